@@ -1,0 +1,66 @@
+# GateKit: `make demo` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+SWIFT   ?= swift
+PYTHON  ?= python3
+CC      ?= cc
+PREFIX  ?= /usr/local
+CWARN   := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+DEBUG_DIR  := .build/debug
+STATIC_SCRATCH := .build-static
+STATIC_DIR := $(STATIC_SCRATCH)/release
+C_OUT      := .build/c
+
+export PKG_CONFIG_PATH := $(CURDIR)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+export GATEKIT_FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
+export GATEKIT_LIBRARY  ?= $(CURDIR)/$(DEBUG_DIR)/libgatekit.so
+
+GK_CFLAGS = $(shell pkg-config --cflags gatekit)
+GK_LIBS   = $(shell pkg-config --libs gatekit)
+
+TOOL_SOURCES := $(wildcard examples/gatekit/*.c)
+C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_*.c))
+
+.PHONY: build deps lib tool demo test test-swift test-c test-python test-install bench install clean
+
+deps:
+	@scripts/install-deps.sh
+
+# One debug build of the library serves the C tool, the C tests, pytest and `swift test`.
+lib: deps
+	$(SWIFT) build --product gatekit
+	@ln -sfn libgatekit.so $(DEBUG_DIR)/libgatekit.so.0
+
+build: lib tool
+
+tool: lib $(C_OUT)/gatekit
+
+$(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard examples/gatekit/*.h) include/gatekit.h $(DEBUG_DIR)/libgatekit.so
+	@mkdir -p $(C_OUT)
+	$(CC) $(CWARN) -O2 -g -o $@ $(TOOL_SOURCES) $(GK_CFLAGS) $(GK_LIBS)
+
+$(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h include/gatekit.h $(DEBUG_DIR)/libgatekit.so
+	@mkdir -p $(C_OUT)/tests
+	$(CC) $(CWARN) -O1 -g -pthread -o $@ $< $(GK_CFLAGS) $(GK_LIBS)
+
+demo: build
+	@scripts/demo.sh $(C_OUT)/gatekit
+
+test: build
+	$(MAKE) --no-print-directory test-swift test-c test-install test-python
+
+test-swift:
+	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
+
+test-c: $(C_TESTS) tool
+	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
+	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
+
+test-python:
+	@$(PYTHON) -c 'import pytest' 2>/dev/null || $(PYTHON) -m pip install -q pytest
+	cd python && $(PYTHON) -m pytest -q tests
+
+clean:
+	rm -rf .build $(STATIC_SCRATCH) python/build

@@ -1,0 +1,37 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libgatekit.so: a Swift core (GateKitCore) behind a thin C ABI (GateKit).
+// C stays in the system-library shim targets; the public header is the contract.
+let package = Package(
+    name: "GateKit",
+    products: [
+        .library(name: "gatekit", type: .dynamic, targets: ["GateKit"]),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // include/gatekit.h as a Swift module, so the exports are type-checked against the header.
+        .systemLibrary(name: "CGateKitHeader"),
+        .target(
+            name: "GateKitCore",
+            dependencies: ["COpenSSL", "CSQLite"]
+        ),
+        .target(
+            name: "GateKit",
+            dependencies: ["GateKitCore", "CGateKitHeader"],
+            exclude: ["exports.map"],
+            linkerSettings: [
+                // SONAME follows the API's major version; only the C API is exported.
+                .unsafeFlags([
+                    "-Xlinker", "-soname=libgatekit.so.0",
+                    "-Xlinker", "--version-script=Sources/GateKit/exports.map",
+                ]),
+            ]
+        ),
+        .testTarget(
+            name: "GateKitCoreTests",
+            dependencies: ["GateKitCore"]
+        ),
+    ]
+)

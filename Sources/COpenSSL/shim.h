@@ -1,0 +1,29 @@
+#ifndef GATEKIT_COPENSSL_SHIM_H
+#define GATEKIT_COPENSSL_SHIM_H
+/* OpenSSL for Swift: deprecated calls are compile errors, and the function-like
+   macros Swift cannot import are wrapped as static inline functions. */
+#define OPENSSL_API_COMPAT 30000
+#define OPENSSL_NO_DEPRECATED 1
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/cms.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pkcs7.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+static inline int gk_sk_X509_num(const STACK_OF(X509) *sk) { return sk_X509_num(sk); }
+static inline X509 *gk_sk_X509_value(const STACK_OF(X509) *sk, int i) { return sk_X509_value(sk, i); }
+static inline STACK_OF(X509) *gk_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline int gk_sk_X509_push(STACK_OF(X509) *sk, X509 *x) { return sk_X509_push(sk, x); }
+static inline void gk_sk_X509_free(STACK_OF(X509) *sk) { sk_X509_free(sk); }
+static inline void gk_sk_X509_pop_free(STACK_OF(X509) *sk) { sk_X509_pop_free(sk, X509_free); }
+
+#endif

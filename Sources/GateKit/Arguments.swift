@@ -1,0 +1,56 @@
+import GateKitCore
+import Glibc
+
+/// Reading C arguments into Swift values, with a precise error for each way they can be wrong.
+enum Arguments {
+    /// A required NUL-terminated UTF-8 string.
+    static func string(_ p: UnsafePointer<CChar>?, _ name: String) throws(GateKitError) -> String {
+        guard let p else { throw .invalid("\(name) is NULL") }
+        guard let s = String(validatingCString: p) else { throw .invalid("\(name) is not valid UTF-8") }
+        return s
+    }
+
+    /// An optional NUL-terminated UTF-8 string (NULL gives nil).
+    static func optionalString(_ p: UnsafePointer<CChar>?, _ name: String) throws(GateKitError) -> String? {
+        guard p != nil else { return nil }
+        return try string(p, name)
+    }
+
+    /// An optional NUL-terminated byte string of at most `limit` bytes, not necessarily UTF-8.
+    static func optionalBytes(_ p: UnsafePointer<CChar>?, _ name: String, limit: Int) throws(GateKitError) -> [UInt8]? {
+        guard let p else { return nil }
+        let n = strnlen(p, limit + 1)
+        guard n <= limit else { throw .invalid("\(name) is longer than \(limit) bytes") }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    /// `len` bytes at `data`; `data` may be NULL only when `len` is 0.
+    static func buffer(_ data: UnsafeRawPointer?, _ len: Int, _ name: String) throws(GateKitError) -> UnsafeRawBufferPointer {
+        guard let data else {
+            guard len == 0 else { throw .invalid("\(name) is NULL but its length is \(len)") }
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        guard len >= 0 else { throw .invalid("\(name) length is negative") }
+        return UnsafeRawBufferPointer(start: data, count: len)
+    }
+
+    static func out<T>(_ p: UnsafeMutablePointer<T>?, _ name: String = "out") throws(GateKitError) -> UnsafeMutablePointer<T> {
+        guard let p else { throw .invalid("\(name) is NULL") }
+        return p
+    }
+}
+
+/// Library-owned copies handed to the caller, freed with `gatekit_free` (plain `free`).
+enum Owned {
+    static func cString(_ s: String) throws(GateKitError) -> UnsafeMutablePointer<CChar> {
+        guard let p = strdup(s) else { throw GateKitError(.outOfMemory, "cannot allocate \(s.utf8.count + 1) bytes") }
+        return p
+    }
+
+    /// Writes `s` plus NUL into a caller-provided fixed-size buffer.
+    static func copy(_ s: String, into out: UnsafeMutablePointer<CChar>, capacity: Int) {
+        let bytes = Array(s.utf8.prefix(capacity - 1))
+        for (i, b) in bytes.enumerated() { out[i] = CChar(bitPattern: b) }
+        out[bytes.count] = 0
+    }
+}

@@ -1,0 +1,58 @@
+import CGateKitHeader
+import GateKitCore
+
+/// What a `gatekit_store *` points at: the core store plus state the C layer keeps per handle.
+final class StoreHandle {
+    let store: Store
+    let eula: EULAGate
+    let cPath: UnsafeMutablePointer<CChar>
+
+    init(store: Store) throws(GateKitError) {
+        self.store = store
+        eula = EULAGate(store: store)
+        cPath = try Owned.cString(store.path)
+    }
+
+    deinit { gatekitFree(cPath) }
+
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
+
+    static func from(_ p: OpaquePointer?) throws(GateKitError) -> StoreHandle {
+        guard let p else { throw .invalid("store is NULL") }
+        return Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+    }
+}
+
+@c(gatekit_store_open)
+public func gatekitStoreOpen(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?, _ appID: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("gatekit_store_open") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        out.pointee = nil
+        let store = try Store(path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"))
+        out.pointee = try StoreHandle(store: store).opaque
+        return GATEKIT_OK
+    }
+}
+
+@c(gatekit_store_close)
+public func gatekitStoreClose(_ store: OpaquePointer?) {
+    guard let store else { return }
+    Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store)).release()
+}
+
+@c(gatekit_store_path)
+public func gatekitStorePath(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let store else { return nil }
+    return UnsafePointer(Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store)).takeUnretainedValue().cPath)
+}
+
+@c(gatekit_store_check)
+public func gatekitStoreCheck(_ store: OpaquePointer?) -> Int32 {
+    exportBoundary("gatekit_store_check") { () throws(GateKitError) in
+        let problems = try StoreHandle.from(store).store.integrityReport()
+        guard problems.isEmpty else {
+            throw GateKitError(.corrupt, "\(problems.count) problem(s): \(problems.prefix(5).joined(separator: "; "))")
+        }
+        return GATEKIT_OK
+    }
+}

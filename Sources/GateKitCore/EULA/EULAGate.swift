@@ -1,0 +1,122 @@
+/// EULA gating over a store: present a document unless this user's most recent decision
+/// on this exact text (or on a text it is a declared minor revision of) is an acceptance.
+/// Decisions are appended, never rewritten.
+public struct EULAGate: Sendable {
+    public let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    public static let maximumDocumentIDLength = 1024
+    public static let maximumUserLength = 4096
+
+    static func validate(documentID: String) throws(GateKitError) {
+        guard !documentID.isEmpty, documentID.utf8.count <= maximumDocumentIDLength else {
+            throw .invalid("document_id must be 1 to \(maximumDocumentIDLength) bytes")
+        }
+    }
+
+    static func validate(user: [UInt8]?) throws(GateKitError) {
+        guard let user else { return }
+        guard !user.isEmpty, user.count <= maximumUserLength else {
+            throw .invalid("user must be 1 to \(maximumUserLength) bytes, or NULL for the default user")
+        }
+    }
+
+    /// True when the document must be presented to `user` for the text whose hash is given.
+    public func shouldPresent(documentID: String, hash: String, user: [UInt8]?) throws(GateKitError) -> Bool {
+        try EULAGate.validate(documentID: documentID)
+        try DocumentHash.validate(hash)
+        try EULAGate.validate(user: user)
+        return try store.read { (db) throws(GateKitError) -> Bool in
+            let s = try db.statement("""
+                WITH RECURSIVE covered(h) AS (
+                    VALUES (?3)
+                    UNION
+                    SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
+                    WHERE r.document_id = ?1)
+                SELECT d.decision FROM eula_decisions d
+                WHERE d.document_id = ?1 AND d.user_name IS ?2 AND d.hash IN (SELECT h FROM covered)
+                ORDER BY d.id DESC LIMIT 1
+                """)
+            s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
+            defer { s.reset() }
+            guard try s.step() else { return true }
+            return s.int64(0) != EULADecision.Kind.accepted.rawValue
+        }
+    }
+
+    /// Hashes the file as it is now, then decides. A missing or unreadable file is an error.
+    public func shouldPresent(documentID: String, path: String, user: [UInt8]?) throws(GateKitError) -> Bool {
+        try EULAGate.validate(documentID: documentID)
+        try EULAGate.validate(user: user)
+        let hash = try DocumentHash.of(file: path)
+        return try shouldPresent(documentID: documentID, hash: hash, user: user)
+    }
+
+    /// Appends a decision on exactly the text whose hash is given (the text that was shown).
+    @discardableResult
+    public func record(_ kind: EULADecision.Kind, documentID: String, hash: String, user: [UInt8]?) throws(GateKitError) -> EULADecision {
+        try EULAGate.validate(documentID: documentID)
+        try DocumentHash.validate(hash)
+        try EULAGate.validate(user: user)
+        let now = Clock.nowMilliseconds()
+        try store.write { (db) throws(GateKitError) in
+            let s = try db.statement("INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")
+            try s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash).bind(4, kind.rawValue).bind(5, now).run()
+        }
+        return EULADecision(documentID: documentID, hash: hash, user: user, kind: kind, atMilliseconds: now)
+    }
+
+    /// Declares `toHash` a minor revision of `fromHash`: an acceptance of `fromHash` covers `toHash`.
+    public func markMinorRevision(documentID: String, from fromHash: String, to toHash: String) throws(GateKitError) {
+        try EULAGate.validate(documentID: documentID)
+        try DocumentHash.validate(fromHash, name: "from_hash")
+        try DocumentHash.validate(toHash, name: "to_hash")
+        guard fromHash != toHash else { throw .invalid("from_hash and to_hash are the same text") }
+        let now = Clock.nowMilliseconds()
+        try store.write { (db) throws(GateKitError) in
+            let s = try db.statement("INSERT OR IGNORE INTO eula_minor_revisions(document_id, from_hash, to_hash, at_ms) VALUES (?1, ?2, ?3, ?4)")
+            try s.bind(1, text: documentID).bind(2, text: fromHash).bind(3, text: toHash).bind(4, now).run()
+        }
+    }
+
+    public enum UserFilter: Sendable {
+        case defaultUser
+        case named([UInt8])
+        case everyone
+    }
+
+    /// Decisions oldest first, for one document or all (`documentID` nil).
+    public func history(documentID: String?, user: UserFilter) throws(GateKitError) -> [EULADecision] {
+        if let documentID { try EULAGate.validate(documentID: documentID) }
+        if case let .named(name) = user { try EULAGate.validate(user: name) }
+        return try store.read { (db) throws(GateKitError) -> [EULADecision] in
+            var sql = "SELECT document_id, user_name, hash, decision, at_ms FROM eula_decisions WHERE 1"
+            if documentID != nil { sql += " AND document_id = ?1" }
+            switch user {
+            case .defaultUser: sql += " AND user_name IS NULL"
+            case .named: sql += " AND user_name = ?2"
+            case .everyone: break
+            }
+            sql += " ORDER BY id"
+            let s = try db.statement(sql)
+            defer { s.reset() }
+            s.bind(1, text: documentID)
+            if case let .named(name) = user { s.bind(2, blob: name) }
+            var out: [EULADecision] = []
+            while try s.step() {
+                out.append(EULADecision(
+                    documentID: s.text(0) ?? "",
+                    hash: s.text(2) ?? "",
+                    user: s.blob(1),
+                    kind: EULADecision.Kind(rawValue: s.int64(3)) ?? .declined,
+                    atMilliseconds: s.int64(4)))
+            }
+            return out
+        }
+    }
+
+    public static func historyJSON(_ decisions: [EULADecision]) -> String {
+        JSONWriter.serialize(.array(decisions.map(\.json)))
+    }
+}

@@ -1,0 +1,163 @@
+import CSQLite
+
+/// One SQLite connection with a cache of prepared statements. Not thread-safe by itself:
+/// `Store` serializes every use behind its lock.
+public final class SQLiteConnection {
+    let db: OpaquePointer
+    public let path: String
+    private var cache: [String: SQLiteStatement] = [:]
+
+    init(path: String) throws(GateKitError) {
+        var handle: OpaquePointer?
+        // NOMUTEX: Store's own lock already serializes; EXRESCODE: precise errors.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLiteConnection.classify(rc, "cannot open store '\(path)': \(message)")
+        }
+        db = handle
+        self.path = path
+    }
+
+    deinit {
+        cache.removeAll()  // statements finalize before the connection closes
+        sqlite3_close_v2(db)
+    }
+
+    /// Maps an SQLite result code onto GateKit's stable codes.
+    static func classify(_ rc: Int32, _ message: String) -> GateKitError {
+        switch rc & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED: GateKitError(.busy, message)
+        case SQLITE_CORRUPT: GateKitError(.corrupt, message)
+        case SQLITE_NOTADB: GateKitError(.notAStore, message)
+        case SQLITE_READONLY: GateKitError(.readOnly, message)
+        case SQLITE_NOMEM: GateKitError(.outOfMemory, message)
+        case SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM: GateKitError(.io, message)
+        case SQLITE_TOOBIG: GateKitError(.tooLarge, message)
+        default: GateKitError(.internal, message)
+        }
+    }
+
+    func error(_ rc: Int32, _ context: String) -> GateKitError {
+        SQLiteConnection.classify(rc, "\(context): \(String(cString: sqlite3_errmsg(db))) (SQLite \(rc))")
+    }
+
+    public func execute(_ sql: String) throws(GateKitError) {
+        let rc = sqlite3_exec(db, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw error(rc, "cannot execute '\(sql.prefix(60))'") }
+    }
+
+    /// A cached prepared statement, reset and with bindings cleared.
+    public func statement(_ sql: String) throws(GateKitError) -> SQLiteStatement {
+        if let s = cache[sql] {
+            s.reset()
+            return s
+        }
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard rc == SQLITE_OK, let handle else { throw error(rc, "cannot prepare statement") }
+        let s = SQLiteStatement(handle, connection: self)
+        cache[sql] = s
+        return s
+    }
+
+    /// The first column of the first row of a query as an integer (0 when there is no row).
+    public func scalar(_ sql: String) throws(GateKitError) -> Int64 {
+        let s = try statement(sql)
+        defer { s.reset() }
+        return try s.step() ? s.int64(0) : 0
+    }
+
+    /// Changes whenever another connection commits to the database (`PRAGMA data_version`).
+    public func dataVersion() throws(GateKitError) -> Int64 {
+        try scalar("PRAGMA data_version")
+    }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+}
+
+/// A prepared statement. Columns and parameters are 0- and 1-based, as in SQLite.
+public final class SQLiteStatement {
+    let handle: OpaquePointer
+    unowned let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Int64) -> SQLiteStatement {
+        sqlite3_bind_int64(handle, index, value)
+        return self
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, text: String?) -> SQLiteStatement {
+        if let text {
+            sqlite3_bind_text(handle, index, text, -1, gk_sqlite_transient())
+        } else {
+            sqlite3_bind_null(handle, index)
+        }
+        return self
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, blob: [UInt8]?) -> SQLiteStatement {
+        guard let blob else {
+            sqlite3_bind_null(handle, index)
+            return self
+        }
+        blob.withUnsafeBytes { b in
+            // A zero-length blob still binds as a blob (not NULL): a non-NULL base pointer.
+            let base = b.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+            sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(b.count), gk_sqlite_transient())
+        }
+        return self
+    }
+
+    /// Advances: true with a row, false when done.
+    public func step() throws(GateKitError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let e = connection.error(rc, "statement failed")
+            sqlite3_reset(handle)
+            throw e
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    public func run() throws(GateKitError) {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    public func text(_ column: Int32) -> String? {
+        guard let p = sqlite3_column_text(handle, column) else { return nil }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    public func blob(_ column: Int32) -> [UInt8]? {
+        if isNull(column) { return nil }
+        let n = Int(sqlite3_column_bytes(handle, column))
+        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+}

@@ -1,0 +1,157 @@
+import CSQLite
+import Glibc
+
+/// The embedded SQLite store: WAL, `synchronous=FULL`, a schema version with forward-only
+/// migrations, every use serialized behind one lock so a handle is safe across threads,
+/// and busy retries so processes sharing the file never see "database is locked".
+///
+/// A file that is not a GateKit store, is corrupt, or comes from a newer schema is refused
+/// before anything is written to it.
+public final class Store: @unchecked Sendable {
+    public let path: String
+    private let lock = Lock()
+    private let connection: SQLiteConnection
+
+    /// How long SQLite waits on a lock held by another connection before a retry round.
+    static let busyTimeoutMilliseconds: Int32 = 5000
+    /// Whole-transaction retries after SQLite's own busy wait gave up.
+    static let busyRetries = 6
+
+    public init(path: String?, appID: String?) throws(GateKitError) {
+        let resolved = try StorePath.resolve(path: path, appID: appID)
+        try StorePath.createParentFolders(of: resolved)
+        try Store.refuseNonStoreFile(resolved)
+        self.path = resolved
+        connection = try SQLiteConnection(path: resolved)
+        sqlite3_busy_timeout(connection.db, Store.busyTimeoutMilliseconds)
+        try prepare()
+    }
+
+    /// Refuses a directory or a file that does not start like an SQLite database, without
+    /// letting SQLite touch it.
+    private static func refuseNonStoreFile(_ path: String) throws(GateKitError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }  // absent: a new store
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw .invalid("store path '\(path)' is a directory") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .invalid("store path '\(path)' is not a regular file") }
+        guard st.st_size > 0 else { return }  // empty: SQLite treats it as a new database
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("cannot read store '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 100)
+        let n = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 100) }
+        let magic = Array("SQLite format 3\0".utf8)
+        guard n >= 16, Array(header[0..<16]) == magic else {
+            throw GateKitError(.notAStore, "'\(path)' is not a GateKit store (not an SQLite database); left untouched")
+        }
+        guard n == 100 else { throw GateKitError(.corrupt, "store '\(path)' is truncated (\(st.st_size) bytes); left untouched") }
+    }
+
+    /// Classifies the file (read-only queries), then configures and migrates it.
+    private func prepare() throws(GateKitError) {
+        let untouched = "; left untouched"
+        let appID: Int64, version: Int64, objects: Int64
+        do {
+            appID = try connection.scalar("PRAGMA application_id")
+            version = try connection.scalar("PRAGMA user_version")
+            objects = try connection.scalar("SELECT count(*) FROM sqlite_master")
+        } catch {
+            throw GateKitError(error.code, error.message + untouched)
+        }
+        let isNew = appID == 0 && version == 0 && objects == 0
+        if !isNew {
+            guard appID == Schema.applicationID else {
+                throw GateKitError(.notAStore, "'\(path)' is an SQLite database but not a GateKit store\(untouched)")
+            }
+            guard version <= Schema.currentVersion else {
+                throw GateKitError(.newerStore, "store '\(path)' has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion)\(untouched)")
+            }
+            let check = try integrityReport(quick: true)
+            guard check.isEmpty else {
+                throw GateKitError(.corrupt, "store '\(path)' is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
+            }
+        }
+        try retryingBusy { () throws(GateKitError) in
+            let mode = try connection.statement("PRAGMA journal_mode=WAL")
+            guard try mode.step(), mode.text(0) == "wal" else {
+                throw GateKitError(.io, "store '\(path)' cannot use write-ahead logging")
+            }
+            mode.reset()
+        }
+        try connection.execute("PRAGMA synchronous=FULL")
+        if version < Schema.currentVersion { try migrate() }
+    }
+
+    private func migrate() throws(GateKitError) {
+        try write { (db) throws(GateKitError) in
+            // Re-read inside the write lock: another process may have migrated meanwhile.
+            let appID = try db.scalar("PRAGMA application_id")
+            var version = try db.scalar("PRAGMA user_version")
+            let objects = try db.scalar("SELECT count(*) FROM sqlite_master")
+            guard appID == Schema.applicationID || (appID == 0 && version == 0 && objects == 0) else {
+                throw GateKitError(.notAStore, "'\(path)' is not a GateKit store")
+            }
+            guard version <= Schema.currentVersion else { throw GateKitError(.newerStore, "store '\(path)' was migrated by a newer GateKit") }
+            while version < Schema.currentVersion {
+                try db.execute(Schema.migrations[Int(version)])
+                version += 1
+            }
+            try db.execute("PRAGMA application_id=\(Schema.applicationID)")
+            try db.execute("PRAGMA user_version=\(version)")
+            let meta = try db.statement("INSERT OR REPLACE INTO gatekit_meta(key, value) VALUES (?1, ?2)")
+            try meta.bind(1, text: "schema_written_by").bind(2, text: GateKitVersion.text).run()
+        }
+    }
+
+    /// Runs `body` under the handle's lock, outside any explicit transaction.
+    public func read<T>(_ body: (SQLiteConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try lock.withLock { () throws(GateKitError) -> T in try body(connection) }
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so
+    /// no deadlock-prone upgrade), committing on success and rolling back on error. A busy
+    /// store is retried; when `write` returns, the transaction is durable.
+    public func write<T>(_ body: (SQLiteConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try lock.withLock { () throws(GateKitError) -> T in
+            try retryingBusy { () throws(GateKitError) -> T in
+                try connection.execute("BEGIN IMMEDIATE")
+                do throws(GateKitError) {
+                    let result = try body(connection)
+                    try connection.execute("COMMIT")
+                    return result
+                } catch {
+                    _ = sqlite3_exec(connection.db, "ROLLBACK", nil, nil, nil)
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func retryingBusy<T>(_ attempt: () throws(GateKitError) -> T) throws(GateKitError) -> T {
+        var round = 0
+        while true {
+            do {
+                return try attempt()
+            } catch where error.code == .busy && round < Store.busyRetries {
+                round += 1
+                usleep(UInt32(1000 * (1 << min(round, 6))))  // 2 ms … 64 ms, then SQLite waits again
+            }
+        }
+    }
+
+    /// `PRAGMA integrity_check` (or `quick_check`): an empty list means the store is sound.
+    public func integrityReport(quick: Bool = false) throws(GateKitError) -> [String] {
+        try lock.withLock { () throws(GateKitError) -> [String] in
+            let s = try connection.statement(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check")
+            defer { s.reset() }
+            var problems: [String] = []
+            while try s.step() {
+                let line = s.text(0) ?? ""
+                if line != "ok" { problems.append(line) }
+            }
+            return problems
+        }
+    }
+
+    public var schemaVersion: Int64 { Schema.currentVersion }
+}

@@ -1,0 +1,169 @@
+/// A strict RFC 8259 parser for untrusted input: bounded nesting, valid UTF-8 only,
+/// escapes and surrogate pairs checked, nothing after the document but white space.
+public struct JSONParser {
+    public static let maximumDepth = 64
+
+    private let b: [UInt8]
+    private var i = 0
+
+    private init(_ bytes: [UInt8]) { b = bytes }
+
+    public static func parse<C: Collection>(_ bytes: C) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
+        var p = JSONParser(Array(bytes))
+        guard String(validating: p.b, as: UTF8.self) != nil else { throw p.fail("not valid UTF-8") }
+        p.whitespace()
+        let v = try p.value(depth: 0)
+        p.whitespace()
+        guard p.i == p.b.count else { throw p.fail("unexpected data after the JSON value") }
+        return v
+    }
+
+    private func fail(_ reason: String) -> GateKitError {
+        GateKitError(.invalidArgument, "malformed JSON at byte \(i): \(reason)")
+    }
+
+    private mutating func whitespace() {
+        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+    }
+
+    private mutating func literal(_ word: String, _ v: JSONValue) throws(GateKitError) -> JSONValue {
+        for c in word.utf8 {
+            guard i < b.count, b[i] == c else { throw fail("invalid literal") }
+            i += 1
+        }
+        return v
+    }
+
+    private mutating func value(depth: Int) throws(GateKitError) -> JSONValue {
+        guard depth <= JSONParser.maximumDepth else { throw fail("nesting deeper than \(JSONParser.maximumDepth)") }
+        guard i < b.count else { throw fail("unexpected end of input") }
+        switch b[i] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), 0x30...0x39: return try number()
+        default: throw fail("unexpected character")
+        }
+    }
+
+    private mutating func object(depth: Int) throws(GateKitError) -> JSONValue {
+        i += 1
+        var members: [(String, JSONValue)] = []
+        whitespace()
+        if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+        while true {
+            whitespace()
+            guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let key = try string()
+            whitespace()
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            i += 1
+            whitespace()
+            members.append((key, try value(depth: depth + 1)))
+            whitespace()
+            guard i < b.count else { throw fail("unterminated object") }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
+            throw fail("expected ',' or '}'")
+        }
+    }
+
+    private mutating func array(depth: Int) throws(GateKitError) -> JSONValue {
+        i += 1
+        var items: [JSONValue] = []
+        whitespace()
+        if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+        while true {
+            whitespace()
+            items.append(try value(depth: depth + 1))
+            whitespace()
+            guard i < b.count else { throw fail("unterminated array") }
+            if b[i] == UInt8(ascii: ",") { i += 1; continue }
+            if b[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            throw fail("expected ',' or ']'")
+        }
+    }
+
+    private mutating func number() throws(GateKitError) -> JSONValue {
+        let start = i
+        func digits() -> Int {
+            let s = i
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 { i += 1 }
+            return i - s
+        }
+        if b[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < b.count else { throw fail("truncated number") }
+        if b[i] == 0x30 { i += 1 } else if digits() == 0 { throw fail("invalid number") }
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { throw fail("invalid fraction") }
+        }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { throw fail("invalid exponent") }
+        }
+        return .number(String(decoding: b[start..<i], as: UTF8.self))
+    }
+
+    private mutating func hex4() throws(GateKitError) -> UInt32 {
+        guard i + 4 <= b.count else { throw fail("truncated \\u escape") }
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            guard let d = Hex.value(b[i + k]) else { throw fail("invalid \\u escape") }
+            v = v << 4 | UInt32(d)
+        }
+        i += 4
+        return v
+    }
+
+    private mutating func string() throws(GateKitError) -> String {
+        i += 1
+        var out = [UInt8]()
+        while true {
+            guard i < b.count else { throw fail("unterminated string") }
+            let c = b[i]
+            i += 1
+            switch c {
+            case UInt8(ascii: "\""):
+                return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard i < b.count else { throw fail("unterminated escape") }
+                let e = b[i]
+                i += 1
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard i + 1 < b.count, b[i] == UInt8(ascii: "\\"), b[i + 1] == UInt8(ascii: "u") else {
+                            throw fail("unpaired surrogate")
+                        }
+                        i += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw fail("unpaired surrogate")
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw fail("invalid code point") }
+                    out.append(contentsOf: String(Character(u)).utf8)
+                default:
+                    throw fail("invalid escape")
+                }
+            case 0..<0x20:
+                throw fail("control character in string")
+            default:
+                out.append(c)
+            }
+        }
+    }
+}

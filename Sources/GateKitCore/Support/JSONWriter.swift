@@ -1,0 +1,64 @@
+/// Serializes JSON compactly, escaping exactly what RFC 8259 requires (and DEL-free
+/// control characters as \u00XX), so the output is valid UTF-8 JSON for any input string.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: raw("null")
+        case let .bool(b): raw(b ? "true" : "false")
+        case let .number(n): raw(n)
+        case let .string(s): string(s)
+        case let .array(items):
+            bytes.append(UInt8(ascii: "["))
+            for (i, item) in items.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(item)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case let .object(members):
+            bytes.append(UInt8(ascii: "{"))
+            for (i, (key, item)) in members.enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(key)
+                bytes.append(UInt8(ascii: ":"))
+                write(item)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    public mutating func raw(_ s: String) {
+        bytes.append(contentsOf: s.utf8)
+    }
+
+    public mutating func string(_ s: String) {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 15)]])
+            default: bytes.append(c)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public static func serialize(_ value: JSONValue) -> String {
+        var w = JSONWriter()
+        w.write(value)
+        return w.text
+    }
+}

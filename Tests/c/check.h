@@ -1,0 +1,35 @@
+/* A minimal assertion harness for the C tests: every check counts, a failure prints where
+ * and why, and the program ends with the line "N passed, N failed". */
+#ifndef GATEKIT_TEST_CHECK_H
+#define GATEKIT_TEST_CHECK_H
+#include <gatekit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_passed, check_failed;
+
+#define CHECK(cond) do { \
+    if (cond) check_passed++; \
+    else { check_failed++; fprintf(stderr, "%s:%d: CHECK(%s) failed (last error: %s)\n", __FILE__, __LINE__, #cond, gatekit_last_error()); } \
+} while (0)
+
+#define CHECK_RC(expr, expected) do { \
+    int check_rc_ = (expr); \
+    if (check_rc_ == (expected)) check_passed++; \
+    else { check_failed++; fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d (last error: %s)\n", __FILE__, __LINE__, #expr, check_rc_, gatekit_strerror(check_rc_), (expected), gatekit_last_error()); } \
+} while (0)
+
+#define CHECK_STR(actual, expected) do { \
+    const char *check_a_ = (actual), *check_e_ = (expected); \
+    if (check_a_ && check_e_ && strcmp(check_a_, check_e_) == 0) check_passed++; \
+    else { check_failed++; fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #actual, check_a_ ? check_a_ : "(null)", check_e_ ? check_e_ : "(null)"); } \
+} while (0)
+
+/* Prints the closing line and returns the exit status. */
+static int check_report(const char *name) {
+    printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
+    return check_failed == 0 ? 0 : 1;
+}
+
+#endif

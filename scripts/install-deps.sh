@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages GateKit builds and tests with, when they are missing.
+# As root it installs them; otherwise it names what is missing and fails.
+set -euo pipefail
+packages=(libssl-dev libsqlite3-dev pkg-config openssl "$@")
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
