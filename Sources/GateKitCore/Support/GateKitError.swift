@@ -28,6 +28,12 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case unsupportedVersion = -11
         case tooLarge = -12
 
+        // Receipts (-100 … -199): issue 3.
+
+        // Permissions (-200 … -299): issue 4.
+
+        // Signed data, JWS (-300 … -399): issue 5.
+
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
             switch self {
@@ -43,6 +49,12 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .readOnly: "store is read-only"
             case .unsupportedVersion: "unsupported options or structure version"
             case .tooLarge: "input too large"
+
+            // Receipts: issue 3.
+
+            // Permissions: issue 4.
+
+            // Signed data: issue 5.
             }
         }
     }
