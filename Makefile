@@ -17,8 +17,8 @@ export PKG_CONFIG_PATH := $(CURDIR)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONF
 export GATEKIT_FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
 export GATEKIT_LIBRARY  ?= $(CURDIR)/$(DEBUG_DIR)/libgatekit.so
 
-GK_CFLAGS = $(shell pkg-config --cflags gatekit)
-GK_LIBS   = $(shell pkg-config --libs gatekit)
+GK_CFLAGS = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --cflags gatekit)
+GK_LIBS   = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --libs gatekit)
 
 TOOL_SOURCES := $(wildcard examples/gatekit/*.c)
 C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_*.c))
