@@ -256,6 +256,7 @@ static void test_store_open(void) {
 
 int main(void) {
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
+    chmod(folder, 0711);  /* traversable, so the unreadable-file check fails on the file itself */
     test_version_and_errors();
     test_hashing();
     test_store_open();
