@@ -66,6 +66,9 @@ install: static
 	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(PREFIX)/lib/libgatekit.so.0" "$$site/gatekit")" "$$site/gatekit/libgatekit.so.0" && \
 	  echo "installed the Python package in $$site"
 
+bench: static
+	@bench/run.sh $(STATIC_DIR)/libgatekit.so
+
 test-install:
 	@rm -rf $(C_OUT)/install-test && $(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(C_OUT)/install-test >/dev/null
 	@scripts/test-install.sh $(CURDIR)/$(C_OUT)/install-test
