@@ -25,7 +25,8 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: build deps lib tool static demo test test-swift test-c test-python test-install bench install clean
+.PHONY: build deps lib tool static demo test test-swift test-c test-python test-install bench install clean \
+        fuzz fuzz-build test-fuzz-smoke
 
 deps:
 	@scripts/install-deps.sh
@@ -77,7 +78,7 @@ demo: build
 	@scripts/demo.sh $(C_OUT)/gatekit
 
 test: build
-	$(MAKE) --no-print-directory test-swift test-c test-install test-python
+	$(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
@@ -89,6 +90,28 @@ test-c: $(C_TESTS) tool
 test-python: build
 	@$(PYTHON) -c 'import pytest' 2>/dev/null || $(PYTHON) -m pip install -q pytest
 	cd python && $(PYTHON) -m pytest -q tests
+
+# ---- Hardening (issue 6): fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
+FUZZ_SECONDS       ?= 300
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_TARGETS       ?=
+FUZZ_BIN     := .build/fuzz/gatekit-fuzz
+FUZZ_SOURCES := $(shell find Sources/GateKitCore Fuzz/Targets -name '*.swift')
+
+$(FUZZ_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
+	@set -o pipefail; Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+
+fuzz-build: deps $(FUZZ_BIN)
+
+# Every target for FUZZ_SECONDS (default 5 min each); summary in .build/fuzz/summary.md.
+fuzz: fuzz-build
+	@Fuzz/run.sh --regressions
+	Fuzz/run.sh $(FUZZ_SECONDS) .build/fuzz/summary.md $(FUZZ_TARGETS)
+
+# Part of `make test`: replays every committed regression input, then a short run per target.
+test-fuzz-smoke: fuzz-build
+	@Fuzz/run.sh --regressions
+	@Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) .build/fuzz/smoke-summary.md $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build $(STATIC_SCRATCH) python/build

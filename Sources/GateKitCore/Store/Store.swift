@@ -66,10 +66,13 @@ public final class Store: @unchecked Sendable {
             guard version <= Schema.currentVersion else {
                 throw GateKitError(.newerStore, "store '\(path)' has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion)\(untouched)")
             }
-            let check = try integrityReport(quick: true)
-            guard check.isEmpty else {
-                throw GateKitError(.corrupt, "store '\(path)' is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
-            }
+        }
+        // Checked for "new" (schema-less) databases too: a damaged empty SQLite file would
+        // otherwise be switched to WAL and written before the migration notices (found by
+        // the store-file fuzz target; Tests/fuzz-regressions/store-file/).
+        let check = try integrityReport(quick: true)
+        guard check.isEmpty else {
+            throw GateKitError(.corrupt, "store '\(path)' is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
         }
         try retryingBusy { () throws(GateKitError) in
             let mode = try connection.statement("PRAGMA journal_mode=WAL")

@@ -1,0 +1,18 @@
+/// The strict JSON parser: any bytes either fail with a GateKitError or give a value that
+/// survives serialize → parse unchanged.
+@Sendable func fuzzJSON(_ bytes: UnsafeRawBufferPointer) {
+    guard let value = try? JSONParser.parse(bytes) else { return }
+    let text = JSONWriter.serialize(value)
+    guard let again = try? JSONParser.parse(Array(text.utf8)) else { fuzzFail("serialized JSON does not parse: \(text.prefix(200))") }
+    guard again == value else { fuzzFail("JSON round trip changed the value: \(text.prefix(200))") }
+    // Accessors used on untrusted payloads must not trap either.
+    if case let .object(members) = value {
+        for (key, member) in members {
+            _ = value[key]
+            _ = member.int64Value
+            _ = member.doubleValue
+            _ = member.stringValue
+            _ = member.boolValue
+        }
+    }
+}

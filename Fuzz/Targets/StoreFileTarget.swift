@@ -1,0 +1,48 @@
+import Glibc
+
+/// A hostile store file: whatever bytes sit at the store path, opening it either succeeds
+/// (and then reads work) or fails with a GateKitError — and a refused file is left exactly
+/// as it was.
+@Sendable func fuzzStoreFile(_ bytes: UnsafeRawBufferPointer) {
+    let path = StoreFileScratch.path
+    unlink(path + "-wal")
+    unlink(path + "-shm")
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    guard fd >= 0 else { fuzzFail("cannot write \(path)") }
+    if bytes.count > 0 { _ = write(fd, bytes.baseAddress, bytes.count) }
+    close(fd)
+    do {
+        let store = try Store(path: path, appID: nil)
+        let gate = EULAGate(store: store)
+        _ = try? gate.history(documentID: nil, user: .everyone)
+        _ = try? store.integrityReport()
+    } catch {
+        guard bytes.count > 0 else { return }
+        guard let after = StoreFileScratch.read(path), after.elementsEqual(bytes) else {
+            fuzzFail("a refused store file was modified (\(error.code): \(error.message))")
+        }
+    }
+}
+
+enum StoreFileScratch {
+    static let path: String = {
+        var template = Array("/tmp/gatekit-fuzz-store-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        guard let dir else { fuzzFail("mkdtemp failed") }
+        return String(cString: dir) + "/store.sqlite"
+    }()
+
+    static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
+            if n <= 0 { break }
+            out += chunk[0..<n]
+        }
+        return out
+    }
+}

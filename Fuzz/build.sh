@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer binary: the GateKitCore sources plus Fuzz/Targets/*.swift compiled
+# as one module with -sanitize=fuzzer,address (coverage + ASan), linked against OpenSSL and
+# SQLite. Kept out of Package.swift so `swift build` and `swift test` never pay for it.
+#   Fuzz/build.sh [OUTPUT]   (default .build/fuzz/gatekit-fuzz)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-.build/fuzz/gatekit-fuzz}
+mkdir -p "$(dirname "$out")"
+swiftc=${SWIFTC:-$(command -v swiftc)}
+mapfile -t sources < <(find Sources/GateKitCore Fuzz/Targets -name '*.swift' | sort)
+# -O: libFuzzer wants speed; Swift's own checks (bounds, overflow) stay on in -O.
+"$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz \
+    -sanitize=fuzzer,address -use-ld=lld \
+    -I Sources/COpenSSL -I Sources/CSQLite \
+    $(pkg-config --cflags-only-I libcrypto sqlite3 | sed 's/-I/-Xcc -I/g') \
+    -lcrypto -lsqlite3 \
+    "${sources[@]}" -o "$out"
+echo "built $out (${#sources[@]} Swift files)"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs libFuzzer targets and writes a summary (executions, coverage, corpus, findings).
+#   Fuzz/run.sh SECONDS SUMMARY.md [TARGET...]     default: every target
+#   Fuzz/run.sh --regressions                      replays Tests/fuzz-regressions/<target>/*
+# Corpora persist in .build/fuzz/corpus/<target>; findings go to .build/fuzz/artifacts/<target>/.
+# Exit status 1 when any target found a crash, leak, timeout (> 1 s per input) or OOM.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=${FUZZ_BIN:-.build/fuzz/gatekit-fuzz}
+WORK=.build/fuzz
+export SWIFT_BACKTRACE=enable=no          # the Swift backtracer must not hold a crashing child
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+all_targets() { GATEKIT_FUZZ_LIST=1 "$BIN" 2>/dev/null; }
+
+if [[ "${1:-}" == "--regressions" ]]; then
+    status=0; count=0
+    for dir in Tests/fuzz-regressions/*/; do
+        [[ -d "$dir" ]] || continue
+        target=$(basename "$dir")
+        mapfile -t inputs < <(find "$dir" -type f ! -name '*.md' | sort)
+        [[ ${#inputs[@]} -gt 0 ]] || continue
+        if GATEKIT_FUZZ_TARGET=$target "$BIN" -timeout=1 "${inputs[@]}" > "$WORK/regressions-$target.log" 2>&1; then
+            count=$((count + ${#inputs[@]}))
+        else
+            echo "fuzz regression FAILED for $target (see $WORK/regressions-$target.log)"; status=1
+        fi
+    done
+    echo "fuzz regressions: $count inputs replayed, status $status"
+    exit $status
+fi
+
+seconds=${1:?seconds per target}
+summary=${2:?summary file}
+shift 2
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || mapfile -t targets < <(all_targets)
+python3 Fuzz/make-seeds.py "$WORK/seeds" >/dev/null || echo "warning: seed generation failed"
+
+status=0
+{
+    echo "# Fuzz summary"
+    echo
+    echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), ${seconds} s per target, \`$BIN\` (libFuzzer + ASan), timeout 1 s per input."
+    echo
+    echo "| target | executions | exec/s | coverage (edges) | features | corpus | crashes | leaks | timeouts | OOMs | peak RSS |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+} > "$summary"
+
+for target in "${targets[@]}"; do
+    corpus=$WORK/corpus/$target; artifacts=$WORK/artifacts/$target/; log=$WORK/log-$target.txt
+    mkdir -p "$corpus" "$artifacts"
+    seeds=()
+    for s in "Fuzz/seeds/$target" "$WORK/seeds/$target"; do [[ -d "$s" ]] && seeds+=("$s"); done
+    dict=()
+    case $target in
+        json|eula-history|jws*) dict=(-dict=Fuzz/dict/json.dict) ;;
+        date) dict=(-dict=Fuzz/dict/date.dict) ;;
+        receipt*|store-file) dict=(-dict=Fuzz/dict/asn1.dict) ;;
+    esac
+    touch "$log.start"
+    echo "== fuzz $target for ${seconds}s"
+    GATEKIT_FUZZ_TARGET=$target "$BIN" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2560 \
+        -malloc_limit_mb=2048 -max_len=${FUZZ_MAX_LEN:-131072} -print_final_stats=1 -artifact_prefix="$artifacts" \
+        "${dict[@]}" "$corpus" "${seeds[@]}" > "$log" 2>&1
+    rc=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$last")
+    ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$last")
+    corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9A-Za-z]*\).*/\1/p' <<< "$last")
+    found() { find "$artifacts" -type f -name "$1-*" -newer "$log.start" | wc -l; }
+    crashes=$(found crash); leaks=$(found leak); timeouts=$(found timeout); ooms=$(found oom)
+    if [[ $rc -ne 0 || $((crashes + leaks + timeouts + ooms)) -gt 0 ]]; then
+        status=1
+        echo "   FINDING in $target (exit $rc): see $log and $artifacts"
+        grep -E 'ERROR|FAILED|Fatal|SUMMARY' "$log" | head -5 | sed 's/^/   /'
+    fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s MB |\n' "$target" "${runs:-?}" "${rate:-?}" \
+        "${cov:-?}" "${ft:-?}" "${corp:-?}" "$crashes" "$leaks" "$timeouts" "$ooms" "${rss:-?}" >> "$summary"
+    echo "   ${runs:-?} executions, cov ${cov:-?}, corpus ${corp:-?}, exit $rc"
+done
+{
+    echo
+    echo "Findings of this run are in .build/fuzz/artifacts/<target>/ (crash-*, leak-*, timeout-*, oom-*)."
+    echo "Reproduce one finding: \`GATEKIT_FUZZ_TARGET=<target> $BIN <artifact>\`."
+} >> "$summary"
+echo "summary: $summary"
+exit $status
