@@ -26,7 +26,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
 .PHONY: build deps lib tool static demo test test-swift test-c test-python test-install bench install clean \
-        fuzz fuzz-build test-fuzz-smoke
+        fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind
 
 deps:
 	@scripts/install-deps.sh
@@ -102,6 +102,14 @@ $(FUZZ_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
 	@set -o pipefail; Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 
 fuzz-build: deps $(FUZZ_BIN)
+
+# C tests + tool (ASan+UBSan) and pytest (ASan runtime preloaded) on an ASan build of the library.
+test-asan: deps
+	@scripts/test-asan.sh
+
+# C tests under valgrind memcheck: definite leaks and memory errors fail.
+test-valgrind: $(C_TESTS) tool
+	@scripts/test-valgrind.sh $(C_TESTS)
 
 # Every target for FUZZ_SECONDS (default 5 min each); summary in .build/fuzz/summary.md.
 fuzz: fuzz-build
