@@ -13,6 +13,7 @@ enum {
     GK_EXIT_USAGE = 2,            /* bad command line */
     GK_EXIT_PRESENT = 3,          /* eula status: the document must be presented */
     GK_EXIT_DECLINED = 4,         /* eula check: the user declined */
+    GK_EXIT_STORE_DAMAGED = 5,    /* store check: the file is corrupt or not a GateKit store */
     GK_EXIT_NEEDS_ACCEPTANCE = 172 /* eula check: acceptance required, no terminal and no --accept
                                       (the code Chef's license gate uses for the same case) */
 };
@@ -42,5 +43,6 @@ unsigned char *gk_read_all(const char *path, size_t *len);
 
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
+int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 
 #endif

@@ -76,6 +76,14 @@ public final class SQLiteConnection {
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
+    /// True when the database file was deleted or replaced since it was opened: SQLite would
+    /// keep writing to the orphaned inode and every later decision would be lost.
+    func fileHasMoved() -> Bool {
+        var moved: Int32 = 0
+        let rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return rc == SQLITE_OK && moved != 0
+    }
 }
 
 /// A prepared statement. Columns and parameters are 0- and 1-based, as in SQLite.

@@ -119,6 +119,11 @@ public final class Store: @unchecked Sendable {
             try retryingBusy { () throws(GateKitError) -> T in
                 try connection.execute("BEGIN IMMEDIATE")
                 do throws(GateKitError) {
+                    // Checked under the write lock: a store deleted or replaced while open
+                    // would silently swallow every later write.
+                    guard !connection.fileHasMoved() else {
+                        throw GateKitError(.io, "store file '\(path)' was deleted or replaced while open; nothing was written (reopen the store)")
+                    }
                     let result = try body(connection)
                     try connection.execute("COMMIT")
                     return result

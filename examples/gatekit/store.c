@@ -1,0 +1,91 @@
+/* gatekit store: where the store is, what it holds, and whether it is sound. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char store_usage[] =
+    "gatekit [--store PATH] store <subcommand>\n"
+    "  path    print the store file's path\n"
+    "  info    path, file sizes, number of EULA decisions\n"
+    "  check   full integrity check: exit 0 when sound, 5 when the file is damaged or not a\n"
+    "          GateKit store (the problems are printed; the file is never modified)";
+
+/* The file named by --store or $GATEKIT_STORE, if any (else the library picks the path). */
+static const char *explicit_path(const gk_cli *cli) {
+    if (cli->store_path) return cli->store_path;
+    const char *env = getenv("GATEKIT_STORE");
+    return env && *env ? env : NULL;
+}
+
+static int damaged(const char *path, int rc) {
+    fprintf(stderr, "gatekit: store %s is damaged: %s (%s)\n", path, gatekit_strerror(rc), gatekit_last_error());
+    return GK_EXIT_STORE_DAMAGED;
+}
+
+static int is_damage(int rc) {
+    return rc == GATEKIT_ECORRUPT || rc == GATEKIT_ENOTSTORE;
+}
+
+static int store_check(gk_cli *cli) {
+    const char *path = explicit_path(cli);
+    struct stat st;
+    if (path && stat(path, &st) != 0) {  /* checking must never create a store */
+        fprintf(stderr, "gatekit: no store at %s: %s\n", path, strerror(errno));
+        return GK_EXIT_ERROR;
+    }
+    int rc = gatekit_store_open(&cli->store, cli->store_path, cli->app_id ? cli->app_id : "gatekit");
+    if (is_damage(rc)) return damaged(path ? path : "(default)", rc);
+    if (rc < 0) return gk_fail("cannot open the store", rc);
+    rc = gatekit_store_check(cli->store);
+    if (is_damage(rc)) return damaged(gatekit_store_path(cli->store), rc);
+    if (rc < 0) return gk_fail("gatekit_store_check", rc);
+    printf("ok: %s\n", gatekit_store_path(cli->store));
+    return GK_EXIT_OK;
+}
+
+static long long file_size(const char *path, const char *suffix) {
+    char name[4096];
+    snprintf(name, sizeof name, "%s%s", path, suffix);
+    struct stat st;
+    return stat(name, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static int store_info(gk_cli *cli) {
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    const char *path = gatekit_store_path(store);
+    char *json = NULL;
+    int rc = eula_history_all(&json, store, NULL);
+    if (rc < 0) return gk_fail("eula_history_all", rc);
+    long decisions = 0;
+    for (const char *p = strstr(json, "\"document_id\""); p; p = strstr(p + 1, "\"document_id\"")) decisions++;
+    gatekit_free(json);
+    printf("path:       %s\n", path);
+    printf("file:       %lld bytes\n", file_size(path, ""));
+    long long wal = file_size(path, "-wal");
+    if (wal >= 0) printf("wal:        %lld bytes\n", wal);
+    printf("decisions:  %ld (EULA)\n", decisions);
+    printf("library:    %s\n", gatekit_version());
+    return GK_EXIT_OK;
+}
+
+int gk_cmd_store(gk_cli *cli, int argc, char **argv) {
+    if (argc < 2) return gk_usage(store_usage);
+    if (argc > 2) {
+        fprintf(stderr, "gatekit store %s: unexpected argument %s\n", argv[1], argv[2]);
+        return gk_usage(store_usage);
+    }
+    if (strcmp(argv[1], "check") == 0) return store_check(cli);
+    if (strcmp(argv[1], "info") == 0) return store_info(cli);
+    if (strcmp(argv[1], "path") == 0) {
+        gatekit_store *store = gk_store(cli);
+        if (!store) return GK_EXIT_ERROR;
+        puts(gatekit_store_path(store));
+        return GK_EXIT_OK;
+    }
+    fprintf(stderr, "gatekit store: unknown subcommand %s\n", argv[1]);
+    return gk_usage(store_usage);
+}
