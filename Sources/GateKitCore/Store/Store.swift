@@ -45,6 +45,13 @@ public final class Store: @unchecked Sendable {
             throw GateKitError(.notAStore, "'\(path)' is not a GateKit store (not an SQLite database); left untouched")
         }
         guard n == 100 else { throw GateKitError(.corrupt, "store '\(path)' is truncated (\(st.st_size) bytes); left untouched") }
+        // SQLite writes whole pages; a partial last page would be read back zero-filled and
+        // pass the integrity check while its records silently changed.
+        let pageSize = Int(header[16]) << 8 | Int(header[17])
+        let bytesPerPage = pageSize == 1 ? 65536 : pageSize
+        guard bytesPerPage >= 512, Int(st.st_size) % bytesPerPage == 0 else {
+            throw GateKitError(.corrupt, "store '\(path)' is truncated or damaged (\(st.st_size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
+        }
     }
 
     /// Classifies the file (read-only queries), then configures and migrates it.
@@ -150,14 +157,20 @@ public final class Store: @unchecked Sendable {
     /// `PRAGMA integrity_check` (or `quick_check`): an empty list means the store is sound.
     public func integrityReport(quick: Bool = false) throws(GateKitError) -> [String] {
         try lock.withLock { () throws(GateKitError) -> [String] in
-            let s = try connection.statement(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check")
-            defer { s.reset() }
-            var problems: [String] = []
-            while try s.step() {
-                let line = s.text(0) ?? ""
-                if line != "ok" { problems.append(line) }
+            do throws(GateKitError) {
+                let s = try connection.statement(quick ? "PRAGMA quick_check" : "PRAGMA integrity_check")
+                defer { s.reset() }
+                var problems: [String] = []
+                while try s.step() {
+                    let line = s.text(0) ?? ""
+                    if line != "ok" { problems.append(line) }
+                }
+                return problems
+            } catch where error.code == .internal {
+                // A schema the check cannot even compile (e.g. a bit flip turned a CHECK
+                // constraint's `length()` into an unknown function) is damage, not a bug.
+                return ["the integrity check cannot run: \(error.message)"]
             }
-            return problems
         }
     }
 
