@@ -153,6 +153,8 @@ enum ReceiptPayload {
 
     private static func string(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> String? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
+        // ASCII (product and transaction ids, versions) needs no validation beyond the byte check.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         guard let s = String(validating: bytes, as: UTF8.self) else { throw BERError("attribute \(type) is not valid UTF-8") }
         return s
     }
