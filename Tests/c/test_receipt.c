@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *fixtures;
@@ -492,6 +493,43 @@ static void threads(void) {
     free(data);
 }
 
+/* ---- the gatekit tool: exit code per failure class ---- */
+
+static int tool_exit(const char *args) {
+    const char *tool = getenv("GATEKIT_TOOL");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' receipt %s >/dev/null 2>&1", tool, args);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void tool(void) {
+    if (!getenv("GATEKIT_TOOL")) { printf("SKIP tool checks: GATEKIT_TOOL is not set (make test-c sets it)\n"); return; }
+    char args[1500];
+    const char *g5 = "receipts/apple/tp__receipt-sandbox-g5.der";
+    snprintf(args, sizeof args, "verify --bundle-id dev.bonzer.weeka.app '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 0);
+    snprintf(args, sizeof args, "verify --bundle-id dev.bonzer.weeka.app --device-id 956328d9cc6a47f4be406953fb0ab6c7 '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 0);
+    snprintf(args, sizeof args, "verify --bundle-id dev.bonzer.weeka.app --device-id 00000000-0000-0000-0000-000000000000 '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 11);
+    snprintf(args, sizeof args, "verify --bundle-id dev.bonzer.weeka.app --at now '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 11);
+    snprintf(args, sizeof args, "verify --bundle-id dev.bonzer.weeka.app --at 2025-12-26T18:39:47Z '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 0);
+    snprintf(args, sizeof args, "verify --bundle-id dev.bonzer.weeka.app --production-only '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 12);
+    snprintf(args, sizeof args, "verify --bundle-id net.zachariadis.cyclemaps '%s/receipts/xcode/tp__receipt-xcode.der'", fixtures);
+    CHECK(tool_exit(args) == 11);
+    snprintf(args, sizeof args, "verify --bundle-id net.zachariadis.cyclemaps --allow-xcode '%s/certs/StoreKitTestCertificate.cer' '%s/receipts/xcode/tp__receipt-xcode.der'", fixtures, fixtures);
+    CHECK(tool_exit(args) == 0);
+    snprintf(args, sizeof args, "verify --bundle-id x '%s/receipts/negative/neg__arv__not_a_receipt.orig'", fixtures);
+    CHECK(tool_exit(args) == 10);
+    snprintf(args, sizeof args, "inspect '%s/%s'", fixtures, g5);
+    CHECK(tool_exit(args) == 0);
+    CHECK(tool_exit("verify") == 2);
+}
+
 int main(void) {
     fixtures = getenv("GATEKIT_FIXTURES");
     if (!fixtures) fixtures = "../shared/fixtures";
@@ -507,6 +545,7 @@ int main(void) {
     robustness();
     forgeries();
     threads();
+    tool();
     free(storekit_cert);
     return check_report("test_receipt");
 }
