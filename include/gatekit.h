@@ -344,6 +344,32 @@ GATEKIT_API const char *receipt_purchase_string(const gatekit_receipt *receipt, 
 GATEKIT_API int receipt_purchase_integer(const gatekit_receipt *receipt, size_t index, int field, long long *out);
 GATEKIT_API int receipt_purchase_date_ms(const gatekit_receipt *receipt, size_t index, int field, long long *out);
 
+/* One in-app purchase at once (what bindings use: one call instead of one per field).
+ * Strings are owned by the receipt (valid until receipt_free), NULL when absent; numbers are 0
+ * when absent; bit (field - 1701) of present is set for every field the receipt has, e.g.
+ * present & (1u << (GATEKIT_IAP_EXPIRES_DATE - 1701)). Fields are only ever appended: pass
+ * sizeof(gatekit_purchase); the library fills min(out_size, its size) bytes. */
+typedef struct gatekit_purchase {
+    unsigned int present;
+    long long quantity;
+    long long product_type;
+    long long web_order_line_item_id;
+    long long purchase_date_ms;
+    long long original_purchase_date_ms;
+    long long expires_date_ms;
+    long long cancellation_date_ms;
+    int is_trial_period;
+    int is_in_intro_offer_period;
+    const char *product_id;
+    const char *transaction_id;
+    const char *original_transaction_id;
+    const char *promotional_offer_id;
+} gatekit_purchase;
+
+/* Fills *out with purchase `index`. 0 on success; GATEKIT_EINVAL for NULL, an index out of
+ * range or out_size 0. */
+GATEKIT_API int receipt_purchase(gatekit_purchase *out, size_t out_size, const gatekit_receipt *receipt, size_t index);
+
 /* Parses a receipt WITHOUT deciding anything (no trust, no bundle check) and describes it as
  * JSON: container facts (encoding, digest, certificate subjects, signer found) and every
  * decoded field. For diagnostics only. *out_json is freed with gatekit_free. Errors: the

@@ -257,6 +257,43 @@ public func receiptPurchaseDateMs(_ receipt: OpaquePointer?, _ index: Int, _ fie
     }
 }
 
+@c(receipt_purchase)
+public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ outSize: Int, _ receipt: OpaquePointer?, _ index: Int) -> Int32 {
+    exportBoundary("receipt_purchase") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        guard outSize > 0 else { throw .invalid("out_size is 0") }
+        let handle = try ReceiptHandle.from(receipt)
+        let p = try purchase(handle, index)
+        var s = gatekit_purchase()
+        var present: UInt32 = 0
+        func mark(_ field: Int32, _ has: Bool) { if has { present |= UInt32(1) << UInt32(field - 1701) } }
+        s.quantity = p.quantity ?? 0; mark(1701, p.quantity != nil)
+        s.product_type = p.productType ?? 0; mark(1707, p.productType != nil)
+        s.web_order_line_item_id = p.webOrderLineItemID ?? 0; mark(1711, p.webOrderLineItemID != nil)
+        s.purchase_date_ms = p.purchaseDate?.milliseconds ?? 0; mark(1704, p.purchaseDate != nil)
+        s.original_purchase_date_ms = p.originalPurchaseDate?.milliseconds ?? 0; mark(1706, p.originalPurchaseDate != nil)
+        s.expires_date_ms = p.expiresDate?.milliseconds ?? 0; mark(1708, p.expiresDate != nil)
+        s.cancellation_date_ms = p.cancellationDate?.milliseconds ?? 0; mark(1712, p.cancellationDate != nil)
+        s.is_trial_period = p.isTrialPeriod == true ? 1 : 0; mark(1713, p.isTrialPeriod != nil)
+        s.is_in_intro_offer_period = p.isInIntroOfferPeriod == true ? 1 : 0; mark(1719, p.isInIntroOfferPeriod != nil)
+        func text(_ field: Int32, _ value: String?) -> UnsafePointer<CChar>? {
+            mark(field, value != nil)
+            guard value != nil else { return nil }
+            return handle.cString(1_000_000 &+ index &* 100 &+ Int(field - 1700)) { value }
+        }
+        s.product_id = text(1702, p.productID)
+        s.transaction_id = text(1703, p.transactionID)
+        s.original_transaction_id = text(1705, p.originalTransactionID)
+        s.promotional_offer_id = text(1721, p.promotionalOfferID)
+        s.present = present
+        withUnsafeBytes(of: &s) { source in
+            guard let base = source.baseAddress else { return }
+            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: min(outSize, source.count))
+        }
+        return GATEKIT_OK
+    }
+}
+
 @c(receipt_inspect)
 public func receiptInspect(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ data: UnsafeRawPointer?, _ len: Int) -> Int32 {
     exportBoundary("receipt_inspect") { () throws(GateKitError) in

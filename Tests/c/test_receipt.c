@@ -291,6 +291,21 @@ static void robustness(void) {
     CHECK_RC(receipt_purchase_integer(r, 0, GATEKIT_IAP_PRODUCT_TYPE, &v), 1);
     CHECK(v == 3);
     CHECK_RC(receipt_purchase_date_ms(r, 0, GATEKIT_IAP_CANCELLATION_DATE, &v), 0);
+    gatekit_purchase p;
+    memset(&p, 0xAB, sizeof p);
+    CHECK_RC(receipt_purchase(&p, sizeof p, r, 1), 0);
+    CHECK_STR(p.product_id, product);
+    CHECK_STR(p.transaction_id, "2000001092148094");
+    CHECK_STR(p.original_transaction_id, "2000001092134138");
+    CHECK(p.promotional_offer_id == NULL);
+    CHECK(p.expires_date_ms == 1766775307000LL && (p.present & (1u << (GATEKIT_IAP_EXPIRES_DATE - 1701))));
+    CHECK(p.cancellation_date_ms == 0 && !(p.present & (1u << (GATEKIT_IAP_CANCELLATION_DATE - 1701))));
+    CHECK(p.product_type == 3 && p.quantity == 1 && p.is_trial_period == 0);
+    CHECK(p.present & (1u << (GATEKIT_IAP_IS_TRIAL_PERIOD - 1701)));
+    CHECK(p.product_id == receipt_purchase_string(r, 1, GATEKIT_IAP_PRODUCT_ID));  /* same owned string */
+    CHECK_RC(receipt_purchase(&p, sizeof p, r, 2), GATEKIT_EINVAL);
+    CHECK_RC(receipt_purchase(&p, 0, r, 0), GATEKIT_EINVAL);
+    CHECK_RC(receipt_purchase(NULL, sizeof p, r, 0), GATEKIT_EINVAL);
     receipt_free(r);
     free(text);
 

@@ -15,6 +15,7 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -43,6 +44,25 @@ class _Options(ctypes.Structure):
     ]
 
 
+class _Purchase(ctypes.Structure):
+    _fields_ = [
+        ("present", ctypes.c_uint),
+        ("quantity", ctypes.c_longlong),
+        ("product_type", ctypes.c_longlong),
+        ("web_order_line_item_id", ctypes.c_longlong),
+        ("purchase_date_ms", ctypes.c_longlong),
+        ("original_purchase_date_ms", ctypes.c_longlong),
+        ("expires_date_ms", ctypes.c_longlong),
+        ("cancellation_date_ms", ctypes.c_longlong),
+        ("is_trial_period", ctypes.c_int),
+        ("is_in_intro_offer_period", ctypes.c_int),
+        ("product_id", ctypes.c_char_p),
+        ("transaction_id", ctypes.c_char_p),
+        ("original_transaction_id", ctypes.c_char_p),
+        ("promotional_offer_id", ctypes.c_char_p),
+    ]
+
+
 _LL = ctypes.POINTER(ctypes.c_longlong)
 _options_init = _native.declare("receipt_options_init", None, ctypes.POINTER(_Options))
 _validate = _native.declare("receipt_validate", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Options))
@@ -60,6 +80,7 @@ _purchase_count = _native.declare("receipt_purchase_count", ctypes.c_int, _R)
 _purchase_string = _native.declare("receipt_purchase_string", ctypes.c_char_p, _R, ctypes.c_size_t, ctypes.c_int)
 _purchase_integer = _native.declare("receipt_purchase_integer", ctypes.c_int, _R, ctypes.c_size_t, ctypes.c_int, _LL)
 _purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _R, ctypes.c_size_t, ctypes.c_int, _LL)
+_purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), ctypes.c_size_t, _R, ctypes.c_size_t)
 _inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
 _apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
 _clear_cache = _native.declare("receipt_clear_cache", None)
@@ -195,25 +216,91 @@ def _opt_bool(value: Optional[int]) -> Optional[bool]:
     return None if value is None else bool(value)
 
 
-@dataclass(frozen=True)
 class Receipt:
-    """A validated receipt: every field, its purchases in receipt order, and entitlement queries."""
-    environment: Optional[str]        # Production, ProductionSandbox, Xcode, ...
-    bundle_id: Optional[str]
-    app_version: Optional[str]
-    original_app_version: Optional[str]
-    app_item_id: Optional[int]
-    download_id: Optional[int]
-    version_external_identifier: Optional[int]
-    age_rating: Optional[str]
-    creation_date_ms: Optional[int]
-    original_purchase_date_ms: Optional[int]
-    expiration_date_ms: Optional[int]
-    opaque_value: Optional[bytes]
-    sha1_hash: Optional[bytes]
-    is_test_signed: bool              # accepted under a caller test anchor (Xcode): never a real purchase
-    purchases: Tuple[InAppPurchase, ...]
-    _handle: _Handle = field(repr=False, compare=False)
+    """A validated receipt. Fields are read from the library on first access (most servers
+    read a handful); ``purchases`` are InAppPurchase dataclasses in receipt order."""
+
+    def __init__(self, pointer: Any) -> None:
+        self._handle = _Handle(pointer)
+
+    def _string(self, attribute: int) -> Optional[str]:
+        return _opt_str(_string(self._handle.pointer, attribute))
+
+    def _integer(self, attribute: int) -> Optional[int]:
+        return _opt_int(_integer, self._handle.pointer, attribute)
+
+    def _date(self, attribute: int) -> Optional[int]:
+        return _opt_int(_date_ms, self._handle.pointer, attribute)
+
+    def _bytes(self, attribute: int) -> Optional[bytes]:
+        out = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        if check(_bytes(self._handle.pointer, attribute, ctypes.byref(out), ctypes.byref(size))) != 1:
+            return None
+        return ctypes.string_at(out.value, size.value) if out.value else b""
+
+    @cached_property
+    def environment(self) -> Optional[str]:
+        """Production, ProductionSandbox, Xcode, ... (attribute 0)."""
+        return self._string(0)
+
+    @cached_property
+    def bundle_id(self) -> Optional[str]:
+        return self._string(2)
+
+    @cached_property
+    def app_version(self) -> Optional[str]:
+        return self._string(3)
+
+    @cached_property
+    def original_app_version(self) -> Optional[str]:
+        return self._string(19)
+
+    @cached_property
+    def age_rating(self) -> Optional[str]:
+        return self._string(10)
+
+    @cached_property
+    def app_item_id(self) -> Optional[int]:
+        return self._integer(1)
+
+    @cached_property
+    def download_id(self) -> Optional[int]:
+        return self._integer(15)
+
+    @cached_property
+    def version_external_identifier(self) -> Optional[int]:
+        return self._integer(16)
+
+    @cached_property
+    def creation_date_ms(self) -> Optional[int]:
+        return self._date(12)
+
+    @cached_property
+    def original_purchase_date_ms(self) -> Optional[int]:
+        return self._date(18)
+
+    @cached_property
+    def expiration_date_ms(self) -> Optional[int]:
+        return self._date(21)
+
+    @cached_property
+    def opaque_value(self) -> Optional[bytes]:
+        return self._bytes(4)
+
+    @cached_property
+    def sha1_hash(self) -> Optional[bytes]:
+        return self._bytes(5)
+
+    @cached_property
+    def is_test_signed(self) -> bool:
+        """Accepted under a caller test anchor (Xcode): never a real App Store purchase."""
+        return check(_is_test_signed(self._handle.pointer)) == 1
+
+    @cached_property
+    def purchases(self) -> Tuple[InAppPurchase, ...]:
+        """In-app purchases in receipt order."""
+        return _purchases(self._handle.pointer)
 
     @property
     def creation_date(self) -> Optional[datetime]:
@@ -222,6 +309,11 @@ class Receipt:
     @property
     def is_sandbox(self) -> bool:
         return self.environment in ("ProductionSandbox", "ProductionVPPSandbox", "Sandbox")
+
+    def __repr__(self) -> str:
+        return (f"Receipt(environment={self.environment!r}, bundle_id={self.bundle_id!r}, "
+                f"app_version={self.app_version!r}, creation_date={self.creation_date!r}, "
+                f"purchases={len(self.purchases)}, is_test_signed={self.is_test_signed})")
 
     def is_entitled(self, product_id: str, at: Union[datetime, int, None] = None) -> bool:
         """True when a non-cancelled purchase of product_id covers ``at`` (datetime or epoch ms; None: now)."""
@@ -297,52 +389,35 @@ def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_
 
 
 def _build(pointer: Any) -> Receipt:
-    handle = _Handle(pointer)
-    p = handle.pointer
+    return Receipt(pointer)
 
-    def raw_bytes(attribute: int) -> Optional[bytes]:
-        out = ctypes.c_void_p()
-        size = ctypes.c_size_t()
-        if check(_bytes(p, attribute, ctypes.byref(out), ctypes.byref(size))) != 1:
-            return None
-        return ctypes.string_at(out.value, size.value) if out.value else b""
-
+def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
+    out = _Purchase()
+    size = ctypes.sizeof(_Purchase)
     purchases = []
     for i in range(check(_purchase_count(p))):
-        purchases.append(InAppPurchase(
-            quantity=_opt_int(_purchase_integer, p, i, 1701),
-            product_id=_opt_str(_purchase_string(p, i, 1702)),
-            transaction_id=_opt_str(_purchase_string(p, i, 1703)),
-            original_transaction_id=_opt_str(_purchase_string(p, i, 1705)),
-            purchase_date_ms=_opt_int(_purchase_date_ms, p, i, 1704),
-            original_purchase_date_ms=_opt_int(_purchase_date_ms, p, i, 1706),
-            product_type=_opt_int(_purchase_integer, p, i, 1707),
-            expires_date_ms=_opt_int(_purchase_date_ms, p, i, 1708),
-            web_order_line_item_id=_opt_int(_purchase_integer, p, i, 1711),
-            cancellation_date_ms=_opt_int(_purchase_date_ms, p, i, 1712),
-            is_trial_period=_opt_bool(_opt_int(_purchase_integer, p, i, 1713)),
-            is_in_intro_offer_period=_opt_bool(_opt_int(_purchase_integer, p, i, 1719)),
-            promotional_offer_id=_opt_str(_purchase_string(p, i, 1721)),
-        ))
-    return Receipt(
-        environment=_opt_str(_string(p, 0)),
-        bundle_id=_opt_str(_string(p, 2)),
-        app_version=_opt_str(_string(p, 3)),
-        original_app_version=_opt_str(_string(p, 19)),
-        app_item_id=_opt_int(_integer, p, 1),
-        download_id=_opt_int(_integer, p, 15),
-        version_external_identifier=_opt_int(_integer, p, 16),
-        age_rating=_opt_str(_string(p, 10)),
-        creation_date_ms=_opt_int(_date_ms, p, 12),
-        original_purchase_date_ms=_opt_int(_date_ms, p, 18),
-        expiration_date_ms=_opt_int(_date_ms, p, 21),
-        opaque_value=raw_bytes(4),
-        sha1_hash=raw_bytes(5),
-        is_test_signed=check(_is_test_signed(p)) == 1,
-        purchases=tuple(purchases),
-        _handle=handle,
-    )
+        check(_purchase(ctypes.byref(out), size, p, i))
+        has = out.present
 
+        def num(field: int, value: int) -> Optional[int]:
+            return value if has >> (field - 1701) & 1 else None
+
+        purchases.append(InAppPurchase(
+            quantity=num(1701, out.quantity),
+            product_id=_opt_str(out.product_id),
+            transaction_id=_opt_str(out.transaction_id),
+            original_transaction_id=_opt_str(out.original_transaction_id),
+            purchase_date_ms=num(1704, out.purchase_date_ms),
+            original_purchase_date_ms=num(1706, out.original_purchase_date_ms),
+            product_type=num(1707, out.product_type),
+            expires_date_ms=num(1708, out.expires_date_ms),
+            web_order_line_item_id=num(1711, out.web_order_line_item_id),
+            cancellation_date_ms=num(1712, out.cancellation_date_ms),
+            is_trial_period=_opt_bool(num(1713, out.is_trial_period)),
+            is_in_intro_offer_period=_opt_bool(num(1719, out.is_in_intro_offer_period)),
+            promotional_offer_id=_opt_str(out.promotional_offer_id),
+        ))
+    return tuple(purchases)
 
 def validate(data: Union[bytes, bytearray, str], bundle_id: str, *, app_version: Optional[str] = None,
              device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Union[datetime, int, None] = None,
