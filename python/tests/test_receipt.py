@@ -259,3 +259,30 @@ def test_threads_share_the_chain_cache():
     for t in threads:
         t.join()
     assert failures == []
+
+
+@needs_fixtures
+def test_every_pst_date_in_the_fixtures_matches_zoneinfo():
+    from zoneinfo import ZoneInfo
+    pacific = ZoneInfo("America/Los_Angeles")
+    checked = 0
+
+    def check_dates(obj: dict) -> int:
+        n = 0
+        for key, value in obj.items():
+            if key.endswith("_pst"):
+                base = key[:-4]
+                instant = datetime.fromtimestamp(int(obj[base + "_ms"]) / 1000, tz=timezone.utc)
+                assert obj[base] == instant.strftime("%Y-%m-%d %H:%M:%S Etc/GMT")
+                local = instant.astimezone(pacific) if instant.year < 3000 else None
+                if local is not None:
+                    assert value == local.strftime("%Y-%m-%d %H:%M:%S America/Los_Angeles"), (key, obj[base])
+                    n += 1
+        return n
+
+    for name, f in facts().items():
+        body = validate_fixture(name, f).to_json()["receipt"]
+        checked += check_dates(body)
+        for purchase in body["in_app"]:
+            checked += check_dates(purchase)
+    assert checked > 800
