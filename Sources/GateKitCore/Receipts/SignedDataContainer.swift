@@ -25,6 +25,10 @@ struct SignedDataContainer {
     /// True when any element used BER's indefinite length (Xcode receipts).
     var usesIndefiniteLength: Bool
 
+    /// Apple embeds 3 (App Store) or 1 (Xcode); anything far beyond is an attempt to make us
+    /// decode certificates for nothing.
+    static let maximumCertificates = 8
+
     static let oidSignedData: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
     static let oidData: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
     static let oidSHA1: [UInt8] = [0x2B, 0x0E, 0x03, 0x02, 0x1A]
@@ -106,6 +110,9 @@ struct SignedDataContainer {
                     throw Failure.malformed("certificate at offset \(cert.start) is not a DER SEQUENCE")
                 }
                 certificates.append(r.raw(cert))
+                guard certificates.count <= maximumCertificates else {
+                    throw Failure.malformed("more than \(maximumCertificates) certificates embedded")
+                }
             }
             index += 1
         }
