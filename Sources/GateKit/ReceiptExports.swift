@@ -162,7 +162,8 @@ public func receiptActiveProducts(_ out: UnsafeMutablePointer<UnsafeMutablePoint
 
 @c(receipt_string)
 public func receiptString(_ receipt: OpaquePointer?, _ attribute: Int32) -> UnsafePointer<CChar>? {
-    guard let handle = ReceiptHandle.peek(receipt) else { return nil }
+    // Receipt attributes are 0…99; purchase strings use keys from 1,000,000 up.
+    guard let handle = ReceiptHandle.peek(receipt), attribute >= 0, attribute < 100 else { return nil }
     return handle.cString(Int(attribute)) { handle.validated.receipt.string(Int(attribute)) }
 }
 

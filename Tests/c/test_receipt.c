@@ -303,6 +303,9 @@ static void robustness(void) {
     CHECK(p.product_type == 3 && p.quantity == 1 && p.is_trial_period == 0);
     CHECK(p.present & (1u << (GATEKIT_IAP_IS_TRIAL_PERIOD - 1701)));
     CHECK(p.product_id == receipt_purchase_string(r, 1, GATEKIT_IAP_PRODUCT_ID));  /* same owned string */
+    CHECK(receipt_string(r, 1000102) == NULL);  /* never another field's cached string */
+    CHECK(receipt_string(r, -1) == NULL);
+    CHECK(receipt_purchase_string(r, 0, 1699) == NULL);
     CHECK_RC(receipt_purchase(&p, sizeof p, r, 2), GATEKIT_EINVAL);
     CHECK_RC(receipt_purchase(&p, 0, r, 0), GATEKIT_EINVAL);
     CHECK_RC(receipt_purchase(NULL, sizeof p, r, 0), GATEKIT_EINVAL);
