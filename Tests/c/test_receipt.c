@@ -249,6 +249,23 @@ static void robustness(void) {
         if (rc < 0) truncations_failed++;
     }
     CHECK(truncations_failed == (int)len);
+    /* A real Apple receipt with its payload edited: the signature catches it, whatever else breaks. */
+    unsigned char *edited = malloc(len);
+    memcpy(edited, data, len);
+    unsigned char *date = memmem(edited, len, "2025-12-26T18:39:47Z", 20);
+    CHECK(date != NULL);
+    if (date) {
+        date[2] = '3';  /* creation date moved to 2035: outside every certificate's validity */
+        CHECK_RC(code_of(edited, len, bundle, 0, 0, NULL, 0), GATEKIT_ERECEIPT_SIGNATURE);
+    }
+    memcpy(edited, data, len);
+    unsigned char *product = memmem(edited, len, "subscription.pro.annual", 23);
+    CHECK(product != NULL);
+    if (product) {
+        memcpy(product, "subscription.pro.lifet", 22);
+        CHECK_RC(code_of(edited, len, bundle, 0, 0, NULL, 0), GATEKIT_ERECEIPT_SIGNATURE);
+    }
+    free(edited);
     /* Trailing garbage. */
     unsigned char *longer = malloc(len + 1);
     memcpy(longer, data, len);

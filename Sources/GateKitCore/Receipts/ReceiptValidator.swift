@@ -105,6 +105,12 @@ public enum ReceiptValidator {
             chain = try verifier.verify(leaf: container.certificates[signerIndex], untrusted: container.certificates,
                                         at: time, policy: policy)
         } catch {
+            // A modified payload is the more fundamental finding (it also explains a creation
+            // date outside the chain's validity): report it before the chain's problem.
+            if ChainVerifier.signatureVerifies(certificate: container.certificates[signerIndex], signature: container.signature,
+                                               over: container.payload, digest: container.digest) == false {
+                throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload (and the chain failed: \(error.message))")
+            }
             throw trustError(error)
         }
         guard chain.keyType == .rsa else {

@@ -123,6 +123,22 @@ public final class ChainVerifier: @unchecked Sendable {
                              isTestAnchored: policy.anchor.isTestAnchor, signatureDigests: digests)
     }
 
+    /// Checks a signature with a certificate's key alone, trusting nothing (used on failure
+    /// paths to report "the content was modified" ahead of chain problems). Nil when the
+    /// certificate or its key cannot be read.
+    public static func signatureVerifies(certificate der: [UInt8], signature: [UInt8], over message: [UInt8],
+                                         digest: DigestAlgorithm) -> Bool? {
+        guard let cert = try? Certificate(der: der, role: "signer"), let key = X509_get_pubkey(cert.x509) else {
+            ERR_clear_error()
+            return nil
+        }
+        let chain = VerifiedChain(leafKey: key, leafSubject: "", length: 0, validFrom: 0, validUntil: 0,
+                                  isTestAnchored: false, signatureDigests: [])
+        return signature.withUnsafeBytes { sig in
+            message.withUnsafeBytes { msg in chain.verifySignature(sig, over: msg, digest: digest) }
+        }
+    }
+
     private func checkShape(_ chain: [OpaquePointer], policy: TrustPolicy) throws(TrustFailure) {
         let required: Int
         switch policy.length {
