@@ -259,10 +259,10 @@ static void robustness(void) {
         CHECK_RC(code_of(edited, len, bundle, 0, 0, NULL, 0), GATEKIT_ERECEIPT_SIGNATURE);
     }
     memcpy(edited, data, len);
-    unsigned char *product = memmem(edited, len, "subscription.pro.annual", 23);
-    CHECK(product != NULL);
-    if (product) {
-        memcpy(product, "subscription.pro.lifet", 22);
+    unsigned char *edit = memmem(edited, len, "subscription.pro.annual", 23);
+    CHECK(edit != NULL);
+    if (edit) {
+        memcpy(edit, "subscription.pro.lifet", 22);
         CHECK_RC(code_of(edited, len, bundle, 0, 0, NULL, 0), GATEKIT_ERECEIPT_SIGNATURE);
     }
     free(edited);
