@@ -493,6 +493,58 @@ static void forgeries(void) {
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* ---- random mutations (fixed seed): an error, or exactly the original facts ---- */
+
+static void mutations(void) {
+    const char *files[3] = {"receipts/apple/tp__receipt-sandbox-g5.der", "receipts/xcode/tp__receipt-xcode.der",
+                            "receipts/apple/tp__receipt-sandbox-legacy.der"};
+    const char *bundles[3] = {"dev.bonzer.weeka.app", "net.zachariadis.cyclemaps", "com.nutcall.alert"};
+    const long long created[3] = {1766774387000LL, 1595439195000LL, 1588789729000LL};
+    const int counts[3] = {2, 1, 187};
+    unsigned char *src[3];
+    size_t n[3];
+    for (int i = 0; i < 3; i++) {
+        src[i] = fixture(files[i], &n[i]);
+        if (!src[i]) { check_failed++; return; }
+    }
+    unsigned char *buf = malloc(n[2] + 64);
+    unsigned state = 20261122;
+    int wrong = 0, accepted = 0;
+    for (int it = 0; it < 3000; it++) {
+        state = state * 1103515245u + 12345u;
+        int s = (int)(state >> 16) % 3;
+        size_t len = n[s];
+        memcpy(buf, src[s], len);
+        int edits = 1 + (int)(state >> 8) % 6;
+        for (int e = 0; e < edits; e++) {
+            state = state * 1103515245u + 12345u;
+            size_t at = (size_t)(state >> 8) % len;
+            switch ((state >> 4) % 4) {
+            case 0: buf[at] ^= (unsigned char)(1u << (state % 8)); break;
+            case 1: buf[at] = (unsigned char)(state >> 20); break;
+            case 2: memmove(buf + at, buf + at + 1, len - at - 1); len--; break;
+            default: memmove(buf + at + 1, buf + at, len - at); buf[at] = (unsigned char)state; len++; break;
+            }
+        }
+        gatekit_receipt *r = NULL;
+        if (validate(&r, buf, len, bundles[s], 0, 0, storekit_cert, storekit_len) == 0) {
+            accepted++;
+            long long c = 0;
+            const char *b = receipt_string(r, GATEKIT_RECEIPT_BUNDLE_ID);
+            if (receipt_date_ms(r, GATEKIT_RECEIPT_CREATION_DATE, &c) != 1 || c != created[s] ||
+                receipt_purchase_count(r) != counts[s] || !b || strcmp(b, bundles[s]) != 0)
+                wrong++;
+        }
+        receipt_free(r);
+        char *json = NULL;
+        if (receipt_inspect(&json, buf, len) == 0) gatekit_free(json);
+    }
+    CHECK(wrong == 0);
+    CHECK(accepted < 300);  /* only edits outside the signed payload can pass */
+    free(buf);
+    for (int i = 0; i < 3; i++) free(src[i]);
+}
+
 /* ---- threads: the shared chain cache under contention ---- */
 
 typedef struct { unsigned char *data; size_t len; int failures; } thread_job;
@@ -579,6 +631,7 @@ int main(void) {
     negatives();
     robustness();
     forgeries();
+    mutations();
     threads();
     tool();
     free(storekit_cert);
