@@ -286,3 +286,50 @@ def test_every_pst_date_in_the_fixtures_matches_zoneinfo():
         for purchase in body["in_app"]:
             checked += check_dates(purchase)
     assert checked > 800
+
+
+@needs_fixtures
+def test_receipt_server_example_answers_like_verify_receipt():
+    import importlib.util
+    import urllib.request
+    spec = importlib.util.spec_from_file_location("receipt_server", REPO_ROOT / "examples" / "receipt_server.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server = module.serve("dev.bonzer.weeka.app", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        data = base64.b64encode((FIXTURES / "receipts/apple/tp__receipt-sandbox-g5.der").read_bytes()).decode()
+        url = f"http://127.0.0.1:{server.server_address[1]}/verifyReceipt"
+
+        def post(payload: dict) -> dict:
+            request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST")
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return json.loads(response.read())
+
+        ok = post({"receipt-data": data})
+        assert ok["status"] == 0 and ok["environment"] == "Sandbox" and len(ok["receipt"]["in_app"]) == 2
+        assert ok["gatekit_entitled"] == []  # the sandbox subscription expired long ago
+        assert post({"receipt-data": "bm90IGEgcmVjZWlwdA=="})["status"] == 21002
+        assert post({"nothing": 1})["status"] == 21000
+    finally:
+        server.shutdown()
+
+
+@needs_fixtures
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_receipt_check_c_example(tmp_path: Path):
+    include = REPO_ROOT / "include"
+    library = Path(gatekit.library_path()).resolve().parent
+    binary = tmp_path / "receipt_check"
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "-o", str(binary), str(REPO_ROOT / "examples" / "receipt_check.c"),
+                    f"-I{include}", f"-L{library}", f"-Wl,-rpath,{library}", "-lgatekit"], check=True)
+    g5 = str(FIXTURES / "receipts/apple/tp__receipt-sandbox-g5.der")
+    owned = subprocess.run([str(binary), g5, "dev.bonzer.weeka.app", "dev.bonzer.weeka.app.subscription.pro.annual"],
+                           capture_output=True, text=True)
+    # created 18:39:47, inside the renewal period 18:19:07 → 18:55:07
+    assert owned.returncode == 0 and ": owned" in owned.stdout, owned.stdout + owned.stderr
+    other = subprocess.run([str(binary), g5, "dev.bonzer.weeka.app", "com.example.other"], capture_output=True, text=True)
+    assert other.returncode == 1 and "not owned" in other.stdout
+    refused = subprocess.run([str(binary), g5, "com.example.app"], capture_output=True, text=True)
+    assert refused.returncode == 173 and "Apple status 21003" in refused.stderr
