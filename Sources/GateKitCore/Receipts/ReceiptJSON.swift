@@ -155,8 +155,9 @@ public enum ReceiptJSON {
         if let h = receipt.sha1Hash { fields.append(("sha1_hash_hex", .string(Hex.encode(h)))) }
         let body = ValidatedReceipt(receipt: receipt, isTestSigned: false, digest: container.digest,
                                     verificationTime: 0, validatedAt: Clock.nowMilliseconds())
-        if let parsed = try? JSONParser.parse(Array(verifyReceiptBody(body).utf8)), let r = parsed["receipt"] {
-            fields.append(("receipt", r))
+        // The verifyReceipt-shaped fields, minus request_date (nothing was validated).
+        if let parsed = try? JSONParser.parse(Array(verifyReceiptBody(body).utf8)), case let .object(members)? = parsed["receipt"] {
+            fields.append(("receipt", .object(members.filter { !$0.0.hasPrefix("request_date") })))
         }
         var w = JSONWriter()
         w.write(.object(fields))
