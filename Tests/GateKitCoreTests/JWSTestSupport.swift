@@ -73,6 +73,12 @@ final class JWSTestPKI: @unchecked Sendable {
             print("SKIP: could not generate the test PKI with the openssl CLI (\(script))")
             return nil
         }
+        atexit { JWSTestPKI.removeFiles() }
+    }
+
+    static func removeFiles() {
+        guard let dir = shared?.dir, dir.hasPrefix("/tmp/gatekit-jws-") else { return }
+        _ = JWSTestFiles.run("rm -rf '\(dir)'")
     }
 
     func der(_ name: String) -> [UInt8] { JWSTestFiles.read(path: "\(dir)/\(name).der") ?? [] }
@@ -92,13 +98,13 @@ final class JWSTestPKI: @unchecked Sendable {
     }
 
     /// openssl dgst signature of `input`; ECDSA DER signatures are converted to raw r‖s.
-    func rawSignature(_ input: String, key: String, digest: String = "sha256") -> [UInt8] {
+    func rawSignature(_ input: String, key: String, digest: String = "sha256", keepDER: Bool = false) -> [UInt8] {
         let inPath = "\(dir)/input-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         JWSTestFiles.write(Array(input.utf8), to: inPath)
         defer { unlink(inPath); unlink(inPath + ".sig") }
         guard JWSTestFiles.run("openssl dgst -\(digest) -sign '\(key)' -out '\(inPath).sig' '\(inPath)'"),
               let der = JWSTestFiles.read(path: inPath + ".sig") else { return [] }
-        return Self.rawECDSA(der) ?? der
+        return keepDER ? der : Self.rawECDSA(der) ?? der
     }
 
     /// DER ECDSA-Sig-Value (SEQUENCE { INTEGER r, INTEGER s }) to 32-byte r ‖ 32-byte s.
