@@ -10,6 +10,7 @@ from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, Newe
                      NotAStoreError, NotFoundError, StoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
 from .store import Store
+from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 
 __all__ = [
     "CorruptStoreError", "EulaDecision", "GateKitError", "InvalidArgumentError", "NewerStoreError",
