@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -822,6 +823,42 @@ static void test_threads(void) {
     free(jws); free(payload); free(root);
 }
 
+/* The gatekit tool's jws subcommand (GATEKIT_TOOL, set by make test-c). */
+static int tool_exit(const char *args) {
+    const char *tool = getenv("GATEKIT_TOOL");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", tool, args);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_tool(void) {
+    if (!getenv("GATEKIT_TOOL")) { printf("SKIP: tool checks (GATEKIT_TOOL not set)\n"); return; }
+    char *probe = fixture("jws/apple-test/mock_signed_data/testNotification");
+    if (!probe) return;
+    free(probe);
+    char args[3072];
+    const char *f = fixtures;
+    snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Sandbox "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.pem' '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
+    CHECK(tool_exit(args) == 0);
+    snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' - < '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
+    CHECK(tool_exit(args) == 1);
+    snprintf(args, sizeof args, "jws verify --type transaction --bundle-id com.example --environment Sandbox "
+             "'%s/jws/apple-test/mock_signed_data/transactionInfo'", f);
+    CHECK(tool_exit(args) == 1);
+    snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 2042-04-12T00:00:00Z "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
+    CHECK(tool_exit(args) == 1);
+    snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 1761962975 "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
+    CHECK(tool_exit(args) == 0);
+    CHECK(tool_exit("jws verify --type bogus --bundle-id a --environment Sandbox x") == 2);
+    CHECK(tool_exit("jws verify --bundle-id a --environment Sandbox") == 2);
+    CHECK(tool_exit("jws") == 2);
+}
+
 int main(void) {
     fixtures = getenv("GATEKIT_FIXTURES");
     if (!fixtures) fixtures = "../shared/fixtures";
@@ -838,6 +875,7 @@ int main(void) {
     test_generated();
     test_models();
     test_threads();
+    test_tool();
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);

@@ -8,6 +8,7 @@ static const char usage_text[] =
     "gatekit [--store PATH] [--app-id ID] <command> ...\n"
     "commands:\n"
     "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
+    "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
 
@@ -24,6 +25,7 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 
 static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
+    {"jws", gk_cmd_jws},
     {"version", cmd_version},
 };
 
