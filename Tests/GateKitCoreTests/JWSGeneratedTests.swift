@@ -56,9 +56,9 @@ import Testing
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root")) else { return }
         let payload = Self.transactionPayload()
         #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "none"), options) == .jwsUnsupportedAlgorithm)
-        // alg none with an empty signature part: malformed (no signature) — refused either way.
+        // alg none with an empty signature part (an "unsecured JWS"): refused for its algorithm.
         let none = pki.sign(payload, chain: Self.chain, algorithm: "none").split(separator: ".").prefix(2).joined(separator: ".") + "."
-        #expect(Self.code(none, options) == .jwsMalformed)
+        #expect(Self.code(none, options) == .jwsUnsupportedAlgorithm)
         #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "HS256"), options) == .jwsUnsupportedAlgorithm)
         #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "es256"), options) == .jwsUnsupportedAlgorithm)
         #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "ES384"), options) == .jwsUnsupportedAlgorithm)

@@ -12,7 +12,7 @@
 #   other_root      an unrelated self-signed root (a stranger)
 #   root384, int384 P-384 root and intermediate (ecdsa-with-SHA384), leaf384: P-256 signer —
 #                   the shape of Apple's production chain (G3 -> WWDR G6 -> signing leaf)
-# Every certificate is valid from the moment of generation for 30 days.
+# Every certificate is valid from the moment of generation for 30 days. LEAVES=N: see the end.
 set -euo pipefail
 dir=$1
 mkdir -p "$dir"
@@ -58,3 +58,10 @@ root other_root prime256v1 "/CN=GateKit Stranger Root/O=Elsewhere" sha256
 root root384 secp384r1 "/CN=GateKit Test Root G3-shaped/O=GateKit Tests" sha384
 issue int384 secp384r1 "/CN=GateKit Test Intermediate G6-shaped/O=GateKit Tests" root384 sha384 "$ca_ext\n1.2.840.113635.100.6.2.1=ASN1:NULL"
 issue leaf384 prime256v1 "/CN=GateKit Test Signer (production-shaped)/O=GateKit Tests" int384 sha384 "$leaf_ext\n1.2.840.113635.100.6.11.1=ASN1:NULL"
+
+# Benchmarks: LEAVES=N adds N distinct signers under each intermediate (leaf_1..N under int,
+# leaf384_1..N under int384), so a round-robin over them misses every verified-chain cache.
+for ((i = 1; i <= ${LEAVES:-0}; i++)); do
+    issue "leaf_$i" prime256v1 "/CN=GateKit Bench Signer $i/O=GateKit Tests" int sha256 "$leaf_ext\n1.2.840.113635.100.6.11.1=ASN1:NULL"
+    issue "leaf384_$i" prime256v1 "/CN=GateKit Bench Signer 384-$i/O=GateKit Tests" int384 sha384 "$leaf_ext\n1.2.840.113635.100.6.11.1=ASN1:NULL"
+done

@@ -362,7 +362,7 @@ def test_generated_forgeries(pki):
     sig[7] ^= 1
     assert failure(lambda: v.verify_transaction(f"{h}.{p}.{b64url(bytes(sig))}")) == jws.EJWS_SIGNATURE
     assert failure(lambda: v.verify_transaction(pki.sign(payload, CHAIN, alg="none"))) == jws.EJWS_ALGORITHM
-    assert failure(lambda: v.verify_transaction(b64url(b'{"alg":"none"}') + "." + p + ".")) == jws.EJWS_MALFORMED
+    assert failure(lambda: v.verify_transaction(b64url(b'{"alg":"none"}') + "." + p + ".")) == jws.EJWS_ALGORITHM
     assert failure(lambda: v.verify_transaction(pki.sign(payload, CHAIN, alg="HS256"))) == jws.EJWS_ALGORITHM
     assert failure(lambda: v.verify_transaction(pki.sign(payload, ["leaf_rsa", "int", "root"], alg="RS256"))) == jws.EJWS_ALGORITHM
     assert failure(lambda: v.verify_transaction(pki.sign(payload, ["leaf_rsa", "int", "root"]))) == jws.EJWS_SIGNATURE

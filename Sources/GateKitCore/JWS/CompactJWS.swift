@@ -37,12 +37,25 @@ public struct CompactJWS {
         let headerPart = bytes[0..<dots[0]]
         let payloadPart = bytes[(dots[0] + 1)..<dots[1]]
         let signaturePart = bytes[(dots[1] + 1)...]
-        let header = try decodeObject(headerPart, "header")
+        let key = SampledBytesKey(bytes: Array(headerPart))
+        let parsed: JWSHeaderMemo.Entry
+        if let memo = JWSHeaderMemo.shared.lookup(key) {
+            parsed = memo
+        } else {
+            parsed = try parseHeader(headerPart)
+            JWSHeaderMemo.shared.insert(key, parsed)
+        }
         let payload = try decodeObject(payloadPart, "payload")
         guard !signaturePart.isEmpty, let signature = Base64.decode(signaturePart, alphabet: .url) else {
             throw GateKitError(.jwsMalformed, signaturePart.isEmpty ? "the signature part is empty" : "the signature part is not strict base64url")
         }
+        return CompactJWS(signingInput: Array(bytes[0..<dots[1]]), header: parsed.header, payload: payload,
+                          certificates: parsed.certificates, signature: signature)
+    }
 
+    /// The header's shape rules; what passes is memoized by its exact text.
+    private static func parseHeader(_ headerPart: ArraySlice<UInt8>) throws(GateKitError) -> JWSHeaderMemo.Entry {
+        let header = try decodeObject(headerPart, "header")
         if header["crit"] != nil { throw GateKitError(.jwsMalformed, "the header has a \"crit\" member, which is not supported") }
         guard let algMember = header["alg"] else { throw GateKitError(.jwsMalformed, "the header has no \"alg\"") }
         guard case let .string(alg) = algMember else { throw GateKitError(.jwsMalformed, "the header's \"alg\" is not a string") }
@@ -63,8 +76,7 @@ public struct CompactJWS {
             }
             certificates.append(der)
         }
-        return CompactJWS(signingInput: Array(bytes[0..<dots[1]]), header: header, payload: payload,
-                          certificates: certificates, signature: signature)
+        return JWSHeaderMemo.Entry(header: header, certificates: certificates)
     }
 
     private static func decodeObject(_ part: ArraySlice<UInt8>, _ name: String) throws(GateKitError) -> JSONValue {

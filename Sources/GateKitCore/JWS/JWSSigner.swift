@@ -64,10 +64,11 @@ enum JWSSigner {
 
     private final class TestPolicyCache: @unchecked Sendable {
         private let lock = Lock()
-        private var policies: [[UInt8]: TrustPolicy] = [:]
+        private var policies: [SampledBytesKey: TrustPolicy] = [:]
 
         func policy(for anchor: [UInt8]) throws(GateKitError) -> TrustPolicy {
-            if let p = lock.withLock({ policies[anchor] }) { return p }
+            let key = SampledBytesKey(bytes: anchor)
+            if let p = lock.withLock({ policies[key] }) { return p }
             let p: TrustPolicy
             do {
                 p = try TrustPolicy.testing(anchorDER: anchor)
@@ -77,7 +78,7 @@ enum JWSSigner {
             }
             lock.withLock {
                 if policies.count >= 8 { policies.removeAll() }
-                policies[anchor] = p
+                policies[key] = p
             }
             return p
         }
