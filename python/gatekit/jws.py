@@ -111,16 +111,19 @@ class _Payload:
 
     @classmethod
     def from_json(cls: Type[T], raw: Dict[str, Any]) -> T:
+        names = cls.__dict__.get("_names")
+        if names is None:   # computed once per class
+            names = frozenset(f.name for f in fields(cls)) - {"raw"}
+            setattr(cls, "_names", names)
         values: Dict[str, Any] = {"raw": raw}
-        for f in fields(cls):
-            if f.name == "raw" or f.name not in raw:
+        for name, value in raw.items():
+            if name not in names:
                 continue
-            value = raw[f.name]
-            if f.name in cls._ints:
+            if name in cls._ints:
                 value = _int(value)
-            elif f.name in cls._nested and isinstance(value, dict):
-                value = cls._nested[f.name](value)
-            values[f.name] = value
+            elif name in cls._nested and isinstance(value, dict):
+                value = cls._nested[name](value)
+            values[name] = value
         return cls(**values)
 
 
@@ -326,8 +329,14 @@ class SignedDataVerifier:
         self.test_anchor = bytes(test_anchor) if test_anchor is not None else None
         self._bundle = _native.to_c_string(bundle_id, "bundle_id")
         self._environment = environment.encode("ascii")
+        self._default_options = self._make_options(None)
 
     def _options(self, verify_time: Optional[int]) -> _Options:
+        if not verify_time:
+            return self._default_options   # read-only for the library: shared by all threads
+        return self._make_options(verify_time)
+
+    def _make_options(self, verify_time: Optional[int]) -> _Options:
         o = _Options()
         _options_init(ctypes.byref(o))
         o.bundle_id = self._bundle
