@@ -86,7 +86,7 @@ test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 
-test-python:
+test-python: build
 	@$(PYTHON) -c 'import pytest' 2>/dev/null || $(PYTHON) -m pip install -q pytest
 	cd python && $(PYTHON) -m pytest -q tests
 
