@@ -117,6 +117,8 @@ import Testing
         #expect(Self.code(pki.sign(badDate, chain: Self.chain), options) == .jwsPayloadField)
         let huge = "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"signedDate\":1e300}"
         #expect(Self.code(pki.sign(huge, chain: Self.chain), options) == .jwsPayloadField)
+        let repeated = "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"bundleId\":\"com.evil\",\"signedDate\":\(Clock.nowMilliseconds())}"
+        #expect(Self.code(pki.sign(repeated, chain: Self.chain), options) == .jwsPayloadField)
         let notObject = "[1,2,3]"
         #expect(Self.code(pki.sign(notObject, chain: Self.chain), options) == .jwsMalformed)
         // null reads as absent: the bundle id is then missing, so it does not match.

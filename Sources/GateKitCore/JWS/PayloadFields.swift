@@ -6,7 +6,13 @@ struct PayloadFields {
     let path: String
 
     init(_ object: JSONValue, path: String) throws(GateKitError) {
-        guard case .object = object else { throw GateKitError(.jwsPayloadField, "\(path) is not a JSON object") }
+        guard case let .object(members) = object else { throw GateKitError(.jwsPayloadField, "\(path) is not a JSON object") }
+        // A repeated member would be read here as its first value but by many JSON readers
+        // (Python's json) as its last: refuse the ambiguity.
+        var names = Set<String>(minimumCapacity: members.count)
+        for (name, _) in members where !names.insert(name).inserted {
+            throw GateKitError(.jwsPayloadField, "\(path) repeats the member \"\(CompactJWS.printable(name))\"")
+        }
         self.object = object
         self.path = path
     }
