@@ -163,3 +163,41 @@ extension String {
         return out + rest
     }
 }
+
+/// Hostile input never traps: random byte edits, truncations and splices of valid signed
+/// data (Apple's and generated) always end in a GateKitError or a verified result.
+@Suite struct JWSMutationTests {
+    @Test func randomMutationsNeverTrap() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root")) else { return }
+        let nested = pki.sign(JWSGeneratedTests.transactionPayload(), chain: JWSGeneratedTests.chain)
+        let notification = "{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"signedTransactionInfo\":\"\(nested)\"},\"signedDate\":\(Clock.nowMilliseconds())}"
+        let seeds = [nested, pki.sign(notification, chain: JWSGeneratedTests.chain)]
+        var generator = SystemRandomNumberGenerator()
+        var verified = 0
+        var refused = 0
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ \"{}[]:,\\\u{0}\u{ff}".utf8)
+        for round in 0..<1500 {
+            var bytes = Array(seeds[round % seeds.count].utf8)
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                guard !bytes.isEmpty else { break }
+                let i = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: bytes[i] = alphabet.randomElement(using: &generator) ?? 0
+                case 1: bytes.removeSubrange(i...)
+                case 2: bytes.insert(alphabet.randomElement(using: &generator) ?? 0, at: i)
+                default: bytes.remove(at: i)
+                }
+            }
+            let kind: JWSVerifier.Kind = round % 2 == 0 ? .transaction : .notification
+            do {
+                _ = try JWSVerifier.verifiedJSON(bytes, kind: kind, options: options)
+                verified += 1
+            } catch {
+                #expect(error.code.rawValue <= -1 && !error.message.isEmpty)
+                refused += 1
+            }
+        }
+        #expect(refused > 1000)   // nearly every edit breaks the signature or the shape
+        #expect(verified + refused == 1500)
+    }
+}

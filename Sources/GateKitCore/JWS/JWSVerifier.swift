@@ -103,7 +103,7 @@ public enum JWSVerifier {
     /// Shape, chain and signature: returns the payload only once Apple (or the test anchor) signed it.
     static func verifiedPayload<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
         let jws = try CompactJWS.parse(text)
-        let time = try verificationTime(jws.payload, options)
+        let time = verificationTime(jws.payload, options)
         let chain = try JWSSigner.verifiedChain(jws.certificates, at: time, testAnchor: options.testAnchorDER)
         guard jws.signature.count == ES256.signatureLength, let der = ES256.derSignature(raw: jws.signature) else {
             throw GateKitError(.jwsSignature, "the signature is \(jws.signature.count) bytes; ES256 needs 64 (raw r‖s)")
@@ -122,12 +122,13 @@ public enum JWSVerifier {
 
     /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an
     /// AppTransaction), else now — the order Apple's verifier uses with online checks off.
-    static func verificationTime(_ payload: JSONValue, _ options: JWSOptions) throws(GateKitError) -> Int64 {
+    /// Read leniently: the payload is not verified yet, so a field of the wrong type must not
+    /// pre-empt the signature's verdict (the typed decoding after the signature refuses it).
+    static func verificationTime(_ payload: JSONValue, _ options: JWSOptions) -> Int64 {
         if let t = options.verifyTime { return t }
-        let fields = try PayloadFields(payload, path: "payload")
-        var ms = try fields.int("signedDate")
-        if ms == nil { ms = try fields.int("receiptCreationDate") }
-        guard let ms else { return Clock.nowMilliseconds() / 1000 }
+        guard let ms = payload["signedDate"]?.int64Value ?? payload["receiptCreationDate"]?.int64Value else {
+            return Clock.nowMilliseconds() / 1000
+        }
         // Floor to whole seconds (a negative date rounds down, never up into validity).
         return ms >= 0 ? ms / 1000 : -((-(ms &+ 1)) / 1000) &- 1
     }
