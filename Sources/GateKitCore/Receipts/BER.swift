@@ -43,6 +43,20 @@ struct BERReader {
     func element(at offset: Int, limit: Int, depth: Int = 0) throws(BERError) -> BERElement {
         guard depth <= BERReader.maximumDepth else { throw BERError("nesting deeper than \(BERReader.maximumDepth) levels at offset \(offset)") }
         guard limit <= bytes.count, offset < limit, offset >= 0 else { throw BERError("truncated: element expected at offset \(offset)") }
+        // Fast path, most elements: low tag number, short definite length.
+        if offset + 1 < limit {
+            let identifier = byte(offset), length = byte(offset + 1)
+            if identifier & 0x1F != 0x1F && length < 0x80 && identifier != 0 {
+                let contentStart = offset + 2
+                let end = contentStart + Int(length)
+                guard end <= limit else {
+                    throw BERError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - contentStart) remain")
+                }
+                return BERElement(tagClass: identifier >> 6, constructed: identifier & 0x20 != 0,
+                                  tagNumber: UInt32(identifier & 0x1F), start: offset, contentStart: contentStart,
+                                  contentEnd: end, end: end, indefinite: false)
+            }
+        }
         var i = offset
         let identifier = byte(i)
         i += 1

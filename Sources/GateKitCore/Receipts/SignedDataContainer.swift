@@ -1,3 +1,5 @@
+import Glibc
+
 /// The parts of a PKCS#7 / CMS SignedData receipt that validation needs, parsed by our own
 /// BER reader (so repeated receipts need no certificate decoding when the chain is cached).
 ///
@@ -22,6 +24,10 @@ struct SignedDataContainer {
     var signerSerial: [UInt8]
     /// True when any element used BER's indefinite length (Xcode receipts).
     var usesIndefiniteLength: Bool
+
+    /// Apple embeds 3 (App Store) or 1 (Xcode); anything far beyond is an attempt to make us
+    /// decode certificates for nothing.
+    static let maximumCertificates = 8
 
     static let oidSignedData: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
     static let oidData: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
@@ -104,6 +110,9 @@ struct SignedDataContainer {
                     throw Failure.malformed("certificate at offset \(cert.start) is not a DER SEQUENCE")
                 }
                 certificates.append(r.raw(cert))
+                guard certificates.count <= maximumCertificates else {
+                    throw Failure.malformed("more than \(maximumCertificates) certificates embedded")
+                }
             }
             index += 1
         }
@@ -168,31 +177,37 @@ struct SignedDataContainer {
         for (i, der) in certificates.enumerated() {
             let matches: Bool = der.withUnsafeBytes { raw in
                 guard let id = try? SignedDataContainer.issuerAndSerial(of: raw) else { return false }
-                return id.issuer == signerIssuer && id.serial == signerSerial
+                return SignedDataContainer.equal(id.issuer, signerIssuer) && SignedDataContainer.equal(id.serial, signerSerial)
             }
             if matches { return i }
         }
         return nil
     }
 
-    /// Issuer Name DER and serial INTEGER content of a certificate (TBSCertificate fields).
-    static func issuerAndSerial(of der: UnsafeRawBufferPointer) throws(BERError) -> (issuer: [UInt8], serial: [UInt8]) {
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return b.withUnsafeBytes { bb in
+            guard let x = a.baseAddress, let y = bb.baseAddress else { return a.count == 0 }
+            return memcmp(x, y, a.count) == 0
+        }
+    }
+
+    /// Issuer Name DER and serial INTEGER content of a certificate (TBSCertificate fields),
+    /// borrowed from `der`.
+    static func issuerAndSerial(of der: UnsafeRawBufferPointer) throws(BERError) -> (issuer: UnsafeRawBufferPointer, serial: UnsafeRawBufferPointer) {
         let r = BERReader(der)
         let cert = try r.element(at: 0, limit: der.count)
         guard cert.isUniversal(16, constructed: true) else { throw BERError("certificate is not a SEQUENCE") }
         let tbs = try r.element(at: cert.contentStart, limit: cert.contentEnd)
         guard tbs.isUniversal(16, constructed: true) else { throw BERError("TBSCertificate is not a SEQUENCE") }
-        var cursor = tbs.contentStart
-        var e = try r.element(at: cursor, limit: tbs.contentEnd)
+        var e = try r.element(at: tbs.contentStart, limit: tbs.contentEnd)
         if e.isContext(0) {  // [0] version
-            cursor = e.end
-            e = try r.element(at: cursor, limit: tbs.contentEnd)
+            e = try r.element(at: e.end, limit: tbs.contentEnd)
         }
         guard e.isUniversal(2, constructed: false) else { throw BERError("serialNumber expected") }
-        let serial = Array(r.content(e))
         let algorithm = try r.element(at: e.end, limit: tbs.contentEnd)
         let issuer = try r.element(at: algorithm.end, limit: tbs.contentEnd)
         guard issuer.isUniversal(16, constructed: true) else { throw BERError("issuer Name expected") }
-        return (r.raw(issuer), serial)
+        return (UnsafeRawBufferPointer(rebasing: der[issuer.start..<issuer.end]), r.content(e))
     }
 }

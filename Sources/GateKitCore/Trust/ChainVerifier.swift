@@ -54,17 +54,23 @@ public final class ChainVerifier: @unchecked Sendable {
     /// The same verification with no cache involved (reference path for tests and benchmarks).
     public func verifyUncached(leaf: [UInt8], untrusted: [[UInt8]], at time: Int64, policy: TrustPolicy) throws(TrustFailure) -> VerifiedChain {
         let store = try store(for: policy.anchor)
-        let leafCert = try Certificate(der: leaf, role: "signer certificate")
         guard let stack = gk_sk_X509_new_null() else { throw .resources("sk_X509_new_null failed") }
         defer { gk_sk_X509_pop_free(stack) }
+        // Decode each offered certificate once: the signer is taken from the same decoding, and
+        // a copy of the anchor itself is skipped (the store already holds the trusted one).
+        var decodedLeaf: Certificate?
         for (index, der) in untrusted.enumerated() {
+            if der == policy.anchor.der && der != leaf { continue }
             let cert = try Certificate(der: der, role: "certificate \(index + 1) of the input")
+            if decodedLeaf == nil && der == leaf { decodedLeaf = cert }
             guard X509_up_ref(cert.x509) == 1 else { throw .resources("X509_up_ref failed") }
             guard gk_sk_X509_push(stack, cert.x509) > 0 else {
                 X509_free(cert.x509)
                 throw .resources("sk_X509_push failed")
             }
         }
+        let leafCert: Certificate
+        if let decodedLeaf { leafCert = decodedLeaf } else { leafCert = try Certificate(der: leaf, role: "signer certificate") }
         guard let ctx = X509_STORE_CTX_new() else { throw .resources("X509_STORE_CTX_new failed") }
         defer { X509_STORE_CTX_free(ctx) }
         ERR_clear_error()
