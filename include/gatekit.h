@@ -441,7 +441,7 @@ GATEKIT_API void receipt_clear_cache(void);
 #define GATEKIT_EJWS_ENVIRONMENT      (-310)  /* the payload's environment / receiptType is not options->environment */
 #define GATEKIT_EJWS_TEST_SIGNED      (-311)  /* signed by StoreKit Testing in Xcode and no test anchor given */
 #define GATEKIT_EJWS_CERTIFICATE      (-312)  /* an x5c certificate is not DER X.509 */
-#define GATEKIT_EJWS_PAYLOAD_FIELD    (-313)  /* a known payload field has the wrong JSON type */
+#define GATEKIT_EJWS_PAYLOAD_FIELD    (-313)  /* a known payload field has the wrong JSON type, or a member repeats */
 
 #define GATEKIT_JWS_OPTIONS_VERSION 1
 

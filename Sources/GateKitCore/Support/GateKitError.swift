@@ -130,7 +130,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .jwsEnvironment: "signed data is for another environment"
             case .jwsTestSigned: "signed data is test-signed (Xcode) and no test anchor was given"
             case .jwsCertificate: "a certificate in the signed data cannot be parsed"
-            case .jwsPayloadField: "a signed data payload field has the wrong type"
+            case .jwsPayloadField: "a signed data payload field has the wrong type or repeats"
             }
         }
     }
