@@ -9,6 +9,7 @@ static const char usage_text[] =
     "commands:\n"
     "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
     "  receipt verify|inspect                                App Store receipts\n"
+    "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
 
@@ -26,6 +27,7 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
     {"receipt", gk_cmd_receipt},
+    {"jws", gk_cmd_jws},
     {"version", cmd_version},
 };
 

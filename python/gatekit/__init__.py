@@ -11,6 +11,7 @@ from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, Newe
 from .eula import EulaDecision, hash_bytes, hash_file
 from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
+from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 
 __all__ = [
     "CorruptStoreError", "EulaDecision", "InAppPurchase", "Receipt", "ReceiptError", "GateKitError", "InvalidArgumentError", "NewerStoreError",
