@@ -8,6 +8,8 @@ static const char usage_text[] =
     "gatekit [--store PATH] [--app-id ID] <command> ...\n"
     "commands:\n"
     "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
+    "  receipt verify|inspect                                App Store receipts\n"
+    "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  store check|path|info                                 the store file: integrity, location\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
@@ -25,6 +27,8 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 
 static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
+    {"receipt", gk_cmd_receipt},
+    {"jws", gk_cmd_jws},
     {"store", gk_cmd_store},
     {"version", cmd_version},
 };

@@ -5,16 +5,18 @@ A typed ctypes binding of libgatekit.so. Every failing call raises a
 """
 from __future__ import annotations
 
-from . import _native
+from . import _native, receipt
 from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
+from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
+from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 
 __all__ = [
-    "CorruptStoreError", "EulaDecision", "GateKitError", "InvalidArgumentError", "NewerStoreError",
+    "CorruptStoreError", "EulaDecision", "InAppPurchase", "Receipt", "ReceiptError", "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "hash_bytes", "hash_file",
-    "library_path", "strerror", "version", "version_number",
+    "library_path", "receipt", "strerror", "version", "version_number",
 ]
 
 

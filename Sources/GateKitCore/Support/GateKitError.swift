@@ -29,10 +29,48 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case tooLarge = -12
 
         // Receipts (-100 … -199): issue 3.
+        case receiptMalformed = -100
+        case receiptPayloadMalformed = -101
+        case receiptUnsupportedAlgorithm = -102
+        case receiptSignedAttributes = -103
+        case receiptSignerNotFound = -104
+        case receiptSignatureInvalid = -105
+        case receiptUntrustedRoot = -106
+        case receiptChainLength = -107
+        case receiptLeafOID = -108
+        case receiptIntermediateOID = -109
+        case receiptCertificateTime = -110
+        case receiptWeakDigest = -111
+        case receiptCertificateSignature = -112
+        case receiptChainInvalid = -113
+        case receiptBadCertificate = -114
+        case receiptBundleID = -115
+        case receiptAppVersion = -116
+        case receiptDeviceHash = -117
+        case receiptXcodeNotTrusted = -118
+        case receiptSandboxEnvironment = -119
+        case receiptProductionEnvironment = -120
+        case receiptNoCreationDate = -121
+        case receiptUnknownEnvironment = -122
+        case receiptTestAnchorInvalid = -123
 
         // Permissions (-200 … -299): issue 4.
 
         // Signed data, JWS (-300 … -399): issue 5.
+        case jwsMalformed = -300
+        case jwsUnsupportedAlgorithm = -301
+        case jwsChainLength = -302
+        case jwsUntrustedChain = -303
+        case jwsLeafOID = -304
+        case jwsIntermediateOID = -305
+        case jwsCertificateTime = -306
+        case jwsSignature = -307
+        case jwsBundleID = -308
+        case jwsAppAppleID = -309
+        case jwsEnvironment = -310
+        case jwsTestSigned = -311
+        case jwsCertificate = -312
+        case jwsPayloadField = -313
 
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
@@ -51,10 +89,48 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .tooLarge: "input too large"
 
             // Receipts: issue 3.
+            case .receiptMalformed: "receipt is not a PKCS#7 SignedData receipt (malformed)"
+            case .receiptPayloadMalformed: "receipt payload is malformed"
+            case .receiptUnsupportedAlgorithm: "receipt uses an unsupported algorithm"
+            case .receiptSignedAttributes: "receipt signer has signed attributes (not an Apple receipt)"
+            case .receiptSignerNotFound: "receipt signer certificate is not in the receipt"
+            case .receiptSignatureInvalid: "receipt signature does not verify"
+            case .receiptUntrustedRoot: "receipt does not chain to the trusted root"
+            case .receiptChainLength: "receipt certificate chain has the wrong length"
+            case .receiptLeafOID: "receipt signer certificate lacks Apple's receipt-signing OID"
+            case .receiptIntermediateOID: "receipt intermediate certificate lacks Apple's WWDR OID"
+            case .receiptCertificateTime: "receipt certificate not valid at the verification time"
+            case .receiptWeakDigest: "receipt uses SHA-1 where SHA-256 is required"
+            case .receiptCertificateSignature: "receipt certificate signature does not verify"
+            case .receiptChainInvalid: "receipt certificate chain is invalid"
+            case .receiptBadCertificate: "receipt contains an undecodable certificate"
+            case .receiptBundleID: "receipt is for another bundle id"
+            case .receiptAppVersion: "receipt is for another app version"
+            case .receiptDeviceHash: "receipt device hash does not match the device id"
+            case .receiptXcodeNotTrusted: "Xcode (StoreKit testing) receipt refused"
+            case .receiptSandboxEnvironment: "sandbox receipt where production is required"
+            case .receiptProductionEnvironment: "production receipt where sandbox is required"
+            case .receiptNoCreationDate: "receipt has no creation date"
+            case .receiptUnknownEnvironment: "receipt has an unknown environment"
+            case .receiptTestAnchorInvalid: "test anchor is not a DER certificate"
 
             // Permissions: issue 4.
 
             // Signed data: issue 5.
+            case .jwsMalformed: "signed data is not a well-formed compact JWS"
+            case .jwsUnsupportedAlgorithm: "signed data algorithm is not ES256"
+            case .jwsChainLength: "signed data certificate chain does not have exactly 3 certificates"
+            case .jwsUntrustedChain: "signed data certificate chain does not lead to a trusted root"
+            case .jwsLeafOID: "signing certificate lacks Apple's leaf OID 1.2.840.113635.100.6.11.1"
+            case .jwsIntermediateOID: "intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1"
+            case .jwsCertificateTime: "a certificate is not valid at the verification time"
+            case .jwsSignature: "signed data signature does not verify"
+            case .jwsBundleID: "signed data is for another bundle id"
+            case .jwsAppAppleID: "signed data is for another app Apple id"
+            case .jwsEnvironment: "signed data is for another environment"
+            case .jwsTestSigned: "signed data is test-signed (Xcode) and no test anchor was given"
+            case .jwsCertificate: "a certificate in the signed data cannot be parsed"
+            case .jwsPayloadField: "a signed data payload field has the wrong type or repeats"
             }
         }
     }
