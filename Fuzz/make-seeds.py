@@ -13,6 +13,7 @@ import json
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -127,12 +128,57 @@ def foreign_schema(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO t VALUES (1)")
 
 
+def forgeries() -> Path:
+    """Receipts signed by a throw-away test PKI (Tests/c/receipt_forgeries.sh), regenerated
+    when missing; its root.der is the receipt-validate target's test anchor."""
+    folder = OUT / "scratch" / "forgeries"
+    if not (folder / "good.der").exists() and FIXTURES.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        result = subprocess.run(["bash", str(ROOT / "Tests" / "c" / "receipt_forgeries.sh"), str(folder), str(FIXTURES)],
+                                capture_output=True)
+        if result.returncode != 0:
+            print("make-seeds: receipt_forgeries.sh failed; no generated receipts", file=sys.stderr)
+    return folder
+
+
+def payload_of(path: Path):
+    result = subprocess.run(["openssl", "cms", "-verify", "-noverify", "-binary", "-inform", "DER", "-in", str(path)],
+                            capture_output=True)
+    return result.stdout if result.returncode == 0 and result.stdout else None
+
+
+def receipt_seeds() -> None:
+    generated = sorted(forgeries().glob("*.der"))
+    real = fixture_files("receipts/*/*.der", "receipts/negative/*")
+    for p in real + [g for g in generated if g.stat().st_size > 1500]:
+        data = p.read_bytes()
+        for target in ("receipt-container", "receipt-validate"):
+            put(target, data)
+        payload = payload_of(p)
+        if payload:
+            put("receipt-payload", payload)
+    for p in real[:3]:
+        put("receipt-container", base64.b64encode(p.read_bytes()))  # base64 text, as devices send it
+    for target in ("receipt-container", "receipt-payload", "receipt-validate"):
+        put(target, bytes.fromhex("3080020101") + b"\x00\x00")
+
+
+def jws_seeds() -> None:
+    for text in jws_texts():
+        put("jws-parse", text)
+        put("jws-verify", text)
+    put("jws-parse", b"e30.e30.AA")  # {} . {} . signature
+    put("jws-verify", b"eyJhbGciOiJFUzI1NiIsIng1YyI6W119.e30.AA")
+
+
 GENERATORS = {
     "json": json_seeds,
     "date": date_seeds,
     "base64": base64_seeds,
     "eula-history": eula_history_seeds,
     "store-file": store_file_seeds,
+    "receipts": receipt_seeds,
+    "jws": jws_seeds,
 }
 
 if __name__ == "__main__":
@@ -140,5 +186,5 @@ if __name__ == "__main__":
         print(f"make-seeds: no fixtures at {FIXTURES}: generated seeds only", file=sys.stderr)
     for generate in GENERATORS.values():
         generate()
-    counts = {t: len(list((OUT / t).glob("*"))) for t in GENERATORS if (OUT / t).is_dir()}
+    counts = {t.name: len(list(t.glob("*"))) for t in sorted(OUT.iterdir()) if t.is_dir() and t.name != "scratch"}
     print("seeds:", ", ".join(f"{t} {n}" for t, n in counts.items()))

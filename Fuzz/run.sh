@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 BIN=${FUZZ_BIN:-.build/fuzz/gatekit-fuzz}
 WORK=.build/fuzz
 export SWIFT_BACKTRACE=enable=no          # the Swift backtracer must not hold a crashing child
+# Test anchors for the validation targets (read at run time; never committed).
+fixtures=${GATEKIT_FIXTURES:-$PWD/../shared/fixtures}
+export GATEKIT_FUZZ_RECEIPT_ANCHOR=${GATEKIT_FUZZ_RECEIPT_ANCHOR:-$PWD/$WORK/seeds/scratch/forgeries/root.der}
+export GATEKIT_FUZZ_JWS_ANCHOR=${GATEKIT_FUZZ_JWS_ANCHOR:-$fixtures/jws/apple-test/certs/testCA.der}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 all_targets() { GATEKIT_FUZZ_LIST=1 "$BIN" 2>/dev/null; }
 
@@ -53,7 +57,8 @@ for target in "${targets[@]}"; do
     for s in "Fuzz/seeds/$target" "$WORK/seeds/$target"; do [[ -d "$s" ]] && seeds+=("$s"); done
     dict=()
     case $target in
-        json|eula-history|jws*) dict=(-dict=Fuzz/dict/json.dict) ;;
+        json|eula-history|jws-verify) dict=(-dict=Fuzz/dict/json.dict) ;;
+        jws-parse) dict=(-dict=Fuzz/dict/jws.dict) ;;
         date) dict=(-dict=Fuzz/dict/date.dict) ;;
         receipt*|store-file) dict=(-dict=Fuzz/dict/asn1.dict) ;;
     esac

@@ -41,12 +41,18 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export GATEKIT_TOOL=$PWD/$OUT/gatekit
 export GATEKIT_LIBRARY=$LIB_DIR/libgatekit.so
 export GATEKIT_SANITIZER=asan   # tests may shorten loads that are slow under ASan
+export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0  # also for the tool the tests spawn
 failed=0
 for t in "$OUT"/tests/test_*; do
     echo "== $t (ASan+UBSan, leaks checked)"
     ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_string_checks=1 "$t" || failed=1
 done
 
+# Tests that compile a C example with `cc` get clang with the same sanitizers (the library
+# needs the ASan runtime): a cc wrapper first on PATH.
+mkdir -p "$OUT/bin"
+printf '#!/bin/sh\nexec "%s" -fsanitize=address,undefined -shared-libasan -fuse-ld=lld -Wl,-rpath,"%s" "$@"\n' "$CLANG" "$RT_DIR" > "$OUT/bin/cc"
+chmod +x "$OUT/bin/cc"
 echo "== pytest with $ASAN_RT preloaded (leak checking off in Python, see above)"
-(cd python && LD_PRELOAD=$ASAN_RT ASAN_OPTIONS=detect_leaks=0 python3 -m pytest -q -p no:cacheprovider tests) || failed=1
+(cd python && PATH=$PWD/../$OUT/bin:$PATH LD_PRELOAD=$ASAN_RT ASAN_OPTIONS=detect_leaks=0 python3 -m pytest -q -p no:cacheprovider tests) || failed=1
 [[ $failed -eq 0 ]] && echo "test-asan: all passed" || { echo "test-asan: FAILED"; exit 1; }

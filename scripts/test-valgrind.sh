@@ -15,7 +15,7 @@ for t in "$@"; do
     log=.build/c/valgrind-$(basename "$t").log; rm -f "$log".*
     echo "== valgrind $t"
     if valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
-        --error-exitcode=99 --child-silent-after-fork=no --track-fds=no --log-file="$log.%p" "$t"; then
+        --error-exitcode=99 --suppressions=scripts/valgrind.supp --child-silent-after-fork=no --track-fds=no --log-file="$log.%p" "$t"; then
         :
     else
         echo "   FAILED (exit $?): see $log.*"; failed=1

@@ -14,6 +14,11 @@ let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void
     ("base64", fuzzBase64),
     ("eula-history", fuzzEULAHistory),
     ("store-file", fuzzStoreFile),
+    ("receipt-container", fuzzReceiptContainer),
+    ("receipt-payload", fuzzReceiptPayload),
+    ("receipt-validate", fuzzReceiptValidate),
+    ("jws-parse", fuzzJWSParse),
+    ("jws-verify", fuzzJWSVerify),
 ]
 
 enum Selected {

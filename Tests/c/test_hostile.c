@@ -123,7 +123,7 @@ static char hash_out[GATEKIT_HASH_HEX_SIZE];
 static char *long_string;  /* 1 MiB of 'a' */
 static const char valid_hash[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 static const char non_utf8[] = "\xff\xfe\xc3\x28 \xed\xa0\x80 bad";
-static const unsigned char bytes[16] = "0123456789abcdef";
+static const char bytes[] = "0123456789abcdef";  /* 16 bytes + NUL */
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -139,7 +139,7 @@ static arg valid_value(const api_entry *e, int k) {
     case OPT_PATH: v.s = store_path; break;
     case APP_ID: v.s = "com.example.hostile"; break;
     case DATA: v.p = (void *)bytes; break;
-    case LEN: v.n = sizeof bytes; break;
+    case LEN: v.n = sizeof bytes - 1; break;
     case INT: v.i = 0; break;
     case FREE_PTR: v.p = NULL; break;
     case END: break;

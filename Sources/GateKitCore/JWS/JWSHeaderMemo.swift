@@ -21,6 +21,12 @@ final class JWSHeaderMemo: @unchecked Sendable {
         lock.withLock { entries[key] }
     }
 
+    /// Drops every entry (the fuzz targets do after each input, so leak checks see eviction
+    /// free everything; see RELIABILITY.md).
+    func removeAll() {
+        lock.withLock { entries.removeAll() }
+    }
+
     func insert(_ key: SampledBytesKey, _ entry: Entry) {
         lock.withLock {
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }

@@ -59,6 +59,11 @@ public final class Store: @unchecked Sendable {
         let untouched = "; left untouched"
         let appID: Int64, version: Int64, objects: Int64
         do {
+            // One read transaction, so the three answers come from one snapshot: another
+            // process may be creating this very file, and reads between its commit would see
+            // tables without the application id ("not a GateKit store").
+            try connection.execute("BEGIN")
+            defer { _ = sqlite3_exec(connection.db, "COMMIT", nil, nil, nil) }
             appID = try connection.scalar("PRAGMA application_id")
             version = try connection.scalar("PRAGMA user_version")
             objects = try connection.scalar("SELECT count(*) FROM sqlite_master")
