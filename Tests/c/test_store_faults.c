@@ -433,6 +433,49 @@ static void test_damaged_empty_database(void) {
     free(data);
 }
 
+/* ---- many processes creating one new store at once ---------------------------------- */
+
+/* Found by make test-asan: a process could read the schema of a store another process was
+ * just creating across that process's commit and refuse it as "not a GateKit store". */
+static void test_concurrent_creation(void) {
+    enum { PROCS = 8 };
+    int rounds = getenv("GATEKIT_SANITIZER") ? 5 : 25, failures = 0;
+    for (int round = 0; round < rounds; round++) {
+        char name[64];
+        snprintf(name, sizeof name, "created-%d.sqlite", round);
+        const char *path = path_in(name);
+        remove_store(path);
+        int go[2];
+        if (pipe(go) != 0) { perror("pipe"); exit(2); }
+        pid_t pid[PROCS];
+        fflush(NULL);
+        for (int p = 0; p < PROCS; p++) {
+            pid[p] = fork();
+            if (pid[p] == 0) {
+                close(go[1]);
+                char c;
+                if (read(go[0], &c, 1) < 0) _exit(3);  /* start together */
+                gatekit_store *s = NULL;
+                int rc = gatekit_store_open(&s, path, NULL);
+                if (rc != 0) { fprintf(stderr, "  round %d: open gave %d: %s\n", round, rc, gatekit_last_error()); _exit(1); }
+                rc = accept_indexed(s, p, round);
+                if (rc != 0) { fprintf(stderr, "  round %d: accept gave %d: %s\n", round, rc, gatekit_last_error()); _exit(1); }
+                gatekit_store_close(s);
+                _exit(0);
+            }
+        }
+        close(go[0]);
+        close(go[1]);  /* EOF releases every child at once */
+        for (int p = 0; p < PROCS; p++) {
+            int status = 0;
+            waitpid(pid[p], &status, 0);
+            failures += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+    }
+    printf("  concurrent creation: %d rounds of %d processes opening one new store, %d failures\n", rounds, PROCS, failures);
+    CHECK(failures == 0);
+}
+
 /* ---- SIGKILL during a multi-process run ---------------------------------------------- */
 
 enum { WORKERS = 4 };
@@ -592,6 +635,7 @@ int main(int argc, char **argv) {
     test_truncated_and_flipped();
     test_flip_sweep();
     test_damaged_empty_database();
+    test_concurrent_creation();
     test_sigkill_multiprocess();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
