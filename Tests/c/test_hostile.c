@@ -24,6 +24,7 @@ typedef union {
     const char *s;
     size_t n;
     int i;
+    long long ll;
 } arg;
 
 /* What an argument is: decides its valid value and its hostile variants. */
@@ -43,6 +44,22 @@ typedef enum {
     LEN,        /* size_t length of the preceding DATA */
     INT,        /* int: any value */
     FREE_PTR,   /* a pointer a *_free function accepts (NULL must be a no-op) */
+    RECEIPT,    /* const gatekit_receipt *: a validated receipt (required) */
+    R_OPTIONS,  /* const gatekit_receipt_options * (required) */
+    R_DATA,     /* const void *: receipt bytes, followed by their LEN */
+    J_OPTIONS,  /* const gatekit_jws_options * (required) */
+    JWS,        /* const char *: a compact JWS (required) */
+    OUT_LL,     /* long long *out (required) */
+    OUT_BYTES,  /* const unsigned char **out (required) */
+    OUT_SIZE,   /* size_t *out_len (required) */
+    PURCHASE,   /* gatekit_purchase *out (required) */
+    P_SIZE,     /* size_t out_size of a gatekit_purchase */
+    INDEX,      /* size_t index into the purchases */
+    ATTR,       /* int attribute / field id */
+    AT_MS,      /* long long instant (0: now) */
+    PRODUCT,    /* required product id */
+    OPT_PRODUCT,/* optional product id (NULL: any) */
+    OPTS_INIT,  /* options struct an *_init function fills (NULL: no-op) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -88,6 +105,61 @@ static int call_eula_history_all(arg *a) {
 }
 static int call_eula_mark_minor_revision(arg *a) { return eula_mark_minor_revision((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
 
+#define R(x) ((const gatekit_receipt *)(x))
+static int call_receipt_options_init(arg *a) { receipt_options_init((gatekit_receipt_options *)a[0].p); return 0; }
+static int call_receipt_validate(arg *a) {
+    int rc = receipt_validate((gatekit_receipt **)a[0].p, a[1].p, a[2].n, (const gatekit_receipt_options *)a[3].p);
+    if (rc == 0 && a[0].p) receipt_free(*(gatekit_receipt **)a[0].p);
+    return rc;
+}
+static int call_receipt_validate_file(arg *a) {
+    int rc = receipt_validate_file((gatekit_receipt **)a[0].p, a[1].s, (const gatekit_receipt_options *)a[2].p);
+    if (rc == 0 && a[0].p) receipt_free(*(gatekit_receipt **)a[0].p);
+    return rc;
+}
+static int call_receipt_free(arg *a) { receipt_free((gatekit_receipt *)a[0].p); return 0; }
+static int call_receipt_to_json(arg *a) {
+    int rc = receipt_to_json((char **)a[0].p, R(a[1].p));
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_receipt_is_entitled(arg *a) { return receipt_is_entitled(R(a[0].p), a[1].s, a[2].ll); }
+static int call_receipt_active_products(arg *a) {
+    int rc = receipt_active_products((char **)a[0].p, R(a[1].p), a[2].ll);
+    if (rc >= 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_receipt_string(arg *a) { (void)receipt_string(R(a[0].p), a[1].i); return 0; }
+static int call_receipt_integer(arg *a) { return receipt_integer(R(a[0].p), a[1].i, (long long *)a[2].p); }
+static int call_receipt_date_ms(arg *a) { return receipt_date_ms(R(a[0].p), a[1].i, (long long *)a[2].p); }
+static int call_receipt_bytes(arg *a) { return receipt_bytes(R(a[0].p), a[1].i, (const unsigned char **)a[2].p, (size_t *)a[3].p); }
+static int call_receipt_is_test_signed(arg *a) { return receipt_is_test_signed(R(a[0].p)); }
+static int call_receipt_purchase_count(arg *a) { return receipt_purchase_count(R(a[0].p)); }
+static int call_receipt_purchase_string(arg *a) { (void)receipt_purchase_string(R(a[0].p), a[1].n, a[2].i); return 0; }
+static int call_receipt_purchase_integer(arg *a) { return receipt_purchase_integer(R(a[0].p), a[1].n, a[2].i, (long long *)a[3].p); }
+static int call_receipt_purchase_date_ms(arg *a) { return receipt_purchase_date_ms(R(a[0].p), a[1].n, a[2].i, (long long *)a[3].p); }
+static int call_receipt_purchase(arg *a) { return receipt_purchase((gatekit_purchase *)a[0].p, a[1].n, R(a[2].p), a[3].n); }
+static int call_receipt_inspect(arg *a) {
+    int rc = receipt_inspect((char **)a[0].p, a[1].p, a[2].n);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_receipt_apple_status(arg *a) { return receipt_apple_status(a[0].i) >= 0 ? 0 : -1; }
+static int call_receipt_clear_cache(arg *a) { (void)a; receipt_clear_cache(); return 0; }
+#define J(x) ((const gatekit_jws_options *)(x))
+static int call_jws_options_init(arg *a) { jws_options_init((gatekit_jws_options *)a[0].p); return 0; }
+static int call_jws_options_size(arg *a) { (void)a; return jws_options_size() == sizeof(gatekit_jws_options) ? 0 : -1; }
+static int jws_call(int (*f)(char **, const char *, const gatekit_jws_options *), arg *a) {
+    int rc = f((char **)a[0].p, a[1].s, J(a[2].p));
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_jws_verify_transaction(arg *a) { return jws_call(jws_verify_transaction, a); }
+static int call_jws_verify_renewal_info(arg *a) { return jws_call(jws_verify_renewal_info, a); }
+static int call_jws_verify_notification(arg *a) { return jws_call(jws_verify_notification, a); }
+static int call_jws_verify_app_transaction(arg *a) { return jws_call(jws_verify_app_transaction, a); }
+static int call_jws_transaction_is_entitled(arg *a) { return jws_transaction_is_entitled(a[0].s, J(a[1].p), a[2].s, a[3].ll); }
+
 /* Returns-pointer / void functions still run every variant: only "no crash" is asserted
  * for them, plus their documented NULL answers in test_documented_null_answers(). */
 static const api_entry api[] = {
@@ -110,6 +182,33 @@ static const api_entry api[] = {
     {"eula_history", call_eula_history, {OUT_PTR, STORE, OPT_STR, OPT_BYTES, END}, 0},
     {"eula_history_all", call_eula_history_all, {OUT_PTR, STORE, OPT_STR, END}, 0},
     {"eula_mark_minor_revision", call_eula_mark_minor_revision, {STORE, STR, HASH, HASH, END}, 0},
+    {"receipt_options_init", call_receipt_options_init, {OPTS_INIT, END}, 1},
+    {"receipt_validate", call_receipt_validate, {OUT_PTR, R_DATA, LEN, R_OPTIONS, END}, 0},
+    {"receipt_validate_file", call_receipt_validate_file, {OUT_PTR, PATH, R_OPTIONS, END}, 0},
+    {"receipt_free", call_receipt_free, {FREE_PTR, END}, 1},
+    {"receipt_to_json", call_receipt_to_json, {OUT_PTR, RECEIPT, END}, 0},
+    {"receipt_is_entitled", call_receipt_is_entitled, {RECEIPT, PRODUCT, AT_MS, END}, 0},
+    {"receipt_active_products", call_receipt_active_products, {OUT_PTR, RECEIPT, AT_MS, END}, 0},
+    {"receipt_string", call_receipt_string, {RECEIPT, ATTR, END}, 1},
+    {"receipt_integer", call_receipt_integer, {RECEIPT, ATTR, OUT_LL, END}, 0},
+    {"receipt_date_ms", call_receipt_date_ms, {RECEIPT, ATTR, OUT_LL, END}, 0},
+    {"receipt_bytes", call_receipt_bytes, {RECEIPT, ATTR, OUT_BYTES, OUT_SIZE, END}, 0},
+    {"receipt_is_test_signed", call_receipt_is_test_signed, {RECEIPT, END}, 0},
+    {"receipt_purchase_count", call_receipt_purchase_count, {RECEIPT, END}, 0},
+    {"receipt_purchase_string", call_receipt_purchase_string, {RECEIPT, INDEX, ATTR, END}, 1},
+    {"receipt_purchase_integer", call_receipt_purchase_integer, {RECEIPT, INDEX, ATTR, OUT_LL, END}, 0},
+    {"receipt_purchase_date_ms", call_receipt_purchase_date_ms, {RECEIPT, INDEX, ATTR, OUT_LL, END}, 0},
+    {"receipt_purchase", call_receipt_purchase, {PURCHASE, P_SIZE, RECEIPT, INDEX, END}, 0},
+    {"receipt_inspect", call_receipt_inspect, {OUT_PTR, R_DATA, LEN, END}, 0},
+    {"receipt_apple_status", call_receipt_apple_status, {INT, END}, 1},
+    {"receipt_clear_cache", call_receipt_clear_cache, {END}, 1},
+    {"jws_options_init", call_jws_options_init, {OPTS_INIT, END}, 1},
+    {"jws_options_size", call_jws_options_size, {END}, 0},
+    {"jws_verify_transaction", call_jws_verify_transaction, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
+    {"jws_verify_renewal_info", call_jws_verify_renewal_info, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
+    {"jws_verify_notification", call_jws_verify_notification, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
+    {"jws_verify_app_transaction", call_jws_verify_app_transaction, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
+    {"jws_transaction_is_entitled", call_jws_transaction_is_entitled, {JWS, J_OPTIONS, OPT_PRODUCT, AT_MS, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -124,6 +223,26 @@ static char *long_string;  /* 1 MiB of 'a' */
 static const char valid_hash[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 static const char non_utf8[] = "\xff\xfe\xc3\x28 \xed\xa0\x80 bad";
 static const char bytes[] = "0123456789abcdef";  /* 16 bytes + NUL */
+
+/* Receipt and JWS material: real fixtures when present ($GATEKIT_FIXTURES), else
+ * syntactically plausible stand-ins (the rows still run; only deeper paths are skipped). */
+static unsigned char *receipt_data;
+static size_t receipt_len = 16;
+static char receipt_path[600];
+static gatekit_receipt *receipt;  /* validated in the parent; immutable, so valid in children */
+static char *jws_text;
+static unsigned char *jws_anchor;
+static size_t jws_anchor_len;
+static char *huge_jws;           /* 2 MiB: over the 1 MiB limit */
+static long long ll_slot;
+static const unsigned char *bytes_slot;
+static size_t size_slot;
+static gatekit_purchase purchase_slot;
+static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_bad_device, ropt_both_env,
+    ropt_device_no_len, ropt_anchor_huge, ropt_anchor_null;
+static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
+    jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage;
+static gatekit_receipt_options init_target_r;
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -142,31 +261,54 @@ static arg valid_value(const api_entry *e, int k) {
     case LEN: v.n = sizeof bytes - 1; break;
     case INT: v.i = 0; break;
     case FREE_PTR: v.p = NULL; break;
+    case RECEIPT: v.p = receipt; break;
+    case R_OPTIONS: v.p = &ropt; break;
+    case R_DATA: v.p = receipt_data ? (void *)receipt_data : (void *)bytes; break;
+    case J_OPTIONS: v.p = &jopt; break;
+    case JWS: v.s = jws_text; break;
+    case OUT_LL: v.p = &ll_slot; break;
+    case OUT_BYTES: v.p = &bytes_slot; break;
+    case OUT_SIZE: v.p = &size_slot; break;
+    case PURCHASE: v.p = &purchase_slot; break;
+    case P_SIZE: v.n = sizeof purchase_slot; break;
+    case INDEX: v.n = 0; break;
+    case ATTR: v.i = 2; break;
+    case AT_MS: v.ll = 0; break;
+    case PRODUCT: case OPT_PRODUCT: v.s = "dev.bonzer.weeka.app.subscription.pro.annual"; break;
+    case OPTS_INIT: v.p = &init_target_r; break;
     case END: break;
     }
+    /* The LEN after receipt bytes is their length. */
+    if (e->args[k] == LEN && k > 0 && e->args[k - 1] == R_DATA) v.n = receipt_data ? receipt_len : sizeof bytes - 1;
     return v;
 }
 
 typedef struct {
     const char *label;
     arg value;
-    int must_be_einval;  /* NULL for a required pointer, a length without data */
+    int must_be_einval;  /* 1: exactly GATEKIT_EINVAL (NULL for a required pointer, bad options);
+                            2: GATEKIT_EINVAL or GATEKIT_ETOOLARGE (an impossible length) */
 } variant;
 
 /* Hostile variants of argument k (given the whole row, for DATA/LEN pairs). */
 static int variants_for(const api_entry *e, int k, variant *out) {
     int n = 0;
     kind what = e->args[k];
-    int required = what == STORE || what == OUT_PTR || what == OUT_HASH || what == STR || what == HASH || what == PATH;
+    int required = what == STORE || what == OUT_PTR || what == OUT_HASH || what == STR || what == HASH || what == PATH ||
+                   what == RECEIPT || what == R_OPTIONS || what == R_DATA || what == J_OPTIONS || what == JWS ||
+                   what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
+    case RECEIPT: case R_OPTIONS: case R_DATA: case J_OPTIONS: case JWS: case OUT_LL: case OUT_BYTES:
+    case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
     }
     switch (what) {
     case STR: case OPT_STR: case OPT_BYTES: case HASH: case PATH: case OPT_PATH: case APP_ID:
+    case JWS: case PRODUCT: case OPT_PRODUCT:
         out[n++] = (variant){"\"\"", {.s = ""}, 0};
         out[n++] = (variant){"non-UTF-8", {.s = non_utf8}, 0};
         out[n++] = (variant){"1 MiB string", {.s = long_string}, 0};
@@ -187,10 +329,60 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"\"../escape\"", {.s = "../escape"}, 0};
         out[n++] = (variant){"\"a/b\"", {.s = "a/b"}, 0};
     }
+    if (what == JWS) {
+        out[n++] = (variant){"2 MiB JWS", {.s = huge_jws}, 0};
+        out[n++] = (variant){"\"a.b.c\"", {.s = "a.b.c"}, 0};
+        out[n++] = (variant){"\"..\"", {.s = ".."}, 0};
+        out[n++] = (variant){"\"e30.e30.\"", {.s = "e30.e30."}, 0};
+    }
+    if (what == R_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &ropt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &ropt_v999}, 0};
+        out[n++] = (variant){"bundle_id NULL", {.p = &ropt_no_bundle}, 1};
+        out[n++] = (variant){"device_id_len 5", {.p = &ropt_bad_device}, 1};
+        out[n++] = (variant){"device_id NULL, len 16", {.p = &ropt_device_no_len}, 1};
+        out[n++] = (variant){"both environment flags", {.p = &ropt_both_env}, 1};
+        out[n++] = (variant){"test_anchor_len SIZE_MAX", {.p = &ropt_anchor_huge}, 1};
+        out[n++] = (variant){"test_anchor_der NULL, len 100", {.p = &ropt_anchor_null}, 1};
+    }
+    if (what == J_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &jopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &jopt_v999}, 0};
+        out[n++] = (variant){"bundle_id NULL", {.p = &jopt_no_bundle}, 1};
+        out[n++] = (variant){"environment NULL", {.p = &jopt_no_env}, 1};
+        out[n++] = (variant){"environment \"bogus\"", {.p = &jopt_bad_env}, 1};
+        out[n++] = (variant){"Production without app_apple_id", {.p = &jopt_prod_no_id}, 1};
+        out[n++] = (variant){"test_anchor_len SIZE_MAX", {.p = &jopt_anchor_huge}, 1};
+        out[n++] = (variant){"test_anchor_der NULL, len 100", {.p = &jopt_anchor_null}, 1};
+        out[n++] = (variant){"test_anchor garbage", {.p = &jopt_anchor_garbage}, 0};
+    }
+    if (what == ATTR) {
+        const int ids[] = {-1, INT_MIN, INT_MAX, 17, 1702, 1708, 4, 99, 100};
+        static char labels[9][16];
+        for (int i = 0; i < 9; i++) {
+            snprintf(labels[i], sizeof labels[i], "%d", ids[i]);
+            out[n++] = (variant){labels[i], {.i = ids[i]}, 0};
+        }
+    }
+    if (what == INDEX) {
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 0};
+        out[n++] = (variant){"1<<31", {.n = (size_t)1 << 31}, 0};
+        out[n++] = (variant){"100000", {.n = 100000}, 0};
+    }
+    if (what == P_SIZE) {
+        out[n++] = (variant){"0", {.n = 0}, 1};
+        out[n++] = (variant){"1", {.n = 1}, 0};
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 0};
+    }
+    if (what == AT_MS) {
+        out[n++] = (variant){"LLONG_MIN", {.ll = LLONG_MIN}, 0};
+        out[n++] = (variant){"LLONG_MAX", {.ll = LLONG_MAX}, 0};
+        out[n++] = (variant){"-1", {.ll = -1}, 0};
+    }
     if (what == LEN) {
         out[n++] = (variant){"0", {.n = 0}, 0};
-        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 1};
-        out[n++] = (variant){"(size_t)INT64_MAX + 1", {.n = (size_t)INT64_MAX + 1}, 1};
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 2};
+        out[n++] = (variant){"(size_t)INT64_MAX + 1", {.n = (size_t)INT64_MAX + 1}, 2};
     }
     if (what == INT) {
         out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 0};
@@ -219,7 +411,10 @@ static int run_isolated(const api_entry *e, arg *a, int must_be_einval, char *wh
         int rc = e->call(a);
         int ok = 1;
         if (!e->returns_pointer) {
-            if (must_be_einval && rc != GATEKIT_EINVAL) {
+            if (must_be_einval == 2 && rc != GATEKIT_EINVAL && rc != GATEKIT_ETOOLARGE) {
+                ok = 0;
+                snprintf(msg, sizeof msg, "returned %d, expected GATEKIT_EINVAL or GATEKIT_ETOOLARGE", rc);
+            } else if (must_be_einval == 1 && rc != GATEKIT_EINVAL) {
                 ok = 0;
                 snprintf(msg, sizeof msg, "returned %d, expected GATEKIT_EINVAL", rc);
             } else if (rc == GATEKIT_EINTERNAL) {
@@ -277,7 +472,7 @@ static void hammer(const api_entry *e) {
     if (r != CHILD_OK) fprintf(stderr, "  %s: %s\n", call, why);
     CHECK(r == CHILD_OK);
     for (int k = 0; k < count; k++) {
-        variant v[16];
+        variant v[32];
         int nv = variants_for(e, k, v);
         for (int i = 0; i < nv; i++) {
             for (int j = 0; j < count; j++) a[j] = valid_value(e, j);
@@ -334,6 +529,71 @@ static void test_documented_null_answers(void) {
     CHECK(gatekit_last_error() != NULL);
 }
 
+static unsigned char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) { unsigned char *b = realloc(buf, cap * 2 + 1); if (!b) { free(buf); buf = NULL; break; } buf = b; cap *= 2; }
+    }
+    fclose(f);
+    if (buf) buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+static void setup_receipts_and_jws(void) {
+    const char *fx = getenv("GATEKIT_FIXTURES") ? getenv("GATEKIT_FIXTURES") : "../shared/fixtures";
+    char path[1024];
+    snprintf(receipt_path, sizeof receipt_path, "%s/receipts/apple/tp__receipt-sandbox-g5.der", fx);
+    receipt_data = slurp(receipt_path, &receipt_len);
+    snprintf(path, sizeof path, "%s/jws/apple-test/mock_signed_data/transactionInfo", fx);
+    size_t n = 0;
+    jws_text = (char *)slurp(path, &n);
+    while (jws_text && n > 0 && (jws_text[n - 1] == '\n' || jws_text[n - 1] == '\r')) jws_text[--n] = 0;
+    snprintf(path, sizeof path, "%s/jws/apple-test/certs/testCA.der", fx);
+    jws_anchor = slurp(path, &jws_anchor_len);
+    if (!receipt_data || !jws_text || !jws_anchor)
+        printf("  SKIP deep receipt/JWS paths: fixtures not found under %s (set GATEKIT_FIXTURES); stand-ins used\n", fx);
+    if (!jws_text) jws_text = strdup("eyJhbGciOiJFUzI1NiJ9.e30.AAAA");
+
+    receipt_options_init(&ropt);
+    ropt.bundle_id = "dev.bonzer.weeka.app";
+    ropt_v0 = ropt; ropt_v0.version = 0;
+    ropt_v999 = ropt; ropt_v999.version = 999;
+    ropt_no_bundle = ropt; ropt_no_bundle.bundle_id = NULL;
+    static const unsigned char device[16] = {1, 2, 3};
+    ropt_bad_device = ropt; ropt_bad_device.device_id = device; ropt_bad_device.device_id_len = 5;
+    ropt_device_no_len = ropt; ropt_device_no_len.device_id = NULL; ropt_device_no_len.device_id_len = 16;
+    ropt_both_env = ropt; ropt_both_env.flags = GATEKIT_RECEIPT_PRODUCTION_ONLY | GATEKIT_RECEIPT_SANDBOX_ONLY;
+    ropt_anchor_huge = ropt; ropt_anchor_huge.test_anchor_der = device; ropt_anchor_huge.test_anchor_len = SIZE_MAX;
+    ropt_anchor_null = ropt; ropt_anchor_null.test_anchor_der = NULL; ropt_anchor_null.test_anchor_len = 100;
+    if (receipt_data && receipt_validate(&receipt, receipt_data, receipt_len, &ropt) != 0)
+        printf("  receipt fixture did not validate (%s): receipt rows use NULL only\n", gatekit_last_error());
+
+    jws_options_init(&jopt);
+    jopt.bundle_id = "com.example";
+    jopt.environment = "Sandbox";
+    jopt.test_anchor_der = jws_anchor;
+    jopt.test_anchor_len = jws_anchor ? jws_anchor_len : 0;
+    jopt_v0 = jopt; jopt_v0.version = 0;
+    jopt_v999 = jopt; jopt_v999.version = 999;
+    jopt_no_bundle = jopt; jopt_no_bundle.bundle_id = NULL;
+    jopt_no_env = jopt; jopt_no_env.environment = NULL;
+    jopt_bad_env = jopt; jopt_bad_env.environment = "bogus";
+    jopt_prod_no_id = jopt; jopt_prod_no_id.environment = "Production"; jopt_prod_no_id.app_apple_id = 0;
+    jopt_anchor_huge = jopt; jopt_anchor_huge.test_anchor_der = device; jopt_anchor_huge.test_anchor_len = SIZE_MAX;
+    jopt_anchor_null = jopt; jopt_anchor_null.test_anchor_der = NULL; jopt_anchor_null.test_anchor_len = 100;
+    static const unsigned char garbage[] = {0x30, 0x82, 0xff, 0xff, 0x01};
+    jopt_anchor_garbage = jopt; jopt_anchor_garbage.test_anchor_der = garbage; jopt_anchor_garbage.test_anchor_len = sizeof garbage;
+
+    huge_jws = malloc(2u << 20);
+    if (huge_jws) { memset(huge_jws, 'A', (2u << 20) - 1); huge_jws[(2u << 20) - 1] = 0; }
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     /* A crashing child must die at once: the Swift runtime's backtracer would otherwise
@@ -353,6 +613,7 @@ int main(int argc, char **argv) {
     if (!long_string) return 2;
     memset(long_string, 'a', (1 << 20) - 1);
     long_string[(1 << 20) - 1] = 0;
+    setup_receipts_and_jws();
     /* NULL store paths resolve under the temporary folder, never the real home. */
     setenv("XDG_STATE_HOME", folder, 1);
     unsetenv("GATEKIT_STORE");
@@ -366,6 +627,11 @@ int main(int argc, char **argv) {
     printf("  %d isolated calls over %zu functions\n", calls_run, sizeof api / sizeof api[0]);
 
     free(long_string);
+    free(huge_jws);
+    receipt_free(receipt);
+    free(receipt_data);
+    free(jws_text);
+    free(jws_anchor);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);
