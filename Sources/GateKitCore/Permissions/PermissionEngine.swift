@@ -250,7 +250,7 @@ public final class PermissionEngine: @unchecked Sendable {
         for c in current.knownCategories {
             let stored = current.storedState(c)
             let storedChanged = stored != (reportedStored[c] ?? .unknown)
-            guard storedChanged || (askProviderForAll && slot != nil) else { continue }
+            guard storedChanged || askProviderForAll else { continue }
             let answer: ProviderAnswer
             do {
                 answer = try ask(slot, c)
