@@ -17,13 +17,15 @@ export PKG_CONFIG_PATH := $(CURDIR)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONF
 export GATEKIT_FIXTURES ?= $(abspath $(CURDIR)/../shared/fixtures)
 export GATEKIT_LIBRARY  ?= $(CURDIR)/$(DEBUG_DIR)/libgatekit.so
 
-GK_CFLAGS = $(shell pkg-config --cflags gatekit)
-GK_LIBS   = $(shell pkg-config --libs gatekit)
+GK_CFLAGS = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --cflags gatekit)
+GK_LIBS   = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --libs gatekit)
 
 TOOL_SOURCES := $(wildcard examples/gatekit/*.c)
 C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_*.c))
 
-.PHONY: build deps lib tool demo test test-swift test-c test-python test-install bench install clean
+VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
+
+.PHONY: build deps lib tool static demo test test-swift test-c test-python test-install bench install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -45,6 +47,32 @@ $(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h include/gatekit.h $(DEBUG_DIR)/lib
 	@mkdir -p $(C_OUT)/tests
 	$(CC) $(CWARN) -O1 -g -pthread -o $@ $< $(GK_CFLAGS) $(GK_LIBS)
 
+# Toolchain-free release library (Swift runtime linked in), for `make install` and `make bench`.
+static: deps
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product gatekit
+	@ln -sfn libgatekit.so $(STATIC_DIR)/libgatekit.so.0
+
+install: static
+	install -d "$(PREFIX)/lib/pkgconfig" "$(PREFIX)/include" "$(PREFIX)/bin"
+	install -m 0755 $(STATIC_DIR)/libgatekit.so "$(PREFIX)/lib/libgatekit.so.$(VERSION)"
+	strip --strip-unneeded "$(PREFIX)/lib/libgatekit.so.$(VERSION)"
+	ln -sfn libgatekit.so.$(VERSION) "$(PREFIX)/lib/libgatekit.so.0"
+	ln -sfn libgatekit.so.0 "$(PREFIX)/lib/libgatekit.so"
+	install -m 0644 include/gatekit.h "$(PREFIX)/include/gatekit.h"
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/gatekit.pc.in > "$(PREFIX)/lib/pkgconfig/gatekit.pc"
+	$(CC) $(CWARN) -O2 -o "$(PREFIX)/bin/gatekit" $(TOOL_SOURCES) -I"$(PREFIX)/include" -L"$(PREFIX)/lib" -Wl,-rpath,"$(PREFIX)/lib" -lgatekit
+	@site=$$($(PYTHON) -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1], "platbase": sys.argv[1]}))' "$(PREFIX)") && \
+	  install -d "$$site/gatekit" && install -m 0644 python/gatekit/*.py python/gatekit/py.typed "$$site/gatekit/" && \
+	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(PREFIX)/lib/libgatekit.so.0" "$$site/gatekit")" "$$site/gatekit/libgatekit.so.0" && \
+	  echo "installed the Python package in $$site"
+
+bench: static
+	@bench/run.sh $(STATIC_DIR)/libgatekit.so
+
+test-install:
+	@rm -rf $(C_OUT)/install-test && $(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(C_OUT)/install-test >/dev/null
+	@scripts/test-install.sh $(CURDIR)/$(C_OUT)/install-test
+
 demo: build
 	@scripts/demo.sh $(C_OUT)/gatekit
 
@@ -58,7 +86,7 @@ test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 
-test-python:
+test-python: build
 	@$(PYTHON) -c 'import pytest' 2>/dev/null || $(PYTHON) -m pip install -q pytest
 	cd python && $(PYTHON) -m pytest -q tests
 

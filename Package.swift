@@ -9,7 +9,8 @@ let package = Package(
         .library(name: "gatekit", type: .dynamic, targets: ["GateKit"]),
     ],
     targets: [
-        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // libcrypto only: GateKit does no TLS, so libssl is never loaded.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // include/gatekit.h as a Swift module, so the exports are type-checked against the header.
         .systemLibrary(name: "CGateKitHeader"),

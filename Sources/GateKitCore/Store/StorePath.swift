@@ -16,7 +16,8 @@ public enum StorePath {
         guard !appID.contains(".."), appID != "." else { throw .invalid("app_id must not contain '..'") }
     }
 
-    public static func resolve(path: String?, appID: String?) throws(GateKitError) -> String {
+    public static func resolve(path: String?, appID: String?,
+                               environment: (String) -> String? = StorePath.environment) throws(GateKitError) -> String {
         if let appID { try validateAppID(appID) }
         if let path {
             guard !path.isEmpty else { throw .invalid("path is empty") }
@@ -34,7 +35,7 @@ public enum StorePath {
         return "\(home)/.local/state/gatekit/\(appID).sqlite"
     }
 
-    static func environment(_ name: String) -> String? {
+    public static func environment(_ name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         return String(validatingCString: v)
     }

@@ -1,0 +1,161 @@
+import CSQLite
+import Glibc
+import Testing
+@testable import GateKitCore
+
+@Suite struct StoreTests {
+    @Test func createsAVersionedWALStore() throws {
+        let folder = TemporaryFolder()
+        let store = try Store(path: folder.file("a/b/s.sqlite"), appID: nil)  // parents created
+        let (mode, version, appID) = try store.read { (db) throws(GateKitError) in
+            let s = try db.statement("PRAGMA journal_mode")
+            _ = try s.step()
+            return (s.text(0), try db.scalar("PRAGMA user_version"), try db.scalar("PRAGMA application_id"))
+        }
+        #expect(mode == "wal")
+        #expect(version == Schema.currentVersion)
+        #expect(appID == Schema.applicationID)
+        #expect(try store.integrityReport().isEmpty)
+    }
+
+    @Test func reopensAndKeepsData() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.sqlite")
+        let hash = try sha256Hex("v1")
+        do {
+            let store = try Store(path: path, appID: nil)
+            try EULAGate(store: store).record(.accepted, documentID: "terms", hash: hash, user: nil)
+        }
+        let again = try Store(path: path, appID: nil)
+        #expect(try EULAGate(store: again).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
+    }
+
+    private func refusal(_ path: String) -> GateKitError.Code? {
+        do {
+            _ = try Store(path: path, appID: nil)
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test func refusesAForeignFileAndLeavesItUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("notes.txt")
+        let bytes = Array("these are my notes, not a database\n".utf8)
+        Files.write(path, bytes)
+        #expect(refusal(path) == .notAStore)
+        #expect(Files.read(path) == bytes)
+    }
+
+    @Test func refusesAForeignSQLiteDatabaseAndLeavesItUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("other.sqlite")
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", nil, nil, nil)
+        sqlite3_close(db)
+        let before = Files.read(path)
+        #expect(refusal(path) == .notAStore)
+        #expect(Files.read(path) == before)
+    }
+
+    @Test func refusesANewerSchemaAndLeavesItUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.sqlite")
+        do { _ = try Store(path: path, appID: nil) }
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_exec(db, "PRAGMA user_version=\(Schema.currentVersion + 1)", nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        sqlite3_close(db)
+        let before = Files.read(path)
+        #expect(refusal(path) == .newerStore)
+        #expect(Files.read(path) == before)
+    }
+
+    @Test func refusesACorruptStoreAndLeavesItUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.sqlite")
+        do {
+            let store = try Store(path: path, appID: nil)
+            let gate = EULAGate(store: store)
+            for i in 0..<400 { try gate.record(.accepted, documentID: "doc-\(i)", hash: try sha256Hex("\(i)"), user: nil) }
+        }
+        // Fold the WAL into the file, then damage the b-tree pages (not the header).
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", nil, nil, nil)
+        sqlite3_close(db)
+        guard var bytes = Files.read(path), bytes.count > 8192 else {
+            Issue.record("store too small to corrupt")
+            return
+        }
+        for i in stride(from: 4096 + 8, to: bytes.count, by: 97) { bytes[i] ^= 0xA5 }
+        Files.write(path, bytes)
+        let code = refusal(path)
+        #expect(code == .corrupt || code == .notAStore, "got \(String(describing: code))")
+        #expect(Files.read(path) == bytes)
+    }
+
+    @Test func refusesATruncatedHeader() {
+        let folder = TemporaryFolder()
+        let path = folder.file("s.sqlite")
+        Files.write(path, Array("SQLite format 3\0".utf8) + [1, 2, 3])
+        #expect(refusal(path) == .corrupt)
+    }
+
+    @Test func refusesAFolderAsPath() {
+        let folder = TemporaryFolder()
+        #expect(refusal(folder.path) == .invalidArgument)
+    }
+
+    @Test func validatesAppIDs() {
+        for good in ["com.example.app", "a", "A-b_c.9"] {
+            #expect(throws: Never.self) { try StorePath.validateAppID(good) }
+        }
+        for bad in ["", "..", "a/b", "a..b", ".", "a b", "é", String(repeating: "a", count: 129)] {
+            #expect(throws: GateKitError.self, "accepted '\(bad)'") { try StorePath.validateAppID(bad) }
+        }
+    }
+
+    @Test func resolvesTheDefaultPath() throws {
+        func env(_ values: [String: String]) -> (String) -> String? { { values[$0] } }
+        #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["GATEKIT_STORE": "/x/s.db", "HOME": "/h"])) == "/x/s.db")
+        #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["XDG_STATE_HOME": "/state", "HOME": "/h"])) == "/state/gatekit/app.sqlite")
+        #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["XDG_STATE_HOME": "relative", "HOME": "/h"])) == "/h/.local/state/gatekit/app.sqlite")
+        #expect(try StorePath.resolve(path: "/p.sqlite", appID: nil, environment: env([:])) == "/p.sqlite")
+        #expect(throws: GateKitError.self) { try StorePath.resolve(path: nil, appID: nil, environment: env(["HOME": "/h"])) }
+        #expect(throws: GateKitError.self) { try StorePath.resolve(path: nil, appID: "app", environment: env([:])) }
+        #expect(throws: GateKitError.self) { try StorePath.resolve(path: "/p", appID: "../evil", environment: env([:])) }
+    }
+
+    @Test func migratesAnOlderStoreForwardKeepingItsData() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("v1.sqlite")
+        // A store exactly as schema version 1 wrote it.
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_exec(db, Schema.migrations[0], nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=1;", nil, nil, nil)
+        let hash = try sha256Hex("old")
+        sqlite3_exec(db, "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES ('terms', NULL, '\(hash)', 1, 1000)", nil, nil, nil)
+        sqlite3_close(db)
+
+        let store = try Store(path: path, appID: nil)
+        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == Schema.currentVersion)
+        #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
+    }
+
+    @Test func historyIsAppendOnly() throws {
+        let folder = TemporaryFolder()
+        let store = try Store(path: folder.file("s.sqlite"), appID: nil)
+        try EULAGate(store: store).record(.accepted, documentID: "terms", hash: try sha256Hex("x"), user: nil)
+        for sql in ["UPDATE eula_decisions SET decision = 2", "DELETE FROM eula_decisions"] {
+            #expect(throws: GateKitError.self) {
+                try store.write { (db) throws(GateKitError) in try db.execute(sql) }
+            }
+        }
+        #expect(try EULAGate(store: store).history(documentID: nil, user: .everyone).count == 1)
+    }
+}

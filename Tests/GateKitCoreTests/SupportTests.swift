@@ -1,0 +1,90 @@
+import Testing
+@testable import GateKitCore
+
+@Suite struct Base64Tests {
+    @Test func roundTripsEveryLength() {
+        for n in 0..<40 {
+            let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            for alphabet in [Base64.Alphabet.standard, .url] {
+                let text = Base64.encode(bytes, alphabet: alphabet)
+                #expect(Base64.decode(Array(text.utf8), alphabet: alphabet) == bytes)
+            }
+        }
+    }
+
+    @Test func rfc4648Vectors() {
+        let vectors = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")]
+        for (plain, encoded) in vectors {
+            #expect(Base64.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64.decode(Array(encoded.utf8), alphabet: .standard) == Array(plain.utf8))
+        }
+    }
+
+    @Test func rejectsWhatIsNotBase64() {
+        #expect(Base64.decode(Array("Zg=".utf8), alphabet: .standard) == nil)       // short padding
+        #expect(Base64.decode(Array("Zh==".utf8), alphabet: .standard) == nil)      // non-zero unused bits
+        #expect(Base64.decode(Array("Zg==Zg==".utf8), alphabet: .standard) == nil)  // data after padding
+        #expect(Base64.decode(Array("Z".utf8), alphabet: .standard) == nil)
+        #expect(Base64.decode(Array("Zg==".utf8), alphabet: .url) == nil)           // url: no padding
+        #expect(Base64.decode(Array("a+b/".utf8), alphabet: .url) == nil)
+        #expect(Base64.decode(Array("a-b_".utf8), alphabet: .standard) == nil)
+        #expect(Base64.decode(Array("Zm9v\r\nYmFy".utf8), alphabet: .standard) == Array("foobar".utf8))
+    }
+}
+
+@Suite struct TimestampTests {
+    @Test func parsesAppleForms() {
+        #expect(Timestamp.parseRFC3339(Array("1970-01-01T00:00:00Z".utf8)) == 0)
+        #expect(Timestamp.parseRFC3339(Array("2020-07-14T19:36:40Z".utf8)) == 1_594_755_400_000)
+        #expect(Timestamp.parseRFC3339(Array("2020-07-22T18:33:15+0100".utf8)) == 1_595_439_195_000)
+        #expect(Timestamp.parseRFC3339(Array("2020-07-22T18:33:15+01:00".utf8)) == 1_595_439_195_000)
+        #expect(Timestamp.parseRFC3339(Array("2020-07-22T12:33:15-05:00".utf8)) == 1_595_439_195_000)
+        #expect(Timestamp.parseRFC3339(Array("2020-07-14T19:36:40.5Z".utf8)) == 1_594_755_400_500)
+        #expect(Timestamp.parseRFC3339(Array("4001-01-01T00:00:00Z".utf8)) == 64_092_211_200_000)
+    }
+
+    @Test func rejectsMalformedDates() {
+        for bad in ["", "2020-07-14", "2020-07-14T19:36:40", "2020-13-01T00:00:00Z", "2021-02-29T00:00:00Z",
+                    "2020-07-14T24:00:00Z", "2020-07-14T19:36:40+2500", "2020-07-14T19:36:40Zjunk", "20x0-07-14T19:36:40Z"] {
+            #expect(Timestamp.parseRFC3339(Array(bad.utf8)) == nil, "accepted \(bad)")
+        }
+        #expect(Timestamp.parseRFC3339(Array("2020-02-29T00:00:00Z".utf8)) != nil)
+    }
+
+    @Test func formatsAndRoundTrips() {
+        #expect(Timestamp.rfc3339Milliseconds(0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339Milliseconds(1_594_755_400_123) == "2020-07-14T19:36:40.123Z")
+        #expect(Timestamp.rfc3339Milliseconds(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.spaced(1_594_755_400_000) == "2020-07-14 19:36:40")
+        for days in stride(from: -800_000, through: 800_000, by: 997) {
+            let d = Timestamp.civilDate(days: days)
+            #expect(Timestamp.days(year: d.year, month: d.month, day: d.day) == days)
+        }
+        #expect(Timestamp.weekday(days: 0) == 4)  // 1970-01-01 was a Thursday
+    }
+}
+
+@Suite struct JSONTests {
+    @Test func parsesAndKeepsNumbersExactly() throws {
+        let v = try JSONParser.parse(Array(#"{"a":1697679936049.7297,"b":[true,false,null],"c":"x\u00e9\ud83d\ude00","id":123456789012345678901}"#.utf8))
+        #expect(v["a"] == .number("1697679936049.7297"))
+        #expect(v["a"]?.int64Value == 1_697_679_936_049)
+        #expect(v["b"] == .array([.bool(true), .bool(false), .null]))
+        #expect(v["c"]?.stringValue == "xé😀")
+        #expect(v["id"] == .number("123456789012345678901"))
+        #expect(JSONWriter.serialize(v) == #"{"a":1697679936049.7297,"b":[true,false,null],"c":"xé😀","id":123456789012345678901}"#)
+    }
+
+    @Test func rejectsMalformedAndHostileInput() {
+        let bad = [#"{"a":1,}"#, "[1 2]", #"{"a" 1}"#, "01", "1.", "-", #""\x""#, #""\ud800""#, "[", "{} x", "\u{1}",
+                   #""a\u0000"#, "tru", "[" + String(repeating: "[", count: 100) + String(repeating: "]", count: 101)]
+        for text in bad {
+            #expect(throws: GateKitError.self, "accepted \(text)") { try JSONParser.parse(Array(text.utf8)) }
+        }
+        #expect(throws: GateKitError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }  // invalid UTF-8
+    }
+
+    @Test func writerEscapesControlCharacters() {
+        #expect(JSONWriter.serialize(.string("a\"b\\c\n\u{1}")) == #""a\"b\\c\n\u0001""#)
+    }
+}

@@ -1,0 +1,45 @@
+import Glibc
+@testable import GateKitCore
+
+/// A fresh private folder per test, removed at the end.
+final class TemporaryFolder {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/gatekit-test-XXXXXX".utf8CString)
+        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress, let p = mkdtemp(base) else { return nil }
+            return String(cString: p)
+        }
+        path = made ?? "/tmp/gatekit-test-fallback-\(getpid())"
+    }
+
+    deinit { _ = system("rm -rf '\(path)'") }
+
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+}
+
+enum Files {
+    static func write(_ path: String, _ bytes: [UInt8]) {
+        guard let f = fopen(path, "wb") else { return }
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        fclose(f)
+    }
+
+    static func read(_ path: String) -> [UInt8]? {
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var out = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 65536, f) }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        return out
+    }
+}
+
+func sha256Hex(_ text: String) throws -> String {
+    Hex.encode(try Digest.hash(.sha256, Array(text.utf8)))
+}

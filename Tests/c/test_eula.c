@@ -1,0 +1,277 @@
+/* The EULA and store API from C: every function, NULL arguments, odd files, large files,
+ * non-UTF-8 user names, and the history JSON read back. */
+#include "check.h"
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char folder[] = "/tmp/gatekit-c-eula-XXXXXX";
+
+static const char *path_in(const char *name) {
+    static char buf[4][512];
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, 512, "%s/%s", folder, name);
+    return p;
+}
+
+static void write_file(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f) { perror(path); exit(2); }
+    if (len && fwrite(data, 1, len, f) != len) { perror(path); exit(2); }
+    fclose(f);
+}
+
+/* Counts occurrences of a substring (history entries are flat objects). */
+static int count(const char *haystack, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+static void test_version_and_errors(void) {
+    CHECK_STR(gatekit_version(), GATEKIT_VERSION_STRING);
+    CHECK(gatekit_version_number() == GATEKIT_VERSION_NUMBER);
+    CHECK(gatekit_hash_hex_size() == GATEKIT_HASH_HEX_SIZE);
+    CHECK_STR(gatekit_strerror(GATEKIT_OK), "success");
+    const int codes[] = {GATEKIT_EINVAL, GATEKIT_ENOTFOUND, GATEKIT_EIO, GATEKIT_EBUSY, GATEKIT_ECORRUPT,
+                         GATEKIT_ENEWER, GATEKIT_ENOMEM, GATEKIT_EINTERNAL, GATEKIT_ENOTSTORE,
+                         GATEKIT_EREADONLY, GATEKIT_EVERSION, GATEKIT_ETOOLARGE};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        CHECK(strcmp(gatekit_strerror(codes[i]), "unknown error") != 0);
+        for (size_t j = 0; j < i; j++) CHECK(strcmp(gatekit_strerror(codes[i]), gatekit_strerror(codes[j])) != 0);
+    }
+    CHECK_STR(gatekit_strerror(-99999), "unknown error");
+    CHECK_STR(gatekit_strerror(12345), "unknown error");
+    CHECK(gatekit_last_error() != NULL);
+    gatekit_free(NULL);
+}
+
+static void test_hashing(void) {
+    char hash[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_bytes(hash, "abc", 3), GATEKIT_OK);
+    CHECK_STR(hash, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK_RC(eula_hash_bytes(hash, NULL, 0), GATEKIT_OK);
+    CHECK_STR(hash, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK_RC(eula_hash_bytes(hash, NULL, 3), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "data") != NULL);
+    CHECK_RC(eula_hash_bytes(NULL, "abc", 3), GATEKIT_EINVAL);
+    CHECK_RC(eula_hash_bytes(hash, "abc", SIZE_MAX), GATEKIT_EINVAL);
+
+    write_file(path_in("empty.txt"), "", 0);  /* a 0-byte EULA is a document like any other */
+    CHECK_RC(eula_hash_file(hash, path_in("empty.txt")), GATEKIT_OK);
+    CHECK_STR(hash, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK_RC(eula_hash_file(hash, path_in("absent.txt")), GATEKIT_ENOTFOUND);
+    CHECK(strstr(gatekit_last_error(), "absent.txt") != NULL);
+    CHECK_RC(eula_hash_file(hash, folder), GATEKIT_EIO);
+    CHECK_RC(eula_hash_file(hash, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_hash_file(NULL, path_in("empty.txt")), GATEKIT_EINVAL);
+}
+
+static void test_large_document(gatekit_store *store) {
+    /* 50 MB: streamed, and the same hash as the bytes in memory. */
+    size_t len = 50u * 1024 * 1024;
+    unsigned char *big = malloc(len);
+    CHECK(big != NULL);
+    if (!big) return;
+    for (size_t i = 0; i < len; i++) big[i] = (unsigned char)(i * 2654435761u >> 24);
+    write_file(path_in("big.txt"), big, len);
+    char from_file[GATEKIT_HASH_HEX_SIZE], from_bytes[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_file(from_file, path_in("big.txt")), GATEKIT_OK);
+    CHECK_RC(eula_hash_bytes(from_bytes, big, len), GATEKIT_OK);
+    CHECK_STR(from_file, from_bytes);
+    CHECK_RC(eula_should_present(store, "big", path_in("big.txt"), NULL), 1);
+    CHECK_RC(eula_accept(store, "big", from_file, NULL), GATEKIT_OK);
+    CHECK_RC(eula_should_present(store, "big", path_in("big.txt"), NULL), 0);
+    free(big);
+}
+
+/* An unreadable EULA is GATEKIT_EIO. Root reads any file, so as root the check runs in a
+ * child that has dropped to the unprivileged "nobody" (65534). */
+static int unreadable_file_is_io_error(const char *path) {
+    char hash[GATEKIT_HASH_HEX_SIZE];
+    if (geteuid() != 0) return eula_hash_file(hash, path) == GATEKIT_EIO;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+        _exit(eula_hash_file(hash, path) == GATEKIT_EIO ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_gating(gatekit_store *store) {
+    const char *v1 = "Terms v1\n", *v2 = "Terms v2\n";
+    write_file(path_in("EULA.txt"), v1, strlen(v1));
+    char h1[GATEKIT_HASH_HEX_SIZE], h2[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_bytes(h1, v1, strlen(v1)), GATEKIT_OK);
+    CHECK_RC(eula_hash_bytes(h2, v2, strlen(v2)), GATEKIT_OK);
+
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), NULL), 1);
+    CHECK_RC(eula_accept(store, "terms", h1, NULL), GATEKIT_OK);
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), NULL), 0);
+    CHECK_RC(eula_should_present_hash(store, "terms", h1, NULL), 0);
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), "alice"), 1);
+
+    /* The text changes: presented again; accepting a different (shown) text is legal. */
+    write_file(path_in("EULA.txt"), v2, strlen(v2));
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), NULL), 1);
+    CHECK_RC(eula_accept(store, "terms", h1, NULL), GATEKIT_OK);
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), NULL), 1);
+
+    /* A minor revision is covered by the acceptance of its base; a decline re-presents. */
+    CHECK_RC(eula_mark_minor_revision(store, "terms", h1, h2), GATEKIT_OK);
+    CHECK_RC(eula_mark_minor_revision(store, "terms", h1, h2), GATEKIT_OK);  /* idempotent */
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), NULL), 0);
+    CHECK_RC(eula_decline(store, "terms", h2, NULL), GATEKIT_OK);
+    CHECK_RC(eula_should_present(store, "terms", path_in("EULA.txt"), NULL), 1);
+
+    /* A missing or unreadable file is an error, never an answer. */
+    CHECK_RC(eula_should_present(store, "terms", path_in("missing.txt"), NULL), GATEKIT_ENOTFOUND);
+    CHECK_RC(eula_should_present(store, "terms", folder, NULL), GATEKIT_EIO);
+    chmod(path_in("EULA.txt"), 0);
+    CHECK(unreadable_file_is_io_error(path_in("EULA.txt")));
+    chmod(path_in("EULA.txt"), 0644);
+}
+
+static void test_users_and_history(gatekit_store *store) {
+    char h[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_bytes(h, "privacy", 7), GATEKIT_OK);
+    const char latin1[] = {'J', (char)0xF6, 'r', 'g', 0};  /* not UTF-8 */
+    CHECK_RC(eula_accept(store, "privacy", h, latin1), GATEKIT_OK);
+    CHECK_RC(eula_should_present_hash(store, "privacy", h, latin1), 0);
+    CHECK_RC(eula_should_present_hash(store, "privacy", h, "J\xc3\xb6rg"), 1);  /* the UTF-8 spelling is another user */
+    CHECK_RC(eula_decline(store, "privacy", h, "J\xc3\xb6rg"), GATEKIT_OK);
+
+    char *json = NULL;
+    CHECK_RC(eula_history(&json, store, "privacy", latin1), GATEKIT_OK);
+    CHECK(json && json[0] == '[');
+    if (json) {
+        CHECK(count(json, "\"document_id\":\"privacy\"") == 1);
+        CHECK(strstr(json, "\"user_hex\":\"4af67267\"") != NULL);
+        CHECK(strstr(json, "\"decision\":\"accepted\"") != NULL);
+        CHECK(strstr(json, h) != NULL);
+        /* "at": RFC 3339 UTC with milliseconds. */
+        const char *at = strstr(json, "\"at\":\"");
+        CHECK(at && strlen(at) > 30 && at[10] == '-' && at[16] == 'T' && at[25] == '.' && at[29] == 'Z');
+    }
+    gatekit_free(json);
+
+    json = NULL;
+    CHECK_RC(eula_history(&json, store, "privacy", "J\xc3\xb6rg"), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"user\":\"J\xc3\xb6rg\"") && strstr(json, "\"decision\":\"declined\"") && !strstr(json, "user_hex"));
+    gatekit_free(json);
+
+    json = NULL;
+    CHECK_RC(eula_history(&json, store, "terms", NULL), GATEKIT_OK);
+    /* accept h1, accept h1 (shown text), decline h2: oldest first. */
+    CHECK(json && count(json, "\"decision\":") == 3 && count(json, "\"user\":null") == 3);
+    if (json) CHECK(strstr(json, "accepted") < strstr(json, "declined"));
+    gatekit_free(json);
+
+    json = NULL;
+    CHECK_RC(eula_history_all(&json, store, NULL), GATEKIT_OK);
+    CHECK(json && count(json, "\"decision\":") == 6);  /* big, terms x3, privacy x2 */
+    gatekit_free(json);
+
+    json = NULL;
+    CHECK_RC(eula_history(&json, store, "nothing-here", NULL), GATEKIT_OK);
+    CHECK_STR(json, "[]");
+    gatekit_free(json);
+}
+
+static void test_invalid_arguments(gatekit_store *store) {
+    char h[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_bytes(h, "x", 1), GATEKIT_OK);
+    char *json = (char *)1;
+    CHECK_RC(eula_should_present(NULL, "terms", path_in("EULA.txt"), NULL), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "store is NULL") != NULL);
+    CHECK_RC(eula_should_present(store, NULL, path_in("EULA.txt"), NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_should_present(store, "terms", NULL, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_should_present_hash(store, "terms", NULL, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_should_present_hash(store, "", h, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_should_present_hash(store, "\xff\xfe", h, NULL), GATEKIT_EINVAL);  /* ids are UTF-8 */
+    CHECK_RC(eula_accept(store, "terms", "ABCDEF", NULL), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "64 lowercase hex") != NULL);
+    CHECK_RC(eula_accept(store, "terms", "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD", NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_accept(store, "terms", NULL, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_accept(NULL, "terms", h, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_accept(store, "terms", h, ""), GATEKIT_EINVAL);
+    CHECK_RC(eula_decline(store, NULL, h, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_history(NULL, store, NULL, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_history(&json, NULL, NULL, NULL), GATEKIT_EINVAL);
+    CHECK(json == NULL);  /* out is cleared on failure */
+    CHECK_RC(eula_history_all(NULL, store, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_mark_minor_revision(store, "terms", h, NULL), GATEKIT_EINVAL);
+    CHECK_RC(eula_mark_minor_revision(store, "terms", h, h), GATEKIT_EINVAL);
+    char long_user[5000];
+    memset(long_user, 'u', sizeof long_user - 1);
+    long_user[sizeof long_user - 1] = 0;
+    CHECK_RC(eula_accept(store, "terms", h, long_user), GATEKIT_EINVAL);
+}
+
+static void test_store_open(void) {
+    gatekit_store *s = (gatekit_store *)1;
+    CHECK_RC(gatekit_store_open(NULL, path_in("x.sqlite"), NULL), GATEKIT_EINVAL);
+    CHECK_RC(gatekit_store_open(&s, folder, NULL), GATEKIT_EINVAL);  /* a folder */
+    CHECK(s == NULL);
+    CHECK_RC(gatekit_store_open(&s, path_in("y.sqlite"), "../escape"), GATEKIT_EINVAL);
+    CHECK_RC(gatekit_store_open(&s, path_in("y.sqlite"), "a/b"), GATEKIT_EINVAL);
+
+    /* A foreign file is refused and left byte-for-byte intact. */
+    const char notes[] = "my notes, not a store";
+    write_file(path_in("notes.txt"), notes, sizeof notes);
+    CHECK_RC(gatekit_store_open(&s, path_in("notes.txt"), NULL), GATEKIT_ENOTSTORE);
+    FILE *f = fopen(path_in("notes.txt"), "rb");
+    char back[64] = {0};
+    size_t n = f ? fread(back, 1, sizeof back, f) : 0;
+    if (f) fclose(f);
+    CHECK(n == sizeof notes && memcmp(back, notes, n) == 0);
+
+    /* A parent that is a file. */
+    CHECK_RC(gatekit_store_open(&s, path_in("notes.txt/store.sqlite"), NULL), GATEKIT_EIO);
+
+    /* Default location: $GATEKIT_STORE, else $XDG_STATE_HOME/gatekit/<app_id>.sqlite. */
+    unsetenv("GATEKIT_STORE");
+    setenv("XDG_STATE_HOME", path_in("state"), 1);
+    CHECK_RC(gatekit_store_open(&s, NULL, "com.example.app"), GATEKIT_OK);
+    char expected[512];
+    snprintf(expected, sizeof expected, "%s/state/gatekit/com.example.app.sqlite", folder);
+    CHECK_STR(gatekit_store_path(s), expected);
+    CHECK_RC(gatekit_store_check(s), GATEKIT_OK);
+    gatekit_store_close(s);
+    CHECK_RC(gatekit_store_open(&s, NULL, NULL), GATEKIT_EINVAL);  /* no app id, no path */
+    setenv("GATEKIT_STORE", path_in("env.sqlite"), 1);
+    CHECK_RC(gatekit_store_open(&s, NULL, NULL), GATEKIT_OK);
+    CHECK_STR(gatekit_store_path(s), path_in("env.sqlite"));
+    gatekit_store_close(s);
+    unsetenv("GATEKIT_STORE");
+    CHECK(gatekit_store_path(NULL) == NULL);
+    CHECK_RC(gatekit_store_check(NULL), GATEKIT_EINVAL);
+    gatekit_store_close(NULL);
+}
+
+int main(void) {
+    if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
+    chmod(folder, 0711);  /* traversable, so the unreadable-file check fails on the file itself */
+    test_version_and_errors();
+    test_hashing();
+    test_store_open();
+
+    gatekit_store *store = NULL;
+    CHECK_RC(gatekit_store_open(&store, path_in("eula.sqlite"), NULL), GATEKIT_OK);
+    if (store) {
+        test_large_document(store);
+        test_gating(store);
+        test_users_and_history(store);
+        test_invalid_arguments(store);
+        gatekit_store_close(store);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);
+    return check_report("test_eula");
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `make bench`: builds every bench/bench_*.c against the toolchain-free release library,
+# runs it, then every bench/bench_*.py; prints Markdown and keeps it in .build/bench/results.md.
+set -euo pipefail
+lib=$(realpath "$1")
+libdir=$(dirname "$lib")
+out=.build/bench
+mkdir -p "$out"
+flags=$(pkg-config --define-variable=libdir="$libdir" --cflags --libs gatekit)
+{
+    echo "# make bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+    for src in bench/bench_*.c; do
+        name=$(basename "$src" .c)
+        cc -std=c11 -O2 -D_GNU_SOURCE -Ibench -o "$out/$name" "$src" $flags -lcrypto -lssl -lsqlite3 -ldl -lpthread
+        "$out/$name" "$lib"
+    done
+    for src in bench/bench_*.py; do
+        GATEKIT_LIBRARY="$lib" PYTHONPATH=python "${PYTHON:-python3}" "$src" "$lib"
+    done
+} | tee "$out/results.md"

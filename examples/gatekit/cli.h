@@ -1,0 +1,46 @@
+/* gatekit — the command-line tool built on the public header. Shared helpers for the
+ * subcommands (one file per area: eula.c, receipt.c, perm.c, jws.c). */
+#ifndef GATEKIT_CLI_H
+#define GATEKIT_CLI_H
+
+#include <gatekit.h>
+#include <stdio.h>
+
+/* Exit codes (documented in the README; stable). */
+enum {
+    GK_EXIT_OK = 0,
+    GK_EXIT_ERROR = 1,            /* a library call failed */
+    GK_EXIT_USAGE = 2,            /* bad command line */
+    GK_EXIT_PRESENT = 3,          /* eula status: the document must be presented */
+    GK_EXIT_DECLINED = 4,         /* eula check: the user declined */
+    GK_EXIT_NEEDS_ACCEPTANCE = 172 /* eula check: acceptance required, no terminal and no --accept
+                                      (the code Chef's license gate uses for the same case) */
+};
+
+typedef struct gk_cli {
+    const char *store_path;  /* --store, else the library's default ($GATEKIT_STORE, XDG) */
+    const char *app_id;      /* --app-id, default "gatekit" */
+    gatekit_store *store;    /* opened on first use */
+} gk_cli;
+
+/* Opens the store on first use; prints the error and returns NULL on failure. */
+gatekit_store *gk_store(gk_cli *cli);
+
+/* Prints "gatekit: <what>: <strerror> (<last error>)" and returns GK_EXIT_ERROR. */
+int gk_fail(const char *what, int rc);
+
+/* Prints a usage message to stderr and returns GK_EXIT_USAGE. */
+int gk_usage(const char *text);
+
+/* Option parsing over argv[*i]: "--name value" or "--name=value". Returns 1 and sets *value
+ * (advancing *i past the value) when argv[*i] is that option; 0 otherwise; -1 when the
+ * value is missing. */
+int gk_option(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Reads a whole file (or stdin for "-") into a malloc'd buffer; NULL and a message on error. */
+unsigned char *gk_read_all(const char *path, size_t *len);
+
+/* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
+int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
+
+#endif

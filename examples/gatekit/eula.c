@@ -1,0 +1,237 @@
+/* gatekit eula: EULA gating as a launch gate would do it. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char eula_usage[] =
+    "gatekit eula <subcommand> ...\n"
+    "  status  --doc ID --file PATH [--user U]        exit 0: accepted, 3: must be presented\n"
+    "  show    --file PATH                            print the text and its SHA-256\n"
+    "  check   --doc ID --file PATH [--user U] [--accept]\n"
+    "          the launch gate: exit 0 when accepted (now or before); shows the text and asks\n"
+    "          on a terminal; headless acceptance only with --accept or GATEKIT_ACCEPT_EULA=1;\n"
+    "          exit 4 when declined, 172 when acceptance is required but impossible\n"
+    "  accept  --doc ID (--hash H | --file PATH) [--user U]\n"
+    "  decline --doc ID (--hash H | --file PATH) [--user U]\n"
+    "  history [--doc ID] [--user U | --all] [--json]\n"
+    "  minor   --doc ID --from HASH --to HASH          an acceptance of FROM covers TO";
+
+typedef struct {
+    const char *doc, *file, *user, *hash, *from, *to;
+    int accept, all, json;
+} eula_args;
+
+static int parse(int argc, char **argv, eula_args *a) {
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_option(argc, argv, &i, "--doc", &a->doc)) ||
+            (r = gk_option(argc, argv, &i, "--file", &a->file)) ||
+            (r = gk_option(argc, argv, &i, "--user", &a->user)) ||
+            (r = gk_option(argc, argv, &i, "--hash", &a->hash)) ||
+            (r = gk_option(argc, argv, &i, "--from", &a->from)) ||
+            (r = gk_option(argc, argv, &i, "--to", &a->to))) {
+            if (r < 0) return -1;
+            continue;
+        }
+        if (strcmp(argv[i], "--accept") == 0) a->accept = 1;
+        else if (strcmp(argv[i], "--all") == 0) a->all = 1;
+        else if (strcmp(argv[i], "--json") == 0) a->json = 1;
+        else {
+            fprintf(stderr, "gatekit eula: unexpected argument %s\n", argv[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The document's bytes and their hash, read once so the text shown is the text hashed. */
+typedef struct {
+    unsigned char *text;
+    size_t len;
+    char hash[GATEKIT_HASH_HEX_SIZE];
+} document;
+
+static int load_document(const char *path, document *d) {
+    d->text = gk_read_all(path, &d->len);
+    if (!d->text) return GK_EXIT_ERROR;
+    int rc = eula_hash_bytes(d->hash, d->text, d->len);
+    if (rc < 0) {
+        free(d->text);
+        return gk_fail("cannot hash the document", rc);
+    }
+    return GK_EXIT_OK;
+}
+
+static int status(gk_cli *cli, const eula_args *a) {
+    if (!a->doc || !a->file) return gk_usage(eula_usage);
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    char hash[GATEKIT_HASH_HEX_SIZE];
+    int rc = eula_hash_file(hash, a->file);
+    if (rc < 0) return gk_fail(a->file, rc);
+    rc = eula_should_present_hash(store, a->doc, hash, a->user);
+    if (rc < 0) return gk_fail("eula_should_present", rc);
+    printf("%s %s %s\n", rc ? "present" : "accepted", a->doc, hash);
+    return rc ? GK_EXIT_PRESENT : GK_EXIT_OK;
+}
+
+static int show(const eula_args *a) {
+    if (!a->file) return gk_usage(eula_usage);
+    document d;
+    int status = load_document(a->file, &d);
+    if (status) return status;
+    fwrite(d.text, 1, d.len, stdout);
+    fprintf(stderr, "sha256 %s\n", d.hash);
+    free(d.text);
+    return GK_EXIT_OK;
+}
+
+static int headless_acceptance(const eula_args *a) {
+    const char *env = getenv("GATEKIT_ACCEPT_EULA");
+    return a->accept || (env && strcmp(env, "1") == 0);
+}
+
+/* Asks on the terminal. 1: yes, 0: no, -1: no answer (end of input). */
+static int ask(void) {
+    fputs("\nDo you accept these terms? [y/N] ", stderr);
+    fflush(stderr);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin)) return -1;
+    return (line[0] == 'y' || line[0] == 'Y') ? 1 : 0;
+}
+
+static int check(gk_cli *cli, const eula_args *a) {
+    if (!a->doc || !a->file) return gk_usage(eula_usage);
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    document d;
+    int status = load_document(a->file, &d);
+    if (status) return status;
+
+    int rc = eula_should_present_hash(store, a->doc, d.hash, a->user);
+    if (rc < 0) {
+        free(d.text);
+        return gk_fail("eula_should_present", rc);
+    }
+    if (rc == 0) {
+        printf("eula %s: accepted (sha256 %s), not presented\n", a->doc, d.hash);
+        free(d.text);
+        return GK_EXIT_OK;
+    }
+
+    int headless = headless_acceptance(a);
+    if (!headless && !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "gatekit: eula %s (sha256 %s) must be accepted, but there is no terminal to ask on;\n"
+                        "  read it with 'gatekit eula show --file %s', then pass --accept or set GATEKIT_ACCEPT_EULA=1\n",
+                a->doc, d.hash, a->file);
+        free(d.text);
+        return GK_EXIT_NEEDS_ACCEPTANCE;
+    }
+
+    printf("---- %s (sha256 %s) ----\n", a->doc, d.hash);
+    fwrite(d.text, 1, d.len, stdout);
+    if (d.len && d.text[d.len - 1] != '\n') putchar('\n');
+    printf("---- end of %s ----\n", a->doc);
+    fflush(stdout);
+    free(d.text);
+
+    int answer = headless ? 1 : ask();
+    if (answer < 0) {
+        fprintf(stderr, "gatekit: no answer; nothing recorded\n");
+        return GK_EXIT_DECLINED;
+    }
+    rc = answer ? eula_accept(store, a->doc, d.hash, a->user) : eula_decline(store, a->doc, d.hash, a->user);
+    if (rc < 0) return gk_fail(answer ? "eula_accept" : "eula_decline", rc);
+    printf("eula %s: %s%s (sha256 %s)\n", a->doc, answer ? "accepted" : "declined",
+           headless ? " headless" : "", d.hash);
+    return answer ? GK_EXIT_OK : GK_EXIT_DECLINED;
+}
+
+static int record(gk_cli *cli, const eula_args *a, int accept) {
+    if (!a->doc || (!a->hash == !a->file)) return gk_usage(eula_usage);
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    char hash[GATEKIT_HASH_HEX_SIZE];
+    const char *h = a->hash;
+    if (!h) {
+        int rc = eula_hash_file(hash, a->file);
+        if (rc < 0) return gk_fail(a->file, rc);
+        h = hash;
+    }
+    int rc = accept ? eula_accept(store, a->doc, h, a->user) : eula_decline(store, a->doc, h, a->user);
+    if (rc < 0) return gk_fail(accept ? "eula_accept" : "eula_decline", rc);
+    printf("eula %s: %s %s\n", a->doc, accept ? "accepted" : "declined", h);
+    return GK_EXIT_OK;
+}
+
+/* Prints the history JSON as a table: one decision per line. The JSON is GateKit's own
+ * (fixed key order, no nesting), so a small scanner is enough here. */
+static const char *field(const char *entry, const char *key, char *out, size_t cap) {
+    char pattern[32];
+    snprintf(pattern, sizeof pattern, "\"%s\":", key);
+    const char *p = strstr(entry, pattern);
+    out[0] = 0;
+    if (!p) return out;
+    p += strlen(pattern);
+    if (strncmp(p, "null", 4) == 0) {
+        snprintf(out, cap, "(default)");
+        return out;
+    }
+    if (*p != '"') return out;
+    size_t n = 0;
+    for (p++; *p && *p != '"' && n + 1 < cap; p++) {
+        if (*p == '\\' && p[1]) p++;
+        out[n++] = *p;
+    }
+    out[n] = 0;
+    return out;
+}
+
+static int history(gk_cli *cli, const eula_args *a) {
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    char *json = NULL;
+    int rc = a->all ? eula_history_all(&json, store, a->doc) : eula_history(&json, store, a->doc, a->user);
+    if (rc < 0) return gk_fail("eula_history", rc);
+    if (a->json) {
+        puts(json);
+    } else {
+        printf("%-24s  %-10s  %-16s  %-8s  %s\n", "at", "document", "user", "decision", "sha256");
+        for (const char *e = strchr(json, '{'); e; e = strchr(e + 1, '{')) {
+            char at[40], doc[64], user[64], decision[16], hash[70];
+            printf("%-24s  %-10s  %-16s  %-8s  %s\n", field(e, "at", at, sizeof at), field(e, "document_id", doc, sizeof doc),
+                   field(e, "user", user, sizeof user), field(e, "decision", decision, sizeof decision),
+                   field(e, "hash", hash, sizeof hash));
+        }
+    }
+    gatekit_free(json);
+    return GK_EXIT_OK;
+}
+
+static int minor(gk_cli *cli, const eula_args *a) {
+    if (!a->doc || !a->from || !a->to) return gk_usage(eula_usage);
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    int rc = eula_mark_minor_revision(store, a->doc, a->from, a->to);
+    if (rc < 0) return gk_fail("eula_mark_minor_revision", rc);
+    printf("eula %s: %s is a minor revision of %s\n", a->doc, a->to, a->from);
+    return GK_EXIT_OK;
+}
+
+int gk_cmd_eula(gk_cli *cli, int argc, char **argv) {
+    if (argc < 2) return gk_usage(eula_usage);
+    eula_args a = {0};
+    if (parse(argc, argv, &a) < 0) return gk_usage(eula_usage);
+    const char *sub = argv[1];
+    if (strcmp(sub, "status") == 0) return status(cli, &a);
+    if (strcmp(sub, "show") == 0) return show(&a);
+    if (strcmp(sub, "check") == 0) return check(cli, &a);
+    if (strcmp(sub, "accept") == 0) return record(cli, &a, 1);
+    if (strcmp(sub, "decline") == 0) return record(cli, &a, 0);
+    if (strcmp(sub, "history") == 0) return history(cli, &a);
+    if (strcmp(sub, "minor") == 0) return minor(cli, &a);
+    fprintf(stderr, "gatekit eula: unknown subcommand %s\n", sub);
+    return gk_usage(eula_usage);
+}

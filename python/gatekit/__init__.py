@@ -1,0 +1,31 @@
+"""GateKit: EULA gating, App Store receipt validation and permission state.
+
+A typed ctypes binding of libgatekit.so. Every failing call raises a
+:class:`GateKitError` subclass carrying the library's code and detail.
+"""
+from __future__ import annotations
+
+from . import _native
+from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
+                     NotAStoreError, NotFoundError, StoreError, strerror)
+from .eula import EulaDecision, hash_bytes, hash_file
+from .store import Store
+
+__all__ = [
+    "CorruptStoreError", "EulaDecision", "GateKitError", "InvalidArgumentError", "NewerStoreError",
+    "NotAStoreError", "NotFoundError", "Store", "StoreError", "hash_bytes", "hash_file",
+    "library_path", "strerror", "version", "version_number",
+]
+
+
+def version() -> str:
+    return _native.gatekit_version().decode("ascii")
+
+
+def version_number() -> int:
+    return int(_native.gatekit_version_number())
+
+
+def library_path() -> str:
+    """The libgatekit file this package loaded."""
+    return _native.library_path

@@ -1,0 +1,93 @@
+"""Loads libgatekit and declares the C functions (argtypes/restype on every one)."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from pathlib import Path
+from typing import Any, Iterator, List, Set, Tuple
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_REPO_ROOT = _PACKAGE_DIR.parent.parent
+
+
+def _candidates() -> Iterator[Tuple[str, str]]:
+    explicit = os.environ.get("GATEKIT_LIBRARY")
+    if explicit:
+        # An explicit choice is authoritative: never fall back to a different library.
+        yield "$GATEKIT_LIBRARY", explicit
+        return
+    for name in ("libgatekit.so.0", "libgatekit.so"):
+        yield "next to the package", str(_PACKAGE_DIR / name)
+    for build in (".build/debug", ".build/release", ".build-static/release"):
+        yield "build tree", str(_REPO_ROOT / build / "libgatekit.so")
+    yield "system", "libgatekit.so.0"
+    found = ctypes.util.find_library("gatekit")
+    if found:
+        yield "system", found
+
+
+def _load() -> Tuple[ctypes.CDLL, str]:
+    tried: List[str] = []
+    for where, path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(f"{where}: {path} (no such file)")
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as error:
+            tried.append(f"{where}: {path} ({error})")
+    raise ImportError("cannot load libgatekit; tried:\n  " + "\n  ".join(tried))
+
+
+lib, library_path = _load()
+
+#: Every C function this package has declared (a test compares it with the header).
+DECLARED: Set[str] = set()
+
+
+def declare(name: str, restype: Any, *argtypes: Any) -> Any:
+    """Sets the prototype of a library function and returns it."""
+    function = getattr(lib, name)
+    function.restype = restype
+    function.argtypes = list(argtypes)
+    DECLARED.add(name)
+    return function
+
+
+class _StoreStruct(ctypes.Structure):
+    """Opaque gatekit_store."""
+
+
+StorePointer = ctypes.POINTER(_StoreStruct)
+
+c_char_p_p = ctypes.POINTER(ctypes.c_void_p)  # char ** out parameters, freed with gatekit_free
+
+gatekit_version = declare("gatekit_version", ctypes.c_char_p)
+gatekit_version_number = declare("gatekit_version_number", ctypes.c_int)
+gatekit_strerror = declare("gatekit_strerror", ctypes.c_char_p, ctypes.c_int)
+gatekit_last_error = declare("gatekit_last_error", ctypes.c_char_p)
+gatekit_free = declare("gatekit_free", None, ctypes.c_void_p)
+
+
+def take_string(pointer: ctypes.c_void_p) -> str:
+    """Copies a library-owned C string, then frees it with gatekit_free."""
+    if not pointer.value:
+        return ""
+    try:
+        return ctypes.string_at(pointer.value).decode("utf-8")
+    finally:
+        gatekit_free(pointer)
+
+
+def to_c_string(value: "str | bytes | None", name: str) -> "bytes | None":
+    """str as UTF-8 (no NUL inside), bytes as given, None as NULL."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    if not isinstance(value, (bytes, bytearray)):
+        raise TypeError(f"{name} must be str or bytes, not {type(value).__name__}")
+    if b"\0" in value:
+        raise ValueError(f"{name} must not contain NUL bytes")
+    return bytes(value)

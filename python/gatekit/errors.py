@@ -1,0 +1,92 @@
+"""GateKit's error codes as exceptions that carry the code and the library's detail."""
+from __future__ import annotations
+
+from typing import Dict, Type
+
+from . import _native
+
+OK = 0
+EINVAL = -1
+ENOTFOUND = -2
+EIO = -3
+EBUSY = -4
+ECORRUPT = -5
+ENEWER = -6
+ENOMEM = -7
+EINTERNAL = -8
+ENOTSTORE = -9
+EREADONLY = -10
+EVERSION = -11
+ETOOLARGE = -12
+
+
+class GateKitError(Exception):
+    """A failed call: ``code`` is the negative GATEKIT_E* value, ``detail`` is
+    gatekit_last_error() at the time of the failure, ``summary`` is gatekit_strerror()."""
+
+    def __init__(self, code: int, detail: str) -> None:
+        self.code = code
+        self.detail = detail
+        raw = _native.gatekit_strerror(code)
+        self.summary = raw.decode("utf-8") if raw else "unknown error"
+        super().__init__(f"{detail or self.summary} [{self.summary}, code {code}]")
+
+
+class InvalidArgumentError(GateKitError, ValueError):
+    pass
+
+
+class NotFoundError(GateKitError, LookupError):
+    pass
+
+
+class StoreError(GateKitError, OSError):
+    """The store could not be opened, read or written (I/O, busy, corrupt, foreign, newer)."""
+
+
+class CorruptStoreError(StoreError):
+    pass
+
+
+class NewerStoreError(StoreError):
+    pass
+
+
+class NotAStoreError(StoreError):
+    pass
+
+
+_CLASSES: Dict[int, Type[GateKitError]] = {
+    EINVAL: InvalidArgumentError,
+    EVERSION: InvalidArgumentError,
+    ETOOLARGE: InvalidArgumentError,
+    ENOTFOUND: NotFoundError,
+    EIO: StoreError,
+    EBUSY: StoreError,
+    EREADONLY: StoreError,
+    ECORRUPT: CorruptStoreError,
+    ENEWER: NewerStoreError,
+    ENOTSTORE: NotAStoreError,
+}
+
+
+def register(code: int, cls: Type[GateKitError]) -> None:
+    """Lets each binding module map its own codes to its exception classes."""
+    _CLASSES[code] = cls
+
+
+def error_for(code: int) -> GateKitError:
+    detail = (_native.gatekit_last_error() or b"").decode("utf-8", "replace")
+    return _CLASSES.get(code, GateKitError)(code, detail)
+
+
+def check(code: int) -> int:
+    """Returns a non-negative result, raises the matching exception for a negative one."""
+    if code < 0:
+        raise error_for(code)
+    return code
+
+
+def strerror(code: int) -> str:
+    raw = _native.gatekit_strerror(code)
+    return raw.decode("utf-8") if raw else ""

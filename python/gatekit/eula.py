@@ -1,0 +1,120 @@
+"""EULA gating: a document's version is the SHA-256 of its bytes."""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, List, Optional, Union
+
+from . import _native
+from .errors import check
+
+if TYPE_CHECKING:
+    from .store import Store
+
+HASH_HEX_SIZE = 65
+
+_hash_file = _native.declare("eula_hash_file", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
+_hash_bytes = _native.declare("eula_hash_bytes", ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t)
+_hash_hex_size = _native.declare("gatekit_hash_hex_size", ctypes.c_size_t)
+_S = _native.StorePointer
+_should_present = _native.declare("eula_should_present", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+_should_present_hash = _native.declare("eula_should_present_hash", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+_accept = _native.declare("eula_accept", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+_decline = _native.declare("eula_decline", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+_history = _native.declare("eula_history", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_char_p, ctypes.c_char_p)
+_history_all = _native.declare("eula_history_all", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_char_p)
+_mark_minor = _native.declare("eula_mark_minor_revision", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+
+User = Union[str, bytes, None]
+
+
+@dataclass(frozen=True)
+class EulaDecision:
+    """One entry of the append-only history."""
+    document_id: str
+    hash: str
+    user: Optional[bytes]   # None: the app's default user; raw bytes (names need not be UTF-8)
+    decision: str           # "accepted" or "declined"
+    at: str                 # RFC 3339 UTC with milliseconds
+
+    @property
+    def accepted(self) -> bool:
+        return self.decision == "accepted"
+
+    @classmethod
+    def from_json(cls, entry: dict) -> "EulaDecision":
+        user: Optional[bytes] = None
+        if "user_hex" in entry:
+            user = bytes.fromhex(entry["user_hex"])
+        elif entry.get("user") is not None:
+            user = entry["user"].encode("utf-8")
+        return cls(entry["document_id"], entry["hash"], user, entry["decision"], entry["at"])
+
+
+def hash_file(path: Union[str, "os.PathLike[str]"]) -> str:
+    """SHA-256 of a file as 64 lowercase hex digits."""
+    out = ctypes.create_string_buffer(HASH_HEX_SIZE)
+    check(_hash_file(out, _native.to_c_string(os.fsdecode(path), "path")))
+    return out.value.decode("ascii")
+
+
+def hash_bytes(data: bytes) -> str:
+    """SHA-256 of bytes as 64 lowercase hex digits."""
+    out = ctypes.create_string_buffer(HASH_HEX_SIZE)
+    buffer = bytes(data)
+    check(_hash_bytes(out, buffer, len(buffer)))
+    return out.value.decode("ascii")
+
+
+def _user(user: User) -> Optional[bytes]:
+    return _native.to_c_string(user, "user")
+
+
+def _text(value: Optional[str], name: str) -> Optional[bytes]:
+    return _native.to_c_string(value, name)
+
+
+def _history_list(raw: str) -> List[EulaDecision]:
+    return [EulaDecision.from_json(entry) for entry in json.loads(raw)]
+
+
+class EulaMixin:
+    """EULA methods of :class:`gatekit.Store`."""
+
+    handle: "_native.StorePointer"
+
+    def eula_should_present(self, document_id: str, path: Union[str, "os.PathLike[str]"], user: User = None) -> bool:
+        """True when the document at ``path`` must be shown to ``user`` (None: default user)."""
+        rc = _should_present(self.handle, _text(document_id, "document_id"),
+                             _native.to_c_string(os.fsdecode(path), "path"), _user(user))
+        return check(rc) == 1
+
+    def eula_should_present_hash(self, document_id: str, hash: str, user: User = None) -> bool:
+        return check(_should_present_hash(self.handle, _text(document_id, "document_id"),
+                                          _text(hash, "hash"), _user(user))) == 1
+
+    def eula_accept(self, document_id: str, hash: str, user: User = None) -> None:
+        """Records acceptance of exactly the text whose hash is given (the text shown)."""
+        check(_accept(self.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
+
+    def eula_decline(self, document_id: str, hash: str, user: User = None) -> None:
+        check(_decline(self.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
+
+    def eula_mark_minor_revision(self, document_id: str, from_hash: str, to_hash: str) -> None:
+        """An acceptance of ``from_hash`` then covers ``to_hash``."""
+        check(_mark_minor(self.handle, _text(document_id, "document_id"),
+                          _text(from_hash, "from_hash"), _text(to_hash, "to_hash")))
+
+    def eula_history(self, document_id: Optional[str] = None, user: User = None) -> List[EulaDecision]:
+        """This user's decisions, oldest first (document_id None: every document)."""
+        out = ctypes.c_void_p()
+        check(_history(ctypes.byref(out), self.handle, _text(document_id, "document_id"), _user(user)))
+        return _history_list(_native.take_string(out))
+
+    def eula_history_all(self, document_id: Optional[str] = None) -> List[EulaDecision]:
+        """Every user's decisions, oldest first."""
+        out = ctypes.c_void_p()
+        check(_history_all(ctypes.byref(out), self.handle, _text(document_id, "document_id")))
+        return _history_list(_native.take_string(out))

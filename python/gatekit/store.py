@@ -1,0 +1,70 @@
+"""The store handle: open, close, context manager; feature methods come from mixins."""
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Optional, Union
+
+from . import _native
+from .errors import check
+from .eula import EulaMixin
+
+_open = _native.declare("gatekit_store_open", ctypes.c_int,
+                        ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p)
+_close = _native.declare("gatekit_store_close", None, _native.StorePointer)
+_path = _native.declare("gatekit_store_path", ctypes.c_char_p, _native.StorePointer)
+_check = _native.declare("gatekit_store_check", ctypes.c_int, _native.StorePointer)
+
+PathLike = Union[str, bytes, "os.PathLike[str]"]
+
+
+class Store(EulaMixin):
+    """An open GateKit store. Safe to share between threads; ``close()`` is idempotent and
+    must not race with calls on other threads."""
+
+    def __init__(self, path: Optional[PathLike] = None, app_id: Optional[str] = None) -> None:
+        self._handle: Optional[_native.StorePointer] = None
+        handle = _native.StorePointer()
+        encoded = None if path is None else _native.to_c_string(os.fsdecode(path), "path")
+        check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id")))
+        self._handle = handle
+
+    @property
+    def handle(self) -> "_native.StorePointer":
+        if self._handle is None:
+            raise ValueError("the store is closed")
+        return self._handle
+
+    @property
+    def path(self) -> str:
+        return _path(self.handle).decode("utf-8")
+
+    def check(self) -> None:
+        """Full integrity check; raises CorruptStoreError when the file is damaged."""
+        check(_check(self.handle))
+
+    def close(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._before_close()
+            _close(handle)
+
+    def _before_close(self) -> None:
+        """Hook for mixins that hold per-handle resources (callbacks, watchers)."""
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # At interpreter shutdown module globals may be gone: never raise from here.
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self._handle is None else repr(self.path)
+        return f"<gatekit.Store {state}>"

@@ -1,0 +1,187 @@
+"""EULA gating through the Python package: semantics, threads, processes, crashes, bad files."""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import gatekit
+from conftest import worker
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_presented_until_this_exact_text_is_accepted(store, tmp_path):
+    eula = write(tmp_path / "EULA.txt", "Terms v1\n")
+    assert store.eula_should_present("terms", eula)
+    shown = gatekit.hash_file(eula)
+    assert shown == gatekit.hash_bytes(b"Terms v1\n")
+    store.eula_accept("terms", shown)
+    assert not store.eula_should_present("terms", eula)
+    assert store.eula_should_present("terms", eula, user="alice")
+    write(eula, "Terms v2\n")
+    assert store.eula_should_present("terms", eula)
+
+
+def test_decline_after_accept_presents_again_and_minor_revisions_are_covered(store):
+    v1, v1a = gatekit.hash_bytes(b"v1"), gatekit.hash_bytes(b"v1, typo fixed")
+    store.eula_accept("terms", v1)
+    assert store.eula_should_present_hash("terms", v1a)
+    store.eula_mark_minor_revision("terms", v1, v1a)
+    assert not store.eula_should_present_hash("terms", v1a)
+    store.eula_decline("terms", v1)
+    assert store.eula_should_present_hash("terms", v1a)
+
+
+def test_history_records_who_which_text_and_when(store):
+    h = gatekit.hash_bytes(b"privacy")
+    store.eula_accept("privacy", h, user=b"J\xf6rg")   # not UTF-8: kept exactly
+    store.eula_decline("privacy", h, user="Jörg")
+    latin1 = store.eula_history("privacy", user=b"J\xf6rg")
+    assert [(d.user, d.decision, d.hash) for d in latin1] == [(b"J\xf6rg", "accepted", h)]
+    assert latin1[0].accepted
+    assert latin1[0].at.endswith("Z") and len(latin1[0].at) == 24
+    everyone = store.eula_history_all()
+    assert [d.user for d in everyone] == [b"J\xf6rg", "Jörg".encode()]
+    assert store.eula_history() == []
+
+
+def test_errors_carry_code_and_detail(store, tmp_path):
+    with pytest.raises(gatekit.InvalidArgumentError) as info:
+        store.eula_accept("terms", "not-a-hash")
+    assert info.value.code == gatekit.errors.EINVAL
+    assert "64 lowercase hex" in info.value.detail
+    with pytest.raises(gatekit.NotFoundError):
+        store.eula_should_present("terms", tmp_path / "missing.txt")
+    with pytest.raises(gatekit.StoreError):
+        store.eula_should_present("terms", tmp_path)          # a folder
+    with pytest.raises(ValueError):
+        store.eula_accept("terms\0x", gatekit.hash_bytes(b""))
+    with pytest.raises(TypeError):
+        store.eula_accept("terms", gatekit.hash_bytes(b""), user=42)
+
+
+def test_a_closed_store_refuses_calls(tmp_path):
+    s = gatekit.Store(tmp_path / "s.sqlite")
+    s.close()
+    s.close()  # idempotent
+    with pytest.raises(ValueError):
+        s.eula_history()
+    assert "closed" in repr(s)
+
+
+def test_sixteen_threads_share_one_store(store):
+    per_thread = 40
+    errors = []
+
+    def run(t: int) -> None:
+        try:
+            for i in range(per_thread):
+                h = gatekit.hash_bytes(f"{t}/{i}".encode())
+                assert store.eula_should_present_hash("doc", h, user=f"user-{t}")
+                store.eula_accept("doc", h, user=f"user-{t}")
+                assert not store.eula_should_present_hash("doc", h, user=f"user-{t}")
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(store.eula_history_all()) == 16 * per_thread
+    for t in range(16):
+        assert len(store.eula_history(user=f"user-{t}")) == per_thread
+
+
+def test_eight_processes_accept_into_one_file_without_loss(tmp_path):
+    path = str(tmp_path / "shared.sqlite")
+    per_process = 50
+    procs = [worker("accept-many", path, f"p{n}", str(per_process)) for n in range(8)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    with gatekit.Store(path) as store:
+        history = store.eula_history_all()
+        assert len(history) == 8 * per_process
+        for n in range(8):
+            mine = store.eula_history(user=f"p{n}")
+            assert sorted(d.document_id for d in mine) == sorted(f"doc-p{n}-{i}" for i in range(per_process))
+        store.check()
+
+
+def test_sigkill_never_loses_a_returned_acceptance(tmp_path):
+    path = str(tmp_path / "killed.sqlite")
+    rng = random.Random(20261122)
+    confirmed = set()
+    for _ in range(5):
+        child = worker("accept-forever", path, stdout=__import__("subprocess").PIPE, text=True)
+        deadline = time.monotonic() + rng.uniform(0.3, 0.9)
+        assert child.stdout is not None
+        while time.monotonic() < deadline:
+            line = child.stdout.readline()
+            if not line:
+                break
+            confirmed.add(int(line))
+        os.kill(child.pid, signal.SIGKILL)
+        # Lines already written before the kill were also confirmed.
+        confirmed.update(int(line) for line in child.stdout.read().split())
+        child.wait()
+        with gatekit.Store(path) as store:
+            store.check()
+            recorded = {d.hash for d in store.eula_history("doc", user="killed")}
+        assert {gatekit.hash_bytes(str(i).encode()) for i in confirmed} <= recorded
+    assert len(confirmed) > 0
+
+
+def test_a_corrupt_store_is_refused_and_left_unchanged(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with gatekit.Store(path) as s:
+        for i in range(300):
+            s.eula_accept(f"d{i}", gatekit.hash_bytes(str(i).encode()))
+    with sqlite3.connect(path) as db:  # fold the WAL into the main file
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    for i in range(4096 + 16, len(data), 113):
+        data[i] ^= 0x5A
+    path.write_bytes(bytes(data))
+    with pytest.raises((gatekit.CorruptStoreError, gatekit.NotAStoreError)):
+        gatekit.Store(path)
+    assert path.read_bytes() == bytes(data)
+
+
+def test_a_newer_schema_is_refused_and_left_unchanged(tmp_path):
+    path = tmp_path / "store.sqlite"
+    gatekit.Store(path).close()
+    with sqlite3.connect(path) as db:
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        db.execute(f"PRAGMA user_version={version + 1}")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    before = path.read_bytes()
+    with pytest.raises(gatekit.NewerStoreError) as info:
+        gatekit.Store(path)
+    assert "newer" in info.value.detail
+    assert path.read_bytes() == before
+
+
+def test_a_foreign_file_is_refused_and_left_unchanged(tmp_path):
+    path = write(tmp_path / "notes.txt", "not a database")
+    with pytest.raises(gatekit.NotAStoreError):
+        gatekit.Store(path)
+    assert path.read_text() == "not a database"
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t(x)")
+    before = other.read_bytes()
+    with pytest.raises(gatekit.NotAStoreError):
+        gatekit.Store(other)
+    assert other.read_bytes() == before

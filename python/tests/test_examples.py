@@ -1,0 +1,44 @@
+"""The README's programs do what the README says they do."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import REPO_ROOT, child_env
+
+
+def run(args, store):
+    env = dict(child_env(), GATEKIT_STORE=str(store))
+    return subprocess.run(args, env=env, capture_output=True, text=True)
+
+
+def test_hello_eula_py_gates_a_eula(tmp_path):
+    eula = tmp_path / "EULA.txt"
+    eula.write_text("Terms\n")
+    script = [sys.executable, str(REPO_ROOT / "examples" / "hello_eula.py"), str(eula)]
+    store = tmp_path / "store.sqlite"
+    assert run(script, store).returncode == 3
+    assert run(script + ["--accept"], store).returncode == 0
+    again = run(script, store)
+    assert again.returncode == 0 and "already accepted" in again.stdout
+    eula.write_text("Terms, changed\n")
+    assert run(script, store).returncode == 3
+
+
+def test_the_c_tool_exits_172_when_acceptance_is_impossible(tmp_path):
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    eula = tmp_path / "EULA.txt"
+    eula.write_text("Terms\n")
+    store = tmp_path / "store.sqlite"
+    check = [tool, "eula", "check", "--doc", "terms", "--file", str(eula)]
+    env = {k: v for k, v in child_env().items() if k != "GATEKIT_ACCEPT_EULA"}
+    env["GATEKIT_STORE"] = str(store)
+    headless = subprocess.run(check, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    assert headless.returncode == 172 and "no terminal" in headless.stderr
+    accepted = subprocess.run(check, env=dict(env, GATEKIT_ACCEPT_EULA="1"), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True)
+    assert accepted.returncode == 0 and "accepted headless" in accepted.stdout
+    status = subprocess.run([tool, "eula", "status", "--doc", "terms", "--file", str(eula)], env=env,
+                            capture_output=True, text=True)
+    assert status.returncode == 0 and status.stdout.startswith("accepted terms")
