@@ -9,10 +9,14 @@ from . import _native
 from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
+from . import permissions
+from .permissions import (Category, Decision, PermissionChange, PermissionProvider, State,
+                          Subscription)
 from .store import Store
 
 __all__ = [
-    "CorruptStoreError", "EulaDecision", "GateKitError", "InvalidArgumentError", "NewerStoreError",
+    "Category", "CorruptStoreError", "Decision", "EulaDecision", "PermissionChange",
+    "PermissionProvider", "State", "Subscription", "permissions", "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "hash_bytes", "hash_file",
     "library_path", "strerror", "version", "version_number",
 ]
