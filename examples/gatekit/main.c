@@ -8,6 +8,8 @@ static const char usage_text[] =
     "gatekit [--store PATH] [--app-id ID] <command> ...\n"
     "commands:\n"
     "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
+    "  perm list|state|usage|register|record|pending|reset|history|watch\n"
+    "                                                        permission state\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
 
@@ -24,6 +26,7 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 
 static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
+    {"perm", gk_cmd_perm},
     {"version", cmd_version},
 };
 

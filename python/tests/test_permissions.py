@@ -391,3 +391,44 @@ def test_closing_with_a_running_watcher(tmp_path):
     s.close()
     with pytest.raises(ValueError):
         s.perm_state(Category.CAMERA)
+
+
+def _tool():
+    import os
+    from conftest import REPO_ROOT
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    if not os.path.exists(tool):
+        pytest.skip(f"the gatekit tool is not built at {tool} (make tool)")
+    return tool
+
+
+def test_the_tool_records_and_watches(tmp_path):
+    import subprocess
+    from conftest import child_env
+    tool = _tool()
+    path = tmp_path / "tool.sqlite"
+    env = dict(child_env(), GATEKIT_STORE=str(path))
+
+    def run(*args):
+        return subprocess.run([tool, "perm", *args], env=env, capture_output=True, text=True, timeout=60)
+
+    assert run("usage", "camera", "Scan codes").returncode == 0
+    assert run("state", "camera").stdout.startswith("camera 5100 unknown (0)")
+    assert run("record", "camera", "dont-ask").returncode == 0
+    assert run("state", "camera").returncode == 3
+    with gatekit.Store(path) as s:
+        assert s.perm_state(Category.CAMERA) is State.DO_NOT_ASK
+        s.perm_set_usage_description(Category.MICROPHONE, "Voice notes")
+    assert run("pending", "camera", "microphone").stdout == "microphone 4000\n"
+    assert run("record", "5000", "denied").returncode == 1
+    assert run("record", "camera", "maybe").returncode == 2
+    watch = subprocess.Popen([tool, "perm", "watch", "--count", "1", "--timeout", "20", "--interval", "10"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    with gatekit.Store(path) as s:
+        s.perm_record(Category.MICROPHONE, Decision.AUTHORIZED)
+    out, _ = watch.communicate(timeout=30)
+    assert watch.returncode == 0
+    assert "microphone 4000: unknown (0) -> authorized (200)" in out
+    history = run("history", "--json")
+    assert '"source":"system"' in history.stdout and '"source":"user"' in history.stdout
