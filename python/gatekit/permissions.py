@@ -68,6 +68,9 @@ class State(IntEnum):
         return self in (State.UNKNOWN, State.ASK_AGAIN)
 
 
+_STATE_BY_VALUE = {int(s): s for s in State}
+
+
 class Decision(IntEnum):
     ASK_LATER = 1
     DONT_ASK = 2
@@ -452,9 +455,13 @@ class PermissionsMixin:
 
     def perm_state(self, category: CategoryLike) -> State:
         """The effective state: the provider's answer when it has one, else the stored one."""
+        handle = self.handle
         if self._perm_provider_key is None:  # the hot path: no Python code can run inside
-            return State(_check(_state(self.handle, int(category))))
-        return State(_call(_state, self.handle, int(category)))
+            rc = _state(handle, category)    # IntEnum and int convert to c_int directly
+            if rc >= 0:
+                return _STATE_BY_VALUE[rc]
+            raise error_for(rc)
+        return _STATE_BY_VALUE[_call(_state, handle, int(category))]
 
     def perm_pending(self, categories: Iterable[CategoryLike]) -> List[CategoryLike]:
         """In order and each once, the categories that still allow a prompt."""
