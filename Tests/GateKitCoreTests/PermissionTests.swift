@@ -403,3 +403,38 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
 private final class ChangeLogToken: @unchecked Sendable {
     var token: Int32 = 0
 }
+
+@Suite struct PermissionWatcherTests {
+    @Test func watcherDeliversAnotherConnectionsChangeOnItsThread() throws {
+        let path = temporaryStorePath()
+        let engine = try openEngine(path)
+        let other = try openEngine(path)
+        try other.setUsageDescription(PermissionCategory.contacts, "x")
+        let log = ChangeLog()
+        let threads = ThreadLog()
+        _ = try engine.subscribe { change in
+            log.add(change)
+            threads.add(pthread_self())
+        }
+        try engine.startWatching(intervalMilliseconds: 5, includeProvider: false)
+        #expect(code { try engine.startWatching(intervalMilliseconds: 5, includeProvider: false) } == .permissionWatching)
+        try other.record(PermissionCategory.contacts, decision: PermissionDecision.dontAsk.rawValue)
+        var waited = 0
+        while log.changes.isEmpty && waited < 5000 {
+            usleep(5000)
+            waited += 5
+        }
+        #expect(try engine.stopWatching())
+        #expect(try !engine.stopWatching())
+        #expect(log.changes == [PermissionChange(category: PermissionCategory.contacts, old: .unknown, new: .doNotAsk)])
+        #expect(threads.all.allSatisfy { pthread_equal($0, pthread_self()) == 0 })
+        #expect(code { try engine.startWatching(intervalMilliseconds: 0, includeProvider: false) } == .invalidArgument)
+    }
+}
+
+private final class ThreadLog: @unchecked Sendable {
+    private let lock = Lock()
+    private var threads: [pthread_t] = []
+    var all: [pthread_t] { lock.withLock { threads } }
+    func add(_ t: pthread_t) { lock.withLock { threads.append(t) } }
+}
