@@ -386,7 +386,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_refresh(gatekit_store *store);
  * (1-3600000) and delivers changes made by other handles and processes, as perm_refresh
  * would, ON THAT THREAD. flags: 0 or GATEKIT_PERM_WATCH_PROVIDER (also poll the provider).
  * Errors: GATEKIT_EINVAL (interval, flags), GATEKIT_EPERM_WATCHING (already running),
- * GATEKIT_EPERM_REENTRANT, GATEKIT_EINTERNAL (no thread). gatekit_store_close() stops it. */
+ * GATEKIT_EPERM_REENTRANT, GATEKIT_EINTERNAL (no thread). A poll that fails (store busy,
+ * invalid provider answer) is retried at the next one. gatekit_store_close() stops it. */
 GATEKIT_API GATEKIT_WARN_UNUSED int perm_watch_start(gatekit_store *store, int interval_ms, int flags);
 
 /* Stops the watcher: returns 1 after its thread exited (a callback it was running has

@@ -394,13 +394,15 @@ static void test_provider(gatekit_store *s) {
 }
 
 /* ---- callbacks ---- */
-struct changes { int n; int category[64]; int old_state[64]; int new_state[64]; gatekit_store *store; int token;
+struct changes { int n; int claimed; int category[64]; int old_state[64]; int new_state[64]; gatekit_store *store; int token;
                  int reentry_state; int unsub_rc; pthread_t thread[64]; };
 
+/* Claims a slot, fills it, then publishes it through n (a waiting thread reads n first). */
 static void record_change(void *payload, int category, int old_state, int new_state) {
     struct changes *c = payload;
-    int i = __atomic_fetch_add(&c->n, 1, __ATOMIC_SEQ_CST);
+    int i = __atomic_fetch_add(&c->claimed, 1, __ATOMIC_SEQ_CST);
     if (i < 64) { c->category[i] = category; c->old_state[i] = old_state; c->new_state[i] = new_state; c->thread[i] = pthread_self(); }
+    __atomic_add_fetch(&c->n, 1, __ATOMIC_SEQ_CST);
 }
 
 static void reentering_change(void *payload, int category, int old_state, int new_state) {
@@ -598,8 +600,8 @@ struct stopper { gatekit_store *store; int rc; int calls; };
 static void stop_from_callback(void *payload, int category, int old_state, int new_state) {
     (void)category; (void)old_state; (void)new_state;
     struct stopper *st = payload;
+    __atomic_store_n(&st->rc, perm_watch_stop(st->store), __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&st->calls, 1, __ATOMIC_SEQ_CST);
-    st->rc = perm_watch_stop(st->store);
 }
 
 static void test_watcher_lifecycle(const char *self) {
@@ -618,8 +620,8 @@ static void test_watcher_lifecycle(const char *self) {
     CHECK_RC(run_child(self, cat, dec), 0);
     for (int waited = 0; waited < 5000 && __atomic_load_n(&st.calls, __ATOMIC_SEQ_CST) < 1; waited += 5) sleep_ms(5);
     sleep_ms(50);
-    CHECK_RC(st.calls, 1);
-    CHECK_RC(st.rc, 1);
+    CHECK_RC(__atomic_load_n(&st.calls, __ATOMIC_SEQ_CST), 1);
+    CHECK_RC(__atomic_load_n(&st.rc, __ATOMIC_SEQ_CST), 1);
     CHECK_RC(perm_watch_stop(s), 0);
     gatekit_store_close(s);
 }
