@@ -8,6 +8,7 @@ static const char usage_text[] =
     "gatekit [--store PATH] [--app-id ID] <command> ...\n"
     "commands:\n"
     "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
+    "  receipt verify|inspect                                App Store receipts\n"
     "  perm list|state|usage|register|record|pending|reset|history|watch\n"
     "                                                        permission state\n"
     "  version                                               library version\n"
@@ -26,6 +27,7 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 
 static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
+    {"receipt", gk_cmd_receipt},
     {"perm", gk_cmd_perm},
     {"version", cmd_version},
 };

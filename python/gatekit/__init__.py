@@ -5,20 +5,22 @@ A typed ctypes binding of libgatekit.so. Every failing call raises a
 """
 from __future__ import annotations
 
-from . import _native
+from . import _native, receipt
 from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
 from . import permissions
 from .permissions import (Category, Decision, PermissionChange, PermissionProvider, State,
                           Subscription)
+from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
 
 __all__ = [
-    "Category", "CorruptStoreError", "Decision", "EulaDecision", "PermissionChange",
-    "PermissionProvider", "State", "Subscription", "permissions", "GateKitError", "InvalidArgumentError", "NewerStoreError",
+    "Category", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
+    "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
+    "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "hash_bytes", "hash_file",
-    "library_path", "strerror", "version", "version_number",
+    "library_path", "receipt", "strerror", "version", "version_number",
 ]
 
 

@@ -29,6 +29,30 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case tooLarge = -12
 
         // Receipts (-100 … -199): issue 3.
+        case receiptMalformed = -100
+        case receiptPayloadMalformed = -101
+        case receiptUnsupportedAlgorithm = -102
+        case receiptSignedAttributes = -103
+        case receiptSignerNotFound = -104
+        case receiptSignatureInvalid = -105
+        case receiptUntrustedRoot = -106
+        case receiptChainLength = -107
+        case receiptLeafOID = -108
+        case receiptIntermediateOID = -109
+        case receiptCertificateTime = -110
+        case receiptWeakDigest = -111
+        case receiptCertificateSignature = -112
+        case receiptChainInvalid = -113
+        case receiptBadCertificate = -114
+        case receiptBundleID = -115
+        case receiptAppVersion = -116
+        case receiptDeviceHash = -117
+        case receiptXcodeNotTrusted = -118
+        case receiptSandboxEnvironment = -119
+        case receiptProductionEnvironment = -120
+        case receiptNoCreationDate = -121
+        case receiptUnknownEnvironment = -122
+        case receiptTestAnchorInvalid = -123
 
         // Permissions (-200 … -299): issue 4.
         case permissionCategory = -200
@@ -62,6 +86,30 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .tooLarge: "input too large"
 
             // Receipts: issue 3.
+            case .receiptMalformed: "receipt is not a PKCS#7 SignedData receipt (malformed)"
+            case .receiptPayloadMalformed: "receipt payload is malformed"
+            case .receiptUnsupportedAlgorithm: "receipt uses an unsupported algorithm"
+            case .receiptSignedAttributes: "receipt signer has signed attributes (not an Apple receipt)"
+            case .receiptSignerNotFound: "receipt signer certificate is not in the receipt"
+            case .receiptSignatureInvalid: "receipt signature does not verify"
+            case .receiptUntrustedRoot: "receipt does not chain to the trusted root"
+            case .receiptChainLength: "receipt certificate chain has the wrong length"
+            case .receiptLeafOID: "receipt signer certificate lacks Apple's receipt-signing OID"
+            case .receiptIntermediateOID: "receipt intermediate certificate lacks Apple's WWDR OID"
+            case .receiptCertificateTime: "receipt certificate not valid at the verification time"
+            case .receiptWeakDigest: "receipt uses SHA-1 where SHA-256 is required"
+            case .receiptCertificateSignature: "receipt certificate signature does not verify"
+            case .receiptChainInvalid: "receipt certificate chain is invalid"
+            case .receiptBadCertificate: "receipt contains an undecodable certificate"
+            case .receiptBundleID: "receipt is for another bundle id"
+            case .receiptAppVersion: "receipt is for another app version"
+            case .receiptDeviceHash: "receipt device hash does not match the device id"
+            case .receiptXcodeNotTrusted: "Xcode (StoreKit testing) receipt refused"
+            case .receiptSandboxEnvironment: "sandbox receipt where production is required"
+            case .receiptProductionEnvironment: "production receipt where sandbox is required"
+            case .receiptNoCreationDate: "receipt has no creation date"
+            case .receiptUnknownEnvironment: "receipt has an unknown environment"
+            case .receiptTestAnchorInvalid: "test anchor is not a DER certificate"
 
             // Permissions: issue 4.
             case .permissionCategory: "invalid or unregistered permission category"

@@ -38,19 +38,28 @@ public struct JSONWriter {
         bytes.append(contentsOf: s.utf8)
     }
 
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
     public mutating func string(_ s: String) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
         bytes.append(UInt8(ascii: "\""))
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 15)]])
-            default: bytes.append(c)
+        var s = s
+        s.withUTF8 { utf8 in
+            // Most strings (ids, dates) need no escaping: copy them in one go.
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            for c in utf8 {
+                switch c {
+                case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                case 0..<0x20:
+                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 15)]])
+                default: bytes.append(c)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -1,0 +1,317 @@
+import CGateKitHeader
+import GateKitCore
+import Glibc
+
+/// What a `gatekit_receipt *` points at: the validated receipt plus C strings made on first
+/// access (most hosts read a few fields; building all of them would cost more than validating).
+final class ReceiptHandle {
+    let validated: ValidatedReceipt
+    private let lock = Lock()
+    private var strings: [Int: UnsafeMutablePointer<CChar>] = [:]
+    private var bytes: [Int: UnsafeMutablePointer<UInt8>] = [:]
+
+    init(_ validated: ValidatedReceipt) { self.validated = validated }
+
+    deinit {
+        for p in strings.values { free(p) }
+        for p in bytes.values { p.deallocate() }
+    }
+
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
+
+    static func from(_ p: OpaquePointer?) throws(GateKitError) -> ReceiptHandle {
+        guard let p else { throw .invalid("receipt is NULL") }
+        return Unmanaged<ReceiptHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+    }
+
+    static func peek(_ p: OpaquePointer?) -> ReceiptHandle? {
+        guard let p else { return nil }
+        return Unmanaged<ReceiptHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+    }
+
+    /// A C string owned by the handle for `key` (receipt attributes: type; purchases: a key
+    /// combining index and field), made once.
+    func cString(_ key: Int, _ make: () -> String?) -> UnsafePointer<CChar>? {
+        lock.withLock {
+            if let p = strings[key] { return UnsafePointer(p) }
+            guard let s = make(), let p = strdup(s) else { return nil }
+            strings[key] = p
+            return UnsafePointer(p)
+        }
+    }
+
+    /// Stable storage for byte accessors (the array lives as long as the handle).
+    func stableBytes(_ key: Int, _ value: [UInt8]) -> UnsafePointer<UInt8> {
+        lock.withLock {
+            if let p = bytes[key] { return UnsafePointer(p) }
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, value.count))
+            p.initialize(repeating: 0, count: max(1, value.count))
+            for (i, b) in value.enumerated() { p[i] = b }
+            bytes[key] = p
+            return UnsafePointer(p)
+        }
+    }
+}
+
+private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKitError) -> ReceiptValidationOptions {
+    guard let p else { throw .invalid("options is NULL") }
+    let o = p.pointee
+    guard o.version == GATEKIT_RECEIPT_OPTIONS_VERSION else {
+        throw GateKitError(.unsupportedVersion, "options->version is \(o.version); call receipt_options_init (version \(GATEKIT_RECEIPT_OPTIONS_VERSION))")
+    }
+    var result = ReceiptValidationOptions(bundleID: try Arguments.string(o.bundle_id, "options->bundle_id"))
+    result.appVersion = try Arguments.optionalString(o.app_version, "options->app_version")
+    if o.device_id != nil || o.device_id_len != 0 {
+        let raw = try Arguments.buffer(UnsafeRawPointer(o.device_id), o.device_id_len, "options->device_id")
+        guard raw.count == 16 || raw.count == 6 else {
+            throw .invalid("options->device_id_len must be 16 (UUID) or 6 (MAC address), not \(o.device_id_len)")
+        }
+        result.deviceID = Array(raw)
+    }
+    if o.verify_time != 0 { result.verifyTime = Int64(o.verify_time) }
+    let known = GATEKIT_RECEIPT_REQUIRE_SHA256 | GATEKIT_RECEIPT_PRODUCTION_ONLY | GATEKIT_RECEIPT_SANDBOX_ONLY
+    guard o.flags & ~known == 0 else { throw .invalid("options->flags has unknown bits 0x\(String(o.flags & ~known, radix: 16))") }
+    result.requireSHA256 = o.flags & GATEKIT_RECEIPT_REQUIRE_SHA256 != 0
+    result.productionOnly = o.flags & GATEKIT_RECEIPT_PRODUCTION_ONLY != 0
+    result.sandboxOnly = o.flags & GATEKIT_RECEIPT_SANDBOX_ONLY != 0
+    if o.test_anchor_der != nil || o.test_anchor_len != 0 {
+        let raw = try Arguments.buffer(UnsafeRawPointer(o.test_anchor_der), o.test_anchor_len, "options->test_anchor_der")
+        guard raw.count > 0, raw.count <= 64 * 1024 else { throw .invalid("options->test_anchor_len must be 1 … 65536 bytes") }
+        result.testAnchorDER = Array(raw)
+    }
+    return result
+}
+
+private func length(_ len: Int) throws(GateKitError) -> Int {
+    guard len >= 0 else { throw GateKitError(.tooLarge, "length \(UInt(bitPattern: len)) is beyond any receipt") }
+    return len
+}
+
+@c(receipt_options_init)
+public func receiptOptionsInit(_ options: UnsafeMutablePointer<gatekit_receipt_options>?) {
+    guard let options else { return }
+    options.pointee = gatekit_receipt_options()
+    options.pointee.version = GATEKIT_RECEIPT_OPTIONS_VERSION
+}
+
+@c(receipt_validate)
+public func receiptValidate(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ data: UnsafeRawPointer?, _ len: Int,
+                            _ opts: UnsafePointer<gatekit_receipt_options>?) -> Int32 {
+    exportBoundary("receipt_validate") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        out.pointee = nil
+        let input = try Arguments.buffer(data, try length(len), "data")
+        let validated = try ReceiptValidator.validate(input, options: try options(opts))
+        out.pointee = ReceiptHandle(validated).opaque
+        return GATEKIT_OK
+    }
+}
+
+@c(receipt_validate_file)
+public func receiptValidateFile(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
+                                _ opts: UnsafePointer<gatekit_receipt_options>?) -> Int32 {
+    exportBoundary("receipt_validate_file") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        out.pointee = nil
+        let o = try options(opts)
+        let bytes = try FileBytes.read(try Arguments.string(path, "path"), limit: ReceiptValidator.maximumInputSize / 3 * 4 + 4096)
+        out.pointee = ReceiptHandle(try ReceiptValidator.validate(bytes, options: o)).opaque
+        return GATEKIT_OK
+    }
+}
+
+@c(receipt_free)
+public func receiptFree(_ receipt: OpaquePointer?) {
+    guard let receipt else { return }
+    Unmanaged<ReceiptHandle>.fromOpaque(UnsafeRawPointer(receipt)).release()
+}
+
+@c(receipt_to_json)
+public func receiptToJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ receipt: OpaquePointer?) -> Int32 {
+    exportBoundary("receipt_to_json") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let handle = try ReceiptHandle.from(receipt)
+        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated))
+        return GATEKIT_OK
+    }
+}
+
+private func moment(_ atMs: Int64) -> Int64 { atMs == 0 ? Clock.nowMilliseconds() : atMs }
+
+@c(receipt_is_entitled)
+public func receiptIsEntitled(_ receipt: OpaquePointer?, _ productID: UnsafePointer<CChar>?, _ atMs: Int64) -> Int32 {
+    exportBoundary("receipt_is_entitled") { () throws(GateKitError) in
+        let handle = try ReceiptHandle.from(receipt)
+        let product = try Arguments.string(productID, "product_id")
+        return ReceiptEntitlements.isEntitled(handle.validated.receipt, productID: product, at: moment(atMs)) ? 1 : 0
+    }
+}
+
+@c(receipt_active_products)
+public func receiptActiveProducts(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ receipt: OpaquePointer?, _ atMs: Int64) -> Int32 {
+    exportBoundary("receipt_active_products") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let handle = try ReceiptHandle.from(receipt)
+        let ids = ReceiptEntitlements.activeProducts(handle.validated.receipt, at: moment(atMs))
+        out.pointee = try Owned.cString(JSONWriter.serialize(.array(ids.map(JSONValue.string))))
+        return Int32(clamping: ids.count)
+    }
+}
+
+@c(receipt_string)
+public func receiptString(_ receipt: OpaquePointer?, _ attribute: Int32) -> UnsafePointer<CChar>? {
+    // Receipt attributes are 0…99; purchase strings use keys from 1,000,000 up.
+    guard let handle = ReceiptHandle.peek(receipt), attribute >= 0, attribute < 100 else { return nil }
+    return handle.cString(Int(attribute)) { handle.validated.receipt.string(Int(attribute)) }
+}
+
+private func optionalOut(_ out: UnsafeMutablePointer<Int64>?, _ value: Int64??, _ what: String) throws(GateKitError) -> Int32 {
+    let out = try Arguments.out(out)
+    out.pointee = 0
+    guard let value else { throw .invalid("\(what) is not a field of this kind") }
+    guard let v = value else { return 0 }
+    out.pointee = v
+    return 1
+}
+
+@c(receipt_integer)
+public func receiptInteger(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    exportBoundary("receipt_integer") { () throws(GateKitError) in
+        let r = try ReceiptHandle.from(receipt).validated.receipt
+        return try optionalOut(out, r.integer(Int(attribute)), "receipt attribute \(attribute)")
+    }
+}
+
+@c(receipt_date_ms)
+public func receiptDateMs(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    exportBoundary("receipt_date_ms") { () throws(GateKitError) in
+        let r = try ReceiptHandle.from(receipt).validated.receipt
+        let date = r.date(Int(attribute)).map { $0?.milliseconds }
+        return try optionalOut(out, date, "receipt attribute \(attribute)")
+    }
+}
+
+@c(receipt_bytes)
+public func receiptBytes(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                         _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    exportBoundary("receipt_bytes") { () throws(GateKitError) in
+        let handle = try ReceiptHandle.from(receipt)
+        let out = try Arguments.out(out)
+        let outLen = try Arguments.out(outLen, "out_len")
+        out.pointee = nil
+        outLen.pointee = 0
+        guard let value = handle.validated.receipt.bytes(Int(attribute)) else {
+            throw .invalid("receipt attribute \(attribute) is not a bytes field (2, 4 or 5)")
+        }
+        guard let bytes = value else { return 0 }
+        out.pointee = handle.stableBytes(Int(attribute), bytes)
+        outLen.pointee = bytes.count
+        return 1
+    }
+}
+
+@c(receipt_is_test_signed)
+public func receiptIsTestSigned(_ receipt: OpaquePointer?) -> Int32 {
+    exportBoundary("receipt_is_test_signed") { () throws(GateKitError) in
+        try ReceiptHandle.from(receipt).validated.isTestSigned ? 1 : 0
+    }
+}
+
+@c(receipt_purchase_count)
+public func receiptPurchaseCount(_ receipt: OpaquePointer?) -> Int32 {
+    exportBoundary("receipt_purchase_count") { () throws(GateKitError) in
+        Int32(clamping: try ReceiptHandle.from(receipt).validated.receipt.purchases.count)
+    }
+}
+
+private func purchase(_ handle: ReceiptHandle, _ index: Int) throws(GateKitError) -> InAppPurchase {
+    let purchases = handle.validated.receipt.purchases
+    guard index >= 0, index < purchases.count else {
+        throw .invalid("purchase index \(UInt(bitPattern: index)) is out of range (count \(purchases.count))")
+    }
+    return purchases[index]
+}
+
+@c(receipt_purchase_string)
+public func receiptPurchaseString(_ receipt: OpaquePointer?, _ index: Int, _ field: Int32) -> UnsafePointer<CChar>? {
+    guard let handle = ReceiptHandle.peek(receipt), index >= 0,
+          index < handle.validated.receipt.purchases.count, field >= 1700, field < 1800 else { return nil }
+    let key = 1_000_000 &+ index &* 100 &+ Int(field - 1700)
+    return handle.cString(key) { handle.validated.receipt.purchases[index].string(Int(field)) }
+}
+
+@c(receipt_purchase_integer)
+public func receiptPurchaseInteger(_ receipt: OpaquePointer?, _ index: Int, _ field: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    exportBoundary("receipt_purchase_integer") { () throws(GateKitError) in
+        let p = try purchase(try ReceiptHandle.from(receipt), index)
+        return try optionalOut(out, p.integer(Int(field)), "purchase field \(field)")
+    }
+}
+
+@c(receipt_purchase_date_ms)
+public func receiptPurchaseDateMs(_ receipt: OpaquePointer?, _ index: Int, _ field: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    exportBoundary("receipt_purchase_date_ms") { () throws(GateKitError) in
+        let p = try purchase(try ReceiptHandle.from(receipt), index)
+        return try optionalOut(out, p.date(Int(field)).map { $0?.milliseconds }, "purchase field \(field)")
+    }
+}
+
+@c(receipt_purchase)
+public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ outSize: Int, _ receipt: OpaquePointer?, _ index: Int) -> Int32 {
+    exportBoundary("receipt_purchase") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        guard outSize > 0 else { throw .invalid("out_size is 0") }
+        let handle = try ReceiptHandle.from(receipt)
+        let p = try purchase(handle, index)
+        var s = gatekit_purchase()
+        var present: UInt32 = 0
+        func mark(_ field: Int32, _ has: Bool) { if has { present |= UInt32(1) << UInt32(field - 1701) } }
+        s.quantity = p.quantity ?? 0; mark(1701, p.quantity != nil)
+        s.product_type = p.productType ?? 0; mark(1707, p.productType != nil)
+        s.web_order_line_item_id = p.webOrderLineItemID ?? 0; mark(1711, p.webOrderLineItemID != nil)
+        s.purchase_date_ms = p.purchaseDate?.milliseconds ?? 0; mark(1704, p.purchaseDate != nil)
+        s.original_purchase_date_ms = p.originalPurchaseDate?.milliseconds ?? 0; mark(1706, p.originalPurchaseDate != nil)
+        s.expires_date_ms = p.expiresDate?.milliseconds ?? 0; mark(1708, p.expiresDate != nil)
+        s.cancellation_date_ms = p.cancellationDate?.milliseconds ?? 0; mark(1712, p.cancellationDate != nil)
+        s.is_trial_period = p.isTrialPeriod == true ? 1 : 0; mark(1713, p.isTrialPeriod != nil)
+        s.is_in_intro_offer_period = p.isInIntroOfferPeriod == true ? 1 : 0; mark(1719, p.isInIntroOfferPeriod != nil)
+        func text(_ field: Int32, _ value: String?) -> UnsafePointer<CChar>? {
+            mark(field, value != nil)
+            guard value != nil else { return nil }
+            return handle.cString(1_000_000 &+ index &* 100 &+ Int(field - 1700)) { value }
+        }
+        s.product_id = text(1702, p.productID)
+        s.transaction_id = text(1703, p.transactionID)
+        s.original_transaction_id = text(1705, p.originalTransactionID)
+        s.promotional_offer_id = text(1721, p.promotionalOfferID)
+        s.present = present
+        withUnsafeBytes(of: &s) { source in
+            guard let base = source.baseAddress else { return }
+            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: min(outSize, source.count))
+        }
+        return GATEKIT_OK
+    }
+}
+
+@c(receipt_inspect)
+public func receiptInspect(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ data: UnsafeRawPointer?, _ len: Int) -> Int32 {
+    exportBoundary("receipt_inspect") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let input = try Arguments.buffer(data, try length(len), "data")
+        out.pointee = try Owned.cString(ReceiptJSON.inspection(Array(input)))
+        return GATEKIT_OK
+    }
+}
+
+@c(receipt_apple_status)
+public func receiptAppleStatus(_ code: Int32) -> Int32 {
+    ReceiptValidator.appleStatus(for: code)
+}
+
+@c(receipt_clear_cache)
+public func receiptClearCache() {
+    ChainVerifier.shared.clearCache()
+}

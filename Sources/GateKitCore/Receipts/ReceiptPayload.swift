@@ -1,0 +1,209 @@
+/// Decodes the signed payload: `SET OF ReceiptAttribute{type INTEGER, version INTEGER, value OCTET STRING}`,
+/// with in-app purchases (type 17) as nested sets of 1701+ attributes. Known attributes must have
+/// their documented inner ASN.1 type and appear once; unknown ones are skipped; empty strings
+/// mean absent. Written as plain loops over borrowed bytes: a 187-purchase receipt has ~4,000
+/// attributes, so per-attribute allocations and closures would dominate validation time.
+enum ReceiptPayload {
+    struct Malformed: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    static func parse(_ payload: [UInt8]) throws(Malformed) -> Receipt {
+        try payload.withUnsafeBytes { raw in Result { () throws(Malformed) in try parse(raw) } }.get()
+    }
+
+    static func parse(_ raw: UnsafeRawBufferPointer) throws(Malformed) -> Receipt {
+        do {
+            return try decode(BERReader(raw))
+        } catch {
+            throw Malformed(error.message)
+        }
+    }
+
+    private struct Attribute {
+        let type: Int64
+        let value: BERElement
+    }
+
+    /// Reads one ReceiptAttribute SEQUENCE at `offset`.
+    @inline(__always)
+    private static func attribute(_ r: BERReader, _ element: BERElement, depth: Int) throws(BERError) -> Attribute {
+        guard element.isUniversal(16, constructed: true) else { throw BERError("attribute at offset \(element.start) is not a SEQUENCE") }
+        let typeElement = try r.element(at: element.contentStart, limit: element.contentEnd, depth: depth + 1)
+        guard typeElement.isUniversal(2, constructed: false), let type = r.int64(typeElement) else {
+            throw BERError("attribute at offset \(element.start) has no valid type INTEGER")
+        }
+        let version = try r.element(at: typeElement.end, limit: element.contentEnd, depth: depth + 1)
+        guard version.isUniversal(2, constructed: false) else { throw BERError("attribute \(type) has no version INTEGER") }
+        let value = try r.element(at: version.end, limit: element.contentEnd, depth: depth + 1)
+        guard value.isUniversal(4, constructed: false) else { throw BERError("attribute \(type) value is not a primitive OCTET STRING") }
+        guard value.end == element.contentEnd else { throw BERError("attribute \(type) has extra fields") }
+        return Attribute(type: type, value: value)
+    }
+
+    private static func decode(_ r: BERReader) throws(BERError) -> Receipt {
+        var receipt = Receipt()
+        let count = r.bytes.count
+        guard count > 0 else { throw BERError("the payload is empty") }
+        let set = try r.element(at: 0, limit: count)
+        guard set.isUniversal(17, constructed: true) else { throw BERError("the payload is not a SET of attributes") }
+        guard set.end == count else { throw BERError("\(count - set.end) bytes of trailing garbage after the payload SET") }
+        var seen: UInt32 = 0
+        var cursor = set.contentStart
+        while cursor < set.contentEnd {
+            let element = try r.element(at: cursor, limit: set.contentEnd, depth: 1)
+            cursor = element.end
+            let a = try attribute(r, element, depth: 1)
+            receipt.attributeCount += 1
+            let type = a.type, value = a.value
+            if type == 17 {
+                receipt.purchases.append(try purchase(r, value))
+                continue
+            }
+            guard type >= 0 && type <= 21 else { continue }
+            let bit = UInt32(1) << UInt32(type)
+            guard seen & bit == 0 || !singleton(type) else { throw BERError("attribute \(type) appears twice") }
+            seen |= bit
+            switch type {
+            case 0: receipt.environment = try string(r, value, type)
+            case 1: receipt.appItemID = try integer(r, value, type)
+            case 2:
+                receipt.bundleIDData = Array(r.content(value))
+                receipt.bundleID = try string(r, value, type)
+            case 3: receipt.appVersion = try string(r, value, type)
+            case 4: receipt.opaqueValue = Array(r.content(value))
+            case 5: receipt.sha1Hash = Array(r.content(value))
+            case 10: receipt.ageRating = try string(r, value, type)
+            case 12: receipt.creationDate = try date(r, value, type)
+            case 15: receipt.downloadID = try integer(r, value, type)
+            case 16: receipt.versionExternalIdentifier = try integer(r, value, type)
+            case 18: receipt.originalPurchaseDate = try date(r, value, type)
+            case 19: receipt.originalAppVersion = try string(r, value, type)
+            case 21: receipt.expirationDate = try date(r, value, type)
+            default: break
+            }
+        }
+        return receipt
+    }
+
+    @inline(__always)
+    private static func singleton(_ type: Int64) -> Bool {
+        switch type {
+        case 0, 1, 2, 3, 4, 5, 10, 12, 15, 16, 18, 19, 21: true
+        default: false
+        }
+    }
+
+    private static func purchase(_ r: BERReader, _ value: BERElement) throws(BERError) -> InAppPurchase {
+        let set = try inner(r, value, 17)
+        guard set.isUniversal(17, constructed: true) else { throw BERError("in-app purchase (17) is not a SET") }
+        var p = InAppPurchase()
+        var seen: UInt32 = 0
+        var cursor = set.contentStart
+        while cursor < set.contentEnd {
+            let element = try r.element(at: cursor, limit: set.contentEnd, depth: 4)
+            cursor = element.end
+            let a = try attribute(r, element, depth: 4)
+            let type = a.type, v = a.value
+            guard type >= 1701 && type <= 1722 else { continue }
+            let bit = UInt32(1) << UInt32(type - 1701)
+            guard seen & bit == 0 else { throw BERError("in-app attribute \(type) appears twice") }
+            seen |= bit
+            switch type {
+            case 1701: p.quantity = try integer(r, v, type)
+            case 1702: p.productID = try string(r, v, type)
+            case 1703: p.transactionID = try string(r, v, type)
+            case 1704: p.purchaseDate = try date(r, v, type)
+            case 1705: p.originalTransactionID = try string(r, v, type)
+            case 1706: p.originalPurchaseDate = try date(r, v, type)
+            case 1707: p.productType = try integer(r, v, type)
+            case 1708: p.expiresDate = try date(r, v, type)
+            case 1711: p.webOrderLineItemID = try integer(r, v, type)
+            case 1712: p.cancellationDate = try date(r, v, type)
+            case 1713: p.isTrialPeriod = try boolean(r, v, type)
+            case 1719: p.isInIntroOfferPeriod = try boolean(r, v, type)
+            case 1721: p.promotionalOfferID = try string(r, v, type)
+            default: break
+            }
+        }
+        return p
+    }
+
+    /// The single DER element inside an attribute's OCTET STRING value.
+    @inline(__always)
+    private static func inner(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> BERElement {
+        let e = try r.element(at: value.contentStart, limit: value.contentEnd, depth: 6)
+        guard e.end == value.contentEnd else { throw BERError("attribute \(type) value has trailing bytes") }
+        return e
+    }
+
+    /// The string's bytes (UTF8String, PrintableString or IA5String); nil when empty or absent.
+    @inline(__always)
+    private static func stringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> UnsafeRawBufferPointer? {
+        guard value.contentCount > 0 else { return nil }
+        let e = try inner(r, value, type)
+        guard e.tagClass == BERElement.universal, !e.constructed,
+              e.tagNumber == 12 || e.tagNumber == 19 || e.tagNumber == 22 else {
+            throw BERError("attribute \(type) is not a string (tag \(e.tagNumber))")
+        }
+        guard e.contentCount > 0 else { return nil }
+        return r.content(e)
+    }
+
+    private static func string(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> String? {
+        guard let bytes = try stringBytes(r, value, type) else { return nil }
+        // ASCII (product and transaction ids, versions) needs no validation beyond the byte check.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        guard let s = String(validating: bytes, as: UTF8.self) else { throw BERError("attribute \(type) is not valid UTF-8") }
+        return s
+    }
+
+    private static func integer(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> Int64? {
+        guard value.contentCount > 0 else { return nil }
+        let e = try inner(r, value, type)
+        guard e.isUniversal(2, constructed: false) else { throw BERError("attribute \(type) is not an INTEGER") }
+        guard let v = r.int64(e) else { throw BERError("attribute \(type) INTEGER is negative or exceeds 64 bits") }
+        return v
+    }
+
+    private static func date(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> ReceiptDate? {
+        guard let bytes = try stringBytes(r, value, type) else { return nil }
+        guard let ms = ReceiptDateText.milliseconds(bytes) else {
+            throw BERError("attribute \(type) date '\(String(decoding: bytes, as: UTF8.self))' is not RFC 3339")
+        }
+        return ReceiptDate(text: String(decoding: bytes, as: UTF8.self), milliseconds: ms)
+    }
+
+    private static func boolean(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> Bool? {
+        guard let v = try integer(r, value, type) else { return nil }
+        guard v == 0 || v == 1 else { throw BERError("attribute \(type) flag is \(v), expected 0 or 1") }
+        return v == 1
+    }
+}
+
+/// Receipt dates: App Store receipts write `YYYY-MM-DDTHH:MM:SSZ` (decoded here without
+/// allocating); every other form (offsets, fractions) goes to `Timestamp.parseRFC3339`.
+enum ReceiptDateText {
+    static func milliseconds(_ b: UnsafeRawBufferPointer) -> Int64? {
+        if b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A {
+            func digits(_ at: Int, _ n: Int) -> Int? {
+                var v = 0
+                for k in at..<(at + n) {
+                    let c = b[k] &- 0x30
+                    guard c <= 9 else { return nil }
+                    v = v * 10 + Int(c)
+                }
+                return v
+            }
+            if let y = digits(0, 4), let mo = digits(5, 2), let d = digits(8, 2),
+               let h = digits(11, 2), let mi = digits(14, 2), let s = digits(17, 2),
+               (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(year: y, month: mo), h <= 23, mi <= 59, s <= 60 {
+                let day = Int64(Timestamp.days(year: y, month: mo, day: d))
+                return (day * 86_400 + Int64(h * 3600 + mi * 60 + s)) * 1000
+            }
+            return nil
+        }
+        return Timestamp.parseRFC3339(b)
+    }
+}

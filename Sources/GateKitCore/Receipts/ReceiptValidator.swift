@@ -1,0 +1,266 @@
+/// What the caller requires of a receipt.
+public struct ReceiptValidationOptions: Sendable {
+    public var bundleID: String
+    public var appVersion: String?
+    /// 16 UUID bytes (iOS identifierForVendor) or a 6-byte MAC address (macOS); nil: not checked.
+    public var deviceID: [UInt8]?
+    /// Unix seconds at which certificates must be valid; nil: the receipt's creation date (attribute 12).
+    public var verifyTime: Int64?
+    public var requireSHA256 = false
+    public var productionOnly = false
+    public var sandboxOnly = false
+    /// DER of a certificate trusted for Xcode (StoreKit testing) receipts only.
+    public var testAnchorDER: [UInt8]?
+
+    public init(bundleID: String) { self.bundleID = bundleID }
+}
+
+/// A receipt that passed every check, with how it was verified.
+public struct ValidatedReceipt: Sendable {
+    public let receipt: Receipt
+    /// Signed under a caller-supplied test anchor (Xcode receipts): never an App Store purchase.
+    public let isTestSigned: Bool
+    public let digest: DigestAlgorithm
+    /// Unix seconds at which the chain was verified.
+    public let verificationTime: Int64
+    /// When the validation ran (epoch ms): verifyReceipt's request_date.
+    public let validatedAt: Int64
+}
+
+/// App Store receipt validation: container, payload, Apple chain of trust at the creation date,
+/// signature, then the caller's requirements. Each failure has its own `GateKitError.Code`.
+public enum ReceiptValidator {
+    public static let maximumInputSize = 16 << 20
+
+    public static func validate(_ input: UnsafeRawBufferPointer, options: ReceiptValidationOptions,
+                                verifier: ChainVerifier = .shared) throws(GateKitError) -> ValidatedReceipt {
+        try checkOptions(options)
+        let der = try ReceiptInput.decode(input)
+        return try der.withUnsafeBytes { raw in
+            Result { () throws(GateKitError) in try validateDER(raw, options: options, verifier: verifier) }
+        }.get()
+    }
+
+    public static func validate(_ input: [UInt8], options: ReceiptValidationOptions,
+                                verifier: ChainVerifier = .shared) throws(GateKitError) -> ValidatedReceipt {
+        try input.withUnsafeBytes { raw in
+            Result { () throws(GateKitError) in try validate(raw, options: options, verifier: verifier) }
+        }.get()
+    }
+
+    private static func checkOptions(_ options: ReceiptValidationOptions) throws(GateKitError) {
+        guard !options.bundleID.isEmpty else { throw .invalid("bundle_id is empty") }
+        if let id = options.deviceID, id.count != 16 && id.count != 6 {
+            throw .invalid("device id must be 16 bytes (UUID) or 6 bytes (MAC address), not \(id.count)")
+        }
+        guard !(options.productionOnly && options.sandboxOnly) else {
+            throw .invalid("PRODUCTION_ONLY and SANDBOX_ONLY exclude each other")
+        }
+    }
+
+    static func validateDER(_ der: UnsafeRawBufferPointer, options: ReceiptValidationOptions,
+                            verifier: ChainVerifier) throws(GateKitError) -> ValidatedReceipt {
+        let container = try parseContainer(der)
+        let receipt = try parsePayload(container)
+        guard let creation = receipt.creationDate else {
+            throw GateKitError(.receiptNoCreationDate, "the payload has no receipt creation date (attribute 12)")
+        }
+
+        // Which root: Apple's for every App Store environment; the caller's test anchor only for Xcode.
+        let policy: TrustPolicy
+        do {
+            switch receipt.environmentClass {
+            case .production, .sandbox:
+                policy = try .appStoreReceipts(requireSHA256: options.requireSHA256)
+            case .xcode:
+                guard let anchor = options.testAnchorDER else {
+                    throw GateKitError(.receiptXcodeNotTrusted,
+                        "this is an Xcode (StoreKit testing) receipt; it is accepted only with an explicit test anchor")
+                }
+                guard !options.productionOnly else {
+                    throw GateKitError(.receiptXcodeNotTrusted, "Xcode receipts are refused when production is required")
+                }
+                do {
+                    policy = try .testing(anchorDER: anchor, requireSHA256: options.requireSHA256)
+                } catch {
+                    throw GateKitError(.receiptTestAnchorInvalid, "test_anchor_der: \(error.message)")
+                }
+            case .unknown:
+                throw GateKitError(.receiptUnknownEnvironment, "unknown receipt environment '\(receipt.environment ?? "(absent)")'")
+            }
+        } catch let e as GateKitError {
+            throw e
+        } catch let e as TrustFailure {
+            throw trustError(e)
+        } catch {
+            throw .internalError("\(error)")
+        }
+
+        guard let signerIndex = container.signerCertificateIndex() else {
+            throw GateKitError(.receiptSignerNotFound, "none of the \(container.certificates.count) embedded certificates matches the SignerInfo issuer and serial number")
+        }
+        let time = options.verifyTime ?? floorDivide(creation.milliseconds, 1000)
+        let chain: VerifiedChain
+        do {
+            chain = try verifier.verify(leaf: container.certificates[signerIndex], untrusted: container.certificates,
+                                        at: time, policy: policy)
+        } catch {
+            // A modified payload is the more fundamental finding (it also explains a creation
+            // date outside the chain's validity): report it before the chain's problem.
+            if ChainVerifier.signatureVerifies(certificate: container.certificates[signerIndex], signature: container.signature,
+                                               over: container.payload, digest: container.digest) == false {
+                throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload (and the chain failed: \(error.message))")
+            }
+            throw trustError(error)
+        }
+        guard chain.keyType == .rsa else {
+            throw GateKitError(.receiptUnsupportedAlgorithm, "the signer key is not RSA")
+        }
+        if options.requireSHA256 && container.digest == .sha1 {
+            throw GateKitError(.receiptWeakDigest, "the receipt signature uses SHA-1; SHA-256 is required")
+        }
+        let valid = container.signature.withUnsafeBytes { sig in
+            container.payload.withUnsafeBytes { payload in
+                chain.verifySignature(sig, over: payload, digest: container.digest)
+            }
+        }
+        guard valid else {
+            throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload with '\(chain.leafSubject)'")
+        }
+
+        try checkRequirements(receipt, options: options)
+        return ValidatedReceipt(receipt: receipt, isTestSigned: chain.isTestAnchored, digest: container.digest,
+                                verificationTime: time, validatedAt: Clock.nowMilliseconds())
+    }
+
+    private static func checkRequirements(_ receipt: Receipt, options: ReceiptValidationOptions) throws(GateKitError) {
+        switch receipt.environmentClass {
+        case .sandbox where options.productionOnly:
+            throw GateKitError(.receiptSandboxEnvironment, "the receipt environment is '\(receipt.environment ?? "")' but production is required (Apple status 21007)")
+        case .production where options.sandboxOnly:
+            throw GateKitError(.receiptProductionEnvironment, "the receipt environment is '\(receipt.environment ?? "")' but sandbox is required (Apple status 21008)")
+        default:
+            break
+        }
+        guard receipt.bundleID == options.bundleID else {
+            throw GateKitError(.receiptBundleID, "the receipt is for '\(receipt.bundleID ?? "(no bundle id)")', not '\(options.bundleID)'")
+        }
+        if let version = options.appVersion, receipt.appVersion != version {
+            throw GateKitError(.receiptAppVersion, "the receipt is for version '\(receipt.appVersion ?? "(none)")', not '\(version)'")
+        }
+        if let device = options.deviceID {
+            guard let opaque = receipt.opaqueValue, let hash = receipt.sha1Hash else {
+                throw GateKitError(.receiptDeviceHash, "the receipt has no opaque value or hash to check the device against")
+            }
+            let computed = try Digest.hash(.sha1, device + opaque + receipt.bundleIDData)
+            guard computed == hash else {
+                throw GateKitError(.receiptDeviceHash, "SHA-1(device id, opaque value, bundle id) does not equal the receipt hash: the receipt was issued to another device")
+            }
+        }
+    }
+
+    static func parseContainer(_ der: UnsafeRawBufferPointer) throws(GateKitError) -> SignedDataContainer {
+        do {
+            return try SignedDataContainer.parse(der)
+        } catch {
+            switch error {
+            case let .malformed(m): throw GateKitError(.receiptMalformed, m)
+            case let .unsupportedAlgorithm(m): throw GateKitError(.receiptUnsupportedAlgorithm, m)
+            case let .signedAttributes(m): throw GateKitError(.receiptSignedAttributes, m)
+            }
+        }
+    }
+
+    static func parsePayload(_ container: SignedDataContainer) throws(GateKitError) -> Receipt {
+        do {
+            return try ReceiptPayload.parse(container.payload)
+        } catch {
+            throw GateKitError(.receiptPayloadMalformed, error.message)
+        }
+    }
+
+    static func trustError(_ failure: TrustFailure) -> GateKitError {
+        switch failure {
+        case let .malformedCertificate(m): GateKitError(.receiptBadCertificate, m)
+        case let .untrustedRoot(m): GateKitError(.receiptUntrustedRoot, m)
+        case let .chainLength(m): GateKitError(.receiptChainLength, m)
+        case let .leafOID(m): GateKitError(.receiptLeafOID, m)
+        case let .intermediateOID(m): GateKitError(.receiptIntermediateOID, m)
+        case let .notValidAtTime(m): GateKitError(.receiptCertificateTime, m)
+        case let .weakDigest(m): GateKitError(.receiptWeakDigest, m)
+        case let .certificateSignature(m): GateKitError(.receiptCertificateSignature, m)
+        case let .chainInvalid(m): GateKitError(.receiptChainInvalid, m)
+        case let .pinnedRootMismatch(m): GateKitError(.internal, m)
+        case let .resources(m): GateKitError(.outOfMemory, m)
+        }
+    }
+
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    /// Apple's verifyReceipt status for a GateKit code: 0 success, 21002 malformed,
+    /// 21003 not authenticated, 21007 sandbox receipt sent to production, 21008 the reverse,
+    /// 21009 anything else (caller or internal errors).
+    public static func appleStatus(for code: Int32) -> Int32 {
+        guard code != 0 else { return 0 }
+        guard let c = GateKitError.Code(rawValue: code) else { return 21009 }
+        switch c {
+        case .receiptMalformed, .receiptPayloadMalformed, .receiptUnsupportedAlgorithm, .receiptNoCreationDate:
+            return 21002
+        case .receiptSandboxEnvironment:
+            return 21007
+        case .receiptProductionEnvironment:
+            return 21008
+        case .receiptSignedAttributes, .receiptSignerNotFound, .receiptSignatureInvalid, .receiptUntrustedRoot,
+             .receiptChainLength, .receiptLeafOID, .receiptIntermediateOID, .receiptCertificateTime,
+             .receiptWeakDigest, .receiptCertificateSignature, .receiptChainInvalid, .receiptBadCertificate,
+             .receiptBundleID, .receiptAppVersion, .receiptDeviceHash, .receiptXcodeNotTrusted,
+             .receiptUnknownEnvironment:
+            return 21003
+        default:
+            return 21009
+        }
+    }
+}
+
+/// Receipt input as devices and files deliver it: DER/BER bytes, or their base64 text
+/// (what apps send to servers), detected by content.
+enum ReceiptInput {
+    static func decode(_ input: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
+        guard input.count > 0 else { throw GateKitError(.receiptMalformed, "the receipt is empty") }
+        let limit = ReceiptValidator.maximumInputSize
+        guard input.count <= limit / 3 * 4 + 4096 else {
+            throw GateKitError(.tooLarge, "the receipt is \(input.count) bytes; the limit is \(limit)")
+        }
+        if input[0] == 0x30 {
+            guard input.count <= limit else { throw GateKitError(.tooLarge, "the receipt is \(input.count) bytes; the limit is \(limit)") }
+            return Array(input)
+        }
+        guard looksLikeBase64(input) else {
+            throw GateKitError(.receiptMalformed, "the input is neither DER (starts with 0x\(Hex.encode([input[0]]))) nor base64 text")
+        }
+        guard let decoded = Base64.decode(input, alphabet: .standard) else {
+            throw GateKitError(.receiptMalformed, "the input looks like base64 text but does not decode")
+        }
+        guard decoded.first == 0x30 else {
+            throw GateKitError(.receiptMalformed, "the base64 text does not decode to a DER SEQUENCE (not a PKCS#7 receipt)")
+        }
+        return decoded
+    }
+
+    static func looksLikeBase64(_ input: UnsafeRawBufferPointer) -> Bool {
+        for c in input {
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="),
+                 0x20, 0x09, 0x0A, 0x0D:
+                continue
+            default:
+                return false
+            }
+        }
+        return true
+    }
+}

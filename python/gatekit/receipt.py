@@ -1,0 +1,458 @@
+"""App Store receipts: validation against Apple's pinned root, typed results, entitlements.
+
+    receipt = gatekit.receipt.validate(base64_text, bundle_id="com.example.app")
+    if receipt.is_entitled("com.example.app.pro"):
+        ...
+    body = receipt.to_json()          # the verifyReceipt-compatible dict
+
+Failures raise :class:`ReceiptError` subclasses whose ``code`` is the GATEKIT_ERECEIPT_* value
+and whose ``apple_status`` is verifyReceipt's status (21002, 21003, 21007, 21008).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from functools import cached_property
+from datetime import datetime, timezone
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import _native
+from .errors import GateKitError, check, register
+
+
+class _ReceiptStruct(ctypes.Structure):
+    """Opaque gatekit_receipt."""
+
+
+_R = ctypes.POINTER(_ReceiptStruct)
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("bundle_id", ctypes.c_char_p),
+        ("app_version", ctypes.c_char_p),
+        ("device_id", ctypes.c_void_p),
+        ("device_id_len", ctypes.c_size_t),
+        ("verify_time", ctypes.c_longlong),
+        ("flags", ctypes.c_uint),
+        ("test_anchor_der", ctypes.c_void_p),
+        ("test_anchor_len", ctypes.c_size_t),
+    ]
+
+
+class _Purchase(ctypes.Structure):
+    _fields_ = [
+        ("present", ctypes.c_uint),
+        ("quantity", ctypes.c_longlong),
+        ("product_type", ctypes.c_longlong),
+        ("web_order_line_item_id", ctypes.c_longlong),
+        ("purchase_date_ms", ctypes.c_longlong),
+        ("original_purchase_date_ms", ctypes.c_longlong),
+        ("expires_date_ms", ctypes.c_longlong),
+        ("cancellation_date_ms", ctypes.c_longlong),
+        ("is_trial_period", ctypes.c_int),
+        ("is_in_intro_offer_period", ctypes.c_int),
+        ("product_id", ctypes.c_char_p),
+        ("transaction_id", ctypes.c_char_p),
+        ("original_transaction_id", ctypes.c_char_p),
+        ("promotional_offer_id", ctypes.c_char_p),
+    ]
+
+
+_LL = ctypes.POINTER(ctypes.c_longlong)
+_options_init = _native.declare("receipt_options_init", None, ctypes.POINTER(_Options))
+_validate = _native.declare("receipt_validate", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Options))
+_validate_file = _native.declare("receipt_validate_file", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_char_p, ctypes.POINTER(_Options))
+_free = _native.declare("receipt_free", None, _R)
+_to_json = _native.declare("receipt_to_json", ctypes.c_int, _native.c_char_p_p, _R)
+_is_entitled = _native.declare("receipt_is_entitled", ctypes.c_int, _R, ctypes.c_char_p, ctypes.c_longlong)
+_active_products = _native.declare("receipt_active_products", ctypes.c_int, _native.c_char_p_p, _R, ctypes.c_longlong)
+_string = _native.declare("receipt_string", ctypes.c_char_p, _R, ctypes.c_int)
+_integer = _native.declare("receipt_integer", ctypes.c_int, _R, ctypes.c_int, _LL)
+_date_ms = _native.declare("receipt_date_ms", ctypes.c_int, _R, ctypes.c_int, _LL)
+_bytes = _native.declare("receipt_bytes", ctypes.c_int, _R, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t))
+_is_test_signed = _native.declare("receipt_is_test_signed", ctypes.c_int, _R)
+_purchase_count = _native.declare("receipt_purchase_count", ctypes.c_int, _R)
+_purchase_string = _native.declare("receipt_purchase_string", ctypes.c_char_p, _R, ctypes.c_size_t, ctypes.c_int)
+_purchase_integer = _native.declare("receipt_purchase_integer", ctypes.c_int, _R, ctypes.c_size_t, ctypes.c_int, _LL)
+_purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _R, ctypes.c_size_t, ctypes.c_int, _LL)
+_purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), ctypes.c_size_t, _R, ctypes.c_size_t)
+_inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
+_apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
+_clear_cache = _native.declare("receipt_clear_cache", None)
+
+REQUIRE_SHA256 = 0x1
+PRODUCTION_ONLY = 0x2
+SANDBOX_ONLY = 0x4
+
+# Error codes (GATEKIT_ERECEIPT_*).
+MALFORMED = -100
+PAYLOAD = -101
+ALGORITHM = -102
+SIGNED_ATTRS = -103
+NO_SIGNER = -104
+SIGNATURE = -105
+UNTRUSTED = -106
+CHAIN_LENGTH = -107
+LEAF_OID = -108
+INTERMEDIATE_OID = -109
+CERT_TIME = -110
+WEAK_DIGEST = -111
+CERT_SIGNATURE = -112
+CHAIN = -113
+BAD_CERT = -114
+BUNDLE_ID = -115
+APP_VERSION = -116
+DEVICE_HASH = -117
+XCODE = -118
+SANDBOX = -119
+PRODUCTION = -120
+NO_CREATION_DATE = -121
+ENVIRONMENT = -122
+TEST_ANCHOR = -123
+
+
+class ReceiptError(GateKitError):
+    """A receipt was refused. ``apple_status``: verifyReceipt's status for the same failure."""
+
+    @property
+    def apple_status(self) -> int:
+        return apple_status(self.code)
+
+
+class MalformedReceiptError(ReceiptError, ValueError):
+    """Not a receipt, or damaged (Apple 21002)."""
+
+
+class UntrustedReceiptError(ReceiptError):
+    """Not authentic, or not for this app/device (Apple 21003)."""
+
+
+class WrongEnvironmentError(ReceiptError):
+    """Sandbox receipt where production is required (21007) or the reverse (21008)."""
+
+
+for _code in range(-100, -124, -1):
+    _status = _apple_status(_code)
+    register(_code, MalformedReceiptError if _status == 21002 else
+             WrongEnvironmentError if _status in (21007, 21008) else
+             UntrustedReceiptError if _status == 21003 else ReceiptError)
+
+
+def apple_status(code: int) -> int:
+    """verifyReceipt's status for a GateKit code (0, 21002, 21003, 21007, 21008, 21009)."""
+    return int(_apple_status(int(code)))
+
+
+def clear_cache() -> None:
+    """Drops cached verified chains (benchmarks only; never needed for correctness)."""
+    _clear_cache()
+
+
+def _to_datetime(ms: Optional[int]) -> Optional[datetime]:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+@dataclass(frozen=True)
+class InAppPurchase:
+    """One in-app purchase record (attribute 17); None: absent in the receipt."""
+    quantity: Optional[int]
+    product_id: Optional[str]
+    transaction_id: Optional[str]
+    original_transaction_id: Optional[str]
+    purchase_date_ms: Optional[int]
+    original_purchase_date_ms: Optional[int]
+    product_type: Optional[int]       # 0 non-consumable, 1 consumable, 2 non-renewing, 3 auto-renewable
+    expires_date_ms: Optional[int]
+    web_order_line_item_id: Optional[int]
+    cancellation_date_ms: Optional[int]
+    is_trial_period: Optional[bool]
+    is_in_intro_offer_period: Optional[bool]
+    promotional_offer_id: Optional[str]
+
+    @property
+    def purchase_date(self) -> Optional[datetime]:
+        return _to_datetime(self.purchase_date_ms)
+
+    @property
+    def expires_date(self) -> Optional[datetime]:
+        return _to_datetime(self.expires_date_ms)
+
+    @property
+    def cancellation_date(self) -> Optional[datetime]:
+        return _to_datetime(self.cancellation_date_ms)
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.cancellation_date_ms is not None
+
+
+class _Handle:
+    """Owns a gatekit_receipt and frees it exactly once."""
+
+    def __init__(self, pointer: Any) -> None:
+        self.pointer = pointer
+
+    def __del__(self) -> None:
+        pointer, self.pointer = self.pointer, None
+        if pointer:
+            _free(pointer)
+
+
+def _opt_int(getter: Any, *args: Any) -> Optional[int]:
+    value = ctypes.c_longlong()
+    return value.value if check(getter(*args, ctypes.byref(value))) == 1 else None
+
+
+def _opt_str(raw: Optional[bytes]) -> Optional[str]:
+    return None if raw is None else raw.decode("utf-8")
+
+
+def _opt_bool(value: Optional[int]) -> Optional[bool]:
+    return None if value is None else bool(value)
+
+
+class Receipt:
+    """A validated receipt. Fields are read from the library on first access (most servers
+    read a handful); ``purchases`` are InAppPurchase dataclasses in receipt order."""
+
+    def __init__(self, pointer: Any) -> None:
+        self._handle = _Handle(pointer)
+
+    def _string(self, attribute: int) -> Optional[str]:
+        return _opt_str(_string(self._handle.pointer, attribute))
+
+    def _integer(self, attribute: int) -> Optional[int]:
+        return _opt_int(_integer, self._handle.pointer, attribute)
+
+    def _date(self, attribute: int) -> Optional[int]:
+        return _opt_int(_date_ms, self._handle.pointer, attribute)
+
+    def _bytes(self, attribute: int) -> Optional[bytes]:
+        out = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        if check(_bytes(self._handle.pointer, attribute, ctypes.byref(out), ctypes.byref(size))) != 1:
+            return None
+        return ctypes.string_at(out.value, size.value) if out.value else b""
+
+    @cached_property
+    def environment(self) -> Optional[str]:
+        """Production, ProductionSandbox, Xcode, ... (attribute 0)."""
+        return self._string(0)
+
+    @cached_property
+    def bundle_id(self) -> Optional[str]:
+        return self._string(2)
+
+    @cached_property
+    def app_version(self) -> Optional[str]:
+        return self._string(3)
+
+    @cached_property
+    def original_app_version(self) -> Optional[str]:
+        return self._string(19)
+
+    @cached_property
+    def age_rating(self) -> Optional[str]:
+        return self._string(10)
+
+    @cached_property
+    def app_item_id(self) -> Optional[int]:
+        return self._integer(1)
+
+    @cached_property
+    def download_id(self) -> Optional[int]:
+        return self._integer(15)
+
+    @cached_property
+    def version_external_identifier(self) -> Optional[int]:
+        return self._integer(16)
+
+    @cached_property
+    def creation_date_ms(self) -> Optional[int]:
+        return self._date(12)
+
+    @cached_property
+    def original_purchase_date_ms(self) -> Optional[int]:
+        return self._date(18)
+
+    @cached_property
+    def expiration_date_ms(self) -> Optional[int]:
+        return self._date(21)
+
+    @cached_property
+    def opaque_value(self) -> Optional[bytes]:
+        return self._bytes(4)
+
+    @cached_property
+    def sha1_hash(self) -> Optional[bytes]:
+        return self._bytes(5)
+
+    @cached_property
+    def is_test_signed(self) -> bool:
+        """Accepted under a caller test anchor (Xcode): never a real App Store purchase."""
+        return check(_is_test_signed(self._handle.pointer)) == 1
+
+    @cached_property
+    def purchases(self) -> Tuple[InAppPurchase, ...]:
+        """In-app purchases in receipt order."""
+        return _purchases(self._handle.pointer)
+
+    @property
+    def creation_date(self) -> Optional[datetime]:
+        return _to_datetime(self.creation_date_ms)
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.environment in ("ProductionSandbox", "ProductionVPPSandbox", "Sandbox")
+
+    def __repr__(self) -> str:
+        return (f"Receipt(environment={self.environment!r}, bundle_id={self.bundle_id!r}, "
+                f"app_version={self.app_version!r}, creation_date={self.creation_date!r}, "
+                f"purchases={len(self.purchases)}, is_test_signed={self.is_test_signed})")
+
+    def is_entitled(self, product_id: str, at: Union[datetime, int, None] = None) -> bool:
+        """True when a non-cancelled purchase of product_id covers ``at`` (datetime or epoch ms; None: now)."""
+        return check(_is_entitled(self._handle.pointer, _native.to_c_string(product_id, "product_id"), _at_ms(at))) == 1
+
+    def active_products(self, at: Union[datetime, int, None] = None) -> List[str]:
+        """Product ids entitled at ``at``, each once, in receipt order."""
+        out = ctypes.c_void_p()
+        check(_active_products(ctypes.byref(out), self._handle.pointer, _at_ms(at)))
+        return json.loads(_native.take_string(out))
+
+    def to_json(self) -> Dict[str, Any]:
+        """verifyReceipt's response body for this receipt (status 0)."""
+        return json.loads(self.to_json_text())
+
+    def to_json_text(self) -> str:
+        out = ctypes.c_void_p()
+        check(_to_json(ctypes.byref(out), self._handle.pointer))
+        return _native.take_string(out)
+
+
+def _at_ms(at: Union[datetime, int, None]) -> int:
+    if at is None:
+        return 0
+    if isinstance(at, datetime):
+        if at.tzinfo is None:
+            raise ValueError("at must be timezone-aware")
+        return int(at.timestamp() * 1000)
+    return int(at)
+
+
+def _device_bytes(device_id: Union[bytes, str, uuid.UUID, None]) -> Optional[bytes]:
+    """16 UUID bytes or a 6-byte MAC; accepts bytes, a UUID, "AA:BB:…" or plain hex."""
+    if device_id is None:
+        return None
+    if isinstance(device_id, uuid.UUID):
+        return device_id.bytes
+    if isinstance(device_id, (bytes, bytearray)):
+        return bytes(device_id)
+    text = device_id.strip()
+    if len(text) == 36 and text.count("-") == 4:
+        return uuid.UUID(text).bytes
+    return bytes.fromhex(text.replace(":", "").replace("-", ""))
+
+
+def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_time: Union[datetime, int, None],
+             require_sha256: bool, production_only: bool, sandbox_only: bool,
+             test_anchor: Optional[bytes]) -> Tuple[_Options, List[Any]]:
+    options = _Options()
+    _options_init(ctypes.byref(options))
+    keep: List[Any] = []
+    bundle = _native.to_c_string(bundle_id, "bundle_id")
+    version = _native.to_c_string(app_version, "app_version")
+    keep += [bundle, version]
+    options.bundle_id = bundle
+    options.app_version = version
+    device = _device_bytes(device_id)
+    if device is not None:
+        buffer = ctypes.create_string_buffer(device, len(device))
+        keep.append(buffer)
+        options.device_id = ctypes.cast(buffer, ctypes.c_void_p)
+        options.device_id_len = len(device)
+    if verify_time is not None:
+        options.verify_time = int(verify_time.timestamp()) if isinstance(verify_time, datetime) else int(verify_time)
+    options.flags = (REQUIRE_SHA256 if require_sha256 else 0) | (PRODUCTION_ONLY if production_only else 0) | \
+        (SANDBOX_ONLY if sandbox_only else 0)
+    if test_anchor is not None:
+        anchor = ctypes.create_string_buffer(bytes(test_anchor), len(test_anchor))
+        keep.append(anchor)
+        options.test_anchor_der = ctypes.cast(anchor, ctypes.c_void_p)
+        options.test_anchor_len = len(test_anchor)
+    return options, keep
+
+
+def _build(pointer: Any) -> Receipt:
+    return Receipt(pointer)
+
+def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
+    out = _Purchase()
+    size = ctypes.sizeof(_Purchase)
+    purchases = []
+    for i in range(check(_purchase_count(p))):
+        check(_purchase(ctypes.byref(out), size, p, i))
+        has = out.present
+
+        def num(field: int, value: int) -> Optional[int]:
+            return value if has >> (field - 1701) & 1 else None
+
+        purchases.append(InAppPurchase(
+            quantity=num(1701, out.quantity),
+            product_id=_opt_str(out.product_id),
+            transaction_id=_opt_str(out.transaction_id),
+            original_transaction_id=_opt_str(out.original_transaction_id),
+            purchase_date_ms=num(1704, out.purchase_date_ms),
+            original_purchase_date_ms=num(1706, out.original_purchase_date_ms),
+            product_type=num(1707, out.product_type),
+            expires_date_ms=num(1708, out.expires_date_ms),
+            web_order_line_item_id=num(1711, out.web_order_line_item_id),
+            cancellation_date_ms=num(1712, out.cancellation_date_ms),
+            is_trial_period=_opt_bool(num(1713, out.is_trial_period)),
+            is_in_intro_offer_period=_opt_bool(num(1719, out.is_in_intro_offer_period)),
+            promotional_offer_id=_opt_str(out.promotional_offer_id),
+        ))
+    return tuple(purchases)
+
+def validate(data: Union[bytes, bytearray, str], bundle_id: str, *, app_version: Optional[str] = None,
+             device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Union[datetime, int, None] = None,
+             require_sha256: bool = False, production_only: bool = False, sandbox_only: bool = False,
+             test_anchor: Optional[bytes] = None) -> Receipt:
+    """Validates a receipt given as DER bytes or base64 text (str or bytes).
+
+    verify_time: when certificates must be valid (default: the receipt's creation date).
+    test_anchor: DER certificate trusted for Xcode (StoreKit testing) receipts only."""
+    raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
+    options, keep = _options(bundle_id, app_version, device_id, verify_time, require_sha256, production_only,
+                             sandbox_only, test_anchor)
+    out = _R()
+    check(_validate(ctypes.byref(out), raw, len(raw), ctypes.byref(options)))
+    del keep
+    return _build(out)
+
+
+def validate_file(path: Union[str, "os.PathLike[str]"], bundle_id: str, **kwargs: Any) -> Receipt:
+    """validate() on a file's contents (DER or base64 text)."""
+    options, keep = _options(bundle_id, kwargs.pop("app_version", None), kwargs.pop("device_id", None),
+                             kwargs.pop("verify_time", None), kwargs.pop("require_sha256", False),
+                             kwargs.pop("production_only", False), kwargs.pop("sandbox_only", False),
+                             kwargs.pop("test_anchor", None))
+    if kwargs:
+        raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
+    out = _R()
+    check(_validate_file(ctypes.byref(out), _native.to_c_string(os.fsdecode(path), "path"), ctypes.byref(options)))
+    del keep
+    return _build(out)
+
+
+def inspect(data: Union[bytes, bytearray, str]) -> Dict[str, Any]:
+    """Parses without deciding anything (no trust verdict): for diagnostics only."""
+    raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
+    out = ctypes.c_void_p()
+    check(_inspect(ctypes.byref(out), raw, len(raw)))
+    return json.loads(_native.take_string(out))
