@@ -10,10 +10,11 @@ callback or provider is never lost: raised on the calling thread when the callba
 inside a call made from Python (after that call returned: the state change has happened),
 otherwise — on the watcher's thread — passed to ``on_error`` given to
 :meth:`PermissionsMixin.perm_watch_start`, or to ``sys.unraisablehook`` (which prints it),
-and kept in ``store.perm_errors`` in every case.
+and kept in ``store.perm_errors`` (the latest 256) in every case.
 """
 from __future__ import annotations
 
+import collections
 import ctypes
 import itertools
 import json
@@ -410,8 +411,8 @@ class PermissionsMixin:
     _handle: "Optional[_native.StorePointer]"
 
     def _perm_init(self) -> None:
-        #: Every exception a callback or provider raised (also raised or reported).
-        self.perm_errors: List[BaseException] = []
+        #: The latest exceptions callbacks or providers raised (each also raised or reported).
+        self.perm_errors: "collections.deque[BaseException]" = collections.deque(maxlen=256)
         self._perm_keys: List[int] = []
         self._perm_provider_key: Optional[int] = None
         self._perm_on_error: Optional[Callable[[BaseException], None]] = None
