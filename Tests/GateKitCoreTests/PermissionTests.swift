@@ -163,6 +163,21 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         #expect(try again.pending([allBuiltIns[0], allBuiltIns[1], allBuiltIns[4]]) == [allBuiltIns[0], allBuiltIns[4]])
     }
 
+    /// ISHPermissionKit reported contacts as authorized whatever the user answered: here every
+    /// category reads back exactly what was recorded, for every decision.
+    @Test func everyCategoryReadsBackEveryDecision() throws {
+        let engine = try openEngine(temporaryStorePath())
+        try describeAll(engine)
+        for c in allBuiltIns {
+            for decision in PermissionDecision.allCases {
+                try engine.reset(c)
+                if c == PermissionCategory.locationAlways { try engine.reset(PermissionCategory.locationWhenInUse) }
+                try engine.record(c, decision: decision.rawValue)
+                #expect(try engine.state(c) == decision.resultingState, "\(c) after \(decision)")
+            }
+        }
+    }
+
     @Test func invalidCategoriesEachHaveTheirCode() throws {
         let engine = try openEngine(temporaryStorePath())
         #expect(code { _ = try engine.state(0) } == .permissionCategory)
