@@ -396,8 +396,10 @@ GATEKIT_API void receipt_clear_cache(void);
  * unsupported), else the state stored from the host's own records ("internal" state).
  * Stored states follow the state machine:
  *
- *   unknown / ask again --ASK_LATER--> ask again   --DONT_ASK--> do not ask again
- *                       --AUTHORIZED-> authorized  --DENIED----> denied
+ *   unknown or ask again --ASK_LATER---> ask again
+ *                        --DONT_ASK----> do not ask again
+ *                        --AUTHORIZED--> authorized
+ *                        --DENIED------> denied
  *
  * Do-not-ask, denied, authorized and unsupported are final: recording on them is refused
  * (GATEKIT_EPERM_NOT_PROMPTABLE); only perm_reset() leaves them. Every change is appended to
