@@ -90,7 +90,7 @@ def main() -> None:
     row("Store.perm_state(Category.CAMERA) (binding)", binding_ns, runs=runs)
     row("stdlib sqlite3: SELECT state ... WHERE category = ? (reference)", sqlite_ns, runs=runs)
     m = statistics.median
-    print(f"| library work seen from Python (raw ctypes − floor) | **{m(raw_ns) - m(floor_ns):.0f} ns** | | | |")
+    print(f"| raw ctypes perm_state − floor (store-pointer argument + library work) | **{m(raw_ns) - m(floor_ns):.0f} ns** | | | |")
     print(f"| binding overhead (Store.perm_state − raw ctypes) | **{m(binding_ns) - m(raw_ns):.0f} ns** | | | |")
     print(f"| ratio Store.perm_state / sqlite3 SELECT | **{m(binding_ns) / m(sqlite_ns):.2f}×** | | | |")
 
