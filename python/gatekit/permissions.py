@@ -186,7 +186,9 @@ def category(value: int) -> CategoryLike:
 
 def category_name(value: int) -> Optional[str]:
     """"camera" for a built-in category, None for any other number."""
-    raw = _category_name(int(value))
+    if isinstance(value, bool) or not isinstance(value, int) or not _INT_MIN <= value <= _INT_MAX:
+        return None
+    raw = _category_name(value)
     return raw.decode("ascii") if raw else None
 
 
@@ -196,13 +198,17 @@ def category_from_name(name: str) -> Category:
 
 
 def state_name(value: int) -> Optional[str]:
-    raw = _state_name(int(value))
+    if isinstance(value, bool) or not isinstance(value, int) or not _INT_MIN <= value <= _INT_MAX:
+        return None
+    raw = _state_name(value)
     return raw.decode("ascii") if raw else None
 
 
 def allows_prompt(state: int) -> bool:
     """True only for unknown and ask again."""
-    return _allows_prompt(int(state)) == 1
+    if isinstance(state, bool) or not isinstance(state, int) or not _INT_MIN <= state <= _INT_MAX:
+        return False
+    return _allows_prompt(state) == 1
 
 
 # ---- exceptions from callbacks: raised on the calling thread, or reported ----
@@ -214,6 +220,22 @@ def _check(rc: int) -> int:
     if rc < 0:
         raise error_for(rc)
     return rc
+
+
+_INT_MIN, _INT_MAX = -2**31, 2**31 - 1
+
+
+def _c_int(value: object, what: str, error: type = InvalidArgumentError, code: int = -1) -> int:
+    """An int that fits a C int (ctypes would silently wrap a larger one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not _INT_MIN <= value <= _INT_MAX:
+        raise error(code, f"{what} {value} does not fit in a C int")
+    return int(value)
+
+
+def _category_int(value: object) -> int:
+    return _c_int(value, "category", InvalidCategoryError, -200)
 
 
 def _invoke(function: Callable[..., int], *args: object) -> Tuple[int, Optional[GateKitError], List[BaseException]]:
@@ -397,10 +419,7 @@ class Subscription:
 
 
 def _category_array(categories: Iterable[int]) -> Tuple["ctypes.Array[ctypes.c_int]", int]:
-    values = [int(c) for c in categories]
-    for v in values:
-        if not -2**31 <= v < 2**31:
-            raise InvalidCategoryError(-200, f"category {v} does not fit in a C int")
+    values = [_category_int(c) for c in categories]
     return (ctypes.c_int * max(1, len(values)))(*values), len(values)
 
 
@@ -421,11 +440,11 @@ class PermissionsMixin:
 
     def perm_set_usage_description(self, category: CategoryLike, text: str) -> None:
         """Required before a prompt may be asked or recorded for the category."""
-        _check(_set_usage(self.handle, int(category), _native.to_c_string(text, "text")))
+        _check(_set_usage(self.handle, _category_int(category), _native.to_c_string(text, "text")))
 
     def perm_register_category(self, category: int, name: str, usage_description: str) -> None:
         """A host category: number from HOST_FIRST, name [a-z0-9._-]{1,64}."""
-        _check(_register(self.handle, int(category), _native.to_c_string(name, "name"),
+        _check(_register(self.handle, _category_int(category), _native.to_c_string(name, "name"),
                          _native.to_c_string(usage_description, "usage_description")))
 
     def perm_category_from_name(self, name: str) -> CategoryLike:
@@ -457,12 +476,14 @@ class PermissionsMixin:
     def perm_state(self, category: CategoryLike) -> State:
         """The effective state: the provider's answer when it has one, else the stored one."""
         handle = self.handle
+        if type(category) is not Category:   # enum members are known to fit; others are checked
+            category = _category_int(category)
         if self._perm_provider_key is None:  # the hot path: no Python code can run inside
-            rc = _state(handle, category)    # IntEnum and int convert to c_int directly
+            rc = _state(handle, category)
             if rc >= 0:
                 return _STATE_BY_VALUE[rc]
             raise error_for(rc)
-        return _STATE_BY_VALUE[_call(_state, handle, int(category))]
+        return _STATE_BY_VALUE[_call(_state, handle, category)]
 
     def perm_pending(self, categories: Iterable[CategoryLike]) -> List[CategoryLike]:
         """In order and each once, the categories that still allow a prompt."""
@@ -475,7 +496,7 @@ class PermissionsMixin:
         """The first category after ``after`` (0: from the start) that allows a prompt now."""
         array, count = _category_array(categories)
         out = ctypes.c_int()
-        _call(_next, ctypes.byref(out), self.handle, array, count, int(after))
+        _call(_next, ctypes.byref(out), self.handle, array, count, _category_int(after))
         return category(out.value) if out.value else None
 
     def perm_walk(self, categories: Iterable[CategoryLike]) -> Iterator[CategoryLike]:
@@ -493,7 +514,7 @@ class PermissionsMixin:
 
     def perm_history(self, category: CategoryLike = ALL) -> List[PermissionChange]:
         out = ctypes.c_void_p()
-        _check(_history(ctypes.byref(out), self.handle, int(category)))
+        _check(_history(ctypes.byref(out), self.handle, _category_int(category)))
         return [PermissionChange.from_json(e) for e in json.loads(_native.take_string(out))]
 
     def perm_list(self) -> List[dict]:
@@ -506,11 +527,11 @@ class PermissionsMixin:
 
     def perm_record(self, category: CategoryLike, decision: Union[Decision, int]) -> None:
         """The user's pre-prompt answer or the system dialog's result (durable on return)."""
-        _call(_record, self.handle, int(category), int(decision))
+        _call(_record, self.handle, _category_int(category), _c_int(decision, "decision", InvalidDecisionError, -202))
 
     def perm_reset(self, category: CategoryLike = ALL) -> None:
         """Back to unknown: one category, or every one (ALL)."""
-        _call(_reset, self.handle, int(category))
+        _call(_reset, self.handle, _category_int(category))
 
     def perm_refresh(self) -> None:
         """Re-reads the store and the provider; callbacks fire on this thread."""
@@ -538,7 +559,7 @@ class PermissionsMixin:
         WATCHER'S THREAD within ``interval_ms``. Exceptions there go to ``on_error`` (else
         sys.unraisablehook) and ``perm_errors``."""
         self._perm_on_error = on_error
-        _check(_watch_start(self.handle, int(interval_ms), WATCH_PROVIDER if provider else 0))
+        _check(_watch_start(self.handle, _c_int(interval_ms, "interval_ms"), WATCH_PROVIDER if provider else 0))
 
     def perm_watch_stop(self) -> bool:
         """Stops the watcher; False when none was running."""

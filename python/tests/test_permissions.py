@@ -68,6 +68,19 @@ def test_invalid_categories_and_decisions(store):
         store.perm_record(Category.CAMERA, 0)
     with pytest.raises(permissions.InvalidDecisionError):
         store.perm_record(Category.CAMERA, State.DENIED)
+    # Numbers that do not fit a C int are refused, never wrapped (2**32 + 5100 is not camera).
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_state(2**32 + 5100)
+    with pytest.raises(permissions.InvalidDecisionError):
+        store.perm_record(Category.CAMERA, 2**32 + 1)
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_reset(-2**31 - 1)
+    with pytest.raises(TypeError):
+        store.perm_state("camera")
+    with pytest.raises(TypeError):
+        store.perm_record(Category.CAMERA, 1.0)
+    assert permissions.category_name(2**32 + 5100) is None
+    assert not permissions.allows_prompt(2**32)
     with pytest.raises(gatekit.InvalidArgumentError):
         store.perm_set_usage_description(Category.CAMERA, "")
     with pytest.raises(ValueError):
