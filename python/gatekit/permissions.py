@@ -14,12 +14,14 @@ and kept in ``store.perm_errors`` (the latest 256) in every case.
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import ctypes
 import itertools
 import json
 import sys
 import threading
+import weakref
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import (TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Tuple,
@@ -303,6 +305,18 @@ class _Registry:
 _callbacks = _Registry()
 _providers = _Registry()
 
+# Stores whose watcher thread may still call into Python: stopped before the interpreter
+# finalizes (a C thread entering a finalized interpreter would crash the process).
+_watching: "weakref.WeakSet[Store]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_watchers_at_exit() -> None:
+    for store in list(_watching):
+        handle = store._handle
+        if handle is not None:
+            _watch_stop(handle)
+
 
 def _capture(error: BaseException, store: "Store", what: str) -> None:
     store.perm_errors.append(error)
@@ -559,6 +573,7 @@ class PermissionsMixin:
         WATCHER'S THREAD within ``interval_ms``. Exceptions there go to ``on_error`` (else
         sys.unraisablehook) and ``perm_errors``."""
         self._perm_on_error = on_error
+        _watching.add(self)  # type: ignore[arg-type]
         _check(_watch_start(self.handle, _c_int(interval_ms, "interval_ms"), WATCH_PROVIDER if provider else 0))
 
     def perm_watch_stop(self) -> bool:

@@ -445,3 +445,20 @@ def test_the_tool_records_and_watches(tmp_path):
     assert "microphone 4000: unknown (0) -> authorized (200)" in out
     history = run("history", "--json")
     assert '"source":"system"' in history.stdout and '"source":"user"' in history.stdout
+
+
+def test_the_interpreter_exits_cleanly_with_a_watcher_running(tmp_path):
+    import subprocess
+    from conftest import child_env
+    script = (
+        "import gatekit, sys\n"
+        f"s = gatekit.Store({str(tmp_path / 'exit.sqlite')!r})\n"
+        "s.subscribe(lambda c, o, n: None)\n"
+        "s.set_permission_provider(gatekit.PermissionProvider())\n"
+        "s.perm_watch_start(interval_ms=1, provider=True)\n"
+        "print('exiting')\n"
+    )
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], env=child_env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "exiting\n"
