@@ -25,7 +25,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: build deps lib tool static demo test test-swift test-c test-python test-install bench install clean
+.PHONY: build deps python-deps lib tool static demo test test-swift test-c test-python test-install bench install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -66,7 +66,7 @@ install: static
 	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(PREFIX)/lib/libgatekit.so.0" "$$site/gatekit")" "$$site/gatekit/libgatekit.so.0" && \
 	  echo "installed the Python package in $$site"
 
-bench: static
+bench: static python-deps
 	@bench/run.sh $(STATIC_DIR)/libgatekit.so
 
 test-install:
@@ -86,9 +86,11 @@ test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 
-test-python: build
-	@$(PYTHON) -c 'import pytest' 2>/dev/null || $(PYTHON) -m pip install -q pytest
-	cd python && $(PYTHON) -m pytest -q tests
+python-deps:
+	@$(PYTHON) -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
+
+test-python: build python-deps
+	cd python && $(PYTHON) -m pytest -q -rs tests
 
 clean:
 	rm -rf .build $(STATIC_SCRATCH) python/build

@@ -600,7 +600,107 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_watch_start(gatekit_store *store, int i
  * GATEKIT_EPERM_REENTRANT. */
 GATEKIT_API int perm_watch_stop(gatekit_store *store);
 
-/* ---- signed data (JWS): section reserved (issue 5) ---- */
+/* ========================================================================================
+ * Signed data (StoreKit 2 / App Store Server JWS)
+ *
+ * Apple signs StoreKit 2 data as compact JWS: Transaction and AppTransaction on the device,
+ * App Store Server Notifications V2 and App Store Server API responses on servers. These
+ * functions do what Apple's SignedDataVerifier does, offline:
+ *   1. shape: three base64url parts (no padding, no white space), header "alg" exactly
+ *      "ES256", "x5c" with exactly three certificates (leaf, intermediate, root);
+ *   2. chain: x5c[0] -> x5c[1] -> Apple Root CA - G3 (pinned by SHA-256 fingerprint, built
+ *      in; x5c[2] is never trusted), RFC 5280 path validation, leaf extension
+ *      1.2.840.113635.100.6.11.1, intermediate extension 1.2.840.113635.100.6.2.1;
+ *   3. time: certificates are checked at options->verify_time, or by default at the
+ *      payload's own signedDate (AppTransaction: receiptCreationDate; now if absent);
+ *   4. the ES256 signature (raw r||s) over "header.payload" with the leaf's key;
+ *   5. the payload's bundle id, app Apple id (Production only) and environment against
+ *      the options. Notifications take them from data, else summary, else
+ *      externalPurchaseToken (Sandbox iff externalPurchaseId starts with "SANDBOX", else
+ *      Production), else appData. Nested signed data in a notification
+ *      (data.signedTransactionInfo, data.signedRenewalInfo, appData.signedAppTransactionInfo)
+ *      is verified the same way and returned decoded.
+ * OCSP revocation checking is not done: verification is offline (see docs/jws.md).
+ *
+ * Test mode: options->test_anchor_der names the one anchor trusted for that call instead
+ * of Apple Root CA - G3: Apple's test root (their test chains, same length and OID rules),
+ * or the certificate of StoreKit Testing in Xcode (x5c holds that one self-signed
+ * certificate; pass exactly it). Without a test anchor, Xcode-signed data fails with
+ * GATEKIT_EJWS_TEST_SIGNED: nothing is ever returned unverified.
+ *
+ * Output: *out_json is the payload exactly as signed (every member kept, unknown ones
+ * included, numbers as their exact text: Xcode writes fractional milliseconds such as
+ * 1697679936049.7297), plus, in notifications, the decoded nested payloads inserted as
+ * "transactionInfo", "renewalInfo" and "appTransactionInfo" right after the signed strings.
+ *
+ * Threads: every function may be called from any thread at once. Verified chains are
+ * cached process-wide by their exact certificate bytes (bounded), so a repeated signer
+ * costs one ES256 verification.
+ * ====================================================================================== */
+
+/* Signed data, JWS (-300 … -399). Each failure has its own code; gatekit_last_error()
+ * names the field or certificate. Failures in nested signed data carry the nested code,
+ * with the path (e.g. "data.signedTransactionInfo: ...") in the message. */
+#define GATEKIT_EJWS_MALFORMED        (-300)  /* not 3 base64url parts / not JSON objects / no alg or x5c */
+#define GATEKIT_EJWS_ALGORITHM        (-301)  /* header alg is not exactly "ES256" (none, HS256, RS256, ...) */
+#define GATEKIT_EJWS_CHAIN_LENGTH     (-302)  /* x5c (or the built chain) is not exactly 3 certificates */
+#define GATEKIT_EJWS_UNTRUSTED        (-303)  /* the chain does not lead to Apple Root CA - G3 (or the test anchor) */
+#define GATEKIT_EJWS_LEAF_OID         (-304)  /* the leaf lacks extension 1.2.840.113635.100.6.11.1 */
+#define GATEKIT_EJWS_INTERMEDIATE_OID (-305)  /* the intermediate lacks extension 1.2.840.113635.100.6.2.1 */
+#define GATEKIT_EJWS_CERT_TIME        (-306)  /* a certificate is expired / not yet valid at the verification time */
+#define GATEKIT_EJWS_SIGNATURE        (-307)  /* the ES256 signature does not verify (or is not 64 bytes) */
+#define GATEKIT_EJWS_BUNDLE_ID        (-308)  /* the payload's bundle id is not options->bundle_id */
+#define GATEKIT_EJWS_APP_APPLE_ID     (-309)  /* Production: the payload's appAppleId is not options->app_apple_id */
+#define GATEKIT_EJWS_ENVIRONMENT      (-310)  /* the payload's environment / receiptType is not options->environment */
+#define GATEKIT_EJWS_TEST_SIGNED      (-311)  /* signed by StoreKit Testing in Xcode and no test anchor given */
+#define GATEKIT_EJWS_CERTIFICATE      (-312)  /* an x5c certificate is not DER X.509 */
+#define GATEKIT_EJWS_PAYLOAD_FIELD    (-313)  /* a known payload field has the wrong JSON type, or a member repeats */
+
+#define GATEKIT_JWS_OPTIONS_VERSION 1
+
+/* What the caller expects of the signed data. Initialise with jws_options_init(), then set
+ * the members; the struct is read during the call only (not retained). */
+typedef struct gatekit_jws_options {
+    unsigned int version;                 /* set by jws_options_init; GATEKIT_EVERSION if unknown */
+    const char *bundle_id;                /* required: the app's bundle id */
+    long long app_apple_id;               /* required for Production (checked there only); 0: none */
+    const char *environment;              /* required: "Production", "Sandbox", "Xcode", "LocalTesting" */
+    long long verify_time;                /* Unix seconds; 0: the payload's signedDate */
+    const unsigned char *test_anchor_der; /* test mode only: DER of the test root or Xcode certificate; NULL: none */
+    size_t test_anchor_len;               /* bytes at test_anchor_der (at most 65536) */
+} gatekit_jws_options;
+
+/* Sets *options to defaults: current version, everything else NULL / 0. NULL is a no-op. */
+GATEKIT_API void jws_options_init(gatekit_jws_options *options);
+
+/* sizeof(gatekit_jws_options), for FFI hosts that build the struct themselves. */
+GATEKIT_API size_t jws_options_size(void);
+
+/* Verify and decode one signed datum. jws: NUL-terminated compact JWS (at most 1 MiB,
+ * else GATEKIT_ETOOLARGE). On success returns 0 and *out_json is the decoded payload (see
+ * "Output" above), freed with gatekit_free(); on failure *out_json is NULL.
+ * Errors: GATEKIT_EINVAL (NULL argument, bad options: missing bundle_id or environment,
+ * unknown environment, Production without app_apple_id, test anchor not one DER
+ * certificate), GATEKIT_EVERSION, GATEKIT_ETOOLARGE, GATEKIT_ENOMEM, GATEKIT_EJWS_*.
+ *   transaction:     JWSTransactionDecodedPayload; checks bundleId and environment.
+ *   renewal info:    JWSRenewalInfoDecodedPayload; checks environment.
+ *   notification:    ResponseBodyV2DecodedPayload; checks bundle id, app Apple id
+ *                    (Production) and environment as described above; nested data too.
+ *   app transaction: AppTransaction; checks bundleId, appAppleId (Production) and
+ *                    receiptType as the environment. */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_transaction(char **out_json, const char *jws, const gatekit_jws_options *options);
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_renewal_info(char **out_json, const char *jws, const gatekit_jws_options *options);
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_notification(char **out_json, const char *jws, const gatekit_jws_options *options);
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_app_transaction(char **out_json, const char *jws, const gatekit_jws_options *options);
+
+/* Verifies a signed transaction exactly like jws_verify_transaction() and answers whether
+ * it entitles the user at at_ms (Unix milliseconds; 0: now): 1 yes, 0 no, <0 an error
+ * (nothing is entitled on error). No when: revoked (revocationDate or revocationReason set:
+ * refunded or revoked purchases count as never made), upgraded away (isUpgraded), at_ms
+ * before purchaseDate, at_ms at or after expiresDate. Purchases without an expiry
+ * (non-consumables, consumables) entitle from purchaseDate on. product_id: NULL for any
+ * product, else the transaction's productId must equal it (0 otherwise). */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_transaction_is_entitled(const char *jws, const gatekit_jws_options *options, const char *product_id, long long at_ms);
 
 #ifdef __cplusplus
 }

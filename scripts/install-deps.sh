@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(libssl-dev libsqlite3-dev pkg-config openssl "$@")
 missing=()
 for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")
 done
 ((${#missing[@]} == 0)) && exit 0
 if [ "$(id -u)" -ne 0 ]; then

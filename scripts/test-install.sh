@@ -14,7 +14,8 @@ trap 'rm -rf "$work"' EXIT
 
 check "libgatekit.so.0 and the libgatekit.so link are installed" test -f "$lib" -a -L "$prefix/lib/libgatekit.so"
 check "the SONAME is libgatekit.so.0" bash -c "readelf -d '$lib' | grep -q 'SONAME.*\[libgatekit.so.0\]'"
-if ldd "$lib" | grep -q libswift; then fail "ldd shows no libswift* ($(ldd "$lib" | grep -c libswift) found)"; else ok "ldd shows no libswift*"; fi
+lib_ldd=$(ldd "$lib")
+if grep -q libswift <<<"$lib_ldd"; then fail "ldd shows no libswift* ($(grep -c libswift <<<"$lib_ldd") found)"; else ok "ldd shows no libswift*"; fi
 check "the header and pkg-config file are installed" test -f "$prefix/include/gatekit.h" -a -f "$prefix/lib/pkgconfig/gatekit.pc"
 
 # A C host built from the installed pkg-config file, run with a clean environment: no
@@ -28,8 +29,10 @@ if PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -std=c11 -Wall -Werror -o "$work/h
     run "$work/hello_eula" "$work/EULA.txt" --accept; second=$?
     run "$work/hello_eula" "$work/EULA.txt"; third=$?
     if [ "$first.$second.$third" = "3.0.0" ]; then ok "the installed host gates a EULA (3, 0, 0)"; else fail "the installed host exited $first, $second, $third; expected 3, 0, 0"; fi
-    if env -i PATH=/usr/bin:/bin ldd "$work/hello_eula" | grep -q "libgatekit.so.0 => $prefix/lib/"; then ok "the host resolves libgatekit from the prefix"; else fail "the host does not resolve libgatekit from $prefix"; fi
-    if env -i PATH=/usr/bin:/bin ldd "$work/hello_eula" | grep -q libswift; then fail "the host pulls in libswift*"; else ok "the host's ldd shows no libswift*"; fi
+    # Captured first: `grep -q` closing the pipe early would fail the pipeline under pipefail.
+    host_ldd=$(env -i PATH=/usr/bin:/bin ldd "$work/hello_eula")
+    if grep -q "libgatekit.so.0 => $prefix/lib/" <<<"$host_ldd"; then ok "the host resolves libgatekit from the prefix"; else fail "the host does not resolve libgatekit from $prefix"; fi
+    if grep -q libswift <<<"$host_ldd"; then fail "the host pulls in libswift*"; else ok "the host's ldd shows no libswift*"; fi
 else
     fail "examples/hello_eula.c builds against the installed gatekit.pc"
 fi

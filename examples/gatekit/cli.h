@@ -44,5 +44,6 @@ unsigned char *gk_read_all(const char *path, size_t *len);
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);
 int gk_cmd_perm(gk_cli *cli, int argc, char **argv);
+int gk_cmd_jws(gk_cli *cli, int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@ static const char usage_text[] =
     "  receipt verify|inspect                                App Store receipts\n"
     "  perm list|state|usage|register|record|pending|reset|history|watch\n"
     "                                                        permission state\n"
+    "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
 
@@ -29,6 +30,7 @@ static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
     {"receipt", gk_cmd_receipt},
     {"perm", gk_cmd_perm},
+    {"jws", gk_cmd_jws},
     {"version", cmd_version},
 };
 

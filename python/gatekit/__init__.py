@@ -14,6 +14,7 @@ from .permissions import (Category, Decision, PermissionChange, PermissionProvid
                           Subscription)
 from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
+from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 
 __all__ = [
     "Category", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",

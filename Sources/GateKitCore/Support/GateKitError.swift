@@ -68,6 +68,20 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case permissionWatching = -210
 
         // Signed data, JWS (-300 … -399): issue 5.
+        case jwsMalformed = -300
+        case jwsUnsupportedAlgorithm = -301
+        case jwsChainLength = -302
+        case jwsUntrustedChain = -303
+        case jwsLeafOID = -304
+        case jwsIntermediateOID = -305
+        case jwsCertificateTime = -306
+        case jwsSignature = -307
+        case jwsBundleID = -308
+        case jwsAppAppleID = -309
+        case jwsEnvironment = -310
+        case jwsTestSigned = -311
+        case jwsCertificate = -312
+        case jwsPayloadField = -313
 
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
@@ -125,6 +139,20 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .permissionWatching: "permission watcher already running"
 
             // Signed data: issue 5.
+            case .jwsMalformed: "signed data is not a well-formed compact JWS"
+            case .jwsUnsupportedAlgorithm: "signed data algorithm is not ES256"
+            case .jwsChainLength: "signed data certificate chain does not have exactly 3 certificates"
+            case .jwsUntrustedChain: "signed data certificate chain does not lead to a trusted root"
+            case .jwsLeafOID: "signing certificate lacks Apple's leaf OID 1.2.840.113635.100.6.11.1"
+            case .jwsIntermediateOID: "intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1"
+            case .jwsCertificateTime: "a certificate is not valid at the verification time"
+            case .jwsSignature: "signed data signature does not verify"
+            case .jwsBundleID: "signed data is for another bundle id"
+            case .jwsAppAppleID: "signed data is for another app Apple id"
+            case .jwsEnvironment: "signed data is for another environment"
+            case .jwsTestSigned: "signed data is test-signed (Xcode) and no test anchor was given"
+            case .jwsCertificate: "a certificate in the signed data cannot be parsed"
+            case .jwsPayloadField: "a signed data payload field has the wrong type or repeats"
             }
         }
     }

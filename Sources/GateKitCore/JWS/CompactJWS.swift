@@ -1,0 +1,102 @@
+/// A JWS in compact serialization (RFC 7515 §7.1), split and decoded but not yet trusted:
+/// `base64url(header) "." base64url(payload) "." base64url(signature)`.
+///
+/// Shape rules, each failure `.jwsMalformed` unless said otherwise: exactly three parts,
+/// strict unpadded base64url, header and payload JSON objects, no `crit` header, `alg`
+/// present (any value but "ES256" is `.jwsUnsupportedAlgorithm`), `x5c` a non-empty array of
+/// standard-base64 DER certificates.
+public struct CompactJWS {
+    /// Largest accepted input: a notification with two nested JWS is ~15 KB.
+    public static let maximumLength = 1 << 20
+
+    /// The ASCII bytes `header.payload`: what the signature covers.
+    public let signingInput: [UInt8]
+    public let header: JSONValue
+    public let payload: JSONValue
+    /// The x5c certificates as DER, leaf first.
+    public let certificates: [[UInt8]]
+    /// The decoded signature bytes (64 for a well-formed ES256 signature).
+    public let signature: [UInt8]
+
+    public static func parse<C: Collection>(_ text: C) throws(GateKitError) -> CompactJWS where C.Element == UInt8 {
+        guard text.count <= maximumLength else {
+            throw GateKitError(.tooLarge, "signed data is \(text.count) bytes; the limit is \(maximumLength)")
+        }
+        let bytes = Array(text)
+        guard !bytes.isEmpty else { throw GateKitError(.jwsMalformed, "signed data is empty") }
+        var dots: [Int] = []
+        for (i, c) in bytes.enumerated() where c == UInt8(ascii: ".") {
+            dots.append(i)
+            if dots.count > 2 { break }
+        }
+        guard dots.count == 2 else {
+            throw GateKitError(.jwsMalformed, dots.count < 2
+                ? "not a compact JWS: expected 3 dot-separated parts, found \(dots.count + 1)"
+                : "not a compact JWS: more than 3 dot-separated parts")
+        }
+        let headerPart = bytes[0..<dots[0]]
+        let payloadPart = bytes[(dots[0] + 1)..<dots[1]]
+        let signaturePart = bytes[(dots[1] + 1)...]
+        let key = SampledBytesKey(bytes: Array(headerPart))
+        let parsed: JWSHeaderMemo.Entry
+        if let memo = JWSHeaderMemo.shared.lookup(key) {
+            parsed = memo
+        } else {
+            parsed = try parseHeader(headerPart)
+            JWSHeaderMemo.shared.insert(key, parsed)
+        }
+        let payload = try decodeObject(payloadPart, "payload")
+        guard !signaturePart.isEmpty, let signature = Base64.decode(signaturePart, alphabet: .url) else {
+            throw GateKitError(.jwsMalformed, signaturePart.isEmpty ? "the signature part is empty" : "the signature part is not strict base64url")
+        }
+        return CompactJWS(signingInput: Array(bytes[0..<dots[1]]), header: parsed.header, payload: payload,
+                          certificates: parsed.certificates, signature: signature)
+    }
+
+    /// The header's shape rules; what passes is memoized by its exact text.
+    private static func parseHeader(_ headerPart: ArraySlice<UInt8>) throws(GateKitError) -> JWSHeaderMemo.Entry {
+        let header = try decodeObject(headerPart, "header")
+        if header["crit"] != nil { throw GateKitError(.jwsMalformed, "the header has a \"crit\" member, which is not supported") }
+        guard let algMember = header["alg"] else { throw GateKitError(.jwsMalformed, "the header has no \"alg\"") }
+        guard case let .string(alg) = algMember else { throw GateKitError(.jwsMalformed, "the header's \"alg\" is not a string") }
+        guard alg == "ES256" else {
+            throw GateKitError(.jwsUnsupportedAlgorithm, "the header's alg is \"\(printable(alg))\"; only \"ES256\" is accepted")
+        }
+        guard let x5cMember = header["x5c"] else { throw GateKitError(.jwsMalformed, "the header has no \"x5c\" certificate chain") }
+        guard case let .array(items) = x5cMember, !items.isEmpty else {
+            throw GateKitError(.jwsMalformed, "the header's \"x5c\" is not a non-empty array")
+        }
+        guard items.count <= 8 else { throw GateKitError(.jwsChainLength, "x5c has \(items.count) certificates; exactly 3 are required") }
+        var certificates: [[UInt8]] = []
+        certificates.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            guard case let .string(text) = item, !text.isEmpty,
+                  let der = Base64.decode(text.utf8, alphabet: .standard), !der.isEmpty else {
+                throw GateKitError(.jwsMalformed, "x5c[\(i)] is not a base64 certificate")
+            }
+            certificates.append(der)
+        }
+        return JWSHeaderMemo.Entry(header: header, certificates: certificates)
+    }
+
+    private static func decodeObject(_ part: ArraySlice<UInt8>, _ name: String) throws(GateKitError) -> JSONValue {
+        guard !part.isEmpty else { throw GateKitError(.jwsMalformed, "the \(name) part is empty") }
+        guard let json = Base64.decode(part, alphabet: .url) else {
+            throw GateKitError(.jwsMalformed, "the \(name) part is not strict base64url")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(json)
+        } catch {
+            throw GateKitError(.jwsMalformed, "the \(name) is not JSON (\(error.message))")
+        }
+        guard case .object = value else { throw GateKitError(.jwsMalformed, "the \(name) is not a JSON object") }
+        return value
+    }
+
+    /// At most 40 characters of untrusted text for an error message, control characters escaped.
+    static func printable(_ s: String) -> String {
+        let head = s.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+        return s.unicodeScalars.count > 40 ? head + "…" : head
+    }
+}

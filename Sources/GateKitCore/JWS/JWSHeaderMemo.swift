@@ -1,0 +1,30 @@
+/// Decoded JWS headers by their exact base64url text. Apple signs every transaction of a
+/// signer with the same header (alg + the same three certificates), so a repeated signer
+/// skips decoding ~2.3 KB of header JSON and three certificates. Only headers that passed
+/// every shape rule are kept; trust is still decided per call (the verified-chain cache
+/// answers only inside the chain's validity window). Bounded, thread-safe.
+final class JWSHeaderMemo: @unchecked Sendable {
+    struct Entry {
+        let header: JSONValue
+        let certificates: [[UInt8]]
+    }
+
+    static let shared = JWSHeaderMemo(capacity: 64)
+
+    private let lock = Lock()
+    private var entries: [SampledBytesKey: Entry] = [:]
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func lookup(_ key: SampledBytesKey) -> Entry? {
+        lock.withLock { entries[key] }
+    }
+
+    func insert(_ key: SampledBytesKey, _ entry: Entry) {
+        lock.withLock {
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = entry
+        }
+    }
+}

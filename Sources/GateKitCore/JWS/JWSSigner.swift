@@ -1,0 +1,91 @@
+import COpenSSL
+
+/// The x5c certificate chain of a JWS, checked with the shared trust module: Apple Root CA -
+/// G3 pinned by fingerprint, or — test mode only — the caller's explicit test anchor.
+enum JWSSigner {
+    /// Trust policies for test anchors, by anchor bytes: decoding and hashing the anchor once,
+    /// not per call, keeps test-mode verification as fast as production.
+    private static let testPolicies = TestPolicyCache()
+
+    static func verifiedChain(_ certificates: [[UInt8]], at time: Int64, testAnchor: [UInt8]?) throws(GateKitError) -> VerifiedChain {
+        let policy: TrustPolicy
+        if let testAnchor {
+            guard certificates.count == 3 || certificates.count == 1 else {
+                throw GateKitError(.jwsChainLength, "x5c has \(certificates.count) certificates; exactly 3 (or, in test mode, the one test certificate) are required")
+            }
+            policy = try testPolicies.policy(for: testAnchor)
+        } else {
+            if certificates.count == 1 {
+                throw GateKitError(.jwsTestSigned, "x5c holds one certificate ('\(subject(certificates[0]))'): data signed by StoreKit Testing in Xcode, accepted only in test mode with that certificate as the test anchor")
+            }
+            guard certificates.count == 3 else {
+                throw GateKitError(.jwsChainLength, "x5c has \(certificates.count) certificates; exactly 3 are required")
+            }
+            do {
+                policy = try TrustPolicy.appStoreSignedData()
+            } catch {
+                throw map(error)
+            }
+        }
+        // x5c[2] is never an anchor (Apple's verifier ignores it too): only the intermediate
+        // is offered, and the chain must end at the policy's own root.
+        let untrusted = certificates.count == 3 ? [certificates[1]] : []
+        if certificates.count == 1, let testAnchor, certificates[0] != testAnchor {
+            throw GateKitError(.jwsUntrustedChain, "the single x5c certificate ('\(subject(certificates[0]))') is not the test anchor")
+        }
+        do {
+            return try ChainVerifier.shared.verify(leaf: certificates[0], untrusted: untrusted, at: time, policy: policy)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    static func map(_ failure: TrustFailure) -> GateKitError {
+        switch failure {
+        case let .malformedCertificate(m): GateKitError(.jwsCertificate, m)
+        case let .untrustedRoot(m): GateKitError(.jwsUntrustedChain, m)
+        case let .chainLength(m): GateKitError(.jwsChainLength, m)
+        case let .leafOID(m): GateKitError(.jwsLeafOID, m)
+        case let .intermediateOID(m): GateKitError(.jwsIntermediateOID, m)
+        case let .notValidAtTime(m): GateKitError(.jwsCertificateTime, m)
+        case let .weakDigest(m): GateKitError(.jwsUntrustedChain, m)
+        case let .certificateSignature(m): GateKitError(.jwsUntrustedChain, m)
+        case let .chainInvalid(m): GateKitError(.jwsUntrustedChain, m)
+        case let .pinnedRootMismatch(m): GateKitError(.internal, m)
+        case let .resources(m): GateKitError(.outOfMemory, m)
+        }
+    }
+
+    /// The subject of a DER certificate for messages ("unparseable" when it does not decode).
+    static func subject(_ der: [UInt8]) -> String {
+        guard let cert = try? Certificate(der: der, role: "x5c certificate") else { return "unparseable certificate" }
+        return cert.subject
+    }
+
+    private final class TestPolicyCache: @unchecked Sendable {
+        private let lock = Lock()
+        private var policies: [SampledBytesKey: TrustPolicy] = [:]
+
+        func policy(for anchor: [UInt8]) throws(GateKitError) -> TrustPolicy {
+            let key = SampledBytesKey(bytes: anchor)
+            if let p = lock.withLock({ policies[key] }) { return p }
+            let p: TrustPolicy
+            do {
+                p = try TrustPolicy.testing(anchorDER: anchor)
+            } catch {
+                if case let .malformedCertificate(m) = error { throw GateKitError(.invalidArgument, "test_anchor_der: \(m)") }
+                throw map(error)
+            }
+            lock.withLock {
+                if policies.count >= 8 { policies.removeAll() }
+                policies[key] = p
+            }
+            return p
+        }
+    }
+}
+
+extension VerifiedChain {
+    /// ES256 needs a P-256 key; the trust module hands out any leaf key.
+    var isP256: Bool { ES256.isP256(leafKey) }
+}

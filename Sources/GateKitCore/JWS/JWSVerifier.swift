@@ -1,0 +1,190 @@
+/// Verifies App Store signed data (StoreKit 2 / App Store Server JWS) and decodes it.
+///
+/// Steps, each failure its own code: compact JWS shape and `alg` ES256 (`CompactJWS`);
+/// chain x5c[0] → x5c[1] → Apple Root CA - G3 (or the caller's test anchor) at the
+/// verification time, with Apple's marker OIDs (`JWSSigner`); the ES256 signature over
+/// `header.payload` with the leaf key; then the bundle id / app Apple id / environment the
+/// caller expects, per payload type as Apple's `SignedDataVerifier` checks them.
+/// OCSP revocation checking is not done (offline verification, see docs/jws.md).
+public enum JWSVerifier {
+    public enum Kind: String, Sendable {
+        case transaction, renewalInfo, notification, appTransaction
+    }
+
+    /// A verified notification with its nested signed data, each verified and decoded too.
+    public struct VerifiedNotification: Sendable {
+        public let notification: JWSNotification
+        public let transaction: JWSTransaction?
+        public let renewalInfo: JWSRenewalInfo?
+        public let appTransaction: AppTransaction?
+        /// The payload with `transactionInfo` / `renewalInfo` / `appTransactionInfo` (the decoded
+        /// nested payloads) inserted after the signed strings they come from.
+        public let json: JSONValue
+    }
+
+    public static func verifyTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSTransaction where C.Element == UInt8 {
+        let payload = try verifiedPayload(text, kind: .transaction, options: options)
+        let t = try JWSTransaction(json: payload)
+        try expect(bundleID: t.bundleId, options)
+        try expect(environment: t.environment, options, field: "environment")
+        return t
+    }
+
+    public static func verifyRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSRenewalInfo where C.Element == UInt8 {
+        let payload = try verifiedPayload(text, kind: .renewalInfo, options: options)
+        let r = try JWSRenewalInfo(json: payload)
+        try expect(environment: r.environment, options, field: "environment")
+        return r
+    }
+
+    public static func verifyAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> AppTransaction where C.Element == UInt8 {
+        let payload = try verifiedPayload(text, kind: .appTransaction, options: options)
+        let a = try AppTransaction(json: payload)
+        try expect(bundleID: a.bundleId, options)
+        try expect(appAppleID: a.appAppleId, options)
+        try expect(environment: a.receiptType, options, field: "receiptType")
+        return a
+    }
+
+    public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
+        let payload = try verifiedPayload(text, kind: .notification, options: options)
+        let n = try JWSNotification(json: payload)
+        let subject = n.subject
+        try expect(bundleID: subject.bundleId, options)
+        try expect(appAppleID: subject.appAppleId, options)
+        try expect(environment: subject.environment, options, field: "environment")
+
+        var transaction: JWSTransaction?
+        var renewal: JWSRenewalInfo?
+        var appTransaction: AppTransaction?
+        var json = payload
+        if let data = n.data {
+            var dataJSON = payload["data"] ?? .null
+            if let signed = data.signedTransactionInfo {
+                let t = try nested("data.signedTransactionInfo") { () throws(GateKitError) in
+                    try verifyTransaction(signed.utf8, options: options)
+                }
+                transaction = t
+                dataJSON = inserting("transactionInfo", t.json, after: "signedTransactionInfo", in: dataJSON)
+            }
+            if let signed = data.signedRenewalInfo {
+                let r = try nested("data.signedRenewalInfo") { () throws(GateKitError) in
+                    try verifyRenewalInfo(signed.utf8, options: options)
+                }
+                renewal = r
+                dataJSON = inserting("renewalInfo", r.json, after: "signedRenewalInfo", in: dataJSON)
+            }
+            json = replacing("data", with: dataJSON, in: json)
+        }
+        if let appData = n.appData, let signed = appData.signedAppTransactionInfo {
+            let a = try nested("appData.signedAppTransactionInfo") { () throws(GateKitError) in
+                try verifyAppTransaction(signed.utf8, options: options)
+            }
+            appTransaction = a
+            let appJSON = inserting("appTransactionInfo", a.json, after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
+            json = replacing("appData", with: appJSON, in: json)
+        }
+        return VerifiedNotification(notification: n, transaction: transaction, renewalInfo: renewal,
+                                    appTransaction: appTransaction, json: json)
+    }
+
+    /// Verifies any of the four kinds and returns the decoded payload as compact JSON text.
+    public static func verifiedJSON<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> String where C.Element == UInt8 {
+        switch kind {
+        case .transaction: JSONWriter.serialize(try verifyTransaction(text, options: options).json)
+        case .renewalInfo: JSONWriter.serialize(try verifyRenewalInfo(text, options: options).json)
+        case .appTransaction: JSONWriter.serialize(try verifyAppTransaction(text, options: options).json)
+        case .notification: JSONWriter.serialize(try verifyNotification(text, options: options).json)
+        }
+    }
+
+    // MARK: steps
+
+    /// Shape, chain and signature: returns the payload only once Apple (or the test anchor) signed it.
+    static func verifiedPayload<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
+        let jws = try CompactJWS.parse(text)
+        let time = verificationTime(jws.payload, options)
+        let chain = try JWSSigner.verifiedChain(jws.certificates, at: time, testAnchor: options.testAnchorDER)
+        guard jws.signature.count == ES256.signatureLength, let der = ES256.derSignature(raw: jws.signature) else {
+            throw GateKitError(.jwsSignature, "the signature is \(jws.signature.count) bytes; ES256 needs 64 (raw r‖s)")
+        }
+        guard chain.keyType == .ec, chain.isP256 else {
+            throw GateKitError(.jwsSignature, "the signing certificate's key is not an EC P-256 key, so it cannot make ES256 signatures")
+        }
+        let ok = der.withUnsafeBytes { sig in
+            jws.signingInput.withUnsafeBytes { message in
+                chain.verifySignature(sig, over: message, digest: .sha256)
+            }
+        }
+        guard ok else { throw GateKitError(.jwsSignature, "the ES256 signature does not verify with the key of '\(chain.leafSubject)'") }
+        return jws.payload
+    }
+
+    /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an
+    /// AppTransaction), else now — the order Apple's verifier uses with online checks off.
+    /// Read leniently: the payload is not verified yet, so a field of the wrong type must not
+    /// pre-empt the signature's verdict (the typed decoding after the signature refuses it).
+    static func verificationTime(_ payload: JSONValue, _ options: JWSOptions) -> Int64 {
+        if let t = options.verifyTime { return t }
+        guard let ms = payload["signedDate"]?.int64Value ?? payload["receiptCreationDate"]?.int64Value else {
+            return Clock.nowMilliseconds() / 1000
+        }
+        // Floor to whole seconds (a negative date rounds down, never up into validity).
+        return ms >= 0 ? ms / 1000 : -((-(ms &+ 1)) / 1000) &- 1
+    }
+
+    // MARK: expectations
+
+    private static func expect(bundleID: String?, _ options: JWSOptions) throws(GateKitError) {
+        guard bundleID == options.bundleID else {
+            throw GateKitError(.jwsBundleID, "bundleId is \(quoted(bundleID)); expected \"\(CompactJWS.printable(options.bundleID))\"")
+        }
+    }
+
+    /// Apple checks the app Apple id only in Production (Sandbox data carries other ids).
+    private static func expect(appAppleID: Int64?, _ options: JWSOptions) throws(GateKitError) {
+        guard options.environment == .production else { return }
+        guard appAppleID == options.appAppleID else {
+            let got = appAppleID.map { String($0) } ?? "absent"
+            let want = options.appAppleID.map { String($0) } ?? "none"
+            throw GateKitError(.jwsAppAppleID, "appAppleId is \(got); expected \(want)")
+        }
+    }
+
+    private static func expect(environment: String?, _ options: JWSOptions, field: String) throws(GateKitError) {
+        guard environment == options.environment.rawValue else {
+            throw GateKitError(.jwsEnvironment, "\(field) is \(quoted(environment)); expected \"\(options.environment.rawValue)\"")
+        }
+    }
+
+    private static func quoted(_ s: String?) -> String {
+        guard let s else { return "absent" }
+        return "\"\(CompactJWS.printable(s))\""
+    }
+
+    private static func nested<T>(_ path: String, _ body: () throws(GateKitError) -> T) throws(GateKitError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw GateKitError(error.code, "\(path): \(error.message)")
+        }
+    }
+
+    // MARK: JSON output
+
+    static func inserting(_ key: String, _ value: JSONValue, after anchor: String, in object: JSONValue) -> JSONValue {
+        guard case var .object(members) = object else { return object }
+        members.removeAll { $0.0 == key }
+        let index = members.firstIndex { $0.0 == anchor }.map { $0 + 1 } ?? members.count
+        members.insert((key, value), at: index)
+        return .object(members)
+    }
+
+    static func replacing(_ key: String, with value: JSONValue, in object: JSONValue) -> JSONValue {
+        guard case var .object(members) = object else { return object }
+        for i in members.indices where members[i].0 == key {
+            members[i].1 = value
+        }
+        return .object(members)
+    }
+}

@@ -1,0 +1,883 @@
+/* StoreKit 2 signed data (JWS) from C: Apple's vectors (mock signed data with the test
+ * root as anchor, Xcode-signed data, x509 chain vectors, model payloads) and cases made
+ * here with a throw-away PKI (openssl CLI): tampering, other algorithms, chain shapes,
+ * verification time, nested notifications, entitlement, threads. */
+#include "check.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char folder[] = "/tmp/gatekit-c-jws-XXXXXX";
+static const char *fixtures;
+static int have_pki;
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+static unsigned char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    unsigned char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            unsigned char *bigger = realloc(buf, cap * 2 + 1);
+            if (!bigger) { free(buf); buf = NULL; break; }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = 0;
+    if (len) *len = n;
+    return buf;
+}
+
+/* A fixture as a NUL-terminated string without trailing white space; NULL (with a printed
+ * reason) when the fixtures folder is absent. */
+static char *fixture(const char *relative) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", fixtures, relative);
+    size_t n = 0;
+    char *text = (char *)read_file(path, &n);
+    if (!text) { printf("SKIP: fixture %s not found (set GATEKIT_FIXTURES)\n", path); return NULL; }
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ')) text[--n] = 0;
+    return text;
+}
+
+static unsigned char *fixture_bytes(const char *relative, size_t *len) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", fixtures, relative);
+    unsigned char *b = read_file(path, len);
+    if (!b) printf("SKIP: fixture %s not found (set GATEKIT_FIXTURES)\n", path);
+    return b;
+}
+
+static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Base64 (url: base64url without padding) of len bytes; malloc'd. */
+static char *b64(const unsigned char *in, size_t len, int url) {
+    char *out = malloc(len / 3 * 4 + 8), *o = out;
+    for (size_t i = 0; i < len; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < len ? in[i + 2] : 0);
+        *o++ = b64chars[v >> 18 & 63];
+        *o++ = b64chars[v >> 12 & 63];
+        if (i + 1 < len) *o++ = b64chars[v >> 6 & 63]; else if (!url) *o++ = '=';
+        if (i + 2 < len) *o++ = b64chars[v & 63]; else if (!url) *o++ = '=';
+    }
+    *o = 0;
+    if (url) for (char *p = out; *p; p++) { if (*p == '+') *p = '-'; else if (*p == '/') *p = '_'; }
+    return out;
+}
+
+static int b64value(int c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+/* Decodes base64 or base64url (padding ignored) of n characters; malloc'd. */
+static unsigned char *unb64(const char *in, size_t n, size_t *len) {
+    unsigned char *out = malloc(n / 4 * 3 + 4);
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64value((unsigned char)in[i]);
+        if (v < 0) continue;
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) { bits -= 8; out[o++] = (unsigned char)(acc >> bits); }
+    }
+    *len = o;
+    return out;
+}
+
+static char *concat3(const char *a, const char *b, const char *c) {
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 3;
+    char *s = malloc(n);
+    snprintf(s, n, "%s.%s.%s", a, b, c);
+    return s;
+}
+
+/* Part i (0 header, 1 payload, 2 signature) of a compact JWS; malloc'd. */
+static char *part(const char *jws, int i) {
+    const char *p = jws;
+    for (int k = 0; k < i; k++) { p = strchr(p, '.'); if (!p) return strdup(""); p++; }
+    const char *end = strchr(p, '.');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    char *s = malloc(n + 1);
+    memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
+/* x5c[index] of a JWS header as DER; malloc'd. */
+static unsigned char *x5c_cert(const char *jws, int index, size_t *len) {
+    char *h64 = part(jws, 0);
+    size_t hn;
+    char *header = (char *)unb64(h64, strlen(h64), &hn);
+    header = realloc(header, hn + 1);
+    header[hn] = 0;
+    const char *p = strstr(header, "\"x5c\":[");
+    unsigned char *der = NULL;
+    if (p) {
+        p += 7;
+        for (int k = 0; k <= index && p; k++) {
+            p = strchr(p, '"');
+            if (!p) break;
+            p++;
+            const char *end = strchr(p, '"');
+            if (!end) { p = NULL; break; }
+            if (k == index) der = unb64(p, (size_t)(end - p), len);
+            p = end + 1;
+        }
+    }
+    free(h64);
+    free(header);
+    return der;
+}
+
+/* {"alg":"<alg>","x5c":[<base64 of each DER>]} with no alg member when alg is NULL. */
+static char *header_with(const char *alg, unsigned char **ders, const size_t *lens, int n) {
+    size_t cap = 256;
+    for (int i = 0; i < n; i++) cap += lens[i] * 2 + 4;
+    char *h = malloc(cap);
+    size_t o = 0;
+    o += (size_t)snprintf(h + o, cap - o, "{");
+    if (alg) o += (size_t)snprintf(h + o, cap - o, "\"alg\":\"%s\",", alg);
+    o += (size_t)snprintf(h + o, cap - o, "\"x5c\":[");
+    for (int i = 0; i < n; i++) {
+        char *c = b64(ders[i], lens[i], 0);
+        o += (size_t)snprintf(h + o, cap - o, "%s\"%s\"", i ? "," : "", c);
+        free(c);
+    }
+    snprintf(h + o, cap - o, "]}");
+    return h;
+}
+
+/* The same payload and signature under another header. */
+static char *rehead(const char *jws, const char *header_json) {
+    char *h = b64((const unsigned char *)header_json, strlen(header_json), 1);
+    char *p = part(jws, 1), *s = part(jws, 2);
+    char *out = concat3(h, p, s);
+    free(h); free(p); free(s);
+    return out;
+}
+
+/* ---- the generated PKI -------------------------------------------------------------- */
+
+static const char *pki(const char *file) {
+    static char buf[8][600];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, 600, "%s/pki/%s", folder, file);
+    return p;
+}
+
+static unsigned char *pki_der(const char *name, size_t *len) {
+    char file[128];
+    snprintf(file, sizeof file, "%s.der", name);
+    return read_file(pki(file), len);
+}
+
+/* DER ECDSA-Sig-Value to raw 32-byte r || 32-byte s; 0 on success. */
+static int der_to_raw(const unsigned char *der, size_t n, unsigned char raw[64]) {
+    if (n < 8 || der[0] != 0x30) return -1;
+    size_t i = der[1] == 0x81 ? 3 : 2;
+    memset(raw, 0, 64);
+    for (int k = 0; k < 2; k++) {
+        if (i + 2 > n || der[i] != 0x02) return -1;
+        size_t len = der[i + 1];
+        const unsigned char *v = der + i + 2;
+        if (i + 2 + len > n) return -1;
+        while (len > 32 && *v == 0) { v++; len--; }
+        if (len > 32) return -1;
+        memcpy(raw + k * 32 + (32 - len), v, len);
+        i += 2 + der[i + 1];
+    }
+    return 0;
+}
+
+/* Signs header_json.payload_json with the named key: ES256 raw r||s for EC keys, the plain
+ * openssl signature otherwise. Returns the compact JWS; malloc'd. */
+static char *sign_jws(const char *header_json, const char *payload_json, const char *key) {
+    char *h = b64((const unsigned char *)header_json, strlen(header_json), 1);
+    char *p = b64((const unsigned char *)payload_json, strlen(payload_json), 1);
+    size_t n = strlen(h) + strlen(p) + 2;
+    char *input = malloc(n);
+    snprintf(input, n, "%s.%s", h, p);
+    FILE *f = fopen(pki("input"), "wb");
+    fwrite(input, 1, strlen(input), f);
+    fclose(f);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "openssl dgst -sha256 -sign '%s' -out '%s' '%s'", pki(key), pki("input.sig"), pki("input"));
+    char *out = NULL;
+    if (system(cmd) == 0) {
+        size_t sn = 0;
+        unsigned char *sig = read_file(pki("input.sig"), &sn);
+        unsigned char raw[64];
+        char *s = der_to_raw(sig, sn, raw) == 0 && strstr(key, "rsa") == NULL ? b64(raw, 64, 1) : b64(sig, sn, 1);
+        size_t total = strlen(input) + strlen(s) + 2;
+        out = malloc(total);
+        snprintf(out, total, "%s.%s", input, s);
+        free(sig);
+        free(s);
+    }
+    free(h); free(p); free(input);
+    return out;
+}
+
+/* A JWS signed by `signer` (a PKI key name) with the x5c of the named certificates. */
+static char *sign_with(const char *alg, const char *payload, const char *signer, const char *const *names, int n) {
+    unsigned char *ders[6] = {0};
+    size_t lens[6] = {0};
+    for (int i = 0; i < n && i < 6; i++) ders[i] = pki_der(names[i], &lens[i]);
+    char *header = header_with(alg, ders, lens, n);
+    char key[64];
+    snprintf(key, sizeof key, "%s.key", signer);
+    char *jws = sign_jws(header, payload, key);
+    for (int i = 0; i < n; i++) free(ders[i]);
+    free(header);
+    return jws;
+}
+
+static const char *const chain3[] = {"leaf", "int", "root"};
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *transaction_payload(long long signed_ms, const char *extra) {
+    char *s = malloc(1024);
+    snprintf(s, 1024,
+             "{\"transactionId\":\"2000000123\",\"originalTransactionId\":\"2000000100\",\"bundleId\":\"com.example\","
+             "\"productId\":\"pro.monthly\",\"purchaseDate\":%lld,\"expiresDate\":%lld,"
+             "\"type\":\"Auto-Renewable Subscription\",\"environment\":\"Sandbox\",\"signedDate\":%lld%s}",
+             signed_ms - 1000, signed_ms + 86400000LL, signed_ms, extra);
+    return s;
+}
+
+/* ---- verification shorthands ---------------------------------------------------------- */
+
+typedef int (*verify_fn)(char **, const char *, const gatekit_jws_options *);
+
+static gatekit_jws_options opts(const char *bundle, const char *env, long long app, const unsigned char *anchor, size_t anchor_len) {
+    gatekit_jws_options o;
+    jws_options_init(&o);
+    o.bundle_id = bundle;
+    o.environment = env;
+    o.app_apple_id = app;
+    o.test_anchor_der = anchor;
+    o.test_anchor_len = anchor_len;
+    return o;
+}
+
+/* Runs a verification; on success returns the JSON (caller frees), else NULL. rc gets the code. */
+static char *run(verify_fn fn, const char *jws, const gatekit_jws_options *o, int *rc) {
+    char *out = (char *)0x1;
+    *rc = fn(&out, jws, o);
+    if (*rc != 0) {
+        CHECK(out == NULL);
+        return NULL;
+    }
+    return out;
+}
+
+static int code_of(verify_fn fn, const char *jws, const gatekit_jws_options *o) {
+    int rc;
+    char *out = run(fn, jws, o, &rc);
+    gatekit_free(out);
+    return rc;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+static void test_codes_and_options(void) {
+    const int codes[] = {GATEKIT_EJWS_MALFORMED, GATEKIT_EJWS_ALGORITHM, GATEKIT_EJWS_CHAIN_LENGTH, GATEKIT_EJWS_UNTRUSTED,
+                         GATEKIT_EJWS_LEAF_OID, GATEKIT_EJWS_INTERMEDIATE_OID, GATEKIT_EJWS_CERT_TIME, GATEKIT_EJWS_SIGNATURE,
+                         GATEKIT_EJWS_BUNDLE_ID, GATEKIT_EJWS_APP_APPLE_ID, GATEKIT_EJWS_ENVIRONMENT, GATEKIT_EJWS_TEST_SIGNED,
+                         GATEKIT_EJWS_CERTIFICATE, GATEKIT_EJWS_PAYLOAD_FIELD};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        CHECK(codes[i] <= -300 && codes[i] >= -399);
+        CHECK(strcmp(gatekit_strerror(codes[i]), "unknown error") != 0);
+        for (size_t j = 0; j < i; j++) {
+            CHECK(codes[i] != codes[j]);
+            CHECK(strcmp(gatekit_strerror(codes[i]), gatekit_strerror(codes[j])) != 0);
+        }
+    }
+    CHECK(jws_options_size() == sizeof(gatekit_jws_options));
+    jws_options_init(NULL);
+    gatekit_jws_options o;
+    memset(&o, 0x5a, sizeof o);
+    jws_options_init(&o);
+    CHECK(o.version == GATEKIT_JWS_OPTIONS_VERSION);
+    CHECK(o.bundle_id == NULL && o.environment == NULL && o.app_apple_id == 0 && o.verify_time == 0);
+    CHECK(o.test_anchor_der == NULL && o.test_anchor_len == 0);
+
+    const char *jws = "a.b.c";
+    char *out = NULL;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);   /* no bundle id */
+    CHECK(strstr(gatekit_last_error(), "bundle_id") != NULL);
+    o.bundle_id = "com.example";
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);   /* no environment */
+    o.environment = "production";
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);   /* unknown spelling */
+    o.environment = "Production";
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);   /* Production needs app_apple_id */
+    CHECK(strstr(gatekit_last_error(), "app_apple_id") != NULL);
+    o.app_apple_id = -5;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
+    o.app_apple_id = 1234;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EJWS_MALFORMED);
+    o.verify_time = -1;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
+    o.verify_time = 0;
+    o.test_anchor_der = (const unsigned char *)"not a certificate";
+    o.test_anchor_len = 17;
+    CHECK_RC(jws_verify_transaction(&out, "a.b.c", &o), GATEKIT_EJWS_MALFORMED); /* shape is checked first */
+    o.test_anchor_len = 0;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
+    o.test_anchor_der = NULL;
+    o.test_anchor_len = 10;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
+    o.test_anchor_len = 0;
+    o.version = 99;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EVERSION);
+    o.version = GATEKIT_JWS_OPTIONS_VERSION;
+    CHECK_RC(jws_verify_transaction(NULL, jws, &o), GATEKIT_EINVAL);
+    CHECK_RC(jws_verify_transaction(&out, NULL, &o), GATEKIT_EINVAL);
+    CHECK_RC(jws_verify_transaction(&out, jws, NULL), GATEKIT_EINVAL);
+    CHECK_RC(jws_verify_renewal_info(&out, jws, NULL), GATEKIT_EINVAL);
+    CHECK_RC(jws_verify_notification(&out, jws, NULL), GATEKIT_EINVAL);
+    CHECK_RC(jws_verify_app_transaction(&out, jws, NULL), GATEKIT_EINVAL);
+    CHECK_RC(jws_transaction_is_entitled(NULL, &o, NULL, 0), GATEKIT_EINVAL);
+    CHECK_RC(jws_transaction_is_entitled(jws, &o, NULL, -1), GATEKIT_EINVAL);
+    CHECK(out == NULL);
+
+    /* 2 MiB of input: refused before any work. */
+    size_t big = 2u << 20;
+    char *huge = malloc(big + 1);
+    memset(huge, 'A', big);
+    huge[big] = 0;
+    CHECK_RC(jws_verify_transaction(&out, huge, &o), GATEKIT_ETOOLARGE);
+    free(huge);
+    /* Non-ASCII and control bytes are malformed, never a crash. */
+    CHECK_RC(jws_verify_transaction(&out, "\xff\xfe.\x01\x02.\x80", &o), GATEKIT_EJWS_MALFORMED);
+    CHECK_RC(jws_verify_transaction(&out, "....", &o), GATEKIT_EJWS_MALFORMED);
+    CHECK_RC(jws_verify_transaction(&out, "", &o), GATEKIT_EJWS_MALFORMED);
+}
+
+static void test_apple_mock_data(void) {
+    size_t anchor_len = 0;
+    unsigned char *anchor = fixture_bytes("jws/apple-test/certs/testCA.der", &anchor_len);
+    char *notification = fixture("jws/apple-test/mock_signed_data/testNotification");
+    char *transaction = fixture("jws/apple-test/mock_signed_data/transactionInfo");
+    char *renewal = fixture("jws/apple-test/mock_signed_data/renewalInfo");
+    char *wrong = fixture("jws/apple-test/mock_signed_data/wrongBundleId");
+    char *missing = fixture("jws/apple-test/mock_signed_data/missingX5CHeaderClaim");
+    char *legacy = fixture("jws/apple-test/mock_signed_data/legacyTransaction");
+    if (!anchor || !notification || !transaction || !renewal || !wrong || !missing || !legacy) goto done;
+
+    gatekit_jws_options sandbox = opts("com.example", "Sandbox", 0, anchor, anchor_len);
+    int rc;
+    char *json = run(jws_verify_notification, notification, &sandbox, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) {
+        CHECK(strstr(json, "\"notificationType\":\"TEST\"") != NULL);
+        CHECK(strstr(json, "\"signedDate\":1681314324000") != NULL);
+        CHECK_STR(json, "{\"data\":{\"appAppleId\":1234,\"environment\":\"Sandbox\",\"bundleId\":\"com.example\"},"
+                        "\"notificationUUID\":\"9ad56bd2-0bc6-42e0-af24-fd996d87a1e6\",\"signedDate\":1681314324000,"
+                        "\"notificationType\":\"TEST\"}");
+    }
+    gatekit_free(json);
+
+    gatekit_jws_options production = opts("com.example", "Production", 1234, anchor, anchor_len);
+    CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_ENVIRONMENT);
+    CHECK(strstr(gatekit_last_error(), "Sandbox") != NULL);
+    production.app_apple_id = 1235;
+    CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_APP_APPLE_ID);
+    CHECK(strstr(gatekit_last_error(), "1235") != NULL);
+
+    json = run(jws_verify_transaction, transaction, &sandbox, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) CHECK_STR(json, "{\"environment\":\"Sandbox\",\"bundleId\":\"com.example\",\"signedDate\":1672956154000}");
+    gatekit_free(json);
+    json = run(jws_verify_renewal_info, renewal, &sandbox, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) CHECK_STR(json, "{\"environment\":\"Sandbox\",\"signedDate\":1672956154000}");
+    gatekit_free(json);
+    /* A transaction read as an app transaction has no receiptType: the environment differs. */
+    CHECK_RC(code_of(jws_verify_app_transaction, transaction, &sandbox), GATEKIT_EJWS_ENVIRONMENT);
+
+    gatekit_jws_options examplex = opts("com.examplex", "Sandbox", 0, anchor, anchor_len);
+    CHECK_RC(code_of(jws_verify_notification, wrong, &examplex), GATEKIT_EJWS_BUNDLE_ID);
+    CHECK(strstr(gatekit_last_error(), "com.example.wrong") != NULL);
+    CHECK_RC(code_of(jws_verify_notification, missing, &sandbox), GATEKIT_EJWS_MALFORMED);
+    CHECK(strstr(gatekit_last_error(), "x5c") != NULL);
+    CHECK_RC(code_of(jws_verify_transaction, legacy, &sandbox), GATEKIT_EJWS_MALFORMED);
+
+    /* The test chain without the test anchor: checked against Apple Root CA - G3, refused. */
+    gatekit_jws_options real = opts("com.example", "Sandbox", 0, NULL, 0);
+    CHECK_RC(code_of(jws_verify_transaction, transaction, &real), GATEKIT_EJWS_UNTRUSTED);
+    CHECK(strstr(gatekit_last_error(), "Apple Root CA - G3") != NULL);
+
+    /* Malformed parts of a real JWS. */
+    char *h = part(transaction, 0), *p = part(transaction, 1), *s = part(transaction, 2);
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s.%s", h, p);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    snprintf(buf, sizeof buf, "%s.%s.%s.%s", h, p, s, s);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    snprintf(buf, sizeof buf, "%s=.%s.%s", h, p, s);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    snprintf(buf, sizeof buf, "%s.%s.%s==", h, p, s);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    snprintf(buf, sizeof buf, "%s.%s\n.%s", h, p, s);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    snprintf(buf, sizeof buf, "%s..%s", h, s);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    snprintf(buf, sizeof buf, "%s.%s.", h, p);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_MALFORMED);
+    /* Truncated signature: well-formed base64url, 48 bytes. */
+    s[64] = 0;
+    snprintf(buf, sizeof buf, "%s.%s.%s", h, p, s);
+    CHECK_RC(code_of(jws_verify_transaction, buf, &sandbox), GATEKIT_EJWS_SIGNATURE);
+    free(h); free(p); free(s);
+done:
+    free(anchor); free(notification); free(transaction); free(renewal); free(wrong); free(missing); free(legacy);
+}
+
+static void test_xcode(void) {
+    char *transaction = fixture("jws/apple-test/xcode/xcode-signed-transaction");
+    char *renewal = fixture("jws/apple-test/xcode/xcode-signed-renewal-info");
+    char *app = fixture("jws/apple-test/xcode/xcode-signed-app-transaction");
+    size_t ca_len = 0;
+    unsigned char *test_ca = fixture_bytes("jws/apple-test/certs/testCA.der", &ca_len);
+    if (!transaction || !renewal || !app || !test_ca) goto done;
+    const char *bundle = "com.example.naturelab.backyardbirds.example";
+    size_t cert_len = 0;
+    unsigned char *cert = x5c_cert(transaction, 0, &cert_len);
+    CHECK(cert != NULL && cert_len > 100);
+    if (!cert) goto done;
+
+    /* Never returned unverified: no anchor, any environment. */
+    const char *envs[] = {"Xcode", "LocalTesting", "Sandbox", "Production"};
+    for (int i = 0; i < 4; i++) {
+        gatekit_jws_options o = opts(bundle, envs[i], 1, NULL, 0);
+        CHECK_RC(code_of(jws_verify_transaction, transaction, &o), GATEKIT_EJWS_TEST_SIGNED);
+        CHECK_RC(code_of(jws_verify_renewal_info, renewal, &o), GATEKIT_EJWS_TEST_SIGNED);
+        CHECK_RC(code_of(jws_verify_app_transaction, app, &o), GATEKIT_EJWS_TEST_SIGNED);
+    }
+    CHECK(strstr(gatekit_last_error(), "StoreKit Testing in Xcode") != NULL);
+    gatekit_jws_options wrong_anchor = opts(bundle, "Xcode", 0, test_ca, ca_len);
+    CHECK_RC(code_of(jws_verify_transaction, transaction, &wrong_anchor), GATEKIT_EJWS_UNTRUSTED);
+
+    gatekit_jws_options xcode = opts(bundle, "Xcode", 0, cert, cert_len);
+    int rc;
+    char *json = run(jws_verify_transaction, transaction, &xcode, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) {
+        CHECK(strstr(json, "\"purchaseDate\":1697679936049.7297") != NULL);  /* exact fractional text */
+        CHECK(strstr(json, "\"transactionId\":\"0\"") != NULL);
+        CHECK(strstr(json, "\"deviceVerificationNonce\":\"7edea87d-98f0-42d0-9682-49ca81022f73\"") != NULL);
+    }
+    gatekit_free(json);
+    json = run(jws_verify_renewal_info, renewal, &xcode, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) CHECK(strstr(json, "\"renewalDate\":1700358336049.7297") != NULL);
+    gatekit_free(json);
+    json = run(jws_verify_app_transaction, app, &xcode, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) CHECK(strstr(json, "\"originalPurchaseDate\":-62135769600000") != NULL);
+    gatekit_free(json);
+    /* Entitled at its purchase time (+1 s), not after the expiry, not for another product. */
+    CHECK_RC(jws_transaction_is_entitled(transaction, &xcode, "pass.premium", 1697679937000LL), 1);
+    CHECK_RC(jws_transaction_is_entitled(transaction, &xcode, "pass.premium", 1700358336050LL), 0);
+    CHECK_RC(jws_transaction_is_entitled(transaction, &xcode, "pass.other", 1697679937000LL), 0);
+    /* The Xcode certificate expired in 2024. */
+    xcode.verify_time = 1761962975;
+    CHECK_RC(code_of(jws_verify_transaction, transaction, &xcode), GATEKIT_EJWS_CERT_TIME);
+    xcode.verify_time = 0;
+    xcode.environment = "Sandbox";
+    CHECK_RC(code_of(jws_verify_transaction, transaction, &xcode), GATEKIT_EJWS_ENVIRONMENT);
+    free(cert);
+done:
+    free(transaction); free(renewal); free(app); free(test_ca);
+}
+
+/* Apple's x509 vectors, through JWS: Apple's mock renewalInfo is signed by LEAF_CERT's key,
+ * so swapping its x5c shows each chain verdict (the chain is checked before the signature). */
+static void test_x509_vectors(void) {
+    char *renewal = fixture("jws/apple-test/mock_signed_data/renewalInfo");
+    const char *names[] = {"ROOT_CA", "INTERMEDIATE_CA", "LEAF_CERT", "LEAF_CERT_INVALID_OID", "INTERMEDIATE_CA_INVALID_OID",
+                           "LEAF_CERT_FOR_INTERMEDIATE_CA_INVALID_OID", "REAL_APPLE_ROOT", "REAL_APPLE_INTERMEDIATE",
+                           "REAL_APPLE_SIGNING_CERTIFICATE"};
+    unsigned char *d[9] = {0};
+    size_t n[9] = {0};
+    int ok = renewal != NULL;
+    for (int i = 0; i < 9; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "jws/x509/%s.der", names[i]);
+        d[i] = fixture_bytes(rel, &n[i]);
+        ok = ok && d[i];
+    }
+    if (!ok) goto done;
+    enum { ROOT, INT, LEAF, BAD_LEAF, BAD_INT, LEAF_OF_BAD_INT, G3, G6, SIGNER };
+    gatekit_jws_options o = opts("com.example", "Sandbox", 0, d[ROOT], n[ROOT]);
+
+#define CHAIN(...) do { \
+        int idx_[] = {__VA_ARGS__}; int k_ = (int)(sizeof idx_ / sizeof idx_[0]); \
+        unsigned char *ders_[6] = {0}; size_t lens_[6] = {0}; \
+        for (int j_ = 0; j_ < k_; j_++) { ders_[j_] = d[idx_[j_]]; lens_[j_] = n[idx_[j_]]; } \
+        char *h_ = header_with("ES256", ders_, lens_, k_); free(jws); jws = rehead(renewal, h_); free(h_); \
+    } while (0)
+    char *jws = NULL;
+    /* renewalInfo's own x5c is LEAF_CERT, INTERMEDIATE_CA, ROOT_CA (the signature covers
+     * the header, so the valid case uses it unchanged). */
+    size_t x0_len = 0;
+    unsigned char *x0 = x5c_cert(renewal, 0, &x0_len);
+    CHECK(x0 && x0_len == n[LEAF] && memcmp(x0, d[LEAF], x0_len) == 0);
+    free(x0);
+    o.verify_time = 1761962975;
+    CHECK_RC(code_of(jws_verify_renewal_info, renewal, &o), GATEKIT_OK);
+    o.verify_time = 2280946846;
+    CHECK_RC(code_of(jws_verify_renewal_info, renewal, &o), GATEKIT_EJWS_CERT_TIME);
+    o.verify_time = 1761962975;
+    CHAIN(LEAF, INT, ROOT);  /* re-encoded header: same chain, so only the signature fails */
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_SIGNATURE);
+    CHAIN(BAD_LEAF, INT, ROOT);
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_LEAF_OID);
+    CHAIN(LEAF_OF_BAD_INT, BAD_INT, ROOT);
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_INTERMEDIATE_OID);
+    CHAIN(LEAF, INT);
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_CHAIN_LENGTH);
+    CHAIN(LEAF, INT, ROOT, ROOT);
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_CHAIN_LENGTH);
+    /* The test chain against the real G3 root. */
+    gatekit_jws_options real = opts("com.example", "Sandbox", 0, NULL, 0);
+    real.verify_time = 1761962975;
+    CHAIN(LEAF, INT, ROOT);
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &real), GATEKIT_EJWS_UNTRUSTED);
+    /* A look-alike: the test chain with the real G3 certificate as x5c[2] — still untrusted. */
+    CHAIN(LEAF, INT, G3);
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &real), GATEKIT_EJWS_UNTRUSTED);
+    /* The real production chain passes the chain checks against the pinned G3 (2026-01-01)
+     * — and then the signature, made by the test key, fails. Before and after: expired. */
+    CHAIN(SIGNER, G6, G3);
+    real.verify_time = 1767225600;
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &real), GATEKIT_EJWS_SIGNATURE);
+    real.verify_time = 2280946846;
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &real), GATEKIT_EJWS_CERT_TIME);
+    real.verify_time = 1700000000;
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &real), GATEKIT_EJWS_CERT_TIME);
+    /* x5c entries that are not certificates. */
+    free(jws);
+    jws = rehead(renewal, "{\"alg\":\"ES256\",\"x5c\":[\"AAAA\",\"AAAA\",\"AAAA\"]}");
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_CERTIFICATE);
+    free(jws);
+    jws = rehead(renewal, "{\"alg\":\"ES256\",\"x5c\":[\"%%%\",\"AAAA\",\"AAAA\"]}");
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_MALFORMED);
+    free(jws);
+    jws = rehead(renewal, "{\"alg\":\"ES256\",\"x5c\":[]}");
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_MALFORMED);
+    free(jws);
+    jws = rehead(renewal, "{\"alg\":\"ES256\",\"x5c\":\"AAAA\"}");
+    CHECK_RC(code_of(jws_verify_renewal_info, jws, &o), GATEKIT_EJWS_MALFORMED);
+    free(jws);
+#undef CHAIN
+done:
+    for (int i = 0; i < 9; i++) free(d[i]);
+    free(renewal);
+}
+
+static void test_generated(void) {
+    if (!have_pki) { printf("SKIP: generated JWS cases (the openssl CLI could not make the test PKI)\n"); return; }
+    size_t root_len = 0;
+    unsigned char *root = pki_der("root", &root_len);
+    gatekit_jws_options o = opts("com.example", "Sandbox", 0, root, root_len);
+    long long now = now_ms();
+    char *payload = transaction_payload(now, ",\"futureField\":{\"a\":[1,2.50]}");
+    char *good = sign_with("ES256", payload, "leaf", chain3, 3);
+    CHECK(good != NULL);
+    if (!good) { free(root); free(payload); return; }
+    int rc;
+    char *json = run(jws_verify_transaction, good, &o, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) CHECK_STR(json, payload);  /* every member, unknown ones included, exactly */
+    gatekit_free(json);
+
+    /* Tampered payload (another product), same signature. */
+    char *h = part(good, 0), *s = part(good, 2);
+    char *other = transaction_payload(now, ",\"productId\":\"pro.lifetime\"");
+    char *p64 = b64((const unsigned char *)other, strlen(other), 1);
+    char *tampered = concat3(h, p64, s);
+    CHECK_RC(code_of(jws_verify_transaction, tampered, &o), GATEKIT_EJWS_SIGNATURE);
+    free(tampered); free(p64); free(other);
+    /* Tampered signature: one bit. */
+    size_t sn;
+    unsigned char *sig = unb64(s, strlen(s), &sn);
+    sig[5] ^= 1;
+    char *s2 = b64(sig, sn, 1);
+    char *p = part(good, 1);
+    tampered = concat3(h, p, s2);
+    CHECK_RC(code_of(jws_verify_transaction, tampered, &o), GATEKIT_EJWS_SIGNATURE);
+    free(tampered); free(s2); free(sig);
+
+    /* Other algorithms. */
+    char *jws = sign_with("none", payload, "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_ALGORITHM);
+    CHECK(strstr(gatekit_last_error(), "none") != NULL);
+    free(jws);
+    char none_jws[8192];
+    char *none_h = b64((const unsigned char *)"{\"alg\":\"none\"}", 14, 1);
+    snprintf(none_jws, sizeof none_jws, "%s.%s.", none_h, p);
+    CHECK_RC(code_of(jws_verify_transaction, none_jws, &o), GATEKIT_EJWS_ALGORITHM);  /* unsecured JWS */
+    free(none_h);
+    jws = sign_with("HS256", payload, "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_ALGORITHM);
+    free(jws);
+    const char *rsa_chain[] = {"leaf_rsa", "int", "root"};
+    jws = sign_with("RS256", payload, "leaf_rsa", rsa_chain, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_ALGORITHM);
+    free(jws);
+    jws = sign_with("ES256", payload, "leaf_rsa", rsa_chain, 3);   /* RSA key labelled ES256 */
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_SIGNATURE);
+    free(jws);
+    jws = sign_with(NULL, payload, "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_MALFORMED);
+    free(jws);
+
+    /* Chain shapes. */
+    const char *four[] = {"leaf", "int", "root", "other_root"};
+    jws = sign_with("ES256", payload, "leaf", four, 4);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_CHAIN_LENGTH);
+    free(jws);
+    const char *bad_leaf[] = {"leaf_bad_oid", "int", "root"};
+    jws = sign_with("ES256", payload, "leaf_bad_oid", bad_leaf, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_LEAF_OID);
+    free(jws);
+    const char *bad_int[] = {"leaf_under_bad_int", "int_bad_oid", "root"};
+    jws = sign_with("ES256", payload, "leaf_under_bad_int", bad_int, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_INTERMEDIATE_OID);
+    free(jws);
+    size_t stranger_len;
+    unsigned char *stranger = pki_der("other_root", &stranger_len);
+    gatekit_jws_options so = opts("com.example", "Sandbox", 0, stranger, stranger_len);
+    CHECK_RC(code_of(jws_verify_transaction, good, &so), GATEKIT_EJWS_UNTRUSTED);
+    free(stranger);
+    const char *p384[] = {"leaf384", "int384", "root384"};
+    size_t r384_len;
+    unsigned char *r384 = pki_der("root384", &r384_len);
+    gatekit_jws_options o384 = opts("com.example", "Sandbox", 0, r384, r384_len);
+    jws = sign_with("ES256", payload, "leaf384", p384, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o384), GATEKIT_OK);
+    free(jws);
+    free(r384);
+
+    /* A chain valid now but not at the payload's signedDate (10 days ago). */
+    char *old = transaction_payload(now - 10LL * 86400000, "");
+    jws = sign_with("ES256", old, "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_CERT_TIME);
+    CHECK(strstr(gatekit_last_error(), "not valid at") != NULL);
+    o.verify_time = (long long)time(NULL);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_OK);
+    o.verify_time = 0;
+    free(jws);
+    free(old);
+
+    /* Wrong bundle id / environment / field types. */
+    gatekit_jws_options other_bundle = opts("com.other", "Sandbox", 0, root, root_len);
+    CHECK_RC(code_of(jws_verify_transaction, good, &other_bundle), GATEKIT_EJWS_BUNDLE_ID);
+    gatekit_jws_options prod = opts("com.example", "Production", 7, root, root_len);
+    CHECK_RC(code_of(jws_verify_transaction, good, &prod), GATEKIT_EJWS_ENVIRONMENT);
+    jws = sign_with("ES256", "{\"bundleId\":[],\"environment\":\"Sandbox\"}", "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_PAYLOAD_FIELD);
+    CHECK(strstr(gatekit_last_error(), "bundleId") != NULL);
+    free(jws);
+
+    /* Entitlement. */
+    CHECK_RC(jws_transaction_is_entitled(good, &o, NULL, 0), 1);
+    CHECK_RC(jws_transaction_is_entitled(good, &o, "pro.monthly", now), 1);
+    CHECK_RC(jws_transaction_is_entitled(good, &o, "pro.yearly", now), 0);
+    CHECK_RC(jws_transaction_is_entitled(good, &o, NULL, now - 60000), 0);
+    CHECK_RC(jws_transaction_is_entitled(good, &o, NULL, now + 86400000LL), 0);
+    CHECK_RC(jws_transaction_is_entitled(good, &other_bundle, NULL, now), GATEKIT_EJWS_BUNDLE_ID);
+    char extra[128];
+    snprintf(extra, sizeof extra, ",\"revocationDate\":%lld,\"revocationReason\":0", now);
+    char *revoked_payload = transaction_payload(now, extra);
+    jws = sign_with("ES256", revoked_payload, "leaf", chain3, 3);
+    CHECK_RC(jws_transaction_is_entitled(jws, &o, NULL, now), 0);
+    free(jws);
+    free(revoked_payload);
+
+    /* A notification with a nested signed transaction and renewal info. */
+    char renewal[256];
+    snprintf(renewal, sizeof renewal, "{\"autoRenewStatus\":1,\"environment\":\"Sandbox\",\"signedDate\":%lld}", now);
+    char *nested_r = sign_with("ES256", renewal, "leaf", chain3, 3);
+    size_t cap = strlen(good) + strlen(nested_r) + 512;
+    char *notif = malloc(cap);
+    snprintf(notif, cap, "{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\","
+             "\"signedTransactionInfo\":\"%s\",\"signedRenewalInfo\":\"%s\",\"status\":1},\"signedDate\":%lld}", good, nested_r, now);
+    jws = sign_with("ES256", notif, "leaf", chain3, 3);
+    json = run(jws_verify_notification, jws, &o, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) {
+        CHECK(strstr(json, "\"transactionInfo\":{\"transactionId\":\"2000000123\"") != NULL);
+        CHECK(strstr(json, "\"renewalInfo\":{\"autoRenewStatus\":1") != NULL);
+    }
+    gatekit_free(json);
+    free(jws);
+    /* The nested transaction tampered: the notification fails with the nested path. */
+    char *bad_nested = strdup(notif);
+    char *sig_at = strstr(bad_nested, s);
+    if (sig_at) sig_at[3] = sig_at[3] == 'A' ? 'B' : 'A';
+    jws = sign_with("ES256", bad_nested, "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_notification, jws, &o), GATEKIT_EJWS_SIGNATURE);
+    CHECK(strstr(gatekit_last_error(), "data.signedTransactionInfo") != NULL);
+    free(jws);
+    free(bad_nested);
+    free(notif);
+    free(nested_r);
+
+    free(h); free(s); free(p); free(good); free(payload); free(root);
+}
+
+/* Apple's model payloads, signed here: the output is the model, member for member. */
+static void test_models(void) {
+    if (!have_pki) { printf("SKIP: model payloads (no test PKI)\n"); return; }
+    const char *models[][2] = {{"signedTransaction", "transaction"}, {"signedRenewalInfo", "renewal"},
+                               {"appTransaction", "app"}, {"signedSummaryNotification", "notification"},
+                               {"signedExternalPurchaseTokenSandboxNotification", "notification"}};
+    size_t root_len = 0;
+    unsigned char *root = pki_der("root", &root_len);
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "jws/apple-test/models/%s.json", models[i][0]);
+        char *text = fixture(rel);
+        if (!text) continue;
+        /* Compact the model: drop white space outside strings. */
+        char *compact = malloc(strlen(text) + 1), *o = compact;
+        int in_string = 0;
+        for (const char *c = text; *c; c++) {
+            if (in_string) { *o++ = *c; if (*c == '\\' && c[1]) *o++ = *++c; else if (*c == '"') in_string = 0; }
+            else if (*c == '"') { in_string = 1; *o++ = *c; }
+            else if (*c != ' ' && *c != '\n' && *c != '\r' && *c != '\t') *o++ = *c;
+        }
+        *o = 0;
+        const char *env = strstr(models[i][0], "Sandbox") ? "Sandbox" : "LocalTesting";
+        gatekit_jws_options opt = opts("com.example", env, 0, root, root_len);
+        opt.verify_time = (long long)time(NULL);   /* the models are from 2023; the PKI is new */
+        char *jws = sign_with("ES256", compact, "leaf", chain3, 3);
+        verify_fn fn = strcmp(models[i][1], "transaction") == 0 ? jws_verify_transaction
+                     : strcmp(models[i][1], "renewal") == 0 ? jws_verify_renewal_info
+                     : strcmp(models[i][1], "app") == 0 ? jws_verify_app_transaction : jws_verify_notification;
+        int rc;
+        char *json = run(fn, jws, &opt, &rc);
+        CHECK_RC(rc, GATEKIT_OK);
+        if (json) CHECK_STR(json, compact);
+        gatekit_free(json);
+        free(jws); free(compact); free(text);
+    }
+    free(root);
+}
+
+/* Many threads verifying at once (shared chain cache): every call succeeds. */
+typedef struct { const char *jws; const gatekit_jws_options *o; int failures; } worker_args;
+
+static void *worker(void *arg) {
+    worker_args *w = arg;
+    for (int i = 0; i < 50; i++) {
+        char *out = NULL;
+        if (jws_verify_transaction(&out, w->jws, w->o) != 0 || !out) w->failures++;
+        gatekit_free(out);
+        if (jws_verify_transaction(&out, "x.y.z", w->o) != GATEKIT_EJWS_MALFORMED) w->failures++;
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    if (!have_pki) return;
+    size_t root_len = 0;
+    unsigned char *root = pki_der("root", &root_len);
+    gatekit_jws_options o = opts("com.example", "Sandbox", 0, root, root_len);
+    char *payload = transaction_payload(now_ms(), "");
+    char *jws = sign_with("ES256", payload, "leaf", chain3, 3);
+    pthread_t t[8];
+    worker_args w[8];
+    for (int i = 0; i < 8; i++) { w[i] = (worker_args){jws, &o, 0}; pthread_create(&t[i], NULL, worker, &w[i]); }
+    int failures = 0;
+    for (int i = 0; i < 8; i++) { pthread_join(t[i], NULL); failures += w[i].failures; }
+    CHECK(failures == 0);
+    free(jws); free(payload); free(root);
+}
+
+/* The gatekit tool's jws subcommand (GATEKIT_TOOL, set by make test-c). */
+static int tool_exit(const char *args) {
+    const char *tool = getenv("GATEKIT_TOOL");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", tool, args);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_tool(void) {
+    if (!getenv("GATEKIT_TOOL")) { printf("SKIP: tool checks (GATEKIT_TOOL not set)\n"); return; }
+    char *probe = fixture("jws/apple-test/mock_signed_data/testNotification");
+    if (!probe) return;
+    free(probe);
+    char args[3072];
+    const char *f = fixtures;
+    snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Sandbox "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.pem' '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
+    CHECK(tool_exit(args) == 0);
+    snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' - < '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
+    CHECK(tool_exit(args) == 1);
+    snprintf(args, sizeof args, "jws verify --type transaction --bundle-id com.example --environment Sandbox "
+             "'%s/jws/apple-test/mock_signed_data/transactionInfo'", f);
+    CHECK(tool_exit(args) == 1);
+    snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 2042-04-12T00:00:00Z "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
+    CHECK(tool_exit(args) == 1);
+    snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 1761962975 "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
+    CHECK(tool_exit(args) == 0);
+    CHECK(tool_exit("jws verify --type bogus --bundle-id a --environment Sandbox x") == 2);
+    CHECK(tool_exit("jws verify --bundle-id a --environment Sandbox") == 2);
+    CHECK(tool_exit("jws") == 2);
+}
+
+int main(void) {
+    fixtures = getenv("GATEKIT_FIXTURES");
+    if (!fixtures) fixtures = "../shared/fixtures";
+    if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
+    const char *source = getenv("GATEKIT_SOURCE_DIR");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/Tests/scripts/jws-test-pki.sh' '%s/pki' >/dev/null 2>&1", source ? source : ".", folder);
+    have_pki = system(cmd) == 0;
+
+    test_codes_and_options();
+    test_apple_mock_data();
+    test_xcode();
+    test_x509_vectors();
+    test_generated();
+    test_models();
+    test_threads();
+    test_tool();
+
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);
+    return check_report("test_jws");
+}

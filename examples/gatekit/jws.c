@@ -1,0 +1,196 @@
+/* gatekit jws: verify and decode StoreKit 2 / App Store Server signed data (JWS). */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char jws_usage[] =
+    "gatekit jws verify --type transaction|renewal|notification|app-transaction\n"
+    "                   --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
+    "                   [--app-apple-id N] [--at TIME] [--test-anchor CERT] FILE|-\n"
+    "    prints the verified payload as JSON (nested signed data decoded too); exit 0 when\n"
+    "    verified, 1 when not (the reason on stderr). --app-apple-id is required for\n"
+    "    Production. --at: Unix seconds or YYYY-MM-DDTHH:MM:SSZ (default: the payload's\n"
+    "    signedDate). --test-anchor: test mode, a DER or PEM certificate trusted instead of\n"
+    "    Apple Root CA - G3 (Apple's test root, or the StoreKit Testing in Xcode certificate).\n"
+    "gatekit jws entitled --bundle-id ID --environment ENV [--app-apple-id N] [--product P]\n"
+    "                   [--at-ms MS] [--at TIME] [--test-anchor CERT] FILE|-\n"
+    "    verifies a signed transaction; exit 0 when it entitles the user (at MS, default now),\n"
+    "    5 when it does not (revoked, upgraded, not yet purchased, expired, other product)";
+
+enum { EXIT_NOT_ENTITLED = 5 };
+
+typedef struct {
+    const char *type, *bundle_id, *environment, *app_apple_id, *at, *at_ms, *test_anchor, *product, *file;
+} jws_args;
+
+static int parse(int argc, char **argv, jws_args *a) {
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_option(argc, argv, &i, "--type", &a->type)) ||
+            (r = gk_option(argc, argv, &i, "--bundle-id", &a->bundle_id)) ||
+            (r = gk_option(argc, argv, &i, "--environment", &a->environment)) ||
+            (r = gk_option(argc, argv, &i, "--app-apple-id", &a->app_apple_id)) ||
+            (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
+            (r = gk_option(argc, argv, &i, "--at", &a->at)) ||
+            (r = gk_option(argc, argv, &i, "--test-anchor", &a->test_anchor)) ||
+            (r = gk_option(argc, argv, &i, "--product", &a->product))) {
+            if (r < 0) return -1;
+            continue;
+        }
+        if (a->file || (argv[i][0] == '-' && argv[i][1] != '\0')) {
+            fprintf(stderr, "gatekit jws: unexpected argument %s\n", argv[i]);
+            return -1;
+        }
+        a->file = argv[i];
+    }
+    return 0;
+}
+
+/* A non-negative decimal number, or -1. */
+static long long number(const char *s) {
+    if (!s || !*s) return -1;
+    long long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (!isdigit((unsigned char)*p) || v > (9223372036854775807LL - 9) / 10) return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v;
+}
+
+/* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
+static long long parse_time(const char *s) {
+    long long v = number(s);
+    if (v >= 0) return v;
+    struct tm tm = {0};
+    char z = 0, extra = 0;
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+               &tm.tm_sec, &z, &extra) != 7 || z != 'Z')
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (long long)timegm(&tm);
+}
+
+static int b64value(int c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* A certificate file as DER: PEM ("-----BEGIN CERTIFICATE-----") is decoded, anything else
+ * is passed as is (the library rejects what is not one DER certificate). */
+static unsigned char *load_certificate(const char *path, size_t *len) {
+    unsigned char *raw = gk_read_all(path, len);
+    if (!raw) return NULL;
+    const char *begin = "-----BEGIN CERTIFICATE-----";
+    if (*len < strlen(begin) || memcmp(raw, begin, strlen(begin)) != 0) return raw;
+    unsigned char *der = malloc(*len);
+    size_t n = 0;
+    unsigned int acc = 0;
+    int bits = 0;
+    for (size_t i = strlen(begin); der && i < *len && raw[i] != '-'; i++) {
+        int v = b64value(raw[i]);
+        if (v < 0) continue;
+        acc = (acc << 6 | (unsigned int)v) & 0xFFFFFF;
+        bits += 6;
+        if (bits >= 8) { bits -= 8; der[n++] = (unsigned char)(acc >> bits); }
+    }
+    free(raw);
+    *len = n;
+    return der;
+}
+
+/* The JWS text: surrounding white space removed, NUL-terminated. */
+static char *load_jws(const char *path) {
+    size_t len = 0;
+    unsigned char *raw = gk_read_all(path, &len);
+    if (!raw) return NULL;
+    char *text = malloc(len + 1);
+    if (!text) { free(raw); return NULL; }
+    size_t start = 0;
+    while (start < len && isspace(raw[start])) start++;
+    while (len > start && isspace(raw[len - 1])) len--;
+    memcpy(text, raw + start, len - start);
+    text[len - start] = 0;
+    free(raw);
+    return text;
+}
+
+int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
+    (void)cli;
+    if (argc < 2) return gk_usage(jws_usage);
+    const char *command = argv[1];
+    int entitled = strcmp(command, "entitled") == 0;
+    if (!entitled && strcmp(command, "verify") != 0) return gk_usage(jws_usage);
+    jws_args a = {0};
+    if (parse(argc, argv, &a) < 0 || !a.file || !a.bundle_id || !a.environment || (!entitled && !a.type))
+        return gk_usage(jws_usage);
+
+    int (*verify)(char **, const char *, const gatekit_jws_options *) = NULL;
+    if (!entitled) {
+        if (strcmp(a.type, "transaction") == 0) verify = jws_verify_transaction;
+        else if (strcmp(a.type, "renewal") == 0) verify = jws_verify_renewal_info;
+        else if (strcmp(a.type, "notification") == 0) verify = jws_verify_notification;
+        else if (strcmp(a.type, "app-transaction") == 0) verify = jws_verify_app_transaction;
+        else {
+            fprintf(stderr, "gatekit jws: unknown --type %s\n", a.type);
+            return gk_usage(jws_usage);
+        }
+    }
+
+    gatekit_jws_options o;
+    jws_options_init(&o);
+    o.bundle_id = a.bundle_id;
+    o.environment = a.environment;
+    if (a.app_apple_id && (o.app_apple_id = number(a.app_apple_id)) <= 0) {
+        fprintf(stderr, "gatekit jws: --app-apple-id must be a positive number\n");
+        return GK_EXIT_USAGE;
+    }
+    if (a.at && (o.verify_time = parse_time(a.at)) <= 0) {
+        fprintf(stderr, "gatekit jws: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
+        return GK_EXIT_USAGE;
+    }
+    long long at_ms = 0;
+    if (a.at_ms && (at_ms = number(a.at_ms)) < 0) {
+        fprintf(stderr, "gatekit jws: --at-ms must be Unix milliseconds\n");
+        return GK_EXIT_USAGE;
+    }
+    unsigned char *anchor = NULL;
+    size_t anchor_len = 0;
+    if (a.test_anchor) {
+        anchor = load_certificate(a.test_anchor, &anchor_len);
+        if (!anchor) return GK_EXIT_ERROR;
+        o.test_anchor_der = anchor;
+        o.test_anchor_len = anchor_len;
+    }
+    char *text = load_jws(a.file);
+    if (!text) { free(anchor); return GK_EXIT_ERROR; }
+
+    int status;
+    if (entitled) {
+        int rc = jws_transaction_is_entitled(text, &o, a.product, at_ms);
+        if (rc < 0) status = gk_fail("jws entitled", rc);
+        else {
+            puts(rc == 1 ? "entitled" : "not entitled");
+            status = rc == 1 ? GK_EXIT_OK : EXIT_NOT_ENTITLED;
+        }
+    } else {
+        char *json = NULL;
+        int rc = verify(&json, text, &o);
+        if (rc < 0) status = gk_fail("jws verify", rc);
+        else {
+            puts(json);
+            status = GK_EXIT_OK;
+        }
+        gatekit_free(json);
+    }
+    free(text);
+    free(anchor);
+    return status;
+}

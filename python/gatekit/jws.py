@@ -1,0 +1,393 @@
+"""StoreKit 2 / App Store Server signed data (JWS): verify, then decode into typed objects.
+
+Field names are Apple's (the JSON member names, as in Apple's app-store-server-library
+models), so code written against Apple's ``SignedDataVerifier`` reads the same. Dates are
+Unix milliseconds as ``int`` (Xcode's fractional milliseconds are truncated; the exact text
+is in ``raw``). ``raw`` is the whole decoded payload, unknown members included.
+
+    verifier = SignedDataVerifier("com.example.app", "Production", app_apple_id=1234)
+    notification = verifier.verify_notification(signed_payload)
+    if notification.data and notification.data.transactionInfo:
+        print(notification.data.transactionInfo.productId)
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Type, TypeVar, Union
+
+from . import _native
+from .errors import GateKitError, check, register
+
+# Signed-data error codes (include/gatekit.h, -300 … -399).
+EJWS_MALFORMED = -300
+EJWS_ALGORITHM = -301
+EJWS_CHAIN_LENGTH = -302
+EJWS_UNTRUSTED = -303
+EJWS_LEAF_OID = -304
+EJWS_INTERMEDIATE_OID = -305
+EJWS_CERT_TIME = -306
+EJWS_SIGNATURE = -307
+EJWS_BUNDLE_ID = -308
+EJWS_APP_APPLE_ID = -309
+EJWS_ENVIRONMENT = -310
+EJWS_TEST_SIGNED = -311
+EJWS_CERTIFICATE = -312
+EJWS_PAYLOAD_FIELD = -313
+
+OPTIONS_VERSION = 1
+ENVIRONMENTS = ("Production", "Sandbox", "Xcode", "LocalTesting")
+
+
+class SignedDataError(GateKitError):
+    """Signed data that failed verification; ``code`` says which check (EJWS_*)."""
+
+
+class SignatureError(SignedDataError):
+    """Not signed by Apple (or the test anchor): shape, algorithm, chain, time or signature."""
+
+
+class IdentityError(SignedDataError):
+    """Genuine signed data for another app or environment (bundle id, app Apple id, environment)."""
+
+
+for _code in (EJWS_MALFORMED, EJWS_ALGORITHM, EJWS_CHAIN_LENGTH, EJWS_UNTRUSTED, EJWS_LEAF_OID,
+              EJWS_INTERMEDIATE_OID, EJWS_CERT_TIME, EJWS_SIGNATURE, EJWS_TEST_SIGNED, EJWS_CERTIFICATE):
+    register(_code, SignatureError)
+for _code in (EJWS_BUNDLE_ID, EJWS_APP_APPLE_ID, EJWS_ENVIRONMENT):
+    register(_code, IdentityError)
+register(EJWS_PAYLOAD_FIELD, SignedDataError)
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("bundle_id", ctypes.c_char_p),
+        ("app_apple_id", ctypes.c_longlong),
+        ("environment", ctypes.c_char_p),
+        ("verify_time", ctypes.c_longlong),
+        ("test_anchor_der", ctypes.c_char_p),
+        ("test_anchor_len", ctypes.c_size_t),
+    ]
+
+
+_OptionsP = ctypes.POINTER(_Options)
+_options_init = _native.declare("jws_options_init", None, _OptionsP)
+_options_size = _native.declare("jws_options_size", ctypes.c_size_t)
+_verify_transaction = _native.declare("jws_verify_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+_verify_renewal = _native.declare("jws_verify_renewal_info", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+_verify_notification = _native.declare("jws_verify_notification", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+_verify_app = _native.declare("jws_verify_app_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+_is_entitled = _native.declare("jws_transaction_is_entitled", ctypes.c_int, ctypes.c_char_p, _OptionsP,
+                               ctypes.c_char_p, ctypes.c_longlong)
+
+if _options_size() != ctypes.sizeof(_Options):
+    raise ImportError(f"gatekit_jws_options is {_options_size()} bytes in the library, "
+                      f"{ctypes.sizeof(_Options)} in gatekit.jws: library and package disagree")
+
+
+# ---- decoded payloads -------------------------------------------------------------------------
+
+def _int(value: Any) -> Optional[int]:
+    """An integer member; fractional values (Xcode's milliseconds) are truncated toward zero."""
+    if value is None or isinstance(value, bool):
+        return None
+    return int(value)
+
+
+T = TypeVar("T", bound="_Payload")
+
+
+@dataclass(frozen=True)
+class _Payload:
+    #: The decoded JSON object exactly as signed (every member, unknown ones included).
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    #: Members read as integers (dates in ms, counts, integer enumerations).
+    _ints: ClassVar[FrozenSet[str]] = frozenset()
+    #: Members holding nested objects: name -> converter.
+    _nested: ClassVar[Dict[str, Callable[[Dict[str, Any]], Any]]] = {}
+
+    @classmethod
+    def from_json(cls: Type[T], raw: Dict[str, Any]) -> T:
+        names = cls.__dict__.get("_names")
+        if names is None:   # computed once per class
+            names = frozenset(f.name for f in fields(cls)) - {"raw"}
+            setattr(cls, "_names", names)
+        values: Dict[str, Any] = {"raw": raw}
+        for name, value in raw.items():
+            if name not in names:
+                continue
+            if name in cls._ints:
+                value = _int(value)
+            elif name in cls._nested and isinstance(value, dict):
+                value = cls._nested[name](value)
+            values[name] = value
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class JWSTransaction(_Payload):
+    """JWSTransactionDecodedPayload: a purchase, renewal, refund or revocation."""
+    originalTransactionId: Optional[str] = None
+    transactionId: Optional[str] = None
+    webOrderLineItemId: Optional[str] = None
+    bundleId: Optional[str] = None
+    productId: Optional[str] = None
+    subscriptionGroupIdentifier: Optional[str] = None
+    purchaseDate: Optional[int] = None
+    originalPurchaseDate: Optional[int] = None
+    expiresDate: Optional[int] = None
+    quantity: Optional[int] = None
+    type: Optional[str] = None
+    appAccountToken: Optional[str] = None
+    inAppOwnershipType: Optional[str] = None
+    signedDate: Optional[int] = None
+    revocationReason: Optional[int] = None
+    revocationDate: Optional[int] = None
+    revocationType: Optional[str] = None
+    revocationPercentage: Optional[int] = None
+    isUpgraded: Optional[bool] = None
+    offerType: Optional[int] = None
+    offerIdentifier: Optional[str] = None
+    offerDiscountType: Optional[str] = None
+    offerPeriod: Optional[str] = None
+    environment: Optional[str] = None
+    storefront: Optional[str] = None
+    storefrontId: Optional[str] = None
+    transactionReason: Optional[str] = None
+    price: Optional[int] = None
+    currency: Optional[str] = None
+    appTransactionId: Optional[str] = None
+    billingPlanType: Optional[str] = None
+    advancedCommerceInfo: Optional[Dict[str, Any]] = None
+    commitmentInfo: Optional[Dict[str, Any]] = None
+
+    _ints = frozenset({"purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "signedDate",
+                       "revocationReason", "revocationDate", "revocationPercentage", "offerType", "price"})
+
+    def is_entitled(self, at_ms: int) -> bool:
+        """The library's rule (jws_transaction_is_entitled) on this decoded transaction."""
+        if self.revocationDate is not None or self.revocationReason is not None or self.isUpgraded:
+            return False
+        if self.purchaseDate is not None and at_ms < self.purchaseDate:
+            return False
+        return self.expiresDate is None or at_ms < self.expiresDate
+
+
+@dataclass(frozen=True)
+class JWSRenewalInfo(_Payload):
+    """JWSRenewalInfoDecodedPayload: the renewal state of an auto-renewable subscription."""
+    expirationIntent: Optional[int] = None
+    originalTransactionId: Optional[str] = None
+    autoRenewProductId: Optional[str] = None
+    productId: Optional[str] = None
+    autoRenewStatus: Optional[int] = None
+    isInBillingRetryPeriod: Optional[bool] = None
+    priceIncreaseStatus: Optional[int] = None
+    gracePeriodExpiresDate: Optional[int] = None
+    offerType: Optional[int] = None
+    offerIdentifier: Optional[str] = None
+    offerDiscountType: Optional[str] = None
+    offerPeriod: Optional[str] = None
+    signedDate: Optional[int] = None
+    environment: Optional[str] = None
+    recentSubscriptionStartDate: Optional[int] = None
+    renewalDate: Optional[int] = None
+    renewalPrice: Optional[int] = None
+    currency: Optional[str] = None
+    eligibleWinBackOfferIds: Optional[List[str]] = None
+    appAccountToken: Optional[str] = None
+    appTransactionId: Optional[str] = None
+    renewalBillingPlanType: Optional[str] = None
+    advancedCommerceInfo: Optional[Dict[str, Any]] = None
+    commitmentInfo: Optional[Dict[str, Any]] = None
+
+    _ints = frozenset({"expirationIntent", "autoRenewStatus", "priceIncreaseStatus", "gracePeriodExpiresDate",
+                       "offerType", "signedDate", "recentSubscriptionStartDate", "renewalDate", "renewalPrice"})
+
+
+@dataclass(frozen=True)
+class AppTransaction(_Payload):
+    """AppTransaction: the app's own purchase (environment in ``receiptType``)."""
+    receiptType: Optional[str] = None
+    appAppleId: Optional[int] = None
+    bundleId: Optional[str] = None
+    applicationVersion: Optional[str] = None
+    versionExternalIdentifier: Optional[int] = None
+    receiptCreationDate: Optional[int] = None
+    originalPurchaseDate: Optional[int] = None
+    originalApplicationVersion: Optional[str] = None
+    deviceVerification: Optional[str] = None
+    deviceVerificationNonce: Optional[str] = None
+    preorderDate: Optional[int] = None
+    appTransactionId: Optional[str] = None
+    originalPlatform: Optional[str] = None
+
+    _ints = frozenset({"appAppleId", "versionExternalIdentifier", "receiptCreationDate", "originalPurchaseDate",
+                       "preorderDate"})
+
+
+@dataclass(frozen=True)
+class NotificationData(_Payload):
+    environment: Optional[str] = None
+    appAppleId: Optional[int] = None
+    bundleId: Optional[str] = None
+    bundleVersion: Optional[str] = None
+    signedTransactionInfo: Optional[str] = None
+    signedRenewalInfo: Optional[str] = None
+    status: Optional[int] = None
+    consumptionRequestReason: Optional[str] = None
+    #: signedTransactionInfo, verified and decoded by the library.
+    transactionInfo: Optional[JWSTransaction] = None
+    #: signedRenewalInfo, verified and decoded by the library.
+    renewalInfo: Optional[JWSRenewalInfo] = None
+
+    _ints = frozenset({"appAppleId", "status"})
+    _nested = {"transactionInfo": JWSTransaction.from_json, "renewalInfo": JWSRenewalInfo.from_json}
+
+
+@dataclass(frozen=True)
+class NotificationSummary(_Payload):
+    environment: Optional[str] = None
+    appAppleId: Optional[int] = None
+    bundleId: Optional[str] = None
+    productId: Optional[str] = None
+    requestIdentifier: Optional[str] = None
+    storefrontCountryCodes: Optional[List[str]] = None
+    succeededCount: Optional[int] = None
+    failedCount: Optional[int] = None
+
+    _ints = frozenset({"appAppleId", "succeededCount", "failedCount"})
+
+
+@dataclass(frozen=True)
+class ExternalPurchaseToken(_Payload):
+    externalPurchaseId: Optional[str] = None
+    tokenCreationDate: Optional[int] = None
+    appAppleId: Optional[int] = None
+    bundleId: Optional[str] = None
+
+    _ints = frozenset({"tokenCreationDate", "appAppleId"})
+
+
+@dataclass(frozen=True)
+class NotificationAppData(_Payload):
+    appAppleId: Optional[int] = None
+    bundleId: Optional[str] = None
+    environment: Optional[str] = None
+    signedAppTransactionInfo: Optional[str] = None
+    #: signedAppTransactionInfo, verified and decoded by the library.
+    appTransactionInfo: Optional[AppTransaction] = None
+
+    _ints = frozenset({"appAppleId"})
+    _nested = {"appTransactionInfo": AppTransaction.from_json}
+
+
+@dataclass(frozen=True)
+class ResponseBodyV2(_Payload):
+    """ResponseBodyV2DecodedPayload: an App Store Server Notification V2."""
+    notificationType: Optional[str] = None
+    subtype: Optional[str] = None
+    notificationUUID: Optional[str] = None
+    data: Optional[NotificationData] = None
+    summary: Optional[NotificationSummary] = None
+    externalPurchaseToken: Optional[ExternalPurchaseToken] = None
+    appData: Optional[NotificationAppData] = None
+    version: Optional[str] = None
+    signedDate: Optional[int] = None
+
+    _ints = frozenset({"signedDate"})
+    _nested = {"data": NotificationData.from_json, "summary": NotificationSummary.from_json,
+               "externalPurchaseToken": ExternalPurchaseToken.from_json, "appData": NotificationAppData.from_json}
+
+
+# ---- the verifier -----------------------------------------------------------------------------
+
+Signed = Union[str, bytes]
+
+
+class SignedDataVerifier:
+    """What the caller expects of signed data; the methods verify and decode.
+
+    ``environment``: "Production" (requires ``app_apple_id``), "Sandbox", "Xcode" or
+    "LocalTesting". ``test_anchor``: DER bytes of Apple's test root or of the StoreKit
+    Testing in Xcode certificate — test mode, trusted instead of Apple Root CA - G3.
+    Verification is offline: no OCSP. Instances are immutable and safe to share between threads.
+    """
+
+    def __init__(self, bundle_id: str, environment: str, app_apple_id: Optional[int] = None,
+                 test_anchor: Optional[bytes] = None) -> None:
+        if environment not in ENVIRONMENTS:
+            raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, not {environment!r}")
+        if environment == "Production" and not app_apple_id:
+            raise ValueError("app_apple_id is required when the environment is Production")
+        self.bundle_id = bundle_id
+        self.environment = environment
+        self.app_apple_id = app_apple_id
+        self.test_anchor = bytes(test_anchor) if test_anchor is not None else None
+        self._bundle = _native.to_c_string(bundle_id, "bundle_id")
+        self._environment = environment.encode("ascii")
+        self._default_options = self._make_options(None)
+
+    def _options(self, verify_time: Optional[int]) -> _Options:
+        if not verify_time:
+            return self._default_options   # read-only for the library: shared by all threads
+        return self._make_options(verify_time)
+
+    def _make_options(self, verify_time: Optional[int]) -> _Options:
+        o = _Options()
+        _options_init(ctypes.byref(o))
+        o.bundle_id = self._bundle
+        o.environment = self._environment
+        o.app_apple_id = self.app_apple_id or 0
+        o.verify_time = int(verify_time or 0)
+        if self.test_anchor is not None:
+            o.test_anchor_der = self.test_anchor
+            o.test_anchor_len = len(self.test_anchor)
+        return o
+
+    def _json(self, function: Any, signed: Signed, verify_time: Optional[int]) -> Dict[str, Any]:
+        o = self._options(verify_time)
+        out = ctypes.c_void_p()
+        check(function(ctypes.byref(out), _text(signed), ctypes.byref(o)))
+        return json.loads(_native.take_string(out))
+
+    def verify_transaction(self, signed: Signed, verify_time: Optional[int] = None) -> JWSTransaction:
+        """A signedTransaction (JWSTransaction). ``verify_time``: Unix seconds for the
+        certificate checks (default: the payload's signedDate)."""
+        return JWSTransaction.from_json(self._json(_verify_transaction, signed, verify_time))
+
+    def verify_renewal_info(self, signed: Signed, verify_time: Optional[int] = None) -> JWSRenewalInfo:
+        return JWSRenewalInfo.from_json(self._json(_verify_renewal, signed, verify_time))
+
+    def verify_notification(self, signed: Signed, verify_time: Optional[int] = None) -> ResponseBodyV2:
+        """An App Store Server Notification V2 ``signedPayload``; nested signed data is verified too."""
+        return ResponseBodyV2.from_json(self._json(_verify_notification, signed, verify_time))
+
+    def verify_app_transaction(self, signed: Signed, verify_time: Optional[int] = None) -> AppTransaction:
+        return AppTransaction.from_json(self._json(_verify_app, signed, verify_time))
+
+    def verify_json(self, kind: str, signed: Signed, verify_time: Optional[int] = None) -> Dict[str, Any]:
+        """The verified payload as a dict, for kind "transaction", "renewal", "notification", "app-transaction"."""
+        functions = {"transaction": _verify_transaction, "renewal": _verify_renewal,
+                     "notification": _verify_notification, "app-transaction": _verify_app}
+        if kind not in functions:
+            raise ValueError(f"kind must be one of {', '.join(functions)}, not {kind!r}")
+        return self._json(functions[kind], signed, verify_time)
+
+    def is_entitled(self, signed_transaction: Signed, product_id: Optional[str] = None,
+                    at_ms: Optional[int] = None, verify_time: Optional[int] = None) -> bool:
+        """Verifies a signed transaction and answers whether it entitles the user at ``at_ms``
+        (Unix ms, default now) — revoked, upgraded, not yet purchased or expired: False."""
+        o = self._options(verify_time)
+        return check(_is_entitled(_text(signed_transaction), ctypes.byref(o),
+                                  _native.to_c_string(product_id, "product_id"), int(at_ms or 0))) == 1
+
+
+def _text(signed: Signed) -> bytes:
+    encoded = _native.to_c_string(signed.strip() if isinstance(signed, (str, bytes)) else signed, "signed data")
+    if encoded is None:
+        raise TypeError("signed data must be str or bytes, not None")
+    return encoded

@@ -1,0 +1,20 @@
+# Sourced by scripts/demo.sh: StoreKit 2 signed data with Apple's own test vectors.
+jws_fixtures=${GATEKIT_FIXTURES:-../shared/fixtures}/jws/apple-test
+echo
+echo "== StoreKit 2 signed data (JWS)"
+if [ ! -d "$jws_fixtures" ]; then
+    echo "(skipped: Apple's test vectors not found at $jws_fixtures; set GATEKIT_FIXTURES)"
+else
+    # Apple's test notification, trusted only because we name Apple's test root (test mode).
+    expect 0 jws verify --type notification --bundle-id com.example --environment Sandbox \
+        --test-anchor "$jws_fixtures/certs/testCA.der" "$jws_fixtures/mock_signed_data/testNotification"
+    # The same notification where Production is expected: refused (environment).
+    expect 1 jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 \
+        --test-anchor "$jws_fixtures/certs/testCA.der" "$jws_fixtures/mock_signed_data/testNotification"
+    # Without the test anchor the test chain is checked against Apple Root CA - G3: refused.
+    expect 1 jws verify --type transaction --bundle-id com.example --environment Sandbox \
+        "$jws_fixtures/mock_signed_data/transactionInfo"
+    # Xcode-signed data is never accepted silently.
+    expect 1 jws verify --type transaction --bundle-id com.example.naturelab.backyardbirds.example \
+        --environment Xcode "$jws_fixtures/xcode/xcode-signed-transaction"
+fi
