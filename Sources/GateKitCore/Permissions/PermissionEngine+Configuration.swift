@@ -35,18 +35,8 @@ extension PermissionEngine {
     /// Registering the same number and name again is allowed (the description is updated);
     /// a number or a name already meaning something else is refused.
     public func registerCategory(_ category: Int32, name: String, usageDescription: String) throws(GateKitError) {
-        try PermissionCategory.validateName(name)
+        try HostCategoryRegistry.validate(category, name: name)
         try PermissionEngine.validateUsageDescription(usageDescription)
-        if let b = PermissionCategory.builtIn(category) {
-            throw GateKitError(.permissionConflict, "category \(category) is the built-in category '\(b.name)'; host categories use numbers from \(PermissionCategory.hostRange.lowerBound)")
-        }
-        if PermissionCategory.retiredMeaning(category) != nil || !PermissionCategory.hostRange.contains(category) {
-            try PermissionSnapshot.refuse(category)
-            throw GateKitError(.permissionCategory, "host categories use numbers from \(PermissionCategory.hostRange.lowerBound) to \(Int32.max), not \(category)")
-        }
-        if let b = PermissionCategory.builtIn(named: name) {
-            throw GateKitError(.permissionConflict, "name '\(name)' is the built-in category \(b.number)")
-        }
         let unchanged = try store.read { (db) throws(GateKitError) -> Bool in
             try refreshSnapshot(db)
             return snapshot.hostNames[category] == name && snapshot.usageDescriptions[category] == usageDescription
@@ -54,24 +44,7 @@ extension PermissionEngine {
         guard !unchanged else { return }
         let now = Clock.nowMilliseconds()
         try store.write { (db) throws(GateKitError) in
-            let byNumber = try db.statement("SELECT name FROM perm_categories WHERE category = ?1")
-            byNumber.bind(1, Int64(category))
-            let existingName = try byNumber.step() ? byNumber.text(0) : nil
-            byNumber.reset()
-            if let existingName, existingName != name {
-                throw GateKitError(.permissionConflict, "category \(category) is already registered as '\(existingName)', not '\(name)'")
-            }
-            let byName = try db.statement("SELECT category FROM perm_categories WHERE name = ?1")
-            byName.bind(1, text: name)
-            let existingNumber = try byName.step() ? byName.int64(0) : nil
-            byName.reset()
-            if let existingNumber, existingNumber != Int64(category) {
-                throw GateKitError(.permissionConflict, "name '\(name)' is already registered as category \(existingNumber), not \(category)")
-            }
-            if existingName == nil {
-                let insert = try db.statement("INSERT INTO perm_categories(category, name, registered_ms) VALUES (?1, ?2, ?3)")
-                try insert.bind(1, Int64(category)).bind(2, text: name).bind(3, now).run()
-            }
+            try HostCategoryRegistry.register(db, category, name: name, at: now)
             try PermissionEngine.writeUsageDescription(db, category, usageDescription, now)
             snapshotIsStale = true
         }
