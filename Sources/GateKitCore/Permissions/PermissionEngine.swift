@@ -31,6 +31,9 @@ public final class PermissionEngine: @unchecked Sendable {
     public static let maximumSequenceLength = 65_536
     public static let watchIntervalMilliseconds: ClosedRange<Int> = 1...3_600_000
 
+    /// One engine per `Store` (the C layer makes one per handle): the snapshot relies on the
+    /// data version, which does not move for the connection's own commits, so a second
+    /// engine on the same connection would not see the first one's writes.
     public init(store: Store) throws(GateKitError) {
         self.store = store
         let stored = try store.read { (db) throws(GateKitError) -> [Int32: PermissionState] in
