@@ -5,11 +5,14 @@ import GateKitCore
 final class StoreHandle {
     let store: Store
     let eula: EULAGate
+    /// Permission state, its provider, subscriptions and watcher for this handle.
+    let permissions: PermissionEngine
     let cPath: UnsafeMutablePointer<CChar>
 
     init(store: Store) throws(GateKitError) {
         self.store = store
         eula = EULAGate(store: store)
+        permissions = try PermissionEngine(store: store)
         cPath = try Owned.cString(store.path)
     }
 
@@ -37,7 +40,10 @@ public func gatekitStoreOpen(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pat
 @c(gatekit_store_close)
 public func gatekitStoreClose(_ store: OpaquePointer?) {
     guard let store else { return }
-    Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store)).release()
+    let handle = Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store))
+    // Nothing may call the host after close: stop the watcher, drop callbacks and provider.
+    handle.takeUnretainedValue().permissions.close()
+    handle.release()
 }
 
 @c(gatekit_store_path)

@@ -11,23 +11,9 @@ enum JWSTestFiles {
         return parts.joined(separator: "/")
     }()
 
-    static var fixtures: String {
-        if let env = getenv("GATEKIT_FIXTURES") { return String(cString: env) }
-        return repoRoot + "/../shared/fixtures"
-    }
+    static var fixtures: String { FixtureFiles.root }
 
-    static func read(path: String) -> [UInt8]? {
-        guard let f = fopen(path, "rb") else { return nil }
-        defer { fclose(f) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            out.append(contentsOf: buffer[0..<n])
-        }
-        return out
-    }
+    static func read(path: String) -> [UInt8]? { Files.read(path) }
 
     /// A fixture file, or nil with a printed reason (the calling test then skips).
     static func fixture(_ relative: String) -> [UInt8]? {

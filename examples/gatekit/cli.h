@@ -44,6 +44,7 @@ unsigned char *gk_read_all(const char *path, size_t *len);
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);
+int gk_cmd_perm(gk_cli *cli, int argc, char **argv);
 int gk_cmd_jws(gk_cli *cli, int argc, char **argv);
 int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 

@@ -9,6 +9,8 @@ static const char usage_text[] =
     "commands:\n"
     "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
     "  receipt verify|inspect                                App Store receipts\n"
+    "  perm list|state|usage|register|record|pending|reset|history|watch\n"
+    "                                                        permission state\n"
     "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  store check|path|info                                 the store file: integrity, location\n"
     "  version                                               library version\n"
@@ -28,6 +30,7 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 static const gk_command commands[] = {
     {"eula", gk_cmd_eula},
     {"receipt", gk_cmd_receipt},
+    {"perm", gk_cmd_perm},
     {"jws", gk_cmd_jws},
     {"store", gk_cmd_store},
     {"version", cmd_version},

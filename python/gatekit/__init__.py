@@ -9,12 +9,17 @@ from . import _native, receipt
 from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
+from . import permissions
+from .permissions import (Category, Decision, PermissionChange, PermissionProvider, State,
+                          Subscription)
 from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
 from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 
 __all__ = [
-    "CorruptStoreError", "EulaDecision", "InAppPurchase", "Receipt", "ReceiptError", "GateKitError", "InvalidArgumentError", "NewerStoreError",
+    "Category", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
+    "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
+    "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "hash_bytes", "hash_file",
     "library_path", "receipt", "strerror", "version", "version_number",
 ]

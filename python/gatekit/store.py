@@ -8,6 +8,7 @@ from typing import Optional, Union
 from . import _native
 from .errors import check
 from .eula import EulaMixin
+from .permissions import PermissionsMixin
 
 _open = _native.declare("gatekit_store_open", ctypes.c_int,
                         ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p)
@@ -18,12 +19,13 @@ _check = _native.declare("gatekit_store_check", ctypes.c_int, _native.StorePoint
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
 
-class Store(EulaMixin):
+class Store(EulaMixin, PermissionsMixin):
     """An open GateKit store. Safe to share between threads; ``close()`` is idempotent and
     must not race with calls on other threads."""
 
     def __init__(self, path: Optional[PathLike] = None, app_id: Optional[str] = None) -> None:
         self._handle: Optional[_native.StorePointer] = None
+        self._perm_init()
         handle = _native.StorePointer()
         encoded = None if path is None else _native.to_c_string(os.fsdecode(path), "path")
         check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id")))
@@ -46,11 +48,13 @@ class Store(EulaMixin):
     def close(self) -> None:
         handle, self._handle = self._handle, None
         if handle is not None:
-            self._before_close()
+            self._before_close(handle)
             _close(handle)
+            self._perm_forget()
 
-    def _before_close(self) -> None:
+    def _before_close(self, handle: "_native.StorePointer") -> None:
         """Hook for mixins that hold per-handle resources (callbacks, watchers)."""
+        self._perm_close(handle)
 
     def __enter__(self) -> "Store":
         return self

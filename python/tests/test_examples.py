@@ -42,3 +42,23 @@ def test_the_c_tool_exits_172_when_acceptance_is_impossible(tmp_path):
     status = subprocess.run([tool, "eula", "status", "--doc", "terms", "--file", str(eula)], env=env,
                             capture_output=True, text=True)
     assert status.returncode == 0 and status.stdout.startswith("accepted terms")
+
+
+def test_the_permission_flows_run_in_c_and_python(tmp_path):
+    binary = tmp_path / "perm_flow"
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "gatekit"], env=dict(
+        os.environ, PKG_CONFIG_PATH=str(REPO_ROOT / "pkgconfig")), capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", "-o", str(binary), str(REPO_ROOT / "examples" / "perm_flow.c"), *flags],
+                   check=True)
+    c_run = run([str(binary)], tmp_path / "c.sqlite")
+    assert c_run.returncode == 0, c_run.stderr
+    # Every wanted category is asked once; the callback reports each change; the camera ends authorized.
+    assert "camera: unknown -> authorized" in c_run.stdout
+    assert "camera on" in c_run.stdout
+    assert c_run.stdout.count("-> authorized") == 4
+    py_run = run([sys.executable, str(REPO_ROOT / "examples" / "perm_flow.py")], tmp_path / "py.sqlite")
+    assert py_run.returncode == 0, py_run.stderr
+    assert "camera on" in py_run.stdout and py_run.stdout.count("-> AUTHORIZED") == 4
+    # Run again on the same store: nothing left to ask, nothing changes.
+    again = run([str(binary)], tmp_path / "c.sqlite")
+    assert again.returncode == 0 and "->" not in again.stdout and "camera on" in again.stdout

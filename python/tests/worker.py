@@ -23,11 +23,21 @@ def accept_forever(path: str) -> None:
             i += 1
 
 
+def perm_record(path: str, category: int, decision: int) -> None:
+    with gatekit.Store(path) as store:
+        if decision == 0:
+            store.perm_reset(category)
+        else:
+            store.perm_record(category, decision)
+
+
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
     if command == "accept-many":
         accept_many(rest[0], rest[1], int(rest[2]))
     elif command == "accept-forever":
         accept_forever(rest[0])
+    elif command == "perm-record":
+        perm_record(rest[0], int(rest[1]), int(rest[2]))
     else:
         raise SystemExit(f"unknown command {command}")

@@ -41,15 +41,8 @@ public enum Digest {
     /// Streams a file through the digest in fixed-size chunks (a 50 MB EULA never sits in memory).
     /// A missing file is `.notFound`; a directory or unreadable file is `.io`.
     public static func hashFile(_ algorithm: DigestAlgorithm, path: String) throws(GateKitError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let e = errno
-            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "cannot open '\(path)': \(String(cString: strerror(e)))")
-        }
+        let fd = try RegularFile.openForReading(path).fd
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw GateKitError.io("cannot stat '\(path)'") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError.io("'\(path)' is not a regular file") }
 
         guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }

@@ -55,6 +55,17 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case receiptTestAnchorInvalid = -123
 
         // Permissions (-200 … -299): issue 4.
+        case permissionCategory = -200
+        case permissionRetired = -201
+        case permissionDecision = -202
+        case permissionNotPromptable = -203
+        case permissionBlocked = -204
+        case permissionNoUsageDescription = -205
+        case permissionConflict = -206
+        case permissionProvider = -207
+        case permissionReentrant = -208
+        case permissionToken = -209
+        case permissionWatching = -210
 
         // Signed data, JWS (-300 … -399): issue 5.
         case jwsMalformed = -300
@@ -115,6 +126,17 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .receiptTestAnchorInvalid: "test anchor is not a DER certificate"
 
             // Permissions: issue 4.
+            case .permissionCategory: "invalid or unregistered permission category"
+            case .permissionRetired: "retired permission category"
+            case .permissionDecision: "invalid permission decision"
+            case .permissionNotPromptable: "permission state is final: no prompt allowed"
+            case .permissionBlocked: "permission prompt blocked by another category's answer"
+            case .permissionNoUsageDescription: "permission category has no usage description"
+            case .permissionConflict: "permission category number or name already means something else"
+            case .permissionProvider: "system state provider gave an invalid answer"
+            case .permissionReentrant: "called from inside a system state provider"
+            case .permissionToken: "unknown permission subscription token"
+            case .permissionWatching: "permission watcher already running"
 
             // Signed data: issue 5.
             case .jwsMalformed: "signed data is not a well-formed compact JWS"

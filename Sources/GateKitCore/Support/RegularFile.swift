@@ -1,0 +1,24 @@
+import Glibc
+
+/// Opens a path for reading only if it is a regular file, with the error codes every reader
+/// shares: a missing file is `.notFound`; a folder, device or unreadable file is `.io`.
+enum RegularFile {
+    /// The open descriptor (the caller closes it) and the file's size.
+    static func openForReading(_ path: String) throws(GateKitError) -> (fd: Int32, size: Int64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "cannot open '\(path)': \(String(cString: strerror(e)))")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            close(fd)
+            throw GateKitError.io("cannot stat '\(path)'")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw GateKitError.io("'\(path)' is not a regular file")
+        }
+        return (fd, Int64(st.st_size))
+    }
+}

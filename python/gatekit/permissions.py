@@ -1,0 +1,591 @@
+"""Permission state: may the app ask for this permission now? (docs/permissions.md)
+
+Categories and states keep ISHPermissionKit's numbers. A category's state is the system
+provider's answer when it has one, else the state stored from the host's own records.
+
+Callbacks and providers: one module-level ctypes trampoline of each kind (kept alive for the
+life of the process) dispatches to the Python objects by a small integer payload, so no
+ctypes callback object can be collected while C may still call it. An exception raised in a
+callback or provider is never lost: raised on the calling thread when the callback ran
+inside a call made from Python (after that call returned: the state change has happened),
+otherwise — on the watcher's thread — passed to ``on_error`` given to
+:meth:`PermissionsMixin.perm_watch_start`, or to ``sys.unraisablehook`` (which prints it),
+and kept in ``store.perm_errors`` (the latest 256) in every case.
+"""
+from __future__ import annotations
+
+import atexit
+import collections
+import ctypes
+import itertools
+import json
+import sys
+import threading
+import weakref
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import (TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Tuple,
+                    Union)
+
+from . import _native
+from .errors import GateKitError, InvalidArgumentError, error_for, register
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+class Category(IntEnum):
+    """Built-in categories. Host categories are plain ints from HOST_FIRST."""
+    ACTIVITY = 1000
+    HEALTH = 2000
+    LOCATION_ALWAYS = 3100
+    LOCATION_WHEN_IN_USE = 3200
+    MICROPHONE = 4000
+    PHOTO_LIBRARY = 5050
+    CAMERA = 5100
+    NOTIFICATION_LOCAL = 6100
+    NOTIFICATION_REMOTE = 6200
+    USER_NOTIFICATION = 6500
+    SOCIAL_FACEBOOK = 7100
+    SOCIAL_TWITTER = 7110
+    SOCIAL_SINA_WEIBO = 7120
+    SOCIAL_TENCENT_WEIBO = 7130
+    EVENTS = 8200
+    REMINDERS = 8250
+    CONTACTS = 8500
+    SIRI = 9000
+    SPEECH_RECOGNITION = 10000
+    MUSIC_LIBRARY = 11000
+
+
+class State(IntEnum):
+    UNKNOWN = 0
+    ASK_AGAIN = 100
+    AUTHORIZED = 200
+    DENIED = 403
+    DO_NOT_ASK = 406
+    UNSUPPORTED = 501
+
+    @property
+    def allows_prompt(self) -> bool:
+        return self in (State.UNKNOWN, State.ASK_AGAIN)
+
+
+_STATE_BY_VALUE = {int(s): s for s in State}
+
+
+class Decision(IntEnum):
+    ASK_LATER = 1
+    DONT_ASK = 2
+    AUTHORIZED = 3
+    DENIED = 4
+
+
+#: "Every category", for perm_reset() and perm_history().
+ALL = -1
+#: First number of host categories.
+HOST_FIRST = 1_000_000
+#: perm_watch_start flag.
+WATCH_PROVIDER = 1
+
+CategoryLike = Union[Category, int]
+
+
+# ---- errors (-200 … -299) ----
+
+class PermissionStateError(GateKitError):
+    """Base of the permission errors."""
+
+
+class InvalidCategoryError(PermissionStateError, ValueError):
+    pass
+
+
+class RetiredCategoryError(InvalidCategoryError):
+    pass
+
+
+class InvalidDecisionError(PermissionStateError, ValueError):
+    pass
+
+
+class NotPromptableError(PermissionStateError):
+    """The state is final (only perm_reset leaves it)."""
+
+
+class BlockedCategoryError(NotPromptableError):
+    """Another category's answer rules this one out (location-always)."""
+
+
+class MissingUsageDescriptionError(PermissionStateError):
+    pass
+
+
+class CategoryConflictError(PermissionStateError):
+    pass
+
+
+class ProviderAnswerError(PermissionStateError):
+    pass
+
+
+class ReentrantCallError(PermissionStateError):
+    pass
+
+
+class UnknownSubscriptionError(PermissionStateError, LookupError):
+    pass
+
+
+class WatcherRunningError(PermissionStateError):
+    pass
+
+
+for _code, _cls in ((-200, InvalidCategoryError), (-201, RetiredCategoryError), (-202, InvalidDecisionError),
+                    (-203, NotPromptableError), (-204, BlockedCategoryError), (-205, MissingUsageDescriptionError),
+                    (-206, CategoryConflictError), (-207, ProviderAnswerError), (-208, ReentrantCallError),
+                    (-209, UnknownSubscriptionError), (-210, WatcherRunningError)):
+    register(_code, _cls)
+
+
+# ---- declarations ----
+
+_S = _native.StorePointer
+_CHANGED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int)
+_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+_int_p = ctypes.POINTER(ctypes.c_int)
+
+_category_name = _native.declare("perm_category_name", ctypes.c_char_p, ctypes.c_int)
+_category_from_name = _native.declare("perm_category_from_name", ctypes.c_int, _S, ctypes.c_char_p)
+_state_name = _native.declare("perm_state_name", ctypes.c_char_p, ctypes.c_int)
+_allows_prompt = _native.declare("perm_allows_prompt", ctypes.c_int, ctypes.c_int)
+_set_provider = _native.declare("perm_set_system_provider", ctypes.c_int, _S, _PROVIDER, ctypes.c_void_p)
+_set_usage = _native.declare("perm_set_usage_description", ctypes.c_int, _S, ctypes.c_int, ctypes.c_char_p)
+_register = _native.declare("perm_register_category", ctypes.c_int, _S, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
+_state = _native.declare("perm_state", ctypes.c_int, _S, ctypes.c_int)
+_record = _native.declare("perm_record", ctypes.c_int, _S, ctypes.c_int, ctypes.c_int)
+_pending = _native.declare("perm_pending", ctypes.c_int, _int_p, ctypes.POINTER(ctypes.c_size_t), _S, _int_p, ctypes.c_size_t)
+_next = _native.declare("perm_next", ctypes.c_int, _int_p, _S, _int_p, ctypes.c_size_t, ctypes.c_int)
+_reset = _native.declare("perm_reset", ctypes.c_int, _S, ctypes.c_int)
+_history = _native.declare("perm_history", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_int)
+_list = _native.declare("perm_list", ctypes.c_int, _native.c_char_p_p, _S)
+_subscribe = _native.declare("perm_subscribe", ctypes.c_int, _int_p, _S, _CHANGED, ctypes.c_void_p)
+_unsubscribe = _native.declare("perm_unsubscribe", ctypes.c_int, _S, ctypes.c_int)
+_refresh = _native.declare("perm_refresh", ctypes.c_int, _S)
+_watch_start = _native.declare("perm_watch_start", ctypes.c_int, _S, ctypes.c_int, ctypes.c_int)
+_watch_stop = _native.declare("perm_watch_stop", ctypes.c_int, _S)
+
+
+# ---- names ----
+
+def category(value: int) -> CategoryLike:
+    """A built-in number as Category, any other number as int."""
+    try:
+        return Category(value)
+    except ValueError:
+        return int(value)
+
+
+def category_name(value: int) -> Optional[str]:
+    """"camera" for a built-in category, None for any other number."""
+    if isinstance(value, bool) or not isinstance(value, int) or not _INT_MIN <= value <= _INT_MAX:
+        return None
+    raw = _category_name(value)
+    return raw.decode("ascii") if raw else None
+
+
+def category_from_name(name: str) -> Category:
+    """The built-in category with this name (host names: Store.perm_category_from_name)."""
+    return Category(_check(_category_from_name(None, _native.to_c_string(name, "name"))))
+
+
+def state_name(value: int) -> Optional[str]:
+    if isinstance(value, bool) or not isinstance(value, int) or not _INT_MIN <= value <= _INT_MAX:
+        return None
+    raw = _state_name(value)
+    return raw.decode("ascii") if raw else None
+
+
+def allows_prompt(state: int) -> bool:
+    """True only for unknown and ask again."""
+    if isinstance(state, bool) or not isinstance(state, int) or not _INT_MIN <= state <= _INT_MAX:
+        return False
+    return _allows_prompt(state) == 1
+
+
+# ---- exceptions from callbacks: raised on the calling thread, or reported ----
+
+_local = threading.local()
+
+
+def _check(rc: int) -> int:
+    if rc < 0:
+        raise error_for(rc)
+    return rc
+
+
+_INT_MIN, _INT_MAX = -2**31, 2**31 - 1
+
+
+def _c_int(value: object, what: str, error: type = InvalidArgumentError, code: int = -1) -> int:
+    """An int that fits a C int (ctypes would silently wrap a larger one)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not _INT_MIN <= value <= _INT_MAX:
+        raise error(code, f"{what} {value} does not fit in a C int")
+    return int(value)
+
+
+def _category_int(value: object) -> int:
+    return _c_int(value, "category", InvalidCategoryError, -200)
+
+
+def _invoke(function: Callable[..., int], *args: object) -> Tuple[int, Optional[GateKitError], List[BaseException]]:
+    """Calls into C and collects what callbacks or the provider raised on this thread meanwhile."""
+    depth = getattr(_local, "depth", 0)
+    if depth == 0:
+        _local.pending = []
+    _local.depth = depth + 1
+    try:
+        rc = function(*args)
+        error = error_for(rc) if rc < 0 else None  # before anything else can overwrite the detail
+    finally:
+        _local.depth = depth
+    pending: List[BaseException] = []
+    if depth == 0:
+        pending, _local.pending = _local.pending, []
+    return rc, error, pending
+
+
+def _raise(error: Optional[GateKitError], pending: List[BaseException]) -> None:
+    """Raises a callback's exception (the first; the others attached), or the library error
+    — from the callback's exception when there is both."""
+    if pending:
+        first = pending[0]
+        if len(pending) > 1:
+            first.other_callback_errors = pending[1:]  # type: ignore[attr-defined]
+        if error is not None:
+            raise error from first
+        raise first
+    if error is not None:
+        raise error
+
+
+def _call(function: Callable[..., int], *args: object) -> int:
+    """Calls into C; exceptions raised on this thread by callbacks or the provider during the
+    call are raised once it returned (the call's effect has happened)."""
+    rc, error, pending = _invoke(function, *args)
+    _raise(error, pending)
+    return rc
+
+
+class _Registry:
+    """Python objects C may call, by payload number."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.entries: Dict[int, Tuple[object, "Store"]] = {}
+        self.numbers = itertools.count(1)
+
+    def add(self, target: object, store: "Store") -> int:
+        with self.lock:
+            key = next(self.numbers)
+            self.entries[key] = (target, store)
+            return key
+
+    def get(self, key: Optional[int]) -> Optional[Tuple[object, "Store"]]:
+        with self.lock:
+            return self.entries.get(key or 0)
+
+    def remove(self, key: int) -> None:
+        with self.lock:
+            self.entries.pop(key, None)
+
+
+_callbacks = _Registry()
+_providers = _Registry()
+
+# Stores whose watcher thread may still call into Python: stopped before the interpreter
+# finalizes (a C thread entering a finalized interpreter would crash the process).
+_watching: "weakref.WeakSet[Store]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_watchers_at_exit() -> None:
+    for store in list(_watching):
+        handle = store._handle
+        if handle is not None:
+            _watch_stop(handle)
+
+
+def _capture(error: BaseException, store: "Store", what: str) -> None:
+    store.perm_errors.append(error)
+    if getattr(_local, "depth", 0) > 0:
+        _local.pending.append(error)
+        return
+    handler = getattr(store, "_perm_on_error", None)
+    if handler is not None:
+        try:
+            handler(error)
+            return
+        except BaseException as handler_error:  # the handler failed too: report both
+            error = handler_error
+    hook_args = type("UnraisableHookArgs", (), {})()
+    hook_args.exc_type, hook_args.exc_value, hook_args.exc_traceback = type(error), error, error.__traceback__
+    hook_args.err_msg, hook_args.object = f"Exception in a GateKit permission {what} on a watcher thread", store
+    sys.unraisablehook(hook_args)  # type: ignore[arg-type]
+
+
+@_CHANGED
+def _changed_trampoline(payload: Optional[int], category_number: int, old: int, new: int) -> None:
+    entry = _callbacks.get(payload)
+    if entry is None:
+        return
+    callback, store = entry
+    try:
+        callback(category(category_number), _as_state(old), _as_state(new))  # type: ignore[operator]
+    except BaseException as error:  # never into C
+        _capture(error, store, "callback")
+
+
+_INVALID_ANSWER = 0x7FFF  # makes the asking call fail with ProviderAnswerError
+
+
+@_PROVIDER
+def _provider_trampoline(payload: Optional[int], category_number: int) -> int:
+    entry = _providers.get(payload)
+    if entry is None:
+        return 0
+    provider, store = entry
+    try:
+        answer = int(provider.system_state(category(category_number)))  # type: ignore[attr-defined]
+    except BaseException as error:
+        _capture(error, store, "provider")
+        return _INVALID_ANSWER
+    return answer if -2**31 <= answer < 2**31 else _INVALID_ANSWER
+
+
+def _as_state(value: int) -> Union[State, int]:
+    try:
+        return State(value)
+    except ValueError:
+        return value
+
+
+class PermissionProvider:
+    """Base class for system-state providers (e.g. one backed by the desktop portal).
+
+    Override :meth:`system_state`. It may be called from several threads at once and must
+    answer quickly; it must not call the store's permission methods that consult it
+    (they raise ReentrantCallError)."""
+
+    def system_state(self, category: CategoryLike) -> int:
+        """State.AUTHORIZED, State.DENIED, State.UNSUPPORTED, or State.UNKNOWN for "not
+        determined" (the stored state then decides). A negative number: could not tell."""
+        return State.UNKNOWN
+
+
+@dataclass(frozen=True)
+class PermissionChange:
+    """One entry of the append-only history. For source "provider", from/to are the
+    provider's answers (0 = not determined); otherwise stored states."""
+    id: int
+    category: CategoryLike
+    name: Optional[str]
+    from_state: int
+    to_state: int
+    source: str       # "user", "system", "reset" or "provider"
+    at: str           # RFC 3339 UTC with milliseconds
+    at_ms: int
+
+    @classmethod
+    def from_json(cls, entry: dict) -> "PermissionChange":
+        return cls(entry["id"], category(entry["category"]), entry["name"], entry["from"], entry["to"],
+                   entry["source"], entry["at"], entry["at_ms"])
+
+
+class Subscription:
+    """Returned by :meth:`PermissionsMixin.subscribe`: call it (or ``unsubscribe()``) to
+    stop the callback; also a context manager. Idempotent."""
+
+    def __init__(self, store: "Store", token: int, key: int) -> None:
+        self._store, self.token, self._key = store, token, key
+        self._done = False
+        self._lock = threading.Lock()
+
+    def unsubscribe(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        handle = self._store._handle
+        if handle is not None:
+            _call(_unsubscribe, handle, self.token)
+        _callbacks.remove(self._key)
+
+    __call__ = unsubscribe
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.unsubscribe()
+
+
+def _category_array(categories: Iterable[int]) -> Tuple["ctypes.Array[ctypes.c_int]", int]:
+    values = [_category_int(c) for c in categories]
+    return (ctypes.c_int * max(1, len(values)))(*values), len(values)
+
+
+class PermissionsMixin:
+    """Permission methods of :class:`gatekit.Store`."""
+
+    handle: "_native.StorePointer"
+    _handle: "Optional[_native.StorePointer]"
+
+    def _perm_init(self) -> None:
+        #: The latest exceptions callbacks or providers raised (each also raised or reported).
+        self.perm_errors: "collections.deque[BaseException]" = collections.deque(maxlen=256)
+        self._perm_keys: List[int] = []
+        self._perm_provider_key: Optional[int] = None
+        self._perm_on_error: Optional[Callable[[BaseException], None]] = None
+
+    # -- configuration --
+
+    def perm_set_usage_description(self, category: CategoryLike, text: str) -> None:
+        """Required before a prompt may be asked or recorded for the category."""
+        _check(_set_usage(self.handle, _category_int(category), _native.to_c_string(text, "text")))
+
+    def perm_register_category(self, category: int, name: str, usage_description: str) -> None:
+        """A host category: number from HOST_FIRST, name [a-z0-9._-]{1,64}."""
+        _check(_register(self.handle, _category_int(category), _native.to_c_string(name, "name"),
+                         _native.to_c_string(usage_description, "usage_description")))
+
+    def perm_category_from_name(self, name: str) -> CategoryLike:
+        """A built-in or registered host category by name."""
+        return category(_check(_category_from_name(self.handle, _native.to_c_string(name, "name"))))
+
+    def set_permission_provider(self, provider: Optional[PermissionProvider]) -> None:
+        """Installs (None: removes) the system-state provider. Changes it causes are reported
+        to subscribers on this thread."""
+        handle = self.handle
+        if provider is not None and not callable(getattr(provider, "system_state", None)):
+            raise TypeError("provider must have a system_state(category) method")
+        key = None if provider is None else _providers.add(provider, self)  # type: ignore[arg-type]
+        if key is None:
+            rc, error, pending = _invoke(_set_provider, handle, _PROVIDER(), None)
+        else:
+            rc, error, pending = _invoke(_set_provider, handle, _provider_trampoline, ctypes.c_void_p(key))
+        if rc < 0:  # refused: the old provider stays
+            if key is not None:
+                _providers.remove(key)
+        else:       # C no longer calls the old one (it waited for calls in flight)
+            if self._perm_provider_key is not None:
+                _providers.remove(self._perm_provider_key)
+            self._perm_provider_key = key
+        _raise(error, pending)
+
+    # -- reading --
+
+    def perm_state(self, category: CategoryLike) -> State:
+        """The effective state: the provider's answer when it has one, else the stored one."""
+        handle = self.handle
+        if type(category) is not Category:   # enum members are known to fit; others are checked
+            category = _category_int(category)
+        if self._perm_provider_key is None:  # the hot path: no Python code can run inside
+            rc = _state(handle, category)
+            if rc >= 0:
+                return _STATE_BY_VALUE[rc]
+            raise error_for(rc)
+        return _STATE_BY_VALUE[_call(_state, handle, category)]
+
+    def perm_pending(self, categories: Iterable[CategoryLike]) -> List[CategoryLike]:
+        """In order and each once, the categories that still allow a prompt."""
+        array, count = _category_array(categories)
+        out_count = ctypes.c_size_t()
+        _call(_pending, array, ctypes.byref(out_count), self.handle, array, count)
+        return [category(array[i]) for i in range(out_count.value)]
+
+    def perm_next(self, categories: Iterable[CategoryLike], after: int = 0) -> Optional[CategoryLike]:
+        """The first category after ``after`` (0: from the start) that allows a prompt now."""
+        array, count = _category_array(categories)
+        out = ctypes.c_int()
+        _call(_next, ctypes.byref(out), self.handle, array, count, _category_int(after))
+        return category(out.value) if out.value else None
+
+    def perm_walk(self, categories: Iterable[CategoryLike]) -> Iterator[CategoryLike]:
+        """Yields the categories to prompt for, one at a time, re-evaluated after each: record
+        the user's answer before asking for the next. Never yields a category twice, nor one
+        an earlier answer made unpromptable."""
+        sequence = list(categories)
+        after = 0
+        while True:
+            nxt = self.perm_next(sequence, after)
+            if nxt is None:
+                return
+            yield nxt
+            after = int(nxt)
+
+    def perm_history(self, category: CategoryLike = ALL) -> List[PermissionChange]:
+        out = ctypes.c_void_p()
+        _check(_history(ctypes.byref(out), self.handle, _category_int(category)))
+        return [PermissionChange.from_json(e) for e in json.loads(_native.take_string(out))]
+
+    def perm_list(self) -> List[dict]:
+        """Every category with name, state, usage description (see perm_list in gatekit.h)."""
+        out = ctypes.c_void_p()
+        _call(_list, ctypes.byref(out), self.handle)
+        return json.loads(_native.take_string(out))
+
+    # -- changing --
+
+    def perm_record(self, category: CategoryLike, decision: Union[Decision, int]) -> None:
+        """The user's pre-prompt answer or the system dialog's result (durable on return)."""
+        _call(_record, self.handle, _category_int(category), _c_int(decision, "decision", InvalidDecisionError, -202))
+
+    def perm_reset(self, category: CategoryLike = ALL) -> None:
+        """Back to unknown: one category, or every one (ALL)."""
+        _call(_reset, self.handle, _category_int(category))
+
+    def perm_refresh(self) -> None:
+        """Re-reads the store and the provider; callbacks fire on this thread."""
+        _call(_refresh, self.handle)
+
+    # -- notifications --
+
+    def subscribe(self, callback: Callable[[CategoryLike, Union[State, int], Union[State, int]], None]) -> Subscription:
+        """callback(category, old_state, new_state) for every change of an effective state."""
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+        key = _callbacks.add(callback, self)  # type: ignore[arg-type]
+        token = ctypes.c_int()
+        try:
+            _check(_subscribe(ctypes.byref(token), self.handle, _changed_trampoline, ctypes.c_void_p(key)))
+        except BaseException:
+            _callbacks.remove(key)
+            raise
+        self._perm_keys.append(key)
+        return Subscription(self, token.value, key)  # type: ignore[arg-type]
+
+    def perm_watch_start(self, interval_ms: int = 250, provider: bool = False,
+                         on_error: Optional[Callable[[BaseException], None]] = None) -> None:
+        """Starts the background watcher: changes by other processes reach callbacks ON THE
+        WATCHER'S THREAD within ``interval_ms``. Exceptions there go to ``on_error`` (else
+        sys.unraisablehook) and ``perm_errors``."""
+        self._perm_on_error = on_error
+        _watching.add(self)  # type: ignore[arg-type]
+        _check(_watch_start(self.handle, _c_int(interval_ms, "interval_ms"), WATCH_PROVIDER if provider else 0))
+
+    def perm_watch_stop(self) -> bool:
+        """Stops the watcher; False when none was running."""
+        return _call(_watch_stop, self.handle) == 1
+
+    def _perm_close(self, handle: "_native.StorePointer") -> None:
+        """Before the C handle closes: stop the watcher (its callbacks need this object)."""
+        _watch_stop(handle)
+
+    def _perm_forget(self) -> None:
+        for key in getattr(self, "_perm_keys", []):
+            _callbacks.remove(key)
+        if getattr(self, "_perm_provider_key", None) is not None:
+            _providers.remove(self._perm_provider_key)  # type: ignore[arg-type]

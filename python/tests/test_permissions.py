@@ -1,0 +1,464 @@
+"""Permission state through the Python package: enums, the state machine, sequencing,
+providers, usage descriptions, history, callbacks (errors not lost), threads, and another
+process seen through perm_refresh and the watcher."""
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import time
+from typing import List, Tuple
+
+import pytest
+
+import gatekit
+from gatekit import Category, Decision, State, permissions
+from gatekit.permissions import ALL
+
+from conftest import worker
+
+EVERY = list(Category)
+
+
+@pytest.fixture
+def described(store):
+    for c in EVERY:
+        store.perm_set_usage_description(c, f"needed for {c.name.lower()}")
+    return store
+
+
+def run_worker(path, category: int, decision: int) -> None:
+    proc = worker("perm-record", str(path), str(int(category)), str(int(decision)))
+    assert proc.wait(timeout=60) == 0
+
+
+def test_numbers_and_names_match_the_header():
+    assert [int(c) for c in Category] == [1000, 2000, 3100, 3200, 4000, 5050, 5100, 6100, 6200, 6500,
+                                          7100, 7110, 7120, 7130, 8200, 8250, 8500, 9000, 10000, 11000]
+    assert [int(s) for s in State] == [0, 100, 200, 403, 406, 501]
+    assert [int(d) for d in Decision] == [1, 2, 3, 4]
+    for c in Category:
+        name = permissions.category_name(c)
+        assert name == c.name.lower().replace("_", "-")
+        assert permissions.category_from_name(name) is c
+    assert permissions.category_name(5000) is None
+    assert permissions.state_name(State.DO_NOT_ASK) == "do-not-ask"
+    assert [s for s in State if permissions.allows_prompt(s)] == [State.UNKNOWN, State.ASK_AGAIN]
+    assert [s for s in State if s.allows_prompt] == [State.UNKNOWN, State.ASK_AGAIN]
+    assert not permissions.allows_prompt(12345)
+    with pytest.raises(permissions.InvalidCategoryError):
+        permissions.category_from_name("nope")
+
+
+def test_invalid_categories_and_decisions(store):
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_state(0)
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_state(1234)
+    with pytest.raises(permissions.RetiredCategoryError) as retired:
+        store.perm_state(5000)
+    assert retired.value.code == -201 and "retired" in retired.value.detail
+    with pytest.raises(permissions.RetiredCategoryError):
+        store.perm_record(8100, Decision.DENIED)
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_state(1_000_000)  # host range, not registered
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_pending([Category.CAMERA, 2**40])
+    with pytest.raises(permissions.InvalidDecisionError):
+        store.perm_record(Category.CAMERA, 0)
+    with pytest.raises(permissions.InvalidDecisionError):
+        store.perm_record(Category.CAMERA, State.DENIED)
+    # Numbers that do not fit a C int are refused, never wrapped (2**32 + 5100 is not camera).
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_state(2**32 + 5100)
+    with pytest.raises(permissions.InvalidDecisionError):
+        store.perm_record(Category.CAMERA, 2**32 + 1)
+    with pytest.raises(permissions.InvalidCategoryError):
+        store.perm_reset(-2**31 - 1)
+    with pytest.raises(TypeError):
+        store.perm_state("camera")
+    with pytest.raises(TypeError):
+        store.perm_record(Category.CAMERA, 1.0)
+    assert permissions.category_name(2**32 + 5100) is None
+    assert not permissions.allows_prompt(2**32)
+    with pytest.raises(gatekit.InvalidArgumentError):
+        store.perm_set_usage_description(Category.CAMERA, "")
+    with pytest.raises(ValueError):
+        store.perm_set_usage_description(Category.CAMERA, "a\0b")
+
+
+@pytest.mark.parametrize("from_ask_again", [False, True])
+@pytest.mark.parametrize("decision,result", [(Decision.ASK_LATER, State.ASK_AGAIN), (Decision.DONT_ASK, State.DO_NOT_ASK),
+                                             (Decision.AUTHORIZED, State.AUTHORIZED), (Decision.DENIED, State.DENIED)])
+def test_state_machine(described, from_ask_again, decision, result):
+    c = Category.MICROPHONE
+    if from_ask_again:
+        described.perm_record(c, Decision.ASK_LATER)
+    described.perm_record(c, decision)
+    assert described.perm_state(c) is result
+    if not result.allows_prompt:
+        for d in Decision:
+            with pytest.raises(permissions.NotPromptableError):
+                described.perm_record(c, d)
+        described.perm_reset(c)
+        assert described.perm_state(c) is State.UNKNOWN
+
+
+def test_usage_description_is_required_for_every_category(store):
+    for c in EVERY:
+        with pytest.raises(permissions.MissingUsageDescriptionError) as missing:
+            store.perm_record(c, Decision.ASK_LATER)
+        assert permissions.category_name(c) in missing.value.detail
+        with pytest.raises(permissions.MissingUsageDescriptionError):
+            store.perm_pending([c])
+        store.perm_set_usage_description(c, "why")
+        assert store.perm_pending([c]) == [c]
+
+
+class Fixed(gatekit.PermissionProvider):
+    def __init__(self, answer: int) -> None:
+        self.answer = answer
+        self.asked: List[int] = []
+
+    def system_state(self, category):
+        self.asked.append(int(category))
+        return self.answer
+
+
+def test_provider_overrides_every_category(described):
+    for c in EVERY:
+        described.perm_record(c, Decision.DONT_ASK)
+    provider = Fixed(State.UNKNOWN)
+    described.set_permission_provider(provider)
+    assert all(described.perm_state(c) is State.DO_NOT_ASK for c in EVERY)  # stored state read back
+    for answer in (State.AUTHORIZED, State.DENIED, State.UNSUPPORTED):
+        provider.answer = answer
+        assert [described.perm_state(c) for c in EVERY] == [answer] * len(EVERY)
+    assert set(provider.asked) == {int(c) for c in EVERY}
+    provider.answer = 406
+    with pytest.raises(permissions.ProviderAnswerError):
+        described.perm_state(Category.CAMERA)
+    described.set_permission_provider(None)
+    assert described.perm_state(Category.CAMERA) is State.DO_NOT_ASK
+
+
+def test_a_provider_exception_is_raised_not_lost(described):
+    class Broken(gatekit.PermissionProvider):
+        def system_state(self, category):
+            raise RuntimeError(f"portal down for {int(category)}")
+
+    with pytest.raises(RuntimeError, match="portal down") as raised:
+        described.set_permission_provider(Broken())  # installing asks it about every category
+    with pytest.raises(permissions.ProviderAnswerError) as failed:
+        described.perm_state(Category.CAMERA)
+    assert isinstance(failed.value.__cause__, RuntimeError)
+    assert "5100" in str(failed.value.__cause__)
+    assert len(described.perm_errors) >= 2
+    described.set_permission_provider(None)
+    assert raised.value is described.perm_errors[0]
+
+
+def test_a_provider_calling_back_in_is_refused(described):
+    seen = []
+
+    class Reentrant(gatekit.PermissionProvider):
+        def system_state(self, category):
+            try:
+                described.perm_record(category, Decision.DENIED)
+            except permissions.ReentrantCallError as error:
+                seen.append(error.code)
+            return State.UNKNOWN
+
+    described.set_permission_provider(Reentrant())
+    assert described.perm_state(Category.HEALTH) is State.UNKNOWN
+    assert seen and set(seen) == {-208}
+    described.set_permission_provider(None)
+
+
+def test_sequencing_walk_never_repeats_nor_shows_unpromptable(described):
+    sequence = [Category.CAMERA, Category.LOCATION_WHEN_IN_USE, Category.CAMERA, Category.LOCATION_ALWAYS,
+                Category.MICROPHONE, Category.LOCATION_WHEN_IN_USE]
+    for answers in itertools.product(list(Decision), repeat=3):
+        described.perm_reset(ALL)
+        shown = []
+        replies = iter(answers)
+        for c in described.perm_walk(sequence):
+            assert c not in shown
+            assert described.perm_state(c).allows_prompt
+            shown.append(c)
+            reply = next(replies, None)
+            if reply is None:
+                break
+            described.perm_record(c, reply)
+        if answers[1] in (Decision.DENIED, Decision.DONT_ASK):
+            assert Category.LOCATION_ALWAYS not in shown
+            with pytest.raises(permissions.BlockedCategoryError):
+                described.perm_record(Category.LOCATION_ALWAYS, Decision.AUTHORIZED)
+
+
+def test_pending_keeps_order_and_skips(described):
+    described.perm_record(Category.CONTACTS, Decision.DONT_ASK)
+    assert described.perm_pending([Category.CONTACTS, Category.CAMERA, Category.CAMERA, Category.SIRI]) == \
+        [Category.CAMERA, Category.SIRI]
+    assert described.perm_pending([]) == []
+    described.perm_record(Category.CAMERA, Decision.AUTHORIZED)
+    described.perm_record(Category.SIRI, Decision.DENIED)
+    assert described.perm_pending([Category.CONTACTS, Category.CAMERA, Category.SIRI]) == []
+    assert described.perm_next([Category.CAMERA]) is None
+
+
+def test_reset_one_and_all_and_history(described):
+    described.perm_record(Category.CAMERA, Decision.DONT_ASK)
+    described.perm_record(Category.EVENTS, Decision.DENIED)
+    described.perm_reset(Category.CAMERA)
+    assert described.perm_state(Category.CAMERA) is State.UNKNOWN
+    assert described.perm_state(Category.EVENTS) is State.DENIED
+    described.perm_reset()
+    assert described.perm_state(Category.EVENTS) is State.UNKNOWN
+    rows = [(h.category, h.from_state, h.to_state, h.source) for h in described.perm_history()]
+    assert rows == [(Category.CAMERA, 0, 406, "user"), (Category.EVENTS, 0, 403, "system"),
+                    (Category.CAMERA, 406, 0, "reset"), (Category.EVENTS, 403, 0, "reset")]
+    camera = described.perm_history(Category.CAMERA)
+    assert [h.name for h in camera] == ["camera", "camera"]
+    assert camera[0].at.endswith("Z") and camera[0].at_ms <= camera[1].at_ms
+
+
+def test_host_categories(store):
+    store.perm_register_category(1_000_000, "telemetry", "Send anonymous statistics")
+    store.perm_register_category(1_000_000, "telemetry", "Send anonymous statistics")
+    with pytest.raises(permissions.CategoryConflictError):
+        store.perm_register_category(1_000_000, "crash-reports", "x")
+    with pytest.raises(permissions.CategoryConflictError):
+        store.perm_register_category(1_000_001, "camera", "x")
+    with pytest.raises(gatekit.InvalidArgumentError):
+        store.perm_register_category(1_000_001, "Bad Name", "x")
+    assert store.perm_category_from_name("telemetry") == 1_000_000
+    assert store.perm_category_from_name("camera") is Category.CAMERA
+    store.perm_record(1_000_000, Decision.DONT_ASK)
+    assert store.perm_state(1_000_000) is State.DO_NOT_ASK
+    listed = {entry["name"]: entry for entry in store.perm_list()}
+    assert listed["telemetry"]["state"] == 406 and listed["telemetry"]["host"] is True
+    assert listed["camera"]["usage_description"] is None
+
+
+def test_subscribe_reentrant_callbacks_and_unsubscribe_inside(described):
+    changes: List[Tuple[int, int, int]] = []
+    once: List[Tuple[int, int, int]] = []
+
+    def reenter(category, old, new):
+        changes.append((category, old, new))
+        assert described.perm_state(category) == new  # calls back in
+        if category == Category.CAMERA and new == State.ASK_AGAIN:
+            described.perm_record(Category.MICROPHONE, Decision.ASK_LATER)
+
+    subscription = described.subscribe(reenter)
+    holder = {}
+
+    def only_once(category, old, new):
+        once.append((category, old, new))
+        holder["sub"].unsubscribe()
+
+    holder["sub"] = described.subscribe(only_once)
+    described.perm_record(Category.CAMERA, Decision.ASK_LATER)
+    assert changes == [(Category.CAMERA, State.UNKNOWN, State.ASK_AGAIN),
+                       (Category.MICROPHONE, State.UNKNOWN, State.ASK_AGAIN)]
+    assert len(once) == 1
+    assert isinstance(changes[0][1], State)
+    subscription()
+    subscription()  # idempotent
+    described.perm_reset()
+    assert len(changes) == 2
+
+
+def test_callback_exceptions_are_raised_on_the_calling_thread(described):
+    def broken(category, old, new):
+        raise KeyError(f"bad callback {int(category)}")
+
+    with described.subscribe(broken):
+        with pytest.raises(KeyError, match="bad callback 5100"):
+            described.perm_record(Category.CAMERA, Decision.DENIED)
+    assert described.perm_state(Category.CAMERA) is State.DENIED  # the change happened
+    assert isinstance(described.perm_errors[-1], KeyError)
+
+
+def test_another_process_seen_on_refresh_and_by_the_watcher(described, tmp_path):
+    path = described.path
+    changes: List[Tuple[int, int, int, str]] = []
+    arrived = threading.Event()
+
+    def on_change(category, old, new):
+        changes.append((int(category), int(old), int(new), threading.current_thread().name))
+        arrived.set()
+
+    described.subscribe(on_change)
+    run_worker(path, Category.CAMERA, Decision.DONT_ASK)
+    assert described.perm_state(Category.CAMERA) is State.DO_NOT_ASK  # coherent at once
+    assert changes == []
+    described.perm_refresh()
+    assert changes == [(5100, 0, 406, threading.current_thread().name)]
+
+    arrived.clear()
+    described.perm_watch_start(interval_ms=10)
+    with pytest.raises(permissions.WatcherRunningError):
+        described.perm_watch_start(interval_ms=10)
+    run_worker(path, Category.MICROPHONE, Decision.AUTHORIZED)
+    assert arrived.wait(10)
+    assert changes[1][:3] == (4000, 0, 200)
+    assert changes[1][3] != threading.current_thread().name  # the watcher's thread
+    assert described.perm_watch_stop() is True
+    assert described.perm_watch_stop() is False
+
+
+def test_watcher_callback_errors_are_reported(described):
+    reported: List[BaseException] = []
+    done = threading.Event()
+
+    def broken(category, old, new):
+        raise ValueError("from the watcher")
+
+    def on_error(error):
+        reported.append(error)
+        done.set()
+
+    described.subscribe(broken)
+    described.perm_watch_start(interval_ms=10, on_error=on_error)
+    run_worker(described.path, Category.SIRI, Decision.DENIED)
+    assert done.wait(10)
+    described.perm_watch_stop()
+    assert isinstance(reported[0], ValueError) and reported[0] is described.perm_errors[-1]
+
+
+def test_watcher_errors_without_handler_go_to_unraisablehook(described, monkeypatch):
+    hooked = []
+    done = threading.Event()
+
+    def hook(args):
+        hooked.append(args.exc_value)
+        done.set()
+
+    monkeypatch.setattr(sys, "unraisablehook", hook)
+    described.subscribe(lambda c, o, n: 1 / 0)
+    described.perm_watch_start(interval_ms=10)
+    run_worker(described.path, Category.REMINDERS, Decision.DENIED)
+    assert done.wait(10)
+    described.perm_watch_stop()
+    assert isinstance(hooked[0], ZeroDivisionError)
+
+
+def test_sixteen_threads_record_and_read(described):
+    for i in range(16):
+        described.perm_register_category(3_000_000 + i, f"worker-{i}", "thread test")
+    counted = []
+    lock = threading.Lock()
+
+    def count(category, old, new):
+        with lock:
+            counted.append(category)
+
+    described.subscribe(count)
+    failures = []
+    rounds = 10
+
+    def work(i):
+        c = 3_000_000 + i
+        try:
+            for _ in range(rounds):
+                described.perm_record(c, Decision.ASK_LATER)
+                assert described.perm_state(c) is State.ASK_AGAIN
+                described.perm_record(c, Decision.DONT_ASK)
+                with pytest.raises(permissions.NotPromptableError):
+                    described.perm_record(c, Decision.DENIED)
+                for b in EVERY:
+                    described.perm_state(b)
+                described.perm_reset(c)
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert len(counted) == 16 * rounds * 3
+    assert len(described.perm_history(3_000_007)) == rounds * 3
+
+
+def test_persistence_across_processes(tmp_path):
+    path = tmp_path / "persist.sqlite"
+    with gatekit.Store(path) as s:
+        s.perm_set_usage_description(Category.CAMERA, "why")
+    run_worker(path, Category.CAMERA, Decision.DONT_ASK)
+    with gatekit.Store(path) as s:
+        assert s.perm_state(Category.CAMERA) is State.DO_NOT_ASK
+        assert s.perm_pending([Category.CAMERA]) == []
+        assert [h.source for h in s.perm_history(Category.CAMERA)] == ["user"]
+
+
+def test_closing_with_a_running_watcher(tmp_path):
+    s = gatekit.Store(tmp_path / "w.sqlite")
+    s.subscribe(lambda c, o, n: None)
+    s.perm_watch_start(interval_ms=5, provider=True)
+    time.sleep(0.05)
+    s.close()
+    s.close()
+    with pytest.raises(ValueError):
+        s.perm_state(Category.CAMERA)
+
+
+def _tool():
+    import os
+    from conftest import REPO_ROOT
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    if not os.path.exists(tool):
+        pytest.skip(f"the gatekit tool is not built at {tool} (make tool)")
+    return tool
+
+
+def test_the_tool_records_and_watches(tmp_path):
+    import subprocess
+    from conftest import child_env
+    tool = _tool()
+    path = tmp_path / "tool.sqlite"
+    env = dict(child_env(), GATEKIT_STORE=str(path))
+
+    def run(*args):
+        return subprocess.run([tool, "perm", *args], env=env, capture_output=True, text=True, timeout=60)
+
+    assert run("usage", "camera", "Scan codes").returncode == 0
+    assert run("state", "camera").stdout.startswith("camera 5100 unknown (0)")
+    assert run("record", "camera", "dont-ask").returncode == 0
+    assert run("state", "camera").returncode == 3
+    with gatekit.Store(path) as s:
+        assert s.perm_state(Category.CAMERA) is State.DO_NOT_ASK
+        s.perm_set_usage_description(Category.MICROPHONE, "Voice notes")
+    assert run("pending", "camera", "microphone").stdout == "microphone 4000\n"
+    assert run("record", "5000", "denied").returncode == 1
+    assert run("record", "camera", "maybe").returncode == 2
+    watch = subprocess.Popen([tool, "perm", "watch", "--count", "1", "--timeout", "20", "--interval", "10"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    with gatekit.Store(path) as s:
+        s.perm_record(Category.MICROPHONE, Decision.AUTHORIZED)
+    out, _ = watch.communicate(timeout=30)
+    assert watch.returncode == 0
+    assert "microphone 4000: unknown (0) -> authorized (200)" in out
+    history = run("history", "--json")
+    assert '"source":"system"' in history.stdout and '"source":"user"' in history.stdout
+
+
+def test_the_interpreter_exits_cleanly_with_a_watcher_running(tmp_path):
+    import subprocess
+    from conftest import child_env
+    script = (
+        "import gatekit, sys\n"
+        f"s = gatekit.Store({str(tmp_path / 'exit.sqlite')!r})\n"
+        "s.subscribe(lambda c, o, n: None)\n"
+        "s.set_permission_provider(gatekit.PermissionProvider())\n"
+        "s.perm_watch_start(interval_ms=1, provider=True)\n"
+        "print('exiting')\n"
+    )
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], env=child_env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "exiting\n"
