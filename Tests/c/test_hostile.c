@@ -60,6 +60,21 @@ typedef enum {
     PRODUCT,    /* required product id */
     OPT_PRODUCT,/* optional product id (NULL: any) */
     OPTS_INIT,  /* options struct an *_init function fills (NULL: no-op) */
+    OPT_STORE,  /* gatekit_store * that may be NULL */
+    CATEGORY,   /* int permission category */
+    DECISION,   /* int GATEKIT_PERM_DECISION_* */
+    PERM_NAME,  /* required category name */
+    USAGE,      /* required usage description text */
+    CATS,       /* const int *categories, followed by CAT_COUNT */
+    CAT_COUNT,  /* size_t number of categories */
+    OUT_INT,    /* int *out (required) */
+    OUT_CATS,   /* int *out with room for the categories (may be NULL only when count is 0) */
+    PROVIDER,   /* gatekit_perm_provider_fn (NULL: remove) */
+    CHANGED,    /* gatekit_perm_changed_fn (required) */
+    PAYLOAD,    /* void * passed back to a callback */
+    TOKEN,      /* int subscription token */
+    INTERVAL,   /* int watcher interval in ms */
+    WFLAGS,     /* int watcher flags */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -160,6 +175,41 @@ static int call_jws_verify_notification(arg *a) { return jws_call(jws_verify_not
 static int call_jws_verify_app_transaction(arg *a) { return jws_call(jws_verify_app_transaction, a); }
 static int call_jws_transaction_is_entitled(arg *a) { return jws_transaction_is_entitled(a[0].s, J(a[1].p), a[2].s, a[3].ll); }
 
+static int provider_answer(void *payload, int category) { (void)payload; (void)category; return GATEKIT_PERM_STATE_UNKNOWN; }
+static void changed_noop(void *payload, int category, int old_state, int new_state) { (void)payload; (void)category; (void)old_state; (void)new_state; }
+#define S(x) ((gatekit_store *)(x))
+static int call_perm_category_name(arg *a) { (void)perm_category_name(a[0].i); return 0; }
+static int call_perm_category_from_name(arg *a) { return perm_category_from_name(S(a[0].p), a[1].s); }
+static int call_perm_state_name(arg *a) { (void)perm_state_name(a[0].i); return 0; }
+static int call_perm_allows_prompt(arg *a) { return perm_allows_prompt(a[0].i); }
+static int call_perm_set_system_provider(arg *a) { return perm_set_system_provider(S(a[0].p), (gatekit_perm_provider_fn)a[1].p, a[2].p); }
+static int call_perm_set_usage_description(arg *a) { return perm_set_usage_description(S(a[0].p), a[1].i, a[2].s); }
+static int call_perm_register_category(arg *a) { return perm_register_category(S(a[0].p), a[1].i, a[2].s, a[3].s); }
+static int call_perm_state(arg *a) { return perm_state(S(a[0].p), a[1].i); }
+static int call_perm_record(arg *a) { return perm_record(S(a[0].p), a[1].i, a[2].i); }
+static int call_perm_pending(arg *a) { return perm_pending((int *)a[0].p, (size_t *)a[1].p, S(a[2].p), (const int *)a[3].p, a[4].n); }
+static int call_perm_next(arg *a) { return perm_next((int *)a[0].p, S(a[1].p), (const int *)a[2].p, a[3].n, a[4].i); }
+static int call_perm_reset(arg *a) { return perm_reset(S(a[0].p), a[1].i); }
+static int call_perm_history(arg *a) {
+    int rc = perm_history((char **)a[0].p, S(a[1].p), a[2].i);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_perm_list(arg *a) {
+    int rc = perm_list((char **)a[0].p, S(a[1].p));
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_perm_subscribe(arg *a) { return perm_subscribe((int *)a[0].p, S(a[1].p), (gatekit_perm_changed_fn)a[2].p, a[3].p); }
+static int call_perm_unsubscribe(arg *a) { return perm_unsubscribe(S(a[0].p), a[1].i); }
+static int call_perm_refresh(arg *a) { return perm_refresh(S(a[0].p)); }
+static int call_perm_watch_start(arg *a) {
+    int rc = perm_watch_start(S(a[0].p), a[1].i, a[2].i);
+    if (rc == 0 && a[0].p) (void)perm_watch_stop(S(a[0].p));
+    return rc;
+}
+static int call_perm_watch_stop(arg *a) { return perm_watch_stop(S(a[0].p)); }
+
 /* Returns-pointer / void functions still run every variant: only "no crash" is asserted
  * for them, plus their documented NULL answers in test_documented_null_answers(). */
 static const api_entry api[] = {
@@ -209,6 +259,25 @@ static const api_entry api[] = {
     {"jws_verify_notification", call_jws_verify_notification, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
     {"jws_verify_app_transaction", call_jws_verify_app_transaction, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
     {"jws_transaction_is_entitled", call_jws_transaction_is_entitled, {JWS, J_OPTIONS, OPT_PRODUCT, AT_MS, END}, 0},
+    {"perm_category_name", call_perm_category_name, {CATEGORY, END}, 1},
+    {"perm_category_from_name", call_perm_category_from_name, {OPT_STORE, PERM_NAME, END}, 0},
+    {"perm_state_name", call_perm_state_name, {INT, END}, 1},
+    {"perm_allows_prompt", call_perm_allows_prompt, {INT, END}, 0},
+    {"perm_set_system_provider", call_perm_set_system_provider, {STORE, PROVIDER, PAYLOAD, END}, 0},
+    {"perm_set_usage_description", call_perm_set_usage_description, {STORE, CATEGORY, USAGE, END}, 0},
+    {"perm_register_category", call_perm_register_category, {STORE, CATEGORY, PERM_NAME, USAGE, END}, 0},
+    {"perm_state", call_perm_state, {STORE, CATEGORY, END}, 0},
+    {"perm_record", call_perm_record, {STORE, CATEGORY, DECISION, END}, 0},
+    {"perm_pending", call_perm_pending, {OUT_CATS, OUT_SIZE, STORE, CATS, CAT_COUNT, END}, 0},
+    {"perm_next", call_perm_next, {OUT_INT, STORE, CATS, CAT_COUNT, CATEGORY, END}, 0},
+    {"perm_reset", call_perm_reset, {STORE, CATEGORY, END}, 0},
+    {"perm_history", call_perm_history, {OUT_PTR, STORE, CATEGORY, END}, 0},
+    {"perm_list", call_perm_list, {OUT_PTR, STORE, END}, 0},
+    {"perm_subscribe", call_perm_subscribe, {OUT_INT, STORE, CHANGED, PAYLOAD, END}, 0},
+    {"perm_unsubscribe", call_perm_unsubscribe, {STORE, TOKEN, END}, 0},
+    {"perm_refresh", call_perm_refresh, {STORE, END}, 0},
+    {"perm_watch_start", call_perm_watch_start, {STORE, INTERVAL, WFLAGS, END}, 0},
+    {"perm_watch_stop", call_perm_watch_stop, {STORE, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -243,6 +312,8 @@ static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_ba
 static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage;
 static gatekit_receipt_options init_target_r;
+static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
+static int out_cats[8], int_slot;
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -276,8 +347,24 @@ static arg valid_value(const api_entry *e, int k) {
     case AT_MS: v.ll = 0; break;
     case PRODUCT: case OPT_PRODUCT: v.s = "dev.bonzer.weeka.app.subscription.pro.annual"; break;
     case OPTS_INIT: v.p = &init_target_r; break;
+    case OPT_STORE: v.p = &store_sentinel; break;
+    case CATEGORY: v.i = GATEKIT_PERM_CAMERA; break;
+    case DECISION: v.i = GATEKIT_PERM_DECISION_ASK_LATER; break;
+    case PERM_NAME: v.s = e->args[0] == STORE ? "telemetry" : "camera"; break;
+    case USAGE: v.s = "to take pictures"; break;
+    case CATS: v.p = cats; break;
+    case CAT_COUNT: v.n = 2; break;
+    case OUT_INT: v.p = &int_slot; break;
+    case OUT_CATS: v.p = out_cats; break;
+    case PROVIDER: v.p = (void *)provider_answer; break;
+    case CHANGED: v.p = (void *)changed_noop; break;
+    case PAYLOAD: v.p = NULL; break;
+    case TOKEN: v.i = 1; break;
+    case INTERVAL: v.i = 50; break;
+    case WFLAGS: v.i = 0; break;
     case END: break;
     }
+    if (e->args[k] == CATEGORY && e->call == call_perm_register_category) v.i = GATEKIT_PERM_HOST_FIRST + 7;
     /* The LEN after receipt bytes is their length. */
     if (e->args[k] == LEN && k > 0 && e->args[k - 1] == R_DATA) v.n = receipt_data ? receipt_len : sizeof bytes - 1;
     return v;
@@ -296,19 +383,22 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     kind what = e->args[k];
     int required = what == STORE || what == OUT_PTR || what == OUT_HASH || what == STR || what == HASH || what == PATH ||
                    what == RECEIPT || what == R_OPTIONS || what == R_DATA || what == J_OPTIONS || what == JWS ||
-                   what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT;
+                   what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
+                   what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
     case RECEIPT: case R_OPTIONS: case R_DATA: case J_OPTIONS: case JWS: case OUT_LL: case OUT_BYTES:
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
+    case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
+    case CHANGED: case PAYLOAD:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
     }
     switch (what) {
     case STR: case OPT_STR: case OPT_BYTES: case HASH: case PATH: case OPT_PATH: case APP_ID:
-    case JWS: case PRODUCT: case OPT_PRODUCT:
+    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE:
         out[n++] = (variant){"\"\"", {.s = ""}, 0};
         out[n++] = (variant){"non-UTF-8", {.s = non_utf8}, 0};
         out[n++] = (variant){"1 MiB string", {.s = long_string}, 0};
@@ -373,6 +463,27 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"0", {.n = 0}, 1};
         out[n++] = (variant){"1", {.n = 1}, 0};
         out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 0};
+    }
+    if (what == CATEGORY || what == TOKEN) {
+        const int ids[] = {0, -1, INT_MIN, INT_MAX, 5000, 8100, GATEKIT_PERM_ALL, GATEKIT_PERM_HOST_FIRST, 999999};
+        static char labels[9][16];
+        for (int i = 0; i < 9; i++) {
+            snprintf(labels[i], sizeof labels[i], "%d", ids[i]);
+            out[n++] = (variant){labels[i], {.i = ids[i]}, 0};
+        }
+    }
+    if (what == DECISION || what == INTERVAL || what == WFLAGS) {
+        out[n++] = (variant){"0", {.i = 0}, 0};
+        out[n++] = (variant){"-1", {.i = -1}, 0};
+        out[n++] = (variant){"5", {.i = 5}, 0};
+        out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 0};
+        out[n++] = (variant){"INT_MAX", {.i = INT_MAX}, 0};
+    }
+    if (what == CAT_COUNT) {
+        out[n++] = (variant){"0", {.n = 0}, 0};
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 2};
+        out[n++] = (variant){"65537", {.n = 65537}, 2};
+        out[n++] = (variant){"(size_t)INT64_MAX + 1", {.n = (size_t)INT64_MAX + 1}, 2};
     }
     if (what == AT_MS) {
         out[n++] = (variant){"LLONG_MIN", {.ll = LLONG_MIN}, 0};
