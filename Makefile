@@ -26,7 +26,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
 .PHONY: build deps python-deps lib tool static demo test test-swift test-c test-python test-install bench install clean \
-        fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind
+        fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
 
 deps:
 	@scripts/install-deps.sh
@@ -112,6 +112,17 @@ test-asan: deps
 # C tests under valgrind memcheck: definite leaks and memory errors fail.
 test-valgrind: $(C_TESTS) tool
 	@scripts/test-valgrind.sh $(C_TESTS)
+
+# Memory soak (SOAK_CALLS receipt validations + as many JWS verifications, RSS curve) and the
+# 16-thread soak (SOAK_SECONDS) against the release library; results in .build/bench/soak.md.
+SOAK_CALLS   ?= 1000000
+SOAK_SECONDS ?= 300
+soak: static
+	@mkdir -p .build/bench
+	@flags="$$(pkg-config --define-variable=libdir=$(CURDIR)/$(STATIC_DIR) --cflags --libs gatekit)"; \
+	  $(CC) $(CWARN) -O2 -o .build/bench/soak bench/soak.c $$flags && \
+	  $(CC) $(CWARN) -O2 -pthread -o .build/bench/soak_threads bench/soak_threads.c $$flags
+	@set -o pipefail; { .build/bench/soak $(SOAK_CALLS) && .build/bench/soak_threads $(SOAK_SECONDS); } | tee .build/bench/soak.md
 
 # Every target for FUZZ_SECONDS (default 5 min each); summary in .build/fuzz/summary.md.
 fuzz: fuzz-build
