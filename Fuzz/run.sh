@@ -51,7 +51,7 @@ status=0
 } > "$summary"
 
 for target in "${targets[@]}"; do
-    corpus=$WORK/corpus/$target; artifacts=$WORK/artifacts/$target/; log=$WORK/log-$target.txt
+    corpus=$WORK/corpus/$target; artifacts=$WORK/artifacts/$target/; log=$WORK/log-$target-$(basename "$summary" .md).txt
     mkdir -p "$corpus" "$artifacts"
     seeds=()
     for s in "Fuzz/seeds/$target" "$WORK/seeds/$target"; do [[ -d "$s" ]] && seeds+=("$s"); done
