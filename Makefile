@@ -95,7 +95,7 @@ test-python: build python-deps
 
 # ---- Hardening (issue 6): fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
 FUZZ_SECONDS       ?= 300
-FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_SMOKE_SECONDS ?= 30
 FUZZ_TARGETS       ?=
 FUZZ_BIN     := .build/fuzz/gatekit-fuzz
 FUZZ_SOURCES := $(shell find Sources/GateKitCore Fuzz/Targets -name '*.swift')
@@ -111,6 +111,7 @@ test-asan: deps
 
 # C tests under valgrind memcheck: definite leaks and memory errors fail.
 test-valgrind: $(C_TESTS) tool
+	@scripts/install-deps.sh valgrind
 	@scripts/test-valgrind.sh $(C_TESTS)
 
 # Memory soak (SOAK_CALLS receipt validations + as many JWS verifications, RSS curve) and the

@@ -41,6 +41,8 @@ targets=("$@")
 python3 Fuzz/make-seeds.py "$WORK/seeds" >/dev/null || echo "warning: seed generation failed"
 
 status=0
+targets_run=0
+failed_targets=0
 {
     echo "# Fuzz summary"
     echo
@@ -62,6 +64,7 @@ for target in "${targets[@]}"; do
         date) dict=(-dict=Fuzz/dict/date.dict) ;;
         receipt*|store-file) dict=(-dict=Fuzz/dict/asn1.dict) ;;
     esac
+    targets_run=$((targets_run + 1))
     touch "$log.start"
     echo "== fuzz $target for ${seconds}s"
     GATEKIT_FUZZ_TARGET=$target "$BIN" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2560 \
@@ -79,6 +82,7 @@ for target in "${targets[@]}"; do
     crashes=$(found crash); leaks=$(found leak); timeouts=$(found timeout); ooms=$(found oom)
     if [[ $rc -ne 0 || $((crashes + leaks + timeouts + ooms)) -gt 0 ]]; then
         status=1
+        failed_targets=$((failed_targets + 1))
         echo "   FINDING in $target (exit $rc): see $log and $artifacts"
         grep -E 'ERROR|FAILED|Fatal|SUMMARY' "$log" | head -5 | sed 's/^/   /'
     fi
@@ -92,4 +96,6 @@ done
     echo "Reproduce one finding: \`GATEKIT_FUZZ_TARGET=<target> $BIN <artifact>\`."
 } >> "$summary"
 echo "summary: $summary"
+# The closing line CI counts: a target passes when its run ended with no finding.
+echo "fuzz: $((targets_run - failed_targets)) passed, $failed_targets failed"
 exit $status
