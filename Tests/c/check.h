@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_passed, check_failed;
 
@@ -25,6 +26,23 @@ static int check_passed, check_failed;
     if (check_a_ && check_e_ && strcmp(check_a_, check_e_) == 0) check_passed++; \
     else { check_failed++; fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #actual, check_a_ ? check_a_ : "(null)", check_e_ ? check_e_ : "(null)"); } \
 } while (0)
+
+/* The unprivileged "nobody" user: root ignores file permissions, so permission checks run
+ * in a child that has dropped to it. Returns 0 on success. */
+#define CHECK_NOBODY_ID 65534
+static inline int check_become_nobody(void) {
+    return (setgid(CHECK_NOBODY_ID) == 0 && setuid(CHECK_NOBODY_ID) == 0) ? 0 : -1;
+}
+
+/* For tests whose forked children may crash on purpose: a crashing child must die at once,
+ * but the Swift runtime's backtracer would start a helper that keeps our pipes open (30 s+).
+ * Call first in main(): re-executes the test once with the backtracer disabled. */
+static inline void check_disable_swift_backtracer(char **argv) {
+    if (!getenv("SWIFT_BACKTRACE")) {
+        setenv("SWIFT_BACKTRACE", "enable=no", 1);
+        execv("/proc/self/exe", argv);
+    }
+}
 
 /* Prints the closing line and returns the exit status. */
 static int check_report(const char *name) {

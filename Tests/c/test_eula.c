@@ -95,7 +95,7 @@ static int unreadable_file_is_io_error(const char *path) {
     if (geteuid() != 0) return eula_hash_file(hash, path) == GATEKIT_EIO;
     pid_t pid = fork();
     if (pid == 0) {
-        if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+        if (check_become_nobody() != 0) _exit(3);
         _exit(eula_hash_file(hash, path) == GATEKIT_EIO ? 0 : 1);
     }
     int status = 0;

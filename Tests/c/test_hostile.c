@@ -707,12 +707,7 @@ static void setup_receipts_and_jws(void) {
 
 int main(int argc, char **argv) {
     (void)argc;
-    /* A crashing child must die at once: the Swift runtime's backtracer would otherwise
-     * start a helper that keeps our pipes open (and can take 30 s+). Re-exec without it. */
-    if (!getenv("SWIFT_BACKTRACE")) {
-        setenv("SWIFT_BACKTRACE", "enable=no", 1);
-        execv("/proc/self/exe", argv);
-    }
+    check_disable_swift_backtracer(argv);
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
     snprintf(store_path, sizeof store_path, "%s/store.sqlite", folder);
     snprintf(text_path, sizeof text_path, "%s/EULA.txt", folder);

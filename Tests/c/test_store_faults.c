@@ -107,7 +107,7 @@ static int in_child(int as_nobody, int (*fn)(void)) {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        if (as_nobody && geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(100);
+        if (as_nobody && geteuid() == 0 && check_become_nobody() != 0) _exit(100);
         int failed = fn();
         fflush(NULL);
         _exit(failed ? 1 : 0);
@@ -264,7 +264,7 @@ static void test_read_only(void) {
     if (!root) chmod(dir, 0555);
     CHECK(in_child(1, ro_file_ro_folder) == 0);
     CHECK(in_child(1, new_store_in_ro_folder) == 0);
-    if (root) CHECK(chown(dir, 65534, 65534) == 0);
+    if (root) CHECK(chown(dir, CHECK_NOBODY_ID, CHECK_NOBODY_ID) == 0);
     else chmod(dir, 0755);
     CHECK(in_child(1, ro_file_rw_folder) == 0);
     if (root) CHECK(chown(dir, 0, 0) == 0);
@@ -619,12 +619,7 @@ static void test_sigkill_multiprocess(void) {
 
 int main(int argc, char **argv) {
     (void)argc;
-    /* A crashing child must die at once: the Swift runtime's backtracer would otherwise
-     * start a helper that keeps our pipes open (and can take 30 s+). Re-exec without it. */
-    if (!getenv("SWIFT_BACKTRACE")) {
-        setenv("SWIFT_BACKTRACE", "enable=no", 1);
-        execv("/proc/self/exe", argv);
-    }
+    check_disable_swift_backtracer(argv);
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
     chmod(folder, 0755);  /* the unprivileged children must reach their files */
     signal(SIGPIPE, SIG_IGN);
