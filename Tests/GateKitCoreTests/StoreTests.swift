@@ -147,6 +147,19 @@ import Testing
         #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
     }
 
+    @Test func refusesAnOlderStoreWhoseSchemaDoesNotMatchItsVersionAndLeavesItUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("mismatch.sqlite")
+        // GateKit's application id and version 1, but not version 1's tables.
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_exec(db, "CREATE TABLE gatekit_meta(x); PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=1;", nil, nil, nil)
+        sqlite3_close(db)
+        let before = Files.read(path)
+        #expect(refusal(path) == .corrupt)
+        #expect(Files.read(path) == before)
+    }
+
     @Test func historyIsAppendOnly() throws {
         let folder = TemporaryFolder()
         let store = try Store(path: folder.file("s.sqlite"), appID: nil)

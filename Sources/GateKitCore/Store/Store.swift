@@ -86,6 +86,17 @@ public final class Store: @unchecked Sendable {
         guard check.isEmpty else {
             throw GateKitError(.corrupt, "store '\(path)' is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
         }
+        try connection.execute("PRAGMA synchronous=FULL")
+        // Migrate before switching to WAL: a migration that fails rolls back its transaction
+        // and leaves the main file as it was, while the journal-mode switch rewrites the header
+        // (found by the store-file fuzz target: a store whose schema does not match its version).
+        if version < Schema.currentVersion {
+            do {
+                try migrate()
+            } catch where error.code == .internal && !isNew {
+                throw GateKitError(.corrupt, "store '\(path)' does not have the schema its version \(version) promises (\(error.message))\(untouched)")
+            }
+        }
         try retryingBusy { () throws(GateKitError) in
             let mode = try connection.statement("PRAGMA journal_mode=WAL")
             guard try mode.step(), mode.text(0) == "wal" else {
@@ -93,8 +104,6 @@ public final class Store: @unchecked Sendable {
             }
             mode.reset()
         }
-        try connection.execute("PRAGMA synchronous=FULL")
-        if version < Schema.currentVersion { try migrate() }
     }
 
     private func migrate() throws(GateKitError) {
