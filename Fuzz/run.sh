@@ -29,6 +29,30 @@ if [[ "${1:-}" == "--regressions" ]]; then
             echo "fuzz regression FAILED for $target (see $WORK/regressions-$target.log)"; status=1
         fi
     done
+    # The BER reader against OpenSSL's parser over every fixture receipt and certificate
+    # (each must parse, the same way in both) and every saved receipt corpus input.
+    mapfile -t real < <(find "$fixtures/receipts" "$fixtures/certs" "$fixtures/jws" -type f \
+                          \( -name '*.der' -o -name '*.cer' \) 2>/dev/null | sort)
+    if [[ ${#real[@]} -eq 0 ]]; then
+        echo "fuzz regressions: SKIP the BER differential over fixtures: none under $fixtures (set GATEKIT_FIXTURES)"
+    elif GATEKIT_FUZZ_EXPECT_PARSE=1 GATEKIT_FUZZ_TARGET=ber-differential "$BIN" -timeout=5 "${real[@]}" \
+            > "$WORK/regressions-ber-fixtures.log" 2>&1; then
+        count=$((count + ${#real[@]}))
+    else
+        echo "BER differential FAILED on a fixture (see $WORK/regressions-ber-fixtures.log)"; status=1
+    fi
+    corpora=()
+    for c in "$WORK"/corpus/receipt-*; do [[ -d "$c" ]] && corpora+=("$c"); done
+    if [[ ${#corpora[@]} -gt 0 ]]; then
+        inputs=$(find "${corpora[@]}" -type f | wc -l)
+        mkdir -p "$WORK/corpus/ber-differential-replay"
+        if GATEKIT_FUZZ_TARGET=ber-differential "$BIN" -runs=0 -timeout=5 "$WORK/corpus/ber-differential-replay" "${corpora[@]}" \
+                > "$WORK/regressions-ber-corpus.log" 2>&1; then
+            count=$((count + inputs))
+        else
+            echo "BER differential FAILED on the receipt corpus (see $WORK/regressions-ber-corpus.log)"; status=1
+        fi
+    fi
     echo "fuzz regressions: $count inputs replayed, status $status"
     exit $status
 fi
@@ -57,12 +81,16 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$artifacts"
     seeds=()
     for s in "Fuzz/seeds/$target" "$WORK/seeds/$target"; do [[ -d "$s" ]] && seeds+=("$s"); done
+    # The differential starts from the receipt targets' seeds (real and generated receipts).
+    if [[ $target == ber-differential ]]; then
+        for s in "$WORK/seeds/receipt-container" "$WORK/seeds/receipt-payload"; do [[ -d "$s" ]] && seeds+=("$s"); done
+    fi
     dict=()
     case $target in
         json|eula-history|jws-verify) dict=(-dict=Fuzz/dict/json.dict) ;;
         jws-parse) dict=(-dict=Fuzz/dict/jws.dict) ;;
         date) dict=(-dict=Fuzz/dict/date.dict) ;;
-        receipt*|store-file) dict=(-dict=Fuzz/dict/asn1.dict) ;;
+        receipt*|store-file|ber-differential) dict=(-dict=Fuzz/dict/asn1.dict) ;;
     esac
     targets_run=$((targets_run + 1))
     touch "$log.start"

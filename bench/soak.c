@@ -100,10 +100,10 @@ int main(int argc, char **argv) {
     const char *jws_malformed = "eyJhbGciOiJFUzI1NiJ9.e30";
 
     gatekit_receipt_options ro;
-    receipt_options_init(&ro);
+    receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION);
     ro.bundle_id = "dev.bonzer.weeka.app";
     gatekit_jws_options jo;
-    jws_options_init(&jo);
+    jws_options_init(&jo, GATEKIT_JWS_OPTIONS_VERSION);
     jo.bundle_id = "com.example";
     jo.environment = "Sandbox";
     jo.test_anchor_der = anchor;

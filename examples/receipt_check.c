@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     gatekit_receipt_options options;
-    receipt_options_init(&options);
+    receipt_options_init(&options, GATEKIT_RECEIPT_OPTIONS_VERSION);
     options.bundle_id = argv[2];
     /* A real app also sets options.device_id / device_id_len (en0 MAC address on macOS,
      * identifierForVendor bytes on iOS) so a receipt copied from another machine is refused. */

@@ -78,6 +78,7 @@ GATEKIT_API int gatekit_version_number(void);
 #define GATEKIT_EREADONLY       (-10)  /* the store cannot be written */
 #define GATEKIT_EVERSION        (-11)  /* an options struct's version is not supported */
 #define GATEKIT_ETOOLARGE       (-12)  /* an input exceeds a documented limit */
+#define GATEKIT_EUNSAFE         (-13)  /* the store or its folder is a symbolic link, or another user owns or can write it (left untouched) */
 
 /* Receipts (-100 … -199): see the receipts section. */
 /* Permissions (-200 … -299): see the permissions section. */
@@ -101,12 +102,26 @@ GATEKIT_API void gatekit_free(void *ptr);
 
 /* An open store: an SQLite file in WAL mode holding EULA decisions and permission state.
  * One handle may be used from many threads at once; many processes may open the same file.
- * Writes are durable when the call returns (synchronous=FULL). */
+ * Writes are durable when the call returns (synchronous=FULL).
+ *
+ * Who can read a store: only the user who created it. GateKit creates the store and its
+ * -wal/-shm files mode 0600 and the folders it creates 0700, whatever the umask, and
+ * narrows an existing store of its own user to 0600. It opens a store only when the file
+ * and its companions are regular files (never a symbolic link), owned by the calling user
+ * and writable by nobody else, in a folder that no other user can write (owned by the user
+ * or root; group- or world-writable only with the sticky bit); otherwise GATEKIT_EUNSAFE,
+ * with the file, its owner and its mode in gatekit_last_error(), and nothing written.
+ * Group-shared deployments opt in with GATEKIT_STORE_GROUP_SHARED (see below).
+ * On a read-only file system (or a read-only file) the store opens read-only: reads answer,
+ * writes fail with GATEKIT_EREADONLY. */
 typedef struct gatekit_store gatekit_store;
 
 /* Opens (creating if needed) a store.
  * path NULL: $GATEKIT_STORE, else $XDG_STATE_HOME/gatekit/<app_id>.sqlite, else
  * ~/.local/state/gatekit/<app_id>.sqlite; missing parent folders are created (mode 0700).
+ * A variable that is set is used or is an error (GATEKIT_EINVAL naming it): an empty or
+ * non-UTF-8 $GATEKIT_STORE, or a relative $XDG_STATE_HOME or $HOME, never silently
+ * selects another file.
  * app_id becomes a file name: 1-128 letters, digits, '.', '-', '_', no ".."; it may be NULL
  * only when path or $GATEKIT_STORE names the file.
  * Errors: GATEKIT_EINVAL (bad app_id, path is a folder), GATEKIT_ENOTSTORE (a foreign file),
@@ -114,6 +129,17 @@ typedef struct gatekit_store gatekit_store;
  * the existing file is left exactly as it was. On success *out is a new handle that the
  * caller closes with gatekit_store_close(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open(gatekit_store **out, const char *path, const char *app_id);
+
+/* gatekit_store_open() flags. */
+#define GATEKIT_STORE_GROUP_SHARED 0x1u  /* a store shared by a group of users: files created 0660
+                                          * and folders 0770; files owned by another user and
+                                          * group-writable files and folders are accepted. Symbolic
+                                          * links and world-writable files (or folders without the
+                                          * sticky bit) are still refused. Every member of the
+                                          * file's group can then read and write every decision. */
+
+/* gatekit_store_open() with flags (0 or GATEKIT_STORE_* above); GATEKIT_EINVAL for unknown bits. */
+GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open_flags(gatekit_store **out, const char *path, const char *app_id, unsigned int flags);
 
 /* Closes a handle. NULL is a no-op. No other thread may be using the handle. Stops the
  * permission watcher (waiting for a callback it runs) and drops subscriptions and the provider. */
@@ -240,7 +266,7 @@ typedef struct gatekit_receipt_options {
     const char *app_version;              /* NULL: not checked; else must equal attribute 3 */
     const unsigned char *device_id;       /* NULL: no device-hash check */
     size_t device_id_len;                 /* 16 (identifierForVendor UUID bytes) or 6 (MAC address) */
-    long long verify_time;                /* Unix seconds; 0: the receipt's creation date */
+    long long verify_time;                /* Unix seconds (negative: before 1970); 0: the receipt's creation date */
     unsigned int flags;                   /* GATEKIT_RECEIPT_* flags above */
     const unsigned char *test_anchor_der; /* DER certificate trusted for Xcode receipts only */
     size_t test_anchor_len;
@@ -283,8 +309,15 @@ typedef struct gatekit_receipt_options {
 #define GATEKIT_IAP_IS_IN_INTRO_OFFER_PERIOD    1719
 #define GATEKIT_IAP_PROMOTIONAL_OFFER_ID        1721
 
-/* Zeroes *options and sets its version. NULL is a no-op. Any thread. */
-GATEKIT_API void receipt_options_init(gatekit_receipt_options *options);
+/* Static initialiser: gatekit_receipt_options o = GATEKIT_RECEIPT_OPTIONS_INIT; */
+#define GATEKIT_RECEIPT_OPTIONS_INIT { .version = GATEKIT_RECEIPT_OPTIONS_VERSION }
+
+/* Sets *options to the defaults of `version` (pass GATEKIT_RECEIPT_OPTIONS_VERSION, the
+ * version of the header you compile with): zeroes exactly the members that version has
+ * and sets options->version. A library newer than your header therefore never writes
+ * past your struct. 0, GATEKIT_EINVAL (NULL), or GATEKIT_EVERSION (a version this library
+ * does not know; nothing written). Any thread. */
+GATEKIT_API int receipt_options_init(gatekit_receipt_options *options, unsigned int version);
 
 /* Validates a receipt: data is DER/BER bytes or their base64 text (detected), at most 16 MB.
  * On success *out is a new receipt (free with receipt_free) and 0 is returned; on failure
@@ -300,7 +333,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int receipt_validate_file(gatekit_receipt **out,
 /* Frees a receipt. NULL is a no-op. */
 GATEKIT_API void receipt_free(gatekit_receipt *receipt);
 
-/* The receipt as verifyReceipt's JSON body ({"status":0,"environment":...,"receipt":{...}});
+/* The receipt as verifyReceipt's JSON body ({"status":0,"environment":...,"receipt":{...}}),
+ * plus GateKit's member last: "gatekit":{"identity":"<receipt_identity()>","testSigned":bool}.
  * request_date is the time of validation. *out_json is freed with gatekit_free.
  * Errors: GATEKIT_EINVAL (NULL), GATEKIT_ENOMEM. */
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_to_json(char **out_json, const gatekit_receipt *receipt);
@@ -334,6 +368,13 @@ GATEKIT_API int receipt_bytes(const gatekit_receipt *receipt, int attribute, con
 /* 1 when the receipt was accepted under the caller's test anchor (Xcode), 0 for an App Store
  * receipt, GATEKIT_EINVAL for NULL. */
 GATEKIT_API int receipt_is_test_signed(const gatekit_receipt *receipt);
+
+/* The receipt's replay identity: SHA-256 of its signed payload as 64 lowercase hex digits,
+ * owned by the receipt. Re-encodings of one genuine receipt (BER or DER, base64 with or
+ * without white space, certificates reordered or added, unsigned attributes) all verify and
+ * all have this same identity: hosts that dedupe receipts dedupe on it, never on the input
+ * bytes. NULL for NULL (or when memory runs out). */
+GATEKIT_API const char *receipt_identity(const gatekit_receipt *receipt);
 
 /* Number of in-app purchases (attribute 17) in receipt order, or GATEKIT_EINVAL for NULL. */
 GATEKIT_API int receipt_purchase_count(const gatekit_receipt *receipt);
@@ -373,8 +414,11 @@ GATEKIT_API int receipt_purchase(gatekit_purchase *out, size_t out_size, const g
 
 /* Parses a receipt WITHOUT deciding anything (no trust, no bundle check) and describes it as
  * JSON: container facts (encoding, digest, certificate subjects, signer found) and every
- * decoded field. For diagnostics only. *out_json is freed with gatekit_free. Errors: the
- * malformed codes, GATEKIT_EINVAL, GATEKIT_ETOOLARGE. */
+ * decoded field. Any SignedData that parses is shown; what receipt_validate() would refuse
+ * before looking at trust (signed attributes, an algorithm Apple does not use, a malformed
+ * payload) is listed in "refusals" as {"code":<GATEKIT_E*>,"reason":"..."}.
+ * For diagnostics only. *out_json is freed with gatekit_free. Errors: GATEKIT_ERECEIPT_MALFORMED
+ * (not a SignedData at all), GATEKIT_EINVAL, GATEKIT_ETOOLARGE. */
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_inspect(char **out_json, const void *data, size_t len);
 
 /* verifyReceipt's status for a GateKit code: 0 for 0; 21002 malformed (MALFORMED, PAYLOAD,
@@ -626,12 +670,20 @@ GATEKIT_API int perm_watch_stop(gatekit_store *store);
  * of Apple Root CA - G3: Apple's test root (their test chains, same length and OID rules),
  * or the certificate of StoreKit Testing in Xcode (x5c holds that one self-signed
  * certificate; pass exactly it). Without a test anchor, Xcode-signed data fails with
- * GATEKIT_EJWS_TEST_SIGNED: nothing is ever returned unverified.
+ * GATEKIT_EJWS_TEST_SIGNED: nothing is ever returned unverified. The shape rules are those
+ * of production: three x5c certificates must be leaf -> intermediate -> test anchor with
+ * Apple's OIDs (the anchor is never accepted as x5c[0] of three). Data accepted under a test
+ * anchor is marked ("testSigned":true below, jws_is_test_signed()) and is refused as
+ * Production data unless options->flags has the test-only GATEKIT_JWS_TEST_PRODUCTION.
  *
  * Output: *out_json is the payload exactly as signed (every member kept, unknown ones
  * included, numbers as their exact text: Xcode writes fractional milliseconds such as
  * 1697679936049.7297), plus, in notifications, the decoded nested payloads inserted as
- * "transactionInfo", "renewalInfo" and "appTransactionInfo" right after the signed strings.
+ * "transactionInfo", "renewalInfo" and "appTransactionInfo" right after the signed strings,
+ * plus one member GateKit adds last to every decoded object (nested ones included):
+ *   "gatekit":{"identity":"<SHA-256 of the signed payload, 64 hex>","testSigned":false}
+ * A member named "gatekit" in the signed payload itself is dropped. Hosts dedupe on
+ * "identity" (see jws_identity()).
  *
  * Threads: every function may be called from any thread at once. Verified chains are
  * cached process-wide by their exact certificate bytes (bounded), so a repeated signer
@@ -652,11 +704,17 @@ GATEKIT_API int perm_watch_stop(gatekit_store *store);
 #define GATEKIT_EJWS_BUNDLE_ID        (-308)  /* the payload's bundle id is not options->bundle_id */
 #define GATEKIT_EJWS_APP_APPLE_ID     (-309)  /* Production: the payload's appAppleId is not options->app_apple_id */
 #define GATEKIT_EJWS_ENVIRONMENT      (-310)  /* the payload's environment / receiptType is not options->environment */
-#define GATEKIT_EJWS_TEST_SIGNED      (-311)  /* signed by StoreKit Testing in Xcode and no test anchor given */
+#define GATEKIT_EJWS_TEST_SIGNED      (-311)  /* test-signed where genuine data is required: Xcode-signed without a test anchor, or test-anchored data for Production */
 #define GATEKIT_EJWS_CERTIFICATE      (-312)  /* an x5c certificate is not DER X.509 */
-#define GATEKIT_EJWS_PAYLOAD_FIELD    (-313)  /* a known payload field has the wrong JSON type, or a member repeats */
+#define GATEKIT_EJWS_PAYLOAD_FIELD    (-313)  /* a known payload field has the wrong JSON type, or a header or payload member repeats */
 
-#define GATEKIT_JWS_OPTIONS_VERSION 1
+#define GATEKIT_JWS_OPTIONS_VERSION 2
+
+/* Options flags (version 2). */
+#define GATEKIT_JWS_TEST_PRODUCTION 0x1u  /* TEST ONLY: accept data signed under the test anchor
+                                           * whose environment is Production. Without it such data
+                                           * fails with GATEKIT_EJWS_TEST_SIGNED: test-signed data
+                                           * never passes as App Store data by accident. */
 
 /* What the caller expects of the signed data. Initialise with jws_options_init(), then set
  * the members; the struct is read during the call only (not retained). */
@@ -665,15 +723,22 @@ typedef struct gatekit_jws_options {
     const char *bundle_id;                /* required: the app's bundle id */
     long long app_apple_id;               /* required for Production (checked there only); 0: none */
     const char *environment;              /* required: "Production", "Sandbox", "Xcode", "LocalTesting" */
-    long long verify_time;                /* Unix seconds; 0: the payload's signedDate */
+    long long verify_time;                /* Unix seconds (negative: before 1970); 0: the payload's signedDate */
     const unsigned char *test_anchor_der; /* test mode only: DER of the test root or Xcode certificate; NULL: none */
     size_t test_anchor_len;               /* bytes at test_anchor_der (at most 65536) */
+    unsigned int flags;                   /* version 2: GATEKIT_JWS_* flags above; 0: none */
 } gatekit_jws_options;
 
-/* Sets *options to defaults: current version, everything else NULL / 0. NULL is a no-op. */
-GATEKIT_API void jws_options_init(gatekit_jws_options *options);
+/* Static initialiser: gatekit_jws_options o = GATEKIT_JWS_OPTIONS_INIT; */
+#define GATEKIT_JWS_OPTIONS_INIT { .version = GATEKIT_JWS_OPTIONS_VERSION }
 
-/* sizeof(gatekit_jws_options), for FFI hosts that build the struct themselves. */
+/* Sets *options to the defaults of `version` (pass GATEKIT_JWS_OPTIONS_VERSION): zeroes
+ * exactly the members that version has and sets options->version, so a newer library never
+ * writes past an older caller's struct. The library reads version 1 and 2 structs.
+ * 0, GATEKIT_EINVAL (NULL) or GATEKIT_EVERSION (unknown version; nothing written). */
+GATEKIT_API int jws_options_init(gatekit_jws_options *options, unsigned int version);
+
+/* sizeof(gatekit_jws_options) of the newest version, for FFI hosts that build the struct. */
 GATEKIT_API size_t jws_options_size(void);
 
 /* Verify and decode one signed datum. jws: NUL-terminated compact JWS (at most 1 MiB,
@@ -692,6 +757,35 @@ GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_transaction(char **out_json, cons
 GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_renewal_info(char **out_json, const char *jws, const gatekit_jws_options *options);
 GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_notification(char **out_json, const char *jws, const gatekit_jws_options *options);
 GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_app_transaction(char **out_json, const char *jws, const gatekit_jws_options *options);
+
+/* Verified signed data with how it was accepted: one object for any of the four kinds.
+ * Immutable; share it between threads; free it once with jws_free(). */
+typedef struct gatekit_jws gatekit_jws;
+
+#define GATEKIT_JWS_TRANSACTION      1
+#define GATEKIT_JWS_RENEWAL_INFO     2
+#define GATEKIT_JWS_NOTIFICATION     3
+#define GATEKIT_JWS_APP_TRANSACTION  4
+
+/* Verifies jws as `kind` (GATEKIT_JWS_TRANSACTION …) exactly as jws_verify_*() do. On success
+ * *out is a new object (free with jws_free); on failure *out is NULL and the code is as for
+ * jws_verify_*(), or GATEKIT_EINVAL for an unknown kind. */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify(gatekit_jws **out, int kind, const char *jws, const gatekit_jws_options *options);
+
+/* The decoded JSON, as jws_verify_*() return it; owned by the object. NULL for NULL. */
+GATEKIT_API const char *jws_json(const gatekit_jws *signed_data);
+
+/* The replay identity: SHA-256 of the signed payload bytes, 64 lowercase hex digits; owned
+ * by the object. No change outside the signed payload (a high-S twin of the ECDSA signature,
+ * another certificate chain) alters it: hosts dedupe signed data on it. NULL for NULL. */
+GATEKIT_API const char *jws_identity(const gatekit_jws *signed_data);
+
+/* 1 when accepted under options->test_anchor_der (never App Store data), 0 for data Apple
+ * signed, GATEKIT_EINVAL for NULL. */
+GATEKIT_API int jws_is_test_signed(const gatekit_jws *signed_data);
+
+/* Frees the object. NULL is a no-op. */
+GATEKIT_API void jws_free(gatekit_jws *signed_data);
 
 /* Verifies a signed transaction exactly like jws_verify_transaction() and answers whether
  * it entitles the user at at_ms (Unix milliseconds; 0: now): 1 yes, 0 no, <0 an error

@@ -19,6 +19,7 @@ let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void
     ("receipt-validate", fuzzReceiptValidate),
     ("jws-parse", fuzzJWSParse),
     ("jws-verify", fuzzJWSVerify),
+    ("ber-differential", fuzzBERDifferential),
 ]
 
 enum Selected {

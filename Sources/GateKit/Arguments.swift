@@ -34,6 +34,29 @@ enum Arguments {
         return UnsafeRawBufferPointer(start: data, count: len)
     }
 
+    /// A caller's options struct of an older version (the first `size` bytes of `T`) copied
+    /// into `zero`, so the library never reads past the caller's struct.
+    static func versioned<T>(_ p: UnsafePointer<T>, size: Int, zero: T) -> T {
+        var value = zero
+        withUnsafeMutableBytes(of: &value) { destination in
+            destination.copyMemory(from: UnsafeRawBufferPointer(start: p, count: min(size, destination.count)))
+        }
+        return value
+    }
+
+    /// `*_options_init(options, version)`: zeroes exactly the bytes of that version's struct
+    /// (`sizes[version - 1]`) and sets its version member (always the first `unsigned int`).
+    static func initialiseVersioned<T>(_ p: UnsafeMutablePointer<T>?, version: UInt32, sizes: [Int], _ what: String) throws(GateKitError) -> Int32 {
+        guard let p else { throw .invalid("options is NULL") }
+        guard version >= 1, Int(version) <= sizes.count else {
+            throw GateKitError(.unsupportedVersion, "\(what) version \(version) is unknown to this library (it knows 1 to \(sizes.count))")
+        }
+        let raw = UnsafeMutableRawPointer(p)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: sizes[Int(version) - 1])
+        raw.storeBytes(of: version, as: UInt32.self)
+        return 0
+    }
+
     static func out<T>(_ p: UnsafeMutablePointer<T>?, _ name: String = "out") throws(GateKitError) -> UnsafeMutablePointer<T> {
         guard let p else { throw .invalid("\(name) is NULL") }
         return p

@@ -2,19 +2,29 @@ import CGateKitHeader
 import GateKitCore
 import Glibc
 
-/// Reads a `gatekit_jws_options *` into core options, rejecting every inconsistent field.
+/// Bytes of `gatekit_jws_options` per version: version 1 ends before `flags`.
+private let jwsOptionsSizes = [
+    MemoryLayout<gatekit_jws_options>.offset(of: \gatekit_jws_options.flags) ?? 0,
+    MemoryLayout<gatekit_jws_options>.size,
+]
+
+/// Reads a `gatekit_jws_options *` of any known version into core options, rejecting every
+/// inconsistent field.
 private func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -> JWSOptions {
     guard let p else { throw .invalid("options is NULL") }
-    let o = p.pointee
-    guard o.version == UInt32(GATEKIT_JWS_OPTIONS_VERSION) else {
-        throw GateKitError(.unsupportedVersion, "options->version is \(o.version); this library knows \(GATEKIT_JWS_OPTIONS_VERSION) (call jws_options_init)")
+    let version = UnsafeRawPointer(p).load(as: UInt32.self)
+    guard version >= 1, Int(version) <= jwsOptionsSizes.count else {
+        throw GateKitError(.unsupportedVersion, "options->version is \(version); this library reads 1 to \(GATEKIT_JWS_OPTIONS_VERSION) (call jws_options_init)")
+    }
+    let o = Arguments.versioned(p, size: jwsOptionsSizes[Int(version) - 1], zero: gatekit_jws_options())
+    guard o.flags & ~GATEKIT_JWS_TEST_PRODUCTION == 0 else {
+        throw .invalid("options->flags has unknown bits 0x\(String(o.flags & ~GATEKIT_JWS_TEST_PRODUCTION, radix: 16))")
     }
     guard o.bundle_id != nil else { throw .invalid("options->bundle_id is NULL") }
     let bundleID = try Arguments.string(o.bundle_id, "options->bundle_id")
     guard o.environment != nil else { throw .invalid("options->environment is NULL") }
     let environment = try JWSEnvironment.named(try Arguments.string(o.environment, "options->environment"))
     guard o.app_apple_id >= 0 else { throw .invalid("options->app_apple_id is negative") }
-    guard o.verify_time >= 0 else { throw .invalid("options->verify_time is negative") }
     var anchor: [UInt8]?
     if o.test_anchor_der != nil || o.test_anchor_len != 0 {
         guard o.test_anchor_len <= 65536 else { throw .invalid("options->test_anchor_len is \(o.test_anchor_len); at most 65536") }
@@ -26,7 +36,8 @@ private func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKit
                           appAppleID: o.app_apple_id == 0 ? nil : Int64(o.app_apple_id),
                           environment: environment,
                           verifyTime: o.verify_time == 0 ? nil : Int64(o.verify_time),
-                          testAnchorDER: anchor)
+                          testAnchorDER: anchor,
+                          allowTestSignedProduction: o.flags & GATEKIT_JWS_TEST_PRODUCTION != 0)
 }
 
 /// The JWS text's bytes (not copied into a String: base64url decoding rejects non-ASCII).
@@ -50,10 +61,10 @@ private func verify(_ function: StaticString, _ kind: JWSVerifier.Kind, _ out: U
 }
 
 @c(jws_options_init)
-public func jwsOptionsInit(_ options: UnsafeMutablePointer<gatekit_jws_options>?) {
-    guard let options else { return }
-    options.pointee = gatekit_jws_options()
-    options.pointee.version = UInt32(GATEKIT_JWS_OPTIONS_VERSION)
+public func jwsOptionsInit(_ options: UnsafeMutablePointer<gatekit_jws_options>?, _ version: UInt32) -> Int32 {
+    exportBoundary("jws_options_init") { () throws(GateKitError) in
+        try Arguments.initialiseVersioned(options, version: version, sizes: jwsOptionsSizes, "gatekit_jws_options")
+    }
 }
 
 @c(jws_options_size)
@@ -91,4 +102,78 @@ public func jwsTransactionIsEntitled(_ jws: UnsafePointer<CChar>?, _ options: Un
         let at = atMilliseconds == 0 ? Clock.nowMilliseconds() : atMilliseconds
         return transaction.isEntitled(at: at) ? 1 : 0
     }
+}
+
+/// What a `gatekit_jws *` points at: verified data, its JSON and identity as C strings.
+final class SignedDataHandle {
+    let json: UnsafeMutablePointer<CChar>
+    let identity: UnsafeMutablePointer<CChar>
+    let isTestSigned: Bool
+
+    init(_ verified: JWSVerifier.Verified) throws(GateKitError) {
+        json = try Owned.cString(verified.json)
+        do {
+            identity = try Owned.cString(verified.provenance.identity.hex)
+        } catch {
+            gatekitFree(json)
+            throw error
+        }
+        isTestSigned = verified.provenance.isTestSigned
+    }
+
+    deinit {
+        gatekitFree(json)
+        gatekitFree(identity)
+    }
+
+    static func peek(_ p: OpaquePointer?) -> SignedDataHandle? {
+        guard let p else { return nil }
+        return Unmanaged<SignedDataHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+    }
+}
+
+private func kind(_ raw: Int32) throws(GateKitError) -> JWSVerifier.Kind {
+    switch raw {
+    case GATEKIT_JWS_TRANSACTION: .transaction
+    case GATEKIT_JWS_RENEWAL_INFO: .renewalInfo
+    case GATEKIT_JWS_NOTIFICATION: .notification
+    case GATEKIT_JWS_APP_TRANSACTION: .appTransaction
+    default: throw .invalid("kind \(raw) is not a GATEKIT_JWS_* kind (1 to 4)")
+    }
+}
+
+@c(jws_verify)
+public func jwsVerify(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ rawKind: Int32, _ jws: UnsafePointer<CChar>?,
+                      _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    exportBoundary("jws_verify") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        out.pointee = nil
+        let verified = try JWSVerifier.verify(try jwsBytes(jws), kind: try kind(rawKind), options: try jwsOptions(options))
+        out.pointee = OpaquePointer(Unmanaged.passRetained(try SignedDataHandle(verified)).toOpaque())
+        return GATEKIT_OK
+    }
+}
+
+@c(jws_json)
+public func jwsJSON(_ signed: OpaquePointer?) -> UnsafePointer<CChar>? {
+    SignedDataHandle.peek(signed).map { UnsafePointer($0.json) }
+}
+
+@c(jws_identity)
+public func jwsIdentity(_ signed: OpaquePointer?) -> UnsafePointer<CChar>? {
+    SignedDataHandle.peek(signed).map { UnsafePointer($0.identity) }
+}
+
+@c(jws_is_test_signed)
+public func jwsIsTestSigned(_ signed: OpaquePointer?) -> Int32 {
+    exportBoundary("jws_is_test_signed") { () throws(GateKitError) in
+        guard let handle = SignedDataHandle.peek(signed) else { throw .invalid("signed_data is NULL") }
+        return handle.isTestSigned ? 1 : 0
+    }
+}
+
+@c(jws_free)
+public func jwsFree(_ signed: OpaquePointer?) {
+    guard let signed else { return }
+    Unmanaged<SignedDataHandle>.fromOpaque(UnsafeRawPointer(signed)).release()
 }

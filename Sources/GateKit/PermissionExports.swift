@@ -53,7 +53,7 @@ public func permCategoryFromName(_ store: OpaquePointer?, _ name: UnsafePointer<
         let name = try Arguments.string(name, "name")
         if store == nil {
             guard let b = PermissionCategory.builtIn(named: name) else {
-                throw GateKitError(.permissionCategory, "no built-in permission category is named '\(name)' (pass a store for host categories)")
+                throw GateKitError(.permissionCategory, "no built-in permission category is named \(Quoted.text(name)) (pass a store for host categories)")
             }
             return b.number
         }

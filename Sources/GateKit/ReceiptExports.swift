@@ -53,12 +53,16 @@ final class ReceiptHandle {
     }
 }
 
+/// Bytes of `gatekit_receipt_options` per version.
+private let receiptOptionsSizes = [MemoryLayout<gatekit_receipt_options>.size]
+
 private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKitError) -> ReceiptValidationOptions {
     guard let p else { throw .invalid("options is NULL") }
-    let o = p.pointee
-    guard o.version == GATEKIT_RECEIPT_OPTIONS_VERSION else {
-        throw GateKitError(.unsupportedVersion, "options->version is \(o.version); call receipt_options_init (version \(GATEKIT_RECEIPT_OPTIONS_VERSION))")
+    let version = UnsafeRawPointer(p).load(as: UInt32.self)
+    guard version >= 1, Int(version) <= receiptOptionsSizes.count else {
+        throw GateKitError(.unsupportedVersion, "options->version is \(version); this library reads 1 to \(GATEKIT_RECEIPT_OPTIONS_VERSION) (call receipt_options_init)")
     }
+    let o = Arguments.versioned(p, size: receiptOptionsSizes[Int(version) - 1], zero: gatekit_receipt_options())
     var result = ReceiptValidationOptions(bundleID: try Arguments.string(o.bundle_id, "options->bundle_id"))
     result.appVersion = try Arguments.optionalString(o.app_version, "options->app_version")
     if o.device_id != nil || o.device_id_len != 0 {
@@ -88,10 +92,10 @@ private func length(_ len: Int) throws(GateKitError) -> Int {
 }
 
 @c(receipt_options_init)
-public func receiptOptionsInit(_ options: UnsafeMutablePointer<gatekit_receipt_options>?) {
-    guard let options else { return }
-    options.pointee = gatekit_receipt_options()
-    options.pointee.version = GATEKIT_RECEIPT_OPTIONS_VERSION
+public func receiptOptionsInit(_ options: UnsafeMutablePointer<gatekit_receipt_options>?, _ version: UInt32) -> Int32 {
+    exportBoundary("receipt_options_init") { () throws(GateKitError) in
+        try Arguments.initialiseVersioned(options, version: version, sizes: receiptOptionsSizes, "gatekit_receipt_options")
+    }
 }
 
 @c(receipt_validate)
@@ -132,7 +136,7 @@ public func receiptToJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
         let handle = try ReceiptHandle.from(receipt)
-        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated))
+        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated, provenance: try handle.validated.provenance))
         return GATEKIT_OK
     }
 }
@@ -217,6 +221,13 @@ public func receiptIsTestSigned(_ receipt: OpaquePointer?) -> Int32 {
     exportBoundary("receipt_is_test_signed") { () throws(GateKitError) in
         try ReceiptHandle.from(receipt).validated.isTestSigned ? 1 : 0
     }
+}
+
+@c(receipt_identity)
+public func receiptIdentity(_ receipt: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let handle = ReceiptHandle.peek(receipt) else { return nil }
+    // Key -1: no attribute uses it.
+    return handle.cString(-1) { try? handle.validated.identity().hex }
 }
 
 @c(receipt_purchase_count)

@@ -26,15 +26,29 @@ final class StoreHandle {
     }
 }
 
+private func openStore(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
+                       _ appID: UnsafePointer<CChar>?, flags: UInt32) throws(GateKitError) -> Int32 {
+    let out = try Arguments.out(out)
+    out.pointee = nil
+    guard flags & ~GATEKIT_STORE_GROUP_SHARED == 0 else {
+        throw .invalid("flags has unknown bits 0x\(String(flags & ~GATEKIT_STORE_GROUP_SHARED, radix: 16))")
+    }
+    let sharing: StoreSharing = flags & GATEKIT_STORE_GROUP_SHARED != 0 ? .group : .ownerOnly
+    let store = try Store(path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"),
+                          sharing: sharing)
+    out.pointee = try StoreHandle(store: store).opaque
+    return GATEKIT_OK
+}
+
 @c(gatekit_store_open)
 public func gatekitStoreOpen(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?, _ appID: UnsafePointer<CChar>?) -> Int32 {
-    exportBoundary("gatekit_store_open") { () throws(GateKitError) in
-        let out = try Arguments.out(out)
-        out.pointee = nil
-        let store = try Store(path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"))
-        out.pointee = try StoreHandle(store: store).opaque
-        return GATEKIT_OK
-    }
+    exportBoundary("gatekit_store_open") { () throws(GateKitError) in try openStore(out, path, appID, flags: 0) }
+}
+
+@c(gatekit_store_open_flags)
+public func gatekitStoreOpenFlags(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
+                                  _ appID: UnsafePointer<CChar>?, _ flags: UInt32) -> Int32 {
+    exportBoundary("gatekit_store_open_flags") { () throws(GateKitError) in try openStore(out, path, appID, flags: flags) }
 }
 
 @c(gatekit_store_close)

@@ -28,6 +28,11 @@ import Testing
         #expect(indefinite.indefinite && indefinite.end == 11 && inner.count == 2)
         let (long, _) = try read([0x04, 0x82, 0x01, 0x00] + [UInt8](repeating: 7, count: 256))
         #expect(long.contentCount == 256)
+        // BER lets a long-form length start with zero octets (OpenSSL agrees: ber-differential).
+        let (padded, _) = try read([0x04, 0x85, 0x00, 0x00, 0x00, 0x00, 0x01, 0x41])
+        #expect(padded.contentCount == 1 && padded.end == 8)
+        let (empty, _) = try read([0x04, 0x81, 0x00])
+        #expect(empty.contentCount == 0 && empty.end == 3)
     }
 
     @Test func constructedOctetStringsConcatenate() throws {
@@ -47,6 +52,10 @@ import Testing
             [0x30, 0x80, 0x02, 0x01, 0x05],              // missing end-of-contents
             [0x30, 0x02, 0x00, 0x00],                    // stray end-of-contents
             [0x1F, 0x80, 0x01, 0x00],                    // long tag with a leading 0x80
+            [0x20, 0x00],                                // end-of-contents with the constructed bit
+            [0x20, 0x80, 0x00, 0x00],                    // ... and an indefinite length
+            [0x30, 0x04, 0x20, 0x00, 0x05, 0x00],        // ... as a child (ber-differential regression)
+            [0x04, 0xFF] + [UInt8](repeating: 0, count: 130),  // reserved length octet 0xFF
             [UInt8](repeating: 0, count: 0) + Array(repeating: [0x30, 0x80], count: 40).flatMap { $0 },  // nesting bomb
         ]
         for bytes in cases {

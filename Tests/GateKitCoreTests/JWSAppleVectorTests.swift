@@ -30,6 +30,18 @@ import Testing
         #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: sandboxOtherApp) } == nil)
     }
 
+    @Test func testSignedDataIsMarkedAndNeverProduction() throws {
+        guard let anchor = JWSTestFiles.fixture(Self.testCA), let jws = JWSTestFiles.fixtureJWS(Self.mock + "testNotification"),
+              let strict = JWSOptions.test(anchor, environment: .production, appAppleID: 1234, testProduction: false),
+              let sandbox = JWSOptions.test(anchor, environment: .sandbox) else { return }
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: strict) } == .jwsTestSigned)
+        let verified = try JWSVerifier.verify(jws, kind: .notification, options: sandbox)
+        #expect(verified.provenance.isTestSigned)
+        let payload = jws.split(separator: UInt8(ascii: "."))[1]
+        #expect(verified.provenance.identity.sha256 == (try Digest.hash(.sha256, Base64.decode(payload, alphabet: .url) ?? [])))
+        #expect(verified.json.hasSuffix(",\"gatekit\":{\"identity\":\"\(verified.provenance.identity.hex)\",\"testSigned\":true}}"))
+    }
+
     @Test func transactionAndRenewalInfoDecode() throws {
         guard let anchor = JWSTestFiles.fixture(Self.testCA),
               let transaction = JWSTestFiles.fixtureJWS(Self.mock + "transactionInfo"),

@@ -120,14 +120,34 @@ import Testing
     }
 
     @Test func resolvesTheDefaultPath() throws {
-        func env(_ values: [String: String]) -> (String) -> String? { { values[$0] } }
+        func env(_ values: [String: String]) -> (String) -> [UInt8]? { { values[$0].map { Array($0.utf8) } } }
         #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["GATEKIT_STORE": "/x/s.db", "HOME": "/h"])) == "/x/s.db")
         #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["XDG_STATE_HOME": "/state", "HOME": "/h"])) == "/state/gatekit/app.sqlite")
-        #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["XDG_STATE_HOME": "relative", "HOME": "/h"])) == "/h/.local/state/gatekit/app.sqlite")
+        #expect(try StorePath.resolve(path: nil, appID: "app", environment: env(["XDG_STATE_HOME": "", "HOME": "/h"])) == "/h/.local/state/gatekit/app.sqlite")
         #expect(try StorePath.resolve(path: "/p.sqlite", appID: nil, environment: env([:])) == "/p.sqlite")
         #expect(throws: GateKitError.self) { try StorePath.resolve(path: nil, appID: nil, environment: env(["HOME": "/h"])) }
         #expect(throws: GateKitError.self) { try StorePath.resolve(path: nil, appID: "app", environment: env([:])) }
         #expect(throws: GateKitError.self) { try StorePath.resolve(path: "/p", appID: "../evil", environment: env([:])) }
+    }
+
+    @Test func aSetVariableIsUsedOrAnErrorNeverAnotherFile() {
+        func env(_ values: [String: [UInt8]]) -> (String) -> [UInt8]? { { values[$0] } }
+        func message(_ values: [String: [UInt8]]) -> String? {
+            do {
+                _ = try StorePath.resolve(path: nil, appID: "app", environment: env(values))
+                return nil
+            } catch {
+                return error.code == .invalidArgument ? error.message : "wrong code \(error.code)"
+            }
+        }
+        let home = Array("/h".utf8)
+        #expect(message(["GATEKIT_STORE": [0x2F, 0xFF, 0xFE], "HOME": home])?.contains("not valid UTF-8") == true)
+        #expect(message(["GATEKIT_STORE": [], "HOME": home])?.contains("empty") == true)
+        #expect(message(["XDG_STATE_HOME": Array("state".utf8), "HOME": home])?.contains("relative") == true)
+        #expect(message(["XDG_STATE_HOME": [0xC3, 0x28], "HOME": home])?.contains("XDG_STATE_HOME") == true)
+        #expect(message(["HOME": Array("h".utf8)])?.contains("$HOME") == true)
+        #expect(message(["HOME": [0xFF]])?.contains("not valid UTF-8") == true)
+        #expect(message(["XDG_STATE_HOME": Array("/s".utf8)]) == nil)
     }
 
     @Test func migratesAnOlderStoreForwardKeepingItsData() throws {

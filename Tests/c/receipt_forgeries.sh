@@ -5,6 +5,7 @@
 # Nothing here is committed: keys and certificates live in the temporary folder only.
 set -euo pipefail
 out=$1 fx=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$out"
 exec 2>forgeries.log
 
@@ -112,4 +113,18 @@ sign signer_not_in_chain xcode-payload.bin leaf chain_without_signer.pem -noattr
 sign signed_attributes xcode-payload.bin leaf chain.pem
 sign valid_now_only xcode-payload.bin leaf_future chain.pem -noattr
 sign valid_then_only xcode-payload.bin leaf_past chain.pem -noattr
+# Hardening II: values the validator must never echo raw, on receipts our test leaf signed.
+rewrite() { python3 "$here/receipt_rewrite.py" "$@"; }
+rewrite payload xcode-payload.bin env-hostile-payload.bin 0 big:10000000      # 10 MB, newlines, ESC, NUL
+rewrite payload xcode-payload.bin bundle-nul-payload.bin 2 "$(printf 'com.example.naturelab.backyardbirds.example\0evil' | od -An -tx1 | tr -d ' \n')"
+rewrite payload xcode-payload.bin bundle-hostile-payload.bin 2 big:10000000
+sign env_hostile env-hostile-payload.bin leaf chain.pem -noattr
+sign bundle_nul bundle-nul-payload.bin leaf chain.pem -noattr
+sign bundle_hostile bundle-hostile-payload.bin leaf chain.pem -noattr
+# Re-encodings of one signed receipt (the replay identity must not change).
+rewrite certs good.der good_reordered.der reorder
+rewrite certs good.der good_extra_cert.der extra:other_leaf.der
+rewrite certs "$fx/receipts/apple/tp__receipt-sandbox-g5.der" apple_reordered.der reorder
+rewrite certs "$fx/receipts/apple/tp__receipt-sandbox-g5.der" apple_extra_cert.der extra:root.der
+openssl cms -cmsout -inform DER -in "$fx/receipts/xcode/tp__receipt-xcode.der" -outform DER -out xcode_as_der.der
 echo done

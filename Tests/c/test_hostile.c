@@ -75,6 +75,8 @@ typedef enum {
     TOKEN,      /* int subscription token */
     INTERVAL,   /* int watcher interval in ms */
     WFLAGS,     /* int watcher flags */
+    JWS_KIND,   /* int GATEKIT_JWS_* kind */
+    SIGNED,     /* const gatekit_jws *: verified signed data (required) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -94,6 +96,11 @@ static int call_gatekit_strerror(arg *a) { return gatekit_strerror(a[0].i) ? 0 :
 static int call_gatekit_last_error(arg *a) { (void)a; return gatekit_last_error() ? 0 : -1; }
 static int call_gatekit_free(arg *a) { gatekit_free(a[0].p); return 0; }
 static int call_gatekit_hash_hex_size(arg *a) { (void)a; return gatekit_hash_hex_size() == GATEKIT_HASH_HEX_SIZE ? 0 : -1; }
+static int call_gatekit_store_open_flags(arg *a) {
+    int rc = gatekit_store_open_flags((gatekit_store **)a[0].p, a[1].s, a[2].s, (unsigned)a[3].i);
+    if (rc == 0 && a[0].p) gatekit_store_close(*(gatekit_store **)a[0].p);
+    return rc;
+}
 static int call_gatekit_store_open(arg *a) {
     int rc = gatekit_store_open((gatekit_store **)a[0].p, a[1].s, a[2].s);
     if (rc == 0 && a[0].p) gatekit_store_close(*(gatekit_store **)a[0].p);
@@ -121,7 +128,8 @@ static int call_eula_history_all(arg *a) {
 static int call_eula_mark_minor_revision(arg *a) { return eula_mark_minor_revision((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
 
 #define R(x) ((const gatekit_receipt *)(x))
-static int call_receipt_options_init(arg *a) { receipt_options_init((gatekit_receipt_options *)a[0].p); return 0; }
+static int call_receipt_options_init(arg *a) { return receipt_options_init((gatekit_receipt_options *)a[0].p, (unsigned)a[1].i); }
+static int call_receipt_identity(arg *a) { return receipt_identity(R(a[0].p)) ? 0 : -1; }
 static int call_receipt_validate(arg *a) {
     int rc = receipt_validate((gatekit_receipt **)a[0].p, a[1].p, a[2].n, (const gatekit_receipt_options *)a[3].p);
     if (rc == 0 && a[0].p) receipt_free(*(gatekit_receipt **)a[0].p);
@@ -162,7 +170,16 @@ static int call_receipt_inspect(arg *a) {
 static int call_receipt_apple_status(arg *a) { return receipt_apple_status(a[0].i) >= 0 ? 0 : -1; }
 static int call_receipt_clear_cache(arg *a) { (void)a; receipt_clear_cache(); return 0; }
 #define J(x) ((const gatekit_jws_options *)(x))
-static int call_jws_options_init(arg *a) { jws_options_init((gatekit_jws_options *)a[0].p); return 0; }
+static int call_jws_options_init(arg *a) { return jws_options_init((gatekit_jws_options *)a[0].p, (unsigned)a[1].i); }
+static int call_jws_verify(arg *a) {
+    int rc = jws_verify((gatekit_jws **)a[0].p, a[1].i, a[2].s, J(a[3].p));
+    if (rc == 0 && a[0].p) jws_free(*(gatekit_jws **)a[0].p);
+    return rc;
+}
+static int call_jws_json(arg *a) { return jws_json((const gatekit_jws *)a[0].p) ? 0 : -1; }
+static int call_jws_identity(arg *a) { return jws_identity((const gatekit_jws *)a[0].p) ? 0 : -1; }
+static int call_jws_is_test_signed(arg *a) { return jws_is_test_signed((const gatekit_jws *)a[0].p); }
+static int call_jws_free(arg *a) { jws_free((gatekit_jws *)a[0].p); return 0; }
 static int call_jws_options_size(arg *a) { (void)a; return jws_options_size() == sizeof(gatekit_jws_options) ? 0 : -1; }
 static int jws_call(int (*f)(char **, const char *, const gatekit_jws_options *), arg *a) {
     int rc = f((char **)a[0].p, a[1].s, J(a[2].p));
@@ -220,6 +237,7 @@ static const api_entry api[] = {
     {"gatekit_free", call_gatekit_free, {FREE_PTR, END}, 1},
     {"gatekit_hash_hex_size", call_gatekit_hash_hex_size, {END}, 0},
     {"gatekit_store_open", call_gatekit_store_open, {OUT_PTR, OPT_PATH, APP_ID, END}, 0},
+    {"gatekit_store_open_flags", call_gatekit_store_open_flags, {OUT_PTR, OPT_PATH, APP_ID, INT, END}, 0},
     {"gatekit_store_close", call_gatekit_store_close, {FREE_PTR, END}, 1},
     {"gatekit_store_path", call_gatekit_store_path, {FREE_PTR, END}, 1},
     {"gatekit_store_check", call_gatekit_store_check, {STORE, END}, 0},
@@ -232,7 +250,7 @@ static const api_entry api[] = {
     {"eula_history", call_eula_history, {OUT_PTR, STORE, OPT_STR, OPT_BYTES, END}, 0},
     {"eula_history_all", call_eula_history_all, {OUT_PTR, STORE, OPT_STR, END}, 0},
     {"eula_mark_minor_revision", call_eula_mark_minor_revision, {STORE, STR, HASH, HASH, END}, 0},
-    {"receipt_options_init", call_receipt_options_init, {OPTS_INIT, END}, 1},
+    {"receipt_options_init", call_receipt_options_init, {OPTS_INIT, INT, END}, 0},
     {"receipt_validate", call_receipt_validate, {OUT_PTR, R_DATA, LEN, R_OPTIONS, END}, 0},
     {"receipt_validate_file", call_receipt_validate_file, {OUT_PTR, PATH, R_OPTIONS, END}, 0},
     {"receipt_free", call_receipt_free, {FREE_PTR, END}, 1},
@@ -244,6 +262,7 @@ static const api_entry api[] = {
     {"receipt_date_ms", call_receipt_date_ms, {RECEIPT, ATTR, OUT_LL, END}, 0},
     {"receipt_bytes", call_receipt_bytes, {RECEIPT, ATTR, OUT_BYTES, OUT_SIZE, END}, 0},
     {"receipt_is_test_signed", call_receipt_is_test_signed, {RECEIPT, END}, 0},
+    {"receipt_identity", call_receipt_identity, {RECEIPT, END}, 1},
     {"receipt_purchase_count", call_receipt_purchase_count, {RECEIPT, END}, 0},
     {"receipt_purchase_string", call_receipt_purchase_string, {RECEIPT, INDEX, ATTR, END}, 1},
     {"receipt_purchase_integer", call_receipt_purchase_integer, {RECEIPT, INDEX, ATTR, OUT_LL, END}, 0},
@@ -252,7 +271,12 @@ static const api_entry api[] = {
     {"receipt_inspect", call_receipt_inspect, {OUT_PTR, R_DATA, LEN, END}, 0},
     {"receipt_apple_status", call_receipt_apple_status, {INT, END}, 1},
     {"receipt_clear_cache", call_receipt_clear_cache, {END}, 1},
-    {"jws_options_init", call_jws_options_init, {OPTS_INIT, END}, 1},
+    {"jws_options_init", call_jws_options_init, {OPTS_INIT, INT, END}, 0},
+    {"jws_verify", call_jws_verify, {OUT_PTR, JWS_KIND, JWS, J_OPTIONS, END}, 0},
+    {"jws_json", call_jws_json, {SIGNED, END}, 1},
+    {"jws_identity", call_jws_identity, {SIGNED, END}, 1},
+    {"jws_is_test_signed", call_jws_is_test_signed, {SIGNED, END}, 0},
+    {"jws_free", call_jws_free, {FREE_PTR, END}, 1},
     {"jws_options_size", call_jws_options_size, {END}, 0},
     {"jws_verify_transaction", call_jws_verify_transaction, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
     {"jws_verify_renewal_info", call_jws_verify_renewal_info, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
@@ -312,6 +336,7 @@ static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_ba
 static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage;
 static gatekit_receipt_options init_target_r;
+static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
 static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
 static int out_cats[8], int_slot;
 
@@ -362,9 +387,14 @@ static arg valid_value(const api_entry *e, int k) {
     case TOKEN: v.i = 1; break;
     case INTERVAL: v.i = 50; break;
     case WFLAGS: v.i = 0; break;
+    case JWS_KIND: v.i = GATEKIT_JWS_TRANSACTION; break;
+    case SIGNED: v.p = signed_data; break;
     case END: break;
     }
     if (e->args[k] == CATEGORY && e->call == call_perm_register_category) v.i = GATEKIT_PERM_HOST_FIRST + 7;
+    /* The version after an options struct is the header's. */
+    if (e->args[k] == INT && e->call == call_receipt_options_init) v.i = GATEKIT_RECEIPT_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_jws_options_init) v.i = GATEKIT_JWS_OPTIONS_VERSION;
     /* The LEN after receipt bytes is their length. */
     if (e->args[k] == LEN && k > 0 && e->args[k - 1] == R_DATA) v.n = receipt_data ? receipt_len : sizeof bytes - 1;
     return v;
@@ -384,14 +414,15 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     int required = what == STORE || what == OUT_PTR || what == OUT_HASH || what == STR || what == HASH || what == PATH ||
                    what == RECEIPT || what == R_OPTIONS || what == R_DATA || what == J_OPTIONS || what == JWS ||
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
-                   what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED;
+                   what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
+                   what == SIGNED || what == OPTS_INIT;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
     case RECEIPT: case R_OPTIONS: case R_DATA: case J_OPTIONS: case JWS: case OUT_LL: case OUT_BYTES:
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
-    case CHANGED: case PAYLOAD:
+    case CHANGED: case PAYLOAD: case SIGNED:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -494,6 +525,11 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"0", {.n = 0}, 0};
         out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 2};
         out[n++] = (variant){"(size_t)INT64_MAX + 1", {.n = (size_t)INT64_MAX + 1}, 2};
+    }
+    if (what == JWS_KIND) {
+        out[n++] = (variant){"0", {.i = 0}, 1};
+        out[n++] = (variant){"5", {.i = 5}, 1};
+        out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 1};
     }
     if (what == INT) {
         out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 0};
@@ -638,6 +674,10 @@ static void test_documented_null_answers(void) {
     CHECK(gatekit_strerror(INT_MIN) != NULL);
     CHECK_STR(gatekit_strerror(INT_MAX), "unknown error");
     CHECK(gatekit_last_error() != NULL);
+    CHECK(receipt_identity(NULL) == NULL);
+    CHECK(jws_json(NULL) == NULL);
+    CHECK(jws_identity(NULL) == NULL);
+    jws_free(NULL);
 }
 
 static unsigned char *slurp(const char *path, size_t *len) {
@@ -671,7 +711,7 @@ static void setup_receipts_and_jws(void) {
         printf("  SKIP deep receipt/JWS paths: fixtures not found under %s (set GATEKIT_FIXTURES); stand-ins used\n", fx);
     if (!jws_text) jws_text = strdup("eyJhbGciOiJFUzI1NiJ9.e30.AAAA");
 
-    receipt_options_init(&ropt);
+    receipt_options_init(&ropt, GATEKIT_RECEIPT_OPTIONS_VERSION);
     ropt.bundle_id = "dev.bonzer.weeka.app";
     ropt_v0 = ropt; ropt_v0.version = 0;
     ropt_v999 = ropt; ropt_v999.version = 999;
@@ -685,7 +725,7 @@ static void setup_receipts_and_jws(void) {
     if (receipt_data && receipt_validate(&receipt, receipt_data, receipt_len, &ropt) != 0)
         printf("  receipt fixture did not validate (%s): receipt rows use NULL only\n", gatekit_last_error());
 
-    jws_options_init(&jopt);
+    jws_options_init(&jopt, GATEKIT_JWS_OPTIONS_VERSION);
     jopt.bundle_id = "com.example";
     jopt.environment = "Sandbox";
     jopt.test_anchor_der = jws_anchor;
@@ -700,6 +740,9 @@ static void setup_receipts_and_jws(void) {
     jopt_anchor_null = jopt; jopt_anchor_null.test_anchor_der = NULL; jopt_anchor_null.test_anchor_len = 100;
     static const unsigned char garbage[] = {0x30, 0x82, 0xff, 0xff, 0x01};
     jopt_anchor_garbage = jopt; jopt_anchor_garbage.test_anchor_der = garbage; jopt_anchor_garbage.test_anchor_len = sizeof garbage;
+
+    if (jws_anchor && jws_verify(&signed_data, GATEKIT_JWS_TRANSACTION, jws_text, &jopt) != 0)
+        printf("  JWS fixture did not verify (%s): signed-data rows use NULL only\n", gatekit_last_error());
 
     huge_jws = malloc(2u << 20);
     if (huge_jws) { memset(huge_jws, 'A', (2u << 20) - 1); huge_jws[(2u << 20) - 1] = 0; }
@@ -735,6 +778,7 @@ int main(int argc, char **argv) {
     free(long_string);
     free(huge_jws);
     receipt_free(receipt);
+    jws_free(signed_data);
     free(receipt_data);
     free(jws_text);
     free(jws_anchor);

@@ -4,6 +4,8 @@
  * verification time, nested notifications, entitlement, threads. */
 #include "check.h"
 
+#include <limits.h>
+
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -275,7 +277,7 @@ typedef int (*verify_fn)(char **, const char *, const gatekit_jws_options *);
 
 static gatekit_jws_options opts(const char *bundle, const char *env, long long app, const unsigned char *anchor, size_t anchor_len) {
     gatekit_jws_options o;
-    jws_options_init(&o);
+    jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
     o.bundle_id = bundle;
     o.environment = env;
     o.app_apple_id = app;
@@ -292,6 +294,23 @@ static char *run(verify_fn fn, const char *jws, const gatekit_jws_options *o, in
         CHECK(out == NULL);
         return NULL;
     }
+    return out;
+}
+
+/* expected_json (an object) with GateKit's marking appended as the library documents it:
+ * the identity is the SHA-256 of the JWS's payload bytes, computed here from the JWS. */
+static char *marked(const char *expected_json, const char *jws, int test_signed) {
+    char *payload64 = part(jws, 1);
+    size_t n = 0;
+    unsigned char *payload = unb64(payload64, strlen(payload64), &n);
+    char id[GATEKIT_HASH_HEX_SIZE];
+    if (eula_hash_bytes(id, payload, n) != 0) id[0] = 0;
+    size_t len = strlen(expected_json) + 128;
+    char *out = malloc(len);
+    snprintf(out, len, "%.*s,\"gatekit\":{\"identity\":\"%s\",\"testSigned\":%s}}",
+             (int)strlen(expected_json) - 1, expected_json, id, test_signed ? "true" : "false");
+    free(payload64);
+    free(payload);
     return out;
 }
 
@@ -318,13 +337,22 @@ static void test_codes_and_options(void) {
         }
     }
     CHECK(jws_options_size() == sizeof(gatekit_jws_options));
-    jws_options_init(NULL);
+    CHECK_RC(jws_options_init(NULL, GATEKIT_JWS_OPTIONS_VERSION), GATEKIT_EINVAL);
     gatekit_jws_options o;
     memset(&o, 0x5a, sizeof o);
-    jws_options_init(&o);
+    CHECK_RC(jws_options_init(&o, 99), GATEKIT_EVERSION);
+    CHECK(o.version == 0x5a5a5a5au);   /* nothing written for an unknown version */
+    CHECK_RC(jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION), GATEKIT_OK);
     CHECK(o.version == GATEKIT_JWS_OPTIONS_VERSION);
     CHECK(o.bundle_id == NULL && o.environment == NULL && o.app_apple_id == 0 && o.verify_time == 0);
-    CHECK(o.test_anchor_der == NULL && o.test_anchor_len == 0);
+    CHECK(o.test_anchor_der == NULL && o.test_anchor_len == 0 && o.flags == 0);
+    /* A version-1 caller's struct ends before flags: init for version 1 writes nothing past it. */
+    memset(&o, 0x5a, sizeof o);
+    CHECK_RC(jws_options_init(&o, 1), GATEKIT_OK);
+    CHECK(o.version == 1 && o.test_anchor_len == 0 && o.flags == 0x5a5a5a5au);
+    gatekit_jws_options literal = GATEKIT_JWS_OPTIONS_INIT;
+    CHECK(literal.version == GATEKIT_JWS_OPTIONS_VERSION && literal.bundle_id == NULL && literal.flags == 0);
+    CHECK_RC(jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION), GATEKIT_OK);
 
     const char *jws = "a.b.c";
     char *out = NULL;
@@ -341,9 +369,13 @@ static void test_codes_and_options(void) {
     CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
     o.app_apple_id = 1234;
     CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EJWS_MALFORMED);
-    o.verify_time = -1;
-    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
+    o.verify_time = -1;   /* an instant before 1970, as for receipts: no longer refused as an argument */
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EJWS_MALFORMED);
     o.verify_time = 0;
+    o.flags = 0x80;
+    CHECK_RC(jws_verify_transaction(&out, jws, &o), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "flags") != NULL);
+    o.flags = 0;
     o.test_anchor_der = (const unsigned char *)"not a certificate";
     o.test_anchor_len = 17;
     CHECK_RC(jws_verify_transaction(&out, "a.b.c", &o), GATEKIT_EJWS_MALFORMED); /* shape is checked first */
@@ -397,13 +429,19 @@ static void test_apple_mock_data(void) {
     if (json) {
         CHECK(strstr(json, "\"notificationType\":\"TEST\"") != NULL);
         CHECK(strstr(json, "\"signedDate\":1681314324000") != NULL);
-        CHECK_STR(json, "{\"data\":{\"appAppleId\":1234,\"environment\":\"Sandbox\",\"bundleId\":\"com.example\"},"
-                        "\"notificationUUID\":\"9ad56bd2-0bc6-42e0-af24-fd996d87a1e6\",\"signedDate\":1681314324000,"
-                        "\"notificationType\":\"TEST\"}");
+        char *expected = marked("{\"data\":{\"appAppleId\":1234,\"environment\":\"Sandbox\",\"bundleId\":\"com.example\"},"
+                                "\"notificationUUID\":\"9ad56bd2-0bc6-42e0-af24-fd996d87a1e6\",\"signedDate\":1681314324000,"
+                                "\"notificationType\":\"TEST\"}", notification, 1);
+        CHECK_STR(json, expected);
+        free(expected);
     }
     gatekit_free(json);
 
+    /* Test-signed data never passes as Production data without the test-only flag. */
     gatekit_jws_options production = opts("com.example", "Production", 1234, anchor, anchor_len);
+    CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_TEST_SIGNED);
+    CHECK(strstr(gatekit_last_error(), "Production") != NULL);
+    production.flags = GATEKIT_JWS_TEST_PRODUCTION;
     CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_ENVIRONMENT);
     CHECK(strstr(gatekit_last_error(), "Sandbox") != NULL);
     production.app_apple_id = 1235;
@@ -412,11 +450,19 @@ static void test_apple_mock_data(void) {
 
     json = run(jws_verify_transaction, transaction, &sandbox, &rc);
     CHECK_RC(rc, GATEKIT_OK);
-    if (json) CHECK_STR(json, "{\"environment\":\"Sandbox\",\"bundleId\":\"com.example\",\"signedDate\":1672956154000}");
+    if (json) {
+        char *expected = marked("{\"environment\":\"Sandbox\",\"bundleId\":\"com.example\",\"signedDate\":1672956154000}", transaction, 1);
+        CHECK_STR(json, expected);
+        free(expected);
+    }
     gatekit_free(json);
     json = run(jws_verify_renewal_info, renewal, &sandbox, &rc);
     CHECK_RC(rc, GATEKIT_OK);
-    if (json) CHECK_STR(json, "{\"environment\":\"Sandbox\",\"signedDate\":1672956154000}");
+    if (json) {
+        char *expected = marked("{\"environment\":\"Sandbox\",\"signedDate\":1672956154000}", renewal, 1);
+        CHECK_STR(json, expected);
+        free(expected);
+    }
     gatekit_free(json);
     /* A transaction read as an app transaction has no receiptType: the environment differs. */
     CHECK_RC(code_of(jws_verify_app_transaction, transaction, &sandbox), GATEKIT_EJWS_ENVIRONMENT);
@@ -602,6 +648,8 @@ done:
     free(renewal);
 }
 
+static void test_provenance(const char *good, const char *expected_json, const gatekit_jws_options *o);
+
 static void test_generated(void) {
     if (!have_pki) { printf("SKIP: generated JWS cases (the openssl CLI could not make the test PKI)\n"); return; }
     size_t root_len = 0;
@@ -615,8 +663,11 @@ static void test_generated(void) {
     int rc;
     char *json = run(jws_verify_transaction, good, &o, &rc);
     CHECK_RC(rc, GATEKIT_OK);
-    if (json) CHECK_STR(json, payload);  /* every member, unknown ones included, exactly */
+    char *expected = marked(payload, good, 1);
+    if (json) CHECK_STR(json, expected);  /* every member, unknown ones included, exactly; then the marking */
     gatekit_free(json);
+    test_provenance(good, expected, &o);
+    free(expected);
 
     /* Tampered payload (another product), same signature. */
     char *h = part(good, 0), *s = part(good, 2);
@@ -693,6 +744,13 @@ static void test_generated(void) {
     CHECK(strstr(gatekit_last_error(), "not valid at") != NULL);
     o.verify_time = (long long)time(NULL);
     CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_OK);
+    /* Times X.509 cannot express, and any time before 1970, are time errors as for receipts. */
+    const long long extremes[] = {1LL << 62, LLONG_MAX, LLONG_MIN, -(1LL << 62), -1};
+    for (int i = 0; i < 5; i++) {
+        o.verify_time = extremes[i];
+        CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_CERT_TIME);
+        CHECK(strstr(gatekit_last_error(), "not valid at") != NULL);
+    }
     o.verify_time = 0;
     free(jws);
     free(old);
@@ -701,6 +759,8 @@ static void test_generated(void) {
     gatekit_jws_options other_bundle = opts("com.other", "Sandbox", 0, root, root_len);
     CHECK_RC(code_of(jws_verify_transaction, good, &other_bundle), GATEKIT_EJWS_BUNDLE_ID);
     gatekit_jws_options prod = opts("com.example", "Production", 7, root, root_len);
+    CHECK_RC(code_of(jws_verify_transaction, good, &prod), GATEKIT_EJWS_TEST_SIGNED);
+    prod.flags = GATEKIT_JWS_TEST_PRODUCTION;
     CHECK_RC(code_of(jws_verify_transaction, good, &prod), GATEKIT_EJWS_ENVIRONMENT);
     jws = sign_with("ES256", "{\"bundleId\":[],\"environment\":\"Sandbox\"}", "leaf", chain3, 3);
     CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_PAYLOAD_FIELD);
@@ -755,6 +815,103 @@ static void test_generated(void) {
 }
 
 /* Apple's model payloads, signed here: the output is the model, member for member. */
+/* P-256's group order, big-endian: s and n - s are both valid ECDSA signatures. */
+static const unsigned char p256_order[32] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51};
+
+/* The same JWS with s replaced by n - s: a second valid signature over the same bytes. */
+static char *high_s_twin(const char *jws) {
+    char *h = part(jws, 0), *p = part(jws, 1), *s64 = part(jws, 2);
+    size_t n = 0;
+    unsigned char *raw = unb64(s64, strlen(s64), &n);
+    char *out = NULL;
+    if (n == 64) {
+        int borrow = 0;
+        for (int i = 31; i >= 0; i--) {
+            int d = (int)p256_order[i] - raw[32 + i] - borrow;
+            borrow = d < 0;
+            raw[32 + i] = (unsigned char)(d + (borrow ? 256 : 0));
+        }
+        char *twin = b64(raw, 64, 1);
+        out = concat3(h, p, twin);
+        free(twin);
+    }
+    free(h); free(p); free(s64); free(raw);
+    return out;
+}
+
+/* Hardening II: the verified-data object, the replay identity, and test-signed marking. */
+static void test_provenance(const char *good, const char *expected_json, const gatekit_jws_options *o) {
+    gatekit_jws *v = NULL;
+    CHECK_RC(jws_verify(&v, GATEKIT_JWS_TRANSACTION, good, o), GATEKIT_OK);
+    if (!v) return;
+    CHECK_STR(jws_json(v), expected_json);
+    CHECK(jws_is_test_signed(v) == 1);
+    const char *id = jws_identity(v);
+    CHECK(id && strlen(id) == 64 && strstr(jws_json(v), id) != NULL);
+    CHECK_RC(jws_verify(&v, 0, good, o), GATEKIT_EINVAL);   /* unknown kind; *out reset */
+    CHECK(v == NULL);
+    gatekit_jws *again = NULL;
+    CHECK_RC(jws_verify(&again, GATEKIT_JWS_TRANSACTION, good, o), GATEKIT_OK);
+
+    /* The high-S twin verifies (Apple's data is what it is) and has the same identity, so a
+     * host that dedupes on it cannot be fooled by the re-signed bytes. */
+    char *twin = high_s_twin(good);
+    CHECK(twin && strcmp(twin, good) != 0);
+    gatekit_jws *t = NULL;
+    CHECK_RC(jws_verify(&t, GATEKIT_JWS_TRANSACTION, twin, o), GATEKIT_OK);
+    if (t && again) CHECK_STR(jws_identity(t), jws_identity(again));
+    jws_free(t);
+    jws_free(again);
+    free(twin);
+
+    /* Duplicate header members: refused like duplicate payload members. */
+    size_t lens[3];
+    unsigned char *ders[3];
+    for (int i = 0; i < 3; i++) ders[i] = pki_der(chain3[i], &lens[i]);
+    char *header = header_with("ES256", ders, lens, 3);
+    const char *dups[] = {"{\"alg\":\"ES256\",\"alg\":\"none\",", "{\"x5c\":[],"};
+    for (int i = 0; i < 2; i++) {
+        size_t len = strlen(header) + 64;
+        char *twice = malloc(len);
+        snprintf(twice, len, "%s%s", dups[i], header + 1);
+        char *jws = rehead(good, twice);
+        CHECK_RC(code_of(jws_verify_transaction, jws, o), GATEKIT_EJWS_PAYLOAD_FIELD);
+        CHECK(strstr(gatekit_last_error(), "header repeats") != NULL);
+        free(jws); free(twice);
+    }
+    free(header);
+    for (int i = 0; i < 3; i++) free(ders[i]);
+
+    /* Test mode has production's shape rules: the anchor as x5c[0] of three is refused. */
+    const char *anchor_first[] = {"root", "int", "root"};
+    char *payload = transaction_payload(now_ms(), "");
+    char *jws = sign_with("ES256", payload, "root", anchor_first, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, o), GATEKIT_EJWS_CHAIN_LENGTH);
+    free(jws);
+    const char *anchor_alone[] = {"root", "leaf", "leaf"};
+    jws = sign_with("ES256", payload, "root", anchor_alone, 3);
+    CHECK_RC(code_of(jws_verify_transaction, jws, o), GATEKIT_EJWS_CHAIN_LENGTH);
+    free(jws);
+    free(payload);
+
+    /* A "gatekit" member inside the signed payload cannot forge the marking. */
+    payload = transaction_payload(now_ms(), ",\"gatekit\":{\"identity\":\"x\",\"testSigned\":false}");
+    jws = sign_with("ES256", payload, "leaf", chain3, 3);
+    int rc;
+    char *json = run(jws_verify_transaction, jws, o, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) {
+        CHECK(strstr(json, "\"testSigned\":false") == NULL);
+        const char *first = strstr(json, "\"gatekit\"");
+        CHECK(first && strstr(first + 1, "\"gatekit\"") == NULL && strstr(json, "\"testSigned\":true}}") != NULL);
+    }
+    gatekit_free(json);
+    free(jws);
+    free(payload);
+}
+
 static void test_models(void) {
     if (!have_pki) { printf("SKIP: model payloads (no test PKI)\n"); return; }
     const char *models[][2] = {{"signedTransaction", "transaction"}, {"signedRenewalInfo", "renewal"},
@@ -786,7 +943,11 @@ static void test_models(void) {
         int rc;
         char *json = run(fn, jws, &opt, &rc);
         CHECK_RC(rc, GATEKIT_OK);
-        if (json) CHECK_STR(json, compact);
+        if (json) {
+            char *expected = marked(compact, jws, 1);
+            CHECK_STR(json, expected);
+            free(expected);
+        }
         gatekit_free(json);
         free(jws); free(compact); free(text);
     }

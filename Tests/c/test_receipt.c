@@ -4,6 +4,8 @@
  * (Tests/c/receipt_forgeries.sh) — each failure with its own code. */
 #include "check.h"
 
+#include <limits.h>
+
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -55,7 +57,7 @@ static int hex_decode(const char *hex, unsigned char *out, size_t cap) {
 static int validate(gatekit_receipt **out, const unsigned char *data, size_t len, const char *bundle,
                     long long at, unsigned flags, const unsigned char *anchor, size_t anchor_len) {
     gatekit_receipt_options o;
-    receipt_options_init(&o);
+    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
     o.bundle_id = bundle;
     o.verify_time = at;
     o.flags = flags;
@@ -146,7 +148,7 @@ static void check_fixture(const facts *f) {
         int n = hex_decode(f->device, id, sizeof id);
         CHECK(n == 16 || n == 6);
         gatekit_receipt_options o;
-        receipt_options_init(&o);
+        receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
         o.bundle_id = f->bundle;
         o.device_id = id;
         o.device_id_len = (size_t)n;
@@ -358,7 +360,7 @@ static void robustness(void) {
 static void arguments(void) {
     gatekit_receipt *r = (gatekit_receipt *)1;
     gatekit_receipt_options o;
-    receipt_options_init(&o);
+    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
     const unsigned char one = 0x30;
     CHECK_RC(receipt_validate(&r, &one, 1, &o), GATEKIT_EINVAL);           /* no bundle id */
     CHECK(r == NULL);
@@ -379,7 +381,7 @@ static void arguments(void) {
     o.flags = 0;
     o.version = 99;
     CHECK_RC(receipt_validate(&r, &one, 1, &o), GATEKIT_EVERSION);
-    receipt_options_init(&o);
+    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
     o.bundle_id = "x";
     CHECK_RC(receipt_validate_file(&r, "/nonexistent/receipt", &o), GATEKIT_ENOTFOUND);
     CHECK_RC(receipt_validate_file(&r, "/", &o), GATEKIT_EIO);
@@ -389,7 +391,9 @@ static void arguments(void) {
     char *json = NULL;
     CHECK_RC(receipt_to_json(&json, NULL), GATEKIT_EINVAL);
     receipt_free(NULL);
-    receipt_options_init(NULL);
+    CHECK_RC(receipt_options_init(NULL, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_EINVAL);
+    CHECK_RC(receipt_options_init(&o, 0), GATEKIT_EVERSION);
+    CHECK_RC(receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION + 1), GATEKIT_EVERSION);
 
     /* Codes are distinct, named, and mapped onto Apple's statuses. */
     for (int a = -100; a >= -123; a--) {
@@ -413,6 +417,151 @@ static unsigned char *forged(const char *dir, const char *name, size_t *len) {
     unsigned char *d = read_file(path, len);
     if (!d) { fprintf(stderr, "missing generated %s\n", path); check_failed++; }
     return d;
+}
+
+/* gatekit_last_error() after a refusal of hostile input: short, one line, printable. */
+static int message_is_safe(void) {
+    const char *m = gatekit_last_error();
+    size_t n = strlen(m);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)m[i] < 0x20 || m[i] == 0x7f) return 0;
+    return n > 0 && n < 600;
+}
+
+/* The replay identity of a receipt that must validate; malloc'd, NULL on failure. */
+static char *identity_of(const unsigned char *d, size_t len, const char *bundle, long long at,
+                         const unsigned char *anchor, size_t anchor_len) {
+    gatekit_receipt *r = NULL;
+    int rc = validate(&r, d, len, bundle, at, 0, anchor, anchor_len);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (!r) return NULL;
+    const char *id = receipt_identity(r);
+    char *copy = id ? strdup(id) : NULL;
+    CHECK(copy && strlen(copy) == 64);
+    char *json = NULL;
+    CHECK_RC(receipt_to_json(&json, r), GATEKIT_OK);
+    CHECK(json && copy && strstr(json, copy) != NULL);
+    gatekit_free(json);
+    receipt_free(r);
+    return copy;
+}
+
+static char *base64_lines(const unsigned char *d, size_t len) {
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc(len / 3 * 4 + len / 57 * 2 + 16), *o = out;
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned v = (unsigned)d[i] << 16 | (i + 1 < len ? (unsigned)d[i + 1] << 8 : 0) | (i + 2 < len ? d[i + 2] : 0);
+        *o++ = t[v >> 18 & 63]; *o++ = t[v >> 12 & 63];
+        *o++ = i + 1 < len ? t[v >> 6 & 63] : '=';
+        *o++ = i + 2 < len ? t[v & 63] : '=';
+        if ((i / 3 + 1) % 19 == 0) { *o++ = '\r'; *o++ = '\n'; }
+    }
+    *o = 0;
+    return out;
+}
+
+/* Hardening II: authenticity before any payload value is judged; quoted values bounded and
+ * escaped; times outside X.509's range are time errors; one identity per signed payload. */
+static void hardening(const char *dir, const char *bundle, const unsigned char *root, size_t root_len) {
+    size_t len = 0;
+    /* A 10 MB environment full of newlines and ESC: not Apple-signed, so that is the verdict,
+     * and none of those bytes reach the message (before: -122 with all 10 MB quoted raw). */
+    unsigned char *d = forged(dir, "env_hostile", &len);
+    if (d) {
+        CHECK_RC(code_of(d, len, bundle, 0, 0, root, root_len), GATEKIT_ERECEIPT_UNTRUSTED);
+        CHECK(message_is_safe());
+        CHECK_RC(code_of(d, len, bundle, 0, 0, NULL, 0), GATEKIT_ERECEIPT_UNTRUSTED);
+        CHECK(message_is_safe());
+        free(d);
+    }
+    /* An authentic (test-anchored) receipt whose bundle id hides a NUL: the message shows it. */
+    d = forged(dir, "bundle_nul", &len);
+    if (d) {
+        CHECK_RC(code_of(d, len, bundle, 0, 0, root, root_len), GATEKIT_ERECEIPT_BUNDLE_ID);
+        CHECK(strstr(gatekit_last_error(), "backyardbirds.example\\0evil") != NULL);
+        CHECK(message_is_safe());
+        free(d);
+    }
+    d = forged(dir, "bundle_hostile", &len);
+    if (d) {
+        CHECK_RC(code_of(d, len, bundle, 0, 0, root, root_len), GATEKIT_ERECEIPT_BUNDLE_ID);
+        CHECK(message_is_safe());
+        CHECK(strstr(gatekit_last_error(), "\\n") != NULL && strstr(gatekit_last_error(), "bytes)") != NULL);
+        free(d);
+    }
+
+    /* receipt_inspect shows any SignedData and says why validation would refuse it. */
+    d = forged(dir, "signed_attributes", &len);
+    if (d) {
+        char *json = NULL;
+        CHECK_RC(receipt_inspect(&json, d, len), GATEKIT_OK);
+        CHECK(json && strstr(json, "\"refusals\":[{\"code\":-103,") != NULL);
+        CHECK(json && strstr(json, "backyardbirds") != NULL);   /* the payload is still shown */
+        gatekit_free(json);
+        free(d);
+    }
+
+    /* One identity for every re-encoding of one signed receipt, Apple's and ours. */
+    size_t apple_len = 0;
+    unsigned char *apple = fixture("receipts/apple/tp__receipt-sandbox-g5.der", &apple_len);
+    const char *apple_bundle = "dev.bonzer.weeka.app";
+    char *id = apple ? identity_of(apple, apple_len, apple_bundle, 0, NULL, 0) : NULL;
+    const char *variants[] = {"apple_reordered", "apple_extra_cert"};
+    for (int i = 0; i < 2 && id; i++) {
+        d = forged(dir, variants[i], &len);
+        if (!d) continue;
+        CHECK(len != apple_len || memcmp(d, apple, len) != 0);
+        char *other = identity_of(d, len, apple_bundle, 0, NULL, 0);
+        CHECK(other && strcmp(other, id) == 0);
+        free(other);
+        free(d);
+    }
+    if (apple && id) {
+        char *text = base64_lines(apple, apple_len);
+        char *other = identity_of((const unsigned char *)text, strlen(text), apple_bundle, 0, NULL, 0);
+        CHECK(other && strcmp(other, id) == 0);
+        free(other);
+        free(text);
+        /* Times outside what X.509 can express are certificate-time errors, never a
+         * "format error in the certificate", and negative times mean before 1970. */
+        const long long times[] = {1LL << 62, LLONG_MAX, LLONG_MIN, -(1LL << 62), -1};
+        for (int i = 0; i < 5; i++) {
+            CHECK_RC(code_of(apple, apple_len, apple_bundle, times[i], 0, NULL, 0), GATEKIT_ERECEIPT_CERT_TIME);
+            CHECK(strstr(gatekit_last_error(), "not valid at") != NULL);
+        }
+    }
+    free(id);
+    id = NULL;
+    d = forged(dir, "good", &len);
+    if (d) {
+        id = identity_of(d, len, bundle, 0, root, root_len);
+        free(d);
+    }
+    const char *ours[] = {"good_reordered", "good_extra_cert"};
+    for (int i = 0; i < 2 && id; i++) {
+        d = forged(dir, ours[i], &len);
+        if (!d) continue;
+        char *other = identity_of(d, len, bundle, 0, root, root_len);
+        CHECK(other && strcmp(other, id) == 0);
+        free(other);
+        free(d);
+    }
+    free(id);
+    /* Xcode's BER receipt and its DER re-encoding. */
+    size_t xcode_len = 0;
+    unsigned char *xcode = fixture("receipts/xcode/tp__receipt-xcode.der", &xcode_len);
+    d = forged(dir, "xcode_as_der", &len);
+    if (xcode && d) {
+        CHECK(len != xcode_len || memcmp(d, xcode, len) != 0);
+        char *a = identity_of(xcode, xcode_len, "net.zachariadis.cyclemaps", 0, storekit_cert, storekit_len);
+        char *b = identity_of(d, len, "net.zachariadis.cyclemaps", 0, storekit_cert, storekit_len);
+        CHECK(a && b && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    free(d);
+    free(xcode);
+    free(apple);
 }
 
 static void forgeries(void) {
@@ -487,6 +636,7 @@ static void forgeries(void) {
         CHECK_RC(code_of(d, len, bundle, 0, 0, (const unsigned char *)"nope", 4), GATEKIT_ERECEIPT_TEST_ANCHOR);
         free(d);
     }
+    hardening(dir, bundle, root, root_len);
     free(root);
     free(fake_root);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

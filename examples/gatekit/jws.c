@@ -145,7 +145,7 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     }
 
     gatekit_jws_options o;
-    jws_options_init(&o);
+    jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
     o.bundle_id = a.bundle_id;
     o.environment = a.environment;
     if (a.app_apple_id && (o.app_apple_id = number(a.app_apple_id)) <= 0) {

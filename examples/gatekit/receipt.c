@@ -76,7 +76,7 @@ static int exit_for(int rc) {
 static int verify(int argc, char **argv) {
     const char *bundle = NULL, *version = NULL, *device = NULL, *at = NULL, *xcode = NULL, *file = NULL;
     gatekit_receipt_options o;
-    receipt_options_init(&o);
+    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--bundle-id", &bundle)) || (r = gk_option(argc, argv, &i, "--version", &version)) ||

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import _native, receipt
 from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
-                     NotAStoreError, NotFoundError, StoreError, strerror)
+                     NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
 from . import permissions
 from .permissions import (Category, Decision, PermissionChange, PermissionProvider, State,
@@ -20,7 +20,7 @@ __all__ = [
     "Category", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
-    "NotAStoreError", "NotFoundError", "Store", "StoreError", "hash_bytes", "hash_file",
+    "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
     "library_path", "receipt", "strerror", "version", "version_number",
 ]
 

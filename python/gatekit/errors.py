@@ -18,6 +18,7 @@ ENOTSTORE = -9
 EREADONLY = -10
 EVERSION = -11
 ETOOLARGE = -12
+EUNSAFE = -13
 
 
 class GateKitError(Exception):
@@ -56,6 +57,11 @@ class NotAStoreError(StoreError):
     pass
 
 
+class UnsafeStoreError(StoreError, PermissionError):
+    """The store, a companion file or its folder is a symbolic link, or another user owns or
+    can write it: GateKit refused it and left it untouched (``detail`` names file, owner, mode)."""
+
+
 _CLASSES: Dict[int, Type[GateKitError]] = {
     EINVAL: InvalidArgumentError,
     EVERSION: InvalidArgumentError,
@@ -67,6 +73,7 @@ _CLASSES: Dict[int, Type[GateKitError]] = {
     ECORRUPT: CorruptStoreError,
     ENEWER: NewerStoreError,
     ENOTSTORE: NotAStoreError,
+    EUNSAFE: UnsafeStoreError,
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ctypes
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Type, TypeVar, Union
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar, Union
 
 from . import _native
 from .errors import GateKitError, check, register
@@ -69,16 +69,34 @@ class _Options(ctypes.Structure):
         ("verify_time", ctypes.c_longlong),
         ("test_anchor_der", ctypes.c_char_p),
         ("test_anchor_len", ctypes.c_size_t),
+        ("flags", ctypes.c_uint),
     ]
 
 
+OPTIONS_VERSION = 2
+#: Test only: accept data signed under the test anchor whose environment is Production.
+TEST_PRODUCTION = 0x1
+
 _OptionsP = ctypes.POINTER(_Options)
-_options_init = _native.declare("jws_options_init", None, _OptionsP)
+_options_init = _native.declare("jws_options_init", ctypes.c_int, _OptionsP, ctypes.c_uint)
 _options_size = _native.declare("jws_options_size", ctypes.c_size_t)
 _verify_transaction = _native.declare("jws_verify_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
 _verify_renewal = _native.declare("jws_verify_renewal_info", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
 _verify_notification = _native.declare("jws_verify_notification", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
 _verify_app = _native.declare("jws_verify_app_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+
+
+class _SignedStruct(ctypes.Structure):
+    """Opaque gatekit_jws."""
+
+
+_S = ctypes.POINTER(_SignedStruct)
+_verify = _native.declare("jws_verify", ctypes.c_int, ctypes.POINTER(_S), ctypes.c_int, ctypes.c_char_p, _OptionsP)
+_signed_json = _native.declare("jws_json", ctypes.c_char_p, _S)
+_signed_identity = _native.declare("jws_identity", ctypes.c_char_p, _S)
+_signed_is_test = _native.declare("jws_is_test_signed", ctypes.c_int, _S)
+_signed_free = _native.declare("jws_free", None, _S)
+_KINDS = {"transaction": 1, "renewal": 2, "notification": 3, "app-transaction": 4}
 _is_entitled = _native.declare("jws_transaction_is_entitled", ctypes.c_int, ctypes.c_char_p, _OptionsP,
                                ctypes.c_char_p, ctypes.c_longlong)
 
@@ -101,8 +119,14 @@ T = TypeVar("T", bound="_Payload")
 
 @dataclass(frozen=True)
 class _Payload:
-    #: The decoded JSON object exactly as signed (every member, unknown ones included).
+    #: The decoded JSON object exactly as signed (every member, unknown ones included),
+    #: without GateKit's own "gatekit" member (read into ``identity`` and ``test_signed``).
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: The replay identity: SHA-256 of the signed payload bytes (64 hex digits); None for a
+    #: payload that was not verified by GateKit. Hosts dedupe signed data on it.
+    identity: Optional[str] = field(default=None, compare=False)
+    #: True when accepted under the caller's test anchor: never App Store data.
+    test_signed: bool = field(default=False, compare=False)
 
     #: Members read as integers (dates in ms, counts, integer enumerations).
     _ints: ClassVar[FrozenSet[str]] = frozenset()
@@ -113,9 +137,15 @@ class _Payload:
     def from_json(cls: Type[T], raw: Dict[str, Any]) -> T:
         names = cls.__dict__.get("_names")
         if names is None:   # computed once per class
-            names = frozenset(f.name for f in fields(cls)) - {"raw"}
+            names = frozenset(f.name for f in fields(cls)) - {"raw", "identity", "test_signed"}
             setattr(cls, "_names", names)
+        marking = raw.get("gatekit")
+        if isinstance(marking, dict):
+            raw = {k: v for k, v in raw.items() if k != "gatekit"}
         values: Dict[str, Any] = {"raw": raw}
+        if isinstance(marking, dict):
+            values["identity"] = marking.get("identity")
+            values["test_signed"] = marking.get("testSigned") is True
         for name, value in raw.items():
             if name not in names:
                 continue
@@ -318,7 +348,9 @@ class SignedDataVerifier:
     """
 
     def __init__(self, bundle_id: str, environment: str, app_apple_id: Optional[int] = None,
-                 test_anchor: Optional[bytes] = None) -> None:
+                 test_anchor: Optional[bytes] = None, *, test_production: bool = False) -> None:
+        """``test_production`` (test only): accept test-signed data whose environment is
+        Production; without it such data raises SignatureError (EJWS_TEST_SIGNED)."""
         if environment not in ENVIRONMENTS:
             raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, not {environment!r}")
         if environment == "Production" and not app_apple_id:
@@ -327,18 +359,20 @@ class SignedDataVerifier:
         self.environment = environment
         self.app_apple_id = app_apple_id
         self.test_anchor = bytes(test_anchor) if test_anchor is not None else None
+        self.test_production = test_production
         self._bundle = _native.to_c_string(bundle_id, "bundle_id")
         self._environment = environment.encode("ascii")
         self._default_options = self._make_options(None)
 
     def _options(self, verify_time: Optional[int]) -> _Options:
-        if not verify_time:
+        if verify_time is None or verify_time == 0:
             return self._default_options   # read-only for the library: shared by all threads
         return self._make_options(verify_time)
 
     def _make_options(self, verify_time: Optional[int]) -> _Options:
         o = _Options()
-        _options_init(ctypes.byref(o))
+        check(_options_init(ctypes.byref(o), OPTIONS_VERSION))
+        o.flags = TEST_PRODUCTION if self.test_production else 0
         o.bundle_id = self._bundle
         o.environment = self._environment
         o.app_apple_id = self.app_apple_id or 0
@@ -370,12 +404,31 @@ class SignedDataVerifier:
         return AppTransaction.from_json(self._json(_verify_app, signed, verify_time))
 
     def verify_json(self, kind: str, signed: Signed, verify_time: Optional[int] = None) -> Dict[str, Any]:
-        """The verified payload as a dict, for kind "transaction", "renewal", "notification", "app-transaction"."""
-        functions = {"transaction": _verify_transaction, "renewal": _verify_renewal,
-                     "notification": _verify_notification, "app-transaction": _verify_app}
-        if kind not in functions:
-            raise ValueError(f"kind must be one of {', '.join(functions)}, not {kind!r}")
-        return self._json(functions[kind], signed, verify_time)
+        """The verified payload as a dict, for kind "transaction", "renewal", "notification",
+        "app-transaction", with GateKit's "gatekit" member ({"identity", "testSigned"})."""
+        handle = self._verify(kind, signed, verify_time)
+        try:
+            result: Dict[str, Any] = json.loads(_signed_json(handle))
+            return result
+        finally:
+            _signed_free(handle)
+
+    def verified(self, kind: str, signed: Signed, verify_time: Optional[int] = None) -> Tuple[str, bool]:
+        """Verifies ``signed`` as ``kind`` (see verify_json) and returns its replay identity
+        (64 hex digits) and whether it was accepted under the test anchor."""
+        handle = self._verify(kind, signed, verify_time)
+        try:
+            return _signed_identity(handle).decode("ascii"), check(_signed_is_test(handle)) == 1
+        finally:
+            _signed_free(handle)
+
+    def _verify(self, kind: str, signed: Signed, verify_time: Optional[int]) -> Any:
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+        o = self._options(verify_time)
+        handle = _S()
+        check(_verify(ctypes.byref(handle), _KINDS[kind], _text(signed), ctypes.byref(o)))
+        return handle
 
     def is_entitled(self, signed_transaction: Signed, product_id: Optional[str] = None,
                     at_ms: Optional[int] = None, verify_time: Optional[int] = None) -> bool:

@@ -64,7 +64,9 @@ class _Purchase(ctypes.Structure):
 
 
 _LL = ctypes.POINTER(ctypes.c_longlong)
-_options_init = _native.declare("receipt_options_init", None, ctypes.POINTER(_Options))
+_options_init = _native.declare("receipt_options_init", ctypes.c_int, ctypes.POINTER(_Options), ctypes.c_uint)
+_identity = _native.declare("receipt_identity", ctypes.c_char_p, _R)
+OPTIONS_VERSION = 1
 _validate = _native.declare("receipt_validate", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Options))
 _validate_file = _native.declare("receipt_validate_file", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_char_p, ctypes.POINTER(_Options))
 _free = _native.declare("receipt_free", None, _R)
@@ -293,6 +295,15 @@ class Receipt:
         return self._bytes(5)
 
     @cached_property
+    def identity(self) -> str:
+        """The replay identity: SHA-256 of the signed payload, 64 hex digits. Every
+        re-encoding of one genuine receipt has the same identity: dedupe on it."""
+        raw = _identity(self._handle.pointer)
+        if raw is None:
+            raise MemoryError("receipt_identity returned NULL")
+        return raw.decode("ascii")
+
+    @property
     def is_test_signed(self) -> bool:
         """Accepted under a caller test anchor (Xcode): never a real App Store purchase."""
         return check(_is_test_signed(self._handle.pointer)) == 1
@@ -363,7 +374,7 @@ def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_
              require_sha256: bool, production_only: bool, sandbox_only: bool,
              test_anchor: Optional[bytes]) -> Tuple[_Options, List[Any]]:
     options = _Options()
-    _options_init(ctypes.byref(options))
+    check(_options_init(ctypes.byref(options), OPTIONS_VERSION))
     keep: List[Any] = []
     bundle = _native.to_c_string(bundle_id, "bundle_id")
     version = _native.to_c_string(app_version, "app_version")

@@ -10,8 +10,13 @@ from .errors import check
 from .eula import EulaMixin
 from .permissions import PermissionsMixin
 
-_open = _native.declare("gatekit_store_open", ctypes.c_int,
-                        ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p)
+_open = _native.declare("gatekit_store_open_flags", ctypes.c_int,
+                        ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint)
+_native.declare("gatekit_store_open", ctypes.c_int,
+                ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p)
+
+#: gatekit_store_open_flags(): a store shared by a group of users (files 0660, folders 0770).
+GROUP_SHARED = 0x1
 _close = _native.declare("gatekit_store_close", None, _native.StorePointer)
 _path = _native.declare("gatekit_store_path", ctypes.c_char_p, _native.StorePointer)
 _check = _native.declare("gatekit_store_check", ctypes.c_int, _native.StorePointer)
@@ -23,12 +28,18 @@ class Store(EulaMixin, PermissionsMixin):
     """An open GateKit store. Safe to share between threads; ``close()`` is idempotent and
     must not race with calls on other threads."""
 
-    def __init__(self, path: Optional[PathLike] = None, app_id: Optional[str] = None) -> None:
+    def __init__(self, path: Optional[PathLike] = None, app_id: Optional[str] = None, *,
+                 group_shared: bool = False) -> None:
+        """Opens (creating if needed) the store at ``path`` (default: ``$GATEKIT_STORE``, else the
+        per-app file under the XDG state folder). Only the calling user can read it: a store
+        another user owns or can write, or a symbolic link, raises :class:`UnsafeStoreError`.
+        ``group_shared=True`` opts into a store shared by a group (see the C header)."""
         self._handle: Optional[_native.StorePointer] = None
         self._perm_init()
         handle = _native.StorePointer()
         encoded = None if path is None else _native.to_c_string(os.fsdecode(path), "path")
-        check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id")))
+        check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id"),
+                    GROUP_SHARED if group_shared else 0))
         self._handle = handle
 
     @property

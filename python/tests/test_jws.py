@@ -3,6 +3,7 @@ every model payload, forgeries made with a throw-away PKI, entitlement, threads.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -118,13 +119,21 @@ def test_apple_mock_notification_and_its_failures():
     assert n.signedDate == 1681314324000
     assert n.data is not None and n.data.appAppleId == 1234 and n.data.bundleId == "com.example"
     assert n.data.environment == "Sandbox"
+    # Marked as test-signed, with the replay identity (SHA-256 of the signed payload bytes).
+    signed = fixture_jws("mock_signed_data/testNotification")
+    assert n.test_signed is True and "gatekit" not in n.raw
+    assert n.identity == hashlib.sha256(unb64url(signed.split(".")[1])).hexdigest()
+    # Test-signed data is never Production data, unless the test-only flag says so.
+    with pytest.raises(SignatureError) as e:
+        SignedDataVerifier("com.example", "Production", 1234, apple_test_root()).verify_notification(signed)
+    assert e.value.code == jws.EJWS_TEST_SIGNED and "Production" in e.value.detail
     with pytest.raises(IdentityError) as e:
-        SignedDataVerifier("com.example", "Production", 1234, apple_test_root()).verify_notification(
-            fixture_jws("mock_signed_data/testNotification"))
+        SignedDataVerifier("com.example", "Production", 1234, apple_test_root(),
+                           test_production=True).verify_notification(signed)
     assert e.value.code == jws.EJWS_ENVIRONMENT
     with pytest.raises(IdentityError) as e:
-        SignedDataVerifier("com.example", "Production", 1235, apple_test_root()).verify_notification(
-            fixture_jws("mock_signed_data/testNotification"))
+        SignedDataVerifier("com.example", "Production", 1235, apple_test_root(),
+                           test_production=True).verify_notification(signed)
     assert e.value.code == jws.EJWS_APP_APPLE_ID
     with pytest.raises(IdentityError) as e:
         SignedDataVerifier("com.examplex", "Sandbox", test_anchor=apple_test_root()).verify_notification(
@@ -325,7 +334,7 @@ def test_model_payloads_decode_every_field(pki):
     assert r.appData.appTransactionInfo is not None
     check_app_transaction(r.appData.appTransactionInfo)
 
-    production = SignedDataVerifier("com.example", "Production", 55555, test_anchor=pki.der("root"))
+    production = SignedDataVerifier("com.example", "Production", 55555, test_anchor=pki.der("root"), test_production=True)
     p = production.verify_notification(signed_notification(pki, "signedExternalPurchaseTokenNotification"), verify_time=at)
     assert p.externalPurchaseToken == jws.ExternalPurchaseToken(raw={}, **model("signedExternalPurchaseTokenNotification")["externalPurchaseToken"])
     sandbox = SignedDataVerifier("com.example", "Sandbox", test_anchor=pki.der("root"))
@@ -391,9 +400,19 @@ def test_identity_checks_and_field_types(pki):
     with pytest.raises(IdentityError) as e:
         SignedDataVerifier("com.other", "Sandbox", test_anchor=pki.der("root")).verify_transaction(good)
     assert e.value.code == jws.EJWS_BUNDLE_ID
-    with pytest.raises(IdentityError) as e:
+    with pytest.raises(SignatureError) as e:
         SignedDataVerifier("com.example", "Production", 1, pki.der("root")).verify_transaction(good)
+    assert e.value.code == jws.EJWS_TEST_SIGNED
+    with pytest.raises(IdentityError) as e:
+        SignedDataVerifier("com.example", "Production", 1, pki.der("root"), test_production=True).verify_transaction(good)
     assert e.value.code == jws.EJWS_ENVIRONMENT
+    # The replay identity and the marking, through every path the package offers.
+    sandbox = SignedDataVerifier("com.example", "Sandbox", test_anchor=pki.der("root"))
+    identity = hashlib.sha256(unb64url(good.split(".")[1])).hexdigest()
+    t = sandbox.verify_transaction(good)
+    assert (t.identity, t.test_signed) == (identity, True)
+    assert sandbox.verified("transaction", good) == (identity, True)
+    assert sandbox.verify_json("transaction", good)["gatekit"] == {"identity": identity, "testSigned": True}
     v = SignedDataVerifier("com.example", "Sandbox", test_anchor=pki.der("root"))
     assert failure(lambda: v.verify_transaction(pki.sign(transaction(bundleId=7), CHAIN))) == jws.EJWS_PAYLOAD_FIELD
     with pytest.raises(ValueError):

@@ -56,7 +56,7 @@ public enum Digest {
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw GateKitError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
+                throw GateKitError.io("cannot read \(Quoted.path(path)): \(String(cString: strerror(errno)))")
             }
             guard EVP_DigestUpdate(ctx, buffer, n) == 1 else { throw GateKitError.internalError("EVP_DigestUpdate failed") }
         }

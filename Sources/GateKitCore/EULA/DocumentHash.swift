@@ -13,7 +13,7 @@ public enum DocumentHash {
     /// Hashes cross the API as lowercase hex only, so one text has exactly one spelling.
     public static func validate(_ hash: String, name: String = "hash") throws(GateKitError) {
         guard Hex.isLowercase(hash, length: hexLength) else {
-            throw .invalid("\(name) must be 64 lowercase hex digits (a SHA-256), got '\(hash.prefix(80))'")
+            throw .invalid("\(name) must be 64 lowercase hex digits (a SHA-256), got \(Quoted.text(hash))")
         }
     }
 }

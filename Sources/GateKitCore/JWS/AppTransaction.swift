@@ -2,6 +2,8 @@
 /// `receiptType`; its signing date is `receiptCreationDate`. `json` keeps every member.
 public struct AppTransaction: Sendable {
     public let json: JSONValue
+    /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
+    public internal(set) var provenance: Provenance?
 
     public let receiptType: String?
     public let appAppleId: Int64?

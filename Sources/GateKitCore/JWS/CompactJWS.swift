@@ -13,6 +13,8 @@ public struct CompactJWS {
     public let signingInput: [UInt8]
     public let header: JSONValue
     public let payload: JSONValue
+    /// The payload's bytes as signed (base64url-decoded): what the replay identity hashes.
+    public let payloadBytes: [UInt8]
     /// The x5c certificates as DER, leaf first.
     public let certificates: [[UInt8]]
     /// The decoded signature bytes (64 for a well-formed ES256 signature).
@@ -45,22 +47,30 @@ public struct CompactJWS {
             parsed = try parseHeader(headerPart)
             JWSHeaderMemo.shared.insert(key, parsed)
         }
-        let payload = try decodeObject(payloadPart, "payload")
+        let (payload, payloadBytes) = try decodeObject(payloadPart, "payload")
         guard !signaturePart.isEmpty, let signature = Base64.decode(signaturePart, alphabet: .url) else {
             throw GateKitError(.jwsMalformed, signaturePart.isEmpty ? "the signature part is empty" : "the signature part is not strict base64url")
         }
-        return CompactJWS(signingInput: Array(bytes[0..<dots[1]]), header: parsed.header, payload: payload,
+        return CompactJWS(signingInput: Array(bytes[0..<dots[1]]), header: parsed.header, payload: payload, payloadBytes: payloadBytes,
                           certificates: parsed.certificates, signature: signature)
     }
 
     /// The header's shape rules; what passes is memoized by its exact text.
     private static func parseHeader(_ headerPart: ArraySlice<UInt8>) throws(GateKitError) -> JWSHeaderMemo.Entry {
-        let header = try decodeObject(headerPart, "header")
+        let (header, _) = try decodeObject(headerPart, "header")
+        // As in payloads: a repeated member ("alg" twice) would be read here as its first value
+        // and by other readers as its last.
+        if case let .object(members) = header {
+            var names = Set<String>(minimumCapacity: members.count)
+            for (name, _) in members where !names.insert(name).inserted {
+                throw GateKitError(.jwsPayloadField, "the header repeats the member \(Quoted.text(name))")
+            }
+        }
         if header["crit"] != nil { throw GateKitError(.jwsMalformed, "the header has a \"crit\" member, which is not supported") }
         guard let algMember = header["alg"] else { throw GateKitError(.jwsMalformed, "the header has no \"alg\"") }
         guard case let .string(alg) = algMember else { throw GateKitError(.jwsMalformed, "the header's \"alg\" is not a string") }
         guard alg == "ES256" else {
-            throw GateKitError(.jwsUnsupportedAlgorithm, "the header's alg is \"\(printable(alg))\"; only \"ES256\" is accepted")
+            throw GateKitError(.jwsUnsupportedAlgorithm, "the header's alg is \(Quoted.text(alg)); only \"ES256\" is accepted")
         }
         guard let x5cMember = header["x5c"] else { throw GateKitError(.jwsMalformed, "the header has no \"x5c\" certificate chain") }
         guard case let .array(items) = x5cMember, !items.isEmpty else {
@@ -79,7 +89,7 @@ public struct CompactJWS {
         return JWSHeaderMemo.Entry(header: header, certificates: certificates)
     }
 
-    private static func decodeObject(_ part: ArraySlice<UInt8>, _ name: String) throws(GateKitError) -> JSONValue {
+    private static func decodeObject(_ part: ArraySlice<UInt8>, _ name: String) throws(GateKitError) -> (JSONValue, [UInt8]) {
         guard !part.isEmpty else { throw GateKitError(.jwsMalformed, "the \(name) part is empty") }
         guard let json = Base64.decode(part, alphabet: .url) else {
             throw GateKitError(.jwsMalformed, "the \(name) part is not strict base64url")
@@ -91,12 +101,6 @@ public struct CompactJWS {
             throw GateKitError(.jwsMalformed, "the \(name) is not JSON (\(error.message))")
         }
         guard case .object = value else { throw GateKitError(.jwsMalformed, "the \(name) is not a JSON object") }
-        return value
-    }
-
-    /// At most 40 characters of untrusted text for an error message, control characters escaped.
-    static func printable(_ s: String) -> String {
-        let head = s.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
-        return s.unicodeScalars.count > 40 ? head + "…" : head
+        return (value, json)
     }
 }

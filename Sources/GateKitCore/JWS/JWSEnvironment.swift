@@ -7,7 +7,7 @@ public enum JWSEnvironment: String, CaseIterable, Sendable {
 
     public static func named(_ name: String) throws(GateKitError) -> JWSEnvironment {
         guard let e = JWSEnvironment(rawValue: name) else {
-            throw .invalid("environment must be \"Production\", \"Sandbox\", \"Xcode\" or \"LocalTesting\", not \"\(name)\"")
+            throw .invalid("environment must be \"Production\", \"Sandbox\", \"Xcode\" or \"LocalTesting\", not \(Quoted.text(name))")
         }
         return e
     }

@@ -2,6 +2,8 @@
 /// Exactly one of `data`, `summary`, `externalPurchaseToken`, `appData` is normally present.
 public struct JWSNotification: Sendable {
     public let json: JSONValue
+    /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
+    public internal(set) var provenance: Provenance?
 
     public let notificationType: String?
     public let subtype: String?

@@ -5,25 +5,30 @@ public struct JWSOptions: Sendable {
     /// The app's Apple id; required in Production (nil: none).
     public var appAppleID: Int64?
     public var environment: JWSEnvironment
-    /// Unix seconds at which to check the certificates; nil: the payload's own signing date.
+    /// Unix seconds at which to check the certificates (before 1970 when negative, as for
+    /// receipts); nil: the payload's own signing date.
     public var verifyTime: Int64?
     /// DER of an extra trust anchor (Apple's test root, or the StoreKit Testing in Xcode
     /// certificate): test mode. Nil: only Apple Root CA - G3 is trusted.
     public var testAnchorDER: [UInt8]?
+    /// Test only: accept test-signed data whose environment is Production. Without it such
+    /// data fails with `.jwsTestSigned`, so test-signed data never passes as App Store data.
+    public var allowTestSignedProduction: Bool
 
     public init(bundleID: String, appAppleID: Int64?, environment: JWSEnvironment,
-                verifyTime: Int64? = nil, testAnchorDER: [UInt8]? = nil) throws(GateKitError) {
+                verifyTime: Int64? = nil, testAnchorDER: [UInt8]? = nil,
+                allowTestSignedProduction: Bool = false) throws(GateKitError) {
         guard !bundleID.isEmpty else { throw .invalid("bundle_id is empty") }
         if environment == .production && appAppleID == nil {
             throw .invalid("app_apple_id is required when the environment is Production")
         }
         if let appAppleID, appAppleID <= 0 { throw .invalid("app_apple_id must be positive (0 means none)") }
-        if let verifyTime, verifyTime <= 0 { throw .invalid("verify_time must be positive Unix seconds (0 means the payload's date)") }
         if let testAnchorDER, testAnchorDER.isEmpty { throw .invalid("test_anchor_der is empty") }
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environment = environment
         self.verifyTime = verifyTime
         self.testAnchorDER = testAnchorDER
+        self.allowTestSignedProduction = allowTestSignedProduction
     }
 }

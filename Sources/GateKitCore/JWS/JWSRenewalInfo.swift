@@ -2,6 +2,8 @@
 /// auto-renewable subscription. Dates are Unix milliseconds; `json` keeps every member.
 public struct JWSRenewalInfo: Sendable {
     public let json: JSONValue
+    /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
+    public internal(set) var provenance: Provenance?
 
     /// 1: cancelled, 2: billing error, 3: declined a price increase, 4: unavailable, 5: other.
     public let expirationIntent: Int64?

@@ -13,10 +13,15 @@ enum JWSSigner {
             guard certificates.count == 3 || certificates.count == 1 else {
                 throw GateKitError(.jwsChainLength, "x5c has \(certificates.count) certificates; exactly 3 (or, in test mode, the one test certificate) are required")
             }
-            policy = try testPolicies.policy(for: testAnchor)
+            // The same shape rules as production: three certificates must be leaf →
+            // intermediate → anchor with Apple's OIDs; the anchor signs by itself only as the
+            // single x5c certificate (StoreKit Testing in Xcode), never as x5c[0] of three.
+            var testPolicy = try testPolicies.policy(for: testAnchor)
+            testPolicy.length = certificates.count == 1 ? .anchorItselfOr(3) : .exactly(3)
+            policy = testPolicy
         } else {
             if certificates.count == 1 {
-                throw GateKitError(.jwsTestSigned, "x5c holds one certificate ('\(subject(certificates[0]))'): data signed by StoreKit Testing in Xcode, accepted only in test mode with that certificate as the test anchor")
+                throw GateKitError(.jwsTestSigned, "x5c holds one certificate (\(Quoted.text(subject(certificates[0])))): data signed by StoreKit Testing in Xcode, accepted only in test mode with that certificate as the test anchor")
             }
             guard certificates.count == 3 else {
                 throw GateKitError(.jwsChainLength, "x5c has \(certificates.count) certificates; exactly 3 are required")
@@ -31,7 +36,7 @@ enum JWSSigner {
         // is offered, and the chain must end at the policy's own root.
         let untrusted = certificates.count == 3 ? [certificates[1]] : []
         if certificates.count == 1, let testAnchor, certificates[0] != testAnchor {
-            throw GateKitError(.jwsUntrustedChain, "the single x5c certificate ('\(subject(certificates[0]))') is not the test anchor")
+            throw GateKitError(.jwsUntrustedChain, "the single x5c certificate (\(Quoted.text(subject(certificates[0])))) is not the test anchor")
         }
         do {
             return try ChainVerifier.shared.verify(leaf: certificates[0], untrusted: untrusted, at: time, policy: policy)

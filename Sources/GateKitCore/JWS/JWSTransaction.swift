@@ -3,6 +3,8 @@
 /// an integer, as Apple types it) so a value Apple adds later still decodes. `json` keeps every member, known or not.
 public struct JWSTransaction: Sendable {
     public let json: JSONValue
+    /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
+    public internal(set) var provenance: Provenance?
 
     public let originalTransactionId: String?
     public let transactionId: String?

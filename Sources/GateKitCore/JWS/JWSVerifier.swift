@@ -23,23 +23,26 @@ public enum JWSVerifier {
     }
 
     public static func verifyTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSTransaction where C.Element == UInt8 {
-        let payload = try verifiedPayload(text, kind: .transaction, options: options)
-        let t = try JWSTransaction(json: payload)
+        let (payload, provenance) = try verifiedPayload(text, kind: .transaction, options: options)
+        var t = try JWSTransaction(json: payload)
+        t.provenance = provenance
         try expect(bundleID: t.bundleId, options)
         try expect(environment: t.environment, options, field: "environment")
         return t
     }
 
     public static func verifyRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSRenewalInfo where C.Element == UInt8 {
-        let payload = try verifiedPayload(text, kind: .renewalInfo, options: options)
-        let r = try JWSRenewalInfo(json: payload)
+        let (payload, provenance) = try verifiedPayload(text, kind: .renewalInfo, options: options)
+        var r = try JWSRenewalInfo(json: payload)
+        r.provenance = provenance
         try expect(environment: r.environment, options, field: "environment")
         return r
     }
 
     public static func verifyAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> AppTransaction where C.Element == UInt8 {
-        let payload = try verifiedPayload(text, kind: .appTransaction, options: options)
-        let a = try AppTransaction(json: payload)
+        let (payload, provenance) = try verifiedPayload(text, kind: .appTransaction, options: options)
+        var a = try AppTransaction(json: payload)
+        a.provenance = provenance
         try expect(bundleID: a.bundleId, options)
         try expect(appAppleID: a.appAppleId, options)
         try expect(environment: a.receiptType, options, field: "receiptType")
@@ -47,8 +50,9 @@ public enum JWSVerifier {
     }
 
     public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
-        let payload = try verifiedPayload(text, kind: .notification, options: options)
-        let n = try JWSNotification(json: payload)
+        let (payload, provenance) = try verifiedPayload(text, kind: .notification, options: options)
+        var n = try JWSNotification(json: payload)
+        n.provenance = provenance
         let subject = n.subject
         try expect(bundleID: subject.bundleId, options)
         try expect(appAppleID: subject.appAppleId, options)
@@ -65,14 +69,14 @@ public enum JWSVerifier {
                     try verifyTransaction(signed.utf8, options: options)
                 }
                 transaction = t
-                dataJSON = inserting("transactionInfo", t.json, after: "signedTransactionInfo", in: dataJSON)
+                dataJSON = inserting("transactionInfo", marked(t.json, t.provenance), after: "signedTransactionInfo", in: dataJSON)
             }
             if let signed = data.signedRenewalInfo {
                 let r = try nested("data.signedRenewalInfo") { () throws(GateKitError) in
                     try verifyRenewalInfo(signed.utf8, options: options)
                 }
                 renewal = r
-                dataJSON = inserting("renewalInfo", r.json, after: "signedRenewalInfo", in: dataJSON)
+                dataJSON = inserting("renewalInfo", marked(r.json, r.provenance), after: "signedRenewalInfo", in: dataJSON)
             }
             json = replacing("data", with: dataJSON, in: json)
         }
@@ -81,27 +85,54 @@ public enum JWSVerifier {
                 try verifyAppTransaction(signed.utf8, options: options)
             }
             appTransaction = a
-            let appJSON = inserting("appTransactionInfo", a.json, after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
+            let appJSON = inserting("appTransactionInfo", marked(a.json, a.provenance), after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
             json = replacing("appData", with: appJSON, in: json)
         }
         return VerifiedNotification(notification: n, transaction: transaction, renewalInfo: renewal,
-                                    appTransaction: appTransaction, json: json)
+                                    appTransaction: appTransaction, json: marked(json, provenance))
+    }
+
+    /// Any of the four kinds, verified: its JSON output (the payload plus GateKit's marking)
+    /// and how it was accepted.
+    public struct Verified: Sendable {
+        public let json: String
+        public let provenance: Provenance
+    }
+
+    public static func verify<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> Verified where C.Element == UInt8 {
+        let json: JSONValue, provenance: Provenance?
+        switch kind {
+        case .transaction:
+            let t = try verifyTransaction(text, options: options)
+            (json, provenance) = (marked(t.json, t.provenance), t.provenance)
+        case .renewalInfo:
+            let r = try verifyRenewalInfo(text, options: options)
+            (json, provenance) = (marked(r.json, r.provenance), r.provenance)
+        case .appTransaction:
+            let a = try verifyAppTransaction(text, options: options)
+            (json, provenance) = (marked(a.json, a.provenance), a.provenance)
+        case .notification:
+            let n = try verifyNotification(text, options: options)
+            (json, provenance) = (n.json, n.notification.provenance)
+        }
+        guard let provenance else { throw .internalError("verified data without provenance") }
+        return Verified(json: JSONWriter.serialize(json), provenance: provenance)
     }
 
     /// Verifies any of the four kinds and returns the decoded payload as compact JSON text.
     public static func verifiedJSON<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> String where C.Element == UInt8 {
-        switch kind {
-        case .transaction: JSONWriter.serialize(try verifyTransaction(text, options: options).json)
-        case .renewalInfo: JSONWriter.serialize(try verifyRenewalInfo(text, options: options).json)
-        case .appTransaction: JSONWriter.serialize(try verifyAppTransaction(text, options: options).json)
-        case .notification: JSONWriter.serialize(try verifyNotification(text, options: options).json)
-        }
+        try verify(text, kind: kind, options: options).json
+    }
+
+    private static func marked(_ json: JSONValue, _ provenance: Provenance?) -> JSONValue {
+        provenance?.marking(json) ?? json
     }
 
     // MARK: steps
 
-    /// Shape, chain and signature: returns the payload only once Apple (or the test anchor) signed it.
-    static func verifiedPayload<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
+    /// Shape, chain and signature: returns the payload only once Apple (or the test anchor)
+    /// signed it, with how it was accepted.
+    static func verifiedPayload<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> (JSONValue, Provenance) where C.Element == UInt8 {
         let jws = try CompactJWS.parse(text)
         let time = verificationTime(jws.payload, options)
         let chain = try JWSSigner.verifiedChain(jws.certificates, at: time, testAnchor: options.testAnchorDER)
@@ -116,8 +147,12 @@ public enum JWSVerifier {
                 chain.verifySignature(sig, over: message, digest: .sha256)
             }
         }
-        guard ok else { throw GateKitError(.jwsSignature, "the ES256 signature does not verify with the key of '\(chain.leafSubject)'") }
-        return jws.payload
+        guard ok else { throw GateKitError(.jwsSignature, "the ES256 signature does not verify with the key of \(Quoted.text(chain.leafSubject))") }
+        // Test-signed data never passes as genuine: Production is App Store data by definition.
+        if chain.isTestAnchored && options.environment == .production && !options.allowTestSignedProduction {
+            throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this sets the test-only flag GATEKIT_JWS_TEST_PRODUCTION)")
+        }
+        return (jws.payload, Provenance(isTestSigned: chain.isTestAnchored, identity: try ReplayIdentity(signedContent: jws.payloadBytes)))
     }
 
     /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an
@@ -137,7 +172,7 @@ public enum JWSVerifier {
 
     private static func expect(bundleID: String?, _ options: JWSOptions) throws(GateKitError) {
         guard bundleID == options.bundleID else {
-            throw GateKitError(.jwsBundleID, "bundleId is \(quoted(bundleID)); expected \"\(CompactJWS.printable(options.bundleID))\"")
+            throw GateKitError(.jwsBundleID, "bundleId is \(Quoted.text(bundleID)); expected \(Quoted.text(options.bundleID))")
         }
     }
 
@@ -153,13 +188,8 @@ public enum JWSVerifier {
 
     private static func expect(environment: String?, _ options: JWSOptions, field: String) throws(GateKitError) {
         guard environment == options.environment.rawValue else {
-            throw GateKitError(.jwsEnvironment, "\(field) is \(quoted(environment)); expected \"\(options.environment.rawValue)\"")
+            throw GateKitError(.jwsEnvironment, "\(field) is \(Quoted.text(environment)); expected \"\(options.environment.rawValue)\"")
         }
-    }
-
-    private static func quoted(_ s: String?) -> String {
-        guard let s else { return "absent" }
-        return "\"\(CompactJWS.printable(s))\""
     }
 
     private static func nested<T>(_ path: String, _ body: () throws(GateKitError) -> T) throws(GateKitError) -> T {

@@ -11,7 +11,7 @@ struct PayloadFields {
         // (Python's json) as its last: refuse the ambiguity.
         var names = Set<String>(minimumCapacity: members.count)
         for (name, _) in members where !names.insert(name).inserted {
-            throw GateKitError(.jwsPayloadField, "\(path) repeats the member \"\(CompactJWS.printable(name))\"")
+            throw GateKitError(.jwsPayloadField, "\(path) repeats the member \(Quoted.text(name))")
         }
         self.object = object
         self.path = path

@@ -114,12 +114,12 @@ public enum PermissionCategory {
             throw .invalid("category name must be 1 to \(maximumNameLength) characters")
         }
         guard bytes[0] >= UInt8(ascii: "a") && bytes[0] <= UInt8(ascii: "z") else {
-            throw .invalid("category name '\(name)' must start with a lowercase letter")
+            throw .invalid("category name \(Quoted.text(name)) must start with a lowercase letter")
         }
         for c in bytes {
             let ok = (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
                 || c == UInt8(ascii: "-") || c == UInt8(ascii: "_") || c == UInt8(ascii: ".")
-            guard ok else { throw .invalid("category name '\(name)' may hold only a-z, 0-9, '.', '-' and '_'") }
+            guard ok else { throw .invalid("category name \(Quoted.text(name)) may hold only a-z, 0-9, '.', '-' and '_'") }
         }
     }
 

@@ -76,7 +76,7 @@ extension PermissionEngine {
             try refreshSnapshot(db)
             return snapshot.hostNumbers[name]
         }
-        guard let number else { throw GateKitError(.permissionCategory, "no permission category is named '\(name)'") }
+        guard let number else { throw GateKitError(.permissionCategory, "no permission category is named \(Quoted.text(name))") }
         return number
     }
 

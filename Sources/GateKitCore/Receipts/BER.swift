@@ -46,7 +46,8 @@ struct BERReader {
         // Fast path, most elements: low tag number, short definite length.
         if offset + 1 < limit {
             let identifier = byte(offset), length = byte(offset + 1)
-            if identifier & 0x1F != 0x1F && length < 0x80 && identifier != 0 {
+            // Universal tag 0 (either form) is end-of-contents, which is never an element.
+            if identifier & 0x1F != 0x1F && length < 0x80 && identifier & 0xDF != 0 {
                 let contentStart = offset + 2
                 let end = contentStart + Int(length)
                 guard end <= limit else {
@@ -77,6 +78,9 @@ struct BERReader {
             }
         }
         guard i < limit else { throw BERError("truncated length at offset \(offset)") }
+        if tagClass == BERElement.universal && tagNumber == 0 {
+            throw BERError("unexpected end-of-contents at offset \(offset)")
+        }
         let first = byte(i)
         i += 1
         if first == 0x80 {
@@ -96,17 +100,26 @@ struct BERReader {
         if first & 0x80 == 0 {
             length = Int(first)
         } else {
+            // Long form: BER allows leading zero octets; what remains must fit the input.
             let count = Int(first & 0x7F)
-            guard count <= 4, count > 0 else { throw BERError("absurd length field (\(count) octets) at offset \(offset)") }
+            guard count != 0x7F else { throw BERError("reserved length octet 0xFF at offset \(offset)") }
             guard i + count <= limit else { throw BERError("truncated length at offset \(offset)") }
-            for k in 0..<count { length = length << 8 | Int(byte(i + k)) }
+            var k = 0
+            while k < count && byte(i + k) == 0 { k += 1 }
+            guard count - k <= 8 else { throw BERError("absurd length field (\(count) octets) at offset \(offset)") }
+            var value: UInt64 = 0
+            while k < count {
+                value = value << 8 | UInt64(byte(i + k))
+                k += 1
+            }
             i += count
+            guard value <= UInt64(limit - i) else {
+                throw BERError("truncated: element at offset \(offset) declares \(value) bytes, \(limit - i) remain")
+            }
+            length = Int(value)
         }
         guard length <= limit - i else {
             throw BERError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - i) remain")
-        }
-        if tagClass == BERElement.universal && tagNumber == 0 {
-            throw BERError("unexpected end-of-contents at offset \(offset)")
         }
         return BERElement(tagClass: tagClass, constructed: constructed, tagNumber: tagNumber, start: offset,
                           contentStart: i, contentEnd: i + length, end: i + length, indefinite: false)
@@ -208,6 +221,8 @@ struct BERReader {
                     parts.append(String(value))
                 }
                 value = 0
+                // Messages stay short whatever the input: Apple's OIDs have at most 11 arcs.
+                if parts.count > 24 { return "(an OID of \(e.contentCount) bytes)" }
             }
         }
         return parts.joined(separator: ".")

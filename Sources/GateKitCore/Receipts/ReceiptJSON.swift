@@ -2,7 +2,9 @@
 /// local validation without touching their parsing code. Receipt-level ids are numbers; every
 /// in_app value is a string; dates come as `… Etc/GMT`, `_ms` and `_pst`; absent values have no key.
 public enum ReceiptJSON {
-    public static func verifyReceiptBody(_ v: ValidatedReceipt) -> String {
+    /// With `provenance`, GateKit's marking is appended last (see `Provenance.marking`):
+    /// `"gatekit":{"identity":"<64 hex>","testSigned":bool}`.
+    public static func verifyReceiptBody(_ v: ValidatedReceipt, provenance: Provenance? = nil) -> String {
         let r = v.receipt
         var o = ObjectWriter(capacity: 1024 + r.purchases.count * 1100)
         o.open()
@@ -34,6 +36,10 @@ public enum ReceiptJSON {
         o.w.raw("]")
         o.first = false
         o.close()
+        if let provenance {
+            o.key(Provenance.jsonMember)
+            o.w.write(provenance.json)
+        }
         o.close()
         return o.w.text
     }
@@ -126,15 +132,21 @@ public enum ReceiptJSON {
     }
 
     /// The parse without any decision (for `gatekit receipt inspect`): container facts, every
-    /// decoded field, no trust verdict.
+    /// decoded field, no trust verdict. Shows what it can of any SignedData: what validation
+    /// would refuse before looking at trust (signed attributes, an algorithm Apple does not
+    /// use, a malformed payload) is listed under "refusals" instead of failing the inspection.
     public static func inspection(_ input: [UInt8]) throws(GateKitError) -> String {
         let der = try input.withUnsafeBytes { raw in Result { () throws(GateKitError) in try ReceiptInput.decode(raw) } }.get()
-        let (container, receipt) = try der.withUnsafeBytes { raw in
-            Result { () throws(GateKitError) in
-                let c = try ReceiptValidator.parseContainer(raw)
-                return (c, try ReceiptValidator.parsePayload(c))
-            }
+        let container = try der.withUnsafeBytes { raw in
+            Result { () throws(GateKitError) in try ReceiptValidator.parseContainer(raw, lenient: true) }
         }.get()
+        var refusals = container.refusals.map { ReceiptValidator.containerError($0) }
+        var receipt: Receipt?
+        do {
+            receipt = try ReceiptValidator.parsePayload(container)
+        } catch {
+            refusals.append(error)
+        }
         var subjects: [JSONValue] = []
         for der in container.certificates {
             if let cert = try? Certificate(der: der, role: "certificate") { subjects.append(.string(cert.subject)) }
@@ -143,21 +155,27 @@ public enum ReceiptJSON {
         var fields: [(String, JSONValue)] = [
             ("validated", .bool(false)),
             ("encoding", .string(container.usesIndefiniteLength ? "BER indefinite length" : "DER")),
-            ("digest", .string(container.digest == .sha1 ? "sha1" : "sha256")),
+            ("digest", .string(container.digestName)),
             ("signature_algorithm", .string(container.signatureAlgorithm)),
             ("certificates", .array(subjects)),
             ("signer_found", .bool(container.signerCertificateIndex() != nil)),
             ("payload_bytes", .number(container.payload.count)),
-            ("attribute_count", .number(receipt.attributeCount)),
-            ("environment", receipt.environment.map(JSONValue.string) ?? .null),
+            ("refusals", .array(refusals.map { e in
+                .object([("code", .number(Int64(e.code.rawValue))), ("reason", .string(e.message))])
+            })),
         ]
-        if let o = receipt.opaqueValue { fields.append(("opaque_value_hex", .string(Hex.encode(o)))) }
-        if let h = receipt.sha1Hash { fields.append(("sha1_hash_hex", .string(Hex.encode(h)))) }
-        let body = ValidatedReceipt(receipt: receipt, isTestSigned: false, digest: container.digest,
-                                    verificationTime: 0, validatedAt: Clock.nowMilliseconds())
-        // The verifyReceipt-shaped fields, minus request_date (nothing was validated).
-        if let parsed = try? JSONParser.parse(Array(verifyReceiptBody(body).utf8)), case let .object(members)? = parsed["receipt"] {
-            fields.append(("receipt", .object(members.filter { !$0.0.hasPrefix("request_date") })))
+        if let receipt {
+            fields.append(("attribute_count", .number(receipt.attributeCount)))
+            fields.append(("environment", receipt.environment.map(JSONValue.string) ?? .null))
+            if let o = receipt.opaqueValue { fields.append(("opaque_value_hex", .string(Hex.encode(o)))) }
+            if let h = receipt.sha1Hash { fields.append(("sha1_hash_hex", .string(Hex.encode(h)))) }
+            let body = ValidatedReceipt(receipt: receipt, isTestSigned: false, digest: container.digest,
+                                        verificationTime: 0, validatedAt: Clock.nowMilliseconds(),
+                                        signedPayload: container.payload)
+            // The verifyReceipt-shaped fields, minus request_date (nothing was validated).
+            if let parsed = try? JSONParser.parse(Array(verifyReceiptBody(body).utf8)), case let .object(members)? = parsed["receipt"] {
+                fields.append(("receipt", .object(members.filter { !$0.0.hasPrefix("request_date") })))
+            }
         }
         var w = JSONWriter()
         w.write(.object(fields))

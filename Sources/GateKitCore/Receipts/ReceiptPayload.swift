@@ -170,7 +170,7 @@ enum ReceiptPayload {
     private static func date(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> ReceiptDate? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
         guard let ms = ReceiptDateText.milliseconds(bytes) else {
-            throw BERError("attribute \(type) date '\(String(decoding: bytes, as: UTF8.self))' is not RFC 3339")
+            throw BERError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
         }
         return ReceiptDate(text: String(decoding: bytes, as: UTF8.self), milliseconds: ms)
     }

@@ -25,6 +25,18 @@ public struct ValidatedReceipt: Sendable {
     public let verificationTime: Int64
     /// When the validation ran (epoch ms): verifyReceipt's request_date.
     public let validatedAt: Int64
+    /// The signed payload (the eContent octets the signature covers).
+    let signedPayload: [UInt8]
+
+    /// What hosts dedupe receipts on: SHA-256 of the signed payload, the same for every
+    /// re-encoding of one genuine receipt (computed on demand: most validations never ask).
+    public func identity() throws(GateKitError) -> ReplayIdentity {
+        try ReplayIdentity(signedContent: signedPayload)
+    }
+
+    public var provenance: Provenance {
+        get throws(GateKitError) { Provenance(isTestSigned: isTestSigned, identity: try identity()) }
+    }
 }
 
 /// App Store receipt validation: container, payload, Apple chain of trust at the creation date,
@@ -66,34 +78,30 @@ public enum ReceiptValidator {
             throw GateKitError(.receiptNoCreationDate, "the payload has no receipt creation date (attribute 12)")
         }
 
-        // Which root: Apple's for every App Store environment; the caller's test anchor only for Xcode.
+        // Which root: the caller's test anchor only for a receipt that says it is Xcode's;
+        // Apple's for everything else. Authenticity is decided before any value of the
+        // payload is judged (or quoted): an unknown environment is reported only for a
+        // receipt Apple signed.
         let policy: TrustPolicy
-        do {
-            switch receipt.environmentClass {
-            case .production, .sandbox:
-                policy = try .appStoreReceipts(requireSHA256: options.requireSHA256)
-            case .xcode:
-                guard let anchor = options.testAnchorDER else {
-                    throw GateKitError(.receiptXcodeNotTrusted,
-                        "this is an Xcode (StoreKit testing) receipt; it is accepted only with an explicit test anchor")
-                }
-                guard !options.productionOnly else {
-                    throw GateKitError(.receiptXcodeNotTrusted, "Xcode receipts are refused when production is required")
-                }
-                do {
-                    policy = try .testing(anchorDER: anchor, requireSHA256: options.requireSHA256)
-                } catch {
-                    throw GateKitError(.receiptTestAnchorInvalid, "test_anchor_der: \(error.message)")
-                }
-            case .unknown:
-                throw GateKitError(.receiptUnknownEnvironment, "unknown receipt environment '\(receipt.environment ?? "(absent)")'")
+        if receipt.environmentClass == .xcode {
+            guard let anchor = options.testAnchorDER else {
+                throw GateKitError(.receiptXcodeNotTrusted,
+                    "this is an Xcode (StoreKit testing) receipt; it is accepted only with an explicit test anchor")
             }
-        } catch let e as GateKitError {
-            throw e
-        } catch let e as TrustFailure {
-            throw trustError(e)
-        } catch {
-            throw .internalError("\(error)")
+            guard !options.productionOnly else {
+                throw GateKitError(.receiptXcodeNotTrusted, "Xcode receipts are refused when production is required")
+            }
+            do {
+                policy = try .testing(anchorDER: anchor, requireSHA256: options.requireSHA256)
+            } catch {
+                throw GateKitError(.receiptTestAnchorInvalid, "test_anchor_der: \(error.message)")
+            }
+        } else {
+            do {
+                policy = try .appStoreReceipts(requireSHA256: options.requireSHA256)
+            } catch {
+                throw trustError(error)
+            }
         }
 
         guard let signerIndex = container.signerCertificateIndex() else {
@@ -125,28 +133,31 @@ public enum ReceiptValidator {
             }
         }
         guard valid else {
-            throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload with '\(chain.leafSubject)'")
+            throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload with \(Quoted.text(chain.leafSubject))")
         }
 
+        if receipt.environmentClass == .unknown {
+            throw GateKitError(.receiptUnknownEnvironment, "unknown receipt environment \(Quoted.text(receipt.environment))")
+        }
         try checkRequirements(receipt, options: options)
         return ValidatedReceipt(receipt: receipt, isTestSigned: chain.isTestAnchored, digest: container.digest,
-                                verificationTime: time, validatedAt: Clock.nowMilliseconds())
+                                verificationTime: time, validatedAt: Clock.nowMilliseconds(), signedPayload: container.payload)
     }
 
     private static func checkRequirements(_ receipt: Receipt, options: ReceiptValidationOptions) throws(GateKitError) {
         switch receipt.environmentClass {
         case .sandbox where options.productionOnly:
-            throw GateKitError(.receiptSandboxEnvironment, "the receipt environment is '\(receipt.environment ?? "")' but production is required (Apple status 21007)")
+            throw GateKitError(.receiptSandboxEnvironment, "the receipt environment is \(Quoted.text(receipt.environment)) but production is required (Apple status 21007)")
         case .production where options.sandboxOnly:
-            throw GateKitError(.receiptProductionEnvironment, "the receipt environment is '\(receipt.environment ?? "")' but sandbox is required (Apple status 21008)")
+            throw GateKitError(.receiptProductionEnvironment, "the receipt environment is \(Quoted.text(receipt.environment)) but sandbox is required (Apple status 21008)")
         default:
             break
         }
         guard receipt.bundleID == options.bundleID else {
-            throw GateKitError(.receiptBundleID, "the receipt is for '\(receipt.bundleID ?? "(no bundle id)")', not '\(options.bundleID)'")
+            throw GateKitError(.receiptBundleID, "the receipt is for \(Quoted.text(receipt.bundleID)), not \(Quoted.text(options.bundleID))")
         }
         if let version = options.appVersion, receipt.appVersion != version {
-            throw GateKitError(.receiptAppVersion, "the receipt is for version '\(receipt.appVersion ?? "(none)")', not '\(version)'")
+            throw GateKitError(.receiptAppVersion, "the receipt is for version \(Quoted.text(receipt.appVersion)), not \(Quoted.text(version))")
         }
         if let device = options.deviceID {
             guard let opaque = receipt.opaqueValue, let hash = receipt.sha1Hash else {
@@ -159,15 +170,19 @@ public enum ReceiptValidator {
         }
     }
 
-    static func parseContainer(_ der: UnsafeRawBufferPointer) throws(GateKitError) -> SignedDataContainer {
+    static func parseContainer(_ der: UnsafeRawBufferPointer, lenient: Bool = false) throws(GateKitError) -> SignedDataContainer {
         do {
-            return try SignedDataContainer.parse(der)
+            return try SignedDataContainer.parse(der, lenient: lenient)
         } catch {
-            switch error {
-            case let .malformed(m): throw GateKitError(.receiptMalformed, m)
-            case let .unsupportedAlgorithm(m): throw GateKitError(.receiptUnsupportedAlgorithm, m)
-            case let .signedAttributes(m): throw GateKitError(.receiptSignedAttributes, m)
-            }
+            throw containerError(error)
+        }
+    }
+
+    static func containerError(_ failure: SignedDataContainer.Failure) -> GateKitError {
+        switch failure {
+        case let .malformed(m): GateKitError(.receiptMalformed, m)
+        case let .unsupportedAlgorithm(m): GateKitError(.receiptUnsupportedAlgorithm, m)
+        case let .signedAttributes(m): GateKitError(.receiptSignedAttributes, m)
         }
     }
 

@@ -24,6 +24,12 @@ struct SignedDataContainer {
     var signerSerial: [UInt8]
     /// True when any element used BER's indefinite length (Xcode receipts).
     var usesIndefiniteLength: Bool
+    /// The digest algorithm's OID as written (for inspection).
+    var digestOID: String
+    /// Why validation refuses this SignedData although it parses (signed attributes, an
+    /// algorithm Apple does not use), in the order found. Only a lenient parse returns a
+    /// container with refusals; a strict one throws the first.
+    var refusals: [Failure] = []
 
     /// Apple embeds 3 (App Store) or 1 (Xcode); anything far beyond is an attempt to make us
     /// decode certificates for nothing.
@@ -37,9 +43,10 @@ struct SignedDataContainer {
     static let oidSHA1WithRSA: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x05]
     static let oidSHA256WithRSA: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]
 
-    static func parse(_ input: UnsafeRawBufferPointer) throws(Failure) -> SignedDataContainer {
+    /// Parses `input`; `lenient` (inspection only) records refusals instead of throwing them.
+    static func parse(_ input: UnsafeRawBufferPointer, lenient: Bool = false) throws(Failure) -> SignedDataContainer {
         do {
-            return try parseOrThrow(input)
+            return try parseOrThrow(input, lenient: lenient)
         } catch let e as BERError {
             throw .malformed(e.message)
         } catch let f as Failure {
@@ -49,9 +56,14 @@ struct SignedDataContainer {
         }
     }
 
-    private static func parseOrThrow(_ input: UnsafeRawBufferPointer) throws -> SignedDataContainer {
+    private static func parseOrThrow(_ input: UnsafeRawBufferPointer, lenient: Bool) throws -> SignedDataContainer {
         let r = BERReader(input)
         var indefinite = false
+        var refusals: [Failure] = []
+        func refuse(_ f: Failure) throws {
+            guard lenient else { throw f }
+            refusals.append(f)
+        }
         func expect(_ e: BERElement, universal number: UInt32, constructed: Bool, _ what: String) throws {
             guard e.isUniversal(number, constructed: constructed) else {
                 throw Failure.malformed("\(what) expected at offset \(e.start)")
@@ -125,38 +137,51 @@ struct SignedDataContainer {
         let s = try children(signers[0], "SignerInfo")
         guard s.count >= 5 else { throw Failure.malformed("SignerInfo has \(s.count) fields") }
         try expect(s[0], universal: 2, constructed: false, "SignerInfo version")
-        guard r.int64(s[0]) == 1 else {
-            throw Failure.unsupportedAlgorithm("SignerInfo version \(r.int64(s[0]).map(String.init) ?? "?") (subjectKeyIdentifier signer ids are not supported)")
+        if r.int64(s[0]) != 1 {
+            try refuse(.unsupportedAlgorithm("SignerInfo version \(r.int64(s[0]).map(String.init) ?? "?") (subjectKeyIdentifier signer ids are not supported)"))
         }
-        try expect(s[1], universal: 16, constructed: true, "issuerAndSerialNumber")
-        let sid = try children(s[1], "issuerAndSerialNumber")
-        guard sid.count == 2, sid[0].isUniversal(16, constructed: true), sid[1].isUniversal(2, constructed: false) else {
-            throw Failure.malformed("issuerAndSerialNumber is not {Name, INTEGER}")
+        var signerIssuer: [UInt8] = [], signerSerial: [UInt8] = []
+        if lenient && s[1].isContext(0) {
+            // A subjectKeyIdentifier signer id (already refused above): nothing to match.
+        } else {
+            try expect(s[1], universal: 16, constructed: true, "issuerAndSerialNumber")
+            let sid = try children(s[1], "issuerAndSerialNumber")
+            guard sid.count == 2, sid[0].isUniversal(16, constructed: true), sid[1].isUniversal(2, constructed: false) else {
+                throw Failure.malformed("issuerAndSerialNumber is not {Name, INTEGER}")
+            }
+            signerIssuer = r.raw(sid[0])
+            signerSerial = Array(r.content(sid[1]))
         }
         try expect(s[2], universal: 16, constructed: true, "digestAlgorithm")
         let digestOID = try children(s[2], "digestAlgorithm")
         guard let digestOIDElement = digestOID.first, digestOIDElement.isUniversal(6, constructed: false) else {
             throw Failure.malformed("digestAlgorithm has no OID")
         }
-        let digest: DigestAlgorithm
+        var digest = DigestAlgorithm.sha256
         if r.contentEquals(digestOIDElement, oidSHA1) { digest = .sha1 }
-        else if r.contentEquals(digestOIDElement, oidSHA256) { digest = .sha256 }
-        else { throw Failure.unsupportedAlgorithm("digest algorithm \(r.oidText(digestOIDElement)) (only SHA-1 and SHA-256 are used by Apple)") }
+        else if !r.contentEquals(digestOIDElement, oidSHA256) {
+            try refuse(.unsupportedAlgorithm("digest algorithm \(r.oidText(digestOIDElement)) (only SHA-1 and SHA-256 are used by Apple)"))
+        }
 
         var next = 3
         if s[next].isContext(0) {
-            throw Failure.signedAttributes("the SignerInfo carries signed attributes; Apple receipts sign the payload directly")
+            try refuse(.signedAttributes("the SignerInfo carries signed attributes; Apple receipts sign the payload directly"))
+            next += 1
+            guard next < s.count else { throw Failure.malformed("SignerInfo ends after its signed attributes") }
         }
         try expect(s[next], universal: 16, constructed: true, "signatureAlgorithm")
         let sigAlg = try children(s[next], "signatureAlgorithm")
         guard let sigOID = sigAlg.first, sigOID.isUniversal(6, constructed: false) else {
             throw Failure.malformed("signatureAlgorithm has no OID")
         }
-        let signatureAlgorithm: String
+        var signatureAlgorithm: String
         if r.contentEquals(sigOID, oidRSA) { signatureAlgorithm = "rsaEncryption" }
         else if r.contentEquals(sigOID, oidSHA1WithRSA), digest == .sha1 { signatureAlgorithm = "sha1WithRSAEncryption" }
         else if r.contentEquals(sigOID, oidSHA256WithRSA), digest == .sha256 { signatureAlgorithm = "sha256WithRSAEncryption" }
-        else { throw Failure.unsupportedAlgorithm("signature algorithm \(r.oidText(sigOID)) with digest \(digest)") }
+        else {
+            signatureAlgorithm = r.oidText(sigOID)
+            try refuse(.unsupportedAlgorithm("signature algorithm \(signatureAlgorithm) with digest \(r.oidText(digestOIDElement))"))
+        }
         next += 1
         guard next < s.count, s[next].tagClass == BERElement.universal, s[next].tagNumber == 4 else {
             throw Failure.malformed("SignerInfo signature OCTET STRING expected")
@@ -168,8 +193,17 @@ struct SignedDataContainer {
         }
         return SignedDataContainer(
             payload: payload, certificates: certificates, digest: digest, signatureAlgorithm: signatureAlgorithm,
-            signature: signature, signerIssuer: r.raw(sid[0]), signerSerial: Array(r.content(sid[1])),
-            usesIndefiniteLength: indefinite)
+            signature: signature, signerIssuer: signerIssuer, signerSerial: signerSerial,
+            usesIndefiniteLength: indefinite, digestOID: r.oidText(digestOIDElement), refusals: refusals)
+    }
+
+    /// "sha1", "sha256", or the OID of a digest Apple does not use.
+    var digestName: String {
+        switch digestOID {
+        case "1.3.14.3.2.26": "sha1"
+        case "2.16.840.1.101.3.4.2.1": "sha256"
+        default: digestOID
+        }
     }
 
     /// Index of the certificate named by the SignerInfo (issuer Name and serial number), if any.

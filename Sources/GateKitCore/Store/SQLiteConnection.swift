@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe by itself:
 /// `Store` serializes every use behind its lock.
@@ -7,18 +8,47 @@ public final class SQLiteConnection {
     public let path: String
     private var cache: [String: SQLiteStatement] = [:]
 
-    init(path: String) throws(GateKitError) {
+    /// Opens `path` read-write (SQLite falls back to read-only for a read-only file). On a
+    /// read-only file system no -shm can be made: a store with a write-ahead log still in
+    /// it is opened read-only as it is (its -shm must exist), any other as immutable.
+    init(path: String, readOnlyFileSystem: Bool = false) throws(GateKitError) {
         var handle: OpaquePointer?
         // NOMUTEX: Store's own lock already serializes; EXRESCODE: precise errors.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        var name = path
+        if readOnlyFileSystem {
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
+            var wal = stat()
+            let pendingLog = lstat(path + "-wal", &wal) == 0 && wal.st_size > 0
+            name = "file:" + SQLiteConnection.uriPath(path) + (pendingLog ? "?mode=ro" : "?mode=ro&immutable=1")
+        }
+        let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
-            throw SQLiteConnection.classify(rc, "cannot open store '\(path)': \(message)")
+            throw SQLiteConnection.classify(rc, "cannot open store \(Quoted.path(path)): \(message)")
         }
         db = handle
         self.path = path
+    }
+
+    /// True when SQLite opened the file for reading only.
+    var isReadOnly: Bool { sqlite3_db_readonly(db, "main") == 1 }
+
+    /// A path as the path of a `file:` URI: every byte but unreserved ones and '/' escaped.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
     }
 
     deinit {
@@ -168,4 +198,8 @@ public final class SQLiteStatement {
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -9,6 +9,8 @@ import Glibc
 /// before anything is written to it.
 public final class Store: @unchecked Sendable {
     public let path: String
+    /// Opened for reading only (a read-only file or file system): every write is `.readOnly`.
+    public let isReadOnly: Bool
     private let lock = Lock()
     private let connection: SQLiteConnection
 
@@ -17,12 +19,14 @@ public final class Store: @unchecked Sendable {
     /// Whole-transaction retries after SQLite's own busy wait gave up.
     static let busyRetries = 6
 
-    public init(path: String?, appID: String?) throws(GateKitError) {
+    public init(path: String?, appID: String?, sharing: StoreSharing = .ownerOnly) throws(GateKitError) {
         let resolved = try StorePath.resolve(path: path, appID: appID)
-        try StorePath.createParentFolders(of: resolved)
+        try StorePath.createParentFolders(of: resolved, mode: sharing.folderMode)
+        let readOnlyFileSystem = try StoreFiles.secure(resolved, sharing: sharing)
         try Store.refuseNonStoreFile(resolved)
         self.path = resolved
-        connection = try SQLiteConnection(path: resolved)
+        connection = try SQLiteConnection(path: resolved, readOnlyFileSystem: readOnlyFileSystem)
+        isReadOnly = connection.isReadOnly
         sqlite3_busy_timeout(connection.db, Store.busyTimeoutMilliseconds)
         try prepare()
     }
@@ -32,25 +36,25 @@ public final class Store: @unchecked Sendable {
     private static func refuseNonStoreFile(_ path: String) throws(GateKitError) {
         var st = stat()
         guard stat(path, &st) == 0 else { return }  // absent: a new store
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw .invalid("store path '\(path)' is a directory") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .invalid("store path '\(path)' is not a regular file") }
+        if (st.st_mode & S_IFMT) == S_IFDIR { throw .invalid("store path \(Quoted.path(path)) is a directory") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .invalid("store path \(Quoted.path(path)) is not a regular file") }
         guard st.st_size > 0 else { return }  // empty: SQLite treats it as a new database
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io("cannot read store '\(path)': \(String(cString: strerror(errno)))") }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("cannot read store \(Quoted.path(path)): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var header = [UInt8](repeating: 0, count: 100)
         let n = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 100) }
         let magic = Array("SQLite format 3\0".utf8)
         guard n >= 16, Array(header[0..<16]) == magic else {
-            throw GateKitError(.notAStore, "'\(path)' is not a GateKit store (not an SQLite database); left untouched")
+            throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store (not an SQLite database); left untouched")
         }
-        guard n == 100 else { throw GateKitError(.corrupt, "store '\(path)' is truncated (\(st.st_size) bytes); left untouched") }
+        guard n == 100 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated (\(st.st_size) bytes); left untouched") }
         // SQLite writes whole pages; a partial last page would be read back zero-filled and
         // pass the integrity check while its records silently changed.
         let pageSize = Int(header[16]) << 8 | Int(header[17])
         let bytesPerPage = pageSize == 1 ? 65536 : pageSize
         guard bytesPerPage >= 512, Int(st.st_size) % bytesPerPage == 0 else {
-            throw GateKitError(.corrupt, "store '\(path)' is truncated or damaged (\(st.st_size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
+            throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated or damaged (\(st.st_size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
         }
     }
 
@@ -73,10 +77,10 @@ public final class Store: @unchecked Sendable {
         let isNew = appID == 0 && version == 0 && objects == 0
         if !isNew {
             guard appID == Schema.applicationID else {
-                throw GateKitError(.notAStore, "'\(path)' is an SQLite database but not a GateKit store\(untouched)")
+                throw GateKitError(.notAStore, "\(Quoted.path(path)) is an SQLite database but not a GateKit store\(untouched)")
             }
             guard version <= Schema.currentVersion else {
-                throw GateKitError(.newerStore, "store '\(path)' has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion)\(untouched)")
+                throw GateKitError(.newerStore, "store \(Quoted.path(path)) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion)\(untouched)")
             }
         }
         // Checked for "new" (schema-less) databases too: a damaged empty SQLite file would
@@ -84,9 +88,16 @@ public final class Store: @unchecked Sendable {
         // the store-file fuzz target; Tests/fuzz-regressions/store-file/).
         let check = try integrityReport(quick: true)
         guard check.isEmpty else {
-            throw GateKitError(.corrupt, "store '\(path)' is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
+            throw GateKitError(.corrupt, "store \(Quoted.path(path)) is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
         }
         try connection.execute("PRAGMA synchronous=FULL")
+        if isReadOnly {
+            // Nothing may be written: the store must already be current, in whatever journal mode.
+            guard version == Schema.currentVersion else {
+                throw GateKitError(.readOnly, "store \(Quoted.path(path)) has schema version \(version) and needs migrating to \(Schema.currentVersion), but it is read-only; open it once where it can be written\(untouched)")
+            }
+            return
+        }
         // Migrate before switching to WAL: a migration that fails rolls back its transaction
         // and leaves the main file as it was, while the journal-mode switch rewrites the header
         // (found by the store-file fuzz target: a store whose schema does not match its version).
@@ -94,13 +105,13 @@ public final class Store: @unchecked Sendable {
             do {
                 try migrate()
             } catch where error.code == .internal && !isNew {
-                throw GateKitError(.corrupt, "store '\(path)' does not have the schema its version \(version) promises (\(error.message))\(untouched)")
+                throw GateKitError(.corrupt, "store \(Quoted.path(path)) does not have the schema its version \(version) promises (\(error.message))\(untouched)")
             }
         }
         try retryingBusy { () throws(GateKitError) in
             let mode = try connection.statement("PRAGMA journal_mode=WAL")
             guard try mode.step(), mode.text(0) == "wal" else {
-                throw GateKitError(.io, "store '\(path)' cannot use write-ahead logging")
+                throw GateKitError(.io, "store \(Quoted.path(path)) cannot use write-ahead logging")
             }
             mode.reset()
         }
@@ -113,9 +124,9 @@ public final class Store: @unchecked Sendable {
             var version = try db.scalar("PRAGMA user_version")
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master")
             guard appID == Schema.applicationID || (appID == 0 && version == 0 && objects == 0) else {
-                throw GateKitError(.notAStore, "'\(path)' is not a GateKit store")
+                throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store")
             }
-            guard version <= Schema.currentVersion else { throw GateKitError(.newerStore, "store '\(path)' was migrated by a newer GateKit") }
+            guard version <= Schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
             while version < Schema.currentVersion {
                 try db.execute(Schema.migrations[Int(version)])
                 version += 1
@@ -136,14 +147,17 @@ public final class Store: @unchecked Sendable {
     /// no deadlock-prone upgrade), committing on success and rolling back on error. A busy
     /// store is retried; when `write` returns, the transaction is durable.
     public func write<T>(_ body: (SQLiteConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
-        try lock.withLock { () throws(GateKitError) -> T in
+        guard !isReadOnly else {
+            throw GateKitError(.readOnly, "store \(Quoted.path(path)) is open read-only (a read-only file or file system); nothing was written")
+        }
+        return try lock.withLock { () throws(GateKitError) -> T in
             try retryingBusy { () throws(GateKitError) -> T in
                 try connection.execute("BEGIN IMMEDIATE")
                 do throws(GateKitError) {
                     // Checked under the write lock: a store deleted or replaced while open
                     // would silently swallow every later write.
                     guard !connection.fileHasMoved() else {
-                        throw GateKitError(.io, "store file '\(path)' was deleted or replaced while open; nothing was written (reopen the store)")
+                        throw GateKitError(.io, "store file \(Quoted.path(path)) was deleted or replaced while open; nothing was written (reopen the store)")
                     }
                     let result = try body(connection)
                     try connection.execute("COMMIT")

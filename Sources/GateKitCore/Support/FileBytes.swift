@@ -5,14 +5,14 @@ public enum FileBytes {
     public static func read(_ path: String, limit: Int) throws(GateKitError) -> [UInt8] {
         let (fd, size) = try RegularFile.openForReading(path)
         defer { close(fd) }
-        guard size <= limit else { throw GateKitError(.tooLarge, "'\(path)' is \(size) bytes; the limit is \(limit)") }
+        guard size <= limit else { throw GateKitError(.tooLarge, "\(Quoted.path(path)) is \(size) bytes; the limit is \(limit)") }
         var out = [UInt8](repeating: 0, count: Int(size))
         var filled = 0
         while filled < out.count {
             let n = out.withUnsafeMutableBytes { b in Glibc.read(fd, b.baseAddress.map { $0 + filled }, b.count - filled) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw GateKitError.io("cannot read '\(path)': \(String(cString: strerror(errno)))")
+                throw GateKitError.io("cannot read \(Quoted.path(path)): \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             filled += n

@@ -27,6 +27,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case readOnly = -10
         case unsupportedVersion = -11
         case tooLarge = -12
+        case unsafeStore = -13
 
         // Receipts (-100 … -199): issue 3.
         case receiptMalformed = -100
@@ -98,6 +99,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .readOnly: "store is read-only"
             case .unsupportedVersion: "unsupported options or structure version"
             case .tooLarge: "input too large"
+            case .unsafeStore: "store or its folder is a symbolic link or open to another user"
 
             // Receipts: issue 3.
             case .receiptMalformed: "receipt is not a PKCS#7 SignedData receipt (malformed)"
@@ -150,7 +152,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .jwsBundleID: "signed data is for another bundle id"
             case .jwsAppAppleID: "signed data is for another app Apple id"
             case .jwsEnvironment: "signed data is for another environment"
-            case .jwsTestSigned: "signed data is test-signed (Xcode) and no test anchor was given"
+            case .jwsTestSigned: "signed data is test-signed where genuine App Store data is required"
             case .jwsCertificate: "a certificate in the signed data cannot be parsed"
             case .jwsPayloadField: "a signed data payload field has the wrong type or repeats"
             }

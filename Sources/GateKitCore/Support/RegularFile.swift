@@ -8,16 +8,16 @@ enum RegularFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
-            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "cannot open '\(path)': \(String(cString: strerror(e)))")
+            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "cannot open \(Quoted.path(path)): \(String(cString: strerror(e)))")
         }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             close(fd)
-            throw GateKitError.io("cannot stat '\(path)'")
+            throw GateKitError.io("cannot stat \(Quoted.path(path))")
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw GateKitError.io("'\(path)' is not a regular file")
+            throw GateKitError.io("\(Quoted.path(path)) is not a regular file")
         }
         return (fd, Int64(st.st_size))
     }

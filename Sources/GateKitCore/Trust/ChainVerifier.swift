@@ -79,13 +79,13 @@ public final class ChainVerifier: @unchecked Sendable {
             ERR_clear_error()
             throw .resources("X509_STORE_CTX_init failed")
         }
-        X509_VERIFY_PARAM_set_time(param, time_t(clamping: time))
+        X509_VERIFY_PARAM_set_time(param, time_t(ChainVerifier.representable(time)))
         X509_VERIFY_PARAM_set_purpose(param, X509_PURPOSE_ANY)
         X509_VERIFY_PARAM_set_auth_level(param, 0)
         X509_VERIFY_PARAM_set_depth(param, 8)
 
         if X509_verify_cert(ctx) != 1 {
-            let failure = Self.failure(ctx, time: time, anchor: policy.anchor)
+            let failure = Self.failure(ctx, time: ChainVerifier.representable(time), anchor: policy.anchor)
             ERR_clear_error()
             throw failure
         }
@@ -139,6 +139,15 @@ public final class ChainVerifier: @unchecked Sendable {
         }
     }
 
+    /// Years 0000 to 9999, the range X.509 times can express: a time outside it compares
+    /// like the nearest end (before every notBefore, after every notAfter), where OpenSSL
+    /// would otherwise fail to convert it and blame the certificate's date fields.
+    static let representableTimes: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
+
+    static func representable(_ time: Int64) -> Int64 {
+        min(max(time, representableTimes.lowerBound), representableTimes.upperBound)
+    }
+
     private func checkShape(_ chain: [OpaquePointer], policy: TrustPolicy) throws(TrustFailure) {
         let required: Int
         switch policy.length {
@@ -152,17 +161,17 @@ public final class ChainVerifier: @unchecked Sendable {
             throw .chainLength("the chain to \(policy.anchor.name) has \(chain.count) certificates; exactly \(required) are required")
         }
         if let oid = policy.leafOID, let leaf = chain.first, !Certificate.hasExtension(leaf, oid: oid) {
-            throw .leafOID("the signer certificate '\(Certificate.subject(of: leaf))' lacks the extension \(oid)")
+            throw .leafOID("the signer certificate \(Quoted.text(Certificate.subject(of: leaf))) lacks the extension \(oid)")
         }
         if let oid = policy.intermediateOID, chain.count >= 3, !Certificate.hasExtension(chain[1], oid: oid) {
-            throw .intermediateOID("the intermediate certificate '\(Certificate.subject(of: chain[1]))' lacks the extension \(oid)")
+            throw .intermediateOID("the intermediate certificate \(Quoted.text(Certificate.subject(of: chain[1]))) lacks the extension \(oid)")
         }
         if policy.requireSHA256 {
             for x in chain.dropLast() {
                 let nid = Certificate.signatureDigestNID(x)
                 guard nid == NID_sha256 || nid == NID_sha384 || nid == NID_sha512 else {
                     let name = OBJ_nid2sn(nid).map { String(cString: $0) } ?? "unknown"
-                    throw .weakDigest("'\(Certificate.subject(of: x))' is signed with \(name); SHA-256 or stronger is required")
+                    throw .weakDigest("\(Quoted.text(Certificate.subject(of: x))) is signed with \(name); SHA-256 or stronger is required")
                 }
             }
         }
@@ -174,18 +183,18 @@ public final class ChainVerifier: @unchecked Sendable {
         let reason = X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "error \(error)"
         switch error {
         case X509_V_ERR_CERT_NOT_YET_VALID, X509_V_ERR_CERT_HAS_EXPIRED:
-            return .notValidAtTime("'\(subject)' is not valid at \(Timestamp.rfc3339Milliseconds(time &* 1000)) (\(reason))")
+            return .notValidAtTime("\(Quoted.text(subject)) is not valid at \(Timestamp.rfc3339Milliseconds(time &* 1000)) (\(reason))")
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
              X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT,
              X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE, X509_V_ERR_CERT_UNTRUSTED, X509_V_ERR_CERT_REJECTED:
-            return .untrustedRoot("'\(subject)' does not chain to \(anchor.name) (\(reason))")
+            return .untrustedRoot("\(Quoted.text(subject)) does not chain to \(anchor.name) (\(reason))")
         case X509_V_ERR_CERT_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_DECRYPT_CERT_SIGNATURE,
              X509_V_ERR_UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY:
-            return .certificateSignature("the signature on '\(subject)' does not verify (\(reason))")
+            return .certificateSignature("the signature on \(Quoted.text(subject)) does not verify (\(reason))")
         case X509_V_ERR_CA_MD_TOO_WEAK, X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL:
-            return .weakDigest("'\(subject)': \(reason)")
+            return .weakDigest("\(Quoted.text(subject)): \(reason)")
         default:
-            return .chainInvalid("'\(subject)': \(reason)")
+            return .chainInvalid("\(Quoted.text(subject)): \(reason)")
         }
     }
 

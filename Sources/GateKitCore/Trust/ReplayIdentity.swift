@@ -1,0 +1,46 @@
+/// What a host dedupes verified data on: the SHA-256 of exactly the bytes the signature
+/// covers as content (a receipt's payload, a JWS's decoded payload).
+///
+/// Genuine signed data is malleable outside those bytes — reordered or extra certificates,
+/// unsigned attributes, BER instead of DER, white space in base64 text, a high-S ECDSA
+/// signature — and every such variant still verifies. None of them changes this identity,
+/// while any change to the signed content does.
+public struct ReplayIdentity: Sendable, Hashable {
+    public let sha256: [UInt8]
+
+    public init(signedContent: [UInt8]) throws(GateKitError) {
+        sha256 = try Digest.hash(.sha256, signedContent)
+    }
+
+    /// 64 lowercase hex digits.
+    public var hex: String { Hex.encode(sha256) }
+}
+
+/// How a piece of signed data was accepted, carried with everything decoded from it.
+public struct Provenance: Sendable, Equatable {
+    /// Accepted under the caller's test anchor: never App Store data.
+    public let isTestSigned: Bool
+    public let identity: ReplayIdentity
+
+    public init(isTestSigned: Bool, identity: ReplayIdentity) {
+        self.isTestSigned = isTestSigned
+        self.identity = identity
+    }
+
+    /// The member GateKit adds to the JSON of verified data, last:
+    /// `"gatekit":{"identity":"<64 hex>","testSigned":false}`. A member of that name in the
+    /// signed data itself is dropped, so the marking cannot be forged from inside.
+    public static let jsonMember = "gatekit"
+
+    /// `{"identity":"<64 hex>","testSigned":bool}`.
+    public var json: JSONValue {
+        .object([("identity", .string(identity.hex)), ("testSigned", .bool(isTestSigned))])
+    }
+
+    public func marking(_ json: JSONValue) -> JSONValue {
+        guard case var .object(members) = json else { return json }
+        members.removeAll { $0.0 == Provenance.jsonMember }
+        members.append((Provenance.jsonMember, self.json))
+        return .object(members)
+    }
+}
