@@ -1015,6 +1015,23 @@ static void test_tool(void) {
     snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 1761962975 "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
     CHECK(tool_exit(args) == 0);
+    /* The tool prints the marking (identity, testSigned) and says so on stderr. */
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' jws verify --type transaction --bundle-id com.example --environment Sandbox "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/transactionInfo' 2>&1",
+             getenv("GATEKIT_TOOL"), f, f);
+    FILE *p = popen(cmd, "r");
+    char out[8192] = "";
+    size_t got = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[got] = 0;
+    if (p) CHECK(pclose(p) == 0);
+    CHECK(strstr(out, "\"gatekit\":{\"identity\":\"") != NULL && strstr(out, "\"testSigned\":true}") != NULL);
+    CHECK(strstr(out, "not App Store data") != NULL);
+    /* Production data under a test anchor only with the test-only flag (then the notification's
+     * Sandbox environment is what fails). */
+    snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 "
+             "--test-anchor '%s/jws/apple-test/certs/testCA.der' --test-production '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
+    CHECK(tool_exit(args) == 1);
     CHECK(tool_exit("jws verify --type bogus --bundle-id a --environment Sandbox x") == 2);
     CHECK(tool_exit("jws verify --bundle-id a --environment Sandbox") == 2);
     CHECK(tool_exit("jws") == 2);

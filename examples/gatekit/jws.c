@@ -9,12 +9,15 @@
 static const char jws_usage[] =
     "gatekit jws verify --type transaction|renewal|notification|app-transaction\n"
     "                   --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
-    "                   [--app-apple-id N] [--at TIME] [--test-anchor CERT] FILE|-\n"
+    "                   [--app-apple-id N] [--at TIME] [--test-anchor CERT [--test-production]] FILE|-\n"
     "    prints the verified payload as JSON (nested signed data decoded too); exit 0 when\n"
     "    verified, 1 when not (the reason on stderr). --app-apple-id is required for\n"
     "    Production. --at: Unix seconds or YYYY-MM-DDTHH:MM:SSZ (default: the payload's\n"
     "    signedDate). --test-anchor: test mode, a DER or PEM certificate trusted instead of\n"
-    "    Apple Root CA - G3 (Apple's test root, or the StoreKit Testing in Xcode certificate).\n"
+    "    Apple Root CA - G3 (Apple's test root, or the StoreKit Testing in Xcode certificate);\n"
+    "    such data is marked \"testSigned\":true in the JSON's \"gatekit\" member (with the\n"
+    "    replay \"identity\" to dedupe on) and refused as Production data unless the test-only\n"
+    "    --test-production is given.\n"
     "gatekit jws entitled --bundle-id ID --environment ENV [--app-apple-id N] [--product P]\n"
     "                   [--at-ms MS] [--at TIME] [--test-anchor CERT] FILE|-\n"
     "    verifies a signed transaction; exit 0 when it entitles the user (at MS, default now),\n"
@@ -24,6 +27,7 @@ enum { EXIT_NOT_ENTITLED = 5 };
 
 typedef struct {
     const char *type, *bundle_id, *environment, *app_apple_id, *at, *at_ms, *test_anchor, *product, *file;
+    int test_production;
 } jws_args;
 
 static int parse(int argc, char **argv, jws_args *a) {
@@ -38,6 +42,10 @@ static int parse(int argc, char **argv, jws_args *a) {
             (r = gk_option(argc, argv, &i, "--test-anchor", &a->test_anchor)) ||
             (r = gk_option(argc, argv, &i, "--product", &a->product))) {
             if (r < 0) return -1;
+            continue;
+        }
+        if (strcmp(argv[i], "--test-production") == 0) {
+            a->test_production = 1;
             continue;
         }
         if (a->file || (argv[i][0] == '-' && argv[i][1] != '\0')) {
@@ -132,12 +140,12 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     if (parse(argc, argv, &a) < 0 || !a.file || !a.bundle_id || !a.environment || (!entitled && !a.type))
         return gk_usage(jws_usage);
 
-    int (*verify)(char **, const char *, const gatekit_jws_options *) = NULL;
+    int kind = 0;
     if (!entitled) {
-        if (strcmp(a.type, "transaction") == 0) verify = jws_verify_transaction;
-        else if (strcmp(a.type, "renewal") == 0) verify = jws_verify_renewal_info;
-        else if (strcmp(a.type, "notification") == 0) verify = jws_verify_notification;
-        else if (strcmp(a.type, "app-transaction") == 0) verify = jws_verify_app_transaction;
+        if (strcmp(a.type, "transaction") == 0) kind = GATEKIT_JWS_TRANSACTION;
+        else if (strcmp(a.type, "renewal") == 0) kind = GATEKIT_JWS_RENEWAL_INFO;
+        else if (strcmp(a.type, "notification") == 0) kind = GATEKIT_JWS_NOTIFICATION;
+        else if (strcmp(a.type, "app-transaction") == 0) kind = GATEKIT_JWS_APP_TRANSACTION;
         else {
             fprintf(stderr, "gatekit jws: unknown --type %s\n", a.type);
             return gk_usage(jws_usage);
@@ -148,6 +156,7 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
     o.bundle_id = a.bundle_id;
     o.environment = a.environment;
+    o.flags = a.test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;
     if (a.app_apple_id && (o.app_apple_id = number(a.app_apple_id)) <= 0) {
         fprintf(stderr, "gatekit jws: --app-apple-id must be a positive number\n");
         return GK_EXIT_USAGE;
@@ -181,14 +190,17 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
             status = rc == 1 ? GK_EXIT_OK : EXIT_NOT_ENTITLED;
         }
     } else {
-        char *json = NULL;
-        int rc = verify(&json, text, &o);
+        /* The JSON carries the replay identity and the test-signed marking ("gatekit"). */
+        gatekit_jws *verified = NULL;
+        int rc = jws_verify(&verified, kind, text, &o);
         if (rc < 0) status = gk_fail("jws verify", rc);
         else {
-            puts(json);
+            puts(jws_json(verified));
+            if (jws_is_test_signed(verified) == 1)
+                fprintf(stderr, "gatekit jws: note: accepted under the --test-anchor certificate, not App Store data\n");
             status = GK_EXIT_OK;
         }
-        gatekit_free(json);
+        jws_free(verified);
     }
     free(text);
     free(anchor);

@@ -3,6 +3,7 @@ truncations, forged receipts generated at test time with the openssl CLI."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import shutil
@@ -333,3 +334,19 @@ def test_receipt_check_c_example(tmp_path: Path):
     assert other.returncode == 1 and "not owned" in other.stdout
     refused = subprocess.run([str(binary), g5, "com.example.app"], capture_output=True, text=True)
     assert refused.returncode == 173 and "Apple status 21003" in refused.stderr
+
+
+@needs_fixtures
+def test_the_replay_identity_survives_re_encoding():
+    """The identity is SHA-256 of the signed payload: base64 text with line breaks, the raw
+    DER, and each fixture's payload hashed independently (openssl cms) all agree."""
+    for name, f in sorted(facts().items())[:6]:
+        data = (FIXTURES / f["file"]).read_bytes()
+        r = validate_fixture(name, f, verify_time=None)
+        as_text = base64.encodebytes(data).decode("ascii")   # 76-column lines
+        again = R.validate(as_text, f["bundle_id"], test_anchor=storekit_cert() if f["environment"] == "Xcode" else None)
+        assert r.identity == again.identity and len(r.identity) == 64
+        payload = subprocess.run(["openssl", "cms", "-verify", "-noverify", "-binary", "-inform", "DER"],
+                                 input=data, capture_output=True, check=True).stdout
+        assert r.identity == hashlib.sha256(payload).hexdigest()
+        assert r.to_json()["gatekit"] == {"identity": r.identity, "testSigned": r.is_test_signed}
