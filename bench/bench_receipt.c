@@ -146,7 +146,7 @@ static void measure(receipt_ctx *c, int runs) {
     gatekit_receipt *r = NULL;
     if (receipt_validate(&r, c->der, c->len, &o) != 0) { fprintf(stderr, "%s: %s\n", c->name, gatekit_last_error()); exit(1); }
     long long ms = 0;
-    if (receipt_date_ms(r, GATEKIT_RECEIPT_CREATION_DATE, &ms) != 1) exit(1);
+    if (receipt_date_ms(&ms, r, GATEKIT_RECEIPT_CREATION_DATE) != 1) exit(1);
     int purchases = receipt_purchase_count(r);
     receipt_free(r);
     c->created = ms / 1000;

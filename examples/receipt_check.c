@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
         long long created = 0;
         /* "now" for a live app; this example asks at the receipt's creation date so it also
          * works on old sample receipts. */
-        receipt_date_ms(receipt, GATEKIT_RECEIPT_CREATION_DATE, &created);
+        receipt_date_ms(&created, receipt, GATEKIT_RECEIPT_CREATION_DATE);
         int owned = receipt_is_entitled(receipt, argv[3], created);
         printf("%s: %s\n", argv[3], owned == 1 ? "owned" : "not owned");
         status = owned == 1 ? 0 : 1;

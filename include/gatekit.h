@@ -356,14 +356,14 @@ GATEKIT_API const char *receipt_string(const gatekit_receipt *receipt, int attri
 
 /* An integer attribute into *out: 1 present, 0 absent (*out = 0), GATEKIT_EINVAL for NULL or
  * an id that is not an integer attribute. */
-GATEKIT_API int receipt_integer(const gatekit_receipt *receipt, int attribute, long long *out);
+GATEKIT_API int receipt_integer(long long *out, const gatekit_receipt *receipt, int attribute);
 
 /* A date attribute as epoch milliseconds into *out: 1 present, 0 absent, GATEKIT_EINVAL. */
-GATEKIT_API int receipt_date_ms(const gatekit_receipt *receipt, int attribute, long long *out);
+GATEKIT_API int receipt_date_ms(long long *out, const gatekit_receipt *receipt, int attribute);
 
 /* Raw bytes of BUNDLE_ID (DER value), OPAQUE or HASH, owned by the receipt: 1 present
  * (*out, *out_len set), 0 absent, GATEKIT_EINVAL. */
-GATEKIT_API int receipt_bytes(const gatekit_receipt *receipt, int attribute, const unsigned char **out, size_t *out_len);
+GATEKIT_API int receipt_bytes(const unsigned char **out, size_t *out_len, const gatekit_receipt *receipt, int attribute);
 
 /* 1 when the receipt was accepted under the caller's test anchor (Xcode), 0 for an App Store
  * receipt, GATEKIT_EINVAL for NULL. */
@@ -383,8 +383,8 @@ GATEKIT_API int receipt_purchase_count(const gatekit_receipt *receipt);
  * string (NULL when absent, out of range or not a text field), integer and date (1 present,
  * 0 absent, GATEKIT_EINVAL for NULL, an index out of range or a wrong id). */
 GATEKIT_API const char *receipt_purchase_string(const gatekit_receipt *receipt, size_t index, int field);
-GATEKIT_API int receipt_purchase_integer(const gatekit_receipt *receipt, size_t index, int field, long long *out);
-GATEKIT_API int receipt_purchase_date_ms(const gatekit_receipt *receipt, size_t index, int field, long long *out);
+GATEKIT_API int receipt_purchase_integer(long long *out, const gatekit_receipt *receipt, size_t index, int field);
+GATEKIT_API int receipt_purchase_date_ms(long long *out, const gatekit_receipt *receipt, size_t index, int field);
 
 /* One in-app purchase at once (what bindings use: one call instead of one per field).
  * Strings are owned by the receipt (valid until receipt_free), NULL when absent; numbers are 0

@@ -1,14 +1,30 @@
 #!/usr/bin/env bash
-# The .so must export exactly the functions include/gatekit.h declares: no more, no fewer.
+# One list of C functions, three places that must agree with it: the header declares them, the
+# version script (Sources/GateKit/exports.map) exports exactly them, the library exports exactly
+# them, and Sources/GateKit/HeaderConformance.swift type-checks each export against its
+# declaration (a mismatch there fails the build). Any disagreement fails this check.
 set -euo pipefail
 lib=$1 header=$2
-exported=$(nm -D -g --defined-only "$lib" | awk '$2 ~ /^[TW]$/ {print $3}' | sort)
+root=$(cd "$(dirname "$0")/.." && pwd)
 declared=$(grep -E '^GATEKIT_API' "$header" | sed -E 's/\(.*//; s/.*[ *]([A-Za-z_][A-Za-z0-9_]*)$/\1/' | sort)
-if [ "$exported" != "$declared" ]; then
-    echo "check-exports: $lib and $header disagree:" >&2
-    diff <(echo "$declared") <(echo "$exported") | sed 's/^</  declared only:/; s/^>/  exported only:/' | grep only >&2
-    echo "exports: 0 passed, 1 failed"
-    exit 1
+exported=$(nm -D -g --defined-only "$lib" | awk '$2 ~ /^[TW]$/ {print $3}' | sort)
+mapped=$(sed -n '/global:/,/local:/p' "$root/Sources/GateKit/exports.map" | grep -E '^\s+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' ;' | sort)
+checked=$(sed -nE 's/^    exactly\(.*type\(of: ([A-Za-z_][A-Za-z0-9_]*)\)\)$/\1/p' "$root/Sources/GateKit/HeaderConformance.swift" | sort)
+status=0
+compare() {
+    if [ "$declared" != "$2" ]; then
+        echo "check-exports: include/gatekit.h and $1 disagree:" >&2
+        diff <(echo "$declared") <(echo "$2") | sed "s/^</  only in the header:/; s/^>/  only in $1:/" | grep only >&2
+        status=1
+    fi
+}
+compare "the library's exports" "$exported"
+compare "exports.map" "$mapped"
+compare "HeaderConformance.swift" "$checked"
+if grep -qE '^\s+[A-Za-z_]*\*;' <(sed -n '/global:/,/local:/p' "$root/Sources/GateKit/exports.map"); then
+    echo "check-exports: exports.map uses a glob; list each symbol" >&2
+    status=1
 fi
-echo "exports: $(echo "$declared" | wc -l) functions match the header"
+if [ $status -ne 0 ]; then echo "exports: 0 passed, 1 failed"; exit 1; fi
+echo "exports: $(echo "$declared" | wc -l) functions: header, exports.map, library and HeaderConformance.swift agree"
 echo "exports: 1 passed, 0 failed"

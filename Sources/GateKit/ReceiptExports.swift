@@ -181,7 +181,7 @@ private func optionalOut(_ out: UnsafeMutablePointer<Int64>?, _ value: Int64??, 
 }
 
 @c(receipt_integer)
-public func receiptInteger(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+public func receiptInteger(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ attribute: Int32) -> Int32 {
     exportBoundary("receipt_integer") { () throws(GateKitError) in
         let r = try ReceiptHandle.from(receipt).validated.receipt
         return try optionalOut(out, r.integer(Int(attribute)), "receipt attribute \(attribute)")
@@ -189,7 +189,7 @@ public func receiptInteger(_ receipt: OpaquePointer?, _ attribute: Int32, _ out:
 }
 
 @c(receipt_date_ms)
-public func receiptDateMs(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+public func receiptDateMs(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ attribute: Int32) -> Int32 {
     exportBoundary("receipt_date_ms") { () throws(GateKitError) in
         let r = try ReceiptHandle.from(receipt).validated.receipt
         let date = r.date(Int(attribute)).map { $0?.milliseconds }
@@ -198,8 +198,8 @@ public func receiptDateMs(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: 
 }
 
 @c(receipt_bytes)
-public func receiptBytes(_ receipt: OpaquePointer?, _ attribute: Int32, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
-                         _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+public func receiptBytes(_ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ outLen: UnsafeMutablePointer<Int>?,
+                         _ receipt: OpaquePointer?, _ attribute: Int32) -> Int32 {
     exportBoundary("receipt_bytes") { () throws(GateKitError) in
         let handle = try ReceiptHandle.from(receipt)
         let out = try Arguments.out(out)
@@ -254,7 +254,7 @@ public func receiptPurchaseString(_ receipt: OpaquePointer?, _ index: Int, _ fie
 }
 
 @c(receipt_purchase_integer)
-public func receiptPurchaseInteger(_ receipt: OpaquePointer?, _ index: Int, _ field: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+public func receiptPurchaseInteger(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ index: Int, _ field: Int32) -> Int32 {
     exportBoundary("receipt_purchase_integer") { () throws(GateKitError) in
         let p = try purchase(try ReceiptHandle.from(receipt), index)
         return try optionalOut(out, p.integer(Int(field)), "purchase field \(field)")
@@ -262,7 +262,7 @@ public func receiptPurchaseInteger(_ receipt: OpaquePointer?, _ index: Int, _ fi
 }
 
 @c(receipt_purchase_date_ms)
-public func receiptPurchaseDateMs(_ receipt: OpaquePointer?, _ index: Int, _ field: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+public func receiptPurchaseDateMs(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ index: Int, _ field: Int32) -> Int32 {
     exportBoundary("receipt_purchase_date_ms") { () throws(GateKitError) in
         let p = try purchase(try ReceiptHandle.from(receipt), index)
         return try optionalOut(out, p.date(Int(field)).map { $0?.milliseconds }, "purchase field \(field)")

@@ -153,14 +153,14 @@ static int call_receipt_active_products(arg *a) {
     return rc;
 }
 static int call_receipt_string(arg *a) { (void)receipt_string(R(a[0].p), a[1].i); return 0; }
-static int call_receipt_integer(arg *a) { return receipt_integer(R(a[0].p), a[1].i, (long long *)a[2].p); }
-static int call_receipt_date_ms(arg *a) { return receipt_date_ms(R(a[0].p), a[1].i, (long long *)a[2].p); }
-static int call_receipt_bytes(arg *a) { return receipt_bytes(R(a[0].p), a[1].i, (const unsigned char **)a[2].p, (size_t *)a[3].p); }
+static int call_receipt_integer(arg *a) { return receipt_integer((long long *)a[0].p, R(a[1].p), a[2].i); }
+static int call_receipt_date_ms(arg *a) { return receipt_date_ms((long long *)a[0].p, R(a[1].p), a[2].i); }
+static int call_receipt_bytes(arg *a) { return receipt_bytes((const unsigned char **)a[0].p, (size_t *)a[1].p, R(a[2].p), a[3].i); }
 static int call_receipt_is_test_signed(arg *a) { return receipt_is_test_signed(R(a[0].p)); }
 static int call_receipt_purchase_count(arg *a) { return receipt_purchase_count(R(a[0].p)); }
 static int call_receipt_purchase_string(arg *a) { (void)receipt_purchase_string(R(a[0].p), a[1].n, a[2].i); return 0; }
-static int call_receipt_purchase_integer(arg *a) { return receipt_purchase_integer(R(a[0].p), a[1].n, a[2].i, (long long *)a[3].p); }
-static int call_receipt_purchase_date_ms(arg *a) { return receipt_purchase_date_ms(R(a[0].p), a[1].n, a[2].i, (long long *)a[3].p); }
+static int call_receipt_purchase_integer(arg *a) { return receipt_purchase_integer((long long *)a[0].p, R(a[1].p), a[2].n, a[3].i); }
+static int call_receipt_purchase_date_ms(arg *a) { return receipt_purchase_date_ms((long long *)a[0].p, R(a[1].p), a[2].n, a[3].i); }
 static int call_receipt_purchase(arg *a) { return receipt_purchase((gatekit_purchase *)a[0].p, a[1].n, R(a[2].p), a[3].n); }
 static int call_receipt_inspect(arg *a) {
     int rc = receipt_inspect((char **)a[0].p, a[1].p, a[2].n);
@@ -258,15 +258,15 @@ static const api_entry api[] = {
     {"receipt_is_entitled", call_receipt_is_entitled, {RECEIPT, PRODUCT, AT_MS, END}, 0},
     {"receipt_active_products", call_receipt_active_products, {OUT_PTR, RECEIPT, AT_MS, END}, 0},
     {"receipt_string", call_receipt_string, {RECEIPT, ATTR, END}, 1},
-    {"receipt_integer", call_receipt_integer, {RECEIPT, ATTR, OUT_LL, END}, 0},
-    {"receipt_date_ms", call_receipt_date_ms, {RECEIPT, ATTR, OUT_LL, END}, 0},
-    {"receipt_bytes", call_receipt_bytes, {RECEIPT, ATTR, OUT_BYTES, OUT_SIZE, END}, 0},
+    {"receipt_integer", call_receipt_integer, {OUT_LL, RECEIPT, ATTR, END}, 0},
+    {"receipt_date_ms", call_receipt_date_ms, {OUT_LL, RECEIPT, ATTR, END}, 0},
+    {"receipt_bytes", call_receipt_bytes, {OUT_BYTES, OUT_SIZE, RECEIPT, ATTR, END}, 0},
     {"receipt_is_test_signed", call_receipt_is_test_signed, {RECEIPT, END}, 0},
     {"receipt_identity", call_receipt_identity, {RECEIPT, END}, 1},
     {"receipt_purchase_count", call_receipt_purchase_count, {RECEIPT, END}, 0},
     {"receipt_purchase_string", call_receipt_purchase_string, {RECEIPT, INDEX, ATTR, END}, 1},
-    {"receipt_purchase_integer", call_receipt_purchase_integer, {RECEIPT, INDEX, ATTR, OUT_LL, END}, 0},
-    {"receipt_purchase_date_ms", call_receipt_purchase_date_ms, {RECEIPT, INDEX, ATTR, OUT_LL, END}, 0},
+    {"receipt_purchase_integer", call_receipt_purchase_integer, {OUT_LL, RECEIPT, INDEX, ATTR, END}, 0},
+    {"receipt_purchase_date_ms", call_receipt_purchase_date_ms, {OUT_LL, RECEIPT, INDEX, ATTR, END}, 0},
     {"receipt_purchase", call_receipt_purchase, {PURCHASE, P_SIZE, RECEIPT, INDEX, END}, 0},
     {"receipt_inspect", call_receipt_inspect, {OUT_PTR, R_DATA, LEN, END}, 0},
     {"receipt_apple_status", call_receipt_apple_status, {INT, END}, 1},

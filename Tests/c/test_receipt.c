@@ -99,7 +99,7 @@ static void check_fixture(const facts *f) {
         CHECK_STR(receipt_string(r, GATEKIT_RECEIPT_BUNDLE_ID), f->bundle);
         if (strcmp(f->version, "-") != 0) CHECK_STR(receipt_string(r, GATEKIT_RECEIPT_APP_VERSION), f->version);
         long long ms = -1;
-        CHECK_RC(receipt_date_ms(r, GATEKIT_RECEIPT_CREATION_DATE, &ms), 1);
+        CHECK_RC(receipt_date_ms(&ms, r, GATEKIT_RECEIPT_CREATION_DATE), 1);
         CHECK(ms == f->created_ms);
         CHECK_RC(receipt_purchase_count(r), f->in_app);
         CHECK_RC(receipt_is_test_signed(r), xcode);
@@ -107,13 +107,13 @@ static void check_fixture(const facts *f) {
             if (strcmp(f->product, "-") != 0) CHECK_STR(receipt_purchase_string(r, 0, GATEKIT_IAP_PRODUCT_ID), f->product);
             if (strcmp(f->txn, "-") != 0) CHECK_STR(receipt_purchase_string(r, 0, GATEKIT_IAP_TRANSACTION_ID), f->txn);
             long long p = 0;
-            CHECK_RC(receipt_purchase_date_ms(r, 0, GATEKIT_IAP_PURCHASE_DATE, &p), 1);
+            CHECK_RC(receipt_purchase_date_ms(&p, r, 0, GATEKIT_IAP_PURCHASE_DATE), 1);
             CHECK(p > 0);
         }
         CHECK(receipt_purchase_string(r, (size_t)f->in_app, GATEKIT_IAP_PRODUCT_ID) == NULL);
         const unsigned char *opaque = NULL;
         size_t opaque_len = 0;
-        CHECK_RC(receipt_bytes(r, GATEKIT_RECEIPT_OPAQUE, &opaque, &opaque_len), 1);
+        CHECK_RC(receipt_bytes(&opaque, &opaque_len, r, GATEKIT_RECEIPT_OPAQUE), 1);
         CHECK(opaque_len == (xcode ? 8u : 16u));
         char *json = NULL;
         CHECK_RC(receipt_to_json(&json, r), 0);
@@ -303,13 +303,13 @@ static void robustness(void) {
     CHECK(json && strstr(json, "\"is_trial_period\":\"false\""));
     gatekit_free(json);
     long long v = 0;
-    CHECK_RC(receipt_integer(r, GATEKIT_RECEIPT_BUNDLE_ID, &v), GATEKIT_EINVAL);
-    CHECK_RC(receipt_purchase_integer(r, 2, GATEKIT_IAP_QUANTITY, &v), GATEKIT_EINVAL);
-    CHECK_RC(receipt_purchase_integer(r, 0, GATEKIT_IAP_QUANTITY, &v), 1);
+    CHECK_RC(receipt_integer(&v, r, GATEKIT_RECEIPT_BUNDLE_ID), GATEKIT_EINVAL);
+    CHECK_RC(receipt_purchase_integer(&v, r, 2, GATEKIT_IAP_QUANTITY), GATEKIT_EINVAL);
+    CHECK_RC(receipt_purchase_integer(&v, r, 0, GATEKIT_IAP_QUANTITY), 1);
     CHECK(v == 1);
-    CHECK_RC(receipt_purchase_integer(r, 0, GATEKIT_IAP_PRODUCT_TYPE, &v), 1);
+    CHECK_RC(receipt_purchase_integer(&v, r, 0, GATEKIT_IAP_PRODUCT_TYPE), 1);
     CHECK(v == 3);
-    CHECK_RC(receipt_purchase_date_ms(r, 0, GATEKIT_IAP_CANCELLATION_DATE, &v), 0);
+    CHECK_RC(receipt_purchase_date_ms(&v, r, 0, GATEKIT_IAP_CANCELLATION_DATE), 0);
     gatekit_purchase p;
     memset(&p, 0xAB, sizeof p);
     CHECK_RC(receipt_purchase(&p, sizeof p, r, 1), 0);
@@ -681,7 +681,7 @@ static void mutations(void) {
             accepted++;
             long long c = 0;
             const char *b = receipt_string(r, GATEKIT_RECEIPT_BUNDLE_ID);
-            if (receipt_date_ms(r, GATEKIT_RECEIPT_CREATION_DATE, &c) != 1 || c != created[s] ||
+            if (receipt_date_ms(&c, r, GATEKIT_RECEIPT_CREATION_DATE) != 1 || c != created[s] ||
                 receipt_purchase_count(r) != counts[s] || !b || strcmp(b, bundles[s]) != 0)
                 wrong++;
         }

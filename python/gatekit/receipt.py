@@ -74,14 +74,14 @@ _to_json = _native.declare("receipt_to_json", ctypes.c_int, _native.c_char_p_p, 
 _is_entitled = _native.declare("receipt_is_entitled", ctypes.c_int, _R, ctypes.c_char_p, ctypes.c_longlong)
 _active_products = _native.declare("receipt_active_products", ctypes.c_int, _native.c_char_p_p, _R, ctypes.c_longlong)
 _string = _native.declare("receipt_string", ctypes.c_char_p, _R, ctypes.c_int)
-_integer = _native.declare("receipt_integer", ctypes.c_int, _R, ctypes.c_int, _LL)
-_date_ms = _native.declare("receipt_date_ms", ctypes.c_int, _R, ctypes.c_int, _LL)
-_bytes = _native.declare("receipt_bytes", ctypes.c_int, _R, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t))
+_integer = _native.declare("receipt_integer", ctypes.c_int, _LL, _R, ctypes.c_int)
+_date_ms = _native.declare("receipt_date_ms", ctypes.c_int, _LL, _R, ctypes.c_int)
+_bytes = _native.declare("receipt_bytes", ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), _R, ctypes.c_int)
 _is_test_signed = _native.declare("receipt_is_test_signed", ctypes.c_int, _R)
 _purchase_count = _native.declare("receipt_purchase_count", ctypes.c_int, _R)
 _purchase_string = _native.declare("receipt_purchase_string", ctypes.c_char_p, _R, ctypes.c_size_t, ctypes.c_int)
-_purchase_integer = _native.declare("receipt_purchase_integer", ctypes.c_int, _R, ctypes.c_size_t, ctypes.c_int, _LL)
-_purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _R, ctypes.c_size_t, ctypes.c_int, _LL)
+_purchase_integer = _native.declare("receipt_purchase_integer", ctypes.c_int, _LL, _R, ctypes.c_size_t, ctypes.c_int)
+_purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _LL, _R, ctypes.c_size_t, ctypes.c_int)
 _purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), ctypes.c_size_t, _R, ctypes.c_size_t)
 _inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
 _apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
@@ -207,7 +207,7 @@ class _Handle:
 
 def _opt_int(getter: Any, *args: Any) -> Optional[int]:
     value = ctypes.c_longlong()
-    return value.value if check(getter(*args, ctypes.byref(value))) == 1 else None
+    return value.value if check(getter(ctypes.byref(value), *args)) == 1 else None
 
 
 def _opt_str(raw: Optional[bytes]) -> Optional[str]:
@@ -237,7 +237,7 @@ class Receipt:
     def _bytes(self, attribute: int) -> Optional[bytes]:
         out = ctypes.c_void_p()
         size = ctypes.c_size_t()
-        if check(_bytes(self._handle.pointer, attribute, ctypes.byref(out), ctypes.byref(size))) != 1:
+        if check(_bytes(ctypes.byref(out), ctypes.byref(size), self._handle.pointer, attribute)) != 1:
             return None
         return ctypes.string_at(out.value, size.value) if out.value else b""
 
