@@ -20,12 +20,12 @@ export GATEKIT_LIBRARY  ?= $(CURDIR)/$(DEBUG_DIR)/libgatekit.so
 GK_CFLAGS = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --cflags gatekit)
 GK_LIBS   = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --libs gatekit)
 
-TOOL_SOURCES := $(wildcard examples/gatekit/*.c)
+TOOL_SOURCES := $(wildcard tools/gatekit/*.c)
 C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_*.c))
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: build deps python-deps lib tool static demo test test-swift test-c test-python test-install bench install clean \
+.PHONY: build deps python-deps lib tool static demo test check test-swift test-c test-python test-install bench install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
 
 deps:
@@ -40,13 +40,16 @@ build: lib tool
 
 tool: lib $(C_OUT)/gatekit
 
-$(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard examples/gatekit/*.h) include/gatekit.h $(DEBUG_DIR)/libgatekit.so
+$(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard tools/gatekit/*.h) include/gatekit.h $(DEBUG_DIR)/libgatekit.so
 	@mkdir -p $(C_OUT)
 	$(CC) $(CWARN) -O2 -g -o $@ $(TOOL_SOURCES) $(GK_CFLAGS) $(GK_LIBS)
 
 $(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h include/gatekit.h $(DEBUG_DIR)/libgatekit.so
 	@mkdir -p $(C_OUT)/tests
 	$(CC) $(CWARN) -O1 -g -pthread -o $@ $< $(GK_CFLAGS) $(GK_LIBS)
+
+# The thread-soak test runs the benchmark's soak (it #includes bench/soak_threads.c).
+$(C_OUT)/tests/test_thread_soak: bench/soak_threads.c
 
 # Toolchain-free release library (Swift runtime linked in), for `make install` and `make bench`.
 static: deps
@@ -80,6 +83,11 @@ demo: build
 test: build
 	$(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
 
+# The inner loop: the Swift, C and Python suites, without the install test and fuzzing
+# (about a minute warm). `make test` is the full run CI does.
+check: build
+	$(MAKE) --no-print-directory test-swift test-c test-python
+
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
 
@@ -93,7 +101,7 @@ python-deps:
 test-python: build python-deps
 	cd python && $(PYTHON) -m pytest -q -rs tests
 
-# ---- Hardening (issue 6): fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
+# ---- Hardening: fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
 FUZZ_SECONDS       ?= 300
 FUZZ_SMOKE_SECONDS ?= 30
 FUZZ_TARGETS       ?=

@@ -78,7 +78,7 @@ static int gatekit_validate(receipt_ctx *c) {
 }
 
 static int gatekit_cold(void *p) {
-    receipt_clear_cache();
+    gatekit_clear_caches();
     return gatekit_validate(p);
 }
 

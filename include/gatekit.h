@@ -96,6 +96,11 @@ GATEKIT_API const char *gatekit_last_error(void);
 /* Frees memory the library returned (JSON strings, arrays). NULL is a no-op. */
 GATEKIT_API void gatekit_free(void *ptr);
 
+/* Drops every process-wide cache: verified certificate chains (receipts and JWS), decoded JWS
+ * headers, test-anchor trust policies. For tests and benchmarks of cold paths; never needed
+ * for correctness (a cached answer is only given where a full computation agrees). Any thread. */
+GATEKIT_API void gatekit_clear_caches(void);
+
 /* ========================================================================================
  * Store
  * ====================================================================================== */
@@ -209,7 +214,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_history_all(char **out_json, gatekit_st
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_mark_minor_revision(gatekit_store *store, const char *document_id, const char *from_hash, const char *to_hash);
 
 /* ========================================================================================
- * App Store receipts (issue 3)
+ * App Store receipts
  *
  * receipt_validate() decides whether bytes are a genuine App Store receipt for your app:
  * PKCS#7 SignedData (DER or BER, raw or base64 text), RSA signature over the payload, chain
@@ -426,9 +431,6 @@ GATEKIT_API GATEKIT_WARN_UNUSED int receipt_inspect(char **out_json, const void 
  * failure (authenticity, bundle, version, device, Xcode); 21009 anything else. Any thread. */
 GATEKIT_API int receipt_apple_status(int code);
 
-/* Drops the cache of verified certificate chains (tests and benchmarks; never needed for
- * correctness: a cached chain only answers inside its validity window). Any thread. */
-GATEKIT_API void receipt_clear_cache(void);
 
 /* ========================================================================================
  * Permissions

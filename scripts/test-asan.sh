@@ -31,7 +31,7 @@ CFLAGS=(-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOUR
         -shared-libasan -fuse-ld=lld -pthread -Iinclude)
 LDFLAGS=(-L"$LIB_DIR" -Wl,-rpath,"$LIB_DIR" -Wl,-rpath,"$RT_DIR" -lgatekit)
 mkdir -p "$OUT/tests"
-"$CLANG" "${CFLAGS[@]}" -o "$OUT/gatekit" examples/gatekit/*.c "${LDFLAGS[@]}"
+"$CLANG" "${CFLAGS[@]}" -o "$OUT/gatekit" tools/gatekit/*.c "${LDFLAGS[@]}"
 for src in Tests/c/test_*.c; do
     "$CLANG" "${CFLAGS[@]}" -o "$OUT/tests/$(basename "$src" .c)" "$src" "${LDFLAGS[@]}"
 done

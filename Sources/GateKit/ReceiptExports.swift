@@ -322,7 +322,3 @@ public func receiptAppleStatus(_ code: Int32) -> Int32 {
     ReceiptValidator.appleStatus(for: code)
 }
 
-@c(receipt_clear_cache)
-public func receiptClearCache() {
-    ChainVerifier.shared.clearCache()
-}

@@ -32,3 +32,8 @@ public func gatekitFree(_ ptr: UnsafeMutableRawPointer?) {
 public func gatekitHashHexSize() -> Int {
     Int(GATEKIT_HASH_HEX_SIZE)
 }
+
+@c(gatekit_clear_caches)
+public func gatekitClearCaches() {
+    ProcessCaches.clearAll()
+}

@@ -30,6 +30,15 @@ import Testing
         #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: sandboxOtherApp) } == nil)
     }
 
+    @Test func oneCallClearsEveryCache() {
+        // A key no other (concurrently running) test can insert.
+        let key = SampledBytesKey(bytes: Array("clear-caches-\(UInt64.random(in: 1...UInt64.max))".utf8))
+        JWSHeaderMemo.shared.insert(key, JWSHeaderMemo.Entry(header: .object([]), certificates: []))
+        #expect(JWSHeaderMemo.shared.lookup(key) != nil)
+        ProcessCaches.clearAll()
+        #expect(JWSHeaderMemo.shared.lookup(key) == nil)
+    }
+
     @Test func testSignedDataIsMarkedAndNeverProduction() throws {
         guard let anchor = JWSTestFiles.fixture(Self.testCA), let jws = JWSTestFiles.fixtureJWS(Self.mock + "testNotification"),
               let strict = JWSOptions.test(anchor, environment: .production, appAppleID: 1234, testProduction: false),

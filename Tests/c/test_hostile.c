@@ -168,7 +168,7 @@ static int call_receipt_inspect(arg *a) {
     return rc;
 }
 static int call_receipt_apple_status(arg *a) { return receipt_apple_status(a[0].i) >= 0 ? 0 : -1; }
-static int call_receipt_clear_cache(arg *a) { (void)a; receipt_clear_cache(); return 0; }
+static int call_gatekit_clear_caches(arg *a) { (void)a; gatekit_clear_caches(); return 0; }
 #define J(x) ((const gatekit_jws_options *)(x))
 static int call_jws_options_init(arg *a) { return jws_options_init((gatekit_jws_options *)a[0].p, (unsigned)a[1].i); }
 static int call_jws_verify(arg *a) {
@@ -270,7 +270,7 @@ static const api_entry api[] = {
     {"receipt_purchase", call_receipt_purchase, {PURCHASE, P_SIZE, RECEIPT, INDEX, END}, 0},
     {"receipt_inspect", call_receipt_inspect, {OUT_PTR, R_DATA, LEN, END}, 0},
     {"receipt_apple_status", call_receipt_apple_status, {INT, END}, 1},
-    {"receipt_clear_cache", call_receipt_clear_cache, {END}, 1},
+    {"gatekit_clear_caches", call_gatekit_clear_caches, {END}, 1},
     {"jws_options_init", call_jws_options_init, {OPTS_INIT, INT, END}, 0},
     {"jws_verify", call_jws_verify, {OUT_PTR, JWS_KIND, JWS, J_OPTIONS, END}, 0},
     {"jws_json", call_jws_json, {SIGNED, END}, 1},

@@ -702,7 +702,7 @@ typedef struct { unsigned char *data; size_t len; int failures; } thread_job;
 static void *hammer(void *p) {
     thread_job *job = p;
     for (int i = 0; i < 200; i++) {
-        if (i % 50 == 0) receipt_clear_cache();
+        if (i % 50 == 0) gatekit_clear_caches();
         gatekit_receipt *r = NULL;
         if (validate(&r, job->data, job->len, "dev.bonzer.weeka.app", 0, 0, NULL, 0) != 0 || receipt_purchase_count(r) != 2)
             job->failures++;

@@ -21,8 +21,17 @@ __all__ = [
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "library_path", "receipt", "strerror", "version", "version_number",
+    "clear_caches", "library_path", "receipt", "strerror", "version", "version_number",
 ]
+
+
+_clear_caches = _native.declare("gatekit_clear_caches", None)
+
+
+def clear_caches() -> None:
+    """Drops every process-wide cache (verified chains, decoded JWS headers): for benchmarks
+    of cold paths; never needed for correctness."""
+    _clear_caches()
 
 
 def version() -> str:

@@ -85,7 +85,6 @@ _purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _L
 _purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), ctypes.c_size_t, _R, ctypes.c_size_t)
 _inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
 _apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
-_clear_cache = _native.declare("receipt_clear_cache", None)
 
 REQUIRE_SHA256 = 0x1
 PRODUCTION_ONLY = 0x2
@@ -148,11 +147,6 @@ for _code in range(-100, -124, -1):
 def apple_status(code: int) -> int:
     """verifyReceipt's status for a GateKit code (0, 21002, 21003, 21007, 21008, 21009)."""
     return int(_apple_status(int(code)))
-
-
-def clear_cache() -> None:
-    """Drops cached verified chains (benchmarks only; never needed for correctness)."""
-    _clear_cache()
 
 
 def _to_datetime(ms: Optional[int]) -> Optional[datetime]:

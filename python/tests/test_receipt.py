@@ -248,7 +248,7 @@ def test_threads_share_the_chain_cache():
     def work():
         for i in range(100):
             if i % 25 == 0:
-                R.clear_cache()
+                gatekit.clear_caches()
             try:
                 assert len(R.validate(data, "dev.bonzer.weeka.app").purchases) == 2
             except Exception as error:  # noqa: BLE001 - collected and asserted below

@@ -7,6 +7,8 @@ enum JWSSigner {
     /// not per call, keeps test-mode verification as fast as production.
     private static let testPolicies = TestPolicyCache()
 
+    static func clearTestPolicies() { testPolicies.removeAll() }
+
     static func verifiedChain(_ certificates: [[UInt8]], at time: Int64, testAnchor: [UInt8]?) throws(GateKitError) -> VerifiedChain {
         let policy: TrustPolicy
         if let testAnchor {
@@ -70,6 +72,8 @@ enum JWSSigner {
     private final class TestPolicyCache: @unchecked Sendable {
         private let lock = Lock()
         private var policies: [SampledBytesKey: TrustPolicy] = [:]
+
+        func removeAll() { lock.withLock { policies.removeAll() } }
 
         func policy(for anchor: [UInt8]) throws(GateKitError) -> TrustPolicy {
             let key = SampledBytesKey(bytes: anchor)

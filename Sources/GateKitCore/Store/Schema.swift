@@ -33,7 +33,7 @@ enum Schema {
             PRIMARY KEY (document_id, to_hash, from_hash)
         ) WITHOUT ROWID;
         """,
-        // 2: permission state (issue 4). Keys are category numbers, never names.
+        // 2: permission state. Keys are category numbers, never names.
         """
         CREATE TABLE perm_categories(
             category INTEGER PRIMARY KEY CHECK (category BETWEEN 1000000 AND 2147483647),

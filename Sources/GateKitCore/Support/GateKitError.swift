@@ -29,7 +29,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case tooLarge = -12
         case unsafeStore = -13
 
-        // Receipts (-100 … -199): issue 3.
+        // Receipts (-100 … -199).
         case receiptMalformed = -100
         case receiptPayloadMalformed = -101
         case receiptUnsupportedAlgorithm = -102
@@ -55,7 +55,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case receiptUnknownEnvironment = -122
         case receiptTestAnchorInvalid = -123
 
-        // Permissions (-200 … -299): issue 4.
+        // Permissions (-200 … -299).
         case permissionCategory = -200
         case permissionRetired = -201
         case permissionDecision = -202
@@ -68,7 +68,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case permissionToken = -209
         case permissionWatching = -210
 
-        // Signed data, JWS (-300 … -399): issue 5.
+        // Signed data, JWS (-300 … -399).
         case jwsMalformed = -300
         case jwsUnsupportedAlgorithm = -301
         case jwsChainLength = -302
@@ -101,7 +101,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .tooLarge: "input too large"
             case .unsafeStore: "store or its folder is a symbolic link or open to another user"
 
-            // Receipts: issue 3.
+            // Receipts.
             case .receiptMalformed: "receipt is not a PKCS#7 SignedData receipt (malformed)"
             case .receiptPayloadMalformed: "receipt payload is malformed"
             case .receiptUnsupportedAlgorithm: "receipt uses an unsupported algorithm"
@@ -127,7 +127,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .receiptUnknownEnvironment: "receipt has an unknown environment"
             case .receiptTestAnchorInvalid: "test anchor is not a DER certificate"
 
-            // Permissions: issue 4.
+            // Permissions.
             case .permissionCategory: "invalid or unregistered permission category"
             case .permissionRetired: "retired permission category"
             case .permissionDecision: "invalid permission decision"
@@ -140,7 +140,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .permissionToken: "unknown permission subscription token"
             case .permissionWatching: "permission watcher already running"
 
-            // Signed data: issue 5.
+            // Signed data.
             case .jwsMalformed: "signed data is not a well-formed compact JWS"
             case .jwsUnsupportedAlgorithm: "signed data algorithm is not ES256"
             case .jwsChainLength: "signed data certificate chain does not have exactly 3 certificates"
