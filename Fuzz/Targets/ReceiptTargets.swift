@@ -43,9 +43,9 @@ import Glibc
 }
 
 func exercise(_ receipt: Receipt) {
-    for type in [0, 1, 2, 3, 4, 5, 10, 12, 15, 16, 18, 19, 21] { _ = receipt.string(type); _ = receipt.integer(type); _ = receipt.date(type) }
+    for a in ReceiptAttribute.allCases { _ = receipt.string(a); _ = receipt.integer(a); _ = receipt.date(a); _ = receipt.bytes(a) }
     for p in receipt.purchases {
-        for field in 1700...1725 { _ = p.string(field); _ = p.integer(field); _ = p.date(field) }
+        for field in PurchaseField.allCases { _ = p.string(field); _ = p.integer(field); _ = p.date(field) }
         for at in [Int64.min, -1, 0, 1_600_000_000_000, Int64.max] { _ = ReceiptEntitlements.covers(p, at: at) }
     }
     for at in [Int64.min, 0, Int64.max] {

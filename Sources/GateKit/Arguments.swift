@@ -57,6 +57,17 @@ enum Arguments {
         return 0
     }
 
+    /// An options struct's test anchor (`test_anchor_der`, `test_anchor_len`): nil when both
+    /// are unset; the bytes, up to TrustAnchor's limit, otherwise.
+    static func testAnchor(_ der: UnsafePointer<UInt8>?, _ length: Int) throws(GateKitError) -> [UInt8]? {
+        guard der != nil || length != 0 else { return nil }
+        guard length > 0 else { throw .invalid("options->test_anchor_der is set but test_anchor_len is 0") }
+        guard length <= TrustAnchor.maximumTestAnchorLength else {
+            throw .invalid("options->test_anchor_len is \(UInt(bitPattern: length)); at most \(TrustAnchor.maximumTestAnchorLength)")
+        }
+        return Array(try buffer(UnsafeRawPointer(der), length, "options->test_anchor_der"))
+    }
+
     static func out<T>(_ p: UnsafeMutablePointer<T>?, _ name: String = "out") throws(GateKitError) -> UnsafeMutablePointer<T> {
         guard let p else { throw .invalid("\(name) is NULL") }
         return p

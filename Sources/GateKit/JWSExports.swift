@@ -25,13 +25,7 @@ private func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKit
     guard o.environment != nil else { throw .invalid("options->environment is NULL") }
     let environment = try JWSEnvironment.named(try Arguments.string(o.environment, "options->environment"))
     guard o.app_apple_id >= 0 else { throw .invalid("options->app_apple_id is negative") }
-    var anchor: [UInt8]?
-    if o.test_anchor_der != nil || o.test_anchor_len != 0 {
-        guard o.test_anchor_len <= 65536 else { throw .invalid("options->test_anchor_len is \(o.test_anchor_len); at most 65536") }
-        let bytes = try Arguments.buffer(UnsafeRawPointer(o.test_anchor_der), Int(o.test_anchor_len), "options->test_anchor_der")
-        guard bytes.count > 0 else { throw .invalid("options->test_anchor_der is set but test_anchor_len is 0") }
-        anchor = Array(bytes)
-    }
+    let anchor = try Arguments.testAnchor(o.test_anchor_der, o.test_anchor_len)
     return try JWSOptions(bundleID: bundleID,
                           appAppleID: o.app_apple_id == 0 ? nil : Int64(o.app_apple_id),
                           environment: environment,
@@ -98,9 +92,8 @@ public func jwsTransactionIsEntitled(_ jws: UnsafePointer<CChar>?, _ options: Un
         guard atMilliseconds >= 0 else { throw .invalid("at_ms is negative") }
         let product = try Arguments.optionalString(productID, "product_id")
         let transaction = try JWSVerifier.verifyTransaction(try jwsBytes(jws), options: try jwsOptions(options))
-        if let product, transaction.productId != product { return 0 }
         let at = atMilliseconds == 0 ? Clock.nowMilliseconds() : atMilliseconds
-        return transaction.isEntitled(at: at) ? 1 : 0
+        return transaction.isEntitled(to: product, at: at) ? 1 : 0
     }
 }
 

@@ -66,11 +66,9 @@ private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKi
     var result = ReceiptValidationOptions(bundleID: try Arguments.string(o.bundle_id, "options->bundle_id"))
     result.appVersion = try Arguments.optionalString(o.app_version, "options->app_version")
     if o.device_id != nil || o.device_id_len != 0 {
-        let raw = try Arguments.buffer(UnsafeRawPointer(o.device_id), o.device_id_len, "options->device_id")
-        guard raw.count == 16 || raw.count == 6 else {
-            throw .invalid("options->device_id_len must be 16 (UUID) or 6 (MAC address), not \(o.device_id_len)")
-        }
-        result.deviceID = Array(raw)
+        // Copied only up to a sane size; the core says which lengths are device ids.
+        guard o.device_id_len <= 64 else { throw .invalid("options->device_id_len is \(o.device_id_len); a device id is 16 or 6 bytes") }
+        result.deviceID = Array(try Arguments.buffer(UnsafeRawPointer(o.device_id), o.device_id_len, "options->device_id"))
     }
     if o.verify_time != 0 { result.verifyTime = Int64(o.verify_time) }
     let known = GATEKIT_RECEIPT_REQUIRE_SHA256 | GATEKIT_RECEIPT_PRODUCTION_ONLY | GATEKIT_RECEIPT_SANDBOX_ONLY
@@ -78,11 +76,7 @@ private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKi
     result.requireSHA256 = o.flags & GATEKIT_RECEIPT_REQUIRE_SHA256 != 0
     result.productionOnly = o.flags & GATEKIT_RECEIPT_PRODUCTION_ONLY != 0
     result.sandboxOnly = o.flags & GATEKIT_RECEIPT_SANDBOX_ONLY != 0
-    if o.test_anchor_der != nil || o.test_anchor_len != 0 {
-        let raw = try Arguments.buffer(UnsafeRawPointer(o.test_anchor_der), o.test_anchor_len, "options->test_anchor_der")
-        guard raw.count > 0, raw.count <= 64 * 1024 else { throw .invalid("options->test_anchor_len must be 1 … 65536 bytes") }
-        result.testAnchorDER = Array(raw)
-    }
+    result.testAnchorDER = try Arguments.testAnchor(o.test_anchor_der, o.test_anchor_len)
     return result
 }
 
@@ -167,8 +161,17 @@ public func receiptActiveProducts(_ out: UnsafeMutablePointer<UnsafeMutablePoint
 @c(receipt_string)
 public func receiptString(_ receipt: OpaquePointer?, _ attribute: Int32) -> UnsafePointer<CChar>? {
     // Receipt attributes are 0…99; purchase strings use keys from 1,000,000 up.
-    guard let handle = ReceiptHandle.peek(receipt), attribute >= 0, attribute < 100 else { return nil }
-    return handle.cString(Int(attribute)) { handle.validated.receipt.string(Int(attribute)) }
+    guard let handle = ReceiptHandle.peek(receipt), let known = ReceiptAttribute(rawValue: Int64(attribute)) else { return nil }
+    return handle.cString(Int(attribute)) { handle.validated.receipt.string(known) }
+}
+
+/// The attribute or purchase field a C caller named, or nil (the accessors then say so).
+private func receiptAttribute(_ raw: Int32) -> ReceiptAttribute? { ReceiptAttribute(rawValue: Int64(raw)) }
+private func purchaseField(_ raw: Int32) -> PurchaseField? { PurchaseField(rawValue: Int64(raw)) }
+
+/// Handle-owned C strings of purchase fields: keys from 1,000,000 up (receipt attributes are 0…99).
+private func purchaseKey(_ index: Int, _ field: PurchaseField) -> Int {
+    1_000_000 &+ index &* 100 &+ Int(field.rawValue - 1700)
 }
 
 private func optionalOut(_ out: UnsafeMutablePointer<Int64>?, _ value: Int64??, _ what: String) throws(GateKitError) -> Int32 {
@@ -184,7 +187,7 @@ private func optionalOut(_ out: UnsafeMutablePointer<Int64>?, _ value: Int64??, 
 public func receiptInteger(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ attribute: Int32) -> Int32 {
     exportBoundary("receipt_integer") { () throws(GateKitError) in
         let r = try ReceiptHandle.from(receipt).validated.receipt
-        return try optionalOut(out, r.integer(Int(attribute)), "receipt attribute \(attribute)")
+        return try optionalOut(out, receiptAttribute(attribute).flatMap { r.integer($0) }, "receipt attribute \(attribute)")
     }
 }
 
@@ -192,7 +195,7 @@ public func receiptInteger(_ out: UnsafeMutablePointer<Int64>?, _ receipt: Opaqu
 public func receiptDateMs(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ attribute: Int32) -> Int32 {
     exportBoundary("receipt_date_ms") { () throws(GateKitError) in
         let r = try ReceiptHandle.from(receipt).validated.receipt
-        let date = r.date(Int(attribute)).map { $0?.milliseconds }
+        let date = receiptAttribute(attribute).flatMap { r.date($0) }.map { $0?.milliseconds }
         return try optionalOut(out, date, "receipt attribute \(attribute)")
     }
 }
@@ -206,7 +209,7 @@ public func receiptBytes(_ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, _ 
         let outLen = try Arguments.out(outLen, "out_len")
         out.pointee = nil
         outLen.pointee = 0
-        guard let value = handle.validated.receipt.bytes(Int(attribute)) else {
+        guard let value = receiptAttribute(attribute).flatMap({ handle.validated.receipt.bytes($0) }) else {
             throw .invalid("receipt attribute \(attribute) is not a bytes field (2, 4 or 5)")
         }
         guard let bytes = value else { return 0 }
@@ -248,16 +251,15 @@ private func purchase(_ handle: ReceiptHandle, _ index: Int) throws(GateKitError
 @c(receipt_purchase_string)
 public func receiptPurchaseString(_ receipt: OpaquePointer?, _ index: Int, _ field: Int32) -> UnsafePointer<CChar>? {
     guard let handle = ReceiptHandle.peek(receipt), index >= 0,
-          index < handle.validated.receipt.purchases.count, field >= 1700, field < 1800 else { return nil }
-    let key = 1_000_000 &+ index &* 100 &+ Int(field - 1700)
-    return handle.cString(key) { handle.validated.receipt.purchases[index].string(Int(field)) }
+          index < handle.validated.receipt.purchases.count, let known = purchaseField(field) else { return nil }
+    return handle.cString(purchaseKey(index, known)) { handle.validated.receipt.purchases[index].string(known) }
 }
 
 @c(receipt_purchase_integer)
 public func receiptPurchaseInteger(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ index: Int, _ field: Int32) -> Int32 {
     exportBoundary("receipt_purchase_integer") { () throws(GateKitError) in
         let p = try purchase(try ReceiptHandle.from(receipt), index)
-        return try optionalOut(out, p.integer(Int(field)), "purchase field \(field)")
+        return try optionalOut(out, purchaseField(field).flatMap { p.integer($0) }, "purchase field \(field)")
     }
 }
 
@@ -265,7 +267,7 @@ public func receiptPurchaseInteger(_ out: UnsafeMutablePointer<Int64>?, _ receip
 public func receiptPurchaseDateMs(_ out: UnsafeMutablePointer<Int64>?, _ receipt: OpaquePointer?, _ index: Int, _ field: Int32) -> Int32 {
     exportBoundary("receipt_purchase_date_ms") { () throws(GateKitError) in
         let p = try purchase(try ReceiptHandle.from(receipt), index)
-        return try optionalOut(out, p.date(Int(field)).map { $0?.milliseconds }, "purchase field \(field)")
+        return try optionalOut(out, purchaseField(field).flatMap { p.date($0) }.map { $0?.milliseconds }, "purchase field \(field)")
     }
 }
 
@@ -278,25 +280,25 @@ public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ ou
         let p = try purchase(handle, index)
         var s = gatekit_purchase()
         var present: UInt32 = 0
-        func mark(_ field: Int32, _ has: Bool) { if has { present |= UInt32(1) << UInt32(field - 1701) } }
-        s.quantity = p.quantity ?? 0; mark(1701, p.quantity != nil)
-        s.product_type = p.productType ?? 0; mark(1707, p.productType != nil)
-        s.web_order_line_item_id = p.webOrderLineItemID ?? 0; mark(1711, p.webOrderLineItemID != nil)
-        s.purchase_date_ms = p.purchaseDate?.milliseconds ?? 0; mark(1704, p.purchaseDate != nil)
-        s.original_purchase_date_ms = p.originalPurchaseDate?.milliseconds ?? 0; mark(1706, p.originalPurchaseDate != nil)
-        s.expires_date_ms = p.expiresDate?.milliseconds ?? 0; mark(1708, p.expiresDate != nil)
-        s.cancellation_date_ms = p.cancellationDate?.milliseconds ?? 0; mark(1712, p.cancellationDate != nil)
-        s.is_trial_period = p.isTrialPeriod == true ? 1 : 0; mark(1713, p.isTrialPeriod != nil)
-        s.is_in_intro_offer_period = p.isInIntroOfferPeriod == true ? 1 : 0; mark(1719, p.isInIntroOfferPeriod != nil)
-        func text(_ field: Int32, _ value: String?) -> UnsafePointer<CChar>? {
+        func mark(_ field: PurchaseField, _ has: Bool) { if has { present |= field.presenceBit } }
+        s.quantity = p.quantity ?? 0; mark(.quantity, p.quantity != nil)
+        s.product_type = p.productType ?? 0; mark(.productType, p.productType != nil)
+        s.web_order_line_item_id = p.webOrderLineItemID ?? 0; mark(.webOrderLineItemID, p.webOrderLineItemID != nil)
+        s.purchase_date_ms = p.purchaseDate?.milliseconds ?? 0; mark(.purchaseDate, p.purchaseDate != nil)
+        s.original_purchase_date_ms = p.originalPurchaseDate?.milliseconds ?? 0; mark(.originalPurchaseDate, p.originalPurchaseDate != nil)
+        s.expires_date_ms = p.expiresDate?.milliseconds ?? 0; mark(.expiresDate, p.expiresDate != nil)
+        s.cancellation_date_ms = p.cancellationDate?.milliseconds ?? 0; mark(.cancellationDate, p.cancellationDate != nil)
+        s.is_trial_period = p.isTrialPeriod == true ? 1 : 0; mark(.isTrialPeriod, p.isTrialPeriod != nil)
+        s.is_in_intro_offer_period = p.isInIntroOfferPeriod == true ? 1 : 0; mark(.isInIntroOfferPeriod, p.isInIntroOfferPeriod != nil)
+        func text(_ field: PurchaseField, _ value: String?) -> UnsafePointer<CChar>? {
             mark(field, value != nil)
             guard value != nil else { return nil }
-            return handle.cString(1_000_000 &+ index &* 100 &+ Int(field - 1700)) { value }
+            return handle.cString(purchaseKey(index, field)) { value }
         }
-        s.product_id = text(1702, p.productID)
-        s.transaction_id = text(1703, p.transactionID)
-        s.original_transaction_id = text(1705, p.originalTransactionID)
-        s.promotional_offer_id = text(1721, p.promotionalOfferID)
+        s.product_id = text(.productID, p.productID)
+        s.transaction_id = text(.transactionID, p.transactionID)
+        s.original_transaction_id = text(.originalTransactionID, p.originalTransactionID)
+        s.promotional_offer_id = text(.promotionalOfferID, p.promotionalOfferID)
         s.present = present
         withUnsafeBytes(of: &s) { source in
             guard let base = source.baseAddress else { return }

@@ -182,7 +182,7 @@ import Testing
               let badLeaf = Self.x509("LEAF_CERT_INVALID_OID"), let badInt = Self.x509("INTERMEDIATE_CA_INVALID_OID"),
               let leafOfBadInt = Self.x509("LEAF_CERT_FOR_INTERMEDIATE_CA_INVALID_OID") else { return }
         func code(_ certs: [[UInt8]], _ time: Int64, _ anchor: [UInt8]?) -> GateKitError.Code? {
-            jwsError { () throws(GateKitError) in try JWSSigner.verifiedChain(certs, at: time, testAnchor: anchor) }
+            jwsError { () throws(GateKitError) in try X5CChain.verifiedChain(certs, at: time, testAnchor: anchor) }
         }
         #expect(code([leaf, int, root], 1761962975, root) == nil)
         #expect(code([leaf, int, root], 2280946846, root) == .jwsCertificateTime)
@@ -199,11 +199,11 @@ import Testing
         guard let root = Self.x509("REAL_APPLE_ROOT"), let int = Self.x509("REAL_APPLE_INTERMEDIATE"),
               let leaf = Self.x509("REAL_APPLE_SIGNING_CERTIFICATE") else { return }
         // Pinned G3, no test anchor: 2026-01-01 lies inside the leaf's 2025-09-19..2027-10-13.
-        let chain = try JWSSigner.verifiedChain([leaf, int, root], at: 1767225600, testAnchor: nil)
+        let chain = try X5CChain.verifiedChain([leaf, int, root], at: 1767225600, testAnchor: nil)
         #expect(chain.isP256)
         #expect(!chain.isTestAnchored)
-        #expect(jwsError { () throws(GateKitError) in try JWSSigner.verifiedChain([leaf, int, root], at: 2280946846, testAnchor: nil) } == .jwsCertificateTime)
-        #expect(jwsError { () throws(GateKitError) in try JWSSigner.verifiedChain([leaf, int, root], at: 1700000000, testAnchor: nil) } == .jwsCertificateTime)
+        #expect(jwsError { () throws(GateKitError) in try X5CChain.verifiedChain([leaf, int, root], at: 2280946846, testAnchor: nil) } == .jwsCertificateTime)
+        #expect(jwsError { () throws(GateKitError) in try X5CChain.verifiedChain([leaf, int, root], at: 1700000000, testAnchor: nil) } == .jwsCertificateTime)
     }
 }
 

@@ -36,7 +36,6 @@ EJWS_TEST_SIGNED = -311
 EJWS_CERTIFICATE = -312
 EJWS_PAYLOAD_FIELD = -313
 
-OPTIONS_VERSION = 1
 ENVIRONMENTS = ("Production", "Sandbox", "Xcode", "LocalTesting")
 
 

@@ -141,10 +141,25 @@ class WatcherRunningError(PermissionStateError):
     pass
 
 
-for _code, _cls in ((-200, InvalidCategoryError), (-201, RetiredCategoryError), (-202, InvalidDecisionError),
-                    (-203, NotPromptableError), (-204, BlockedCategoryError), (-205, MissingUsageDescriptionError),
-                    (-206, CategoryConflictError), (-207, ProviderAnswerError), (-208, ReentrantCallError),
-                    (-209, UnknownSubscriptionError), (-210, WatcherRunningError)):
+# Error codes: GATEKIT_EPERM_* without the GATEKIT_ prefix (tests/test_package.py compares them).
+EPERM_CATEGORY = -200
+EPERM_RETIRED = -201
+EPERM_DECISION = -202
+EPERM_NOT_PROMPTABLE = -203
+EPERM_BLOCKED = -204
+EPERM_NO_USAGE = -205
+EPERM_CONFLICT = -206
+EPERM_PROVIDER = -207
+EPERM_REENTRANT = -208
+EPERM_TOKEN = -209
+EPERM_WATCHING = -210
+
+for _code, _cls in ((EPERM_CATEGORY, InvalidCategoryError), (EPERM_RETIRED, RetiredCategoryError),
+                    (EPERM_DECISION, InvalidDecisionError), (EPERM_NOT_PROMPTABLE, NotPromptableError),
+                    (EPERM_BLOCKED, BlockedCategoryError), (EPERM_NO_USAGE, MissingUsageDescriptionError),
+                    (EPERM_CONFLICT, CategoryConflictError), (EPERM_PROVIDER, ProviderAnswerError),
+                    (EPERM_REENTRANT, ReentrantCallError), (EPERM_TOKEN, UnknownSubscriptionError),
+                    (EPERM_WATCHING, WatcherRunningError)):
     register(_code, _cls)
 
 
@@ -237,7 +252,7 @@ def _c_int(value: object, what: str, error: type = InvalidArgumentError, code: i
 
 
 def _category_int(value: object) -> int:
-    return _c_int(value, "category", InvalidCategoryError, -200)
+    return _c_int(value, "category", InvalidCategoryError, EPERM_CATEGORY)
 
 
 def _invoke(function: Callable[..., int], *args: object) -> Tuple[int, Optional[GateKitError], List[BaseException]]:
@@ -541,7 +556,7 @@ class PermissionsMixin:
 
     def perm_record(self, category: CategoryLike, decision: Union[Decision, int]) -> None:
         """The user's pre-prompt answer or the system dialog's result (durable on return)."""
-        _call(_record, self.handle, _category_int(category), _c_int(decision, "decision", InvalidDecisionError, -202))
+        _call(_record, self.handle, _category_int(category), _c_int(decision, "decision", InvalidDecisionError, EPERM_DECISION))
 
     def perm_reset(self, category: CategoryLike = ALL) -> None:
         """Back to unknown: one category, or every one (ALL)."""

@@ -90,31 +90,47 @@ REQUIRE_SHA256 = 0x1
 PRODUCTION_ONLY = 0x2
 SANDBOX_ONLY = 0x4
 
-# Error codes (GATEKIT_ERECEIPT_*).
-MALFORMED = -100
-PAYLOAD = -101
-ALGORITHM = -102
-SIGNED_ATTRS = -103
-NO_SIGNER = -104
-SIGNATURE = -105
-UNTRUSTED = -106
-CHAIN_LENGTH = -107
-LEAF_OID = -108
-INTERMEDIATE_OID = -109
-CERT_TIME = -110
-WEAK_DIGEST = -111
-CERT_SIGNATURE = -112
-CHAIN = -113
-BAD_CERT = -114
-BUNDLE_ID = -115
-APP_VERSION = -116
-DEVICE_HASH = -117
-XCODE = -118
-SANDBOX = -119
-PRODUCTION = -120
-NO_CREATION_DATE = -121
-ENVIRONMENT = -122
-TEST_ANCHOR = -123
+# Receipt attribute and in-app purchase field numbers (GATEKIT_RECEIPT_*, GATEKIT_IAP_*): names and
+# values as in include/gatekit.h (tests/test_package.py compares them).
+RECEIPT_ENVIRONMENT = 0
+RECEIPT_APP_ITEM_ID = 1
+RECEIPT_BUNDLE_ID = 2
+RECEIPT_APP_VERSION = 3
+RECEIPT_OPAQUE = 4
+RECEIPT_HASH = 5
+RECEIPT_AGE_RATING = 10
+RECEIPT_CREATION_DATE = 12
+RECEIPT_DOWNLOAD_ID = 15
+RECEIPT_VERSION_EXTERNAL_ID = 16
+RECEIPT_ORIGINAL_PURCHASE_DATE = 18
+RECEIPT_ORIGINAL_APP_VERSION = 19
+RECEIPT_EXPIRATION_DATE = 21
+
+# Error codes: GATEKIT_ERECEIPT_* without the GATEKIT_ prefix.
+ERECEIPT_MALFORMED = -100
+ERECEIPT_PAYLOAD = -101
+ERECEIPT_ALGORITHM = -102
+ERECEIPT_SIGNED_ATTRS = -103
+ERECEIPT_NO_SIGNER = -104
+ERECEIPT_SIGNATURE = -105
+ERECEIPT_UNTRUSTED = -106
+ERECEIPT_CHAIN_LENGTH = -107
+ERECEIPT_LEAF_OID = -108
+ERECEIPT_INTERMEDIATE_OID = -109
+ERECEIPT_CERT_TIME = -110
+ERECEIPT_WEAK_DIGEST = -111
+ERECEIPT_CERT_SIGNATURE = -112
+ERECEIPT_CHAIN = -113
+ERECEIPT_BAD_CERT = -114
+ERECEIPT_BUNDLE_ID = -115
+ERECEIPT_APP_VERSION = -116
+ERECEIPT_DEVICE_HASH = -117
+ERECEIPT_XCODE = -118
+ERECEIPT_SANDBOX = -119
+ERECEIPT_PRODUCTION = -120
+ERECEIPT_NO_CREATION_DATE = -121
+ERECEIPT_ENVIRONMENT = -122
+ERECEIPT_TEST_ANCHOR = -123
 
 
 class ReceiptError(GateKitError):
@@ -137,7 +153,7 @@ class WrongEnvironmentError(ReceiptError):
     """Sandbox receipt where production is required (21007) or the reverse (21008)."""
 
 
-for _code in range(-100, -124, -1):
+for _code in range(ERECEIPT_MALFORMED, ERECEIPT_TEST_ANCHOR - 1, -1):
     _status = _apple_status(_code)
     register(_code, MalformedReceiptError if _status == 21002 else
              WrongEnvironmentError if _status in (21007, 21008) else
@@ -238,55 +254,55 @@ class Receipt:
     @cached_property
     def environment(self) -> Optional[str]:
         """Production, ProductionSandbox, Xcode, ... (attribute 0)."""
-        return self._string(0)
+        return self._string(RECEIPT_ENVIRONMENT)
 
     @cached_property
     def bundle_id(self) -> Optional[str]:
-        return self._string(2)
+        return self._string(RECEIPT_BUNDLE_ID)
 
     @cached_property
     def app_version(self) -> Optional[str]:
-        return self._string(3)
+        return self._string(RECEIPT_APP_VERSION)
 
     @cached_property
     def original_app_version(self) -> Optional[str]:
-        return self._string(19)
+        return self._string(RECEIPT_ORIGINAL_APP_VERSION)
 
     @cached_property
     def age_rating(self) -> Optional[str]:
-        return self._string(10)
+        return self._string(RECEIPT_AGE_RATING)
 
     @cached_property
     def app_item_id(self) -> Optional[int]:
-        return self._integer(1)
+        return self._integer(RECEIPT_APP_ITEM_ID)
 
     @cached_property
     def download_id(self) -> Optional[int]:
-        return self._integer(15)
+        return self._integer(RECEIPT_DOWNLOAD_ID)
 
     @cached_property
     def version_external_identifier(self) -> Optional[int]:
-        return self._integer(16)
+        return self._integer(RECEIPT_VERSION_EXTERNAL_ID)
 
     @cached_property
     def creation_date_ms(self) -> Optional[int]:
-        return self._date(12)
+        return self._date(RECEIPT_CREATION_DATE)
 
     @cached_property
     def original_purchase_date_ms(self) -> Optional[int]:
-        return self._date(18)
+        return self._date(RECEIPT_ORIGINAL_PURCHASE_DATE)
 
     @cached_property
     def expiration_date_ms(self) -> Optional[int]:
-        return self._date(21)
+        return self._date(RECEIPT_EXPIRATION_DATE)
 
     @cached_property
     def opaque_value(self) -> Optional[bytes]:
-        return self._bytes(4)
+        return self._bytes(RECEIPT_OPAQUE)
 
     @cached_property
     def sha1_hash(self) -> Optional[bytes]:
-        return self._bytes(5)
+        return self._bytes(RECEIPT_HASH)
 
     @cached_property
     def identity(self) -> str:

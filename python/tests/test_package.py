@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -69,3 +70,45 @@ def test_strerror_and_error_classes():
     assert gatekit.strerror(-424242) == "unknown error"
     assert issubclass(gatekit.InvalidArgumentError, ValueError)
     assert issubclass(gatekit.StoreError, OSError)
+
+
+def header_defines() -> dict:
+    """Every integer #define of include/gatekit.h: name without GATEKIT_ -> value."""
+    found = {}
+    for name, value in re.findall(r"^#define GATEKIT_(\w+)\s+\(?(-?(?:0x[0-9A-Fa-f]+|\d+))u?\)?\s*(?:/\*.*)?$",
+                                  HEADER.read_text(), re.M):
+        found[name] = int(value, 0)
+    return found
+
+
+def test_every_code_and_number_the_package_spells_is_the_headers():
+    """One definition per number: each E* code, receipt attribute, in-app field and flag the
+    Python package names exists in the header under that name with that value, and every
+    code in the header is spelled the same way somewhere in the package."""
+    from gatekit import errors, jws, permissions, receipt, store
+    header = header_defines()
+    assert len(header) > 100
+    spelled = {}
+    for module in (errors, receipt, jws, permissions):
+        for name, value in vars(module).items():
+            if re.fullmatch(r"E[A-Z_0-9]+|RECEIPT_[A-Z_0-9]+|IAP_[A-Z_0-9]+", name) and isinstance(value, int):
+                assert header.get(name) == value, f"{module.__name__}.{name} = {value}; the header says {header.get(name)}"
+                spelled[name] = value
+    codes = {n for n in header if n.startswith("E") and header[n] < 0}
+    assert codes - set(spelled) == set(), f"header codes the package does not name: {sorted(codes - set(spelled))}"
+    assert header["RECEIPT_OPTIONS_VERSION"] == receipt.OPTIONS_VERSION
+    assert header["JWS_OPTIONS_VERSION"] == jws.OPTIONS_VERSION
+    assert header["JWS_TEST_PRODUCTION"] == jws.TEST_PRODUCTION
+    assert header["STORE_GROUP_SHARED"] == store.GROUP_SHARED
+    assert (header["RECEIPT_REQUIRE_SHA256"], header["RECEIPT_PRODUCTION_ONLY"], header["RECEIPT_SANDBOX_ONLY"]) == \
+        (receipt.REQUIRE_SHA256, receipt.PRODUCTION_ONLY, receipt.SANDBOX_ONLY)
+
+
+def test_the_version_has_one_source():
+    """include/gatekit.h defines the version; the library, pyproject.toml and the build-tree
+    gatekit.pc repeat it and must agree."""
+    header = HEADER.read_text()
+    version = re.search(r'#define GATEKIT_VERSION_STRING "([^"]+)"', header).group(1)
+    assert gatekit.version() == version
+    assert re.search(r'^version = "([^"]+)"', (PYTHON_DIR / "pyproject.toml").read_text(), re.M).group(1) == version
+    assert re.search(r"^Version: (\S+)", (PYTHON_DIR.parent / "pkgconfig" / "gatekit.pc").read_text(), re.M).group(1) == version

@@ -102,11 +102,11 @@ def test_fixture_matches_its_facts(name: str):
     if f["environment"] != "Xcode":
         with pytest.raises(R.UntrustedReceiptError) as refused:
             validate_fixture(name, f, verify_time=int(time.time()))
-        assert refused.value.code == R.CERT_TIME and refused.value.apple_status == 21003
+        assert refused.value.code == R.ERECEIPT_CERT_TIME and refused.value.apple_status == 21003
     else:
         with pytest.raises(R.UntrustedReceiptError) as refused:
             validate_fixture(name, f, test_anchor=None)
-        assert refused.value.code == R.XCODE
+        assert refused.value.code == R.ERECEIPT_XCODE
 
 
 @needs_fixtures
@@ -121,7 +121,7 @@ def test_device_hash_pairs():
             checked += 1
         with pytest.raises(R.UntrustedReceiptError) as wrong:
             validate_fixture(name, f, device_id=bytes(len(device)))
-        assert wrong.value.code == R.DEVICE_HASH
+        assert wrong.value.code == R.ERECEIPT_DEVICE_HASH
     assert checked >= 4
     g5 = facts()["tp__receipt-sandbox-g5"]
     validate_fixture("g5", g5, device_id="956328D9-CC6A-47F4-BE40-6953FB0AB6C7")
@@ -167,17 +167,17 @@ def test_environment_and_requirements():
     f = facts()
     with pytest.raises(R.WrongEnvironmentError) as e:
         validate_fixture("g5", f["tp__receipt-sandbox-g5"], production_only=True)
-    assert e.value.code == R.SANDBOX and e.value.apple_status == 21007
+    assert e.value.code == R.ERECEIPT_SANDBOX and e.value.apple_status == 21007
     with pytest.raises(R.WrongEnvironmentError) as e:
         validate_fixture("watch", f["tp__receipt-watch"], sandbox_only=True)
-    assert e.value.code == R.PRODUCTION and e.value.apple_status == 21008
+    assert e.value.code == R.ERECEIPT_PRODUCTION and e.value.apple_status == 21008
     with pytest.raises(R.UntrustedReceiptError) as e:
         validate_fixture("watch", f["tp__receipt-watch"], require_sha256=True)
-    assert e.value.code == R.WEAK_DIGEST
+    assert e.value.code == R.ERECEIPT_WEAK_DIGEST
     validate_fixture("g5", f["tp__receipt-sandbox-g5"], require_sha256=True)
     with pytest.raises(R.UntrustedReceiptError) as e:
         validate_fixture("g5", f["tp__receipt-sandbox-g5"], app_version="3")
-    assert e.value.code == R.APP_VERSION
+    assert e.value.code == R.ERECEIPT_APP_VERSION
     with pytest.raises(gatekit.InvalidArgumentError):
         validate_fixture("g5", f["tp__receipt-sandbox-g5"], device_id=b"12345")
 
@@ -187,7 +187,7 @@ def test_negatives_and_every_truncation():
     for name in ("neg__arv__not_a_receipt.orig", "neg__arv__deprecatedSinglesTypeExpiredAppleCert_receipt.orig"):
         with pytest.raises(R.MalformedReceiptError) as e:
             R.validate((FIXTURES / "receipts/negative" / name).read_bytes(), "com.example")
-        assert e.value.code == R.MALFORMED and e.value.apple_status == 21002
+        assert e.value.code == R.ERECEIPT_MALFORMED and e.value.apple_status == 21002
     data = (FIXTURES / "receipts/xcode/tp__receipt-xcode.der").read_bytes()
     anchor = storekit_cert()
     for n in range(len(data)):
@@ -219,25 +219,25 @@ def test_forged_receipts_each_have_their_code(tmp_path: Path):
             return e.code
 
     assert code("good", test_anchor=root) == 0
-    assert code("good") == R.XCODE
-    assert code("fake_apple", "dev.bonzer.weeka.app") == R.UNTRUSTED
-    assert code("fake_apple", "dev.bonzer.weeka.app", test_anchor=(tmp_path / "fake_root.der").read_bytes()) == R.UNTRUSTED
-    assert code("appstore_under_test_root", "dev.bonzer.weeka.app", test_anchor=root) == R.UNTRUSTED
-    assert code("leaf_wrong_oid", test_anchor=root) == R.LEAF_OID
-    assert code("intermediate_wrong_oid", test_anchor=root) == R.INTERMEDIATE_OID
-    assert code("two_certificates", test_anchor=root) == R.CHAIN_LENGTH
-    assert code("signer_not_in_chain", test_anchor=root) == R.NO_SIGNER
-    assert code("signed_attributes", test_anchor=root) == R.SIGNED_ATTRS
-    assert code("valid_now_only", test_anchor=root) == R.CERT_TIME
+    assert code("good") == R.ERECEIPT_XCODE
+    assert code("fake_apple", "dev.bonzer.weeka.app") == R.ERECEIPT_UNTRUSTED
+    assert code("fake_apple", "dev.bonzer.weeka.app", test_anchor=(tmp_path / "fake_root.der").read_bytes()) == R.ERECEIPT_UNTRUSTED
+    assert code("appstore_under_test_root", "dev.bonzer.weeka.app", test_anchor=root) == R.ERECEIPT_UNTRUSTED
+    assert code("leaf_wrong_oid", test_anchor=root) == R.ERECEIPT_LEAF_OID
+    assert code("intermediate_wrong_oid", test_anchor=root) == R.ERECEIPT_INTERMEDIATE_OID
+    assert code("two_certificates", test_anchor=root) == R.ERECEIPT_CHAIN_LENGTH
+    assert code("signer_not_in_chain", test_anchor=root) == R.ERECEIPT_NO_SIGNER
+    assert code("signed_attributes", test_anchor=root) == R.ERECEIPT_SIGNED_ATTRS
+    assert code("valid_now_only", test_anchor=root) == R.ERECEIPT_CERT_TIME
     assert code("valid_now_only", test_anchor=root, verify_time=int(time.time())) == 0
     assert code("valid_then_only", test_anchor=root) == 0
-    assert code("valid_then_only", test_anchor=root, verify_time=int(time.time())) == R.CERT_TIME
+    assert code("valid_then_only", test_anchor=root, verify_time=int(time.time())) == R.ERECEIPT_CERT_TIME
     tampered = bytearray((tmp_path / "good.der").read_bytes())
     at = tampered.find(b"naturelab")
     tampered[at] = ord("N")
     with pytest.raises(R.UntrustedReceiptError) as e:
         R.validate(bytes(tampered), "com.example.Naturelab.backyardbirds.example", test_anchor=root)
-    assert e.value.code == R.SIGNATURE
+    assert e.value.code == R.ERECEIPT_SIGNATURE
 
 
 @needs_fixtures

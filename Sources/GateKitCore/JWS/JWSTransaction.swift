@@ -95,4 +95,10 @@ public struct JWSTransaction: Sendable {
         if let expiresDate { return at < expiresDate }
         return true
     }
+
+    /// `isEntitled(at:)` for one product: nil means any product, else it must be this one.
+    public func isEntitled(to productID: String?, at: Int64) -> Bool {
+        if let productID, self.productId != productID { return false }
+        return isEntitled(at: at)
+    }
 }

@@ -2,7 +2,7 @@
 ///
 /// Steps, each failure its own code: compact JWS shape and `alg` ES256 (`CompactJWS`);
 /// chain x5c[0] → x5c[1] → Apple Root CA - G3 (or the caller's test anchor) at the
-/// verification time, with Apple's marker OIDs (`JWSSigner`); the ES256 signature over
+/// verification time, with Apple's marker OIDs (`X5CChain`); the ES256 signature over
 /// `header.payload` with the leaf key; then the bundle id / app Apple id / environment the
 /// caller expects, per payload type as Apple's `SignedDataVerifier` checks them.
 /// OCSP revocation checking is not done (offline verification, see docs/jws.md).
@@ -135,7 +135,7 @@ public enum JWSVerifier {
     static func verifiedPayload<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> (JSONValue, Provenance) where C.Element == UInt8 {
         let jws = try CompactJWS.parse(text)
         let time = verificationTime(jws.payload, options)
-        let chain = try JWSSigner.verifiedChain(jws.certificates, at: time, testAnchor: options.testAnchorDER)
+        let chain = try X5CChain.verifiedChain(jws.certificates, at: time, testAnchor: options.testAnchorDER)
         guard jws.signature.count == ES256.signatureLength, let der = ES256.derSignature(raw: jws.signature) else {
             throw GateKitError(.jwsSignature, "the signature is \(jws.signature.count) bytes; ES256 needs 64 (raw r‖s)")
         }

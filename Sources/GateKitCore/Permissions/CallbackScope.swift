@@ -35,7 +35,7 @@ enum CallbackScope {
 
     static func refuseInsideProvider(_ what: StaticString) throws(GateKitError) {
         guard !insideProvider else {
-            throw GateKitError(.permissionReentrant, "\(what) cannot be called from inside a system state provider")
+            throw GateKitError(.permissionReentrant, "\(what) is not possible from inside the system state provider")
         }
     }
 }

@@ -83,7 +83,7 @@ extension PermissionEngine {
     /// Re-reads the store and asks the provider about every category; callbacks fire on this
     /// thread for every change since subscribers were last told.
     public func refresh() throws(GateKitError) {
-        try CallbackScope.refuseInsideProvider("perm_refresh")
+        try CallbackScope.refuseInsideProvider("refreshing")
         try detectChanges(askProvider: true, shouldDeliver: { true })
     }
 }

@@ -54,7 +54,7 @@ extension PermissionEngine {
     /// the previous provider on another thread has returned. Effective states that change
     /// with it are reported to subscribers on this thread, like a refresh.
     public func setSystemProvider(_ newProvider: (any SystemStateProvider)?) throws(GateKitError) {
-        try CallbackScope.refuseInsideProvider("perm_set_system_provider")
+        try CallbackScope.refuseInsideProvider("changing the system state provider")
         let old = try store.read { (_) throws(GateKitError) -> ProviderSlot? in
             defer { provider = newProvider.map { ProviderSlot($0) } }
             return provider
@@ -90,7 +90,7 @@ extension PermissionEngine {
 
     /// Every category (built-ins, then host ones) with its name, state and usage description.
     public func listJSON() throws(GateKitError) -> String {
-        try CallbackScope.refuseInsideProvider("perm_list")
+        try CallbackScope.refuseInsideProvider("listing the categories")
         let (current, slot) = try store.read { (db) throws(GateKitError) -> (PermissionSnapshot, ProviderSlot?) in
             try refreshSnapshot(db)
             return (snapshot, provider)

@@ -13,7 +13,7 @@ extension PermissionEngine {
     /// Starts a background thread that detects changes every `intervalMilliseconds` and
     /// calls subscribers on that thread. `includeProvider` also asks the provider each time.
     public func startWatching(intervalMilliseconds: Int, includeProvider: Bool) throws(GateKitError) {
-        try CallbackScope.refuseInsideProvider("perm_watch_start")
+        try CallbackScope.refuseInsideProvider("starting the watcher")
         guard PermissionEngine.watchIntervalMilliseconds.contains(intervalMilliseconds) else {
             throw .invalid("watch interval must be \(PermissionEngine.watchIntervalMilliseconds.lowerBound) to \(PermissionEngine.watchIntervalMilliseconds.upperBound) ms, not \(intervalMilliseconds)")
         }
@@ -28,7 +28,7 @@ extension PermissionEngine {
     /// Stops the watcher (see `PermissionWatcher.stop`); false when none was running.
     @discardableResult
     public func stopWatching() throws(GateKitError) -> Bool {
-        try CallbackScope.refuseInsideProvider("perm_watch_stop")
+        try CallbackScope.refuseInsideProvider("stopping the watcher")
         let w = watcherLock.withLock { () -> PermissionWatcher? in
             defer { watcher = nil }
             return watcher

@@ -67,7 +67,7 @@ public final class PermissionEngine: @unchecked Sendable {
 
     /// The effective state: the provider's answer when it has one, else the stored state.
     public func state(_ category: Int32) throws(GateKitError) -> PermissionState {
-        try CallbackScope.refuseInsideProvider("perm_state")
+        try CallbackScope.refuseInsideProvider("asking for a state")
         let (stored, slot) = try store.read { (db) throws(GateKitError) -> (PermissionState, ProviderSlot?) in
             try refreshSnapshot(db)
             try snapshot.validate(category)
@@ -94,7 +94,7 @@ public final class PermissionEngine: @unchecked Sendable {
     /// again, and not ruled out by another answer (`PermissionSequencing`). Every category
     /// must have a usage description.
     public func pending(_ categories: [Int32]) throws(GateKitError) -> [Int32] {
-        try CallbackScope.refuseInsideProvider("perm_pending")
+        try CallbackScope.refuseInsideProvider("listing the categories to ask for")
         let (stored, slot) = try prepareSequence(categories)
         return try promptable(categories, stored: stored, slot: slot)
     }
@@ -122,7 +122,7 @@ public final class PermissionEngine: @unchecked Sendable {
     /// that is promptable now, skipping every category at or before `after`'s first
     /// position. nil when nothing is left.
     public func next(_ categories: [Int32], after: Int32) throws(GateKitError) -> Int32? {
-        try CallbackScope.refuseInsideProvider("perm_next")
+        try CallbackScope.refuseInsideProvider("choosing the next category")
         let (stored, slot) = try prepareSequence(categories)
         var start = 0
         if after != 0 {
@@ -142,7 +142,7 @@ public final class PermissionEngine: @unchecked Sendable {
     @discardableResult
     public func record(_ category: Int32, decision raw: Int32) throws(GateKitError) -> PermissionState {
         let decision = try PermissionDecision.from(raw)
-        try CallbackScope.refuseInsideProvider("perm_record")
+        try CallbackScope.refuseInsideProvider("recording a decision")
         let (newState, changes) = try notifyLock.withLock { () throws(GateKitError) -> (PermissionState, [PermissionChange]) in
             let (label, slot) = try store.read { (db) throws(GateKitError) -> (String, ProviderSlot?) in
                 try refreshSnapshot(db)
@@ -182,7 +182,7 @@ public final class PermissionEngine: @unchecked Sendable {
     /// Sets the stored state of one category, or of every category (`PermissionCategory.all`),
     /// back to unknown — the way out of a final state. Each actual change is in the history.
     public func reset(_ category: Int32) throws(GateKitError) {
-        try CallbackScope.refuseInsideProvider("perm_reset")
+        try CallbackScope.refuseInsideProvider("resetting a state")
         let changes = try notifyLock.withLock { () throws(GateKitError) -> [PermissionChange] in
             if category != PermissionCategory.all {
                 try store.read { (db) throws(GateKitError) in

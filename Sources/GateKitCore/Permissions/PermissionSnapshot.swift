@@ -65,7 +65,7 @@ struct PermissionSnapshot {
             throw GateKitError(.permissionRetired, "category \(category) is retired (it was \(meaning)); it is never reused")
         }
         if PermissionCategory.hostRange.contains(category) {
-            throw GateKitError(.permissionCategory, "category \(category) is not registered: call perm_register_category first")
+            throw GateKitError(.permissionCategory, "category \(category) is not registered: register it first")
         }
         if category == 0 { throw GateKitError(.permissionCategory, "category 0 is the invalid category") }
         throw GateKitError(.permissionCategory, "\(category) is not a permission category (built-in numbers are 1000-11000; host categories start at \(PermissionCategory.hostRange.lowerBound))")
@@ -73,7 +73,7 @@ struct PermissionSnapshot {
 
     func requireUsageDescription(_ category: Int32) throws(GateKitError) {
         guard usageDescriptions[category] != nil else {
-            throw GateKitError(.permissionNoUsageDescription, "category \(label(category)) has no usage description: call perm_set_usage_description before asking for it")
+            throw GateKitError(.permissionNoUsageDescription, "category \(label(category)) has no usage description: set one before asking for it")
         }
     }
 

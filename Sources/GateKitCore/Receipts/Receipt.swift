@@ -23,38 +23,39 @@ public struct InAppPurchase: Sendable {
 
     public init() {}
 
-    /// Apple attribute numbers of the string fields, for generic accessors.
-    public func string(_ type: Int) -> String? {
-        switch type {
-        case 1702: productID
-        case 1703: transactionID
-        case 1705: originalTransactionID
-        case 1721: promotionalOfferID
-        case 1704: purchaseDate?.text
-        case 1706: originalPurchaseDate?.text
-        case 1708: expiresDate?.text
-        case 1712: cancellationDate?.text
+    /// The text of a string field, or of a date field as written; nil for other fields.
+    public func string(_ field: PurchaseField) -> String? {
+        switch field {
+        case .productID: productID
+        case .transactionID: transactionID
+        case .originalTransactionID: originalTransactionID
+        case .promotionalOfferID: promotionalOfferID
+        case .purchaseDate: purchaseDate?.text
+        case .originalPurchaseDate: originalPurchaseDate?.text
+        case .expiresDate: expiresDate?.text
+        case .cancellationDate: cancellationDate?.text
         default: nil
         }
     }
 
-    public func integer(_ type: Int) -> Int64?? {
-        switch type {
-        case 1701: .some(quantity)
-        case 1707: .some(productType)
-        case 1711: .some(webOrderLineItemID)
-        case 1713: .some(isTrialPeriod.map { $0 ? 1 : 0 })
-        case 1719: .some(isInIntroOfferPeriod.map { $0 ? 1 : 0 })
+    /// An integer field's value (nil inside: absent); nil outside: not an integer field.
+    public func integer(_ field: PurchaseField) -> Int64?? {
+        switch field {
+        case .quantity: .some(quantity)
+        case .productType: .some(productType)
+        case .webOrderLineItemID: .some(webOrderLineItemID)
+        case .isTrialPeriod: .some(isTrialPeriod.map { $0 ? 1 : 0 })
+        case .isInIntroOfferPeriod: .some(isInIntroOfferPeriod.map { $0 ? 1 : 0 })
         default: nil
         }
     }
 
-    public func date(_ type: Int) -> ReceiptDate?? {
-        switch type {
-        case 1704: .some(purchaseDate)
-        case 1706: .some(originalPurchaseDate)
-        case 1708: .some(expiresDate)
-        case 1712: .some(cancellationDate)
+    public func date(_ field: PurchaseField) -> ReceiptDate?? {
+        switch field {
+        case .purchaseDate: .some(purchaseDate)
+        case .originalPurchaseDate: .some(originalPurchaseDate)
+        case .expiresDate: .some(expiresDate)
+        case .cancellationDate: .some(cancellationDate)
         default: nil
         }
     }
@@ -83,43 +84,45 @@ public struct Receipt: Sendable {
 
     public init() {}
 
-    public func string(_ type: Int) -> String? {
-        switch type {
-        case 0: environment
-        case 2: bundleID
-        case 3: appVersion
-        case 10: ageRating
-        case 19: originalAppVersion
-        case 12: creationDate?.text
-        case 18: originalPurchaseDate?.text
-        case 21: expirationDate?.text
+    /// The text of a string attribute, or of a date attribute as written; nil for others.
+    public func string(_ attribute: ReceiptAttribute) -> String? {
+        switch attribute {
+        case .environment: environment
+        case .bundleID: bundleID
+        case .appVersion: appVersion
+        case .ageRating: ageRating
+        case .originalAppVersion: originalAppVersion
+        case .creationDate: creationDate?.text
+        case .originalPurchaseDate: originalPurchaseDate?.text
+        case .expirationDate: expirationDate?.text
         default: nil
         }
     }
 
-    public func integer(_ type: Int) -> Int64?? {
-        switch type {
-        case 1: .some(appItemID)
-        case 15: .some(downloadID)
-        case 16: .some(versionExternalIdentifier)
+    /// An integer attribute's value (nil inside: absent); nil outside: not an integer attribute.
+    public func integer(_ attribute: ReceiptAttribute) -> Int64?? {
+        switch attribute {
+        case .appItemID: .some(appItemID)
+        case .downloadID: .some(downloadID)
+        case .versionExternalIdentifier: .some(versionExternalIdentifier)
         default: nil
         }
     }
 
-    public func date(_ type: Int) -> ReceiptDate?? {
-        switch type {
-        case 12: .some(creationDate)
-        case 18: .some(originalPurchaseDate)
-        case 21: .some(expirationDate)
+    public func date(_ attribute: ReceiptAttribute) -> ReceiptDate?? {
+        switch attribute {
+        case .creationDate: .some(creationDate)
+        case .originalPurchaseDate: .some(originalPurchaseDate)
+        case .expirationDate: .some(expirationDate)
         default: nil
         }
     }
 
-    public func bytes(_ type: Int) -> [UInt8]?? {
-        switch type {
-        case 2: .some(bundleIDData.isEmpty ? nil : bundleIDData)
-        case 4: .some(opaqueValue)
-        case 5: .some(sha1Hash)
+    public func bytes(_ attribute: ReceiptAttribute) -> [UInt8]?? {
+        switch attribute {
+        case .bundleID: .some(bundleIDData.isEmpty ? nil : bundleIDData)
+        case .opaqueValue: .some(opaqueValue)
+        case .sha1Hash: .some(sha1Hash)
         default: nil
         }
     }

@@ -57,46 +57,38 @@ enum ReceiptPayload {
             let a = try attribute(r, element, depth: 1)
             receipt.attributeCount += 1
             let type = a.type, value = a.value
-            if type == 17 {
+            guard let known = ReceiptAttribute(rawValue: type) else { continue }  // unknown: kept in the count only
+            if known == .inAppPurchase {
                 receipt.purchases.append(try purchase(r, value))
                 continue
             }
-            guard type >= 0 && type <= 21 else { continue }
             let bit = UInt32(1) << UInt32(type)
-            guard seen & bit == 0 || !singleton(type) else { throw BERError("attribute \(type) appears twice") }
+            guard seen & bit == 0 else { throw BERError("attribute \(type) appears twice") }
             seen |= bit
-            switch type {
-            case 0: receipt.environment = try string(r, value, type)
-            case 1: receipt.appItemID = try integer(r, value, type)
-            case 2:
+            switch known {
+            case .environment: receipt.environment = try string(r, value, type)
+            case .appItemID: receipt.appItemID = try integer(r, value, type)
+            case .bundleID:
                 receipt.bundleIDData = Array(r.content(value))
                 receipt.bundleID = try string(r, value, type)
-            case 3: receipt.appVersion = try string(r, value, type)
-            case 4: receipt.opaqueValue = Array(r.content(value))
-            case 5: receipt.sha1Hash = Array(r.content(value))
-            case 10: receipt.ageRating = try string(r, value, type)
-            case 12: receipt.creationDate = try date(r, value, type)
-            case 15: receipt.downloadID = try integer(r, value, type)
-            case 16: receipt.versionExternalIdentifier = try integer(r, value, type)
-            case 18: receipt.originalPurchaseDate = try date(r, value, type)
-            case 19: receipt.originalAppVersion = try string(r, value, type)
-            case 21: receipt.expirationDate = try date(r, value, type)
-            default: break
+            case .appVersion: receipt.appVersion = try string(r, value, type)
+            case .opaqueValue: receipt.opaqueValue = Array(r.content(value))
+            case .sha1Hash: receipt.sha1Hash = Array(r.content(value))
+            case .ageRating: receipt.ageRating = try string(r, value, type)
+            case .creationDate: receipt.creationDate = try date(r, value, type)
+            case .downloadID: receipt.downloadID = try integer(r, value, type)
+            case .versionExternalIdentifier: receipt.versionExternalIdentifier = try integer(r, value, type)
+            case .originalPurchaseDate: receipt.originalPurchaseDate = try date(r, value, type)
+            case .originalAppVersion: receipt.originalAppVersion = try string(r, value, type)
+            case .expirationDate: receipt.expirationDate = try date(r, value, type)
+            case .inAppPurchase: break
             }
         }
         return receipt
     }
 
-    @inline(__always)
-    private static func singleton(_ type: Int64) -> Bool {
-        switch type {
-        case 0, 1, 2, 3, 4, 5, 10, 12, 15, 16, 18, 19, 21: true
-        default: false
-        }
-    }
-
     private static func purchase(_ r: BERReader, _ value: BERElement) throws(BERError) -> InAppPurchase {
-        let set = try inner(r, value, 17)
+        let set = try inner(r, value, ReceiptAttribute.inAppPurchase.rawValue)
         guard set.isUniversal(17, constructed: true) else { throw BERError("in-app purchase (17) is not a SET") }
         var p = InAppPurchase()
         var seen: UInt32 = 0
@@ -106,25 +98,23 @@ enum ReceiptPayload {
             cursor = element.end
             let a = try attribute(r, element, depth: 4)
             let type = a.type, v = a.value
-            guard type >= 1701 && type <= 1722 else { continue }
-            let bit = UInt32(1) << UInt32(type - 1701)
-            guard seen & bit == 0 else { throw BERError("in-app attribute \(type) appears twice") }
-            seen |= bit
-            switch type {
-            case 1701: p.quantity = try integer(r, v, type)
-            case 1702: p.productID = try string(r, v, type)
-            case 1703: p.transactionID = try string(r, v, type)
-            case 1704: p.purchaseDate = try date(r, v, type)
-            case 1705: p.originalTransactionID = try string(r, v, type)
-            case 1706: p.originalPurchaseDate = try date(r, v, type)
-            case 1707: p.productType = try integer(r, v, type)
-            case 1708: p.expiresDate = try date(r, v, type)
-            case 1711: p.webOrderLineItemID = try integer(r, v, type)
-            case 1712: p.cancellationDate = try date(r, v, type)
-            case 1713: p.isTrialPeriod = try boolean(r, v, type)
-            case 1719: p.isInIntroOfferPeriod = try boolean(r, v, type)
-            case 1721: p.promotionalOfferID = try string(r, v, type)
-            default: break
+            guard let field = PurchaseField(rawValue: type) else { continue }
+            guard seen & field.presenceBit == 0 else { throw BERError("in-app attribute \(type) appears twice") }
+            seen |= field.presenceBit
+            switch field {
+            case .quantity: p.quantity = try integer(r, v, type)
+            case .productID: p.productID = try string(r, v, type)
+            case .transactionID: p.transactionID = try string(r, v, type)
+            case .purchaseDate: p.purchaseDate = try date(r, v, type)
+            case .originalTransactionID: p.originalTransactionID = try string(r, v, type)
+            case .originalPurchaseDate: p.originalPurchaseDate = try date(r, v, type)
+            case .productType: p.productType = try integer(r, v, type)
+            case .expiresDate: p.expiresDate = try date(r, v, type)
+            case .webOrderLineItemID: p.webOrderLineItemID = try integer(r, v, type)
+            case .cancellationDate: p.cancellationDate = try date(r, v, type)
+            case .isTrialPeriod: p.isTrialPeriod = try boolean(r, v, type)
+            case .isInIntroOfferPeriod: p.isInIntroOfferPeriod = try boolean(r, v, type)
+            case .promotionalOfferID: p.promotionalOfferID = try string(r, v, type)
             }
         }
         return p

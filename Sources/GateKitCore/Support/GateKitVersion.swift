@@ -1,5 +1,5 @@
-/// The library's version. Keep in step with GATEKIT_VERSION_* in include/gatekit.h
-/// (a test compares them).
+/// The library's version: include/gatekit.h defines it (GATEKIT_VERSION_*); this copy, pyproject.toml and
+/// pkgconfig/gatekit.pc repeat it, and HeaderAgreementTests / test_package.py fail when one drifts.
 public enum GateKitVersion {
     public static let major = 0
     public static let minor = 1

@@ -4,6 +4,6 @@ public enum ProcessCaches {
     public static func clearAll() {
         ChainVerifier.shared.clearCache()
         JWSHeaderMemo.shared.removeAll()
-        JWSSigner.clearTestPolicies()
+        X5CChain.clearTestPolicies()
     }
 }

@@ -28,7 +28,7 @@ public final class ChainVerifier: @unchecked Sendable {
 
     private let cache: VerifiedChainCache
     private let storesLock = Lock()
-    private var stores: [TrustAnchor: Store] = [:]
+    private var stores: [TrustAnchor: AnchorStore] = [:]
     private static let maximumStores = 16
 
     public init(cacheCapacity: Int) {
@@ -201,17 +201,17 @@ public final class ChainVerifier: @unchecked Sendable {
     // MARK: stores
 
     /// An X509_STORE holding only the anchor. Read-only after creation (safe to share).
-    private final class Store: @unchecked Sendable {
+    private final class AnchorStore: @unchecked Sendable {
         let x509Store: OpaquePointer
         init(_ s: OpaquePointer) { x509Store = s }
         deinit { X509_STORE_free(x509Store) }
     }
 
-    private func store(for anchor: TrustAnchor) throws(TrustFailure) -> Store {
+    private func store(for anchor: TrustAnchor) throws(TrustFailure) -> AnchorStore {
         if let existing = storesLock.withLock({ stores[anchor] }) { return existing }
         let cert = try Certificate(der: anchor.der, role: anchor.name)
         guard let raw = X509_STORE_new() else { throw .resources("X509_STORE_new failed") }
-        let store = Store(raw)
+        let store = AnchorStore(raw)
         guard X509_STORE_add_cert(raw, cert.x509) == 1 else {
             ERR_clear_error()
             throw .resources("X509_STORE_add_cert failed")

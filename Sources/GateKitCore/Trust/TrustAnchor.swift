@@ -48,9 +48,15 @@ public struct TrustAnchor: Sendable, Hashable {
         return .success(TrustAnchor(name: name, der: der, sha256: digest, isTestAnchor: false))
     }
 
+    /// The largest test anchor accepted (a certificate is a few KB).
+    public static let maximumTestAnchorLength = 65536
+
     /// A caller-supplied anchor for explicit test mode. The DER must decode as one certificate
     /// with nothing after it.
     public static func test(der: [UInt8]) throws(TrustFailure) -> TrustAnchor {
+        guard der.count <= maximumTestAnchorLength else {
+            throw .malformedCertificate("the test anchor is \(der.count) bytes; at most \(maximumTestAnchorLength)")
+        }
         let cert = try Certificate(der: der, role: "test anchor")
         guard let digest = try? Digest.hash(.sha256, der) else { throw .resources("SHA-256 of the test anchor failed") }
         return TrustAnchor(name: "test anchor \(cert.subject)", der: der, sha256: digest, isTestAnchor: true)

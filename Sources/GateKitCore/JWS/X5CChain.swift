@@ -1,8 +1,8 @@
 import COpenSSL
 
-/// The x5c certificate chain of a JWS, checked with the shared trust module: Apple Root CA -
+/// The x5c certificate chain of a JWS, verified with the shared trust module: Apple Root CA -
 /// G3 pinned by fingerprint, or — test mode only — the caller's explicit test anchor.
-enum JWSSigner {
+enum X5CChain {
     /// Trust policies for test anchors, by anchor bytes: decoding and hashing the anchor once,
     /// not per call, keeps test-mode verification as fast as production.
     private static let testPolicies = TestPolicyCache()
