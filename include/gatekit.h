@@ -19,6 +19,13 @@
  *     undefined behaviour.
  *   - NULL for a required pointer is GATEKIT_EINVAL, never a crash.
  *   - Strings are NUL-terminated UTF-8 unless the comment says bytes.
+ *   - Every JSON document the library returns says its shape: lists are
+ *     {"version":1,"<items>":[...]}, receipt_inspect() has a top-level "version", and verified
+ *     data carries it in GateKit's "gatekit" member. Within a version members are only added.
+ *   - Options structs start with their version: *_options_init(&o, <header's VERSION>) or
+ *     GATEKIT_*_OPTIONS_INIT; a newer library reads and writes only that version's members.
+ *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_):
+ *     the names the library was asked to export; the prefixes keep them apart from a host's.
  *   - Thread safety is stated per object: gatekit_store is safe to share between threads;
  *     the static functions are safe from any thread.
  *
@@ -199,9 +206,9 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept(gatekit_store *store, const char
  * the document again. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_decline(gatekit_store *store, const char *document_id, const char *hash, const char *user);
 
-/* This user's decisions as a JSON array, oldest first:
- *   [{"document_id":"terms","hash":"<64 hex>","user":"alice"|null,
- *     "decision":"accepted"|"declined","at":"2026-11-22T06:52:02.123Z"}, ...]
+/* This user's decisions as JSON, oldest first:
+ *   {"version":1,"decisions":[{"document_id":"terms","hash":"<64 hex>","user":"alice"|null,
+ *     "decision":"accepted"|"declined","at":"2026-11-22T06:52:02.123Z"}, ...]}
  * A user name that is not valid UTF-8 appears with U+FFFD replacements in "user" and exactly
  * in "user_hex". document_id NULL: every document. *out is freed with gatekit_free(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_history(char **out_json, gatekit_store *store, const char *document_id, const char *user);
@@ -350,8 +357,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int receipt_to_json(char **out_json, const gatek
  * GATEKIT_EINVAL for NULL arguments. */
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_is_entitled(const gatekit_receipt *receipt, const char *product_id, long long at_ms);
 
-/* The product ids entitled at at_ms (0: now) as a JSON array of strings, each once, in receipt
- * order; *out_json is freed with gatekit_free. Returns the number of ids (>= 0) or
+/* The product ids entitled at at_ms (0: now) as {"version":1,"products":["id", ...]}, each once,
+ * in receipt order; *out_json is freed with gatekit_free. Returns the number of ids (>= 0) or
  * GATEKIT_EINVAL. */
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_active_products(char **out_json, const gatekit_receipt *receipt, long long at_ms);
 
@@ -601,16 +608,16 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_next(int *out, gatekit_store *store, co
  * Errors: GATEKIT_EPERM_CATEGORY, GATEKIT_EPERM_RETIRED, GATEKIT_EPERM_REENTRANT, store errors. */
 GATEKIT_API GATEKIT_WARN_UNUSED int perm_reset(gatekit_store *store, int category);
 
-/* The history of category (GATEKIT_PERM_ALL: every category) as a JSON array, oldest first:
- *   [{"id":1,"category":5100,"name":"camera","from":0,"from_state":"unknown","to":406,
- *     "to_state":"do-not-ask","source":"user","at":"2026-11-22T07:12:03.120Z","at_ms":...}]
+/* The history of category (GATEKIT_PERM_ALL: every category) as JSON, oldest first:
+ *   {"version":1,"changes":[{"id":1,"category":5100,"name":"camera","from":0,"from_state":"unknown",
+ *     "to":406,"to_state":"do-not-ask","source":"user","at":"2026-11-22T07:12:03.120Z","at_ms":...}]}
  * source: "user" (pre-prompt), "system" (dialog result), "reset", "provider" (the provider's
  * answer changed; from/to are then its answers, 0 = not determined). *out_json is freed
  * with gatekit_free(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int perm_history(char **out_json, gatekit_store *store, int category);
 
-/* Every category (built-ins, then host ones) as a JSON array of {"category","name","state",
- * "state_name","allows_prompt","stored","system","usage_description","host","deprecated"};
+/* Every category (built-ins, then host ones) as {"version":1,"categories":[...]} of objects
+ * {"category","name","state","state_name","allows_prompt","stored","system","usage_description","host","deprecated"};
  * "system" is the provider's answer or null without one. Freed with gatekit_free(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int perm_list(char **out_json, gatekit_store *store);
 

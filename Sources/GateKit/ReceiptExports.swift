@@ -153,7 +153,7 @@ public func receiptActiveProducts(_ out: UnsafeMutablePointer<UnsafeMutablePoint
         out.pointee = nil
         let handle = try ReceiptHandle.from(receipt)
         let ids = ReceiptEntitlements.activeProducts(handle.validated.receipt, at: moment(atMs))
-        out.pointee = try Owned.cString(JSONWriter.serialize(.array(ids.map(JSONValue.string))))
+        out.pointee = try Owned.cString(JSONDocument.list("products", ids.map(JSONValue.string)))
         return Int32(clamping: ids.count)
     }
 }

@@ -78,8 +78,9 @@ import Testing
         #expect(try gate.history(documentID: nil, user: .everyone).count == 3)
 
         let json = try JSONParser.parse(Array(EULAGate.historyJSON(theirs).utf8))
-        guard case let .array(entries) = json, let entry = entries.first else {
-            Issue.record("history JSON is not a non-empty array")
+        #expect(json["version"] == .number(1))
+        guard case let .array(entries)? = json["decisions"], let entry = entries.first else {
+            Issue.record("history JSON has no non-empty \"decisions\" list")
             return
         }
         #expect(entry["user_hex"]?.stringValue == "ff61")

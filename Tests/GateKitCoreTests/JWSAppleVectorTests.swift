@@ -48,7 +48,7 @@ import Testing
         #expect(verified.provenance.isTestSigned)
         let payload = jws.split(separator: UInt8(ascii: "."))[1]
         #expect(verified.provenance.identity.sha256 == (try Digest.hash(.sha256, Base64.decode(payload, alphabet: .url) ?? [])))
-        #expect(verified.json.hasSuffix(",\"gatekit\":{\"identity\":\"\(verified.provenance.identity.hex)\",\"testSigned\":true}}"))
+        #expect(verified.json.hasSuffix(",\"gatekit\":{\"version\":1,\"identity\":\"\(verified.provenance.identity.hex)\",\"testSigned\":true}}"))
     }
 
     @Test func transactionAndRenewalInfoDecode() throws {

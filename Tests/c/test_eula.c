@@ -148,7 +148,8 @@ static void test_users_and_history(gatekit_store *store) {
 
     char *json = NULL;
     CHECK_RC(eula_history(&json, store, "privacy", latin1), GATEKIT_OK);
-    CHECK(json && json[0] == '[');
+    static const char prefix[] = "{\"version\":1,\"decisions\":[";
+    CHECK(json && strncmp(json, prefix, sizeof prefix - 1) == 0);
     if (json) {
         CHECK(count(json, "\"document_id\":\"privacy\"") == 1);
         CHECK(strstr(json, "\"user_hex\":\"4af67267\"") != NULL);
@@ -179,7 +180,7 @@ static void test_users_and_history(gatekit_store *store) {
 
     json = NULL;
     CHECK_RC(eula_history(&json, store, "nothing-here", NULL), GATEKIT_OK);
-    CHECK_STR(json, "[]");
+    CHECK_STR(json, "{\"version\":1,\"decisions\":[]}");
     gatekit_free(json);
 }
 

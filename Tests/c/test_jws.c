@@ -307,7 +307,7 @@ static char *marked(const char *expected_json, const char *jws, int test_signed)
     if (eula_hash_bytes(id, payload, n) != 0) id[0] = 0;
     size_t len = strlen(expected_json) + 128;
     char *out = malloc(len);
-    snprintf(out, len, "%.*s,\"gatekit\":{\"identity\":\"%s\",\"testSigned\":%s}}",
+    snprintf(out, len, "%.*s,\"gatekit\":{\"version\":1,\"identity\":\"%s\",\"testSigned\":%s}}",
              (int)strlen(expected_json) - 1, expected_json, id, test_signed ? "true" : "false");
     free(payload64);
     free(payload);
@@ -1025,7 +1025,7 @@ static void test_tool(void) {
     size_t got = p ? fread(out, 1, sizeof out - 1, p) : 0;
     out[got] = 0;
     if (p) CHECK(pclose(p) == 0);
-    CHECK(strstr(out, "\"gatekit\":{\"identity\":\"") != NULL && strstr(out, "\"testSigned\":true}") != NULL);
+    CHECK(strstr(out, "\"gatekit\":{\"version\":1,\"identity\":\"") != NULL && strstr(out, "\"testSigned\":true}") != NULL);
     CHECK(strstr(out, "not App Store data") != NULL);
     /* Production data under a test anchor only with the test-only flag (then the notification's
      * Sandbox environment is what fails). */

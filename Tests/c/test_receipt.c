@@ -289,11 +289,11 @@ static void robustness(void) {
     CHECK_RC(receipt_is_entitled(r, NULL, 0), GATEKIT_EINVAL);
     char *json = NULL;
     CHECK_RC(receipt_active_products(&json, r, 1766771000000LL), 1);
-    CHECK_STR(json, "[\"dev.bonzer.weeka.app.subscription.pro.annual\"]");
+    CHECK_STR(json, "{\"version\":1,\"products\":[\"dev.bonzer.weeka.app.subscription.pro.annual\"]}");
     gatekit_free(json);
     json = NULL;
     CHECK_RC(receipt_active_products(&json, r, 1766776000000LL), 0);
-    CHECK_STR(json, "[]");
+    CHECK_STR(json, "{\"version\":1,\"products\":[]}");
     gatekit_free(json);
     json = NULL;
     CHECK_RC(receipt_to_json(&json, r), 0);

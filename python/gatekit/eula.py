@@ -77,7 +77,7 @@ def _text(value: Optional[str], name: str) -> Optional[bytes]:
 
 
 def _history_list(raw: str) -> List[EulaDecision]:
-    return [EulaDecision.from_json(entry) for entry in json.loads(raw)]
+    return [EulaDecision.from_json(entry) for entry in json.loads(raw)["decisions"]]
 
 
 class EulaMixin:

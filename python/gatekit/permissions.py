@@ -544,13 +544,14 @@ class PermissionsMixin:
     def perm_history(self, category: CategoryLike = ALL) -> List[PermissionChange]:
         out = ctypes.c_void_p()
         _check(_history(ctypes.byref(out), self.handle, _category_int(category)))
-        return [PermissionChange.from_json(e) for e in json.loads(_native.take_string(out))]
+        return [PermissionChange.from_json(e) for e in json.loads(_native.take_string(out))["changes"]]
 
     def perm_list(self) -> List[dict]:
         """Every category with name, state, usage description (see perm_list in gatekit.h)."""
         out = ctypes.c_void_p()
         _call(_list, ctypes.byref(out), self.handle)
-        return json.loads(_native.take_string(out))
+        categories: List[dict] = json.loads(_native.take_string(out))["categories"]
+        return categories
 
     # -- changing --
 

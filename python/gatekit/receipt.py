@@ -344,7 +344,8 @@ class Receipt:
         """Product ids entitled at ``at``, each once, in receipt order."""
         out = ctypes.c_void_p()
         check(_active_products(ctypes.byref(out), self._handle.pointer, _at_ms(at)))
-        return json.loads(_native.take_string(out))
+        products: List[str] = json.loads(_native.take_string(out))["products"]
+        return products
 
     def to_json(self) -> Dict[str, Any]:
         """verifyReceipt's response body for this receipt (status 0)."""

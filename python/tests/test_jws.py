@@ -412,7 +412,7 @@ def test_identity_checks_and_field_types(pki):
     t = sandbox.verify_transaction(good)
     assert (t.identity, t.test_signed) == (identity, True)
     assert sandbox.verified("transaction", good) == (identity, True)
-    assert sandbox.verify_json("transaction", good)["gatekit"] == {"identity": identity, "testSigned": True}
+    assert sandbox.verify_json("transaction", good)["gatekit"] == {"version": 1, "identity": identity, "testSigned": True}
     v = SignedDataVerifier("com.example", "Sandbox", test_anchor=pki.der("root"))
     assert failure(lambda: v.verify_transaction(pki.sign(transaction(bundleId=7), CHAIN))) == jws.EJWS_PAYLOAD_FIELD
     with pytest.raises(ValueError):

@@ -349,4 +349,4 @@ def test_the_replay_identity_survives_re_encoding():
         payload = subprocess.run(["openssl", "cms", "-verify", "-noverify", "-binary", "-inform", "DER"],
                                  input=data, capture_output=True, check=True).stdout
         assert r.identity == hashlib.sha256(payload).hexdigest()
-        assert r.to_json()["gatekit"] == {"identity": r.identity, "testSigned": r.is_test_signed}
+        assert r.to_json()["gatekit"] == {"version": 1, "identity": r.identity, "testSigned": r.is_test_signed}

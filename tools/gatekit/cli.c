@@ -71,3 +71,8 @@ unsigned char *gk_read_all(const char *path, size_t *len) {
     *len = n;
     return buf;
 }
+
+const char *gk_json_first_item(const char *json) {
+    const char *items = json ? strchr(json, '[') : NULL;
+    return items ? strchr(items, '{') : NULL;
+}

@@ -30,6 +30,9 @@ gatekit_store *gk_store(gk_cli *cli);
 /* Prints "gatekit: <what>: <strerror> (<last error>)" and returns GK_EXIT_ERROR. */
 int gk_fail(const char *what, int rc);
 
+/* The first object of a GateKit list document ({"version":1,"<items>":[{...},...]}), or NULL. */
+const char *gk_json_first_item(const char *json);
+
 /* Prints a usage message to stderr and returns GK_EXIT_USAGE. */
 int gk_usage(const char *text);
 

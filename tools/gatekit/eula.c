@@ -199,7 +199,7 @@ static int history(gk_cli *cli, const eula_args *a) {
         puts(json);
     } else {
         printf("%-24s  %-10s  %-16s  %-8s  %s\n", "at", "document", "user", "decision", "sha256");
-        for (const char *e = strchr(json, '{'); e; e = strchr(e + 1, '{')) {
+        for (const char *e = gk_json_first_item(json); e; e = strchr(e + 1, '{')) {
             char at[40], doc[64], user[64], decision[16], hash[70];
             printf("%-24s  %-10s  %-16s  %-8s  %s\n", field(e, "at", at, sizeof at), field(e, "document_id", doc, sizeof doc),
                    field(e, "user", user, sizeof user), field(e, "decision", decision, sizeof decision),

@@ -89,7 +89,7 @@ static int list(gatekit_store *store, int as_json) {
         puts(json);
     } else {
         printf("%-8s  %-22s  %-12s  %-6s  %s\n", "number", "name", "state", "prompt", "usage description");
-        for (const char *e = strchr(json, '{'); e; e = strchr(e + 1, '{')) {
+        for (const char *e = gk_json_first_item(json); e; e = strchr(e + 1, '{')) {
             char number[16], name[70], state[16], prompt[8], usage[200];
             json_value(e, "usage_description", usage, sizeof usage);
             printf("%-8s  %-22s  %-12s  %-6s  %s\n", json_value(e, "category", number, sizeof number),
@@ -135,7 +135,7 @@ static int history(gatekit_store *store, int category, int as_json) {
         puts(json);
     } else {
         printf("%-24s  %-22s  %-8s  %s\n", "at", "category", "source", "change");
-        for (const char *e = strchr(json, '{'); e; e = strchr(e + 1, '{')) {
+        for (const char *e = gk_json_first_item(json); e; e = strchr(e + 1, '{')) {
             char at[40], name[70], source[16], from[16], to[16], from_n[16], to_n[16];
             printf("%-24s  %-22s  %-8s  %s (%s) -> %s (%s)\n", json_value(e, "at", at, sizeof at),
                    json_value(e, "name", name, sizeof name), json_value(e, "source", source, sizeof source),

@@ -117,6 +117,6 @@ public struct EULAGate: Sendable {
     }
 
     public static func historyJSON(_ decisions: [EULADecision]) -> String {
-        JSONWriter.serialize(.array(decisions.map(\.json)))
+        JSONDocument.list("decisions", decisions.map(\.json))
     }
 }

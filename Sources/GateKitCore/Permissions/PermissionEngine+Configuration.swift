@@ -113,7 +113,7 @@ extension PermissionEngine {
                 ("deprecated", .bool(builtIn?.deprecated ?? false)),
             ]))
         }
-        return JSONWriter.serialize(.array(items))
+        return JSONDocument.list("categories", items)
     }
 
     // MARK: History
@@ -130,6 +130,6 @@ extension PermissionEngine {
     public func historyJSON(_ category: Int32) throws(GateKitError) -> String {
         let records = try history(category)
         let names = try store.read { (_) throws(GateKitError) -> PermissionSnapshot in snapshot }
-        return JSONWriter.serialize(.array(records.map { $0.json(name: names.name(of: $0.category)) }))
+        return JSONDocument.list("changes", records.map { $0.json(name: names.name(of: $0.category)) })
     }
 }

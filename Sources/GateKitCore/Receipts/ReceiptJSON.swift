@@ -153,6 +153,7 @@ public enum ReceiptJSON {
             else { subjects.append(.null) }
         }
         var fields: [(String, JSONValue)] = [
+            ("version", .number(JSONDocument.version)),
             ("validated", .bool(false)),
             ("encoding", .string(container.usesIndefiniteLength ? "BER indefinite length" : "DER")),
             ("digest", .string(container.digestName)),

@@ -28,13 +28,14 @@ public struct Provenance: Sendable, Equatable {
     }
 
     /// The member GateKit adds to the JSON of verified data, last:
-    /// `"gatekit":{"identity":"<64 hex>","testSigned":false}`. A member of that name in the
+    /// `"gatekit":{"version":1,"identity":"<64 hex>","testSigned":false}`. A member of that name in the
     /// signed data itself is dropped, so the marking cannot be forged from inside.
     public static let jsonMember = "gatekit"
 
-    /// `{"identity":"<64 hex>","testSigned":bool}`.
+    /// `{"version":1,"identity":"<64 hex>","testSigned":bool}`.
     public var json: JSONValue {
-        .object([("identity", .string(identity.hex)), ("testSigned", .bool(isTestSigned))])
+        .object([("version", .number(JSONDocument.version)), ("identity", .string(identity.hex)),
+                 ("testSigned", .bool(isTestSigned))])
     }
 
     public func marking(_ json: JSONValue) -> JSONValue {
