@@ -99,6 +99,7 @@ python-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
 
 test-python: build python-deps
+	cd python && $(PYTHON) -m mypy --strict --cache-dir ../.build/mypy gatekit ../examples/*.py
 	cd python && $(PYTHON) -m pytest -q -rs tests
 
 # ---- Hardening: fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----

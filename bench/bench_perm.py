@@ -3,7 +3,7 @@
 Rows (median ns per call over batches, all in this run):
   - ctypes floor: perm_allows_prompt(0), a trivial export (argument conversion + FFI call),
   - raw ctypes perm_state(store, camera): the floor plus the library's work,
-  - Store.perm_state(Category.CAMERA): the binding (checks, State enum) on top,
+  - Store.permissions.state(Category.CAMERA): the binding (checks, State enum) on top,
   - the stdlib sqlite3 module running the equivalent SELECT on the same file (reference),
   - Store.perm_record durable write (median µs of single calls).
 """
@@ -47,14 +47,14 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="gatekit-bench-perm-py-"))
     path = folder / "store.sqlite"
     store = gatekit.Store(path)
-    store.perm_set_usage_description(Category.CAMERA, "bench")
-    store.perm_set_usage_description(Category.MICROPHONE, "bench")
-    store.perm_record(Category.CAMERA, Decision.DONT_ASK)
+    store.permissions.set_usage_description(Category.CAMERA, "bench")
+    store.permissions.set_usage_description(Category.MICROPHONE, "bench")
+    store.permissions.record(Category.CAMERA, Decision.DONT_ASK)
 
     writes = []
     for i in range(105):
         t0 = time.perf_counter_ns()
-        store.perm_record(Category.MICROPHONE, Decision.ASK_LATER)
+        store.permissions.record(Category.MICROPHONE, Decision.ASK_LATER)
         if i >= 5:
             writes.append(time.perf_counter_ns() - t0)
     writes.sort()
@@ -75,7 +75,7 @@ def main() -> None:
 
     def binding():
         for _ in range(BATCH):
-            store.perm_state(Category.CAMERA)
+            store.permissions.state(Category.CAMERA)
 
     def sqlite_module():
         for _ in range(BATCH):
@@ -87,7 +87,7 @@ def main() -> None:
     runs = f"{SAMPLES}×{BATCH}"
     row("ctypes floor: perm_allows_prompt(0) (trivial export)", floor_ns, runs=runs)
     row("raw ctypes perm_state(store, camera)", raw_ns, runs=runs)
-    row("Store.perm_state(Category.CAMERA) (binding)", binding_ns, runs=runs)
+    row("Store.permissions.state(Category.CAMERA) (binding)", binding_ns, runs=runs)
     row("stdlib sqlite3: SELECT state ... WHERE category = ? (reference)", sqlite_ns, runs=runs)
     m = statistics.median
     print(f"| raw ctypes perm_state − floor (store-pointer argument + library work) | **{m(raw_ns) - m(floor_ns):.0f} ns** | | | |")
@@ -95,7 +95,7 @@ def main() -> None:
     print(f"| ratio Store.perm_state / sqlite3 SELECT | **{m(binding_ns) / m(sqlite_ns):.2f}×** | | | |")
 
     db.close()
-    row("Store.perm_record(MICROPHONE, ASK_LATER), durable", writes, unit="µs", scale=1000.0)
+    row("Store.permissions.record(MICROPHONE, ASK_LATER), durable", writes, unit="µs", scale=1000.0)
     store.close()
     for f in folder.iterdir():
         f.unlink()

@@ -8,7 +8,7 @@ import sys
 import gatekit
 
 
-def main(argv: list) -> int:
+def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(f"usage: {argv[0]} EULA-FILE [--accept]", file=sys.stderr)
         return 2
@@ -16,10 +16,10 @@ def main(argv: list) -> int:
     shown = gatekit.hash_file(argv[1])
     try:
         with gatekit.Store(app_id="com.example.hello") as store:
-            if not store.eula_should_present_hash("terms", shown):
+            if not store.eula.should_present_hash("terms", shown):
                 print(f"terms {shown[:12]}… already accepted")
             elif argv[2:] == ["--accept"]:
-                store.eula_accept("terms", shown)
+                store.eula.accept("terms", shown)
                 print(f"terms {shown[:12]}… accepted")
             else:
                 print(f"terms {shown[:12]}… must be presented")

@@ -35,7 +35,7 @@ def clear_caches() -> None:
 
 
 def version() -> str:
-    return _native.gatekit_version().decode("ascii")
+    return str(_native.gatekit_version().decode("ascii"))
 
 
 def version_number() -> int:

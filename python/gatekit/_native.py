@@ -5,7 +5,11 @@ import ctypes
 import ctypes.util
 import os
 from pathlib import Path
-from typing import Any, Iterator, List, Set, Tuple
+from typing import Any, Iterator, List, Optional, Protocol, Set, Tuple
+
+__all__ = ["DECLARED", "StoreOwner", "StorePointer", "c_char_p_p", "declare", "gatekit_free",
+    "gatekit_last_error", "gatekit_strerror", "gatekit_version", "gatekit_version_number",
+    "take_string", "to_c_string"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _REPO_ROOT = _PACKAGE_DIR.parent.parent
@@ -60,6 +64,14 @@ class _StoreStruct(ctypes.Structure):
 
 
 StorePointer = ctypes.POINTER(_StoreStruct)
+
+
+class StoreOwner(Protocol):
+    """What the store's feature objects (Eula, Permissions) need of their Store."""
+    _handle: Optional[Any]
+
+    @property
+    def handle(self) -> Any: ...
 
 c_char_p_p = ctypes.POINTER(ctypes.c_void_p)  # char ** out parameters, freed with gatekit_free
 

@@ -5,6 +5,11 @@ from typing import Dict, Type
 
 from . import _native
 
+__all__ = ["CorruptStoreError", "EBUSY", "ECORRUPT", "EINTERNAL", "EINVAL", "EIO", "ENEWER",
+    "ENOMEM", "ENOTFOUND", "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNSAFE", "EVERSION",
+    "GateKitError", "InvalidArgumentError", "NewerStoreError", "NotAStoreError", "NotFoundError",
+    "OK", "StoreError", "UnsafeStoreError", "check", "error_for", "register", "strerror"]
+
 OK = 0
 EINVAL = -1
 ENOTFOUND = -2

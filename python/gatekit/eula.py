@@ -5,13 +5,12 @@ import ctypes
 import json
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from . import _native
 from .errors import check
 
-if TYPE_CHECKING:
-    from .store import Store
+__all__ = ["Eula", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
 
 HASH_HEX_SIZE = 65
 
@@ -44,7 +43,7 @@ class EulaDecision:
         return self.decision == "accepted"
 
     @classmethod
-    def from_json(cls, entry: dict) -> "EulaDecision":
+    def from_json(cls, entry: Dict[str, Any]) -> "EulaDecision":
         user: Optional[bytes] = None
         if "user_hex" in entry:
             user = bytes.fromhex(entry["user_hex"])
@@ -80,41 +79,45 @@ def _history_list(raw: str) -> List[EulaDecision]:
     return [EulaDecision.from_json(entry) for entry in json.loads(raw)["decisions"]]
 
 
-class EulaMixin:
-    """EULA methods of :class:`gatekit.Store`."""
+class Eula:
+    """EULA gating on one store: ``store.eula``. A document's version is the SHA-256 of its
+    bytes; a user is a str or bytes (need not be UTF-8), None for the app's default user."""
 
-    handle: "_native.StorePointer"
+    def __init__(self, store: "_native.StoreOwner") -> None:
+        self._store = store
 
-    def eula_should_present(self, document_id: str, path: Union[str, "os.PathLike[str]"], user: User = None) -> bool:
-        """True when the document at ``path`` must be shown to ``user`` (None: default user)."""
-        rc = _should_present(self.handle, _text(document_id, "document_id"),
+    def should_present(self, document_id: str, path: Union[str, "os.PathLike[str]"], user: User = None) -> bool:
+        """True when the document at ``path`` must be shown to ``user``."""
+        rc = _should_present(self._store.handle, _text(document_id, "document_id"),
                              _native.to_c_string(os.fsdecode(path), "path"), _user(user))
         return check(rc) == 1
 
-    def eula_should_present_hash(self, document_id: str, hash: str, user: User = None) -> bool:
-        return check(_should_present_hash(self.handle, _text(document_id, "document_id"),
+    def should_present_hash(self, document_id: str, hash: str, user: User = None) -> bool:
+        """should_present() for a text whose hash the host computed (hash_bytes())."""
+        return check(_should_present_hash(self._store.handle, _text(document_id, "document_id"),
                                           _text(hash, "hash"), _user(user))) == 1
 
-    def eula_accept(self, document_id: str, hash: str, user: User = None) -> None:
+    def accept(self, document_id: str, hash: str, user: User = None) -> None:
         """Records acceptance of exactly the text whose hash is given (the text shown)."""
-        check(_accept(self.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
+        check(_accept(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
 
-    def eula_decline(self, document_id: str, hash: str, user: User = None) -> None:
-        check(_decline(self.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
+    def decline(self, document_id: str, hash: str, user: User = None) -> None:
+        """Records a decline: the document is presented again."""
+        check(_decline(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
 
-    def eula_mark_minor_revision(self, document_id: str, from_hash: str, to_hash: str) -> None:
+    def mark_minor_revision(self, document_id: str, from_hash: str, to_hash: str) -> None:
         """An acceptance of ``from_hash`` then covers ``to_hash``."""
-        check(_mark_minor(self.handle, _text(document_id, "document_id"),
+        check(_mark_minor(self._store.handle, _text(document_id, "document_id"),
                           _text(from_hash, "from_hash"), _text(to_hash, "to_hash")))
 
-    def eula_history(self, document_id: Optional[str] = None, user: User = None) -> List[EulaDecision]:
+    def history(self, document_id: Optional[str] = None, user: User = None) -> List[EulaDecision]:
         """This user's decisions, oldest first (document_id None: every document)."""
         out = ctypes.c_void_p()
-        check(_history(ctypes.byref(out), self.handle, _text(document_id, "document_id"), _user(user)))
+        check(_history(ctypes.byref(out), self._store.handle, _text(document_id, "document_id"), _user(user)))
         return _history_list(_native.take_string(out))
 
-    def eula_history_all(self, document_id: Optional[str] = None) -> List[EulaDecision]:
+    def history_all(self, document_id: Optional[str] = None) -> List[EulaDecision]:
         """Every user's decisions, oldest first."""
         out = ctypes.c_void_p()
-        check(_history_all(ctypes.byref(out), self.handle, _text(document_id, "document_id")))
+        check(_history_all(ctypes.byref(out), self._store.handle, _text(document_id, "document_id")))
         return _history_list(_native.take_string(out))

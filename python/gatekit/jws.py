@@ -20,6 +20,15 @@ from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tup
 from . import _native
 from .errors import GateKitError, check, register
 
+__all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
+    "EJWS_CERTIFICATE", "EJWS_CERT_TIME", "EJWS_CHAIN_LENGTH", "EJWS_ENVIRONMENT",
+    "EJWS_INTERMEDIATE_OID", "EJWS_LEAF_OID", "EJWS_MALFORMED", "EJWS_PAYLOAD_FIELD",
+    "EJWS_SIGNATURE", "EJWS_TEST_SIGNED", "EJWS_UNTRUSTED", "ENVIRONMENTS",
+    "ExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
+    "NotificationAppData", "NotificationData", "NotificationSummary", "OPTIONS_VERSION",
+    "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier",
+    "TEST_PRODUCTION"]
+
 # Signed-data error codes (include/gatekit.h, -300 … -399).
 EJWS_MALFORMED = -300
 EJWS_ALGORITHM = -301
@@ -385,7 +394,8 @@ class SignedDataVerifier:
         o = self._options(verify_time)
         out = ctypes.c_void_p()
         check(function(ctypes.byref(out), _text(signed), ctypes.byref(o)))
-        return json.loads(_native.take_string(out))
+        payload: Dict[str, Any] = json.loads(_native.take_string(out))
+        return payload
 
     def verify_transaction(self, signed: Signed, verify_time: Optional[int] = None) -> JWSTransaction:
         """A signedTransaction (JWSTransaction). ``verify_time``: Unix seconds for the

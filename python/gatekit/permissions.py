@@ -9,8 +9,8 @@ ctypes callback object can be collected while C may still call it. An exception 
 callback or provider is never lost: raised on the calling thread when the callback ran
 inside a call made from Python (after that call returned: the state change has happened),
 otherwise — on the watcher's thread — passed to ``on_error`` given to
-:meth:`PermissionsMixin.perm_watch_start`, or to ``sys.unraisablehook`` (which prints it),
-and kept in ``store.perm_errors`` (the latest 256) in every case.
+:meth:`Permissions.watch_start`, or to ``sys.unraisablehook`` (which prints it),
+and kept in ``store.permissions.errors`` (the latest 256) in every case.
 """
 from __future__ import annotations
 
@@ -24,14 +24,20 @@ import threading
 import weakref
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import (TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Tuple,
-                    Union)
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _native
 from .errors import GateKitError, InvalidArgumentError, error_for, register
 
-if TYPE_CHECKING:
-    from .store import Store
+__all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike",
+    "Decision", "EPERM_BLOCKED", "EPERM_CATEGORY", "EPERM_CONFLICT", "EPERM_DECISION",
+    "EPERM_NOT_PROMPTABLE", "EPERM_NO_USAGE", "EPERM_PROVIDER", "EPERM_REENTRANT", "EPERM_RETIRED",
+    "EPERM_TOKEN", "EPERM_WATCHING", "HOST_FIRST", "InvalidCategoryError", "InvalidDecisionError",
+    "MissingUsageDescriptionError", "NotPromptableError", "PermissionChange", "PermissionProvider",
+    "PermissionStateError", "Permissions", "ProviderAnswerError", "ReentrantCallError",
+    "RetiredCategoryError", "State", "Subscription", "UnknownSubscriptionError", "WATCH_PROVIDER",
+    "WatcherRunningError", "allows_prompt", "category", "category_from_name", "category_name",
+    "state_name"]
 
 
 class Category(IntEnum):
@@ -81,11 +87,11 @@ class Decision(IntEnum):
     DENIED = 4
 
 
-#: "Every category", for perm_reset() and perm_history().
+#: "Every category", for Permissions.reset() and Permissions.history().
 ALL = -1
 #: First number of host categories.
 HOST_FIRST = 1_000_000
-#: perm_watch_start flag.
+#: Permissions.watch_start(provider=True): also ask the provider on every poll.
 WATCH_PROVIDER = 1
 
 CategoryLike = Union[Category, int]
@@ -110,7 +116,7 @@ class InvalidDecisionError(PermissionStateError, ValueError):
 
 
 class NotPromptableError(PermissionStateError):
-    """The state is final (only perm_reset leaves it)."""
+    """The state is final (only Permissions.reset() leaves it)."""
 
 
 class BlockedCategoryError(NotPromptableError):
@@ -210,7 +216,7 @@ def category_name(value: int) -> Optional[str]:
 
 
 def category_from_name(name: str) -> Category:
-    """The built-in category with this name (host names: Store.perm_category_from_name)."""
+    """The built-in category with this name (host names: store.permissions.category_from_name)."""
     return Category(_check(_category_from_name(None, _native.to_c_string(name, "name"))))
 
 
@@ -225,7 +231,7 @@ def allows_prompt(state: int) -> bool:
     """True only for unknown and ask again."""
     if isinstance(state, bool) or not isinstance(state, int) or not _INT_MIN <= state <= _INT_MAX:
         return False
-    return _allows_prompt(state) == 1
+    return bool(_allows_prompt(state) == 1)
 
 
 # ---- exceptions from callbacks: raised on the calling thread, or reported ----
@@ -299,16 +305,16 @@ class _Registry:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.entries: Dict[int, Tuple[object, "Store"]] = {}
+        self.entries: Dict[int, Tuple[object, "Permissions"]] = {}
         self.numbers = itertools.count(1)
 
-    def add(self, target: object, store: "Store") -> int:
+    def add(self, target: object, owner: "Permissions") -> int:
         with self.lock:
             key = next(self.numbers)
-            self.entries[key] = (target, store)
+            self.entries[key] = (target, owner)
             return key
 
-    def get(self, key: Optional[int]) -> Optional[Tuple[object, "Store"]]:
+    def get(self, key: Optional[int]) -> Optional[Tuple[object, "Permissions"]]:
         with self.lock:
             return self.entries.get(key or 0)
 
@@ -322,23 +328,23 @@ _providers = _Registry()
 
 # Stores whose watcher thread may still call into Python: stopped before the interpreter
 # finalizes (a C thread entering a finalized interpreter would crash the process).
-_watching: "weakref.WeakSet[Store]" = weakref.WeakSet()
+_watching: "weakref.WeakSet[Permissions]" = weakref.WeakSet()
 
 
 @atexit.register
 def _stop_watchers_at_exit() -> None:
-    for store in list(_watching):
-        handle = store._handle
+    for permissions in list(_watching):
+        handle = permissions._store._handle
         if handle is not None:
             _watch_stop(handle)
 
 
-def _capture(error: BaseException, store: "Store", what: str) -> None:
-    store.perm_errors.append(error)
+def _capture(error: BaseException, owner: "Permissions", what: str) -> None:
+    owner.errors.append(error)
     if getattr(_local, "depth", 0) > 0:
         _local.pending.append(error)
         return
-    handler = getattr(store, "_perm_on_error", None)
+    handler = owner._on_error
     if handler is not None:
         try:
             handler(error)
@@ -347,35 +353,35 @@ def _capture(error: BaseException, store: "Store", what: str) -> None:
             error = handler_error
     hook_args = type("UnraisableHookArgs", (), {})()
     hook_args.exc_type, hook_args.exc_value, hook_args.exc_traceback = type(error), error, error.__traceback__
-    hook_args.err_msg, hook_args.object = f"Exception in a GateKit permission {what} on a watcher thread", store
-    sys.unraisablehook(hook_args)  # type: ignore[arg-type]
+    hook_args.err_msg, hook_args.object = f"Exception in a GateKit permission {what} on a watcher thread", owner
+    sys.unraisablehook(hook_args)
 
 
-@_CHANGED
+@_CHANGED  # type: ignore[untyped-decorator]  # ctypes' CFUNCTYPE has no type information
 def _changed_trampoline(payload: Optional[int], category_number: int, old: int, new: int) -> None:
     entry = _callbacks.get(payload)
     if entry is None:
         return
-    callback, store = entry
+    callback, owner = entry
     try:
         callback(category(category_number), _as_state(old), _as_state(new))  # type: ignore[operator]
     except BaseException as error:  # never into C
-        _capture(error, store, "callback")
+        _capture(error, owner, "callback")
 
 
 _INVALID_ANSWER = 0x7FFF  # makes the asking call fail with ProviderAnswerError
 
 
-@_PROVIDER
+@_PROVIDER  # type: ignore[untyped-decorator]
 def _provider_trampoline(payload: Optional[int], category_number: int) -> int:
     entry = _providers.get(payload)
     if entry is None:
         return 0
-    provider, store = entry
+    provider, owner = entry
     try:
         answer = int(provider.system_state(category(category_number)))  # type: ignore[attr-defined]
     except BaseException as error:
-        _capture(error, store, "provider")
+        _capture(error, owner, "provider")
         return _INVALID_ANSWER
     return answer if -2**31 <= answer < 2**31 else _INVALID_ANSWER
 
@@ -414,16 +420,16 @@ class PermissionChange:
     at_ms: int
 
     @classmethod
-    def from_json(cls, entry: dict) -> "PermissionChange":
+    def from_json(cls, entry: Dict[str, Any]) -> "PermissionChange":
         return cls(entry["id"], category(entry["category"]), entry["name"], entry["from"], entry["to"],
                    entry["source"], entry["at"], entry["at_ms"])
 
 
 class Subscription:
-    """Returned by :meth:`PermissionsMixin.subscribe`: call it (or ``unsubscribe()``) to
+    """Returned by :meth:`Permissions.subscribe`: call it (or ``unsubscribe()``) to
     stop the callback; also a context manager. Idempotent."""
 
-    def __init__(self, store: "Store", token: int, key: int) -> None:
+    def __init__(self, store: "_native.StoreOwner", token: int, key: int) -> None:
         self._store, self.token, self._key = store, token, key
         self._done = False
         self._lock = threading.Lock()
@@ -452,41 +458,39 @@ def _category_array(categories: Iterable[int]) -> Tuple["ctypes.Array[ctypes.c_i
     return (ctypes.c_int * max(1, len(values)))(*values), len(values)
 
 
-class PermissionsMixin:
-    """Permission methods of :class:`gatekit.Store`."""
+class Permissions:
+    """Permission state on one store: ``store.permissions``."""
 
-    handle: "_native.StorePointer"
-    _handle: "Optional[_native.StorePointer]"
-
-    def _perm_init(self) -> None:
+    def __init__(self, store: "_native.StoreOwner") -> None:
+        self._store = store
         #: The latest exceptions callbacks or providers raised (each also raised or reported).
-        self.perm_errors: "collections.deque[BaseException]" = collections.deque(maxlen=256)
-        self._perm_keys: List[int] = []
-        self._perm_provider_key: Optional[int] = None
-        self._perm_on_error: Optional[Callable[[BaseException], None]] = None
+        self.errors: "collections.deque[BaseException]" = collections.deque(maxlen=256)
+        self._keys: List[int] = []
+        self._provider_key: Optional[int] = None
+        self._on_error: Optional[Callable[[BaseException], None]] = None
 
     # -- configuration --
 
-    def perm_set_usage_description(self, category: CategoryLike, text: str) -> None:
+    def set_usage_description(self, category: CategoryLike, text: str) -> None:
         """Required before a prompt may be asked or recorded for the category."""
-        _check(_set_usage(self.handle, _category_int(category), _native.to_c_string(text, "text")))
+        _check(_set_usage(self._store.handle, _category_int(category), _native.to_c_string(text, "text")))
 
-    def perm_register_category(self, category: int, name: str, usage_description: str) -> None:
+    def register_category(self, category: int, name: str, usage_description: str) -> None:
         """A host category: number from HOST_FIRST, name [a-z0-9._-]{1,64}."""
-        _check(_register(self.handle, _category_int(category), _native.to_c_string(name, "name"),
+        _check(_register(self._store.handle, _category_int(category), _native.to_c_string(name, "name"),
                          _native.to_c_string(usage_description, "usage_description")))
 
-    def perm_category_from_name(self, name: str) -> CategoryLike:
+    def category_from_name(self, name: str) -> CategoryLike:
         """A built-in or registered host category by name."""
-        return category(_check(_category_from_name(self.handle, _native.to_c_string(name, "name"))))
+        return category(_check(_category_from_name(self._store.handle, _native.to_c_string(name, "name"))))
 
-    def set_permission_provider(self, provider: Optional[PermissionProvider]) -> None:
+    def set_provider(self, provider: Optional[PermissionProvider]) -> None:
         """Installs (None: removes) the system-state provider. Changes it causes are reported
         to subscribers on this thread."""
-        handle = self.handle
+        handle = self._store.handle
         if provider is not None and not callable(getattr(provider, "system_state", None)):
             raise TypeError("provider must have a system_state(category) method")
-        key = None if provider is None else _providers.add(provider, self)  # type: ignore[arg-type]
+        key = None if provider is None else _providers.add(provider, self)
         if key is None:
             rc, error, pending = _invoke(_set_provider, handle, _PROVIDER(), None)
         else:
@@ -495,77 +499,77 @@ class PermissionsMixin:
             if key is not None:
                 _providers.remove(key)
         else:       # C no longer calls the old one (it waited for calls in flight)
-            if self._perm_provider_key is not None:
-                _providers.remove(self._perm_provider_key)
-            self._perm_provider_key = key
+            if self._provider_key is not None:
+                _providers.remove(self._provider_key)
+            self._provider_key = key
         _raise(error, pending)
 
     # -- reading --
 
-    def perm_state(self, category: CategoryLike) -> State:
+    def state(self, category: CategoryLike) -> State:
         """The effective state: the provider's answer when it has one, else the stored one."""
-        handle = self.handle
+        handle = self._store.handle
         if type(category) is not Category:   # enum members are known to fit; others are checked
             category = _category_int(category)
-        if self._perm_provider_key is None:  # the hot path: no Python code can run inside
+        if self._provider_key is None:  # the hot path: no Python code can run inside
             rc = _state(handle, category)
             if rc >= 0:
                 return _STATE_BY_VALUE[rc]
             raise error_for(rc)
         return _STATE_BY_VALUE[_call(_state, handle, category)]
 
-    def perm_pending(self, categories: Iterable[CategoryLike]) -> List[CategoryLike]:
+    def pending(self, categories: Iterable[CategoryLike]) -> List[CategoryLike]:
         """In order and each once, the categories that still allow a prompt."""
         array, count = _category_array(categories)
         out_count = ctypes.c_size_t()
-        _call(_pending, array, ctypes.byref(out_count), self.handle, array, count)
+        _call(_pending, array, ctypes.byref(out_count), self._store.handle, array, count)
         return [category(array[i]) for i in range(out_count.value)]
 
-    def perm_next(self, categories: Iterable[CategoryLike], after: int = 0) -> Optional[CategoryLike]:
+    def next(self, categories: Iterable[CategoryLike], after: int = 0) -> Optional[CategoryLike]:
         """The first category after ``after`` (0: from the start) that allows a prompt now."""
         array, count = _category_array(categories)
         out = ctypes.c_int()
-        _call(_next, ctypes.byref(out), self.handle, array, count, _category_int(after))
+        _call(_next, ctypes.byref(out), self._store.handle, array, count, _category_int(after))
         return category(out.value) if out.value else None
 
-    def perm_walk(self, categories: Iterable[CategoryLike]) -> Iterator[CategoryLike]:
+    def walk(self, categories: Iterable[CategoryLike]) -> Iterator[CategoryLike]:
         """Yields the categories to prompt for, one at a time, re-evaluated after each: record
         the user's answer before asking for the next. Never yields a category twice, nor one
         an earlier answer made unpromptable."""
         sequence = list(categories)
         after = 0
         while True:
-            nxt = self.perm_next(sequence, after)
+            nxt = self.next(sequence, after)
             if nxt is None:
                 return
             yield nxt
             after = int(nxt)
 
-    def perm_history(self, category: CategoryLike = ALL) -> List[PermissionChange]:
+    def history(self, category: CategoryLike = ALL) -> List[PermissionChange]:
         out = ctypes.c_void_p()
-        _check(_history(ctypes.byref(out), self.handle, _category_int(category)))
+        _check(_history(ctypes.byref(out), self._store.handle, _category_int(category)))
         return [PermissionChange.from_json(e) for e in json.loads(_native.take_string(out))["changes"]]
 
-    def perm_list(self) -> List[dict]:
+    def list(self) -> List[Dict[str, Any]]:
         """Every category with name, state, usage description (see perm_list in gatekit.h)."""
         out = ctypes.c_void_p()
-        _call(_list, ctypes.byref(out), self.handle)
-        categories: List[dict] = json.loads(_native.take_string(out))["categories"]
+        _call(_list, ctypes.byref(out), self._store.handle)
+        categories: List[Dict[str, Any]] = json.loads(_native.take_string(out))["categories"]
         return categories
 
     # -- changing --
 
-    def perm_record(self, category: CategoryLike, decision: Union[Decision, int]) -> None:
+    def record(self, category: CategoryLike, decision: Union[Decision, int]) -> None:
         """The user's pre-prompt answer or the system dialog's result (durable on return)."""
-        _call(_record, self.handle, _category_int(category), _c_int(decision, "decision", InvalidDecisionError, EPERM_DECISION))
+        _call(_record, self._store.handle, _category_int(category), _c_int(decision, "decision", InvalidDecisionError, EPERM_DECISION))
 
-    def perm_reset(self, category: CategoryLike = ALL) -> None:
+    def reset(self, category: CategoryLike = ALL) -> None:
         """Back to unknown: one category, or every one (ALL)."""
-        _call(_reset, self.handle, _category_int(category))
+        _call(_reset, self._store.handle, _category_int(category))
 
-    def perm_refresh(self) -> None:
+    def refresh(self) -> None:
         """Re-reads the store and the provider; callbacks fire on this thread."""
-        _call(_refresh, self.handle)
+        _call(_refresh, self._store.handle)
 
     # -- notifications --
 
@@ -573,35 +577,36 @@ class PermissionsMixin:
         """callback(category, old_state, new_state) for every change of an effective state."""
         if not callable(callback):
             raise TypeError("callback must be callable")
-        key = _callbacks.add(callback, self)  # type: ignore[arg-type]
+        key = _callbacks.add(callback, self)
         token = ctypes.c_int()
         try:
-            _check(_subscribe(ctypes.byref(token), self.handle, _changed_trampoline, ctypes.c_void_p(key)))
+            _check(_subscribe(ctypes.byref(token), self._store.handle, _changed_trampoline, ctypes.c_void_p(key)))
         except BaseException:
             _callbacks.remove(key)
             raise
-        self._perm_keys.append(key)
-        return Subscription(self, token.value, key)  # type: ignore[arg-type]
+        self._keys.append(key)
+        return Subscription(self._store, token.value, key)
 
-    def perm_watch_start(self, interval_ms: int = 250, provider: bool = False,
+    def watch_start(self, interval_ms: int = 250, provider: bool = False,
                          on_error: Optional[Callable[[BaseException], None]] = None) -> None:
         """Starts the background watcher: changes by other processes reach callbacks ON THE
         WATCHER'S THREAD within ``interval_ms``. Exceptions there go to ``on_error`` (else
-        sys.unraisablehook) and ``perm_errors``."""
-        self._perm_on_error = on_error
-        _watching.add(self)  # type: ignore[arg-type]
-        _check(_watch_start(self.handle, _c_int(interval_ms, "interval_ms"), WATCH_PROVIDER if provider else 0))
+        sys.unraisablehook) and ``errors``."""
+        self._on_error = on_error
+        _watching.add(self)
+        _check(_watch_start(self._store.handle, _c_int(interval_ms, "interval_ms"), WATCH_PROVIDER if provider else 0))
 
-    def perm_watch_stop(self) -> bool:
+    def watch_stop(self) -> bool:
         """Stops the watcher; False when none was running."""
-        return _call(_watch_stop, self.handle) == 1
+        return _call(_watch_stop, self._store.handle) == 1
 
-    def _perm_close(self, handle: "_native.StorePointer") -> None:
+    def _before_close(self, handle: Any) -> None:
         """Before the C handle closes: stop the watcher (its callbacks need this object)."""
         _watch_stop(handle)
 
-    def _perm_forget(self) -> None:
-        for key in getattr(self, "_perm_keys", []):
+    def _forget(self) -> None:
+        """After the C handle closed: C can no longer call the callbacks or the provider."""
+        for key in self._keys:
             _callbacks.remove(key)
-        if getattr(self, "_perm_provider_key", None) is not None:
-            _providers.remove(self._perm_provider_key)  # type: ignore[arg-type]
+        if self._provider_key is not None:
+            _providers.remove(self._provider_key)

@@ -20,7 +20,22 @@ from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native
+from ._managed import Managed
 from .errors import GateKitError, check, register
+
+__all__ = ["ERECEIPT_ALGORITHM", "ERECEIPT_APP_VERSION", "ERECEIPT_BAD_CERT", "ERECEIPT_BUNDLE_ID",
+    "ERECEIPT_CERT_SIGNATURE", "ERECEIPT_CERT_TIME", "ERECEIPT_CHAIN", "ERECEIPT_CHAIN_LENGTH",
+    "ERECEIPT_DEVICE_HASH", "ERECEIPT_ENVIRONMENT", "ERECEIPT_INTERMEDIATE_OID",
+    "ERECEIPT_LEAF_OID", "ERECEIPT_MALFORMED", "ERECEIPT_NO_CREATION_DATE", "ERECEIPT_NO_SIGNER",
+    "ERECEIPT_PAYLOAD", "ERECEIPT_PRODUCTION", "ERECEIPT_SANDBOX", "ERECEIPT_SIGNATURE",
+    "ERECEIPT_SIGNED_ATTRS", "ERECEIPT_TEST_ANCHOR", "ERECEIPT_UNTRUSTED", "ERECEIPT_WEAK_DIGEST",
+    "ERECEIPT_XCODE", "InAppPurchase", "MalformedReceiptError", "OPTIONS_VERSION",
+    "PRODUCTION_ONLY", "RECEIPT_AGE_RATING", "RECEIPT_APP_ITEM_ID", "RECEIPT_APP_VERSION",
+    "RECEIPT_BUNDLE_ID", "RECEIPT_CREATION_DATE", "RECEIPT_DOWNLOAD_ID", "RECEIPT_ENVIRONMENT",
+    "RECEIPT_EXPIRATION_DATE", "RECEIPT_HASH", "RECEIPT_OPAQUE", "RECEIPT_ORIGINAL_APP_VERSION",
+    "RECEIPT_ORIGINAL_PURCHASE_DATE", "RECEIPT_VERSION_EXTERNAL_ID", "REQUIRE_SHA256", "Receipt",
+    "ReceiptError", "SANDBOX_ONLY", "UntrustedReceiptError", "WrongEnvironmentError",
+    "apple_status", "inspect", "validate", "validate_file"]
 
 
 class _ReceiptStruct(ctypes.Structure):
@@ -203,18 +218,6 @@ class InAppPurchase:
         return self.cancellation_date_ms is not None
 
 
-class _Handle:
-    """Owns a gatekit_receipt and frees it exactly once."""
-
-    def __init__(self, pointer: Any) -> None:
-        self.pointer = pointer
-
-    def __del__(self) -> None:
-        pointer, self.pointer = self.pointer, None
-        if pointer:
-            _free(pointer)
-
-
 def _opt_int(getter: Any, *args: Any) -> Optional[int]:
     value = ctypes.c_longlong()
     return value.value if check(getter(ctypes.byref(value), *args)) == 1 else None
@@ -228,26 +231,30 @@ def _opt_bool(value: Optional[int]) -> Optional[bool]:
     return None if value is None else bool(value)
 
 
-class Receipt:
+class Receipt(Managed):
     """A validated receipt. Fields are read from the library on first access (most servers
-    read a handful); ``purchases`` are InAppPurchase dataclasses in receipt order."""
+    read a handful); ``purchases`` are InAppPurchase dataclasses in receipt order. Freed when
+    collected, or at once with ``close()`` / ``with``."""
 
     def __init__(self, pointer: Any) -> None:
-        self._handle = _Handle(pointer)
+        self._handle = pointer
+
+    def _release(self, handle: Any) -> None:
+        _free(handle)
 
     def _string(self, attribute: int) -> Optional[str]:
-        return _opt_str(_string(self._handle.pointer, attribute))
+        return _opt_str(_string(self.handle, attribute))
 
     def _integer(self, attribute: int) -> Optional[int]:
-        return _opt_int(_integer, self._handle.pointer, attribute)
+        return _opt_int(_integer, self.handle, attribute)
 
     def _date(self, attribute: int) -> Optional[int]:
-        return _opt_int(_date_ms, self._handle.pointer, attribute)
+        return _opt_int(_date_ms, self.handle, attribute)
 
     def _bytes(self, attribute: int) -> Optional[bytes]:
         out = ctypes.c_void_p()
         size = ctypes.c_size_t()
-        if check(_bytes(ctypes.byref(out), ctypes.byref(size), self._handle.pointer, attribute)) != 1:
+        if check(_bytes(ctypes.byref(out), ctypes.byref(size), self.handle, attribute)) != 1:
             return None
         return ctypes.string_at(out.value, size.value) if out.value else b""
 
@@ -308,20 +315,20 @@ class Receipt:
     def identity(self) -> str:
         """The replay identity: SHA-256 of the signed payload, 64 hex digits. Every
         re-encoding of one genuine receipt has the same identity: dedupe on it."""
-        raw = _identity(self._handle.pointer)
+        raw = _identity(self.handle)
         if raw is None:
             raise MemoryError("receipt_identity returned NULL")
-        return raw.decode("ascii")
+        return str(raw.decode("ascii"))
 
     @property
     def is_test_signed(self) -> bool:
         """Accepted under a caller test anchor (Xcode): never a real App Store purchase."""
-        return check(_is_test_signed(self._handle.pointer)) == 1
+        return check(_is_test_signed(self.handle)) == 1
 
     @cached_property
     def purchases(self) -> Tuple[InAppPurchase, ...]:
         """In-app purchases in receipt order."""
-        return _purchases(self._handle.pointer)
+        return _purchases(self.handle)
 
     @property
     def creation_date(self) -> Optional[datetime]:
@@ -338,22 +345,23 @@ class Receipt:
 
     def is_entitled(self, product_id: str, at: Union[datetime, int, None] = None) -> bool:
         """True when a non-cancelled purchase of product_id covers ``at`` (datetime or epoch ms; None: now)."""
-        return check(_is_entitled(self._handle.pointer, _native.to_c_string(product_id, "product_id"), _at_ms(at))) == 1
+        return check(_is_entitled(self.handle, _native.to_c_string(product_id, "product_id"), _at_ms(at))) == 1
 
     def active_products(self, at: Union[datetime, int, None] = None) -> List[str]:
         """Product ids entitled at ``at``, each once, in receipt order."""
         out = ctypes.c_void_p()
-        check(_active_products(ctypes.byref(out), self._handle.pointer, _at_ms(at)))
+        check(_active_products(ctypes.byref(out), self.handle, _at_ms(at)))
         products: List[str] = json.loads(_native.take_string(out))["products"]
         return products
 
     def to_json(self) -> Dict[str, Any]:
         """verifyReceipt's response body for this receipt (status 0)."""
-        return json.loads(self.to_json_text())
+        body: Dict[str, Any] = json.loads(self.to_json_text())
+        return body
 
     def to_json_text(self) -> str:
         out = ctypes.c_void_p()
-        check(_to_json(ctypes.byref(out), self._handle.pointer))
+        check(_to_json(ctypes.byref(out), self.handle))
         return _native.take_string(out)
 
 
@@ -477,4 +485,5 @@ def inspect(data: Union[bytes, bytearray, str]) -> Dict[str, Any]:
     raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
     out = ctypes.c_void_p()
     check(_inspect(ctypes.byref(out), raw, len(raw)))
-    return json.loads(_native.take_string(out))
+    described: Dict[str, Any] = json.loads(_native.take_string(out))
+    return described

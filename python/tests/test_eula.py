@@ -22,52 +22,52 @@ def write(path: Path, text: str) -> Path:
 
 def test_presented_until_this_exact_text_is_accepted(store, tmp_path):
     eula = write(tmp_path / "EULA.txt", "Terms v1\n")
-    assert store.eula_should_present("terms", eula)
+    assert store.eula.should_present("terms", eula)
     shown = gatekit.hash_file(eula)
     assert shown == gatekit.hash_bytes(b"Terms v1\n")
-    store.eula_accept("terms", shown)
-    assert not store.eula_should_present("terms", eula)
-    assert store.eula_should_present("terms", eula, user="alice")
+    store.eula.accept("terms", shown)
+    assert not store.eula.should_present("terms", eula)
+    assert store.eula.should_present("terms", eula, user="alice")
     write(eula, "Terms v2\n")
-    assert store.eula_should_present("terms", eula)
+    assert store.eula.should_present("terms", eula)
 
 
 def test_decline_after_accept_presents_again_and_minor_revisions_are_covered(store):
     v1, v1a = gatekit.hash_bytes(b"v1"), gatekit.hash_bytes(b"v1, typo fixed")
-    store.eula_accept("terms", v1)
-    assert store.eula_should_present_hash("terms", v1a)
-    store.eula_mark_minor_revision("terms", v1, v1a)
-    assert not store.eula_should_present_hash("terms", v1a)
-    store.eula_decline("terms", v1)
-    assert store.eula_should_present_hash("terms", v1a)
+    store.eula.accept("terms", v1)
+    assert store.eula.should_present_hash("terms", v1a)
+    store.eula.mark_minor_revision("terms", v1, v1a)
+    assert not store.eula.should_present_hash("terms", v1a)
+    store.eula.decline("terms", v1)
+    assert store.eula.should_present_hash("terms", v1a)
 
 
 def test_history_records_who_which_text_and_when(store):
     h = gatekit.hash_bytes(b"privacy")
-    store.eula_accept("privacy", h, user=b"J\xf6rg")   # not UTF-8: kept exactly
-    store.eula_decline("privacy", h, user="Jörg")
-    latin1 = store.eula_history("privacy", user=b"J\xf6rg")
+    store.eula.accept("privacy", h, user=b"J\xf6rg")   # not UTF-8: kept exactly
+    store.eula.decline("privacy", h, user="Jörg")
+    latin1 = store.eula.history("privacy", user=b"J\xf6rg")
     assert [(d.user, d.decision, d.hash) for d in latin1] == [(b"J\xf6rg", "accepted", h)]
     assert latin1[0].accepted
     assert latin1[0].at.endswith("Z") and len(latin1[0].at) == 24
-    everyone = store.eula_history_all()
+    everyone = store.eula.history_all()
     assert [d.user for d in everyone] == [b"J\xf6rg", "Jörg".encode()]
-    assert store.eula_history() == []
+    assert store.eula.history() == []
 
 
 def test_errors_carry_code_and_detail(store, tmp_path):
     with pytest.raises(gatekit.InvalidArgumentError) as info:
-        store.eula_accept("terms", "not-a-hash")
+        store.eula.accept("terms", "not-a-hash")
     assert info.value.code == gatekit.errors.EINVAL
     assert "64 lowercase hex" in info.value.detail
     with pytest.raises(gatekit.NotFoundError):
-        store.eula_should_present("terms", tmp_path / "missing.txt")
+        store.eula.should_present("terms", tmp_path / "missing.txt")
     with pytest.raises(gatekit.StoreError):
-        store.eula_should_present("terms", tmp_path)          # a folder
+        store.eula.should_present("terms", tmp_path)          # a folder
     with pytest.raises(ValueError):
-        store.eula_accept("terms\0x", gatekit.hash_bytes(b""))
+        store.eula.accept("terms\0x", gatekit.hash_bytes(b""))
     with pytest.raises(TypeError):
-        store.eula_accept("terms", gatekit.hash_bytes(b""), user=42)
+        store.eula.accept("terms", gatekit.hash_bytes(b""), user=42)
 
 
 def test_a_closed_store_refuses_calls(tmp_path):
@@ -75,7 +75,7 @@ def test_a_closed_store_refuses_calls(tmp_path):
     s.close()
     s.close()  # idempotent
     with pytest.raises(ValueError):
-        s.eula_history()
+        s.eula.history()
     assert "closed" in repr(s)
 
 
@@ -87,9 +87,9 @@ def test_sixteen_threads_share_one_store(store):
         try:
             for i in range(per_thread):
                 h = gatekit.hash_bytes(f"{t}/{i}".encode())
-                assert store.eula_should_present_hash("doc", h, user=f"user-{t}")
-                store.eula_accept("doc", h, user=f"user-{t}")
-                assert not store.eula_should_present_hash("doc", h, user=f"user-{t}")
+                assert store.eula.should_present_hash("doc", h, user=f"user-{t}")
+                store.eula.accept("doc", h, user=f"user-{t}")
+                assert not store.eula.should_present_hash("doc", h, user=f"user-{t}")
         except BaseException as error:  # noqa: BLE001 - reported below
             errors.append(error)
 
@@ -99,9 +99,9 @@ def test_sixteen_threads_share_one_store(store):
     for t in threads:
         t.join()
     assert errors == []
-    assert len(store.eula_history_all()) == 16 * per_thread
+    assert len(store.eula.history_all()) == 16 * per_thread
     for t in range(16):
-        assert len(store.eula_history(user=f"user-{t}")) == per_thread
+        assert len(store.eula.history(user=f"user-{t}")) == per_thread
 
 
 def test_eight_processes_accept_into_one_file_without_loss(tmp_path):
@@ -111,10 +111,10 @@ def test_eight_processes_accept_into_one_file_without_loss(tmp_path):
     for p in procs:
         assert p.wait(timeout=120) == 0
     with gatekit.Store(path) as store:
-        history = store.eula_history_all()
+        history = store.eula.history_all()
         assert len(history) == 8 * per_process
         for n in range(8):
-            mine = store.eula_history(user=f"p{n}")
+            mine = store.eula.history(user=f"p{n}")
             assert sorted(d.document_id for d in mine) == sorted(f"doc-p{n}-{i}" for i in range(per_process))
         store.check()
 
@@ -138,7 +138,7 @@ def test_sigkill_never_loses_a_returned_acceptance(tmp_path):
         child.wait()
         with gatekit.Store(path) as store:
             store.check()
-            recorded = {d.hash for d in store.eula_history("doc", user="killed")}
+            recorded = {d.hash for d in store.eula.history("doc", user="killed")}
         assert {gatekit.hash_bytes(str(i).encode()) for i in confirmed} <= recorded
     assert len(confirmed) > 0
 
@@ -147,7 +147,7 @@ def test_a_corrupt_store_is_refused_and_left_unchanged(tmp_path):
     path = tmp_path / "store.sqlite"
     with gatekit.Store(path) as s:
         for i in range(300):
-            s.eula_accept(f"d{i}", gatekit.hash_bytes(str(i).encode()))
+            s.eula.accept(f"d{i}", gatekit.hash_bytes(str(i).encode()))
     with sqlite3.connect(path) as db:  # fold the WAL into the main file
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(path.read_bytes())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -62,3 +63,32 @@ def test_the_permission_flows_run_in_c_and_python(tmp_path):
     # Run again on the same store: nothing left to ask, nothing changes.
     again = run([str(binary)], tmp_path / "c.sqlite")
     assert again.returncode == 0 and "->" not in again.stdout and "camera on" in again.stdout
+
+
+def readme_example_blocks():
+    """(file, block) for each README code block introduced by a link to an examples/ file."""
+    lines = (REPO_ROOT / "README.md").read_text().splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if not line.startswith("```") or line == "```" or i < 2:
+            continue
+        intro = " ".join(lines[max(0, i - 3):i])
+        links = re.findall(r"\(examples/([\w.]+)\)", intro)
+        if not links:
+            continue
+        end = lines.index("```", i + 1)
+        found.append((links[-1], lines[i + 1:end]))
+    return found
+
+
+def test_readme_programs_are_the_tested_example_files():
+    """What the README shows is what the tests run: each program block is the example file,
+    or an uninterrupted excerpt of it."""
+    blocks = readme_example_blocks()
+    assert {name for name, _ in blocks} >= {"hello_eula.c", "hello_eula.py", "perm_flow.c", "perm_flow.py",
+                                            "receipt_check.c", "receipt_server.py"}
+    for name, block in blocks:
+        source = [line.rstrip() for line in (REPO_ROOT / "examples" / name).read_text().splitlines()]
+        block = [line.rstrip() for line in block]
+        starts = [k for k in range(len(source) - len(block) + 1) if source[k:k + len(block)] == block]
+        assert starts, f"the README's block for examples/{name} is not an excerpt of the file"

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import gatekit
 from gatekit import _native
 
@@ -112,3 +114,35 @@ def test_the_version_has_one_source():
     assert gatekit.version() == version
     assert re.search(r'^version = "([^"]+)"', (PYTHON_DIR / "pyproject.toml").read_text(), re.M).group(1) == version
     assert re.search(r"^Version: (\S+)", (PYTHON_DIR.parent / "pkgconfig" / "gatekit.pc").read_text(), re.M).group(1) == version
+
+
+def test_the_store_is_composed_and_every_handle_is_managed(tmp_path):
+    """store.eula and store.permissions are parts, not mixins; Store and Receipt share one
+    managed-handle base: close() is idempotent, both are context managers, a closed handle
+    raises ValueError instead of reaching C."""
+    from gatekit._managed import Managed
+    from gatekit.eula import Eula
+    from gatekit.permissions import Permissions
+    store = gatekit.Store(tmp_path / "s.sqlite")
+    assert isinstance(store, Managed) and isinstance(store.eula, Eula) and isinstance(store.permissions, Permissions)
+    assert not any(name.startswith(("eula_", "perm_")) for name in dir(store))
+    store.eula.accept("terms", gatekit.hash_bytes(b"t"))
+    store.close()
+    store.close()
+    assert store.closed
+    with pytest.raises(ValueError):
+        store.eula.should_present_hash("terms", gatekit.hash_bytes(b"t"))
+    with gatekit.Store(tmp_path / "s.sqlite") as again:
+        assert not again.eula.should_present_hash("terms", gatekit.hash_bytes(b"t"))
+    assert again.closed
+    assert issubclass(gatekit.Receipt, Managed)
+
+
+def test_every_module_declares_what_it_exports():
+    import importlib
+    for name in ("gatekit", "gatekit.errors", "gatekit.eula", "gatekit.jws", "gatekit.permissions",
+                 "gatekit.receipt", "gatekit.store", "gatekit._native", "gatekit._managed"):
+        module = importlib.import_module(name)
+        assert isinstance(getattr(module, "__all__", None), list), name
+        for exported in module.__all__:
+            assert hasattr(module, exported), f"{name}.__all__ names {exported}, which it does not define"

@@ -23,7 +23,7 @@ EVERY = list(Category)
 @pytest.fixture
 def described(store):
     for c in EVERY:
-        store.perm_set_usage_description(c, f"needed for {c.name.lower()}")
+        store.permissions.set_usage_description(c, f"needed for {c.name.lower()}")
     return store
 
 
@@ -52,39 +52,39 @@ def test_numbers_and_names_match_the_header():
 
 def test_invalid_categories_and_decisions(store):
     with pytest.raises(permissions.InvalidCategoryError):
-        store.perm_state(0)
+        store.permissions.state(0)
     with pytest.raises(permissions.InvalidCategoryError):
-        store.perm_state(1234)
+        store.permissions.state(1234)
     with pytest.raises(permissions.RetiredCategoryError) as retired:
-        store.perm_state(5000)
+        store.permissions.state(5000)
     assert retired.value.code == -201 and "retired" in retired.value.detail
     with pytest.raises(permissions.RetiredCategoryError):
-        store.perm_record(8100, Decision.DENIED)
+        store.permissions.record(8100, Decision.DENIED)
     with pytest.raises(permissions.InvalidCategoryError):
-        store.perm_state(1_000_000)  # host range, not registered
+        store.permissions.state(1_000_000)  # host range, not registered
     with pytest.raises(permissions.InvalidCategoryError):
-        store.perm_pending([Category.CAMERA, 2**40])
+        store.permissions.pending([Category.CAMERA, 2**40])
     with pytest.raises(permissions.InvalidDecisionError):
-        store.perm_record(Category.CAMERA, 0)
+        store.permissions.record(Category.CAMERA, 0)
     with pytest.raises(permissions.InvalidDecisionError):
-        store.perm_record(Category.CAMERA, State.DENIED)
+        store.permissions.record(Category.CAMERA, State.DENIED)
     # Numbers that do not fit a C int are refused, never wrapped (2**32 + 5100 is not camera).
     with pytest.raises(permissions.InvalidCategoryError):
-        store.perm_state(2**32 + 5100)
+        store.permissions.state(2**32 + 5100)
     with pytest.raises(permissions.InvalidDecisionError):
-        store.perm_record(Category.CAMERA, 2**32 + 1)
+        store.permissions.record(Category.CAMERA, 2**32 + 1)
     with pytest.raises(permissions.InvalidCategoryError):
-        store.perm_reset(-2**31 - 1)
+        store.permissions.reset(-2**31 - 1)
     with pytest.raises(TypeError):
-        store.perm_state("camera")
+        store.permissions.state("camera")
     with pytest.raises(TypeError):
-        store.perm_record(Category.CAMERA, 1.0)
+        store.permissions.record(Category.CAMERA, 1.0)
     assert permissions.category_name(2**32 + 5100) is None
     assert not permissions.allows_prompt(2**32)
     with pytest.raises(gatekit.InvalidArgumentError):
-        store.perm_set_usage_description(Category.CAMERA, "")
+        store.permissions.set_usage_description(Category.CAMERA, "")
     with pytest.raises(ValueError):
-        store.perm_set_usage_description(Category.CAMERA, "a\0b")
+        store.permissions.set_usage_description(Category.CAMERA, "a\0b")
 
 
 @pytest.mark.parametrize("from_ask_again", [False, True])
@@ -93,26 +93,26 @@ def test_invalid_categories_and_decisions(store):
 def test_state_machine(described, from_ask_again, decision, result):
     c = Category.MICROPHONE
     if from_ask_again:
-        described.perm_record(c, Decision.ASK_LATER)
-    described.perm_record(c, decision)
-    assert described.perm_state(c) is result
+        described.permissions.record(c, Decision.ASK_LATER)
+    described.permissions.record(c, decision)
+    assert described.permissions.state(c) is result
     if not result.allows_prompt:
         for d in Decision:
             with pytest.raises(permissions.NotPromptableError):
-                described.perm_record(c, d)
-        described.perm_reset(c)
-        assert described.perm_state(c) is State.UNKNOWN
+                described.permissions.record(c, d)
+        described.permissions.reset(c)
+        assert described.permissions.state(c) is State.UNKNOWN
 
 
 def test_usage_description_is_required_for_every_category(store):
     for c in EVERY:
         with pytest.raises(permissions.MissingUsageDescriptionError) as missing:
-            store.perm_record(c, Decision.ASK_LATER)
+            store.permissions.record(c, Decision.ASK_LATER)
         assert permissions.category_name(c) in missing.value.detail
         with pytest.raises(permissions.MissingUsageDescriptionError):
-            store.perm_pending([c])
-        store.perm_set_usage_description(c, "why")
-        assert store.perm_pending([c]) == [c]
+            store.permissions.pending([c])
+        store.permissions.set_usage_description(c, "why")
+        assert store.permissions.pending([c]) == [c]
 
 
 class Fixed(gatekit.PermissionProvider):
@@ -127,19 +127,19 @@ class Fixed(gatekit.PermissionProvider):
 
 def test_provider_overrides_every_category(described):
     for c in EVERY:
-        described.perm_record(c, Decision.DONT_ASK)
+        described.permissions.record(c, Decision.DONT_ASK)
     provider = Fixed(State.UNKNOWN)
-    described.set_permission_provider(provider)
-    assert all(described.perm_state(c) is State.DO_NOT_ASK for c in EVERY)  # stored state read back
+    described.permissions.set_provider(provider)
+    assert all(described.permissions.state(c) is State.DO_NOT_ASK for c in EVERY)  # stored state read back
     for answer in (State.AUTHORIZED, State.DENIED, State.UNSUPPORTED):
         provider.answer = answer
-        assert [described.perm_state(c) for c in EVERY] == [answer] * len(EVERY)
+        assert [described.permissions.state(c) for c in EVERY] == [answer] * len(EVERY)
     assert set(provider.asked) == {int(c) for c in EVERY}
     provider.answer = 406
     with pytest.raises(permissions.ProviderAnswerError):
-        described.perm_state(Category.CAMERA)
-    described.set_permission_provider(None)
-    assert described.perm_state(Category.CAMERA) is State.DO_NOT_ASK
+        described.permissions.state(Category.CAMERA)
+    described.permissions.set_provider(None)
+    assert described.permissions.state(Category.CAMERA) is State.DO_NOT_ASK
 
 
 def test_a_provider_exception_is_raised_not_lost(described):
@@ -148,14 +148,14 @@ def test_a_provider_exception_is_raised_not_lost(described):
             raise RuntimeError(f"portal down for {int(category)}")
 
     with pytest.raises(RuntimeError, match="portal down") as raised:
-        described.set_permission_provider(Broken())  # installing asks it about every category
+        described.permissions.set_provider(Broken())  # installing asks it about every category
     with pytest.raises(permissions.ProviderAnswerError) as failed:
-        described.perm_state(Category.CAMERA)
+        described.permissions.state(Category.CAMERA)
     assert isinstance(failed.value.__cause__, RuntimeError)
     assert "5100" in str(failed.value.__cause__)
-    assert len(described.perm_errors) >= 2
-    described.set_permission_provider(None)
-    assert raised.value is described.perm_errors[0]
+    assert len(described.permissions.errors) >= 2
+    described.permissions.set_provider(None)
+    assert raised.value is described.permissions.errors[0]
 
 
 def test_a_provider_calling_back_in_is_refused(described):
@@ -164,79 +164,79 @@ def test_a_provider_calling_back_in_is_refused(described):
     class Reentrant(gatekit.PermissionProvider):
         def system_state(self, category):
             try:
-                described.perm_record(category, Decision.DENIED)
+                described.permissions.record(category, Decision.DENIED)
             except permissions.ReentrantCallError as error:
                 seen.append(error.code)
             return State.UNKNOWN
 
-    described.set_permission_provider(Reentrant())
-    assert described.perm_state(Category.HEALTH) is State.UNKNOWN
+    described.permissions.set_provider(Reentrant())
+    assert described.permissions.state(Category.HEALTH) is State.UNKNOWN
     assert seen and set(seen) == {-208}
-    described.set_permission_provider(None)
+    described.permissions.set_provider(None)
 
 
 def test_sequencing_walk_never_repeats_nor_shows_unpromptable(described):
     sequence = [Category.CAMERA, Category.LOCATION_WHEN_IN_USE, Category.CAMERA, Category.LOCATION_ALWAYS,
                 Category.MICROPHONE, Category.LOCATION_WHEN_IN_USE]
     for answers in itertools.product(list(Decision), repeat=3):
-        described.perm_reset(ALL)
+        described.permissions.reset(ALL)
         shown = []
         replies = iter(answers)
-        for c in described.perm_walk(sequence):
+        for c in described.permissions.walk(sequence):
             assert c not in shown
-            assert described.perm_state(c).allows_prompt
+            assert described.permissions.state(c).allows_prompt
             shown.append(c)
             reply = next(replies, None)
             if reply is None:
                 break
-            described.perm_record(c, reply)
+            described.permissions.record(c, reply)
         if answers[1] in (Decision.DENIED, Decision.DONT_ASK):
             assert Category.LOCATION_ALWAYS not in shown
             with pytest.raises(permissions.BlockedCategoryError):
-                described.perm_record(Category.LOCATION_ALWAYS, Decision.AUTHORIZED)
+                described.permissions.record(Category.LOCATION_ALWAYS, Decision.AUTHORIZED)
 
 
 def test_pending_keeps_order_and_skips(described):
-    described.perm_record(Category.CONTACTS, Decision.DONT_ASK)
-    assert described.perm_pending([Category.CONTACTS, Category.CAMERA, Category.CAMERA, Category.SIRI]) == \
+    described.permissions.record(Category.CONTACTS, Decision.DONT_ASK)
+    assert described.permissions.pending([Category.CONTACTS, Category.CAMERA, Category.CAMERA, Category.SIRI]) == \
         [Category.CAMERA, Category.SIRI]
-    assert described.perm_pending([]) == []
-    described.perm_record(Category.CAMERA, Decision.AUTHORIZED)
-    described.perm_record(Category.SIRI, Decision.DENIED)
-    assert described.perm_pending([Category.CONTACTS, Category.CAMERA, Category.SIRI]) == []
-    assert described.perm_next([Category.CAMERA]) is None
+    assert described.permissions.pending([]) == []
+    described.permissions.record(Category.CAMERA, Decision.AUTHORIZED)
+    described.permissions.record(Category.SIRI, Decision.DENIED)
+    assert described.permissions.pending([Category.CONTACTS, Category.CAMERA, Category.SIRI]) == []
+    assert described.permissions.next([Category.CAMERA]) is None
 
 
 def test_reset_one_and_all_and_history(described):
-    described.perm_record(Category.CAMERA, Decision.DONT_ASK)
-    described.perm_record(Category.EVENTS, Decision.DENIED)
-    described.perm_reset(Category.CAMERA)
-    assert described.perm_state(Category.CAMERA) is State.UNKNOWN
-    assert described.perm_state(Category.EVENTS) is State.DENIED
-    described.perm_reset()
-    assert described.perm_state(Category.EVENTS) is State.UNKNOWN
-    rows = [(h.category, h.from_state, h.to_state, h.source) for h in described.perm_history()]
+    described.permissions.record(Category.CAMERA, Decision.DONT_ASK)
+    described.permissions.record(Category.EVENTS, Decision.DENIED)
+    described.permissions.reset(Category.CAMERA)
+    assert described.permissions.state(Category.CAMERA) is State.UNKNOWN
+    assert described.permissions.state(Category.EVENTS) is State.DENIED
+    described.permissions.reset()
+    assert described.permissions.state(Category.EVENTS) is State.UNKNOWN
+    rows = [(h.category, h.from_state, h.to_state, h.source) for h in described.permissions.history()]
     assert rows == [(Category.CAMERA, 0, 406, "user"), (Category.EVENTS, 0, 403, "system"),
                     (Category.CAMERA, 406, 0, "reset"), (Category.EVENTS, 403, 0, "reset")]
-    camera = described.perm_history(Category.CAMERA)
+    camera = described.permissions.history(Category.CAMERA)
     assert [h.name for h in camera] == ["camera", "camera"]
     assert camera[0].at.endswith("Z") and camera[0].at_ms <= camera[1].at_ms
 
 
 def test_host_categories(store):
-    store.perm_register_category(1_000_000, "telemetry", "Send anonymous statistics")
-    store.perm_register_category(1_000_000, "telemetry", "Send anonymous statistics")
+    store.permissions.register_category(1_000_000, "telemetry", "Send anonymous statistics")
+    store.permissions.register_category(1_000_000, "telemetry", "Send anonymous statistics")
     with pytest.raises(permissions.CategoryConflictError):
-        store.perm_register_category(1_000_000, "crash-reports", "x")
+        store.permissions.register_category(1_000_000, "crash-reports", "x")
     with pytest.raises(permissions.CategoryConflictError):
-        store.perm_register_category(1_000_001, "camera", "x")
+        store.permissions.register_category(1_000_001, "camera", "x")
     with pytest.raises(gatekit.InvalidArgumentError):
-        store.perm_register_category(1_000_001, "Bad Name", "x")
-    assert store.perm_category_from_name("telemetry") == 1_000_000
-    assert store.perm_category_from_name("camera") is Category.CAMERA
-    store.perm_record(1_000_000, Decision.DONT_ASK)
-    assert store.perm_state(1_000_000) is State.DO_NOT_ASK
-    listed = {entry["name"]: entry for entry in store.perm_list()}
+        store.permissions.register_category(1_000_001, "Bad Name", "x")
+    assert store.permissions.category_from_name("telemetry") == 1_000_000
+    assert store.permissions.category_from_name("camera") is Category.CAMERA
+    store.permissions.record(1_000_000, Decision.DONT_ASK)
+    assert store.permissions.state(1_000_000) is State.DO_NOT_ASK
+    listed = {entry["name"]: entry for entry in store.permissions.list()}
     assert listed["telemetry"]["state"] == 406 and listed["telemetry"]["host"] is True
     assert listed["camera"]["usage_description"] is None
 
@@ -247,26 +247,26 @@ def test_subscribe_reentrant_callbacks_and_unsubscribe_inside(described):
 
     def reenter(category, old, new):
         changes.append((category, old, new))
-        assert described.perm_state(category) == new  # calls back in
+        assert described.permissions.state(category) == new  # calls back in
         if category == Category.CAMERA and new == State.ASK_AGAIN:
-            described.perm_record(Category.MICROPHONE, Decision.ASK_LATER)
+            described.permissions.record(Category.MICROPHONE, Decision.ASK_LATER)
 
-    subscription = described.subscribe(reenter)
+    subscription = described.permissions.subscribe(reenter)
     holder = {}
 
     def only_once(category, old, new):
         once.append((category, old, new))
         holder["sub"].unsubscribe()
 
-    holder["sub"] = described.subscribe(only_once)
-    described.perm_record(Category.CAMERA, Decision.ASK_LATER)
+    holder["sub"] = described.permissions.subscribe(only_once)
+    described.permissions.record(Category.CAMERA, Decision.ASK_LATER)
     assert changes == [(Category.CAMERA, State.UNKNOWN, State.ASK_AGAIN),
                        (Category.MICROPHONE, State.UNKNOWN, State.ASK_AGAIN)]
     assert len(once) == 1
     assert isinstance(changes[0][1], State)
     subscription()
     subscription()  # idempotent
-    described.perm_reset()
+    described.permissions.reset()
     assert len(changes) == 2
 
 
@@ -274,11 +274,11 @@ def test_callback_exceptions_are_raised_on_the_calling_thread(described):
     def broken(category, old, new):
         raise KeyError(f"bad callback {int(category)}")
 
-    with described.subscribe(broken):
+    with described.permissions.subscribe(broken):
         with pytest.raises(KeyError, match="bad callback 5100"):
-            described.perm_record(Category.CAMERA, Decision.DENIED)
-    assert described.perm_state(Category.CAMERA) is State.DENIED  # the change happened
-    assert isinstance(described.perm_errors[-1], KeyError)
+            described.permissions.record(Category.CAMERA, Decision.DENIED)
+    assert described.permissions.state(Category.CAMERA) is State.DENIED  # the change happened
+    assert isinstance(described.permissions.errors[-1], KeyError)
 
 
 def test_another_process_seen_on_refresh_and_by_the_watcher(described, tmp_path):
@@ -290,23 +290,23 @@ def test_another_process_seen_on_refresh_and_by_the_watcher(described, tmp_path)
         changes.append((int(category), int(old), int(new), threading.current_thread().name))
         arrived.set()
 
-    described.subscribe(on_change)
+    described.permissions.subscribe(on_change)
     run_worker(path, Category.CAMERA, Decision.DONT_ASK)
-    assert described.perm_state(Category.CAMERA) is State.DO_NOT_ASK  # coherent at once
+    assert described.permissions.state(Category.CAMERA) is State.DO_NOT_ASK  # coherent at once
     assert changes == []
-    described.perm_refresh()
+    described.permissions.refresh()
     assert changes == [(5100, 0, 406, threading.current_thread().name)]
 
     arrived.clear()
-    described.perm_watch_start(interval_ms=10)
+    described.permissions.watch_start(interval_ms=10)
     with pytest.raises(permissions.WatcherRunningError):
-        described.perm_watch_start(interval_ms=10)
+        described.permissions.watch_start(interval_ms=10)
     run_worker(path, Category.MICROPHONE, Decision.AUTHORIZED)
     assert arrived.wait(10)
     assert changes[1][:3] == (4000, 0, 200)
     assert changes[1][3] != threading.current_thread().name  # the watcher's thread
-    assert described.perm_watch_stop() is True
-    assert described.perm_watch_stop() is False
+    assert described.permissions.watch_stop() is True
+    assert described.permissions.watch_stop() is False
 
 
 def test_watcher_callback_errors_are_reported(described):
@@ -320,12 +320,12 @@ def test_watcher_callback_errors_are_reported(described):
         reported.append(error)
         done.set()
 
-    described.subscribe(broken)
-    described.perm_watch_start(interval_ms=10, on_error=on_error)
+    described.permissions.subscribe(broken)
+    described.permissions.watch_start(interval_ms=10, on_error=on_error)
     run_worker(described.path, Category.SIRI, Decision.DENIED)
     assert done.wait(10)
-    described.perm_watch_stop()
-    assert isinstance(reported[0], ValueError) and reported[0] is described.perm_errors[-1]
+    described.permissions.watch_stop()
+    assert isinstance(reported[0], ValueError) and reported[0] is described.permissions.errors[-1]
 
 
 def test_watcher_errors_without_handler_go_to_unraisablehook(described, monkeypatch):
@@ -337,17 +337,17 @@ def test_watcher_errors_without_handler_go_to_unraisablehook(described, monkeypa
         done.set()
 
     monkeypatch.setattr(sys, "unraisablehook", hook)
-    described.subscribe(lambda c, o, n: 1 / 0)
-    described.perm_watch_start(interval_ms=10)
+    described.permissions.subscribe(lambda c, o, n: 1 / 0)
+    described.permissions.watch_start(interval_ms=10)
     run_worker(described.path, Category.REMINDERS, Decision.DENIED)
     assert done.wait(10)
-    described.perm_watch_stop()
+    described.permissions.watch_stop()
     assert isinstance(hooked[0], ZeroDivisionError)
 
 
 def test_sixteen_threads_record_and_read(described):
     for i in range(16):
-        described.perm_register_category(3_000_000 + i, f"worker-{i}", "thread test")
+        described.permissions.register_category(3_000_000 + i, f"worker-{i}", "thread test")
     counted = []
     lock = threading.Lock()
 
@@ -355,7 +355,7 @@ def test_sixteen_threads_record_and_read(described):
         with lock:
             counted.append(category)
 
-    described.subscribe(count)
+    described.permissions.subscribe(count)
     failures = []
     rounds = 10
 
@@ -363,14 +363,14 @@ def test_sixteen_threads_record_and_read(described):
         c = 3_000_000 + i
         try:
             for _ in range(rounds):
-                described.perm_record(c, Decision.ASK_LATER)
-                assert described.perm_state(c) is State.ASK_AGAIN
-                described.perm_record(c, Decision.DONT_ASK)
+                described.permissions.record(c, Decision.ASK_LATER)
+                assert described.permissions.state(c) is State.ASK_AGAIN
+                described.permissions.record(c, Decision.DONT_ASK)
                 with pytest.raises(permissions.NotPromptableError):
-                    described.perm_record(c, Decision.DENIED)
+                    described.permissions.record(c, Decision.DENIED)
                 for b in EVERY:
-                    described.perm_state(b)
-                described.perm_reset(c)
+                    described.permissions.state(b)
+                described.permissions.reset(c)
         except BaseException as error:  # reported below
             failures.append(error)
 
@@ -381,29 +381,29 @@ def test_sixteen_threads_record_and_read(described):
         t.join()
     assert failures == []
     assert len(counted) == 16 * rounds * 3
-    assert len(described.perm_history(3_000_007)) == rounds * 3
+    assert len(described.permissions.history(3_000_007)) == rounds * 3
 
 
 def test_persistence_across_processes(tmp_path):
     path = tmp_path / "persist.sqlite"
     with gatekit.Store(path) as s:
-        s.perm_set_usage_description(Category.CAMERA, "why")
+        s.permissions.set_usage_description(Category.CAMERA, "why")
     run_worker(path, Category.CAMERA, Decision.DONT_ASK)
     with gatekit.Store(path) as s:
-        assert s.perm_state(Category.CAMERA) is State.DO_NOT_ASK
-        assert s.perm_pending([Category.CAMERA]) == []
-        assert [h.source for h in s.perm_history(Category.CAMERA)] == ["user"]
+        assert s.permissions.state(Category.CAMERA) is State.DO_NOT_ASK
+        assert s.permissions.pending([Category.CAMERA]) == []
+        assert [h.source for h in s.permissions.history(Category.CAMERA)] == ["user"]
 
 
 def test_closing_with_a_running_watcher(tmp_path):
     s = gatekit.Store(tmp_path / "w.sqlite")
-    s.subscribe(lambda c, o, n: None)
-    s.perm_watch_start(interval_ms=5, provider=True)
+    s.permissions.subscribe(lambda c, o, n: None)
+    s.permissions.watch_start(interval_ms=5, provider=True)
     time.sleep(0.05)
     s.close()
     s.close()
     with pytest.raises(ValueError):
-        s.perm_state(Category.CAMERA)
+        s.permissions.state(Category.CAMERA)
 
 
 def _tool():
@@ -430,8 +430,8 @@ def test_the_tool_records_and_watches(tmp_path):
     assert run("record", "camera", "dont-ask").returncode == 0
     assert run("state", "camera").returncode == 3
     with gatekit.Store(path) as s:
-        assert s.perm_state(Category.CAMERA) is State.DO_NOT_ASK
-        s.perm_set_usage_description(Category.MICROPHONE, "Voice notes")
+        assert s.permissions.state(Category.CAMERA) is State.DO_NOT_ASK
+        s.permissions.set_usage_description(Category.MICROPHONE, "Voice notes")
     assert run("pending", "camera", "microphone").stdout == "microphone 4000\n"
     assert run("record", "5000", "denied").returncode == 1
     assert run("record", "camera", "maybe").returncode == 2
@@ -439,7 +439,7 @@ def test_the_tool_records_and_watches(tmp_path):
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.5)
     with gatekit.Store(path) as s:
-        s.perm_record(Category.MICROPHONE, Decision.AUTHORIZED)
+        s.permissions.record(Category.MICROPHONE, Decision.AUTHORIZED)
     out, _ = watch.communicate(timeout=30)
     assert watch.returncode == 0
     assert "microphone 4000: unknown (0) -> authorized (200)" in out
@@ -453,9 +453,9 @@ def test_the_interpreter_exits_cleanly_with_a_watcher_running(tmp_path):
     script = (
         "import gatekit, sys\n"
         f"s = gatekit.Store({str(tmp_path / 'exit.sqlite')!r})\n"
-        "s.subscribe(lambda c, o, n: None)\n"
-        "s.set_permission_provider(gatekit.PermissionProvider())\n"
-        "s.perm_watch_start(interval_ms=1, provider=True)\n"
+        "s.permissions.subscribe(lambda c, o, n: None)\n"
+        "s.permissions.set_provider(gatekit.PermissionProvider())\n"
+        "s.permissions.watch_start(interval_ms=1, provider=True)\n"
         "print('exiting')\n"
     )
     for _ in range(3):

@@ -27,7 +27,7 @@ def test_files_are_private_whatever_the_umask(tmp_path):
     try:
         path = tmp_path / "new" / "s.sqlite"
         with gatekit.Store(path) as store:
-            store.eula_accept("terms", HASH, "alice")
+            store.eula.accept("terms", HASH, "alice")
             assert mode(path) == 0o600 and mode(Path(f"{path}-wal")) == 0o600
         assert mode(tmp_path / "new") == 0o700
         shared = tmp_path / "team" / "s.sqlite"

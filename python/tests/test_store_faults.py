@@ -19,7 +19,7 @@ TOOL = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"
 def sound_store(path: Path, decisions: int = 200) -> bytes:
     with gatekit.Store(path) as store:
         for i in range(decisions):
-            store.eula_accept(f"doc-{i}", gatekit.hash_bytes(str(i).encode()))
+            store.eula.accept(f"doc-{i}", gatekit.hash_bytes(str(i).encode()))
     return path.read_bytes()
 
 
@@ -68,13 +68,13 @@ def test_a_store_deleted_while_open_refuses_writes(tmp_path):
     path = tmp_path / "s.sqlite"
     h = gatekit.hash_bytes(b"terms")
     with gatekit.Store(path) as store:
-        store.eula_accept("terms", h)
+        store.eula.accept("terms", h)
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
         with pytest.raises(gatekit.StoreError) as info:
-            store.eula_accept("terms", h, user="later")
+            store.eula.accept("terms", h, user="later")
         assert info.value.code == gatekit.errors.EIO and "deleted or replaced" in info.value.detail
-        assert not store.eula_should_present_hash("terms", h)  # reads still answer
+        assert not store.eula.should_present_hash("terms", h)  # reads still answer
     assert not path.exists()
 
 

@@ -9,7 +9,7 @@ import gatekit
 def accept_many(path: str, tag: str, count: int) -> None:
     with gatekit.Store(path) as store:
         for i in range(count):
-            store.eula_accept(f"doc-{tag}-{i}", gatekit.hash_bytes(f"{tag}/{i}".encode()), user=tag)
+            store.eula.accept(f"doc-{tag}-{i}", gatekit.hash_bytes(f"{tag}/{i}".encode()), user=tag)
 
 
 def accept_forever(path: str) -> None:
@@ -17,7 +17,7 @@ def accept_forever(path: str) -> None:
     with gatekit.Store(path) as store:
         i = 0
         while True:
-            store.eula_accept("doc", gatekit.hash_bytes(str(i).encode()), user="killed")
+            store.eula.accept("doc", gatekit.hash_bytes(str(i).encode()), user="killed")
             sys.stdout.write(f"{i}\n")
             sys.stdout.flush()
             i += 1
@@ -26,9 +26,9 @@ def accept_forever(path: str) -> None:
 def perm_record(path: str, category: int, decision: int) -> None:
     with gatekit.Store(path) as store:
         if decision == 0:
-            store.perm_reset(category)
+            store.permissions.reset(category)
         else:
-            store.perm_record(category, decision)
+            store.permissions.record(category, decision)
 
 
 if __name__ == "__main__":
