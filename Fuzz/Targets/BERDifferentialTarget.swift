@@ -46,7 +46,7 @@ struct BERTree: Equatable {
     /// GateKit's reader: the top element and, recursively, the children of constructed ones.
     static func ours(_ bytes: UnsafeRawBufferPointer) -> BERTree? {
         let reader = BERReader(bytes)
-        func walk(_ e: BERElement, _ depth: Int) throws(BERError) -> BERTree {
+        func walk(_ e: BERElement, _ depth: Int) throws(ReceiptParseError) -> BERTree {
             var node = BERTree(tagClass: e.tagClass, constructed: e.constructed, tagNumber: e.tagNumber, start: e.start,
                                contentStart: e.contentStart, contentEnd: e.contentEnd, end: e.end,
                                indefinite: e.indefinite, children: [])

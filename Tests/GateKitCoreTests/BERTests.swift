@@ -2,9 +2,9 @@ import Testing
 @testable import GateKitCore
 
 @Suite struct BERTests {
-    func read(_ bytes: [UInt8]) throws(BERError) -> (BERElement, [BERElement]) {
+    func read(_ bytes: [UInt8]) throws(ReceiptParseError) -> (BERElement, [BERElement]) {
         try bytes.withUnsafeBytes { raw in
-            Result { () throws(BERError) in
+            Result { () throws(ReceiptParseError) in
                 let r = BERReader(raw)
                 let e = try r.element(at: 0, limit: raw.count)
                 return (e, e.constructed ? try r.children(of: e) : [])
@@ -12,9 +12,9 @@ import Testing
         }.get()
     }
 
-    func octets(_ bytes: [UInt8]) throws(BERError) -> [UInt8] {
+    func octets(_ bytes: [UInt8]) throws(ReceiptParseError) -> [UInt8] {
         try bytes.withUnsafeBytes { raw in
-            Result { () throws(BERError) in
+            Result { () throws(ReceiptParseError) in
                 let r = BERReader(raw)
                 return try r.octets(try r.element(at: 0, limit: raw.count))
             }
@@ -38,7 +38,7 @@ import Testing
     @Test func constructedOctetStringsConcatenate() throws {
         #expect(try octets([0x24, 0x80, 0x04, 0x02, 1, 2, 0x04, 0x01, 3, 0x00, 0x00]) == [1, 2, 3])
         #expect(try octets([0x24, 0x08, 0x04, 0x01, 1, 0x24, 0x03, 0x04, 0x01, 2]) == [1, 2])
-        #expect(throws: BERError.self) { try octets([0x24, 0x03, 0x02, 0x01, 1]) }  // INTEGER segment
+        #expect(throws: ReceiptParseError.self) { try octets([0x24, 0x03, 0x02, 0x01, 1]) }  // INTEGER segment
     }
 
     @Test func hostileEncodingsFail() {
@@ -59,7 +59,7 @@ import Testing
             [UInt8](repeating: 0, count: 0) + Array(repeating: [0x30, 0x80], count: 40).flatMap { $0 },  // nesting bomb
         ]
         for bytes in cases {
-            #expect(throws: BERError.self, "\(bytes.prefix(8))") { try read(bytes) }
+            #expect(throws: ReceiptParseError.self, "\(bytes.prefix(8))") { try read(bytes) }
         }
     }
 

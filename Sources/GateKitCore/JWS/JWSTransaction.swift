@@ -1,87 +1,62 @@
 /// A decoded, verified `JWSTransactionDecodedPayload`: one purchase, renewal, refund or
 /// revocation. Dates are Unix milliseconds; enumerations keep Apple's raw value (a string or
 /// an integer, as Apple types it) so a value Apple adds later still decodes. `json` keeps every member, known or not.
+@dynamicMemberLookup
 public struct JWSTransaction: Sendable {
     public let json: JSONValue
     /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
     public internal(set) var provenance: Provenance?
+    /// The members GateKit reads, declared once (unknown members stay in `json`).
+    public let fields: Fields
 
-    public let originalTransactionId: String?
-    public let transactionId: String?
-    public let webOrderLineItemId: String?
-    public let bundleId: String?
-    public let productId: String?
-    public let subscriptionGroupIdentifier: String?
-    public let purchaseDate: Int64?
-    public let originalPurchaseDate: Int64?
-    public let expiresDate: Int64?
-    public let quantity: Int64?
-    /// "Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription".
-    public let type: String?
-    public let appAccountToken: String?
-    /// "FAMILY_SHARED" or "PURCHASED".
-    public let inAppOwnershipType: String?
-    public let signedDate: Int64?
-    /// 0: other, 1: an issue in the app.
-    public let revocationReason: Int64?
-    public let revocationDate: Int64?
-    public let revocationType: String?
-    public let revocationPercentage: Int64?
-    public let isUpgraded: Bool?
-    /// 1: introductory, 2: promotional, 3: offer code, 4: win-back.
-    public let offerType: Int64?
-    public let offerIdentifier: String?
-    public let offerDiscountType: String?
-    public let offerPeriod: String?
-    public let environment: String?
-    public let storefront: String?
-    public let storefrontId: String?
-    /// "PURCHASE" or "RENEWAL".
-    public let transactionReason: String?
-    /// Milliunits of the currency.
-    public let price: Int64?
-    public let currency: String?
-    public let appTransactionId: String?
-    public let billingPlanType: String?
-    public let advancedCommerceInfo: JSONValue?
-    public let commitmentInfo: JSONValue?
+    public struct Fields: Decodable, Sendable {
+        public let originalTransactionId: String?
+        public let transactionId: String?
+        public let webOrderLineItemId: String?
+        public let bundleId: String?
+        public let productId: String?
+        public let subscriptionGroupIdentifier: String?
+        public let purchaseDate: Int64?
+        public let originalPurchaseDate: Int64?
+        public let expiresDate: Int64?
+        public let quantity: Int64?
+        /// "Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription".
+        public let type: String?
+        public let appAccountToken: String?
+        /// "FAMILY_SHARED" or "PURCHASED".
+        public let inAppOwnershipType: String?
+        public let signedDate: Int64?
+        /// 0: other, 1: an issue in the app.
+        public let revocationReason: Int64?
+        public let revocationDate: Int64?
+        public let revocationType: String?
+        public let revocationPercentage: Int64?
+        public let isUpgraded: Bool?
+        /// 1: introductory, 2: promotional, 3: offer code, 4: win-back.
+        public let offerType: Int64?
+        public let offerIdentifier: String?
+        public let offerDiscountType: String?
+        public let offerPeriod: String?
+        public let environment: String?
+        public let storefront: String?
+        public let storefrontId: String?
+        /// "PURCHASE" or "RENEWAL".
+        public let transactionReason: String?
+        /// Milliunits of the currency.
+        public let price: Int64?
+        public let currency: String?
+        public let appTransactionId: String?
+        public let billingPlanType: String?
+        public let advancedCommerceInfo: JSONValue?
+        public let commitmentInfo: JSONValue?
+    }
+
+    /// `payload.productId` reads `payload.fields.productId`.
+    public subscript<T>(dynamicMember member: KeyPath<Fields, T>) -> T { fields[keyPath: member] }
 
     public init(json: JSONValue, path: String = "transaction") throws(GateKitError) {
-        let f = try PayloadFields(json, path: path)
         self.json = json
-        originalTransactionId = try f.string("originalTransactionId")
-        transactionId = try f.string("transactionId")
-        webOrderLineItemId = try f.string("webOrderLineItemId")
-        bundleId = try f.string("bundleId")
-        productId = try f.string("productId")
-        subscriptionGroupIdentifier = try f.string("subscriptionGroupIdentifier")
-        purchaseDate = try f.int("purchaseDate")
-        originalPurchaseDate = try f.int("originalPurchaseDate")
-        expiresDate = try f.int("expiresDate")
-        quantity = try f.int("quantity")
-        type = try f.string("type")
-        appAccountToken = try f.string("appAccountToken")
-        inAppOwnershipType = try f.string("inAppOwnershipType")
-        signedDate = try f.int("signedDate")
-        revocationReason = try f.int("revocationReason")
-        revocationDate = try f.int("revocationDate")
-        revocationType = try f.string("revocationType")
-        revocationPercentage = try f.int("revocationPercentage")
-        isUpgraded = try f.bool("isUpgraded")
-        offerType = try f.int("offerType")
-        offerIdentifier = try f.string("offerIdentifier")
-        offerDiscountType = try f.string("offerDiscountType")
-        offerPeriod = try f.string("offerPeriod")
-        environment = try f.string("environment")
-        storefront = try f.string("storefront")
-        storefrontId = try f.string("storefrontId")
-        transactionReason = try f.string("transactionReason")
-        price = try f.int("price")
-        currency = try f.string("currency")
-        appTransactionId = try f.string("appTransactionId")
-        billingPlanType = try f.string("billingPlanType")
-        advancedCommerceInfo = try f.object("advancedCommerceInfo")
-        commitmentInfo = try f.object("commitmentInfo")
+        fields = try PayloadDecoder.decode(Fields.self, from: json, path: path)
     }
 
     /// Whether this transaction grants its product at `at` (Unix milliseconds), as a receipt
@@ -89,16 +64,16 @@ public struct JWSTransaction: Sendable {
     /// the start) or upgraded away; not before its purchase date; subscriptions only before
     /// `expiresDate`; purchases without an expiry (non-consumables, consumables) from then on.
     public func isEntitled(at: Int64) -> Bool {
-        if revocationDate != nil || revocationReason != nil { return false }
-        if isUpgraded == true { return false }
-        if let purchaseDate, at < purchaseDate { return false }
-        if let expiresDate { return at < expiresDate }
+        if fields.revocationDate != nil || fields.revocationReason != nil { return false }
+        if fields.isUpgraded == true { return false }
+        if let purchaseDate = fields.purchaseDate, at < purchaseDate { return false }
+        if let expiresDate = fields.expiresDate { return at < expiresDate }
         return true
     }
 
     /// `isEntitled(at:)` for one product: nil means any product, else it must be this one.
     public func isEntitled(to productID: String?, at: Int64) -> Bool {
-        if let productID, self.productId != productID { return false }
+        if let productID, fields.productId != productID { return false }
         return isEntitled(at: at)
     }
 }

@@ -1,10 +1,6 @@
 /// A BER/DER reader over borrowed bytes: definite and indefinite lengths, bounded nesting,
 /// strict about truncation, stray end-of-contents and absurd lengths. It never reads outside
-/// the buffer; every failure is a `BERError` with the offset and the reason.
-struct BERError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
-}
+/// the buffer; every failure is a `ReceiptParseError` with the offset and the reason.
 
 struct BERElement {
     static let universal: UInt8 = 0, application: UInt8 = 1, contextSpecific: UInt8 = 2, privateClass: UInt8 = 3
@@ -40,9 +36,9 @@ struct BERReader {
     @inline(__always) func byte(_ i: Int) -> UInt8 { bytes.load(fromByteOffset: i, as: UInt8.self) }
 
     /// Reads the element starting at `offset`, which must end by `limit`.
-    func element(at offset: Int, limit: Int, depth: Int = 0) throws(BERError) -> BERElement {
-        guard depth <= BERReader.maximumDepth else { throw BERError("nesting deeper than \(BERReader.maximumDepth) levels at offset \(offset)") }
-        guard limit <= bytes.count, offset < limit, offset >= 0 else { throw BERError("truncated: element expected at offset \(offset)") }
+    func element(at offset: Int, limit: Int, depth: Int = 0) throws(ReceiptParseError) -> BERElement {
+        guard depth <= BERReader.maximumDepth else { throw ReceiptParseError("nesting deeper than \(BERReader.maximumDepth) levels at offset \(offset)") }
+        guard limit <= bytes.count, offset < limit, offset >= 0 else { throw ReceiptParseError("truncated: element expected at offset \(offset)") }
         // Fast path, most elements: low tag number, short definite length.
         if offset + 1 < limit {
             let identifier = byte(offset), length = byte(offset + 1)
@@ -51,7 +47,7 @@ struct BERReader {
                 let contentStart = offset + 2
                 let end = contentStart + Int(length)
                 guard end <= limit else {
-                    throw BERError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - contentStart) remain")
+                    throw ReceiptParseError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - contentStart) remain")
                 }
                 return BERElement(tagClass: identifier >> 6, constructed: identifier & 0x20 != 0,
                                   tagNumber: UInt32(identifier & 0x1F), start: offset, contentStart: contentStart,
@@ -68,27 +64,27 @@ struct BERReader {
             tagNumber = 0
             var count = 0
             while true {
-                guard i < limit else { throw BERError("truncated tag at offset \(offset)") }
+                guard i < limit else { throw ReceiptParseError("truncated tag at offset \(offset)") }
                 let b = byte(i)
                 i += 1
                 count += 1
-                guard count <= 4, !(count == 1 && b == 0x80) else { throw BERError("invalid long tag at offset \(offset)") }
+                guard count <= 4, !(count == 1 && b == 0x80) else { throw ReceiptParseError("invalid long tag at offset \(offset)") }
                 tagNumber = tagNumber << 7 | UInt32(b & 0x7F)
                 if b & 0x80 == 0 { break }
             }
         }
-        guard i < limit else { throw BERError("truncated length at offset \(offset)") }
+        guard i < limit else { throw ReceiptParseError("truncated length at offset \(offset)") }
         if tagClass == BERElement.universal && tagNumber == 0 {
-            throw BERError("unexpected end-of-contents at offset \(offset)")
+            throw ReceiptParseError("unexpected end-of-contents at offset \(offset)")
         }
         let first = byte(i)
         i += 1
         if first == 0x80 {
-            guard constructed else { throw BERError("indefinite length on a primitive element at offset \(offset)") }
+            guard constructed else { throw ReceiptParseError("indefinite length on a primitive element at offset \(offset)") }
             let contentStart = i
             var cursor = i
             while true {
-                guard cursor + 1 < limit else { throw BERError("missing end-of-contents for the element at offset \(offset)") }
+                guard cursor + 1 < limit else { throw ReceiptParseError("missing end-of-contents for the element at offset \(offset)") }
                 if byte(cursor) == 0 && byte(cursor + 1) == 0 { break }
                 let child = try element(at: cursor, limit: limit, depth: depth + 1)
                 cursor = child.end
@@ -102,11 +98,11 @@ struct BERReader {
         } else {
             // Long form: BER allows leading zero octets; what remains must fit the input.
             let count = Int(first & 0x7F)
-            guard count != 0x7F else { throw BERError("reserved length octet 0xFF at offset \(offset)") }
-            guard i + count <= limit else { throw BERError("truncated length at offset \(offset)") }
+            guard count != 0x7F else { throw ReceiptParseError("reserved length octet 0xFF at offset \(offset)") }
+            guard i + count <= limit else { throw ReceiptParseError("truncated length at offset \(offset)") }
             var k = 0
             while k < count && byte(i + k) == 0 { k += 1 }
-            guard count - k <= 8 else { throw BERError("absurd length field (\(count) octets) at offset \(offset)") }
+            guard count - k <= 8 else { throw ReceiptParseError("absurd length field (\(count) octets) at offset \(offset)") }
             var value: UInt64 = 0
             while k < count {
                 value = value << 8 | UInt64(byte(i + k))
@@ -114,20 +110,20 @@ struct BERReader {
             }
             i += count
             guard value <= UInt64(limit - i) else {
-                throw BERError("truncated: element at offset \(offset) declares \(value) bytes, \(limit - i) remain")
+                throw ReceiptParseError("truncated: element at offset \(offset) declares \(value) bytes, \(limit - i) remain")
             }
             length = Int(value)
         }
         guard length <= limit - i else {
-            throw BERError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - i) remain")
+            throw ReceiptParseError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - i) remain")
         }
         return BERElement(tagClass: tagClass, constructed: constructed, tagNumber: tagNumber, start: offset,
                           contentStart: i, contentEnd: i + length, end: i + length, indefinite: false)
     }
 
     /// The children of a constructed element, in order; every byte of the content must belong to one.
-    func children(of parent: BERElement, depth: Int = 0) throws(BERError) -> [BERElement] {
-        guard parent.constructed else { throw BERError("element at offset \(parent.start) is not constructed") }
+    func children(of parent: BERElement, depth: Int = 0) throws(ReceiptParseError) -> [BERElement] {
+        guard parent.constructed else { throw ReceiptParseError("element at offset \(parent.start) is not constructed") }
         var result: [BERElement] = []
         var cursor = parent.contentStart
         while cursor < parent.contentEnd {
@@ -140,8 +136,8 @@ struct BERReader {
 
     /// Calls `body` for each child without building an array (hot path of the payload walk).
     @inline(__always)
-    func forEachChild(of parent: BERElement, depth: Int = 0, _ body: (BERElement) throws(BERError) -> Void) throws(BERError) {
-        guard parent.constructed else { throw BERError("element at offset \(parent.start) is not constructed") }
+    func forEachChild(of parent: BERElement, depth: Int = 0, _ body: (BERElement) throws(ReceiptParseError) -> Void) throws(ReceiptParseError) {
+        guard parent.constructed else { throw ReceiptParseError("element at offset \(parent.start) is not constructed") }
         var cursor = parent.contentStart
         while cursor < parent.contentEnd {
             let child = try element(at: cursor, limit: parent.contentEnd, depth: depth + 1)
@@ -151,7 +147,7 @@ struct BERReader {
     }
 
     /// The octets of an OCTET STRING, primitive or constructed (BER: concatenated primitive segments).
-    func octets(_ e: BERElement, depth: Int = 0) throws(BERError) -> [UInt8] {
+    func octets(_ e: BERElement, depth: Int = 0) throws(ReceiptParseError) -> [UInt8] {
         if !e.constructed {
             return Array(UnsafeRawBufferPointer(rebasing: bytes[e.contentStart..<e.contentEnd]))
         }
@@ -160,15 +156,15 @@ struct BERReader {
         return out
     }
 
-    private func appendOctets(_ e: BERElement, into out: inout [UInt8], depth: Int) throws(BERError) {
-        guard depth <= BERReader.maximumDepth else { throw BERError("constructed OCTET STRING nested too deeply") }
+    private func appendOctets(_ e: BERElement, into out: inout [UInt8], depth: Int) throws(ReceiptParseError) {
+        guard depth <= BERReader.maximumDepth else { throw ReceiptParseError("constructed OCTET STRING nested too deeply") }
         if !e.constructed {
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[e.contentStart..<e.contentEnd]))
             return
         }
         for child in try children(of: e, depth: depth) {
             guard child.tagClass == BERElement.universal, child.tagNumber == 4 else {
-                throw BERError("constructed OCTET STRING at offset \(e.start) holds a non-OCTET STRING segment")
+                throw ReceiptParseError("constructed OCTET STRING at offset \(e.start) holds a non-OCTET STRING segment")
             }
             try appendOctets(child, into: &out, depth: depth + 1)
         }

@@ -140,7 +140,7 @@ public enum ReceiptJSON {
         let container = try der.withUnsafeBytes { raw in
             Result { () throws(GateKitError) in try ReceiptValidator.parseContainer(raw, lenient: true) }
         }.get()
-        var refusals = container.refusals.map { ReceiptValidator.containerError($0) }
+        var refusals = container.refusals.map(\.gateKitError)
         var receipt: Receipt?
         do {
             receipt = try ReceiptValidator.parsePayload(container)

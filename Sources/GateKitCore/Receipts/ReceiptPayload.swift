@@ -4,20 +4,16 @@
 /// mean absent. Written as plain loops over borrowed bytes: a 187-purchase receipt has ~4,000
 /// attributes, so per-attribute allocations and closures would dominate validation time.
 enum ReceiptPayload {
-    struct Malformed: Error {
-        let message: String
-        init(_ message: String) { self.message = message }
+    static func parse(_ payload: [UInt8]) throws(ReceiptParseError) -> Receipt {
+        try payload.withUnsafeBytes { raw in Result { () throws(ReceiptParseError) in try parse(raw) } }.get()
     }
 
-    static func parse(_ payload: [UInt8]) throws(Malformed) -> Receipt {
-        try payload.withUnsafeBytes { raw in Result { () throws(Malformed) in try parse(raw) } }.get()
-    }
-
-    static func parse(_ raw: UnsafeRawBufferPointer) throws(Malformed) -> Receipt {
+    /// Every failure is of kind `.payload`: the bytes were inside a SignedData.
+    static func parse(_ raw: UnsafeRawBufferPointer) throws(ReceiptParseError) -> Receipt {
         do {
             return try decode(BERReader(raw))
         } catch {
-            throw Malformed(error.message)
+            throw error.inPayload()
         }
     }
 
@@ -28,27 +24,27 @@ enum ReceiptPayload {
 
     /// Reads one ReceiptAttribute SEQUENCE at `offset`.
     @inline(__always)
-    private static func attribute(_ r: BERReader, _ element: BERElement, depth: Int) throws(BERError) -> Attribute {
-        guard element.isUniversal(16, constructed: true) else { throw BERError("attribute at offset \(element.start) is not a SEQUENCE") }
+    private static func attribute(_ r: BERReader, _ element: BERElement, depth: Int) throws(ReceiptParseError) -> Attribute {
+        guard element.isSequence else { throw ReceiptParseError("attribute at offset \(element.start) is not a SEQUENCE") }
         let typeElement = try r.element(at: element.contentStart, limit: element.contentEnd, depth: depth + 1)
-        guard typeElement.isUniversal(2, constructed: false), let type = r.int64(typeElement) else {
-            throw BERError("attribute at offset \(element.start) has no valid type INTEGER")
+        guard typeElement.isInteger, let type = r.int64(typeElement) else {
+            throw ReceiptParseError("attribute at offset \(element.start) has no valid type INTEGER")
         }
         let version = try r.element(at: typeElement.end, limit: element.contentEnd, depth: depth + 1)
-        guard version.isUniversal(2, constructed: false) else { throw BERError("attribute \(type) has no version INTEGER") }
+        guard version.isInteger else { throw ReceiptParseError("attribute \(type) has no version INTEGER") }
         let value = try r.element(at: version.end, limit: element.contentEnd, depth: depth + 1)
-        guard value.isUniversal(4, constructed: false) else { throw BERError("attribute \(type) value is not a primitive OCTET STRING") }
-        guard value.end == element.contentEnd else { throw BERError("attribute \(type) has extra fields") }
+        guard value.isPrimitiveOctetString else { throw ReceiptParseError("attribute \(type) value is not a primitive OCTET STRING") }
+        guard value.end == element.contentEnd else { throw ReceiptParseError("attribute \(type) has extra fields") }
         return Attribute(type: type, value: value)
     }
 
-    private static func decode(_ r: BERReader) throws(BERError) -> Receipt {
+    private static func decode(_ r: BERReader) throws(ReceiptParseError) -> Receipt {
         var receipt = Receipt()
         let count = r.bytes.count
-        guard count > 0 else { throw BERError("the payload is empty") }
+        guard count > 0 else { throw ReceiptParseError("the payload is empty") }
         let set = try r.element(at: 0, limit: count)
-        guard set.isUniversal(17, constructed: true) else { throw BERError("the payload is not a SET of attributes") }
-        guard set.end == count else { throw BERError("\(count - set.end) bytes of trailing garbage after the payload SET") }
+        guard set.isSet else { throw ReceiptParseError("the payload is not a SET of attributes") }
+        guard set.end == count else { throw ReceiptParseError("\(count - set.end) bytes of trailing garbage after the payload SET") }
         var seen: UInt32 = 0
         var cursor = set.contentStart
         while cursor < set.contentEnd {
@@ -63,7 +59,7 @@ enum ReceiptPayload {
                 continue
             }
             let bit = UInt32(1) << UInt32(type)
-            guard seen & bit == 0 else { throw BERError("attribute \(type) appears twice") }
+            guard seen & bit == 0 else { throw ReceiptParseError("attribute \(type) appears twice") }
             seen |= bit
             switch known {
             case .environment: receipt.environment = try string(r, value, type)
@@ -87,9 +83,9 @@ enum ReceiptPayload {
         return receipt
     }
 
-    private static func purchase(_ r: BERReader, _ value: BERElement) throws(BERError) -> InAppPurchase {
+    private static func purchase(_ r: BERReader, _ value: BERElement) throws(ReceiptParseError) -> InAppPurchase {
         let set = try inner(r, value, ReceiptAttribute.inAppPurchase.rawValue)
-        guard set.isUniversal(17, constructed: true) else { throw BERError("in-app purchase (17) is not a SET") }
+        guard set.isSet else { throw ReceiptParseError("in-app purchase (17) is not a SET") }
         var p = InAppPurchase()
         var seen: UInt32 = 0
         var cursor = set.contentStart
@@ -99,7 +95,7 @@ enum ReceiptPayload {
             let a = try attribute(r, element, depth: 4)
             let type = a.type, v = a.value
             guard let field = PurchaseField(rawValue: type) else { continue }
-            guard seen & field.presenceBit == 0 else { throw BERError("in-app attribute \(type) appears twice") }
+            guard seen & field.presenceBit == 0 else { throw ReceiptParseError("in-app attribute \(type) appears twice") }
             seen |= field.presenceBit
             switch field {
             case .quantity: p.quantity = try integer(r, v, type)
@@ -122,52 +118,52 @@ enum ReceiptPayload {
 
     /// The single DER element inside an attribute's OCTET STRING value.
     @inline(__always)
-    private static func inner(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> BERElement {
+    private static func inner(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> BERElement {
         let e = try r.element(at: value.contentStart, limit: value.contentEnd, depth: 6)
-        guard e.end == value.contentEnd else { throw BERError("attribute \(type) value has trailing bytes") }
+        guard e.end == value.contentEnd else { throw ReceiptParseError("attribute \(type) value has trailing bytes") }
         return e
     }
 
     /// The string's bytes (UTF8String, PrintableString or IA5String); nil when empty or absent.
     @inline(__always)
-    private static func stringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> UnsafeRawBufferPointer? {
+    private static func stringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
         guard value.contentCount > 0 else { return nil }
         let e = try inner(r, value, type)
         guard e.tagClass == BERElement.universal, !e.constructed,
-              e.tagNumber == 12 || e.tagNumber == 19 || e.tagNumber == 22 else {
-            throw BERError("attribute \(type) is not a string (tag \(e.tagNumber))")
+              e.tagNumber == ASN1Tag.utf8String || e.tagNumber == ASN1Tag.printableString || e.tagNumber == ASN1Tag.ia5String else {
+            throw ReceiptParseError("attribute \(type) is not a string (tag \(e.tagNumber))")
         }
         guard e.contentCount > 0 else { return nil }
         return r.content(e)
     }
 
-    private static func string(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> String? {
+    private static func string(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> String? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
         // ASCII (product and transaction ids, versions) needs no validation beyond the byte check.
         if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        guard let s = String(validating: bytes, as: UTF8.self) else { throw BERError("attribute \(type) is not valid UTF-8") }
+        guard let s = String(validating: bytes, as: UTF8.self) else { throw ReceiptParseError("attribute \(type) is not valid UTF-8") }
         return s
     }
 
-    private static func integer(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> Int64? {
+    private static func integer(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Int64? {
         guard value.contentCount > 0 else { return nil }
         let e = try inner(r, value, type)
-        guard e.isUniversal(2, constructed: false) else { throw BERError("attribute \(type) is not an INTEGER") }
-        guard let v = r.int64(e) else { throw BERError("attribute \(type) INTEGER is negative or exceeds 64 bits") }
+        guard e.isInteger else { throw ReceiptParseError("attribute \(type) is not an INTEGER") }
+        guard let v = r.int64(e) else { throw ReceiptParseError("attribute \(type) INTEGER is negative or exceeds 64 bits") }
         return v
     }
 
-    private static func date(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> ReceiptDate? {
+    private static func date(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> ReceiptDate? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
         guard let ms = ReceiptDateText.milliseconds(bytes) else {
-            throw BERError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
+            throw ReceiptParseError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
         }
         return ReceiptDate(text: String(decoding: bytes, as: UTF8.self), milliseconds: ms)
     }
 
-    private static func boolean(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(BERError) -> Bool? {
+    private static func boolean(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Bool? {
         guard let v = try integer(r, value, type) else { return nil }
-        guard v == 0 || v == 1 else { throw BERError("attribute \(type) flag is \(v), expected 0 or 1") }
+        guard v == 0 || v == 1 else { throw ReceiptParseError("attribute \(type) flag is \(v), expected 0 or 1") }
         return v == 1
     }
 }

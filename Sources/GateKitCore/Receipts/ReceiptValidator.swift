@@ -174,15 +174,7 @@ public enum ReceiptValidator {
         do {
             return try SignedDataContainer.parse(der, lenient: lenient)
         } catch {
-            throw containerError(error)
-        }
-    }
-
-    static func containerError(_ failure: SignedDataContainer.Failure) -> GateKitError {
-        switch failure {
-        case let .malformed(m): GateKitError(.receiptMalformed, m)
-        case let .unsupportedAlgorithm(m): GateKitError(.receiptUnsupportedAlgorithm, m)
-        case let .signedAttributes(m): GateKitError(.receiptSignedAttributes, m)
+            throw error.gateKitError
         }
     }
 
@@ -190,7 +182,7 @@ public enum ReceiptValidator {
         do {
             return try ReceiptPayload.parse(container.payload)
         } catch {
-            throw GateKitError(.receiptPayloadMalformed, error.message)
+            throw error.gateKitError
         }
     }
 
