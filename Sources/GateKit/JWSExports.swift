@@ -106,12 +106,12 @@ final class SignedDataHandle {
     init(_ verified: JWSVerifier.Verified) throws(GateKitError) {
         json = try Owned.cString(verified.json)
         do {
-            identity = try Owned.cString(verified.provenance.identity.hex)
+            identity = try Owned.cString(verified.identity.hex)
         } catch {
             gatekitFree(json)
             throw error
         }
-        isTestSigned = verified.provenance.isTestSigned
+        isTestSigned = verified.isTestSigned
     }
 
     deinit {

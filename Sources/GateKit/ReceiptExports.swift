@@ -130,7 +130,7 @@ public func receiptToJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
         let handle = try ReceiptHandle.from(receipt)
-        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated, provenance: try handle.validated.provenance))
+        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated, identity: try handle.validated.identity()))
         return GATEKIT_OK
     }
 }

@@ -45,10 +45,10 @@ import Testing
               let sandbox = JWSOptions.test(anchor, environment: .sandbox) else { return }
         #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: strict) } == .jwsTestSigned)
         let verified = try JWSVerifier.verify(jws, kind: .notification, options: sandbox)
-        #expect(verified.provenance.isTestSigned)
+        #expect(verified.isTestSigned)
         let payload = jws.split(separator: UInt8(ascii: "."))[1]
-        #expect(verified.provenance.identity.sha256 == (try Digest.hash(.sha256, Base64.decode(payload, alphabet: .url) ?? [])))
-        #expect(verified.json.hasSuffix(",\"gatekit\":{\"version\":1,\"identity\":\"\(verified.provenance.identity.hex)\",\"testSigned\":true}}"))
+        #expect(verified.identity.sha256 == (try Digest.hash(.sha256, Base64.decode(payload, alphabet: .url) ?? [])))
+        #expect(verified.json.hasSuffix(",\"gatekit\":{\"version\":1,\"identity\":\"\(verified.identity.hex)\",\"testSigned\":true}}"))
     }
 
     @Test func transactionAndRenewalInfoDecode() throws {

@@ -18,8 +18,9 @@ public enum JWSVerifier {
         public let renewalInfo: JWSRenewalInfo?
         public let appTransaction: AppTransaction?
         /// The payload with `transactionInfo` / `renewalInfo` / `appTransactionInfo` (the decoded
-        /// nested payloads) inserted after the signed strings they come from.
+        /// nested payloads) inserted after the signed strings they come from, each marked.
         public let json: JSONValue
+        public let identity: ReplayIdentity
     }
 
     public static func verifyTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSTransaction where C.Element == UInt8 {
@@ -69,14 +70,14 @@ public enum JWSVerifier {
                     try verifyTransaction(signed.utf8, options: options)
                 }
                 transaction = t
-                dataJSON = inserting("transactionInfo", marked(t.json, t.provenance), after: "signedTransactionInfo", in: dataJSON)
+                dataJSON = inserting("transactionInfo", try marked(t.json, t.provenance), after: "signedTransactionInfo", in: dataJSON)
             }
             if let signed = data.signedRenewalInfo {
                 let r = try nested("data.signedRenewalInfo") { () throws(GateKitError) in
                     try verifyRenewalInfo(signed.utf8, options: options)
                 }
                 renewal = r
-                dataJSON = inserting("renewalInfo", marked(r.json, r.provenance), after: "signedRenewalInfo", in: dataJSON)
+                dataJSON = inserting("renewalInfo", try marked(r.json, r.provenance), after: "signedRenewalInfo", in: dataJSON)
             }
             json = replacing("data", with: dataJSON, in: json)
         }
@@ -85,38 +86,43 @@ public enum JWSVerifier {
                 try verifyAppTransaction(signed.utf8, options: options)
             }
             appTransaction = a
-            let appJSON = inserting("appTransactionInfo", marked(a.json, a.provenance), after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
+            let appJSON = inserting("appTransactionInfo", try marked(a.json, a.provenance), after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
             json = replacing("appData", with: appJSON, in: json)
         }
-        return VerifiedNotification(notification: n, transaction: transaction, renewalInfo: renewal,
-                                    appTransaction: appTransaction, json: marked(json, provenance))
+        let identity = try provenance.identity()
+        return VerifiedNotification(notification: n, transaction: transaction, renewalInfo: renewal, appTransaction: appTransaction,
+                                    json: provenance.marking(json, identity: identity), identity: identity)
     }
 
     /// Any of the four kinds, verified: its JSON output (the payload plus GateKit's marking)
     /// and how it was accepted.
     public struct Verified: Sendable {
         public let json: String
-        public let provenance: Provenance
+        public let isTestSigned: Bool
+        public let identity: ReplayIdentity
     }
 
     public static func verify<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> Verified where C.Element == UInt8 {
-        let json: JSONValue, provenance: Provenance?
+        let payload: JSONValue, provenance: Provenance?
         switch kind {
         case .transaction:
             let t = try verifyTransaction(text, options: options)
-            (json, provenance) = (marked(t.json, t.provenance), t.provenance)
+            (payload, provenance) = (t.json, t.provenance)
         case .renewalInfo:
             let r = try verifyRenewalInfo(text, options: options)
-            (json, provenance) = (marked(r.json, r.provenance), r.provenance)
+            (payload, provenance) = (r.json, r.provenance)
         case .appTransaction:
             let a = try verifyAppTransaction(text, options: options)
-            (json, provenance) = (marked(a.json, a.provenance), a.provenance)
+            (payload, provenance) = (a.json, a.provenance)
         case .notification:
             let n = try verifyNotification(text, options: options)
-            (json, provenance) = (n.json, n.notification.provenance)
+            guard let provenance = n.notification.provenance else { throw .internalError("verified data without provenance") }
+            return Verified(json: JSONWriter.serialize(n.json), isTestSigned: provenance.isTestSigned, identity: n.identity)
         }
         guard let provenance else { throw .internalError("verified data without provenance") }
-        return Verified(json: JSONWriter.serialize(json), provenance: provenance)
+        let identity = try provenance.identity()
+        return Verified(json: JSONWriter.serialize(provenance.marking(payload, identity: identity)),
+                        isTestSigned: provenance.isTestSigned, identity: identity)
     }
 
     /// Verifies any of the four kinds and returns the decoded payload as compact JSON text.
@@ -124,8 +130,9 @@ public enum JWSVerifier {
         try verify(text, kind: kind, options: options).json
     }
 
-    private static func marked(_ json: JSONValue, _ provenance: Provenance?) -> JSONValue {
-        provenance?.marking(json) ?? json
+    private static func marked(_ json: JSONValue, _ provenance: Provenance?) throws(GateKitError) -> JSONValue {
+        guard let provenance else { return json }
+        return provenance.marking(json, identity: try provenance.identity())
     }
 
     // MARK: steps
@@ -152,7 +159,7 @@ public enum JWSVerifier {
         if chain.isTestAnchored && options.environment == .production && !options.allowTestSignedProduction {
             throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this sets the test-only flag GATEKIT_JWS_TEST_PRODUCTION)")
         }
-        return (jws.payload, Provenance(isTestSigned: chain.isTestAnchored, identity: try ReplayIdentity(signedContent: jws.payloadBytes)))
+        return (jws.payload, Provenance(isTestSigned: chain.isTestAnchored, signedContent: jws.payloadBytes))
     }
 
     /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an

@@ -2,9 +2,9 @@
 /// local validation without touching their parsing code. Receipt-level ids are numbers; every
 /// in_app value is a string; dates come as `… Etc/GMT`, `_ms` and `_pst`; absent values have no key.
 public enum ReceiptJSON {
-    /// With `provenance`, GateKit's marking is appended last (see `Provenance.marking`):
-    /// `"gatekit":{"identity":"<64 hex>","testSigned":bool}`.
-    public static func verifyReceiptBody(_ v: ValidatedReceipt, provenance: Provenance? = nil) -> String {
+    /// With an identity, GateKit's marking is appended last (see `Provenance.marking`):
+    /// `"gatekit":{"version":1,"identity":"<64 hex>","testSigned":bool}`.
+    public static func verifyReceiptBody(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) -> String {
         let r = v.receipt
         var o = ObjectWriter(capacity: 1024 + r.purchases.count * 1100)
         o.open()
@@ -36,9 +36,9 @@ public enum ReceiptJSON {
         o.w.raw("]")
         o.first = false
         o.close()
-        if let provenance {
+        if let identity {
             o.key(Provenance.jsonMember)
-            o.w.write(provenance.json)
+            o.w.write(v.provenance.json(identity: identity))
         }
         o.close()
         return o.w.text

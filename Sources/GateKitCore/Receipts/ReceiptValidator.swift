@@ -34,9 +34,7 @@ public struct ValidatedReceipt: Sendable {
         try ReplayIdentity(signedContent: signedPayload)
     }
 
-    public var provenance: Provenance {
-        get throws(GateKitError) { Provenance(isTestSigned: isTestSigned, identity: try identity()) }
-    }
+    public var provenance: Provenance { Provenance(isTestSigned: isTestSigned, signedContent: signedPayload) }
 }
 
 /// App Store receipt validation: container, payload, Apple chain of trust at the creation date,
@@ -83,7 +81,8 @@ public enum ReceiptValidator {
         // payload is judged (or quoted): an unknown environment is reported only for a
         // receipt Apple signed.
         let policy: TrustPolicy
-        if receipt.environmentClass == .xcode {
+        let environment = receipt.environmentClass
+        if environment == .xcode {
             guard let anchor = options.testAnchorDER else {
                 throw GateKitError(.receiptXcodeNotTrusted,
                     "this is an Xcode (StoreKit testing) receipt; it is accepted only with an explicit test anchor")
@@ -136,16 +135,17 @@ public enum ReceiptValidator {
             throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload with \(Quoted.text(chain.leafSubject))")
         }
 
-        if receipt.environmentClass == .unknown {
+        if environment == .unknown {
             throw GateKitError(.receiptUnknownEnvironment, "unknown receipt environment \(Quoted.text(receipt.environment))")
         }
-        try checkRequirements(receipt, options: options)
+        try checkRequirements(receipt, environment, options: options)
         return ValidatedReceipt(receipt: receipt, isTestSigned: chain.isTestAnchored, digest: container.digest,
                                 verificationTime: time, validatedAt: Clock.nowMilliseconds(), signedPayload: container.payload)
     }
 
-    private static func checkRequirements(_ receipt: Receipt, options: ReceiptValidationOptions) throws(GateKitError) {
-        switch receipt.environmentClass {
+    private static func checkRequirements(_ receipt: Receipt, _ environment: Receipt.EnvironmentClass,
+                                          options: ReceiptValidationOptions) throws(GateKitError) {
+        switch environment {
         case .sandbox where options.productionOnly:
             throw GateKitError(.receiptSandboxEnvironment, "the receipt environment is \(Quoted.text(receipt.environment)) but production is required (Apple status 21007)")
         case .production where options.sandboxOnly:

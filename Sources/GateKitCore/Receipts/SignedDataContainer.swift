@@ -20,8 +20,8 @@ struct SignedDataContainer {
     var signerSerial: [UInt8]
     /// True when any element used BER's indefinite length (Xcode receipts).
     var usesIndefiniteLength: Bool
-    /// The digest algorithm's OID as written (for inspection).
-    var digestOID: String
+    /// "sha1", "sha256", or the OID of a digest Apple does not use (for inspection).
+    var digestName: String
     /// Why validation refuses this SignedData although it parses (signed attributes, an
     /// algorithm Apple does not use), in the order found. Only a lenient parse returns a
     /// container with refusals; a strict one throws the first.
@@ -37,16 +37,7 @@ struct SignedDataContainer {
             payload: signedData.payload, certificates: signedData.certificates, digest: signer.digest,
             signatureAlgorithm: signer.signatureAlgorithm, signature: signer.signature,
             signerIssuer: signer.issuer, signerSerial: signer.serial,
-            usesIndefiniteLength: p.usesIndefiniteLength, digestOID: signer.digestOID, refusals: p.refusals)
-    }
-
-    /// "sha1", "sha256", or the OID of a digest Apple does not use.
-    var digestName: String {
-        switch digestOID {
-        case "1.3.14.3.2.26": "sha1"
-        case "2.16.840.1.101.3.4.2.1": "sha256"
-        default: digestOID
-        }
+            usesIndefiniteLength: p.usesIndefiniteLength, digestName: signer.digestName, refusals: p.refusals)
     }
 
     /// Index of the certificate named by the SignerInfo (issuer Name and serial number), if any.

@@ -23,8 +23,9 @@ struct SignerInfo {
     var issuer: [UInt8] = []
     var serial: [UInt8] = []
     var digest = DigestAlgorithm.sha256
-    /// The digest algorithm's OID as written.
-    var digestOID = ""
+    /// The digest algorithm's name: "sha1", "sha256", or the OID of one Apple does not use
+    /// (made only then: text costs more than the rest of the SignerInfo).
+    var digestName = "sha256"
     var signatureAlgorithm = ""
     var signature: [UInt8] = []
 
@@ -55,11 +56,12 @@ struct SignerInfo {
         guard let digestOID = digestFields.first, digestOID.isObjectIdentifier else {
             throw ReceiptParseError("digestAlgorithm has no OID")
         }
-        info.digestOID = r.oidText(digestOID)
         if r.contentEquals(digestOID, CMSObjectIdentifier.sha1) {
             info.digest = .sha1
+            info.digestName = "sha1"
         } else if !r.contentEquals(digestOID, CMSObjectIdentifier.sha256) {
-            try p.refuse(ReceiptParseError("digest algorithm \(info.digestOID) (only SHA-1 and SHA-256 are used by Apple)",
+            info.digestName = r.oidText(digestOID)
+            try p.refuse(ReceiptParseError("digest algorithm \(info.digestName) (only SHA-1 and SHA-256 are used by Apple)",
                                            kind: .unsupportedAlgorithm))
         }
 
@@ -84,7 +86,7 @@ struct SignerInfo {
             info.signatureAlgorithm = "sha256WithRSAEncryption"
         } else {
             info.signatureAlgorithm = r.oidText(signatureOID)
-            try p.refuse(ReceiptParseError("signature algorithm \(info.signatureAlgorithm) with digest \(info.digestOID)",
+            try p.refuse(ReceiptParseError("signature algorithm \(info.signatureAlgorithm) with digest \(info.digestName)",
                                            kind: .unsupportedAlgorithm))
         }
 
