@@ -44,6 +44,29 @@ static inline void check_disable_swift_backtracer(char **argv) {
     }
 }
 
+/* A whole file, malloc'd with a NUL after its bytes (text and binary alike); NULL when it
+ * cannot be read. *len (when len is not NULL) gets the byte count. */
+static inline unsigned char *check_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 65536, n = 0, got;
+    unsigned char *buf = malloc(cap + 1);
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            unsigned char *bigger = realloc(buf, cap * 2 + 1);
+            if (!bigger) { free(buf); buf = NULL; break; }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = 0;
+    if (len) *len = n;
+    return buf;
+}
+
 /* Prints the closing line and returns the exit status. */
 static int check_report(const char *name) {
     printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);

@@ -44,16 +44,7 @@ static unsigned char *read_fixture(const char *relative, size_t *len) {
     const char *root = getenv("GATEKIT_FIXTURES") ? getenv("GATEKIT_FIXTURES") : "../shared/fixtures";
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", root, relative);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc((size_t)n + 1);
-    *len = fread(data, 1, (size_t)n, f);
-    data[*len] = 0;
-    fclose(f);
-    return data;
+    return check_read_file(path, len);
 }
 
 int main(void) {

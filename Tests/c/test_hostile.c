@@ -680,33 +680,17 @@ static void test_documented_null_answers(void) {
     jws_free(NULL);
 }
 
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) { unsigned char *b = realloc(buf, cap * 2 + 1); if (!b) { free(buf); buf = NULL; break; } buf = b; cap *= 2; }
-    }
-    fclose(f);
-    if (buf) buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static void setup_receipts_and_jws(void) {
     const char *fx = getenv("GATEKIT_FIXTURES") ? getenv("GATEKIT_FIXTURES") : "../shared/fixtures";
     char path[1024];
     snprintf(receipt_path, sizeof receipt_path, "%s/receipts/apple/tp__receipt-sandbox-g5.der", fx);
-    receipt_data = slurp(receipt_path, &receipt_len);
+    receipt_data = check_read_file(receipt_path, &receipt_len);
     snprintf(path, sizeof path, "%s/jws/apple-test/mock_signed_data/transactionInfo", fx);
     size_t n = 0;
-    jws_text = (char *)slurp(path, &n);
+    jws_text = (char *)check_read_file(path, &n);
     while (jws_text && n > 0 && (jws_text[n - 1] == '\n' || jws_text[n - 1] == '\r')) jws_text[--n] = 0;
     snprintf(path, sizeof path, "%s/jws/apple-test/certs/testCA.der", fx);
-    jws_anchor = slurp(path, &jws_anchor_len);
+    jws_anchor = check_read_file(path, &jws_anchor_len);
     if (!receipt_data || !jws_text || !jws_anchor)
         printf("  SKIP deep receipt/JWS paths: fixtures not found under %s (set GATEKIT_FIXTURES); stand-ins used\n", fx);
     if (!jws_text) jws_text = strdup("eyJhbGciOiJFUzI1NiJ9.e30.AAAA");

@@ -19,35 +19,13 @@ static int have_pki;
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    unsigned char *buf = malloc(cap + 1);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            unsigned char *bigger = realloc(buf, cap * 2 + 1);
-            if (!bigger) { free(buf); buf = NULL; break; }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf) return NULL;
-    buf[n] = 0;
-    if (len) *len = n;
-    return buf;
-}
-
 /* A fixture as a NUL-terminated string without trailing white space; NULL (with a printed
  * reason) when the fixtures folder is absent. */
 static char *fixture(const char *relative) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", fixtures, relative);
     size_t n = 0;
-    char *text = (char *)read_file(path, &n);
+    char *text = (char *)check_read_file(path, &n);
     if (!text) { printf("SKIP: fixture %s not found (set GATEKIT_FIXTURES)\n", path); return NULL; }
     while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ')) text[--n] = 0;
     return text;
@@ -56,7 +34,7 @@ static char *fixture(const char *relative) {
 static unsigned char *fixture_bytes(const char *relative, size_t *len) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", fixtures, relative);
-    unsigned char *b = read_file(path, len);
+    unsigned char *b = check_read_file(path, len);
     if (!b) printf("SKIP: fixture %s not found (set GATEKIT_FIXTURES)\n", path);
     return b;
 }
@@ -189,7 +167,7 @@ static const char *pki(const char *file) {
 static unsigned char *pki_der(const char *name, size_t *len) {
     char file[128];
     snprintf(file, sizeof file, "%s.der", name);
-    return read_file(pki(file), len);
+    return check_read_file(pki(file), len);
 }
 
 /* DER ECDSA-Sig-Value to raw 32-byte r || 32-byte s; 0 on success. */
@@ -226,7 +204,7 @@ static char *sign_jws(const char *header_json, const char *payload_json, const c
     char *out = NULL;
     if (system(cmd) == 0) {
         size_t sn = 0;
-        unsigned char *sig = read_file(pki("input.sig"), &sn);
+        unsigned char *sig = check_read_file(pki("input.sig"), &sn);
         unsigned char raw[64];
         char *s = der_to_raw(sig, sn, raw) == 0 && strstr(key, "rsa") == NULL ? b64(raw, 64, 1) : b64(sig, sn, 1);
         size_t total = strlen(input) + strlen(s) + 2;

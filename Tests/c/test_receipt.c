@@ -16,31 +16,10 @@ static const char *fixtures;
 static unsigned char *storekit_cert;
 static size_t storekit_len;
 
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            unsigned char *grown = realloc(buf, cap);
-            if (!grown) { free(buf); fclose(f); return NULL; }
-            buf = grown;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        if (r == 0) break;
-        n += r;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 static unsigned char *fixture(const char *relative, size_t *len) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", fixtures, relative);
-    return read_file(path, len);
+    return check_read_file(path, len);
 }
 
 static int hex_decode(const char *hex, unsigned char *out, size_t cap) {
@@ -414,7 +393,7 @@ static void arguments(void) {
 static unsigned char *forged(const char *dir, const char *name, size_t *len) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.der", dir, name);
-    unsigned char *d = read_file(path, len);
+    unsigned char *d = check_read_file(path, len);
     if (!d) { fprintf(stderr, "missing generated %s\n", path); check_failed++; }
     return d;
 }

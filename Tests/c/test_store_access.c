@@ -37,19 +37,6 @@ static int exists(const char *path) {
     return lstat(path, &st) == 0;
 }
 
-static unsigned char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc(n > 0 ? (size_t)n : 1);
-    if (data && n > 0 && fread(data, 1, (size_t)n, f) != (size_t)n) { free(data); data = NULL; }
-    fclose(f);
-    *len = n > 0 ? (size_t)n : 0;
-    return data;
-}
-
 static const char hash[] = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
 /* A closed store at path holding one acceptance by "alice". */
@@ -63,14 +50,14 @@ static void make_store(const char *path) {
 /* Opens path (flags as given) and expects `code`; a refused file must be unchanged. */
 static void expect_open(const char *path, unsigned flags, int code, const char *message_part) {
     size_t before_len = 0, after_len = 0;
-    unsigned char *before = exists(path) ? read_all(path, &before_len) : NULL;
+    unsigned char *before = exists(path) ? check_read_file(path, &before_len) : NULL;
     gatekit_store *s = NULL;
     CHECK_RC(gatekit_store_open_flags(&s, path, NULL, flags), code);
     if (code != 0 && message_part) CHECK(strstr(gatekit_last_error(), message_part) != NULL);
     if (code != 0) {
         CHECK(s == NULL);
         CHECK(strstr(gatekit_last_error(), "untouched") != NULL || code == GATEKIT_EINVAL);
-        unsigned char *after = before ? read_all(path, &after_len) : NULL;
+        unsigned char *after = before ? check_read_file(path, &after_len) : NULL;
         CHECK(!before || (after && after_len == before_len && memcmp(before, after, before_len) == 0));
         free(after);
     }

@@ -32,19 +32,6 @@ static const char *path_in(const char *name) {
     return p;
 }
 
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = malloc(n > 0 ? (size_t)n : 1);
-    if (data && n > 0 && fread(data, 1, (size_t)n, f) != (size_t)n) { free(data); data = NULL; }
-    fclose(f);
-    *len = n > 0 ? (size_t)n : 0;
-    return data;
-}
-
 static void write_file(const char *path, const void *data, size_t len) {
     unlink(path);
     FILE *f = fopen(path, "wb");
@@ -55,7 +42,7 @@ static void write_file(const char *path, const void *data, size_t len) {
 
 static int same_bytes(const char *path, const unsigned char *data, size_t len) {
     size_t n = 0;
-    unsigned char *now = read_file(path, &n);
+    unsigned char *now = check_read_file(path, &n);
     int same = now && n == len && memcmp(now, data, len) == 0;
     free(now);
     return same;
@@ -260,7 +247,7 @@ static void test_read_only(void) {
     chmod(ro_store, 0444);
     /* The children are "nobody": it is their own read-only store (another user's is EUNSAFE). */
     if (geteuid() == 0) CHECK(chown(ro_store, CHECK_NOBODY_ID, CHECK_NOBODY_ID) == 0);
-    ro_before = read_file(ro_store, &ro_len);
+    ro_before = check_read_file(ro_store, &ro_len);
     int root = geteuid() == 0;
     /* Root ignores permissions: the children drop to "nobody" (65534). */
     if (!root) chmod(dir, 0555);
@@ -348,7 +335,7 @@ static void test_truncated_and_flipped(void) {
     const char *path = path_in("sound.sqlite");
     make_store(path, 300);  /* several pages, checkpointed into the main file on close */
     size_t len = 0;
-    unsigned char *sound = read_file(path, &len);
+    unsigned char *sound = check_read_file(path, &len);
     CHECK(sound != NULL && len >= 4 * 4096);
     if (!sound) return;
     int tool = tool_check(path);
@@ -380,7 +367,7 @@ static void test_truncated_and_flipped(void) {
 static int flip_sweep(void) {
     const char *path = path_in("sound.sqlite");
     size_t len = 0;
-    unsigned char *sound = read_file(path, &len);
+    unsigned char *sound = check_read_file(path, &len);
     if (!sound) return 1;
     unsigned char *copy = malloc(len);
     const char *flipped = path_in("flipped.sqlite");
@@ -427,7 +414,7 @@ static void test_damaged_empty_database(void) {
     /* Found by the store-file fuzz target: a damaged schema-less SQLite file was written to. */
     const char *input = "Tests/fuzz-regressions/store-file/damaged-empty-database";
     size_t len = 0;
-    unsigned char *data = read_file(input, &len);
+    unsigned char *data = check_read_file(input, &len);
     if (!data) {
         printf("  SKIP %s: not found (run from the repository root)\n", input);
         return;

@@ -1,7 +1,6 @@
 /// A decoded, verified `AppTransaction`: the app's own purchase. Its environment is
 /// `receiptType`; its signing date is `receiptCreationDate`. `json` keeps every member.
-@dynamicMemberLookup
-public struct AppTransaction: Sendable {
+public struct AppTransaction: SignedPayload {
     public let json: JSONValue
     /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
     public internal(set) var provenance: Provenance?
@@ -26,9 +25,6 @@ public struct AppTransaction: Sendable {
         /// "iOS", "macOS", "tvOS", "visionOS".
         public let originalPlatform: String?
     }
-
-    /// `payload.productId` reads `payload.fields.productId`.
-    public subscript<T>(dynamicMember member: KeyPath<Fields, T>) -> T { fields[keyPath: member] }
 
     public init(json: JSONValue, path: String = "appTransaction") throws(GateKitError) {
         self.json = json

@@ -1,7 +1,6 @@
 /// A decoded, verified `ResponseBodyV2DecodedPayload` (App Store Server Notifications V2).
 /// Exactly one of `data`, `summary`, `externalPurchaseToken`, `appData` is normally present.
-@dynamicMemberLookup
-public struct JWSNotification: Sendable {
+public struct JWSNotification: SignedPayload {
     public let json: JSONValue
     /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
     public internal(set) var provenance: Provenance?
@@ -19,9 +18,6 @@ public struct JWSNotification: Sendable {
         public let version: String?
         public let signedDate: Int64?
     }
-
-    /// `payload.productId` reads `payload.fields.productId`.
-    public subscript<T>(dynamicMember member: KeyPath<Fields, T>) -> T { fields[keyPath: member] }
 
     public init(json: JSONValue) throws(GateKitError) {
         self.json = json

@@ -1,7 +1,6 @@
 /// A decoded, verified `JWSRenewalInfoDecodedPayload`: the renewal state of one
 /// auto-renewable subscription. Dates are Unix milliseconds; `json` keeps every member.
-@dynamicMemberLookup
-public struct JWSRenewalInfo: Sendable {
+public struct JWSRenewalInfo: SignedPayload {
     public let json: JSONValue
     /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
     public internal(set) var provenance: Provenance?
@@ -37,9 +36,6 @@ public struct JWSRenewalInfo: Sendable {
         public let advancedCommerceInfo: JSONValue?
         public let commitmentInfo: JSONValue?
     }
-
-    /// `payload.productId` reads `payload.fields.productId`.
-    public subscript<T>(dynamicMember member: KeyPath<Fields, T>) -> T { fields[keyPath: member] }
 
     public init(json: JSONValue, path: String = "renewalInfo") throws(GateKitError) {
         self.json = json

@@ -1,8 +1,7 @@
 /// A decoded, verified `JWSTransactionDecodedPayload`: one purchase, renewal, refund or
 /// revocation. Dates are Unix milliseconds; enumerations keep Apple's raw value (a string or
 /// an integer, as Apple types it) so a value Apple adds later still decodes. `json` keeps every member, known or not.
-@dynamicMemberLookup
-public struct JWSTransaction: Sendable {
+public struct JWSTransaction: SignedPayload {
     public let json: JSONValue
     /// How it was verified (test-signed or not, replay identity); nil when decoded unverified.
     public internal(set) var provenance: Provenance?
@@ -50,9 +49,6 @@ public struct JWSTransaction: Sendable {
         public let advancedCommerceInfo: JSONValue?
         public let commitmentInfo: JSONValue?
     }
-
-    /// `payload.productId` reads `payload.fields.productId`.
-    public subscript<T>(dynamicMember member: KeyPath<Fields, T>) -> T { fields[keyPath: member] }
 
     public init(json: JSONValue, path: String = "transaction") throws(GateKitError) {
         self.json = json

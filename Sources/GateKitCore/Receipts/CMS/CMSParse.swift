@@ -23,6 +23,20 @@ struct CMSParse {
         return try reader.children(of: element)
     }
 
+    /// The one element inside `SEQUENCE { contentType OBJECT IDENTIFIER, [0] EXPLICIT content }`,
+    /// the shape ContentInfo and EncapsulatedContentInfo share, after checking the type.
+    mutating func typedContent(_ fields: [BERElement], type expected: [UInt8], _ typeName: String,
+                               _ what: String) throws(ReceiptParseError) -> BERElement {
+        try expect(fields[0], fields[0].isObjectIdentifier, "\(what) type OID")
+        guard reader.contentEquals(fields[0], expected) else {
+            throw ReceiptParseError("\(what) type is \(reader.oidText(fields[0])), not \(typeName)")
+        }
+        guard fields[1].isContext(0), fields[1].constructed else { throw ReceiptParseError("[0] \(what) content expected") }
+        let inner = try children(fields[1])
+        guard inner.count == 1 else { throw ReceiptParseError("[0] \(what) content must hold one element") }
+        return inner[0]
+    }
+
     /// A reason to refuse that does not stop parsing: thrown, or recorded when lenient.
     mutating func refuse(_ error: ReceiptParseError) throws(ReceiptParseError) {
         guard lenient else { throw error }

@@ -16,13 +16,6 @@ enum ContentInfo {
         }
         let fields = try p.children(contentInfo)
         guard fields.count == 2 else { throw ReceiptParseError("ContentInfo has \(fields.count) fields, expected 2") }
-        try p.expect(fields[0], fields[0].isObjectIdentifier, "contentType OID")
-        guard p.reader.contentEquals(fields[0], CMSObjectIdentifier.signedData) else {
-            throw ReceiptParseError("contentType is \(p.reader.oidText(fields[0])), not signedData (1.2.840.113549.1.7.2)")
-        }
-        guard fields[1].isContext(0), fields[1].constructed else { throw ReceiptParseError("[0] content expected") }
-        let wrapped = try p.children(fields[1])
-        guard wrapped.count == 1 else { throw ReceiptParseError("[0] content must hold one SignedData") }
-        return wrapped[0]
+        return try p.typedContent(fields, type: CMSObjectIdentifier.signedData, "signedData (1.2.840.113549.1.7.2)", "ContentInfo")
     }
 }

@@ -11,14 +11,9 @@ enum EncapsulatedContentInfo {
         try p.expect(element, element.isSequence, "encapContentInfo SEQUENCE")
         let fields = try p.children(element)
         guard fields.count == 2 else { throw ReceiptParseError("the receipt has no embedded payload (detached signature)") }
-        try p.expect(fields[0], fields[0].isObjectIdentifier, "eContentType OID")
-        guard p.reader.contentEquals(fields[0], CMSObjectIdentifier.data) else {
-            throw ReceiptParseError("eContentType is \(p.reader.oidText(fields[0])), not data (1.2.840.113549.1.7.1)")
-        }
-        guard fields[1].isContext(0), fields[1].constructed else { throw ReceiptParseError("[0] eContent expected") }
-        let eContent = try p.children(fields[1])
-        guard eContent.count == 1, eContent[0].isOctetString else { throw ReceiptParseError("eContent must be one OCTET STRING") }
-        if eContent[0].indefinite { p.usesIndefiniteLength = true }
-        return try p.reader.octets(eContent[0])
+        let eContent = try p.typedContent(fields, type: CMSObjectIdentifier.data, "data (1.2.840.113549.1.7.1)", "encapContentInfo")
+        guard eContent.isOctetString else { throw ReceiptParseError("eContent must be one OCTET STRING") }
+        if eContent.indefinite { p.usesIndefiniteLength = true }
+        return try p.reader.octets(eContent)
     }
 }
