@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 static int check_passed, check_failed;
 
@@ -42,6 +43,24 @@ static inline void check_disable_swift_backtracer(char **argv) {
         setenv("SWIFT_BACKTRACE", "enable=no", 1);
         execv("/proc/self/exe", argv);
     }
+}
+
+/* Runs fn in a forked child — as "nobody" when as_nobody is set and we are root — with its own
+ * check counts; returns the child's exit status (1 when fn's checks failed), 128+signal when it
+ * died, 100 when it could not drop to nobody. */
+static inline int check_in_child(int as_nobody, int (*fn)(void)) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        check_passed = check_failed = 0;
+        if (as_nobody && geteuid() == 0 && check_become_nobody() != 0) _exit(100);
+        int failed = fn();
+        fflush(NULL);
+        _exit(failed ? 1 : 0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* A whole file, malloc'd with a NUL after its bytes (text and binary alike); NULL when it

@@ -65,22 +65,6 @@ static void expect_open(const char *path, unsigned flags, int code, const char *
     free(before);
 }
 
-/* Runs fn in a child that dropped to "nobody"; returns its exit status. */
-static int as_nobody(int (*fn)(void)) {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        check_passed = check_failed = 0;
-        if (check_become_nobody() != 0) _exit(100);
-        int failed = fn();
-        fflush(NULL);
-        _exit(failed ? 1 : 0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* ---- modes ------------------------------------------------------------------------------ */
 
 static void test_created_private_whatever_the_umask(void) {
@@ -173,7 +157,7 @@ static void test_another_users_store(void) {
     CHECK(mkdir(path_in("sticky"), 0700) == 0);
     CHECK(chmod(path_in("sticky"), 01777) == 0);
     planted = path_in("sticky/s.sqlite");
-    CHECK(as_nobody(nobody_plants_an_empty_store) == 0);
+    CHECK(check_in_child(1, nobody_plants_an_empty_store) == 0);
     expect_open(planted, 0, GATEKIT_EUNSAFE, "belongs to uid 65534");
     CHECK(strstr(gatekit_last_error(), "0644") != NULL && strstr(gatekit_last_error(), planted) != NULL);
     CHECK(exists(planted) && mode_of(planted) == 0644);

@@ -88,22 +88,6 @@ static void make_store(const char *path, int count) {
     gatekit_store_close(s);
 }
 
-/* Runs fn in a forked child (dropping to "nobody" first when asked and running as root);
- * returns the child's exit status, or 128+signal when it died. */
-static int in_child(int as_nobody, int (*fn)(void)) {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (as_nobody && geteuid() == 0 && check_become_nobody() != 0) _exit(100);
-        int failed = fn();
-        fflush(NULL);
-        _exit(failed ? 1 : 0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* ---- disk full --------------------------------------------------------------------- */
 
 static const char *full_path;
@@ -137,7 +121,7 @@ static void test_disk_full_rlimit(void) {
     full_path = path_in("full.sqlite");
     remove_store(full_path);
     if (pipe(full_pipe) != 0) { perror("pipe"); exit(2); }
-    CHECK(in_child(0, fill_until_error) == 0);
+    CHECK(check_in_child(0, fill_until_error) == 0);
     int report[4] = {0, 0, 0, 0};
     char detail[256] = "";
     CHECK(read(full_pipe[0], report, sizeof report) == sizeof report);
@@ -251,11 +235,11 @@ static void test_read_only(void) {
     int root = geteuid() == 0;
     /* Root ignores permissions: the children drop to "nobody" (65534). */
     if (!root) chmod(dir, 0555);
-    CHECK(in_child(1, ro_file_ro_folder) == 0);
-    CHECK(in_child(1, new_store_in_ro_folder) == 0);
+    CHECK(check_in_child(1, ro_file_ro_folder) == 0);
+    CHECK(check_in_child(1, new_store_in_ro_folder) == 0);
     if (root) CHECK(chown(dir, CHECK_NOBODY_ID, CHECK_NOBODY_ID) == 0);
     else chmod(dir, 0755);
-    CHECK(in_child(1, ro_file_rw_folder) == 0);
+    CHECK(check_in_child(1, ro_file_rw_folder) == 0);
     if (root) CHECK(chown(dir, 0, 0) == 0);
     chmod(ro_store, 0644);
     free(ro_before);
@@ -407,7 +391,7 @@ static int flip_sweep(void) {
 }
 
 static void test_flip_sweep(void) {
-    CHECK(in_child(0, flip_sweep) == 0);  /* a crash would show as 128+signal */
+    CHECK(check_in_child(0, flip_sweep) == 0);  /* a crash would show as 128+signal */
 }
 
 static void test_damaged_empty_database(void) {
