@@ -15,8 +15,9 @@
         decisions.append(EULADecision(documentID: document, hash: hash, user: user, kind: kind, atMilliseconds: at))
     }
     let json = EULAGate.historyJSON(decisions)
-    guard let parsed = try? JSONParser.parse(Array(json.utf8)), case let .array(items) = parsed, items.count == decisions.count else {
-        fuzzFail("history JSON does not parse as an array of \(decisions.count): \(json.prefix(300))")
+    guard let parsed = try? JSONParser.parse(Array(json.utf8)), parsed["version"] == .number(1),
+          case let .array(items)? = parsed["decisions"], items.count == decisions.count else {
+        fuzzFail("history JSON does not parse as {\"version\":1,\"decisions\":[\(decisions.count) items]}: \(json.prefix(300))")
     }
     for (d, item) in zip(decisions, items) {
         guard item["document_id"]?.stringValue == d.documentID, item["hash"]?.stringValue == d.hash,

@@ -74,6 +74,22 @@ import Testing
         #expect(Files.read(path) == before)
     }
 
+    @Test func refusesANegativeSchemaVersionAndLeavesItUntouched() throws {
+        // Found by the store-file fuzz smoke: user_version is signed, and a negative one indexed
+        // the migrations out of range (a trap inside the host).
+        let folder = TemporaryFolder()
+        let path = folder.file("s.sqlite")
+        do { _ = try Store(path: path, appID: nil) }
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        sqlite3_exec(db, "PRAGMA user_version=-1", nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        sqlite3_close(db)
+        let before = Files.read(path)
+        #expect(refusal(path) == .corrupt)
+        #expect(Files.read(path) == before)
+    }
+
     @Test func refusesACorruptStoreAndLeavesItUntouched() throws {
         let folder = TemporaryFolder()
         let path = folder.file("s.sqlite")

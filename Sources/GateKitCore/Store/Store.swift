@@ -82,6 +82,11 @@ public final class Store: @unchecked Sendable {
             guard version <= Schema.currentVersion else {
                 throw GateKitError(.newerStore, "store \(Quoted.path(path)) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion)\(untouched)")
             }
+            // PRAGMA user_version is a signed 32-bit number: no GateKit ever wrote a negative one
+            // (found by the store-file fuzz smoke: it indexed the migrations out of range).
+            guard version >= 0 else {
+                throw GateKitError(.corrupt, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes\(untouched)")
+            }
         }
         // Checked for "new" (schema-less) databases too: a damaged empty SQLite file would
         // otherwise be switched to WAL and written before the migration notices (found by
@@ -127,6 +132,7 @@ public final class Store: @unchecked Sendable {
                 throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store")
             }
             guard version <= Schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
+            guard version >= 0 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes") }
             while version < Schema.currentVersion {
                 try db.execute(Schema.migrations[Int(version)])
                 version += 1
