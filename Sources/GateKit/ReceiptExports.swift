@@ -66,8 +66,10 @@ private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKi
     var result = ReceiptValidationOptions(bundleID: try Arguments.string(o.bundle_id, "options->bundle_id"))
     result.appVersion = try Arguments.optionalString(o.app_version, "options->app_version")
     if o.device_id != nil || o.device_id_len != 0 {
-        // Copied only up to a sane size; the core says which lengths are device ids.
-        guard o.device_id_len <= 64 else { throw .invalid("options->device_id_len is \(o.device_id_len); a device id is 16 or 6 bytes") }
+        // Checked before reading: the caller's buffer is only as long as a valid id.
+        guard ReceiptValidationOptions.deviceIDLengths.contains(o.device_id_len) else {
+            throw .invalid("options->device_id_len must be 16 (UUID) or 6 (MAC address), not \(o.device_id_len)")
+        }
         result.deviceID = Array(try Arguments.buffer(UnsafeRawPointer(o.device_id), o.device_id_len, "options->device_id"))
     }
     if o.verify_time != 0 { result.verifyTime = Int64(o.verify_time) }

@@ -4,6 +4,8 @@ public struct ReceiptValidationOptions: Sendable {
     public var appVersion: String?
     /// 16 UUID bytes (iOS identifierForVendor) or a 6-byte MAC address (macOS); nil: not checked.
     public var deviceID: [UInt8]?
+    /// The lengths a device id has (`deviceIDLengths.contains(n)`).
+    public static let deviceIDLengths: Set<Int> = [16, 6]
     /// Unix seconds at which certificates must be valid; nil: the receipt's creation date (attribute 12).
     public var verifyTime: Int64?
     public var requireSHA256 = false
@@ -60,7 +62,7 @@ public enum ReceiptValidator {
 
     private static func checkOptions(_ options: ReceiptValidationOptions) throws(GateKitError) {
         guard !options.bundleID.isEmpty else { throw .invalid("bundle_id is empty") }
-        if let id = options.deviceID, id.count != 16 && id.count != 6 {
+        if let id = options.deviceID, !ReceiptValidationOptions.deviceIDLengths.contains(id.count) {
             throw .invalid("device id must be 16 bytes (UUID) or 6 bytes (MAC address), not \(id.count)")
         }
         guard !(options.productionOnly && options.sandboxOnly) else {
