@@ -34,12 +34,18 @@ enum Arguments {
         return UnsafeRawBufferPointer(start: data, count: len)
     }
 
-    /// A caller's options struct of an older version (the first `size` bytes of `T`) copied
-    /// into `zero`, so the library never reads past the caller's struct.
-    static func versioned<T>(_ p: UnsafePointer<T>, size: Int, zero: T) -> T {
+    /// A caller's options struct of any version this library knows (version v has
+    /// `sizes[v - 1]` bytes), copied into `zero`: never a byte past the caller's struct is
+    /// read, and its alignment is not assumed.
+    static func versioned<T>(_ p: UnsafePointer<T>?, sizes: [Int], zero: T, initializer: String) throws(GateKitError) -> T {
+        guard let p else { throw .invalid("options is NULL") }
+        let version = UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)
+        guard version >= 1, Int(version) <= sizes.count else {
+            throw GateKitError(.unsupportedVersion, "options->version is \(version); this library reads 1 to \(sizes.count) (call \(initializer))")
+        }
         var value = zero
         withUnsafeMutableBytes(of: &value) { destination in
-            destination.copyMemory(from: UnsafeRawBufferPointer(start: p, count: min(size, destination.count)))
+            destination.copyMemory(from: UnsafeRawBufferPointer(start: p, count: min(sizes[Int(version) - 1], destination.count)))
         }
         return value
     }

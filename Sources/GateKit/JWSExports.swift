@@ -11,12 +11,7 @@ private let jwsOptionsSizes = [
 /// Reads a `gatekit_jws_options *` of any known version into core options, rejecting every
 /// inconsistent field.
 private func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -> JWSOptions {
-    guard let p else { throw .invalid("options is NULL") }
-    let version = UnsafeRawPointer(p).load(as: UInt32.self)
-    guard version >= 1, Int(version) <= jwsOptionsSizes.count else {
-        throw GateKitError(.unsupportedVersion, "options->version is \(version); this library reads 1 to \(GATEKIT_JWS_OPTIONS_VERSION) (call jws_options_init)")
-    }
-    let o = Arguments.versioned(p, size: jwsOptionsSizes[Int(version) - 1], zero: gatekit_jws_options())
+    let o = try Arguments.versioned(p, sizes: jwsOptionsSizes, zero: gatekit_jws_options(), initializer: "jws_options_init")
     guard o.flags & ~GATEKIT_JWS_TEST_PRODUCTION == 0 else {
         throw .invalid("options->flags has unknown bits 0x\(String(o.flags & ~GATEKIT_JWS_TEST_PRODUCTION, radix: 16))")
     }

@@ -9,8 +9,18 @@ final class ReceiptHandle {
     private let lock = Lock()
     private var strings: [Int: UnsafeMutablePointer<CChar>] = [:]
     private var bytes: [Int: UnsafeMutablePointer<UInt8>] = [:]
+    private var replayIdentity: ReplayIdentity?
 
     init(_ validated: ValidatedReceipt) { self.validated = validated }
+
+    /// The replay identity, digested once per receipt (receipt_identity and receipt_to_json
+    /// both need it).
+    func identity() throws(GateKitError) -> ReplayIdentity {
+        if let known = lock.withLock({ replayIdentity }) { return known }
+        let computed = try validated.identity()
+        lock.withLock { replayIdentity = computed }
+        return computed
+    }
 
     deinit {
         for p in strings.values { free(p) }
@@ -57,12 +67,7 @@ final class ReceiptHandle {
 private let receiptOptionsSizes = [MemoryLayout<gatekit_receipt_options>.size]
 
 private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKitError) -> ReceiptValidationOptions {
-    guard let p else { throw .invalid("options is NULL") }
-    let version = UnsafeRawPointer(p).load(as: UInt32.self)
-    guard version >= 1, Int(version) <= receiptOptionsSizes.count else {
-        throw GateKitError(.unsupportedVersion, "options->version is \(version); this library reads 1 to \(GATEKIT_RECEIPT_OPTIONS_VERSION) (call receipt_options_init)")
-    }
-    let o = Arguments.versioned(p, size: receiptOptionsSizes[Int(version) - 1], zero: gatekit_receipt_options())
+    let o = try Arguments.versioned(p, sizes: receiptOptionsSizes, zero: gatekit_receipt_options(), initializer: "receipt_options_init")
     var result = ReceiptValidationOptions(bundleID: try Arguments.string(o.bundle_id, "options->bundle_id"))
     result.appVersion = try Arguments.optionalString(o.app_version, "options->app_version")
     if o.device_id != nil || o.device_id_len != 0 {
@@ -132,7 +137,7 @@ public func receiptToJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
         let handle = try ReceiptHandle.from(receipt)
-        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated, identity: try handle.validated.identity()))
+        out.pointee = try Owned.cString(ReceiptJSON.verifyReceiptBody(handle.validated, identity: try handle.identity()))
         return GATEKIT_OK
     }
 }
@@ -232,7 +237,8 @@ public func receiptIsTestSigned(_ receipt: OpaquePointer?) -> Int32 {
 public func receiptIdentity(_ receipt: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let handle = ReceiptHandle.peek(receipt) else { return nil }
     // Key -1: no attribute uses it.
-    return handle.cString(-1) { try? handle.validated.identity().hex }
+    let hex = try? handle.identity().hex  // outside cString: it holds the handle's lock
+    return handle.cString(-1) { hex }
 }
 
 @c(receipt_purchase_count)

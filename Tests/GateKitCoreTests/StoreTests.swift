@@ -60,15 +60,21 @@ import Testing
         #expect(Files.read(path) == before)
     }
 
-    @Test func refusesANewerSchemaAndLeavesItUntouched() throws {
-        let folder = TemporaryFolder()
+    /// A GateKit store whose schema version was then set to `version` behind its back.
+    func store(withSchemaVersion version: Int64, in folder: TemporaryFolder) throws -> String {
         let path = folder.file("s.sqlite")
         do { _ = try Store(path: path, appID: nil) }
         var db: OpaquePointer?
         sqlite3_open(path, &db)
-        sqlite3_exec(db, "PRAGMA user_version=\(Schema.currentVersion + 1)", nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA user_version=\(version)", nil, nil, nil)
         sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
         sqlite3_close(db)
+        return path
+    }
+
+    @Test func refusesANewerSchemaAndLeavesItUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = try store(withSchemaVersion: Schema.currentVersion + 1, in: folder)
         let before = Files.read(path)
         #expect(refusal(path) == .newerStore)
         #expect(Files.read(path) == before)
@@ -78,13 +84,7 @@ import Testing
         // Found by the store-file fuzz smoke: user_version is signed, and a negative one indexed
         // the migrations out of range (a trap inside the host).
         let folder = TemporaryFolder()
-        let path = folder.file("s.sqlite")
-        do { _ = try Store(path: path, appID: nil) }
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        sqlite3_exec(db, "PRAGMA user_version=-1", nil, nil, nil)
-        sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
-        sqlite3_close(db)
+        let path = try store(withSchemaVersion: -1, in: folder)
         let before = Files.read(path)
         #expect(refusal(path) == .corrupt)
         #expect(Files.read(path) == before)

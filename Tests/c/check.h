@@ -63,6 +63,15 @@ static inline int check_in_child(int as_nobody, int (*fn)(void)) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* "folder/name" in one of eight rotating static buffers (so a few may be alive at once). */
+static inline const char *check_path_in(const char *folder, const char *name) {
+    static char buf[8][512];
+    static int next;
+    char *p = buf[next++ % 8];
+    snprintf(p, 512, "%s/%s", folder, name);
+    return p;
+}
+
 /* A whole file, malloc'd with a NUL after its bytes (text and binary alike); NULL when it
  * cannot be read. *len (when len is not NULL) gets the byte count. */
 static inline unsigned char *check_read_file(const char *path, size_t *len) {

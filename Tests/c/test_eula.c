@@ -9,13 +9,7 @@
 
 static char folder[] = "/tmp/gatekit-c-eula-XXXXXX";
 
-static const char *path_in(const char *name) {
-    static char buf[4][512];
-    static int next;
-    char *p = buf[next++ % 4];
-    snprintf(p, 512, "%s/%s", folder, name);
-    return p;
-}
+static const char *path_in(const char *name) { return check_path_in(folder, name); }
 
 static void write_file(const char *path, const void *data, size_t len) {
     FILE *f = fopen(path, "wb");

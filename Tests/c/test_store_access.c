@@ -19,13 +19,7 @@
 static char folder[] = "/tmp/gatekit-c-access-XXXXXX";
 static int is_root;
 
-static const char *path_in(const char *name) {
-    static char buf[8][512];
-    static int next;
-    char *p = buf[next++ % 8];
-    snprintf(p, 512, "%s/%s", folder, name);
-    return p;
-}
+static const char *path_in(const char *name) { return check_path_in(folder, name); }
 
 static int mode_of(const char *path) {
     struct stat st;

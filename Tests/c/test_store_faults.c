@@ -24,13 +24,7 @@
 
 static char folder[] = "/tmp/gatekit-c-faults-XXXXXX";
 
-static const char *path_in(const char *name) {
-    static char buf[8][512];
-    static int next;
-    char *p = buf[next++ % 8];
-    snprintf(p, 512, "%s/%s", folder, name);
-    return p;
-}
+static const char *path_in(const char *name) { return check_path_in(folder, name); }
 
 static void write_file(const char *path, const void *data, size_t len) {
     unlink(path);

@@ -58,14 +58,8 @@ public struct CompactJWS {
     /// The header's shape rules; what passes is memoized by its exact text.
     private static func parseHeader(_ headerPart: ArraySlice<UInt8>) throws(GateKitError) -> JWSHeaderMemo.Entry {
         let (header, _) = try decodeObject(headerPart, "header")
-        // As in payloads: a repeated member ("alg" twice) would be read here as its first value
-        // and by other readers as its last.
-        if case let .object(members) = header {
-            var names = Set<String>(minimumCapacity: members.count)
-            for (name, _) in members where !names.insert(name).inserted {
-                throw GateKitError(.jwsPayloadField, "the header repeats the member \(Quoted.text(name))")
-            }
-        }
+        // The payloads' rule for the header too: a repeated member ("alg" twice) is refused.
+        _ = try PayloadFields(header, path: "the header")
         if header["crit"] != nil { throw GateKitError(.jwsMalformed, "the header has a \"crit\" member, which is not supported") }
         guard let algMember = header["alg"] else { throw GateKitError(.jwsMalformed, "the header has no \"alg\"") }
         guard case let .string(alg) = algMember else { throw GateKitError(.jwsMalformed, "the header's \"alg\" is not a string") }

@@ -103,25 +103,21 @@ public enum JWSVerifier {
     }
 
     public static func verify<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> Verified where C.Element == UInt8 {
-        let payload: JSONValue, provenance: Provenance?
         switch kind {
-        case .transaction:
-            let t = try verifyTransaction(text, options: options)
-            (payload, provenance) = (t.json, t.provenance)
-        case .renewalInfo:
-            let r = try verifyRenewalInfo(text, options: options)
-            (payload, provenance) = (r.json, r.provenance)
-        case .appTransaction:
-            let a = try verifyAppTransaction(text, options: options)
-            (payload, provenance) = (a.json, a.provenance)
+        case .transaction: return try verified(try verifyTransaction(text, options: options))
+        case .renewalInfo: return try verified(try verifyRenewalInfo(text, options: options))
+        case .appTransaction: return try verified(try verifyAppTransaction(text, options: options))
         case .notification:
-            let n = try verifyNotification(text, options: options)
+            let n = try verifyNotification(text, options: options)  // its JSON is marked already
             guard let provenance = n.notification.provenance else { throw .internalError("verified data without provenance") }
             return Verified(json: JSONWriter.serialize(n.json), isTestSigned: provenance.isTestSigned, identity: n.identity)
         }
-        guard let provenance else { throw .internalError("verified data without provenance") }
+    }
+
+    private static func verified(_ payload: some SignedPayload) throws(GateKitError) -> Verified {
+        guard let provenance = payload.provenance else { throw .internalError("verified data without provenance") }
         let identity = try provenance.identity()
-        return Verified(json: JSONWriter.serialize(provenance.marking(payload, identity: identity)),
+        return Verified(json: JSONWriter.serialize(provenance.marking(payload.json, identity: identity)),
                         isTestSigned: provenance.isTestSigned, identity: identity)
     }
 

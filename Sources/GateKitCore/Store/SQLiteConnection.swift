@@ -8,19 +8,20 @@ public final class SQLiteConnection {
     public let path: String
     private var cache: [String: SQLiteStatement] = [:]
 
-    /// Opens `path` read-write (SQLite falls back to read-only for a read-only file). On a
-    /// read-only file system no -shm can be made: a store with a write-ahead log still in
-    /// it is opened read-only as it is (its -shm must exist), any other as immutable.
-    init(path: String, readOnlyFileSystem: Bool = false) throws(GateKitError) {
+    /// How the file is opened. On a read-only file system no -shm can be made: a store whose
+    /// write-ahead log still holds decisions is read with it (its -shm must exist), any
+    /// other as immutable.
+    enum Access { case readWrite, readOnlyWithLog, readOnlyImmutable }
+
+    /// Opens `path` (read-write: SQLite falls back to read-only for a read-only file).
+    init(path: String, access: Access = .readWrite) throws(GateKitError) {
         var handle: OpaquePointer?
         // NOMUTEX: Store's own lock already serializes; EXRESCODE: precise errors.
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         var name = path
-        if readOnlyFileSystem {
+        if access != .readWrite {
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
-            var wal = stat()
-            let pendingLog = lstat(path + "-wal", &wal) == 0 && wal.st_size > 0
-            name = "file:" + SQLiteConnection.uriPath(path) + (pendingLog ? "?mode=ro" : "?mode=ro&immutable=1")
+            name = "file:" + SQLiteConnection.uriPath(path) + (access == .readOnlyWithLog ? "?mode=ro" : "?mode=ro&immutable=1")
         }
         let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
@@ -45,7 +46,7 @@ public final class SQLiteConnection {
                  UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(b))
             default:
-                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += "%" + Hex.encode(CollectionOfOne(b))
             }
         }
         return out
@@ -198,8 +199,4 @@ public final class SQLiteStatement {
         guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -22,23 +22,19 @@ public final class Store: @unchecked Sendable {
     public init(path: String?, appID: String?, sharing: StoreSharing = .ownerOnly) throws(GateKitError) {
         let resolved = try StorePath.resolve(path: path, appID: appID)
         try StorePath.createParentFolders(of: resolved, mode: sharing.folderMode)
-        let readOnlyFileSystem = try StoreFiles.secure(resolved, sharing: sharing)
-        try Store.refuseNonStoreFile(resolved)
+        let facts = try StoreFiles.secure(resolved, sharing: sharing)
+        try Store.refuseNonStoreFile(resolved, size: facts.size)
         self.path = resolved
-        connection = try SQLiteConnection(path: resolved, readOnlyFileSystem: readOnlyFileSystem)
+        connection = try SQLiteConnection(path: resolved, access: facts.access)
         isReadOnly = connection.isReadOnly
         sqlite3_busy_timeout(connection.db, Store.busyTimeoutMilliseconds)
         try prepare()
     }
 
-    /// Refuses a directory or a file that does not start like an SQLite database, without
-    /// letting SQLite touch it.
-    private static func refuseNonStoreFile(_ path: String) throws(GateKitError) {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return }  // absent: a new store
-        if (st.st_mode & S_IFMT) == S_IFDIR { throw .invalid("store path \(Quoted.path(path)) is a directory") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw .invalid("store path \(Quoted.path(path)) is not a regular file") }
-        guard st.st_size > 0 else { return }  // empty: SQLite treats it as a new database
+    /// Refuses a file (a regular one: `StoreFiles` checked) that does not start like an SQLite
+    /// database, without letting SQLite touch it.
+    private static func refuseNonStoreFile(_ path: String, size: Int64) throws(GateKitError) {
+        guard size > 0 else { return }  // empty: SQLite treats it as a new database
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw .io("cannot read store \(Quoted.path(path)): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -48,13 +44,13 @@ public final class Store: @unchecked Sendable {
         guard n >= 16, Array(header[0..<16]) == magic else {
             throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store (not an SQLite database); left untouched")
         }
-        guard n == 100 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated (\(st.st_size) bytes); left untouched") }
+        guard n == 100 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated (\(size) bytes); left untouched") }
         // SQLite writes whole pages; a partial last page would be read back zero-filled and
         // pass the integrity check while its records silently changed.
         let pageSize = Int(header[16]) << 8 | Int(header[17])
         let bytesPerPage = pageSize == 1 ? 65536 : pageSize
-        guard bytesPerPage >= 512, Int(st.st_size) % bytesPerPage == 0 else {
-            throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated or damaged (\(st.st_size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
+        guard bytesPerPage >= 512, Int(size) % bytesPerPage == 0 else {
+            throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated or damaged (\(size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
         }
     }
 

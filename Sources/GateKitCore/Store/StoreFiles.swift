@@ -26,9 +26,16 @@ public enum StoreSharing: Sendable {
 enum StoreFiles {
     static let companions = ["-wal", "-shm", "-journal"]
 
-    /// Checks (and creates) the store's files. Returns true when the folder is on a
-    /// read-only file system, where the store can only be opened for reading.
-    static func secure(_ path: String, sharing: StoreSharing) throws(GateKitError) -> Bool {
+    /// What the checks learnt, so nothing is examined twice: how SQLite must open the file,
+    /// and its size (0 for a store created here).
+    struct Facts {
+        var access: SQLiteConnection.Access
+        var size: Int64
+    }
+
+    /// Checks (and creates) the store's files. On a read-only file system the store can only
+    /// be read: with its write-ahead log when that still holds decisions, else as immutable.
+    static func secure(_ path: String, sharing: StoreSharing) throws(GateKitError) -> Facts {
         let folder = folderOf(path)
         var folderStat = stat()
         guard stat(folder, &folderStat) == 0 else {
@@ -46,13 +53,14 @@ enum StoreFiles {
             guard !readOnlyFileSystem else {
                 throw GateKitError(.readOnly, "store \(Quoted.path(path)) does not exist and cannot be created: its folder is on a read-only file system")
             }
-            if try create(path, sharing: sharing) { return false }
+            if try create(path, sharing: sharing) { return Facts(access: .readWrite, size: 0) }
             guard lstat(path, &st) == 0 else {  // another process created it first
                 throw .io("cannot examine store \(Quoted.path(path)): \(String(cString: strerror(errno)))")
             }
         }
         if (st.st_mode & S_IFMT) == S_IFDIR { throw .invalid("store path \(Quoted.path(path)) is a directory") }
         try checkFile(path, st, role: "store", sharing: sharing, narrow: !readOnlyFileSystem)
+        var pendingLog = false
         for suffix in companions {
             let companion = path + suffix
             var cst = stat()
@@ -63,8 +71,11 @@ enum StoreFiles {
                 continue
             }
             try checkFile(companion, cst, role: "the store's \(suffix.dropFirst()) file", sharing: sharing, narrow: !readOnlyFileSystem)
+            if suffix == "-wal" { pendingLog = cst.st_size > 0 }
         }
-        return readOnlyFileSystem
+        let access: SQLiteConnection.Access = !readOnlyFileSystem ? .readWrite
+            : pendingLog ? .readOnlyWithLog : .readOnlyImmutable
+        return Facts(access: access, size: Int64(st.st_size))
     }
 
     static func folderOf(_ path: String) -> String {

@@ -24,7 +24,7 @@ public enum Quoted {
             if let scalar {
                 out += escaped(scalar)
             } else {
-                out += "\\x" + hex2(bytes[i])
+                out += "\\x" + Hex.encode(bytes[i...i])
             }
             i += width
             shown += 1
@@ -47,11 +47,6 @@ public enum Quoted {
         default:
             return String(u)
         }
-    }
-
-    private static func hex2(_ b: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(b >> 4)], digits[Int(b & 0xF)]])
     }
 
     /// The scalar starting at `i` and its byte width, or nil and 1 for a byte that does not
