@@ -10,7 +10,7 @@ private let jwsOptionsSizes = [
 
 /// Reads a `gatekit_jws_options *` of any known version into core options, rejecting every
 /// inconsistent field.
-private func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -> JWSOptions {
+func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -> JWSOptions {
     let o = try Arguments.versioned(p, sizes: jwsOptionsSizes, zero: gatekit_jws_options(), initializer: "jws_options_init")
     guard o.flags & ~GATEKIT_JWS_TEST_PRODUCTION == 0 else {
         throw .invalid("options->flags has unknown bits 0x\(String(o.flags & ~GATEKIT_JWS_TEST_PRODUCTION, radix: 16))")
@@ -30,7 +30,7 @@ private func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKit
 }
 
 /// The JWS text's bytes (not copied into a String: base64url decoding rejects non-ASCII).
-private func jwsBytes(_ p: UnsafePointer<CChar>?) throws(GateKitError) -> UnsafeRawBufferPointer {
+func jwsBytes(_ p: UnsafePointer<CChar>?) throws(GateKitError) -> UnsafeRawBufferPointer {
     guard let p else { throw .invalid("jws is NULL") }
     let limit = CompactJWS.maximumLength
     let n = strnlen(p, limit + 1)

@@ -66,7 +66,7 @@ final class ReceiptHandle {
 /// Bytes of `gatekit_receipt_options` per version.
 private let receiptOptionsSizes = [MemoryLayout<gatekit_receipt_options>.size]
 
-private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKitError) -> ReceiptValidationOptions {
+func receiptOptions(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKitError) -> ReceiptValidationOptions {
     let o = try Arguments.versioned(p, sizes: receiptOptionsSizes, zero: gatekit_receipt_options(), initializer: "receipt_options_init")
     var result = ReceiptValidationOptions(bundleID: try Arguments.string(o.bundle_id, "options->bundle_id"))
     result.appVersion = try Arguments.optionalString(o.app_version, "options->app_version")
@@ -87,7 +87,7 @@ private func options(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKi
     return result
 }
 
-private func length(_ len: Int) throws(GateKitError) -> Int {
+func receiptLength(_ len: Int) throws(GateKitError) -> Int {
     guard len >= 0 else { throw GateKitError(.tooLarge, "length \(UInt(bitPattern: len)) is beyond any receipt") }
     return len
 }
@@ -105,8 +105,8 @@ public func receiptValidate(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ data
     exportBoundary("receipt_validate") { () throws(GateKitError) in
         let out = try Arguments.out(out)
         out.pointee = nil
-        let input = try Arguments.buffer(data, try length(len), "data")
-        let validated = try ReceiptValidator.validate(input, options: try options(opts))
+        let input = try Arguments.buffer(data, try receiptLength(len), "data")
+        let validated = try ReceiptValidator.validate(input, options: try receiptOptions(opts))
         out.pointee = ReceiptHandle(validated).opaque
         return GATEKIT_OK
     }
@@ -118,7 +118,7 @@ public func receiptValidateFile(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ 
     exportBoundary("receipt_validate_file") { () throws(GateKitError) in
         let out = try Arguments.out(out)
         out.pointee = nil
-        let o = try options(opts)
+        let o = try receiptOptions(opts)
         let bytes = try FileBytes.read(try Arguments.string(path, "path"), limit: ReceiptValidator.maximumInputSize / 3 * 4 + 4096)
         out.pointee = ReceiptHandle(try ReceiptValidator.validate(bytes, options: o)).opaque
         return GATEKIT_OK
@@ -321,7 +321,7 @@ public func receiptInspect(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CCha
     exportBoundary("receipt_inspect") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let input = try Arguments.buffer(data, try length(len), "data")
+        let input = try Arguments.buffer(data, try receiptLength(len), "data")
         out.pointee = try Owned.cString(ReceiptJSON.inspection(Array(input)))
         return GATEKIT_OK
     }

@@ -7,12 +7,14 @@ final class StoreHandle {
     let eula: EULAGate
     /// Permission state, its provider, subscriptions and watcher for this handle.
     let permissions: PermissionEngine
+    let ledger: Ledger
     let cPath: UnsafeMutablePointer<CChar>
 
     init(store: Store) throws(GateKitError) {
         self.store = store
         eula = EULAGate(store: store)
         permissions = try PermissionEngine(store: store)
+        ledger = Ledger(store: store)
         cPath = try Owned.cString(store.path)
     }
 

@@ -15,13 +15,15 @@ from .permissions import (Category, Decision, PermissionChange, PermissionProvid
 from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
 from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
+from . import ledger  # noqa: E402,F401  (the entitlement ledger: store.ledger)
+from .ledger import Entitlement, SubscriptionStatus  # noqa: E402
 
 __all__ = [
     "Category", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "clear_caches", "library_path", "receipt", "strerror", "version", "version_number",
+    "clear_caches", "library_path", "receipt", "ledger", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 
 

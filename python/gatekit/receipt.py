@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 from datetime import datetime, timezone
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
 from ._managed import Managed
@@ -83,6 +83,7 @@ _options_init = _native.declare("receipt_options_init", ctypes.c_int, ctypes.POI
 _identity = _native.declare("receipt_identity", ctypes.c_char_p, _R)
 OPTIONS_VERSION = 1
 _validate = _native.declare("receipt_validate", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Options))
+_intro_eligible = _native.declare("receipt_intro_eligible", ctypes.c_int, _R, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t)
 _validate_file = _native.declare("receipt_validate_file", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_char_p, ctypes.POINTER(_Options))
 _free = _native.declare("receipt_free", None, _R)
 _to_json = _native.declare("receipt_to_json", ctypes.c_int, _native.c_char_p_p, _R)
@@ -353,6 +354,14 @@ class Receipt(Managed):
         check(_active_products(ctypes.byref(out), self.handle, _at_ms(at)))
         products: List[str] = json.loads(_native.take_string(out))["products"]
         return products
+
+    def intro_eligible(self, group_product_ids: Iterable[str]) -> bool:
+        """From this receipt alone (receipts carry no group ids): may the introductory offer of
+        the subscription group made of these product ids be shown? False once any purchase is
+        of one of them."""
+        ids = [_native.to_c_string(p, "product id") for p in group_product_ids]
+        array = (ctypes.c_char_p * max(len(ids), 1))(*ids)
+        return check(_intro_eligible(self.handle, array, len(ids))) == 1
 
     def to_json(self) -> Dict[str, Any]:
         """verifyReceipt's response body for this receipt (status 0)."""

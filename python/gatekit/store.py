@@ -1,4 +1,4 @@
-"""The store: one handle with its features as parts, ``store.eula`` and ``store.permissions``."""
+"""The store: one handle with its features as parts, ``store.eula``, ``store.permissions`` and ``store.ledger``."""
 from __future__ import annotations
 
 import ctypes
@@ -9,6 +9,7 @@ from . import _native
 from ._managed import Managed
 from .errors import check
 from .eula import Eula
+from .ledger import Ledger
 from .permissions import Permissions
 
 __all__ = ["GROUP_SHARED", "PathLike", "Store"]
@@ -32,7 +33,8 @@ class Store(Managed):
     must not race with calls on other threads.
 
     ``store.eula`` gates EULAs (:class:`gatekit.eula.Eula`), ``store.permissions`` holds the
-    permission state (:class:`gatekit.permissions.Permissions`)."""
+    permission state (:class:`gatekit.permissions.Permissions`), ``store.ledger`` answers
+    entitlement questions from verified App Store data (:class:`gatekit.ledger.Ledger`)."""
 
     def __init__(self, path: Optional[PathLike] = None, app_id: Optional[str] = None, *,
                  group_shared: bool = False) -> None:
@@ -42,6 +44,7 @@ class Store(Managed):
         ``group_shared=True`` opts into a store shared by a group (see the C header)."""
         self.eula = Eula(self)
         self.permissions = Permissions(self)
+        self.ledger = Ledger(self)
         handle = _native.StorePointer()
         encoded = None if path is None else _native.to_c_string(os.fsdecode(path), "path")
         check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id"),

@@ -26,4 +26,12 @@ public enum ReceiptEntitlements {
         }
         return out
     }
+
+    /// Introductory-offer eligibility from the receipt alone, for a subscription group given as
+    /// its product ids (receipts carry no group ids): eligible only when no purchase is of one
+    /// of them — a customer who ever subscribed in the group, or had its introductory offer
+    /// (is_trial_period / is_in_intro_offer_period), is not.
+    public static func isEligibleForIntroductoryOffer(_ r: Receipt, groupProducts: Set<String>) -> Bool {
+        !r.purchases.contains { p in p.productID.map(groupProducts.contains) ?? false }
+    }
 }

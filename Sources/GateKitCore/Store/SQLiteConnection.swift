@@ -140,6 +140,16 @@ public final class SQLiteStatement {
         return self
     }
 
+    /// An optional integer: nil binds NULL.
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Int64?) -> SQLiteStatement {
+        guard let value else {
+            sqlite3_bind_null(handle, index)
+            return self
+        }
+        return bind(index, value)
+    }
+
     @discardableResult
     public func bind(_ index: Int32, text: String?) -> SQLiteStatement {
         if let text {

@@ -65,6 +65,113 @@ enum Schema {
         CREATE TRIGGER perm_history_no_delete BEFORE DELETE ON perm_history
             BEGIN SELECT RAISE(ABORT, 'perm_history is append-only'); END;
         """,
+        // 3: the entitlement ledger (docs/ledger.md). Items, versions, subjects and status
+        // changes are append-only; the products table only ever gains rows.
+        """
+        CREATE TABLE ledger_jws_headers(
+            id INTEGER PRIMARY KEY,
+            header TEXT NOT NULL UNIQUE
+        );
+        CREATE TABLE ledger_items(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            identity TEXT NOT NULL CHECK (length(identity) = 64),
+            kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 5),
+            notification_uuid TEXT,
+            notification_type TEXT,
+            subtype TEXT,
+            signed_ms INTEGER NOT NULL,
+            ingested_ms INTEGER NOT NULL,
+            outcome INTEGER NOT NULL CHECK (outcome IN (1, 3)),
+            header_id INTEGER REFERENCES ledger_jws_headers(id),
+            body TEXT NOT NULL,
+            UNIQUE (environment, test_signed, identity)
+        );
+        CREATE UNIQUE INDEX ledger_items_by_notification ON ledger_items(environment, test_signed, notification_uuid)
+            WHERE notification_uuid IS NOT NULL;
+        CREATE TABLE ledger_transactions(
+            id INTEGER PRIMARY KEY,
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            app_account_token TEXT,
+            product_id TEXT NOT NULL,
+            group_id TEXT,
+            product_type INTEGER NOT NULL CHECK (product_type BETWEEN 0 AND 4),
+            family_shared INTEGER NOT NULL CHECK (family_shared IN (0, 1)),
+            purchase_ms INTEGER,
+            original_purchase_ms INTEGER,
+            expires_ms INTEGER,
+            revocation_ms INTEGER,
+            revocation_reason INTEGER,
+            is_upgraded INTEGER NOT NULL CHECK (is_upgraded IN (0, 1)),
+            offer_type INTEGER,
+            signed_ms INTEGER NOT NULL,
+            identity TEXT NOT NULL CHECK (length(identity) = 64),
+            item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+            header_id INTEGER REFERENCES ledger_jws_headers(id),
+            body TEXT,
+            UNIQUE (environment, test_signed, transaction_id, identity)
+        );
+        CREATE INDEX ledger_transactions_by_original ON ledger_transactions(environment, test_signed, original_transaction_id);
+        CREATE INDEX ledger_transactions_by_token ON ledger_transactions(environment, test_signed, app_account_token)
+            WHERE app_account_token IS NOT NULL;
+        CREATE TABLE ledger_renewals(
+            id INTEGER PRIMARY KEY,
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            original_transaction_id TEXT NOT NULL,
+            product_id TEXT,
+            auto_renew_product_id TEXT,
+            auto_renew_status INTEGER,
+            is_in_billing_retry INTEGER NOT NULL CHECK (is_in_billing_retry IN (0, 1)),
+            grace_period_expires_ms INTEGER,
+            expiration_intent INTEGER,
+            renewal_ms INTEGER,
+            signed_ms INTEGER NOT NULL,
+            identity TEXT NOT NULL CHECK (length(identity) = 64),
+            item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+            header_id INTEGER REFERENCES ledger_jws_headers(id),
+            body TEXT NOT NULL,
+            UNIQUE (environment, test_signed, original_transaction_id, identity)
+        );
+        CREATE TABLE ledger_item_subjects(
+            original_transaction_id TEXT NOT NULL,
+            item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+            PRIMARY KEY (original_transaction_id, item_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX ledger_item_subjects_by_item ON ledger_item_subjects(item_id);
+        CREATE TABLE ledger_products(
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            product_id TEXT NOT NULL,
+            group_id TEXT NOT NULL,
+            PRIMARY KEY (environment, test_signed, product_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE ledger_status_changes(
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            original_transaction_id TEXT NOT NULL,
+            group_id TEXT,
+            from_status INTEGER CHECK (from_status BETWEEN 1 AND 5),
+            to_status INTEGER NOT NULL CHECK (to_status BETWEEN 1 AND 5),
+            item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+            at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX ledger_status_changes_by_original ON ledger_status_changes(environment, test_signed, original_transaction_id, id);
+        """ + ["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals", "ledger_item_subjects",
+               "ledger_status_changes"].map { table in
+            """
+            CREATE TRIGGER \(table)_no_update BEFORE UPDATE ON \(table)
+                BEGIN SELECT RAISE(ABORT, '\(table) is append-only'); END;
+            CREATE TRIGGER \(table)_no_delete BEFORE DELETE ON \(table)
+                BEGIN SELECT RAISE(ABORT, '\(table) is append-only'); END;
+
+            """
+        }.joined(),
     ]
 
     static var currentVersion: Int64 { Int64(migrations.count) }

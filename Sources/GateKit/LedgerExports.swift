@@ -1,0 +1,202 @@
+import CGateKitHeader
+import GateKitCore
+import Glibc
+
+/// Bytes of `gatekit_ledger_query` per version.
+private let ledgerQuerySizes = [MemoryLayout<gatekit_ledger_query>.size]
+/// Bytes of `gatekit_entitlement` per version (the caller's out struct).
+private let entitlementSizes = [MemoryLayout<gatekit_entitlement>.size]
+
+/// A query of any known version as scope and instant.
+private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> (LedgerScope, LedgerInstant) {
+    let q = try Arguments.versioned(p, sizes: ledgerQuerySizes, zero: gatekit_ledger_query(), initializer: "ledger_query_init")
+    guard q.flags & ~GATEKIT_LEDGER_TEST_SIGNED == 0 else {
+        throw .invalid("query->flags has unknown bits 0x\(String(q.flags & ~GATEKIT_LEDGER_TEST_SIGNED, radix: 16))")
+    }
+    guard q.environment != nil else { throw .invalid("query->environment is NULL") }
+    let environment = try JWSEnvironment.named(try Arguments.string(q.environment, "query->environment"))
+    guard q.at_ms >= 0 else { throw .invalid("query->at_ms is negative") }
+    return (LedgerScope(environment: environment, testSigned: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
+            q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)))
+}
+
+private func ledger(_ store: OpaquePointer?) throws(GateKitError) -> Ledger {
+    try StoreHandle.from(store).ledger
+}
+
+/// Hands the report to the caller (when asked) and returns its outcome.
+private func reported(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ report: () throws(GateKitError) -> IngestReport) throws(GateKitError) -> Int32 {
+    out?.pointee = nil
+    let result = try report()
+    if let out { out.pointee = try Owned.cString(result.json) }
+    return result.outcome.rawValue
+}
+
+private func ingest(_ function: StaticString, _ kind: JWSVerifier.Kind, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                    _ store: OpaquePointer?, _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    exportBoundary(function) { () throws(GateKitError) in
+        out?.pointee = nil
+        let ledger = try ledger(store)
+        let text = try jwsBytes(jws)
+        let options = try jwsOptions(options)
+        return try reported(out) { () throws(GateKitError) in
+            switch kind {
+            case .notification: try ledger.ingestNotification(text, options: options)
+            case .transaction: try ledger.ingestTransaction(text, options: options)
+            case .renewalInfo: try ledger.ingestRenewalInfo(text, options: options)
+            case .appTransaction: try ledger.ingestAppTransaction(text, options: options)
+            }
+        }
+    }
+}
+
+@c(ledger_query_init)
+public func ledgerQueryInit(_ query: UnsafeMutablePointer<gatekit_ledger_query>?, _ version: UInt32) -> Int32 {
+    exportBoundary("ledger_query_init") { () throws(GateKitError) in
+        try Arguments.initialiseVersioned(query, version: version, sizes: ledgerQuerySizes, "gatekit_ledger_query")
+    }
+}
+
+@c(ledger_ingest_notification)
+public func ledgerIngestNotification(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                     _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    ingest("ledger_ingest_notification", .notification, out, store, jws, options)
+}
+
+@c(ledger_ingest_transaction)
+public func ledgerIngestTransaction(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                    _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    ingest("ledger_ingest_transaction", .transaction, out, store, jws, options)
+}
+
+@c(ledger_ingest_renewal_info)
+public func ledgerIngestRenewalInfo(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                    _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    ingest("ledger_ingest_renewal_info", .renewalInfo, out, store, jws, options)
+}
+
+@c(ledger_ingest_app_transaction)
+public func ledgerIngestAppTransaction(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                       _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    ingest("ledger_ingest_app_transaction", .appTransaction, out, store, jws, options)
+}
+
+@c(ledger_ingest_receipt)
+public func ledgerIngestReceipt(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                _ data: UnsafeRawPointer?, _ len: Int, _ options: UnsafePointer<gatekit_receipt_options>?) -> Int32 {
+    exportBoundary("ledger_ingest_receipt") { () throws(GateKitError) in
+        out?.pointee = nil
+        let ledger = try ledger(store)
+        let input = try Arguments.buffer(data, try receiptLength(len), "data")
+        let options = try receiptOptions(options)
+        return try reported(out) { () throws(GateKitError) in try ledger.ingestReceipt(input, options: options) }
+    }
+}
+
+@c(ledger_is_entitled)
+public func ledgerIsEntitled(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
+                             _ productOrGroup: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<gatekit_entitlement>?) -> Int32 {
+    exportBoundary("ledger_is_entitled") { () throws(GateKitError) in
+        if let out {
+            let version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)
+            guard version >= 1, Int(version) <= entitlementSizes.count else {
+                throw GateKitError(.unsupportedVersion, "out->version is \(version); this library fills 1 to \(entitlementSizes.count) (set GATEKIT_ENTITLEMENT_VERSION)")
+            }
+        }
+        let (scope, instant) = try query(q)
+        let e = try ledger(store).entitlement(customer: try Arguments.string(customer, "customer"),
+                                              to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant)
+        if let out {
+            var filled = gatekit_entitlement()
+            filled.version = 1
+            filled.entitled = e.isEntitled ? 1 : 0
+            filled.reason = e.reason.rawValue
+            filled.status = Int32(truncatingIfNeeded: e.status?.rawValue ?? 0)
+            filled.family_shared = e.familyShared ? 1 : 0
+            filled.since_ms = e.sinceMs ?? 0
+            filled.until_ms = e.untilMs ?? 0
+            UnsafeMutableRawPointer(out).copyMemory(from: &filled, byteCount: entitlementSizes[0])
+        }
+        return e.isEntitled ? 1 : 0
+    }
+}
+
+@c(ledger_entitlement)
+public func ledgerEntitlement(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?,
+                              _ customer: UnsafePointer<CChar>?, _ productOrGroup: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_entitlement") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let (scope, instant) = try query(q)
+        let e = try ledger(store).entitlement(customer: try Arguments.string(customer, "customer"),
+                                              to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant)
+        var members: [(String, JSONValue)] = [("version", .number(JSONDocument.version))]
+        if case let .object(rest) = e.json { members += rest }
+        out.pointee = try Owned.cString(JSONWriter.serialize(.object(members)))
+        return e.isEntitled ? 1 : 0
+    }
+}
+
+@c(ledger_active)
+public func ledgerActive(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?,
+                         _ customer: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_active") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let (scope, instant) = try query(q)
+        let list = try ledger(store).active(customer: try Arguments.string(customer, "customer"), scope: scope, at: instant)
+        out.pointee = try Owned.cString(JSONDocument.list("entitlements", list.map(\.json)))
+        return GATEKIT_OK
+    }
+}
+
+@c(ledger_subscription_status)
+public func ledgerSubscriptionStatus(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                     _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?, _ group: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_subscription_status") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let (scope, instant) = try query(q)
+        let json = try ledger(store).subscriptionStatuses(customer: try Arguments.string(customer, "customer"),
+                                                          group: try Arguments.optionalString(group, "group"), scope: scope, at: instant)
+        out.pointee = try Owned.cString(json)
+        return GATEKIT_OK
+    }
+}
+
+@c(ledger_intro_eligible)
+public func ledgerIntroEligible(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
+                                _ group: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_intro_eligible") { () throws(GateKitError) in
+        let (scope, instant) = try query(q)
+        return try ledger(store).isEligibleForIntroductoryOffer(customer: try Arguments.string(customer, "customer"),
+                                                                group: try Arguments.string(group, "group"), scope: scope, at: instant) ? 1 : 0
+    }
+}
+
+@c(ledger_history)
+public func ledgerHistory(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                          _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_history") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let (scope, _) = try query(q)
+        let json = try ledger(store).historyJSON(customer: try Arguments.optionalString(customer, "customer"), scope: scope)
+        out.pointee = try Owned.cString(json)
+        return GATEKIT_OK
+    }
+}
+
+@c(receipt_intro_eligible)
+public func receiptIntroEligible(_ receipt: OpaquePointer?, _ productIDs: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> Int32 {
+    exportBoundary("receipt_intro_eligible") { () throws(GateKitError) in
+        let handle = try ReceiptHandle.from(receipt)
+        guard count >= 0, count <= 65536 else { throw .invalid("count is \(UInt(bitPattern: count)); at most 65536 product ids") }
+        guard productIDs != nil || count == 0 else { throw .invalid("product_ids is NULL but count is \(count)") }
+        var group = Set<String>()
+        for i in 0..<count {
+            group.insert(try Arguments.string(productIDs?[i], "product_ids[\(i)]"))
+        }
+        return ReceiptEntitlements.isEligibleForIntroductoryOffer(handle.validated.receipt, groupProducts: group) ? 1 : 0
+    }
+}

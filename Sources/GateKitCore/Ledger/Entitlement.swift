@@ -1,0 +1,84 @@
+/// The ledger's answer to "is this customer entitled to this product (or group) at this
+/// instant?", with why, and until when.
+public struct Entitlement: Sendable, Equatable {
+    /// Why the customer is, or is not, entitled. Numbers are stable (the C header's
+    /// GATEKIT_LEDGER_REASON_*): 1-9 entitle, 10 and up do not.
+    public enum Reason: Int32, Sendable, CaseIterable {
+        case subscription = 1        // an auto-renewable subscription period covers the instant
+        case gracePeriod = 2         // billing failed, Apple's billing grace period still runs
+        case nonConsumable = 3       // a non-consumable purchase (no end)
+        case nonRenewing = 4         // a non-renewing subscription covers the instant
+        case noPurchase = 10         // nothing in the ledger matches
+        case expired = 11            // the subscription (or non-renewing period) ended
+        case billingRetry = 12       // billing failed, Apple retries; no grace period left
+        case revoked = 13            // refunded, or revoked (family sharing removed)
+        case notYetPurchased = 14    // the purchase is after the instant
+        case consumable = 15         // consumables never entitle
+        case upgraded = 16           // upgraded to another product of its group
+
+        public var entitles: Bool { rawValue < 10 }
+
+        public var name: String {
+            switch self {
+            case .subscription: "subscription"
+            case .gracePeriod: "grace-period"
+            case .nonConsumable: "non-consumable"
+            case .nonRenewing: "non-renewing"
+            case .noPurchase: "no-purchase"
+            case .expired: "expired"
+            case .billingRetry: "billing-retry"
+            case .revoked: "revoked"
+            case .notYetPurchased: "not-yet-purchased"
+            case .consumable: "consumable"
+            case .upgraded: "upgraded"
+            }
+        }
+    }
+
+    public var reason: Reason
+    public var productID: String?
+    public var groupID: String?
+    public var transactionID: String?
+    public var originalTransactionID: String?
+    /// The subscription's status when the deciding transaction is an auto-renewable one.
+    public var status: SubscriptionStatus?
+    /// The deciding purchase reached this customer through Family Sharing.
+    public var familyShared = false
+    /// Purchase date of the deciding transaction.
+    public var sinceMs: Int64?
+    /// When it ends (expiry, or the grace period's end); nil: it does not end (or not entitled).
+    public var untilMs: Int64?
+
+    public var isEntitled: Bool { reason.entitles }
+
+    public static let none = Entitlement(reason: .noPurchase)
+
+    public init(reason: Reason) { self.reason = reason }
+
+    init(reason: Reason, transaction t: TransactionVersion, group: String?, status: SubscriptionStatus? = nil, untilMs: Int64? = nil) {
+        self.reason = reason
+        productID = t.productID
+        groupID = group
+        transactionID = t.transactionID
+        originalTransactionID = t.originalTransactionID
+        self.status = status
+        familyShared = t.familyShared
+        sinceMs = t.purchaseMs
+        self.untilMs = reason.entitles ? untilMs : nil
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("entitled", .bool(isEntitled)), ("reason", .string(reason.name))]
+        func add(_ key: String, _ value: String?) { if let value { members.append((key, .string(value))) } }
+        func add(_ key: String, _ value: Int64?) { if let value { members.append((key, .number(value))) } }
+        add("productId", productID)
+        add("subscriptionGroupIdentifier", groupID)
+        add("transactionId", transactionID)
+        add("originalTransactionId", originalTransactionID)
+        add("status", status?.rawValue)
+        if productID != nil { members.append(("familyShared", .bool(familyShared))) }
+        add("since", sinceMs)
+        add("until", untilMs)
+        return .object(members)
+    }
+}

@@ -1,0 +1,102 @@
+/// The entitlement ledger over a store: ingests signed data it verifies itself (LedgerIngest)
+/// and answers "is this customer entitled now, and why?" from every version Apple signed, in
+/// any arrival order (docs/ledger.md).
+///
+/// A customer is an app account token or an original transaction id; a token stands for every
+/// original transaction id whose transactions carry it. Answers are computed by `LedgerView`
+/// from the customer's versions, which are cached per handle until the store changes (this
+/// handle's writes, or another connection's commits seen through `PRAGMA data_version`).
+public final class Ledger: @unchecked Sendable {
+    public let store: Store
+    // Guarded by the store's lock: only touched inside `store.read` / `store.write`.
+    private var records: [CacheKey: CustomerRecord] = [:]
+    private var recordsDataVersion: Int64 = -1
+
+    /// Customers kept in the cache; past it the cache starts over (hosts asking about many
+    /// customers once each gain nothing from keeping them).
+    static let cachedCustomers = 4096
+    /// Longest customer string accepted (app account tokens are UUIDs, transaction ids digits).
+    public static let maximumCustomerLength = 256
+    public static let maximumFilterLength = 1024
+
+    struct CacheKey: Hashable {
+        let scope: LedgerScope
+        let customer: String
+    }
+
+    public init(store: Store) { self.store = store }
+
+    static func validate(customer: String) throws(GateKitError) {
+        guard !customer.isEmpty, customer.utf8.count <= maximumCustomerLength else {
+            throw .invalid("customer must be 1 to \(maximumCustomerLength) bytes (an app account token or an original transaction id)")
+        }
+    }
+
+    static func validate(filter: String, name: String) throws(GateKitError) {
+        guard !filter.isEmpty, filter.utf8.count <= maximumFilterLength else {
+            throw .invalid("\(name) must be 1 to \(maximumFilterLength) bytes")
+        }
+    }
+
+    /// Every version the ledger holds about `customer` in `scope`.
+    public func record(customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        try Ledger.validate(customer: customer)
+        return try store.read { (db) throws(GateKitError) -> CustomerRecord in
+            let version = try db.dataVersion()
+            if version != recordsDataVersion || records.count >= Ledger.cachedCustomers {
+                records.removeAll(keepingCapacity: true)
+                recordsDataVersion = version
+            }
+            let key = CacheKey(scope: scope, customer: customer)
+            if let cached = records[key] { return cached }
+            let record = try LedgerRows.record(db, customer: customer, scope: scope)
+            records[key] = record
+            return record
+        }
+    }
+
+    /// Called inside every write of this handle: its own commits do not move data_version.
+    func forgetRecords() {
+        records.removeAll(keepingCapacity: true)
+    }
+
+    public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> LedgerView {
+        let record = try record(customer: customer, scope: scope)
+        let at = instant.at
+        return record.view(at: at, knownBy: instant.knownBy)
+    }
+
+    /// Entitlement to a product id or a subscription group id.
+    public func entitlement(customer: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Entitlement {
+        try Ledger.validate(filter: filter, name: "product_or_group")
+        return try view(customer: customer, scope: scope, at: instant).entitlement(to: filter)
+    }
+
+    public func active(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {
+        try view(customer: customer, scope: scope, at: instant).active
+    }
+
+    public func isEligibleForIntroductoryOffer(customer: String, group: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Bool {
+        try Ledger.validate(filter: group, name: "group")
+        return try view(customer: customer, scope: scope, at: instant).isEligibleForIntroductoryOffer(group: group)
+    }
+
+    /// The customer's subscriptions, grouped as Apple's "Get All Subscription Statuses" returns
+    /// them, each with the signed transaction and renewal info it was computed from.
+    public func subscriptionStatuses(customer: String, group: String?, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> String {
+        if let group { try Ledger.validate(filter: group, name: "group") }
+        let view = try view(customer: customer, scope: scope, at: instant)
+        let subscriptions = view.subscriptions.filter { group == nil || $0.groupID == group }
+        let signed = try store.read { (db) throws(GateKitError) -> [String: (String?, String?)] in
+            var out: [String: (String?, String?)] = [:]
+            for s in subscriptions {
+                out[s.originalTransactionID] = (try LedgerRows.signedTransaction(db, scope: scope, transactionID: s.latest.transactionID, identity: s.latest.identity),
+                                                try s.renewal.map { (r) throws(GateKitError) in
+                                                    try LedgerRows.signedRenewal(db, scope: scope, originalTransactionID: r.originalTransactionID, identity: r.identity)
+                                                } ?? nil)
+            }
+            return out
+        }
+        return LedgerJSON.statuses(subscriptions, scope: scope, signed: signed)
+    }
+}

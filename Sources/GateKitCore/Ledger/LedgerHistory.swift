@@ -1,0 +1,86 @@
+/// The ledger's history as JSON: every ingested item (oldest first, with its decoded payload)
+/// and every status change with the item that caused it.
+extension Ledger {
+    /// For one customer (their original transaction ids), or every item in the scope (nil).
+    public func historyJSON(customer: String?, scope: LedgerScope) throws(GateKitError) -> String {
+        if let customer { try Ledger.validate(customer: customer) }
+        return try store.read { (db) throws(GateKitError) -> String in
+            let items = try db.statement("""
+                SELECT i.id, i.kind, i.identity, i.notification_uuid, i.notification_type, i.subtype, i.signed_ms, i.ingested_ms,
+                    i.outcome, i.header_id IS NOT NULL, i.body
+                FROM ledger_items i WHERE i.environment = ?1 AND i.test_signed = ?2
+                AND (?3 IS NULL OR i.id IN (SELECT item_id FROM ledger_item_subjects WHERE original_transaction_id IN (\(LedgerRows.customerOriginals))))
+                ORDER BY i.id
+                """)
+            defer { items.reset() }
+            items.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+            var itemList: [JSONValue] = []
+            while try items.step() {
+                let id = items.int64(0)
+                var members: [(String, JSONValue)] = [("id", .number(id))]
+                members.append(("kind", .string(IngestReport.Kind(rawValue: items.int64(1))?.name ?? "unknown")))
+                members.append(("identity", .string(items.text(2) ?? "")))
+                if let uuid = items.text(3) { members.append(("notificationUUID", .string(uuid))) }
+                if let type = items.text(4) { members.append(("notificationType", .string(type))) }
+                if let subtype = items.text(5) { members.append(("subtype", .string(subtype))) }
+                members.append(("signedDate", .number(items.int64(6))))
+                members.append(("ingestedAt", .number(items.int64(7))))
+                members.append(("outcome", .string(IngestReport.Outcome(rawValue: Int32(truncatingIfNeeded: items.int64(8)))?.name ?? "unknown")))
+                members.append(("originalTransactionIds", .array(try subjects(db, item: id).map { .string($0) })))
+                members.append(("payload", try payload(items.text(10) ?? "", isJWS: items.int64(9) != 0, item: id)))
+                itemList.append(.object(members))
+            }
+            let changes = try db.statement("""
+                SELECT original_transaction_id, group_id, from_status, to_status, item_id, at_ms FROM ledger_status_changes
+                WHERE environment = ?1 AND test_signed = ?2 AND (?3 IS NULL OR original_transaction_id IN (\(LedgerRows.customerOriginals)))
+                ORDER BY id
+                """)
+            defer { changes.reset() }
+            changes.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+            var changeList: [JSONValue] = []
+            while try changes.step() {
+                changeList.append(.object([
+                    ("originalTransactionId", .string(changes.text(0) ?? "")),
+                    ("subscriptionGroupIdentifier", changes.text(1).map { .string($0) } ?? .null),
+                    ("from", changes.isNull(2) ? .null : .number(changes.int64(2))),
+                    ("to", .number(changes.int64(3))),
+                    ("item", .number(changes.int64(4))),
+                    ("at", .number(changes.int64(5))),
+                ]))
+            }
+            return JSONWriter.serialize(.object([
+                ("version", .number(JSONDocument.version)),
+                ("environment", .string(scope.environment)),
+                ("testSigned", .bool(scope.testSigned)),
+                ("items", .array(itemList)),
+                ("statusChanges", .array(changeList)),
+            ]))
+        }
+    }
+
+    private func subjects(_ db: SQLiteConnection, item: Int64) throws(GateKitError) -> [String] {
+        let s = try db.statement("SELECT original_transaction_id FROM ledger_item_subjects WHERE item_id = ?1 ORDER BY original_transaction_id")
+        defer { s.reset() }
+        s.bind(1, item)
+        var out: [String] = []
+        while try s.step() { out.append(s.text(0) ?? "") }
+        return out
+    }
+
+    /// The item's payload as it was verified: a JWS's decoded payload, or a receipt's JSON.
+    private func payload(_ body: String, isJWS: Bool, item: Int64) throws(GateKitError) -> JSONValue {
+        var bytes = Array(body.utf8)
+        if isJWS {
+            let segment = bytes.prefix { $0 != UInt8(ascii: ".") }
+            guard let decoded = Base64.decode(segment, alphabet: .url) else {
+                throw GateKitError(.corrupt, "ledger item \(item): its stored payload is not base64url")
+            }
+            bytes = decoded
+        }
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw GateKitError(.corrupt, "ledger item \(item): its stored payload is not JSON (\(error.message))")
+        }
+    }
+}

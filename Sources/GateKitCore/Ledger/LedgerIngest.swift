@@ -1,0 +1,200 @@
+/// Ingestion: every item is verified in the same call (never decoded JSON from the caller),
+/// then recorded in one durable transaction. Idempotent and order-independent: items dedupe on
+/// their replay identity (notifications also on notificationUUID), and versions on
+/// (transaction id, identity), so any permutation of the same items, each any number of
+/// times, leaves the same versions — and the answers only ever read the newest of them.
+extension Ledger {
+    /// An item about to be recorded, with the versions it carries.
+    struct PendingItem {
+        let kind: IngestReport.Kind
+        let scope: LedgerScope
+        let identity: String
+        let signedMs: Int64
+        var notificationUUID: String?
+        var notificationType: String?
+        var subtype: String?
+        /// The item's own signed text (a JWS, its header stored once), or a receipt's JSON
+        /// with no header.
+        let header: String?
+        let body: String
+
+        var signed: LedgerRows.SignedText? { header.map { LedgerRows.SignedText(header: $0, body: body) } }
+        var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = []
+        var renewals: [(RenewalVersion, LedgerRows.SignedText)] = []
+    }
+
+    public func ingestNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        let verified = try JWSVerifier.verifyNotification(text, options: options)
+        let n = verified.notification
+        var item = try pending(.notification, text, testSigned: n.provenance?.isTestSigned, options: options,
+                               identity: verified.identity, signedMs: n.signedDate)
+        item.notificationUUID = n.notificationUUID
+        item.notificationType = n.notificationType
+        item.subtype = n.subtype
+        if let t = verified.transaction, let signed = n.data?.signedTransactionInfo {
+            item.transactions.append((try version(t), try split(signed, "data.signedTransactionInfo")))
+        }
+        if let r = verified.renewalInfo, let signed = n.data?.signedRenewalInfo {
+            item.renewals.append((try version(r), try split(signed, "data.signedRenewalInfo")))
+        }
+        return try commit(item)
+    }
+
+    public func ingestTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        let t = try JWSVerifier.verifyTransaction(text, options: options)
+        let identity = try identity(t.provenance)
+        var item = try pending(.transaction, text, testSigned: t.provenance?.isTestSigned, options: options, identity: identity, signedMs: t.signedDate)
+        item.transactions.append((try version(t), item.signed))
+        return try commit(item)
+    }
+
+    public func ingestRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        let r = try JWSVerifier.verifyRenewalInfo(text, options: options)
+        let identity = try identity(r.provenance)
+        var item = try pending(.renewalInfo, text, testSigned: r.provenance?.isTestSigned, options: options, identity: identity, signedMs: r.signedDate)
+        guard let signed = item.signed else { throw .internalError("renewal info without its signed text") }
+        item.renewals.append((try version(r), signed))
+        return try commit(item)
+    }
+
+    /// An AppTransaction is recorded (history) and changes no entitlement.
+    public func ingestAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        let a = try JWSVerifier.verifyAppTransaction(text, options: options)
+        let identity = try identity(a.provenance)
+        let signedMs = a.json["signedDate"]?.int64Value ?? a.receiptCreationDate
+        return try commit(try pending(.appTransaction, text, testSigned: a.provenance?.isTestSigned, options: options,
+                                      identity: identity, signedMs: signedMs))
+    }
+
+    /// A validated app receipt: each purchase becomes a transaction version signed when the
+    /// receipt was created. Receipts carry no group ids or tokens: those come from signed
+    /// transactions of the same products (see `CustomerRecord.view`).
+    public func ingestReceipt(_ input: UnsafeRawBufferPointer, options: ReceiptValidationOptions) throws(GateKitError) -> IngestReport {
+        let validated = try ReceiptValidator.validate(input, options: options)
+        let receipt = validated.receipt
+        let environment: JWSEnvironment
+        switch receipt.environmentClass {
+        case .production: environment = .production
+        case .sandbox: environment = .sandbox
+        case .xcode: environment = .xcode
+        case .unknown: throw GateKitError(.receiptUnknownEnvironment, "the receipt's environment \(Quoted.text(receipt.environment)) is not one the ledger keeps")
+        }
+        guard let created = receipt.creationDate?.milliseconds else {
+            throw GateKitError(.receiptNoCreationDate, "the receipt has no creation date: its purchases cannot be ordered")
+        }
+        let identity = try validated.identity()
+        var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testSigned: validated.isTestSigned),
+                               identity: identity.hex, signedMs: created, header: nil,
+                               body: ReceiptJSON.verifyReceiptBody(validated, identity: identity))
+        for purchase in receipt.purchases {
+            guard let v = TransactionVersion(purchase, receiptCreatedMs: created, identity: identity.hex) else { continue }
+            item.transactions.append((v, nil))
+        }
+        return try commit(item)
+    }
+
+    // MARK: steps
+
+    private func identity(_ provenance: Provenance?) throws(GateKitError) -> ReplayIdentity {
+        guard let provenance else { throw .internalError("verified data without provenance") }
+        return try provenance.identity()
+    }
+
+    private func pending<C: Collection>(_ kind: IngestReport.Kind, _ text: C, testSigned: Bool?, options: JWSOptions,
+                                        identity: ReplayIdentity, signedMs: Int64?) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
+        guard let testSigned else { throw .internalError("verified data without provenance") }
+        let signed = try split(String(decoding: text, as: UTF8.self), kind.name)
+        return PendingItem(kind: kind, scope: LedgerScope(environment: options.environment, testSigned: testSigned),
+                           identity: identity.hex, signedMs: signedMs ?? 0, header: signed.header, body: signed.body)
+    }
+
+    private func split(_ text: String, _ what: String) throws(GateKitError) -> LedgerRows.SignedText {
+        guard let signed = LedgerRows.SignedText(text) else { throw .internalError("\(what): verified text is not a compact JWS") }
+        return signed
+    }
+
+    private func version(_ t: JWSTransaction) throws(GateKitError) -> TransactionVersion {
+        guard let v = TransactionVersion(t, identity: try identity(t.provenance).hex) else {
+            throw GateKitError(.jwsPayloadField, "the transaction lacks transactionId, originalTransactionId, productId or signedDate, which the ledger keys on")
+        }
+        return v
+    }
+
+    private func version(_ r: JWSRenewalInfo) throws(GateKitError) -> RenewalVersion {
+        guard let v = RenewalVersion(r, identity: try identity(r.provenance).hex) else {
+            throw GateKitError(.jwsPayloadField, "the renewal info lacks originalTransactionId or signedDate, which the ledger keys on")
+        }
+        return v
+    }
+
+    /// Records the item and its versions in one write transaction.
+    private func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
+        let originals = Array(Set(item.transactions.map(\.0.originalTransactionID) + item.renewals.map(\.0.originalTransactionID))).sorted()
+        let token = item.transactions.lazy.compactMap(\.0.appAccountToken).first
+        let scope = item.scope
+        func report(_ outcome: IngestReport.Outcome, _ changes: [IngestReport.StatusChange]) -> IngestReport {
+            IngestReport(outcome: outcome, kind: item.kind, scope: scope, identity: item.identity, notificationType: item.notificationType,
+                         subtype: item.subtype, notificationUUID: item.notificationUUID, originalTransactionIDs: originals,
+                         appAccountToken: token, statusChanges: changes)
+        }
+        return try store.write { (db) throws(GateKitError) -> IngestReport in
+            forgetRecords()
+            if try isRecorded(db, item) { return report(.duplicate, []) }
+            let now = Clock.nowMilliseconds()
+            let before = try statuses(db, originals, scope: scope, at: now)
+            var changesState = item.transactions.isEmpty && item.renewals.isEmpty
+            for (v, _) in item.transactions where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
+            for (v, _) in item.renewals where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
+            let outcome: IngestReport.Outcome = changesState ? .new : .superseded
+
+            let header = try item.header.map { (h) throws(GateKitError) in try LedgerRows.headerID(db, h) }
+            let insert = try db.statement("""
+                INSERT INTO ledger_items(environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
+                    signed_ms, ingested_ms, outcome, header_id, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                """)
+            try insert.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: item.identity).bind(4, item.kind.rawValue)
+                .bind(5, text: item.notificationUUID).bind(6, text: item.notificationType).bind(7, text: item.subtype)
+                .bind(8, item.signedMs).bind(9, now).bind(10, Int64(outcome.rawValue)).bind(11, header).bind(12, text: item.body).run()
+            let itemID = db.lastInsertRowID
+            for (v, signed) in item.transactions { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
+            for (v, signed) in item.renewals { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
+            for original in originals { try LedgerRows.insertSubject(db, item: itemID, originalTransactionID: original) }
+
+            var changes: [IngestReport.StatusChange] = []
+            let after = try statuses(db, originals, scope: scope, at: now)
+            for original in originals {
+                guard let to = after[original], before[original]?.status != to.status else { continue }
+                let change = IngestReport.StatusChange(originalTransactionID: original, groupID: to.group, from: before[original]?.status, to: to.status)
+                try db.statement("""
+                    INSERT INTO ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original).bind(4, text: to.group)
+                    .bind(5, change.from?.rawValue).bind(6, to.status.rawValue).bind(7, itemID).bind(8, now).run()
+                changes.append(change)
+            }
+            return report(outcome, changes)
+        }
+    }
+
+    private func isRecorded(_ db: SQLiteConnection, _ item: PendingItem) throws(GateKitError) -> Bool {
+        let s = try db.statement("""
+            SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = ?2
+            AND (identity = ?3 OR (?4 IS NOT NULL AND notification_uuid = ?4)) LIMIT 1
+            """)
+        defer { s.reset() }
+        s.bind(1, text: item.scope.environment).bind(2, item.scope.testFlag).bind(3, text: item.identity).bind(4, text: item.notificationUUID)
+        return try s.step()
+    }
+
+    /// Each subscription's status now, for the status-change history.
+    private func statuses(_ db: SQLiteConnection, _ originals: [String], scope: LedgerScope, at: Int64) throws(GateKitError) -> [String: (group: String?, status: SubscriptionStatus)] {
+        var out: [String: (group: String?, status: SubscriptionStatus)] = [:]
+        for original in originals {
+            let view = try LedgerRows.record(db, customer: original, scope: scope).view(at: at, knownBy: nil)
+            if let s = view.subscriptions.first(where: { $0.originalTransactionID == original }) {
+                out[original] = (s.groupID, s.status)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,177 @@
+/// The ledger's rows in the store: reading a customer's versions, writing items and versions.
+/// Every statement is prepared once per connection (SQLiteConnection caches them).
+enum LedgerRows {
+    static let transactionColumns = """
+        transaction_id, original_transaction_id, app_account_token, product_id, group_id, product_type, family_shared,
+        purchase_ms, original_purchase_ms, expires_ms, revocation_ms, revocation_reason, is_upgraded, offer_type, signed_ms, identity
+        """
+    static let renewalColumns = """
+        original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
+        grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity
+        """
+    /// The customer's original transaction ids: the id itself, and every one whose
+    /// transactions carry the customer as app account token.
+    static let customerOriginals = """
+        SELECT original_transaction_id FROM ledger_transactions
+            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
+        UNION SELECT original_transaction_id FROM ledger_transactions
+            WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3
+        """
+
+    static func record(_ db: SQLiteConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        var record = CustomerRecord()
+        let t = try db.statement("SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (\(customerOriginals))")
+        defer { t.reset() }
+        t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        var groupless = Set<String>()
+        var grouped = Set<String>()
+        while try t.step() {
+            let v = transaction(t)
+            if v.groupID == nil { groupless.insert(v.productID) } else { grouped.insert(v.productID) }
+            record.transactions.append(v)
+        }
+        guard !record.transactions.isEmpty else { return record }
+        let r = try db.statement("SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (\(customerOriginals))")
+        defer { r.reset() }
+        r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        while try r.step() { record.renewals.append(renewal(r)) }
+        // Receipt purchases say no group: the group any signed transaction gave the product.
+        for product in groupless.subtracting(grouped) {
+            let g = try db.statement("SELECT group_id FROM ledger_products WHERE environment = ?1 AND test_signed = ?2 AND product_id = ?3")
+            defer { g.reset() }
+            g.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: product)
+            if try g.step(), let group = g.text(0) { record.productGroups[product] = group }
+        }
+        return record
+    }
+
+    static func transaction(_ s: SQLiteStatement) -> TransactionVersion {
+        func optional(_ c: Int32) -> Int64? { s.isNull(c) ? nil : s.int64(c) }
+        return TransactionVersion(
+            transactionID: s.text(0) ?? "", originalTransactionID: s.text(1) ?? "", appAccountToken: s.text(2),
+            productID: s.text(3) ?? "", groupID: s.text(4), productType: ProductType(rawValue: s.int64(5)) ?? .unknown,
+            familyShared: s.int64(6) != 0, purchaseMs: optional(7), originalPurchaseMs: optional(8), expiresMs: optional(9),
+            revocationMs: optional(10), revocationReason: optional(11), isUpgraded: s.int64(12) != 0, offerType: optional(13),
+            signedMs: s.int64(14), identity: s.text(15) ?? "")
+    }
+
+    static func renewal(_ s: SQLiteStatement) -> RenewalVersion {
+        func optional(_ c: Int32) -> Int64? { s.isNull(c) ? nil : s.int64(c) }
+        return RenewalVersion(
+            originalTransactionID: s.text(0) ?? "", productID: s.text(1), autoRenewProductID: s.text(2),
+            autoRenewStatus: optional(3), isInBillingRetryPeriod: s.int64(4) != 0, gracePeriodExpiresMs: optional(5),
+            expirationIntent: optional(6), renewalMs: optional(7), signedMs: s.int64(8), identity: s.text(9) ?? "")
+    }
+
+    // MARK: signed text
+
+    /// A verified compact JWS split for storage: the header (its certificate chain, shared by
+    /// everything one key signed) is kept once; the rest ("payload.signature") per row.
+    struct SignedText {
+        let header: String
+        let body: String
+
+        init(header: String, body: String) {
+            self.header = header
+            self.body = body
+        }
+
+        init?(_ text: String) {
+            guard let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+            header = String(text[..<dot])
+            body = String(text[text.index(after: dot)...])
+        }
+
+        var compact: String { header + "." + body }
+    }
+
+    static func headerID(_ db: SQLiteConnection, _ header: String) throws(GateKitError) -> Int64 {
+        let find = try db.statement("SELECT id FROM ledger_jws_headers WHERE header = ?1")
+        defer { find.reset() }
+        find.bind(1, text: header)
+        if try find.step() { return find.int64(0) }
+        try db.statement("INSERT INTO ledger_jws_headers(header) VALUES (?1)").bind(1, text: header).run()
+        return db.lastInsertRowID
+    }
+
+    static func signedTransaction(_ db: SQLiteConnection, scope: LedgerScope, transactionID: String, identity: String) throws(GateKitError) -> String? {
+        let s = try db.statement("""
+            SELECT h.header, t.body FROM ledger_transactions t JOIN ledger_jws_headers h ON h.id = t.header_id
+            WHERE t.environment = ?1 AND t.test_signed = ?2 AND t.transaction_id = ?3 AND t.identity = ?4
+            """)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: transactionID).bind(4, text: identity)
+        guard try s.step(), let header = s.text(0), let body = s.text(1) else { return nil }
+        return header + "." + body
+    }
+
+    static func signedRenewal(_ db: SQLiteConnection, scope: LedgerScope, originalTransactionID: String, identity: String) throws(GateKitError) -> String? {
+        let s = try db.statement("""
+            SELECT h.header, r.body FROM ledger_renewals r JOIN ledger_jws_headers h ON h.id = r.header_id
+            WHERE r.environment = ?1 AND r.test_signed = ?2 AND r.original_transaction_id = ?3 AND r.identity = ?4
+            """)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: originalTransactionID).bind(4, text: identity)
+        guard try s.step(), let header = s.text(0), let body = s.text(1) else { return nil }
+        return header + "." + body
+    }
+
+    // MARK: writing
+
+    /// True when a version of this transaction newer than `v` is already held.
+    static func hasNewer(_ db: SQLiteConnection, _ v: TransactionVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
+        let s = try db.statement("""
+            SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND transaction_id = ?3
+            AND (signed_ms > ?4 OR (signed_ms = ?4 AND identity >= ?5)) LIMIT 1
+            """)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.transactionID).bind(4, v.signedMs).bind(5, text: v.identity)
+        return try s.step()
+    }
+
+    static func hasNewer(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
+        let s = try db.statement("""
+            SELECT 1 FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
+            AND (signed_ms > ?4 OR (signed_ms = ?4 AND identity >= ?5)) LIMIT 1
+            """)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.originalTransactionID).bind(4, v.signedMs).bind(5, text: v.identity)
+        return try s.step()
+    }
+
+    static func insert(_ db: SQLiteConnection, _ v: TransactionVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
+        let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
+        let s = try db.statement("""
+            INSERT OR IGNORE INTO ledger_transactions(environment, test_signed, \(transactionColumns), item_id, header_id, body)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+            """)
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.transactionID).bind(4, text: v.originalTransactionID)
+            .bind(5, text: v.appAccountToken).bind(6, text: v.productID).bind(7, text: v.groupID).bind(8, v.productType.rawValue)
+            .bind(9, v.familyShared ? 1 : 0).bind(10, v.purchaseMs).bind(11, v.originalPurchaseMs).bind(12, v.expiresMs)
+            .bind(13, v.revocationMs).bind(14, v.revocationReason).bind(15, v.isUpgraded ? 1 : 0).bind(16, v.offerType)
+            .bind(17, v.signedMs).bind(18, text: v.identity).bind(19, item).bind(20, header).bind(21, text: signed?.body)
+        try s.run()
+        if let group = v.groupID {
+            let p = try db.statement("INSERT OR IGNORE INTO ledger_products(environment, test_signed, product_id, group_id) VALUES (?1, ?2, ?3, ?4)")
+            try p.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.productID).bind(4, text: group).run()
+        }
+    }
+
+    static func insert(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope, item: Int64, signed: SignedText) throws(GateKitError) {
+        let header = try headerID(db, signed.header)
+        let s = try db.statement("""
+            INSERT OR IGNORE INTO ledger_renewals(environment, test_signed, \(renewalColumns), item_id, header_id, body)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            """)
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.originalTransactionID).bind(4, text: v.productID)
+            .bind(5, text: v.autoRenewProductID).bind(6, v.autoRenewStatus).bind(7, v.isInBillingRetryPeriod ? 1 : 0)
+            .bind(8, v.gracePeriodExpiresMs).bind(9, v.expirationIntent).bind(10, v.renewalMs).bind(11, v.signedMs)
+            .bind(12, text: v.identity).bind(13, item).bind(14, header).bind(15, text: signed.body)
+        try s.run()
+    }
+
+    static func insertSubject(_ db: SQLiteConnection, item: Int64, originalTransactionID: String) throws(GateKitError) {
+        try db.statement("INSERT OR IGNORE INTO ledger_item_subjects(original_transaction_id, item_id) VALUES (?1, ?2)")
+            .bind(1, text: originalTransactionID).bind(2, item).run()
+    }
+}

@@ -1,0 +1,19 @@
+/// An auto-renewable subscription's status, with Apple's numbers (the App Store Server API's
+/// `status` in "Get All Subscription Statuses").
+public enum SubscriptionStatus: Int64, Sendable, CaseIterable {
+    case active = 1
+    case expired = 2
+    case billingRetry = 3
+    case billingGracePeriod = 4
+    case revoked = 5
+
+    public var name: String {
+        switch self {
+        case .active: "active"
+        case .expired: "expired"
+        case .billingRetry: "billing-retry"
+        case .billingGracePeriod: "billing-grace-period"
+        case .revoked: "revoked"
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/// One signed version of one transaction, as the ledger keeps it: what decides entitlement,
+/// and which version it is (Apple re-signs a transaction when it is refunded, revoked,
+/// reinstated, upgraded away or extended; the newest `signedMs` is the truth).
+public struct TransactionVersion: Sendable, Equatable {
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var appAccountToken: String?
+    public var productID: String
+    public var groupID: String?
+    public var productType: ProductType
+    public var familyShared: Bool
+    public var purchaseMs: Int64?
+    public var originalPurchaseMs: Int64?
+    public var expiresMs: Int64?
+    public var revocationMs: Int64?
+    public var revocationReason: Int64?
+    public var isUpgraded: Bool
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    public var offerType: Int64?
+    /// When Apple signed this version (a receipt's purchases: the receipt's creation date).
+    public var signedMs: Int64
+    /// The replay identity (hex) of the signed data this version came in: breaks ties between
+    /// versions signed in the same millisecond, so the winner never depends on arrival order.
+    public var identity: String
+
+    public static let introductoryOffer: Int64 = 1
+
+    /// A verified StoreKit 2 transaction. Nil when it lacks the ids the ledger keys on.
+    public init?(_ t: JWSTransaction, identity: String) {
+        let f = t.fields
+        guard let id = f.transactionId, let original = f.originalTransactionId, let product = f.productId,
+              let signed = f.signedDate else { return nil }
+        transactionID = id
+        originalTransactionID = original
+        appAccountToken = f.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+        productID = product
+        groupID = f.subscriptionGroupIdentifier
+        productType = ProductType(jwsType: f.type)
+        familyShared = f.inAppOwnershipType == "FAMILY_SHARED"
+        purchaseMs = f.purchaseDate
+        originalPurchaseMs = f.originalPurchaseDate
+        expiresMs = f.expiresDate
+        revocationMs = f.revocationDate ?? (f.revocationReason != nil ? f.signedDate : nil)
+        revocationReason = f.revocationReason
+        isUpgraded = f.isUpgraded ?? false
+        offerType = f.offerType
+        signedMs = signed
+        self.identity = identity
+    }
+
+    /// A purchase of a verified receipt, signed when the receipt was created.
+    public init?(_ p: InAppPurchase, receiptCreatedMs: Int64, identity: String) {
+        guard let id = p.transactionID, let product = p.productID else { return nil }
+        transactionID = id
+        originalTransactionID = p.originalTransactionID ?? id
+        appAccountToken = nil
+        productID = product
+        groupID = nil
+        productType = ProductType(receiptType: p.productType, hasExpiry: p.expiresDate != nil,
+                                  hasWebOrderLineItem: p.webOrderLineItemID != nil)
+        familyShared = false
+        purchaseMs = p.purchaseDate?.milliseconds
+        originalPurchaseMs = p.originalPurchaseDate?.milliseconds
+        expiresMs = p.expiresDate?.milliseconds
+        revocationMs = p.cancellationDate?.milliseconds
+        revocationReason = nil
+        isUpgraded = false
+        offerType = (p.isTrialPeriod == true || p.isInIntroOfferPeriod == true) ? TransactionVersion.introductoryOffer
+            : (p.promotionalOfferID != nil ? 2 : nil)
+        signedMs = receiptCreatedMs
+        self.identity = identity
+    }
+
+    public init(transactionID: String, originalTransactionID: String, appAccountToken: String?, productID: String,
+                groupID: String?, productType: ProductType, familyShared: Bool, purchaseMs: Int64?,
+                originalPurchaseMs: Int64?, expiresMs: Int64?, revocationMs: Int64?, revocationReason: Int64?,
+                isUpgraded: Bool, offerType: Int64?, signedMs: Int64, identity: String) {
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.appAccountToken = appAccountToken
+        self.productID = productID
+        self.groupID = groupID
+        self.productType = productType
+        self.familyShared = familyShared
+        self.purchaseMs = purchaseMs
+        self.originalPurchaseMs = originalPurchaseMs
+        self.expiresMs = expiresMs
+        self.revocationMs = revocationMs
+        self.revocationReason = revocationReason
+        self.isUpgraded = isUpgraded
+        self.offerType = offerType
+        self.signedMs = signedMs
+        self.identity = identity
+    }
+
+    /// Newest signed wins; in the same millisecond the larger identity, so any arrival order
+    /// picks the same version.
+    public func isNewer(than other: TransactionVersion) -> Bool {
+        signedMs != other.signedMs ? signedMs > other.signedMs : identity > other.identity
+    }
+}

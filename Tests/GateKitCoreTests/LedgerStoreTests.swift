@@ -1,0 +1,59 @@
+import CSQLite
+import Glibc
+import Testing
+@testable import GateKitCore
+
+/// The ledger in a store: the schema migration, ingestion of generated signed data,
+/// duplicates, scopes, and the append-only tables.
+@Suite struct LedgerStoreTests {
+    @Test func aVersion2StoreIsMigratedWithItsDecisionsKept() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("v2.sqlite")
+        var db: OpaquePointer?
+        sqlite3_open(path, &db)
+        for migration in Schema.migrations.prefix(2) { sqlite3_exec(db, migration, nil, nil, nil) }
+        let hash = try sha256Hex("terms v1")
+        sqlite3_exec(db, "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES ('terms', NULL, '\(hash)', 1, 1);"
+                     + "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=2;", nil, nil, nil)
+        sqlite3_close(db)
+        let store = try Store(path: path, appID: nil)
+        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == 3)
+        #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
+        #expect(try store.read { (db) throws(GateKitError) in
+            try db.scalar("SELECT count(*) FROM sqlite_master WHERE name LIKE 'ledger_%' AND type = 'table'")
+        } == 7)
+    }
+
+    @Test func ingestsVerifiedDataOnceAndAnswers() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        let folder = TemporaryFolder()
+        let store = try Store(path: folder.file("s.sqlite"), appID: nil)
+        let ledger = Ledger(store: store)
+        let now = Clock.nowMilliseconds()
+        let jws = pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now, extra: ",\"subscriptionGroupIdentifier\":\"g1\""),
+                           chain: JWSGeneratedTests.chain)
+        let first = try ledger.ingestTransaction(Array(jws.utf8), options: options)
+        #expect(first.outcome == .new && first.customer == "2000000100" && first.scope.testSigned)
+        #expect(first.statusChanges == [IngestReport.StatusChange(originalTransactionID: "2000000100", groupID: "g1", from: nil, to: .active)])
+        #expect(try ledger.ingestTransaction(Array(jws.utf8), options: options).outcome == .duplicate)
+        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let e = try ledger.entitlement(customer: "2000000100", to: "g1", scope: scope, at: .now)
+        #expect(e.isEntitled && e.reason == .subscription && e.untilMs == now + 86_400_000)
+        // App Store data and test-signed data never mix; neither do environments.
+        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .sandbox, testSigned: false), at: .now).reason == .noPurchase)
+        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .production, testSigned: true), at: .now).reason == .noPurchase)
+        let history = try ledger.historyJSON(customer: "2000000100", scope: scope)
+        #expect(history.contains("\"kind\":\"transaction\"") && history.contains("\"productId\":\"pro.monthly\""))
+        // The status response carries the signed transaction it was computed from.
+        #expect(try ledger.subscriptionStatuses(customer: "2000000100", group: nil, scope: scope, at: .now).contains(jws))
+        // Recorded rows are append-only, even for a connection that bypasses GateKit.
+        for table in ["ledger_items", "ledger_transactions", "ledger_item_subjects", "ledger_status_changes"] {
+            let refused = try store.read { (db) throws(GateKitError) -> Bool in
+                sqlite3_exec(db.db, "DELETE FROM \(table)", nil, nil, nil) != SQLITE_OK
+            }
+            #expect(refused, "DELETE on \(table)")
+        }
+        #expect(throws: GateKitError.self) { try ledger.entitlement(customer: "", to: "g1", scope: scope, at: .now) }
+        #expect(throws: GateKitError.self) { try ledger.entitlement(customer: String(repeating: "x", count: 257), to: "g1", scope: scope, at: .now) }
+    }
+}

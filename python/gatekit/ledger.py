@@ -1,0 +1,303 @@
+"""The entitlement ledger: ``store.ledger`` ingests verified App Store data and answers "is this
+customer entitled now, and why?" (docs/ledger.md)."""
+from __future__ import annotations
+
+import ctypes
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from enum import IntEnum
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import _native, receipt as _receipt
+from .errors import check
+from .jws import Signed, SignedDataVerifier, _Options as _JWSOptions, _text
+
+__all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus"]
+
+
+class SubscriptionStatus(IntEnum):
+    """Apple's subscription status numbers ("Get All Subscription Statuses")."""
+    ACTIVE = 1
+    EXPIRED = 2
+    BILLING_RETRY = 3
+    BILLING_GRACE_PERIOD = 4
+    REVOKED = 5
+
+
+class Reason(IntEnum):
+    """Why a customer is (SUBSCRIPTION … NON_RENEWING) or is not entitled."""
+    SUBSCRIPTION = 1
+    GRACE_PERIOD = 2
+    NON_CONSUMABLE = 3
+    NON_RENEWING = 4
+    NO_PURCHASE = 10
+    EXPIRED = 11
+    BILLING_RETRY = 12
+    REVOKED = 13
+    NOT_YET_PURCHASED = 14
+    CONSUMABLE = 15
+    UPGRADED = 16
+
+    @property
+    def entitles(self) -> bool:
+        return self.value < 10
+
+
+class Outcome(IntEnum):
+    """What an ingestion did."""
+    NEW = 1          # recorded, and it brought something the ledger lacked
+    DUPLICATE = 2    # already recorded: nothing written
+    SUPERSEDED = 3   # recorded; what it carries was known or older: no state change
+
+
+_REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PERIOD,
+            "non-consumable": Reason.NON_CONSUMABLE, "non-renewing": Reason.NON_RENEWING,
+            "no-purchase": Reason.NO_PURCHASE, "expired": Reason.EXPIRED, "billing-retry": Reason.BILLING_RETRY,
+            "revoked": Reason.REVOKED, "not-yet-purchased": Reason.NOT_YET_PURCHASED,
+            "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED}
+
+
+def _datetime(ms: Optional[int]) -> Optional[datetime]:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def _ms(at: Union[datetime, int, None]) -> int:
+    """0 (now) for None; Unix ms for an aware datetime or an int."""
+    if at is None:
+        return 0
+    if isinstance(at, datetime):
+        if at.tzinfo is None:
+            raise ValueError("at must be an aware datetime (naive datetimes have no instant)")
+        value = int(round(at.timestamp() * 1000))
+    else:
+        value = int(at)
+    if value <= 0:
+        raise ValueError("at must be after 1970-01-01T00:00:00Z")
+    return value
+
+
+@dataclass(frozen=True)
+class Entitlement:
+    """The ledger's answer for one product or group: whether, why, and until when."""
+    entitled: bool
+    reason: Reason
+    product_id: Optional[str] = None
+    group_id: Optional[str] = None
+    transaction_id: Optional[str] = None
+    original_transaction_id: Optional[str] = None
+    status: Optional[SubscriptionStatus] = None
+    family_shared: bool = False
+    since: Optional[datetime] = None
+    until: Optional[datetime] = None   # None: no end (non-consumable), or not entitled
+
+    def __bool__(self) -> bool:
+        return self.entitled
+
+    @classmethod
+    def from_json(cls, raw: Dict[str, Any]) -> "Entitlement":
+        status = raw.get("status")
+        return cls(entitled=bool(raw["entitled"]), reason=_REASONS[raw["reason"]], product_id=raw.get("productId"),
+                   group_id=raw.get("subscriptionGroupIdentifier"), transaction_id=raw.get("transactionId"),
+                   original_transaction_id=raw.get("originalTransactionId"),
+                   status=SubscriptionStatus(status) if status is not None else None,
+                   family_shared=bool(raw.get("familyShared", False)), since=_datetime(raw.get("since")),
+                   until=_datetime(raw.get("until")))
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    original_transaction_id: str
+    group_id: Optional[str]
+    old: Optional[SubscriptionStatus]
+    new: SubscriptionStatus
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What one ingestion did and whom it touched."""
+    outcome: Outcome
+    kind: str
+    environment: str
+    test_signed: bool
+    identity: str
+    customer: Optional[str]
+    app_account_token: Optional[str]
+    original_transaction_ids: Tuple[str, ...]
+    notification_type: Optional[str]
+    notification_uuid: Optional[str]
+    status_changes: Tuple[StatusChange, ...]
+
+    @classmethod
+    def from_json(cls, raw: Dict[str, Any]) -> "IngestResult":
+        changes = tuple(StatusChange(c["originalTransactionId"], c.get("subscriptionGroupIdentifier"),
+                                     SubscriptionStatus(c["from"]) if c.get("from") is not None else None,
+                                     SubscriptionStatus(c["to"])) for c in raw.get("statusChanges", []))
+        return cls(outcome=Outcome[raw["outcome"].upper()], kind=raw["kind"], environment=raw["environment"],
+                   test_signed=bool(raw["testSigned"]), identity=raw["identity"], customer=raw.get("customer"),
+                   app_account_token=raw.get("appAccountToken"),
+                   original_transaction_ids=tuple(raw.get("originalTransactionIds", [])),
+                   notification_type=raw.get("notificationType"), notification_uuid=raw.get("notificationUUID"),
+                   status_changes=changes)
+
+
+class _Query(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("environment", ctypes.c_char_p),
+        ("at_ms", ctypes.c_longlong),
+        ("flags", ctypes.c_uint),
+    ]
+
+
+class _Entitlement(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("entitled", ctypes.c_int),
+        ("reason", ctypes.c_int),
+        ("status", ctypes.c_int),
+        ("family_shared", ctypes.c_int),
+        ("since_ms", ctypes.c_longlong),
+        ("until_ms", ctypes.c_longlong),
+    ]
+
+
+QUERY_VERSION = 1
+ENTITLEMENT_VERSION = 1
+TEST_SIGNED = 0x1
+
+_S = _native.StorePointer
+_Q = ctypes.POINTER(_Query)
+_O = ctypes.POINTER(_JWSOptions)
+_out = _native.c_char_p_p
+_query_init = _native.declare("ledger_query_init", ctypes.c_int, _Q, ctypes.c_uint)
+_ingest = {kind: _native.declare(f"ledger_ingest_{kind}", ctypes.c_int, _out, _S, ctypes.c_char_p, _O)
+           for kind in ("notification", "transaction", "renewal_info", "app_transaction")}
+_ingest_receipt = _native.declare("ledger_ingest_receipt", ctypes.c_int, _out, _S, ctypes.c_void_p, ctypes.c_size_t,
+                                  ctypes.POINTER(_receipt._Options))
+_is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p,
+                               ctypes.POINTER(_Entitlement))
+_entitlement = _native.declare("ledger_entitlement", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
+_active = _native.declare("ledger_active", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p)
+_status = _native.declare("ledger_subscription_status", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
+_intro = _native.declare("ledger_intro_eligible", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
+_history = _native.declare("ledger_history", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p)
+
+
+class Ledger:
+    """``store.ledger``. Ingestion verifies in the same call (with a
+    :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` in Unix seconds for
+    the certificate checks, default the payload's signedDate; or receipt options) and is
+    durable when it returns.
+    Questions name the environment; ``test_signed=True`` asks about data accepted under a test
+    anchor (kept apart from App Store data). ``at``: None for now, else an aware datetime (or
+    Unix ms): the answer the ledger would have given then, from what Apple had signed by then.
+    Safe from many threads and processes."""
+
+    def __init__(self, store: "_native.StoreOwner") -> None:
+        self._store = store
+
+    # ---- ingestion ------------------------------------------------------------------------
+
+    def _ingest(self, kind: str, signed: Signed, verifier: SignedDataVerifier, verify_time: Optional[int]) -> IngestResult:
+        options = verifier._options(verify_time)
+        out = ctypes.c_void_p()
+        check(_ingest[kind](ctypes.byref(out), self._store.handle, _text(signed), ctypes.byref(options)))
+        return IngestResult.from_json(json.loads(_native.take_string(out)))
+
+    def ingest_notification(self, signed_payload: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+        """An App Store Server Notification V2 ``signedPayload`` (nested data verified too)."""
+        return self._ingest("notification", signed_payload, verifier, verify_time)
+
+    def ingest_transaction(self, signed_transaction: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+        """A ``signedTransactionInfo`` / StoreKit 2 ``jwsRepresentation``."""
+        return self._ingest("transaction", signed_transaction, verifier, verify_time)
+
+    def ingest_renewal_info(self, signed_renewal_info: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+        return self._ingest("renewal_info", signed_renewal_info, verifier, verify_time)
+
+    def ingest_app_transaction(self, signed_app_transaction: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+        """Recorded in the history; changes no entitlement."""
+        return self._ingest("app_transaction", signed_app_transaction, verifier, verify_time)
+
+    def ingest_receipt(self, data: Union[bytes, bytearray, str], bundle_id: str, **options: Any) -> IngestResult:
+        """An app receipt, validated as :func:`gatekit.receipt.validate` does with the same
+        keyword options; each purchase becomes a transaction signed at the receipt's creation."""
+        raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
+        built, keep = _receipt._options(bundle_id, options.pop("app_version", None), options.pop("device_id", None),
+                                        options.pop("verify_time", None), options.pop("require_sha256", False),
+                                        options.pop("production_only", False), options.pop("sandbox_only", False),
+                                        options.pop("test_anchor", None))
+        if options:
+            raise TypeError(f"unexpected arguments: {sorted(options)}")
+        out = ctypes.c_void_p()
+        check(_ingest_receipt(ctypes.byref(out), self._store.handle, raw, len(raw), ctypes.byref(built)))
+        del keep
+        return IngestResult.from_json(json.loads(_native.take_string(out)))
+
+    # ---- questions ------------------------------------------------------------------------
+
+    @staticmethod
+    def _query(environment: str, at: Union[datetime, int, None], test_signed: bool) -> _Query:
+        q = _Query()
+        check(_query_init(ctypes.byref(q), QUERY_VERSION))
+        q.environment = _native.to_c_string(environment, "environment")
+        q.at_ms = _ms(at)
+        q.flags = TEST_SIGNED if test_signed else 0
+        return q
+
+    def is_entitled(self, customer: str, product_or_group: str, *, environment: str,
+                    at: Union[datetime, int, None] = None, test_signed: bool = False) -> bool:
+        """The fast yes/no (no JSON): entitled to the product id or to any product of the group."""
+        q = self._query(environment, at, test_signed)
+        return check(_is_entitled(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
+                                  _native.to_c_string(product_or_group, "product_or_group"), None)) == 1
+
+    def entitled(self, customer: str, product_or_group: str, *, environment: str,
+                 at: Union[datetime, int, None] = None, test_signed: bool = False) -> Entitlement:
+        """The answer with its reason, product, status and dates (truthy when entitled)."""
+        q = self._query(environment, at, test_signed)
+        out = ctypes.c_void_p()
+        check(_entitlement(ctypes.byref(out), self._store.handle, ctypes.byref(q),
+                           _native.to_c_string(customer, "customer"), _native.to_c_string(product_or_group, "product_or_group")))
+        return Entitlement.from_json(json.loads(_native.take_string(out)))
+
+    def active(self, customer: str, *, environment: str, at: Union[datetime, int, None] = None,
+               test_signed: bool = False) -> List[Entitlement]:
+        """Every product the customer is entitled to, once each, ordered by product id."""
+        q = self._query(environment, at, test_signed)
+        out = ctypes.c_void_p()
+        check(_active(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
+        return [Entitlement.from_json(e) for e in json.loads(_native.take_string(out))["entitlements"]]
+
+    def subscription_status(self, customer: str, group: Optional[str] = None, *, environment: str,
+                            at: Union[datetime, int, None] = None, test_signed: bool = False) -> Dict[str, Any]:
+        """Apple's "Get All Subscription Statuses" response body for the customer (dict)."""
+        q = self._query(environment, at, test_signed)
+        out = ctypes.c_void_p()
+        check(_status(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
+                      _native.to_c_string(group, "group")))
+        document: Dict[str, Any] = json.loads(_native.take_string(out))
+        return document
+
+    def statuses(self, customer: str, group: Optional[str] = None, *, environment: str,
+                 at: Union[datetime, int, None] = None, test_signed: bool = False) -> Dict[str, SubscriptionStatus]:
+        """Original transaction id → status, from subscription_status()."""
+        body = self.subscription_status(customer, group, environment=environment, at=at, test_signed=test_signed)
+        return {t["originalTransactionId"]: SubscriptionStatus(t["status"])
+                for g in body["data"] for t in g["lastTransactions"]}
+
+    def intro_eligible(self, customer: str, group: str, *, environment: str,
+                       at: Union[datetime, int, None] = None, test_signed: bool = False) -> bool:
+        """May the customer be offered the group's introductory offer?"""
+        q = self._query(environment, at, test_signed)
+        return check(_intro(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
+                            _native.to_c_string(group, "group"))) == 1
+
+    def history(self, customer: Optional[str] = None, *, environment: str, test_signed: bool = False) -> Dict[str, Any]:
+        """Every ingested item (decoded) and status change, oldest first (dict)."""
+        q = self._query(environment, None, test_signed)
+        out = ctypes.c_void_p()
+        check(_history(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
+        document: Dict[str, Any] = json.loads(_native.take_string(out))
+        return document

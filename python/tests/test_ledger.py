@@ -1,0 +1,304 @@
+"""The entitlement ledger through the Python package: customer lives built from Apple's
+documented payload shapes and signed with a throw-away PKI, ingested in order, shuffled and
+repeated; the answers must match the table in ledger_lives.py. Also: outcomes, environments
+and test-signed data kept apart, Apple's status response shape, introductory offers, history,
+receipts, and 8 processes ingesting one stream at once."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+
+import gatekit
+from gatekit.jws import SignatureError, SignedDataVerifier
+from gatekit.ledger import Outcome, Reason, SubscriptionStatus
+
+from conftest import child_env
+from ledger_lives import APP_APPLE_ID, BUNDLE, DAY, FIXTURES, MODELS, MONTH, T0, Expect, Life, all_items, build, model
+from signing import CHAIN, PKI, pki  # noqa: F401  (pki is a fixture)
+
+needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason=f"App Store API models not found at {MODELS} (set GATEKIT_FIXTURES)")
+pytestmark = needs_models
+
+#: Orders the property test tries (each a fresh store; GATEKIT_LEDGER_ORDERS to change).
+ORDERS = int(os.environ.get("GATEKIT_LEDGER_ORDERS", "40"))
+NOW_S = int(time.time())
+SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
+
+
+@pytest.fixture(scope="module")
+def lives(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
+    return build(pki)
+
+
+@pytest.fixture(scope="module")
+def verifier(pki: PKI) -> SignedDataVerifier:
+    return SignedDataVerifier(BUNDLE, "Sandbox", test_anchor=pki.der("root"))
+
+
+def ingest(store: gatekit.Store, items: List[Tuple[str, str]], verifier: SignedDataVerifier) -> List[Any]:
+    # verify_time: the generated certificates are valid now, not on the lives' 2025 dates.
+    return [getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=NOW_S) for kind, jws in items]
+
+
+def answer(store: gatekit.Store, e: Expect) -> gatekit.Entitlement:
+    return store.ledger.entitled(e.customer, e.subject, environment="Sandbox", at=e.at, test_signed=True)
+
+
+def check_table(store: gatekit.Store, table: List[Expect]) -> None:
+    for e in table:
+        got = answer(store, e)
+        assert got.reason.name.lower().replace("_", "-") == e.reason, (e, got)
+        assert got.entitled == got.reason.entitles
+        if e.until is not None:
+            assert got.until is not None and int(got.until.timestamp() * 1000) == e.until, (e, got)
+        if e.status is not None:
+            assert got.status == SubscriptionStatus(e.status), (e, got)
+        # The fast path agrees with the detailed answer.
+        assert store.ledger.is_entitled(e.customer, e.subject, environment="Sandbox", at=e.at, test_signed=True) == got.entitled
+
+
+def fingerprint(store: gatekit.Store, table: List[Expect], lives: Dict[str, Life]) -> str:
+    """Everything a host can ask, at every instant of the table and now (history excluded: it
+    records arrival order by design)."""
+    parts: List[Any] = []
+    for e in table:
+        parts.append(answer(store, e))
+        parts.append(store.ledger.active(e.customer, environment="Sandbox", at=e.at, test_signed=True))
+        parts.append(store.ledger.subscription_status(e.customer, environment="Sandbox", at=e.at, test_signed=True))
+        parts.append(store.ledger.intro_eligible(e.customer, "20000001", environment="Sandbox", at=e.at, test_signed=True))
+    for life in lives.values():
+        parts.append(store.ledger.subscription_status(life.original, environment="Sandbox", test_signed=True))
+    return repr(parts)
+
+
+def new_store(tmp_path: Path, name: str) -> gatekit.Store:
+    folder = Path(SCRATCH) / f"gatekit-ledger-{os.getpid()}" if SCRATCH else tmp_path
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"{name}.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    return gatekit.Store(path)
+
+
+def test_every_life_in_order_matches_the_table(store, lives, verifier):
+    life_map, table = lives
+    results = ingest(store, all_items(life_map), verifier)
+    assert all(r.outcome == Outcome.NEW for r in results[:3])
+    check_table(store, table)
+
+
+def test_shuffled_and_repeated_orders_give_the_same_answers(tmp_path, lives, verifier):
+    """The property: any permutation of the same items, each any number of times, gives the same
+    final state. Every order also matches the hand-written table."""
+    life_map, table = lives
+    items = all_items(life_map)
+    with new_store(tmp_path, "reference") as reference:
+        ingest(reference, items, verifier)
+        expected = fingerprint(reference, table, life_map)
+    rng = random.Random(20261123)
+    for n in range(ORDERS):
+        order = items + [rng.choice(items) for _ in range(rng.randrange(len(items)))]
+        rng.shuffle(order)
+        with new_store(tmp_path, f"order-{n}") as s:
+            results = ingest(s, order, verifier)
+            assert fingerprint(s, table, life_map) == expected, f"order {n} differs"
+            # Every distinct item was recorded once; the repeats were duplicates.
+            history = s.ledger.history(environment="Sandbox", test_signed=True)
+            assert len(history["items"]) == len(set(jws for _, jws in items))
+            assert sum(r.outcome == Outcome.DUPLICATE for r in results) == len(order) - len(history["items"])
+            if n == 0:
+                check_table(s, table)
+    print(f"ledger property: {ORDERS} random orders of {len(items)} items with repeats gave identical answers")
+
+
+def test_outcomes_new_duplicate_superseded(store, pki, verifier):
+    life = Life(pki, "outcomes", original="9100")
+    newer = life.tx("9101", "pro.monthly", T0, T0 + MONTH, signed=T0 + 5 * DAY)
+    older = dict(newer, signedDate=T0 + DAY, expiresDate=T0 + 2 * MONTH)
+    signed_newer, signed_older = life.pki.sign(newer, CHAIN), life.pki.sign(older, CHAIN)
+    first = store.ledger.ingest_transaction(signed_newer, verifier, verify_time=NOW_S)
+    assert first.outcome == Outcome.NEW and first.customer == "9100" and first.original_transaction_ids == ("9100",)
+    assert first.status_changes and first.status_changes[0].new == SubscriptionStatus.EXPIRED  # 2025 is over
+    assert store.ledger.ingest_transaction(signed_newer, verifier, verify_time=NOW_S).outcome == Outcome.DUPLICATE
+    # A second signature over the same payload is the same item (the replay identity).
+    resigned = life.pki.sign(newer, CHAIN)
+    assert resigned != signed_newer
+    assert store.ledger.ingest_transaction(resigned, verifier, verify_time=NOW_S).outcome == Outcome.DUPLICATE
+    late = store.ledger.ingest_transaction(signed_older, verifier, verify_time=NOW_S)
+    assert late.outcome == Outcome.SUPERSEDED
+    # The newest signedDate wins, though the older version arrived last.
+    e = store.ledger.entitled("9100", "pro.monthly", environment="Sandbox", at=T0 + 6 * DAY, test_signed=True)
+    assert e.until is not None and int(e.until.timestamp() * 1000) == T0 + MONTH
+    # A notification is deduplicated on its notificationUUID, even when re-signed differently.
+    n = model("signedNotification")
+    n.update(notificationType="TEST", signedDate=T0, data={"environment": "Sandbox", "bundleId": BUNDLE, "appAppleId": APP_APPLE_ID})
+    assert store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW_S).outcome == Outcome.NEW
+    n["signedDate"] = T0 + 1
+    again = store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW_S)
+    assert again.outcome == Outcome.DUPLICATE and again.notification_type == "TEST"
+
+
+def test_unverifiable_data_is_never_ingested(store, pki, verifier):
+    life = Life(pki, "forged", original="9200")
+    tx = life.tx("9201", "pro.monthly", T0, T0 + MONTH)
+    forged = pki.sign(tx, ["leaf", "int", "root"], signer="other_root")
+    with pytest.raises(SignatureError):
+        store.ledger.ingest_transaction(forged, verifier, verify_time=NOW_S)
+    wrong_app = SignedDataVerifier("com.other", "Sandbox", test_anchor=pki.der("root"))
+    with pytest.raises(gatekit.jws.IdentityError):
+        store.ledger.ingest_transaction(pki.sign(tx, CHAIN), wrong_app, verify_time=NOW_S)
+    history = store.ledger.history(environment="Sandbox", test_signed=True)
+    assert history["items"] == [] and history["statusChanges"] == []
+
+
+def test_environments_and_test_signed_data_are_kept_apart(store, pki, verifier):
+    sandbox = Life(pki, "sandbox", original="9300")
+    production = Life(pki, "production", original="9300", environment="Production")
+    t = NOW_S * 1000
+    store.ledger.ingest_transaction(pki.sign(sandbox.tx("9301", "pro.monthly", t - DAY, t + MONTH), CHAIN), verifier, verify_time=NOW_S)
+    prod_verifier = SignedDataVerifier(BUNDLE, "Production", APP_APPLE_ID, test_anchor=pki.der("root"), test_production=True)
+    store.ledger.ingest_transaction(pki.sign(production.tx("9302", "pro.yearly", t - DAY, t + 12 * MONTH), CHAIN), prod_verifier,
+                                    verify_time=NOW_S)
+    assert store.ledger.is_entitled("9300", "pro.monthly", environment="Sandbox", test_signed=True)
+    assert not store.ledger.is_entitled("9300", "pro.yearly", environment="Sandbox", test_signed=True)
+    assert store.ledger.is_entitled("9300", "pro.yearly", environment="Production", test_signed=True)
+    # Test-signed data never answers a question about App Store data.
+    e = store.ledger.entitled("9300", "pro.monthly", environment="Sandbox")
+    assert not e and e.reason == Reason.NO_PURCHASE
+    assert not store.ledger.is_entitled("9300", "pro.yearly", environment="Production")
+
+
+def test_status_response_has_apples_shape_and_numbers(store, pki, verifier):
+    """Apple's documented getAllSubscriptionStatusesResponse: two groups, statuses 1 and 5 in
+    the first, 2 in the second. The same situation built from signed data gives the same
+    document shape and numbers, with the signed strings the statuses came from."""
+    documented = json.loads((MODELS / "getAllSubscriptionStatusesResponse.json").read_text())
+    token = "0d3c1e1a-0000-4000-8000-000000000001"
+    t = NOW_S * 1000
+    plan = {"3749183": ("sub_group_one", "active"), "5314314134": ("sub_group_one", "revoked"),
+            "3413453": ("sub_group_two", "expired")}
+    for original, (group, fate) in plan.items():
+        life = Life(pki, f"apple-{original}", original=original, token=token, group=group)
+        tx = life.tx(original + "1", f"{group}.product.{original}", t - 40 * DAY, t + 20 * DAY if fate != "expired" else t - 10 * DAY,
+                     signed=t - 40 * DAY)
+        life.notify("SUBSCRIBED", "INITIAL_BUY", t - 40 * DAY, tx=tx, renewal=life.renewal(t - 40 * DAY, tx["productId"]))
+        if fate == "revoked":
+            life.notify("REFUND", None, t - DAY, tx=dict(tx, signedDate=t - DAY, revocationDate=t - DAY, revocationReason=1))
+        ingest(store, life.items, verifier)
+    ours = store.ledger.subscription_status(token, environment="Sandbox", test_signed=True)
+    assert [g["subscriptionGroupIdentifier"] for g in ours["data"]] == [g["subscriptionGroupIdentifier"] for g in documented["data"]]
+    for mine, theirs in zip(ours["data"], documented["data"]):
+        assert [(x["originalTransactionId"], x["status"]) for x in mine["lastTransactions"]] == \
+            sorted((x["originalTransactionId"], x["status"]) for x in theirs["lastTransactions"])
+        for x in mine["lastTransactions"]:
+            assert set(theirs["lastTransactions"][0]) <= set(x)
+            # The signed strings verify, and are the data the status was computed from.
+            assert verifier.verify_transaction(x["signedTransactionInfo"], NOW_S).originalTransactionId == x["originalTransactionId"]
+            assert verifier.verify_renewal_info(x["signedRenewalInfo"], NOW_S).originalTransactionId == x["originalTransactionId"]
+    assert store.ledger.statuses(token, "sub_group_two", environment="Sandbox", test_signed=True) == {"3413453": SubscriptionStatus.EXPIRED}
+
+
+def test_introductory_offer_eligibility(store, pki, verifier):
+    token = "0d3c1e1a-0000-4000-8000-000000000002"
+    life = Life(pki, "intro", original="9400", token=token, group="40000001")
+    t = NOW_S * 1000
+    assert store.ledger.intro_eligible(token, "40000001", environment="Sandbox", test_signed=True)
+    tx = life.tx("9401", "intro.monthly", t - DAY, t + 6 * DAY, offerType=1, offerDiscountType="FREE_TRIAL")
+    store.ledger.ingest_transaction(pki.sign(tx, CHAIN), verifier, verify_time=NOW_S)
+    assert not store.ledger.intro_eligible(token, "40000001", environment="Sandbox", test_signed=True)
+    assert store.ledger.intro_eligible(token, "40000002", environment="Sandbox", test_signed=True)
+    # As of before the trial began, the customer was eligible.
+    assert store.ledger.intro_eligible(token, "40000001", environment="Sandbox", at=t - 2 * DAY, test_signed=True)
+
+
+def test_history_records_every_item_and_status_change(store, lives, verifier):
+    life_map, _ = lives
+    year = life_map["year"]
+    ingest(store, year.items + life_map["quiet"].items, verifier)
+    history = store.ledger.history(year.token, environment="Sandbox", test_signed=True)
+    assert [i["kind"] for i in history["items"]] == ["notification"] * len(year.items)
+    assert history["items"][0]["notificationType"] == "SUBSCRIBED" and history["items"][0]["payload"]["subtype"] == "INITIAL_BUY"
+    assert all(i["originalTransactionIds"] == ["1000"] for i in history["items"])
+    # 2025 is over: the first item made the subscription expired (as of now), the failed
+    # renewal put it in billing retry (its grace period is over too), the recovery expired it.
+    assert [(c["from"], c["to"]) for c in history["statusChanges"]] == [(None, 2), (2, 3), (3, 2)]
+    everything = store.ledger.history(environment="Sandbox", test_signed=True)
+    quiet = [i for i in everything["items"] if i["originalTransactionIds"] == []]
+    assert sorted(i["notificationType"] for i in quiet) == ["CONSUMPTION_REQUEST", "RENEWAL_EXTENSION",
+                                                            "SOMETHING_APPLE_ADDS_LATER", "TEST"]
+
+
+def receipt_facts() -> Dict[str, Any]:
+    return json.loads((FIXTURES / "expected" / "receipts.json").read_text())["receipts"]
+
+
+@pytest.mark.skipif(not (FIXTURES / "receipts").is_dir(), reason=f"receipt fixtures not found at {FIXTURES}")
+def test_receipt_purchases_become_transactions(store):
+    f = receipt_facts()["tp__hist2020-InAppReceiptTests"]
+    data = (FIXTURES / f["file"]).read_bytes()
+    receipt = gatekit.receipt.validate(data, f["bundle_id"])
+    result = store.ledger.ingest_receipt(data, f["bundle_id"])
+    assert result.outcome == Outcome.NEW and result.kind == "receipt" and result.environment == "Sandbox"
+    assert set(result.original_transaction_ids) == {p.original_transaction_id for p in receipt.purchases}
+    assert store.ledger.ingest_receipt(data, f["bundle_id"]).outcome == Outcome.DUPLICATE
+    created = receipt.creation_date_ms
+    assert created is not None
+    # From the receipt's creation on, the ledger entitles a customer (an original transaction
+    # id) exactly when one of its purchases of the product covers the instant.
+    checked = 0
+    for p in receipt.purchases:
+        for at in {created, created + DAY, max(created, (p.expires_date_ms or created) - DAY)}:
+            covering = any(q.product_id == p.product_id and q.original_transaction_id == p.original_transaction_id
+                           and q.cancellation_date_ms is None and (q.purchase_date_ms or 0) <= at
+                           and (q.expires_date_ms is None or at < q.expires_date_ms) for q in receipt.purchases)
+            assert store.ledger.is_entitled(p.original_transaction_id, p.product_id, environment="Sandbox", at=at) == covering
+            checked += 1
+    assert checked >= len(receipt.purchases)
+    # Before the receipt was signed the ledger knew nothing of it (as-of answers).
+    first = receipt.purchases[0]
+    assert store.ledger.entitled(first.original_transaction_id, first.product_id, environment="Sandbox",
+                                 at=created - 1).reason == Reason.NO_PURCHASE
+    history = store.ledger.history(environment="Sandbox")
+    assert history["items"][0]["payload"]["receipt"]["bundle_id"] == f["bundle_id"]
+    # Introductory offers from the receipt alone (as TPInAppReceipt does).
+    products = {p.product_id for p in receipt.purchases}
+    assert not receipt.intro_eligible(products)
+    assert receipt.intro_eligible(["never.bought"])
+    assert gatekit.receipt._intro_eligible(receipt.handle, None, 1) == -1  # NULL ids with a count: EINVAL
+
+
+def test_eight_processes_ingesting_one_stream(tmp_path, lives, verifier, pki):
+    """8 processes ingest the same items (each its own shuffled order, with repeats) into one
+    store at once: the final state is the one a single process reaches, and every item is
+    recorded exactly once."""
+    life_map, table = lives
+    items = all_items(life_map)
+    stream = tmp_path / "stream.json"
+    stream.write_text(json.dumps({"items": items, "anchor": pki.der("root").hex(), "now": NOW_S}))
+    path = tmp_path / "shared.sqlite"
+    import subprocess
+    worker = Path(__file__).resolve().parent / "ledger_worker.py"
+    procs = [subprocess.Popen([sys.executable, str(worker), str(path), str(stream), str(seed)], env=child_env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in range(8)]
+    outcomes: Dict[str, int] = {}
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+        for name, count in json.loads(out).items():
+            outcomes[name] = outcomes.get(name, 0) + count
+    distinct = len(set(jws for _, jws in items))
+    with gatekit.Store(path) as shared:
+        history = shared.ledger.history(environment="Sandbox", test_signed=True)
+        assert len(history["items"]) == distinct
+        assert outcomes.get("NEW", 0) + outcomes.get("SUPERSEDED", 0) == distinct
+        check_table(shared, table)
+        with new_store(tmp_path, "single") as single:
+            ingest(single, items, verifier)
+            assert fingerprint(shared, table, life_map) == fingerprint(single, table, life_map)
