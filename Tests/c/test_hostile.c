@@ -77,6 +77,11 @@ typedef enum {
     WFLAGS,     /* int watcher flags */
     JWS_KIND,   /* int GATEKIT_JWS_* kind */
     SIGNED,     /* const gatekit_jws *: verified signed data (required) */
+    OPT_OUT,    /* char **out_json that may be NULL (the report is then not made) */
+    L_QUERY,    /* const gatekit_ledger_query * (required) */
+    ENT_OUT,    /* gatekit_entitlement *out that may be NULL */
+    IDS,        /* const char *const *product_ids, followed by ID_COUNT */
+    ID_COUNT,   /* size_t number of product ids */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -227,6 +232,59 @@ static int call_perm_watch_start(arg *a) {
 }
 static int call_perm_watch_stop(arg *a) { return perm_watch_stop(S(a[0].p)); }
 
+#define LQ(p) ((const gatekit_ledger_query *)(p))
+static int call_ledger_query_init(arg *a) { return ledger_query_init((gatekit_ledger_query *)a[0].p, (unsigned)a[1].i); }
+static int call_ledger_ingest_notification(arg *a) {
+    int rc = ledger_ingest_notification((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, J(a[3].p));
+    if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
+    return rc;
+}
+static int call_ledger_ingest_transaction(arg *a) {
+    int rc = ledger_ingest_transaction((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, J(a[3].p));
+    if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
+    return rc;
+}
+static int call_ledger_ingest_renewal_info(arg *a) {
+    int rc = ledger_ingest_renewal_info((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, J(a[3].p));
+    if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
+    return rc;
+}
+static int call_ledger_ingest_app_transaction(arg *a) {
+    int rc = ledger_ingest_app_transaction((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, J(a[3].p));
+    if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
+    return rc;
+}
+static int call_ledger_ingest_receipt(arg *a) {
+    int rc = ledger_ingest_receipt((char **)a[0].p, (gatekit_store *)a[1].p, a[2].p, a[3].n, (const gatekit_receipt_options *)a[4].p);
+    if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
+    return rc;
+}
+static int call_ledger_is_entitled(arg *a) {
+    return ledger_is_entitled((gatekit_store *)a[0].p, LQ(a[1].p), a[2].s, a[3].s, (gatekit_entitlement *)a[4].p);
+}
+static int call_ledger_entitlement(arg *a) {
+    int rc = ledger_entitlement((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s, a[4].s);
+    if (rc >= 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_active(arg *a) {
+    int rc = ledger_active((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_subscription_status(arg *a) {
+    int rc = ledger_subscription_status((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s, a[4].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_intro_eligible(arg *a) { return ledger_intro_eligible((gatekit_store *)a[0].p, LQ(a[1].p), a[2].s, a[3].s); }
+static int call_ledger_history(arg *a) {
+    int rc = ledger_history((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_receipt_intro_eligible(arg *a) { return receipt_intro_eligible(R(a[0].p), (const char *const *)a[1].p, a[2].n); }
+
 /* Returns-pointer / void functions still run every variant: only "no crash" is asserted
  * for them, plus their documented NULL answers in test_documented_null_answers(). */
 static const api_entry api[] = {
@@ -302,6 +360,19 @@ static const api_entry api[] = {
     {"perm_refresh", call_perm_refresh, {STORE, END}, 0},
     {"perm_watch_start", call_perm_watch_start, {STORE, INTERVAL, WFLAGS, END}, 0},
     {"perm_watch_stop", call_perm_watch_stop, {STORE, END}, 0},
+    {"ledger_query_init", call_ledger_query_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_ingest_notification", call_ledger_ingest_notification, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
+    {"ledger_ingest_transaction", call_ledger_ingest_transaction, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
+    {"ledger_ingest_renewal_info", call_ledger_ingest_renewal_info, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
+    {"ledger_ingest_app_transaction", call_ledger_ingest_app_transaction, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
+    {"ledger_ingest_receipt", call_ledger_ingest_receipt, {OPT_OUT, STORE, R_DATA, LEN, R_OPTIONS, END}, 0},
+    {"ledger_is_entitled", call_ledger_is_entitled, {STORE, L_QUERY, STR, PRODUCT, ENT_OUT, END}, 0},
+    {"ledger_entitlement", call_ledger_entitlement, {OUT_PTR, STORE, L_QUERY, STR, PRODUCT, END}, 0},
+    {"ledger_active", call_ledger_active, {OUT_PTR, STORE, L_QUERY, STR, END}, 0},
+    {"ledger_subscription_status", call_ledger_subscription_status, {OUT_PTR, STORE, L_QUERY, STR, OPT_STR, END}, 0},
+    {"ledger_intro_eligible", call_ledger_intro_eligible, {STORE, L_QUERY, STR, STR, END}, 0},
+    {"ledger_history", call_ledger_history, {OUT_PTR, STORE, L_QUERY, OPT_STR, END}, 0},
+    {"receipt_intro_eligible", call_receipt_intro_eligible, {RECEIPT, IDS, ID_COUNT, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -339,6 +410,10 @@ static gatekit_receipt_options init_target_r;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
 static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
 static int out_cats[8], int_slot;
+static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_flags, lq_negative_at;
+static gatekit_entitlement ent_slot, ent_v99;
+static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
+static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -389,8 +464,14 @@ static arg valid_value(const api_entry *e, int k) {
     case WFLAGS: v.i = 0; break;
     case JWS_KIND: v.i = GATEKIT_JWS_TRANSACTION; break;
     case SIGNED: v.p = signed_data; break;
+    case OPT_OUT: out_slot = NULL; v.p = &out_slot; break;
+    case L_QUERY: v.p = &lq; break;
+    case ENT_OUT: ent_slot = (gatekit_entitlement){.version = GATEKIT_ENTITLEMENT_VERSION}; v.p = &ent_slot; break;
+    case IDS: v.p = product_ids; break;
+    case ID_COUNT: v.n = 2; break;
     case END: break;
     }
+    if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
     if (e->args[k] == CATEGORY && e->call == call_perm_register_category) v.i = GATEKIT_PERM_HOST_FIRST + 7;
     /* The version after an options struct is the header's. */
     if (e->args[k] == INT && e->call == call_receipt_options_init) v.i = GATEKIT_RECEIPT_OPTIONS_VERSION;
@@ -415,14 +496,14 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == RECEIPT || what == R_OPTIONS || what == R_DATA || what == J_OPTIONS || what == JWS ||
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
-                   what == SIGNED || what == OPTS_INIT;
+                   what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
     case RECEIPT: case R_OPTIONS: case R_DATA: case J_OPTIONS: case JWS: case OUT_LL: case OUT_BYTES:
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
-    case CHANGED: case PAYLOAD: case SIGNED:
+    case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -530,6 +611,21 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"0", {.i = 0}, 1};
         out[n++] = (variant){"5", {.i = 5}, 1};
         out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 1};
+    }
+    if (what == L_QUERY) {
+        out[n++] = (variant){"version 0", {.p = &lq_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &lq_v999}, 0};
+        out[n++] = (variant){"environment NULL", {.p = &lq_no_env}, 1};
+        out[n++] = (variant){"environment \"bogus\"", {.p = &lq_bad_env}, 1};
+        out[n++] = (variant){"flags 0x80", {.p = &lq_bad_flags}, 1};
+        out[n++] = (variant){"at_ms -1", {.p = &lq_negative_at}, 1};
+    }
+    if (what == ENT_OUT) out[n++] = (variant){"version 99", {.p = &ent_v99}, 0};
+    if (what == IDS) out[n++] = (variant){"a non-UTF-8 id", {.p = product_ids_bad}, 1};
+    if (what == ID_COUNT) {
+        out[n++] = (variant){"0", {.n = 0}, 0};
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 1};
+        out[n++] = (variant){"65537", {.n = 65537}, 1};
     }
     if (what == INT) {
         out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 0};
@@ -724,6 +820,15 @@ static void setup_receipts_and_jws(void) {
     jopt_anchor_null = jopt; jopt_anchor_null.test_anchor_der = NULL; jopt_anchor_null.test_anchor_len = 100;
     static const unsigned char garbage[] = {0x30, 0x82, 0xff, 0xff, 0x01};
     jopt_anchor_garbage = jopt; jopt_anchor_garbage.test_anchor_der = garbage; jopt_anchor_garbage.test_anchor_len = sizeof garbage;
+    ledger_query_init(&lq, GATEKIT_LEDGER_QUERY_VERSION);
+    lq.environment = "Sandbox";
+    lq_v0 = lq; lq_v0.version = 0;
+    lq_v999 = lq; lq_v999.version = 999;
+    lq_no_env = lq; lq_no_env.environment = NULL;
+    lq_bad_env = lq; lq_bad_env.environment = "bogus";
+    lq_bad_flags = lq; lq_bad_flags.flags = 0x80;
+    lq_negative_at = lq; lq_negative_at.at_ms = -1;
+    ent_v99.version = 99;
 
     if (jws_anchor && jws_verify(&signed_data, GATEKIT_JWS_TRANSACTION, jws_text, &jopt) != 0)
         printf("  JWS fixture did not verify (%s): signed-data rows use NULL only\n", gatekit_last_error());

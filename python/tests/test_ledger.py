@@ -28,7 +28,9 @@ pytestmark = needs_models
 
 #: Orders the property test tries (each a fresh store; GATEKIT_LEDGER_ORDERS to change).
 ORDERS = int(os.environ.get("GATEKIT_LEDGER_ORDERS", "40"))
-NOW_S = int(time.time())
+#: The certificate-check time for ingestion: the generated certificates are valid from their
+#: creation (after this module is imported) for 30 days, not on the lives' 2025 dates.
+NOW_S = int(time.time()) + 120
 SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
 
 
@@ -43,7 +45,6 @@ def verifier(pki: PKI) -> SignedDataVerifier:
 
 
 def ingest(store: gatekit.Store, items: List[Tuple[str, str]], verifier: SignedDataVerifier) -> List[Any]:
-    # verify_time: the generated certificates are valid now, not on the lives' 2025 dates.
     return [getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=NOW_S) for kind, jws in items]
 
 
@@ -302,3 +303,58 @@ def test_eight_processes_ingesting_one_stream(tmp_path, lives, verifier, pki):
         with new_store(tmp_path, "single") as single:
             ingest(single, items, verifier)
             assert fingerprint(shared, table, life_map) == fingerprint(single, table, life_map)
+
+
+def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
+    """examples/notification_server.py in its own process: signed notifications posted over
+    loopback (shuffled, some twice) answer 200 once committed; the ledger then answers from
+    them; forged and malformed bodies answer 400 and record nothing."""
+    import subprocess
+    import urllib.error
+    import urllib.request
+    life_map, table = lives
+    anchor = tmp_path / "root.der"
+    anchor.write_bytes(pki.der("root"))
+    store_path = tmp_path / "endpoint.sqlite"
+    server = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve().parents[2] / "examples" / "notification_server.py"),
+         "--bundle-id", BUNDLE, "--environment", "Sandbox", "--store", str(store_path), "--port", "0",
+         "--test-anchor", str(anchor), "--verify-time", str(NOW_S)],
+        env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        assert "/appstore/notifications" in line, server.stderr.read() if server.stderr else line
+        url = line.split()[-1]
+        base = url.rsplit("/appstore/", 1)[0]
+
+        def post(body: bytes) -> Tuple[int, Dict[str, Any]]:
+            request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    return response.status, json.loads(response.read())
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())
+
+        notifications = [jws for life in life_map.values() for kind, jws in life.items if kind == "notification"]
+        order = notifications + notifications[:5]
+        random.Random(7).shuffle(order)
+        outcomes = [post(json.dumps({"signedPayload": jws}).encode()) for jws in order]
+        assert all(status == 200 for status, _ in outcomes), [o for o in outcomes if o[0] != 200]
+        assert sum(answer["outcome"] == "duplicate" for _, answer in outcomes) == 5
+        forged = pki.sign({"notificationType": "TEST", "notificationUUID": "f", "signedDate": T0,
+                           "data": {"environment": "Sandbox", "bundleId": BUNDLE}}, CHAIN, signer="other_root")
+        status, answer = post(json.dumps({"signedPayload": forged}).encode())
+        assert status == 400 and "signature" in answer["error"]
+        assert post(b"not json")[0] == 400
+        assert post(json.dumps({"signedPayload": 5}).encode())[0] == 400
+        with urllib.request.urlopen(base + "/entitlements/" + "4000", timeout=30) as response:
+            assert json.loads(response.read()) == {"customer": "4000", "entitlements": []}  # revoked
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    # Everything that answered 200 is in the store, and the answers are the table's.
+    with gatekit.Store(store_path) as s:
+        history = s.ledger.history(environment="Sandbox", test_signed=True)
+        assert len(history["items"]) == len(set(notifications))
+        notified = {e for e in table if e.life != "tiers" and e.life != "extended"}  # lives that also use bare transactions
+        check_table(s, sorted(notified, key=lambda e: (e.life, e.at)))

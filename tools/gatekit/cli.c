@@ -1,8 +1,10 @@
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 gatekit_store *gk_store(gk_cli *cli) {
     if (cli->store) return cli->store;
@@ -75,4 +77,77 @@ unsigned char *gk_read_all(const char *path, size_t *len) {
 const char *gk_json_first_item(const char *json) {
     const char *items = json ? strchr(json, '[') : NULL;
     return items ? strchr(items, '{') : NULL;
+}
+
+/* A non-negative decimal number, or -1. */
+long long gk_number(const char *s) {
+    if (!s || !*s) return -1;
+    long long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (!isdigit((unsigned char)*p) || v > (9223372036854775807LL - 9) / 10) return -1;
+        v = v * 10 + (*p - '0');
+    }
+    return v;
+}
+
+/* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
+long long gk_parse_time(const char *s) {
+    long long v = gk_number(s);
+    if (v >= 0) return v;
+    struct tm tm = {0};
+    char z = 0, extra = 0;
+    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+               &tm.tm_sec, &z, &extra) != 7 || z != 'Z')
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (long long)timegm(&tm);
+}
+
+static int b64value(int c) {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* A certificate file as DER: PEM ("-----BEGIN CERTIFICATE-----") is decoded, anything else
+ * is passed as is (the library rejects what is not one DER certificate). */
+unsigned char *gk_load_certificate(const char *path, size_t *len) {
+    unsigned char *raw = gk_read_all(path, len);
+    if (!raw) return NULL;
+    const char *begin = "-----BEGIN CERTIFICATE-----";
+    if (*len < strlen(begin) || memcmp(raw, begin, strlen(begin)) != 0) return raw;
+    unsigned char *der = malloc(*len);
+    size_t n = 0;
+    unsigned int acc = 0;
+    int bits = 0;
+    for (size_t i = strlen(begin); der && i < *len && raw[i] != '-'; i++) {
+        int v = b64value(raw[i]);
+        if (v < 0) continue;
+        acc = (acc << 6 | (unsigned int)v) & 0xFFFFFF;
+        bits += 6;
+        if (bits >= 8) { bits -= 8; der[n++] = (unsigned char)(acc >> bits); }
+    }
+    free(raw);
+    *len = n;
+    return der;
+}
+
+/* A text file (a JWS): surrounding white space removed, NUL-terminated. */
+char *gk_load_text(const char *path) {
+    size_t len = 0;
+    unsigned char *raw = gk_read_all(path, &len);
+    if (!raw) return NULL;
+    char *text = malloc(len + 1);
+    if (!text) { free(raw); return NULL; }
+    size_t start = 0;
+    while (start < len && isspace(raw[start])) start++;
+    while (len > start && isspace(raw[len - 1])) len--;
+    memcpy(text, raw + start, len - start);
+    text[len - start] = 0;
+    free(raw);
+    return text;
 }

@@ -44,11 +44,24 @@ int gk_option(int argc, char **argv, int *i, const char *name, const char **valu
 /* Reads a whole file (or stdin for "-") into a malloc'd buffer; NULL and a message on error. */
 unsigned char *gk_read_all(const char *path, size_t *len);
 
+/* A non-negative decimal number, or -1. */
+long long gk_number(const char *s);
+
+/* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
+long long gk_parse_time(const char *s);
+
+/* A certificate file as DER (PEM is decoded); malloc'd, NULL and a message on error. */
+unsigned char *gk_load_certificate(const char *path, size_t *len);
+
+/* A text file (or stdin for "-") without surrounding white space; malloc'd, NUL-terminated. */
+char *gk_load_text(const char *path);
+
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);
 int gk_cmd_perm(gk_cli *cli, int argc, char **argv);
 int gk_cmd_jws(gk_cli *cli, int argc, char **argv);
 int gk_cmd_store(gk_cli *cli, int argc, char **argv);
+int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 
 #endif

@@ -1,10 +1,8 @@
 /* gatekit jws: verify and decode StoreKit 2 / App Store Server signed data (JWS). */
 #include "cli.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char jws_usage[] =
     "gatekit jws verify --type transaction|renewal|notification|app-transaction\n"
@@ -57,79 +55,6 @@ static int parse(int argc, char **argv, jws_args *a) {
     return 0;
 }
 
-/* A non-negative decimal number, or -1. */
-static long long number(const char *s) {
-    if (!s || !*s) return -1;
-    long long v = 0;
-    for (const char *p = s; *p; p++) {
-        if (!isdigit((unsigned char)*p) || v > (9223372036854775807LL - 9) / 10) return -1;
-        v = v * 10 + (*p - '0');
-    }
-    return v;
-}
-
-/* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
-static long long parse_time(const char *s) {
-    long long v = number(s);
-    if (v >= 0) return v;
-    struct tm tm = {0};
-    char z = 0, extra = 0;
-    if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, &z, &extra) != 7 || z != 'Z')
-        return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    return (long long)timegm(&tm);
-}
-
-static int b64value(int c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
-
-/* A certificate file as DER: PEM ("-----BEGIN CERTIFICATE-----") is decoded, anything else
- * is passed as is (the library rejects what is not one DER certificate). */
-static unsigned char *load_certificate(const char *path, size_t *len) {
-    unsigned char *raw = gk_read_all(path, len);
-    if (!raw) return NULL;
-    const char *begin = "-----BEGIN CERTIFICATE-----";
-    if (*len < strlen(begin) || memcmp(raw, begin, strlen(begin)) != 0) return raw;
-    unsigned char *der = malloc(*len);
-    size_t n = 0;
-    unsigned int acc = 0;
-    int bits = 0;
-    for (size_t i = strlen(begin); der && i < *len && raw[i] != '-'; i++) {
-        int v = b64value(raw[i]);
-        if (v < 0) continue;
-        acc = (acc << 6 | (unsigned int)v) & 0xFFFFFF;
-        bits += 6;
-        if (bits >= 8) { bits -= 8; der[n++] = (unsigned char)(acc >> bits); }
-    }
-    free(raw);
-    *len = n;
-    return der;
-}
-
-/* The JWS text: surrounding white space removed, NUL-terminated. */
-static char *load_jws(const char *path) {
-    size_t len = 0;
-    unsigned char *raw = gk_read_all(path, &len);
-    if (!raw) return NULL;
-    char *text = malloc(len + 1);
-    if (!text) { free(raw); return NULL; }
-    size_t start = 0;
-    while (start < len && isspace(raw[start])) start++;
-    while (len > start && isspace(raw[len - 1])) len--;
-    memcpy(text, raw + start, len - start);
-    text[len - start] = 0;
-    free(raw);
-    return text;
-}
-
 int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     (void)cli;
     if (argc < 2) return gk_usage(jws_usage);
@@ -157,28 +82,28 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     o.bundle_id = a.bundle_id;
     o.environment = a.environment;
     o.flags = a.test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;
-    if (a.app_apple_id && (o.app_apple_id = number(a.app_apple_id)) <= 0) {
+    if (a.app_apple_id && (o.app_apple_id = gk_number(a.app_apple_id)) <= 0) {
         fprintf(stderr, "gatekit jws: --app-apple-id must be a positive number\n");
         return GK_EXIT_USAGE;
     }
-    if (a.at && (o.verify_time = parse_time(a.at)) <= 0) {
+    if (a.at && (o.verify_time = gk_parse_time(a.at)) <= 0) {
         fprintf(stderr, "gatekit jws: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
         return GK_EXIT_USAGE;
     }
     long long at_ms = 0;
-    if (a.at_ms && (at_ms = number(a.at_ms)) < 0) {
+    if (a.at_ms && (at_ms = gk_number(a.at_ms)) < 0) {
         fprintf(stderr, "gatekit jws: --at-ms must be Unix milliseconds\n");
         return GK_EXIT_USAGE;
     }
     unsigned char *anchor = NULL;
     size_t anchor_len = 0;
     if (a.test_anchor) {
-        anchor = load_certificate(a.test_anchor, &anchor_len);
+        anchor = gk_load_certificate(a.test_anchor, &anchor_len);
         if (!anchor) return GK_EXIT_ERROR;
         o.test_anchor_der = anchor;
         o.test_anchor_len = anchor_len;
     }
-    char *text = load_jws(a.file);
+    char *text = gk_load_text(a.file);
     if (!text) { free(anchor); return GK_EXIT_ERROR; }
 
     int status;

@@ -12,6 +12,7 @@ static const char usage_text[] =
     "  perm list|state|usage|register|record|pending|reset|history|watch\n"
     "                                                        permission state\n"
     "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
+    "  ledger ingest|entitled|status|active|eligible|history entitlements from verified App Store data\n"
     "  store check|path|info                                 the store file: integrity, location\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
@@ -32,6 +33,7 @@ static const gk_command commands[] = {
     {"receipt", gk_cmd_receipt},
     {"perm", gk_cmd_perm},
     {"jws", gk_cmd_jws},
+    {"ledger", gk_cmd_ledger},
     {"store", gk_cmd_store},
     {"version", cmd_version},
 };

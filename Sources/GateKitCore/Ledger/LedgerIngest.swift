@@ -121,6 +121,11 @@ extension Ledger {
     }
 
     private func version(_ r: JWSRenewalInfo) throws(GateKitError) -> RenewalVersion {
+        // JWS has no type marker: a signed transaction (which also has originalTransactionId
+        // and signedDate) must not pass as renewal info and override a subscription's state.
+        guard r.json["transactionId"] == nil, r.json["bundleId"] == nil else {
+            throw GateKitError(.jwsPayloadField, "this is a signed transaction (it has transactionId/bundleId), not a renewal info")
+        }
         guard let v = RenewalVersion(r, identity: try identity(r.provenance).hex) else {
             throw GateKitError(.jwsPayloadField, "the renewal info lacks originalTransactionId or signedDate, which the ledger keys on")
         }

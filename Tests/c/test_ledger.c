@@ -1,0 +1,366 @@
+/* The entitlement ledger from C: ingestion of signed notifications, transactions, renewal
+ * infos and receipts (made here with the throw-away PKI, and Apple's real receipts), the
+ * outcomes, every query function and its JSON, the versioned structs, refusals, threads on
+ * one handle, and the gatekit tool's ledger commands. */
+#include "check.h"
+#include "jws_signing.h"
+
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char folder[] = "/tmp/gatekit-c-ledger-XXXXXX";
+static const char *fixtures;
+static unsigned char *anchor;
+static size_t anchor_len;
+static gatekit_jws_options options;
+static const long long day = 86400000LL;
+
+static char *tx_json(const char *tid, const char *original, const char *product, long long purchase, long long expires,
+                     long long signed_ms, const char *extra) {
+    char *s = malloc(2048);
+    snprintf(s, 2048,
+             "{\"transactionId\":\"%s\",\"originalTransactionId\":\"%s\",\"bundleId\":\"com.example\",\"productId\":\"%s\","
+             "\"subscriptionGroupIdentifier\":\"21000001\",\"purchaseDate\":%lld,\"originalPurchaseDate\":%lld,"
+             "\"expiresDate\":%lld,\"quantity\":1,\"type\":\"Auto-Renewable Subscription\",\"inAppOwnershipType\":\"PURCHASED\","
+             "\"signedDate\":%lld,\"environment\":\"Sandbox\",\"transactionReason\":\"PURCHASE\"%s}",
+             tid, original, product, purchase, purchase, expires, signed_ms, extra);
+    return s;
+}
+
+static char *renewal_json(const char *original, long long signed_ms, const char *extra) {
+    char *s = malloc(1024);
+    snprintf(s, 1024,
+             "{\"originalTransactionId\":\"%s\",\"autoRenewProductId\":\"pro.monthly\",\"productId\":\"pro.monthly\","
+             "\"autoRenewStatus\":1,\"signedDate\":%lld,\"environment\":\"Sandbox\"%s}",
+             original, signed_ms, extra);
+    return s;
+}
+
+static char *notification(const char *type, const char *uuid, long long signed_ms, const char *tx, const char *renewal) {
+    char *stx = tx ? sign_with("ES256", tx, "leaf", (const char *const[]){"leaf", "int", "root"}, 3) : NULL;
+    char *srn = renewal ? sign_with("ES256", renewal, "leaf", (const char *const[]){"leaf", "int", "root"}, 3) : NULL;
+    size_t n = 1024 + (stx ? strlen(stx) : 0) + (srn ? strlen(srn) : 0);
+    char *payload = malloc(n);
+    snprintf(payload, n,
+             "{\"notificationType\":\"%s\",\"notificationUUID\":\"%s\",\"data\":{\"environment\":\"Sandbox\","
+             "\"appAppleId\":41234,\"bundleId\":\"com.example\"%s%s%s%s%s%s},\"version\":\"2.0\",\"signedDate\":%lld}",
+             type, uuid, stx ? ",\"signedTransactionInfo\":\"" : "", stx ? stx : "", stx ? "\"" : "",
+             srn ? ",\"signedRenewalInfo\":\"" : "", srn ? srn : "", srn ? "\"" : "", signed_ms);
+    char *jws = sign_with("ES256", payload, "leaf", chain3, 3);
+    free(stx); free(srn); free(payload);
+    return jws;
+}
+
+static gatekit_ledger_query query(long long at_ms) {
+    gatekit_ledger_query q;
+    CHECK_RC(ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION), 0);
+    q.environment = "Sandbox";
+    q.flags = GATEKIT_LEDGER_TEST_SIGNED;
+    q.at_ms = at_ms;
+    return q;
+}
+
+static gatekit_store *open_store(const char *name) {
+    gatekit_store *s = NULL;
+    CHECK_RC(gatekit_store_open(&s, check_path_in(folder, name), NULL), 0);
+    return s;
+}
+
+static void test_ingest_and_answer(void) {
+    gatekit_store *s = open_store("ledger.sqlite");
+    long long t = now_ms();
+    char *tx = tx_json("501", "500", "pro.monthly", t - day, t + 29 * day, t - day, "");
+    char *renewal = renewal_json("500", t - day, "");
+    char *subscribed = notification("SUBSCRIBED", "c0a80101-0000-4000-8000-000000000001", t - day, tx, renewal);
+    char *json = NULL;
+    CHECK_RC(ledger_ingest_notification(&json, s, subscribed, &options), GATEKIT_LEDGER_NEW);
+    CHECK(json && strstr(json, "\"outcome\":\"new\"") && strstr(json, "\"kind\":\"notification\"")
+          && strstr(json, "\"customer\":\"500\"") && strstr(json, "\"notificationType\":\"SUBSCRIBED\"")
+          && strstr(json, "\"statusChanges\":[{\"originalTransactionId\":\"500\",\"subscriptionGroupIdentifier\":\"21000001\",\"from\":null,\"to\":1}]"));
+    gatekit_free(json);
+    /* Again, without asking for the report: a duplicate, nothing written. */
+    CHECK_RC(ledger_ingest_notification(NULL, s, subscribed, &options), GATEKIT_LEDGER_DUPLICATE);
+
+    gatekit_ledger_query now = query(0);
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    CHECK_RC(ledger_is_entitled(s, &now, "500", "pro.monthly", &e), 1);
+    CHECK(e.entitled == 1 && e.reason == GATEKIT_LEDGER_REASON_SUBSCRIPTION && e.status == GATEKIT_SUBSCRIPTION_ACTIVE
+          && e.until_ms == t + 29 * day && e.since_ms == t - day && e.family_shared == 0);
+    CHECK_RC(ledger_is_entitled(s, &now, "500", "21000001", NULL), 1);  /* the group */
+    CHECK_RC(ledger_is_entitled(s, &now, "500", "other.product", &e), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE && e.until_ms == 0);
+    /* As of before the purchase was signed, nothing was known. */
+    gatekit_ledger_query before = query(t - 2 * day);
+    CHECK_RC(ledger_is_entitled(s, &before, "500", "pro.monthly", &e), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+
+    /* Billing fails: the renewal info says billing retry with a grace period. As of an instant
+     * after expiry the customer is in the grace period; the refund then revokes. */
+    char *grace = renewal_json("500", t, ",\"isInBillingRetryPeriod\":true,\"gracePeriodExpiresDate\":9999999999999");
+    char *failed = notification("DID_FAIL_TO_RENEW", "c0a80101-0000-4000-8000-000000000002", t, NULL, grace);
+    CHECK_RC(ledger_ingest_notification(NULL, s, failed, &options), GATEKIT_LEDGER_NEW);
+    gatekit_ledger_query after_expiry = query(t + 30 * day);
+    CHECK_RC(ledger_is_entitled(s, &after_expiry, "500", "pro.monthly", &e), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_GRACE_PERIOD && e.status == GATEKIT_SUBSCRIPTION_BILLING_GRACE_PERIOD
+          && e.until_ms == 9999999999999LL);
+    char refund_extra[128];
+    snprintf(refund_extra, sizeof refund_extra, ",\"revocationDate\":%lld,\"revocationReason\":0", t);
+    char *refunded = tx_json("501", "500", "pro.monthly", t - day, t + 29 * day, t, refund_extra);
+    char *signed_refund = sign_with("ES256", refunded, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(&json, s, signed_refund, &options), GATEKIT_LEDGER_NEW);
+    CHECK(json && strstr(json, "\"from\":1,\"to\":5"));
+    gatekit_free(json);
+    CHECK_RC(ledger_is_entitled(s, &now, "500", "pro.monthly", &e), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_REVOKED && e.status == GATEKIT_SUBSCRIPTION_REVOKED);
+    /* The older version, arriving late, changes nothing. */
+    char *signed_tx = sign_with("ES256", tx, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_tx, &options), GATEKIT_LEDGER_SUPERSEDED);
+    CHECK_RC(ledger_is_entitled(s, &now, "500", "pro.monthly", NULL), 0);
+
+    /* The JSON answers. */
+    CHECK_RC(ledger_entitlement(&json, s, &now, "500", "pro.monthly"), 0);
+    CHECK(json && strstr(json, "\"version\":1,\"entitled\":false,\"reason\":\"revoked\",\"productId\":\"pro.monthly\""));
+    gatekit_free(json);
+    CHECK_RC(ledger_active(&json, s, &before, "500"), 0);
+    CHECK_STR(json, "{\"version\":1,\"entitlements\":[]}");
+    gatekit_free(json);
+    gatekit_ledger_query mid = query(t - day / 2);
+    CHECK_RC(ledger_active(&json, s, &mid, "500"), 0);
+    CHECK(json && strstr(json, "\"productId\":\"pro.monthly\"") && strstr(json, "\"reason\":\"subscription\""));
+    gatekit_free(json);
+    CHECK_RC(ledger_subscription_status(&json, s, &now, "500", NULL), 0);
+    CHECK(json && strstr(json, "\"status\":5,\"originalTransactionId\":\"500\",\"signedTransactionInfo\":\"")
+          && strstr(json, signed_refund) && strstr(json, "\"signedRenewalInfo\":\""));
+    gatekit_free(json);
+    CHECK_RC(ledger_subscription_status(&json, s, &now, "500", "no-such-group"), 0);
+    CHECK(json && strstr(json, "\"data\":[]"));
+    gatekit_free(json);
+    CHECK_RC(ledger_intro_eligible(s, &now, "500", "21000001"), 0);
+    CHECK_RC(ledger_intro_eligible(s, &now, "500", "21000002"), 1);
+    CHECK_RC(ledger_intro_eligible(s, &now, "nobody-known", "21000001"), 1);
+    CHECK_RC(ledger_history(&json, s, &now, "500"), 0);
+    CHECK(json && strstr(json, "\"notificationType\":\"SUBSCRIBED\"") && strstr(json, "\"outcome\":\"superseded\"")
+          && strstr(json, "\"statusChanges\":[{\"originalTransactionId\":\"500\""));
+    gatekit_free(json);
+
+    /* Test-signed data never answers for App Store data. */
+    gatekit_ledger_query genuine = now;
+    genuine.flags = 0;
+    CHECK_RC(ledger_is_entitled(s, &genuine, "500", "pro.monthly", &e), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+
+    free(tx); free(renewal); free(subscribed); free(grace); free(failed); free(refunded); free(signed_refund); free(signed_tx);
+    gatekit_store_close(s);
+}
+
+static void test_refusals(void) {
+    gatekit_store *s = open_store("refusals.sqlite");
+    long long t = now_ms();
+    char *tx = tx_json("601", "600", "pro.monthly", t - day, t + day, t - day, "");
+    char *forged = sign_with("ES256", tx, "other_root", chain3, 3);
+    char *json = (char *)0x1;
+    CHECK_RC(ledger_ingest_transaction(&json, s, forged, &options), GATEKIT_EJWS_SIGNATURE);
+    CHECK(json == NULL);
+    gatekit_jws_options other = options;
+    other.bundle_id = "com.other";
+    char *good = sign_with("ES256", tx, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, good, &other), GATEKIT_EJWS_BUNDLE_ID);
+    CHECK_RC(ledger_ingest_renewal_info(NULL, s, good, &options), GATEKIT_EJWS_PAYLOAD_FIELD);  /* a transaction is no renewal info */
+    char *no_ids = sign_with("ES256", "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"signedDate\":1}", "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, no_ids, &options), GATEKIT_EJWS_PAYLOAD_FIELD);
+    CHECK(strstr(gatekit_last_error(), "keys on") != NULL);
+    gatekit_ledger_query q = query(0);
+    CHECK_RC(ledger_history(&json, s, &q, NULL), 0);
+    CHECK(json && strstr(json, "\"items\":[]"));
+    gatekit_free(json);
+
+    gatekit_ledger_query bad = q;
+    bad.version = 0;
+    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EVERSION);
+    CHECK_RC(ledger_query_init(&bad, 2), GATEKIT_EVERSION);
+    bad = q;
+    bad.flags = 0x80;
+    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EINVAL);
+    bad = q;
+    bad.environment = "Staging";
+    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EINVAL);
+    bad = q;
+    bad.at_ms = -5;
+    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EINVAL);
+    gatekit_entitlement e = {.version = 7};
+    CHECK_RC(ledger_is_entitled(s, &q, "600", "p", &e), GATEKIT_EVERSION);
+    CHECK_RC(ledger_is_entitled(s, &q, "", "p", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(s, &q, "600", "", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(s, &q, "\xff\xfe", "p", NULL), GATEKIT_EINVAL);
+    free(tx); free(forged); free(good); free(no_ids);
+    gatekit_store_close(s);
+}
+
+static void test_receipts(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/receipts/apple/tp__hist2020-InAppReceiptTests.der", fixtures);
+    size_t n = 0;
+    unsigned char *data = check_read_file(path, &n);
+    if (!data) { printf("SKIP: %s not found (set GATEKIT_FIXTURES): receipt ingestion not tested\n", path); return; }
+    gatekit_store *s = open_store("receipts.sqlite");
+    gatekit_receipt_options ro;
+    CHECK_RC(receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION), 0);
+    ro.bundle_id = "com.nutcall.app-dev";
+    char *json = NULL;
+    CHECK_RC(ledger_ingest_receipt(&json, s, data, n, &ro), GATEKIT_LEDGER_NEW);
+    CHECK(json && strstr(json, "\"kind\":\"receipt\"") && strstr(json, "\"environment\":\"Sandbox\"") && strstr(json, "\"testSigned\":false"));
+    gatekit_free(json);
+    CHECK_RC(ledger_ingest_receipt(NULL, s, data, n, &ro), GATEKIT_LEDGER_DUPLICATE);
+    ro.bundle_id = "com.other";
+    CHECK_RC(ledger_ingest_receipt(NULL, s, data, n, &ro), GATEKIT_ERECEIPT_BUNDLE_ID);
+    /* Every purchase's original transaction id is now a customer the ledger knows. */
+    gatekit_receipt *r = NULL;
+    ro.bundle_id = "com.nutcall.app-dev";
+    CHECK_RC(receipt_validate(&r, data, n, &ro), 0);
+    gatekit_ledger_query q;
+    CHECK_RC(ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION), 0);
+    q.environment = "Sandbox";
+    int known = 0, count = receipt_purchase_count(r);
+    for (int i = 0; i < count; i++) {
+        gatekit_purchase p;
+        CHECK_RC(receipt_purchase(&p, sizeof p, r, (size_t)i), 0);
+        CHECK_RC(ledger_history(&json, s, &q, p.original_transaction_id), 0);
+        known += json && strstr(json, "\"kind\":\"receipt\"") != NULL;
+        gatekit_free(json);
+    }
+    CHECK(count > 0 && known == count);
+    const char *ids[] = {"never.bought"};
+    CHECK_RC(receipt_intro_eligible(r, ids, 1), 1);
+    gatekit_purchase first;
+    CHECK_RC(receipt_purchase(&first, sizeof first, r, 0), 0);
+    const char *bought[] = {"never.bought", first.product_id};
+    CHECK_RC(receipt_intro_eligible(r, bought, 2), 0);
+    CHECK_RC(receipt_intro_eligible(r, NULL, 0), 1);
+    CHECK_RC(receipt_intro_eligible(r, NULL, 1), GATEKIT_EINVAL);
+    receipt_free(r);
+    free(data);
+    gatekit_store_close(s);
+}
+
+/* Many threads on one handle ingest the same items and ask at once: each item recorded once. */
+enum { THREADS = 6, ITEMS = 12 };
+static char *thread_items[ITEMS];
+static gatekit_store *shared;
+static int outcomes[THREADS][4];
+
+static void *ingester(void *arg) {
+    int id = (int)(intptr_t)arg;
+    gatekit_ledger_query q = query(0);
+    for (int k = 0; k < ITEMS; k++) {
+        int rc = ledger_ingest_transaction(NULL, shared, thread_items[(k + id) % ITEMS], &options);
+        if (rc >= 1 && rc <= 3) outcomes[id][rc]++; else outcomes[id][0]++;
+        if (ledger_is_entitled(shared, &q, "700", "21000001", NULL) < 0) outcomes[id][0]++;
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    shared = open_store("threads.sqlite");
+    long long t = now_ms();
+    for (int k = 0; k < ITEMS; k++) {
+        char tid[32];
+        snprintf(tid, sizeof tid, "70%d", k);
+        char *tx = tx_json(tid, "700", "pro.monthly", t - (ITEMS - k) * day, t - (ITEMS - k) * day + 30 * day, t - (ITEMS - k) * day, "");
+        thread_items[k] = sign_with("ES256", tx, "leaf", chain3, 3);
+        free(tx);
+    }
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], NULL, ingester, (void *)(intptr_t)i);
+    int fresh = 0, errors = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        fresh += outcomes[i][GATEKIT_LEDGER_NEW] + outcomes[i][GATEKIT_LEDGER_SUPERSEDED];
+        errors += outcomes[i][0];
+    }
+    CHECK(errors == 0);
+    CHECK(fresh == ITEMS);
+    gatekit_ledger_query q = query(0);
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    CHECK_RC(ledger_is_entitled(shared, &q, "700", "pro.monthly", &e), 1);
+    CHECK(e.until_ms == t - day + 30 * day);
+    for (int k = 0; k < ITEMS; k++) free(thread_items[k]);
+    gatekit_store_close(shared);
+}
+
+static int tool(const char *args, char *out, size_t cap) {
+    const char *path = getenv("GATEKIT_TOOL");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' --store '%s' %s 2>&1", path, check_path_in(folder, "tool.sqlite"), args);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_tool(void) {
+    if (!getenv("GATEKIT_TOOL")) { printf("SKIP: GATEKIT_TOOL not set: the tool's ledger commands not tested\n"); return; }
+    long long t = now_ms();
+    char *tx = tx_json("801", "800", "pro.monthly", t - day, t + 29 * day, t - day, "");
+    char *jws = sign_with("ES256", tx, "leaf", chain3, 3);
+    const char *file = check_path_in(folder, "tx.jws");
+    FILE *f = fopen(file, "w");
+    fputs(jws, f);
+    fclose(f);
+    static char out[65536];
+    char args[2048];
+    const char *common = "--environment Sandbox --bundle-id com.example";
+    snprintf(args, sizeof args, "ledger ingest --type transaction %s --test-anchor '%s' --at now '%s'", common, pki("root.der"), file);
+    CHECK_RC(tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "\"outcome\":\"new\"") != NULL);
+    CHECK_RC(tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "\"outcome\":\"duplicate\"") != NULL);
+    CHECK_RC(tool("ledger entitled --environment Sandbox --test-signed 800 pro.monthly", out, sizeof out), 0);
+    CHECK(strstr(out, "\"reason\":\"subscription\"") != NULL);
+    CHECK_RC(tool("ledger entitled --environment Sandbox --test-signed 800 other", out, sizeof out), 5);
+    CHECK_RC(tool("ledger entitled --environment Sandbox 800 pro.monthly", out, sizeof out), 5);  /* App Store data only */
+    CHECK_RC(tool("ledger status --environment Sandbox --test-signed 800", out, sizeof out), 0);
+    CHECK(strstr(out, "\"status\":1") != NULL);
+    CHECK_RC(tool("ledger active --environment Sandbox --test-signed 800", out, sizeof out), 0);
+    CHECK(strstr(out, "pro.monthly") != NULL);
+    CHECK_RC(tool("ledger eligible --environment Sandbox --test-signed 800 21000001", out, sizeof out), 5);
+    CHECK_RC(tool("ledger eligible --environment Sandbox --test-signed 800 21000009", out, sizeof out), 0);
+    CHECK_RC(tool("ledger history --environment Sandbox --test-signed 800", out, sizeof out), 0);
+    CHECK(strstr(out, "\"kind\":\"transaction\"") != NULL);
+    snprintf(args, sizeof args, "ledger entitled --environment Sandbox --test-signed --at-ms %lld 800 pro.monthly", t - 2 * day);
+    CHECK_RC(tool(args, out, sizeof out), 5);
+    CHECK_RC(tool("ledger entitled --environment Nowhere 800 p", out, sizeof out), 2);
+    CHECK_RC(tool("ledger frobnicate", out, sizeof out), 2);
+    free(tx);
+    free(jws);
+}
+
+int main(void) {
+    fixtures = getenv("GATEKIT_FIXTURES");
+    if (!fixtures) fixtures = "../shared/fixtures";
+    if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
+    const char *source = getenv("GATEKIT_SOURCE_DIR");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/Tests/scripts/jws-test-pki.sh' '%s/pki' >/dev/null 2>&1", source ? source : ".", folder);
+    if (system(cmd) != 0) {
+        printf("test_ledger: the openssl CLI could not make the test PKI\n");
+        return 1;
+    }
+    snprintf(signing_folder, sizeof signing_folder, "%s/pki", folder);
+    anchor = pki_der("root", &anchor_len);
+    options = opts("com.example", "Sandbox", 0, anchor, anchor_len);
+    options.verify_time = now_ms() / 1000;
+
+    test_ingest_and_answer();
+    test_refusals();
+    test_receipts();
+    test_threads();
+    test_tool();
+
+    free(anchor);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);
+    return check_report("test_ledger");
+}

@@ -1,0 +1,108 @@
+"""notification_server.py: an App Store Server Notifications V2 endpoint backed by the ledger.
+
+    python3 examples/notification_server.py --bundle-id com.example.app --environment Production \
+        --app-apple-id 1234567890 [--store PATH] [--port 8080]
+
+POST /appstore/notifications  {"signedPayload": "..."}: verified and ingested; 200 only once
+    the ledger committed it (Apple retries anything else, so nothing is lost), 400 for data
+    that does not verify (a retry would not help), 503 when the store cannot take it now.
+GET /entitlements/<customer>: what the customer (an app account token or an original
+    transaction id) is entitled to now, from the ledger.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+from urllib.parse import unquote
+
+import gatekit
+from gatekit.jws import SignedDataError, SignedDataVerifier
+
+MAX_BODY = 1 << 20  # Apple's signed payloads are a few KB; GateKit refuses JWS over 1 MiB
+
+
+def ingest(store: gatekit.Store, verifier: SignedDataVerifier, body: bytes,
+           verify_time: Optional[int] = None) -> Tuple[int, Dict[str, Any]]:
+    """(HTTP status, JSON answer) for one notification request body."""
+    try:
+        signed = json.loads(body)["signedPayload"]
+        if not isinstance(signed, str):
+            raise TypeError("signedPayload is not a string")
+    except (ValueError, KeyError, TypeError) as error:
+        return 400, {"error": f"the body must be JSON with a signedPayload string ({error})"}
+    try:
+        result = store.ledger.ingest_notification(signed, verifier, verify_time)
+    except SignedDataError as error:
+        return 400, {"error": str(error)}
+    except gatekit.StoreError as error:
+        return 503, {"error": str(error)}
+    return 200, {"outcome": result.outcome.name.lower(), "customer": result.customer,
+                 "notificationType": result.notification_type}
+
+
+def entitlements(store: gatekit.Store, environment: str, customer: str, test_signed: bool) -> Dict[str, Any]:
+    active = store.ledger.active(customer, environment=environment, test_signed=test_signed)
+    return {"customer": customer, "entitlements": [
+        {"productId": e.product_id, "reason": e.reason.name.lower(), "until": e.until.isoformat() if e.until else None,
+         "familyShared": e.family_shared} for e in active]}
+
+
+def serve(store: gatekit.Store, verifier: SignedDataVerifier, port: int,
+          verify_time: Optional[int] = None) -> ThreadingHTTPServer:
+    test_signed = verifier.test_anchor is not None
+
+    class Handler(BaseHTTPRequestHandler):
+        def answer(self, status: int, document: Dict[str, Any]) -> None:
+            payload = json.dumps(document).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            if self.path != "/appstore/notifications":
+                return self.answer(404, {"error": "not found"})
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_BODY:
+                return self.answer(413, {"error": "body too large"})
+            self.answer(*ingest(store, verifier, self.rfile.read(length), verify_time))
+
+        def do_GET(self) -> None:  # noqa: N802
+            prefix = "/entitlements/"
+            if not self.path.startswith(prefix) or len(self.path) == len(prefix):
+                return self.answer(404, {"error": "not found"})
+            customer = unquote(self.path[len(prefix):])
+            try:
+                self.answer(200, entitlements(store, verifier.environment, customer, test_signed))
+            except gatekit.InvalidArgumentError as error:
+                self.answer(400, {"error": str(error)})
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--bundle-id", required=True)
+    parser.add_argument("--environment", default="Production")
+    parser.add_argument("--app-apple-id", type=int)
+    parser.add_argument("--store", help="the store (default: GateKit's default store)")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--test-anchor", type=Path, help="TEST ONLY: a DER test root trusted instead of Apple's")
+    parser.add_argument("--verify-time", type=int, help="TEST ONLY: Unix seconds for the certificate checks")
+    args = parser.parse_args()
+    anchor = args.test_anchor.read_bytes() if args.test_anchor else None
+    verifier = SignedDataVerifier(args.bundle_id, args.environment, args.app_apple_id, anchor)
+    with gatekit.Store(args.store) as store:
+        server = serve(store, verifier, args.port, args.verify_time)
+        print(f"notifications on http://127.0.0.1:{server.server_address[1]}/appstore/notifications", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass

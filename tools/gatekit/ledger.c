@@ -1,0 +1,171 @@
+/* gatekit ledger: ingest verified App Store data into the store's entitlement ledger and ask
+ * it who is entitled to what. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char ledger_usage[] =
+    "gatekit ledger ingest --type notification|transaction|renewal|app-transaction|receipt\n"
+    "                      --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
+    "                      [--app-apple-id N] [--at TIME|now] [--test-anchor CERT [--test-production]] FILE|-\n"
+    "    verifies the signed data (a receipt: validates it) and records it; prints what it did as\n"
+    "    JSON (\"outcome\": new, duplicate or superseded). --at: the certificate-check time, Unix\n"
+    "    seconds, YYYY-MM-DDTHH:MM:SSZ or now (default: the payload's signedDate).\n"
+    "gatekit ledger entitled --environment ENV [--test-signed] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
+    "    the answer as JSON; exit 0 when entitled, 5 when not\n"
+    "gatekit ledger status   --environment ENV [--test-signed] [--at …] CUSTOMER [GROUP]\n"
+    "    the subscriptions as Apple's \"Get All Subscription Statuses\" returns them\n"
+    "gatekit ledger active   --environment ENV [--test-signed] [--at …] CUSTOMER\n"
+    "    every product the customer is entitled to\n"
+    "gatekit ledger eligible --environment ENV [--test-signed] [--at …] CUSTOMER GROUP\n"
+    "    exit 0 when the group's introductory offer may be shown, 5 when not\n"
+    "gatekit ledger history  --environment ENV [--test-signed] [CUSTOMER]\n"
+    "    every ingested item and status change as JSON\n"
+    "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
+    "that instant (only what Apple had signed by then counts); default now. --test-signed asks\n"
+    "about data accepted under a test anchor, never mixed with App Store data.";
+
+enum { EXIT_NO = 5 };
+
+typedef struct {
+    const char *type, *bundle_id, *environment, *app_apple_id, *at, *at_ms, *test_anchor;
+    const char *positional[3];
+    int count, test_production, test_signed;
+} ledger_args;
+
+static int parse(int argc, char **argv, ledger_args *a) {
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_option(argc, argv, &i, "--type", &a->type)) ||
+            (r = gk_option(argc, argv, &i, "--bundle-id", &a->bundle_id)) ||
+            (r = gk_option(argc, argv, &i, "--environment", &a->environment)) ||
+            (r = gk_option(argc, argv, &i, "--app-apple-id", &a->app_apple_id)) ||
+            (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
+            (r = gk_option(argc, argv, &i, "--at", &a->at)) ||
+            (r = gk_option(argc, argv, &i, "--test-anchor", &a->test_anchor))) {
+            if (r < 0) return -1;
+            continue;
+        }
+        if (strcmp(argv[i], "--test-production") == 0) { a->test_production = 1; continue; }
+        if (strcmp(argv[i], "--test-signed") == 0) { a->test_signed = 1; continue; }
+        if ((argv[i][0] == '-' && argv[i][1] != '\0') || a->count == 3) {
+            fprintf(stderr, "gatekit ledger: unexpected argument %s\n", argv[i]);
+            return -1;
+        }
+        a->positional[a->count++] = argv[i];
+    }
+    return 0;
+}
+
+static int ingest(gk_cli *cli, const ledger_args *a) {
+    if (!a->type || !a->bundle_id || !a->environment || a->count != 1) return gk_usage(ledger_usage);
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    long long at = 0;
+    if (a->at && strcmp(a->at, "now") == 0) at = (long long)time(NULL);
+    else if (a->at && (at = gk_parse_time(a->at)) <= 0) {
+        fprintf(stderr, "gatekit ledger: --at must be Unix seconds, YYYY-MM-DDTHH:MM:SSZ or now\n");
+        return GK_EXIT_USAGE;
+    }
+    unsigned char *anchor = NULL;
+    size_t anchor_len = 0;
+    if (a->test_anchor && !(anchor = gk_load_certificate(a->test_anchor, &anchor_len))) return GK_EXIT_ERROR;
+    char *json = NULL;
+    int rc;
+    if (strcmp(a->type, "receipt") == 0) {
+        size_t len = 0;
+        unsigned char *data = gk_read_all(a->positional[0], &len);
+        if (!data) { free(anchor); return GK_EXIT_ERROR; }
+        gatekit_receipt_options o;
+        receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+        o.bundle_id = a->bundle_id;
+        o.verify_time = at;
+        o.test_anchor_der = anchor;
+        o.test_anchor_len = anchor_len;
+        rc = ledger_ingest_receipt(&json, store, data, len, &o);
+        free(data);
+    } else {
+        gatekit_jws_options o;
+        jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
+        o.bundle_id = a->bundle_id;
+        o.environment = a->environment;
+        o.verify_time = at;
+        o.flags = a->test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;
+        o.test_anchor_der = anchor;
+        o.test_anchor_len = anchor_len;
+        if (a->app_apple_id && (o.app_apple_id = gk_number(a->app_apple_id)) <= 0) {
+            fprintf(stderr, "gatekit ledger: --app-apple-id must be a positive number\n");
+            free(anchor);
+            return GK_EXIT_USAGE;
+        }
+        char *text = gk_load_text(a->positional[0]);
+        if (!text) { free(anchor); return GK_EXIT_ERROR; }
+        if (strcmp(a->type, "notification") == 0) rc = ledger_ingest_notification(&json, store, text, &o);
+        else if (strcmp(a->type, "transaction") == 0) rc = ledger_ingest_transaction(&json, store, text, &o);
+        else if (strcmp(a->type, "renewal") == 0) rc = ledger_ingest_renewal_info(&json, store, text, &o);
+        else if (strcmp(a->type, "app-transaction") == 0) rc = ledger_ingest_app_transaction(&json, store, text, &o);
+        else {
+            fprintf(stderr, "gatekit ledger: unknown --type %s\n", a->type);
+            free(text);
+            free(anchor);
+            return gk_usage(ledger_usage);
+        }
+        free(text);
+    }
+    free(anchor);
+    if (rc < 0) return gk_fail("ledger ingest", rc);
+    puts(json);
+    gatekit_free(json);
+    return GK_EXIT_OK;
+}
+
+int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
+    if (argc < 2) return gk_usage(ledger_usage);
+    const char *command = argv[1];
+    ledger_args a = {0};
+    if (parse(argc, argv, &a) < 0) return gk_usage(ledger_usage);
+    if (strcmp(command, "ingest") == 0) return ingest(cli, &a);
+
+    gatekit_ledger_query q;
+    ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION);
+    q.environment = a.environment;
+    q.flags = a.test_signed ? GATEKIT_LEDGER_TEST_SIGNED : 0;
+    if (a.at_ms && (q.at_ms = gk_number(a.at_ms)) <= 0) {
+        fprintf(stderr, "gatekit ledger: --at-ms must be Unix milliseconds\n");
+        return GK_EXIT_USAGE;
+    }
+    if (a.at && (q.at_ms = gk_parse_time(a.at) * 1000) <= 0) {
+        fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
+        return GK_EXIT_USAGE;
+    }
+    if (!a.environment) return gk_usage(ledger_usage);
+    const char *customer = a.count > 0 ? a.positional[0] : NULL;
+    const char *subject = a.count > 1 ? a.positional[1] : NULL;
+    int entitled = strcmp(command, "entitled") == 0, eligible = strcmp(command, "eligible") == 0;
+    int status = strcmp(command, "status") == 0, active = strcmp(command, "active") == 0;
+    int history = strcmp(command, "history") == 0;
+    if (!(entitled || eligible || status || active || history)) return gk_usage(ledger_usage);
+    int needed = entitled || eligible ? 2 : history ? 0 : 1;
+    int allowed = entitled || eligible || status ? 2 : 1;
+    if (a.count < needed || a.count > allowed) return gk_usage(ledger_usage);
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+
+    char *json = NULL;
+    int rc;
+    if (entitled) rc = ledger_entitlement(&json, store, &q, customer, subject);
+    else if (eligible) rc = ledger_intro_eligible(store, &q, customer, subject);
+    else if (status) rc = ledger_subscription_status(&json, store, &q, customer, subject);
+    else if (active) rc = ledger_active(&json, store, &q, customer);
+    else rc = ledger_history(&json, store, &q, customer);
+    if (rc < 0) {
+        int code = gk_fail(command, rc);
+        return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
+    }
+    if (json) puts(json);
+    else puts(rc == 1 ? "eligible" : "not eligible");
+    gatekit_free(json);
+    return (entitled || eligible) && rc == 0 ? EXIT_NO : GK_EXIT_OK;
+}
