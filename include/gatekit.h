@@ -911,6 +911,17 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_renewal_info(char **out_json, 
 /* An AppTransaction is recorded in the history and changes no entitlement. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_app_transaction(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
 
+/* Several signed items of one kind (GATEKIT_JWS_TRANSACTION, _RENEWAL_INFO, _NOTIFICATION or
+ * _APP_TRANSACTION) recorded together in one durable transaction: a page of the App Store
+ * Server API's transaction history, a backlog of notifications. Each item is verified exactly
+ * as the single-item function would; one that fails is reported in its place and skipped.
+ * Returns how many items were recorded (new or superseded; duplicates are not), or < 0 when
+ * nothing was written (GATEKIT_EINVAL: a bad kind, NULL jws with count > 0, a NULL item, more
+ * than 10000 items; store errors). out_json (may be NULL): {"version":1,"results":[...]} in
+ * input order, each the single-item report or {"error":-307,"message":"..."}. One fsync for the
+ * whole batch: ingestion then runs near the verification rate (BENCHMARKS.md). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_batch(char **out_json, gatekit_store *store, int kind, const char *const *jws, size_t count, const gatekit_jws_options *options);
+
 /* Ingest an app receipt: validate it exactly as receipt_validate() does, then record each
  * in-app purchase as a version of its transaction signed at the receipt's creation date.
  * Receipts carry no subscription group ids: a purchase takes its product's group from signed

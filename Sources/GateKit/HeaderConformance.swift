@@ -45,6 +45,7 @@ func headerConformance() {
     exactly(ledgerEntitlement, as: type(of: ledger_entitlement))
     exactly(ledgerHistory, as: type(of: ledger_history))
     exactly(ledgerIngestAppTransaction, as: type(of: ledger_ingest_app_transaction))
+    exactly(ledgerIngestBatch, as: type(of: ledger_ingest_batch))
     exactly(ledgerIngestNotification, as: type(of: ledger_ingest_notification))
     exactly(ledgerIngestReceipt, as: type(of: ledger_ingest_receipt))
     exactly(ledgerIngestRenewalInfo, as: type(of: ledger_ingest_renewal_info))

@@ -120,7 +120,7 @@ final class SignedDataHandle {
     }
 }
 
-private func kind(_ raw: Int32) throws(GateKitError) -> JWSVerifier.Kind {
+func jwsKind(_ raw: Int32) throws(GateKitError) -> JWSVerifier.Kind {
     switch raw {
     case GATEKIT_JWS_TRANSACTION: .transaction
     case GATEKIT_JWS_RENEWAL_INFO: .renewalInfo
@@ -136,7 +136,7 @@ public func jwsVerify(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ rawKind: I
     exportBoundary("jws_verify") { () throws(GateKitError) in
         let out = try Arguments.out(out)
         out.pointee = nil
-        let verified = try JWSVerifier.verify(try jwsBytes(jws), kind: try kind(rawKind), options: try jwsOptions(options))
+        let verified = try JWSVerifier.verify(try jwsBytes(jws), kind: try jwsKind(rawKind), options: try jwsOptions(options))
         out.pointee = OpaquePointer(Unmanaged.passRetained(try SignedDataHandle(verified)).toOpaque())
         return GATEKIT_OK
     }

@@ -81,6 +81,44 @@ public func ledgerIngestAppTransaction(_ out: UnsafeMutablePointer<UnsafeMutable
     ingest("ledger_ingest_app_transaction", .appTransaction, out, store, jws, options)
 }
 
+/// Most items one ledger_ingest_batch call takes (a bound on the memory one call holds).
+private let maximumBatch = 10_000
+
+@c(ledger_ingest_batch)
+public func ledgerIngestBatch(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ rawKind: Int32,
+                              _ jws: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    exportBoundary("ledger_ingest_batch") { () throws(GateKitError) in
+        out?.pointee = nil
+        let ledger = try ledger(store)
+        let kind = try jwsKind(rawKind)
+        guard count >= 0, count <= maximumBatch else { throw .invalid("count is \(UInt(bitPattern: count)); at most \(maximumBatch) items") }
+        guard jws != nil || count == 0 else { throw .invalid("jws is NULL but count is \(count)") }
+        let options = try jwsOptions(options)
+        var texts: [UnsafeRawBufferPointer] = []
+        texts.reserveCapacity(count)
+        for i in 0..<count {
+            do throws(GateKitError) {
+                texts.append(try jwsBytes(jws?[i]))
+            } catch {
+                throw GateKitError(error.code, "jws[\(i)]: \(error.message)")
+            }
+        }
+        let results = try ledger.ingestBatch(texts, kind: kind, options: options)
+        if let out {
+            let items: [JSONValue] = results.map { result in
+                switch result {
+                case let .success(report):
+                    return (try? JSONParser.parse(Array(report.json.utf8))) ?? .null
+                case let .failure(error):
+                    return .object([("error", .number(Int64(error.code.rawValue))), ("message", .string(error.message))])
+                }
+            }
+            out.pointee = try Owned.cString(JSONDocument.list("results", items))
+        }
+        return Int32(results.count { if case let .success(r) = $0 { r.outcome != .duplicate } else { false } })
+    }
+}
+
 @c(ledger_ingest_receipt)
 public func ledgerIngestReceipt(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                 _ data: UnsafeRawPointer?, _ len: Int, _ options: UnsafePointer<gatekit_receipt_options>?) -> Int32 {

@@ -82,6 +82,8 @@ typedef enum {
     ENT_OUT,    /* gatekit_entitlement *out that may be NULL */
     IDS,        /* const char *const *product_ids, followed by ID_COUNT */
     ID_COUNT,   /* size_t number of product ids */
+    JWS_LIST,   /* const char *const *jws: signed items, followed by JWS_COUNT */
+    JWS_COUNT,  /* size_t number of signed items */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -283,6 +285,11 @@ static int call_ledger_history(arg *a) {
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_ingest_batch(arg *a) {
+    int rc = ledger_ingest_batch((char **)a[0].p, (gatekit_store *)a[1].p, a[2].i, (const char *const *)a[3].p, a[4].n, J(a[5].p));
+    if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
+    return rc;
+}
 static int call_receipt_intro_eligible(arg *a) { return receipt_intro_eligible(R(a[0].p), (const char *const *)a[1].p, a[2].n); }
 
 /* Returns-pointer / void functions still run every variant: only "no crash" is asserted
@@ -373,6 +380,7 @@ static const api_entry api[] = {
     {"ledger_intro_eligible", call_ledger_intro_eligible, {STORE, L_QUERY, STR, STR, END}, 0},
     {"ledger_history", call_ledger_history, {OUT_PTR, STORE, L_QUERY, OPT_STR, END}, 0},
     {"receipt_intro_eligible", call_receipt_intro_eligible, {RECEIPT, IDS, ID_COUNT, END}, 0},
+    {"ledger_ingest_batch", call_ledger_ingest_batch, {OPT_OUT, STORE, JWS_KIND, JWS_LIST, JWS_COUNT, J_OPTIONS, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -414,6 +422,7 @@ static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_fl
 static gatekit_entitlement ent_slot, ent_v99;
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
 static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
+static const char *jws_list[2], *jws_list_with_null[2];
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -469,6 +478,8 @@ static arg valid_value(const api_entry *e, int k) {
     case ENT_OUT: ent_slot = (gatekit_entitlement){.version = GATEKIT_ENTITLEMENT_VERSION}; v.p = &ent_slot; break;
     case IDS: v.p = product_ids; break;
     case ID_COUNT: v.n = 2; break;
+    case JWS_LIST: jws_list[0] = jws_list[1] = jws_text; v.p = jws_list; break;
+    case JWS_COUNT: v.n = 2; break;
     case END: break;
     }
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
@@ -496,14 +507,14 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == RECEIPT || what == R_OPTIONS || what == R_DATA || what == J_OPTIONS || what == JWS ||
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
-                   what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS;
+                   what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
     case RECEIPT: case R_OPTIONS: case R_DATA: case J_OPTIONS: case JWS: case OUT_LL: case OUT_BYTES:
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
-    case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS:
+    case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -622,6 +633,16 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     }
     if (what == ENT_OUT) out[n++] = (variant){"version 99", {.p = &ent_v99}, 0};
     if (what == IDS) out[n++] = (variant){"a non-UTF-8 id", {.p = product_ids_bad}, 1};
+    if (what == JWS_LIST) {
+        jws_list_with_null[0] = jws_text;
+        jws_list_with_null[1] = NULL;
+        out[n++] = (variant){"a NULL item", {.p = jws_list_with_null}, 1};
+    }
+    if (what == JWS_COUNT) {
+        out[n++] = (variant){"0", {.n = 0}, 0};
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 1};
+        out[n++] = (variant){"10001", {.n = 10001}, 1};
+    }
     if (what == ID_COUNT) {
         out[n++] = (variant){"0", {.n = 0}, 0};
         out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 1};

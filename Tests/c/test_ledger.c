@@ -197,6 +197,45 @@ static void test_refusals(void) {
     gatekit_store_close(s);
 }
 
+/* A batch: verified together, recorded in one transaction; failures reported in place. */
+static void test_batch(void) {
+    gatekit_store *s = open_store("batch.sqlite");
+    long long t = now_ms();
+    enum { N = 5 };
+    const char *items[N + 2];
+    char *owned[N + 1];
+    for (int k = 0; k < N; k++) {
+        char tid[32];
+        snprintf(tid, sizeof tid, "90%d", k);
+        char *tx = tx_json(tid, "900", "pro.monthly", t - (N - k) * day, t - (N - k) * day + 30 * day, t - (N - k) * day, "");
+        items[k] = owned[k] = sign_with("ES256", tx, "leaf", chain3, 3);
+        free(tx);
+    }
+    char *tx = tx_json("999", "900", "pro.monthly", t, t + day, t, "");
+    items[N] = owned[N] = sign_with("ES256", tx, "other_root", chain3, 3);  /* forged */
+    free(tx);
+    items[N + 1] = items[0];  /* repeated in the same batch */
+    char *json = NULL;
+    CHECK_RC(ledger_ingest_batch(&json, s, GATEKIT_JWS_TRANSACTION, items, N + 2, &options), N);
+    CHECK(json && strstr(json, "{\"error\":-307,\"message\":") && strstr(json, "\"outcome\":\"duplicate\""));
+    gatekit_free(json);
+    CHECK_RC(ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, items, N, &options), 0);  /* all duplicates now */
+    gatekit_ledger_query q = query(0);
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    CHECK_RC(ledger_is_entitled(s, &q, "900", "pro.monthly", &e), 1);
+    CHECK(e.until_ms == t - day + 30 * day);
+    CHECK_RC(ledger_history(&json, s, &q, "900"), 0);
+    int recorded = 0;
+    for (const char *p = json; p && (p = strstr(p, "\"kind\":\"transaction\"")); p++) recorded++;
+    CHECK(recorded == N);
+    gatekit_free(json);
+    CHECK_RC(ledger_ingest_batch(NULL, s, 9, items, 1, &options), GATEKIT_EINVAL);
+    CHECK_RC(ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, NULL, 1, &options), GATEKIT_EINVAL);
+    CHECK_RC(ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, NULL, 0, &options), 0);
+    for (int k = 0; k <= N; k++) free(owned[k]);
+    gatekit_store_close(s);
+}
+
 static void test_receipts(void) {
     char path[1024];
     snprintf(path, sizeof path, "%s/receipts/apple/tp__hist2020-InAppReceiptTests.der", fixtures);
@@ -355,6 +394,7 @@ int main(void) {
 
     test_ingest_and_answer();
     test_refusals();
+    test_batch();
     test_receipts();
     test_threads();
     test_tool();

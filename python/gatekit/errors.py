@@ -87,8 +87,10 @@ def register(code: int, cls: Type[GateKitError]) -> None:
     _CLASSES[code] = cls
 
 
-def error_for(code: int) -> GateKitError:
-    detail = (_native.gatekit_last_error() or b"").decode("utf-8", "replace")
+def error_for(code: int, detail: "str | None" = None) -> GateKitError:
+    """The exception for a code, with the calling thread's last error (or the given detail)."""
+    if detail is None:
+        detail = (_native.gatekit_last_error() or b"").decode("utf-8", "replace")
     return _CLASSES.get(code, GateKitError)(code, detail)
 
 

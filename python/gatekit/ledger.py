@@ -10,7 +10,7 @@ from enum import IntEnum
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native, receipt as _receipt
-from .errors import check
+from .errors import GateKitError, check, error_for
 from .jws import Signed, SignedDataVerifier, _Options as _JWSOptions, _text
 
 __all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus"]
@@ -173,6 +173,9 @@ _out = _native.c_char_p_p
 _query_init = _native.declare("ledger_query_init", ctypes.c_int, _Q, ctypes.c_uint)
 _ingest = {kind: _native.declare(f"ledger_ingest_{kind}", ctypes.c_int, _out, _S, ctypes.c_char_p, _O)
            for kind in ("notification", "transaction", "renewal_info", "app_transaction")}
+_ingest_batch = _native.declare("ledger_ingest_batch", ctypes.c_int, _out, _S, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                ctypes.c_size_t, _O)
+_BATCH_KINDS = {"transaction": 1, "renewal_info": 2, "notification": 3, "app_transaction": 4}
 _ingest_receipt = _native.declare("ledger_ingest_receipt", ctypes.c_int, _out, _S, ctypes.c_void_p, ctypes.c_size_t,
                                   ctypes.POINTER(_receipt._Options))
 _is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p,
@@ -219,6 +222,24 @@ class Ledger:
     def ingest_app_transaction(self, signed_app_transaction: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
         """Recorded in the history; changes no entitlement."""
         return self._ingest("app_transaction", signed_app_transaction, verifier, verify_time)
+
+    def ingest_batch(self, kind: str, items: List[Signed], verifier: SignedDataVerifier,
+                     verify_time: Optional[int] = None) -> List[Union[IngestResult, GateKitError]]:
+        """Several signed items of one kind ("transaction", "renewal_info", "notification",
+        "app_transaction") recorded in one durable transaction: each result in input order is
+        an IngestResult, or the exception (not raised) for an item that did not verify. A store
+        failure raises and records none."""
+        if kind not in _BATCH_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(_BATCH_KINDS)}, not {kind!r}")
+        texts = [_text(item) for item in items]
+        array = (ctypes.c_char_p * max(len(texts), 1))(*texts)
+        options = verifier._options(verify_time)
+        out = ctypes.c_void_p()
+        check(_ingest_batch(ctypes.byref(out), self._store.handle, _BATCH_KINDS[kind], array, len(texts), ctypes.byref(options)))
+        results: List[Union[IngestResult, GateKitError]] = []
+        for entry in json.loads(_native.take_string(out))["results"]:
+            results.append(error_for(entry["error"], entry["message"]) if "error" in entry else IngestResult.from_json(entry))
+        return results
 
     def ingest_receipt(self, data: Union[bytes, bytearray, str], bundle_id: str, **options: Any) -> IngestResult:
         """An app receipt, validated as :func:`gatekit.receipt.validate` does with the same

@@ -31,7 +31,21 @@ ORDERS = int(os.environ.get("GATEKIT_LEDGER_ORDERS", "40"))
 #: The certificate-check time for ingestion: the generated certificates are valid from their
 #: creation (after this module is imported) for 30 days, not on the lives' 2025 dates.
 NOW_S = int(time.time()) + 120
-SCRATCH = Path("/dev/shm") if Path("/dev/shm").is_dir() and os.access("/dev/shm", os.W_OK) else None
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """Where the many throw-away stores go: tmpfs when there is one (these tests are about
+    answers, not durability, and fsync would dominate), removed afterwards."""
+    import shutil
+    import tempfile
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        folder = Path(tempfile.mkdtemp(prefix="gatekit-ledger-", dir=shm))
+        yield folder
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        yield tmp_path_factory.mktemp("ledger-scratch")
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +93,8 @@ def fingerprint(store: gatekit.Store, table: List[Expect], lives: Dict[str, Life
     return repr(parts)
 
 
-def new_store(tmp_path: Path, name: str) -> gatekit.Store:
-    folder = Path(SCRATCH) / f"gatekit-ledger-{os.getpid()}" if SCRATCH else tmp_path
-    folder.mkdir(mode=0o700, exist_ok=True)
-    path = folder / f"{name}.sqlite"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-    return gatekit.Store(path)
+def new_store(folder: Path, name: str) -> gatekit.Store:
+    return gatekit.Store(folder / f"{name}.sqlite")
 
 
 def test_every_life_in_order_matches_the_table(store, lives, verifier):
@@ -95,19 +104,19 @@ def test_every_life_in_order_matches_the_table(store, lives, verifier):
     check_table(store, table)
 
 
-def test_shuffled_and_repeated_orders_give_the_same_answers(tmp_path, lives, verifier):
+def test_shuffled_and_repeated_orders_give_the_same_answers(scratch, lives, verifier):
     """The property: any permutation of the same items, each any number of times, gives the same
     final state. Every order also matches the hand-written table."""
     life_map, table = lives
     items = all_items(life_map)
-    with new_store(tmp_path, "reference") as reference:
+    with new_store(scratch, "reference") as reference:
         ingest(reference, items, verifier)
         expected = fingerprint(reference, table, life_map)
     rng = random.Random(20261123)
     for n in range(ORDERS):
         order = items + [rng.choice(items) for _ in range(rng.randrange(len(items)))]
         rng.shuffle(order)
-        with new_store(tmp_path, f"order-{n}") as s:
+        with new_store(scratch, f"order-{n}") as s:
             results = ingest(s, order, verifier)
             assert fingerprint(s, table, life_map) == expected, f"order {n} differs"
             # Every distinct item was recorded once; the repeats were duplicates.
@@ -144,6 +153,20 @@ def test_outcomes_new_duplicate_superseded(store, pki, verifier):
     n["signedDate"] = T0 + 1
     again = store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW_S)
     assert again.outcome == Outcome.DUPLICATE and again.notification_type == "TEST"
+
+
+def test_a_batch_is_one_transaction_with_failures_in_place(store, pki, verifier):
+    life = Life(pki, "batch", original="9500")
+    t = NOW_S * 1000
+    items = [pki.sign(life.tx(f"950{k}", "pro.monthly", t - (5 - k) * DAY, t + (k + 1) * DAY), CHAIN) for k in range(5)]
+    forged = pki.sign(life.tx("9599", "pro.monthly", t, t + DAY), CHAIN, signer="other_root")
+    results = store.ledger.ingest_batch("transaction", items + [forged, items[0]], verifier, verify_time=NOW_S)
+    assert [r.outcome for r in results if isinstance(r, gatekit.ledger.IngestResult)] == [Outcome.NEW] * 5 + [Outcome.DUPLICATE]
+    assert isinstance(results[5], SignatureError) and "signature" in str(results[5])
+    e = store.ledger.entitled("9500", "pro.monthly", environment="Sandbox", test_signed=True)
+    assert e.entitled and e.until is not None and int(e.until.timestamp() * 1000) == t + 5 * DAY
+    with pytest.raises(ValueError):
+        store.ledger.ingest_batch("receipt", items, verifier)
 
 
 def test_unverifiable_data_is_never_ingested(store, pki, verifier):
@@ -275,7 +298,7 @@ def test_receipt_purchases_become_transactions(store):
     assert gatekit.receipt._intro_eligible(receipt.handle, None, 1) == -1  # NULL ids with a count: EINVAL
 
 
-def test_eight_processes_ingesting_one_stream(tmp_path, lives, verifier, pki):
+def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier, pki):
     """8 processes ingest the same items (each its own shuffled order, with repeats) into one
     store at once: the final state is the one a single process reaches, and every item is
     recorded exactly once."""
@@ -300,7 +323,7 @@ def test_eight_processes_ingesting_one_stream(tmp_path, lives, verifier, pki):
         assert len(history["items"]) == distinct
         assert outcomes.get("NEW", 0) + outcomes.get("SUPERSEDED", 0) == distinct
         check_table(shared, table)
-        with new_store(tmp_path, "single") as single:
+        with new_store(scratch, "single") as single:
             ingest(single, items, verifier)
             assert fingerprint(shared, table, life_map) == fingerprint(single, table, life_map)
 

@@ -15,6 +15,12 @@ public struct CustomerRecord: Sendable {
     /// What the ledger says at `at` (Unix ms) from the versions Apple had signed by `knownBy`
     /// (nil: every version): per transaction and per subscription the newest such version.
     public func view(at: Int64, knownBy: Int64?) -> LedgerView {
+        LedgerView(at: at, current: current(knownBy: knownBy))
+    }
+
+    /// The newest version of each transaction and renewal info signed by `knownBy`, and the
+    /// subscriptions they make: everything but the instant, so it can be kept and reused.
+    public func current(knownBy: Int64?) -> CurrentVersions {
         var current: [String: TransactionVersion] = [:]
         var groups: [String: String] = [:]
         var tokens: [String: String] = [:]
@@ -33,30 +39,82 @@ public struct CustomerRecord: Sendable {
             if let seen = renewal[r.originalTransactionID], !r.isNewer(than: seen) { continue }
             renewal[r.originalTransactionID] = r
         }
+        // Sorted, so every answer and every list comes out in one order whatever the arrival order.
         let resolved = current.values.map { (t: TransactionVersion) -> TransactionVersion in
             var t = t
             if t.groupID == nil { t.groupID = groups[t.transactionID] ?? productGroups[t.productID] }
             if t.appAccountToken == nil { t.appAccountToken = tokens[t.transactionID] }
             return t
-        }
-        // Sorted, so every answer and every list comes out in one order whatever the arrival order.
-        return LedgerView(at: at, transactions: resolved.sorted { ($0.originalTransactionID, $0.transactionID) < ($1.originalTransactionID, $1.transactionID) },
-                          renewals: renewal)
+        }.sorted { ($0.originalTransactionID, $0.transactionID) < ($1.originalTransactionID, $1.transactionID) }
+        return CurrentVersions(transactions: resolved, renewals: renewal)
     }
 }
 
-/// One customer's current transactions and renewal infos at one instant, and the answers.
-public struct LedgerView: Sendable {
-    public let at: Int64
-    /// The current version of each transaction, ordered by (original transaction id, transaction id).
+/// One customer's current transactions and renewal infos, and the subscriptions they make
+/// (each with its latest transaction): the part of an answer that does not depend on the instant.
+public struct CurrentVersions: Sendable {
+    /// Ordered by (original transaction id, transaction id).
     public let transactions: [TransactionVersion]
     public let renewals: [String: RenewalVersion]
+    public let subscriptions: [Subscription]
+    /// Indices into `transactions` of those that are no subscription's latest transaction.
+    let others: [Int]
 
-    /// One auto-renewable subscription (an original transaction id) at `at`.
+    /// One auto-renewable subscription (an original transaction id).
     public struct Subscription: Sendable {
         public let originalTransactionID: String
         public let groupID: String?
         /// Its most recent transaction: the newest purchase not upgraded away.
+        public let latest: TransactionVersion
+        public let renewal: RenewalVersion?
+    }
+
+    init(transactions: [TransactionVersion], renewals: [String: RenewalVersion]) {
+        self.transactions = transactions
+        self.renewals = renewals
+        var subscriptions: [Subscription] = []
+        var latestIndices = Set<Int>()
+        var i = 0
+        // `transactions` is sorted by original transaction id: each subscription is one run.
+        while i < transactions.count {
+            let original = transactions[i].originalTransactionID
+            var end = i
+            var best: Int?
+            var bestUpgraded: Int?
+            while end < transactions.count && transactions[end].originalTransactionID == original {
+                let t = transactions[end]
+                if t.productType == .autoRenewable {
+                    if t.isUpgraded {
+                        if bestUpgraded.map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true { bestUpgraded = end }
+                    } else if best.map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true {
+                        best = end
+                    }
+                }
+                end += 1
+            }
+            if let latest = best ?? bestUpgraded {
+                latestIndices.insert(latest)
+                subscriptions.append(Subscription(originalTransactionID: original, groupID: transactions[latest].groupID,
+                                                  latest: transactions[latest], renewal: renewals[original]))
+            }
+            i = end
+        }
+        self.subscriptions = subscriptions
+        others = transactions.indices.filter { !latestIndices.contains($0) }
+    }
+}
+
+/// One customer's answers at one instant.
+public struct LedgerView: Sendable {
+    public let at: Int64
+    public let current: CurrentVersions
+
+    public var transactions: [TransactionVersion] { current.transactions }
+
+    /// One auto-renewable subscription at `at`.
+    public struct Subscription: Sendable {
+        public let originalTransactionID: String
+        public let groupID: String?
         public let latest: TransactionVersion
         public let renewal: RenewalVersion?
         public let status: SubscriptionStatus
@@ -64,19 +122,9 @@ public struct LedgerView: Sendable {
 
     /// Every auto-renewable subscription, ordered by original transaction id.
     public var subscriptions: [Subscription] {
-        var byOriginal: [String: [TransactionVersion]] = [:]
-        var order: [String] = []
-        for t in transactions where t.productType == .autoRenewable {
-            if byOriginal[t.originalTransactionID] == nil { order.append(t.originalTransactionID) }
-            byOriginal[t.originalTransactionID, default: []].append(t)
-        }
-        return order.compactMap { original in
-            guard let all = byOriginal[original] else { return nil }
-            let candidates = all.contains { !$0.isUpgraded } ? all.filter { !$0.isUpgraded } : all
-            guard let latest = candidates.max(by: LedgerView.purchasedBefore) else { return nil }
-            let renewal = renewals[original]
-            return Subscription(originalTransactionID: original, groupID: latest.groupID, latest: latest, renewal: renewal,
-                                status: LedgerView.status(latest: latest, renewal: renewal, at: at))
+        current.subscriptions.map { s in
+            Subscription(originalTransactionID: s.originalTransactionID, groupID: s.groupID, latest: s.latest, renewal: s.renewal,
+                         status: LedgerView.status(latest: s.latest, renewal: s.renewal, at: at))
         }
     }
 
@@ -104,27 +152,23 @@ public struct LedgerView: Sendable {
     }
 
     /// Every answer about products matching `filter`, entitling or not (one per subscription,
-    /// one per other transaction).
-    func answers(matching filter: String?) -> [Entitlement] {
-        var out: [Entitlement] = []
-        var latestIDs = Set<String>()
-        for s in subscriptions {
-            latestIDs.insert(s.latest.transactionID)
-            guard LedgerView.matches(s.latest, filter) else { continue }
-            switch s.status {
+    /// one per other transaction), to `visit`.
+    func answers(matching filter: String?, _ visit: (Entitlement) -> Void) {
+        for s in current.subscriptions where LedgerView.matches(s.latest, filter) {
+            let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
+            switch status {
             case .active:
-                out.append(Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: s.status, untilMs: s.latest.expiresMs))
+                visit(Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: status, untilMs: s.latest.expiresMs))
             case .billingGracePeriod:
-                out.append(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: s.status, untilMs: s.renewal?.gracePeriodExpiresMs))
-            case .billingRetry: out.append(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: s.status))
-            case .revoked: out.append(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: s.status))
-            case .expired: out.append(Entitlement(reason: .expired, transaction: s.latest, group: s.groupID, status: s.status))
+                visit(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
+            case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
+            case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
+            case .expired: visit(Entitlement(reason: .expired, transaction: s.latest, group: s.groupID, status: status))
             }
         }
-        for t in transactions where !latestIDs.contains(t.transactionID) && LedgerView.matches(t, filter) {
-            out.append(answer(t))
+        for i in current.others where LedgerView.matches(current.transactions[i], filter) {
+            visit(answer(current.transactions[i]))
         }
-        return out
     }
 
     /// A transaction that is not the latest of a subscription: earlier renewals, upgraded-away
@@ -151,31 +195,37 @@ public struct LedgerView: Sendable {
     /// The customer's entitlement to `filter` (a product id or group id): the entitling answer
     /// that lasts longest, else the most recent purchase's reason, else no purchase.
     public func entitlement(to filter: String) -> Entitlement {
-        LedgerView.best(answers(matching: filter)) ?? .none
+        var best: Entitlement?
+        answers(matching: filter) { e in
+            if best.map({ LedgerView.lastsLonger(e, than: $0) }) ?? true { best = e }
+        }
+        return best ?? .none
     }
 
     /// Every entitled product, once each (its longest-lasting answer), ordered by product id.
     public var active: [Entitlement] {
         var best: [String: Entitlement] = [:]
-        for e in answers(matching: nil) where e.isEntitled {
-            guard let product = e.productID else { continue }
-            if let seen = best[product], LedgerView.best([seen, e]) == seen { continue }
+        answers(matching: nil) { e in
+            guard e.isEntitled, let product = e.productID else { return }
+            if let seen = best[product], !LedgerView.lastsLonger(e, than: seen) { return }
             best[product] = e
         }
         return best.keys.sorted().compactMap { best[$0] }
     }
 
-    static func best(_ answers: [Entitlement]) -> Entitlement? {
-        func lasting(_ e: Entitlement) -> (Int, Int64, Int64, String, String) {
+    /// The order answers are chosen in: entitling first, then the one that lasts longest, then
+    /// the most recent purchase, then ids (a total order, so the choice never depends on arrival).
+    static func lastsLonger(_ a: Entitlement, than b: Entitlement) -> Bool {
+        func key(_ e: Entitlement) -> (Int, Int64, Int64, String, String) {
             (e.isEntitled ? 1 : 0, e.isEntitled ? (e.untilMs ?? .max) : 0, e.sinceMs ?? .min, e.productID ?? "", e.transactionID ?? "")
         }
-        return answers.max { lasting($0) < lasting($1) }
+        return key(a) > key(b)
     }
 
     /// Eligible for an introductory offer in `group` only if the customer never had a
     /// subscription (nor an introductory offer) in it.
     public func isEligibleForIntroductoryOffer(group: String) -> Bool {
-        !transactions.contains { t in
+        !current.transactions.contains { t in
             t.groupID == group && (t.productType == .autoRenewable || t.offerType == TransactionVersion.introductoryOffer)
                 && (t.purchaseMs ?? .min) <= at
         }

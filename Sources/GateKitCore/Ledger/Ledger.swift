@@ -9,8 +9,14 @@
 public final class Ledger: @unchecked Sendable {
     public let store: Store
     // Guarded by the store's lock: only touched inside `store.read` / `store.write`.
-    private var records: [CacheKey: CustomerRecord] = [:]
-    private var recordsDataVersion: Int64 = -1
+    private var records: [CacheKey: Cached] = [:]
+    private let probe = DataVersionProbe()
+
+    /// A customer's versions, and their current versions (what "now" questions read).
+    struct Cached {
+        let record: CustomerRecord
+        let current: CurrentVersions
+    }
 
     /// Customers kept in the cache; past it the cache starts over (hosts asking about many
     /// customers once each gain nothing from keeping them).
@@ -40,18 +46,22 @@ public final class Ledger: @unchecked Sendable {
 
     /// Every version the ledger holds about `customer` in `scope`.
     public func record(customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        try cached(customer: customer, scope: scope).record
+    }
+
+    private func cached(customer: String, scope: LedgerScope) throws(GateKitError) -> Cached {
         try Ledger.validate(customer: customer)
-        return try store.read { (db) throws(GateKitError) -> CustomerRecord in
-            let version = try db.dataVersion()
-            if version != recordsDataVersion || records.count >= Ledger.cachedCustomers {
+        return try store.read { (db) throws(GateKitError) -> Cached in
+            // Another connection's commit (a memory read of the WAL-index header when none).
+            if try probe.changed(db) || records.count >= Ledger.cachedCustomers {
                 records.removeAll(keepingCapacity: true)
-                recordsDataVersion = version
             }
             let key = CacheKey(scope: scope, customer: customer)
             if let cached = records[key] { return cached }
             let record = try LedgerRows.record(db, customer: customer, scope: scope)
-            records[key] = record
-            return record
+            let cached = Cached(record: record, current: record.current(knownBy: nil))
+            records[key] = cached
+            return cached
         }
     }
 
@@ -61,9 +71,11 @@ public final class Ledger: @unchecked Sendable {
     }
 
     public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> LedgerView {
-        let record = try record(customer: customer, scope: scope)
-        let at = instant.at
-        return record.view(at: at, knownBy: instant.knownBy)
+        let cached = try cached(customer: customer, scope: scope)
+        switch instant {
+        case .now: return LedgerView(at: instant.at, current: cached.current)
+        case let .asOf(ms): return cached.record.view(at: ms, knownBy: ms)
+        }
     }
 
     /// Entitlement to a product id or a subscription group id.

@@ -5,57 +5,75 @@ extension Ledger {
     public func historyJSON(customer: String?, scope: LedgerScope) throws(GateKitError) -> String {
         if let customer { try Ledger.validate(customer: customer) }
         return try store.read { (db) throws(GateKitError) -> String in
-            let items = try db.statement("""
-                SELECT i.id, i.kind, i.identity, i.notification_uuid, i.notification_type, i.subtype, i.signed_ms, i.ingested_ms,
-                    i.outcome, i.header_id IS NOT NULL, i.body
-                FROM ledger_items i WHERE i.environment = ?1 AND i.test_signed = ?2
-                AND (?3 IS NULL OR i.id IN (SELECT item_id FROM ledger_item_subjects WHERE original_transaction_id IN (\(LedgerRows.customerOriginals))))
-                ORDER BY i.id
-                """)
-            defer { items.reset() }
-            items.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+            let originals = try customer.map { (c) throws(GateKitError) in try LedgerRows.originals(db, customer: c, scope: scope) }
+            let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body"
             var itemList: [JSONValue] = []
-            while try items.step() {
-                let id = items.int64(0)
-                var members: [(String, JSONValue)] = [("id", .number(id))]
-                members.append(("kind", .string(IngestReport.Kind(rawValue: items.int64(1))?.name ?? "unknown")))
-                members.append(("identity", .string(items.text(2) ?? "")))
-                if let uuid = items.text(3) { members.append(("notificationUUID", .string(uuid))) }
-                if let type = items.text(4) { members.append(("notificationType", .string(type))) }
-                if let subtype = items.text(5) { members.append(("subtype", .string(subtype))) }
-                members.append(("signedDate", .number(items.int64(6))))
-                members.append(("ingestedAt", .number(items.int64(7))))
-                members.append(("outcome", .string(IngestReport.Outcome(rawValue: Int32(truncatingIfNeeded: items.int64(8)))?.name ?? "unknown")))
-                members.append(("originalTransactionIds", .array(try subjects(db, item: id).map { .string($0) })))
-                members.append(("payload", try payload(items.text(10) ?? "", isJWS: items.int64(9) != 0, item: id)))
-                itemList.append(.object(members))
+            func add(_ items: SQLiteStatement) throws(GateKitError) {
+                while try items.step() { itemList.append(try item(db, items)) }
+                items.reset()
             }
+            if let originals {
+                var ids = Set<Int64>()
+                let subjects = try db.statement("SELECT item_id FROM ledger_item_subjects WHERE original_transaction_id = ?1")
+                for original in originals {
+                    subjects.bind(1, text: original)
+                    while try subjects.step() { ids.insert(subjects.int64(0)) }
+                    subjects.reset()
+                }
+                let one = try db.statement("SELECT \(columns) FROM ledger_items WHERE id = ?1 AND environment = ?2 AND test_signed = ?3")
+                for id in ids.sorted() {
+                    one.bind(1, id).bind(2, text: scope.environment).bind(3, scope.testFlag)
+                    try add(one)
+                }
+            } else {
+                let all = try db.statement("SELECT \(columns) FROM ledger_items WHERE environment = ?1 AND test_signed = ?2 ORDER BY id")
+                all.bind(1, text: scope.environment).bind(2, scope.testFlag)
+                try add(all)
+            }
+            var changeRows: [(Int64, JSONValue)] = []
             let changes = try db.statement("""
-                SELECT original_transaction_id, group_id, from_status, to_status, item_id, at_ms FROM ledger_status_changes
-                WHERE environment = ?1 AND test_signed = ?2 AND (?3 IS NULL OR original_transaction_id IN (\(LedgerRows.customerOriginals)))
-                ORDER BY id
+                SELECT id, original_transaction_id, group_id, from_status, to_status, item_id, at_ms FROM ledger_status_changes
+                WHERE environment = ?1 AND test_signed = ?2 AND (?3 IS NULL OR original_transaction_id = ?3) ORDER BY id
                 """)
-            defer { changes.reset() }
-            changes.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
-            var changeList: [JSONValue] = []
-            while try changes.step() {
-                changeList.append(.object([
-                    ("originalTransactionId", .string(changes.text(0) ?? "")),
-                    ("subscriptionGroupIdentifier", changes.text(1).map { .string($0) } ?? .null),
-                    ("from", changes.isNull(2) ? .null : .number(changes.int64(2))),
-                    ("to", .number(changes.int64(3))),
-                    ("item", .number(changes.int64(4))),
-                    ("at", .number(changes.int64(5))),
-                ]))
+            for original in originals.map({ $0.map(Optional.some) }) ?? [nil] {
+                changes.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+                while try changes.step() {
+                    changeRows.append((changes.int64(0), .object([
+                        ("originalTransactionId", .string(changes.text(1) ?? "")),
+                        ("subscriptionGroupIdentifier", changes.text(2).map { .string($0) } ?? .null),
+                        ("from", changes.isNull(3) ? .null : .number(changes.int64(3))),
+                        ("to", .number(changes.int64(4))),
+                        ("item", .number(changes.int64(5))),
+                        ("at", .number(changes.int64(6))),
+                    ])))
+                }
+                changes.reset()
             }
             return JSONWriter.serialize(.object([
                 ("version", .number(JSONDocument.version)),
                 ("environment", .string(scope.environment)),
                 ("testSigned", .bool(scope.testSigned)),
                 ("items", .array(itemList)),
-                ("statusChanges", .array(changeList)),
+                ("statusChanges", .array(changeRows.sorted { $0.0 < $1.0 }.map(\.1))),
             ]))
         }
+    }
+
+    /// One row of ledger_items (see the columns above) as its history entry.
+    private func item(_ db: SQLiteConnection, _ items: SQLiteStatement) throws(GateKitError) -> JSONValue {
+        let id = items.int64(0)
+        var members: [(String, JSONValue)] = [("id", .number(id))]
+        members.append(("kind", .string(IngestReport.Kind(rawValue: items.int64(1))?.name ?? "unknown")))
+        members.append(("identity", .string(items.text(2) ?? "")))
+        if let uuid = items.text(3) { members.append(("notificationUUID", .string(uuid))) }
+        if let type = items.text(4) { members.append(("notificationType", .string(type))) }
+        if let subtype = items.text(5) { members.append(("subtype", .string(subtype))) }
+        members.append(("signedDate", .number(items.int64(6))))
+        members.append(("ingestedAt", .number(items.int64(7))))
+        members.append(("outcome", .string(IngestReport.Outcome(rawValue: Int32(truncatingIfNeeded: items.int64(8)))?.name ?? "unknown")))
+        members.append(("originalTransactionIds", .array(try subjects(db, item: id).map { .string($0) })))
+        members.append(("payload", try payload(items.text(10) ?? "", isJWS: items.int64(9) != 0, item: id)))
+        return .object(members)
     }
 
     private func subjects(_ db: SQLiteConnection, item: Int64) throws(GateKitError) -> [String] {

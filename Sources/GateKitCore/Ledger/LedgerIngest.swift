@@ -17,13 +17,60 @@ extension Ledger {
         /// with no header.
         let header: String?
         let body: String
-
-        var signed: LedgerRows.SignedText? { header.map { LedgerRows.SignedText(header: $0, body: body) } }
         var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = []
-        var renewals: [(RenewalVersion, LedgerRows.SignedText)] = []
+        /// Each version with its own signed text; nil when that is the item's own.
+        var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = []
     }
 
     public func ingestNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        try commit(try pendingNotification(text, options: options))
+    }
+
+    public func ingestTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        try commit(try pendingTransaction(text, options: options))
+    }
+
+    public func ingestRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        try commit(try pendingRenewalInfo(text, options: options))
+    }
+
+    /// An AppTransaction is recorded (history) and changes no entitlement.
+    public func ingestAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+        try commit(try pendingAppTransaction(text, options: options))
+    }
+
+    /// Several signed items of one kind, each verified as the single-item functions do, then
+    /// recorded together in one durable transaction (one fsync for all: what a backlog or a page
+    /// of the App Store Server API's transaction history wants). An item that fails
+    /// verification is reported in its place and skipped; a store failure records none.
+    public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
+        var pending: [Result<PendingItem, GateKitError>] = []
+        pending.reserveCapacity(texts.count)
+        for text in texts {
+            pending.append(Result { () throws(GateKitError) -> PendingItem in
+                switch kind {
+                case .notification: try pendingNotification(text, options: options)
+                case .transaction: try pendingTransaction(text, options: options)
+                case .renewalInfo: try pendingRenewalInfo(text, options: options)
+                case .appTransaction: try pendingAppTransaction(text, options: options)
+                }
+            })
+        }
+        return try store.write { (db) throws(GateKitError) -> [Result<IngestReport, GateKitError>] in
+            forgetRecords()
+            var out: [Result<IngestReport, GateKitError>] = []
+            out.reserveCapacity(pending.count)
+            for item in pending {
+                switch item {
+                case let .success(item): out.append(.success(try record(item, db)))
+                case let .failure(error): out.append(.failure(error))
+                }
+            }
+            return out
+        }
+    }
+
+    func pendingNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let verified = try JWSVerifier.verifyNotification(text, options: options)
         let n = verified.notification
         var item = try pending(.notification, text, testSigned: n.provenance?.isTestSigned, options: options,
@@ -37,33 +84,31 @@ extension Ledger {
         if let r = verified.renewalInfo, let signed = n.data?.signedRenewalInfo {
             item.renewals.append((try version(r), try split(signed, "data.signedRenewalInfo")))
         }
-        return try commit(item)
+        return item
     }
 
-    public func ingestTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+    func pendingTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let t = try JWSVerifier.verifyTransaction(text, options: options)
         let identity = try identity(t.provenance)
         var item = try pending(.transaction, text, testSigned: t.provenance?.isTestSigned, options: options, identity: identity, signedMs: t.signedDate)
-        item.transactions.append((try version(t), item.signed))
-        return try commit(item)
+        item.transactions.append((try version(t), nil))  // its signed text is the item's
+        return item
     }
 
-    public func ingestRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+    func pendingRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let r = try JWSVerifier.verifyRenewalInfo(text, options: options)
         let identity = try identity(r.provenance)
         var item = try pending(.renewalInfo, text, testSigned: r.provenance?.isTestSigned, options: options, identity: identity, signedMs: r.signedDate)
-        guard let signed = item.signed else { throw .internalError("renewal info without its signed text") }
-        item.renewals.append((try version(r), signed))
-        return try commit(item)
+        item.renewals.append((try version(r), nil))  // its signed text is the item's
+        return item
     }
 
-    /// An AppTransaction is recorded (history) and changes no entitlement.
-    public func ingestAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
+    func pendingAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let a = try JWSVerifier.verifyAppTransaction(text, options: options)
         let identity = try identity(a.provenance)
         let signedMs = a.json["signedDate"]?.int64Value ?? a.receiptCreationDate
-        return try commit(try pending(.appTransaction, text, testSigned: a.provenance?.isTestSigned, options: options,
-                                      identity: identity, signedMs: signedMs))
+        return try pending(.appTransaction, text, testSigned: a.provenance?.isTestSigned, options: options,
+                           identity: identity, signedMs: signedMs)
     }
 
     /// A validated app receipt: each purchase becomes a transaction version signed when the
@@ -134,6 +179,14 @@ extension Ledger {
 
     /// Records the item and its versions in one write transaction.
     private func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
+        try store.write { (db) throws(GateKitError) -> IngestReport in
+            forgetRecords()
+            return try record(item, db)
+        }
+    }
+
+    /// Records one item inside the caller's write transaction.
+    private func record(_ item: PendingItem, _ db: SQLiteConnection) throws(GateKitError) -> IngestReport {
         let originals = Array(Set(item.transactions.map(\.0.originalTransactionID) + item.renewals.map(\.0.originalTransactionID))).sorted()
         let token = item.transactions.lazy.compactMap(\.0.appAccountToken).first
         let scope = item.scope
@@ -142,43 +195,46 @@ extension Ledger {
                          subtype: item.subtype, notificationUUID: item.notificationUUID, originalTransactionIDs: originals,
                          appAccountToken: token, statusChanges: changes)
         }
-        return try store.write { (db) throws(GateKitError) -> IngestReport in
-            forgetRecords()
-            if try isRecorded(db, item) { return report(.duplicate, []) }
-            let now = Clock.nowMilliseconds()
-            let before = try statuses(db, originals, scope: scope, at: now)
-            var changesState = item.transactions.isEmpty && item.renewals.isEmpty
-            for (v, _) in item.transactions where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
-            for (v, _) in item.renewals where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
-            let outcome: IngestReport.Outcome = changesState ? .new : .superseded
+        if try isRecorded(db, item) { return report(.duplicate, []) }
+        let now = Clock.nowMilliseconds()
+        // Each subscription's versions before the item, and after it (the same plus the item's
+        // own versions: no second query), for the status-change history.
+        var records: [String: CustomerRecord] = [:]
+        for original in originals { records[original] = try LedgerRows.record(db, customer: original, scope: scope) }
+        let before = statuses(records, at: now)
+        var changesState = item.transactions.isEmpty && item.renewals.isEmpty
+        for (v, _) in item.transactions where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
+        for (v, _) in item.renewals where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
+        let outcome: IngestReport.Outcome = changesState ? .new : .superseded
 
-            let header = try item.header.map { (h) throws(GateKitError) in try LedgerRows.headerID(db, h) }
-            let insert = try db.statement("""
-                INSERT INTO ledger_items(environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
-                    signed_ms, ingested_ms, outcome, header_id, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-                """)
-            try insert.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: item.identity).bind(4, item.kind.rawValue)
-                .bind(5, text: item.notificationUUID).bind(6, text: item.notificationType).bind(7, text: item.subtype)
-                .bind(8, item.signedMs).bind(9, now).bind(10, Int64(outcome.rawValue)).bind(11, header).bind(12, text: item.body).run()
-            let itemID = db.lastInsertRowID
-            for (v, signed) in item.transactions { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
-            for (v, signed) in item.renewals { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
-            for original in originals { try LedgerRows.insertSubject(db, item: itemID, originalTransactionID: original) }
+        let header = try item.header.map { (h) throws(GateKitError) in try LedgerRows.headerID(db, h) }
+        let insert = try db.statement("""
+            INSERT INTO ledger_items(environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
+                signed_ms, ingested_ms, outcome, header_id, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            """)
+        try insert.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: item.identity).bind(4, item.kind.rawValue)
+            .bind(5, text: item.notificationUUID).bind(6, text: item.notificationType).bind(7, text: item.subtype)
+            .bind(8, item.signedMs).bind(9, now).bind(10, Int64(outcome.rawValue)).bind(11, header).bind(12, text: item.body).run()
+        let itemID = db.lastInsertRowID
+        for (v, signed) in item.transactions { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
+        for (v, signed) in item.renewals { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
+        for original in originals { try LedgerRows.insertSubject(db, item: itemID, originalTransactionID: original) }
 
-            var changes: [IngestReport.StatusChange] = []
-            let after = try statuses(db, originals, scope: scope, at: now)
-            for original in originals {
-                guard let to = after[original], before[original]?.status != to.status else { continue }
-                let change = IngestReport.StatusChange(originalTransactionID: original, groupID: to.group, from: before[original]?.status, to: to.status)
-                try db.statement("""
-                    INSERT INTO ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                    """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original).bind(4, text: to.group)
-                    .bind(5, change.from?.rawValue).bind(6, to.status.rawValue).bind(7, itemID).bind(8, now).run()
-                changes.append(change)
-            }
-            return report(outcome, changes)
+        var changes: [IngestReport.StatusChange] = []
+        for (v, _) in item.transactions { records[v.originalTransactionID]?.transactions.append(v) }
+        for (v, _) in item.renewals { records[v.originalTransactionID]?.renewals.append(v) }
+        let after = statuses(records, at: now)
+        for original in originals {
+            guard let to = after[original], before[original]?.status != to.status else { continue }
+            let change = IngestReport.StatusChange(originalTransactionID: original, groupID: to.group, from: before[original]?.status, to: to.status)
+            try db.statement("""
+                INSERT INTO ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original).bind(4, text: to.group)
+                .bind(5, change.from?.rawValue).bind(6, to.status.rawValue).bind(7, itemID).bind(8, now).run()
+            changes.append(change)
         }
+        return report(outcome, changes)
     }
 
     private func isRecorded(_ db: SQLiteConnection, _ item: PendingItem) throws(GateKitError) -> Bool {
@@ -191,12 +247,11 @@ extension Ledger {
         return try s.step()
     }
 
-    /// Each subscription's status now, for the status-change history.
-    private func statuses(_ db: SQLiteConnection, _ originals: [String], scope: LedgerScope, at: Int64) throws(GateKitError) -> [String: (group: String?, status: SubscriptionStatus)] {
+    /// Each subscription's status at `at` from its versions.
+    private func statuses(_ records: [String: CustomerRecord], at: Int64) -> [String: (group: String?, status: SubscriptionStatus)] {
         var out: [String: (group: String?, status: SubscriptionStatus)] = [:]
-        for original in originals {
-            let view = try LedgerRows.record(db, customer: original, scope: scope).view(at: at, knownBy: nil)
-            if let s = view.subscriptions.first(where: { $0.originalTransactionID == original }) {
+        for (original, record) in records {
+            if let s = record.view(at: at, knownBy: nil).subscriptions.first(where: { $0.originalTransactionID == original }) {
                 out[original] = (s.groupID, s.status)
             }
         }

@@ -9,32 +9,51 @@ enum LedgerRows {
         original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
         grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity
         """
-    /// The customer's original transaction ids: the id itself, and every one whose
-    /// transactions carry the customer as app account token.
-    static let customerOriginals = """
-        SELECT original_transaction_id FROM ledger_transactions
-            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
-        UNION SELECT original_transaction_id FROM ledger_transactions
-            WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3
-        """
+    /// The customer's original transaction ids: the id itself (when the ledger holds it), and
+    /// every one whose transactions carry the customer as app account token. Plain indexed
+    /// lookups: an IN/UNION subquery would make SQLite build (and free) a temporary b-tree on
+    /// every call.
+    static func originals(_ db: SQLiteConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
+        var out: [String] = []
+        let own = try db.statement("SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 LIMIT 1")
+        own.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        if try own.step() { out.append(customer) }
+        own.reset()
+        // "IS NOT NULL" spelled out: it is what lets SQLite use the partial token index.
+        let tokened = try db.statement("""
+            SELECT original_transaction_id FROM ledger_transactions INDEXED BY ledger_transactions_by_token
+            WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3 AND app_account_token IS NOT NULL
+            """)
+        defer { tokened.reset() }
+        tokened.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        while try tokened.step() {
+            if let original = tokened.text(0), original != customer, !out.contains(original) { out.append(original) }
+        }
+        return out
+    }
+
+    static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
+    static let renewalsByOriginal = "SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
 
     static func record(_ db: SQLiteConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
         var record = CustomerRecord()
-        let t = try db.statement("SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (\(customerOriginals))")
-        defer { t.reset() }
-        t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
         var groupless = Set<String>()
         var grouped = Set<String>()
-        while try t.step() {
-            let v = transaction(t)
-            if v.groupID == nil { groupless.insert(v.productID) } else { grouped.insert(v.productID) }
-            record.transactions.append(v)
+        let originals = try originals(db, customer: customer, scope: scope)
+        for original in originals {
+            let t = try db.statement(transactionsByOriginal)
+            t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+            while try t.step() {
+                let v = transaction(t)
+                if v.groupID == nil { groupless.insert(v.productID) } else { grouped.insert(v.productID) }
+                record.transactions.append(v)
+            }
+            t.reset()
+            let r = try db.statement(renewalsByOriginal)
+            r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+            while try r.step() { record.renewals.append(renewal(r)) }
+            r.reset()
         }
-        guard !record.transactions.isEmpty else { return record }
-        let r = try db.statement("SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (\(customerOriginals))")
-        defer { r.reset() }
-        r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
-        while try r.step() { record.renewals.append(renewal(r)) }
         // Receipt purchases say no group: the group any signed transaction gave the product.
         for product in groupless.subtracting(grouped) {
             let g = try db.statement("SELECT group_id FROM ledger_products WHERE environment = ?1 AND test_signed = ?2 AND product_id = ?3")
@@ -96,7 +115,8 @@ enum LedgerRows {
 
     static func signedTransaction(_ db: SQLiteConnection, scope: LedgerScope, transactionID: String, identity: String) throws(GateKitError) -> String? {
         let s = try db.statement("""
-            SELECT h.header, t.body FROM ledger_transactions t JOIN ledger_jws_headers h ON h.id = t.header_id
+            SELECT h.header, coalesce(t.body, i.body) FROM ledger_transactions t JOIN ledger_items i ON i.id = t.item_id
+            JOIN ledger_jws_headers h ON h.id = coalesce(t.header_id, i.header_id)
             WHERE t.environment = ?1 AND t.test_signed = ?2 AND t.transaction_id = ?3 AND t.identity = ?4
             """)
         defer { s.reset() }
@@ -107,7 +127,8 @@ enum LedgerRows {
 
     static func signedRenewal(_ db: SQLiteConnection, scope: LedgerScope, originalTransactionID: String, identity: String) throws(GateKitError) -> String? {
         let s = try db.statement("""
-            SELECT h.header, r.body FROM ledger_renewals r JOIN ledger_jws_headers h ON h.id = r.header_id
+            SELECT h.header, coalesce(r.body, i.body) FROM ledger_renewals r JOIN ledger_items i ON i.id = r.item_id
+            JOIN ledger_jws_headers h ON h.id = coalesce(r.header_id, i.header_id)
             WHERE r.environment = ?1 AND r.test_signed = ?2 AND r.original_transaction_id = ?3 AND r.identity = ?4
             """)
         defer { s.reset() }
@@ -139,6 +160,7 @@ enum LedgerRows {
         return try s.step()
     }
 
+    /// `signed` nil: the version's signed text is its item's own (or, for a receipt purchase, none).
     static func insert(_ db: SQLiteConnection, _ v: TransactionVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
         let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
         let s = try db.statement("""
@@ -157,8 +179,9 @@ enum LedgerRows {
         }
     }
 
-    static func insert(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope, item: Int64, signed: SignedText) throws(GateKitError) {
-        let header = try headerID(db, signed.header)
+    /// `signed` nil: the version's signed text is its item's own.
+    static func insert(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
+        let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
         let s = try db.statement("""
             INSERT OR IGNORE INTO ledger_renewals(environment, test_signed, \(renewalColumns), item_id, header_id, body)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
@@ -166,7 +189,7 @@ enum LedgerRows {
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.originalTransactionID).bind(4, text: v.productID)
             .bind(5, text: v.autoRenewProductID).bind(6, v.autoRenewStatus).bind(7, v.isInBillingRetryPeriod ? 1 : 0)
             .bind(8, v.gracePeriodExpiresMs).bind(9, v.expirationIntent).bind(10, v.renewalMs).bind(11, v.signedMs)
-            .bind(12, text: v.identity).bind(13, item).bind(14, header).bind(15, text: signed.body)
+            .bind(12, text: v.identity).bind(13, item).bind(14, header).bind(15, text: signed?.body)
         try s.run()
     }
 

@@ -65,15 +65,18 @@ enum Schema {
         CREATE TRIGGER perm_history_no_delete BEFORE DELETE ON perm_history
             BEGIN SELECT RAISE(ABORT, 'perm_history is append-only'); END;
         """,
-        // 3: the entitlement ledger (docs/ledger.md). Items, versions, subjects and status
-        // changes are append-only; the products table only ever gains rows.
+        // 3: the entitlement ledger (docs/ledger.md). A version's header_id and body are NULL
+        // when its signed text is its item's own (a transaction or renewal info ingested alone)
+        // or when it has none (a receipt purchase). Items, versions, subjects and status
+        // changes are append-only; the products table only ever gains rows. No AUTOINCREMENT:
+        // rows are never deleted, so ids only grow, without a sqlite_sequence write per insert.
         """
         CREATE TABLE ledger_jws_headers(
             id INTEGER PRIMARY KEY,
             header TEXT NOT NULL UNIQUE
         );
         CREATE TABLE ledger_items(
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            id INTEGER PRIMARY KEY,
             environment TEXT NOT NULL,
             test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
             identity TEXT NOT NULL CHECK (length(identity) = 64),
@@ -134,7 +137,7 @@ enum Schema {
             identity TEXT NOT NULL CHECK (length(identity) = 64),
             item_id INTEGER NOT NULL REFERENCES ledger_items(id),
             header_id INTEGER REFERENCES ledger_jws_headers(id),
-            body TEXT NOT NULL,
+            body TEXT,
             UNIQUE (environment, test_signed, original_transaction_id, identity)
         );
         CREATE TABLE ledger_item_subjects(
@@ -151,7 +154,7 @@ enum Schema {
             PRIMARY KEY (environment, test_signed, product_id)
         ) WITHOUT ROWID;
         CREATE TABLE ledger_status_changes(
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            id INTEGER PRIMARY KEY,
             environment TEXT NOT NULL,
             test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
             original_transaction_id TEXT NOT NULL,
