@@ -73,7 +73,7 @@ static void setup_pki(void) {
     size_t o = (size_t)snprintf(header, sizeof header, "{\"alg\":\"ES256\",\"x5c\":[");
     const char *names[3] = {"leaf", "int", "root"};
     for (int i = 0; i < 3; i++) {
-        size_t len;
+        size_t len = 0;
         snprintf(path, sizeof path, "%s/%s.der", folder, names[i]);
         unsigned char *der = read_file(path, &len);
         char *b = std_b64(der, len);

@@ -50,7 +50,9 @@ public enum JWSVerifier {
         return a
     }
 
-    public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
+    /// `withJSON` false: `json` is the payload as signed, without the decoded nested data and
+    /// the marking (the ledger reads the typed values only, and skips building that tree).
+    public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions, withJSON: Bool = true) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .notification, options: options)
         var n = try JWSNotification(json: payload)
         n.provenance = provenance
@@ -70,28 +72,30 @@ public enum JWSVerifier {
                     try verifyTransaction(signed.utf8, options: options)
                 }
                 transaction = t
-                dataJSON = inserting("transactionInfo", try marked(t.json, t.provenance), after: "signedTransactionInfo", in: dataJSON)
+                if withJSON { dataJSON = inserting("transactionInfo", try marked(t.json, t.provenance), after: "signedTransactionInfo", in: dataJSON) }
             }
             if let signed = data.signedRenewalInfo {
                 let r = try nested("data.signedRenewalInfo") { () throws(GateKitError) in
                     try verifyRenewalInfo(signed.utf8, options: options)
                 }
                 renewal = r
-                dataJSON = inserting("renewalInfo", try marked(r.json, r.provenance), after: "signedRenewalInfo", in: dataJSON)
+                if withJSON { dataJSON = inserting("renewalInfo", try marked(r.json, r.provenance), after: "signedRenewalInfo", in: dataJSON) }
             }
-            json = replacing("data", with: dataJSON, in: json)
+            if withJSON { json = replacing("data", with: dataJSON, in: json) }
         }
         if let appData = n.appData, let signed = appData.signedAppTransactionInfo {
             let a = try nested("appData.signedAppTransactionInfo") { () throws(GateKitError) in
                 try verifyAppTransaction(signed.utf8, options: options)
             }
             appTransaction = a
-            let appJSON = inserting("appTransactionInfo", try marked(a.json, a.provenance), after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
-            json = replacing("appData", with: appJSON, in: json)
+            if withJSON {
+                let appJSON = inserting("appTransactionInfo", try marked(a.json, a.provenance), after: "signedAppTransactionInfo", in: payload["appData"] ?? .null)
+                json = replacing("appData", with: appJSON, in: json)
+            }
         }
         let identity = try provenance.identity()
         return VerifiedNotification(notification: n, transaction: transaction, renewalInfo: renewal, appTransaction: appTransaction,
-                                    json: provenance.marking(json, identity: identity), identity: identity)
+                                    json: withJSON ? provenance.marking(json, identity: identity) : json, identity: identity)
     }
 
     /// Any of the four kinds, verified: its JSON output (the payload plus GateKit's marking)

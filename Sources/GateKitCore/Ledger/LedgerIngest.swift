@@ -71,7 +71,7 @@ extension Ledger {
     }
 
     func pendingNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
-        let verified = try JWSVerifier.verifyNotification(text, options: options)
+        let verified = try JWSVerifier.verifyNotification(text, options: options, withJSON: false)
         let n = verified.notification
         var item = try pending(.notification, text, testSigned: n.provenance?.isTestSigned, options: options,
                                identity: verified.identity, signedMs: n.signedDate)

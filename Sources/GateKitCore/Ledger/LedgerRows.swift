@@ -10,24 +10,28 @@ enum LedgerRows {
         grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity
         """
     /// The customer's original transaction ids: the id itself (when the ledger holds it), and
-    /// every one whose transactions carry the customer as app account token. Plain indexed
-    /// lookups: an IN/UNION subquery would make SQLite build (and free) a temporary b-tree on
-    /// every call.
+    /// every one whose transactions carry the customer as app account token.
     static func originals(_ db: SQLiteConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
-        var out: [String] = []
         let own = try db.statement("SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 LIMIT 1")
         own.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
-        if try own.step() { out.append(customer) }
+        let held = try own.step()
         own.reset()
-        // "IS NOT NULL" spelled out: it is what lets SQLite use the partial token index.
+        return (held ? [customer] : []) + (try tokenOriginals(db, token: customer, scope: scope)).filter { $0 != customer }
+    }
+
+    /// The original transaction ids whose transactions carry `token`. A plain indexed lookup
+    /// ("IS NOT NULL" spelled out lets SQLite use the partial index; an IN/UNION subquery would
+    /// make it build and free a temporary b-tree on every call).
+    static func tokenOriginals(_ db: SQLiteConnection, token: String, scope: LedgerScope) throws(GateKitError) -> [String] {
         let tokened = try db.statement("""
             SELECT original_transaction_id FROM ledger_transactions INDEXED BY ledger_transactions_by_token
             WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3 AND app_account_token IS NOT NULL
             """)
         defer { tokened.reset() }
-        tokened.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        tokened.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: token)
+        var out: [String] = []
         while try tokened.step() {
-            if let original = tokened.text(0), original != customer, !out.contains(original) { out.append(original) }
+            if let original = tokened.text(0), !out.contains(original) { out.append(original) }
         }
         return out
     }
@@ -39,8 +43,7 @@ enum LedgerRows {
         var record = CustomerRecord()
         var groupless = Set<String>()
         var grouped = Set<String>()
-        let originals = try originals(db, customer: customer, scope: scope)
-        for original in originals {
+        func load(_ original: String) throws(GateKitError) {
             let t = try db.statement(transactionsByOriginal)
             t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
             while try t.step() {
@@ -54,6 +57,9 @@ enum LedgerRows {
             while try r.step() { record.renewals.append(renewal(r)) }
             r.reset()
         }
+        // The customer as an original transaction id (its rows, if any), then as a token.
+        try load(customer)
+        for original in try tokenOriginals(db, token: customer, scope: scope) where original != customer { try load(original) }
         // Receipt purchases say no group: the group any signed transaction gave the product.
         for product in groupless.subtracting(grouped) {
             let g = try db.statement("SELECT group_id FROM ledger_products WHERE environment = ?1 AND test_signed = ?2 AND product_id = ?3")
