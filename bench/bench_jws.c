@@ -13,6 +13,7 @@
  * of Apple's production chain G3 -> WWDR G6 -> signer; Apple's real key cannot sign here) —
  * plus Apple's own mock transactionInfo with its test root (when the fixtures are present). */
 #include "bench.h"
+#include "bench_jws_signing.h"
 
 #include <gatekit.h>
 #include <openssl/bn.h>
@@ -31,21 +32,6 @@
 #define SIGNERS 80   /* > the library's chain cache (64): a round-robin always misses */
 
 /* ---- base64 ------------------------------------------------------------------------------- */
-
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static char *b64url(const unsigned char *in, size_t len) {
-    char *out = malloc(len / 3 * 4 + 5), *o = out;
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < len ? in[i + 2] : 0);
-        *o++ = b64chars[v >> 18 & 63];
-        *o++ = b64chars[v >> 12 & 63];
-        if (i + 1 < len) *o++ = b64chars[v >> 6 & 63];
-        if (i + 2 < len) *o++ = b64chars[v & 63];
-    }
-    *o = 0;
-    return out;
-}
 
 static signed char b64table[256];
 
@@ -175,20 +161,6 @@ static int ref_verify(reference *r, const char *jws, int use_cache) {
 
 /* ---- data ---------------------------------------------------------------------------------- */
 
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); fclose(f); return NULL; }
-    fclose(f);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
 static char folder[] = "/tmp/gatekit-bench-jws-XXXXXX";
 
 static unsigned char *pki_der(const char *name, size_t *len) {
@@ -205,18 +177,11 @@ static char *make_jws(const char *signer, const char *intermediate, const char *
     char header[8192];
     size_t o = (size_t)snprintf(header, sizeof header, "{\"alg\":\"ES256\",\"x5c\":[");
     for (int i = 0; i < 3; i++) {
-        size_t len;
+        size_t len = 0;
         unsigned char *der = pki_der(names[i], &len);
-        static const char std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        o += (size_t)snprintf(header + o, sizeof header - o, "%s\"", i ? "," : "");
-        for (size_t k = 0; k < len; k += 3) {
-            uint32_t v = (uint32_t)der[k] << 16 | (k + 1 < len ? (uint32_t)der[k + 1] << 8 : 0) | (k + 2 < len ? der[k + 2] : 0);
-            header[o++] = std[v >> 18 & 63];
-            header[o++] = std[v >> 12 & 63];
-            header[o++] = k + 1 < len ? std[v >> 6 & 63] : '=';
-            header[o++] = k + 2 < len ? std[v & 63] : '=';
-        }
-        header[o++] = '"';
+        char *b = std_b64(der, len);
+        o += (size_t)snprintf(header + o, sizeof header - o, "%s\"%s\"", i ? "," : "", b);
+        free(b);
         free(der);
     }
     snprintf(header + o, sizeof header - o, "]}");
@@ -229,36 +194,16 @@ static char *make_jws(const char *signer, const char *intermediate, const char *
              "\"environment\":\"Sandbox\",\"transactionReason\":\"PURCHASE\",\"storefront\":\"USA\",\"storefrontId\":\"143441\","
              "\"price\":9990,\"currency\":\"USD\"}",
              signed_ms - 1000, signed_ms - 1000, signed_ms + 2592000000LL, signed_ms);
-    char *h = b64url((const unsigned char *)header, strlen(header));
-    char *p = b64url((const unsigned char *)payload, strlen(payload));
-    size_t input_len = strlen(h) + strlen(p) + 1;
-    char *input = malloc(input_len + 100);
-    snprintf(input, input_len + 1, "%s.%s", h, p);
-
     char key_path[700];
     snprintf(key_path, sizeof key_path, "%s/%s.key", folder, signer);
     FILE *kf = fopen(key_path, "r");
     EVP_PKEY *key = kf ? PEM_read_PrivateKey(kf, NULL, NULL, NULL) : NULL;
     if (kf) fclose(kf);
     if (!key) { fprintf(stderr, "bench_jws: cannot read %s\n", key_path); exit(1); }
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    unsigned char der[128];
-    size_t der_len = sizeof der;
-    if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
-        EVP_DigestSign(md, der, &der_len, (const unsigned char *)input, input_len) != 1) { fprintf(stderr, "sign failed\n"); exit(1); }
-    EVP_MD_CTX_free(md);
+    char *h = b64url((const unsigned char *)header, strlen(header));
+    char *jws = es256_jws(key, h, payload);
     EVP_PKEY_free(key);
-    const unsigned char *d = der;
-    ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &d, (long)der_len);
-    unsigned char raw[64];
-    BN_bn2binpad(ECDSA_SIG_get0_r(sig), raw, 32);
-    BN_bn2binpad(ECDSA_SIG_get0_s(sig), raw + 32, 32);
-    ECDSA_SIG_free(sig);
-    char *s = b64url(raw, 64);
-    size_t total = input_len + strlen(s) + 2;
-    char *jws = malloc(total);
-    snprintf(jws, total, "%s.%s", input, s);
-    free(h); free(p); free(input); free(s);
+    free(h);
     return jws;
 }
 

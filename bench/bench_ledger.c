@@ -3,11 +3,9 @@
  * ledger_is_entitled warm and cold from 1,000 to 1,000,000 transactions beside a raw indexed
  * SQLite lookup. Signed data is made here with the throw-away PKI (OpenSSL signs in-process). */
 #include "bench.h"
+#include "bench_jws_signing.h"
 
 #include <gatekit.h>
-#include <openssl/bn.h>
-#include <openssl/ecdsa.h>
-#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <sqlite3.h>
 #include <string.h>
@@ -22,48 +20,6 @@ static char *header64;
 static gatekit_jws_options options;
 static unsigned char *anchor;
 static size_t anchor_len;
-
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-static char *b64url(const unsigned char *in, size_t len) {
-    char *out = malloc(len / 3 * 4 + 5), *o = out;
-    for (size_t i = 0; i < len; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) | (i + 2 < len ? in[i + 2] : 0);
-        *o++ = b64chars[v >> 18 & 63];
-        *o++ = b64chars[v >> 12 & 63];
-        if (i + 1 < len) *o++ = b64chars[v >> 6 & 63];
-        if (i + 2 < len) *o++ = b64chars[v & 63];
-    }
-    *o = 0;
-    return out;
-}
-
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
-static char *std_b64(const unsigned char *der, size_t len) {
-    static const char std[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc(len / 3 * 4 + 5), *o = out;
-    for (size_t k = 0; k < len; k += 3) {
-        uint32_t v = (uint32_t)der[k] << 16 | (k + 1 < len ? (uint32_t)der[k + 1] << 8 : 0) | (k + 2 < len ? der[k + 2] : 0);
-        *o++ = std[v >> 18 & 63];
-        *o++ = std[v >> 12 & 63];
-        *o++ = k + 1 < len ? std[v >> 6 & 63] : '=';
-        *o++ = k + 2 < len ? std[v & 63] : '=';
-    }
-    *o = 0;
-    return out;
-}
 
 static void setup_pki(void) {
     char cmd[1024], path[700];
@@ -97,29 +53,7 @@ static void setup_pki(void) {
 }
 
 /* `payload` signed with the leaf key, x5c [leaf, int, root]: a compact JWS, malloc'd. */
-static char *sign_payload(const char *payload) {
-    char *p = b64url((const unsigned char *)payload, strlen(payload));
-    size_t input_len = strlen(header64) + strlen(p) + 1;
-    char *jws = malloc(input_len + 100);
-    snprintf(jws, input_len + 1, "%s.%s", header64, p);
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    unsigned char der[128];
-    size_t der_len = sizeof der;
-    if (EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) != 1 ||
-        EVP_DigestSign(md, der, &der_len, (const unsigned char *)jws, input_len) != 1) { fprintf(stderr, "sign failed\n"); exit(1); }
-    EVP_MD_CTX_free(md);
-    const unsigned char *d = der;
-    ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &d, (long)der_len);
-    unsigned char raw[64];
-    BN_bn2binpad(ECDSA_SIG_get0_r(sig), raw, 32);
-    BN_bn2binpad(ECDSA_SIG_get0_s(sig), raw + 32, 32);
-    ECDSA_SIG_free(sig);
-    char *s = b64url(raw, 64);
-    snprintf(jws + input_len, 100, ".%s", s);
-    free(p);
-    free(s);
-    return jws;
-}
+static char *sign_payload(const char *payload) { return es256_jws(key, header64, payload); }
 
 /* A DID_RENEW notification of customer `n`, renewal `k`: its signed transaction and renewal
  * info nested, as Apple sends them. */

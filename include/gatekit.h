@@ -112,7 +112,8 @@ GATEKIT_API void gatekit_clear_caches(void);
  * Store
  * ====================================================================================== */
 
-/* An open store: an SQLite file in WAL mode holding EULA decisions and permission state.
+/* An open store: an SQLite file in WAL mode holding EULA decisions, permission state and the
+ * entitlement ledger.
  * One handle may be used from many threads at once; many processes may open the same file.
  * Writes are durable when the call returns (synchronous=FULL).
  *
@@ -917,9 +918,10 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_app_transaction(char **out_jso
  * as the single-item function would; one that fails is reported in its place and skipped.
  * Returns how many items were recorded (new or superseded; duplicates are not), or < 0 when
  * nothing was written (GATEKIT_EINVAL: a bad kind, NULL jws with count > 0, a NULL item, more
- * than 10000 items; store errors). out_json (may be NULL): {"version":1,"results":[...]} in
- * input order, each the single-item report or {"error":-307,"message":"..."}. One fsync for the
- * whole batch: ingestion then runs near the verification rate (BENCHMARKS.md). */
+ * than 10000 items; GATEKIT_ETOOLARGE: more than 64 MiB of text in all; store errors).
+ * out_json (may be NULL): {"version":1,"results":[...]} in input order, each the single-item
+ * report or {"error":-307,"message":"..."}. One fsync for the whole batch instead of one per
+ * item (figures in BENCHMARKS.md). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_batch(char **out_json, gatekit_store *store, int kind, const char *const *jws, size_t count, const gatekit_jws_options *options);
 
 /* Ingest an app receipt: validate it exactly as receipt_validate() does, then record each

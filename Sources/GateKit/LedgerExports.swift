@@ -81,8 +81,10 @@ public func ledgerIngestAppTransaction(_ out: UnsafeMutablePointer<UnsafeMutable
     ingest("ledger_ingest_app_transaction", .appTransaction, out, store, jws, options)
 }
 
-/// Most items one ledger_ingest_batch call takes (a bound on the memory one call holds).
+/// Most items, and most bytes of signed text, one ledger_ingest_batch call takes: the bound on
+/// the memory one call holds.
 private let maximumBatch = 10_000
+private let maximumBatchBytes = 64 << 20
 
 @c(ledger_ingest_batch)
 public func ledgerIngestBatch(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ rawKind: Int32,
@@ -96,11 +98,16 @@ public func ledgerIngestBatch(_ out: UnsafeMutablePointer<UnsafeMutablePointer<C
         let options = try jwsOptions(options)
         var texts: [UnsafeRawBufferPointer] = []
         texts.reserveCapacity(count)
+        var total = 0
         for i in 0..<count {
             do throws(GateKitError) {
                 texts.append(try jwsBytes(jws?[i]))
             } catch {
                 throw GateKitError(error.code, "jws[\(i)]: \(error.message)")
+            }
+            total += texts[i].count
+            guard total <= maximumBatchBytes else {
+                throw GateKitError(.tooLarge, "the batch holds more than \(maximumBatchBytes >> 20) MiB of signed text by jws[\(i)]; split it")
             }
         }
         let results = try ledger.ingestBatch(texts, kind: kind, options: options)

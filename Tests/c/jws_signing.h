@@ -129,6 +129,16 @@ static inline char *rehead(const char *jws, const char *header_json) {
 /* The folder Tests/scripts/jws-test-pki.sh made (set by the test before signing). */
 static char signing_folder[512];
 
+/* Makes the PKI in folder/pki (Tests/scripts/jws-test-pki.sh, from $GATEKIT_SOURCE_DIR or the
+ * working directory) and signs with it from then on; 0 on success. */
+static inline int signing_make_pki(const char *folder) {
+    const char *source = getenv("GATEKIT_SOURCE_DIR");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/Tests/scripts/jws-test-pki.sh' '%s/pki' >/dev/null 2>&1", source ? source : ".", folder);
+    snprintf(signing_folder, sizeof signing_folder, "%s/pki", folder);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 static inline const char *pki(const char *file) {
     static char buf[8][1024];
     static int next;

@@ -380,14 +380,11 @@ int main(void) {
     fixtures = getenv("GATEKIT_FIXTURES");
     if (!fixtures) fixtures = "../shared/fixtures";
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
-    const char *source = getenv("GATEKIT_SOURCE_DIR");
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s/Tests/scripts/jws-test-pki.sh' '%s/pki' >/dev/null 2>&1", source ? source : ".", folder);
-    if (system(cmd) != 0) {
+    if (signing_make_pki(folder) != 0) {
         printf("test_ledger: the openssl CLI could not make the test PKI\n");
         return 1;
     }
-    snprintf(signing_folder, sizeof signing_folder, "%s/pki", folder);
+    char cmd[1024];
     anchor = pki_der("root", &anchor_len);
     options = opts("com.example", "Sandbox", 0, anchor, anchor_len);
     options.verify_time = now_ms() / 1000;

@@ -119,26 +119,26 @@ enum LedgerRows {
         return db.lastInsertRowID
     }
 
+    /// The compact JWS a transaction version came in (nil for a receipt purchase).
     static func signedTransaction(_ db: SQLiteConnection, scope: LedgerScope, transactionID: String, identity: String) throws(GateKitError) -> String? {
-        let s = try db.statement("""
-            SELECT h.header, coalesce(t.body, i.body) FROM ledger_transactions t JOIN ledger_items i ON i.id = t.item_id
-            JOIN ledger_jws_headers h ON h.id = coalesce(t.header_id, i.header_id)
-            WHERE t.environment = ?1 AND t.test_signed = ?2 AND t.transaction_id = ?3 AND t.identity = ?4
-            """)
-        defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: transactionID).bind(4, text: identity)
-        guard try s.step(), let header = s.text(0), let body = s.text(1) else { return nil }
-        return header + "." + body
+        try signedText(db, table: "ledger_transactions", key: "transaction_id", scope: scope, value: transactionID, identity: identity)
     }
 
+    /// The compact JWS a renewal-info version came in.
     static func signedRenewal(_ db: SQLiteConnection, scope: LedgerScope, originalTransactionID: String, identity: String) throws(GateKitError) -> String? {
+        try signedText(db, table: "ledger_renewals", key: "original_transaction_id", scope: scope, value: originalTransactionID, identity: identity)
+    }
+
+    /// A version's own text, or its item's when it is the item itself (NULL body).
+    private static func signedText(_ db: SQLiteConnection, table: StaticString, key: StaticString, scope: LedgerScope,
+                                   value: String, identity: String) throws(GateKitError) -> String? {
         let s = try db.statement("""
-            SELECT h.header, coalesce(r.body, i.body) FROM ledger_renewals r JOIN ledger_items i ON i.id = r.item_id
-            JOIN ledger_jws_headers h ON h.id = coalesce(r.header_id, i.header_id)
-            WHERE r.environment = ?1 AND r.test_signed = ?2 AND r.original_transaction_id = ?3 AND r.identity = ?4
+            SELECT h.header, coalesce(v.body, i.body) FROM \(table) v JOIN ledger_items i ON i.id = v.item_id
+            JOIN ledger_jws_headers h ON h.id = coalesce(v.header_id, i.header_id)
+            WHERE v.environment = ?1 AND v.test_signed = ?2 AND v.\(key) = ?3 AND v.identity = ?4
             """)
         defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: originalTransactionID).bind(4, text: identity)
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: value).bind(4, text: identity)
         guard try s.step(), let header = s.text(0), let body = s.text(1) else { return nil }
         return header + "." + body
     }
@@ -147,22 +147,24 @@ enum LedgerRows {
 
     /// True when a version of this transaction newer than `v` is already held.
     static func hasNewer(_ db: SQLiteConnection, _ v: TransactionVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
-        let s = try db.statement("""
-            SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND transaction_id = ?3
-            AND (signed_ms > ?4 OR (signed_ms = ?4 AND identity >= ?5)) LIMIT 1
-            """)
-        defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.transactionID).bind(4, v.signedMs).bind(5, text: v.identity)
-        return try s.step()
+        try hasNewer(db, table: "ledger_transactions", key: "transaction_id", value: v.transactionID, signedMs: v.signedMs, identity: v.identity, scope: scope)
     }
 
+    /// True when a version of this renewal info newer than `v` is already held.
     static func hasNewer(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
+        try hasNewer(db, table: "ledger_renewals", key: "original_transaction_id", value: v.originalTransactionID, signedMs: v.signedMs,
+                     identity: v.identity, scope: scope)
+    }
+
+    /// Newer in the versions' total order: a later signedDate, or the same and a larger identity.
+    private static func hasNewer(_ db: SQLiteConnection, table: StaticString, key: StaticString, value: String, signedMs: Int64,
+                                 identity: String, scope: LedgerScope) throws(GateKitError) -> Bool {
         let s = try db.statement("""
-            SELECT 1 FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
+            SELECT 1 FROM \(table) WHERE environment = ?1 AND test_signed = ?2 AND \(key) = ?3
             AND (signed_ms > ?4 OR (signed_ms = ?4 AND identity >= ?5)) LIMIT 1
             """)
         defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.originalTransactionID).bind(4, v.signedMs).bind(5, text: v.identity)
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: value).bind(4, signedMs).bind(5, text: identity)
         return try s.step()
     }
 
