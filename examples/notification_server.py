@@ -38,7 +38,9 @@ def ingest(store: gatekit.Store, verifier: SignedDataVerifier, body: bytes,
     except SignedDataError as error:
         return 400, {"error": str(error)}
     except gatekit.StoreError as error:
-        return 503, {"error": str(error)}
+        return 503, {"error": str(error)}      # busy, disk full, ...: Apple retries later
+    except gatekit.GateKitError as error:
+        return 400, {"error": str(error)}      # too large, not UTF-8, ...: a retry would not help
     return 200, {"outcome": result.outcome.name.lower(), "customer": result.customer,
                  "notificationType": result.notification_type}
 

@@ -8,6 +8,13 @@ import CGateKitHeader
 
 /// Never called: it only has to compile.
 func headerConformance() {
+    exactly(appstoreAdvancedCommerceSignature, as: type(of: appstore_advanced_commerce_signature))
+    exactly(appstoreAPIToken, as: type(of: appstore_api_token))
+    exactly(appstoreIntroEligibilitySignature, as: type(of: appstore_intro_eligibility_signature))
+    exactly(appstoreKeyFree, as: type(of: appstore_key_free))
+    exactly(appstoreKeyLoad, as: type(of: appstore_key_load))
+    exactly(appstorePromotionalOfferSignature, as: type(of: appstore_promotional_offer_signature))
+    exactly(appstorePromotionalOfferV2Signature, as: type(of: appstore_promotional_offer_v2_signature))
     exactly(eulaAccept, as: type(of: eula_accept))
     exactly(eulaDecline, as: type(of: eula_decline))
     exactly(eulaHashBytes, as: type(of: eula_hash_bytes))
@@ -39,6 +46,7 @@ func headerConformance() {
     exactly(jwsVerify, as: type(of: jws_verify))
     exactly(jwsVerifyAppTransaction, as: type(of: jws_verify_app_transaction))
     exactly(jwsVerifyNotification, as: type(of: jws_verify_notification))
+    exactly(jwsVerifyRealtimeRequest, as: type(of: jws_verify_realtime_request))
     exactly(jwsVerifyRenewalInfo, as: type(of: jws_verify_renewal_info))
     exactly(jwsVerifyTransaction, as: type(of: jws_verify_transaction))
     exactly(ledgerActive, as: type(of: ledger_active))
@@ -84,6 +92,7 @@ func headerConformance() {
     exactly(receiptIntroEligible, as: type(of: receipt_intro_eligible))
     exactly(receiptIsEntitled, as: type(of: receipt_is_entitled))
     exactly(receiptIsTestSigned, as: type(of: receipt_is_test_signed))
+    exactly(receiptLegacyTransactionID, as: type(of: receipt_legacy_transaction_id))
     exactly(receiptOptionsInit, as: type(of: receipt_options_init))
     exactly(receiptPurchase, as: type(of: receipt_purchase))
     exactly(receiptPurchaseCount, as: type(of: receipt_purchase_count))
@@ -92,6 +101,7 @@ func headerConformance() {
     exactly(receiptPurchaseString, as: type(of: receipt_purchase_string))
     exactly(receiptString, as: type(of: receipt_string))
     exactly(receiptToJSON, as: type(of: receipt_to_json))
+    exactly(receiptTransactionID, as: type(of: receipt_transaction_id))
     exactly(receiptValidate, as: type(of: receipt_validate))
     exactly(receiptValidateFile, as: type(of: receipt_validate_file))
 }

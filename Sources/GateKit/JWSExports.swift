@@ -81,6 +81,11 @@ public func jwsVerifyAppTransaction(_ out: UnsafeMutablePointer<UnsafeMutablePoi
     verify("jws_verify_app_transaction", .appTransaction, out, jws, options)
 }
 
+@c(jws_verify_realtime_request)
+public func jwsVerifyRealtimeRequest(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    verify("jws_verify_realtime_request", .realtimeRequest, out, jws, options)
+}
+
 @c(jws_transaction_is_entitled)
 public func jwsTransactionIsEntitled(_ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?, _ productID: UnsafePointer<CChar>?, _ atMilliseconds: Int64) -> Int32 {
     exportBoundary("jws_transaction_is_entitled") { () throws(GateKitError) in
@@ -126,7 +131,8 @@ func jwsKind(_ raw: Int32) throws(GateKitError) -> JWSVerifier.Kind {
     case GATEKIT_JWS_RENEWAL_INFO: .renewalInfo
     case GATEKIT_JWS_NOTIFICATION: .notification
     case GATEKIT_JWS_APP_TRANSACTION: .appTransaction
-    default: throw .invalid("kind \(raw) is not a GATEKIT_JWS_* kind (1 to 4)")
+    case GATEKIT_JWS_REALTIME_REQUEST: .realtimeRequest
+    default: throw .invalid("kind \(raw) is not a GATEKIT_JWS_* kind (1 to 5)")
     }
 }
 

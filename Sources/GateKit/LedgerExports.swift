@@ -32,21 +32,15 @@ private func reported(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     return result.outcome.rawValue
 }
 
-private func ingest(_ function: StaticString, _ kind: JWSVerifier.Kind, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                    _ store: OpaquePointer?, _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+private func ingest(_ function: StaticString, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                    _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?,
+                    _ body: (Ledger, UnsafeRawBufferPointer, JWSOptions) throws(GateKitError) -> IngestReport) -> Int32 {
     exportBoundary(function) { () throws(GateKitError) in
         out?.pointee = nil
         let ledger = try ledger(store)
         let text = try jwsBytes(jws)
         let options = try jwsOptions(options)
-        return try reported(out) { () throws(GateKitError) in
-            switch kind {
-            case .notification: try ledger.ingestNotification(text, options: options)
-            case .transaction: try ledger.ingestTransaction(text, options: options)
-            case .renewalInfo: try ledger.ingestRenewalInfo(text, options: options)
-            case .appTransaction: try ledger.ingestAppTransaction(text, options: options)
-            }
-        }
+        return try reported(out) { () throws(GateKitError) in try body(ledger, text, options) }
     }
 }
 
@@ -60,25 +54,25 @@ public func ledgerQueryInit(_ query: UnsafeMutablePointer<gatekit_ledger_query>?
 @c(ledger_ingest_notification)
 public func ledgerIngestNotification(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                      _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
-    ingest("ledger_ingest_notification", .notification, out, store, jws, options)
+    ingest("ledger_ingest_notification", out, store, jws, options) { (ledger, text, options) throws(GateKitError) in try ledger.ingestNotification(text, options: options) }
 }
 
 @c(ledger_ingest_transaction)
 public func ledgerIngestTransaction(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                     _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
-    ingest("ledger_ingest_transaction", .transaction, out, store, jws, options)
+    ingest("ledger_ingest_transaction", out, store, jws, options) { (ledger, text, options) throws(GateKitError) in try ledger.ingestTransaction(text, options: options) }
 }
 
 @c(ledger_ingest_renewal_info)
 public func ledgerIngestRenewalInfo(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                     _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
-    ingest("ledger_ingest_renewal_info", .renewalInfo, out, store, jws, options)
+    ingest("ledger_ingest_renewal_info", out, store, jws, options) { (ledger, text, options) throws(GateKitError) in try ledger.ingestRenewalInfo(text, options: options) }
 }
 
 @c(ledger_ingest_app_transaction)
 public func ledgerIngestAppTransaction(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                        _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
-    ingest("ledger_ingest_app_transaction", .appTransaction, out, store, jws, options)
+    ingest("ledger_ingest_app_transaction", out, store, jws, options) { (ledger, text, options) throws(GateKitError) in try ledger.ingestAppTransaction(text, options: options) }
 }
 
 /// Most items, and most bytes of signed text, one ledger_ingest_batch call takes: the bound on

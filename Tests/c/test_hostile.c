@@ -84,6 +84,10 @@ typedef enum {
     ID_COUNT,   /* size_t number of product ids */
     JWS_LIST,   /* const char *const *jws: signed items, followed by JWS_COUNT */
     JWS_COUNT,  /* size_t number of signed items */
+    PEM,        /* const void *: a .p8 key's bytes, followed by its LEN */
+    AS_KEY,     /* const gatekit_appstore_key * (required) */
+    NONCE,      /* required UUID text */
+    JSON_OBJ,   /* required JSON object text */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -290,6 +294,33 @@ static int call_ledger_ingest_batch(arg *a) {
     if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
     return rc;
 }
+#define AK(p) ((const gatekit_appstore_key *)(p))
+static int call_appstore_key_load(arg *a) {
+    int rc = appstore_key_load((gatekit_appstore_key **)a[0].p, a[1].p, a[2].n, a[3].s, a[4].s, a[5].s);
+    if (rc == 0 && a[0].p) appstore_key_free(*(gatekit_appstore_key **)a[0].p);
+    return rc;
+}
+static int call_appstore_key_free(arg *a) { appstore_key_free((gatekit_appstore_key *)a[0].p); return 0; }
+static int free_out(int rc, arg *a) {
+    if (rc >= 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_appstore_promotional_offer_signature(arg *a) {
+    return free_out(appstore_promotional_offer_signature((char **)a[0].p, AK(a[1].p), a[2].s, a[3].s, a[4].s, a[5].s, a[6].ll), a);
+}
+static int call_appstore_promotional_offer_v2_signature(arg *a) {
+    return free_out(appstore_promotional_offer_v2_signature((char **)a[0].p, AK(a[1].p), a[2].s, a[3].s, a[4].s), a);
+}
+static int call_appstore_intro_eligibility_signature(arg *a) {
+    return free_out(appstore_intro_eligibility_signature((char **)a[0].p, AK(a[1].p), a[2].s, a[3].i, a[4].s), a);
+}
+static int call_appstore_advanced_commerce_signature(arg *a) {
+    return free_out(appstore_advanced_commerce_signature((char **)a[0].p, AK(a[1].p), a[2].s), a);
+}
+static int call_appstore_api_token(arg *a) { return free_out(appstore_api_token((char **)a[0].p, AK(a[1].p), a[2].i), a); }
+static int call_receipt_transaction_id(arg *a) { return free_out(receipt_transaction_id((char **)a[0].p, a[1].p, a[2].n), a); }
+static int call_receipt_legacy_transaction_id(arg *a) { return free_out(receipt_legacy_transaction_id((char **)a[0].p, a[1].s), a); }
+static int call_jws_verify_realtime_request(arg *a) { return free_out(jws_verify_realtime_request((char **)a[0].p, a[1].s, J(a[2].p)), a); }
 static int call_receipt_intro_eligible(arg *a) { return receipt_intro_eligible(R(a[0].p), (const char *const *)a[1].p, a[2].n); }
 
 /* Returns-pointer / void functions still run every variant: only "no crash" is asserted
@@ -381,6 +412,16 @@ static const api_entry api[] = {
     {"ledger_history", call_ledger_history, {OUT_PTR, STORE, L_QUERY, OPT_STR, END}, 0},
     {"receipt_intro_eligible", call_receipt_intro_eligible, {RECEIPT, IDS, ID_COUNT, END}, 0},
     {"ledger_ingest_batch", call_ledger_ingest_batch, {OPT_OUT, STORE, JWS_KIND, JWS_LIST, JWS_COUNT, J_OPTIONS, END}, 0},
+    {"appstore_key_load", call_appstore_key_load, {OUT_PTR, PEM, LEN, STR, OPT_STR, STR, END}, 0},
+    {"appstore_key_free", call_appstore_key_free, {FREE_PTR, END}, 1},
+    {"appstore_promotional_offer_signature", call_appstore_promotional_offer_signature, {OUT_PTR, AS_KEY, STR, STR, OPT_STR, NONCE, AT_MS, END}, 0},
+    {"appstore_promotional_offer_v2_signature", call_appstore_promotional_offer_v2_signature, {OUT_PTR, AS_KEY, STR, STR, OPT_STR, END}, 0},
+    {"appstore_intro_eligibility_signature", call_appstore_intro_eligibility_signature, {OUT_PTR, AS_KEY, STR, INT, STR, END}, 0},
+    {"appstore_advanced_commerce_signature", call_appstore_advanced_commerce_signature, {OUT_PTR, AS_KEY, JSON_OBJ, END}, 0},
+    {"appstore_api_token", call_appstore_api_token, {OUT_PTR, AS_KEY, INT, END}, 0},
+    {"receipt_transaction_id", call_receipt_transaction_id, {OUT_PTR, R_DATA, LEN, END}, 0},
+    {"receipt_legacy_transaction_id", call_receipt_legacy_transaction_id, {OUT_PTR, STR, END}, 0},
+    {"jws_verify_realtime_request", call_jws_verify_realtime_request, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -423,6 +464,9 @@ static gatekit_entitlement ent_slot, ent_v99;
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
 static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
 static const char *jws_list[2], *jws_list_with_null[2];
+static unsigned char *pem_data;   /* a P-256 key made with the openssl CLI at start */
+static size_t pem_len;
+static gatekit_appstore_key *appstore_key;  /* loaded in the parent: immutable, valid in children */
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -480,9 +524,15 @@ static arg valid_value(const api_entry *e, int k) {
     case ID_COUNT: v.n = 2; break;
     case JWS_LIST: jws_list[0] = jws_list[1] = jws_text; v.p = jws_list; break;
     case JWS_COUNT: v.n = 2; break;
+    case PEM: v.p = pem_data ? (void *)pem_data : (void *)bytes; break;
+    case AS_KEY: v.p = appstore_key; break;
+    case NONCE: v.s = "20fba8a0-2b80-4a7d-a17f-4b7f7d3d1c3e"; break;
+    case JSON_OBJ: v.s = "{\"operation\":\"CREATE\",\"items\":[]}"; break;
     case END: break;
     }
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
+    if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;
+    if (e->args[k] == LEN && k > 0 && e->args[k - 1] == PEM) v.n = pem_data ? pem_len : sizeof bytes - 1;
     if (e->args[k] == CATEGORY && e->call == call_perm_register_category) v.i = GATEKIT_PERM_HOST_FIRST + 7;
     /* The version after an options struct is the header's. */
     if (e->args[k] == INT && e->call == call_receipt_options_init) v.i = GATEKIT_RECEIPT_OPTIONS_VERSION;
@@ -507,7 +557,8 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == RECEIPT || what == R_OPTIONS || what == R_DATA || what == J_OPTIONS || what == JWS ||
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
-                   what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST;
+                   what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
+                   what == NONCE || what == JSON_OBJ;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -515,13 +566,14 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
+    case PEM: case AS_KEY: case NONCE: case JSON_OBJ:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
     }
     switch (what) {
     case STR: case OPT_STR: case OPT_BYTES: case HASH: case PATH: case OPT_PATH: case APP_ID:
-    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE:
+    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE: case NONCE: case JSON_OBJ:
         out[n++] = (variant){"\"\"", {.s = ""}, 0};
         out[n++] = (variant){"non-UTF-8", {.s = non_utf8}, 0};
         out[n++] = (variant){"1 MiB string", {.s = long_string}, 0};
@@ -620,7 +672,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     }
     if (what == JWS_KIND) {
         out[n++] = (variant){"0", {.i = 0}, 1};
-        out[n++] = (variant){"5", {.i = 5}, 1};
+        out[n++] = (variant){"6", {.i = 6}, 1};
         out[n++] = (variant){"INT_MIN", {.i = INT_MIN}, 1};
     }
     if (what == L_QUERY) {
@@ -633,6 +685,11 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     }
     if (what == ENT_OUT) out[n++] = (variant){"version 99", {.p = &ent_v99}, 0};
     if (what == IDS) out[n++] = (variant){"a non-UTF-8 id", {.p = product_ids_bad}, 1};
+    if (what == JSON_OBJ) {
+        out[n++] = (variant){"an array", {.s = "[1,2]"}, 1};
+        out[n++] = (variant){"not JSON", {.s = "{\"a\":"}, 1};
+    }
+    if (what == NONCE) out[n++] = (variant){"not a UUID", {.s = "20fba8a0-2b80-4a7d-a17f-4b7f7d3d1c3"}, 1};
     if (what == JWS_LIST) {
         jws_list_with_null[0] = jws_text;
         jws_list_with_null[1] = NULL;
@@ -797,6 +854,14 @@ static void test_documented_null_answers(void) {
     jws_free(NULL);
 }
 
+static void setup_appstore_key(void) {
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:prime256v1 -out '%s/key.p8' 2>/dev/null", folder);
+    if (system(cmd) == 0) pem_data = check_read_file(check_path_in(folder, "key.p8"), &pem_len);
+    if (!pem_data || appstore_key_load(&appstore_key, pem_data, pem_len, "keyId", "issuerId", "bundleId") != 0)
+        printf("  SKIP deep App Store signing paths: no key (openssl CLI: %s)\n", gatekit_last_error());
+}
+
 static void setup_receipts_and_jws(void) {
     const char *fx = getenv("GATEKIT_FIXTURES") ? getenv("GATEKIT_FIXTURES") : "../shared/fixtures";
     char path[1024];
@@ -873,6 +938,7 @@ int main(int argc, char **argv) {
     memset(long_string, 'a', (1 << 20) - 1);
     long_string[(1 << 20) - 1] = 0;
     setup_receipts_and_jws();
+    setup_appstore_key();
     /* NULL store paths resolve under the temporary folder, never the real home. */
     setenv("XDG_STATE_HOME", folder, 1);
     unsetenv("GATEKIT_STORE");

@@ -16,6 +16,7 @@ from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
 from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 from . import ledger  # noqa: E402,F401  (the entitlement ledger: store.ledger)
+from . import appstore  # noqa: E402,F401  (Apple's signature creators and ReceiptUtility)
 from .ledger import Entitlement, SubscriptionStatus  # noqa: E402
 
 __all__ = [
@@ -23,7 +24,7 @@ __all__ = [
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "clear_caches", "library_path", "receipt", "ledger", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
+    "clear_caches", "library_path", "receipt", "ledger", "appstore", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 
 

@@ -26,7 +26,7 @@ __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE
     "EJWS_SIGNATURE", "EJWS_TEST_SIGNED", "EJWS_UNTRUSTED", "ENVIRONMENTS",
     "ExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
     "NotificationAppData", "NotificationData", "NotificationSummary", "OPTIONS_VERSION",
-    "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier",
+    "RealtimeRequest", "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier",
     "TEST_PRODUCTION"]
 
 # Signed-data error codes (include/gatekit.h, -300 … -399).
@@ -92,6 +92,7 @@ _verify_transaction = _native.declare("jws_verify_transaction", ctypes.c_int, _n
 _verify_renewal = _native.declare("jws_verify_renewal_info", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
 _verify_notification = _native.declare("jws_verify_notification", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
 _verify_app = _native.declare("jws_verify_app_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+_verify_realtime = _native.declare("jws_verify_realtime_request", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
 
 
 class _SignedStruct(ctypes.Structure):
@@ -104,7 +105,7 @@ _signed_json = _native.declare("jws_json", ctypes.c_char_p, _S)
 _signed_identity = _native.declare("jws_identity", ctypes.c_char_p, _S)
 _signed_is_test = _native.declare("jws_is_test_signed", ctypes.c_int, _S)
 _signed_free = _native.declare("jws_free", None, _S)
-_KINDS = {"transaction": 1, "renewal": 2, "notification": 3, "app-transaction": 4}
+_KINDS = {"transaction": 1, "renewal": 2, "notification": 3, "app-transaction": 4, "realtime-request": 5}
 _is_entitled = _native.declare("jws_transaction_is_entitled", ctypes.c_int, ctypes.c_char_p, _OptionsP,
                                ctypes.c_char_p, ctypes.c_longlong)
 
@@ -268,6 +269,20 @@ class AppTransaction(_Payload):
 
 
 @dataclass(frozen=True)
+class RealtimeRequest(_Payload):
+    """DecodedRealtimeRequestBody: a Retention Messaging API request."""
+    originalTransactionId: Optional[str] = None
+    appAppleId: Optional[int] = None
+    productId: Optional[str] = None
+    userLocale: Optional[str] = None
+    requestIdentifier: Optional[str] = None
+    environment: Optional[str] = None
+    signedDate: Optional[int] = None
+
+    _ints = frozenset({"appAppleId", "signedDate"})
+
+
+@dataclass(frozen=True)
 class NotificationData(_Payload):
     environment: Optional[str] = None
     appAppleId: Optional[int] = None
@@ -412,8 +427,28 @@ class SignedDataVerifier:
     def verify_app_transaction(self, signed: Signed, verify_time: Optional[int] = None) -> AppTransaction:
         return AppTransaction.from_json(self._json(_verify_app, signed, verify_time))
 
+    def verify_realtime_request(self, signed: Signed, verify_time: Optional[int] = None) -> RealtimeRequest:
+        """A Retention Messaging realtime request (appAppleId in Production, environment)."""
+        return RealtimeRequest.from_json(self._json(_verify_realtime, signed, verify_time))
+
+    # Apple's method names (appstoreserverlibrary.signed_data_verifier.SignedDataVerifier).
+    def verify_and_decode_signed_transaction(self, signed_transaction: Signed) -> JWSTransaction:
+        return self.verify_transaction(signed_transaction)
+
+    def verify_and_decode_renewal_info(self, signed_renewal_info: Signed) -> JWSRenewalInfo:
+        return self.verify_renewal_info(signed_renewal_info)
+
+    def verify_and_decode_notification(self, signed_payload: Signed) -> ResponseBodyV2:
+        return self.verify_notification(signed_payload)
+
+    def verify_and_decode_app_transaction(self, signed_app_transaction: Signed) -> AppTransaction:
+        return self.verify_app_transaction(signed_app_transaction)
+
+    def verify_and_decode_realtime_request(self, signed_payload: Signed) -> RealtimeRequest:
+        return self.verify_realtime_request(signed_payload)
+
     def verify_json(self, kind: str, signed: Signed, verify_time: Optional[int] = None) -> Dict[str, Any]:
-        """The verified payload as a dict, for kind "transaction", "renewal", "notification",
+        """The verified payload as a dict, for kind "transaction", "renewal", "notification", "realtime-request",
         "app-transaction", with GateKit's "gatekit" member ({"identity", "testSigned"})."""
         handle = self._verify(kind, signed, verify_time)
         try:

@@ -87,11 +87,11 @@ def test_every_code_and_number_the_package_spells_is_the_headers():
     """One definition per number: each E* code, receipt attribute, in-app field and flag the
     Python package names exists in the header under that name with that value, and every
     code in the header is spelled the same way somewhere in the package."""
-    from gatekit import errors, jws, permissions, receipt, store
+    from gatekit import appstore, errors, jws, ledger, permissions, receipt, store
     header = header_defines()
     assert len(header) > 100
     spelled = {}
-    for module in (errors, receipt, jws, permissions):
+    for module in (errors, receipt, jws, permissions, appstore):
         for name, value in vars(module).items():
             if re.fullmatch(r"E[A-Z_0-9]+|RECEIPT_[A-Z_0-9]+|IAP_[A-Z_0-9]+", name) and isinstance(value, int):
                 assert header.get(name) == value, f"{module.__name__}.{name} = {value}; the header says {header.get(name)}"
@@ -104,6 +104,13 @@ def test_every_code_and_number_the_package_spells_is_the_headers():
     assert header["STORE_GROUP_SHARED"] == store.GROUP_SHARED
     assert (header["RECEIPT_REQUIRE_SHA256"], header["RECEIPT_PRODUCTION_ONLY"], header["RECEIPT_SANDBOX_ONLY"]) == \
         (receipt.REQUIRE_SHA256, receipt.PRODUCTION_ONLY, receipt.SANDBOX_ONLY)
+    assert (header["LEDGER_QUERY_VERSION"], header["ENTITLEMENT_VERSION"], header["LEDGER_TEST_SIGNED"]) == \
+        (ledger.QUERY_VERSION, ledger.ENTITLEMENT_VERSION, ledger.TEST_SIGNED)
+    # The ledger's enumerations are the header's numbers, both ways.
+    for prefix, enum in (("LEDGER_REASON_", ledger.Reason), ("SUBSCRIPTION_", ledger.SubscriptionStatus)):
+        named = {n[len(prefix):]: v for n, v in header.items() if n.startswith(prefix)}
+        assert named == {m.name: m.value for m in enum}, prefix
+    assert {n: header["LEDGER_" + n] for n in ("NEW", "DUPLICATE", "SUPERSEDED")} == {m.name: m.value for m in ledger.Outcome}
 
 
 def test_the_version_has_one_source():

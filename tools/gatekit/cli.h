@@ -63,5 +63,6 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv);
 int gk_cmd_jws(gk_cli *cli, int argc, char **argv);
 int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
+int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 
 #endif

@@ -13,6 +13,8 @@ static const char usage_text[] =
     "                                                        permission state\n"
     "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  ledger ingest|entitled|status|active|eligible|history entitlements from verified App Store data\n"
+    "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
+    "                                                        what Apple's App Store Server Library signs\n"
     "  store check|path|info                                 the store file: integrity, location\n"
     "  version                                               library version\n"
     "Run 'gatekit <command>' without arguments for its usage.";
@@ -34,6 +36,7 @@ static const gk_command commands[] = {
     {"perm", gk_cmd_perm},
     {"jws", gk_cmd_jws},
     {"ledger", gk_cmd_ledger},
+    {"appstore", gk_cmd_appstore},
     {"store", gk_cmd_store},
     {"version", cmd_version},
 };

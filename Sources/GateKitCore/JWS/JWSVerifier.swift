@@ -8,7 +8,7 @@
 /// OCSP revocation checking is not done (offline verification, see docs/jws.md).
 public enum JWSVerifier {
     public enum Kind: String, Sendable {
-        case transaction, renewalInfo, notification, appTransaction
+        case transaction, renewalInfo, notification, appTransaction, realtimeRequest
     }
 
     /// A verified notification with its nested signed data, each verified and decoded too.
@@ -52,6 +52,18 @@ public enum JWSVerifier {
 
     /// `withJSON` false: `json` is the payload as signed, without the decoded nested data and
     /// the marking (the ledger reads the typed values only, and skips building that tree).
+    /// A Retention Messaging realtime request: checked as Apple's
+    /// `verify_and_decode_realtime_request` does — the app Apple id in Production, the
+    /// environment (the payload names no bundle id).
+    public static func verifyRealtimeRequest<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> RealtimeRequest where C.Element == UInt8 {
+        let (payload, provenance) = try verifiedPayload(text, kind: .realtimeRequest, options: options)
+        var r = try RealtimeRequest(json: payload)
+        r.provenance = provenance
+        try expect(appAppleID: r.appAppleId, options)
+        try expect(environment: r.environment, options, field: "environment")
+        return r
+    }
+
     public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions, withJSON: Bool = true) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .notification, options: options)
         var n = try JWSNotification(json: payload)
@@ -111,6 +123,7 @@ public enum JWSVerifier {
         case .transaction: return try verified(try verifyTransaction(text, options: options))
         case .renewalInfo: return try verified(try verifyRenewalInfo(text, options: options))
         case .appTransaction: return try verified(try verifyAppTransaction(text, options: options))
+        case .realtimeRequest: return try verified(try verifyRealtimeRequest(text, options: options))
         case .notification:
             let n = try verifyNotification(text, options: options)  // its JSON is marked already
             guard let provenance = n.notification.provenance else { throw .internalError("verified data without provenance") }

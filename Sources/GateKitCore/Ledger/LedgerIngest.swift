@@ -44,6 +44,7 @@ extension Ledger {
     /// of the App Store Server API's transaction history wants). An item that fails
     /// verification is reported in its place and skipped; a store failure records none.
     public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
+        guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
         var pending: [Result<PendingItem, GateKitError>] = []
         pending.reserveCapacity(texts.count)
         for text in texts {
@@ -53,6 +54,7 @@ extension Ledger {
                 case .transaction: try pendingTransaction(text, options: options)
                 case .renewalInfo: try pendingRenewalInfo(text, options: options)
                 case .appTransaction: try pendingAppTransaction(text, options: options)
+                case .realtimeRequest: throw .invalid("realtime requests are not ledger data")
                 }
             })
         }

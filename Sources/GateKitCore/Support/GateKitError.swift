@@ -84,6 +84,10 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case jwsCertificate = -312
         case jwsPayloadField = -313
 
+        // App Store signing and server API (-400 … -499).
+        case appStoreKey = -400
+        case appStoreKeyType = -401
+
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
             switch self {
@@ -155,6 +159,10 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .jwsTestSigned: "signed data is test-signed where genuine App Store data is required"
             case .jwsCertificate: "a certificate in the signed data cannot be parsed"
             case .jwsPayloadField: "a signed data payload field has the wrong type or repeats"
+
+            // App Store signing.
+            case .appStoreKey: "the signing key is not a PKCS#8 PEM private key (an App Store Connect .p8 file)"
+            case .appStoreKeyType: "the signing key is not an EC P-256 key"
             }
         }
     }

@@ -1,0 +1,174 @@
+"""What Apple's App Store Server Library signs, under Apple's class and method names:
+promotional offer signatures (V1 and V2), introductory-offer eligibility and Advanced Commerce
+signed requests, the App Store Server API bearer token, and ReceiptUtility. A migration from
+``appstoreserverlibrary`` is a change of imports (docs/appstore.md maps every class)."""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import enum
+import json
+import uuid
+from typing import Any, Optional, Union
+
+from . import _native
+from ._managed import Managed
+from .errors import GateKitError, check, register
+
+__all__ = ["APIToken", "AdvancedCommerceAPIInAppSignatureCreator", "IntroductoryOfferEligibilitySignatureCreator",
+           "KeyError_", "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator", "ReceiptUtility",
+           "SigningKey"]
+
+EAPPSTORE_KEY = -400
+EAPPSTORE_KEY_TYPE = -401
+
+
+class KeyError_(GateKitError, ValueError):
+    """The signing key is not an unencrypted PKCS#8 PEM EC P-256 private key (a .p8 file)."""
+
+
+register(EAPPSTORE_KEY, KeyError_)
+register(EAPPSTORE_KEY_TYPE, KeyError_)
+
+
+class _KeyStruct(ctypes.Structure):
+    """Opaque gatekit_appstore_key."""
+
+
+_K = ctypes.POINTER(_KeyStruct)
+_out = _native.c_char_p_p
+_load = _native.declare("appstore_key_load", ctypes.c_int, ctypes.POINTER(_K), ctypes.c_void_p, ctypes.c_size_t,
+                        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+_free = _native.declare("appstore_key_free", None, _K)
+_offer_v1 = _native.declare("appstore_promotional_offer_signature", ctypes.c_int, _out, _K, ctypes.c_char_p, ctypes.c_char_p,
+                            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong)
+_offer_v2 = _native.declare("appstore_promotional_offer_v2_signature", ctypes.c_int, _out, _K, ctypes.c_char_p, ctypes.c_char_p,
+                            ctypes.c_char_p)
+_intro = _native.declare("appstore_intro_eligibility_signature", ctypes.c_int, _out, _K, ctypes.c_char_p, ctypes.c_int,
+                         ctypes.c_char_p)
+_commerce = _native.declare("appstore_advanced_commerce_signature", ctypes.c_int, _out, _K, ctypes.c_char_p)
+_token = _native.declare("appstore_api_token", ctypes.c_int, _out, _K, ctypes.c_int)
+_receipt_id = _native.declare("receipt_transaction_id", ctypes.c_int, _out, ctypes.c_void_p, ctypes.c_size_t)
+_legacy_id = _native.declare("receipt_legacy_transaction_id", ctypes.c_int, _out, ctypes.c_char_p)
+
+
+def _s(value: Optional[str], name: str) -> Optional[bytes]:
+    return _native.to_c_string(value, name)
+
+
+class SigningKey(Managed):
+    """An App Store Connect private key (.p8 bytes) with its ids. Thread-safe, immutable."""
+
+    def __init__(self, signing_key: bytes, key_id: str, bundle_id: str, issuer_id: Optional[str] = None) -> None:
+        pem = bytes(signing_key)
+        handle = _K()
+        check(_load(ctypes.byref(handle), pem, len(pem), _s(key_id, "key_id"), _s(issuer_id, "issuer_id"),
+                    _s(bundle_id, "bundle_id")))
+        self._handle = handle
+        self.key_id, self.issuer_id, self.bundle_id = key_id, issuer_id, bundle_id
+
+    def _call(self, function: Any, *args: Any) -> str:
+        out = ctypes.c_void_p()
+        check(function(ctypes.byref(out), self.handle, *args))
+        return _native.take_string(out)
+
+    def _release(self, handle: Any) -> None:
+        _free(handle)
+
+
+class PromotionalOfferSignatureCreator:
+    """Apple's ``PromotionalOfferSignatureCreator`` (StoreKit's original API)."""
+
+    def __init__(self, signing_key: bytes, key_id: str, bundle_id: str) -> None:
+        self._key = SigningKey(signing_key, key_id, bundle_id)
+
+    def create_signature(self, product_identifier: str, subscription_offer_id: str, application_username: str,
+                         nonce: Union[uuid.UUID, str], timestamp: int) -> str:
+        """The base64 DER ECDSA signature; ``timestamp`` in Unix milliseconds."""
+        return self._key._call(_offer_v1, _s(product_identifier, "product_identifier"),
+                               _s(subscription_offer_id, "subscription_offer_id"),
+                               _s(application_username, "application_username"), _s(str(nonce), "nonce"), int(timestamp))
+
+
+class _JWSSignatureCreator:
+    def __init__(self, signing_key: bytes, key_id: str, issuer_id: str, bundle_id: str) -> None:
+        self._key = SigningKey(signing_key, key_id, bundle_id, issuer_id)
+
+
+class PromotionalOfferV2SignatureCreator(_JWSSignatureCreator):
+    """Apple's ``PromotionalOfferV2SignatureCreator``."""
+
+    def create_signature(self, product_id: str, offer_identifier: str, transaction_id: Optional[str]) -> str:
+        if product_id is None or offer_identifier is None:
+            raise ValueError("product_id and offer_identifier cannot be null")
+        return self._key._call(_offer_v2, _s(product_id, "product_id"), _s(offer_identifier, "offer_identifier"),
+                               _s(transaction_id, "transaction_id"))
+
+
+class IntroductoryOfferEligibilitySignatureCreator(_JWSSignatureCreator):
+    """Apple's ``IntroductoryOfferEligibilitySignatureCreator``."""
+
+    def create_signature(self, product_id: str, allow_introductory_offer: bool, transaction_id: str) -> str:
+        if product_id is None or allow_introductory_offer is None or transaction_id is None:
+            raise ValueError("product_id, allow_introductory_offer and transaction_id cannot be null")
+        return self._key._call(_intro, _s(product_id, "product_id"), 1 if allow_introductory_offer else 0,
+                               _s(transaction_id, "transaction_id"))
+
+
+def _plain(value: Any) -> Any:
+    """A request model as JSON values: dataclasses, attrs classes and objects by their fields,
+    enums by their value, None members left out (as Apple's converter does)."""
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if getattr(value, f.name) is not None}
+    if hasattr(value, "__attrs_attrs__"):
+        return {a.name: _plain(getattr(value, a.name)) for a in value.__attrs_attrs__ if getattr(value, a.name) is not None}
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return {k: _plain(v) for k, v in vars(value).items() if v is not None and not k.startswith("_")}
+    return value
+
+
+class AdvancedCommerceAPIInAppSignatureCreator(_JWSSignatureCreator):
+    """Apple's ``AdvancedCommerceAPIInAppSignatureCreator``: the request is a dict, or a model
+    object (dataclass, attrs class — Apple's own models are attrs classes)."""
+
+    def create_signature(self, advanced_commerce_in_app_request: Any) -> str:
+        if advanced_commerce_in_app_request is None:
+            raise ValueError("advanced_commerce_in_app_request cannot be null")
+        request = json.dumps(_plain(advanced_commerce_in_app_request))
+        return self._key._call(_commerce, _s(request, "request"))
+
+
+class APIToken:
+    """The App Store Server API bearer token (ES256 JWT), reused until near expiry."""
+
+    def __init__(self, signing_key: bytes, key_id: str, issuer_id: str, bundle_id: str, lifetime: int = 300) -> None:
+        self._key = SigningKey(signing_key, key_id, bundle_id, issuer_id)
+        self.lifetime = lifetime
+
+    def token(self) -> str:
+        return self._key._call(_token, int(self.lifetime))
+
+
+class ReceiptUtility:
+    """Apple's ``ReceiptUtility``: transaction ids read WITHOUT validation — for calling the App
+    Store Server API only, never for an entitlement decision."""
+
+    def extract_transaction_id_from_app_receipt(self, app_receipt: Union[str, bytes]) -> Optional[str]:
+        """The first in-app purchase's transaction id; None when there is none. Malformed input
+        raises ValueError (MalformedReceiptError), as Apple's does."""
+        raw = app_receipt.encode("ascii") if isinstance(app_receipt, str) else bytes(app_receipt)
+        out = ctypes.c_void_p()
+        found = check(_receipt_id(ctypes.byref(out), raw, len(raw)))
+        return _native.take_string(out) if found else None
+
+    def extract_transaction_id_from_transaction_receipt(self, transaction_receipt: str) -> Optional[str]:
+        """The transaction-id of a legacy transaction receipt; None when it names none."""
+        out = ctypes.c_void_p()
+        found = check(_legacy_id(ctypes.byref(out), _s(transaction_receipt, "transaction_receipt")))
+        return _native.take_string(out) if found else None
