@@ -47,41 +47,46 @@ public final class SigningKey: @unchecked Sendable {
         guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }
         ERR_clear_error()
-        var length = 0
-        let ok = message.withUnsafeBufferPointer { m -> Bool in
-            guard EVP_DigestSignInit(ctx, nil, EVP_sha256(), nil, key) == 1,
-                  EVP_DigestSign(ctx, nil, &length, m.baseAddress, m.count) == 1 else { return false }
-            return true
-        }
-        guard ok, length > 0 else {
-            ERR_clear_error()
-            throw .internalError("ECDSA signing failed")
-        }
-        var der = [UInt8](repeating: 0, count: length)
+        // EVP_PKEY_get_size: the largest signature the key makes (72 bytes for P-256).
+        var der = [UInt8](repeating: 0, count: Int(max(EVP_PKEY_get_size(key), 0)))
+        var length = der.count
         let signed = message.withUnsafeBufferPointer { m in
-            der.withUnsafeMutableBufferPointer { d in EVP_DigestSign(ctx, d.baseAddress, &length, m.baseAddress, m.count) }
+            der.withUnsafeMutableBufferPointer { d -> Bool in
+                EVP_DigestSignInit(ctx, nil, EVP_sha256(), nil, key) == 1
+                    && EVP_DigestSign(ctx, d.baseAddress, &length, m.baseAddress, m.count) == 1
+            }
         }
         ERR_clear_error()
-        guard signed == 1 else { throw .internalError("ECDSA signing failed") }
-        return Array(der.prefix(length))
+        guard signed, length > 0, length <= der.count else { throw .internalError("ECDSA signing failed") }
+        der.removeLast(der.count - length)
+        return der
     }
 
-    /// The same signature as JWS writes it: raw 32-byte r ‖ 32-byte s.
+    /// The same signature as JWS writes it: raw 32-byte r ‖ 32-byte s, read from the DER
+    /// SEQUENCE { INTEGER r, INTEGER s } OpenSSL made.
     func signRaw(_ message: [UInt8]) throws(GateKitError) -> [UInt8] {
         let der = try signDER(message)
-        var p: UnsafePointer<UInt8>? = nil
-        let sig: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            p = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &p, buffer.count)
-        }
-        guard let sig else { throw .internalError("OpenSSL made an ECDSA signature it cannot read back") }
-        defer { ECDSA_SIG_free(sig) }
-        var raw = [UInt8](repeating: 0, count: ES256.signatureLength)
-        let ok = raw.withUnsafeMutableBufferPointer { out -> Bool in
-            guard let base = out.baseAddress else { return false }
-            return BN_bn2binpad(ECDSA_SIG_get0_r(sig), base, 32) == 32 && BN_bn2binpad(ECDSA_SIG_get0_s(sig), base + 32, 32) == 32
-        }
-        guard ok else { throw .internalError("an ECDSA signature component does not fit 32 bytes") }
+        guard let raw = SigningKey.rawSignature(der) else { throw .internalError("OpenSSL made an ECDSA signature that is not DER r, s") }
         return raw
+    }
+
+    static func rawSignature(_ der: [UInt8]) -> [UInt8]? {
+        guard der.count >= 8, der[0] == 0x30, Int(der[1]) == der.count - 2 else { return nil }  // P-256: short-form lengths
+        var raw = [UInt8](repeating: 0, count: ES256.signatureLength)
+        var i = 2
+        for k in 0..<2 {
+            guard i + 2 <= der.count, der[i] == 0x02 else { return nil }
+            var n = Int(der[i + 1])
+            var start = i + 2
+            guard n >= 1, start + n <= der.count else { return nil }
+            while n > 32, der[start] == 0 {
+                start += 1
+                n -= 1
+            }
+            guard n <= 32 else { return nil }
+            for j in 0..<n { raw[k * 32 + 32 - n + j] = der[start + j] }
+            i = start + n
+        }
+        return i == der.count ? raw : nil
     }
 }
