@@ -1,7 +1,31 @@
 /// A date attribute as written in the receipt and as epoch milliseconds.
 public struct ReceiptDate: Sendable, Equatable {
-    public let text: String
     public let milliseconds: Int64
+    /// The text when it is not the canonical `YYYY-MM-DDTHH:MM:SSZ` of `milliseconds` (offsets,
+    /// fractions, a leap second). Nil for the canonical form every App Store receipt writes: a
+    /// 187-purchase receipt then makes no string per date (the text is rebuilt on request).
+    private let written: String?
+
+    public init(text: String, milliseconds: Int64) {
+        self.milliseconds = milliseconds
+        written = text
+    }
+
+    /// A date written canonically: its text is a function of its value.
+    init(canonicalMilliseconds milliseconds: Int64) {
+        self.milliseconds = milliseconds
+        written = nil
+    }
+
+    /// As written in the receipt.
+    public var text: String {
+        if let written { return written }
+        let c = Timestamp.civil(milliseconds: milliseconds)
+        return "\(Timestamp.pad(c.year, 4))-\(Timestamp.pad(c.month, 2))-\(Timestamp.pad(c.day, 2))T"
+            + "\(Timestamp.pad(c.hour, 2)):\(Timestamp.pad(c.minute, 2)):\(Timestamp.pad(c.second, 2))Z"
+    }
+
+    public static func == (a: ReceiptDate, b: ReceiptDate) -> Bool { a.milliseconds == b.milliseconds && a.text == b.text }
 }
 
 /// One in-app purchase record (attribute 17), fields by Apple's type numbers 1701+.

@@ -5,6 +5,12 @@ public enum ReceiptJSON {
     /// With an identity, GateKit's marking is appended last (see `Provenance.marking`):
     /// `"gatekit":{"version":1,"identity":"<64 hex>","testSigned":bool}`.
     public static func verifyReceiptBody(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) -> String {
+        String(decoding: verifyReceiptBodyBytes(v, identity: identity), as: UTF8.self)
+    }
+
+    /// The same document as UTF-8 bytes (valid by construction): what the C layer hands out,
+    /// without a String in between (a 187-purchase receipt's JSON is ~200 KB).
+    public static func verifyReceiptBodyBytes(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) -> [UInt8] {
         let r = v.receipt
         var o = ObjectWriter(capacity: 1024 + r.purchases.count * 1100)
         o.open()
@@ -41,7 +47,7 @@ public enum ReceiptJSON {
             o.w.write(v.provenance.json(identity: identity))
         }
         o.close()
-        return o.w.text
+        return o.w.bytes
     }
 
     /// "Production", "Sandbox" (sandbox, TestFlight, VPP sandbox) or "Xcode".
@@ -81,9 +87,10 @@ public enum ReceiptJSON {
         mutating func open() { w.raw("{"); first = true }
         mutating func close() { w.raw("}"); first = false }
 
-        mutating func key(_ k: String) {
+        mutating func key(_ k: String, suffix: StaticString = "") {
             w.raw(first ? "\"" : ",\"")
             w.raw(k)
+            if suffix.utf8CodeUnitCount > 0 { w.raw(suffix.description) }
             w.raw("\":")
             first = false
         }
@@ -98,11 +105,11 @@ public enum ReceiptJSON {
             w.raw("\"")
             w.raw(ReceiptJSON.spaced(ms))
             w.raw(" Etc/GMT\"")
-            key(k + "_ms")
+            key(k, suffix: "_ms")
             w.raw("\"")
             w.raw(String(ms))
             w.raw("\"")
-            key(k + "_pst")
+            key(k, suffix: "_pst")
             w.raw("\"")
             w.raw(ReceiptJSON.spaced(ms &+ PacificTime.offset(at: ms)))
             w.raw(" America/Los_Angeles\"")

@@ -158,6 +158,7 @@ enum ReceiptPayload {
         guard let ms = ReceiptDateText.milliseconds(bytes) else {
             throw ReceiptParseError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
         }
+        if ReceiptDateText.isCanonical(bytes) { return ReceiptDate(canonicalMilliseconds: ms) }
         return ReceiptDate(text: String(decoding: bytes, as: UTF8.self), milliseconds: ms)
     }
 
@@ -171,6 +172,13 @@ enum ReceiptPayload {
 /// Receipt dates: App Store receipts write `YYYY-MM-DDTHH:MM:SSZ` (decoded here without
 /// allocating); every other form (offsets, fractions) goes to `Timestamp.parseRFC3339`.
 enum ReceiptDateText {
+    /// `YYYY-MM-DDTHH:MM:SSZ` without a leap second: the text `ReceiptDate` rebuilds from the
+    /// value (checked after `milliseconds` accepted the bytes).
+    static func isCanonical(_ b: UnsafeRawBufferPointer) -> Bool {
+        b.count == 20 && b[4] == 0x2D && b[7] == 0x2D && b[10] == 0x54 && b[13] == 0x3A && b[16] == 0x3A && b[19] == 0x5A
+            && !(b[17] == 0x36 && b[18] == 0x30)
+    }
+
     static func milliseconds(_ b: UnsafeRawBufferPointer) -> Int64? {
         if b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A {
             func digits(_ at: Int, _ n: Int) -> Int? {

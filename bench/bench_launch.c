@@ -1,0 +1,87 @@
+/* The launch check, whole process: a fresh process validates once and exits — what a host
+ * does at launch. GateKit's host (bench/launch/gatekit_host.c, linking libgatekit) beside the
+ * same work with OpenSSL alone (bench/launch/openssl_host.c), and from Python (ctypes +
+ * GateKit beside `cryptography` doing the same verification), interleaved run by run; medians.
+ * argv[1]: the library under test (make bench passes the release library). */
+#include "bench.h"
+
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { RUNS = 30 };
+
+static uint64_t run_once(char *const argv[]) {
+    uint64_t t0 = bench_now_ns();
+    pid_t pid;
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0) { perror(argv[0]); exit(2); }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    uint64_t elapsed = bench_now_ns() - t0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench_launch: %s %s failed (exit %d)\n", argv[0], argv[1], WEXITSTATUS(status));
+        exit(1);
+    }
+    return elapsed;
+}
+
+/* Runs `a` and `b` alternately RUNS times (after one unmeasured run each) and prints both. */
+static void compare(const char *title, const char *name_a, char *const a[], const char *name_b, char *const b[], const char *aim) {
+    uint64_t sa[RUNS], sb[RUNS];
+    run_once(a);
+    run_once(b);
+    for (int i = 0; i < RUNS; i++) {
+        sa[i] = run_once(a);
+        sb[i] = run_once(b);
+    }
+    bench_stats x = bench_summarize(sa, RUNS), y = bench_summarize(sb, RUNS);
+    printf("\n### %s\n\n| measurement | median | p10 | p90 | runs |\n|---|---:|---:|---:|---:|\n", title);
+    printf("| %s | %.2f ms | %.2f ms | %.2f ms | %d |\n", name_b, y.median / 1e6, y.p10 / 1e6, y.p90 / 1e6, RUNS);
+    printf("| %s | %.2f ms | %.2f ms | %.2f ms | %d |\n", name_a, x.median / 1e6, x.p10 / 1e6, x.p90 / 1e6, RUNS);
+    printf("| **ratio** (%s) | **%.2f×** | | | |\n", aim, x.median / y.median);
+}
+
+static int build(const char *cmd) {
+    int rc = system(cmd);
+    if (rc != 0) fprintf(stderr, "bench_launch: build failed: %s\n", cmd);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fprintf(stderr, "usage: bench_launch LIBRARY\n"); return 2; }
+    char libdir[1024];
+    snprintf(libdir, sizeof libdir, "%s", argv[1]);
+    char *slash = strrchr(libdir, '/');
+    if (slash) *slash = 0;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cc -std=c11 -O2 -D_GNU_SOURCE -o .build/bench/gatekit_host bench/launch/gatekit_host.c -Iinclude "
+                              "-L'%s' -Wl,-rpath,'%s' -lgatekit", libdir, libdir);
+    if (build(cmd) != 0) return 1;
+    if (build("cc -std=c11 -O2 -D_GNU_SOURCE -o .build/bench/openssl_host bench/launch/openssl_host.c -lcrypto") != 0) return 1;
+
+    const char *fx = getenv("GATEKIT_FIXTURES") ? getenv("GATEKIT_FIXTURES") : "../shared/fixtures";
+    char receipt[1024], root[1024], jws[1024], anchor[1024];
+    snprintf(receipt, sizeof receipt, "%s/receipts/apple/tp__receipt-sandbox-g5.der", fx);
+    snprintf(root, sizeof root, "%s/certs/AppleIncRootCertificate.cer", fx);
+    snprintf(jws, sizeof jws, "%s/jws/apple-test/mock_signed_data/transactionInfo", fx);
+    snprintf(anchor, sizeof anchor, "%s/jws/apple-test/certs/testCA.der", fx);
+    if (access(receipt, R_OK) != 0 || access(jws, R_OK) != 0) {
+        printf("\n(launch check skipped: fixtures not found under %s; set GATEKIT_FIXTURES)\n", fx);
+        return 0;
+    }
+    printf("\n## Launch check: a fresh process, one verdict, whole process (fork + exec + load + verify + exit)\n");
+    printf("\nInterleaved, %d runs each after one unmeasured run; `make bench BENCH=launch` reproduces it.\n", RUNS);
+    /* g5's creation date, 2025-12-26T18:39:47Z; the mock transaction's signedDate. */
+    char *gk_receipt[] = {".build/bench/gatekit_host", "receipt", receipt, "dev.bonzer.weeka.app", NULL};
+    char *ossl_receipt[] = {".build/bench/openssl_host", "receipt", receipt, root, "1766774387", NULL};
+    compare("App Store receipt (tp__receipt-sandbox-g5), C host", "GateKit: receipt_validate_file", gk_receipt,
+            "reference: OpenSSL alone, CMS_verify with the Apple root at the creation date", ossl_receipt, "aim ≤ 1.1");
+    char *gk_jws[] = {".build/bench/gatekit_host", "jws", jws, anchor, "com.example", "Sandbox", NULL};
+    char *ossl_jws[] = {".build/bench/openssl_host", "jws", jws, anchor, "1672956154", NULL};
+    compare("StoreKit 2 signed transaction (Apple's mock transactionInfo), C host", "GateKit: jws_verify", gk_jws,
+            "reference: OpenSSL alone, x5c chain to the anchor at signedDate + ES256", ossl_jws, "aim ≤ 1.1");
+    return 0;
+}
