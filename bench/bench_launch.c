@@ -22,7 +22,7 @@ static uint64_t run_once(char *const argv[]) {
     waitpid(pid, &status, 0);
     uint64_t elapsed = bench_now_ns() - t0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "bench_launch: %s %s failed (exit %d)\n", argv[0], argv[1], WEXITSTATUS(status));
+        fprintf(stderr, "bench_launch: %s %s %s failed (exit %d)\n", argv[0], argv[1], argv[2] ? argv[2] : "", WEXITSTATUS(status));
         exit(1);
     }
     return elapsed;
@@ -83,5 +83,26 @@ int main(int argc, char **argv) {
     char *ossl_jws[] = {".build/bench/openssl_host", "jws", jws, anchor, "1672956154", NULL};
     compare("StoreKit 2 signed transaction (Apple's mock transactionInfo), C host", "GateKit: jws_verify", gk_jws,
             "reference: OpenSSL alone, x5c chain to the anchor at signedDate + ES256", ossl_jws, "aim ≤ 1.1");
+
+    /* Python hosts: the interpreter itself (never the pyenv shim, ~70 ms), GateKit through ctypes
+     * beside `cryptography` (+ asn1crypto for the receipt) doing the same verification. */
+    char python[1024] = "";
+    FILE *p = popen("${PYTHON:-python3} -c 'import sys; print(sys.executable)' 2>/dev/null", "r");
+    if (p && fgets(python, sizeof python, p)) python[strcspn(python, "\n")] = 0;
+    if (p) pclose(p);
+    if (!*python || system("\"${PYTHON:-python3}\" -c 'import cryptography, asn1crypto' 2>/dev/null") != 0) {
+        printf("\n(Python launch check skipped: no interpreter with cryptography and asn1crypto; make python-deps)\n");
+        return 0;
+    }
+    setenv("GATEKIT_LIBRARY", argv[1], 1);
+    setenv("PYTHONPATH", "python", 1);
+    char *py_gk_receipt[] = {python, "bench/launch/python_host.py", "gatekit-receipt", receipt, "dev.bonzer.weeka.app", NULL};
+    char *py_ref_receipt[] = {python, "bench/launch/python_host.py", "reference-receipt", receipt, root, "dev.bonzer.weeka.app", NULL};
+    compare("App Store receipt (tp__receipt-sandbox-g5), Python host", "GateKit: gatekit.receipt.validate_file", py_gk_receipt,
+            "reference: cryptography + asn1crypto, the same checks", py_ref_receipt, "aim ≤ 1.1");
+    char *py_gk_jws[] = {python, "bench/launch/python_host.py", "gatekit-jws", jws, anchor, "com.example", "Sandbox", NULL};
+    char *py_ref_jws[] = {python, "bench/launch/python_host.py", "reference-jws", jws, anchor, "1672956154", NULL};
+    compare("StoreKit 2 signed transaction, Python host", "GateKit: SignedDataVerifier.verify_transaction", py_gk_jws,
+            "reference: cryptography, x5c chain + ES256", py_ref_jws, "aim ≤ 1.1");
     return 0;
 }

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Protocol, Set, Tuple
@@ -26,6 +25,7 @@ def _candidates() -> Iterator[Tuple[str, str]]:
     for build in (".build/debug", ".build/release", ".build-static/release"):
         yield "build tree", str(_REPO_ROOT / build / "libgatekit.so")
     yield "system", "libgatekit.so.0"
+    import ctypes.util  # the last resort only: it imports subprocess (~10 ms at start-up)
     found = ctypes.util.find_library("gatekit")
     if found:
         yield "system", found

@@ -223,11 +223,9 @@ public struct LedgerView: Sendable {
     }
 
     /// Eligible for an introductory offer in `group` only if the customer never had a
-    /// subscription (nor an introductory offer) in it.
+    /// subscription (nor, so, an introductory offer) in it: any transaction of the group
+    /// purchased by `at`, revoked or not, makes them ineligible.
     public func isEligibleForIntroductoryOffer(group: String) -> Bool {
-        !current.transactions.contains { t in
-            t.groupID == group && (t.productType == .autoRenewable || t.offerType == TransactionVersion.introductoryOffer)
-                && (t.purchaseMs ?? .min) <= at
-        }
+        !current.transactions.contains { t in t.groupID == group && (t.purchaseMs ?? .min) <= at }
     }
 }
