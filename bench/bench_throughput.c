@@ -2,6 +2,7 @@
  * JWS verifications per second, each thread calling in a loop for a fixed time. Shows whether
  * the caches and locks let verdicts scale with cores. */
 #include "bench.h"
+#include "bench_jws_signing.h"
 
 #include <gatekit.h>
 #include <pthread.h>
@@ -17,20 +18,6 @@ typedef struct {
     long count;
     int failed;
 } worker;
-
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(b); return NULL; }
-    fclose(f);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
 
 static int once(worker *w) {
     if (!w->jws) {
@@ -83,11 +70,11 @@ int main(void) {
     char path[1024];
     worker receipt = {.seconds = 3}, jws = {.jws = 1, .seconds = 3};
     snprintf(path, sizeof path, "%s/receipts/apple/tp__receipt-sandbox-g5.der", fx);
-    receipt.data = slurp(path, &receipt.len);
+    receipt.data = read_file(path, &receipt.len);
     snprintf(path, sizeof path, "%s/jws/apple-test/mock_signed_data/transactionInfo", fx);
-    jws.data = slurp(path, &jws.len);
+    jws.data = read_file(path, &jws.len);
     snprintf(path, sizeof path, "%s/jws/apple-test/certs/testCA.der", fx);
-    jws.anchor = slurp(path, &jws.anchor_len);
+    jws.anchor = read_file(path, &jws.anchor_len);
     if (!receipt.data || !jws.data || !jws.anchor) { printf("\n(throughput skipped: fixtures not found under %s)\n", fx); return 0; }
     while (jws.len > 0 && (jws.data[jws.len - 1] == '\n' || jws.data[jws.len - 1] == ' ')) jws.data[--jws.len] = 0;
     once(&receipt);  /* warm the caches */

@@ -2,6 +2,8 @@
  * process, one verification, exit 0 when it passes.
  *   openssl_host receipt FILE ROOT_DER CREATED_UNIX   CMS_verify, store = the root, at the creation date
  *   openssl_host jws FILE ANCHOR_DER SIGNED_UNIX        x5c chain to the anchor at signedDate + ES256 */
+#include "../bench_jws_signing.h"
+
 #include <openssl/bn.h>
 #include <openssl/cms.h>
 #include <openssl/ecdsa.h>
@@ -11,20 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n + 1);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(b); return NULL; }
-    fclose(f);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
 static X509 *certificate(const unsigned char *der, size_t len) {
     const unsigned char *p = der;
     return d2i_X509(NULL, &p, (long)len);
@@ -32,7 +20,7 @@ static X509 *certificate(const unsigned char *der, size_t len) {
 
 static int receipt(const char *file, const char *root_path, long long created) {
     size_t n = 0, root_len = 0;
-    unsigned char *der = slurp(file, &n), *root_der = slurp(root_path, &root_len);
+    unsigned char *der = read_file(file, &n), *root_der = read_file(root_path, &root_len);
     if (!der || !root_der) return 2;
     const unsigned char *p = der;
     CMS_ContentInfo *cms = d2i_CMS_ContentInfo(NULL, &p, (long)n);
@@ -71,8 +59,8 @@ static unsigned char *b64(const char *in, size_t n, size_t *len, int url) {
 
 static int jws(const char *file, const char *anchor_path, long long signed_at) {
     size_t n = 0, anchor_len = 0;
-    char *text = (char *)slurp(file, &n);
-    unsigned char *anchor_der = slurp(anchor_path, &anchor_len);
+    char *text = (char *)read_file(file, &n);
+    unsigned char *anchor_der = read_file(anchor_path, &anchor_len);
     if (!text || !anchor_der) return 2;
     char *dot1 = strchr(text, '.'), *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
     if (!dot2) return 1;
