@@ -29,8 +29,18 @@ enum StoreFileScratch {
         var template = Array("/tmp/gatekit-fuzz-store-XXXXXX".utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard let dir else { fuzzFail("mkdtemp failed") }
+        folder = String(cString: dir)
+        // Removed when the fuzzer exits (a crash keeps it, with the input that caused it).
+        atexit {
+            guard let folder = StoreFileScratch.folder else { return }
+            for name in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal"] { unlink(folder + "/" + name) }
+            rmdir(folder)
+        }
         return String(cString: dir) + "/store.sqlite"
     }()
+
+    /// The scratch folder, once made.
+    nonisolated(unsafe) static var folder: String?
 
     static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY)
