@@ -109,8 +109,6 @@ public struct LedgerView: Sendable {
     public let at: Int64
     public let current: CurrentVersions
 
-    public var transactions: [TransactionVersion] { current.transactions }
-
     /// One auto-renewable subscription at `at`.
     public struct Subscription: Sendable {
         public let originalTransactionID: String

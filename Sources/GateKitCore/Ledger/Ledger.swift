@@ -44,11 +44,6 @@ public final class Ledger: @unchecked Sendable {
         }
     }
 
-    /// Every version the ledger holds about `customer` in `scope`.
-    public func record(customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
-        try cached(customer: customer, scope: scope).record
-    }
-
     private func cached(customer: String, scope: LedgerScope) throws(GateKitError) -> Cached {
         try Ledger.validate(customer: customer)
         return try store.read { (db) throws(GateKitError) -> Cached in

@@ -150,7 +150,7 @@ extension Ledger {
     private func pending<C: Collection>(_ kind: IngestReport.Kind, _ text: C, testSigned: Bool?, options: JWSOptions,
                                         identity: ReplayIdentity, signedMs: Int64?) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         guard let testSigned else { throw .internalError("verified data without provenance") }
-        let signed = try split(String(decoding: text, as: UTF8.self), kind.name)
+        guard let signed = LedgerRows.SignedText(bytes: text) else { throw .internalError("\(kind.name): verified text is not a compact JWS") }
         return PendingItem(kind: kind, scope: LedgerScope(environment: options.environment, testSigned: testSigned),
                            identity: identity.hex, signedMs: signedMs ?? 0, header: signed.header, body: signed.body)
     }

@@ -37,8 +37,4 @@ enum LedgerJSON {
             ("data", .array(data)),
         ]))
     }
-
-    static func entitlements(_ list: [Entitlement]) -> String {
-        JSONDocument.list("entitlements", list.map(\.json))
-    }
 }

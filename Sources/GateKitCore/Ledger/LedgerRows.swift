@@ -107,7 +107,12 @@ enum LedgerRows {
             body = String(text[text.index(after: dot)...])
         }
 
-        var compact: String { header + "." + body }
+        /// From the caller's bytes directly (no String of the whole text first).
+        init?<C: Collection>(bytes: C) where C.Element == UInt8 {
+            guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+            header = String(decoding: bytes[..<dot], as: UTF8.self)
+            body = String(decoding: bytes[bytes.index(after: dot)...], as: UTF8.self)
+        }
     }
 
     static func headerID(_ db: SQLiteConnection, _ header: String) throws(GateKitError) -> Int64 {
