@@ -151,3 +151,41 @@ char *gk_load_text(const char *path) {
     free(raw);
     return text;
 }
+
+int gk_signed_option(int argc, char **argv, int *i, gk_signed_options *s) {
+    if (strcmp(argv[*i], "--test-production") == 0) {
+        s->test_production = 1;
+        return 1;
+    }
+    int r;
+    if ((r = gk_option(argc, argv, i, "--bundle-id", &s->bundle_id)) || (r = gk_option(argc, argv, i, "--environment", &s->environment)) ||
+        (r = gk_option(argc, argv, i, "--app-apple-id", &s->app_apple_id)) || (r = gk_option(argc, argv, i, "--at", &s->at)) ||
+        (r = gk_option(argc, argv, i, "--test-anchor", &s->test_anchor)))
+        return r;
+    return 0;
+}
+
+int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, gatekit_jws_options *o, unsigned char **anchor) {
+    *anchor = NULL;
+    jws_options_init(o, GATEKIT_JWS_OPTIONS_VERSION);
+    o->bundle_id = s->bundle_id;
+    o->environment = s->environment;
+    o->flags = s->test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;
+    if (s->app_apple_id && (o->app_apple_id = gk_number(s->app_apple_id)) <= 0) {
+        fprintf(stderr, "%s: --app-apple-id must be a positive number\n", who);
+        return GK_EXIT_USAGE;
+    }
+    if (s->at && allow_now && strcmp(s->at, "now") == 0) {
+        o->verify_time = (long long)time(NULL);
+    } else if (s->at && (o->verify_time = gk_parse_time(s->at)) <= 0) {
+        fprintf(stderr, "%s: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ%s\n", who, allow_now ? " or now" : "");
+        return GK_EXIT_USAGE;
+    }
+    if (s->test_anchor) {
+        size_t len = 0;
+        if (!(*anchor = gk_load_certificate(s->test_anchor, &len))) return GK_EXIT_ERROR;
+        o->test_anchor_der = *anchor;
+        o->test_anchor_len = len;
+    }
+    return 0;
+}

@@ -56,6 +56,22 @@ unsigned char *gk_load_certificate(const char *path, size_t *len);
 /* A text file (or stdin for "-") without surrounding white space; malloc'd, NUL-terminated. */
 char *gk_load_text(const char *path);
 
+/* What signed-data verification takes on the command line (the jws and ledger commands):
+ * --bundle-id, --environment, --app-apple-id, --at, --test-anchor, --test-production. */
+typedef struct gk_signed_options {
+    const char *bundle_id, *environment, *app_apple_id, *at, *test_anchor;
+    int test_production;
+} gk_signed_options;
+
+/* argv[*i] as one of those options: 1 when consumed, 0 when it is not one, -1 when its value
+ * is missing (as gk_option). */
+int gk_signed_option(int argc, char **argv, int *i, gk_signed_options *s);
+
+/* Fills *o from s: --at (the certificate-check time) is Unix seconds, YYYY-MM-DDTHH:MM:SSZ, or
+ * with allow_now also "now"; *anchor is the loaded --test-anchor certificate (free it after
+ * use). Returns 0, or GK_EXIT_USAGE / GK_EXIT_ERROR after printing why, prefixed by who. */
+int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, gatekit_jws_options *o, unsigned char **anchor);
+
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);

@@ -24,26 +24,16 @@ static const char jws_usage[] =
 enum { EXIT_NOT_ENTITLED = 5 };
 
 typedef struct {
-    const char *type, *bundle_id, *environment, *app_apple_id, *at, *at_ms, *test_anchor, *product, *file;
-    int test_production;
+    gk_signed_options s;
+    const char *type, *at_ms, *product, *file;
 } jws_args;
 
 static int parse(int argc, char **argv, jws_args *a) {
     for (int i = 2; i < argc; i++) {
         int r = 0;
-        if ((r = gk_option(argc, argv, &i, "--type", &a->type)) ||
-            (r = gk_option(argc, argv, &i, "--bundle-id", &a->bundle_id)) ||
-            (r = gk_option(argc, argv, &i, "--environment", &a->environment)) ||
-            (r = gk_option(argc, argv, &i, "--app-apple-id", &a->app_apple_id)) ||
-            (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
-            (r = gk_option(argc, argv, &i, "--at", &a->at)) ||
-            (r = gk_option(argc, argv, &i, "--test-anchor", &a->test_anchor)) ||
-            (r = gk_option(argc, argv, &i, "--product", &a->product))) {
+        if ((r = gk_option(argc, argv, &i, "--type", &a->type)) || (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
+            (r = gk_option(argc, argv, &i, "--product", &a->product)) || (r = gk_signed_option(argc, argv, &i, &a->s))) {
             if (r < 0) return -1;
-            continue;
-        }
-        if (strcmp(argv[i], "--test-production") == 0) {
-            a->test_production = 1;
             continue;
         }
         if (a->file || (argv[i][0] == '-' && argv[i][1] != '\0')) {
@@ -62,7 +52,7 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     int entitled = strcmp(command, "entitled") == 0;
     if (!entitled && strcmp(command, "verify") != 0) return gk_usage(jws_usage);
     jws_args a = {0};
-    if (parse(argc, argv, &a) < 0 || !a.file || !a.bundle_id || !a.environment || (!entitled && !a.type))
+    if (parse(argc, argv, &a) < 0 || !a.file || !a.s.bundle_id || !a.s.environment || (!entitled && !a.type))
         return gk_usage(jws_usage);
 
     int kind = 0;
@@ -77,32 +67,15 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
         }
     }
 
-    gatekit_jws_options o;
-    jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
-    o.bundle_id = a.bundle_id;
-    o.environment = a.environment;
-    o.flags = a.test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;
-    if (a.app_apple_id && (o.app_apple_id = gk_number(a.app_apple_id)) <= 0) {
-        fprintf(stderr, "gatekit jws: --app-apple-id must be a positive number\n");
-        return GK_EXIT_USAGE;
-    }
-    if (a.at && (o.verify_time = gk_parse_time(a.at)) <= 0) {
-        fprintf(stderr, "gatekit jws: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
-        return GK_EXIT_USAGE;
-    }
     long long at_ms = 0;
     if (a.at_ms && (at_ms = gk_number(a.at_ms)) < 0) {
         fprintf(stderr, "gatekit jws: --at-ms must be Unix milliseconds\n");
         return GK_EXIT_USAGE;
     }
+    gatekit_jws_options o;
     unsigned char *anchor = NULL;
-    size_t anchor_len = 0;
-    if (a.test_anchor) {
-        anchor = gk_load_certificate(a.test_anchor, &anchor_len);
-        if (!anchor) return GK_EXIT_ERROR;
-        o.test_anchor_der = anchor;
-        o.test_anchor_len = anchor_len;
-    }
+    int bad = gk_jws_options("gatekit jws", &a.s, 0, &o, &anchor);
+    if (bad) return bad;
     char *text = gk_load_text(a.file);
     if (!text) { free(anchor); return GK_EXIT_ERROR; }
 

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal|app-transaction|receipt\n"
@@ -30,25 +29,20 @@ static const char ledger_usage[] =
 enum { EXIT_NO = 5 };
 
 typedef struct {
-    const char *type, *bundle_id, *environment, *app_apple_id, *at, *at_ms, *test_anchor;
+    gk_signed_options s;  /* --at: for ingest the certificate-check time, for questions the instant asked about */
+    const char *type, *at_ms;
     const char *positional[3];
-    int count, test_production, test_signed;
+    int count, test_signed;
 } ledger_args;
 
 static int parse(int argc, char **argv, ledger_args *a) {
     for (int i = 2; i < argc; i++) {
         int r = 0;
-        if ((r = gk_option(argc, argv, &i, "--type", &a->type)) ||
-            (r = gk_option(argc, argv, &i, "--bundle-id", &a->bundle_id)) ||
-            (r = gk_option(argc, argv, &i, "--environment", &a->environment)) ||
-            (r = gk_option(argc, argv, &i, "--app-apple-id", &a->app_apple_id)) ||
-            (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
-            (r = gk_option(argc, argv, &i, "--at", &a->at)) ||
-            (r = gk_option(argc, argv, &i, "--test-anchor", &a->test_anchor))) {
+        if ((r = gk_option(argc, argv, &i, "--type", &a->type)) || (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
+            (r = gk_signed_option(argc, argv, &i, &a->s))) {
             if (r < 0) return -1;
             continue;
         }
-        if (strcmp(argv[i], "--test-production") == 0) { a->test_production = 1; continue; }
         if (strcmp(argv[i], "--test-signed") == 0) { a->test_signed = 1; continue; }
         if ((argv[i][0] == '-' && argv[i][1] != '\0') || a->count == 3) {
             fprintf(stderr, "gatekit ledger: unexpected argument %s\n", argv[i]);
@@ -60,46 +54,29 @@ static int parse(int argc, char **argv, ledger_args *a) {
 }
 
 static int ingest(gk_cli *cli, const ledger_args *a) {
-    if (!a->type || !a->bundle_id || !a->environment || a->count != 1) return gk_usage(ledger_usage);
+    if (!a->type || !a->s.bundle_id || !a->s.environment || a->count != 1) return gk_usage(ledger_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
-    long long at = 0;
-    if (a->at && strcmp(a->at, "now") == 0) at = (long long)time(NULL);
-    else if (a->at && (at = gk_parse_time(a->at)) <= 0) {
-        fprintf(stderr, "gatekit ledger: --at must be Unix seconds, YYYY-MM-DDTHH:MM:SSZ or now\n");
-        return GK_EXIT_USAGE;
-    }
+    /* The receipt options take the same bundle id, time and anchor as the JWS ones. */
+    gatekit_jws_options o;
     unsigned char *anchor = NULL;
-    size_t anchor_len = 0;
-    if (a->test_anchor && !(anchor = gk_load_certificate(a->test_anchor, &anchor_len))) return GK_EXIT_ERROR;
+    int bad = gk_jws_options("gatekit ledger", &a->s, 1, &o, &anchor);
+    if (bad) return bad;
     char *json = NULL;
     int rc;
     if (strcmp(a->type, "receipt") == 0) {
         size_t len = 0;
         unsigned char *data = gk_read_all(a->positional[0], &len);
         if (!data) { free(anchor); return GK_EXIT_ERROR; }
-        gatekit_receipt_options o;
-        receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
-        o.bundle_id = a->bundle_id;
-        o.verify_time = at;
-        o.test_anchor_der = anchor;
-        o.test_anchor_len = anchor_len;
-        rc = ledger_ingest_receipt(&json, store, data, len, &o);
+        gatekit_receipt_options ro;
+        receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION);
+        ro.bundle_id = o.bundle_id;
+        ro.verify_time = o.verify_time;
+        ro.test_anchor_der = o.test_anchor_der;
+        ro.test_anchor_len = o.test_anchor_len;
+        rc = ledger_ingest_receipt(&json, store, data, len, &ro);
         free(data);
     } else {
-        gatekit_jws_options o;
-        jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
-        o.bundle_id = a->bundle_id;
-        o.environment = a->environment;
-        o.verify_time = at;
-        o.flags = a->test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;
-        o.test_anchor_der = anchor;
-        o.test_anchor_len = anchor_len;
-        if (a->app_apple_id && (o.app_apple_id = gk_number(a->app_apple_id)) <= 0) {
-            fprintf(stderr, "gatekit ledger: --app-apple-id must be a positive number\n");
-            free(anchor);
-            return GK_EXIT_USAGE;
-        }
         char *text = gk_load_text(a->positional[0]);
         if (!text) { free(anchor); return GK_EXIT_ERROR; }
         if (strcmp(a->type, "notification") == 0) rc = ledger_ingest_notification(&json, store, text, &o);
@@ -130,17 +107,17 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
 
     gatekit_ledger_query q;
     ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION);
-    q.environment = a.environment;
+    q.environment = a.s.environment;
     q.flags = a.test_signed ? GATEKIT_LEDGER_TEST_SIGNED : 0;
     if (a.at_ms && (q.at_ms = gk_number(a.at_ms)) <= 0) {
         fprintf(stderr, "gatekit ledger: --at-ms must be Unix milliseconds\n");
         return GK_EXIT_USAGE;
     }
-    if (a.at && (q.at_ms = gk_parse_time(a.at) * 1000) <= 0) {
+    if (a.s.at && (q.at_ms = gk_parse_time(a.s.at) * 1000) <= 0) {
         fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
         return GK_EXIT_USAGE;
     }
-    if (!a.environment) return gk_usage(ledger_usage);
+    if (!a.s.environment) return gk_usage(ledger_usage);
     const char *customer = a.count > 0 ? a.positional[0] : NULL;
     const char *subject = a.count > 1 ? a.positional[1] : NULL;
     int entitled = strcmp(command, "entitled") == 0, eligible = strcmp(command, "eligible") == 0;
