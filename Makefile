@@ -71,7 +71,7 @@ install: static
 	  echo "installed the Python package in $$site"
 
 bench: static python-deps
-	@bench/run.sh $(STATIC_DIR)/libgatekit.so
+	@scripts/with-postgres.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
 
 test-install:
 	@rm -rf $(C_OUT)/install-test && $(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(C_OUT)/install-test >/dev/null
@@ -80,13 +80,17 @@ test-install:
 demo: build
 	@scripts/demo.sh $(C_OUT)/gatekit
 
+# The suites run against a private PostgreSQL server too (scripts/with-postgres.sh starts and
+# stops it); GATEKIT_REQUIRE_POSTGRES makes a missing server a failure, never a skip.
+WITH_POSTGRES := GATEKIT_REQUIRE_POSTGRES=1 scripts/with-postgres.sh
+
 test: build
-	$(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
+	$(WITH_POSTGRES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
 
 # The inner loop: the Swift, C and Python suites, without the install test and fuzzing
 # (about a minute warm). `make test` is the full run CI does.
 check: build
-	$(MAKE) --no-print-directory test-swift test-c test-python
+	$(WITH_POSTGRES) $(MAKE) --no-print-directory test-swift test-c test-python
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}

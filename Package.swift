@@ -12,11 +12,13 @@ let package = Package(
         // libcrypto only: GateKit does no TLS, so libssl is never loaded.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq's header only: the library is loaded with dlopen when a PostgreSQL store opens.
+        .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         // include/gatekit.h as a Swift module, so the exports are type-checked against the header.
         .systemLibrary(name: "CGateKitHeader"),
         .target(
             name: "GateKitCore",
-            dependencies: ["COpenSSL", "CSQLite"]
+            dependencies: ["COpenSSL", "CSQLite", "CPostgres"]
         ),
         .target(
             name: "GateKit",

@@ -86,6 +86,8 @@ GATEKIT_API int gatekit_version_number(void);
 #define GATEKIT_EVERSION        (-11)  /* an options struct's version is not supported */
 #define GATEKIT_ETOOLARGE       (-12)  /* an input exceeds a documented limit */
 #define GATEKIT_EUNSAFE         (-13)  /* the store or its folder is a symbolic link, or another user owns or can write it (left untouched) */
+#define GATEKIT_ECONNECTION     (-14)  /* PostgreSQL store: the server cannot be reached, refused the login, or the connection broke; nothing was written (the next call reconnects) */
+#define GATEKIT_EUNCERTAIN      (-15)  /* PostgreSQL store: the connection broke during COMMIT, so the write may or may not be recorded; retrying it is safe (every write is idempotent or append-only) */
 
 /* Receipts (-100 … -199): see the receipts section. */
 /* Permissions (-200 … -299): see the permissions section. */
@@ -127,7 +129,26 @@ GATEKIT_API void gatekit_clear_caches(void);
  * with the file, its owner and its mode in gatekit_last_error(), and nothing written.
  * Group-shared deployments opt in with GATEKIT_STORE_GROUP_SHARED (see below).
  * On a read-only file system (or a read-only file) the store opens read-only: reads answer,
- * writes fail with GATEKIT_EREADONLY. */
+ * writes fail with GATEKIT_EREADONLY.
+ *
+ * PostgreSQL: a path that is a "postgresql://" or "postgres://" URI, or a libpq key=value
+ * string whose first keyword is libpq's ("host=db1 dbname=gatekit"), opens the same store on
+ * a PostgreSQL server through libpq (loaded on first use; Debian libpq5), TLS included
+ * (sslmode, sslrootcert, ... in the string). $PG* variables and ~/.pgpass count as libpq
+ * says. Each app_id is its own schema "gatekit/<app_id>" in that database (NULL: "default"),
+ * so many apps share one database; the schema is versioned and migrated like the file
+ * (GATEKIT_ENEWER, GATEKIT_ENOTSTORE for a schema of that name holding something else;
+ * nothing is ever dropped). Every function below means the same on both backends.
+ * On PostgreSQL every call that reads or writes the store may block on the network: at most
+ * connect_timeout to (re)connect (10 s unless the string or $PGCONNECT_TIMEOUT says
+ * otherwise) plus statement_timeout per statement (30 s unless "options" or $PGOPTIONS set
+ * it). Conflicting writers are retried inside GateKit (10 attempts), then GATEKIT_EBUSY.
+ * A broken connection is GATEKIT_ECONNECTION, with nothing written, and the next call
+ * reconnects; a connection that breaks during COMMIT is GATEKIT_EUNCERTAIN, never success
+ * (every GateKit write is idempotent or append-only, so retrying it is safe). Caches (the
+ * ledger's, the permission snapshot) stay coherent across machines through LISTEN/NOTIFY: a
+ * commit elsewhere is seen once its notification arrives (under a millisecond on one host).
+ * Messages never hold the password; gatekit_store_path() answers the URI without it. */
 typedef struct gatekit_store gatekit_store;
 
 /* Opens (creating if needed) a store.
@@ -138,8 +159,9 @@ typedef struct gatekit_store gatekit_store;
  * selects another file.
  * app_id becomes a file name: 1-128 letters, digits, '.', '-', '_', no ".."; it may be NULL
  * only when path or $GATEKIT_STORE names the file.
- * Errors: GATEKIT_EINVAL (bad app_id, path is a folder), GATEKIT_ENOTSTORE (a foreign file),
- * GATEKIT_ECORRUPT, GATEKIT_ENEWER (newer schema), GATEKIT_EIO, GATEKIT_EBUSY. On any error
+ * Errors: GATEKIT_EINVAL (bad app_id, path is a folder, a malformed connection string),
+ * GATEKIT_ENOTSTORE (a foreign file), GATEKIT_ECORRUPT, GATEKIT_ENEWER (newer schema),
+ * GATEKIT_EIO, GATEKIT_EBUSY, GATEKIT_ECONNECTION (PostgreSQL unreachable). On any error
  * the existing file is left exactly as it was. On success *out is a new handle that the
  * caller closes with gatekit_store_close(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open(gatekit_store **out, const char *path, const char *app_id);

@@ -2,7 +2,8 @@
 # Installs the Debian packages GateKit builds and tests with, when they are missing.
 # As root it installs them; otherwise it names what is missing and fails.
 set -euo pipefail
-packages=(libssl-dev libsqlite3-dev pkg-config openssl "$@")
+# libpq-dev: the PostgreSQL store; postgresql: the real server its tests start.
+packages=(libssl-dev libsqlite3-dev libpq-dev postgresql pkg-config openssl "$@")
 missing=()
 for p in "${packages[@]}"; do
     [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")

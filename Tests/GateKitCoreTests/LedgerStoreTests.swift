@@ -49,7 +49,8 @@ import Testing
         // Recorded rows are append-only, even for a connection that bypasses GateKit.
         for table in ["ledger_items", "ledger_transactions", "ledger_item_subjects", "ledger_status_changes"] {
             let refused = try store.read { (db) throws(GateKitError) -> Bool in
-                sqlite3_exec(db.db, "DELETE FROM \(table)", nil, nil, nil) != SQLITE_OK
+                do { try db.execute("DELETE FROM \(table)") } catch { return true }
+                return false
             }
             #expect(refused, "DELETE on \(table)")
         }

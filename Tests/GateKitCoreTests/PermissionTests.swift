@@ -400,17 +400,17 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         let path = temporaryStorePath()
         let store = try Store(path: path, appID: nil)
         let other = try Store(path: path, appID: nil)
-        let probe = DataVersionProbe()
+        let probe = store.makeChangeProbe()
         try store.read { (db) throws(GateKitError) in
-            #expect(try probe.changed(db))      // first call
-            #expect(try !probe.changed(db))
+            #expect(try probe.changed())      // first call
+            #expect(try !probe.changed())
         }
         try store.write { (db) throws(GateKitError) in try db.execute("INSERT INTO gatekit_meta VALUES ('a', 'b')") }
-        try store.read { (db) throws(GateKitError) in #expect(try !probe.changed(db)) }
+        try store.read { (db) throws(GateKitError) in #expect(try !probe.changed()) }
         try other.write { (db) throws(GateKitError) in try db.execute("INSERT INTO gatekit_meta VALUES ('c', 'd')") }
         try store.read { (db) throws(GateKitError) in
-            #expect(try probe.changed(db))
-            #expect(try !probe.changed(db))
+            #expect(try probe.changed())
+            #expect(try !probe.changed())
         }
     }
 }

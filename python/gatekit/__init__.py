@@ -6,7 +6,7 @@ A typed ctypes binding of libgatekit.so. Every failing call raises a
 from __future__ import annotations
 
 from . import _native, receipt
-from .errors import (CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
+from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
 from .eula import EulaDecision, hash_bytes, hash_file
 from . import permissions
@@ -20,7 +20,7 @@ from . import appstore  # noqa: E402,F401  (Apple's signature creators and Recei
 from .ledger import Entitlement, SubscriptionStatus  # noqa: E402
 
 __all__ = [
-    "Category", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
+    "Category", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",

@@ -5,9 +5,9 @@ from typing import Dict, Type
 
 from . import _native
 
-__all__ = ["CorruptStoreError", "EBUSY", "ECORRUPT", "EINTERNAL", "EINVAL", "EIO", "ENEWER",
-    "ENOMEM", "ENOTFOUND", "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNSAFE", "EVERSION",
-    "GateKitError", "InvalidArgumentError", "NewerStoreError", "NotAStoreError", "NotFoundError",
+__all__ = ["CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "EBUSY",
+    "ECONNECTION", "ECORRUPT", "EINTERNAL", "EINVAL", "EIO", "ENEWER", "ENOMEM", "ENOTFOUND",
+    "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNCERTAIN", "EUNSAFE", "EVERSION", "GateKitError", "InvalidArgumentError", "NewerStoreError", "NotAStoreError", "NotFoundError",
     "OK", "StoreError", "UnsafeStoreError", "check", "error_for", "register", "strerror"]
 
 OK = 0
@@ -24,6 +24,8 @@ EREADONLY = -10
 EVERSION = -11
 ETOOLARGE = -12
 EUNSAFE = -13
+ECONNECTION = -14
+EUNCERTAIN = -15
 
 
 class GateKitError(Exception):
@@ -67,6 +69,16 @@ class UnsafeStoreError(StoreError, PermissionError):
     can write it: GateKit refused it and left it untouched (``detail`` names file, owner, mode)."""
 
 
+class ConnectionLostError(StoreError, ConnectionError):
+    """PostgreSQL store: the server cannot be reached, refused the login, or the connection
+    broke before anything was committed. The next call reconnects."""
+
+
+class CommitUncertainError(StoreError, ConnectionError):
+    """PostgreSQL store: the connection broke during COMMIT, so the write may or may not be
+    recorded. Retrying it is safe: every GateKit write is idempotent or append-only."""
+
+
 _CLASSES: Dict[int, Type[GateKitError]] = {
     EINVAL: InvalidArgumentError,
     EVERSION: InvalidArgumentError,
@@ -79,6 +91,8 @@ _CLASSES: Dict[int, Type[GateKitError]] = {
     ENEWER: NewerStoreError,
     ENOTSTORE: NotAStoreError,
     EUNSAFE: UnsafeStoreError,
+    ECONNECTION: ConnectionLostError,
+    EUNCERTAIN: CommitUncertainError,
 }
 
 

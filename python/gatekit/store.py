@@ -41,7 +41,13 @@ class Store(Managed):
         """Opens (creating if needed) the store at ``path`` (default: ``$GATEKIT_STORE``, else the
         per-app file under the XDG state folder). Only the calling user can read it: a store
         another user owns or can write, or a symbolic link, raises :class:`UnsafeStoreError`.
-        ``group_shared=True`` opts into a store shared by a group (see the C header)."""
+        ``group_shared=True`` opts into a store shared by a group (see the C header).
+
+        ``path`` may instead be a PostgreSQL connection string (``postgresql://…``,
+        ``postgres://…`` or libpq's ``host=… dbname=…``): the same store on a server, in the
+        schema ``gatekit/<app_id>``. Network failures raise :class:`ConnectionLostError`
+        (nothing written; the next call reconnects) or :class:`CommitUncertainError` (the
+        connection broke during COMMIT; retrying is safe)."""
         self.eula = Eula(self)
         self.permissions = Permissions(self)
         self.ledger = Ledger(self)

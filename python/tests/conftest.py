@@ -4,8 +4,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
-from typing import List
+from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -17,9 +18,61 @@ WORKER = Path(__file__).resolve().parent / "worker.py"
 import gatekit  # noqa: E402  (after the path constants, so a failure names the loader's list)
 
 
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def postgres_server() -> str:
+    """The test server's libpq string (scripts/with-postgres.sh); `make test` must have one."""
+    conninfo = os.environ.get("GATEKIT_TEST_POSTGRES")
+    if conninfo:
+        return conninfo
+    if os.environ.get("GATEKIT_REQUIRE_POSTGRES") == "1":
+        pytest.fail("GATEKIT_REQUIRE_POSTGRES=1 but no test server: run the suite through scripts/with-postgres.sh")
+    pytest.skip("no PostgreSQL test server (GATEKIT_TEST_POSTGRES unset): run `make test`, which starts one")
+
+
+# Where a test's store lives: (path or connection string, app id). The same name in one test
+# is the same store, on either backend; PostgreSQL stores get a fresh app id (schema) per test.
+StoreLocation = Tuple[str, Optional[str]]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
 @pytest.fixture
-def store(tmp_path: Path):
-    with gatekit.Store(tmp_path / "store.sqlite") as s:
+def store_location(backend: str, tmp_path: Path) -> Callable[[str], StoreLocation]:
+    run = uuid.uuid4().hex[:12]
+
+    def location(name: str = "store") -> StoreLocation:
+        if backend == "sqlite":
+            return str(tmp_path / f"{name}.sqlite"), None
+        return postgres_server(), f"test.{run}.{name}"
+    return location
+
+
+# Each open store's location, for handing it to another process.
+_LOCATIONS: Dict[int, StoreLocation] = {}
+
+
+@pytest.fixture
+def open_store(store_location) -> Callable[..., "gatekit.Store"]:
+    def opener(name: str = "store") -> gatekit.Store:
+        where, app_id = store_location(name)
+        s = gatekit.Store(where, app_id=app_id)
+        _LOCATIONS[id(s)] = (where, app_id)
+        return s
+    return opener
+
+
+def location_of(store: "gatekit.Store") -> StoreLocation:
+    return _LOCATIONS.get(id(store), (store.path, None))
+
+
+@pytest.fixture
+def store(open_store):
+    with open_store() as s:
         yield s
 
 
@@ -30,9 +83,11 @@ def child_env() -> dict:
     return env
 
 
-def worker(*args: str, **popen) -> subprocess.Popen:
-    """Starts tests/worker.py in a new interpreter (sys.executable, not the pyenv shim)."""
-    return subprocess.Popen([sys.executable, str(WORKER), *args], env=child_env(), **popen)
+def worker(command: str, location: StoreLocation, *args: str, **popen) -> subprocess.Popen:
+    """Starts tests/worker.py in a new interpreter (sys.executable, not the pyenv shim) on the
+    store at `location`."""
+    where, app_id = location
+    return subprocess.Popen([sys.executable, str(WORKER), command, where, app_id or "", *args], env=child_env(), **popen)
 
 
 def header_functions() -> List[str]:

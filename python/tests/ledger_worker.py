@@ -12,7 +12,7 @@ from gatekit.jws import SignedDataVerifier
 
 
 def main() -> int:
-    path, stream, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    where, app_id, stream, seed = sys.argv[1], sys.argv[2] or None, sys.argv[3], int(sys.argv[4])
     spec = json.loads(open(stream).read())
     items = [tuple(i) for i in spec["items"]]
     rng = random.Random(seed)
@@ -20,7 +20,7 @@ def main() -> int:
     rng.shuffle(order)
     verifier = SignedDataVerifier("com.example", "Sandbox", test_anchor=bytes.fromhex(spec["anchor"]))
     counts: Counter = Counter()
-    with gatekit.Store(path) as store:
+    with gatekit.Store(where, app_id=app_id) as store:
         for kind, jws in order:
             counts[getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=spec["now"]).outcome.name] += 1
     print(json.dumps(counts))

@@ -104,13 +104,12 @@ def test_sixteen_threads_share_one_store(store):
         assert len(store.eula.history(user=f"user-{t}")) == per_thread
 
 
-def test_eight_processes_accept_into_one_file_without_loss(tmp_path):
-    path = str(tmp_path / "shared.sqlite")
+def test_eight_processes_accept_into_one_store_without_loss(store_location, open_store):
     per_process = 50
-    procs = [worker("accept-many", path, f"p{n}", str(per_process)) for n in range(8)]
+    procs = [worker("accept-many", store_location("shared"), f"p{n}", str(per_process)) for n in range(8)]
     for p in procs:
         assert p.wait(timeout=120) == 0
-    with gatekit.Store(path) as store:
+    with open_store("shared") as store:
         history = store.eula.history_all()
         assert len(history) == 8 * per_process
         for n in range(8):
@@ -119,12 +118,11 @@ def test_eight_processes_accept_into_one_file_without_loss(tmp_path):
         store.check()
 
 
-def test_sigkill_never_loses_a_returned_acceptance(tmp_path):
-    path = str(tmp_path / "killed.sqlite")
+def test_sigkill_never_loses_a_returned_acceptance(store_location, open_store):
     rng = random.Random(20261122)
     confirmed = set()
     for _ in range(5):
-        child = worker("accept-forever", path, stdout=__import__("subprocess").PIPE, text=True)
+        child = worker("accept-forever", store_location("killed"), stdout=__import__("subprocess").PIPE, text=True)
         deadline = time.monotonic() + rng.uniform(0.3, 0.9)
         assert child.stdout is not None
         while time.monotonic() < deadline:
@@ -136,7 +134,7 @@ def test_sigkill_never_loses_a_returned_acceptance(tmp_path):
         # Lines already written before the kill were also confirmed.
         confirmed.update(int(line) for line in child.stdout.read().split())
         child.wait()
-        with gatekit.Store(path) as store:
+        with open_store("killed") as store:
             store.check()
             recorded = {d.hash for d in store.eula.history("doc", user="killed")}
         assert {gatekit.hash_bytes(str(i).encode()) for i in confirmed} <= recorded

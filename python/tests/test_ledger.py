@@ -298,7 +298,7 @@ def test_receipt_purchases_become_transactions(store):
     assert gatekit.receipt._intro_eligible(receipt.handle, None, 1) == -1  # NULL ids with a count: EINVAL
 
 
-def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier, pki):
+def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier, pki, store_location, open_store):
     """8 processes ingest the same items (each its own shuffled order, with repeats) into one
     store at once: the final state is the one a single process reaches, and every item is
     recorded exactly once."""
@@ -306,10 +306,10 @@ def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier
     items = all_items(life_map)
     stream = tmp_path / "stream.json"
     stream.write_text(json.dumps({"items": items, "anchor": pki.der("root").hex(), "now": NOW_S}))
-    path = tmp_path / "shared.sqlite"
+    where, app_id = store_location("shared")
     import subprocess
     worker = Path(__file__).resolve().parent / "ledger_worker.py"
-    procs = [subprocess.Popen([sys.executable, str(worker), str(path), str(stream), str(seed)], env=child_env(),
+    procs = [subprocess.Popen([sys.executable, str(worker), where, app_id or "", str(stream), str(seed)], env=child_env(),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in range(8)]
     outcomes: Dict[str, int] = {}
     for p in procs:
@@ -318,7 +318,7 @@ def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier
         for name, count in json.loads(out).items():
             outcomes[name] = outcomes.get(name, 0) + count
     distinct = len(set(jws for _, jws in items))
-    with gatekit.Store(path) as shared:
+    with open_store("shared") as shared:
         history = shared.ledger.history(environment="Sandbox", test_signed=True)
         assert len(history["items"]) == distinct
         assert outcomes.get("NEW", 0) + outcomes.get("SUPERSEDED", 0) == distinct

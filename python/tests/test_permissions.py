@@ -15,7 +15,7 @@ import gatekit
 from gatekit import Category, Decision, State, permissions
 from gatekit.permissions import ALL
 
-from conftest import worker
+from conftest import location_of, worker
 
 EVERY = list(Category)
 
@@ -27,8 +27,8 @@ def described(store):
     return store
 
 
-def run_worker(path, category: int, decision: int) -> None:
-    proc = worker("perm-record", str(path), str(int(category)), str(int(decision)))
+def run_worker(store, category: int, decision: int) -> None:
+    proc = worker("perm-record", location_of(store), str(int(category)), str(int(decision)))
     assert proc.wait(timeout=60) == 0
 
 
@@ -282,7 +282,6 @@ def test_callback_exceptions_are_raised_on_the_calling_thread(described):
 
 
 def test_another_process_seen_on_refresh_and_by_the_watcher(described, tmp_path):
-    path = described.path
     changes: List[Tuple[int, int, int, str]] = []
     arrived = threading.Event()
 
@@ -291,7 +290,7 @@ def test_another_process_seen_on_refresh_and_by_the_watcher(described, tmp_path)
         arrived.set()
 
     described.permissions.subscribe(on_change)
-    run_worker(path, Category.CAMERA, Decision.DONT_ASK)
+    run_worker(described, Category.CAMERA, Decision.DONT_ASK)
     assert described.permissions.state(Category.CAMERA) is State.DO_NOT_ASK  # coherent at once
     assert changes == []
     described.permissions.refresh()
@@ -301,7 +300,7 @@ def test_another_process_seen_on_refresh_and_by_the_watcher(described, tmp_path)
     described.permissions.watch_start(interval_ms=10)
     with pytest.raises(permissions.WatcherRunningError):
         described.permissions.watch_start(interval_ms=10)
-    run_worker(path, Category.MICROPHONE, Decision.AUTHORIZED)
+    run_worker(described, Category.MICROPHONE, Decision.AUTHORIZED)
     assert arrived.wait(10)
     assert changes[1][:3] == (4000, 0, 200)
     assert changes[1][3] != threading.current_thread().name  # the watcher's thread
@@ -322,7 +321,7 @@ def test_watcher_callback_errors_are_reported(described):
 
     described.permissions.subscribe(broken)
     described.permissions.watch_start(interval_ms=10, on_error=on_error)
-    run_worker(described.path, Category.SIRI, Decision.DENIED)
+    run_worker(described, Category.SIRI, Decision.DENIED)
     assert done.wait(10)
     described.permissions.watch_stop()
     assert isinstance(reported[0], ValueError) and reported[0] is described.permissions.errors[-1]
@@ -339,7 +338,7 @@ def test_watcher_errors_without_handler_go_to_unraisablehook(described, monkeypa
     monkeypatch.setattr(sys, "unraisablehook", hook)
     described.permissions.subscribe(lambda c, o, n: 1 / 0)
     described.permissions.watch_start(interval_ms=10)
-    run_worker(described.path, Category.REMINDERS, Decision.DENIED)
+    run_worker(described, Category.REMINDERS, Decision.DENIED)
     assert done.wait(10)
     described.permissions.watch_stop()
     assert isinstance(hooked[0], ZeroDivisionError)
@@ -384,19 +383,18 @@ def test_sixteen_threads_record_and_read(described):
     assert len(described.permissions.history(3_000_007)) == rounds * 3
 
 
-def test_persistence_across_processes(tmp_path):
-    path = tmp_path / "persist.sqlite"
-    with gatekit.Store(path) as s:
+def test_persistence_across_processes(open_store):
+    with open_store("persist") as s:
         s.permissions.set_usage_description(Category.CAMERA, "why")
-    run_worker(path, Category.CAMERA, Decision.DONT_ASK)
-    with gatekit.Store(path) as s:
+        run_worker(s, Category.CAMERA, Decision.DONT_ASK)
+    with open_store("persist") as s:
         assert s.permissions.state(Category.CAMERA) is State.DO_NOT_ASK
         assert s.permissions.pending([Category.CAMERA]) == []
         assert [h.source for h in s.permissions.history(Category.CAMERA)] == ["user"]
 
 
-def test_closing_with_a_running_watcher(tmp_path):
-    s = gatekit.Store(tmp_path / "w.sqlite")
+def test_closing_with_a_running_watcher(open_store):
+    s = open_store("w")
     s.permissions.subscribe(lambda c, o, n: None)
     s.permissions.watch_start(interval_ms=5, provider=True)
     time.sleep(0.05)

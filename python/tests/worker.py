@@ -2,19 +2,24 @@
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import gatekit
 
 
-def accept_many(path: str, tag: str, count: int) -> None:
-    with gatekit.Store(path) as store:
+def open_store(where: str, app_id: Optional[str]) -> gatekit.Store:
+    return gatekit.Store(where, app_id=app_id)
+
+
+def accept_many(where: str, app_id: Optional[str], tag: str, count: int) -> None:
+    with open_store(where, app_id) as store:
         for i in range(count):
             store.eula.accept(f"doc-{tag}-{i}", gatekit.hash_bytes(f"{tag}/{i}".encode()), user=tag)
 
 
-def accept_forever(path: str) -> None:
+def accept_forever(where: str, app_id: Optional[str]) -> None:
     """Prints each index after its acceptance returned: the parent kills us at random."""
-    with gatekit.Store(path) as store:
+    with open_store(where, app_id) as store:
         i = 0
         while True:
             store.eula.accept("doc", gatekit.hash_bytes(str(i).encode()), user="killed")
@@ -23,8 +28,21 @@ def accept_forever(path: str) -> None:
             i += 1
 
 
-def perm_record(path: str, category: int, decision: int) -> None:
-    with gatekit.Store(path) as store:
+def accept_through_outage(where: str, app_id: Optional[str], tag: str, count: int) -> None:
+    """Accepts `count` documents on one handle while the server may restart; prints "ok I"
+    after each acceptance returned and "err I CODE" after each error, and keeps going."""
+    with open_store(where, app_id) as store:
+        for i in range(count):
+            try:
+                store.eula.accept(f"{tag}-{i}", gatekit.hash_bytes(f"{tag}/{i}".encode()), user=tag)
+                sys.stdout.write(f"ok {i}\n")
+            except gatekit.StoreError as e:
+                sys.stdout.write(f"err {i} {e.code}\n")
+        sys.stdout.flush()
+
+
+def perm_record(where: str, app_id: Optional[str], category: int, decision: int) -> None:
+    with open_store(where, app_id) as store:
         if decision == 0:
             store.permissions.reset(category)
         else:
@@ -32,12 +50,17 @@ def perm_record(path: str, category: int, decision: int) -> None:
 
 
 if __name__ == "__main__":
-    command, *rest = sys.argv[1:]
+    # Every command starts with the store's location: a path or connection string, and an
+    # app id ("" for none).
+    command, where, app_id_text, *rest = sys.argv[1:]
+    app_id = app_id_text or None
     if command == "accept-many":
-        accept_many(rest[0], rest[1], int(rest[2]))
+        accept_many(where, app_id, rest[0], int(rest[1]))
     elif command == "accept-forever":
-        accept_forever(rest[0])
+        accept_forever(where, app_id)
+    elif command == "accept-through-outage":
+        accept_through_outage(where, app_id, rest[0], int(rest[1]))
     elif command == "perm-record":
-        perm_record(rest[0], int(rest[1]), int(rest[2]))
+        perm_record(where, app_id, int(rest[0]), int(rest[1]))
     else:
         raise SystemExit(f"unknown command {command}")

@@ -35,7 +35,7 @@ public struct EULAGate: Sendable {
                     SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
                     WHERE r.document_id = ?1)
                 SELECT d.decision FROM eula_decisions d
-                WHERE d.document_id = ?1 AND d.user_name IS ?2 AND d.hash IN (SELECT h FROM covered)
+                WHERE d.document_id = ?1 AND d.user_name IS NOT DISTINCT FROM ?2 AND d.hash IN (SELECT h FROM covered)
                 ORDER BY d.id DESC LIMIT 1
                 """)
             s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
@@ -75,7 +75,7 @@ public struct EULAGate: Sendable {
         guard fromHash != toHash else { throw .invalid("from_hash and to_hash are the same text") }
         let now = Clock.nowMilliseconds()
         try store.write { (db) throws(GateKitError) in
-            let s = try db.statement("INSERT OR IGNORE INTO eula_minor_revisions(document_id, from_hash, to_hash, at_ms) VALUES (?1, ?2, ?3, ?4)")
+            let s = try db.statement("INSERT INTO eula_minor_revisions(document_id, from_hash, to_hash, at_ms) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
             try s.bind(1, text: documentID).bind(2, text: fromHash).bind(3, text: toHash).bind(4, now).run()
         }
     }
@@ -91,8 +91,7 @@ public struct EULAGate: Sendable {
         if let documentID { try EULAGate.validate(documentID: documentID) }
         if case let .named(name) = user { try EULAGate.validate(user: name) }
         return try store.read { (db) throws(GateKitError) -> [EULADecision] in
-            var sql = "SELECT document_id, user_name, hash, decision, at_ms FROM eula_decisions WHERE 1"
-            if documentID != nil { sql += " AND document_id = ?1" }
+            var sql = "SELECT document_id, user_name, hash, decision, at_ms FROM eula_decisions WHERE (?1 IS NULL OR document_id = ?1)"
             switch user {
             case .defaultUser: sql += " AND user_name IS NULL"
             case .named: sql += " AND user_name = ?2"

@@ -10,7 +10,7 @@ public final class Ledger: @unchecked Sendable {
     public let store: Store
     // Guarded by the store's lock: only touched inside `store.read` / `store.write`.
     private var records: [CacheKey: Cached] = [:]
-    private let probe = DataVersionProbe()
+    private let probe: any ChangeProbe
 
     /// A customer's versions, and their current versions (what "now" questions read).
     struct Cached {
@@ -30,7 +30,10 @@ public final class Ledger: @unchecked Sendable {
         let customer: String
     }
 
-    public init(store: Store) { self.store = store }
+    public init(store: Store) {
+        self.store = store
+        probe = store.makeChangeProbe()
+    }
 
     static func validate(customer: String) throws(GateKitError) {
         guard !customer.isEmpty, customer.utf8.count <= maximumCustomerLength else {
@@ -48,7 +51,7 @@ public final class Ledger: @unchecked Sendable {
         try Ledger.validate(customer: customer)
         return try store.read { (db) throws(GateKitError) -> Cached in
             // Another connection's commit (a memory read of the WAL-index header when none).
-            if try probe.changed(db) || records.count >= Ledger.cachedCustomers {
+            if try probe.changed() || records.count >= Ledger.cachedCustomers {
                 records.removeAll(keepingCapacity: true)
             }
             let key = CacheKey(scope: scope, customer: customer)

@@ -8,7 +8,7 @@ extension Ledger {
             let originals = try customer.map { (c) throws(GateKitError) in try LedgerRows.originals(db, customer: c, scope: scope) }
             let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body"
             var itemList: [JSONValue] = []
-            func add(_ items: SQLiteStatement) throws(GateKitError) {
+            func add(_ items: any DatabaseStatement) throws(GateKitError) {
                 while try items.step() { itemList.append(try item(db, items)) }
                 items.reset()
             }
@@ -60,7 +60,7 @@ extension Ledger {
     }
 
     /// One row of ledger_items (see the columns above) as its history entry.
-    private func item(_ db: SQLiteConnection, _ items: SQLiteStatement) throws(GateKitError) -> JSONValue {
+    private func item(_ db: any DatabaseConnection, _ items: any DatabaseStatement) throws(GateKitError) -> JSONValue {
         let id = items.int64(0)
         var members: [(String, JSONValue)] = [("id", .number(id))]
         members.append(("kind", .string(IngestReport.Kind(rawValue: items.int64(1))?.name ?? "unknown")))
@@ -76,7 +76,7 @@ extension Ledger {
         return .object(members)
     }
 
-    private func subjects(_ db: SQLiteConnection, item: Int64) throws(GateKitError) -> [String] {
+    private func subjects(_ db: any DatabaseConnection, item: Int64) throws(GateKitError) -> [String] {
         let s = try db.statement("SELECT original_transaction_id FROM ledger_item_subjects WHERE item_id = ?1 ORDER BY original_transaction_id")
         defer { s.reset() }
         s.bind(1, item)

@@ -188,7 +188,7 @@ extension Ledger {
     }
 
     /// Records one item inside the caller's write transaction.
-    private func record(_ item: PendingItem, _ db: SQLiteConnection) throws(GateKitError) -> IngestReport {
+    private func record(_ item: PendingItem, _ db: any DatabaseConnection) throws(GateKitError) -> IngestReport {
         let originals = Array(Set(item.transactions.map(\.0.originalTransactionID) + item.renewals.map(\.0.originalTransactionID))).sorted()
         let token = item.transactions.lazy.compactMap(\.0.appAccountToken).first
         let scope = item.scope
@@ -212,12 +212,11 @@ extension Ledger {
         let header = try item.header.map { (h) throws(GateKitError) in try LedgerRows.headerID(db, h) }
         let insert = try db.statement("""
             INSERT INTO ledger_items(environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
-                signed_ms, ingested_ms, outcome, header_id, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                signed_ms, ingested_ms, outcome, header_id, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id
             """)
-        try insert.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: item.identity).bind(4, item.kind.rawValue)
+        let itemID = try insert.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: item.identity).bind(4, item.kind.rawValue)
             .bind(5, text: item.notificationUUID).bind(6, text: item.notificationType).bind(7, text: item.subtype)
-            .bind(8, item.signedMs).bind(9, now).bind(10, Int64(outcome.rawValue)).bind(11, header).bind(12, text: item.body).run()
-        let itemID = db.lastInsertRowID
+            .bind(8, item.signedMs).bind(9, now).bind(10, Int64(outcome.rawValue)).bind(11, header).bind(12, text: item.body).insertedID()
         for (v, signed) in item.transactions { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
         for (v, signed) in item.renewals { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
         for original in originals { try LedgerRows.insertSubject(db, item: itemID, originalTransactionID: original) }
@@ -239,7 +238,7 @@ extension Ledger {
         return report(outcome, changes)
     }
 
-    private func isRecorded(_ db: SQLiteConnection, _ item: PendingItem) throws(GateKitError) -> Bool {
+    private func isRecorded(_ db: any DatabaseConnection, _ item: PendingItem) throws(GateKitError) -> Bool {
         let s = try db.statement("""
             SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = ?2
             AND (identity = ?3 OR (?4 IS NOT NULL AND notification_uuid = ?4)) LIMIT 1

@@ -11,7 +11,7 @@ enum LedgerRows {
         """
     /// The customer's original transaction ids: the id itself (when the ledger holds it), and
     /// every one whose transactions carry the customer as app account token.
-    static func originals(_ db: SQLiteConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
+    static func originals(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
         let own = try db.statement("SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 LIMIT 1")
         own.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
         let held = try own.step()
@@ -22,9 +22,9 @@ enum LedgerRows {
     /// The original transaction ids whose transactions carry `token`. A plain indexed lookup
     /// ("IS NOT NULL" spelled out lets SQLite use the partial index; an IN/UNION subquery would
     /// make it build and free a temporary b-tree on every call).
-    static func tokenOriginals(_ db: SQLiteConnection, token: String, scope: LedgerScope) throws(GateKitError) -> [String] {
+    static func tokenOriginals(_ db: any DatabaseConnection, token: String, scope: LedgerScope) throws(GateKitError) -> [String] {
         let tokened = try db.statement("""
-            SELECT original_transaction_id FROM ledger_transactions INDEXED BY ledger_transactions_by_token
+            SELECT original_transaction_id FROM ledger_transactions \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_token" : "")
             WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3 AND app_account_token IS NOT NULL
             """)
         defer { tokened.reset() }
@@ -39,7 +39,7 @@ enum LedgerRows {
     static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
     static let renewalsByOriginal = "SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
 
-    static func record(_ db: SQLiteConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+    static func record(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
         var record = CustomerRecord()
         var groupless = Set<String>()
         var grouped = Set<String>()
@@ -70,7 +70,7 @@ enum LedgerRows {
         return record
     }
 
-    static func transaction(_ s: SQLiteStatement) -> TransactionVersion {
+    static func transaction(_ s: any DatabaseStatement) -> TransactionVersion {
         func optional(_ c: Int32) -> Int64? { s.isNull(c) ? nil : s.int64(c) }
         return TransactionVersion(
             transactionID: s.text(0) ?? "", originalTransactionID: s.text(1) ?? "", appAccountToken: s.text(2),
@@ -80,7 +80,7 @@ enum LedgerRows {
             signedMs: s.int64(14), identity: s.text(15) ?? "")
     }
 
-    static func renewal(_ s: SQLiteStatement) -> RenewalVersion {
+    static func renewal(_ s: any DatabaseStatement) -> RenewalVersion {
         func optional(_ c: Int32) -> Int64? { s.isNull(c) ? nil : s.int64(c) }
         return RenewalVersion(
             originalTransactionID: s.text(0) ?? "", productID: s.text(1), autoRenewProductID: s.text(2),
@@ -115,27 +115,26 @@ enum LedgerRows {
         }
     }
 
-    static func headerID(_ db: SQLiteConnection, _ header: String) throws(GateKitError) -> Int64 {
+    static func headerID(_ db: any DatabaseConnection, _ header: String) throws(GateKitError) -> Int64 {
         let find = try db.statement("SELECT id FROM ledger_jws_headers WHERE header = ?1")
         defer { find.reset() }
         find.bind(1, text: header)
         if try find.step() { return find.int64(0) }
-        try db.statement("INSERT INTO ledger_jws_headers(header) VALUES (?1)").bind(1, text: header).run()
-        return db.lastInsertRowID
+        return try db.statement("INSERT INTO ledger_jws_headers(header) VALUES (?1) RETURNING id").bind(1, text: header).insertedID()
     }
 
     /// The compact JWS a transaction version came in (nil for a receipt purchase).
-    static func signedTransaction(_ db: SQLiteConnection, scope: LedgerScope, transactionID: String, identity: String) throws(GateKitError) -> String? {
+    static func signedTransaction(_ db: any DatabaseConnection, scope: LedgerScope, transactionID: String, identity: String) throws(GateKitError) -> String? {
         try signedText(db, table: "ledger_transactions", key: "transaction_id", scope: scope, value: transactionID, identity: identity)
     }
 
     /// The compact JWS a renewal-info version came in.
-    static func signedRenewal(_ db: SQLiteConnection, scope: LedgerScope, originalTransactionID: String, identity: String) throws(GateKitError) -> String? {
+    static func signedRenewal(_ db: any DatabaseConnection, scope: LedgerScope, originalTransactionID: String, identity: String) throws(GateKitError) -> String? {
         try signedText(db, table: "ledger_renewals", key: "original_transaction_id", scope: scope, value: originalTransactionID, identity: identity)
     }
 
     /// A version's own text, or its item's when it is the item itself (NULL body).
-    private static func signedText(_ db: SQLiteConnection, table: StaticString, key: StaticString, scope: LedgerScope,
+    private static func signedText(_ db: any DatabaseConnection, table: StaticString, key: StaticString, scope: LedgerScope,
                                    value: String, identity: String) throws(GateKitError) -> String? {
         let s = try db.statement("""
             SELECT h.header, coalesce(v.body, i.body) FROM \(table) v JOIN ledger_items i ON i.id = v.item_id
@@ -151,18 +150,18 @@ enum LedgerRows {
     // MARK: writing
 
     /// True when a version of this transaction newer than `v` is already held.
-    static func hasNewer(_ db: SQLiteConnection, _ v: TransactionVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
+    static func hasNewer(_ db: any DatabaseConnection, _ v: TransactionVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
         try hasNewer(db, table: "ledger_transactions", key: "transaction_id", value: v.transactionID, signedMs: v.signedMs, identity: v.identity, scope: scope)
     }
 
     /// True when a version of this renewal info newer than `v` is already held.
-    static func hasNewer(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
+    static func hasNewer(_ db: any DatabaseConnection, _ v: RenewalVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
         try hasNewer(db, table: "ledger_renewals", key: "original_transaction_id", value: v.originalTransactionID, signedMs: v.signedMs,
                      identity: v.identity, scope: scope)
     }
 
     /// Newer in the versions' total order: a later signedDate, or the same and a larger identity.
-    private static func hasNewer(_ db: SQLiteConnection, table: StaticString, key: StaticString, value: String, signedMs: Int64,
+    private static func hasNewer(_ db: any DatabaseConnection, table: StaticString, key: StaticString, value: String, signedMs: Int64,
                                  identity: String, scope: LedgerScope) throws(GateKitError) -> Bool {
         let s = try db.statement("""
             SELECT 1 FROM \(table) WHERE environment = ?1 AND test_signed = ?2 AND \(key) = ?3
@@ -174,11 +173,11 @@ enum LedgerRows {
     }
 
     /// `signed` nil: the version's signed text is its item's own (or, for a receipt purchase, none).
-    static func insert(_ db: SQLiteConnection, _ v: TransactionVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
+    static func insert(_ db: any DatabaseConnection, _ v: TransactionVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
         let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
         let s = try db.statement("""
-            INSERT OR IGNORE INTO ledger_transactions(environment, test_signed, \(transactionColumns), item_id, header_id, body)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
+            INSERT INTO ledger_transactions(environment, test_signed, \(transactionColumns), item_id, header_id, body)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) ON CONFLICT DO NOTHING
             """)
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.transactionID).bind(4, text: v.originalTransactionID)
             .bind(5, text: v.appAccountToken).bind(6, text: v.productID).bind(7, text: v.groupID).bind(8, v.productType.rawValue)
@@ -187,17 +186,17 @@ enum LedgerRows {
             .bind(17, v.signedMs).bind(18, text: v.identity).bind(19, item).bind(20, header).bind(21, text: signed?.body)
         try s.run()
         if let group = v.groupID {
-            let p = try db.statement("INSERT OR IGNORE INTO ledger_products(environment, test_signed, product_id, group_id) VALUES (?1, ?2, ?3, ?4)")
+            let p = try db.statement("INSERT INTO ledger_products(environment, test_signed, product_id, group_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
             try p.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.productID).bind(4, text: group).run()
         }
     }
 
     /// `signed` nil: the version's signed text is its item's own.
-    static func insert(_ db: SQLiteConnection, _ v: RenewalVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
+    static func insert(_ db: any DatabaseConnection, _ v: RenewalVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
         let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
         let s = try db.statement("""
-            INSERT OR IGNORE INTO ledger_renewals(environment, test_signed, \(renewalColumns), item_id, header_id, body)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            INSERT INTO ledger_renewals(environment, test_signed, \(renewalColumns), item_id, header_id, body)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING
             """)
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.originalTransactionID).bind(4, text: v.productID)
             .bind(5, text: v.autoRenewProductID).bind(6, v.autoRenewStatus).bind(7, v.isInBillingRetryPeriod ? 1 : 0)
@@ -206,8 +205,8 @@ enum LedgerRows {
         try s.run()
     }
 
-    static func insertSubject(_ db: SQLiteConnection, item: Int64, originalTransactionID: String) throws(GateKitError) {
-        try db.statement("INSERT OR IGNORE INTO ledger_item_subjects(original_transaction_id, item_id) VALUES (?1, ?2)")
+    static func insertSubject(_ db: any DatabaseConnection, item: Int64, originalTransactionID: String) throws(GateKitError) {
+        try db.statement("INSERT INTO ledger_item_subjects(original_transaction_id, item_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
             .bind(1, text: originalTransactionID).bind(2, item).run()
     }
 }

@@ -19,7 +19,7 @@ enum HostCategoryRegistry {
 
     /// Inside a write transaction (the authority: another process may register meanwhile).
     /// The same number with the same name is a no-op.
-    static func register(_ db: SQLiteConnection, _ category: Int32, name: String, at now: Int64) throws(GateKitError) {
+    static func register(_ db: any DatabaseConnection, _ category: Int32, name: String, at now: Int64) throws(GateKitError) {
         let byNumber = try db.statement("SELECT name FROM perm_categories WHERE category = ?1")
         byNumber.bind(1, Int64(category))
         let existingName = try byNumber.step() ? byNumber.text(0) : nil

@@ -6,7 +6,7 @@ extension PermissionEngine {
         }
     }
 
-    private static func writeUsageDescription(_ db: SQLiteConnection, _ category: Int32, _ text: String, _ now: Int64) throws(GateKitError) {
+    private static func writeUsageDescription(_ db: any DatabaseConnection, _ category: Int32, _ text: String, _ now: Int64) throws(GateKitError) {
         let s = try db.statement("""
             INSERT INTO perm_usage_descriptions(category, text, updated_ms) VALUES (?1, ?2, ?3)
             ON CONFLICT(category) DO UPDATE SET text = excluded.text, updated_ms = excluded.updated_ms

@@ -15,7 +15,7 @@ public final class PermissionEngine: @unchecked Sendable {
     // Guarded by the store's lock (touched only inside store.read / store.write).
     var snapshot = PermissionSnapshot()
     var snapshotIsStale = true
-    private let probe = DataVersionProbe()
+    private let probe: any ChangeProbe
     var provider: CallbackSlot<any SystemStateProvider>?
 
     // Guarded by notifyLock: what subscribers were last told, per category.
@@ -36,6 +36,7 @@ public final class PermissionEngine: @unchecked Sendable {
     /// engine on the same connection would not see the first one's writes.
     public init(store: Store) throws(GateKitError) {
         self.store = store
+        probe = store.makeChangeProbe()
         let stored = try store.read { (db) throws(GateKitError) -> [Int32: PermissionState] in
             try refreshSnapshot(db)
             return snapshot.stored
@@ -46,8 +47,8 @@ public final class PermissionEngine: @unchecked Sendable {
 
     /// Under the store's lock: reloads the snapshot when anyone committed since.
     @inline(__always)
-    func refreshSnapshot(_ db: SQLiteConnection) throws(GateKitError) {
-        let changed = try probe.changed(db)
+    func refreshSnapshot(_ db: any DatabaseConnection) throws(GateKitError) {
+        let changed = try probe.changed()
         if changed || snapshotIsStale {
             snapshot = try PermissionSnapshot.load(db)
             snapshotIsStale = false
@@ -213,7 +214,7 @@ public final class PermissionEngine: @unchecked Sendable {
         subscriptions.deliver(changes)
     }
 
-    static func readStoredState(_ db: SQLiteConnection, _ category: Int32) throws(GateKitError) -> PermissionState {
+    static func readStoredState(_ db: any DatabaseConnection, _ category: Int32) throws(GateKitError) -> PermissionState {
         let s = try db.statement("SELECT state FROM perm_states WHERE category = ?1")
         defer { s.reset() }
         s.bind(1, Int64(category))
@@ -221,7 +222,7 @@ public final class PermissionEngine: @unchecked Sendable {
         return PermissionState(rawValue: raw) ?? .unknown
     }
 
-    static func writeStoredState(_ db: SQLiteConnection, _ category: Int32, _ state: PermissionState, _ now: Int64) throws(GateKitError) {
+    static func writeStoredState(_ db: any DatabaseConnection, _ category: Int32, _ state: PermissionState, _ now: Int64) throws(GateKitError) {
         let s = try db.statement("""
             INSERT INTO perm_states(category, state, updated_ms) VALUES (?1, ?2, ?3)
             ON CONFLICT(category) DO UPDATE SET state = excluded.state, updated_ms = excluded.updated_ms

@@ -29,13 +29,13 @@ public struct PermissionChangeRecord: Equatable, Sendable {
 
 /// The append-only history table (triggers refuse UPDATE and DELETE).
 enum PermissionHistory {
-    static func append(_ db: SQLiteConnection, category: Int32, from: Int32, to: Int32, source: PermissionChangeSource, at: Int64) throws(GateKitError) {
+    static func append(_ db: any DatabaseConnection, category: Int32, from: Int32, to: Int32, source: PermissionChangeSource, at: Int64) throws(GateKitError) {
         let s = try db.statement("INSERT INTO perm_history(category, from_state, to_state, source, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")
         try s.bind(1, Int64(category)).bind(2, Int64(from)).bind(3, Int64(to)).bind(4, source.rawValue).bind(5, at).run()
     }
 
     /// Oldest first; `category` nil for every category.
-    static func read(_ db: SQLiteConnection, category: Int32?) throws(GateKitError) -> [PermissionChangeRecord] {
+    static func read(_ db: any DatabaseConnection, category: Int32?) throws(GateKitError) -> [PermissionChangeRecord] {
         let s = try db.statement(category == nil
             ? "SELECT id, category, from_state, to_state, source, at_ms FROM perm_history ORDER BY id"
             : "SELECT id, category, from_state, to_state, source, at_ms FROM perm_history WHERE category = ?1 ORDER BY id")

@@ -10,7 +10,7 @@ struct PermissionSnapshot {
     var hostNames: [Int32: String] = [:]
     var hostNumbers: [String: Int32] = [:]
 
-    static func load(_ db: SQLiteConnection) throws(GateKitError) -> PermissionSnapshot {
+    static func load(_ db: any DatabaseConnection) throws(GateKitError) -> PermissionSnapshot {
         var s = PermissionSnapshot()
         let states = try db.statement("SELECT category, state, system_state FROM perm_states")
         defer { states.reset() }

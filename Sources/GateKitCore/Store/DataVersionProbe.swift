@@ -7,14 +7,16 @@ import Glibc
 /// `fcntl` calls, about 1.7 µs here). A copy of the WAL-index header (shared memory that
 /// every commit rewrites) filters out the common "nothing happened" case with a memory read;
 /// only a changed header runs the pragma. Use only under the store's lock.
-final class DataVersionProbe {
+final class DataVersionProbe: ChangeProbe {
+    private unowned let db: SQLiteConnection
     private static let headerBytes = Int(GK_WAL_INDEX_HEADER_WORDS) * MemoryLayout<UInt32>.size
     private var index: UnsafeRawPointer?
     private let lastHeader: UnsafeMutablePointer<UInt32>
     private let header: UnsafeMutablePointer<UInt32>
     private var version: Int64?
 
-    init() {
+    init(_ db: SQLiteConnection) {
+        self.db = db
         let words = Int(GK_WAL_INDEX_HEADER_WORDS)
         lastHeader = .allocate(capacity: words)
         lastHeader.initialize(repeating: 0, count: words)
@@ -29,7 +31,7 @@ final class DataVersionProbe {
 
     /// True on the first call and whenever another connection (of this or another process)
     /// committed since the previous call. Commits through `db` itself do not count.
-    func changed(_ db: SQLiteConnection) throws(GateKitError) -> Bool {
+    func changed() throws(GateKitError) -> Bool {
         if index == nil { index = gk_wal_index(db.db) }
         if let index {
             // Read the header before the pragma: a commit landing in between is then seen

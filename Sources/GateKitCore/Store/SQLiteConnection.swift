@@ -3,7 +3,8 @@ import Glibc
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe by itself:
 /// `Store` serializes every use behind its lock.
-public final class SQLiteConnection {
+public final class SQLiteConnection: DatabaseConnection {
+    public var dialect: SQLDialect { .sqlite }
     let db: OpaquePointer
     public let path: String
     private var cache: [String: SQLiteStatement] = [:]
@@ -81,7 +82,11 @@ public final class SQLiteConnection {
     }
 
     /// A cached prepared statement, reset and with bindings cleared.
-    public func statement(_ sql: String) throws(GateKitError) -> SQLiteStatement {
+    public func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement {
+        try sqliteStatement(sql)
+    }
+
+    func sqliteStatement(_ sql: String) throws(GateKitError) -> SQLiteStatement {
         if let s = cache[sql] {
             s.reset()
             return s
@@ -94,19 +99,10 @@ public final class SQLiteConnection {
         return s
     }
 
-    /// The first column of the first row of a query as an integer (0 when there is no row).
-    public func scalar(_ sql: String) throws(GateKitError) -> Int64 {
-        let s = try statement(sql)
-        defer { s.reset() }
-        return try s.step() ? s.int64(0) : 0
-    }
-
     /// Changes whenever another connection commits to the database (`PRAGMA data_version`).
     public func dataVersion() throws(GateKitError) -> Int64 {
         try scalar("PRAGMA data_version")
     }
-
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
 
     /// True when the database file was deleted or replaced since it was opened: SQLite would
     /// keep writing to the orphaned inode and every later decision would be lost.
@@ -118,7 +114,7 @@ public final class SQLiteConnection {
 }
 
 /// A prepared statement. Columns and parameters are 0- and 1-based, as in SQLite.
-public final class SQLiteStatement {
+public final class SQLiteStatement: DatabaseStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
 
@@ -129,20 +125,20 @@ public final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    func reset() {
+    public func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64) -> SQLiteStatement {
+    public func bind(_ index: Int32, _ value: Int64) -> Self {
         sqlite3_bind_int64(handle, index, value)
         return self
     }
 
     /// An optional integer: nil binds NULL.
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64?) -> SQLiteStatement {
+    public func bind(_ index: Int32, _ value: Int64?) -> Self {
         guard let value else {
             sqlite3_bind_null(handle, index)
             return self
@@ -151,7 +147,7 @@ public final class SQLiteStatement {
     }
 
     @discardableResult
-    public func bind(_ index: Int32, text: String?) -> SQLiteStatement {
+    public func bind(_ index: Int32, text: String?) -> Self {
         if let text {
             sqlite3_bind_text(handle, index, text, -1, gk_sqlite_transient())
         } else {
@@ -161,7 +157,7 @@ public final class SQLiteStatement {
     }
 
     @discardableResult
-    public func bind(_ index: Int32, blob: [UInt8]?) -> SQLiteStatement {
+    public func bind(_ index: Int32, blob: [UInt8]?) -> Self {
         guard let blob else {
             sqlite3_bind_null(handle, index)
             return self

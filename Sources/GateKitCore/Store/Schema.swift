@@ -179,3 +179,13 @@ enum Schema {
 
     static var currentVersion: Int64 { Int64(migrations.count) }
 }
+
+extension Schema {
+    /// Records which GateKit last migrated the store (inside the migration's transaction).
+    static func recordWriter(_ db: any DatabaseConnection) throws(GateKitError) {
+        let meta = try db.statement("""
+            INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """)
+        try meta.bind(1, text: "schema_written_by").bind(2, text: GateKitVersion.text).run()
+    }
+}

@@ -3,6 +3,9 @@ import Glibc
 /// Where a store lives: an explicit path, `$GATEKIT_STORE`, or the per-app file under the
 /// XDG state directory.
 public enum StorePath {
+    /// The app id of a PostgreSQL store opened without one (it names the schema).
+    public static let defaultPostgresAppID = "default"
+
     /// App ids become file names: letters, digits, '.', '-', '_'; no "..", at most 128 bytes.
     public static func validateAppID(_ appID: String) throws(GateKitError) {
         guard !appID.isEmpty, appID.utf8.count <= 128 else {

@@ -28,6 +28,8 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case unsupportedVersion = -11
         case tooLarge = -12
         case unsafeStore = -13
+        case connection = -14
+        case commitUncertain = -15
 
         // Receipts (-100 … -199).
         case receiptMalformed = -100
@@ -104,6 +106,8 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .unsupportedVersion: "unsupported options or structure version"
             case .tooLarge: "input too large"
             case .unsafeStore: "store or its folder is a symbolic link or open to another user"
+            case .connection: "cannot reach the store's server"
+            case .commitUncertain: "the connection was lost while committing"
 
             // Receipts.
             case .receiptMalformed: "receipt is not a PKCS#7 SignedData receipt (malformed)"

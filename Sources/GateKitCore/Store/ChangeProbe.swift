@@ -1,0 +1,10 @@
+/// Answers, for one store handle, "did another connection commit since I last asked?" — what
+/// lets the ledger and the permission engine keep answers cached. Use only under the store's
+/// lock (inside `Store.read` or `Store.write`).
+public protocol ChangeProbe: AnyObject {
+    /// True on the first call and whenever another connection (of this or another process)
+    /// committed since the previous call. Commits through this handle do not count.
+    func changed() throws(GateKitError) -> Bool
+    /// Forgets what was seen: the next `changed` answers true.
+    func invalidate()
+}

@@ -1,0 +1,50 @@
+/// What the store's SQL needs from a connection, on SQLite and on PostgreSQL alike.
+///
+/// Statements are written once, in the SQL both engines accept: numbered parameters `?N`
+/// (rewritten to `$N` for PostgreSQL), `ON CONFLICT … DO NOTHING` rather than `INSERT OR
+/// IGNORE`, `IS NOT DISTINCT FROM` rather than `IS`, `RETURNING id` rather than the last
+/// row id. The few places that differ ask `dialect`.
+public protocol DatabaseConnection: AnyObject {
+    var dialect: SQLDialect { get }
+    func execute(_ sql: String) throws(GateKitError)
+    /// A cached prepared statement, reset and with bindings cleared.
+    func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement
+}
+
+public enum SQLDialect: Sendable { case sqlite, postgresql }
+
+extension DatabaseConnection {
+    /// The first column of the first row of a query as an integer (0 when there is no row).
+    public func scalar(_ sql: String) throws(GateKitError) -> Int64 {
+        let s = try statement(sql)
+        defer { s.reset() }
+        return try s.step() ? s.int64(0) : 0
+    }
+}
+
+/// A prepared statement. Columns are 0-based and parameters 1-based, as in SQLite.
+public protocol DatabaseStatement: AnyObject {
+    func reset()
+    @discardableResult func bind(_ index: Int32, _ value: Int64) -> Self
+    /// nil binds NULL.
+    @discardableResult func bind(_ index: Int32, _ value: Int64?) -> Self
+    @discardableResult func bind(_ index: Int32, text: String?) -> Self
+    @discardableResult func bind(_ index: Int32, blob: [UInt8]?) -> Self
+    /// Advances: true with a row, false when done.
+    func step() throws(GateKitError) -> Bool
+    /// Runs a statement that returns no rows, then resets it.
+    func run() throws(GateKitError)
+    func int64(_ column: Int32) -> Int64
+    func isNull(_ column: Int32) -> Bool
+    func text(_ column: Int32) -> String?
+    func blob(_ column: Int32) -> [UInt8]?
+}
+
+extension DatabaseStatement {
+    /// Runs an `INSERT … RETURNING id` and answers the id.
+    public func insertedID() throws(GateKitError) -> Int64 {
+        defer { reset() }
+        guard try step() else { throw GateKitError(.internal, "an insert returned no id") }
+        return int64(0)
+    }
+}

@@ -1,0 +1,220 @@
+import CPostgres
+import Glibc
+
+/// One libpq connection with a cache of prepared statements. Not thread-safe by itself:
+/// `PostgresStore` serializes every use behind its lock.
+///
+/// A broken connection is re-established by `ensureConnected` (the next call); everything
+/// that belonged to the old session — prepared statements, notifications not yet seen — is
+/// dropped, and `session` moves on so caches keyed to it start over.
+final class PostgresConnection: DatabaseConnection {
+    var dialect: SQLDialect { .postgresql }
+    let pq: gk_pq
+    private let keywords: [String]
+    private let values: [String]
+    /// The password, when the connection string or `$PGPASSWORD` holds one: removed from every
+    /// message GateKit passes on.
+    private let password: String?
+    /// Statements run after every (re)connect: search_path, LISTEN.
+    private let sessionSetup: [String]
+    private(set) var conn: OpaquePointer?
+    /// Moves on with every (re)connect.
+    private(set) var session: UInt64 = 0
+    /// Notifications on `channel` sent by other sessions, counted as they arrive.
+    private(set) var notificationsFromOthers: UInt64 = 0
+    private var cache: [String: PostgresStatement] = [:]
+    private var statementNumber = 0
+    /// The server and database, without the password (for messages and `gatekit_store_path`).
+    private(set) var location = "postgresql://"
+
+    /// Defaults GateKit sets unless the connection string or a `PG*` variable says otherwise:
+    /// give up connecting after 10 s, a statement after 30 s, and notice a dead server within
+    /// about a minute instead of TCP's two hours.
+    static let defaultConnectTimeoutSeconds = "10"
+    static let defaultOptions = "-c statement_timeout=30000 -c idle_in_transaction_session_timeout=60000"
+
+    init(connectionString: String, sessionSetup: [String]) throws(GateKitError) {
+        pq = try PostgresLibrary.functions().pointee
+        var parseError: UnsafeMutablePointer<CChar>? = nil
+        guard let parsed = pq.PQconninfoParse(connectionString, &parseError) else {
+            if let parseError { pq.PQfreemem(parseError) }
+            // libpq's reason quotes the offending part, which may be the password.
+            throw GateKitError(.invalidArgument, "the PostgreSQL connection string is malformed (libpq's reason is not repeated because it can quote the password); see https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING")
+        }
+        var given: [String: String] = [:]
+        var i = 0
+        while let keyword = parsed[i].keyword {
+            if let value = parsed[i].val { given[String(cString: keyword)] = String(cString: value) }
+            i += 1
+        }
+        pq.PQconninfoFree(parsed)
+        password = given["password"] ?? (getenv("PGPASSWORD").map { String(cString: $0) })
+        // Defaults first: with expand_dbname, what the string says overrides them.
+        var k: [String] = ["fallback_application_name"], v: [String] = ["gatekit"]
+        if getenv("PGCONNECT_TIMEOUT") == nil { k.append("connect_timeout"); v.append(PostgresConnection.defaultConnectTimeoutSeconds) }
+        if getenv("PGOPTIONS") == nil { k.append("options"); v.append(PostgresConnection.defaultOptions) }
+        k += ["keepalives_idle", "keepalives_interval", "keepalives_count", "dbname"]
+        v += ["30", "10", "3", connectionString]
+        // Last, so it always wins: every string crosses as UTF-8.
+        k.append("client_encoding")
+        v.append("UTF8")
+        keywords = k
+        values = v
+        self.sessionSetup = sessionSetup
+        try connect()
+    }
+
+    deinit {
+        cache.removeAll()
+        if let conn { pq.PQfinish(conn) }
+    }
+
+    /// A message from libpq or the server without the password.
+    func redacted(_ message: String) -> String {
+        PostgresConnectionString.redacting(password, in: message)
+    }
+
+    /// (Re)connects and runs the session set-up.
+    func connect() throws(GateKitError) {
+        if let old = conn {
+            pq.PQfinish(old)
+            conn = nil
+        }
+        cache.removeAll()
+        session &+= 1
+        let c = PostgresConnection.withCStringArray(keywords) { k in
+            PostgresConnection.withCStringArray(values) { v in pq.PQconnectdbParams(k, v, 1) }
+        }
+        guard let c else { throw GateKitError(.outOfMemory, "libpq could not allocate a connection") }
+        guard pq.PQstatus(c) == CONNECTION_OK else {
+            let reason = redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(c))))
+            pq.PQfinish(c)
+            throw GateKitError(.connection, "cannot connect to the PostgreSQL store: \(reason)")
+        }
+        _ = pq.PQsetNoticeReceiver(c, gk_pq_ignore_notice, nil)
+        conn = c
+        func text(_ p: UnsafeMutablePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+        location = PostgresConnectionString.display(user: text(pq.PQuser(c)), host: text(pq.PQhost(c)), port: text(pq.PQport(c)),
+                                                   database: text(pq.PQdb(c)))
+        for sql in sessionSetup { try execute(sql) }
+    }
+
+    /// Reconnects when the connection is gone, and leaves any transaction a failure left open.
+    func ensureConnected() throws(GateKitError) {
+        guard let conn, pq.PQstatus(conn) == CONNECTION_OK else { return try connect() }
+        if pq.PQtransactionStatus(conn) != PQTRANS_IDLE { try? execute("ROLLBACK") }
+    }
+
+    /// The live connection, or `.connection` when it broke.
+    func live() throws(GateKitError) -> OpaquePointer {
+        guard let conn, pq.PQstatus(conn) == CONNECTION_OK else { throw lost() }
+        return conn
+    }
+
+    func lost() -> GateKitError {
+        let reason = conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? ""
+        return GateKitError(.connection, "the connection to the PostgreSQL store \(location) broke\(reason.isEmpty ? "" : " (\(reason))"); nothing was written, and the next call reconnects")
+    }
+
+    func execute(_ sql: String) throws(GateKitError) {
+        let conn = try live()
+        let result = pq.PQexec(conn, sql)
+        defer { pq.PQclear(result) }
+        try check(result, "'\(sql.prefix(60))'")
+    }
+
+    /// COMMIT (with `before`, e.g. a NOTIFY, in the same round trip). A connection that breaks
+    /// here leaves the outcome unknown: that is `.commitUncertain`, never success.
+    func commit(after before: String) throws(GateKitError) {
+        let conn = try live()
+        let result = pq.PQexec(conn, before + "; COMMIT")
+        defer { pq.PQclear(result) }
+        do throws(GateKitError) {
+            try check(result, "COMMIT")
+        } catch where error.code == .connection {
+            // The server's answer never arrived: it may have committed first.
+            throw GateKitError(.commitUncertain, "the connection to the PostgreSQL store \(location) broke during COMMIT: the write may or may not be recorded; retrying it is safe")
+        }
+    }
+
+    func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement {
+        if let s = cache[sql] {
+            s.reset()
+            return s
+        }
+        let (text, parameters) = try PostgresSQL.translate(sql)
+        statementNumber += 1
+        let s = PostgresStatement(connection: self, sql: text, parameters: parameters, name: "gatekit_\(statementNumber)")
+        cache[sql] = s
+        return s
+    }
+
+    /// Throws the classified error unless `result` succeeded.
+    func check(_ result: OpaquePointer?, _ context: String) throws(GateKitError) {
+        guard let result else {
+            if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
+            throw GateKitError(.outOfMemory, "libpq returned no result for \(context)")
+        }
+        let status = pq.PQresultStatus(result)
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
+        if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
+        func field(_ code: UInt8) -> String? { pq.PQresultErrorField(result, Int32(code)).map { String(cString: $0) } }
+        // No SQLSTATE: libpq's own failure (the server vanished mid-answer), not the server's.
+        guard let state = field(UInt8(ascii: "C")) else { throw lost() }
+        let message = redacted(field(UInt8(ascii: "M")) ?? PostgresConnection.trimmed(PostgresConnection.string(pq.PQresultErrorMessage(result))))
+        throw PostgresConnection.classify(state: state, "\(context) failed: \(message) (SQLSTATE \(state))")
+    }
+
+    /// Maps a SQLSTATE onto GateKit's stable codes.
+    static func classify(state: String, _ message: String) -> GateKitError {
+        switch state {
+        case "40001", "40P01", "55P03", "57014": GateKitError(.busy, message)  // serialization, deadlock, lock or statement timeout
+        case "25006", "42501": GateKitError(.readOnly, message)  // read-only transaction (a standby), no privilege
+        case "53100": GateKitError(.io, message)  // disk full
+        case "53200": GateKitError(.outOfMemory, message)
+        case "54000", "54001": GateKitError(.tooLarge, message)
+        case "XX001", "XX002": GateKitError(.corrupt, message)  // data or index corrupted
+        default:
+            switch state.prefix(2) {
+            case "08", "57", "53", "28": GateKitError(.connection, message)  // connection, shutdown, resources, login
+            default: GateKitError(.internal, message)
+            }
+        }
+    }
+
+    /// Counts notifications other sessions sent since the last call; no round trip (reads what
+    /// the socket already holds).
+    func pollNotifications() {
+        guard let conn else { return }
+        _ = pq.PQconsumeInput(conn)
+        let own = pq.PQbackendPID(conn)
+        while let n = pq.PQnotifies(conn) {
+            if n.pointee.be_pid != own { notificationsFromOthers &+= 1 }
+            pq.PQfreemem(n)
+        }
+    }
+
+    static func string(_ p: UnsafeMutablePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+
+    static func trimmed(_ message: String) -> String {
+        var lines = message.split(separator: "\n").map { $0.trimmingCharacters() }
+        lines.removeAll { $0.isEmpty }
+        return lines.joined(separator: "; ")
+    }
+
+    /// A NULL-terminated array of C strings for the duration of `body`.
+    /// nil when memory ran out.
+    static func withCStringArray<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T?) -> T? {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        guard !copies.contains(where: { $0 == nil }) else { return nil }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { buffer in buffer.baseAddress.flatMap(body) }
+    }
+}
+
+private extension Substring {
+    func trimmingCharacters() -> String {
+        String(drop { $0 == " " || $0 == "\t" })
+    }
+}

@@ -1,0 +1,189 @@
+import Glibc
+
+/// The store on a PostgreSQL server: one namespace per app id (`PostgresSchema`), versioned
+/// and migrated like the SQLite file, written in SERIALIZABLE transactions that are retried
+/// on conflicts, with every commit announced on a LISTEN/NOTIFY channel so caches in other
+/// processes and machines stay coherent without a round trip per read.
+///
+/// Network: every call may block on the server, bounded by the connection's timeouts
+/// (`connect_timeout`, 10 s by default; `statement_timeout`, 30 s by default; both settable in
+/// the connection string or `PG*` variables).
+final class PostgresStore: StoreEngine, @unchecked Sendable {
+    var backend: StoreBackend { .postgresql }
+    var isReadOnly: Bool { false }
+    var location: String { lock.withLock { connection.location } }
+    let appID: String
+    /// The app's namespace, quoted; also the notification channel.
+    private let namespace: String
+    private let lock = Lock()
+    private let connection: PostgresConnection
+
+    /// Whole-transaction attempts on serialization failures, deadlocks and a connection that
+    /// broke before COMMIT, before the error is returned.
+    static let writeAttempts = 10
+
+    init(connectionString: String, appID: String) throws(GateKitError) {
+        try StorePath.validateAppID(appID)
+        self.appID = appID
+        let name = try PostgresSchema.namespace(appID: appID)
+        namespace = PostgresSchema.quoted(name)
+        connection = try PostgresConnection(connectionString: connectionString,
+                                            sessionSetup: ["SET search_path TO \(namespace)", "LISTEN \(namespace)"])
+        try prepare(name)
+    }
+
+    private enum Found {
+        case new
+        case store(version: Int64)
+    }
+
+    /// What the namespace holds; refuses anything that is not this app's GateKit store.
+    private func inspect(_ name: String) throws(GateKitError) -> Found {
+        let db = connection
+        let where_ = "\(Quoted.text(name)) in \(connection.location)"
+        let meta = try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = 'gatekit_meta'")
+        guard try meta.bind(1, text: name).step(), meta.int64(0) == 1 else {
+            meta.reset()
+            let objects = try db.statement("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1")
+            defer { objects.reset() }
+            guard try objects.bind(1, text: name).step(), objects.int64(0) == 0 else {
+                throw GateKitError(.notAStore, "schema \(where_) holds objects but is not a GateKit store; left untouched")
+            }
+            return .new
+        }
+        meta.reset()
+        let read = try db.statement("SELECT key, value FROM gatekit_meta WHERE key IN ('format', 'schema_version', 'app_id')")
+        defer { read.reset() }
+        var values: [String: String] = [:]
+        while try read.step() { values[read.text(0) ?? ""] = read.text(1) }
+        guard values[PostgresSchema.formatKey] == PostgresSchema.formatValue else {
+            throw GateKitError(.notAStore, "schema \(where_) has a gatekit_meta table but is not a GateKit store; left untouched")
+        }
+        guard values[PostgresSchema.appIDKey] == appID else {
+            throw GateKitError(.notAStore, "schema \(where_) is the store of app \(Quoted.text(values[PostgresSchema.appIDKey] ?? "")), not \(Quoted.text(appID)); left untouched")
+        }
+        guard let text = values[PostgresSchema.versionKey], let version = Int64(text), version >= 1 else {
+            throw GateKitError(.corrupt, "store \(where_) has no valid schema version; left untouched")
+        }
+        guard version <= Schema.currentVersion else {
+            throw GateKitError(.newerStore, "store \(where_) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion); left untouched")
+        }
+        return .store(version: version)
+    }
+
+    private func prepare(_ name: String) throws(GateKitError) {
+        try lock.withLock { () throws(GateKitError) in
+            if case .store(let version) = try inspect(name), version == Schema.currentVersion { return }
+            // Creating or migrating: one transaction, serialized across every client by an
+            // advisory lock, so concurrent first opens build the schema once.
+            try connection.execute("BEGIN")
+            do throws(GateKitError) {
+                try connection.statement("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(?1))) AS locked").bind(1, text: name).run()
+                var version: Int64 = 0
+                if case .store(let found) = try inspect(name) { version = found }
+                if version < Schema.currentVersion {
+                    if version == 0 { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(namespace)") }
+                    while version < Schema.currentVersion {
+                        try connection.execute(PostgresSchema.migrations[Int(version)])
+                        version += 1
+                    }
+                    let meta = try connection.statement("""
+                        INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                        """)
+                    for (key, value) in [(PostgresSchema.formatKey, PostgresSchema.formatValue), (PostgresSchema.appIDKey, appID),
+                                         (PostgresSchema.versionKey, String(version))] {
+                        try meta.bind(1, text: key).bind(2, text: value).run()
+                    }
+                    try Schema.recordWriter(connection)
+                }
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    func read<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try lock.withLock { () throws(GateKitError) -> T in
+            try connection.ensureConnected()
+            do throws(GateKitError) {
+                return try body(connection)
+            } catch where error.code == .connection {
+                // Reads change nothing: one more try on a fresh connection.
+                try connection.connect()
+                return try body(connection)
+            }
+        }
+    }
+
+    func write<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try lock.withLock { () throws(GateKitError) -> T in
+            var attempt = 1
+            while true {
+                do throws(GateKitError) {
+                    try connection.ensureConnected()
+                    try connection.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                    do throws(GateKitError) {
+                        let result = try body(connection)
+                        try connection.commit(after: "NOTIFY \(namespace)")
+                        return result
+                    } catch {
+                        if error.code != .commitUncertain { try? connection.execute("ROLLBACK") }
+                        throw error
+                    }
+                } catch where (error.code == .busy || error.code == .connection) && attempt < PostgresStore.writeAttempts {
+                    // Nothing was committed: a conflict with another writer, or a connection
+                    // that broke before COMMIT (the next round reconnects).
+                    usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
+                    attempt += 1
+                }
+            }
+        }
+    }
+
+    func integrityReport(quick: Bool) throws(GateKitError) -> [String] {
+        try read { (db) throws(GateKitError) -> [String] in
+            var problems: [String] = []
+            let name = try PostgresSchema.namespace(appID: appID)
+            let table = try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = ?2")
+            for t in PostgresSchema.tables {
+                guard try table.bind(1, text: name).bind(2, text: t).step(), table.int64(0) == 1 else {
+                    problems.append("table \(t) is missing")
+                    table.reset()
+                    continue
+                }
+                table.reset()
+            }
+            if problems.isEmpty {
+                let version = try db.statement("SELECT value FROM gatekit_meta WHERE key = 'schema_version'")
+                defer { version.reset() }
+                let found = try version.step() ? version.text(0) : nil
+                if found != String(Schema.currentVersion) { problems.append("schema version is \(found ?? "missing"), not \(Schema.currentVersion)") }
+            }
+            return problems
+        }
+    }
+
+    func makeChangeProbe() -> any ChangeProbe { NotificationProbe(connection) }
+}
+
+/// Commits by other connections, seen as the notifications every GateKit write sends: a read
+/// of what the socket already holds, no round trip. A reconnect counts as a change (what was
+/// sent while the connection was down is lost).
+final class NotificationProbe: ChangeProbe {
+    private unowned let connection: PostgresConnection
+    private var seen: (session: UInt64, count: UInt64)?
+
+    init(_ connection: PostgresConnection) { self.connection = connection }
+
+    func changed() throws(GateKitError) -> Bool {
+        connection.pollNotifications()
+        let now = (session: connection.session, count: connection.notificationsFromOthers)
+        defer { seen = now }
+        guard let seen else { return true }
+        return seen != now
+    }
+
+    func invalidate() { seen = nil }
+}

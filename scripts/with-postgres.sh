@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs a command with a private PostgreSQL server (Debian's postgresql) for the tests:
+# initdb into a temporary folder as an unprivileged user, listening on a Unix socket in that
+# folder and on 127.0.0.1 with TLS (a CA generated here), then stops it and removes the folder.
+#
+#   scripts/with-postgres.sh COMMAND...   the command sees
+#     GATEKIT_TEST_POSTGRES       libpq key=value string for the test database (Unix socket)
+#     GATEKIT_TEST_POSTGRES_TCP   the same over TCP on 127.0.0.1
+#     GATEKIT_TEST_POSTGRES_CA    the CA that signed the server's certificate (PEM)
+#     GATEKIT_TEST_POSTGRES_CTL   a command that runs pg_ctl on this server: `$CTL restart -m immediate`
+set -euo pipefail
+
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$bin/initdb" ] || { echo "with-postgres: no PostgreSQL server (Debian: postgresql); run scripts/install-deps.sh" >&2; exit 1; }
+
+dir=$(mktemp -d /tmp/gatekit-pg.XXXXXX)
+chmod 0755 "$dir"
+as_server=()
+if [ "$(id -u)" -eq 0 ]; then
+    # PostgreSQL refuses to run as root: the server runs as nobody, in folders nobody owns.
+    as_server=(runuser -u nobody --)
+fi
+mkdir -p "$dir/data" "$dir/tls"
+port=$("${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+# TLS: a CA and a server certificate for localhost / 127.0.0.1.
+(
+    cd "$dir/tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=GateKit test CA" \
+        -keyout ca.key -out ca.pem 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+        -keyout server.key -out server.csr 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > san.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext \
+        -out server.pem 2>/dev/null
+    chmod 0600 server.key ca.key
+)
+if [ ${#as_server[@]} -gt 0 ]; then chown -R nobody "$dir/data" "$dir/tls"; chown nobody "$dir"; fi
+
+ctl=("${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60)
+stop() {
+    "${ctl[@]}" stop -m fast >/dev/null 2>&1 || true
+    rm -rf "$dir"
+}
+trap stop EXIT
+
+"${as_server[@]}" "$bin/initdb" -D "$dir/data" -U gatekit -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
+cat >> "$dir/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+max_connections = 200
+ssl = on
+ssl_cert_file = '$dir/tls/server.pem'
+ssl_key_file = '$dir/tls/server.key'
+CONF
+"${ctl[@]}" start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
+"$bin/psql" -X -q -h "$dir" -p "$port" -U gatekit -d postgres -c "CREATE DATABASE gatekit_test" >/dev/null
+
+export GATEKIT_TEST_POSTGRES="host=$dir port=$port user=gatekit dbname=gatekit_test"
+export GATEKIT_TEST_POSTGRES_TCP="host=127.0.0.1 port=$port user=gatekit dbname=gatekit_test"
+export GATEKIT_TEST_POSTGRES_CA="$dir/tls/ca.pem"
+export GATEKIT_TEST_POSTGRES_CTL="${ctl[*]}"
+echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $dir (port $port)"
+"$@"
