@@ -95,8 +95,15 @@ check: build
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
 
+# The contract tests again on PostgreSQL (Tests/c/check.h: check_store_open).
+C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger
+
 test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
+	@set -e; if [ -n "$$GATEKIT_TEST_POSTGRES" ]; then \
+	  for t in $(C_CONTRACT_TESTS); do echo "== $$t (PostgreSQL)"; GATEKIT_TEST_BACKEND=postgresql GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done; \
+	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-c: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
+	else echo "SKIP: the C contract tests on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 
 python-deps:

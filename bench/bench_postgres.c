@@ -52,18 +52,25 @@ static void *run_client(void *p) {
     client *c = p;
     char doc[64], hash[65], now[32];
     if (c->where == RAW_LIBPQ) {
-        /* The natural plain-libpq program: one prepared INSERT per row, autocommitted (durable). */
+        /* The natural plain-libpq program: one prepared INSERT per row, autocommitted (durable);
+         * for the ledger, the transaction's row in a table shaped like ledger_transactions,
+         * from the signed text as it came (no verification, no parsing). */
         PGconn *conn = raw_connect(c->app);
-        PGresult *r = PQprepare(conn, "ins", "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) "
-                                             "VALUES ($1, NULL, $2, 1, $3)", 3, NULL);
+        PGresult *r = c->items
+            ? PQprepare(conn, "ins", "INSERT INTO raw_transactions(environment, test_signed, transaction_id, original_transaction_id, "
+                                     "product_id, group_id, purchase_ms, expires_ms, signed_ms, identity, body) VALUES "
+                                     "('Sandbox', 1, $1, $1, 'pro.monthly', '21000000', $2, $2, $2, $3, $4)", 4, NULL)
+            : PQprepare(conn, "ins", "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) "
+                                     "VALUES ($1, NULL, $2, 1, $3)", 3, NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) { fprintf(stderr, "prepare: %s", PQerrorMessage(conn)); exit(1); }
         PQclear(r);
         for (int i = c->first; i < c->first + c->count; i++) {
             snprintf(doc, sizeof doc, "doc-%d", i);
             snprintf(hash, sizeof hash, "%064d", i);
             snprintf(now, sizeof now, "%lld", (long long)time(NULL) * 1000);
-            const char *values[3] = {doc, hash, now};
-            r = PQexecPrepared(conn, "ins", 3, values, NULL, NULL, 0);
+            const char *values[4] = {doc, now, hash, c->items ? strchr(c->items[i], '.') + 1 : NULL};
+            if (!c->items) values[1] = hash, values[2] = now;
+            r = PQexecPrepared(conn, "ins", c->items ? 4 : 3, values, NULL, NULL, 0);
             if (PQresultStatus(r) != PGRES_COMMAND_OK) { fprintf(stderr, "insert: %s", PQerrorMessage(conn)); exit(1); }
             PQclear(r);
         }
@@ -91,6 +98,17 @@ static double rate(target where, const char *kind, int clients, int total, char 
     char app[96];
     snprintf(app, sizeof app, "bench.%s.%s.%d.%d", run_tag, kind, (int)where, clients);
     gatekit_store_close(open_target(where == RAW_LIBPQ ? GATEKIT_PG : where, app));  /* the schema, before the clock */
+    if (where == RAW_LIBPQ && items) {
+        PGconn *conn = raw_connect(app);
+        PGresult *r = PQexec(conn, "CREATE TABLE raw_transactions(id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, environment TEXT,"
+                                   " test_signed BIGINT, transaction_id TEXT, original_transaction_id TEXT, product_id TEXT, group_id TEXT,"
+                                   " purchase_ms BIGINT, expires_ms BIGINT, signed_ms BIGINT, identity TEXT, body TEXT,"
+                                   " UNIQUE(environment, test_signed, transaction_id, identity));"
+                                   "CREATE INDEX raw_by_original ON raw_transactions(environment, test_signed, original_transaction_id)");
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) { fprintf(stderr, "raw table: %s", PQerrorMessage(conn)); exit(1); }
+        PQclear(r);
+        PQfinish(conn);
+    }
     pthread_t threads[8];
     client cs[8];
     uint64_t t0 = bench_now_ns();
@@ -132,15 +150,55 @@ static int body_entitled(void *p) {
     return ledger_is_entitled(c->store, &c->q, "1000000007", "pro.monthly", &e) < 0;
 }
 
+/* A customer not asked about before (the handle's cache misses): 1,200 customers in turn. */
+static long cold_next;
+static int body_entitled_cold(void *p) {
+    lookup_ctx *c = p;
+    char customer[32];
+    snprintf(customer, sizeof customer, "%ld", 1000000000L + cold_next % 1200);
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    return ledger_is_entitled(c->store, &c->q, customer, "pro.monthly", &e) < 0;
+}
+
+static int body_raw_customer(void *p) {
+    lookup_ctx *c = p;
+    char customer[32];
+    snprintf(customer, sizeof customer, "%ld", 1000000000L + cold_next % 1200);
+    const char *values[1] = {customer};
+    PGresult *r = PQexecPrepared(c->raw, "customer", 1, values, NULL, NULL, 0);
+    int bad = PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1;
+    PQclear(r);
+    return bad;
+}
+
+/* Runs the bodies in turn, `per` calls each per round for `rounds` rounds, so drift of the
+ * machine or the server affects every figure alike; one stats per body. */
+static void interleaved(int (*const bodies[])(void *), void *const ctxs[], int n, int rounds, int per, bench_stats *out) {
+    uint64_t *samples = malloc(sizeof(uint64_t) * (size_t)(n * rounds * per));
+    if (!samples) { perror("malloc"); exit(2); }
+    for (int b = 0; b < n; b++) for (int i = 0; i < per; i++) bodies[b](ctxs[b]);  /* warm-up */
+    for (int r = 0; r < rounds; r++)
+        for (int b = 0; b < n; b++)
+            for (int i = 0; i < per; i++) {
+                uint64_t t0 = bench_now_ns();
+                if (bodies[b](ctxs[b]) != 0) { fprintf(stderr, "bench_postgres: a body failed: %s\n", gatekit_last_error()); exit(1); }
+                samples[(size_t)b * (size_t)(rounds * per) + (size_t)(r * per + i)] = bench_now_ns() - t0;
+            }
+    for (int b = 0; b < n; b++) out[b] = bench_summarize(samples + (size_t)b * (size_t)(rounds * per), rounds * per);
+    free(samples);
+}
+
 static void latency(const char *eula_app, const char *ledger_app, const char *sqlite_eula, const char *sqlite_ledger) {
     lookup_ctx pg = {open_target(GATEKIT_PG, eula_app), raw_connect(eula_app), {0}};
     PGresult *r = PQprepare(pg.raw, "present", "SELECT d.decision FROM eula_decisions d WHERE d.document_id = $1 "
                             "AND d.user_name IS NULL AND d.hash = $2 ORDER BY d.id DESC LIMIT 1", 2, NULL);
     PQclear(r);
     lookup_ctx lite = {open_target(GATEKIT_SQLITE, sqlite_eula), NULL, {0}};
-    bench_stats raw = bench_run(body_raw_present, &pg, 200, 3000);
-    bench_stats gk = bench_run(body_present, &pg, 200, 3000);
-    bench_stats sq = bench_run(body_present, &lite, 200, 3000);
+    int (*const reads[3])(void *) = {body_raw_present, body_present, body_present};
+    void *const read_ctxs[3] = {&pg, &pg, &lite};
+    bench_stats st[3];
+    interleaved(reads, read_ctxs, 3, 10, 300, st);
+    bench_stats raw = st[0], gk = st[1], sq = st[2];
     bench_header("PostgreSQL: read latency beside one libpq round trip (Unix socket, same machine)");
     bench_row("libpq: one prepared SELECT of the decision (reference)", raw);
     bench_row("eula_should_present_hash on PostgreSQL (a cold read: one query)", gk);
@@ -152,9 +210,34 @@ static void latency(const char *eula_app, const char *ledger_app, const char *sq
     pgl.q.environment = "Sandbox";
     pgl.q.flags = GATEKIT_LEDGER_TEST_SIGNED;
     litel.q = pgl.q;
-    bench_stats warm_pg = bench_run(body_entitled, &pgl, 200, 20000);
-    bench_stats warm_lite = bench_run(body_entitled, &litel, 200, 20000);
-    bench_row("ledger_is_entitled warm on PostgreSQL (cache kept coherent by LISTEN/NOTIFY)", warm_pg);
+    int (*const warm[2])(void *) = {body_entitled, body_entitled};
+    void *const warm_ctxs[2] = {&pgl, &litel};
+    bench_stats wt[2];
+    interleaved(warm, warm_ctxs, 2, 10, 2000, wt);
+    bench_stats warm_pg = wt[0], warm_lite = wt[1];
+    /* Cold: each customer once per handle, so every call loads from the server; the reference
+     * is one round trip reading the same customer's transaction rows. */
+    lookup_ctx cold = {open_target(GATEKIT_PG, ledger_app), raw_connect(ledger_app), pgl.q};
+    PQclear(PQprepare(cold.raw, "customer", "SELECT * FROM ledger_transactions WHERE environment = 'Sandbox' AND test_signed = 1 "
+                                            "AND original_transaction_id = $1", 1, NULL));
+    uint64_t *gk_samples = malloc(sizeof(uint64_t) * 1200), *raw_samples = malloc(sizeof(uint64_t) * 1200);
+    for (cold_next = 0; cold_next < 1200; cold_next++) {
+        uint64_t t0 = bench_now_ns();
+        if (body_raw_customer(&cold)) { fprintf(stderr, "raw customer query failed\n"); exit(1); }
+        uint64_t t1 = bench_now_ns();
+        if (body_entitled_cold(&cold)) { fprintf(stderr, "cold: %s\n", gatekit_last_error()); exit(1); }
+        raw_samples[cold_next] = t1 - t0;
+        gk_samples[cold_next] = bench_now_ns() - t1;
+    }
+    bench_stats cold_raw = bench_summarize(raw_samples, 1200), cold_gk = bench_summarize(gk_samples, 1200);
+    free(gk_samples);
+    free(raw_samples);
+    bench_row("libpq: one prepared SELECT of a customer's transaction rows (reference)", cold_raw);
+    bench_row("ledger_is_entitled cold on PostgreSQL (the customer's first question on this handle)", cold_gk);
+    printf("| ratio cold ledger_is_entitled PostgreSQL / libpq round trip | **%.2f×** | | | |\n", cold_gk.median / cold_raw.median);
+    gatekit_store_close(cold.store);
+    PQfinish(cold.raw);
+    bench_row("ledger_is_entitled warm on PostgreSQL (cached; a non-blocking read of the notification socket per call)", warm_pg);
     bench_row("ledger_is_entitled warm on SQLite (reference)", warm_lite);
     printf("| ratio warm ledger_is_entitled PostgreSQL / SQLite | **%.2f×** | | | |\n", warm_pg.median / warm_lite.median);
     gatekit_store_close(pg.store);
@@ -176,8 +259,8 @@ int main(void) {
     for (int i = 0; i < LEDGER; i++) items[i] = signed_transaction(i, 0, base);
 
     printf("\n### PostgreSQL: throughput with 1, 4 and 8 concurrent clients (rows/s; threads, one handle each)\n\n");
-    printf("| clients | plain libpq INSERT (reference) | eula_accept PostgreSQL | ratio | eula_accept SQLite | ledger_ingest_transaction PostgreSQL | ledger ingest SQLite |\n");
-    printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+    printf("| clients | plain libpq INSERT (reference) | eula_accept PostgreSQL | ratio | eula_accept SQLite | plain libpq INSERT of the transaction row (reference) | ledger_ingest_transaction PostgreSQL | ratio | ledger ingest SQLite |\n");
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     const int counts[3] = {1, 4, 8};
     char ledger_pg[96] = "", ledger_lite[96] = "", eula_pg[96] = "", eula_lite[96] = "";
     for (int k = 0; k < 3; k++) {
@@ -185,9 +268,10 @@ int main(void) {
         double raw = rate(RAW_LIBPQ, "raw", n, TOTAL, NULL);
         double pg = rate(GATEKIT_PG, "eula", n, TOTAL, NULL);
         double lite = rate(GATEKIT_SQLITE, "eula", n, TOTAL, NULL);
+        double lraw = rate(RAW_LIBPQ, "rawledger", n, LEDGER, items);
         double lpg = rate(GATEKIT_PG, "ledger", n, LEDGER, items);
         double llite = rate(GATEKIT_SQLITE, "ledger", n, LEDGER, items);
-        printf("| %d | %.0f | %.0f | **%.2f×** | %.0f | %.0f | %.0f |\n", n, raw, pg, pg / raw, lite, lpg, llite);
+        printf("| %d | %.0f | %.0f | **%.2f×** | %.0f | %.0f | %.0f | **%.2f×** | %.0f |\n", n, raw, pg, pg / raw, lite, lraw, lpg, lpg / lraw, llite);
         fflush(stdout);
     }
     snprintf(eula_pg, sizeof eula_pg, "bench.%s.eula.%d.1", run_tag, (int)GATEKIT_PG);
@@ -196,7 +280,7 @@ int main(void) {
     snprintf(ledger_lite, sizeof ledger_lite, "bench.%s.ledger.%d.1", run_tag, (int)GATEKIT_SQLITE);
     latency(eula_pg, ledger_pg, eula_lite, ledger_lite);
     printf("\nReproduce: `make bench BENCH=postgres`. Each client commits one durable transaction per row "
-           "(GateKit: BEGIN SERIALIZABLE, the INSERTs, NOTIFY + COMMIT; the reference: one autocommitted INSERT).\n");
+           "(eula_accept: one autocommitted INSERT, like the reference; ledger ingestion: BEGIN, the subscription's advisory lock, its reads and INSERTs, NOTIFY + COMMIT). Latencies are medians of 10 interleaved rounds.\n");
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
     if (system(cmd) != 0) fprintf(stderr, "bench_postgres: could not remove %s\n", folder);

@@ -142,7 +142,8 @@ GATEKIT_API void gatekit_clear_caches(void);
  * On PostgreSQL every call that reads or writes the store may block on the network: at most
  * connect_timeout to (re)connect (10 s unless the string or $PGCONNECT_TIMEOUT says
  * otherwise) plus statement_timeout per statement (30 s unless "options" or $PGOPTIONS set
- * it). Conflicting writers are retried inside GateKit (10 attempts), then GATEKIT_EBUSY.
+ * it), and a write may wait for another client writing the same subject (one subscription,
+ * the permission state). Races are retried inside GateKit (10 attempts), then GATEKIT_EBUSY.
  * A broken connection is GATEKIT_ECONNECTION, with nothing written, and the next call
  * reconnects; a connection that breaks during COMMIT is GATEKIT_EUNCERTAIN, never success
  * (every GateKit write is idempotent or append-only, so retrying it is safe). Caches (the

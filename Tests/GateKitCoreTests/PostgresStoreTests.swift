@@ -125,9 +125,9 @@ func uniqueAppID(_ tag: String) -> String {
         let mine = try Store(path: server, appID: app), other = try Store(path: server, appID: app)
         let probe = mine.makeChangeProbe()
         #expect(try mine.read { _ throws(GateKitError) in try probe.changed() })
-        try EULAGate(store: mine).record(.accepted, documentID: "terms", hash: v1, user: nil)
+        try PermissionEngine(store: mine).setUsageDescription(PermissionCategory.camera, "to test")
         #expect(try !mine.read { _ throws(GateKitError) in try probe.changed() })
-        try EULAGate(store: other).record(.declined, documentID: "terms", hash: v1, user: nil)
+        try PermissionEngine(store: other).setUsageDescription(PermissionCategory.microphone, "to test")
         var seen = false
         for _ in 0..<200 where !seen {  // the notification crosses the server: allow up to 2 s
             seen = try mine.read { _ throws(GateKitError) in try probe.changed() }

@@ -63,6 +63,37 @@ static inline int check_in_child(int as_nobody, int (*fn)(void)) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The contract tests (EULA, permissions, ledger) run on both backends: under
+ * GATEKIT_TEST_BACKEND=postgresql the store a test names by file path opens on the test
+ * server ($GATEKIT_TEST_POSTGRES, from scripts/with-postgres.sh) instead, as the app id
+ * "c.<folder name>.<file name>": unique to the run (the folder is mkdtemp's), the same in
+ * every process of it. */
+static inline int check_on_postgres(void) {
+    const char *backend = getenv("GATEKIT_TEST_BACKEND");
+    return backend && strcmp(backend, "postgresql") == 0;
+}
+
+static inline int check_store_open(gatekit_store **s, const char *path) {
+    if (!check_on_postgres()) return gatekit_store_open(s, path, NULL);
+    const char *server = getenv("GATEKIT_TEST_POSTGRES");
+    if (!server) {
+        fprintf(stderr, "GATEKIT_TEST_BACKEND=postgresql needs GATEKIT_TEST_POSTGRES (run through scripts/with-postgres.sh)\n");
+        exit(2);
+    }
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    const char *folder = path;
+    for (const char *p = path; p < name - 1; p++) if (*p == '/') folder = p + 1;
+    char app[128];
+    int n = snprintf(app, sizeof app, "c.%.*s.%s", (int)(name > folder ? name - 1 - folder : 0), folder, name);
+    for (int i = 0; i < n && i < (int)sizeof app - 1; i++) {
+        char c = app[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+        if (!ok) app[i] = '-';
+    }
+    return gatekit_store_open(s, server, app);
+}
+
 /* "folder/name" in one of eight rotating static buffers (so a few may be alive at once). */
 static inline const char *check_path_in(const char *folder, const char *name) {
     static char buf[8][512];

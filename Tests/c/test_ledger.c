@@ -63,7 +63,7 @@ static gatekit_ledger_query query(long long at_ms) {
 
 static gatekit_store *open_store(const char *name) {
     gatekit_store *s = NULL;
-    CHECK_RC(gatekit_store_open(&s, check_path_in(folder, name), NULL), 0);
+    CHECK_RC(check_store_open(&s, check_path_in(folder, name)), 0);
     return s;
 }
 

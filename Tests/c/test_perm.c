@@ -23,7 +23,7 @@ static char store_path[512];
 
 static gatekit_store *open_store(void) {
     gatekit_store *s = NULL;
-    CHECK_RC(gatekit_store_open(&s, store_path, NULL), 0);
+    CHECK_RC(check_store_open(&s, store_path), 0);
     return s;
 }
 
@@ -542,7 +542,7 @@ static int run_child(const char *self, const char *category, const char *decisio
 
 static int child_main(const char *path, int category, int decision) {
     gatekit_store *s = NULL;
-    if (gatekit_store_open(&s, path, NULL) != 0) return 2;
+    if (check_store_open(&s, path) != 0) return 2;
     int rc = decision == 0 ? perm_reset(s, category) : perm_record(s, category, decision);
     gatekit_store_close(s);
     return rc == 0 ? 0 : 3;

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
@@ -61,21 +60,28 @@ def test_a_server_restart_under_four_writers_loses_no_returned_decision():
     per_process = 2500
     procs = [worker("accept-through-outage", (where, app), f"w{n}", str(per_process),
                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(4)]
-    time.sleep(1.5)
+    # Restart once every writer has started and the first is a tenth of the way through.
+    early = {n: [p.stdout.readline()] for n, p in enumerate(procs) if p.stdout is not None}
+    early[0] += [procs[0].stdout.readline() for _ in range(per_process // 10)] if procs[0].stdout else []
     ctl = shlex.split(os.environ["GATEKIT_TEST_POSTGRES_CTL"])
     subprocess.run(ctl + ["restart", "-m", "immediate"], check=True, capture_output=True, timeout=120)
     confirmed, failed = {}, {}
     for n, p in enumerate(procs):
-        out, err = p.communicate(timeout=600)
-        assert p.returncode == 0, err
-        lines = [line.split() for line in out.splitlines()]
+        # The rest through the same buffered reader that read the first lines.
+        assert p.stdout is not None and p.stderr is not None
+        out, err = p.stdout.read(), p.stderr.read()
+        assert p.wait(timeout=600) == 0, err
+        lines = [line.split() for line in early[n] + out.splitlines()]
         assert len(lines) == per_process  # every call returned, success or error
         confirmed[n] = {int(parts[1]) for parts in lines if parts[0] == "ok"}
         failed[n] = [int(parts[2]) for parts in lines if parts[0] == "err"]
         assert set(failed[n]) <= {gatekit.errors.ECONNECTION, gatekit.errors.EUNCERTAIN}, failed[n]
         # It recovered: the last acceptances, made after the restart, succeeded.
         assert per_process - 1 in confirmed[n]
-    assert sum(len(f) for f in failed.values()) > 0, "the restart landed after the writers finished: nothing was tested"
+    errors = sum(len(f) for f in failed.values())
+    assert errors > 0, "the restart landed after the writers finished: nothing was tested"
+    print(f"restart under load: {sum(len(c) for c in confirmed.values())} acceptances returned, {errors} errors "
+          f"({sum(f.count(gatekit.errors.EUNCERTAIN) for f in failed.values())} uncertain)")
     with gatekit.Store(where, app_id=app) as s:
         for n in range(4):
             history = s.eula.history(user=f"w{n}")
@@ -83,3 +89,20 @@ def test_a_server_restart_under_four_writers_loses_no_returned_decision():
             assert {f"w{n}-{i}" for i in confirmed[n]} <= recorded
             # No call was recorded twice (a retried transaction never committed before).
             assert len(history) == len(recorded)
+
+
+def test_the_watcher_wakes_on_another_clients_commit_not_on_its_interval():
+    """With a one-hour interval the watcher would never poll during this test: the change can
+    only reach the callback through the server's notification."""
+    where, app = postgres_server(), app_id("watch")
+    from gatekit.permissions import Category, Decision
+    import threading
+    arrived = threading.Event()
+    with gatekit.Store(where, app_id=app) as s, gatekit.Store(where, app_id=app) as other:
+        for c in (Category.CAMERA, Category.MICROPHONE):
+            s.permissions.set_usage_description(c, "to test")
+        s.permissions.subscribe(lambda category, old, new: arrived.set())
+        s.permissions.watch_start(interval_ms=3_600_000)
+        other.permissions.record(Category.CAMERA, Decision.DONT_ASK)
+        assert arrived.wait(30), "the commit notification did not wake the watcher"
+        assert s.permissions.watch_stop() is True

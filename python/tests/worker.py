@@ -29,8 +29,10 @@ def accept_forever(where: str, app_id: Optional[str]) -> None:
 
 
 def accept_through_outage(where: str, app_id: Optional[str], tag: str, count: int) -> None:
-    """Accepts `count` documents on one handle while the server may restart; prints "ok I"
-    after each acceptance returned and "err I CODE" after each error, and keeps going."""
+    """Accepts `count` documents on one handle while the server may restart; prints (and
+    flushes) "ok I" after each acceptance returned and "err I CODE" after each error, then
+    waits 20 ms as a client backing off would, and keeps going."""
+    import time
     with open_store(where, app_id) as store:
         for i in range(count):
             try:
@@ -38,7 +40,8 @@ def accept_through_outage(where: str, app_id: Optional[str], tag: str, count: in
                 sys.stdout.write(f"ok {i}\n")
             except gatekit.StoreError as e:
                 sys.stdout.write(f"err {i} {e.code}\n")
-        sys.stdout.flush()
+                time.sleep(0.02)
+            sys.stdout.flush()
 
 
 def perm_record(where: str, app_id: Optional[str], category: int, decision: int) -> None:

@@ -27,21 +27,41 @@ public struct EULAGate: Sendable {
         try EULAGate.validate(documentID: documentID)
         try DocumentHash.validate(hash)
         try EULAGate.validate(user: user)
+        let byUser = user == nil ? "user_name IS NULL" : "user_name = ?2"
         return try store.read { (db) throws(GateKitError) -> Bool in
-            let s = try db.statement("""
-                WITH RECURSIVE covered(h) AS (
-                    VALUES (?3)
-                    UNION
-                    SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
-                    WHERE r.document_id = ?1)
-                SELECT d.decision FROM eula_decisions d
-                WHERE d.document_id = ?1 AND d.user_name IS NOT DISTINCT FROM ?2 AND d.hash IN (SELECT h FROM covered)
-                ORDER BY d.id DESC LIMIT 1
+            // Nearly always no minor revision leads to this text: one indexed lookup answers,
+            // and a marker row says when revisions exist (one round trip on PostgreSQL). The
+            // recursive query builds temporary B-trees (85 µs instead of 7 µs per call here).
+            let direct = try db.statement("""
+                SELECT 0, decision FROM (SELECT decision FROM eula_decisions
+                    WHERE document_id = ?1 AND \(byUser) AND hash = ?3 ORDER BY id DESC LIMIT 1) AS latest
+                UNION ALL
+                SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM eula_minor_revisions WHERE document_id = ?1 AND to_hash = ?3)
                 """)
-            s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
-            defer { s.reset() }
-            guard try s.step() else { return true }
-            return s.int64(0) != EULADecision.Kind.accepted.rawValue
+            direct.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
+            var decision: Int64? = nil
+            var revised = false
+            while try direct.step() {
+                if direct.int64(0) == 1 { revised = true } else { decision = direct.int64(1) }
+            }
+            direct.reset()
+            if revised {
+                let s = try db.statement("""
+                    WITH RECURSIVE covered(h) AS (
+                        VALUES (?3)
+                        UNION
+                        SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
+                        WHERE r.document_id = ?1)
+                    SELECT d.decision FROM eula_decisions d
+                    WHERE d.document_id = ?1 AND d.\(byUser) AND d.hash IN (SELECT h FROM covered)
+                    ORDER BY d.id DESC LIMIT 1
+                    """)
+                s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
+                defer { s.reset() }
+                decision = try s.step() ? s.int64(0) : nil
+            }
+            // "IS NULL" and "=" use the index on both engines ("IS NOT DISTINCT FROM" would not).
+            return decision != EULADecision.Kind.accepted.rawValue
         }
     }
 
@@ -60,7 +80,7 @@ public struct EULAGate: Sendable {
         try DocumentHash.validate(hash)
         try EULAGate.validate(user: user)
         let now = Clock.nowMilliseconds()
-        try store.write { (db) throws(GateKitError) in
+        try store.write(.singleInsert) { (db) throws(GateKitError) in
             let s = try db.statement("INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")
             try s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash).bind(4, kind.rawValue).bind(5, now).run()
         }
@@ -74,7 +94,7 @@ public struct EULAGate: Sendable {
         try DocumentHash.validate(toHash, name: "to_hash")
         guard fromHash != toHash else { throw .invalid("from_hash and to_hash are the same text") }
         let now = Clock.nowMilliseconds()
-        try store.write { (db) throws(GateKitError) in
+        try store.write(.singleInsert) { (db) throws(GateKitError) in
             let s = try db.statement("INSERT INTO eula_minor_revisions(document_id, from_hash, to_hash, at_ms) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
             try s.bind(1, text: documentID).bind(2, text: fromHash).bind(3, text: toHash).bind(4, now).run()
         }

@@ -20,6 +20,13 @@ extension Ledger {
         var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = []
         /// Each version with its own signed text; nil when that is the item's own.
         var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = []
+
+        /// What recording the item reads to decide what it writes: its subscriptions (write
+        /// transactions on the same subscription run one at a time).
+        var subjects: [String] {
+            (transactions.map(\.0.originalTransactionID) + renewals.map(\.0.originalTransactionID))
+                .map { "ledger/\(scope.environment)/\(scope.testFlag)/\($0)" }
+        }
     }
 
     public func ingestNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> IngestReport where C.Element == UInt8 {
@@ -58,7 +65,8 @@ extension Ledger {
                 }
             })
         }
-        return try store.write { (db) throws(GateKitError) -> [Result<IngestReport, GateKitError>] in
+        let subjects = pending.flatMap { (try? $0.get())?.subjects ?? [] }
+        return try store.write(.subjects(subjects)) { (db) throws(GateKitError) -> [Result<IngestReport, GateKitError>] in
             forgetRecords()
             var out: [Result<IngestReport, GateKitError>] = []
             out.reserveCapacity(pending.count)
@@ -181,13 +189,13 @@ extension Ledger {
 
     /// Records the item and its versions in one write transaction.
     private func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
-        try store.write { (db) throws(GateKitError) -> IngestReport in
+        try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
             return try record(item, db)
         }
     }
 
-    /// Records one item inside the caller's write transaction.
+    /// Records one item inside the caller's write transaction (whose scope holds its subjects).
     private func record(_ item: PendingItem, _ db: any DatabaseConnection) throws(GateKitError) -> IngestReport {
         let originals = Array(Set(item.transactions.map(\.0.originalTransactionID) + item.renewals.map(\.0.originalTransactionID))).sorted()
         let token = item.transactions.lazy.compactMap(\.0.appAccountToken).first

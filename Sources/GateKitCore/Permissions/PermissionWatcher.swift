@@ -1,8 +1,10 @@
 import Glibc
 
-/// A background thread that polls the store's data version every `interval` and runs the
-/// engine's change detection, so changes by other handles and processes reach subscribers
-/// without the host calling refresh. Callbacks run on this thread.
+/// A background thread that runs the engine's change detection every `interval`, so changes
+/// by other handles and processes reach subscribers without the host calling refresh.
+/// On PostgreSQL it also wakes as soon as another client's commit notification arrives
+/// (LISTEN/NOTIFY), so changes arrive in about a round trip rather than an interval.
+/// Callbacks run on this thread.
 final class PermissionWatcher: @unchecked Sendable {
     private let engine: PermissionEngine
     private let intervalMilliseconds: Int
@@ -34,13 +36,17 @@ final class PermissionWatcher: @unchecked Sendable {
         }
     }
 
+    /// The longest wait on the notification socket between checks of `stopping`.
+    static let notificationSliceMilliseconds = 50
+
     private func run() {
         while true {
-            let stop = condition.withLock { () -> Bool in
-                if !stopping { condition.wait(milliseconds: intervalMilliseconds) }
-                return stopping
+            if engine.store.backend == .postgresql {
+                waitForNotification()
+            } else {
+                condition.withLock { if !stopping { condition.wait(milliseconds: intervalMilliseconds) } }
             }
-            if stop { return }
+            if condition.withLock({ stopping }) { return }
             do {
                 try engine.detectChanges(askProvider: includeProvider, shouldDeliver: { [self] in
                     condition.withLock { !stopping }
@@ -48,6 +54,22 @@ final class PermissionWatcher: @unchecked Sendable {
             } catch {
                 condition.withLock { failedPolls += 1 }
             }
+        }
+    }
+
+    /// Returns when the interval passed, a notification is waiting, or the watcher is stopping.
+    private func waitForNotification() {
+        var left = intervalMilliseconds
+        while left > 0, !condition.withLock({ stopping }) {
+            let slice = min(left, PermissionWatcher.notificationSliceMilliseconds)
+            guard let socket = engine.store.notificationSocket() else {
+                condition.withLock { if !stopping { condition.wait(milliseconds: slice) } }
+                left -= slice
+                continue
+            }
+            var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, Int32(slice)) > 0 { return }
+            left -= slice
         }
     }
 

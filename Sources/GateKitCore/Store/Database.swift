@@ -2,8 +2,8 @@
 ///
 /// Statements are written once, in the SQL both engines accept: numbered parameters `?N`
 /// (rewritten to `$N` for PostgreSQL), `ON CONFLICT … DO NOTHING` rather than `INSERT OR
-/// IGNORE`, `IS NOT DISTINCT FROM` rather than `IS`, `RETURNING id` rather than the last
-/// row id. The few places that differ ask `dialect`.
+/// IGNORE`, `IS NULL` or `=` rather than `IS` (which PostgreSQL lacks), `RETURNING id` rather
+/// than the last row id. The few places that differ ask `dialect`.
 public protocol DatabaseConnection: AnyObject {
     var dialect: SQLDialect { get }
     func execute(_ sql: String) throws(GateKitError)

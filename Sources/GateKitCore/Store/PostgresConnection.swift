@@ -100,7 +100,15 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     /// Reconnects when the connection is gone, and leaves any transaction a failure left open.
-    func ensureConnected() throws(GateKitError) {
+    /// Before a write (`probing`), reading what the socket holds notices a connection the
+    /// server closed while idle (a restart, an idle timeout, pg_terminate_backend) before the
+    /// write is sent on it: the first read takes the server's goodbye, the second its end of
+    /// stream. (A read needs no probe: it is retried on a new connection.)
+    func ensureConnected(probing: Bool = false) throws(GateKitError) {
+        if probing {
+            pollNotifications()
+            pollNotifications()
+        }
         guard let conn, pq.PQstatus(conn) == CONNECTION_OK else { return try connect() }
         if pq.PQtransactionStatus(conn) != PQTRANS_IDLE { try? execute("ROLLBACK") }
     }
@@ -168,7 +176,9 @@ final class PostgresConnection: DatabaseConnection {
     /// Maps a SQLSTATE onto GateKit's stable codes.
     static func classify(state: String, _ message: String) -> GateKitError {
         switch state {
-        case "40001", "40P01", "55P03", "57014": GateKitError(.busy, message)  // serialization, deadlock, lock or statement timeout
+        // Serialization, deadlock, lock or statement timeout; a unique key another writer
+        // inserted first (the retry then finds its row).
+        case "40001", "40P01", "55P03", "57014", "23505": GateKitError(.busy, message)
         case "25006", "42501": GateKitError(.readOnly, message)  // read-only transaction (a standby), no privilege
         case "53100": GateKitError(.io, message)  // disk full
         case "53200": GateKitError(.outOfMemory, message)

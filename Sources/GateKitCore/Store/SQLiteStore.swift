@@ -148,7 +148,8 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so
     /// no deadlock-prone upgrade), committing on success and rolling back on error. A busy
     /// store is retried; when `write` returns, the transaction is durable.
-    func write<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+    /// `scope` does not matter here: SQLite runs one writer at a time.
+    func write<T>(_ scope: WriteScope = .wholeStore, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         guard !isReadOnly else {
             throw GateKitError(.readOnly, "store \(Quoted.path(path)) is open read-only (a read-only file or file system); nothing was written")
         }
@@ -205,4 +206,6 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
     }
 
     func makeChangeProbe() -> any ChangeProbe { DataVersionProbe(connection) }
+
+    func notificationSocket() -> Int32? { nil }
 }

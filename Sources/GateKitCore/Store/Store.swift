@@ -32,14 +32,20 @@ public final class Store: @unchecked Sendable {
     /// Runs `body` in one write transaction, committing on success and rolling back on error;
     /// conflicts with other writers are retried, so `body` may run more than once and must
     /// only touch the database. When `write` returns, the transaction is durable.
-    public func write<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
-        try engine.write(body)
+    /// `scope` names what `body` reads to decide what it writes: writers of overlapping scopes
+    /// run one at a time (SQLite runs every writer one at a time anyway).
+    public func write<T>(_ scope: WriteScope = .wholeStore, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try engine.write(scope, body)
     }
 
     /// An empty list means the store is sound.
     public func integrityReport(quick: Bool = false) throws(GateKitError) -> [String] {
         try engine.integrityReport(quick: quick)
     }
+
+    /// The socket on which other clients' commit notifications arrive (PostgreSQL), for a
+    /// thread that waits for them with poll(2); nil for SQLite or while disconnected.
+    public func notificationSocket() -> Int32? { engine.notificationSocket() }
 
     /// A probe for commits by other connections, for caches kept per handle.
     public func makeChangeProbe() -> any ChangeProbe { engine.makeChangeProbe() }
@@ -49,13 +55,26 @@ public final class Store: @unchecked Sendable {
 
 public enum StoreBackend: Sendable { case sqlite, postgresql }
 
+/// What a write transaction must have to itself.
+public enum WriteScope: Sendable {
+    /// Everything: no other whole-store writer runs at the same time.
+    case wholeStore
+    /// Only these subjects (e.g. one subscription's original transaction id); an empty list
+    /// for a write that only appends rows no other write reads to decide (an EULA decision).
+    case subjects([String])
+    /// Exactly one INSERT, into a table no cache reads (EULA decisions): atomic by itself, so
+    /// on PostgreSQL it runs without a transaction of its own — one round trip.
+    case singleInsert
+}
+
 /// One storage engine behind `Store`.
 protocol StoreEngine: AnyObject {
     var location: String { get }
     var isReadOnly: Bool { get }
     var backend: StoreBackend { get }
     func read<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T
-    func write<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T
+    func write<T>(_ scope: WriteScope, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T
     func integrityReport(quick: Bool) throws(GateKitError) -> [String]
     func makeChangeProbe() -> any ChangeProbe
+    func notificationSocket() -> Int32?
 }
