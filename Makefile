@@ -92,8 +92,16 @@ test: build
 check: build
 	$(WITH_POSTGRES) $(MAKE) --no-print-directory test-swift test-c test-python
 
+# The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
+SWIFT_CONTRACT_SUITES := EULAGateTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests
+
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
+	@set -e; if [ -n "$$GATEKIT_TEST_POSTGRES" ]; then \
+	  echo "== swift test: $(SWIFT_CONTRACT_SUITES) on PostgreSQL"; \
+	  GATEKIT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}; \
+	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-swift: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
+	else echo "SKIP: the Swift contract suites on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 
 # The contract tests again on PostgreSQL (Tests/c/check.h: check_store_open).
 C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger

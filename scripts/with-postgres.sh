@@ -8,6 +8,10 @@
 #     GATEKIT_TEST_POSTGRES_TCP   the same over TCP on 127.0.0.1
 #     GATEKIT_TEST_POSTGRES_CA    the CA that signed the server's certificate (PEM)
 #     GATEKIT_TEST_POSTGRES_CTL   a command that runs pg_ctl on this server: `$CTL restart -m immediate`
+#     GATEKIT_TEST_POSTGRES_NETNS / _REMOTE   as root: a network namespace joined to this one by a
+#                                 veth pair, as a second host, and the libpq string that reaches
+#                                 the server from it (10.77.N.1); unset when namespaces are not
+#                                 available (not root, no iproute2)
 set -euo pipefail
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -38,15 +42,35 @@ port=$("${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("127
 if [ ${#as_server[@]} -gt 0 ]; then chown -R nobody "$dir/data" "$dir/tls"; chown nobody "$dir"; fi
 
 ctl=("${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60)
+netns=""
 stop() {
     "${ctl[@]}" stop -m fast >/dev/null 2>&1 || true
+    if [ -n "$netns" ]; then ip netns del "$netns" 2>/dev/null || true; ip link del "$netns-h" 2>/dev/null || true; fi
     rm -rf "$dir"
 }
 trap stop EXIT
 
+# A second "host": a network namespace reaching the server over a veth pair (private to this
+# machine). The server also listens on the pair's host end; only that peer may log in there.
+listen='127.0.0.1'
+net=$(( ($$ % 200) + 20 ))
+if [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null && ip netns add "gk$$" 2>/dev/null; then
+    netns="gk$$"
+    if ip link add "$netns-h" type veth peer name "$netns-g" && ip link set "$netns-g" netns "$netns" \
+        && ip addr add "10.77.$net.1/24" dev "$netns-h" && ip link set "$netns-h" up \
+        && ip netns exec "$netns" ip addr add "10.77.$net.2/24" dev "$netns-g" \
+        && ip netns exec "$netns" ip link set "$netns-g" up && ip netns exec "$netns" ip link set lo up; then
+        listen="127.0.0.1,10.77.$net.1"
+    else
+        echo "with-postgres: could not wire the network namespace; the two-host test will say so" >&2
+        ip netns del "$netns" 2>/dev/null || true
+        netns=""
+    fi
+fi
+
 "${as_server[@]}" "$bin/initdb" -D "$dir/data" -U gatekit -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
 cat >> "$dir/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
+listen_addresses = '$listen'
 port = $port
 unix_socket_directories = '$dir'
 max_connections = 200
@@ -54,6 +78,7 @@ ssl = on
 ssl_cert_file = '$dir/tls/server.pem'
 ssl_key_file = '$dir/tls/server.key'
 CONF
+[ -n "$netns" ] && echo "host all all 10.77.$net.2/32 trust" >> "$dir/data/pg_hba.conf"
 "${ctl[@]}" start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
 "$bin/psql" -X -q -h "$dir" -p "$port" -U gatekit -d postgres -c "CREATE DATABASE gatekit_test" >/dev/null
 
@@ -61,5 +86,9 @@ export GATEKIT_TEST_POSTGRES="host=$dir port=$port user=gatekit dbname=gatekit_t
 export GATEKIT_TEST_POSTGRES_TCP="host=127.0.0.1 port=$port user=gatekit dbname=gatekit_test"
 export GATEKIT_TEST_POSTGRES_CA="$dir/tls/ca.pem"
 export GATEKIT_TEST_POSTGRES_CTL="${ctl[*]}"
+if [ -n "$netns" ]; then
+    export GATEKIT_TEST_POSTGRES_NETNS="$netns"
+    export GATEKIT_TEST_POSTGRES_REMOTE="host=10.77.$net.1 port=$port user=gatekit dbname=gatekit_test"
+fi
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $dir (port $port)"
 "$@"

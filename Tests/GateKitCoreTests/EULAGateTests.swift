@@ -6,7 +6,7 @@ import Testing
     let gate: EULAGate
 
     init() throws {
-        gate = EULAGate(store: try Store(path: folder.file("s.sqlite"), appID: nil))
+        gate = EULAGate(store: try TestStores.open(folder.file("s.sqlite")))
     }
 
     @Test func presentsUntilThisExactTextIsAccepted() throws {

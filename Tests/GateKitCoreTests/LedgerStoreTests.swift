@@ -27,7 +27,7 @@ import Testing
     @Test func ingestsVerifiedDataOnceAndAnswers() throws {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
         let folder = TemporaryFolder()
-        let store = try Store(path: folder.file("s.sqlite"), appID: nil)
+        let store = try TestStores.open(folder.file("s.sqlite"))
         let ledger = Ledger(store: store)
         let now = Clock.nowMilliseconds()
         let jws = pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now, extra: ",\"subscriptionGroupIdentifier\":\"g1\""),

@@ -13,7 +13,7 @@ private func temporaryStorePath() -> String {
 }
 
 private func openEngine(_ path: String) throws -> PermissionEngine {
-    try PermissionEngine(store: try Store(path: path, appID: nil))
+    try PermissionEngine(store: try TestStores.open(path))
 }
 
 private let allBuiltIns = PermissionCategory.builtIns.map(\.number)
@@ -325,7 +325,7 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
     }
 
     @Test func historyIsAppendOnly() throws {
-        let store = try Store(path: temporaryStorePath(), appID: nil)
+        let store = try TestStores.open(temporaryStorePath())
         let engine = try PermissionEngine(store: store)
         try engine.setUsageDescription(5100, "x")
         try engine.record(5100, decision: PermissionDecision.denied.rawValue)

@@ -43,3 +43,26 @@ enum Files {
 func sha256Hex(_ text: String) throws -> String {
     Hex.encode(try Digest.hash(.sha256, Array(text.utf8)))
 }
+
+/// The store-contract suites (EULA, permissions, ledger) run on SQLite, and a second time on
+/// PostgreSQL with GATEKIT_TEST_BACKEND=postgresql (make test does both): a store a test names
+/// by file path then opens on the test server as the app id "swift.<folder>.<file>", unique to
+/// the run and the same for every handle of the test.
+enum TestStores {
+    static var onPostgres: Bool {
+        guard let backend = getenv("GATEKIT_TEST_BACKEND") else { return false }
+        return String(cString: backend) == "postgresql"
+    }
+
+    static func open(_ path: String) throws -> Store {
+        guard onPostgres else { return try Store(path: path, appID: nil) }
+        guard let server = getenv("GATEKIT_TEST_POSTGRES") else {
+            throw GateKitError(.invalidArgument, "GATEKIT_TEST_BACKEND=postgresql needs GATEKIT_TEST_POSTGRES (scripts/with-postgres.sh)")
+        }
+        let parts = path.split(separator: "/").suffix(2).joined(separator: ".")
+        let appID = String(("swift." + parts).map { c -> Character in
+            c.isLetter && c.isASCII || c.isNumber && c.isASCII || c == "." || c == "-" || c == "_" ? c : "-"
+        }.prefix(128))
+        return try Store(path: String(cString: server), appID: appID)
+    }
+}

@@ -106,3 +106,48 @@ def test_the_watcher_wakes_on_another_clients_commit_not_on_its_interval():
         other.permissions.record(Category.CAMERA, Decision.DONT_ASK)
         assert arrived.wait(30), "the commit notification did not wake the watcher"
         assert s.permissions.watch_stop() is True
+
+
+def test_the_tool_uses_a_postgresql_store(tmp_path: Path):
+    """`gatekit --store <connection string> --app-id ID`: the tool and the library share the
+    server's store."""
+    from conftest import REPO_ROOT
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    if not os.path.exists(tool):
+        pytest.skip(f"the gatekit tool is not built at {tool} (make tool)")
+    where, app = postgres_server(), app_id("tool")
+    eula = tmp_path / "EULA.txt"
+    eula.write_text("Terms\n")
+    base = [tool, "--store", where, "--app-id", app, "eula"]
+    assert subprocess.run(base + ["status", "--doc", "terms", "--file", str(eula)], capture_output=True).returncode == 3
+    assert subprocess.run(base + ["accept", "--doc", "terms", "--file", str(eula)], capture_output=True).returncode == 0
+    assert subprocess.run(base + ["status", "--doc", "terms", "--file", str(eula)], capture_output=True).returncode == 0
+    with gatekit.Store(where, app_id=app) as s:
+        assert not s.eula.should_present("terms", eula)
+
+
+def test_two_hosts_eight_processes_exact_counts():
+    """4 processes on this host (Unix socket) and 4 on a second one (a network namespace
+    reaching the server over TCP) accept into one store at once: every acceptance is there
+    exactly once."""
+    where, app = postgres_server(), app_id("hosts")
+    netns, remote = os.environ.get("GATEKIT_TEST_POSTGRES_NETNS"), os.environ.get("GATEKIT_TEST_POSTGRES_REMOTE")
+    if not netns or not remote:
+        if os.geteuid() == 0 and os.environ.get("GATEKIT_REQUIRE_POSTGRES") == "1":
+            pytest.fail("running as root under make test, but scripts/with-postgres.sh made no network namespace")
+        pytest.skip("no second host: network namespaces need root and iproute2 (scripts/with-postgres.sh)")
+    import sys
+    from conftest import WORKER, child_env
+    gatekit.Store(where, app_id=app).close()
+    per_process = 200
+    procs = [worker("accept-many", (where, app), f"local{n}", str(per_process)) for n in range(4)]
+    procs += [subprocess.Popen(["ip", "netns", "exec", netns, sys.executable, str(WORKER), "accept-many", remote, app,
+                                f"remote{n}", str(per_process)], env=child_env()) for n in range(4)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0
+    with gatekit.Store(where, app_id=app) as s:
+        everything = s.eula.history_all()
+        assert len(everything) == 8 * per_process
+        for tag in [f"local{n}" for n in range(4)] + [f"remote{n}" for n in range(4)]:
+            mine = s.eula.history(user=tag)
+            assert sorted(d.document_id for d in mine) == sorted(f"doc-{tag}-{i}" for i in range(per_process))

@@ -40,6 +40,7 @@ enum LedgerRows {
     static let renewalsByOriginal = "SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
 
     static func record(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        if db.dialect == .postgresql { return try recordInOneRoundTrip(db, customer: customer, scope: scope) }
         var record = CustomerRecord()
         var groupless = Set<String>()
         var grouped = Set<String>()
@@ -70,22 +71,73 @@ enum LedgerRows {
         return record
     }
 
-    static func transaction(_ s: any DatabaseStatement) -> TransactionVersion {
-        func optional(_ c: Int32) -> Int64? { s.isNull(c) ? nil : s.int64(c) }
-        return TransactionVersion(
-            transactionID: s.text(0) ?? "", originalTransactionID: s.text(1) ?? "", appAccountToken: s.text(2),
-            productID: s.text(3) ?? "", groupID: s.text(4), productType: ProductType(rawValue: s.int64(5)) ?? .unknown,
-            familyShared: s.int64(6) != 0, purchaseMs: optional(7), originalPurchaseMs: optional(8), expiresMs: optional(9),
-            revocationMs: optional(10), revocationReason: optional(11), isUpgraded: s.int64(12) != 0, offerType: optional(13),
-            signedMs: s.int64(14), identity: s.text(15) ?? "")
+    /// The same record from one statement: over a network each statement is a round trip, so
+    /// the customer's transactions, renewals and receipt products' groups come tagged in one
+    /// result (1, 2, 3 in the first column; transaction columns from 1, renewal columns from 17).
+    private static let wholeCustomer: String = {
+        let txCount = 16, renewalCount = 10
+        let nulls = { (n: Int) in Array(repeating: "NULL", count: n).joined(separator: ", ") }
+        return """
+            WITH originals(o) AS (
+                SELECT CAST(?3 AS TEXT)
+                UNION
+                SELECT original_transaction_id FROM ledger_transactions
+                WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3 AND app_account_token IS NOT NULL)
+            SELECT 1, \(transactionColumns), \(nulls(renewalCount)) FROM ledger_transactions
+            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (SELECT o FROM originals)
+            UNION ALL
+            SELECT 2, \(nulls(txCount)), \(renewalColumns) FROM ledger_renewals
+            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (SELECT o FROM originals)
+            UNION ALL
+            SELECT 3, p.product_id, p.group_id, \(nulls(txCount + renewalCount - 2)) FROM ledger_products p
+            WHERE p.environment = ?1 AND p.test_signed = ?2 AND p.product_id IN (
+                SELECT product_id FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2
+                AND original_transaction_id IN (SELECT o FROM originals) AND group_id IS NULL)
+            """
+    }()
+
+    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        var record = CustomerRecord()
+        var groups: [String: String] = [:]
+        var grouped = Set<String>()
+        let s = try db.statement(wholeCustomer)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        while try s.step() {
+            switch s.int64(0) {
+            case 1:
+                let v = transaction(s, from: 1)
+                if v.groupID != nil { grouped.insert(v.productID) }
+                record.transactions.append(v)
+            case 2: record.renewals.append(renewal(s, from: 17))
+            default: if let product = s.text(1), let group = s.text(2) { groups[product] = group }
+            }
+        }
+        // As in `record`: only products no signed transaction of the customer gave a group.
+        for (product, group) in groups where !grouped.contains(product) { record.productGroups[product] = group }
+        return record
     }
 
-    static func renewal(_ s: any DatabaseStatement) -> RenewalVersion {
-        func optional(_ c: Int32) -> Int64? { s.isNull(c) ? nil : s.int64(c) }
+    /// A transaction version from `transactionColumns`, starting at column `from`.
+    static func transaction(_ s: any DatabaseStatement, from first: Int32 = 0) -> TransactionVersion {
+        func optional(_ c: Int32) -> Int64? { s.isNull(first + c) ? nil : s.int64(first + c) }
+        func text(_ c: Int32) -> String? { s.text(first + c) }
+        func int(_ c: Int32) -> Int64 { s.int64(first + c) }
+        return TransactionVersion(
+            transactionID: text(0) ?? "", originalTransactionID: text(1) ?? "", appAccountToken: text(2),
+            productID: text(3) ?? "", groupID: text(4), productType: ProductType(rawValue: int(5)) ?? .unknown,
+            familyShared: int(6) != 0, purchaseMs: optional(7), originalPurchaseMs: optional(8), expiresMs: optional(9),
+            revocationMs: optional(10), revocationReason: optional(11), isUpgraded: int(12) != 0, offerType: optional(13),
+            signedMs: int(14), identity: text(15) ?? "")
+    }
+
+    /// A renewal version from `renewalColumns`, starting at column `from`.
+    static func renewal(_ s: any DatabaseStatement, from first: Int32 = 0) -> RenewalVersion {
+        func optional(_ c: Int32) -> Int64? { s.isNull(first + c) ? nil : s.int64(first + c) }
         return RenewalVersion(
-            originalTransactionID: s.text(0) ?? "", productID: s.text(1), autoRenewProductID: s.text(2),
-            autoRenewStatus: optional(3), isInBillingRetryPeriod: s.int64(4) != 0, gracePeriodExpiresMs: optional(5),
-            expirationIntent: optional(6), renewalMs: optional(7), signedMs: s.int64(8), identity: s.text(9) ?? "")
+            originalTransactionID: s.text(first) ?? "", productID: s.text(first + 1), autoRenewProductID: s.text(first + 2),
+            autoRenewStatus: optional(3), isInBillingRetryPeriod: s.int64(first + 4) != 0, gracePeriodExpiresMs: optional(5),
+            expirationIntent: optional(6), renewalMs: optional(7), signedMs: s.int64(first + 8), identity: s.text(first + 9) ?? "")
     }
 
     // MARK: signed text

@@ -214,13 +214,23 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
 /// Commits by other connections, seen as the notifications every GateKit write sends: a read
 /// of what the socket already holds, no round trip. A reconnect counts as a change (what was
 /// sent while the connection was down is lost).
+///
+/// Notifications cross the server asynchronously anyway, so the socket is read at most every
+/// `pollInterval`: answers from a cache are then at most that much older than the
+/// notification's arrival, and a warm read costs a clock read instead of a system call
+/// (measured: 0.8 µs per ledger_is_entitled with a read per call, 2.8× SQLite's).
 final class NotificationProbe: ChangeProbe {
     private unowned let connection: PostgresConnection
     private var seen: (session: UInt64, count: UInt64)?
+    private var lastPoll: UInt64 = 0
+    static let pollIntervalNanoseconds: UInt64 = 100_000
 
     init(_ connection: PostgresConnection) { self.connection = connection }
 
     func changed() throws(GateKitError) -> Bool {
+        let clock = Clock.monotonicNanoseconds()
+        if let seen, seen.session == connection.session, clock &- lastPoll < NotificationProbe.pollIntervalNanoseconds { return false }
+        lastPoll = clock
         connection.pollNotifications()
         let now = (session: connection.session, count: connection.notificationsFromOthers)
         defer { seen = now }
