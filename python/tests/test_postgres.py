@@ -151,3 +151,24 @@ def test_two_hosts_eight_processes_exact_counts():
         for tag in [f"local{n}" for n in range(4)] + [f"remote{n}" for n in range(4)]:
             mine = s.eula.history(user=tag)
             assert sorted(d.document_id for d in mine) == sorted(f"doc-{tag}-{i}" for i in range(per_process))
+
+
+def test_uri_and_pg_environment_variables_reach_the_same_store(tmp_path: Path):
+    """The key=value string, a postgresql:// URI and libpq's PG* variables (a bare
+    "postgresql://" takes everything from them) name the same server and schema."""
+    import sys
+    from conftest import child_env
+    from urllib.parse import quote
+    conninfo, app = postgres_server(), app_id("forms")
+    parts = dict(item.split("=", 1) for item in conninfo.split())
+    h = gatekit.hash_bytes(b"terms")
+    with gatekit.Store(conninfo, app_id=app) as s:
+        s.eula.accept("terms", h)
+    uri = f"postgres://{parts['user']}@{quote(parts['host'], safe='')}:{parts['port']}/{parts['dbname']}"
+    with gatekit.Store(uri, app_id=app) as s:
+        assert not s.eula.should_present_hash("terms", h)
+    env = child_env()
+    env.update(PGHOST=parts["host"], PGPORT=parts["port"], PGUSER=parts["user"], PGDATABASE=parts["dbname"])
+    code = ("import gatekit, sys; s = gatekit.Store('postgresql://', app_id=sys.argv[1]); "
+            "sys.exit(0 if not s.eula.should_present_hash('terms', sys.argv[2]) else 3)")
+    assert subprocess.run([sys.executable, "-c", code, app, h], env=env, timeout=60).returncode == 0
