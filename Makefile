@@ -71,7 +71,7 @@ install: static
 	  echo "installed the Python package in $$site"
 
 bench: static python-deps
-	@scripts/with-postgres.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
+	@scripts/with-postgres.sh scripts/with-desktop-session.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
 
 test-install:
 	@rm -rf $(C_OUT)/install-test && $(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(C_OUT)/install-test >/dev/null
@@ -82,7 +82,8 @@ demo: build
 
 # The suites run against a private PostgreSQL server too (scripts/with-postgres.sh starts and
 # stops it); GATEKIT_REQUIRE_POSTGRES makes a missing server a failure, never a skip.
-WITH_POSTGRES := GATEKIT_REQUIRE_POSTGRES=1 scripts/with-postgres.sh
+# GATEKIT_REQUIRE_DESKTOP does the same for the private D-Bus session of the portal tests.
+WITH_POSTGRES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 scripts/with-postgres.sh
 
 test: build
 	$(WITH_POSTGRES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke

@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+#if arch(arm64)
+let libdbusArchIncludes = "/usr/lib/aarch64-linux-gnu/dbus-1.0/include"
+#else
+let libdbusArchIncludes = "/usr/lib/x86_64-linux-gnu/dbus-1.0/include"
+#endif
+
 // libgatekit.so: a Swift core (GateKitCore) behind a thin C ABI (GateKit).
 // C stays in the system-library shim targets; the public header is the contract.
 let package = Package(
@@ -14,11 +20,15 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq's header only: the library is loaded with dlopen when a PostgreSQL store opens.
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
+        // libdbus's header only: loaded with dlopen when a handle enables the desktop portal.
+        // Its include folders come from GateKitCore's flags below: pkg-config would also link it.
+        .systemLibrary(name: "CDBus", providers: [.apt(["libdbus-1-dev"])]),
         // include/gatekit.h as a Swift module, so the exports are type-checked against the header.
         .systemLibrary(name: "CGateKitHeader"),
         .target(
             name: "GateKitCore",
-            dependencies: ["COpenSSL", "CSQLite", "CPostgres"]
+            dependencies: ["COpenSSL", "CSQLite", "CPostgres", "CDBus"],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I\(libdbusArchIncludes)"])]
         ),
         .target(
             name: "GateKit",

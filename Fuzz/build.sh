@@ -12,8 +12,8 @@ mapfile -t sources < <(find Sources/GateKitCore Fuzz/Targets -name '*.swift' | s
 # -O: libFuzzer wants speed; Swift's own checks (bounds, overflow) stay on in -O.
 "$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz \
     -sanitize=fuzzer,address -use-ld=lld \
-    -I Sources/COpenSSL -I Sources/CSQLite -I Sources/CPostgres \
-    $(pkg-config --cflags-only-I libcrypto sqlite3 | sed 's/-I/-Xcc -I/g') \
+    -I Sources/COpenSSL -I Sources/CSQLite -I Sources/CPostgres -I Sources/CDBus \
+    $(pkg-config --cflags-only-I libcrypto sqlite3 dbus-1 | sed 's/-I/-Xcc -I/g') \
     -lcrypto -lsqlite3 \
     "${sources[@]}" -o "$out"
 echo "built $out (${#sources[@]} Swift files)"

@@ -7,7 +7,7 @@ lib=$(realpath "$1")
 libdir=$(dirname "$lib")
 out=.build/bench
 mkdir -p "$out"
-flags=$(pkg-config --define-variable=libdir="$libdir" --cflags --libs gatekit)
+flags="$(pkg-config --define-variable=libdir="$libdir" --cflags --libs gatekit) $(pkg-config --cflags --libs dbus-1)"
 {
     echo "# make bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
     for src in bench/bench_${BENCH:-*}.c; do

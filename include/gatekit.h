@@ -549,6 +549,7 @@ GATEKIT_API int receipt_apple_status(int code);
 #define GATEKIT_EPERM_REENTRANT       (-208) /* called from inside the system-state provider */
 #define GATEKIT_EPERM_TOKEN           (-209) /* no subscription has this token */
 #define GATEKIT_EPERM_WATCHING        (-210) /* the watcher is already running */
+#define GATEKIT_EPERM_PORTAL          (-211) /* the desktop permission store cannot be reached (no session bus, or xdg-permission-store not running), or is not this handle's provider */
 
 /* Called with a category's effective state before and after a change (see Threads above).
  * payload is the pointer given to perm_subscribe(). */
@@ -677,6 +678,43 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_watch_start(gatekit_store *store, int i
  * returns 1 at once and the thread ends after that callback. Errors: GATEKIT_EINVAL,
  * GATEKIT_EPERM_REENTRANT. */
 GATEKIT_API int perm_watch_stop(gatekit_store *store);
+
+/* ---- The Linux desktop's permission store (xdg-desktop-portal) ----
+ * perm_use_portal() makes the desktop's own answers the system state, as ISHPermissionKit
+ * asks iOS first: the permission store of xdg-desktop-portal (org.freedesktop.impl.portal.
+ * PermissionStore on the session bus, served by xdg-permission-store; what `flatpak
+ * permission-show` lists). Built-in mapping (docs/permissions.md): camera -> devices/camera,
+ * microphone -> devices/microphone, location-when-in-use and location-always ->
+ * location/location, user-notification (and the deprecated notification-local/-remote) ->
+ * notifications/notification. "yes" is AUTHORIZED, "no" DENIED; location's accuracy "NONE"
+ * DENIED, any other accuracy AUTHORIZED; no entry or "ask": not determined, so the stored
+ * state decides. Every other category answers not determined unless perm_portal_map() maps
+ * it. Answers come from a cache filled at enable time and kept current by the store's
+ * Changed signal on a GateKit thread (no D-Bus round trip per answer, no polling); each change
+ * runs perm_refresh's change detection there, so subscribers are called ON THAT THREAD.
+ * libdbus-1 is loaded on the first call (Debian libdbus-1-3). */
+
+/* Enables the portal provider for app_id (NULL: the sandboxed app's id from /.flatpak-info;
+ * outside a Flatpak sandbox an explicit id is required: GATEKIT_EINVAL). Replaces any other
+ * provider; perm_set_system_provider(store, NULL, NULL) removes it. Blocks up to 2 s per
+ * mapped entry while reading the store. Errors: GATEKIT_EPERM_PORTAL with the reason (no
+ * session bus, the store not running or not answering), GATEKIT_EINVAL, GATEKIT_EPERM_REENTRANT.
+ * Later failures (the store or the bus went away) never fail a call: answers fall back to the
+ * stored state until the store is back (perm_portal_status() says why). */
+GATEKIT_API GATEKIT_WARN_UNUSED int perm_use_portal(gatekit_store *store, const char *app_id);
+
+/* Maps a category (built-in or registered host category) to the permission store's entry
+ * table/id, e.g. a host "background" category to "background"/"background"; table and id
+ * both NULL: no portal answer for it. Reads the entry now (blocks up to 2 s). Errors:
+ * GATEKIT_EPERM_PORTAL (no portal provider on this handle, or the store did not answer),
+ * GATEKIT_EPERM_CATEGORY, GATEKIT_EINVAL (one of table/id NULL, empty, over 255 bytes or
+ * unprintable), GATEKIT_EPERM_REENTRANT. */
+GATEKIT_API GATEKIT_WARN_UNUSED int perm_portal_map(gatekit_store *store, int category, const char *table, const char *id);
+
+/* 0 while answers come from the desktop's permission store; GATEKIT_EPERM_PORTAL when they
+ * fall back to the stored state now (gatekit_last_error() says why: the store left the bus,
+ * the bus connection was lost) or when the portal is not this handle's provider. */
+GATEKIT_API int perm_portal_status(gatekit_store *store);
 
 /* ========================================================================================
  * Signed data (StoreKit 2 / App Store Server JWS)

@@ -3,7 +3,10 @@
 # As root it installs them; otherwise it names what is missing and fails.
 set -euo pipefail
 # libpq-dev: the PostgreSQL store; postgresql: the real server its tests start.
-packages=(libssl-dev libsqlite3-dev libpq-dev postgresql pkg-config openssl "$@")
+# libdbus-1-dev: the desktop permission store; dbus-daemon, xdg-desktop-portal (its
+# xdg-permission-store) and libglib2.0-bin (gdbus): the private desktop session its tests start.
+packages=(libssl-dev libsqlite3-dev libpq-dev postgresql libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
+          pkg-config openssl "$@")
 missing=()
 for p in "${packages[@]}"; do
     [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")

@@ -211,3 +211,29 @@ public func permWatchStop(_ store: OpaquePointer?) -> Int32 {
         try engine(store).stopWatching() ? 1 : 0
     }
 }
+
+@c(perm_use_portal)
+public func permUsePortal(_ store: OpaquePointer?, _ appID: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("perm_use_portal") { () throws(GateKitError) in
+        try engine(store).usePortal(appID: try Arguments.optionalString(appID, "app_id"))
+        return GATEKIT_OK
+    }
+}
+
+@c(perm_portal_map)
+public func permPortalMap(_ store: OpaquePointer?, _ category: Int32, _ table: UnsafePointer<CChar>?, _ id: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("perm_portal_map") { () throws(GateKitError) in
+        try engine(store).mapPortal(category, table: try Arguments.optionalString(table, "table"), id: try Arguments.optionalString(id, "id"))
+        return GATEKIT_OK
+    }
+}
+
+@c(perm_portal_status)
+public func permPortalStatus(_ store: OpaquePointer?) -> Int32 {
+    exportBoundary("perm_portal_status") { () throws(GateKitError) in
+        if let reason = try engine(store).portalFailure() {
+            throw GateKitError(.permissionPortal, "answers fall back to the stored state: \(reason)")
+        }
+        return GATEKIT_OK
+    }
+}

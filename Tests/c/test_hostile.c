@@ -237,6 +237,9 @@ static int call_perm_watch_start(arg *a) {
     return rc;
 }
 static int call_perm_watch_stop(arg *a) { return perm_watch_stop(S(a[0].p)); }
+static int call_perm_use_portal(arg *a) { return perm_use_portal(S(a[0].p), a[1].s); }
+static int call_perm_portal_map(arg *a) { return perm_portal_map(S(a[0].p), a[1].i, a[2].s, a[3].s); }
+static int call_perm_portal_status(arg *a) { return perm_portal_status(S(a[0].p)); }
 
 #define LQ(p) ((const gatekit_ledger_query *)(p))
 static int call_ledger_query_init(arg *a) { return ledger_query_init((gatekit_ledger_query *)a[0].p, (unsigned)a[1].i); }
@@ -398,6 +401,9 @@ static const api_entry api[] = {
     {"perm_refresh", call_perm_refresh, {STORE, END}, 0},
     {"perm_watch_start", call_perm_watch_start, {STORE, INTERVAL, WFLAGS, END}, 0},
     {"perm_watch_stop", call_perm_watch_stop, {STORE, END}, 0},
+    {"perm_use_portal", call_perm_use_portal, {STORE, OPT_PRODUCT, END}, 0},
+    {"perm_portal_map", call_perm_portal_map, {STORE, CATEGORY, OPT_PRODUCT, OPT_PRODUCT, END}, 0},
+    {"perm_portal_status", call_perm_portal_status, {STORE, END}, 0},
     {"ledger_query_init", call_ledger_query_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_ingest_notification", call_ledger_ingest_notification, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
     {"ledger_ingest_transaction", call_ledger_ingest_transaction, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
@@ -926,6 +932,9 @@ static void setup_receipts_and_jws(void) {
 int main(int argc, char **argv) {
     (void)argc;
     check_disable_swift_backtracer(argv);
+    /* perm_use_portal with a valid app id would reach the desktop session's bus: a bus that
+     * does not exist keeps every run the same (and touches no real desktop). */
+    setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/gatekit-test-bus", 1);
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
     snprintf(store_path, sizeof store_path, "%s/store.sqlite", folder);
     snprintf(text_path, sizeof text_path, "%s/EULA.txt", folder);

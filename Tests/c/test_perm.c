@@ -345,6 +345,28 @@ static int reentrant_provider(void *payload, int category) {
     return 0;
 }
 
+/* The desktop portal's errors without a desktop (tests/test_portal.py runs the real one). */
+static void test_portal_without_a_desktop(gatekit_store *s) {
+    const char *saved = getenv("DBUS_SESSION_BUS_ADDRESS");
+    char *copy = saved ? strdup(saved) : NULL;
+    CHECK_RC(perm_portal_status(s), GATEKIT_EPERM_PORTAL);  /* not this handle's provider */
+    CHECK(strstr(gatekit_last_error(), "perm_use_portal first") != NULL);
+    CHECK_RC(perm_portal_map(s, GATEKIT_PERM_CAMERA, "devices", "camera"), GATEKIT_EPERM_PORTAL);
+    unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    CHECK_RC(perm_use_portal(s, "org.example.App"), GATEKIT_EPERM_PORTAL);
+    CHECK(strstr(gatekit_last_error(), "DBUS_SESSION_BUS_ADDRESS is not set") != NULL);
+    setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/gatekit-test-bus", 1);
+    CHECK_RC(perm_use_portal(s, "org.example.App"), GATEKIT_EPERM_PORTAL);
+    CHECK(strstr(gatekit_last_error(), "cannot connect to the session bus") != NULL);
+    CHECK_RC(perm_use_portal(s, ""), GATEKIT_EINVAL);
+    if (access("/.flatpak-info", F_OK) != 0) CHECK_RC(perm_use_portal(s, NULL), GATEKIT_EINVAL);  /* no sandbox: an id is required */
+    if (copy) setenv("DBUS_SESSION_BUS_ADDRESS", copy, 1);
+    else unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    free(copy);
+    /* Nothing was installed: the stored state still answers. */
+    CHECK_RC(perm_portal_status(s), GATEKIT_EPERM_PORTAL);
+}
+
 static void test_provider(gatekit_store *s) {
     struct provider_state p = {GATEKIT_PERM_STATE_AUTHORIZED, 0, s, 0};
     CHECK_RC(perm_reset(s, GATEKIT_PERM_ALL), 0);
@@ -662,6 +684,7 @@ int main(int argc, char **argv) {
     test_sequencing(s);
     test_reset_and_history(s);
     test_host_categories(s);
+    test_portal_without_a_desktop(s);
     test_provider(s);
     test_callbacks(s);
     test_threads(s);

@@ -32,9 +32,9 @@ from .errors import GateKitError, InvalidArgumentError, error_for, register
 __all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike",
     "Decision", "EPERM_BLOCKED", "EPERM_CATEGORY", "EPERM_CONFLICT", "EPERM_DECISION",
     "EPERM_NOT_PROMPTABLE", "EPERM_NO_USAGE", "EPERM_PROVIDER", "EPERM_REENTRANT", "EPERM_RETIRED",
-    "EPERM_TOKEN", "EPERM_WATCHING", "HOST_FIRST", "InvalidCategoryError", "InvalidDecisionError",
+    "EPERM_PORTAL", "EPERM_TOKEN", "EPERM_WATCHING", "HOST_FIRST", "InvalidCategoryError", "InvalidDecisionError",
     "MissingUsageDescriptionError", "NotPromptableError", "PermissionChange", "PermissionProvider",
-    "PermissionStateError", "Permissions", "ProviderAnswerError", "ReentrantCallError",
+    "PermissionStateError", "Permissions", "PortalUnavailableError", "ProviderAnswerError", "ReentrantCallError",
     "RetiredCategoryError", "State", "Subscription", "UnknownSubscriptionError", "WATCH_PROVIDER",
     "WatcherRunningError", "allows_prompt", "category", "category_from_name", "category_name",
     "state_name"]
@@ -147,6 +147,11 @@ class WatcherRunningError(PermissionStateError):
     pass
 
 
+class PortalUnavailableError(PermissionStateError, ConnectionError):
+    """The desktop's permission store cannot be reached (no session bus, xdg-permission-store
+    not running), or it is not this store's provider."""
+
+
 # Error codes: GATEKIT_EPERM_* without the GATEKIT_ prefix (tests/test_package.py compares them).
 EPERM_CATEGORY = -200
 EPERM_RETIRED = -201
@@ -159,13 +164,14 @@ EPERM_PROVIDER = -207
 EPERM_REENTRANT = -208
 EPERM_TOKEN = -209
 EPERM_WATCHING = -210
+EPERM_PORTAL = -211
 
 for _code, _cls in ((EPERM_CATEGORY, InvalidCategoryError), (EPERM_RETIRED, RetiredCategoryError),
                     (EPERM_DECISION, InvalidDecisionError), (EPERM_NOT_PROMPTABLE, NotPromptableError),
                     (EPERM_BLOCKED, BlockedCategoryError), (EPERM_NO_USAGE, MissingUsageDescriptionError),
                     (EPERM_CONFLICT, CategoryConflictError), (EPERM_PROVIDER, ProviderAnswerError),
                     (EPERM_REENTRANT, ReentrantCallError), (EPERM_TOKEN, UnknownSubscriptionError),
-                    (EPERM_WATCHING, WatcherRunningError)):
+                    (EPERM_WATCHING, WatcherRunningError), (EPERM_PORTAL, PortalUnavailableError)):
     register(_code, _cls)
 
 
@@ -195,6 +201,9 @@ _unsubscribe = _native.declare("perm_unsubscribe", ctypes.c_int, _S, ctypes.c_in
 _refresh = _native.declare("perm_refresh", ctypes.c_int, _S)
 _watch_start = _native.declare("perm_watch_start", ctypes.c_int, _S, ctypes.c_int, ctypes.c_int)
 _watch_stop = _native.declare("perm_watch_stop", ctypes.c_int, _S)
+_use_portal = _native.declare("perm_use_portal", ctypes.c_int, _S, ctypes.c_char_p)
+_portal_map = _native.declare("perm_portal_map", ctypes.c_int, _S, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
+_portal_status = _native.declare("perm_portal_status", ctypes.c_int, _S)
 
 
 # ---- names ----
@@ -599,6 +608,36 @@ class Permissions:
     def watch_stop(self) -> bool:
         """Stops the watcher; False when none was running."""
         return _call(_watch_stop, self._store.handle) == 1
+
+    # -- the desktop's permission store --
+
+    def use_portal(self, app_id: Optional[str] = None, *,
+                   on_error: Optional[Callable[[BaseException], None]] = None) -> None:
+        """Answers the system state from the Linux desktop's permission store (xdg-desktop-portal)
+        for ``app_id`` (None: the sandboxed app's own id from /.flatpak-info). Changes arrive
+        through the store's D-Bus signal: callbacks run ON GATEKIT'S LISTENER THREAD, their
+        exceptions go to ``on_error`` (else sys.unraisablehook). Raises
+        :class:`PortalUnavailableError` when the bus or the store cannot be reached now."""
+        self._on_error = on_error
+        _call(_use_portal, self._store.handle, _native.to_c_string(app_id, "app_id"))
+
+    def portal_map(self, category: CategoryLike, table: Optional[str], id: Optional[str]) -> None:
+        """Maps a category to the permission store's entry ``table``/``id`` (both None: no
+        portal answer for it)."""
+        _call(_portal_map, self._store.handle, _category_int(category), _native.to_c_string(table, "table"),
+              _native.to_c_string(id, "id"))
+
+    def portal_status(self) -> Optional[str]:
+        """None while answers come from the desktop's permission store; else why they fall back
+        to the stored state now. Raises :class:`PortalUnavailableError` when the portal is not
+        this store's provider."""
+        rc = _portal_status(self._store.handle)
+        if rc == 0:
+            return None
+        error = error_for(rc)
+        if "fall back" not in error.detail:
+            raise error
+        return error.detail
 
     def _before_close(self, handle: Any) -> None:
         """Before the C handle closes: stop the watcher (its callbacks need this object)."""

@@ -57,6 +57,11 @@ class Store(Managed):
                     GROUP_SHARED if group_shared else 0))
         self._handle = handle
 
+    def use_portal(self, app_id: Optional[str] = None) -> None:
+        """The Linux desktop's permission store as the system state (see
+        :meth:`gatekit.permissions.Permissions.use_portal`)."""
+        self.permissions.use_portal(app_id)
+
     @property
     def path(self) -> str:
         raw: bytes = _path(self.handle)

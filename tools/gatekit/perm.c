@@ -9,7 +9,9 @@
 #include <time.h>
 
 static const char perm_usage[] =
-    "gatekit perm <subcommand> ...   (CATEGORY: a name such as camera, or a number)\n"
+    "gatekit perm [--portal APP_ID|-] <subcommand> ...   (CATEGORY: a name such as camera, or a number)\n"
+    "  --portal APP_ID                         answer from the desktop's permission store (xdg-desktop-portal)\n"
+    "                                          for APP_ID; '-': the Flatpak sandbox's own app id\n"
     "  list [--json]                           every category: state, prompt allowed, usage text\n"
     "  state CATEGORY                          exit 0: a prompt is allowed, 3: it is not\n"
     "  usage CATEGORY TEXT                     set the usage description (needed to prompt)\n"
@@ -213,6 +215,12 @@ static int watch(gatekit_store *store, int argc, char **argv) {
 }
 
 int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
+    const char *portal = NULL;
+    if (argc >= 3 && strcmp(argv[1], "--portal") == 0) {
+        portal = argv[2];
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 2) return gk_usage(perm_usage);
     const char *sub = argv[1];
     int as_json = argc > 2 && strcmp(argv[argc - 1], "--json") == 0;
@@ -221,6 +229,7 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     int category = 0, rc;
+    if (portal && (rc = perm_use_portal(store, strcmp(portal, "-") == 0 ? NULL : portal)) < 0) return gk_fail("perm_use_portal", rc);
 
     if (strcmp(sub, "list") == 0 && nargs == 0) return list(store, as_json);
     if (strcmp(sub, "state") == 0 && nargs == 1) {

@@ -60,6 +60,7 @@ extension PermissionEngine {
             return provider
         }
         old?.retire()
+        (old?.value as? PortalProvider)?.stop()
         // Errors here (an invalid answer) surface again on the next state or refresh call.
         try? detectChanges(askProvider: true, shouldDeliver: { true })
     }

@@ -52,5 +52,6 @@ extension PermissionEngine {
             return provider
         }
         old?.retire()
+        (old?.value as? PortalProvider)?.stop()
     }
 }

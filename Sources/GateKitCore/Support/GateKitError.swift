@@ -69,6 +69,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case permissionReentrant = -208
         case permissionToken = -209
         case permissionWatching = -210
+        case permissionPortal = -211
 
         // Signed data, JWS (-300 … -399).
         case jwsMalformed = -300
@@ -147,6 +148,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .permissionReentrant: "called from inside a system state provider"
             case .permissionToken: "unknown permission subscription token"
             case .permissionWatching: "permission watcher already running"
+            case .permissionPortal: "the desktop permission store cannot be reached"
 
             // Signed data.
             case .jwsMalformed: "signed data is not a well-formed compact JWS"

@@ -1,0 +1,177 @@
+import CDBus
+import Glibc
+
+/// A private connection to the session bus, speaking to the desktop's permission store
+/// (`org.freedesktop.impl.portal.PermissionStore`, served by xdg-permission-store).
+final class DBusSession: @unchecked Sendable {
+    static let service = "org.freedesktop.impl.portal.PermissionStore"
+    static let path = "/org/freedesktop/impl/portal/PermissionStore"
+    static let interface = "org.freedesktop.impl.portal.PermissionStore"
+    /// How long a method call may wait for the store's answer.
+    static let callTimeoutMilliseconds: Int32 = 2000
+
+    let bus: gk_dbus
+    private let connection: OpaquePointer
+
+    /// Connects to the session bus `$DBUS_SESSION_BUS_ADDRESS` names (read now: libdbus's own
+    /// lookup remembers the first address a process used) and subscribes to the store's
+    /// `Changed` signal and to its owner changes (the service leaving or coming back).
+    init() throws(GateKitError) {
+        bus = try DBusLibrary.functions().pointee
+        guard let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 else {
+            throw GateKitError(.permissionPortal, "cannot connect to the session bus: $DBUS_SESSION_BUS_ADDRESS is not set (no desktop session)")
+        }
+        var error = DBusError()
+        bus.dbus_error_init(&error)
+        guard let c = bus.dbus_connection_open_private(address, &error) else {
+            let reason = DBusSession.describe(&error, bus)
+            throw GateKitError(.permissionPortal, "cannot connect to the session bus: \(reason)")
+        }
+        guard bus.dbus_bus_register(c, &error) != 0 else {
+            let reason = DBusSession.describe(&error, bus)
+            bus.dbus_connection_close(c)
+            bus.dbus_connection_unref(c)
+            throw GateKitError(.permissionPortal, "cannot connect to the session bus: \(reason)")
+        }
+        connection = c
+        // A bus that goes away must not exit the host process (libdbus's default).
+        bus.dbus_connection_set_exit_on_disconnect(c, 0)
+        for rule in ["type='signal',interface='\(DBusSession.interface)',member='Changed'",
+                     "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(DBusSession.service)'"] {
+            bus.dbus_bus_add_match(c, rule, &error)
+            if bus.dbus_error_is_set(&error) != 0 {
+                let reason = DBusSession.describe(&error, bus)
+                close()
+                throw GateKitError(.permissionPortal, "cannot subscribe to the permission store's signals: \(reason)")
+            }
+        }
+    }
+
+    deinit { close() }
+
+    private var closed = false
+    func close() {
+        guard !closed else { return }
+        closed = true
+        bus.dbus_connection_close(connection)
+        bus.dbus_connection_unref(connection)
+    }
+
+    var isConnected: Bool { bus.dbus_connection_get_is_connected(connection) != 0 }
+
+    static func describe(_ error: inout DBusError, _ bus: gk_dbus) -> String {
+        let message = gk_dbus_error_message(&error).map { String(cString: $0) } ?? "unknown error"
+        bus.dbus_error_free(&error)
+        return message
+    }
+
+    /// True when some process serves the permission store on the bus now.
+    func serviceIsRunning() throws(GateKitError) -> Bool {
+        var error = DBusError()
+        bus.dbus_error_init(&error)
+        let has = bus.dbus_bus_name_has_owner(connection, DBusSession.service, &error)
+        if bus.dbus_error_is_set(&error) != 0 {
+            throw GateKitError(.permissionPortal, "cannot ask the session bus about the permission store: \(DBusSession.describe(&error, bus))")
+        }
+        return has != 0
+    }
+
+    /// `Lookup(table, id)`: each app's permission strings for that entry; empty when the
+    /// store has no such table or entry.
+    func lookup(table: String, id: String) throws(GateKitError) -> [String: [String]] {
+        guard let call = bus.dbus_message_new_method_call(DBusSession.service, DBusSession.path, DBusSession.interface, "Lookup") else {
+            throw GateKitError(.outOfMemory, "libdbus could not allocate a message")
+        }
+        defer { bus.dbus_message_unref(call) }
+        var args = DBusMessageIter()
+        bus.dbus_message_iter_init_append(call, &args)
+        for text in [table, id] {
+            let ok = text.withCString { p -> Bool in
+                var value: UnsafePointer<CChar>? = p
+                return bus.dbus_message_iter_append_basic(&args, Int32(UInt8(ascii: "s")), &value) != 0
+            }
+            guard ok else { throw GateKitError(.outOfMemory, "libdbus could not build the Lookup call") }
+        }
+        var error = DBusError()
+        bus.dbus_error_init(&error)
+        guard let reply = bus.dbus_connection_send_with_reply_and_block(connection, call, DBusSession.callTimeoutMilliseconds, &error) else {
+            let name = gk_dbus_error_name(&error).map { String(cString: $0) } ?? ""
+            let reason = DBusSession.describe(&error, bus)
+            // xdg-permission-store answers NotFound for a table or entry nobody set yet.
+            if name == "org.freedesktop.portal.Error.NotFound" { return [:] }
+            throw GateKitError(.permissionPortal, "the permission store did not answer Lookup(\(Quoted.text(table)), \(Quoted.text(id))): \(reason)")
+        }
+        defer { bus.dbus_message_unref(reply) }
+        var it = DBusMessageIter()
+        guard bus.dbus_message_iter_init(reply, &it) != 0 else { return [:] }
+        return permissions(&it)
+    }
+
+    /// Reads an `a{sas}` at the iterator (app id → permission strings).
+    func permissions(_ it: inout DBusMessageIter) -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        guard bus.dbus_message_iter_get_arg_type(&it) == Int32(UInt8(ascii: "a")) else { return out }
+        var entries = DBusMessageIter()
+        bus.dbus_message_iter_recurse(&it, &entries)
+        while bus.dbus_message_iter_get_arg_type(&entries) == Int32(UInt8(ascii: "e")) {
+            var entry = DBusMessageIter()
+            bus.dbus_message_iter_recurse(&entries, &entry)
+            if let app = string(&entry), bus.dbus_message_iter_next(&entry) != 0,
+               bus.dbus_message_iter_get_arg_type(&entry) == Int32(UInt8(ascii: "a")) {
+                var values = DBusMessageIter()
+                bus.dbus_message_iter_recurse(&entry, &values)
+                var list: [String] = []
+                while let s = string(&values) {
+                    list.append(s)
+                    if bus.dbus_message_iter_next(&values) == 0 { break }
+                }
+                out[app] = list
+            }
+            if bus.dbus_message_iter_next(&entries) == 0 { break }
+        }
+        return out
+    }
+
+    /// The string at the iterator, or nil when it holds another type.
+    func string(_ it: inout DBusMessageIter) -> String? {
+        guard bus.dbus_message_iter_get_arg_type(&it) == Int32(UInt8(ascii: "s")) else { return nil }
+        var value: UnsafePointer<CChar>? = nil
+        bus.dbus_message_iter_get_basic(&it, &value)
+        return value.map { String(cString: $0) }
+    }
+
+    /// A signal the listener acts on.
+    enum Event {
+        /// `Changed(table, id, deleted, data, permissions)`: the entry's new permissions.
+        case changed(table: String, id: String, permissions: [String: [String]])
+        /// The permission store's owner changed: it left the bus (false) or arrived (true).
+        case service(running: Bool)
+        /// Any other message (skipped).
+        case other
+    }
+
+    /// Waits up to `milliseconds` for traffic; false once the bus connection is gone.
+    func wait(milliseconds: Int32) -> Bool {
+        bus.dbus_connection_read_write(connection, milliseconds) != 0
+    }
+
+    /// The next queued message as an event; nil when none is queued.
+    func nextEvent() -> Event? {
+        guard let message = bus.dbus_connection_pop_message(connection) else { return nil }
+        defer { bus.dbus_message_unref(message) }
+        var it = DBusMessageIter()
+        if bus.dbus_message_is_signal(message, DBusSession.interface, "Changed") != 0, bus.dbus_message_iter_init(message, &it) != 0 {
+            guard let table = string(&it), bus.dbus_message_iter_next(&it) != 0, let id = string(&it),
+                  bus.dbus_message_iter_next(&it) != 0, bus.dbus_message_iter_next(&it) != 0, bus.dbus_message_iter_next(&it) != 0 else {
+                return .other
+            }
+            return .changed(table: table, id: id, permissions: permissions(&it))
+        }
+        if bus.dbus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") != 0, bus.dbus_message_iter_init(message, &it) != 0 {
+            guard string(&it) == DBusSession.service, bus.dbus_message_iter_next(&it) != 0, bus.dbus_message_iter_next(&it) != 0,
+                  let newOwner = string(&it) else { return .other }
+            return .service(running: !newOwner.isEmpty)
+        }
+        return .other
+    }
+}
