@@ -33,7 +33,7 @@ final class DBusSession: @unchecked Sendable {
             bus.dbus_connection_unref(c)
             throw GateKitError(.permissionPortal, "cannot connect to the session bus: \(reason)")
         }
-        connection = c
+        connection = c  // from here on, deinit closes and frees it, also when init throws
         // A bus that goes away must not exit the host process (libdbus's default).
         bus.dbus_connection_set_exit_on_disconnect(c, 0)
         for rule in ["type='signal',interface='\(DBusSession.interface)',member='Changed'",
@@ -41,20 +41,27 @@ final class DBusSession: @unchecked Sendable {
             bus.dbus_bus_add_match(c, rule, &error)
             if bus.dbus_error_is_set(&error) != 0 {
                 let reason = DBusSession.describe(&error, bus)
-                close()
                 throw GateKitError(.permissionPortal, "cannot subscribe to the permission store's signals: \(reason)")
             }
         }
     }
 
-    deinit { close() }
+    /// The connection is freed only with the last reference: a thread still calling through
+    /// this session (mapping a category while the provider is being replaced) then gets
+    /// "disconnected", never a freed connection.
+    deinit {
+        close()
+        bus.dbus_connection_unref(connection)
+    }
 
+    private let closeLock = Lock()
     private var closed = false
     func close() {
-        guard !closed else { return }
-        closed = true
-        bus.dbus_connection_close(connection)
-        bus.dbus_connection_unref(connection)
+        closeLock.withLock {
+            guard !closed else { return }
+            closed = true
+            bus.dbus_connection_close(connection)
+        }
     }
 
     var isConnected: Bool { bus.dbus_connection_get_is_connected(connection) != 0 }

@@ -94,7 +94,10 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
 
     /// Ends the listener; from another thread, returns after it exited.
     func stop() {
-        lock.withLock { stopping = true }
+        lock.withLock {
+            stopping = true
+            lock.broadcast()  // a listener waiting to reconnect wakes now
+        }
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)
         } else {
