@@ -98,8 +98,8 @@ GATEKIT_API int gatekit_version_number(void);
  * Never NULL, never freed; any thread. */
 GATEKIT_API const char *gatekit_strerror(int code);
 
-/* The calling thread's last failure in detail, e.g. "eula_accept: hash must be 64 lowercase
- * hex digits". Never NULL ("" before any failure); valid until the next failing call on
+/* The calling thread's last failure in detail, e.g. "eula_accept: hash must be 64 hex
+ * digits (a SHA-256)". Never NULL ("" before any failure); valid until the next failing call on
  * this thread; never freed by the caller. A successful call does not clear it. */
 GATEKIT_API const char *gatekit_last_error(void);
 
@@ -224,7 +224,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_should_present_hash(gatekit_store *stor
 /* Records acceptance of exactly the text whose hash is given: the text that was shown.
  * Accepting a hash that differs from the current file is legal (the user accepted what was
  * shown); eula_should_present() then still answers 1 for the current file.
- * GATEKIT_EINVAL unless hash is 64 lowercase hex digits. Durable when it returns 0. */
+ * GATEKIT_EINVAL unless hash is 64 hex digits (either case: stored lowercase, so both spellings
+ * mean one text). Durable when it returns 0. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept(gatekit_store *store, const char *document_id, const char *hash, const char *user);
 
 /* Records a decline of the text whose hash is given. A decline after an acceptance presents

@@ -94,7 +94,7 @@ import Testing
         let gate = self.gate
         let invalid: [() throws -> Void] = [
             { _ = try gate.shouldPresent(documentID: "", hash: v1, user: nil) },
-            { try gate.record(.accepted, documentID: "t", hash: v1.uppercased(), user: nil) },
+            { try gate.record(.accepted, documentID: "t", hash: "g" + String(v1.dropFirst()), user: nil) },
             { try gate.record(.accepted, documentID: "t", hash: String(v1.dropLast()), user: nil) },
             { try gate.record(.accepted, documentID: "t", hash: v1 + "0", user: nil) },
             { try gate.record(.accepted, documentID: "t", hash: v1, user: []) },
@@ -104,5 +104,13 @@ import Testing
             #expect(performing: call, throws: { ($0 as? GateKitError)?.code == .invalidArgument })
         }
         #expect(try gate.history(documentID: nil, user: .everyone).isEmpty)
+    }
+
+    @Test func upperCaseHashesAreAcceptedAndStoredLowerCase() throws {
+        let v1 = try sha256Hex("v1")
+        try gate.record(.accepted, documentID: "t", hash: v1.uppercased(), user: nil)
+        #expect(try !gate.shouldPresent(documentID: "t", hash: v1, user: nil))
+        #expect(try !gate.shouldPresent(documentID: "t", hash: v1.uppercased(), user: nil))
+        #expect(try gate.history(documentID: "t", user: .defaultUser).map(\.hash) == [v1])
     }
 }

@@ -24,7 +24,7 @@ __all__ = [
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "clear_caches", "library_path", "receipt", "ledger", "appstore", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 
 
@@ -35,6 +35,10 @@ def clear_caches() -> None:
     """Drops every process-wide cache (verified chains, decoded JWS headers): for benchmarks
     of cold paths; never needed for correctness."""
     _clear_caches()
+
+
+#: The package's version: the same as the library's and the header's (tests/test_package.py).
+__version__ = "0.1.0"
 
 
 def version() -> str:

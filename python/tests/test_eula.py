@@ -59,7 +59,7 @@ def test_errors_carry_code_and_detail(store, tmp_path):
     with pytest.raises(gatekit.InvalidArgumentError) as info:
         store.eula.accept("terms", "not-a-hash")
     assert info.value.code == gatekit.errors.EINVAL
-    assert "64 lowercase hex" in info.value.detail
+    assert "64 hex digits" in info.value.detail
     with pytest.raises(gatekit.NotFoundError):
         store.eula.should_present("terms", tmp_path / "missing.txt")
     with pytest.raises(gatekit.StoreError):

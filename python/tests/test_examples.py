@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO_ROOT, child_env
 
 
@@ -92,3 +94,26 @@ def test_readme_programs_are_the_tested_example_files():
         block = [line.rstrip() for line in block]
         starts = [k for k in range(len(source) - len(block) + 1) if source[k:k + len(block)] == block]
         assert starts, f"the README's block for examples/{name} is not an excerpt of the file"
+
+
+@pytest.mark.parametrize("args, first_line", [
+    (["-h"], "usage: gatekit [--store PATH]"),
+    (["--help"], "usage: gatekit [--store PATH]"),
+    (["help"], "usage: gatekit [--store PATH]"),
+    (["help", "ledger"], "usage: gatekit ledger"),
+    (["eula", "--help"], "usage: gatekit eula"),
+    (["receipt", "verify", "--help"], "usage: gatekit receipt"),
+    (["perm", "record", "--help"], "usage: gatekit perm"),
+    (["--version"], "gatekit "),
+])
+def test_the_tool_prints_asked_for_usage_to_stdout_with_exit_0(args, first_line):
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    if not os.path.exists(tool):
+        pytest.skip(f"the gatekit tool is not built at {tool} (make tool)")
+    out = subprocess.run([tool, *args], capture_output=True, text=True, timeout=30)
+    assert (out.returncode, out.stderr) == (0, "")
+    assert out.stdout.startswith(first_line)
+    # After a mistake: usage on stderr, exit 2 (the tool's usage code).
+    wrong = subprocess.run([tool, *args[:1], "--no-such-option-xyz"] if args[0] not in ("-h", "--help", "--version") else [tool, "--bogus"],
+                           capture_output=True, text=True, timeout=30)
+    assert wrong.returncode == 2 and wrong.stdout == "" and "usage:" in wrong.stderr

@@ -119,6 +119,7 @@ def test_the_version_has_one_source():
     header = HEADER.read_text()
     version = re.search(r'#define GATEKIT_VERSION_STRING "([^"]+)"', header).group(1)
     assert gatekit.version() == version
+    assert gatekit.__version__ == version
     assert re.search(r'^version = "([^"]+)"', (PYTHON_DIR / "pyproject.toml").read_text(), re.M).group(1) == version
     assert re.search(r"^Version: (\S+)", (PYTHON_DIR.parent / "pkgconfig" / "gatekit.pc").read_text(), re.M).group(1) == version
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char appstore_usage[] =
+const char gk_appstore_usage[] =
     "gatekit appstore offer-signature  KEY_OPTIONS --product ID --offer ID --nonce UUID --timestamp MS [--username NAME]\n"
     "    the promotional offer signature of StoreKit's original API (base64)\n"
     "gatekit appstore offer-v2         KEY_OPTIONS --issuer-id ID --product ID --offer ID [--transaction ID]\n"
@@ -57,7 +57,7 @@ static int emit(const char *what, int rc, char *out) {
 }
 
 static int transaction_id(const appstore_args *a, int legacy) {
-    if (!a->file) return gk_usage(appstore_usage);
+    if (!a->file) return gk_usage(gk_appstore_usage);
     char *out = NULL;
     int rc;
     if (legacy) {
@@ -82,13 +82,13 @@ static int transaction_id(const appstore_args *a, int legacy) {
 
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv) {
     (void)cli;
-    if (argc < 2) return gk_usage(appstore_usage);
+    if (argc < 2) return gk_usage(gk_appstore_usage);
     const char *command = argv[1];
     appstore_args a = {0};
-    if (parse(argc, argv, &a) < 0) return gk_usage(appstore_usage);
+    if (parse(argc, argv, &a) < 0) return gk_usage(gk_appstore_usage);
     if (strcmp(command, "transaction-id") == 0) return transaction_id(&a, 0);
     if (strcmp(command, "legacy-transaction-id") == 0) return transaction_id(&a, 1);
-    if (!a.key || !a.key_id || !a.bundle_id) return gk_usage(appstore_usage);
+    if (!a.key || !a.key_id || !a.bundle_id) return gk_usage(gk_appstore_usage);
     long long lifetime = a.lifetime ? gk_number(a.lifetime) : 300;
     if (lifetime < 1 || lifetime > 3600) {
         fprintf(stderr, "gatekit appstore: --lifetime must be 1 to 3600 seconds (Apple refuses longer tokens)\n");
@@ -120,7 +120,7 @@ int gk_cmd_appstore(gk_cli *cli, int argc, char **argv) {
         rc = appstore_api_token(&out, key, (int)lifetime);
     }
     appstore_key_free(key);
-    if (rc == 1) return gk_usage(appstore_usage);
+    if (rc == 1) return gk_usage(gk_appstore_usage);
     if (rc == GATEKIT_EINVAL) {
         gk_fail(command, rc);
         return GK_EXIT_USAGE;

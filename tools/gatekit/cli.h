@@ -73,6 +73,10 @@ int gk_signed_option(int argc, char **argv, int *i, gk_signed_options *s);
 int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, gatekit_jws_options *o, unsigned char **anchor);
 
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
+/* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
+extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
+    gk_ledger_usage[], gk_appstore_usage[];
+
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);
 int gk_cmd_perm(gk_cli *cli, int argc, char **argv);

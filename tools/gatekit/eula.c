@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char eula_usage[] =
+const char gk_eula_usage[] =
     "gatekit eula <subcommand> ...\n"
     "  status  --doc ID --file PATH [--user U]        exit 0: accepted, 3: must be presented\n"
     "  show    --file PATH                            print the text and its SHA-256\n"
@@ -65,7 +65,7 @@ static int load_document(const char *path, document *d) {
 }
 
 static int status(gk_cli *cli, const eula_args *a) {
-    if (!a->doc || !a->file) return gk_usage(eula_usage);
+    if (!a->doc || !a->file) return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     char hash[GATEKIT_HASH_HEX_SIZE];
@@ -78,7 +78,7 @@ static int status(gk_cli *cli, const eula_args *a) {
 }
 
 static int show(const eula_args *a) {
-    if (!a->file) return gk_usage(eula_usage);
+    if (!a->file) return gk_usage(gk_eula_usage);
     document d;
     int status = load_document(a->file, &d);
     if (status) return status;
@@ -103,7 +103,7 @@ static int ask(void) {
 }
 
 static int check(gk_cli *cli, const eula_args *a) {
-    if (!a->doc || !a->file) return gk_usage(eula_usage);
+    if (!a->doc || !a->file) return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     document d;
@@ -150,7 +150,7 @@ static int check(gk_cli *cli, const eula_args *a) {
 }
 
 static int record(gk_cli *cli, const eula_args *a, int accept) {
-    if (!a->doc || (!a->hash == !a->file)) return gk_usage(eula_usage);
+    if (!a->doc || (!a->hash == !a->file)) return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     char hash[GATEKIT_HASH_HEX_SIZE];
@@ -211,7 +211,7 @@ static int history(gk_cli *cli, const eula_args *a) {
 }
 
 static int minor(gk_cli *cli, const eula_args *a) {
-    if (!a->doc || !a->from || !a->to) return gk_usage(eula_usage);
+    if (!a->doc || !a->from || !a->to) return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     int rc = eula_mark_minor_revision(store, a->doc, a->from, a->to);
@@ -221,9 +221,9 @@ static int minor(gk_cli *cli, const eula_args *a) {
 }
 
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv) {
-    if (argc < 2) return gk_usage(eula_usage);
+    if (argc < 2) return gk_usage(gk_eula_usage);
     eula_args a = {0};
-    if (parse(argc, argv, &a) < 0) return gk_usage(eula_usage);
+    if (parse(argc, argv, &a) < 0) return gk_usage(gk_eula_usage);
     const char *sub = argv[1];
     if (strcmp(sub, "status") == 0) return status(cli, &a);
     if (strcmp(sub, "show") == 0) return show(&a);
@@ -233,5 +233,5 @@ int gk_cmd_eula(gk_cli *cli, int argc, char **argv) {
     if (strcmp(sub, "history") == 0) return history(cli, &a);
     if (strcmp(sub, "minor") == 0) return minor(cli, &a);
     fprintf(stderr, "gatekit eula: unknown subcommand %s\n", sub);
-    return gk_usage(eula_usage);
+    return gk_usage(gk_eula_usage);
 }

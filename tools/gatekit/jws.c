@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char jws_usage[] =
+const char gk_jws_usage[] =
     "gatekit jws verify --type transaction|renewal|notification|app-transaction\n"
     "                   --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
     "                   [--app-apple-id N] [--at TIME] [--test-anchor CERT [--test-production]] FILE|-\n"
@@ -47,13 +47,13 @@ static int parse(int argc, char **argv, jws_args *a) {
 
 int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     (void)cli;
-    if (argc < 2) return gk_usage(jws_usage);
+    if (argc < 2) return gk_usage(gk_jws_usage);
     const char *command = argv[1];
     int entitled = strcmp(command, "entitled") == 0;
-    if (!entitled && strcmp(command, "verify") != 0) return gk_usage(jws_usage);
+    if (!entitled && strcmp(command, "verify") != 0) return gk_usage(gk_jws_usage);
     jws_args a = {0};
     if (parse(argc, argv, &a) < 0 || !a.file || !a.s.bundle_id || !a.s.environment || (!entitled && !a.type))
-        return gk_usage(jws_usage);
+        return gk_usage(gk_jws_usage);
 
     int kind = 0;
     if (!entitled) {
@@ -63,7 +63,7 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
         else if (strcmp(a.type, "app-transaction") == 0) kind = GATEKIT_JWS_APP_TRANSACTION;
         else {
             fprintf(stderr, "gatekit jws: unknown --type %s\n", a.type);
-            return gk_usage(jws_usage);
+            return gk_usage(gk_jws_usage);
         }
     }
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char ledger_usage[] =
+const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal|app-transaction|receipt\n"
     "                      --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
     "                      [--app-apple-id N] [--at TIME|now] [--test-anchor CERT [--test-production]] FILE|-\n"
@@ -54,7 +54,7 @@ static int parse(int argc, char **argv, ledger_args *a) {
 }
 
 static int ingest(gk_cli *cli, const ledger_args *a) {
-    if (!a->type || !a->s.bundle_id || !a->s.environment || a->count != 1) return gk_usage(ledger_usage);
+    if (!a->type || !a->s.bundle_id || !a->s.environment || a->count != 1) return gk_usage(gk_ledger_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     /* The receipt options take the same bundle id, time and anchor as the JWS ones. */
@@ -87,7 +87,7 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
             fprintf(stderr, "gatekit ledger: unknown --type %s\n", a->type);
             free(text);
             free(anchor);
-            return gk_usage(ledger_usage);
+            return gk_usage(gk_ledger_usage);
         }
         free(text);
     }
@@ -99,10 +99,10 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
 }
 
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
-    if (argc < 2) return gk_usage(ledger_usage);
+    if (argc < 2) return gk_usage(gk_ledger_usage);
     const char *command = argv[1];
     ledger_args a = {0};
-    if (parse(argc, argv, &a) < 0) return gk_usage(ledger_usage);
+    if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);
 
     gatekit_ledger_query q;
@@ -117,16 +117,16 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
         return GK_EXIT_USAGE;
     }
-    if (!a.s.environment) return gk_usage(ledger_usage);
+    if (!a.s.environment) return gk_usage(gk_ledger_usage);
     const char *customer = a.count > 0 ? a.positional[0] : NULL;
     const char *subject = a.count > 1 ? a.positional[1] : NULL;
     int entitled = strcmp(command, "entitled") == 0, eligible = strcmp(command, "eligible") == 0;
     int status = strcmp(command, "status") == 0, active = strcmp(command, "active") == 0;
     int history = strcmp(command, "history") == 0;
-    if (!(entitled || eligible || status || active || history)) return gk_usage(ledger_usage);
+    if (!(entitled || eligible || status || active || history)) return gk_usage(gk_ledger_usage);
     int needed = entitled || eligible ? 2 : history ? 0 : 1;
     int allowed = entitled || eligible || status ? 2 : 1;
-    if (a.count < needed || a.count > allowed) return gk_usage(ledger_usage);
+    if (a.count < needed || a.count > allowed) return gk_usage(gk_ledger_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
 

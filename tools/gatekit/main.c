@@ -16,12 +16,14 @@ static const char usage_text[] =
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"
     "  store check|path|info                                 the store file: integrity, location\n"
-    "  version                                               library version\n"
-    "Run 'gatekit <command>' without arguments for its usage.";
+    "  version                                               library version (also --version)\n"
+    "  help [COMMAND]                                        this text, or a command's (also -h, --help)\n"
+    "Run 'gatekit <command> --help' for a command's usage.";
 
 typedef struct {
     const char *name;
     int (*run)(gk_cli *cli, int argc, char **argv);
+    const char *usage;
 } gk_command;
 
 static int cmd_version(gk_cli *cli, int argc, char **argv) {
@@ -31,15 +33,29 @@ static int cmd_version(gk_cli *cli, int argc, char **argv) {
 }
 
 static const gk_command commands[] = {
-    {"eula", gk_cmd_eula},
-    {"receipt", gk_cmd_receipt},
-    {"perm", gk_cmd_perm},
-    {"jws", gk_cmd_jws},
-    {"ledger", gk_cmd_ledger},
-    {"appstore", gk_cmd_appstore},
-    {"store", gk_cmd_store},
-    {"version", cmd_version},
+    {"eula", gk_cmd_eula, gk_eula_usage},
+    {"receipt", gk_cmd_receipt, gk_receipt_usage},
+    {"perm", gk_cmd_perm, gk_perm_usage},
+    {"jws", gk_cmd_jws, gk_jws_usage},
+    {"ledger", gk_cmd_ledger, gk_ledger_usage},
+    {"appstore", gk_cmd_appstore, gk_appstore_usage},
+    {"store", gk_cmd_store, gk_store_usage},
+    {"version", cmd_version, "gatekit version"},
 };
+
+static const gk_command *find_command(const char *name) {
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+        if (strcmp(name, commands[c].name) == 0) return &commands[c];
+    return NULL;
+}
+
+static int is_help(const char *arg) { return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0; }
+
+/* Usage asked for: to stdout, exit 0 (usage after a mistake goes to stderr, exit 2). */
+static int help(const char *text) {
+    printf("usage: %s\n", text);
+    return GK_EXIT_OK;
+}
 
 int main(int argc, char **argv) {
     gk_cli cli = {0};
@@ -48,18 +64,29 @@ int main(int argc, char **argv) {
         int r;
         if ((r = gk_option(argc, argv, &i, "--store", &cli.store_path)) != 0) { if (r < 0) return GK_EXIT_USAGE; continue; }
         if ((r = gk_option(argc, argv, &i, "--app-id", &cli.app_id)) != 0) { if (r < 0) return GK_EXIT_USAGE; continue; }
-        if (strcmp(argv[i], "--help") == 0) { puts(usage_text); return GK_EXIT_OK; }
+        if (is_help(argv[i])) return help(usage_text);
+        if (strcmp(argv[i], "--version") == 0) return cmd_version(&cli, 0, NULL);
         fprintf(stderr, "gatekit: unknown option %s\n", argv[i]);
         return gk_usage(usage_text);
     }
+    if (i < argc && is_help(argv[i])) return help(usage_text);
     if (i >= argc) return gk_usage(usage_text);
-    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
-        if (strcmp(argv[i], commands[c].name) == 0) {
-            int status = commands[c].run(&cli, argc - i, argv + i);
-            gatekit_store_close(cli.store);
-            return status;
-        }
+    if (strcmp(argv[i], "help") == 0) {
+        if (i + 1 >= argc) return help(usage_text);
+        const gk_command *c = find_command(argv[i + 1]);
+        if (c) return help(c->usage);
+        fprintf(stderr, "gatekit help: unknown command %s\n", argv[i + 1]);
+        return gk_usage(usage_text);
     }
-    fprintf(stderr, "gatekit: unknown command %s\n", argv[i]);
-    return gk_usage(usage_text);
+    const gk_command *c = find_command(argv[i]);
+    if (!c) {
+        fprintf(stderr, "gatekit: unknown command %s\n", argv[i]);
+        return gk_usage(usage_text);
+    }
+    /* "gatekit eula --help", "gatekit receipt verify --help", "gatekit perm record -h". */
+    for (int k = i + 1; k < argc; k++)
+        if (is_help(argv[k])) return help(c->usage);
+    int status = c->run(&cli, argc - i, argv + i);
+    gatekit_store_close(cli.store);
+    return status;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-static const char perm_usage[] =
+const char gk_perm_usage[] =
     "gatekit perm [--portal APP_ID|-] <subcommand> ...   (CATEGORY: a name such as camera, or a number)\n"
     "  --portal APP_ID                         answer from the desktop's permission store (xdg-desktop-portal)\n"
     "                                          for APP_ID; '-': the Flatpak sandbox's own app id\n"
@@ -176,16 +176,16 @@ static int watch(gatekit_store *store, int argc, char **argv) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--interval", &interval)) || (r = gk_option(argc, argv, &i, "--count", &count)) ||
             (r = gk_option(argc, argv, &i, "--timeout", &timeout))) {
-            if (r < 0) return gk_usage(perm_usage);
+            if (r < 0) return gk_usage(gk_perm_usage);
             continue;
         }
         if (strcmp(argv[i], "--provider") == 0) { flags |= GATEKIT_PERM_WATCH_PROVIDER; continue; }
         fprintf(stderr, "gatekit perm watch: unexpected argument %s\n", argv[i]);
-        return gk_usage(perm_usage);
+        return gk_usage(gk_perm_usage);
     }
     int limit = count ? atoi(count) : 0;
     double seconds = timeout ? atof(timeout) : 0;
-    if ((count && limit <= 0) || (timeout && seconds <= 0)) return gk_usage(perm_usage);
+    if ((count && limit <= 0) || (timeout && seconds <= 0)) return gk_usage(gk_perm_usage);
 
     watch_state w = {store, 0};
     int token = 0, rc = perm_subscribe(&token, store, print_change, &w);
@@ -221,7 +221,7 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
         argv += 2;
         argc -= 2;
     }
-    if (argc < 2) return gk_usage(perm_usage);
+    if (argc < 2) return gk_usage(gk_perm_usage);
     const char *sub = argv[1];
     int as_json = argc > 2 && strcmp(argv[argc - 1], "--json") == 0;
     int nargs = argc - 2 - as_json;
@@ -250,7 +250,7 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
     if (strcmp(sub, "record") == 0 && nargs == 2) {
         if (category_arg(store, args[0], &category)) return GK_EXIT_ERROR;
         int decision = decision_arg(args[1]);
-        if (!decision) return gk_usage(perm_usage);
+        if (!decision) return gk_usage(gk_perm_usage);
         if ((rc = perm_record(store, category, decision)) < 0) return gk_fail("perm_record", rc);
         return state(store, category) == GK_EXIT_ERROR ? GK_EXIT_ERROR : GK_EXIT_OK;
     }
@@ -269,5 +269,5 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
     }
     if (strcmp(sub, "watch") == 0) return watch(store, argc - 2, argv + 2);
     fprintf(stderr, "gatekit perm: unknown subcommand or wrong arguments: %s\n", sub);
-    return gk_usage(perm_usage);
+    return gk_usage(gk_perm_usage);
 }

@@ -13,7 +13,7 @@ enum {
     RECEIPT_EXIT_ENVIRONMENT = 12    /* Apple 21007/21008: sandbox vs production */
 };
 
-static const char receipt_usage[] =
+const char gk_receipt_usage[] =
     "gatekit receipt <subcommand> ...\n"
     "  verify --bundle-id ID [--version V] [--device-id HEX|UUID|MAC] [--at TIME]\n"
     "         [--allow-xcode CERT.der] [--production-only|--sandbox-only] [--require-sha256] FILE|-\n"
@@ -91,10 +91,10 @@ static int verify(int argc, char **argv) {
         else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) file = argv[i];
         else {
             fprintf(stderr, "gatekit receipt: unexpected argument %s\n", argv[i]);
-            return gk_usage(receipt_usage);
+            return gk_usage(gk_receipt_usage);
         }
     }
-    if (!bundle || !file) return gk_usage(receipt_usage);
+    if (!bundle || !file) return gk_usage(gk_receipt_usage);
     o.bundle_id = bundle;
     o.app_version = version;
     unsigned char device_bytes[16];
@@ -143,7 +143,7 @@ static int verify(int argc, char **argv) {
 }
 
 static int inspect(int argc, char **argv) {
-    if (argc != 3) return gk_usage(receipt_usage);
+    if (argc != 3) return gk_usage(gk_receipt_usage);
     size_t len = 0;
     unsigned char *data = gk_read_all(argv[2], &len);
     if (!data) return GK_EXIT_ERROR;
@@ -161,8 +161,8 @@ static int inspect(int argc, char **argv) {
 
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv) {
     (void)cli;
-    if (argc < 2) return gk_usage(receipt_usage);
+    if (argc < 2) return gk_usage(gk_receipt_usage);
     if (strcmp(argv[1], "verify") == 0) return verify(argc, argv);
     if (strcmp(argv[1], "inspect") == 0) return inspect(argc, argv);
-    return gk_usage(receipt_usage);
+    return gk_usage(gk_receipt_usage);
 }

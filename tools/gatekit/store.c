@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char store_usage[] =
+const char gk_store_usage[] =
     "gatekit [--store PATH] store <subcommand>\n"
     "  path    print the store file's path\n"
     "  info    path, file sizes, number of EULA decisions\n"
@@ -73,10 +73,10 @@ static int store_info(gk_cli *cli) {
 }
 
 int gk_cmd_store(gk_cli *cli, int argc, char **argv) {
-    if (argc < 2) return gk_usage(store_usage);
+    if (argc < 2) return gk_usage(gk_store_usage);
     if (argc > 2) {
         fprintf(stderr, "gatekit store %s: unexpected argument %s\n", argv[1], argv[2]);
-        return gk_usage(store_usage);
+        return gk_usage(gk_store_usage);
     }
     if (strcmp(argv[1], "check") == 0) return store_check(cli);
     if (strcmp(argv[1], "info") == 0) return store_info(cli);
@@ -87,5 +87,5 @@ int gk_cmd_store(gk_cli *cli, int argc, char **argv) {
         return GK_EXIT_OK;
     }
     fprintf(stderr, "gatekit store: unknown subcommand %s\n", argv[1]);
-    return gk_usage(store_usage);
+    return gk_usage(gk_store_usage);
 }

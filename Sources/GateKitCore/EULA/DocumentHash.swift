@@ -10,10 +10,13 @@ public enum DocumentHash {
         Hex.encode(try Digest.hashFile(.sha256, path: path))
     }
 
-    /// Hashes cross the API as lowercase hex only, so one text has exactly one spelling.
-    public static func validate(_ hash: String, name: String = "hash") throws(GateKitError) {
-        guard Hex.isLowercase(hash, length: hexLength) else {
-            throw .invalid("\(name) must be 64 lowercase hex digits (a SHA-256), got \(Quoted.text(hash))")
+    /// A hash as it is stored and compared: 64 hex digits in either case (what `sha256sum` or
+    /// a Windows tool prints), lowercased, so one text still has exactly one spelling.
+    public static func normalized(_ hash: String, name: String = "hash") throws(GateKitError) -> String {
+        let lower = String(decoding: hash.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") ? $0 + 32 : $0 }, as: UTF8.self)
+        guard Hex.isLowercase(lower, length: hexLength) else {
+            throw .invalid("\(name) must be 64 hex digits (a SHA-256), got \(Quoted.text(hash))")
         }
+        return lower
     }
 }

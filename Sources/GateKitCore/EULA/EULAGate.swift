@@ -23,9 +23,9 @@ public struct EULAGate: Sendable {
     }
 
     /// True when the document must be presented to `user` for the text whose hash is given.
-    public func shouldPresent(documentID: String, hash: String, user: [UInt8]?) throws(GateKitError) -> Bool {
+    public func shouldPresent(documentID: String, hash given: String, user: [UInt8]?) throws(GateKitError) -> Bool {
         try EULAGate.validate(documentID: documentID)
-        try DocumentHash.validate(hash)
+        let hash = try DocumentHash.normalized(given)
         try EULAGate.validate(user: user)
         let byUser = user == nil ? "user_name IS NULL" : "user_name = ?2"
         return try store.read { (db) throws(GateKitError) -> Bool in
@@ -75,9 +75,9 @@ public struct EULAGate: Sendable {
 
     /// Appends a decision on exactly the text whose hash is given (the text that was shown).
     @discardableResult
-    public func record(_ kind: EULADecision.Kind, documentID: String, hash: String, user: [UInt8]?) throws(GateKitError) -> EULADecision {
+    public func record(_ kind: EULADecision.Kind, documentID: String, hash given: String, user: [UInt8]?) throws(GateKitError) -> EULADecision {
         try EULAGate.validate(documentID: documentID)
-        try DocumentHash.validate(hash)
+        let hash = try DocumentHash.normalized(given)
         try EULAGate.validate(user: user)
         let now = Clock.nowMilliseconds()
         try store.write(.singleInsert) { (db) throws(GateKitError) in
@@ -88,10 +88,10 @@ public struct EULAGate: Sendable {
     }
 
     /// Declares `toHash` a minor revision of `fromHash`: an acceptance of `fromHash` covers `toHash`.
-    public func markMinorRevision(documentID: String, from fromHash: String, to toHash: String) throws(GateKitError) {
+    public func markMinorRevision(documentID: String, from fromGiven: String, to toGiven: String) throws(GateKitError) {
         try EULAGate.validate(documentID: documentID)
-        try DocumentHash.validate(fromHash, name: "from_hash")
-        try DocumentHash.validate(toHash, name: "to_hash")
+        let fromHash = try DocumentHash.normalized(fromGiven, name: "from_hash")
+        let toHash = try DocumentHash.normalized(toGiven, name: "to_hash")
         guard fromHash != toHash else { throw .invalid("from_hash and to_hash are the same text") }
         let now = Clock.nowMilliseconds()
         try store.write(.singleInsert) { (db) throws(GateKitError) in
