@@ -175,6 +175,10 @@ GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open(gatekit_store **out, cons
                                           * sticky bit) are still refused. Every member of the
                                           * file's group can then read and write every decision. */
 
+#define GATEKIT_STORE_EXISTING     0x2u  /* open only a store that exists: GATEKIT_ENOTFOUND, and
+                                          * nothing created (no file, no folder, no schema),
+                                          * when there is none yet. For read-only questions. */
+
 /* gatekit_store_open() with flags (0 or GATEKIT_STORE_* above); GATEKIT_EINVAL for unknown bits. */
 GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open_flags(gatekit_store **out, const char *path, const char *app_id, unsigned int flags);
 

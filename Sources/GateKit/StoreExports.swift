@@ -32,12 +32,13 @@ private func openStore(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: Uns
                        _ appID: UnsafePointer<CChar>?, flags: UInt32) throws(GateKitError) -> Int32 {
     let out = try Arguments.out(out)
     out.pointee = nil
-    guard flags & ~GATEKIT_STORE_GROUP_SHARED == 0 else {
-        throw .invalid("flags has unknown bits 0x\(String(flags & ~GATEKIT_STORE_GROUP_SHARED, radix: 16))")
+    let known = GATEKIT_STORE_GROUP_SHARED | GATEKIT_STORE_EXISTING
+    guard flags & ~known == 0 else {
+        throw .invalid("flags has unknown bits 0x\(String(flags & ~known, radix: 16))")
     }
     let sharing: StoreSharing = flags & GATEKIT_STORE_GROUP_SHARED != 0 ? .group : .ownerOnly
     let store = try Store(path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"),
-                          sharing: sharing)
+                          sharing: sharing, mustExist: flags & GATEKIT_STORE_EXISTING != 0)
     out.pointee = try StoreHandle(store: store).opaque
     return GATEKIT_OK
 }

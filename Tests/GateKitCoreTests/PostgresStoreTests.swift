@@ -91,6 +91,20 @@ func uniqueAppID(_ tag: String) -> String {
         tables.reset()
     }
 
+    @Test func openingOnlyAnExistingStoreCreatesNothing() throws {
+        guard let server = postgresTestServer() else { return }
+        let app = uniqueAppID("existing")
+        #expect { try Store(path: server, appID: app, mustExist: true) } throws: { ($0 as? GateKitError)?.code == .notFound }
+        let other = try Store(path: server, appID: uniqueAppID("observer"))
+        let schemas = try other.read { (db) throws(GateKitError) in
+            try db.statement("SELECT count(*) FROM pg_namespace WHERE nspname = ?1").bind(1, text: try PostgresSchema.namespace(appID: app))
+        }
+        #expect(try schemas.step() && schemas.int64(0) == 0)
+        schemas.reset()
+        _ = try Store(path: server, appID: app)
+        #expect(try Store(path: server, appID: app, mustExist: true).backend == .postgresql)
+    }
+
     @Test func historyIsAppendOnly() throws {
         guard let server = postgresTestServer() else { return }
         let store = try Store(path: server, appID: uniqueAppID("append"))

@@ -97,6 +97,21 @@ static void test_created_private_whatever_the_umask(void) {
 
     CHECK_RC(gatekit_store_open_flags(&s, legacy, NULL, 0x10), GATEKIT_EINVAL);
     CHECK(strstr(gatekit_last_error(), "flags") != NULL);
+
+    /* GATEKIT_STORE_EXISTING: a store that exists opens; a missing one is ENOTFOUND with
+     * nothing created, not even its folder. */
+    CHECK_RC(gatekit_store_open_flags(&s, legacy, NULL, GATEKIT_STORE_EXISTING), GATEKIT_OK);
+    CHECK_RC(eula_should_present_hash(s, "terms", hash, "alice"), 0);
+    gatekit_store_close(s);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/not-yet/store.sqlite", folder);
+    s = (gatekit_store *)0x1;
+    CHECK_RC(gatekit_store_open_flags(&s, missing, NULL, GATEKIT_STORE_EXISTING), GATEKIT_ENOTFOUND);
+    CHECK(s == NULL);
+    CHECK(strstr(gatekit_last_error(), "does not exist") != NULL);
+    char parent[600];
+    snprintf(parent, sizeof parent, "%s/not-yet", folder);
+    CHECK(access(parent, F_OK) != 0);
 }
 
 static void test_writable_by_others(void) {

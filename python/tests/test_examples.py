@@ -47,6 +47,23 @@ def test_the_c_tool_exits_172_when_acceptance_is_impossible(tmp_path):
     assert status.returncode == 0 and status.stdout.startswith("accepted terms")
 
 
+def test_the_tools_questions_create_no_store(tmp_path):
+    """`eula status` and `eula history` answer "nothing accepted yet" without creating the
+    store (or its folder)."""
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    if not os.path.exists(tool):
+        pytest.skip(f"the gatekit tool is not built at {tool} (make tool)")
+    eula = tmp_path / "EULA.txt"
+    eula.write_text("Terms\n")
+    store = tmp_path / "not-yet" / "store.sqlite"
+    base = [tool, "--store", str(store), "eula"]
+    status = subprocess.run(base + ["status", "--doc", "terms", "--file", str(eula)], capture_output=True, text=True)
+    assert status.returncode == 3 and status.stdout.startswith("present terms")
+    history = subprocess.run(base + ["history", "--json"], capture_output=True, text=True)
+    assert history.returncode == 0 and '"decisions":[]' in history.stdout
+    assert not (tmp_path / "not-yet").exists()
+
+
 def test_the_permission_flows_run_in_c_and_python(tmp_path):
     binary = tmp_path / "perm_flow"
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "gatekit"], env=dict(

@@ -16,6 +16,19 @@ gatekit_store *gk_store(gk_cli *cli) {
     return cli->store;
 }
 
+int gk_existing_store(gk_cli *cli, gatekit_store **out) {
+    *out = NULL;
+    if (cli->store) {
+        *out = cli->store;
+        return 0;
+    }
+    int rc = gatekit_store_open_flags(&cli->store, cli->store_path, cli->app_id ? cli->app_id : "gatekit", GATEKIT_STORE_EXISTING);
+    if (rc == GATEKIT_ENOTFOUND) return 0;
+    if (rc < 0) return gk_fail("cannot open the store", rc);
+    *out = cli->store;
+    return 0;
+}
+
 int gk_fail(const char *what, int rc) {
     fprintf(stderr, "gatekit: %s: %s (%s)\n", what, gatekit_strerror(rc), gatekit_last_error());
     return GK_EXIT_ERROR;

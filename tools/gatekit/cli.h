@@ -27,6 +27,10 @@ typedef struct gk_cli {
 /* Opens the store on first use; prints the error and returns NULL on failure. */
 gatekit_store *gk_store(gk_cli *cli);
 
+/* For read-only questions: the store if it exists (*out NULL when there is none yet: nothing
+ * is created). Returns 0, or GK_EXIT_ERROR after printing why. */
+int gk_existing_store(gk_cli *cli, gatekit_store **out);
+
 /* Prints "gatekit: <what>: <strerror> (<last error>)" and returns GK_EXIT_ERROR. */
 int gk_fail(const char *what, int rc);
 

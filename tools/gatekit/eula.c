@@ -1,8 +1,11 @@
 /* gatekit eula: EULA gating as a launch gate would do it. */
 #include "cli.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 const char gk_eula_usage[] =
@@ -12,7 +15,10 @@ const char gk_eula_usage[] =
     "  check   --doc ID --file PATH [--user U] [--accept]\n"
     "          the launch gate: exit 0 when accepted (now or before); shows the text and asks\n"
     "          on a terminal; headless acceptance only with --accept or GATEKIT_ACCEPT_EULA=1;\n"
-    "          exit 4 when declined, 172 when acceptance is required but impossible\n"
+    "          exit 4 when declined, 172 when acceptance is required but impossible;\n"
+    "          only \"yes\" or \"no\" is an answer (anything else asks again); no answer within\n"
+    "          GATEKIT_EULA_TIMEOUT seconds (default 300) records nothing (exit 4); a text longer\n"
+    "          than the terminal is shown through $PAGER (default less)\n"
     "  accept  --doc ID (--hash H | --file PATH) [--user U]\n"
     "  decline --doc ID (--hash H | --file PATH) [--user U]\n"
     "  history [--doc ID] [--user U | --all] [--json]\n"
@@ -64,14 +70,16 @@ static int load_document(const char *path, document *d) {
     return GK_EXIT_OK;
 }
 
+/* A question: answered from the store if there is one, never creating it (no store: nothing
+ * was accepted yet). */
 static int status(gk_cli *cli, const eula_args *a) {
     if (!a->doc || !a->file) return gk_usage(gk_eula_usage);
-    gatekit_store *store = gk_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    gatekit_store *store = NULL;
+    if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
     char hash[GATEKIT_HASH_HEX_SIZE];
     int rc = eula_hash_file(hash, a->file);
     if (rc < 0) return gk_fail(a->file, rc);
-    rc = eula_should_present_hash(store, a->doc, hash, a->user);
+    rc = store ? eula_should_present_hash(store, a->doc, hash, a->user) : 1;
     if (rc < 0) return gk_fail("eula_should_present", rc);
     printf("%s %s %s\n", rc ? "present" : "accepted", a->doc, hash);
     return rc ? GK_EXIT_PRESENT : GK_EXIT_OK;
@@ -93,13 +101,69 @@ static int headless_acceptance(const eula_args *a) {
     return a->accept || (env && strcmp(env, "1") == 0);
 }
 
-/* Asks on the terminal. 1: yes, 0: no, -1: no answer (end of input). */
+/* The seconds to wait for an answer (GATEKIT_EULA_TIMEOUT, default 300). */
+static int answer_timeout_seconds(void) {
+    const char *env = getenv("GATEKIT_EULA_TIMEOUT");
+    char *end = NULL;
+    long n = env ? strtol(env, &end, 10) : 0;
+    return env && *env && end && *end == '\0' && n > 0 && n <= 86400 ? (int)n : 300;
+}
+
+/* The answer in a line: 1 for yes/y, 0 for no/n (any case, surrounding blanks ignored), -1
+ * for anything else — which is not a decision, so the question is asked again. */
+static int parse_answer(char *line) {
+    char *start = line;
+    while (*start == ' ' || *start == '\t') start++;
+    size_t n = strlen(start);
+    while (n && (start[n - 1] == '\n' || start[n - 1] == '\r' || start[n - 1] == ' ' || start[n - 1] == '\t')) start[--n] = 0;
+    if (strcasecmp(start, "yes") == 0 || strcasecmp(start, "y") == 0) return 1;
+    if (strcasecmp(start, "no") == 0 || strcasecmp(start, "n") == 0) return 0;
+    return -1;
+}
+
+/* Asks on the terminal until the answer is clear (as Chef's license prompt does).
+ * 1: yes, 0: no, -1: no answer (end of input, or nobody answered in time). */
 static int ask(void) {
-    fputs("\nDo you accept these terms? [y/N] ", stderr);
-    fflush(stderr);
-    char line[64];
-    if (!fgets(line, sizeof line, stdin)) return -1;
-    return (line[0] == 'y' || line[0] == 'Y') ? 1 : 0;
+    int timeout = answer_timeout_seconds();
+    for (;;) {
+        fputs("\nDo you accept these terms? (yes/no) ", stderr);
+        fflush(stderr);
+        struct pollfd in = {.fd = STDIN_FILENO, .events = POLLIN};
+        if (poll(&in, 1, timeout * 1000) <= 0) {
+            fprintf(stderr, "\ngatekit: no answer within %d s\n", timeout);
+            return -1;
+        }
+        char line[256];
+        if (!fgets(line, sizeof line, stdin)) return -1;
+        int answer = parse_answer(line);
+        if (answer >= 0) return answer;
+        fputs("Please answer \"yes\" or \"no\".", stderr);
+    }
+}
+
+/* Shows the text: through $PAGER (default less) when `paging` and it is longer than the
+ * terminal, else directly. Falls back to printing when the pager cannot run. */
+static void show_text(const char *doc, const document *d, int paging) {
+    struct winsize size = {0};
+    size_t lines = 0;
+    for (size_t i = 0; i < d->len; i++) lines += d->text[i] == '\n';
+    int fits = !isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_row == 0 || lines + 3 <= size.ws_row;
+    const char *pager = getenv("PAGER");
+    if (!pager || !*pager) pager = "less";
+    if (paging && !fits) {
+        fflush(stdout);
+        FILE *p = popen(pager, "w");
+        if (p) {
+            fprintf(p, "---- %s (sha256 %s) ----\n", doc, d->hash);
+            fwrite(d->text, 1, d->len, p);
+            if (pclose(p) == 0) return;
+        }
+    }
+    printf("---- %s (sha256 %s) ----\n", doc, d->hash);
+    fwrite(d->text, 1, d->len, stdout);
+    if (d->len && d->text[d->len - 1] != '\n') putchar('\n');
+    printf("---- end of %s ----\n", doc);
+    fflush(stdout);
 }
 
 static int check(gk_cli *cli, const eula_args *a) {
@@ -130,11 +194,7 @@ static int check(gk_cli *cli, const eula_args *a) {
         return GK_EXIT_NEEDS_ACCEPTANCE;
     }
 
-    printf("---- %s (sha256 %s) ----\n", a->doc, d.hash);
-    fwrite(d.text, 1, d.len, stdout);
-    if (d.len && d.text[d.len - 1] != '\n') putchar('\n');
-    printf("---- end of %s ----\n", a->doc);
-    fflush(stdout);
+    show_text(a->doc, &d, !headless);
     free(d.text);
 
     int answer = headless ? 1 : ask();
@@ -190,11 +250,16 @@ static const char *field(const char *entry, const char *key, char *out, size_t c
 }
 
 static int history(gk_cli *cli, const eula_args *a) {
-    gatekit_store *store = gk_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    gatekit_store *store = NULL;
+    if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
     char *json = NULL;
-    int rc = a->all ? eula_history_all(&json, store, a->doc) : eula_history(&json, store, a->doc, a->user);
+    int rc = !store ? 0 : a->all ? eula_history_all(&json, store, a->doc) : eula_history(&json, store, a->doc, a->user);
     if (rc < 0) return gk_fail("eula_history", rc);
+    if (!json) {  /* no store yet: no decisions (the same JSON an empty store gives) */
+        if (a->json) puts("{\"version\":1,\"decisions\":[]}");
+        else printf("%-24s  %-10s  %-16s  %-8s  %s\n", "at", "document", "user", "decision", "sha256");
+        return GK_EXIT_OK;
+    }
     if (a->json) {
         puts(json);
     } else {

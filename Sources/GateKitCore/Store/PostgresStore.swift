@@ -27,13 +27,16 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     /// broke before COMMIT, before the error is returned.
     static let writeAttempts = 10
 
-    init(connectionString: String, appID: String) throws(GateKitError) {
+    init(connectionString: String, appID: String, mustExist: Bool = false) throws(GateKitError) {
         try StorePath.validateAppID(appID)
         self.appID = appID
         let name = try PostgresSchema.namespace(appID: appID)
         namespace = PostgresSchema.quoted(name)
         connection = try PostgresConnection(connectionString: connectionString,
                                             sessionSetup: ["SET search_path TO \(namespace)", "LISTEN \(namespace)"])
+        if mustExist, case .new = try lock.withLock({ () throws(GateKitError) -> Found in try inspect(name) }) {
+            throw GateKitError(.notFound, "app \(Quoted.text(appID)) has no store in \(connection.location) (nothing was created)")
+        }
         try prepare(name)
     }
 
@@ -46,17 +49,21 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     private func inspect(_ name: String) throws(GateKitError) -> Found {
         let db = connection
         let where_ = "\(Quoted.text(name)) in \(connection.location)"
-        let meta = try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = 'gatekit_meta'")
-        guard try meta.bind(1, text: name).step(), meta.int64(0) == 1 else {
-            meta.reset()
-            let objects = try db.statement("SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1")
-            defer { objects.reset() }
-            guard try objects.bind(1, text: name).step(), objects.int64(0) == 0 else {
+        // One statement, one snapshot: asked in two, another client's migration committing in
+        // between showed its tables without gatekit_meta ("not a GateKit store").
+        let meta = try db.statement("""
+            SELECT (SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = 'gatekit_meta'),
+                   (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1)
+            """)
+        guard try meta.bind(1, text: name).step() else { throw GateKitError(.internal, "the catalog query returned no row") }
+        let (hasMeta, objects) = (meta.int64(0) == 1, meta.int64(1))
+        meta.reset()
+        guard hasMeta else {
+            guard objects == 0 else {
                 throw GateKitError(.notAStore, "schema \(where_) holds objects but is not a GateKit store; left untouched")
             }
             return .new
         }
-        meta.reset()
         let read = try db.statement("SELECT key, value FROM gatekit_meta WHERE key IN ('format', 'schema_version', 'app_id')")
         defer { read.reset() }
         var values: [String: String] = [:]

@@ -21,7 +21,13 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
     /// Whole-transaction retries after SQLite's own busy wait gave up.
     static let busyRetries = 6
 
-    init(file resolved: String, sharing: StoreSharing) throws(GateKitError) {
+    init(file resolved: String, sharing: StoreSharing, mustExist: Bool = false) throws(GateKitError) {
+        if mustExist {
+            var st = stat()
+            guard lstat(resolved, &st) == 0 else {
+                throw GateKitError(.notFound, "store \(Quoted.path(resolved)) does not exist (nothing was created)")
+            }
+        }
         try StorePath.createParentFolders(of: resolved, mode: sharing.folderMode)
         let facts = try StoreFiles.secure(resolved, sharing: sharing)
         try SQLiteStore.refuseNonStoreFile(resolved, size: facts.size)

@@ -11,15 +11,17 @@ public final class Store: @unchecked Sendable {
     public var isReadOnly: Bool { engine.isReadOnly }
     public var backend: StoreBackend { engine.backend }
 
-    public init(path: String?, appID: String?, sharing: StoreSharing = .ownerOnly) throws(GateKitError) {
+    /// `mustExist`: open only a store that exists (`.notFound` otherwise, and nothing is
+    /// created: for read-only questions such as "was this accepted?").
+    public init(path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false) throws(GateKitError) {
         let resolved = try StorePath.resolve(path: path, appID: appID)
         if PostgresConnectionString.isConnectionString(resolved) {
             guard sharing == .ownerOnly else {
                 throw .invalid("group sharing is a file-mode setting and has no meaning for a PostgreSQL store (the server's roles decide who reads it)")
             }
-            engine = try PostgresStore(connectionString: resolved, appID: appID ?? StorePath.defaultPostgresAppID)
+            engine = try PostgresStore(connectionString: resolved, appID: appID ?? StorePath.defaultPostgresAppID, mustExist: mustExist)
         } else {
-            engine = try SQLiteStore(file: resolved, sharing: sharing)
+            engine = try SQLiteStore(file: resolved, sharing: sharing, mustExist: mustExist)
         }
     }
 

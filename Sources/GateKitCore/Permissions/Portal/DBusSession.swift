@@ -14,9 +14,12 @@ final class DBusSession: @unchecked Sendable {
     private let connection: OpaquePointer
 
     /// Connects to the session bus `$DBUS_SESSION_BUS_ADDRESS` names (read now: libdbus's own
-    /// lookup remembers the first address a process used) and subscribes to the store's
-    /// `Changed` signal and to its owner changes (the service leaving or coming back).
-    init() throws(GateKitError) {
+    /// lookup remembers the first address a process used). `listening`: subscribes to the
+    /// store's `Changed` signal and to its owner changes (the service leaving or coming back);
+    /// such a session is read by one thread with `nextEvent`, which would also take the
+    /// replies other threads wait for, so method calls go through a session that does not
+    /// listen.
+    init(listening: Bool) throws(GateKitError) {
         bus = try DBusLibrary.functions().pointee
         guard let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 else {
             throw GateKitError(.permissionPortal, "cannot connect to the session bus: $DBUS_SESSION_BUS_ADDRESS is not set (no desktop session)")
@@ -36,7 +39,7 @@ final class DBusSession: @unchecked Sendable {
         connection = c  // from here on, deinit closes and frees it, also when init throws
         // A bus that goes away must not exit the host process (libdbus's default).
         bus.dbus_connection_set_exit_on_disconnect(c, 0)
-        for rule in ["type='signal',interface='\(DBusSession.interface)',member='Changed'",
+        for rule in !listening ? [] : ["type='signal',interface='\(DBusSession.interface)',member='Changed'",
                      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(DBusSession.service)'"] {
             bus.dbus_bus_add_match(c, rule, &error)
             if bus.dbus_error_is_set(&error) != 0 {

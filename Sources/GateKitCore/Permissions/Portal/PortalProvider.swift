@@ -21,7 +21,9 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     /// Each mapped category's answer, derived from the three above whenever one changes, so
     /// an answer is one lookup (measured: 241 ns per perm_state deriving it per call).
     private var answers: [Int32: Int32] = [:]
-    private var session: DBusSession
+    /// The listener's session (signals) and the one method calls go through (see DBusSession).
+    private var signals: DBusSession
+    private var calls: DBusSession
     private var stopping = false
     private var thread = pthread_t()
 
@@ -37,8 +39,9 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
             throw .invalid("app_id must be 1 to \(PortalMapping.maximumNameLength) bytes")
         }
         self.appID = appID
-        session = try DBusSession()
-        cache = try PortalProvider.fetch(Set(mapping.entries.values), from: session)
+        signals = try DBusSession(listening: true)
+        calls = try DBusSession(listening: false)
+        cache = try PortalProvider.fetch(Set(mapping.entries.values), from: calls)
         recompute()
     }
 
@@ -67,7 +70,7 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     /// Maps a category to an entry (nil: no portal answer for it) and reads that entry now.
     func map(_ category: Int32, to entry: PortalMapping.Entry?) throws(GateKitError) {
         if let entry {
-            let (current, isDown) = lock.withLock { (session, failure != nil) }
+            let (current, isDown) = lock.withLock { (calls, failure != nil) }
             if !isDown {
                 let permissions = try current.lookup(table: entry.table, id: entry.id)
                 lock.withLock { cache[entry] = permissions }
@@ -108,9 +111,13 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     private var isStopping: Bool { lock.withLock { stopping } }
 
     private func listen() {
-        defer { lock.withLock { session }.close() }
+        defer {
+            let (s, c) = lock.withLock { (signals, calls) }
+            s.close()
+            c.close()
+        }
         while !isStopping {
-            let current = lock.withLock { session }
+            let current = lock.withLock { signals }
             guard current.wait(milliseconds: PortalProvider.listenMilliseconds) else {
                 fallBack("the session bus connection was lost")
                 reconnect()
@@ -130,7 +137,7 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
                 case .service(running: false):
                     fallBack("xdg-permission-store left the session bus")
                 case .service(running: true):
-                    refetch(current)
+                    refetch()
                 case .other:
                     continue
                 }
@@ -149,8 +156,8 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     }
 
     /// Reads every mapped entry again (the service is back): answers come from the store again.
-    private func refetch(_ current: DBusSession) {
-        let entries = lock.withLock { Set(mapping.entries.values) }
+    private func refetch() {
+        let (entries, current) = lock.withLock { (Set(mapping.entries.values), calls) }
         do {
             let fresh = try PortalProvider.fetch(entries, from: current)
             lock.withLock {
@@ -167,9 +174,13 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     private func reconnect() {
         while !isStopping {
             lock.withLock { if !stopping { lock.wait(milliseconds: PortalProvider.reconnectMilliseconds) } }
-            guard !isStopping, let fresh = try? DBusSession() else { continue }
-            lock.withLock { session = fresh }
-            refetch(fresh)
+            guard !isStopping, let listening = try? DBusSession(listening: true),
+                  let calling = try? DBusSession(listening: false) else { continue }
+            lock.withLock {
+                signals = listening
+                calls = calling
+            }
+            refetch()
             return
         }
     }
