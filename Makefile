@@ -38,7 +38,11 @@ lib: deps
 
 build: lib tool
 
-tool: lib $(C_OUT)/gatekit
+tool: lib $(C_OUT)/gatekit $(C_OUT)/gatekit.1
+
+# gatekit(1) and the bash completion, from the tool's own --help texts.
+$(C_OUT)/gatekit.1: $(C_OUT)/gatekit scripts/gen-man-and-completion.sh
+	@scripts/gen-man-and-completion.sh $(C_OUT)/gatekit $(C_OUT)
 
 $(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard tools/gatekit/*.h) include/gatekit.h $(DEBUG_DIR)/libgatekit.so
 	@mkdir -p $(C_OUT)
@@ -65,6 +69,9 @@ install: static
 	install -m 0644 include/gatekit.h "$(PREFIX)/include/gatekit.h"
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/gatekit.pc.in > "$(PREFIX)/lib/pkgconfig/gatekit.pc"
 	$(CC) $(CWARN) -O2 -o "$(PREFIX)/bin/gatekit" $(TOOL_SOURCES) -I"$(PREFIX)/include" -L"$(PREFIX)/lib" -Wl,-rpath,"$(PREFIX)/lib" -lgatekit
+	install -d "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions"
+	scripts/gen-man-and-completion.sh "$(PREFIX)/bin/gatekit" "$(PREFIX)/share/man/man1"
+	mv "$(PREFIX)/share/man/man1/gatekit.bash" "$(PREFIX)/share/bash-completion/completions/gatekit"
 	@site=$$($(PYTHON) -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1], "platbase": sys.argv[1]}))' "$(PREFIX)") && \
 	  install -d "$$site/gatekit" && install -m 0644 python/gatekit/*.py python/gatekit/py.typed "$$site/gatekit/" && \
 	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(PREFIX)/lib/libgatekit.so.0" "$$site/gatekit")" "$$site/gatekit/libgatekit.so.0" && \

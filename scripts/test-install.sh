@@ -17,6 +17,7 @@ check "the SONAME is libgatekit.so.0" bash -c "readelf -d '$lib' | grep -q 'SONA
 lib_ldd=$(ldd "$lib")
 if grep -q libswift <<<"$lib_ldd"; then fail "ldd shows no libswift* ($(grep -c libswift <<<"$lib_ldd") found)"; else ok "ldd shows no libswift*"; fi
 check "the header and pkg-config file are installed" test -f "$prefix/include/gatekit.h" -a -f "$prefix/lib/pkgconfig/gatekit.pc"
+check "gatekit(1) and the bash completion are installed" test -s "$prefix/share/man/man1/gatekit.1" -a -s "$prefix/share/bash-completion/completions/gatekit"
 
 # A C host built from the installed pkg-config file, run with a clean environment: no
 # LD_LIBRARY_PATH, no toolchain on PATH.

@@ -739,6 +739,18 @@ static void tool(void) {
     CHECK(tool_exit(args) == 11);
     snprintf(args, sizeof args, "verify --bundle-id net.zachariadis.cyclemaps --allow-xcode '%s/certs/StoreKitTestCertificate.cer' '%s/receipts/xcode/tp__receipt-xcode.der'", fixtures, fixtures);
     CHECK(tool_exit(args) == 0);
+    /* The same certificate as PEM (made here with the openssl CLI): PEM and DER alike. */
+    char pem[] = "/tmp/gatekit-xcode-pem-XXXXXX";
+    int fd = mkstemp(pem);
+    if (fd >= 0) {
+        close(fd);
+        char convert[1200];
+        snprintf(convert, sizeof convert, "openssl x509 -inform DER -in '%s/certs/StoreKitTestCertificate.cer' -out '%s' 2>/dev/null", fixtures, pem);
+        CHECK(system(convert) == 0);
+        snprintf(args, sizeof args, "verify --bundle-id net.zachariadis.cyclemaps --allow-xcode '%s' '%s/receipts/xcode/tp__receipt-xcode.der'", pem, fixtures);
+        CHECK(tool_exit(args) == 0);
+        unlink(pem);
+    }
     snprintf(args, sizeof args, "verify --bundle-id x '%s/receipts/negative/neg__arv__not_a_receipt.orig'", fixtures);
     CHECK(tool_exit(args) == 10);
     snprintf(args, sizeof args, "inspect '%s/%s'", fixtures, g5);

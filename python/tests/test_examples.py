@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +135,21 @@ def test_the_tool_prints_asked_for_usage_to_stdout_with_exit_0(args, first_line)
     wrong = subprocess.run([tool, *args[:1], "--no-such-option-xyz"] if args[0] not in ("-h", "--help", "--version") else [tool, "--bogus"],
                            capture_output=True, text=True, timeout=30)
     assert wrong.returncode == 2 and wrong.stdout == "" and "usage:" in wrong.stderr
+
+
+def test_the_man_page_and_completion_come_from_the_help_texts():
+    """`make tool` generates gatekit(1) and the bash completion from the tool's --help texts."""
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    folder = Path(tool).parent
+    if not (folder / "gatekit.1").exists():
+        pytest.skip(f"no generated man page beside {tool} (make tool)")
+    page = (folder / "gatekit.1").read_text()
+    assert page.startswith(".TH GATEKIT 1")
+    for command in ("eula", "receipt", "perm", "jws", "ledger", "appstore", "store"):
+        usage = subprocess.run([tool, "help", command], capture_output=True, text=True).stdout
+        # Every line of the command's usage is in the page (roff escapes only backslashes).
+        for line in usage.splitlines()[1:]:
+            assert line.replace("\\", "\\e") in page, line
+    completion = folder / "gatekit.bash"
+    script = f"source {completion}; COMP_WORDS=(gatekit eula sta); COMP_CWORD=2; _gatekit; echo ${{COMPREPLY[@]}}"
+    assert subprocess.run(["bash", "-c", script], capture_output=True, text=True).stdout.split()[:1] == ["status"]

@@ -16,7 +16,7 @@ enum {
 const char gk_receipt_usage[] =
     "gatekit receipt <subcommand> ...\n"
     "  verify --bundle-id ID [--version V] [--device-id HEX|UUID|MAC] [--at TIME]\n"
-    "         [--allow-xcode CERT.der] [--production-only|--sandbox-only] [--require-sha256] FILE|-\n"
+    "         [--allow-xcode CERT] [--production-only|--sandbox-only] [--require-sha256] FILE|-\n"
     "         prints verifyReceipt's JSON; on failure {\"status\":N,...}. FILE may be DER or base64.\n"
     "         --at: Unix seconds, YYYY-MM-DDTHH:MM:SSZ or 'now' (default: the receipt's creation date)\n"
     "         exit 0 valid, 10 malformed (21002), 11 not authentic/not yours (21003),\n"
@@ -111,7 +111,7 @@ static int verify(int argc, char **argv) {
     size_t anchor_len = 0, len = 0;
     unsigned char *anchor = NULL;
     if (xcode) {
-        anchor = gk_read_all(xcode, &anchor_len);
+        anchor = gk_load_certificate(xcode, &anchor_len);  /* DER or PEM, as --test-anchor */
         if (!anchor) return GK_EXIT_ERROR;
         o.test_anchor_der = anchor;
         o.test_anchor_len = anchor_len;

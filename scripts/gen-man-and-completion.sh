@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# gatekit(1) and the bash completion, generated from the tool's own --help texts (one source):
+#   scripts/gen-man-and-completion.sh TOOL OUTDIR   writes OUTDIR/gatekit.1 and OUTDIR/gatekit.bash
+set -euo pipefail
+tool=$1
+out=$2
+mkdir -p "$out"
+commands=(eula receipt perm jws ledger appstore store version)
+version=$("$tool" --version | awk '{print $2}')
+
+# A usage text as man-page body: roff-escaped, kept as preformatted lines.
+roff() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/"; }
+
+{
+    echo ".TH GATEKIT 1 \"\" \"gatekit $version\" \"User Commands\""
+    echo ".SH NAME"
+    echo "gatekit \\- gate EULAs, validate App Store receipts and signed data, manage permission state"
+    echo ".SH SYNOPSIS"
+    echo ".nf"
+    "$tool" --help | sed -e '1s/^usage: //' | roff
+    echo ".fi"
+    echo ".SH DESCRIPTION"
+    echo "A host of the GateKit C library (libgatekit). Each command below prints the same text with"
+    echo ".B gatekit COMMAND --help"
+    echo "(on standard output, exit status 0)."
+    for c in "${commands[@]}"; do
+        echo ".SS $c"
+        echo ".nf"
+        "$tool" help "$c" | sed -e '1s/^usage: //' | roff
+        echo ".fi"
+    done
+    echo ".SH EXIT STATUS"
+    echo ".nf"
+    echo "0    success; the answer is yes (accepted, entitled, a prompt is allowed)"
+    echo "1    a library call failed (the reason is printed on standard error)"
+    echo "2    usage: a missing or wrong argument (the usage is printed on standard error)"
+    echo "3    eula status: must be presented; perm state: no prompt allowed; perm pending: none"
+    echo "4    eula check: declined, or nobody answered"
+    echo "5    store check: damaged or not a GateKit store; ledger entitled/eligible: no"
+    echo "172  eula check: acceptance required but impossible (no terminal, no --accept)"
+    echo "Receipt and signed-data verification use 10 and above; each command's text lists them."
+    echo ".fi"
+    echo ".SH ENVIRONMENT"
+    echo ".TP"
+    echo ".B GATEKIT_STORE"
+    echo "the store: a file path, or a PostgreSQL connection string"
+    echo ".TP"
+    echo ".B GATEKIT_ACCEPT_EULA"
+    echo "1: eula check accepts without a terminal"
+    echo ".TP"
+    echo ".B GATEKIT_EULA_TIMEOUT"
+    echo "seconds eula check waits for an answer (300)"
+    echo ".TP"
+    echo ".B PAGER"
+    echo "shows a EULA longer than the terminal (less)"
+    echo ".SH SEE ALSO"
+    echo "The README and docs/ of GateKit; gatekit.h."
+} > "$out/gatekit.1"
+
+# Completion: commands, then each command's subcommands (as the top-level usage lists them:
+# "  eula status|show|…") and options (every --word its usage names), then file names.
+{
+    echo "# bash completion for gatekit, generated from its --help texts"
+    echo "_gatekit() {"
+    echo "    local cur=\${COMP_WORDS[COMP_CWORD]} cmd=\"\" i"
+    echo "    for ((i = 1; i < COMP_CWORD; i++)); do"
+    echo "        case \${COMP_WORDS[i]} in --store|--app-id) ((i++)) ;; -*) ;; *) cmd=\${COMP_WORDS[i]}; break ;; esac"
+    echo "    done"
+    echo "    case \$cmd in"
+    echo "    \"\") COMPREPLY=(\$(compgen -W \"${commands[*]} help --store --app-id --help --version\" -- \"\$cur\")) ;;"
+    for c in "${commands[@]}"; do
+        subs=$("$tool" --help | sed -n "s/^  $c \([a-z|-]*\).*/\1/p" | tr '|' ' ')
+        opts=$("$tool" help "$c" | { grep -o -- '--[a-z][a-z0-9-]*' || true; } | sort -u | tr '\n' ' ')
+        echo "    $c) COMPREPLY=(\$(compgen -W \"$subs $opts--help\" -- \"\$cur\") \$(compgen -f -- \"\$cur\")) ;;"
+    done
+    echo "    help) COMPREPLY=(\$(compgen -W \"${commands[*]}\" -- \"\$cur\")) ;;"
+    echo "    esac"
+    echo "}"
+    echo "complete -F _gatekit gatekit"
+} > "$out/gatekit.bash"
