@@ -44,8 +44,9 @@ class InvalidArgumentError(GateKitError, ValueError):
     pass
 
 
-class NotFoundError(GateKitError, LookupError):
-    pass
+class NotFoundError(GateKitError, FileNotFoundError, LookupError):
+    """A file or record does not exist: ``except FileNotFoundError`` (and ``OSError``) catch it
+    as they would the built-in's, ``except LookupError`` as before."""
 
 
 class StoreError(GateKitError, OSError):

@@ -183,3 +183,16 @@ def test_a_foreign_file_is_refused_and_left_unchanged(tmp_path):
     with pytest.raises(gatekit.NotAStoreError):
         gatekit.Store(other)
     assert other.read_bytes() == before
+
+
+def test_a_missing_document_is_a_file_not_found_error(store, tmp_path):
+    """Hosts catch GateKit's errors with the built-ins they already handle."""
+    with pytest.raises(FileNotFoundError):
+        store.eula.should_present("terms", tmp_path / "missing.txt")
+    try:
+        store.eula.should_present("terms", tmp_path / "missing.txt")
+    except OSError as error:
+        assert isinstance(error, gatekit.NotFoundError) and isinstance(error, LookupError)
+        assert error.code == gatekit.errors.ENOTFOUND and "missing.txt" in str(error)
+    with pytest.raises(ValueError):
+        store.eula.accept("terms", "not-a-hash")
