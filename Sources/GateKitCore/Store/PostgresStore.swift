@@ -22,6 +22,9 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     private let namespace: String
     private let lock = Lock()
     private let connection: PostgresConnection
+    /// This process's commits to this store, and how many of them were this handle's.
+    private let localCommits: LocalCommits
+    private var ownCommits: UInt64 = 0
 
     /// Whole-transaction attempts on serialization failures, deadlocks and a connection that
     /// broke before COMMIT, before the error is returned.
@@ -34,6 +37,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         namespace = PostgresSchema.quoted(name)
         connection = try PostgresConnection(connectionString: connectionString,
                                             sessionSetup: ["SET search_path TO \(namespace)", "LISTEN \(namespace)"])
+        localCommits = LocalCommits.of(connection.location + "/" + name)
         if mustExist, case .new = try lock.withLock({ () throws(GateKitError) -> Found in try inspect(name) }) {
             throw GateKitError(.notFound, "app \(Quoted.text(appID)) has no store in \(connection.location) (nothing was created)")
         }
@@ -141,6 +145,8 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         try lock(scope)
                         let result = try body(connection)
                         try connection.commit(after: "NOTIFY \(namespace)")
+                        ownCommits &+= 1
+                        localCommits.announce()
                         return result
                     } catch {
                         if error.code != .commitUncertain { try? connection.execute("ROLLBACK") }
@@ -211,7 +217,9 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         }
     }
 
-    func makeChangeProbe() -> any ChangeProbe { NotificationProbe(connection) }
+    func makeChangeProbe() -> any ChangeProbe {
+        NotificationProbe(connection, localByOthers: { [unowned self] in localCommits.total &- ownCommits })
+    }
 
     func notificationSocket() -> Int32? {
         lock.withLock { connection.conn.map { connection.pq.PQsocket($0) }.flatMap { $0 >= 0 ? $0 : nil } }
@@ -228,18 +236,25 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
 /// (measured: 0.8 µs per ledger_is_entitled with a read per call, 2.8× SQLite's).
 final class NotificationProbe: ChangeProbe {
     private unowned let connection: PostgresConnection
-    private var seen: (session: UInt64, count: UInt64)?
+    /// Commits by other handles of this process (`LocalCommits`): seen at once, no socket read.
+    private let localByOthers: () -> UInt64
+    private var seen: (session: UInt64, count: UInt64, local: UInt64)?
     private var lastPoll: UInt64 = 0
     static let pollIntervalNanoseconds: UInt64 = 100_000
 
-    init(_ connection: PostgresConnection) { self.connection = connection }
+    init(_ connection: PostgresConnection, localByOthers: @escaping () -> UInt64) {
+        self.connection = connection
+        self.localByOthers = localByOthers
+    }
 
     func changed() throws(GateKitError) -> Bool {
         let clock = Clock.monotonicNanoseconds()
-        if let seen, seen.session == connection.session, clock &- lastPoll < NotificationProbe.pollIntervalNanoseconds { return false }
+        let local = localByOthers()
+        if let seen, seen.session == connection.session, seen.local == local,
+           clock &- lastPoll < NotificationProbe.pollIntervalNanoseconds { return false }
         lastPoll = clock
         connection.pollNotifications()
-        let now = (session: connection.session, count: connection.notificationsFromOthers)
+        let now = (session: connection.session, count: connection.notificationsFromOthers, local: local)
         defer { seen = now }
         guard let seen else { return true }
         return seen != now
