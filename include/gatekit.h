@@ -147,8 +147,9 @@ GATEKIT_API void gatekit_clear_caches(void);
  * A broken connection is GATEKIT_ECONNECTION, with nothing written, and the next call
  * reconnects; a connection that breaks during COMMIT is GATEKIT_EUNCERTAIN, never success
  * (every GateKit write is idempotent or append-only, so retrying it is safe). Caches (the
- * ledger's, the permission snapshot) stay coherent across machines through LISTEN/NOTIFY: a
- * commit elsewhere is seen once its notification arrives (under a millisecond on one host).
+ * ledger's, the permission snapshot) stay coherent: handles in one process see each other's
+ * commits at once, as on SQLite; a commit by another process or machine is seen once its
+ * LISTEN/NOTIFY notification arrives (under a millisecond on one host).
  * Messages never hold the password; gatekit_store_path() answers the URI without it. */
 typedef struct gatekit_store gatekit_store;
 
