@@ -27,17 +27,12 @@ public struct EULAGate: Sendable {
         try EULAGate.validate(documentID: documentID)
         let hash = try DocumentHash.normalized(given)
         try EULAGate.validate(user: user)
-        let byUser = user == nil ? "user_name IS NULL" : "user_name = ?2"
+        let named = user != nil
         return try store.read { (db) throws(GateKitError) -> Bool in
             // Nearly always no minor revision leads to this text: one indexed lookup answers,
             // and a marker row says when revisions exist (one round trip on PostgreSQL). The
             // recursive query builds temporary B-trees (85 µs instead of 7 µs per call here).
-            let direct = try db.statement("""
-                SELECT 0, decision FROM (SELECT decision FROM eula_decisions
-                    WHERE document_id = ?1 AND \(byUser) AND hash = ?3 ORDER BY id DESC LIMIT 1) AS latest
-                UNION ALL
-                SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM eula_minor_revisions WHERE document_id = ?1 AND to_hash = ?3)
-                """)
+            let direct = try db.statement(named ? EULAGate.latestForNamedUser : EULAGate.latestForDefaultUser)
             direct.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
             var decision: Int64? = nil
             var revised = false
@@ -46,24 +41,44 @@ public struct EULAGate: Sendable {
             }
             direct.reset()
             if revised {
-                let s = try db.statement("""
-                    WITH RECURSIVE covered(h) AS (
-                        VALUES (?3)
-                        UNION
-                        SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
-                        WHERE r.document_id = ?1)
-                    SELECT d.decision FROM eula_decisions d
-                    WHERE d.document_id = ?1 AND d.\(byUser) AND d.hash IN (SELECT h FROM covered)
-                    ORDER BY d.id DESC LIMIT 1
-                    """)
+                let s = try db.statement(named ? EULAGate.coveredForNamedUser : EULAGate.coveredForDefaultUser)
                 s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
                 defer { s.reset() }
                 decision = try s.step() ? s.int64(0) : nil
             }
-            // "IS NULL" and "=" use the index on both engines ("IS NOT DISTINCT FROM" would not).
             return decision != EULADecision.Kind.accepted.rawValue
         }
     }
+
+    // The statements of `shouldPresent`, built once (they are the cache keys of prepared
+    // statements). "IS NULL" and "=" use the index on both engines ("IS NOT DISTINCT FROM"
+    // would not), so the default user and a named one each have their own text.
+    private static func latest(byUser: String) -> String {
+        """
+        SELECT 0, decision FROM (SELECT decision FROM eula_decisions
+            WHERE document_id = ?1 AND \(byUser) AND hash = ?3 ORDER BY id DESC LIMIT 1) AS latest
+        UNION ALL
+        SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM eula_minor_revisions WHERE document_id = ?1 AND to_hash = ?3)
+        """
+    }
+
+    private static func covered(byUser: String) -> String {
+        """
+        WITH RECURSIVE covered(h) AS (
+            VALUES (?3)
+            UNION
+            SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
+            WHERE r.document_id = ?1)
+        SELECT d.decision FROM eula_decisions d
+        WHERE d.document_id = ?1 AND d.\(byUser) AND d.hash IN (SELECT h FROM covered)
+        ORDER BY d.id DESC LIMIT 1
+        """
+    }
+
+    private static let latestForDefaultUser = latest(byUser: "user_name IS NULL")
+    private static let latestForNamedUser = latest(byUser: "user_name = ?2")
+    private static let coveredForDefaultUser = covered(byUser: "user_name IS NULL")
+    private static let coveredForNamedUser = covered(byUser: "user_name = ?2")
 
     /// Hashes the file as it is now, then decides. A missing or unreadable file is an error.
     public func shouldPresent(documentID: String, path: String, user: [UInt8]?) throws(GateKitError) -> Bool {

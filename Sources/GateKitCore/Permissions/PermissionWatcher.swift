@@ -11,7 +11,7 @@ final class PermissionWatcher: @unchecked Sendable {
     private let includeProvider: Bool
     private let condition = ConditionLock()
     private var stopping = false
-    private var thread = pthread_t()
+    private var thread: BackgroundThread?
 
     /// Polls that failed (e.g. the store stayed busy); the next poll retries.
     private(set) var failedPolls = 0
@@ -23,17 +23,7 @@ final class PermissionWatcher: @unchecked Sendable {
     }
 
     func start() throws(GateKitError) {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let watcher = Unmanaged<PermissionWatcher>.fromOpaque(context).takeRetainedValue()
-            watcher.run()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<PermissionWatcher>.fromOpaque(context).release()
-            throw GateKitError(.internal, "cannot start the watcher thread: \(String(cString: strerror(rc)))")
-        }
+        thread = try BackgroundThread.start("watcher") { self.run() }
     }
 
     /// The longest wait on the notification socket between checks of `stopping`.
@@ -81,10 +71,6 @@ final class PermissionWatcher: @unchecked Sendable {
             stopping = true
             condition.broadcast()
         }
-        if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)
-        } else {
-            pthread_join(thread, nil)
-        }
+        thread?.finish()
     }
 }

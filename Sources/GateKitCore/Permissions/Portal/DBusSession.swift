@@ -67,23 +67,11 @@ final class DBusSession: @unchecked Sendable {
         }
     }
 
-    var isConnected: Bool { bus.dbus_connection_get_is_connected(connection) != 0 }
 
     static func describe(_ error: inout DBusError, _ bus: gk_dbus) -> String {
         let message = gk_dbus_error_message(&error).map { String(cString: $0) } ?? "unknown error"
         bus.dbus_error_free(&error)
         return message
-    }
-
-    /// True when some process serves the permission store on the bus now.
-    func serviceIsRunning() throws(GateKitError) -> Bool {
-        var error = DBusError()
-        bus.dbus_error_init(&error)
-        let has = bus.dbus_bus_name_has_owner(connection, DBusSession.service, &error)
-        if bus.dbus_error_is_set(&error) != 0 {
-            throw GateKitError(.permissionPortal, "cannot ask the session bus about the permission store: \(DBusSession.describe(&error, bus))")
-        }
-        return has != 0
     }
 
     /// `Lookup(table, id)`: each app's permission strings for that entry; empty when the

@@ -25,7 +25,7 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     private var signals: DBusSession
     private var calls: DBusSession
     private var stopping = false
-    private var thread = pthread_t()
+    private var thread: BackgroundThread?
 
     /// How long the listener waits for traffic before checking whether it should stop, and
     /// how often it tries to reach a lost bus again.
@@ -82,17 +82,7 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     // MARK: The listener
 
     func start() throws(GateKitError) {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let provider = Unmanaged<PortalProvider>.fromOpaque(context).takeRetainedValue()
-            provider.listen()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<PortalProvider>.fromOpaque(context).release()
-            throw GateKitError(.internal, "cannot start the portal listener thread: \(String(cString: strerror(rc)))")
-        }
+        thread = try BackgroundThread.start("portal listener") { self.listen() }
     }
 
     /// Ends the listener; from another thread, returns after it exited.
@@ -101,11 +91,7 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
             stopping = true
             lock.broadcast()  // a listener waiting to reconnect wakes now
         }
-        if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)
-        } else {
-            pthread_join(thread, nil)
-        }
+        thread?.finish()
     }
 
     private var isStopping: Bool { lock.withLock { stopping } }
