@@ -78,7 +78,7 @@ install: static
 	  echo "installed the Python package in $$site"
 
 bench: static python-deps
-	@scripts/with-postgres.sh scripts/with-desktop-session.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
+	@scripts/with-postgres.sh scripts/with-desktop-session.sh scripts/with-appstore-standin.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
 
 test-install:
 	@rm -rf $(C_OUT)/install-test && $(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(C_OUT)/install-test >/dev/null
@@ -88,17 +88,19 @@ demo: build
 	@scripts/demo.sh $(C_OUT)/gatekit
 
 # The suites run against a private PostgreSQL server too (scripts/with-postgres.sh starts and
-# stops it); GATEKIT_REQUIRE_POSTGRES makes a missing server a failure, never a skip.
-# GATEKIT_REQUIRE_DESKTOP does the same for the private D-Bus session of the portal tests.
-WITH_POSTGRES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 scripts/with-postgres.sh
+# stops it) and against a local HTTPS stand-in of the App Store Server API on loopback
+# (scripts/with-appstore-standin.sh). GATEKIT_REQUIRE_POSTGRES, _DESKTOP (the private D-Bus
+# session of the portal tests) and _APPSTORE make a missing service a failure, never a skip.
+WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_REQUIRE_APPSTORE=1 \
+                 scripts/with-postgres.sh scripts/with-appstore-standin.sh
 
-test: build
-	$(WITH_POSTGRES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
+test: build python-deps
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
 
 # The inner loop: the Swift, C and Python suites, without the install test and fuzzing
 # (about a minute warm). `make test` is the full run CI does.
-check: build
-	$(WITH_POSTGRES) $(MAKE) --no-print-directory test-swift test-c test-python
+check: build python-deps
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-python
 
 # The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
 SWIFT_CONTRACT_SUITES := EULAGateTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests

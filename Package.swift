@@ -23,11 +23,13 @@ let package = Package(
         // libdbus's header only: loaded with dlopen when a handle enables the desktop portal.
         // Its include folders come from GateKitCore's flags below: pkg-config would also link it.
         .systemLibrary(name: "CDBus", providers: [.apt(["libdbus-1-dev"])]),
+        // libcurl's header only: loaded with dlopen when an App Store Server API client is made.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // include/gatekit.h as a Swift module, so the exports are type-checked against the header.
         .systemLibrary(name: "CGateKitHeader"),
         .target(
             name: "GateKitCore",
-            dependencies: ["COpenSSL", "CSQLite", "CPostgres", "CDBus"],
+            dependencies: ["COpenSSL", "CSQLite", "CPostgres", "CDBus", "CCurl"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I\(libdbusArchIncludes)"])]
         ),
         .target(

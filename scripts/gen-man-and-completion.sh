@@ -5,7 +5,7 @@ set -euo pipefail
 tool=$1
 out=$2
 mkdir -p "$out"
-commands=(eula receipt perm jws ledger appstore store version)
+commands=(eula receipt perm jws ledger appstore api store version)
 version=$("$tool" --version | awk '{print $2}')
 
 # A usage text as man-page body: roff-escaped, kept as preformatted lines.
@@ -70,6 +70,8 @@ roff() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/"; }
     echo "    \"\") COMPREPLY=(\$(compgen -W \"${commands[*]} help --store --app-id --help --version\" -- \"\$cur\")) ;;"
     for c in "${commands[@]}"; do
         subs=$("$tool" --help | sed -n "s/^  $c \([a-z|-]*\).*/\1/p" | tr '|' ' ')
+        # api's endpoints are too many for the top-level line: its own text lists them.
+        [ "$c" = api ] && subs=$("$tool" help api | grep -oE '(get|look|finish|send|set|extend|request|upload|delete|configure|initiate)-[a-z-]+' | sort -u | tr '\n' ' ')
         opts=$("$tool" help "$c" | { grep -o -- '--[a-z][a-z0-9-]*' || true; } | sort -u | tr '\n' ' ')
         echo "    $c) COMPREPLY=(\$(compgen -W \"$subs $opts--help\" -- \"\$cur\") \$(compgen -f -- \"\$cur\")) ;;"
     done

@@ -5,7 +5,8 @@ set -euo pipefail
 # libpq-dev: the PostgreSQL store; postgresql: the real server its tests start.
 # libdbus-1-dev: the desktop permission store; dbus-daemon, xdg-desktop-portal (its
 # xdg-permission-store) and libglib2.0-bin (gdbus): the private desktop session its tests start.
-packages=(libssl-dev libsqlite3-dev libpq-dev postgresql libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
+# libcurl4-openssl-dev: the App Store Server API client (HTTPS on the OpenSSL GateKit already uses).
+packages=(libssl-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
           pkg-config openssl "$@")
 missing=()
 for p in "${packages[@]}"; do

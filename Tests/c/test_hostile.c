@@ -88,6 +88,9 @@ typedef enum {
     AS_KEY,     /* const gatekit_appstore_key * (required) */
     NONCE,      /* required UUID text */
     JSON_OBJ,   /* required JSON object text */
+    AS_CLIENT,  /* gatekit_appstore_client * (required): one whose server refuses connections */
+    C_OPTIONS,  /* const gatekit_appstore_client_options * (required) */
+    OPT_JSON,   /* optional JSON object text (NULL: none) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -321,6 +324,76 @@ static int call_appstore_advanced_commerce_signature(arg *a) {
     return free_out(appstore_advanced_commerce_signature((char **)a[0].p, AK(a[1].p), a[2].s), a);
 }
 static int call_appstore_api_token(arg *a) { return free_out(appstore_api_token((char **)a[0].p, AK(a[1].p), a[2].i), a); }
+
+#define AC(p) ((gatekit_appstore_client *)(p))
+#define OS(p) ((char **)(p))
+static int free_outs(int rc, void *out, void *decoded) {
+    if (out) { gatekit_free(*(char **)out); *(char **)out = NULL; }
+    if (decoded) { gatekit_free(*(char **)decoded); *(char **)decoded = NULL; }
+    return rc;
+}
+static int call_appstore_client_options_init(arg *a) {
+    return appstore_client_options_init((gatekit_appstore_client_options *)a[0].p, (unsigned)a[1].i);
+}
+static int call_appstore_client_new(arg *a) {
+    int rc = appstore_client_new((gatekit_appstore_client **)a[0].p, AK(a[1].p), (const gatekit_appstore_client_options *)a[2].p);
+    if (rc == 0 && a[0].p) appstore_client_free(*(gatekit_appstore_client **)a[0].p);
+    return rc;
+}
+static int call_appstore_client_free(arg *a) { appstore_client_free(AC(a[0].p)); return 0; }
+static int call_appstore_get_transaction_info(arg *a) {
+    return free_outs(appstore_get_transaction_info(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+}
+static int call_appstore_get_transaction_history(arg *a) {
+    return free_outs(appstore_get_transaction_history(AC(a[0].p), a[1].s, a[2].s, a[3].s, a[4].i, OS(a[5].p), OS(a[6].p)), a[5].p, a[6].p);
+}
+static int call_appstore_get_all_subscription_statuses(arg *a) {
+    return free_outs(appstore_get_all_subscription_statuses(AC(a[0].p), a[1].s, (const int *)a[2].p, a[3].n, OS(a[4].p), OS(a[5].p)), a[4].p, a[5].p);
+}
+static int call_appstore_get_refund_history(arg *a) {
+    return free_outs(appstore_get_refund_history(AC(a[0].p), a[1].s, a[2].s, OS(a[3].p), OS(a[4].p)), a[3].p, a[4].p);
+}
+static int call_appstore_look_up_order_id(arg *a) {
+    return free_outs(appstore_look_up_order_id(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+}
+static int call_appstore_get_app_transaction_info(arg *a) {
+    return free_outs(appstore_get_app_transaction_info(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+}
+static int call_appstore_get_notification_history(arg *a) {
+    return free_outs(appstore_get_notification_history(AC(a[0].p), a[1].s, a[2].s, OS(a[3].p), OS(a[4].p)), a[3].p, a[4].p);
+}
+static int call_appstore_get_test_notification_status(arg *a) {
+    return free_outs(appstore_get_test_notification_status(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+}
+static int call_appstore_upload_image(arg *a) {
+    return free_outs(appstore_upload_image(AC(a[0].p), a[1].s, a[2].p, a[3].n, a[4].s, OS(a[5].p)), a[5].p, NULL);
+}
+/* Endpoints of the shapes (client, out), (client, s, out), (client, s, s, out), (client, s, s, s, out). */
+#define API0(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), OS(a[1].p)), a[1].p, NULL); }
+#define API1(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), a[1].s, OS(a[2].p)), a[2].p, NULL); }
+#define API2(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), a[1].s, a[2].s, OS(a[3].p)), a[3].p, NULL); }
+#define API3(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), a[1].s, a[2].s, a[3].s, OS(a[4].p)), a[4].p, NULL); }
+API1(appstore_finish_transaction)
+API2(appstore_send_consumption_information)
+API2(appstore_send_consumption_data)
+API2(appstore_set_app_account_token)
+API2(appstore_extend_subscription_renewal_date)
+API1(appstore_extend_renewal_date_for_all_active_subscribers)
+API2(appstore_get_status_of_subscription_renewal_date_extensions)
+API0(appstore_request_test_notification)
+API1(appstore_delete_image)
+API0(appstore_get_image_list)
+API2(appstore_upload_message)
+API1(appstore_delete_message)
+API0(appstore_get_message_list)
+API3(appstore_configure_default_message)
+API2(appstore_delete_default_message)
+API2(appstore_get_default_message)
+API1(appstore_configure_realtime_url)
+API0(appstore_delete_realtime_url)
+API0(appstore_get_realtime_url)
+API1(appstore_initiate_performance_test)
+API1(appstore_get_performance_test_results)
 static int call_receipt_transaction_id(arg *a) { return free_out(receipt_transaction_id((char **)a[0].p, a[1].p, a[2].n), a); }
 static int call_receipt_legacy_transaction_id(arg *a) { return free_out(receipt_legacy_transaction_id((char **)a[0].p, a[1].s), a); }
 static int call_jws_verify_realtime_request(arg *a) { return free_out(jws_verify_realtime_request((char **)a[0].p, a[1].s, J(a[2].p)), a); }
@@ -428,6 +501,39 @@ static const api_entry api[] = {
     {"receipt_transaction_id", call_receipt_transaction_id, {OUT_PTR, R_DATA, LEN, END}, 0},
     {"receipt_legacy_transaction_id", call_receipt_legacy_transaction_id, {OUT_PTR, STR, END}, 0},
     {"jws_verify_realtime_request", call_jws_verify_realtime_request, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
+    {"appstore_client_options_init", call_appstore_client_options_init, {OPTS_INIT, INT, END}, 0},
+    {"appstore_client_new", call_appstore_client_new, {OUT_PTR, AS_KEY, C_OPTIONS, END}, 0},
+    {"appstore_client_free", call_appstore_client_free, {FREE_PTR, END}, 1},
+    {"appstore_get_transaction_info", call_appstore_get_transaction_info, {AS_CLIENT, STR, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_get_transaction_history", call_appstore_get_transaction_history, {AS_CLIENT, STR, OPT_STR, OPT_JSON, INT, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_get_all_subscription_statuses", call_appstore_get_all_subscription_statuses, {AS_CLIENT, STR, CATS, CAT_COUNT, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_get_refund_history", call_appstore_get_refund_history, {AS_CLIENT, STR, OPT_STR, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_look_up_order_id", call_appstore_look_up_order_id, {AS_CLIENT, STR, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_get_app_transaction_info", call_appstore_get_app_transaction_info, {AS_CLIENT, STR, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_finish_transaction", call_appstore_finish_transaction, {AS_CLIENT, STR, OPT_OUT, END}, 0},
+    {"appstore_send_consumption_information", call_appstore_send_consumption_information, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_send_consumption_data", call_appstore_send_consumption_data, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_set_app_account_token", call_appstore_set_app_account_token, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_extend_subscription_renewal_date", call_appstore_extend_subscription_renewal_date, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_extend_renewal_date_for_all_active_subscribers", call_appstore_extend_renewal_date_for_all_active_subscribers, {AS_CLIENT, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_get_status_of_subscription_renewal_date_extensions", call_appstore_get_status_of_subscription_renewal_date_extensions, {AS_CLIENT, STR, STR, OPT_OUT, END}, 0},
+    {"appstore_get_notification_history", call_appstore_get_notification_history, {AS_CLIENT, OPT_STR, JSON_OBJ, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_request_test_notification", call_appstore_request_test_notification, {AS_CLIENT, OPT_OUT, END}, 0},
+    {"appstore_get_test_notification_status", call_appstore_get_test_notification_status, {AS_CLIENT, STR, OPT_OUT, OPT_OUT, END}, 0},
+    {"appstore_upload_image", call_appstore_upload_image, {AS_CLIENT, NONCE, DATA, LEN, OPT_STR, OPT_OUT, END}, 0},
+    {"appstore_delete_image", call_appstore_delete_image, {AS_CLIENT, NONCE, OPT_OUT, END}, 0},
+    {"appstore_get_image_list", call_appstore_get_image_list, {AS_CLIENT, OPT_OUT, END}, 0},
+    {"appstore_upload_message", call_appstore_upload_message, {AS_CLIENT, NONCE, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_delete_message", call_appstore_delete_message, {AS_CLIENT, NONCE, OPT_OUT, END}, 0},
+    {"appstore_get_message_list", call_appstore_get_message_list, {AS_CLIENT, OPT_OUT, END}, 0},
+    {"appstore_configure_default_message", call_appstore_configure_default_message, {AS_CLIENT, STR, STR, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_delete_default_message", call_appstore_delete_default_message, {AS_CLIENT, STR, STR, OPT_OUT, END}, 0},
+    {"appstore_get_default_message", call_appstore_get_default_message, {AS_CLIENT, STR, STR, OPT_OUT, END}, 0},
+    {"appstore_configure_realtime_url", call_appstore_configure_realtime_url, {AS_CLIENT, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_delete_realtime_url", call_appstore_delete_realtime_url, {AS_CLIENT, OPT_OUT, END}, 0},
+    {"appstore_get_realtime_url", call_appstore_get_realtime_url, {AS_CLIENT, OPT_OUT, END}, 0},
+    {"appstore_initiate_performance_test", call_appstore_initiate_performance_test, {AS_CLIENT, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_get_performance_test_results", call_appstore_get_performance_test_results, {AS_CLIENT, STR, OPT_OUT, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -461,9 +567,11 @@ static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_ba
     ropt_device_no_len, ropt_anchor_huge, ropt_anchor_null;
 static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage;
-static gatekit_receipt_options init_target_r;
+/* Room for any options struct an *_init function fills. */
+static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c; } init_target;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
 static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
+static int cats_status[2] = {1, 2};  /* Apple's subscription statuses, for the API client */
 static int out_cats[8], int_slot;
 static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_flags, lq_negative_at;
 static gatekit_entitlement ent_slot, ent_v99;
@@ -473,6 +581,8 @@ static const char *jws_list[2], *jws_list_with_null[2];
 static unsigned char *pem_data;   /* a P-256 key made with the openssl CLI at start */
 static size_t pem_len;
 static gatekit_appstore_key *appstore_key;  /* loaded in the parent: immutable, valid in children */
+static gatekit_appstore_client *appstore_client;  /* made in the parent; its server (127.0.0.1:1) refuses */
+static gatekit_appstore_client_options copt, copt_v0, copt_v999, copt_no_env, copt_xcode, copt_http, copt_retries;
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -505,7 +615,7 @@ static arg valid_value(const api_entry *e, int k) {
     case ATTR: v.i = 2; break;
     case AT_MS: v.ll = 0; break;
     case PRODUCT: case OPT_PRODUCT: v.s = "dev.bonzer.weeka.app.subscription.pro.annual"; break;
-    case OPTS_INIT: v.p = &init_target_r; break;
+    case OPTS_INIT: v.p = &init_target; break;
     case OPT_STORE: v.p = &store_sentinel; break;
     case CATEGORY: v.i = GATEKIT_PERM_CAMERA; break;
     case DECISION: v.i = GATEKIT_PERM_DECISION_ASK_LATER; break;
@@ -534,9 +644,15 @@ static arg valid_value(const api_entry *e, int k) {
     case AS_KEY: v.p = appstore_key; break;
     case NONCE: v.s = "20fba8a0-2b80-4a7d-a17f-4b7f7d3d1c3e"; break;
     case JSON_OBJ: v.s = "{\"operation\":\"CREATE\",\"items\":[]}"; break;
+    case AS_CLIENT: v.p = appstore_client; break;
+    case C_OPTIONS: v.p = &copt; break;
+    case OPT_JSON: v.s = "{\"startDate\":1}"; break;
     case END: break;
     }
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
+    if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_appstore_get_transaction_history) v.i = 2;
+    if (e->args[k] == CATS && e->call == call_appstore_get_all_subscription_statuses) v.p = cats_status;
     if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;
     if (e->args[k] == LEN && k > 0 && e->args[k - 1] == PEM) v.n = pem_data ? pem_len : sizeof bytes - 1;
     if (e->args[k] == CATEGORY && e->call == call_perm_register_category) v.i = GATEKIT_PERM_HOST_FIRST + 7;
@@ -564,7 +680,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
-                   what == NONCE || what == JSON_OBJ;
+                   what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -572,14 +688,14 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
-    case PEM: case AS_KEY: case NONCE: case JSON_OBJ:
+    case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
     }
     switch (what) {
     case STR: case OPT_STR: case OPT_BYTES: case HASH: case PATH: case OPT_PATH: case APP_ID:
-    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE: case NONCE: case JSON_OBJ:
+    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE: case NONCE: case JSON_OBJ: case OPT_JSON:
         out[n++] = (variant){"\"\"", {.s = ""}, 0};
         out[n++] = (variant){"non-UTF-8", {.s = non_utf8}, 0};
         out[n++] = (variant){"1 MiB string", {.s = long_string}, 0};
@@ -615,6 +731,18 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"both environment flags", {.p = &ropt_both_env}, 1};
         out[n++] = (variant){"test_anchor_len SIZE_MAX", {.p = &ropt_anchor_huge}, 1};
         out[n++] = (variant){"test_anchor_der NULL, len 100", {.p = &ropt_anchor_null}, 1};
+    }
+    if (what == C_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &copt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &copt_v999}, 0};
+        out[n++] = (variant){"environment NULL", {.p = &copt_no_env}, 1};
+        out[n++] = (variant){"environment Xcode", {.p = &copt_xcode}, 1};
+        out[n++] = (variant){"base_url http://", {.p = &copt_http}, 1};
+        out[n++] = (variant){"max_retries -1", {.p = &copt_retries}, 1};
+    }
+    if (what == OPT_JSON || what == JSON_OBJ) {
+        out[n++] = (variant){"\"[1]\"", {.s = "[1]"}, 0};
+        out[n++] = (variant){"\"{\"", {.s = "{"}, 0};
     }
     if (what == J_OPTIONS) {
         out[n++] = (variant){"version 0", {.p = &jopt_v0}, 0};
@@ -866,6 +994,20 @@ static void setup_appstore_key(void) {
     if (system(cmd) == 0) pem_data = check_read_file(check_path_in(folder, "key.p8"), &pem_len);
     if (!pem_data || appstore_key_load(&appstore_key, pem_data, pem_len, "keyId", "issuerId", "bundleId") != 0)
         printf("  SKIP deep App Store signing paths: no key (openssl CLI: %s)\n", gatekit_last_error());
+    if (appstore_client_options_init(&copt, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION) != 0) return;
+    copt.environment = "Sandbox";
+    copt.base_url = "https://127.0.0.1:1";  /* nothing listens: every request fails at once */
+    copt.connect_timeout_ms = 1000;
+    copt.max_retries = 0;
+    copt_v0 = copt_v999 = copt_no_env = copt_xcode = copt_http = copt_retries = copt;
+    copt_v0.version = 0;
+    copt_v999.version = 999;
+    copt_no_env.environment = NULL;
+    copt_xcode.environment = "Xcode";
+    copt_http.base_url = "http://127.0.0.1:1";
+    copt_retries.max_retries = -1;
+    if (!appstore_key || appstore_client_new(&appstore_client, appstore_key, &copt) != 0)
+        printf("  SKIP deep App Store Server API paths: no client (%s)\n", gatekit_last_error());
 }
 
 static void setup_receipts_and_jws(void) {

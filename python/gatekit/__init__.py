@@ -17,6 +17,8 @@ from .store import Store
 from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
 from . import ledger  # noqa: E402,F401  (the entitlement ledger: store.ledger)
 from . import appstore  # noqa: E402,F401  (Apple's signature creators and ReceiptUtility)
+from . import api_client  # noqa: E402,F401  (the App Store Server API client)
+from . import apple  # noqa: E402,F401  (Apple's library by Apple's names and constructors)
 from .ledger import Entitlement, SubscriptionStatus  # noqa: E402
 
 __all__ = [
@@ -24,7 +26,7 @@ __all__ = [
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "apple", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 
 

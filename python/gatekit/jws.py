@@ -13,6 +13,7 @@ is in ``raw``). ``raw`` is the whole decoded payload, unknown members included.
 from __future__ import annotations
 
 import ctypes
+import enum
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar, Union
@@ -26,7 +27,7 @@ __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE
     "EJWS_SIGNATURE", "EJWS_TEST_SIGNED", "EJWS_UNTRUSTED", "ENVIRONMENTS",
     "ExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
     "NotificationAppData", "NotificationData", "NotificationSummary", "OPTIONS_VERSION",
-    "RealtimeRequest", "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier",
+    "RealtimeRequest", "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier", "VerificationStatus",
     "TEST_PRODUCTION"]
 
 # Signed-data error codes (include/gatekit.h, -300 … -399).
@@ -49,7 +50,31 @@ ENVIRONMENTS = ("Production", "Sandbox", "Xcode", "LocalTesting")
 
 
 class SignedDataError(GateKitError):
-    """Signed data that failed verification; ``code`` says which check (EJWS_*)."""
+    """Signed data that failed verification; ``code`` says which check (EJWS_*), ``status``
+    the same in Apple's terms (so ``except VerificationException as e: e.status`` works)."""
+
+    @property
+    def status(self) -> "VerificationStatus":
+        return _status_of(self.code)
+
+
+class VerificationStatus(enum.IntEnum):
+    """Apple's ``VerificationStatus``: what ``SignedDataError.status`` says for Apple's callers."""
+    OK = 0
+    VERIFICATION_FAILURE = 1
+    INVALID_APP_IDENTIFIER = 2
+    INVALID_CERTIFICATE = 3
+    INVALID_CHAIN_LENGTH = 4
+    INVALID_CHAIN = 5
+    INVALID_ENVIRONMENT = 6
+    RETRYABLE_VERIFICATION_FAILURE = 7
+
+
+def _status_of(code: int) -> VerificationStatus:
+    return {EJWS_CHAIN_LENGTH: VerificationStatus.INVALID_CHAIN_LENGTH, EJWS_UNTRUSTED: VerificationStatus.INVALID_CHAIN,
+            EJWS_CERT_TIME: VerificationStatus.INVALID_CHAIN, EJWS_CERTIFICATE: VerificationStatus.INVALID_CERTIFICATE,
+            EJWS_BUNDLE_ID: VerificationStatus.INVALID_APP_IDENTIFIER, EJWS_APP_APPLE_ID: VerificationStatus.INVALID_APP_IDENTIFIER,
+            EJWS_ENVIRONMENT: VerificationStatus.INVALID_ENVIRONMENT}.get(code, VerificationStatus.VERIFICATION_FAILURE)
 
 
 class SignatureError(SignedDataError):

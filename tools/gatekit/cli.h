@@ -79,7 +79,7 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 /* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
 extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
-    gk_ledger_usage[], gk_appstore_usage[];
+    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[];
 
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);
@@ -88,5 +88,6 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv);
 int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
+int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const char usage_text[] =
     "  ledger ingest|entitled|status|active|eligible|history entitlements from verified App Store data\n"
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"
+    "  api get-transaction-info|get-transaction-history|...  the App Store Server API, every endpoint\n"
     "  store check|path|info                                 the store file: integrity, location\n"
     "  version                                               library version (also --version)\n"
     "  help [COMMAND]                                        this text, or a command's (also -h, --help)\n"
@@ -39,6 +40,7 @@ static const gk_command commands[] = {
     {"jws", gk_cmd_jws, gk_jws_usage},
     {"ledger", gk_cmd_ledger, gk_ledger_usage},
     {"appstore", gk_cmd_appstore, gk_appstore_usage},
+    {"api", gk_cmd_api, gk_api_usage},
     {"store", gk_cmd_store, gk_store_usage},
     {"version", cmd_version, "gatekit version"},
 };

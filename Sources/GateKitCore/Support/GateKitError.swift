@@ -90,6 +90,9 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         // App Store signing and server API (-400 … -499).
         case appStoreKey = -400
         case appStoreKeyType = -401
+        case appStoreAPIError = -402
+        case appStoreTransport = -403
+        case appStoreResponse = -404
 
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
@@ -169,6 +172,9 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             // App Store signing.
             case .appStoreKey: "the signing key is not a PKCS#8 PEM private key (an App Store Connect .p8 file)"
             case .appStoreKeyType: "the signing key is not an EC P-256 key"
+            case .appStoreAPIError: "the App Store Server API answered with an error"
+            case .appStoreTransport: "the App Store Server API cannot be reached (network, TLS or timeout)"
+            case .appStoreResponse: "the App Store Server API's answer is not what Apple documents"
             }
         }
     }

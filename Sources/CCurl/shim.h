@@ -1,0 +1,59 @@
+#ifndef GATEKIT_CCURL_SHIM_H
+#define GATEKIT_CCURL_SHIM_H
+/* libcurl (Debian libcurl4-openssl-dev) for the App Store Server API client, loaded with
+ * dlopen on the first client: hosts that only verify locally never load libcurl and its TLS
+ * stack, and libgatekit does not need libcurl4 installed to run. The prototypes come from
+ * libcurl's own header, so every call is type-checked. curl_easy_setopt and
+ * curl_easy_getinfo are variadic, which Swift cannot call: the typed wrappers below can. */
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <stddef.h>
+
+#define GK_CURL_FUNCTIONS(X) \
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_setopt) \
+    X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) \
+    X(curl_slist_free_all) X(curl_version_info)
+
+#define GK_CURL_FIELD(name) __typeof__(name) *_Nonnull name;
+/* Every libcurl function GateKit calls (non-null once gk_curl_bind succeeded). */
+typedef struct gk_curl { GK_CURL_FUNCTIONS(GK_CURL_FIELD) } gk_curl;
+#undef GK_CURL_FIELD
+
+/* Fills `out` from an open libcurl handle; returns the name of the first missing symbol, or NULL. */
+static inline const char *gk_curl_bind(void *library, gk_curl *out) {
+    void *symbol;
+#define GK_CURL_BIND(name) \
+    if (!(symbol = dlsym(library, #name))) return #name; \
+    out->name = (__typeof__(name) *)symbol;
+    GK_CURL_FUNCTIONS(GK_CURL_BIND)
+#undef GK_CURL_BIND
+    return NULL;
+}
+
+static inline CURLcode gk_curl_set_long(const gk_curl *c, CURL *h, CURLoption option, long value) {
+    return c->curl_easy_setopt(h, option, value);
+}
+static inline CURLcode gk_curl_set_pointer(const gk_curl *c, CURL *h, CURLoption option, const void *value) {
+    return c->curl_easy_setopt(h, option, value);
+}
+static inline CURLcode gk_curl_set_off(const gk_curl *c, CURL *h, CURLoption option, curl_off_t value) {
+    return c->curl_easy_setopt(h, option, value);
+}
+typedef size_t (*gk_curl_write_fn)(char *data, size_t size, size_t count, void *context);
+static inline CURLcode gk_curl_set_writer(const gk_curl *c, CURL *h, gk_curl_write_fn writer, void *context) {
+    CURLcode rc = c->curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, writer);
+    return rc != CURLE_OK ? rc : c->curl_easy_setopt(h, CURLOPT_WRITEDATA, context);
+}
+static inline CURLcode gk_curl_get_long(const gk_curl *c, CURL *h, CURLINFO info, long *out) {
+    return c->curl_easy_getinfo(h, info, out);
+}
+static inline CURLcode gk_curl_get_off(const gk_curl *c, CURL *h, CURLINFO info, curl_off_t *out) {
+    return c->curl_easy_getinfo(h, info, out);
+}
+static inline CURLcode gk_curl_get_string(const gk_curl *c, CURL *h, CURLINFO info, const char **out) {
+    char *value = NULL;
+    CURLcode rc = c->curl_easy_getinfo(h, info, &value);
+    *out = value;
+    return rc;
+}
+#endif

@@ -1,0 +1,183 @@
+import CCurl
+import Glibc
+
+/// One HTTPS request, as the App Store Server API client makes it.
+struct HTTPRequest {
+    var method: String
+    var url: String
+    var headers: [String]
+    var body: [UInt8]?
+}
+
+/// An HTTP answer: status, the headers the client reads, and the body (bounded).
+struct HTTPResponse {
+    let status: Int
+    let contentType: String?
+    /// Seconds from `Retry-After` (429 and 503 answers), when the server sent one.
+    let retryAfter: Int64?
+    let body: [UInt8]
+}
+
+/// HTTPS through libcurl: peer and host always verified, HTTPS only, no redirects followed,
+/// answers bounded in size. Idle easy handles are kept, so calls from one client reuse their
+/// TLS connections; each handle serves one request at a time, so threads may share a transport.
+final class HTTPSTransport: @unchecked Sendable {
+    struct Settings: Sendable {
+        var caFile: String?
+        var timeoutMilliseconds: Int
+        var connectTimeoutMilliseconds: Int
+        var userAgent: String
+    }
+
+    /// Largest answer read: Apple's pages hold at most 20 signed items (a few hundred KB).
+    static let maximumResponseLength = 16 << 20
+
+    private let curl: UnsafePointer<gk_curl>
+    private let settings: Settings
+    private let lock = Lock()
+    private var idle: [UnsafeMutableRawPointer] = []
+
+    init(_ settings: Settings) throws(GateKitError) {
+        curl = try CurlLibrary.functions()
+        self.settings = settings
+    }
+
+    deinit {
+        for handle in idle { curl.pointee.curl_easy_cleanup(handle) }
+    }
+
+    func send(_ request: HTTPRequest) throws(GateKitError) -> HTTPResponse {
+        let handle = try checkOut()
+        defer { checkIn(handle) }
+        let c = curl
+        c.pointee.curl_easy_reset(handle)  // keeps the connection cache
+        var strings = CStrings()
+        defer { strings.free() }
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { if let headerList { c.pointee.curl_slist_free_all(headerList) } }
+        var headers = request.headers
+        // A bodiless POST or PUT sends no Content-Type (libcurl would add a form type).
+        if request.method != "GET", !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) { headers.append("Content-Type:") }
+        for header in headers {
+            guard let appended = c.pointee.curl_slist_append(headerList, try strings.make(header)) else {
+                throw GateKitError(.outOfMemory, "curl_slist_append failed")
+            }
+            headerList = appended
+        }
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        defer { errorBuffer.deallocate() }
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let sink = ResponseSink(limit: HTTPSTransport.maximumResponseLength)
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+
+        var set: [CURLcode] = [
+            gk_curl_set_pointer(c, handle, CURLOPT_URL, try strings.make(request.url)),
+            gk_curl_set_pointer(c, handle, CURLOPT_PROTOCOLS_STR, try strings.make("https")),
+            gk_curl_set_pointer(c, handle, CURLOPT_REDIR_PROTOCOLS_STR, try strings.make("https")),
+            gk_curl_set_long(c, handle, CURLOPT_FOLLOWLOCATION, 0),
+            gk_curl_set_long(c, handle, CURLOPT_NOSIGNAL, 1),
+            gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYPEER, 1),
+            gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYHOST, 2),
+            gk_curl_set_long(c, handle, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds),
+            gk_curl_set_long(c, handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds),
+            gk_curl_set_pointer(c, handle, CURLOPT_USERAGENT, try strings.make(settings.userAgent)),
+            gk_curl_set_pointer(c, handle, CURLOPT_HTTPHEADER, headerList),
+            gk_curl_set_pointer(c, handle, CURLOPT_ERRORBUFFER, errorBuffer),
+            gk_curl_set_writer(c, handle, { data, size, count, context in
+                guard let context else { return 0 }
+                return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().append(data, size, count)
+            }, context),
+        ]
+        if let caFile = settings.caFile { set.append(gk_curl_set_pointer(c, handle, CURLOPT_CAINFO, try strings.make(caFile))) }
+        switch request.method {
+        case "GET": set.append(gk_curl_set_long(c, handle, CURLOPT_HTTPGET, 1))
+        default:
+            set.append(gk_curl_set_pointer(c, handle, CURLOPT_CUSTOMREQUEST, try strings.make(request.method)))
+            if let body = request.body ?? (request.method == "DELETE" ? nil : []) {
+                let copy = try strings.bytes(body)
+                set.append(gk_curl_set_off(c, handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                set.append(gk_curl_set_pointer(c, handle, CURLOPT_POSTFIELDS, copy))
+            }
+        }
+        if let failed = set.first(where: { $0 != CURLE_OK }) {
+            throw GateKitError(.appStoreTransport, "libcurl refused an option: \(CurlLibrary.describe(failed, c)) (libcurl 7.85 or newer is needed)")
+        }
+
+        let code = c.pointee.curl_easy_perform(handle)
+        if sink.overflowed {
+            throw GateKitError(.appStoreResponse, "the answer is longer than \(HTTPSTransport.maximumResponseLength) bytes")
+        }
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            let reason = detail.isEmpty ? CurlLibrary.describe(code, c) : detail
+            throw GateKitError(.appStoreTransport, "\(request.method) \(HTTPSTransport.origin(of: request.url)): \(reason) (libcurl error \(code.rawValue))")
+        }
+        var status = 0
+        _ = gk_curl_get_long(c, handle, CURLINFO_RESPONSE_CODE, &status)
+        var contentType: UnsafePointer<CChar>?
+        _ = gk_curl_get_string(c, handle, CURLINFO_CONTENT_TYPE, &contentType)
+        var retryAfter: curl_off_t = 0
+        _ = gk_curl_get_off(c, handle, CURLINFO_RETRY_AFTER, &retryAfter)
+        return HTTPResponse(status: status, contentType: contentType.map { String(cString: $0) },
+                            retryAfter: retryAfter > 0 ? Int64(retryAfter) : nil, body: sink.bytes)
+    }
+
+    /// Scheme, host and port of a URL, for messages (never the path: it may hold ids).
+    static func origin(of url: String) -> String {
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return "the server" }
+        let hostStart = colon + 3
+        let hostEnd = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        return String(decoding: bytes[..<hostEnd], as: UTF8.self)
+    }
+
+    private func checkOut() throws(GateKitError) -> UnsafeMutableRawPointer {
+        if let reused = lock.withLock({ idle.popLast() }) { return reused }
+        guard let fresh = curl.pointee.curl_easy_init() else { throw GateKitError(.outOfMemory, "curl_easy_init failed") }
+        return fresh
+    }
+
+    private func checkIn(_ handle: UnsafeMutableRawPointer) {
+        lock.withLock { idle.append(handle) }
+    }
+}
+
+/// Collects an answer's body, refusing more than `limit` bytes.
+private final class ResponseSink {
+    let limit: Int
+    var bytes: [UInt8] = []
+    var overflowed = false
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int) -> Int {
+        let (length, overflow) = size.multipliedReportingOverflow(by: count)
+        guard !overflow, let data, length <= limit - bytes.count else {
+            overflowed = true
+            return 0  // libcurl aborts the transfer
+        }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+        return length
+    }
+}
+
+/// C strings and byte copies that libcurl reads during one transfer, freed after it.
+private struct CStrings {
+    private var owned: [UnsafeMutableRawPointer] = []
+
+    mutating func make(_ s: String) throws(GateKitError) -> UnsafeMutablePointer<CChar> {
+        guard !s.utf8.contains(0) else { throw .invalid("a request text contains a NUL byte") }
+        guard let p = strdup(s) else { throw GateKitError(.outOfMemory, "strdup failed") }
+        owned.append(p)
+        return p
+    }
+
+    mutating func bytes(_ b: [UInt8]) throws(GateKitError) -> UnsafeMutableRawPointer {
+        guard let p = malloc(max(b.count, 1)) else { throw GateKitError(.outOfMemory, "malloc failed") }
+        owned.append(p)
+        b.withUnsafeBytes { if let base = $0.baseAddress { memcpy(p, base, b.count) } }
+        return p
+    }
+
+    func free() { for p in owned { Glibc.free(p) } }
+}

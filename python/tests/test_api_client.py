@@ -1,0 +1,444 @@
+"""The App Store Server API client from Python, against the local HTTPS stand-in that `make test`
+starts (scripts/with-appstore-standin.sh): every method of Apple's AppStoreServerAPIClient makes
+the same request as Apple's own client (both run against the stand-in, which checks each
+bearer token, method, path, query and body) and reads the same answer into the same model
+values; signed members are verified; Apple's errors, 429 and retries; raw mode; threads."""
+from __future__ import annotations
+
+import concurrent.futures
+import datetime
+import json
+import os
+import subprocess
+import uuid
+import warnings
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Dict, List, Tuple
+
+import pytest
+
+from gatekit import api_client as gk
+from gatekit.appstore import _plain
+from gatekit.jws import EJWS_BUNDLE_ID, IdentityError, SignatureError, SignedDataVerifier
+
+
+def standin_settings() -> SimpleNamespace:
+    url = os.environ.get("GATEKIT_TEST_APPSTORE_URL")
+    if not url:
+        if os.environ.get("GATEKIT_REQUIRE_APPSTORE") == "1":
+            pytest.fail("GATEKIT_REQUIRE_APPSTORE=1 but no stand-in: run the suite through scripts/with-appstore-standin.sh")
+        pytest.skip("no App Store Server API stand-in (GATEKIT_TEST_APPSTORE_URL unset): run `make test`, which starts one")
+    e = os.environ
+    return SimpleNamespace(url=url, ca=e["GATEKIT_TEST_APPSTORE_CA"], key=Path(e["GATEKIT_TEST_APPSTORE_KEY"]).read_bytes(),
+                           key_id=e["GATEKIT_TEST_APPSTORE_KEY_ID"], issuer=e["GATEKIT_TEST_APPSTORE_ISSUER"],
+                           bundle=e["GATEKIT_TEST_APPSTORE_BUNDLE_ID"], anchor=Path(e["GATEKIT_TEST_APPSTORE_ANCHOR"]).read_bytes(),
+                           log=Path(e["GATEKIT_TEST_APPSTORE_LOG"]))
+
+
+@pytest.fixture(scope="module")
+def api() -> SimpleNamespace:
+    return standin_settings()
+
+
+@pytest.fixture(scope="module")
+def verifier(api) -> SignedDataVerifier:
+    return SignedDataVerifier(api.bundle, "Sandbox", test_anchor=api.anchor)
+
+
+def make_client(api: SimpleNamespace, verifier: Any = None, **options: Any) -> gk.AppStoreServerAPIClient:
+    options.setdefault("max_retries", 0)
+    return gk.AppStoreServerAPIClient(api.key, api.key_id, api.issuer, api.bundle, gk.Environment.SANDBOX,
+                                      verifier=verifier, base_url=api.url, ca_file=api.ca, **options)
+
+
+@pytest.fixture(scope="module")
+def client(api, verifier):
+    with make_client(api, verifier) as c:
+        yield c
+
+
+@pytest.fixture
+def apple(api, monkeypatch):
+    """Apple's own client, pointed at the stand-in and trusting its CA."""
+    from appstoreserverlibrary.api_client import AppStoreServerAPIClient
+    from appstoreserverlibrary.models.Environment import Environment
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", api.ca)
+    c = AppStoreServerAPIClient(api.key, api.key_id, api.issuer, api.bundle, Environment.SANDBOX)
+    c._base_url = api.url
+    return c
+
+
+def requests_seen(api: SimpleNamespace) -> List[Dict[str, Any]]:
+    return [json.loads(line) for line in api.log.read_text().splitlines()]
+
+
+def last_request(api: SimpleNamespace) -> Dict[str, Any]:
+    return requests_seen(api)[-1]
+
+
+def comparable(entry: Dict[str, Any]) -> Tuple[Any, ...]:
+    """What a request asked for, as the stand-in saw it (not who signed it or when)."""
+    body = entry.get("body")
+    parsed = json.loads(body) if body else None
+    return (entry["method"], entry["path"], sorted(map(tuple, entry["query"])), entry["contentType"], parsed,
+            entry.get("bodyBase64"), entry["accept"])
+
+
+def unsigned(value: Any) -> Any:
+    """A model's values without its signed members (the stand-in signs anew for each answer)."""
+    if isinstance(value, dict):
+        return {k: unsigned(v) for k, v in value.items() if not k.startswith("signed") and k != "decoded"}
+    if isinstance(value, list):
+        return [unsigned(v) for v in value]
+    return value
+
+
+def apple_models() -> SimpleNamespace:
+    import appstoreserverlibrary.models as m
+    from importlib import import_module
+    names = ["TransactionHistoryRequest", "NotificationHistoryRequest", "ExtendRenewalDateRequest", "MassExtendRenewalDateRequest",
+             "ConsumptionRequest", "ConsumptionRequestV1", "UpdateAppAccountTokenRequest", "UploadMessageRequestBody",
+             "DefaultConfigurationRequest", "RealtimeUrlRequest", "PerformanceTestRequest", "Status", "ImageSize",
+             "InAppOwnershipType", "DeliveryStatus", "ExtendReasonCode", "NotificationTypeV2", "Platform", "ConsumptionStatus",
+             "DeliveryStatusV1"]
+    ns = SimpleNamespace(**{n: getattr(import_module(f"{m.__name__}.{n}"), n) for n in names})
+    ns.ProductType = import_module(f"{m.__name__}.TransactionHistoryRequest").ProductType
+    ns.Order = import_module(f"{m.__name__}.TransactionHistoryRequest").Order
+    return ns
+
+
+IMAGE_ID = uuid.UUID("a1b2c3d4-e5f6-7890-a1b2-c3d4e5f67890")
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+
+def every_call(a: SimpleNamespace, history_version: Any) -> List[Tuple[str, Callable[[Any], Any]]]:
+    """Each of Apple's methods with arguments made of Apple's own request models."""
+    history = a.TransactionHistoryRequest(startDate=1698148800000, endDate=1698148950000, productIds=["com.example.1", "com.example.2"],
+                                          productTypes=[a.ProductType.AUTO_RENEWABLE, a.ProductType.CONSUMABLE], sort=a.Order.DESCENDING,
+                                          subscriptionGroupIdentifiers=["sub_group_id"], inAppOwnershipType=a.InAppOwnershipType.PURCHASED)
+    return [
+        ("get_transaction_info", lambda c: c.get_transaction_info("1234")),
+        ("get_transaction_history", lambda c: c.get_transaction_history("1234", "revision_input", history, history_version)),
+        ("get_all_subscription_statuses", lambda c: c.get_all_subscription_statuses("4321", [a.Status.ACTIVE, a.Status.EXPIRED])),
+        ("get_refund_history", lambda c: c.get_refund_history("555", "revision_input")),
+        ("look_up_order_id", lambda c: c.look_up_order_id("W002182")),
+        ("get_app_transaction_info", lambda c: c.get_app_transaction_info("1234")),
+        ("finish_transaction", lambda c: c.finish_transaction("1234")),
+        ("send_consumption_information", lambda c: c.send_consumption_information("49571273", a.ConsumptionRequest(
+            customerConsented=True, sampleContentProvided=False, deliveryStatus=a.DeliveryStatus.DELIVERED, consumptionPercentage=50000))),
+        ("send_consumption_data", lambda c: c.send_consumption_data("49571273", a.ConsumptionRequestV1(
+            customerConsented=True, consumptionStatus=a.ConsumptionStatus.NOT_CONSUMED, platform=a.Platform.NON_APPLE,
+            sampleContentProvided=False, deliveryStatus=a.DeliveryStatusV1.DELIVERED_AND_WORKING_PROPERLY))),
+        ("set_app_account_token", lambda c: c.set_app_account_token("49571273", a.UpdateAppAccountTokenRequest(
+            appAccountToken="7389a31a-fb6d-4569-a2a6-db7d85d84813"))),
+        ("extend_subscription_renewal_date", lambda c: c.extend_subscription_renewal_date("4124214", a.ExtendRenewalDateRequest(
+            extendByDays=45, extendReasonCode=a.ExtendReasonCode.CUSTOMER_SATISFACTION, requestIdentifier="fdf964a4-233b-486c-aac1-97d8d52688ac"))),
+        ("extend_renewal_date_for_all_active_subscribers", lambda c: c.extend_renewal_date_for_all_active_subscribers(
+            a.MassExtendRenewalDateRequest(extendByDays=45, extendReasonCode=a.ExtendReasonCode.CUSTOMER_SATISFACTION,
+                                           requestIdentifier="fdf964a4-233b-486c-aac1-97d8d52688ac", storefrontCountryCodes=["USA", "MEX"],
+                                           productId="com.example.productId"))),
+        ("get_status_of_subscription_renewal_date_extensions", lambda c: c.get_status_of_subscription_renewal_date_extensions(
+            "20fba8a0-2b80-4a7d-a17f-85c1854727f8", "com.example.product")),
+        ("get_notification_history", lambda c: c.get_notification_history("a036bc0e-52b8-4bee-82fc-8c24cb6715d6", a.NotificationHistoryRequest(
+            startDate=1698148900000, endDate=1698148950000, notificationType=a.NotificationTypeV2.SUBSCRIBED, transactionId="999733843",
+            onlyFailures=True))),
+        ("request_test_notification", lambda c: c.request_test_notification()),
+        ("get_test_notification_status", lambda c: c.get_test_notification_status("8cd2974c-f905-492a-bf9a-b2f47c791d19_1698148900000")),
+        ("upload_image", lambda c: c.upload_image(IMAGE_ID, PNG, a.ImageSize.FULL_SIZE)),
+        ("delete_image", lambda c: c.delete_image(IMAGE_ID)),
+        ("get_image_list", lambda c: c.get_image_list()),
+        ("upload_message", lambda c: c.upload_message(IMAGE_ID, a.UploadMessageRequestBody(header="Header text", body="Body text"))),
+        ("delete_message", lambda c: c.delete_message(IMAGE_ID)),
+        ("get_message_list", lambda c: c.get_message_list()),
+        ("configure_default_message", lambda c: c.configure_default_message("com.example.product", "en-US",
+                                                                            a.DefaultConfigurationRequest(messageIdentifier=IMAGE_ID))),
+        ("delete_default_message", lambda c: c.delete_default_message("com.example.product", "en-US")),
+        ("get_default_message", lambda c: c.get_default_message("com.example.product", "en-US")),
+        ("configure_realtime_url", lambda c: c.configure_realtime_url(a.RealtimeUrlRequest(realtimeURL="https://example.com/realtime"))),
+        ("delete_realtime_url", lambda c: c.delete_realtime_url()),
+        ("get_realtime_url", lambda c: c.get_realtime_url()),
+        ("initiate_performance_test", lambda c: c.initiate_performance_test(a.PerformanceTestRequest(originalTransactionId="1234"))),
+        ("get_performance_test_results", lambda c: c.get_performance_test_results("c4b87a1d-2e3f-4a5b-9c6d-7e8f9a0b1c2d")),
+    ]
+
+
+def test_every_method_makes_apples_request_and_reads_apples_answer(api, client, apple):
+    from appstoreserverlibrary.api_client import GetTransactionHistoryVersion
+    a = apple_models()
+    calls = every_call(a, GetTransactionHistoryVersion.V2)
+    apple_methods = {n for n in dir(type(apple)) if not n.startswith("_")}
+    assert {name for name, _ in calls} == apple_methods, "every public method of Apple's client is called here"
+    for name, call in calls:
+        ours = call(client)
+        mine = last_request(api)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # send_consumption_data is deprecated by Apple
+            theirs = call(apple)
+        apples = last_request(api)
+        assert mine["problem"] is None, (name, mine)
+        assert apples["problem"] is None, (name, apples)
+        assert comparable(mine) == comparable(apples), name
+        assert set(mine["claims"]) >= set(apples["claims"]), name  # Apple's claims, and iat as Apple's docs ask
+        assert (ours is None) == (theirs is None), name
+        if ours is not None:
+            assert type(ours).__name__ == type(theirs).__name__, name
+            assert unsigned(_plain(ours)) == unsigned(_plain(theirs)), name
+
+
+def test_history_v1_and_a_request_without_filters(api, client):
+    r = client.get_transaction_history("1234", None, gk.TransactionHistoryRequest())
+    seen = last_request(api)
+    assert seen["path"] == "/inApps/v1/history/1234" and seen["query"] == [] and seen["problem"] is None
+    assert r.hasMore is True and r.environment == gk.Environment.LOCAL_TESTING and r.rawEnvironment == "LocalTesting"
+    client.get_transaction_history("1234", "rev", {"revoked": False, "productTypes": [gk.ProductType.NON_CONSUMABLE]},
+                                   gk.GetTransactionHistoryVersion.V2)
+    assert last_request(api)["query"] == [["revision", "rev"], ["revoked", "false"], ["productType", "NON_CONSUMABLE"]]
+
+
+def test_signed_members_are_verified_and_decoded(api, client):
+    r = client.get_transaction_info("1234")
+    assert r.signedTransactionInfo and r.signedTransactionInfo.count(".") == 2
+    assert r.decoded is not None
+    decoded = r.decoded["signedTransactionInfo"]
+    assert decoded["transactionId"] == "23456" and decoded["bundleId"] == api.bundle
+    assert decoded["gatekit"]["testSigned"] is True
+    status = client.get_all_subscription_statuses("4321")
+    assert status.data and status.data[0].lastTransactions and status.data[0].lastTransactions[0].status == gk.Status.ACTIVE
+    assert status.decoded is not None
+    last = status.decoded["data"][0]["lastTransactions"][0]
+    assert last["signedRenewalInfo"]["autoRenewProductId"] and last["signedTransactionInfo"]["transactionId"]
+    history = client.get_notification_history(None, {"startDate": 1, "endDate": 2})
+    assert history.decoded is not None
+    assert history.decoded["notificationHistory"][0]["signedPayload"]["notificationType"] == "SUBSCRIBED"
+    assert history.notificationHistory and history.notificationHistory[0].sendAttempts
+    attempt = history.notificationHistory[0].sendAttempts[0]
+    assert attempt.sendAttemptResult == gk.SendAttemptResult.NO_RESPONSE and attempt.rawSendAttemptResult == "NO_RESPONSE"
+
+
+def test_tampered_or_foreign_signed_data_is_never_returned(client):
+    with pytest.raises(SignatureError) as tampered:
+        client.get_transaction_info("tampered")
+    assert "signedTransactionInfo" in str(tampered.value)
+    with pytest.raises(IdentityError) as foreign:
+        client.look_up_order_id("wrongbundle")
+    assert foreign.value.code == EJWS_BUNDLE_ID and "signedTransactions[0]" in str(foreign.value)
+
+
+def test_raw_mode_returns_signed_members_undecoded(api):
+    with make_client(api) as raw:
+        r = raw.get_transaction_info("tampered")
+    assert r.signedTransactionInfo and r.decoded is None
+
+
+def test_apples_errors_are_apples_exceptions(api, client, apple):
+    from appstoreserverlibrary.api_client import APIException as ApplesException
+    for steer in ("error-4040010", "error-4000006", "error-5000000", "error-text", "error-4040019"):
+        with pytest.raises(gk.APIException) as ours:
+            client.get_transaction_info(steer)
+        with pytest.raises(ApplesException) as theirs:
+            apple.get_transaction_info(steer)
+        o, t = ours.value, theirs.value
+        assert (o.http_status_code, o.raw_api_error, o.error_message) == (t.http_status_code, t.raw_api_error, t.error_message)
+        assert (o.api_error is None and t.api_error is None) or o.api_error.value == t.api_error.value
+        assert o.retryable is False and o.code == gk.EAPPSTORE_API
+    with pytest.raises(gk.APIException) as not_found:
+        client.get_transaction_info("error-4040010")
+    assert not_found.value.api_error == gk.APIError.TRANSACTION_ID_NOT_FOUND and "HTTP 404" in str(not_found.value)
+
+
+def test_rate_limits_and_retryable_errors(api):
+    with make_client(api, max_retries=0) as once:
+        with pytest.raises(gk.APIException) as limited:
+            once.get_transaction_info("ratelimit-1-py-a")
+    e = limited.value
+    assert e.http_status_code == 429 and e.api_error == gk.APIError.RATE_LIMIT_EXCEEDED
+    assert e.retryable and e.retry_after == datetime.timedelta(seconds=1)
+    with make_client(api, max_retries=2) as patient:
+        assert patient.get_transaction_info("ratelimit-1-py-b").signedTransactionInfo
+        assert [r["path"] for r in requests_seen(api)[-2:]] == ["/inApps/v1/transactions/ratelimit-1-py-b"] * 2
+        assert patient.get_transaction_info("retryable-2-py-c").signedTransactionInfo
+        with pytest.raises(gk.APIException) as exhausted:
+            patient.get_transaction_info("retryable-3-py-d")
+        assert exhausted.value.api_error == gk.APIError.GENERAL_INTERNAL_RETRYABLE and exhausted.value.retryable
+    with make_client(api, max_retries=2, max_retry_wait=datetime.timedelta(milliseconds=500)) as hurried:
+        with pytest.raises(gk.APIException) as too_long:  # Retry-After: 1 is longer than it may wait
+            hurried.get_transaction_info("ratelimit-1-py-e")
+        assert too_long.value.http_status_code == 429
+
+
+def test_answers_that_are_not_apples(api, client):
+    with pytest.raises(gk.APIResponseError):
+        client.get_transaction_info("garbage")
+    with pytest.raises(gk.APIResponseError):
+        client.get_transaction_info("huge")
+    with make_client(api, timeout=datetime.timedelta(milliseconds=400)) as impatient:
+        with pytest.raises(gk.APITransportError, match="timed out"):
+            impatient.get_transaction_info("slow")
+
+
+def test_an_untrusted_server_is_refused(api):
+    with gk.AppStoreServerAPIClient(api.key, api.key_id, api.issuer, api.bundle, "Sandbox", base_url=api.url, max_retries=0) as c:
+        with pytest.raises(gk.APITransportError, match="certificate"):
+            c.get_transaction_info("1")
+    assert isinstance(gk.APITransportError(-403, "x"), ConnectionError)
+
+
+def test_arguments_that_cannot_be_sent(api, client):
+    with pytest.raises(ValueError, match="Xcode"):
+        gk.AppStoreServerAPIClient(api.key, api.key_id, api.issuer, api.bundle, gk.Environment.XCODE)
+    with pytest.raises(ValueError):
+        gk.AppStoreServerAPIClient(api.key, api.key_id, api.issuer, api.bundle, "Sandbox", base_url="http://127.0.0.1:1")
+    with pytest.raises(ValueError):
+        client.upload_image("not-a-uuid", PNG)
+    with pytest.raises(ValueError):
+        client.get_transaction_info("")
+    with pytest.raises(ValueError):
+        client.get_transaction_history("1", None, {"unknownMember": 1}, gk.GetTransactionHistoryVersion.V2)
+    client.get_transaction_info("../lookup/x?y=1")
+    assert last_request(api)["path"] == "/inApps/v1/transactions/..%2Flookup%2Fx%3Fy%3D1"
+
+
+def test_one_client_shared_by_threads(api, client):
+    def call(i: int) -> str:
+        r = client.get_transaction_info(f"thread-{i}")
+        assert r.decoded is not None
+        return str(r.decoded["signedTransactionInfo"]["transactionId"])
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert set(pool.map(call, range(40))) == {"23456"}
+
+
+TOOL = os.environ.get("GATEKIT_TOOL", str(Path(__file__).resolve().parents[2] / ".build" / "c" / "gatekit"))
+
+
+def run_tool(api: SimpleNamespace, tmp_path: Path, *args: str, raw: bool = False) -> "subprocess.CompletedProcess[str]":
+    key = tmp_path / "key.p8"
+    if not key.exists():
+        key.write_bytes(api.key)
+    anchor = tmp_path / "root.der"
+    if not anchor.exists():
+        anchor.write_bytes(api.anchor)
+    common = ["--key", str(key), "--key-id", api.key_id, "--issuer-id", api.issuer, "--bundle-id", api.bundle,
+              "--environment", "Sandbox", "--base-url", api.url, "--ca-file", api.ca, "--retries", "0"]
+    common += ["--raw"] if raw else ["--test-anchor", str(anchor)]
+    return subprocess.run([TOOL, "api", *args, *common], capture_output=True, text=True, timeout=60)
+
+
+def test_the_tool_calls_every_endpoint(api, tmp_path):
+    request = tmp_path / "request.json"
+    image = tmp_path / "image.png"
+    image.write_bytes(PNG)
+    uid = str(IMAGE_ID)
+    bodies = {
+        "send-consumption-information": {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED"},
+        "send-consumption-data": {"customerConsented": True, "consumptionStatus": 1, "platform": 1, "sampleContentProvided": False,
+                                  "deliveryStatus": 0},
+        "set-app-account-token": {"appAccountToken": "7389a31a-fb6d-4569-a2a6-db7d85d84813"},
+        "extend-subscription-renewal-date": {"extendByDays": 45, "extendReasonCode": 1, "requestIdentifier": "r"},
+        "extend-renewal-date-for-all-active-subscribers": {"extendByDays": 45, "extendReasonCode": 1, "requestIdentifier": "r",
+                                                           "productId": "p"},
+        "get-notification-history": {"startDate": 1, "endDate": 2},
+        "upload-message": {"header": "h", "body": "b"},
+        "configure-default-message": {"messageIdentifier": uid},
+        "configure-realtime-url": {"realtimeURL": "https://example.com/r"},
+        "initiate-performance-test": {"originalTransactionId": "1"},
+        "get-transaction-history": {"startDate": 1698148800000, "productTypes": ["AUTO_RENEWABLE"]},
+    }
+    calls = [
+        (["get-transaction-info", "11"], "GET", "/inApps/v1/transactions/11"),
+        (["get-transaction-history", "11", "--revision", "r1"], "GET", "/inApps/v2/history/11"),
+        (["get-all-subscription-statuses", "11", "--status", "1", "--status", "4"], "GET", "/inApps/v1/subscriptions/11"),
+        (["get-refund-history", "11"], "GET", "/inApps/v2/refund/lookup/11"),
+        (["look-up-order-id", "W1"], "GET", "/inApps/v1/lookup/W1"),
+        (["get-app-transaction-info", "11"], "GET", "/inApps/v1/transactions/appTransactions/11"),
+        (["finish-transaction", "11"], "POST", "/inApps/v1/transactions/11/finish"),
+        (["send-consumption-information", "11"], "PUT", "/inApps/v2/transactions/consumption/11"),
+        (["send-consumption-data", "11"], "PUT", "/inApps/v1/transactions/consumption/11"),
+        (["set-app-account-token", "11"], "PUT", "/inApps/v1/transactions/11/appAccountToken"),
+        (["extend-subscription-renewal-date", "11"], "PUT", "/inApps/v1/subscriptions/extend/11"),
+        (["extend-renewal-date-for-all-active-subscribers"], "POST", "/inApps/v1/subscriptions/extend/mass"),
+        (["get-status-of-subscription-renewal-date-extensions", "r", "p"], "GET", "/inApps/v1/subscriptions/extend/mass/p/r"),
+        (["get-notification-history", "--pagination-token", "t"], "POST", "/inApps/v1/notifications/history"),
+        (["request-test-notification"], "POST", "/inApps/v1/notifications/test"),
+        (["get-test-notification-status", "tok"], "GET", "/inApps/v1/notifications/test/tok"),
+        (["upload-image", uid, "--image", str(image), "--image-size", "BULLET_POINT"], "PUT", f"/inApps/v1/messaging/image/{uid}"),
+        (["delete-image", uid], "DELETE", f"/inApps/v1/messaging/image/{uid}"),
+        (["get-image-list"], "GET", "/inApps/v1/messaging/image/list"),
+        (["upload-message", uid], "PUT", f"/inApps/v1/messaging/message/{uid}"),
+        (["delete-message", uid], "DELETE", f"/inApps/v1/messaging/message/{uid}"),
+        (["get-message-list"], "GET", "/inApps/v1/messaging/message/list"),
+        (["configure-default-message", "p", "en-US"], "PUT", "/inApps/v1/messaging/default/p/en-US"),
+        (["delete-default-message", "p", "en-US"], "DELETE", "/inApps/v1/messaging/default/p/en-US"),
+        (["get-default-message", "p", "en-US"], "GET", "/inApps/v1/messaging/default/p/en-US"),
+        (["configure-realtime-url"], "PUT", "/inApps/v1/messaging/realtime/url"),
+        (["delete-realtime-url"], "DELETE", "/inApps/v1/messaging/realtime/url"),
+        (["get-realtime-url"], "GET", "/inApps/v1/messaging/realtime/url"),
+        (["initiate-performance-test"], "POST", "/inApps/v1/messaging/performanceTest"),
+        (["get-performance-test-results", "q"], "GET", "/inApps/v1/messaging/performanceTest/result/q"),
+    ]
+    assert len(calls) == len(every_call(apple_models(), None)), "one tool call per method of Apple's client"
+    for args, method, path in calls:
+        extra: List[str] = []
+        if args[0] in bodies:
+            request.write_text(json.dumps(bodies[args[0]]))
+            extra = ["--request", str(request)]
+        done = run_tool(api, tmp_path, *args, *extra)
+        assert done.returncode == 0, (args, done.stderr)
+        seen = last_request(api)
+        assert (seen["method"], seen["path"], seen["problem"]) == (method, path, None), args
+        if done.stdout.strip():
+            json.loads(done.stdout)
+    # Verified and decoded by default; Apple's body as sent with --raw.
+    decoded = json.loads(run_tool(api, tmp_path, "get-transaction-info", "12").stdout)
+    assert decoded["signedTransactionInfo"]["transactionId"] == "23456" and decoded["signedTransactionInfo"]["gatekit"]["testSigned"]
+    raw = json.loads(run_tool(api, tmp_path, "get-transaction-info", "12", raw=True).stdout)
+    assert raw["signedTransactionInfo"].startswith("ey")
+
+
+def test_the_tool_reports_apples_errors_and_usage(api, tmp_path):
+    failed = run_tool(api, tmp_path, "get-transaction-info", "error-4040010")
+    assert failed.returncode == 1 and "Apple error 4040010" in failed.stderr
+    assert json.loads(failed.stdout)["errorCode"] == 4040010
+    tampered = run_tool(api, tmp_path, "get-transaction-info", "tampered")
+    assert tampered.returncode == 1 and tampered.stdout == "" and "signedTransactionInfo" in tampered.stderr
+    assert run_tool(api, tmp_path, "get-transaction-info").returncode == 2  # no id
+    assert run_tool(api, tmp_path, "no-such-endpoint").returncode == 2
+    assert run_tool(api, tmp_path, "get-all-subscription-statuses", "1", "--status", "9").returncode == 2
+    help_text = subprocess.run([TOOL, "api", "--help"], capture_output=True, text=True)
+    assert help_text.returncode == 0 and "get-performance-test-results" in help_text.stdout
+
+
+def test_apples_names_and_constructors_from_one_module(api):
+    """`from gatekit.apple import …` stands in for Apple's imports: the verifier takes Apple's
+    constructor (roots, online checks, environment, bundle id, app Apple id)."""
+    from gatekit import apple
+    from appstoreserverlibrary.models.Environment import Environment as ApplesEnvironment
+    certs = Path(os.environ.get("GATEKIT_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures")) / "certs"
+    g3 = (certs / "AppleRootCA-G3.cer").read_bytes()
+    rsa_root = (certs / "AppleIncRootCertificate.cer").read_bytes()
+    # Apple's roots are recognised (the library's pinned G3 is used); the stand-in's root is the test root.
+    verifier = apple.SignedDataVerifier([g3, rsa_root, api.anchor], False, ApplesEnvironment.SANDBOX, api.bundle)
+    with make_client(api) as raw:
+        signed = raw.get_transaction_info("1").signedTransactionInfo
+    assert signed is not None
+    decoded = verifier.verify_and_decode_signed_transaction(signed)
+    assert decoded.transactionId == "23456" and decoded.test_signed
+    wrong = apple.SignedDataVerifier([api.anchor], False, "Sandbox", "com.example.other")
+    with pytest.raises(apple.VerificationException) as e:
+        wrong.verify_and_decode_signed_transaction(signed)
+    assert e.value.status == apple.VerificationStatus.INVALID_APP_IDENTIFIER
+    with pytest.raises(apple.VerificationException) as e:  # Apple's roots alone: test data is not Apple's
+        apple.SignedDataVerifier([g3], False, "Sandbox", api.bundle).verify_and_decode_signed_transaction(signed)
+    assert e.value.status in (apple.VerificationStatus.INVALID_CHAIN, apple.VerificationStatus.VERIFICATION_FAILURE)
+    with pytest.raises(ValueError, match="offline"):
+        apple.SignedDataVerifier([g3], True, "Sandbox", api.bundle)
+    with pytest.raises(ValueError, match="empty"):
+        apple.SignedDataVerifier([], False, "Sandbox", api.bundle)
+    with pytest.raises(ValueError, match="G3"):
+        apple.SignedDataVerifier([rsa_root], False, "Sandbox", api.bundle)
+    with pytest.raises(ValueError, match="Production"):
+        apple.SignedDataVerifier([g3], False, "Production", api.bundle)
+    for name in ("AppStoreServerAPIClient", "APIException", "APIError", "GetTransactionHistoryVersion", "ReceiptUtility",
+                 "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator",
+                 "IntroductoryOfferEligibilitySignatureCreator", "AdvancedCommerceAPIInAppSignatureCreator", "TransactionHistoryRequest"):
+        assert hasattr(apple, name) and name in apple.__all__, name

@@ -1,0 +1,194 @@
+/* gatekit api: every endpoint of the App Store Server API, by Apple's method names (dashes for
+ * underscores), through the library's client: signed requests, HTTPS, Apple's errors, retries,
+ * and every signed member of the answer verified and decoded unless --raw. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char gk_api_usage[] =
+    "gatekit api ENDPOINT [ARGUMENTS] KEY_OPTIONS --environment Production|Sandbox|LocalTesting [OPTIONS]\n"
+    "endpoints (Apple's AppStoreServerAPIClient methods):\n"
+    "  get-transaction-info ID                    get-app-transaction-info ID\n"
+    "  get-transaction-history ID [--revision R] [--request FILE] [--history-version 1|2 (default 2)]\n"
+    "  get-all-subscription-statuses ID [--status 1..5]...   get-refund-history ID [--revision R]\n"
+    "  look-up-order-id ORDER_ID                  finish-transaction ID\n"
+    "  send-consumption-information ID --request FILE   send-consumption-data ID --request FILE\n"
+    "  set-app-account-token ORIGINAL_ID --request FILE\n"
+    "  extend-subscription-renewal-date ORIGINAL_ID --request FILE\n"
+    "  extend-renewal-date-for-all-active-subscribers --request FILE\n"
+    "  get-status-of-subscription-renewal-date-extensions REQUEST_ID PRODUCT_ID\n"
+    "  get-notification-history --request FILE [--pagination-token T]\n"
+    "  request-test-notification                  get-test-notification-status TOKEN\n"
+    "  upload-image UUID --image FILE.png [--image-size FULL_SIZE|BULLET_POINT]   delete-image UUID   get-image-list\n"
+    "  upload-message UUID --request FILE         delete-message UUID       get-message-list\n"
+    "  configure-default-message PRODUCT LOCALE --request FILE\n"
+    "  delete-default-message PRODUCT LOCALE      get-default-message PRODUCT LOCALE\n"
+    "  configure-realtime-url --request FILE      delete-realtime-url       get-realtime-url\n"
+    "  initiate-performance-test --request FILE   get-performance-test-results REQUEST_ID\n"
+    "KEY_OPTIONS: --key FILE (the App Store Connect .p8) --key-id ID --issuer-id ID --bundle-id ID.\n"
+    "--request FILE|-: Apple's request object as JSON. Answers' signed members are verified and decoded\n"
+    "(--app-apple-id for Production, --test-anchor CERT for test data); --raw prints Apple's body as sent.\n"
+    "OPTIONS: --base-url URL and --ca-file PEM (a stand-in or proxy), --timeout MS, --retries N.\n"
+    "Exit 0 with the answer's JSON on stdout (nothing when it has no body); 1 when the call fails: for\n"
+    "Apple's errors stdout has {\"httpStatus\",\"errorCode\",\"errorMessage\",\"retryable\",\"retryAfter\"};\n"
+    "2 usage.";
+
+typedef struct {
+    const char *key, *key_id, *issuer_id, *revision, *request, *history_version, *pagination_token, *image, *image_size,
+        *base_url, *ca_file, *timeout, *retries;
+    const char *positional[3];
+    int npositional, raw, statuses[5], nstatuses;
+    gk_signed_options verify;
+} api_args;
+
+static int parse(int argc, char **argv, api_args *a) {
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        const char *status = NULL;
+        if (strcmp(argv[i], "--raw") == 0) {
+            a->raw = 1;
+            continue;
+        }
+        if ((r = gk_option(argc, argv, &i, "--key", &a->key)) || (r = gk_option(argc, argv, &i, "--key-id", &a->key_id)) ||
+            (r = gk_option(argc, argv, &i, "--issuer-id", &a->issuer_id)) || (r = gk_option(argc, argv, &i, "--revision", &a->revision)) ||
+            (r = gk_option(argc, argv, &i, "--request", &a->request)) ||
+            (r = gk_option(argc, argv, &i, "--history-version", &a->history_version)) ||
+            (r = gk_option(argc, argv, &i, "--pagination-token", &a->pagination_token)) ||
+            (r = gk_option(argc, argv, &i, "--image", &a->image)) || (r = gk_option(argc, argv, &i, "--image-size", &a->image_size)) ||
+            (r = gk_option(argc, argv, &i, "--base-url", &a->base_url)) || (r = gk_option(argc, argv, &i, "--ca-file", &a->ca_file)) ||
+            (r = gk_option(argc, argv, &i, "--timeout", &a->timeout)) || (r = gk_option(argc, argv, &i, "--retries", &a->retries)) ||
+            (r = gk_signed_option(argc, argv, &i, &a->verify))) {
+            if (r < 0) return -1;
+            continue;
+        }
+        if ((r = gk_option(argc, argv, &i, "--status", &status))) {
+            long long n = r < 0 ? -1 : gk_number(status);
+            if (n < 1 || n > 5 || a->nstatuses == 5) {
+                fprintf(stderr, "gatekit api: --status is one of Apple's subscription statuses, 1 to 5, at most five times\n");
+                return -1;
+            }
+            a->statuses[a->nstatuses++] = (int)n;
+            continue;
+        }
+        if ((argv[i][0] == '-' && argv[i][1] != '\0') || a->npositional == 3) {
+            fprintf(stderr, "gatekit api: unexpected argument %s\n", argv[i]);
+            return -1;
+        }
+        a->positional[a->npositional++] = argv[i];
+    }
+    return 0;
+}
+
+/* Calls the endpoint named e with the parsed arguments; -1000: no such endpoint. */
+static int call(gatekit_appstore_client *c, const char *e, const api_args *a, const char *request, const unsigned char *image,
+                size_t image_len, char **out, char **decoded) {
+    const char *p0 = a->positional[0], *p1 = a->positional[1];
+    if (strcmp(e, "get-transaction-info") == 0) return appstore_get_transaction_info(c, p0, out, decoded);
+    if (strcmp(e, "get-transaction-history") == 0) {
+        long long version = a->history_version ? gk_number(a->history_version) : 2;
+        return appstore_get_transaction_history(c, p0, a->revision, request, (int)(version == 1 || version == 2 ? version : 0), out, decoded);
+    }
+    if (strcmp(e, "get-all-subscription-statuses") == 0) return appstore_get_all_subscription_statuses(c, p0, a->statuses, (size_t)a->nstatuses, out, decoded);
+    if (strcmp(e, "get-refund-history") == 0) return appstore_get_refund_history(c, p0, a->revision, out, decoded);
+    if (strcmp(e, "look-up-order-id") == 0) return appstore_look_up_order_id(c, p0, out, decoded);
+    if (strcmp(e, "get-app-transaction-info") == 0) return appstore_get_app_transaction_info(c, p0, out, decoded);
+    if (strcmp(e, "finish-transaction") == 0) return appstore_finish_transaction(c, p0, out);
+    if (strcmp(e, "send-consumption-information") == 0) return appstore_send_consumption_information(c, p0, request, out);
+    if (strcmp(e, "send-consumption-data") == 0) return appstore_send_consumption_data(c, p0, request, out);
+    if (strcmp(e, "set-app-account-token") == 0) return appstore_set_app_account_token(c, p0, request, out);
+    if (strcmp(e, "extend-subscription-renewal-date") == 0) return appstore_extend_subscription_renewal_date(c, p0, request, out);
+    if (strcmp(e, "extend-renewal-date-for-all-active-subscribers") == 0) return appstore_extend_renewal_date_for_all_active_subscribers(c, request, out);
+    if (strcmp(e, "get-status-of-subscription-renewal-date-extensions") == 0)
+        return appstore_get_status_of_subscription_renewal_date_extensions(c, p0, p1, out);
+    if (strcmp(e, "get-notification-history") == 0) return appstore_get_notification_history(c, a->pagination_token, request, out, decoded);
+    if (strcmp(e, "request-test-notification") == 0) return appstore_request_test_notification(c, out);
+    if (strcmp(e, "get-test-notification-status") == 0) return appstore_get_test_notification_status(c, p0, out, decoded);
+    if (strcmp(e, "upload-image") == 0) return appstore_upload_image(c, p0, image, image_len, a->image_size, out);
+    if (strcmp(e, "delete-image") == 0) return appstore_delete_image(c, p0, out);
+    if (strcmp(e, "get-image-list") == 0) return appstore_get_image_list(c, out);
+    if (strcmp(e, "upload-message") == 0) return appstore_upload_message(c, p0, request, out);
+    if (strcmp(e, "delete-message") == 0) return appstore_delete_message(c, p0, out);
+    if (strcmp(e, "get-message-list") == 0) return appstore_get_message_list(c, out);
+    if (strcmp(e, "configure-default-message") == 0) return appstore_configure_default_message(c, p0, p1, request, out);
+    if (strcmp(e, "delete-default-message") == 0) return appstore_delete_default_message(c, p0, p1, out);
+    if (strcmp(e, "get-default-message") == 0) return appstore_get_default_message(c, p0, p1, out);
+    if (strcmp(e, "configure-realtime-url") == 0) return appstore_configure_realtime_url(c, request, out);
+    if (strcmp(e, "delete-realtime-url") == 0) return appstore_delete_realtime_url(c, out);
+    if (strcmp(e, "get-realtime-url") == 0) return appstore_get_realtime_url(c, out);
+    if (strcmp(e, "initiate-performance-test") == 0) return appstore_initiate_performance_test(c, request, out);
+    if (strcmp(e, "get-performance-test-results") == 0) return appstore_get_performance_test_results(c, p0, out);
+    return -1000;
+}
+
+static gatekit_appstore_client *make_client(const api_args *a, const gatekit_jws_options *verify) {
+    size_t pem_len = 0;
+    unsigned char *pem = gk_read_all(a->key, &pem_len);
+    if (!pem) return NULL;
+    gatekit_appstore_key *key = NULL;
+    int rc = appstore_key_load(&key, pem, pem_len, a->key_id, a->issuer_id, a->verify.bundle_id);
+    free(pem);
+    if (rc < 0) {
+        gk_fail("api: the key", rc);
+        return NULL;
+    }
+    gatekit_appstore_client_options o;
+    gatekit_appstore_client *client = NULL;
+    if ((rc = appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION)) == 0) {
+        o.environment = a->verify.environment;
+        o.base_url = a->base_url;
+        o.ca_file = a->ca_file;
+        if (a->timeout) o.timeout_ms = (int)(gk_number(a->timeout) > 600000 ? -1 : gk_number(a->timeout));
+        if (a->retries) o.max_retries = (int)(gk_number(a->retries) > 10 ? -1 : gk_number(a->retries));
+        o.verify = verify;
+        rc = appstore_client_new(&client, key, &o);
+    }
+    appstore_key_free(key);
+    if (rc < 0) gk_fail("api", rc);
+    return client;
+}
+
+int gk_cmd_api(gk_cli *cli, int argc, char **argv) {
+    (void)cli;
+    if (argc < 2) return gk_usage(gk_api_usage);
+    const char *endpoint = argv[1];
+    api_args a = {0};
+    if (parse(argc, argv, &a) < 0) return gk_usage(gk_api_usage);
+    if (!a.key || !a.key_id || !a.issuer_id || !a.verify.bundle_id || !a.verify.environment) {
+        fprintf(stderr, "gatekit api: --key, --key-id, --issuer-id, --bundle-id and --environment are required\n");
+        return gk_usage(gk_api_usage);
+    }
+    gatekit_jws_options verify;
+    unsigned char *anchor = NULL;
+    if (!a.raw) {
+        int rc = gk_jws_options("gatekit api", &a.verify, 0, &verify, &anchor);
+        if (rc != 0) return rc;
+    }
+    char *request = a.request ? gk_load_text(a.request) : NULL;
+    size_t image_len = 0;
+    unsigned char *image = a.image ? gk_read_all(a.image, &image_len) : NULL;
+    int status = GK_EXIT_ERROR;
+    gatekit_appstore_client *client = NULL;
+    if ((!a.request || request) && (!a.image || image) && (client = make_client(&a, a.raw ? NULL : &verify))) {
+        char *out = NULL, *decoded = NULL;
+        int rc = call(client, endpoint, &a, request, image, image_len, &out, a.raw ? NULL : &decoded);
+        if (rc == -1000) {
+            fprintf(stderr, "gatekit api: unknown endpoint %s\n", endpoint);
+            status = gk_usage(gk_api_usage);
+        } else if (rc < 0) {
+            if (out) puts(out);  /* Apple's error, as JSON */
+            status = gk_fail(endpoint, rc);
+            if (rc == GATEKIT_EINVAL) status = GK_EXIT_USAGE;  /* an argument the endpoint cannot send */
+        } else {
+            if (decoded || out) puts(decoded ? decoded : out);
+            status = GK_EXIT_OK;
+        }
+        gatekit_free(out);
+        gatekit_free(decoded);
+        appstore_client_free(client);
+    }
+    free(request);
+    free(image);
+    free(anchor);
+    return status;
+}
