@@ -1165,7 +1165,7 @@ typedef struct gatekit_appstore_client_options {
 typedef struct gatekit_appstore_client gatekit_appstore_client;
 
 /* Sets version and the defaults above (environment NULL: the caller sets it). */
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_client_options_init(gatekit_appstore_client_options *options, unsigned int version);
+GATEKIT_API int appstore_client_options_init(gatekit_appstore_client_options *options, unsigned int version);
 
 /* Makes a client for the key (which needs its issuer_id; the client keeps its own reference,
  * so the key may be freed after). Errors: GATEKIT_EINVAL (Xcode, a bad option, no issuer_id),

@@ -32,12 +32,15 @@ import Testing
     @Test func historyRequestBecomesApplesQuery() throws {
         let e = try APIEndpoint.getTransactionHistory(
             transactionID: "7", revision: "r1",
-            request: body(#"{"startDate":1,"endDate":2,"productIds":["a","b"],"productTypes":["CONSUMABLE"],"sort":"ASCENDING","subscriptionGroupIdentifiers":["g"],"inAppOwnershipType":"PURCHASED","revoked":true,"notSet":null}"#.replacingOccurrences(of: #","notSet":null"#, with: #","productIds":null"#)),
+            request: body(#"{"startDate":1,"endDate":2,"productIds":["a","b"],"productTypes":["CONSUMABLE"],"sort":"ASCENDING","subscriptionGroupIdentifiers":["g"],"inAppOwnershipType":"PURCHASED","revoked":true}"#),
             version: 2)
         #expect(e.path == "/inApps/v2/history/7")
         #expect(e.query.map { "\($0.0)=\($0.1)" } == ["revision=r1", "startDate=1", "endDate=2", "productId=a", "productId=b", "productType=CONSUMABLE",
                                                       "sort=ASCENDING", "subscriptionGroupIdentifier=g", "inAppOwnershipType=PURCHASED", "revoked=true"])
         #expect(e.body == nil)
+        // Null members are left out, as Apple's clients leave out what is not set.
+        let nulls = try APIEndpoint.getTransactionHistory(transactionID: "7", revision: nil, request: body(#"{"startDate":null,"productIds":null}"#), version: 1)
+        #expect(nulls.query.isEmpty && nulls.path == "/inApps/v1/history/7")
     }
 
     @Test func badArgumentsAreRefusedBeforeAnyRequest() {
@@ -45,6 +48,7 @@ import Testing
         #expect(throws: GateKitError.self) { try APIEndpoint.getTransactionHistory(transactionID: "1", revision: nil, request: nil, version: 3) }
         #expect(throws: GateKitError.self) { try APIEndpoint.getTransactionHistory(transactionID: "1", revision: nil, request: self.body(#"{"startDate":"x"}"#), version: 2) }
         #expect(throws: GateKitError.self) { try APIEndpoint.getTransactionHistory(transactionID: "1", revision: nil, request: self.body(#"{"startDate":1.5}"#), version: 2) }
+        #expect(throws: GateKitError.self) { try APIEndpoint.getTransactionHistory(transactionID: "1", revision: nil, request: self.body(#"{"sort":"ASCENDING","sort":"DESCENDING"}"#), version: 2) }
         #expect(throws: GateKitError.self) { try APIEndpoint.getAllSubscriptionStatuses(transactionID: "1", statuses: [0]) }
         #expect(throws: GateKitError.self) { try APIEndpoint.deleteImage(identifier: "a1b2c3d4e5f67890a1b2c3d4e5f678901234") }
         #expect(throws: GateKitError.self) { try APIEndpoint.uploadImage(identifier: "a1b2c3d4-e5f6-7890-a1b2-c3d4e5f67890", image: [], imageSize: nil) }
@@ -87,7 +91,12 @@ import Testing
 
     /// A P-256 key made by OpenSSL for this run, as a .p8 PEM.
     func testSigningKey() throws -> SigningKey {
-        let generated = try #require(EVP_EC_gen("P-256"))
+        let context = try #require(EVP_PKEY_CTX_new_from_name(nil, "EC", nil))
+        defer { EVP_PKEY_CTX_free(context) }
+        #expect(EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_group_name(context, "P-256") == 1)
+        var key: OpaquePointer?
+        #expect(EVP_PKEY_generate(context, &key) == 1)
+        let generated = try #require(key)
         defer { EVP_PKEY_free(generated) }
         let bio = try #require(BIO_new(BIO_s_mem()))
         defer { BIO_free(bio) }

@@ -19,17 +19,17 @@ import hashlib
 from typing import List, Optional, Union
 
 from . import jws
-from .api_client import (APIError, APIException, AppStoreServerAPIClient, Environment, GetTransactionHistoryVersion)
-from .api_client import *  # noqa: F401,F403  (Apple's request and response models)
-from .api_client import __all__ as _api_names
+from . import api_client
+from .api_client import *  # noqa: F401,F403  (the client, its errors, Apple's request and response models)
+from .api_client import Environment
 from .appstore import (AdvancedCommerceAPIInAppSignatureCreator, IntroductoryOfferEligibilitySignatureCreator,
                        PromotionalOfferSignatureCreator, PromotionalOfferV2SignatureCreator, ReceiptUtility)
 from .jws import SignedDataError, VerificationStatus
 
-__all__ = sorted(set(_api_names) | {
-    "APIError", "APIException", "AdvancedCommerceAPIInAppSignatureCreator", "AppStoreServerAPIClient", "Environment",
-    "GetTransactionHistoryVersion", "IntroductoryOfferEligibilitySignatureCreator", "PromotionalOfferSignatureCreator",
-    "PromotionalOfferV2SignatureCreator", "ReceiptUtility", "SignedDataVerifier", "VerificationException", "VerificationStatus"})
+__all__ = ["AdvancedCommerceAPIInAppSignatureCreator", "IntroductoryOfferEligibilitySignatureCreator",
+           "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator", "ReceiptUtility", "SignedDataVerifier",
+           "VerificationException", "VerificationStatus"]
+__all__ += api_client.__all__
 
 #: Apple's ``VerificationException``: every verification failure (``.status`` is Apple's status).
 VerificationException = SignedDataError

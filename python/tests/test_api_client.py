@@ -442,3 +442,37 @@ def test_apples_names_and_constructors_from_one_module(api):
                  "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator",
                  "IntroductoryOfferEligibilitySignatureCreator", "AdvancedCommerceAPIInAppSignatureCreator", "TransactionHistoryRequest"):
         assert hasattr(apple, name) and name in apple.__all__, name
+
+
+def test_the_transaction_lookup_examples(api, tmp_path):
+    """examples/transaction_lookup.c and .py, as the README shows them, against the stand-in."""
+    import shutil
+    import sys
+    import gatekit
+    repo = Path(__file__).resolve().parents[2]
+    key = tmp_path / "key.p8"
+    key.write_bytes(api.key)
+    root = tmp_path / "root.der"
+    root.write_bytes(api.anchor)
+    args = [str(key), api.key_id, api.issuer, api.bundle, "Sandbox"]
+    stand_in = [api.url, api.ca, str(root)]
+    programs = [[sys.executable, str(repo / "examples" / "transaction_lookup.py")]]
+    if shutil.which("cc"):
+        library = Path(gatekit.library_path()).resolve().parent
+        binary = tmp_path / "transaction_lookup"
+        subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", str(binary), str(repo / "examples" / "transaction_lookup.c"),
+                        f"-I{repo / 'include'}", f"-L{library}", f"-Wl,-rpath,{library}", "-lgatekit"], check=True)
+        programs.append([str(binary)])
+    else:
+        print("SKIP: the C example (no C compiler)")
+    env = dict(os.environ, PYTHONPATH=str(repo / "python"))
+    for program in programs:
+        found = subprocess.run([*program, *args, "1234", *stand_in], capture_output=True, text=True, env=env, timeout=60)
+        assert found.returncode == 0, (program, found.stderr)
+        transaction = json.loads(found.stdout)["signedTransactionInfo"]
+        assert transaction["transactionId"] == "23456" and transaction["gatekit"]["testSigned"] is True
+        missing = subprocess.run([*program, *args, "error-4040010", *stand_in], capture_output=True, text=True, env=env, timeout=60)
+        assert missing.returncode == 1 and json.loads(missing.stdout)["errorCode"] == 4040010, (program, missing.stderr)
+        forged = subprocess.run([*program, *args, "tampered", *stand_in], capture_output=True, text=True, env=env, timeout=60)
+        assert forged.returncode != 0 and "signedTransactionInfo" in forged.stderr and forged.stdout == "", program
+        assert subprocess.run([*program], capture_output=True, env=env).returncode == 2

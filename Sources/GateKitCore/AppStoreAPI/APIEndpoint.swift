@@ -215,11 +215,13 @@ public struct APIEndpoint: Sendable, Equatable {
         guard request.count <= maximumBodyLength else { throw GateKitError(.tooLarge, "the request JSON is longer than \(maximumBodyLength) bytes") }
         guard case let .object(members) = try requestJSON(request) else { throw .invalid("the transaction history request must be a JSON object") }
         var query: [(String, String)] = []
+        var seen: Set<String> = []
         for (name, value) in members {
+            guard seen.insert(name).inserted else { throw .invalid("the transaction history request names \(Quoted.text(name)) twice") }
             switch (name, value) {
             case (_, .null): continue
             case ("startDate", .number(let n)), ("endDate", .number(let n)):
-                guard let ms = value.int64Value else { throw .invalid("\(name) must be whole milliseconds, not \(n)") }
+                guard let ms = Int64(n) else { throw .invalid("\(name) must be whole milliseconds, not \(Quoted.text(n))") }
                 query.append((name, String(ms)))
             case ("productIds", .array(let items)), ("productTypes", .array(let items)), ("subscriptionGroupIdentifiers", .array(let items)):
                 let single = String(name.dropLast())  // Apple's query names are singular
