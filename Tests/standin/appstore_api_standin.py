@@ -280,6 +280,9 @@ class StandIn:
 def make_handler(standin: StandIn) -> type:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as Apple's servers do
+        # Headers and body are written separately: with Nagle's algorithm the body would wait
+        # for the client's delayed ACK (40 ms on Linux) on every answer.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args: Any) -> None:  # quiet: requests.jsonl is the log
             pass
@@ -421,8 +424,13 @@ def main() -> int:
         print(f"stand-in: Apple's models are not at {MODELS} (set GATEKIT_FIXTURES)", file=sys.stderr)
         return 1
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    born = time.time()
     subprocess.run([str(REPO / "Tests" / "scripts" / "jws-test-pki.sh"), str(folder / "pki")], check=True,
                    stdout=subprocess.DEVNULL)
+    # Signed data dated in the PKI's first second would sit on its certificates' notBefore,
+    # where GateKit's verified-chain cache (strictly inside the validity window) never answers:
+    # every verification would be a cold one, unlike with Apple's long-lived certificates.
+    time.sleep(max(0.0, born + 1.1 - time.time()))
     api_key = ec.generate_private_key(ec.SECP256R1())
     write(folder / "key.p8", api_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                    serialization.NoEncryption()))
