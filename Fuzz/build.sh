@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer binary: the GateKitCore sources plus Fuzz/Targets/*.swift compiled
 # as one module with -sanitize=fuzzer,address (coverage + ASan), linked against OpenSSL and
-# SQLite (libpq is loaded at run time, as in the library). Kept out of Package.swift so `swift build` and `swift test` never pay for it.
+# SQLite (libpq, libdbus and libcurl are loaded at run time, as in the library). Kept out of Package.swift so `swift build` and `swift test` never pay for it.
 #   Fuzz/build.sh [OUTPUT]   (default .build/fuzz/gatekit-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +12,8 @@ mapfile -t sources < <(find Sources/GateKitCore Fuzz/Targets -name '*.swift' | s
 # -O: libFuzzer wants speed; Swift's own checks (bounds, overflow) stay on in -O.
 "$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz \
     -sanitize=fuzzer,address -use-ld=lld \
-    -I Sources/COpenSSL -I Sources/CSQLite -I Sources/CPostgres -I Sources/CDBus \
-    $(pkg-config --cflags-only-I libcrypto sqlite3 dbus-1 | sed 's/-I/-Xcc -I/g') \
+    -I Sources/COpenSSL -I Sources/CSQLite -I Sources/CPostgres -I Sources/CDBus -I Sources/CCurl \
+     $(pkg-config --cflags-only-I libcrypto sqlite3 dbus-1 libcurl | sed 's/-I/-Xcc -I/g') \
     -lcrypto -lsqlite3 \
     "${sources[@]}" -o "$out"
 echo "built $out (${#sources[@]} Swift files)"

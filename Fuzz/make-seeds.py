@@ -171,6 +171,13 @@ def jws_seeds() -> None:
     put("jws-verify", b"eyJhbGciOiJFUzI1NiIsIng1YyI6W119.e30.AA")
 
 
+def api_answer_seeds() -> None:
+    for p in fixture_files("appstore-api/models/*.json"):
+        put("api-answer", p.read_bytes()[:65536])
+    put("api-answer", b'{"startDate":1,"productIds":["a"],"revoked":false}')
+    put("api-answer", b"../x?y#z%2F..")
+
+
 GENERATORS = {
     "json": json_seeds,
     "date": date_seeds,
@@ -179,6 +186,7 @@ GENERATORS = {
     "store-file": store_file_seeds,
     "receipts": receipt_seeds,
     "jws": jws_seeds,
+    "api-answer": api_answer_seeds,
 }
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void
     ("jws-parse", fuzzJWSParse),
     ("jws-verify", fuzzJWSVerify),
     ("ber-differential", fuzzBERDifferential),
+    ("api-answer", fuzzAPIAnswer),
 ]
 
 enum Selected {

@@ -476,3 +476,15 @@ def test_the_transaction_lookup_examples(api, tmp_path):
         forged = subprocess.run([*program, *args, "tampered", *stand_in], capture_output=True, text=True, env=env, timeout=60)
         assert forged.returncode != 0 and "signedTransactionInfo" in forged.stderr and forged.stdout == "", program
         assert subprocess.run([*program], capture_output=True, env=env).returncode == 2
+
+
+def test_gatekit_appstore_endpoint_is_gatekit_api_endpoint(api, tmp_path):
+    done = run_tool(api, tmp_path, "get-transaction-info", "77")
+    key = tmp_path / "key.p8"
+    via_appstore = subprocess.run([TOOL, "appstore", "get-transaction-info", "77", "--key", str(key), "--key-id", api.key_id,
+                                   "--issuer-id", api.issuer, "--bundle-id", api.bundle, "--environment", "Sandbox",
+                                   "--base-url", api.url, "--ca-file", api.ca, "--test-anchor", str(tmp_path / "root.der")],
+                                  capture_output=True, text=True, timeout=60)
+    assert via_appstore.returncode == 0 and last_request(api)["path"] == "/inApps/v1/transactions/77"
+    assert json.loads(via_appstore.stdout)["signedTransactionInfo"]["transactionId"] == \
+        json.loads(done.stdout)["signedTransactionInfo"]["transactionId"]

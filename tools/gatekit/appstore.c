@@ -18,7 +18,8 @@ const char gk_appstore_usage[] =
     "gatekit appstore legacy-transaction-id FILE|-   a legacy transaction receipt's transaction id, NOT validated\n"
     "KEY_OPTIONS: --key FILE (the App Store Connect .p8) --key-id ID --bundle-id ID.\n"
     "Exit 0 with the result on stdout; 1 when the library refuses (the reason on stderr); 2 usage;\n"
-    "5 (transaction-id commands) when the receipt names no transaction.";
+    "5 (transaction-id commands) when the receipt names no transaction.\n"
+    "gatekit appstore ENDPOINT ... is gatekit api ENDPOINT ...: the App Store Server API (gatekit api --help).";
 
 typedef struct {
     const char *key, *key_id, *issuer_id, *bundle_id, *product, *offer, *nonce, *timestamp, *username, *transaction,
@@ -81,9 +82,9 @@ static int transaction_id(const appstore_args *a, int legacy) {
 }
 
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv) {
-    (void)cli;
     if (argc < 2) return gk_usage(gk_appstore_usage);
     const char *command = argv[1];
+    if (gk_is_api_endpoint(command)) return gk_cmd_api(cli, argc, argv);  /* gatekit appstore ENDPOINT = gatekit api ENDPOINT */
     appstore_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_appstore_usage);
     if (strcmp(command, "transaction-id") == 0) return transaction_id(&a, 0);
@@ -95,15 +96,10 @@ int gk_cmd_appstore(gk_cli *cli, int argc, char **argv) {
         return GK_EXIT_USAGE;
     }
 
-    size_t pem_len = 0;
-    unsigned char *pem = gk_read_all(a.key, &pem_len);
-    if (!pem) return GK_EXIT_ERROR;
-    gatekit_appstore_key *key = NULL;
-    int rc = appstore_key_load(&key, pem, pem_len, a.key_id, a.issuer_id, a.bundle_id);
-    free(pem);
-    if (rc < 0) return gk_fail("appstore: the key", rc);
+    gatekit_appstore_key *key = gk_load_appstore_key(a.key, a.key_id, a.issuer_id, a.bundle_id);
+    if (!key) return GK_EXIT_ERROR;
     char *out = NULL;
-    rc = 1;  /* 1: the command line did not name a known command with its options */
+    int rc = 1;  /* 1: the command line did not name a known command with its options */
     if (strcmp(command, "offer-signature") == 0 && a.product && a.offer && a.nonce && a.timestamp) {
         long long ts = gk_number(a.timestamp);
         rc = appstore_promotional_offer_signature(&out, key, a.product, a.offer, a.username ? a.username : "", a.nonce, ts < 0 ? 0 : ts);

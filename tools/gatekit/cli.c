@@ -202,3 +202,14 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
     }
     return 0;
 }
+
+gatekit_appstore_key *gk_load_appstore_key(const char *path, const char *key_id, const char *issuer_id, const char *bundle_id) {
+    size_t pem_len = 0;
+    unsigned char *pem = gk_read_all(path, &pem_len);
+    if (!pem) return NULL;
+    gatekit_appstore_key *key = NULL;
+    int rc = appstore_key_load(&key, pem, pem_len, key_id, issuer_id, bundle_id);
+    free(pem);
+    if (rc < 0) gk_fail("the key", rc);
+    return rc < 0 ? NULL : key;
+}

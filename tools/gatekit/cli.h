@@ -57,6 +57,9 @@ long long gk_parse_time(const char *s);
 /* A certificate file as DER (PEM is decoded); malloc'd, NULL and a message on error. */
 unsigned char *gk_load_certificate(const char *path, size_t *len);
 
+/* An App Store Connect .p8 key file loaded for signing; NULL after printing why. */
+gatekit_appstore_key *gk_load_appstore_key(const char *path, const char *key_id, const char *issuer_id, const char *bundle_id);
+
 /* A text file (or stdin for "-") without surrounding white space; malloc'd, NUL-terminated. */
 char *gk_load_text(const char *path);
 
@@ -89,5 +92,7 @@ int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
+/* 1 when name is an App Store Server API endpoint of gatekit api. */
+int gk_is_api_endpoint(const char *name);
 
 #endif
