@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# make deb: the Debian packages libgatekit0 (the library), libgatekit-dev (header, .so link,
+# gatekit.pc in the system pkg-config path) and gatekit-tools (the tool, its man page and bash
+# completion), built with dpkg-deb from one install tree.
+#   scripts/build-deb.sh TREE OUTDIR   TREE: `make install DESTDIR=TREE PREFIX=/usr LIBDIR=/usr/lib/<multiarch>`
+set -euo pipefail
+tree=$(realpath "$1")
+out=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+version=$(sed -n 's/^#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' "$root/include/gatekit.h")
+revision=1
+arch=$(dpkg --print-architecture)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+libdir=usr/lib/$multiarch
+maintainer="GateKit authors <gatekit@localhost>"
+work=$(mktemp -d /tmp/gatekit-deb.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+rm -f "$out"/*.deb
+
+# The library's run-time dependencies, as Debian computes them from its ELF references.
+shlibs() {
+    mkdir -p "$work/shlibs/debian"
+    printf 'Source: gatekit\n\nPackage: %s\nArchitecture: any\n' "$1" > "$work/shlibs/debian/control"
+    (cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$tree/$libdir" -e"$2") | sed -n 's/^shlibs:Depends=//p'
+}
+
+# package NAME SECTION DEPENDS DESCRIPTION FILE...   (files relative to the tree)
+package() {
+    local name=$1 section=$2 depends=$3 description=$4
+    shift 4
+    local dir="$work/$name"
+    mkdir -p "$dir/DEBIAN" "$dir/usr/share/doc/$name"
+    for f in "$@"; do
+        mkdir -p "$dir/$(dirname "$f")"
+        cp -a "$tree/$f" "$dir/$f"
+    done
+    install -m 0644 "$root/LICENSE" "$dir/usr/share/doc/$name/copyright"
+    {
+        echo "Package: $name"
+        echo "Version: $version-$revision"
+        echo "Architecture: $arch"
+        echo "Maintainer: $maintainer"
+        echo "Section: $section"
+        echo "Priority: optional"
+        [ -n "$depends" ] && echo "Depends: $depends"
+        [ "$name" = libgatekit0 ] && echo "Recommends: libcurl4, libpq5, libdbus-1-3"
+        [ "$name" = libgatekit0 ] && echo "Multi-Arch: same"
+        echo "Installed-Size: $(du -sk --exclude=DEBIAN "$dir" | cut -f1)"
+        echo "Description: $description"
+        echo " GateKit decides what an app's user may do: whether this user accepted this exact"
+        echo " EULA text, whether the App Store really sold a product (receipts and StoreKit 2"
+        echo " signed data, verified locally with OpenSSL), entitlements over time, the App Store"
+        echo " Server API, and permission state."
+    } > "$dir/DEBIAN/control"
+    (cd "$dir" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 -r md5sum) > "$dir/DEBIAN/md5sums"
+    if [ "$name" = libgatekit0 ]; then
+        echo "libgatekit 0 libgatekit0 (>= $version)" > "$dir/DEBIAN/shlibs"
+        echo "activate-noawait ldconfig" > "$dir/DEBIAN/triggers"
+    fi
+    dpkg-deb --root-owner-group -Zxz --build "$dir" "$out/${name}_${version}-${revision}_${arch}.deb" >/dev/null
+    echo "built $out/${name}_${version}-${revision}_${arch}.deb"
+}
+
+gzip -9n "$tree/usr/share/man/man1/gatekit.1"
+lib="$libdir/libgatekit.so.$version"
+package libgatekit0 libs "$(shlibs libgatekit0 "$tree/$lib")" \
+    "GateKit: EULA gating, App Store receipts and signed data, permissions (library)" \
+    "$lib" "$libdir/libgatekit.so.0"
+package libgatekit-dev libdevel "libgatekit0 (= $version-$revision)" \
+    "GateKit: EULA gating, App Store receipts and signed data, permissions (development files)" \
+    usr/include/gatekit.h "$libdir/libgatekit.so" "$libdir/pkgconfig/gatekit.pc"
+tool_depends="libgatekit0 (= $version-$revision)"
+extra=$(shlibs gatekit-tools "$tree/usr/bin/gatekit" | tr ',' '\n' | grep -v libgatekit | paste -sd, | sed 's/^ *//')
+[ -n "$extra" ] && tool_depends="$tool_depends, $extra"
+package gatekit-tools utils "$tool_depends" \
+    "GateKit: EULA gating, App Store receipts and signed data, permissions (command-line tool)" \
+    usr/bin/gatekit usr/share/man/man1/gatekit.1.gz usr/share/bash-completion/completions/gatekit

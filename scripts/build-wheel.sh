@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make wheel: a platform wheel of the Python package that carries the toolchain-free library.
+#   scripts/build-wheel.sh LIBRARY OUTDIR
+# The package and the release library (Swift runtime linked in) are staged in a temporary
+# folder, built by hatchling into a pure wheel, retagged py3-none-linux_x86_64 (ctypes, not a
+# Python extension: any CPython 3 on the platform), then repaired by auditwheel, which grafts
+# the C libraries it links (OpenSSL's libcrypto, libsqlite3) and tags the manylinux policy
+# this build satisfies. Nothing is written into python/.
+set -euo pipefail
+lib=$(realpath "$1")
+out=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-python3}
+"$python" -m pip install -q --disable-pip-version-check -r "$root/python/requirements-dist.txt"
+
+stage=$(mktemp -d /tmp/gatekit-wheel.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/src/gatekit" "$stage/raw" "$out"
+cp "$root"/python/gatekit/*.py "$root/python/gatekit/py.typed" "$stage/src/gatekit/"
+install -m 0755 "$lib" "$stage/src/gatekit/libgatekit.so.0"
+strip --strip-unneeded "$stage/src/gatekit/libgatekit.so.0"
+cp "$root/python/pyproject.toml" "$root/LICENSE" "$stage/src/"
+cp "$root/python/README.md" "$stage/src/README.md"
+
+"$python" -m pip wheel -q --no-deps --no-build-isolation --disable-pip-version-check -w "$stage/raw" "$stage/src"
+"$python" -m wheel tags --remove --python-tag py3 --abi-tag none --platform-tag "linux_$(uname -m)" "$stage"/raw/*.whl >/dev/null
+rm -f "$out"/libgatekit-*.whl
+# auditwheel picks the most widely compatible manylinux policy the library satisfies.
+"$python" -m auditwheel repair --wheel-dir "$out" "$stage"/raw/*.whl 2>&1 | grep -v '^INFO:' || true
+wheel=$(ls "$out"/libgatekit-*.whl 2>/dev/null | head -n 1)
+[ -n "$wheel" ] || { echo "build-wheel: auditwheel produced no wheel" >&2; exit 1; }
+echo "built $wheel"
+"$python" -m auditwheel show "$wheel" | sed -n '1,3p'
