@@ -25,7 +25,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: build deps python-deps lib tool static demo test check test-swift test-c test-python test-install bench install clean \
+.PHONY: build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
 
 deps:
@@ -60,22 +60,50 @@ static: deps
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product gatekit
 	@ln -sfn libgatekit.so $(STATIC_DIR)/libgatekit.so.0
 
+# DESTDIR stages the tree for packages; LIBDIR is where the library goes (a Debian package
+# uses /usr/lib/<multiarch>). Hosts built against a library outside the loader's own folders
+# get an rpath to it; in the system folders they need none.
+DESTDIR ?=
+LIBDIR  ?= $(PREFIX)/lib
+INSTALL_PYTHON ?= 1
+MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
+RPATH = $(if $(filter /lib /usr/lib /usr/lib/$(MULTIARCH) /lib/$(MULTIARCH),$(LIBDIR)),,-Wl,-rpath,$(LIBDIR))
+
 install: static
-	install -d "$(PREFIX)/lib/pkgconfig" "$(PREFIX)/include" "$(PREFIX)/bin"
-	install -m 0755 $(STATIC_DIR)/libgatekit.so "$(PREFIX)/lib/libgatekit.so.$(VERSION)"
-	strip --strip-unneeded "$(PREFIX)/lib/libgatekit.so.$(VERSION)"
-	ln -sfn libgatekit.so.$(VERSION) "$(PREFIX)/lib/libgatekit.so.0"
-	ln -sfn libgatekit.so.0 "$(PREFIX)/lib/libgatekit.so"
-	install -m 0644 include/gatekit.h "$(PREFIX)/include/gatekit.h"
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' pkgconfig/gatekit.pc.in > "$(PREFIX)/lib/pkgconfig/gatekit.pc"
-	$(CC) $(CWARN) -O2 -o "$(PREFIX)/bin/gatekit" $(TOOL_SOURCES) -I"$(PREFIX)/include" -L"$(PREFIX)/lib" -Wl,-rpath,"$(PREFIX)/lib" -lgatekit
-	install -d "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions"
-	scripts/gen-man-and-completion.sh "$(PREFIX)/bin/gatekit" "$(PREFIX)/share/man/man1"
-	mv "$(PREFIX)/share/man/man1/gatekit.bash" "$(PREFIX)/share/bash-completion/completions/gatekit"
-	@site=$$($(PYTHON) -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1], "platbase": sys.argv[1]}))' "$(PREFIX)") && \
-	  install -d "$$site/gatekit" && install -m 0644 python/gatekit/*.py python/gatekit/py.typed "$$site/gatekit/" && \
-	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(PREFIX)/lib/libgatekit.so.0" "$$site/gatekit")" "$$site/gatekit/libgatekit.so.0" && \
-	  echo "installed the Python package in $$site"
+	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(PREFIX)/include" "$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 $(STATIC_DIR)/libgatekit.so "$(DESTDIR)$(LIBDIR)/libgatekit.so.$(VERSION)"
+	strip --strip-unneeded "$(DESTDIR)$(LIBDIR)/libgatekit.so.$(VERSION)"
+	ln -sfn libgatekit.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libgatekit.so.0"
+	ln -sfn libgatekit.so.0 "$(DESTDIR)$(LIBDIR)/libgatekit.so"
+	install -m 0644 include/gatekit.h "$(DESTDIR)$(PREFIX)/include/gatekit.h"
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@RPATH@|$(if $(RPATH),$(RPATH) ,)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  pkgconfig/gatekit.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/gatekit.pc"
+	$(CC) $(CWARN) -O2 -o "$(DESTDIR)$(PREFIX)/bin/gatekit" $(TOOL_SOURCES) -I"$(DESTDIR)$(PREFIX)/include" -L"$(DESTDIR)$(LIBDIR)" $(RPATH) -lgatekit
+	install -d "$(DESTDIR)$(PREFIX)/share/man/man1" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions"
+	LD_LIBRARY_PATH="$(DESTDIR)$(LIBDIR)" scripts/gen-man-and-completion.sh "$(DESTDIR)$(PREFIX)/bin/gatekit" "$(DESTDIR)$(PREFIX)/share/man/man1"
+	mv "$(DESTDIR)$(PREFIX)/share/man/man1/gatekit.bash" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/gatekit"
+	@[ "$(INSTALL_PYTHON)" = 1 ] || exit 0; \
+	  site=$$($(PYTHON) -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1], "platbase": sys.argv[1]}))' "$(PREFIX)") && \
+	  install -d "$(DESTDIR)$$site/gatekit" && install -m 0644 python/gatekit/*.py python/gatekit/py.typed "$(DESTDIR)$$site/gatekit/" && \
+	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(LIBDIR)/libgatekit.so.0" "$$site/gatekit")" "$(DESTDIR)$$site/gatekit/libgatekit.so.0" && \
+	  echo "installed the Python package in $(DESTDIR)$$site"
+
+# Packages, into dist/: the Python wheel that carries the library (distribution libgatekit,
+# import name gatekit) and the Debian packages libgatekit0, libgatekit-dev, gatekit-tools.
+DIST_DIR := dist
+
+wheel: static
+	@scripts/build-wheel.sh $(STATIC_DIR)/libgatekit.so $(DIST_DIR)
+
+deb: static
+	@rm -rf $(C_OUT)/deb-tree
+	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(C_OUT)/deb-tree PREFIX=/usr LIBDIR=/usr/lib/$(MULTIARCH) INSTALL_PYTHON=0 >/dev/null
+	@scripts/build-deb.sh $(C_OUT)/deb-tree $(DIST_DIR)
+
+# Installs both as a user would (a fresh virtualenv with a clean environment; apt-get install
+# of the .debs), runs the README's programs with them, then removes the packages.
+test-dist: wheel deb
+	@scripts/test-dist.sh $(DIST_DIR)
 
 bench: static python-deps
 	@scripts/with-postgres.sh scripts/with-desktop-session.sh scripts/with-appstore-standin.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
@@ -95,7 +123,7 @@ WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_RE
                  scripts/with-postgres.sh scripts/with-appstore-standin.sh
 
 test: build python-deps
-	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-fuzz-smoke
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-dist test-fuzz-smoke
 
 # The inner loop: the Swift, C and Python suites, without the install test and fuzzing
 # (about a minute warm). `make test` is the full run CI does.
@@ -174,4 +202,4 @@ test-fuzz-smoke: fuzz-build
 	@Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) .build/fuzz/smoke-summary.md $(FUZZ_TARGETS)
 
 clean:
-	rm -rf .build $(STATIC_SCRATCH) python/build
+	rm -rf .build $(STATIC_SCRATCH) python/build $(DIST_DIR)

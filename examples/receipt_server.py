@@ -58,5 +58,5 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=8080)
     args = parser.parse_args()
     server = serve(args.bundle_id, args.port)
-    print(f"verifyReceipt for {args.bundle_id} on http://127.0.0.1:{server.server_address[1]}/verifyReceipt")
+    print(f"verifyReceipt for {args.bundle_id} on http://127.0.0.1:{server.server_address[1]}/verifyReceipt", flush=True)
     server.serve_forever()

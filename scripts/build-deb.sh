@@ -22,7 +22,11 @@ rm -f "$out"/*.deb
 shlibs() {
     mkdir -p "$work/shlibs/debian"
     printf 'Source: gatekit\n\nPackage: %s\nArchitecture: any\n' "$1" > "$work/shlibs/debian/control"
-    (cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$tree/$libdir" -e"$2") | sed -n 's/^shlibs:Depends=//p'
+    local depends
+    depends=$(cd "$work/shlibs" && dpkg-shlibdeps -O --ignore-missing-info -l"$tree/$libdir" -e"$2" 2>"$work/shlibs.log" |
+              sed -n 's/^shlibs:Depends=//p')
+    [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies of $2:" >&2; cat "$work/shlibs.log" >&2; exit 1; }
+    echo "$depends"
 }
 
 # package NAME SECTION DEPENDS DESCRIPTION FILE...   (files relative to the tree)
@@ -64,14 +68,18 @@ package() {
 
 gzip -9n "$tree/usr/share/man/man1/gatekit.1"
 lib="$libdir/libgatekit.so.$version"
-package libgatekit0 libs "$(shlibs libgatekit0 "$tree/$lib")" \
+# The build's $ORIGIN rpath has no use in the system folders (Debian policy: no rpath).
+patchelf --remove-rpath "$tree/$lib"
+lib_depends=$(shlibs libgatekit0 "$tree/$lib")
+package libgatekit0 libs "$lib_depends" \
     "GateKit: EULA gating, App Store receipts and signed data, permissions (library)" \
     "$lib" "$libdir/libgatekit.so.0"
 package libgatekit-dev libdevel "libgatekit0 (= $version-$revision)" \
     "GateKit: EULA gating, App Store receipts and signed data, permissions (development files)" \
     usr/include/gatekit.h "$libdir/libgatekit.so" "$libdir/pkgconfig/gatekit.pc"
 tool_depends="libgatekit0 (= $version-$revision)"
-extra=$(shlibs gatekit-tools "$tree/usr/bin/gatekit" | tr ',' '\n' | grep -v libgatekit | paste -sd, | sed 's/^ *//')
+extra=$(shlibs gatekit-tools "$tree/usr/bin/gatekit")
+extra=$(tr ',' '\n' <<<"$extra" | grep -v libgatekit | sed 's/^ *//' | paste -sd, | sed 's/,/, /g')
 [ -n "$extra" ] && tool_depends="$tool_depends, $extra"
 package gatekit-tools utils "$tool_depends" \
     "GateKit: EULA gating, App Store receipts and signed data, permissions (command-line tool)" \

@@ -6,8 +6,9 @@ set -euo pipefail
 # libdbus-1-dev: the desktop permission store; dbus-daemon, xdg-desktop-portal (its
 # xdg-permission-store) and libglib2.0-bin (gdbus): the private desktop session its tests start.
 # libcurl4-openssl-dev: the App Store Server API client (HTTPS on the OpenSSL GateKit already uses).
+# dpkg-dev (dpkg-shlibdeps), patchelf and unzip: make deb and make wheel, and their test.
 packages=(libssl-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
-          pkg-config openssl "$@")
+          pkg-config openssl dpkg-dev patchelf unzip "$@")
 missing=()
 for p in "${packages[@]}"; do
     [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")

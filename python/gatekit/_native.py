@@ -22,8 +22,9 @@ def _candidates() -> Iterator[Tuple[str, str]]:
         return
     for name in ("libgatekit.so.0", "libgatekit.so"):
         yield "next to the package", str(_PACKAGE_DIR / name)
-    for build in (".build/debug", ".build/release", ".build-static/release"):
-        yield "build tree", str(_REPO_ROOT / build / "libgatekit.so")
+    if (_REPO_ROOT / "Package.swift").is_file():  # only when imported from a GateKit checkout
+        for build in (".build/debug", ".build/release", ".build-static/release"):
+            yield "build tree", str(_REPO_ROOT / build / "libgatekit.so")
     yield "system", "libgatekit.so.0"
     import ctypes.util  # the last resort only: it imports subprocess (~10 ms at start-up)
     found = ctypes.util.find_library("gatekit")
@@ -41,7 +42,9 @@ def _load() -> Tuple[ctypes.CDLL, str]:
             return ctypes.CDLL(path), path
         except OSError as error:
             tried.append(f"{where}: {path} ({error})")
-    raise ImportError("cannot load libgatekit; tried:\n  " + "\n  ".join(tried))
+    raise ImportError("cannot load libgatekit, the C library this package binds. Install it with the package: "
+                      "`pip install libgatekit` (or a wheel from `make wheel`), or system-wide: `apt-get install "
+                      "libgatekit0` (or `make install`); or name the file in $GATEKIT_LIBRARY. Tried:\n  " + "\n  ".join(tried))
 
 
 lib, library_path = _load()

@@ -76,6 +76,32 @@ def store(open_store):
         yield s
 
 
+# The examples/ programs run in their own interpreter: by default this one with the package
+# from python/; under `make test-dist` (GATEKIT_EXAMPLE_PYTHON) the interpreter of a fresh
+# virtualenv that holds nothing but the libgatekit wheel, with a clean environment — no
+# PYTHONPATH, no GATEKIT_LIBRARY, no Swift toolchain on PATH — as after `pip install`.
+EXAMPLE_PYTHON = os.environ.get("GATEKIT_EXAMPLE_PYTHON")
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "example: runs a README program from examples/ (make test-dist runs these "
+                                       "again from the installed wheel)")
+
+
+def example(name: str) -> List[str]:
+    """The command that runs examples/<name>."""
+    return [EXAMPLE_PYTHON or sys.executable, str(REPO_ROOT / "examples" / name)]
+
+
+def example_env(**extra: str) -> Dict[str, str]:
+    if EXAMPLE_PYTHON:
+        env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/"), "LANG": "C.UTF-8"}
+    else:
+        env = child_env()
+    env.update(extra)
+    return env
+
+
 def child_env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(PYTHON_DIR) + os.pathsep + env.get("PYTHONPATH", "")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, child_env
+from conftest import REPO_ROOT, child_env, example, example_env
 
 
 def run(args, store):
@@ -17,17 +17,23 @@ def run(args, store):
     return subprocess.run(args, env=env, capture_output=True, text=True)
 
 
+def run_example(args, store):
+    return subprocess.run(args, env=example_env(GATEKIT_STORE=str(store)), capture_output=True, text=True)
+
+
+@pytest.mark.example
 def test_hello_eula_py_gates_a_eula(tmp_path):
     eula = tmp_path / "EULA.txt"
     eula.write_text("Terms\n")
-    script = [sys.executable, str(REPO_ROOT / "examples" / "hello_eula.py"), str(eula)]
+    script = example("hello_eula.py") + [str(eula)]
     store = tmp_path / "store.sqlite"
-    assert run(script, store).returncode == 3
-    assert run(script + ["--accept"], store).returncode == 0
-    again = run(script, store)
+    first = run_example(script, store)
+    assert first.returncode == 3, first.stderr
+    assert run_example(script + ["--accept"], store).returncode == 0
+    again = run_example(script, store)
     assert again.returncode == 0 and "already accepted" in again.stdout
     eula.write_text("Terms, changed\n")
-    assert run(script, store).returncode == 3
+    assert run_example(script, store).returncode == 3
 
 
 def test_the_c_tool_exits_172_when_acceptance_is_impossible(tmp_path):
@@ -65,7 +71,16 @@ def test_the_tools_questions_create_no_store(tmp_path):
     assert not (tmp_path / "not-yet").exists()
 
 
-def test_the_permission_flows_run_in_c_and_python(tmp_path):
+@pytest.mark.example
+def test_the_permission_flow_runs_in_python(tmp_path):
+    py_run = run_example(example("perm_flow.py"), tmp_path / "py.sqlite")
+    assert py_run.returncode == 0, py_run.stderr
+    assert "camera on" in py_run.stdout and py_run.stdout.count("-> AUTHORIZED") == 4
+    again = run_example(example("perm_flow.py"), tmp_path / "py.sqlite")
+    assert again.returncode == 0 and "->" not in again.stdout and "camera on" in again.stdout
+
+
+def test_the_permission_flow_runs_in_c(tmp_path):
     binary = tmp_path / "perm_flow"
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "gatekit"], env=dict(
         os.environ, PKG_CONFIG_PATH=str(REPO_ROOT / "pkgconfig")), capture_output=True, text=True, check=True).stdout.split()
@@ -77,9 +92,6 @@ def test_the_permission_flows_run_in_c_and_python(tmp_path):
     assert "camera: unknown -> authorized" in c_run.stdout
     assert "camera on" in c_run.stdout
     assert c_run.stdout.count("-> authorized") == 4
-    py_run = run([sys.executable, str(REPO_ROOT / "examples" / "perm_flow.py")], tmp_path / "py.sqlite")
-    assert py_run.returncode == 0, py_run.stderr
-    assert "camera on" in py_run.stdout and py_run.stdout.count("-> AUTHORIZED") == 4
     # Run again on the same store: nothing left to ask, nothing changes.
     again = run([str(binary)], tmp_path / "c.sqlite")
     assert again.returncode == 0 and "->" not in again.stdout and "camera on" in again.stdout

@@ -19,7 +19,7 @@ import gatekit
 from gatekit.jws import SignatureError, SignedDataVerifier
 from gatekit.ledger import Outcome, Reason, SubscriptionStatus
 
-from conftest import child_env
+from conftest import child_env, example, example_env
 from ledger_lives import APP_APPLE_ID, BUNDLE, DAY, FIXTURES, MODELS, MONTH, T0, Expect, Life, all_items, build, model
 from signing import CHAIN, PKI, pki  # noqa: F401  (pki is a fixture)
 
@@ -328,6 +328,7 @@ def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier
             assert fingerprint(shared, table, life_map) == fingerprint(single, table, life_map)
 
 
+@pytest.mark.example
 def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
     """examples/notification_server.py in its own process: signed notifications posted over
     loopback (shuffled, some twice) answer 200 once committed; the ledger then answers from
@@ -340,10 +341,9 @@ def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
     anchor.write_bytes(pki.der("root"))
     store_path = tmp_path / "endpoint.sqlite"
     server = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve().parents[2] / "examples" / "notification_server.py"),
-         "--bundle-id", BUNDLE, "--environment", "Sandbox", "--store", str(store_path), "--port", "0",
-         "--test-anchor", str(anchor), "--verify-time", str(NOW_S)],
-        env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        example("notification_server.py") + ["--bundle-id", BUNDLE, "--environment", "Sandbox", "--store", str(store_path),
+                                             "--port", "0", "--test-anchor", str(anchor), "--verify-time", str(NOW_S)],
+        env=example_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline() if server.stdout else ""
         assert "/appstore/notifications" in line, server.stderr.read() if server.stderr else line

@@ -19,7 +19,7 @@ import pytest
 import gatekit
 from gatekit import receipt as R
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, example, example_env
 
 FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", REPO_ROOT.parent / "shared" / "fixtures"))
 needs_fixtures = pytest.mark.skipif(not (FIXTURES / "expected" / "receipts.json").exists(),
@@ -290,18 +290,16 @@ def test_every_pst_date_in_the_fixtures_matches_zoneinfo():
 
 
 @needs_fixtures
+@pytest.mark.example
 def test_receipt_server_example_answers_like_verify_receipt():
-    import importlib.util
     import urllib.request
-    spec = importlib.util.spec_from_file_location("receipt_server", REPO_ROOT / "examples" / "receipt_server.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    server = module.serve("dev.bonzer.weeka.app", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    server = subprocess.Popen(example("receipt_server.py") + ["--bundle-id", "dev.bonzer.weeka.app", "--port", "0"],
+                              env=example_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        line = server.stdout.readline() if server.stdout else ""
+        assert "/verifyReceipt" in line, server.stderr.read() if server.stderr else line
+        url = line.split()[-1]
         data = base64.b64encode((FIXTURES / "receipts/apple/tp__receipt-sandbox-g5.der").read_bytes()).decode()
-        url = f"http://127.0.0.1:{server.server_address[1]}/verifyReceipt"
 
         def post(payload: dict) -> dict:
             request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST")
@@ -314,7 +312,8 @@ def test_receipt_server_example_answers_like_verify_receipt():
         assert post({"receipt-data": "bm90IGEgcmVjZWlwdA=="})["status"] == 21002
         assert post({"nothing": 1})["status"] == 21000
     finally:
-        server.shutdown()
+        server.terminate()
+        server.wait(timeout=30)
 
 
 @needs_fixtures

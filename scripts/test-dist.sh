@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# make test-dist: what `make wheel` and `make deb` built, installed as a user would.
+#  - The wheel: a fresh virtualenv, `pip install` of the wheel alone with a clean environment
+#    (env -i: no PYTHONPATH, no GATEKIT_LIBRARY, no Swift toolchain on PATH), then every README
+#    Python program (the pytest tests marked "example") run by that virtualenv's interpreter.
+#  - The .debs (as root, where apt-get works): `apt-get install ./dist/*.deb`, the README C
+#    program compiled with plain `pkg-config --cflags --libs gatekit` and run, the tool and its
+#    man page, then `apt-get remove --purge` and nothing of the packages left behind.
+#   scripts/test-dist.sh DIST
+set -uo pipefail
+dist=$(realpath "$1")
+root=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-python3}
+passed=0 failed=0
+ok()   { passed=$((passed + 1)); echo "  ok: $1"; }
+fail() { failed=$((failed + 1)); echo "  FAILED: $1" >&2; }
+work=$(mktemp -d /tmp/gatekit-dist.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+clean=(env -i PATH=/usr/bin:/bin HOME="$work" LANG=C.UTF-8)
+
+echo "== the wheel"
+wheel=$(ls "$dist"/libgatekit-*.whl 2>/dev/null | head -n 1)
+if [ -z "$wheel" ]; then
+    fail "a libgatekit wheel in $dist (make wheel)"
+else
+    case "$(basename "$wheel")" in
+        *-py3-none-manylinux_*) ok "the wheel is a platform wheel for any CPython 3: $(basename "$wheel")" ;;
+        *) fail "the wheel's tags: $(basename "$wheel")" ;;
+    esac
+    "$python" -c 'import sys, venv; venv.create(sys.argv[1], with_pip=True)' "$work/venv"
+    if "${clean[@]}" sh -c 'command -v swift' >/dev/null 2>&1; then fail "no Swift toolchain on the clean PATH"; else ok "no Swift toolchain on the clean PATH"; fi
+    if "${clean[@]}" "$work/venv/bin/python" -m pip install -q --no-index --disable-pip-version-check "$wheel"; then
+        ok "pip install of the wheel alone, offline, in a fresh virtualenv"
+    else
+        fail "pip install of the wheel"
+    fi
+    loaded=$("${clean[@]}" "$work/venv/bin/python" -c 'import gatekit; print(gatekit.library_path()); print(gatekit.__version__, gatekit.version())' 2>&1)
+    case "$loaded" in
+        "$work"/venv/lib/python3*/site-packages/gatekit/libgatekit.so.0*) ok "import gatekit loads the wheel's own library" ;;
+        *) fail "import gatekit from the wheel: $loaded" ;;
+    esac
+    lib=$(head -n 1 <<<"$loaded")
+    if [ -f "$lib" ] && ! ldd "$lib" | grep -q libswift; then ok "the wheel's library needs no Swift runtime"; else fail "the wheel's library: $(ldd "$lib" 2>&1 | grep libswift)"; fi
+    meta=$(unzip -p "$wheel" '*.dist-info/METADATA')
+    if grep -q '^Name: libgatekit' <<<"$meta" && grep -qE '^License(-Expression)?: MIT' <<<"$meta" && grep -q '^Requires-Python: >=3.9' <<<"$meta" &&
+       grep -q '^Classifier: ' <<<"$meta"; then ok "the wheel's metadata: name, licence, Python versions, classifiers"; else fail "the wheel's metadata"; fi
+    # The README's "Start here" Python line, as written there, with this virtualenv's python3.
+    quick=$(grep -m1 "^python3 -c 'import gatekit" "$root/README.md" | sed 's/ *#.*$//')
+    mkdir -p "$work/quick" && printf 'Terms of use, version 1\n' > "$work/quick/EULA.txt"
+    answer=$(cd "$work/quick" && env -i PATH="$work/venv/bin:/usr/bin:/bin" HOME="$work/quick" LANG=C.UTF-8 sh -c "$quick" 2>&1)
+    if [ -n "$quick" ] && [ "$answer" = True ]; then ok "the README's first Python verdict: $answer"; else fail "the README's first Python verdict: ${quick:-not found} -> $answer"; fi
+    if (cd "$root/python" && GATEKIT_EXAMPLE_PYTHON="$work/venv/bin/python" "$python" -m pytest -q -m example -p no:cacheprovider tests); then
+        ok "every README Python program, run by the wheel's virtualenv"
+    else
+        fail "the README Python programs from the wheel"
+    fi
+fi
+
+echo "== the binding alone (pip install ./python)"
+before=$(cd "$root" && git status --porcelain --ignored python/ 2>/dev/null)
+if "$python" -m pip wheel -q --no-deps --no-build-isolation --disable-pip-version-check -w "$work/binding" "$root/python" >/dev/null 2>&1; then
+    after=$(cd "$root" && git status --porcelain --ignored python/ 2>/dev/null)
+    if [ "$before" = "$after" ]; then ok "building from python/ writes nothing into it (no build/, no *.egg-info)"; else fail "building from python/ left: $(diff <(echo "$before") <(echo "$after") | tail -3)"; fi
+    "$python" -c 'import sys, venv; venv.create(sys.argv[1], with_pip=True)' "$work/binding-venv"
+    "${clean[@]}" "$work/binding-venv/bin/python" -m pip install -q --no-index --disable-pip-version-check "$work"/binding/*.whl
+    message=$("${clean[@]}" "$work/binding-venv/bin/python" -c 'import gatekit' 2>&1)
+    if grep -q "pip install libgatekit" <<<"$message" && grep -q "apt-get install libgatekit0" <<<"$message"; then
+        ok "without a library, import gatekit says how to install one"
+    else
+        fail "the ImportError without a library: $(tail -3 <<<"$message")"
+    fi
+else
+    fail "pip wheel ./python"
+fi
+
+echo "== the Debian packages"
+debs=("$dist"/libgatekit0_*.deb "$dist"/libgatekit-dev_*.deb "$dist"/gatekit-tools_*.deb)
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: installing the .debs needs root (apt-get); CI runs as root"
+elif [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ] || [ ! -f "${debs[2]}" ]; then
+    fail "libgatekit0, libgatekit-dev and gatekit-tools in $dist (make deb)"
+else
+    apt-get remove -y -q --purge libgatekit0 libgatekit-dev gatekit-tools >/dev/null 2>&1
+    if apt-get install -y -q "${debs[@]}" >"$work/apt-install.log" 2>&1; then ok "apt-get install ./libgatekit0 ./libgatekit-dev ./gatekit-tools"; else fail "apt-get install: $(tail -3 "$work/apt-install.log")"; fi
+    cp "$root/examples/hello_eula.c" "$work/"
+    if (cd "$work" && "${clean[@]}" sh -c 'cc -std=c11 -Wall -Werror -o hello_eula hello_eula.c $(pkg-config --cflags --libs gatekit)'); then
+        ok "the README C program builds with plain pkg-config --cflags --libs gatekit"
+        printf 'Terms\n' > "$work/EULA.txt"
+        store=(GATEKIT_STORE="$work/store.sqlite")
+        "${clean[@]}" "${store[@]}" "$work/hello_eula" "$work/EULA.txt" >/dev/null; first=$?
+        "${clean[@]}" "${store[@]}" "$work/hello_eula" "$work/EULA.txt" --accept >/dev/null; second=$?
+        "${clean[@]}" "${store[@]}" "$work/hello_eula" "$work/EULA.txt" >/dev/null; third=$?
+        if [ "$first.$second.$third" = "3.0.0" ]; then ok "it gates a EULA (3, 0, 0)"; else fail "it exited $first, $second, $third; expected 3, 0, 0"; fi
+        if "${clean[@]}" ldd "$work/hello_eula" | grep -qE "libgatekit.so.0 => (/usr)?/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/"; then ok "it finds libgatekit.so.0 in the system folders, no rpath"; else fail "the host's ldd"; fi
+    else
+        fail "the README C program with plain pkg-config"
+    fi
+    if "${clean[@]}" gatekit --version | grep -q "^gatekit "; then ok "gatekit is on the PATH"; else fail "gatekit --version"; fi
+    status=$(cd "$work" && "${clean[@]}" GATEKIT_STORE="$work/tool.sqlite" gatekit eula status --doc terms --file EULA.txt); code=$?
+    if [ "$code" = 3 ] && [[ "$status" == present* ]]; then ok "the README's gatekit eula status: exit 3, $status"; else fail "gatekit eula status: exit $code, $status"; fi
+    if [ -s /usr/share/man/man1/gatekit.1.gz ] && [ -s /usr/share/bash-completion/completions/gatekit ]; then ok "gatekit(1) and the bash completion"; else fail "gatekit(1) and the completion"; fi
+    files=$(for d in "${debs[@]}"; do dpkg-deb -c "$d" | awk '{print $6}' | sed 's|^\./|/|' | grep -v '/$'; done)
+    apt-get remove -y -q --purge libgatekit0 libgatekit-dev gatekit-tools >"$work/apt-remove.log" 2>&1
+    left=$(for f in $files; do [ -e "$f" ] || [ -L "$f" ] && echo "$f"; done)
+    installed=$(dpkg-query -W -f '${Package} ${Status}\n' libgatekit0 libgatekit-dev gatekit-tools 2>/dev/null | grep -v 'not-installed' || true)
+    if [ -z "$left" ] && [ -z "$installed" ]; then ok "apt-get remove --purge leaves nothing behind ($(wc -w <<<"$files") files gone)"; else fail "left behind: $left $installed"; fi
+fi
+
+echo "dist: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
