@@ -776,13 +776,13 @@ static void test_tool(void) {
     CHECK(tool_exit(args) == 0);
     snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' - < '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
-    CHECK(tool_exit(args) == 1);
+    CHECK(tool_exit(args) == 11);  /* test-signed data for Production: not authentic App Store data */
     snprintf(args, sizeof args, "jws verify --type transaction --bundle-id com.example --environment Sandbox "
              "'%s/jws/apple-test/mock_signed_data/transactionInfo'", f);
-    CHECK(tool_exit(args) == 1);
+    CHECK(tool_exit(args) == 11);  /* Apple's test chain without the test anchor */
     snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 2042-04-12T00:00:00Z "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
-    CHECK(tool_exit(args) == 1);
+    CHECK(tool_exit(args) == 11);  /* certificates expired at that time */
     snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 1761962975 "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
     CHECK(tool_exit(args) == 0);
@@ -802,7 +802,17 @@ static void test_tool(void) {
      * Sandbox environment is what fails). */
     snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' --test-production '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
-    CHECK(tool_exit(args) == 1);
+    CHECK(tool_exit(args) == 12);  /* genuine under the test anchor, for the other environment */
+    /* A refusal prints its verdict as JSON on stdout, as receipt verify does. */
+    snprintf(cmd, sizeof cmd, "'%s' jws verify --type transaction --bundle-id com.example --environment Sandbox "
+             "'%s/jws/apple-test/mock_signed_data/transactionInfo' 2>/dev/null", getenv("GATEKIT_TOOL"), f);
+    p = popen(cmd, "r");
+    got = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[got] = 0;
+    if (p) CHECK(WEXITSTATUS(pclose(p)) == 11);
+    CHECK(strstr(out, "{\"status\":null,\"code\":-303,\"error\":") == out && strstr(out, "\"detail\":\"") != NULL);
+    snprintf(args, sizeof args, "jws verify --type transaction --bundle-id com.example --environment Sandbox /dev/null");
+    CHECK(tool_exit(args) == 10);  /* not a JWS */
     CHECK(tool_exit("jws verify --type bogus --bundle-id a --environment Sandbox x") == 2);
     CHECK(tool_exit("jws verify --bundle-id a --environment Sandbox") == 2);
     CHECK(tool_exit("jws") == 2);

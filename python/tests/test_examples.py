@@ -1,6 +1,7 @@
 """The README's programs do what the README says they do."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -165,3 +166,57 @@ def test_the_man_page_and_completion_come_from_the_help_texts():
     completion = folder / "gatekit.bash"
     script = f"source {completion}; COMP_WORDS=(gatekit eula sta); COMP_CWORD=2; _gatekit; echo ${{COMPREPLY[@]}}"
     assert subprocess.run(["bash", "-c", script], capture_output=True, text=True).stdout.split()[:1] == ["status"]
+
+
+def test_one_exit_code_table_and_json_answers(tmp_path):
+    """Every question answers yes with 0 and no with 3, in text or with --json; a damaged store
+    is 5; refused receipts and signed data are 10/11/12 with the same JSON on stdout; the README
+    and gatekit(1) list the same table."""
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    store = tmp_path / "store.sqlite"
+    eula = tmp_path / "EULA.txt"
+    eula.write_text("Terms\n")
+
+    def gk(*args: str):
+        done = subprocess.run([tool, "--store", str(store), *args], capture_output=True, text=True)
+        return done.returncode, done.stdout
+
+    code, out = gk("eula", "status", "--doc", "terms", "--file", str(eula), "--json")
+    assert code == 3 and json.loads(out)["present"] is True
+    assert gk("eula", "accept", "--doc", "terms", "--file", str(eula))[0] == 0
+    code, out = gk("eula", "status", "--doc", "terms", "--file", str(eula), "--json")
+    assert code == 0 and json.loads(out) == {"document": "terms", "hash": json.loads(out)["hash"], "present": False}
+    code, out = gk("perm", "state", "camera", "--json")
+    answer = json.loads(out)
+    assert code == 0 and answer["allows_prompt"] is True and answer["name"] == "camera" and answer["state_name"] == "unknown"
+    assert gk("perm", "usage", "microphone", "Record voice notes")[0] == 0
+    assert gk("perm", "record", "microphone", "dont-ask")[0] == 0
+    code, out = gk("perm", "state", "microphone", "--json")
+    assert code == 3 and json.loads(out)["allows_prompt"] is False
+    assert gk("perm", "usage", "camera", "Scan codes")[0] == 0
+    code, out = gk("perm", "pending", "camera", "microphone", "--json")
+    assert code == 0 and [p["name"] for p in json.loads(out)["pending"]] == ["camera"]
+    assert gk("perm", "record", "camera", "authorized")[0] == 0
+    code, out = gk("perm", "pending", "camera", "--json")
+    assert code == 3 and json.loads(out) == {"version": 1, "pending": []}
+    code, out = gk("store", "check", "--json")
+    assert code == 0 and json.loads(out)["sound"] is True
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4080)
+    done = subprocess.run([tool, "--store", str(damaged), "store", "check", "--json"], capture_output=True, text=True)
+    assert done.returncode == 5 and json.loads(done.stdout)["sound"] is False
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"not signed data at all")
+    code, out = gk("jws", "verify", "--type", "transaction", "--bundle-id", "com.example", "--environment", "Sandbox", str(garbage))
+    refusal = json.loads(out)
+    assert code == 10 and refusal["status"] is None and refusal["code"] == -300
+    code, out = gk("receipt", "verify", "--bundle-id", "com.example", str(garbage))
+    refusal = json.loads(out)
+    assert code == 10 and refusal["status"] == 21002 and refusal["code"] < -99
+    # The README and the man page carry the same table.
+    readme = (REPO_ROOT / "README.md").read_text()
+    table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", readme.split("One exit-code table")[1].split("Refusals")[0], re.M))
+    assert sorted(map(int, table)) == [0, 1, 2, 3, 4, 5, 10, 11, 12, 172]
+    page = (REPO_ROOT / ".build" / "c" / "gatekit.1").read_text()
+    listed = re.findall(r"^(\d+) +\S", page.split(".SH EXIT STATUS")[1].split(".SH ")[0], re.M)
+    assert sorted(map(int, listed)) == sorted(map(int, table))

@@ -32,7 +32,7 @@ const char gk_api_usage[] =
     "OPTIONS: --base-url URL and --ca-file PEM (a stand-in or proxy), --timeout MS, --retries N.\n"
     "Exit 0 with the answer's JSON on stdout (nothing when it has no body); 1 when the call fails: for\n"
     "Apple's errors stdout has {\"httpStatus\",\"errorCode\",\"errorMessage\",\"retryable\",\"retryAfter\"};\n"
-    "2 usage.";
+    "2 usage; 10, 11, 12 when a signed member of the answer is refused (as gatekit jws verify).";
 
 typedef struct {
     const char *key, *key_id, *issuer_id, *revision, *request, *history_version, *pagination_token, *image, *image_size,
@@ -189,6 +189,8 @@ int gk_cmd_api(gk_cli *cli, int argc, char **argv) {
         int rc = call(client, endpoint, &a, request, image, image_len, &out, a.raw ? NULL : &decoded);
         if (rc == -1000) {
             fprintf(stderr, "gatekit api: %s is listed but not handled (a bug in the tool)\n", endpoint);
+        } else if (rc <= -300 && rc > -400) {
+            status = gk_refused(endpoint, rc);  /* a signed member of the answer did not verify */
         } else if (rc < 0) {
             if (out) puts(out);  /* Apple's error, as JSON */
             status = gk_fail(endpoint, rc);

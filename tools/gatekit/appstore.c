@@ -18,7 +18,7 @@ const char gk_appstore_usage[] =
     "gatekit appstore legacy-transaction-id FILE|-   a legacy transaction receipt's transaction id, NOT validated\n"
     "KEY_OPTIONS: --key FILE (the App Store Connect .p8) --key-id ID --bundle-id ID.\n"
     "Exit 0 with the result on stdout; 1 when the library refuses (the reason on stderr); 2 usage;\n"
-    "5 (transaction-id commands) when the receipt names no transaction.\n"
+    "3 (transaction-id commands) when the receipt names no transaction.\n"
     "gatekit appstore ENDPOINT ... is gatekit api ENDPOINT ...: the App Store Server API (gatekit api --help).";
 
 typedef struct {
@@ -76,7 +76,7 @@ static int transaction_id(const appstore_args *a, int legacy) {
     if (rc < 0) return gk_fail("appstore transaction-id", rc);
     if (rc == 0) {
         fprintf(stderr, "gatekit appstore: the receipt names no transaction\n");
-        return 5;
+        return GK_EXIT_NO;
     }
     return emit("appstore transaction-id", GATEKIT_OK, out);
 }

@@ -213,3 +213,53 @@ gatekit_appstore_key *gk_load_appstore_key(const char *path, const char *key_id,
     if (rc < 0) gk_fail("the key", rc);
     return rc < 0 ? NULL : key;
 }
+
+void gk_json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* The verdict class of a refusal code, as receipts and signed data share it. */
+static int verdict_exit(int rc) {
+    switch (rc) {
+    case GATEKIT_EJWS_MALFORMED: case GATEKIT_EJWS_ALGORITHM: case GATEKIT_EJWS_PAYLOAD_FIELD:
+        return GK_EXIT_MALFORMED;
+    case GATEKIT_EJWS_CHAIN_LENGTH: case GATEKIT_EJWS_UNTRUSTED: case GATEKIT_EJWS_LEAF_OID:
+    case GATEKIT_EJWS_INTERMEDIATE_OID: case GATEKIT_EJWS_CERT_TIME: case GATEKIT_EJWS_SIGNATURE:
+    case GATEKIT_EJWS_TEST_SIGNED: case GATEKIT_EJWS_CERTIFICATE: case GATEKIT_EJWS_BUNDLE_ID:
+    case GATEKIT_EJWS_APP_APPLE_ID:
+        return GK_EXIT_NOT_AUTHENTIC;
+    case GATEKIT_EJWS_ENVIRONMENT:
+        return GK_EXIT_OTHER_ENVIRONMENT;
+    default:
+        break;
+    }
+    if (rc > -100 || rc <= -200) return GK_EXIT_ERROR;  /* not a receipt verdict */
+    switch (receipt_apple_status(rc)) {
+    case 21002: return GK_EXIT_MALFORMED;
+    case 21003: return GK_EXIT_NOT_AUTHENTIC;
+    case 21007: case 21008: return GK_EXIT_OTHER_ENVIRONMENT;
+    default: return GK_EXIT_ERROR;
+    }
+}
+
+int gk_refused(const char *who, int rc) {
+    int receipt = rc <= -100 && rc > -200;
+    int status = receipt ? receipt_apple_status(rc) : 0;
+    if (receipt) printf("{\"status\":%d,", status);
+    else printf("{\"status\":null,");
+    printf("\"code\":%d,\"error\":", rc);
+    gk_json_string(stdout, gatekit_strerror(rc));
+    printf(",\"detail\":");
+    gk_json_string(stdout, gatekit_last_error());
+    printf("}\n");
+    if (receipt) fprintf(stderr, "gatekit %s: %s (%s) [Apple status %d]\n", who, gatekit_strerror(rc), gatekit_last_error(), status);
+    else fprintf(stderr, "gatekit %s: %s (%s)\n", who, gatekit_strerror(rc), gatekit_last_error());
+    return verdict_exit(rc);
+}

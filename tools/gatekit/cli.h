@@ -6,17 +6,33 @@
 #include <gatekit.h>
 #include <stdio.h>
 
-/* Exit codes (documented in the README; stable). */
+/* The tool's exit codes: one table for every command, each number one meaning (stable;
+ * the README and gatekit(1) list them). */
 enum {
-    GK_EXIT_OK = 0,
-    GK_EXIT_ERROR = 1,            /* a library call failed */
-    GK_EXIT_USAGE = 2,            /* bad command line */
-    GK_EXIT_PRESENT = 3,          /* eula status: the document must be presented */
-    GK_EXIT_DECLINED = 4,         /* eula check: the user declined */
-    GK_EXIT_STORE_DAMAGED = 5,    /* store check: the file is corrupt or not a GateKit store */
-    GK_EXIT_NEEDS_ACCEPTANCE = 172 /* eula check: acceptance required, no terminal and no --accept
-                                      (the code Chef's license gate uses for the same case) */
+    GK_EXIT_OK = 0,                 /* done; the answer to the question is yes */
+    GK_EXIT_ERROR = 1,              /* a library call failed for another reason (stderr says why) */
+    GK_EXIT_USAGE = 2,              /* the command line is wrong (stderr names the argument) */
+    GK_EXIT_NO = 3,                 /* the answer to the question is no: the EULA must be presented, no
+                                       prompt is allowed, nothing is pending, not entitled, not
+                                       eligible, the receipt names no transaction */
+    GK_EXIT_DECLINED = 4,           /* eula check: the user declined, or nobody answered in time */
+    GK_EXIT_STORE_DAMAGED = 5,      /* store check: the file is damaged or not a GateKit store */
+    GK_EXIT_MALFORMED = 10,         /* receipt or signed data refused: not well-formed (Apple 21002) */
+    GK_EXIT_NOT_AUTHENTIC = 11,     /* refused: not signed by Apple (or the test anchor), or for
+                                       another app or device (Apple 21003) */
+    GK_EXIT_OTHER_ENVIRONMENT = 12, /* refused: genuine, for the other environment (Apple 21007/21008) */
+    GK_EXIT_NEEDS_ACCEPTANCE = 172  /* eula check: acceptance required, no terminal and no --accept
+                                       (the code Chef's license gate uses for the same case) */
 };
+
+/* A refused receipt or signed data: prints {"status":N|null,"code":C,"error":…,"detail":…}
+ * on stdout (status: verifyReceipt's number, for receipts) and the reason on stderr, and
+ * returns GK_EXIT_MALFORMED / _NOT_AUTHENTIC / _OTHER_ENVIRONMENT, or GK_EXIT_ERROR when rc is
+ * not a verdict on the data (a file that cannot be read, out of memory). */
+int gk_refused(const char *who, int rc);
+
+/* s as a JSON string literal. */
+void gk_json_string(FILE *out, const char *s);
 
 typedef struct gk_cli {
     const char *store_path;  /* --store, else the library's default ($GATEKIT_STORE, XDG) */

@@ -10,7 +10,7 @@
 
 const char gk_eula_usage[] =
     "gatekit eula <subcommand> ...\n"
-    "  status  --doc ID --file PATH [--user U]        exit 0: accepted, 3: must be presented\n"
+    "  status  --doc ID --file PATH [--user U] [--json]  exit 0: accepted, 3: must be presented\n"
     "  show    --file PATH                            print the text and its SHA-256\n"
     "  check   --doc ID --file PATH [--user U] [--accept]\n"
     "          the launch gate: exit 0 when accepted (now or before); shows the text and asks\n"
@@ -81,8 +81,14 @@ static int status(gk_cli *cli, const eula_args *a) {
     if (rc < 0) return gk_fail(a->file, rc);
     rc = store ? eula_should_present_hash(store, a->doc, hash, a->user) : 1;
     if (rc < 0) return gk_fail("eula_should_present", rc);
-    printf("%s %s %s\n", rc ? "present" : "accepted", a->doc, hash);
-    return rc ? GK_EXIT_PRESENT : GK_EXIT_OK;
+    if (a->json) {
+        printf("{\"document\":");
+        gk_json_string(stdout, a->doc);
+        printf(",\"hash\":\"%s\",\"present\":%s}\n", hash, rc ? "true" : "false");
+    } else {
+        printf("%s %s %s\n", rc ? "present" : "accepted", a->doc, hash);
+    }
+    return rc ? GK_EXIT_NO : GK_EXIT_OK;
 }
 
 static int show(const eula_args *a) {

@@ -9,7 +9,9 @@ const char gk_jws_usage[] =
     "                   --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
     "                   [--app-apple-id N] [--at TIME] [--test-anchor CERT [--test-production]] FILE|-\n"
     "    prints the verified payload as JSON (nested signed data decoded too); exit 0 when\n"
-    "    verified, 1 when not (the reason on stderr). --app-apple-id is required for\n"
+    "    verified; when refused {\"status\":null,\"code\":C,\"error\":…,\"detail\":…} and exit 10\n"
+    "    malformed, 11 not authentic or for another app, 12 other environment (1: other errors).\n"
+    "    --app-apple-id is required for\n"
     "    Production. --at: Unix seconds or YYYY-MM-DDTHH:MM:SSZ (default: the payload's\n"
     "    signedDate). --test-anchor: test mode, a DER or PEM certificate trusted instead of\n"
     "    Apple Root CA - G3 (Apple's test root, or the StoreKit Testing in Xcode certificate);\n"
@@ -17,15 +19,15 @@ const char gk_jws_usage[] =
     "    replay \"identity\" to dedupe on) and refused as Production data unless the test-only\n"
     "    --test-production is given.\n"
     "gatekit jws entitled --bundle-id ID --environment ENV [--app-apple-id N] [--product P]\n"
-    "                   [--at-ms MS] [--at TIME] [--test-anchor CERT] FILE|-\n"
+    "                   [--at-ms MS] [--at TIME] [--test-anchor CERT] [--json] FILE|-\n"
     "    verifies a signed transaction; exit 0 when it entitles the user (at MS, default now),\n"
-    "    5 when it does not (revoked, upgraded, not yet purchased, expired, other product)";
-
-enum { EXIT_NOT_ENTITLED = 5 };
+    "    3 when it does not (revoked, upgraded, not yet purchased, expired, other product);\n"
+    "    refused data as jws verify (10, 11, 12)";
 
 typedef struct {
     gk_signed_options s;
     const char *type, *at_ms, *product, *file;
+    int json;
 } jws_args;
 
 static int parse(int argc, char **argv, jws_args *a) {
@@ -34,6 +36,10 @@ static int parse(int argc, char **argv, jws_args *a) {
         if ((r = gk_option(argc, argv, &i, "--type", &a->type)) || (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
             (r = gk_option(argc, argv, &i, "--product", &a->product)) || (r = gk_signed_option(argc, argv, &i, &a->s))) {
             if (r < 0) return -1;
+            continue;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            a->json = 1;
             continue;
         }
         if (a->file || (argv[i][0] == '-' && argv[i][1] != '\0')) {
@@ -82,16 +88,17 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     int status;
     if (entitled) {
         int rc = jws_transaction_is_entitled(text, &o, a.product, at_ms);
-        if (rc < 0) status = gk_fail("jws entitled", rc);
+        if (rc < 0) status = gk_refused("jws entitled", rc);
         else {
-            puts(rc == 1 ? "entitled" : "not entitled");
-            status = rc == 1 ? GK_EXIT_OK : EXIT_NOT_ENTITLED;
+            if (a.json) printf("{\"entitled\":%s}\n", rc == 1 ? "true" : "false");
+            else puts(rc == 1 ? "entitled" : "not entitled");
+            status = rc == 1 ? GK_EXIT_OK : GK_EXIT_NO;
         }
     } else {
         /* The JSON carries the replay identity and the test-signed marking ("gatekit"). */
         gatekit_jws *verified = NULL;
         int rc = jws_verify(&verified, kind, text, &o);
-        if (rc < 0) status = gk_fail("jws verify", rc);
+        if (rc < 0) status = gk_refused("jws verify", rc);
         else {
             puts(jws_json(verified));
             if (jws_is_test_signed(verified) == 1)

@@ -10,23 +10,22 @@ const char gk_ledger_usage[] =
     "                      --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
     "                      [--app-apple-id N] [--at TIME|now] [--test-anchor CERT [--test-production]] FILE|-\n"
     "    verifies the signed data (a receipt: validates it) and records it; prints what it did as\n"
-    "    JSON (\"outcome\": new, duplicate or superseded). --at: the certificate-check time, Unix\n"
+    "    JSON (\"outcome\": new, duplicate or superseded); refused data as jws verify (exit 10,\n"
+    "    11, 12). --at: the certificate-check time, Unix\n"
     "    seconds, YYYY-MM-DDTHH:MM:SSZ or now (default: the payload's signedDate).\n"
     "gatekit ledger entitled --environment ENV [--test-signed] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
-    "    the answer as JSON; exit 0 when entitled, 5 when not\n"
+    "    the answer as JSON; exit 0 when entitled, 3 when not\n"
     "gatekit ledger status   --environment ENV [--test-signed] [--at …] CUSTOMER [GROUP]\n"
     "    the subscriptions as Apple's \"Get All Subscription Statuses\" returns them\n"
     "gatekit ledger active   --environment ENV [--test-signed] [--at …] CUSTOMER\n"
     "    every product the customer is entitled to\n"
     "gatekit ledger eligible --environment ENV [--test-signed] [--at …] CUSTOMER GROUP\n"
-    "    exit 0 when the group's introductory offer may be shown, 5 when not\n"
+    "    exit 0 when the group's introductory offer may be shown, 3 when not\n"
     "gatekit ledger history  --environment ENV [--test-signed] [CUSTOMER]\n"
     "    every ingested item and status change as JSON\n"
     "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
     "that instant (only what Apple had signed by then counts); default now. --test-signed asks\n"
     "about data accepted under a test anchor, never mixed with App Store data.";
-
-enum { EXIT_NO = 5 };
 
 typedef struct {
     gk_signed_options s;  /* --at: for ingest the certificate-check time, for questions the instant asked about */
@@ -92,6 +91,7 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
         free(text);
     }
     free(anchor);
+    if (rc <= -100 && rc > -400) return gk_refused("ledger ingest", rc);  /* the data itself was refused */
     if (rc < 0) return gk_fail("ledger ingest", rc);
     puts(json);
     gatekit_free(json);
@@ -144,5 +144,5 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (json) puts(json);
     else puts(rc == 1 ? "eligible" : "not eligible");
     gatekit_free(json);
-    return (entitled || eligible) && rc == 0 ? EXIT_NO : GK_EXIT_OK;
+    return (entitled || eligible) && rc == 0 ? GK_EXIT_NO : GK_EXIT_OK;
 }

@@ -13,11 +13,11 @@ const char gk_perm_usage[] =
     "  --portal APP_ID                         answer from the desktop's permission store (xdg-desktop-portal)\n"
     "                                          for APP_ID; '-': the Flatpak sandbox's own app id\n"
     "  list [--json]                           every category: state, prompt allowed, usage text\n"
-    "  state CATEGORY                          exit 0: a prompt is allowed, 3: it is not\n"
+    "  state CATEGORY [--json]                 exit 0: a prompt is allowed, 3: it is not\n"
     "  usage CATEGORY TEXT                     set the usage description (needed to prompt)\n"
     "  register NUMBER NAME TEXT               a host category (NUMBER >= 1000000)\n"
     "  record CATEGORY ask-later|dont-ask|authorized|denied\n"
-    "  pending CATEGORY...                     the ones still to ask, in order (none: exit 3)\n"
+    "  pending CATEGORY... [--json]            the ones still to ask, in order (none: exit 3)\n"
     "  reset CATEGORY|all\n"
     "  history [CATEGORY] [--json]\n"
     "  watch [--interval MS] [--count N] [--timeout S] [--provider]\n"
@@ -104,17 +104,23 @@ static int list(gatekit_store *store, int as_json) {
     return GK_EXIT_OK;
 }
 
-static int state(gatekit_store *store, int category) {
+static int state(gatekit_store *store, int category, int as_json) {
     int s = perm_state(store, category);
     if (s < 0) return gk_fail("perm_state", s);
     char buf[80];
     int allowed = perm_allows_prompt(s);
-    printf("%s %d %s (%d) prompt %s\n", display_name(store, category, buf, sizeof buf), category,
-           perm_state_name(s), s, allowed ? "allowed" : "not allowed");
-    return allowed ? GK_EXIT_OK : GK_EXIT_PRESENT;
+    const char *name = display_name(store, category, buf, sizeof buf);
+    if (as_json) {
+        printf("{\"category\":%d,\"name\":", category);
+        gk_json_string(stdout, name);
+        printf(",\"state\":%d,\"state_name\":\"%s\",\"allows_prompt\":%s}\n", s, perm_state_name(s), allowed ? "true" : "false");
+    } else {
+        printf("%s %d %s (%d) prompt %s\n", name, category, perm_state_name(s), s, allowed ? "allowed" : "not allowed");
+    }
+    return allowed ? GK_EXIT_OK : GK_EXIT_NO;
 }
 
-static int pending(gatekit_store *store, int argc, char **argv) {
+static int pending(gatekit_store *store, int argc, char **argv, int as_json) {
     int *cats = calloc((size_t)argc + 1, sizeof *cats);
     if (!cats) return GK_EXIT_ERROR;
     for (int i = 0; i < argc; i++) {
@@ -124,9 +130,20 @@ static int pending(gatekit_store *store, int argc, char **argv) {
     int rc = perm_pending(cats, &n, store, cats, (size_t)argc);
     if (rc < 0) { free(cats); return gk_fail("perm_pending", rc); }
     char buf[80];
-    for (size_t i = 0; i < n; i++) printf("%s %d\n", display_name(store, cats[i], buf, sizeof buf), cats[i]);
+    if (as_json) printf("{\"version\":1,\"pending\":[");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = display_name(store, cats[i], buf, sizeof buf);
+        if (as_json) {
+            printf("%s{\"category\":%d,\"name\":", i ? "," : "", cats[i]);
+            gk_json_string(stdout, name);
+            printf("}");
+        } else {
+            printf("%s %d\n", name, cats[i]);
+        }
+    }
+    if (as_json) printf("]}\n");
     free(cats);
-    return n ? GK_EXIT_OK : GK_EXIT_PRESENT;
+    return n ? GK_EXIT_OK : GK_EXIT_NO;
 }
 
 static int history(gatekit_store *store, int category, int as_json) {
@@ -211,7 +228,7 @@ static int watch(gatekit_store *store, int argc, char **argv) {
     perm_watch_stop(store);
     perm_unsubscribe(store, token);
     /* With --count, stopping early is a failure to see what was expected. */
-    return limit && __atomic_load_n(&w.seen, __ATOMIC_SEQ_CST) < limit ? GK_EXIT_PRESENT : GK_EXIT_OK;
+    return limit && __atomic_load_n(&w.seen, __ATOMIC_SEQ_CST) < limit ? GK_EXIT_NO : GK_EXIT_OK;
 }
 
 int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
@@ -234,7 +251,7 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
     if (strcmp(sub, "list") == 0 && nargs == 0) return list(store, as_json);
     if (strcmp(sub, "state") == 0 && nargs == 1) {
         if (category_arg(store, args[0], &category)) return GK_EXIT_ERROR;
-        return state(store, category);
+        return state(store, category, as_json);
     }
     if (strcmp(sub, "usage") == 0 && nargs == 2) {
         if (category_arg(store, args[0], &category)) return GK_EXIT_ERROR;
@@ -252,9 +269,9 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
         int decision = decision_arg(args[1]);
         if (!decision) return gk_usage(gk_perm_usage);
         if ((rc = perm_record(store, category, decision)) < 0) return gk_fail("perm_record", rc);
-        return state(store, category) == GK_EXIT_ERROR ? GK_EXIT_ERROR : GK_EXIT_OK;
+        return state(store, category, as_json) == GK_EXIT_ERROR ? GK_EXIT_ERROR : GK_EXIT_OK;
     }
-    if (strcmp(sub, "pending") == 0 && nargs >= 1) return pending(store, nargs, args);
+    if (strcmp(sub, "pending") == 0 && nargs >= 1) return pending(store, nargs, args, as_json);
     if (strcmp(sub, "reset") == 0 && nargs == 1) {
         if (strcmp(args[0], "all") == 0) category = GATEKIT_PERM_ALL;
         else if (category_arg(store, args[0], &category)) return GK_EXIT_ERROR;

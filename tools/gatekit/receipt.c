@@ -6,13 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Exit codes per failure class (stable; see docs/receipts.md). */
-enum {
-    RECEIPT_EXIT_MALFORMED = 10,     /* Apple 21002: not a receipt, damaged */
-    RECEIPT_EXIT_UNTRUSTED = 11,     /* Apple 21003: not authentic, or not for this app/device */
-    RECEIPT_EXIT_ENVIRONMENT = 12    /* Apple 21007/21008: sandbox vs production */
-};
-
 const char gk_receipt_usage[] =
     "gatekit receipt <subcommand> ...\n"
     "  verify --bundle-id ID [--version V] [--device-id HEX|UUID|MAC] [--at TIME]\n"
@@ -22,17 +15,6 @@ const char gk_receipt_usage[] =
     "         exit 0 valid, 10 malformed (21002), 11 not authentic/not yours (21003),\n"
     "         12 wrong environment (21007/21008), 1 other errors\n"
     "  inspect FILE|-    prints the parse without deciding anything";
-
-static void json_string(FILE *out, const char *s) {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
-    }
-    fputc('"', out);
-}
 
 /* Hex with optional ':' or '-' separators: 16 bytes (UUID) or 6 bytes (MAC). */
 static int parse_device_id(const char *text, unsigned char *out) {
@@ -62,15 +44,6 @@ static int parse_time(const char *text, long long *out) {
     tm.tm_mon -= 1;
     *out = (long long)timegm(&tm);
     return *out > 0 ? 0 : -1;
-}
-
-static int exit_for(int rc) {
-    switch (receipt_apple_status(rc)) {
-    case 21002: return RECEIPT_EXIT_MALFORMED;
-    case 21003: return RECEIPT_EXIT_UNTRUSTED;
-    case 21007: case 21008: return RECEIPT_EXIT_ENVIRONMENT;
-    default: return GK_EXIT_ERROR;
-    }
 }
 
 static int verify(int argc, char **argv) {
@@ -122,16 +95,7 @@ static int verify(int argc, char **argv) {
     int rc = receipt_validate(&receipt, data, len, &o);
     free(data);
     free(anchor);
-    if (rc < 0) {
-        int status = receipt_apple_status(rc);
-        printf("{\"status\":%d,\"code\":%d,\"error\":", status, rc);
-        json_string(stdout, gatekit_strerror(rc));
-        printf(",\"detail\":");
-        json_string(stdout, gatekit_last_error());
-        printf("}\n");
-        fprintf(stderr, "gatekit receipt: %s (%s) [Apple status %d]\n", gatekit_strerror(rc), gatekit_last_error(), status);
-        return exit_for(rc);
-    }
+    if (rc < 0) return gk_refused("receipt", rc);
     char *json = NULL;
     rc = receipt_to_json(&json, receipt);
     if (rc == 0) puts(json);
@@ -150,10 +114,7 @@ static int inspect(int argc, char **argv) {
     char *json = NULL;
     int rc = receipt_inspect(&json, data, len);
     free(data);
-    if (rc < 0) {
-        fprintf(stderr, "gatekit receipt: %s (%s)\n", gatekit_strerror(rc), gatekit_last_error());
-        return exit_for(rc);
-    }
+    if (rc < 0) return gk_refused("receipt", rc);
     puts(json);
     gatekit_free(json);
     return GK_EXIT_OK;

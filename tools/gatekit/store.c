@@ -10,7 +10,7 @@ const char gk_store_usage[] =
     "gatekit [--store PATH] store <subcommand>\n"
     "  path    print the store file's path\n"
     "  info    path, file sizes, number of EULA decisions\n"
-    "  check   full integrity check: exit 0 when sound, 5 when the file is damaged or not a\n"
+    "  check [--json]  full integrity check: exit 0 when sound, 5 when the file is damaged or not a\n"
     "          GateKit store (the problems are printed; the file is never modified)";
 
 /* The file named by --store or $GATEKIT_STORE, if any (else the library picks the path). */
@@ -20,7 +20,23 @@ static const char *explicit_path(const gk_cli *cli) {
     return env && *env ? env : NULL;
 }
 
-static int damaged(const char *path, int rc) {
+/* The answer of store check, as text or JSON: sound, or damaged with the reason. */
+static int verdict(const char *path, int rc, int as_json) {
+    if (as_json) {
+        printf("{\"path\":");
+        gk_json_string(stdout, path);
+        printf(",\"sound\":%s", rc == 0 ? "true" : "false");
+        if (rc != 0) {
+            printf(",\"code\":%d,\"error\":", rc);
+            gk_json_string(stdout, gatekit_strerror(rc));
+            printf(",\"detail\":");
+            gk_json_string(stdout, gatekit_last_error());
+        }
+        printf("}\n");
+    } else if (rc == 0) {
+        printf("ok: %s\n", path);
+    }
+    if (rc == 0) return GK_EXIT_OK;
     fprintf(stderr, "gatekit: store %s is damaged: %s (%s)\n", path, gatekit_strerror(rc), gatekit_last_error());
     return GK_EXIT_STORE_DAMAGED;
 }
@@ -29,7 +45,7 @@ static int is_damage(int rc) {
     return rc == GATEKIT_ECORRUPT || rc == GATEKIT_ENOTSTORE;
 }
 
-static int store_check(gk_cli *cli) {
+static int store_check(gk_cli *cli, int as_json) {
     const char *path = explicit_path(cli);
     struct stat st;
     if (path && stat(path, &st) != 0) {  /* checking must never create a store */
@@ -37,13 +53,11 @@ static int store_check(gk_cli *cli) {
         return GK_EXIT_ERROR;
     }
     int rc = gatekit_store_open(&cli->store, cli->store_path, cli->app_id ? cli->app_id : "gatekit");
-    if (is_damage(rc)) return damaged(path ? path : "(default)", rc);
+    if (is_damage(rc)) return verdict(path ? path : "(default)", rc, as_json);
     if (rc < 0) return gk_fail("cannot open the store", rc);
     rc = gatekit_store_check(cli->store);
-    if (is_damage(rc)) return damaged(gatekit_store_path(cli->store), rc);
-    if (rc < 0) return gk_fail("gatekit_store_check", rc);
-    printf("ok: %s\n", gatekit_store_path(cli->store));
-    return GK_EXIT_OK;
+    if (rc < 0 && !is_damage(rc)) return gk_fail("gatekit_store_check", rc);
+    return verdict(gatekit_store_path(cli->store), rc, as_json);
 }
 
 static long long file_size(const char *path, const char *suffix) {
@@ -74,11 +88,12 @@ static int store_info(gk_cli *cli) {
 
 int gk_cmd_store(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_store_usage);
-    if (argc > 2) {
+    int as_json = argc == 3 && strcmp(argv[1], "check") == 0 && strcmp(argv[2], "--json") == 0;
+    if (argc > 2 + as_json) {
         fprintf(stderr, "gatekit store %s: unexpected argument %s\n", argv[1], argv[2]);
         return gk_usage(gk_store_usage);
     }
-    if (strcmp(argv[1], "check") == 0) return store_check(cli);
+    if (strcmp(argv[1], "check") == 0) return store_check(cli, as_json);
     if (strcmp(argv[1], "info") == 0) return store_info(cli);
     if (strcmp(argv[1], "path") == 0) {
         gatekit_store *store = gk_store(cli);
