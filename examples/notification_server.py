@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
@@ -25,7 +26,7 @@ MAX_BODY = 1 << 20  # Apple's signed payloads are a few KB; GateKit refuses JWS 
 
 
 def ingest(store: gatekit.Store, verifier: SignedDataVerifier, body: bytes,
-           verify_time: Optional[int] = None) -> Tuple[int, Dict[str, Any]]:
+           verify_time: Optional[datetime] = None) -> Tuple[int, Dict[str, Any]]:
     """(HTTP status, JSON answer) for one notification request body."""
     try:
         signed = json.loads(body)["signedPayload"]
@@ -53,7 +54,7 @@ def entitlements(store: gatekit.Store, environment: str, customer: str, test_sig
 
 
 def serve(store: gatekit.Store, verifier: SignedDataVerifier, port: int,
-          verify_time: Optional[int] = None) -> ThreadingHTTPServer:
+          verify_time: Optional[datetime] = None) -> ThreadingHTTPServer:
     test_signed = verifier.test_anchor is not None
 
     class Handler(BaseHTTPRequestHandler):
@@ -102,7 +103,8 @@ if __name__ == "__main__":
     anchor = args.test_anchor.read_bytes() if args.test_anchor else None
     verifier = SignedDataVerifier(args.bundle_id, args.environment, args.app_apple_id, anchor)
     with gatekit.Store(args.store) as store:
-        server = serve(store, verifier, args.port, args.verify_time)
+        verify_time = None if args.verify_time is None else datetime.fromtimestamp(args.verify_time, timezone.utc)
+        server = serve(store, verifier, args.port, verify_time)
         print(f"notifications on http://127.0.0.1:{server.server_address[1]}/appstore/notifications", flush=True)
         try:
             server.serve_forever()

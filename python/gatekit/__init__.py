@@ -8,9 +8,9 @@ from __future__ import annotations
 from . import _native, receipt
 from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
-from .eula import EulaDecision, hash_bytes, hash_file
+from .eula import EulaAnswer, EulaDecision, hash_bytes, hash_file
 from . import permissions
-from .permissions import (Category, Decision, PermissionChange, PermissionProvider, State,
+from .permissions import (Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State,
                           Subscription)
 from .receipt import InAppPurchase, Receipt, ReceiptError
 from .store import Store
@@ -22,7 +22,7 @@ from . import apple  # noqa: E402,F401  (Apple's library by Apple's names and co
 from .ledger import Entitlement, SubscriptionStatus  # noqa: E402
 
 __all__ = [
-    "Category", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "Decision", "EulaDecision", "InAppPurchase", "PermissionChange",
+    "Category", "ChangeSource", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "Decision", "EulaAnswer", "EulaDecision", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",

@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Type, TypeVar, Union
 
-from . import _native
+from . import _native, _time
 from ._managed import Managed
 from .appstore import SigningKey, _plain
 from .errors import GateKitError, check, register
@@ -600,12 +600,6 @@ def _body(request: Any, name: str) -> bytes:
     return json.dumps(_plain(request)).encode("utf-8")
 
 
-def _ms(span: datetime.timedelta, name: str) -> int:
-    if not isinstance(span, datetime.timedelta):
-        raise TypeError(f"{name} must be a datetime.timedelta, not {type(span).__name__}")
-    return max(0, int(span.total_seconds() * 1000))
-
-
 class AppStoreServerAPIClient(Managed):
     """Apple's ``AppStoreServerAPIClient``, made by libgatekit.
 
@@ -635,10 +629,10 @@ class AppStoreServerAPIClient(Managed):
         options.environment = env.value.encode("ascii")
         options.base_url = _s(base_url, "base_url")
         options.ca_file = _native.to_c_string(None if ca_file is None else str(ca_file), "ca_file")
-        options.timeout_ms = _ms(timeout, "timeout")
-        options.connect_timeout_ms = _ms(connect_timeout, "connect_timeout")
+        options.timeout_ms = _time.span_milliseconds(timeout, "timeout")
+        options.connect_timeout_ms = _time.span_milliseconds(connect_timeout, "connect_timeout")
         options.max_retries = int(max_retries)
-        options.max_retry_wait_ms = _ms(max_retry_wait, "max_retry_wait")
+        options.max_retry_wait_ms = _time.span_milliseconds(max_retry_wait, "max_retry_wait")
         options.verify = ctypes.cast(ctypes.byref(verify_options), ctypes.c_void_p) if verify_options is not None else None
         handle = _C()
         check(_new(ctypes.byref(handle), self._key.handle, ctypes.byref(options)))

@@ -1,14 +1,15 @@
 """GateKit's error codes as exceptions that carry the code and the library's detail."""
 from __future__ import annotations
 
+import os
 from typing import Dict, Type
 
 from . import _native
 
 __all__ = ["CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "EBUSY",
     "ECONNECTION", "ECORRUPT", "EINTERNAL", "EINVAL", "EIO", "ENEWER", "ENOMEM", "ENOTFOUND",
-    "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNCERTAIN", "EUNSAFE", "EVERSION", "GateKitError", "InvalidArgumentError", "NewerStoreError", "NotAStoreError", "NotFoundError",
-    "OK", "StoreError", "UnsafeStoreError", "check", "error_for", "register", "strerror"]
+    "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNCERTAIN", "EUNSAFE", "EVERSION", "GateKitError", "InvalidArgumentError", "IsAFolderError", "NewerStoreError", "NotAStoreError", "NotFoundError",
+    "OK", "StoreError", "UnsafeStoreError", "check", "error_for", "file_path", "register", "strerror"]
 
 OK = 0
 EINVAL = -1
@@ -51,6 +52,21 @@ class NotFoundError(GateKitError, FileNotFoundError, LookupError):
 
 class StoreError(GateKitError, OSError):
     """The store could not be opened, read or written (I/O, busy, corrupt, foreign, newer)."""
+
+
+class IsAFolderError(StoreError, IsADirectoryError):
+    """A folder was given where a file is needed (a EULA, a receipt, the store):
+    ``except IsADirectoryError`` catches it as it would the built-in's."""
+
+
+def file_path(path: "str | bytes | os.PathLike[str]", name: str) -> bytes:
+    """A file argument for the library: a folder is refused here with IsAFolderError."""
+    text = os.fsdecode(path)
+    if os.path.isdir(text):
+        raise IsAFolderError(EIO, f"{name} {text!r} is a folder, not a file")
+    encoded = _native.to_c_string(text, name)
+    assert encoded is not None
+    return encoded
 
 
 class CorruptStoreError(StoreError):

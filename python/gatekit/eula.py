@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import ctypes
 import json
+import enum
 import os
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Dict, List, Optional, Union
 
-from . import _native
-from .errors import check
+from . import _native, _time
+from .errors import check, file_path
 
-__all__ = ["Eula", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
+__all__ = ["Eula", "EulaAnswer", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
 
 HASH_HEX_SIZE = 65
 
@@ -26,7 +28,14 @@ _history = _native.declare("eula_history", ctypes.c_int, _native.c_char_p_p, _S,
 _history_all = _native.declare("eula_history_all", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_char_p)
 _mark_minor = _native.declare("eula_mark_minor_revision", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
 
+#: A user: a str (bytes are accepted for names that are not UTF-8); None: the app's default user.
 User = Union[str, bytes, None]
+
+
+class EulaAnswer(str, enum.Enum):
+    """What the user decided about a document's exact text."""
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
 
 
 @dataclass(frozen=True)
@@ -34,28 +43,37 @@ class EulaDecision:
     """One entry of the append-only history."""
     document_id: str
     hash: str
-    user: Optional[bytes]   # None: the app's default user; raw bytes (names need not be UTF-8)
-    decision: str           # "accepted" or "declined"
-    at: str                 # RFC 3339 UTC with milliseconds
+    #: None: the app's default user. A str; a name that is not UTF-8 keeps its bytes as
+    #: surrogate escapes (os.fsdecode's rule), so passing it back names the same user.
+    user: Optional[str]
+    decision: EulaAnswer
+    at: datetime             # aware, UTC, millisecond precision
 
     @property
     def accepted(self) -> bool:
-        return self.decision == "accepted"
+        return self.decision is EulaAnswer.ACCEPTED
 
     @classmethod
     def from_json(cls, entry: Dict[str, Any]) -> "EulaDecision":
-        user: Optional[bytes] = None
+        user: Optional[str] = None
         if "user_hex" in entry:
-            user = bytes.fromhex(entry["user_hex"])
+            user = bytes.fromhex(entry["user_hex"]).decode("utf-8", "surrogateescape")
         elif entry.get("user") is not None:
-            user = entry["user"].encode("utf-8")
-        return cls(entry["document_id"], entry["hash"], user, entry["decision"], entry["at"])
+            user = str(entry["user"])
+        at = _time.from_milliseconds(int(entry["at_ms"])) if "at_ms" in entry else _parse_rfc3339(entry["at"])
+        assert at is not None
+        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), at)
+
+
+def _parse_rfc3339(text: str) -> datetime:
+    """The history's "2026-11-25T08:30:00.123Z" as an aware datetime."""
+    return datetime.strptime(text.replace("Z", "+0000"), "%Y-%m-%dT%H:%M:%S.%f%z")
 
 
 def hash_file(path: Union[str, "os.PathLike[str]"]) -> str:
     """SHA-256 of a file as 64 lowercase hex digits."""
     out = ctypes.create_string_buffer(HASH_HEX_SIZE)
-    check(_hash_file(out, _native.to_c_string(os.fsdecode(path), "path")))
+    check(_hash_file(out, file_path(path, "path")))
     return out.value.decode("ascii")
 
 
@@ -68,6 +86,8 @@ def hash_bytes(data: bytes) -> str:
 
 
 def _user(user: User) -> Optional[bytes]:
+    if isinstance(user, str):
+        return _native.to_c_string(user.encode("utf-8", "surrogateescape"), "user")
     return _native.to_c_string(user, "user")
 
 
@@ -89,7 +109,7 @@ class Eula:
     def should_present(self, document_id: str, path: Union[str, "os.PathLike[str]"], user: User = None) -> bool:
         """True when the document at ``path`` must be shown to ``user``."""
         rc = _should_present(self._store.handle, _text(document_id, "document_id"),
-                             _native.to_c_string(os.fsdecode(path), "path"), _user(user))
+                             file_path(path, "path"), _user(user))
         return check(rc) == 1
 
     def should_present_hash(self, document_id: str, hash: str, user: User = None) -> bool:

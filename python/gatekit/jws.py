@@ -13,12 +13,15 @@ is in ``raw``). ``raw`` is the whole decoded payload, unknown members included.
 from __future__ import annotations
 
 import ctypes
+from datetime import datetime, timezone
 import enum
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar, Union
 
 from . import _native
+from . import _time
+from ._time import Instant
 from .errors import GateKitError, check, register
 
 __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
@@ -231,8 +234,10 @@ class JWSTransaction(_Payload):
     _ints = frozenset({"purchaseDate", "originalPurchaseDate", "expiresDate", "quantity", "signedDate",
                        "revocationReason", "revocationDate", "revocationPercentage", "offerType", "price"})
 
-    def is_entitled(self, at_ms: int) -> bool:
-        """The library's rule (jws_transaction_is_entitled) on this decoded transaction."""
+    def is_entitled(self, at: Instant = None) -> bool:
+        """The library's rule (jws_transaction_is_entitled) on this decoded transaction, at the
+        aware datetime ``at`` (default now)."""
+        at_ms = _time.milliseconds(at, "at") or _time.milliseconds(datetime.now(timezone.utc), "at")
         if self.revocationDate is not None or self.revocationReason is not None or self.isUpgraded:
             return False
         if self.purchaseDate is not None and at_ms < self.purchaseDate:
@@ -412,47 +417,47 @@ class SignedDataVerifier:
         self._environment = environment.encode("ascii")
         self._default_options = self._make_options(None)
 
-    def _options(self, verify_time: Optional[int]) -> _Options:
-        if verify_time is None or verify_time == 0:
+    def _options(self, verify_time: Instant) -> _Options:
+        if verify_time is None:
             return self._default_options   # read-only for the library: shared by all threads
         return self._make_options(verify_time)
 
-    def _make_options(self, verify_time: Optional[int]) -> _Options:
+    def _make_options(self, verify_time: Instant) -> _Options:
         o = _Options()
         check(_options_init(ctypes.byref(o), OPTIONS_VERSION))
         o.flags = TEST_PRODUCTION if self.test_production else 0
         o.bundle_id = self._bundle
         o.environment = self._environment
         o.app_apple_id = self.app_apple_id or 0
-        o.verify_time = int(verify_time or 0)
+        o.verify_time = _time.seconds(verify_time, "verify_time")
         if self.test_anchor is not None:
             o.test_anchor_der = self.test_anchor
             o.test_anchor_len = len(self.test_anchor)
         return o
 
-    def _json(self, function: Any, signed: Signed, verify_time: Optional[int]) -> Dict[str, Any]:
+    def _json(self, function: Any, signed: Signed, verify_time: Instant) -> Dict[str, Any]:
         o = self._options(verify_time)
         out = ctypes.c_void_p()
         check(function(ctypes.byref(out), _text(signed), ctypes.byref(o)))
         payload: Dict[str, Any] = json.loads(_native.take_string(out))
         return payload
 
-    def verify_transaction(self, signed: Signed, verify_time: Optional[int] = None) -> JWSTransaction:
-        """A signedTransaction (JWSTransaction). ``verify_time``: Unix seconds for the
-        certificate checks (default: the payload's signedDate)."""
+    def verify_transaction(self, signed: Signed, verify_time: Instant = None) -> JWSTransaction:
+        """A signedTransaction (JWSTransaction). ``verify_time``: the aware datetime at which
+        the certificates must be valid (default: the payload's signedDate)."""
         return JWSTransaction.from_json(self._json(_verify_transaction, signed, verify_time))
 
-    def verify_renewal_info(self, signed: Signed, verify_time: Optional[int] = None) -> JWSRenewalInfo:
+    def verify_renewal_info(self, signed: Signed, verify_time: Instant = None) -> JWSRenewalInfo:
         return JWSRenewalInfo.from_json(self._json(_verify_renewal, signed, verify_time))
 
-    def verify_notification(self, signed: Signed, verify_time: Optional[int] = None) -> ResponseBodyV2:
+    def verify_notification(self, signed: Signed, verify_time: Instant = None) -> ResponseBodyV2:
         """An App Store Server Notification V2 ``signedPayload``; nested signed data is verified too."""
         return ResponseBodyV2.from_json(self._json(_verify_notification, signed, verify_time))
 
-    def verify_app_transaction(self, signed: Signed, verify_time: Optional[int] = None) -> AppTransaction:
+    def verify_app_transaction(self, signed: Signed, verify_time: Instant = None) -> AppTransaction:
         return AppTransaction.from_json(self._json(_verify_app, signed, verify_time))
 
-    def verify_realtime_request(self, signed: Signed, verify_time: Optional[int] = None) -> RealtimeRequest:
+    def verify_realtime_request(self, signed: Signed, verify_time: Instant = None) -> RealtimeRequest:
         """A Retention Messaging realtime request (appAppleId in Production, environment)."""
         return RealtimeRequest.from_json(self._json(_verify_realtime, signed, verify_time))
 
@@ -472,7 +477,7 @@ class SignedDataVerifier:
     def verify_and_decode_realtime_request(self, signed_payload: Signed) -> RealtimeRequest:
         return self.verify_realtime_request(signed_payload)
 
-    def verify_json(self, kind: str, signed: Signed, verify_time: Optional[int] = None) -> Dict[str, Any]:
+    def verify_json(self, kind: str, signed: Signed, verify_time: Instant = None) -> Dict[str, Any]:
         """The verified payload as a dict, for kind "transaction", "renewal", "notification", "realtime-request",
         "app-transaction", with GateKit's "gatekit" member ({"identity", "testSigned"})."""
         handle = self._verify(kind, signed, verify_time)
@@ -482,7 +487,7 @@ class SignedDataVerifier:
         finally:
             _signed_free(handle)
 
-    def verified(self, kind: str, signed: Signed, verify_time: Optional[int] = None) -> Tuple[str, bool]:
+    def verified(self, kind: str, signed: Signed, verify_time: Instant = None) -> Tuple[str, bool]:
         """Verifies ``signed`` as ``kind`` (see verify_json) and returns its replay identity
         (64 hex digits) and whether it was accepted under the test anchor."""
         handle = self._verify(kind, signed, verify_time)
@@ -491,7 +496,7 @@ class SignedDataVerifier:
         finally:
             _signed_free(handle)
 
-    def _verify(self, kind: str, signed: Signed, verify_time: Optional[int]) -> Any:
+    def _verify(self, kind: str, signed: Signed, verify_time: Instant) -> Any:
         if kind not in _KINDS:
             raise ValueError(f"kind must be one of {', '.join(_KINDS)}, not {kind!r}")
         o = self._options(verify_time)
@@ -500,12 +505,12 @@ class SignedDataVerifier:
         return handle
 
     def is_entitled(self, signed_transaction: Signed, product_id: Optional[str] = None,
-                    at_ms: Optional[int] = None, verify_time: Optional[int] = None) -> bool:
-        """Verifies a signed transaction and answers whether it entitles the user at ``at_ms``
-        (Unix ms, default now) — revoked, upgraded, not yet purchased or expired: False."""
+                    at: Instant = None, verify_time: Instant = None) -> bool:
+        """Verifies a signed transaction and answers whether it entitles the user at the aware
+        datetime ``at`` (default now) — revoked, upgraded, not yet purchased or expired: False."""
         o = self._options(verify_time)
         return check(_is_entitled(_text(signed_transaction), ctypes.byref(o),
-                                  _native.to_c_string(product_id, "product_id"), int(at_ms or 0))) == 1
+                                  _native.to_c_string(product_id, "product_id"), _time.milliseconds(at, "at"))) == 1
 
 
 def _text(signed: Signed) -> bytes:

@@ -10,6 +10,8 @@ from enum import IntEnum
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native, receipt as _receipt
+from . import _time
+from ._time import Instant
 from .errors import GateKitError, check, error_for
 from .jws import Signed, SignedDataVerifier, _Options as _JWSOptions, _text
 
@@ -59,20 +61,13 @@ _REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PE
 
 
 def _datetime(ms: Optional[int]) -> Optional[datetime]:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return _time.from_milliseconds(ms)
 
 
-def _ms(at: Union[datetime, int, None]) -> int:
-    """0 (now) for None; Unix ms for an aware datetime or an int."""
-    if at is None:
-        return 0
-    if isinstance(at, datetime):
-        if at.tzinfo is None:
-            raise ValueError("at must be an aware datetime (naive datetimes have no instant)")
-        value = int(round(at.timestamp() * 1000))
-    else:
-        value = int(at)
-    if value <= 0:
+def _ms(at: Instant) -> int:
+    """0 (now) for None; Unix ms of an aware datetime (a plain number is refused: _time)."""
+    value = _time.milliseconds(at, "at")
+    if at is not None and value <= 0:
         raise ValueError("at must be after 1970-01-01T00:00:00Z")
     return value
 
@@ -202,29 +197,29 @@ class Ledger:
 
     # ---- ingestion ------------------------------------------------------------------------
 
-    def _ingest(self, kind: str, signed: Signed, verifier: SignedDataVerifier, verify_time: Optional[int]) -> IngestResult:
+    def _ingest(self, kind: str, signed: Signed, verifier: SignedDataVerifier, verify_time: Instant) -> IngestResult:
         options = verifier._options(verify_time)
         out = ctypes.c_void_p()
         check(_ingest[kind](ctypes.byref(out), self._store.handle, _text(signed), ctypes.byref(options)))
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
-    def ingest_notification(self, signed_payload: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+    def ingest_notification(self, signed_payload: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
         """An App Store Server Notification V2 ``signedPayload`` (nested data verified too)."""
         return self._ingest("notification", signed_payload, verifier, verify_time)
 
-    def ingest_transaction(self, signed_transaction: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+    def ingest_transaction(self, signed_transaction: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
         """A ``signedTransactionInfo`` / StoreKit 2 ``jwsRepresentation``."""
         return self._ingest("transaction", signed_transaction, verifier, verify_time)
 
-    def ingest_renewal_info(self, signed_renewal_info: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+    def ingest_renewal_info(self, signed_renewal_info: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
         return self._ingest("renewal_info", signed_renewal_info, verifier, verify_time)
 
-    def ingest_app_transaction(self, signed_app_transaction: Signed, verifier: SignedDataVerifier, verify_time: Optional[int] = None) -> IngestResult:
+    def ingest_app_transaction(self, signed_app_transaction: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
         """Recorded in the history; changes no entitlement."""
         return self._ingest("app_transaction", signed_app_transaction, verifier, verify_time)
 
     def ingest_batch(self, kind: str, items: List[Signed], verifier: SignedDataVerifier,
-                     verify_time: Optional[int] = None) -> List[Union[IngestResult, GateKitError]]:
+                     verify_time: Instant = None) -> List[Union[IngestResult, GateKitError]]:
         """Several signed items of one kind ("transaction", "renewal_info", "notification",
         "app_transaction") recorded in one durable transaction: each result in input order is
         an IngestResult, or the exception (not raised) for an item that did not verify. A store
@@ -259,7 +254,7 @@ class Ledger:
     # ---- questions ------------------------------------------------------------------------
 
     @staticmethod
-    def _query(environment: str, at: Union[datetime, int, None], test_signed: bool) -> _Query:
+    def _query(environment: str, at: Instant, test_signed: bool) -> _Query:
         q = _Query()
         check(_query_init(ctypes.byref(q), QUERY_VERSION))
         q.environment = _native.to_c_string(environment, "environment")
@@ -268,14 +263,14 @@ class Ledger:
         return q
 
     def is_entitled(self, customer: str, product_or_group: str, *, environment: str,
-                    at: Union[datetime, int, None] = None, test_signed: bool = False) -> bool:
+                    at: Instant = None, test_signed: bool = False) -> bool:
         """The fast yes/no (no JSON): entitled to the product id or to any product of the group."""
         q = self._query(environment, at, test_signed)
         return check(_is_entitled(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
                                   _native.to_c_string(product_or_group, "product_or_group"), None)) == 1
 
     def entitled(self, customer: str, product_or_group: str, *, environment: str,
-                 at: Union[datetime, int, None] = None, test_signed: bool = False) -> Entitlement:
+                 at: Instant = None, test_signed: bool = False) -> Entitlement:
         """The answer with its reason, product, status and dates (truthy when entitled)."""
         q = self._query(environment, at, test_signed)
         out = ctypes.c_void_p()
@@ -283,7 +278,7 @@ class Ledger:
                            _native.to_c_string(customer, "customer"), _native.to_c_string(product_or_group, "product_or_group")))
         return Entitlement.from_json(json.loads(_native.take_string(out)))
 
-    def active(self, customer: str, *, environment: str, at: Union[datetime, int, None] = None,
+    def active(self, customer: str, *, environment: str, at: Instant = None,
                test_signed: bool = False) -> List[Entitlement]:
         """Every product the customer is entitled to, once each, ordered by product id."""
         q = self._query(environment, at, test_signed)
@@ -292,7 +287,7 @@ class Ledger:
         return [Entitlement.from_json(e) for e in json.loads(_native.take_string(out))["entitlements"]]
 
     def subscription_status(self, customer: str, group: Optional[str] = None, *, environment: str,
-                            at: Union[datetime, int, None] = None, test_signed: bool = False) -> Dict[str, Any]:
+                            at: Instant = None, test_signed: bool = False) -> Dict[str, Any]:
         """Apple's "Get All Subscription Statuses" response body for the customer (dict)."""
         q = self._query(environment, at, test_signed)
         out = ctypes.c_void_p()
@@ -302,14 +297,14 @@ class Ledger:
         return document
 
     def statuses(self, customer: str, group: Optional[str] = None, *, environment: str,
-                 at: Union[datetime, int, None] = None, test_signed: bool = False) -> Dict[str, SubscriptionStatus]:
+                 at: Instant = None, test_signed: bool = False) -> Dict[str, SubscriptionStatus]:
         """Original transaction id → status, from subscription_status()."""
         body = self.subscription_status(customer, group, environment=environment, at=at, test_signed=test_signed)
         return {t["originalTransactionId"]: SubscriptionStatus(t["status"])
                 for g in body["data"] for t in g["lastTransactions"]}
 
     def intro_eligible(self, customer: str, group: str, *, environment: str,
-                       at: Union[datetime, int, None] = None, test_signed: bool = False) -> bool:
+                       at: Instant = None, test_signed: bool = False) -> bool:
         """May the customer be offered the group's introductory offer?"""
         q = self._query(environment, at, test_signed)
         return check(_intro(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),

@@ -23,13 +23,14 @@ import sys
 import threading
 import weakref
 from dataclasses import dataclass
-from enum import IntEnum
+from datetime import datetime
+from enum import Enum, IntEnum
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from . import _native
+from . import _native, _time
 from .errors import GateKitError, InvalidArgumentError, error_for, register
 
-__all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike",
+__all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike", "ChangeSource",
     "Decision", "EPERM_BLOCKED", "EPERM_CATEGORY", "EPERM_CONFLICT", "EPERM_DECISION",
     "EPERM_NOT_PROMPTABLE", "EPERM_NO_USAGE", "EPERM_PROVIDER", "EPERM_REENTRANT", "EPERM_RETIRED",
     "EPERM_PORTAL", "EPERM_TOKEN", "EPERM_WATCHING", "HOST_FIRST", "InvalidCategoryError", "InvalidDecisionError",
@@ -415,23 +416,33 @@ class PermissionProvider:
         return State.UNKNOWN
 
 
+class ChangeSource(str, Enum):
+    """Who changed a permission's state."""
+    USER = "user"            # a decision the app recorded
+    SYSTEM = "system"        # the system's answer changed (host provider refresh)
+    RESET = "reset"          # perm_reset
+    PROVIDER = "provider"    # the provider's own answer (e.g. the desktop portal) changed
+
+
 @dataclass(frozen=True)
 class PermissionChange:
-    """One entry of the append-only history. For source "provider", from/to are the
-    provider's answers (0 = not determined); otherwise stored states."""
+    """One entry of the append-only history. For source PROVIDER, from/to are the provider's
+    answers (State.UNKNOWN: not determined); otherwise stored states."""
     id: int
     category: CategoryLike
     name: Optional[str]
-    from_state: int
-    to_state: int
-    source: str       # "user", "system", "reset" or "provider"
-    at: str           # RFC 3339 UTC with milliseconds
-    at_ms: int
+    from_state: State
+    to_state: State
+    source: ChangeSource
+    at: datetime      # aware, UTC, millisecond precision
 
     @classmethod
     def from_json(cls, entry: Dict[str, Any]) -> "PermissionChange":
-        return cls(entry["id"], category(entry["category"]), entry["name"], entry["from"], entry["to"],
-                   entry["source"], entry["at"], entry["at_ms"])
+        at = _time.from_milliseconds(int(entry["at_ms"]))
+        assert at is not None
+        return cls(entry["id"], category(entry["category"]), entry["name"], _STATE_BY_VALUE[entry["from"]],
+                   _STATE_BY_VALUE[entry["to"]],
+                   ChangeSource(entry["source"]), at)
 
 
 class Subscription:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +22,9 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _native
 from ._managed import Managed
-from .errors import GateKitError, check, register
+from . import _time
+from ._time import Instant
+from .errors import EINVAL, GateKitError, InvalidArgumentError, check, file_path, register
 
 __all__ = ["ERECEIPT_ALGORITHM", "ERECEIPT_APP_VERSION", "ERECEIPT_BAD_CERT", "ERECEIPT_BUNDLE_ID",
     "ERECEIPT_CERT_SIGNATURE", "ERECEIPT_CERT_TIME", "ERECEIPT_CHAIN", "ERECEIPT_CHAIN_LENGTH",
@@ -344,11 +347,11 @@ class Receipt(Managed):
                 f"app_version={self.app_version!r}, creation_date={self.creation_date!r}, "
                 f"purchases={len(self.purchases)}, is_test_signed={self.is_test_signed})")
 
-    def is_entitled(self, product_id: str, at: Union[datetime, int, None] = None) -> bool:
-        """True when a non-cancelled purchase of product_id covers ``at`` (datetime or epoch ms; None: now)."""
+    def is_entitled(self, product_id: str, at: Instant = None) -> bool:
+        """True when a non-cancelled purchase of product_id covers the aware datetime ``at`` (None: now)."""
         return check(_is_entitled(self.handle, _native.to_c_string(product_id, "product_id"), _at_ms(at))) == 1
 
-    def active_products(self, at: Union[datetime, int, None] = None) -> List[str]:
+    def active_products(self, at: Instant = None) -> List[str]:
         """Product ids entitled at ``at``, each once, in receipt order."""
         out = ctypes.c_void_p()
         check(_active_products(ctypes.byref(out), self.handle, _at_ms(at)))
@@ -374,14 +377,12 @@ class Receipt(Managed):
         return _native.take_string(out)
 
 
-def _at_ms(at: Union[datetime, int, None]) -> int:
-    if at is None:
-        return 0
-    if isinstance(at, datetime):
-        if at.tzinfo is None:
-            raise ValueError("at must be timezone-aware")
-        return int(at.timestamp() * 1000)
-    return int(at)
+#: A character base64 text never holds (white space aside): such a str is a path or a mistake.
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/=\s]")
+
+
+def _at_ms(at: Instant) -> int:
+    return _time.milliseconds(at, "at")
 
 
 def _device_bytes(device_id: Union[bytes, str, uuid.UUID, None]) -> Optional[bytes]:
@@ -398,7 +399,7 @@ def _device_bytes(device_id: Union[bytes, str, uuid.UUID, None]) -> Optional[byt
     return bytes.fromhex(text.replace(":", "").replace("-", ""))
 
 
-def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_time: Union[datetime, int, None],
+def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_time: Instant,
              require_sha256: bool, production_only: bool, sandbox_only: bool,
              test_anchor: Optional[bytes]) -> Tuple[_Options, List[Any]]:
     options = _Options()
@@ -416,7 +417,7 @@ def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_
         options.device_id = ctypes.cast(buffer, ctypes.c_void_p)
         options.device_id_len = len(device)
     if verify_time is not None:
-        options.verify_time = int(verify_time.timestamp()) if isinstance(verify_time, datetime) else int(verify_time)
+        options.verify_time = _time.seconds(verify_time, "verify_time")
     options.flags = (REQUIRE_SHA256 if require_sha256 else 0) | (PRODUCTION_ONLY if production_only else 0) | \
         (SANDBOX_ONLY if sandbox_only else 0)
     if test_anchor is not None:
@@ -459,13 +460,16 @@ def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
     return tuple(purchases)
 
 def validate(data: Union[bytes, bytearray, str], bundle_id: str, *, app_version: Optional[str] = None,
-             device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Union[datetime, int, None] = None,
+             device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Instant = None,
              require_sha256: bool = False, production_only: bool = False, sandbox_only: bool = False,
              test_anchor: Optional[bytes] = None) -> Receipt:
     """Validates a receipt given as DER bytes or base64 text (str or bytes).
 
     verify_time: when certificates must be valid (default: the receipt's creation date).
     test_anchor: DER certificate trusted for Xcode (StoreKit testing) receipts only."""
+    if isinstance(data, str) and (os.path.exists(data) or _NOT_BASE64.search(data)):
+        raise InvalidArgumentError(EINVAL, f"validate() takes a receipt's bytes or its base64 text, and {data[:60]!r} is "
+                                           "neither; for a file, use validate_file(path, bundle_id, ...)")
     raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
     options, keep = _options(bundle_id, app_version, device_id, verify_time, require_sha256, production_only,
                              sandbox_only, test_anchor)
@@ -475,16 +479,15 @@ def validate(data: Union[bytes, bytearray, str], bundle_id: str, *, app_version:
     return _build(out)
 
 
-def validate_file(path: Union[str, "os.PathLike[str]"], bundle_id: str, **kwargs: Any) -> Receipt:
-    """validate() on a file's contents (DER or base64 text)."""
-    options, keep = _options(bundle_id, kwargs.pop("app_version", None), kwargs.pop("device_id", None),
-                             kwargs.pop("verify_time", None), kwargs.pop("require_sha256", False),
-                             kwargs.pop("production_only", False), kwargs.pop("sandbox_only", False),
-                             kwargs.pop("test_anchor", None))
-    if kwargs:
-        raise TypeError(f"unexpected arguments: {sorted(kwargs)}")
+def validate_file(path: Union[str, "os.PathLike[str]"], bundle_id: str, *, app_version: Optional[str] = None,
+                  device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Instant = None,
+                  require_sha256: bool = False, production_only: bool = False, sandbox_only: bool = False,
+                  test_anchor: Optional[bytes] = None) -> Receipt:
+    """validate() on a file's contents (DER or base64 text); the same keyword arguments."""
+    options, keep = _options(bundle_id, app_version, device_id, verify_time, require_sha256, production_only,
+                             sandbox_only, test_anchor)
     out = _R()
-    check(_validate_file(ctypes.byref(out), _native.to_c_string(os.fsdecode(path), "path"), ctypes.byref(options)))
+    check(_validate_file(ctypes.byref(out), file_path(path, "path"), ctypes.byref(options)))
     del keep
     return _build(out)
 

@@ -7,7 +7,7 @@ from typing import Any, Optional, Union
 
 from . import _native
 from ._managed import Managed
-from .errors import check
+from .errors import check, file_path
 from .eula import Eula
 from .ledger import Ledger
 from .permissions import Permissions
@@ -52,7 +52,7 @@ class Store(Managed):
         self.permissions = Permissions(self)
         self.ledger = Ledger(self)
         handle = _native.StorePointer()
-        encoded = None if path is None else _native.to_c_string(os.fsdecode(path), "path")
+        encoded = None if path is None else file_path(path, "path")  # a folder is refused; a URI passes
         check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id"),
                     GROUP_SHARED if group_shared else 0))
         self._handle = handle

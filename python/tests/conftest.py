@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -74,6 +75,14 @@ def location_of(store: "gatekit.Store") -> StoreLocation:
 def store(open_store):
     with open_store() as s:
         yield s
+
+
+def utc(seconds: Optional[float] = None, *, ms: Optional[int] = None) -> datetime:
+    """An aware UTC datetime from Unix seconds or milliseconds (the package takes no bare numbers)."""
+    if ms is not None:
+        return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+    assert seconds is not None
+    return datetime.fromtimestamp(seconds, timezone.utc)
 
 
 # The examples/ programs run in their own interpreter: by default this one with the package

@@ -3,6 +3,7 @@ stream (shuffled by its seed, with repeats) into the shared store; prints its ou
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 import random
 import sys
 from collections import Counter
@@ -22,7 +23,7 @@ def main() -> int:
     counts: Counter = Counter()
     with gatekit.Store(where, app_id=app_id) as store:
         for kind, jws in order:
-            counts[getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=spec["now"]).outcome.name] += 1
+            counts[getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=datetime.fromtimestamp(spec["now"], timezone.utc)).outcome.name] += 1
     print(json.dumps(counts))
     return 0
 

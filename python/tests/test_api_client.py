@@ -401,7 +401,8 @@ def test_the_tool_reports_apples_errors_and_usage(api, tmp_path):
     assert failed.returncode == 1 and "Apple error 4040010" in failed.stderr
     assert json.loads(failed.stdout)["errorCode"] == 4040010
     tampered = run_tool(api, tmp_path, "get-transaction-info", "tampered")
-    assert tampered.returncode == 1 and tampered.stdout == "" and "signedTransactionInfo" in tampered.stderr
+    assert tampered.returncode == 11 and "signedTransactionInfo" in tampered.stderr  # refused: not authentic
+    assert json.loads(tampered.stdout)["code"] == -307  # GATEKIT_EJWS_SIGNATURE, the tool's refusal JSON
     assert run_tool(api, tmp_path, "get-transaction-info").returncode == 2  # no id
     assert run_tool(api, tmp_path, "no-such-endpoint").returncode == 2
     assert run_tool(api, tmp_path, "get-all-subscription-statuses", "1", "--status", "9").returncode == 2

@@ -5,6 +5,7 @@ fixture and realtime requests."""
 from __future__ import annotations
 
 import base64
+from datetime import datetime, timedelta, timezone
 import json
 import os
 import time
@@ -199,7 +200,7 @@ def test_receipt_utility_agrees_with_apples_on_every_receipt():
 def test_realtime_request(pki):
     model = json.loads((FIXTURES / "appstore-api" / "models" / "decodedRealtimeRequest.json").read_text())
     signed = pki.sign(model, CHAIN)
-    now = int(time.time()) + 60
+    now = datetime.now(timezone.utc) + timedelta(seconds=60)
     verifier = SignedDataVerifier("com.any.bundle", "LocalTesting", test_anchor=pki.der("root"))
     r = verifier.verify_realtime_request(signed, now)
     assert (r.originalTransactionId, r.appAppleId, r.productId, r.userLocale, r.requestIdentifier, r.signedDate) == \

@@ -5,6 +5,7 @@ import os
 import random
 import signal
 import sqlite3
+from datetime import datetime, timezone
 import threading
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import gatekit
+from gatekit import EulaAnswer
 from conftest import worker
 
 
@@ -46,12 +48,18 @@ def test_history_records_who_which_text_and_when(store):
     h = gatekit.hash_bytes(b"privacy")
     store.eula.accept("privacy", h, user=b"J\xf6rg")   # not UTF-8: kept exactly
     store.eula.decline("privacy", h, user="Jörg")
+    store.eula.accept("privacy", h, user="alice")
     latin1 = store.eula.history("privacy", user=b"J\xf6rg")
-    assert [(d.user, d.decision, d.hash) for d in latin1] == [(b"J\xf6rg", "accepted", h)]
-    assert latin1[0].accepted
-    assert latin1[0].at.endswith("Z") and len(latin1[0].at) == 24
+    # str out: a name that is not UTF-8 comes back with its bytes as surrogate escapes ...
+    assert [(d.user, d.decision, d.hash) for d in latin1] == [("J\udcf6rg", EulaAnswer.ACCEPTED, h)]
+    assert latin1[0].accepted and latin1[0].decision == "accepted"
+    # ... and passed back as that str names the same user.
+    assert store.eula.history("privacy", user="J\udcf6rg") == latin1
+    assert store.eula.history("privacy", user="alice")[0].user == "alice"   # str in, str out
+    assert latin1[0].at.tzinfo is not None and abs((datetime.now(timezone.utc) - latin1[0].at).total_seconds()) < 60
     everyone = store.eula.history_all()
-    assert [d.user for d in everyone] == [b"J\xf6rg", "Jörg".encode()]
+    assert [d.user for d in everyone] == ["J\udcf6rg", "Jörg", "alice"]
+    assert [d.decision for d in everyone] == [EulaAnswer.ACCEPTED, EulaAnswer.DECLINED, EulaAnswer.ACCEPTED]
     assert store.eula.history() == []
 
 

@@ -9,6 +9,7 @@ import os
 import subprocess
 import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -17,7 +18,7 @@ import pytest
 from gatekit import jws
 from gatekit.jws import IdentityError, SignatureError, SignedDataError, SignedDataVerifier
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, utc
 
 FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", REPO_ROOT.parent / "shared" / "fixtures"))
 APPLE = FIXTURES / "jws" / "apple-test"
@@ -150,7 +151,7 @@ def test_xcode_signed_data_only_with_its_certificate_as_test_anchor():
     a = xcode.verify_app_transaction(fixture_jws("xcode/xcode-signed-app-transaction"))
     assert a.originalPurchaseDate == -62135769600000 and a.receiptType == "Xcode"
     with pytest.raises(SignatureError) as e:
-        xcode.verify_transaction(signed, verify_time=1761962975)   # the certificate expired in 2024
+        xcode.verify_transaction(signed, verify_time=utc(1761962975))   # the certificate expired in 2024
     assert e.value.code == jws.EJWS_CERT_TIME
 
 
@@ -163,11 +164,12 @@ def test_x509_vectors_through_signed_data():
                                                           "REAL_APPLE_ROOT", "REAL_APPLE_INTERMEDIATE", "REAL_APPLE_SIGNING_CERTIFICATE"]}
     assert base64.b64decode(header_of(renewal)["x5c"][0]) == der["LEAF_CERT"]
     test = SignedDataVerifier("com.example", "Sandbox", test_anchor=der["ROOT_CA"])
-    assert test.verify_renewal_info(renewal, verify_time=1761962975).environment == "Sandbox"
+    assert test.verify_renewal_info(renewal, verify_time=utc(1761962975)).environment == "Sandbox"
 
     def code(names: List[str], verifier: SignedDataVerifier, at: int) -> int:
         with pytest.raises(SignedDataError) as e:
-            verifier.verify_renewal_info(rehead(renewal, {"alg": "ES256", "x5c": [base64.b64encode(der[n]).decode() for n in names]}), verify_time=at)
+            verifier.verify_renewal_info(rehead(renewal, {"alg": "ES256", "x5c": [base64.b64encode(der[n]).decode() for n in names]}),
+                                         verify_time=utc(at))
         return e.value.code
 
     assert code(["LEAF_CERT", "INTERMEDIATE_CA", "ROOT_CA"], test, 2280946846) == jws.EJWS_CERT_TIME
@@ -261,7 +263,7 @@ def check_app_transaction(a: jws.AppTransaction) -> None:
 @needs_fixtures
 def test_model_payloads_decode_every_field(pki):
     local = SignedDataVerifier("com.example", "LocalTesting", test_anchor=pki.der("root"))
-    at = int(time.time())   # the models date from 2023; the PKI was made just now
+    at = datetime.now(timezone.utc)   # the models date from 2023; the PKI was made just now
     check_transaction(local.verify_transaction(pki.sign(model("signedTransaction"), CHAIN), verify_time=at))
     check_renewal(local.verify_renewal_info(pki.sign(model("signedRenewalInfo"), CHAIN), verify_time=at))
     check_app_transaction(local.verify_app_transaction(pki.sign(model("appTransaction"), CHAIN), verify_time=at))
@@ -347,7 +349,7 @@ def test_a_chain_valid_now_but_not_at_the_signing_date(pki):
     with pytest.raises(SignatureError) as e:
         v.verify_transaction(old)
     assert e.value.code == jws.EJWS_CERT_TIME and "not valid at" in e.value.detail
-    assert v.verify_transaction(old, verify_time=int(time.time())).productId == "pro.monthly"
+    assert v.verify_transaction(old, verify_time=datetime.now(timezone.utc)).productId == "pro.monthly"
 
 
 def test_identity_checks_and_field_types(pki):
@@ -388,14 +390,14 @@ def test_entitlement(pki):
     now = now_ms()
     good = pki.sign(transaction(now), CHAIN)
     assert v.is_entitled(good)
-    assert v.is_entitled(good, "pro.monthly", at_ms=now)
-    assert not v.is_entitled(good, "pro.yearly", at_ms=now)
-    assert not v.is_entitled(good, at_ms=now - 60_000)
-    assert not v.is_entitled(good, at_ms=now + 86_400_000)
+    assert v.is_entitled(good, "pro.monthly", at=utc(ms=now))
+    assert not v.is_entitled(good, "pro.yearly", at=utc(ms=now))
+    assert not v.is_entitled(good, at=utc(ms=now - 60_000))
+    assert not v.is_entitled(good, at=utc(ms=now + 86_400_000))
     revoked = pki.sign(transaction(now, revocationDate=now, revocationReason=0), CHAIN)
-    assert not v.is_entitled(revoked, at_ms=now)
-    assert not v.verify_transaction(revoked).is_entitled(now)
-    assert v.verify_transaction(good).is_entitled(now)
+    assert not v.is_entitled(revoked, at=utc(ms=now))
+    assert not v.verify_transaction(revoked).is_entitled(utc(ms=now))
+    assert v.verify_transaction(good).is_entitled(utc(ms=now))
     with pytest.raises(IdentityError):
         SignedDataVerifier("com.other", "Sandbox", test_anchor=pki.der("root")).is_entitled(good)
 

@@ -19,7 +19,7 @@ import gatekit
 from gatekit.jws import SignatureError, SignedDataVerifier
 from gatekit.ledger import Outcome, Reason, SubscriptionStatus
 
-from conftest import child_env, example, example_env
+from conftest import child_env, example, example_env, utc
 from ledger_lives import APP_APPLE_ID, BUNDLE, DAY, FIXTURES, MODELS, MONTH, T0, Expect, Life, all_items, build, model
 from signing import CHAIN, PKI, pki  # noqa: F401  (pki is a fixture)
 
@@ -31,6 +31,7 @@ ORDERS = int(os.environ.get("GATEKIT_LEDGER_ORDERS", "40"))
 #: The certificate-check time for ingestion: the generated certificates are valid from their
 #: creation (after this module is imported) for 30 days, not on the lives' 2025 dates.
 NOW_S = int(time.time()) + 120
+NOW = utc(NOW_S)   # the certificate-check time of every ingestion
 
 
 @pytest.fixture(scope="module")
@@ -59,11 +60,11 @@ def verifier(pki: PKI) -> SignedDataVerifier:
 
 
 def ingest(store: gatekit.Store, items: List[Tuple[str, str]], verifier: SignedDataVerifier) -> List[Any]:
-    return [getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=NOW_S) for kind, jws in items]
+    return [getattr(store.ledger, f"ingest_{kind}")(jws, verifier, verify_time=NOW) for kind, jws in items]
 
 
 def answer(store: gatekit.Store, e: Expect) -> gatekit.Entitlement:
-    return store.ledger.entitled(e.customer, e.subject, environment="Sandbox", at=e.at, test_signed=True)
+    return store.ledger.entitled(e.customer, e.subject, environment="Sandbox", at=utc(ms=e.at), test_signed=True)
 
 
 def check_table(store: gatekit.Store, table: List[Expect]) -> None:
@@ -76,7 +77,7 @@ def check_table(store: gatekit.Store, table: List[Expect]) -> None:
         if e.status is not None:
             assert got.status == SubscriptionStatus(e.status), (e, got)
         # The fast path agrees with the detailed answer.
-        assert store.ledger.is_entitled(e.customer, e.subject, environment="Sandbox", at=e.at, test_signed=True) == got.entitled
+        assert store.ledger.is_entitled(e.customer, e.subject, environment="Sandbox", at=utc(ms=e.at), test_signed=True) == got.entitled
 
 
 def fingerprint(store: gatekit.Store, table: List[Expect], lives: Dict[str, Life]) -> str:
@@ -85,9 +86,9 @@ def fingerprint(store: gatekit.Store, table: List[Expect], lives: Dict[str, Life
     parts: List[Any] = []
     for e in table:
         parts.append(answer(store, e))
-        parts.append(store.ledger.active(e.customer, environment="Sandbox", at=e.at, test_signed=True))
-        parts.append(store.ledger.subscription_status(e.customer, environment="Sandbox", at=e.at, test_signed=True))
-        parts.append(store.ledger.intro_eligible(e.customer, "20000001", environment="Sandbox", at=e.at, test_signed=True))
+        parts.append(store.ledger.active(e.customer, environment="Sandbox", at=utc(ms=e.at), test_signed=True))
+        parts.append(store.ledger.subscription_status(e.customer, environment="Sandbox", at=utc(ms=e.at), test_signed=True))
+        parts.append(store.ledger.intro_eligible(e.customer, "20000001", environment="Sandbox", at=utc(ms=e.at), test_signed=True))
     for life in lives.values():
         parts.append(store.ledger.subscription_status(life.original, environment="Sandbox", test_signed=True))
     return repr(parts)
@@ -133,25 +134,25 @@ def test_outcomes_new_duplicate_superseded(store, pki, verifier):
     newer = life.tx("9101", "pro.monthly", T0, T0 + MONTH, signed=T0 + 5 * DAY)
     older = dict(newer, signedDate=T0 + DAY, expiresDate=T0 + 2 * MONTH)
     signed_newer, signed_older = life.pki.sign(newer, CHAIN), life.pki.sign(older, CHAIN)
-    first = store.ledger.ingest_transaction(signed_newer, verifier, verify_time=NOW_S)
+    first = store.ledger.ingest_transaction(signed_newer, verifier, verify_time=NOW)
     assert first.outcome == Outcome.NEW and first.customer == "9100" and first.original_transaction_ids == ("9100",)
     assert first.status_changes and first.status_changes[0].new == SubscriptionStatus.EXPIRED  # 2025 is over
-    assert store.ledger.ingest_transaction(signed_newer, verifier, verify_time=NOW_S).outcome == Outcome.DUPLICATE
+    assert store.ledger.ingest_transaction(signed_newer, verifier, verify_time=NOW).outcome == Outcome.DUPLICATE
     # A second signature over the same payload is the same item (the replay identity).
     resigned = life.pki.sign(newer, CHAIN)
     assert resigned != signed_newer
-    assert store.ledger.ingest_transaction(resigned, verifier, verify_time=NOW_S).outcome == Outcome.DUPLICATE
-    late = store.ledger.ingest_transaction(signed_older, verifier, verify_time=NOW_S)
+    assert store.ledger.ingest_transaction(resigned, verifier, verify_time=NOW).outcome == Outcome.DUPLICATE
+    late = store.ledger.ingest_transaction(signed_older, verifier, verify_time=NOW)
     assert late.outcome == Outcome.SUPERSEDED
     # The newest signedDate wins, though the older version arrived last.
-    e = store.ledger.entitled("9100", "pro.monthly", environment="Sandbox", at=T0 + 6 * DAY, test_signed=True)
+    e = store.ledger.entitled("9100", "pro.monthly", environment="Sandbox", at=utc(ms=T0 + 6 * DAY), test_signed=True)
     assert e.until is not None and int(e.until.timestamp() * 1000) == T0 + MONTH
     # A notification is deduplicated on its notificationUUID, even when re-signed differently.
     n = model("signedNotification")
     n.update(notificationType="TEST", signedDate=T0, data={"environment": "Sandbox", "bundleId": BUNDLE, "appAppleId": APP_APPLE_ID})
-    assert store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW_S).outcome == Outcome.NEW
+    assert store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW).outcome == Outcome.NEW
     n["signedDate"] = T0 + 1
-    again = store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW_S)
+    again = store.ledger.ingest_notification(pki.sign(n, CHAIN), verifier, verify_time=NOW)
     assert again.outcome == Outcome.DUPLICATE and again.notification_type == "TEST"
 
 
@@ -160,7 +161,7 @@ def test_a_batch_is_one_transaction_with_failures_in_place(store, pki, verifier)
     t = NOW_S * 1000
     items = [pki.sign(life.tx(f"950{k}", "pro.monthly", t - (5 - k) * DAY, t + (k + 1) * DAY), CHAIN) for k in range(5)]
     forged = pki.sign(life.tx("9599", "pro.monthly", t, t + DAY), CHAIN, signer="other_root")
-    results = store.ledger.ingest_batch("transaction", items + [forged, items[0]], verifier, verify_time=NOW_S)
+    results = store.ledger.ingest_batch("transaction", items + [forged, items[0]], verifier, verify_time=NOW)
     assert [r.outcome for r in results if isinstance(r, gatekit.ledger.IngestResult)] == [Outcome.NEW] * 5 + [Outcome.DUPLICATE]
     assert isinstance(results[5], SignatureError) and "signature" in str(results[5])
     e = store.ledger.entitled("9500", "pro.monthly", environment="Sandbox", test_signed=True)
@@ -174,10 +175,10 @@ def test_unverifiable_data_is_never_ingested(store, pki, verifier):
     tx = life.tx("9201", "pro.monthly", T0, T0 + MONTH)
     forged = pki.sign(tx, ["leaf", "int", "root"], signer="other_root")
     with pytest.raises(SignatureError):
-        store.ledger.ingest_transaction(forged, verifier, verify_time=NOW_S)
+        store.ledger.ingest_transaction(forged, verifier, verify_time=NOW)
     wrong_app = SignedDataVerifier("com.other", "Sandbox", test_anchor=pki.der("root"))
     with pytest.raises(gatekit.jws.IdentityError):
-        store.ledger.ingest_transaction(pki.sign(tx, CHAIN), wrong_app, verify_time=NOW_S)
+        store.ledger.ingest_transaction(pki.sign(tx, CHAIN), wrong_app, verify_time=NOW)
     history = store.ledger.history(environment="Sandbox", test_signed=True)
     assert history["items"] == [] and history["statusChanges"] == []
 
@@ -186,10 +187,10 @@ def test_environments_and_test_signed_data_are_kept_apart(store, pki, verifier):
     sandbox = Life(pki, "sandbox", original="9300")
     production = Life(pki, "production", original="9300", environment="Production")
     t = NOW_S * 1000
-    store.ledger.ingest_transaction(pki.sign(sandbox.tx("9301", "pro.monthly", t - DAY, t + MONTH), CHAIN), verifier, verify_time=NOW_S)
+    store.ledger.ingest_transaction(pki.sign(sandbox.tx("9301", "pro.monthly", t - DAY, t + MONTH), CHAIN), verifier, verify_time=NOW)
     prod_verifier = SignedDataVerifier(BUNDLE, "Production", APP_APPLE_ID, test_anchor=pki.der("root"), test_production=True)
     store.ledger.ingest_transaction(pki.sign(production.tx("9302", "pro.yearly", t - DAY, t + 12 * MONTH), CHAIN), prod_verifier,
-                                    verify_time=NOW_S)
+                                    verify_time=NOW)
     assert store.ledger.is_entitled("9300", "pro.monthly", environment="Sandbox", test_signed=True)
     assert not store.ledger.is_entitled("9300", "pro.yearly", environment="Sandbox", test_signed=True)
     assert store.ledger.is_entitled("9300", "pro.yearly", environment="Production", test_signed=True)
@@ -224,8 +225,8 @@ def test_status_response_has_apples_shape_and_numbers(store, pki, verifier):
         for x in mine["lastTransactions"]:
             assert set(theirs["lastTransactions"][0]) <= set(x)
             # The signed strings verify, and are the data the status was computed from.
-            assert verifier.verify_transaction(x["signedTransactionInfo"], NOW_S).originalTransactionId == x["originalTransactionId"]
-            assert verifier.verify_renewal_info(x["signedRenewalInfo"], NOW_S).originalTransactionId == x["originalTransactionId"]
+            assert verifier.verify_transaction(x["signedTransactionInfo"], NOW).originalTransactionId == x["originalTransactionId"]
+            assert verifier.verify_renewal_info(x["signedRenewalInfo"], NOW).originalTransactionId == x["originalTransactionId"]
     assert store.ledger.statuses(token, "sub_group_two", environment="Sandbox", test_signed=True) == {"3413453": SubscriptionStatus.EXPIRED}
 
 
@@ -235,11 +236,11 @@ def test_introductory_offer_eligibility(store, pki, verifier):
     t = NOW_S * 1000
     assert store.ledger.intro_eligible(token, "40000001", environment="Sandbox", test_signed=True)
     tx = life.tx("9401", "intro.monthly", t - DAY, t + 6 * DAY, offerType=1, offerDiscountType="FREE_TRIAL")
-    store.ledger.ingest_transaction(pki.sign(tx, CHAIN), verifier, verify_time=NOW_S)
+    store.ledger.ingest_transaction(pki.sign(tx, CHAIN), verifier, verify_time=NOW)
     assert not store.ledger.intro_eligible(token, "40000001", environment="Sandbox", test_signed=True)
     assert store.ledger.intro_eligible(token, "40000002", environment="Sandbox", test_signed=True)
     # As of before the trial began, the customer was eligible.
-    assert store.ledger.intro_eligible(token, "40000001", environment="Sandbox", at=t - 2 * DAY, test_signed=True)
+    assert store.ledger.intro_eligible(token, "40000001", environment="Sandbox", at=utc(ms=t - 2 * DAY), test_signed=True)
 
 
 def test_history_records_every_item_and_status_change(store, lives, verifier):
@@ -282,13 +283,13 @@ def test_receipt_purchases_become_transactions(store):
             covering = any(q.product_id == p.product_id and q.original_transaction_id == p.original_transaction_id
                            and q.cancellation_date_ms is None and (q.purchase_date_ms or 0) <= at
                            and (q.expires_date_ms is None or at < q.expires_date_ms) for q in receipt.purchases)
-            assert store.ledger.is_entitled(p.original_transaction_id, p.product_id, environment="Sandbox", at=at) == covering
+            assert store.ledger.is_entitled(p.original_transaction_id, p.product_id, environment="Sandbox", at=utc(ms=at)) == covering
             checked += 1
     assert checked >= len(receipt.purchases)
     # Before the receipt was signed the ledger knew nothing of it (as-of answers).
     first = receipt.purchases[0]
     assert store.ledger.entitled(first.original_transaction_id, first.product_id, environment="Sandbox",
-                                 at=created - 1).reason == Reason.NO_PURCHASE
+                                 at=utc(ms=created - 1)).reason == Reason.NO_PURCHASE
     history = store.ledger.history(environment="Sandbox")
     assert history["items"][0]["payload"]["receipt"]["bundle_id"] == f["bundle_id"]
     # Introductory offers from the receipt alone (as TPInAppReceipt does).

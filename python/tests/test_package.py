@@ -157,3 +157,52 @@ def test_every_module_declares_what_it_exports():
         assert isinstance(getattr(module, "__all__", None), list), name
         for exported in module.__all__:
             assert hasattr(module, exported), f"{name}.__all__ names {exported}, which it does not define"
+
+
+def test_one_convention_for_instants(tmp_path: Path):
+    """GateKit's own time parameters take aware datetimes; a bare number is refused with the
+    unit it would have meant, never guessed at; a naive datetime names no instant."""
+    import datetime as dt
+    from gatekit import jws, receipt
+    verifier = jws.SignedDataVerifier("com.example", "Sandbox")
+    with pytest.raises(TypeError, match=r"verify_time takes an aware datetime, not int \(for Unix seconds"):
+        verifier.verify_transaction("a.b.c", verify_time=1761962975)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"at takes an aware datetime, not int \(for Unix milliseconds"):
+        verifier.is_entitled("a.b.c", at=1761962975000)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="naive"):
+        verifier.verify_transaction("a.b.c", verify_time=dt.datetime(2026, 1, 1))
+    with pytest.raises(TypeError, match="milliseconds"):
+        gatekit.Store(tmp_path / "s.sqlite").ledger.is_entitled("c", "p", environment="Sandbox", at=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seconds"):
+        receipt.validate(b"\x30\x00", "com.example", verify_time=5)  # type: ignore[arg-type]
+    # History rows give aware datetimes back.
+    with gatekit.Store(tmp_path / "t.sqlite") as s:
+        s.eula.accept("terms", gatekit.hash_bytes(b"x"))
+        at = s.eula.history("terms")[0].at
+    assert at.tzinfo is not None and abs(dt.datetime.now(dt.timezone.utc) - at) < dt.timedelta(minutes=1)
+
+
+def test_a_folder_where_a_file_belongs_is_an_is_a_directory_error(tmp_path: Path):
+    from gatekit import receipt
+    for call in (lambda: gatekit.hash_file(tmp_path), lambda: receipt.validate_file(tmp_path, "com.example"),
+                 lambda: gatekit.Store(tmp_path)):
+        with pytest.raises(IsADirectoryError) as e:
+            call()
+        assert isinstance(e.value, gatekit.GateKitError) and "is a folder, not a file" in str(e.value)
+    with gatekit.Store(tmp_path / "s.sqlite") as s:
+        with pytest.raises(IsADirectoryError):
+            s.eula.should_present("terms", tmp_path)
+
+
+def test_receipt_validate_points_a_path_to_validate_file(tmp_path: Path):
+    import inspect
+    from gatekit import receipt
+    path = tmp_path / "receipt"
+    path.write_bytes(b"\x30\x00")
+    for wrong in (str(path), "receipts/this-one.der"):
+        with pytest.raises(ValueError, match=r"for a file, use validate_file\(path, bundle_id"):
+            receipt.validate(wrong, "com.example")
+    # validate_file shows the same keyword arguments as validate in its signature.
+    def keywords(f: Any) -> List[str]:
+        return [p.name for p in inspect.signature(f).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    assert keywords(receipt.validate_file) == keywords(receipt.validate) and "verify_time" in keywords(receipt.validate_file)

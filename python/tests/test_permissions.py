@@ -7,12 +7,13 @@ import itertools
 import sys
 import threading
 import time
+from datetime import datetime, timezone
 from typing import List, Tuple
 
 import pytest
 
 import gatekit
-from gatekit import Category, Decision, State, permissions
+from gatekit import Category, ChangeSource, Decision, State, permissions
 from gatekit.permissions import ALL
 
 from conftest import location_of, worker
@@ -216,11 +217,16 @@ def test_reset_one_and_all_and_history(described):
     described.permissions.reset()
     assert described.permissions.state(Category.EVENTS) is State.UNKNOWN
     rows = [(h.category, h.from_state, h.to_state, h.source) for h in described.permissions.history()]
-    assert rows == [(Category.CAMERA, 0, 406, "user"), (Category.EVENTS, 0, 403, "system"),
-                    (Category.CAMERA, 406, 0, "reset"), (Category.EVENTS, 403, 0, "reset")]
+    assert rows == [(Category.CAMERA, State.UNKNOWN, State.DO_NOT_ASK, ChangeSource.USER),
+                    (Category.EVENTS, State.UNKNOWN, State.DENIED, ChangeSource.SYSTEM),
+                    (Category.CAMERA, State.DO_NOT_ASK, State.UNKNOWN, ChangeSource.RESET),
+                    (Category.EVENTS, State.DENIED, State.UNKNOWN, ChangeSource.RESET)]
+    assert all(type(h.from_state) is State and type(h.source) is ChangeSource for h in described.permissions.history())
     camera = described.permissions.history(Category.CAMERA)
     assert [h.name for h in camera] == ["camera", "camera"]
-    assert camera[0].at.endswith("Z") and camera[0].at_ms <= camera[1].at_ms
+    # Instants are aware datetimes, in order, within the last minute.
+    assert camera[0].at.tzinfo is not None and camera[0].at <= camera[1].at
+    assert abs((datetime.now(timezone.utc) - camera[1].at).total_seconds()) < 60
 
 
 def test_host_categories(store):
@@ -390,7 +396,7 @@ def test_persistence_across_processes(open_store):
     with open_store("persist") as s:
         assert s.permissions.state(Category.CAMERA) is State.DO_NOT_ASK
         assert s.permissions.pending([Category.CAMERA]) == []
-        assert [h.source for h in s.permissions.history(Category.CAMERA)] == ["user"]
+        assert [h.source for h in s.permissions.history(Category.CAMERA)] == [ChangeSource.USER]
 
 
 def test_closing_with_a_running_watcher(open_store):

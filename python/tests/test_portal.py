@@ -54,7 +54,7 @@ def test_every_mapped_category_reads_the_portal(desktop: Desktop, store: gatekit
         assert time.monotonic() < deadline, "the Changed signals did not arrive"
         time.sleep(0.01)
     # The provider's answers are history like any other.
-    assert [h.source for h in p.history(Category.MICROPHONE)] == ["provider"]
+    assert [h.source for h in p.history(Category.MICROPHONE)] == [gatekit.ChangeSource.PROVIDER]
 
 
 def test_host_categories_map_to_entries_of_the_hosts_choosing(desktop: Desktop, store: gatekit.Store):  # noqa: F811

@@ -19,7 +19,7 @@ import pytest
 import gatekit
 from gatekit import receipt as R
 
-from conftest import REPO_ROOT, example, example_env
+from conftest import REPO_ROOT, example, example_env, utc
 
 FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", REPO_ROOT.parent / "shared" / "fixtures"))
 needs_fixtures = pytest.mark.skipif(not (FIXTURES / "expected" / "receipts.json").exists(),
@@ -101,7 +101,7 @@ def test_fixture_matches_its_facts(name: str):
     assert len(body["receipt"]["in_app"]) == f["in_app_count"]
     if f["environment"] != "Xcode":
         with pytest.raises(R.UntrustedReceiptError) as refused:
-            validate_fixture(name, f, verify_time=int(time.time()))
+            validate_fixture(name, f, verify_time=datetime.now(timezone.utc))
         assert refused.value.code == R.ERECEIPT_CERT_TIME and refused.value.apple_status == 21003
     else:
         with pytest.raises(R.UntrustedReceiptError) as refused:
@@ -133,12 +133,12 @@ def test_base64_text_entitlements_and_json():
     r = R.validate(base64.encodebytes(data).decode("ascii"), "dev.bonzer.weeka.app")
     product = "dev.bonzer.weeka.app.subscription.pro.annual"
     assert r.is_sandbox
-    assert r.is_entitled(product, 1766771000000)
+    assert r.is_entitled(product, utc(ms=1766771000000))
     assert r.is_entitled(product, datetime(2025, 12, 26, 18, 33, tzinfo=timezone.utc))
-    assert not r.is_entitled(product, 1766776000000)
+    assert not r.is_entitled(product, utc(ms=1766776000000))
     assert not r.is_entitled(product)  # now: long expired
-    assert r.active_products(1766771000000) == [product]
-    assert r.active_products(1766776000000) == []
+    assert r.active_products(utc(ms=1766771000000)) == [product]
+    assert r.active_products(utc(ms=1766776000000)) == []
     body = r.to_json()
     assert body["environment"] == "Sandbox"
     receipt = body["receipt"]
@@ -229,9 +229,9 @@ def test_forged_receipts_each_have_their_code(tmp_path: Path):
     assert code("signer_not_in_chain", test_anchor=root) == R.ERECEIPT_NO_SIGNER
     assert code("signed_attributes", test_anchor=root) == R.ERECEIPT_SIGNED_ATTRS
     assert code("valid_now_only", test_anchor=root) == R.ERECEIPT_CERT_TIME
-    assert code("valid_now_only", test_anchor=root, verify_time=int(time.time())) == 0
+    assert code("valid_now_only", test_anchor=root, verify_time=datetime.now(timezone.utc)) == 0
     assert code("valid_then_only", test_anchor=root) == 0
-    assert code("valid_then_only", test_anchor=root, verify_time=int(time.time())) == R.ERECEIPT_CERT_TIME
+    assert code("valid_then_only", test_anchor=root, verify_time=datetime.now(timezone.utc)) == R.ERECEIPT_CERT_TIME
     tampered = bytearray((tmp_path / "good.der").read_bytes())
     at = tampered.find(b"naturelab")
     tampered[at] = ord("N")

@@ -1,0 +1,46 @@
+"""One convention for instants and spans: aware ``datetime`` in and out, ``timedelta`` for
+spans. The library speaks Unix seconds or milliseconds; a plain number is refused here rather
+than guessed at, since a number in the wrong unit would only surface later as a certificate or
+date error far from the call."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Optional
+
+__all__ = ["Instant", "from_milliseconds", "milliseconds", "seconds", "span_milliseconds"]
+
+#: What GateKit's own time parameters take: an aware datetime, or None for the default.
+Instant = Optional[datetime]
+
+
+def _aware(value: object, name: str, unit: str) -> datetime:
+    if not isinstance(value, datetime):
+        raise TypeError(f"{name} takes an aware datetime, not {type(value).__name__} (for Unix {unit} n: "
+                        f"datetime.fromtimestamp(n{' / 1000' if unit == 'milliseconds' else ''}, timezone.utc))")
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise ValueError(f"{name} must be an aware datetime: a naive one names no instant (add tzinfo=timezone.utc)")
+    return value
+
+
+def seconds(value: Instant, name: str) -> int:
+    """Unix seconds of an aware datetime; 0 (the library's default) for None."""
+    return 0 if value is None else int(_aware(value, name, "seconds").timestamp())
+
+
+def milliseconds(value: Instant, name: str) -> int:
+    """Unix milliseconds of an aware datetime; 0 (now) for None."""
+    if value is None:
+        return 0
+    moment = _aware(value, name, "milliseconds")
+    return (moment - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)
+
+
+def from_milliseconds(ms: Optional[int]) -> Optional[datetime]:
+    """The aware UTC datetime of Unix milliseconds (None stays None)."""
+    return None if ms is None else datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+
+
+def span_milliseconds(span: timedelta, name: str) -> int:
+    if not isinstance(span, timedelta):
+        raise TypeError(f"{name} takes a datetime.timedelta, not {type(span).__name__}")
+    return max(0, span // timedelta(milliseconds=1))
