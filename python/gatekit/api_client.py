@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Type, TypeVar,
 
 from . import _native, _time
 from ._managed import Managed
+from .apple_enums import Environment, Status
 from .appstore import SigningKey, _plain
 from .errors import GateKitError, check, register
 from .jws import SignedDataVerifier
@@ -43,26 +44,9 @@ EAPPSTORE_RESPONSE = -404
 CLIENT_OPTIONS_VERSION = 1
 
 
-class Environment(str, enum.Enum):
-    """Apple's ``Environment``."""
-    SANDBOX = "Sandbox"
-    PRODUCTION = "Production"
-    XCODE = "Xcode"
-    LOCAL_TESTING = "LocalTesting"
-
-
 class GetTransactionHistoryVersion(str, enum.Enum):
     V1 = "v1"  #: deprecated by Apple
     V2 = "v2"
-
-
-class Status(enum.IntEnum):
-    """The status of an auto-renewable subscription (Apple's ``Status``)."""
-    ACTIVE = 1
-    EXPIRED = 2
-    BILLING_RETRY = 3
-    BILLING_GRACE_PERIOD = 4
-    REVOKED = 5
 
 
 class ImageSize(str, enum.Enum):

@@ -22,6 +22,10 @@ from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tup
 from . import _native
 from . import _time
 from ._time import Instant
+from .apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppOwnershipType, NotificationTypeV2,
+                          OfferDiscountType, OfferType, PriceIncreaseStatus, PurchasePlatform, RevocationReason,
+                          RevocationType, Status, Subtype, TransactionReason)
+from .apple_enums import Type as PurchaseType
 from .errors import GateKitError, check, register
 
 __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
@@ -169,6 +173,8 @@ class _Payload:
     _ints: ClassVar[FrozenSet[str]] = frozenset()
     #: Members holding nested objects: name -> converter.
     _nested: ClassVar[Dict[str, Callable[[Dict[str, Any]], Any]]] = {}
+    #: Members that are Apple's enumerations: name -> enum (the value as sent is in raw<Name>).
+    _enums: ClassVar[Dict[str, Any]] = {}
 
     @classmethod
     def from_json(cls: Type[T], raw: Dict[str, Any]) -> T:
@@ -190,6 +196,12 @@ class _Payload:
                 value = _int(value)
             elif name in cls._nested and isinstance(value, dict):
                 value = cls._nested[name](value)
+            if name in cls._enums and value is not None:
+                values["raw" + name[0].upper() + name[1:]] = value
+                try:
+                    value = cls._enums[name](value)
+                except ValueError:
+                    value = None  # newer than this package: rawX keeps it
             values[name] = value
         return cls(**values)
 
@@ -207,23 +219,31 @@ class JWSTransaction(_Payload):
     originalPurchaseDate: Optional[int] = None
     expiresDate: Optional[int] = None
     quantity: Optional[int] = None
-    type: Optional[str] = None
+    type: Optional[PurchaseType] = None
+    rawType: Optional[str] = None
     appAccountToken: Optional[str] = None
-    inAppOwnershipType: Optional[str] = None
+    inAppOwnershipType: Optional[InAppOwnershipType] = None
+    rawInAppOwnershipType: Optional[str] = None
     signedDate: Optional[int] = None
-    revocationReason: Optional[int] = None
+    revocationReason: Optional[RevocationReason] = None
+    rawRevocationReason: Optional[int] = None
     revocationDate: Optional[int] = None
-    revocationType: Optional[str] = None
+    revocationType: Optional[RevocationType] = None
+    rawRevocationType: Optional[str] = None
     revocationPercentage: Optional[int] = None
     isUpgraded: Optional[bool] = None
-    offerType: Optional[int] = None
+    offerType: Optional[OfferType] = None
+    rawOfferType: Optional[int] = None
     offerIdentifier: Optional[str] = None
-    offerDiscountType: Optional[str] = None
+    offerDiscountType: Optional[OfferDiscountType] = None
+    rawOfferDiscountType: Optional[str] = None
     offerPeriod: Optional[str] = None
-    environment: Optional[str] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
     storefront: Optional[str] = None
     storefrontId: Optional[str] = None
-    transactionReason: Optional[str] = None
+    transactionReason: Optional[TransactionReason] = None
+    rawTransactionReason: Optional[str] = None
     price: Optional[int] = None
     currency: Optional[str] = None
     appTransactionId: Optional[str] = None
@@ -238,30 +258,41 @@ class JWSTransaction(_Payload):
         """The library's rule (jws_transaction_is_entitled) on this decoded transaction, at the
         aware datetime ``at`` (default now)."""
         at_ms = _time.milliseconds(at, "at") or _time.milliseconds(datetime.now(timezone.utc), "at")
-        if self.revocationDate is not None or self.revocationReason is not None or self.isUpgraded:
+        # The raw value: a revocation reason newer than this package still revokes.
+        if self.revocationDate is not None or self.rawRevocationReason is not None or self.isUpgraded:
             return False
         if self.purchaseDate is not None and at_ms < self.purchaseDate:
             return False
         return self.expiresDate is None or at_ms < self.expiresDate
+    _enums = {"type": PurchaseType, "inAppOwnershipType": InAppOwnershipType, "revocationReason": RevocationReason,
+               "revocationType": RevocationType, "offerType": OfferType, "offerDiscountType": OfferDiscountType,
+               "environment": Environment, "transactionReason": TransactionReason}
+
 
 
 @dataclass(frozen=True)
 class JWSRenewalInfo(_Payload):
     """JWSRenewalInfoDecodedPayload: the renewal state of an auto-renewable subscription."""
-    expirationIntent: Optional[int] = None
+    expirationIntent: Optional[ExpirationIntent] = None
+    rawExpirationIntent: Optional[int] = None
     originalTransactionId: Optional[str] = None
     autoRenewProductId: Optional[str] = None
     productId: Optional[str] = None
-    autoRenewStatus: Optional[int] = None
+    autoRenewStatus: Optional[AutoRenewStatus] = None
+    rawAutoRenewStatus: Optional[int] = None
     isInBillingRetryPeriod: Optional[bool] = None
-    priceIncreaseStatus: Optional[int] = None
+    priceIncreaseStatus: Optional[PriceIncreaseStatus] = None
+    rawPriceIncreaseStatus: Optional[int] = None
     gracePeriodExpiresDate: Optional[int] = None
-    offerType: Optional[int] = None
+    offerType: Optional[OfferType] = None
+    rawOfferType: Optional[int] = None
     offerIdentifier: Optional[str] = None
-    offerDiscountType: Optional[str] = None
+    offerDiscountType: Optional[OfferDiscountType] = None
+    rawOfferDiscountType: Optional[str] = None
     offerPeriod: Optional[str] = None
     signedDate: Optional[int] = None
-    environment: Optional[str] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
     recentSubscriptionStartDate: Optional[int] = None
     renewalDate: Optional[int] = None
     renewalPrice: Optional[int] = None
@@ -275,12 +306,17 @@ class JWSRenewalInfo(_Payload):
 
     _ints = frozenset({"expirationIntent", "autoRenewStatus", "priceIncreaseStatus", "gracePeriodExpiresDate",
                        "offerType", "signedDate", "recentSubscriptionStartDate", "renewalDate", "renewalPrice"})
+    _enums = {"expirationIntent": ExpirationIntent, "autoRenewStatus": AutoRenewStatus,
+               "priceIncreaseStatus": PriceIncreaseStatus, "offerType": OfferType,
+               "offerDiscountType": OfferDiscountType, "environment": Environment}
+
 
 
 @dataclass(frozen=True)
 class AppTransaction(_Payload):
     """AppTransaction: the app's own purchase (environment in ``receiptType``)."""
-    receiptType: Optional[str] = None
+    receiptType: Optional[Environment] = None
+    rawReceiptType: Optional[str] = None
     appAppleId: Optional[int] = None
     bundleId: Optional[str] = None
     applicationVersion: Optional[str] = None
@@ -292,10 +328,13 @@ class AppTransaction(_Payload):
     deviceVerificationNonce: Optional[str] = None
     preorderDate: Optional[int] = None
     appTransactionId: Optional[str] = None
-    originalPlatform: Optional[str] = None
+    originalPlatform: Optional[PurchasePlatform] = None
+    rawOriginalPlatform: Optional[str] = None
 
     _ints = frozenset({"appAppleId", "versionExternalIdentifier", "receiptCreationDate", "originalPurchaseDate",
                        "preorderDate"})
+    _enums = {"receiptType": Environment, "originalPlatform": PurchasePlatform}
+
 
 
 @dataclass(frozen=True)
@@ -306,21 +345,26 @@ class RealtimeRequest(_Payload):
     productId: Optional[str] = None
     userLocale: Optional[str] = None
     requestIdentifier: Optional[str] = None
-    environment: Optional[str] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
     signedDate: Optional[int] = None
 
     _ints = frozenset({"appAppleId", "signedDate"})
+    _enums = {"environment": Environment}
+
 
 
 @dataclass(frozen=True)
 class NotificationData(_Payload):
-    environment: Optional[str] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
     appAppleId: Optional[int] = None
     bundleId: Optional[str] = None
     bundleVersion: Optional[str] = None
     signedTransactionInfo: Optional[str] = None
     signedRenewalInfo: Optional[str] = None
-    status: Optional[int] = None
+    status: Optional[Status] = None
+    rawStatus: Optional[int] = None
     consumptionRequestReason: Optional[str] = None
     #: signedTransactionInfo, verified and decoded by the library.
     transactionInfo: Optional[JWSTransaction] = None
@@ -329,11 +373,14 @@ class NotificationData(_Payload):
 
     _ints = frozenset({"appAppleId", "status"})
     _nested = {"transactionInfo": JWSTransaction.from_json, "renewalInfo": JWSRenewalInfo.from_json}
+    _enums = {"environment": Environment, "status": Status}
+
 
 
 @dataclass(frozen=True)
 class NotificationSummary(_Payload):
-    environment: Optional[str] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
     appAppleId: Optional[int] = None
     bundleId: Optional[str] = None
     productId: Optional[str] = None
@@ -343,6 +390,8 @@ class NotificationSummary(_Payload):
     failedCount: Optional[int] = None
 
     _ints = frozenset({"appAppleId", "succeededCount", "failedCount"})
+    _enums = {"environment": Environment}
+
 
 
 @dataclass(frozen=True)
@@ -359,20 +408,25 @@ class ExternalPurchaseToken(_Payload):
 class NotificationAppData(_Payload):
     appAppleId: Optional[int] = None
     bundleId: Optional[str] = None
-    environment: Optional[str] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
     signedAppTransactionInfo: Optional[str] = None
     #: signedAppTransactionInfo, verified and decoded by the library.
     appTransactionInfo: Optional[AppTransaction] = None
 
     _ints = frozenset({"appAppleId"})
     _nested = {"appTransactionInfo": AppTransaction.from_json}
+    _enums = {"environment": Environment}
+
 
 
 @dataclass(frozen=True)
 class ResponseBodyV2(_Payload):
     """ResponseBodyV2DecodedPayload: an App Store Server Notification V2."""
-    notificationType: Optional[str] = None
-    subtype: Optional[str] = None
+    notificationType: Optional[NotificationTypeV2] = None
+    rawNotificationType: Optional[str] = None
+    subtype: Optional[Subtype] = None
+    rawSubtype: Optional[str] = None
     notificationUUID: Optional[str] = None
     data: Optional[NotificationData] = None
     summary: Optional[NotificationSummary] = None
@@ -384,6 +438,8 @@ class ResponseBodyV2(_Payload):
     _ints = frozenset({"signedDate"})
     _nested = {"data": NotificationData.from_json, "summary": NotificationSummary.from_json,
                "externalPurchaseToken": ExternalPurchaseToken.from_json, "appData": NotificationAppData.from_json}
+    _enums = {"notificationType": NotificationTypeV2, "subtype": Subtype}
+
 
 
 # ---- the verifier -----------------------------------------------------------------------------

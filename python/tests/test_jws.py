@@ -11,7 +11,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import pytest
 
@@ -19,6 +19,9 @@ from gatekit import jws
 from gatekit.jws import IdentityError, SignatureError, SignedDataError, SignedDataVerifier
 
 from conftest import REPO_ROOT, utc
+from gatekit.apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppOwnershipType, NotificationTypeV2,
+                                 OfferType, PurchasePlatform, RevocationReason, Status, Subtype, TransactionReason)
+from gatekit.apple_enums import Type as PurchaseType
 
 FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", REPO_ROOT.parent / "shared" / "fixtures"))
 APPLE = FIXTURES / "jws" / "apple-test"
@@ -244,20 +247,34 @@ def check_transaction(t: jws.JWSTransaction) -> None:
         environment="LocalTesting", transactionReason="PURCHASE", storefront="USA", storefrontId="143441", price=10990,
         currency="USD", offerDiscountType="PAY_AS_YOU_GO", appTransactionId="71134", offerPeriod="P1Y",
         billingPlanType="MONTHLY", advancedCommerceInfo=model("signedTransaction")["advancedCommerceInfo"],
-        commitmentInfo=model("signedTransaction")["commitmentInfo"])
+        commitmentInfo=model("signedTransaction")["commitmentInfo"],
+        rawType="Auto-Renewable Subscription", rawInAppOwnershipType="PURCHASED", rawRevocationReason=1, rawOfferType=1,
+        rawEnvironment="LocalTesting", rawTransactionReason="PURCHASE", rawOfferDiscountType="PAY_AS_YOU_GO")
     assert t.raw == model("signedTransaction")
+    # Apple's enumerations as enums, Apple's way: the member as enum, the value as sent in rawX.
+    assert (t.type, t.inAppOwnershipType, t.revocationReason, t.offerType, t.environment, t.transactionReason) == (
+        PurchaseType.AUTO_RENEWABLE_SUBSCRIPTION, InAppOwnershipType.PURCHASED, RevocationReason.REFUNDED_DUE_TO_ISSUE,
+        OfferType.INTRODUCTORY_OFFER, Environment.LOCAL_TESTING, TransactionReason.PURCHASE)
+    assert type(t.type) is PurchaseType and type(t.offerType) is OfferType
+
+
+def with_raw(m: Dict[str, Any], *names: str) -> Dict[str, Any]:
+    """A model's members plus the rawX members its enumerations carry."""
+    return {**m, **{"raw" + n[0].upper() + n[1:]: m[n] for n in names if n in m}}
 
 
 def check_renewal(r: jws.JWSRenewalInfo) -> None:
     m = model("signedRenewalInfo")
-    assert r == jws.JWSRenewalInfo(raw={}, **m)
+    assert r == jws.JWSRenewalInfo(raw={}, **with_raw(m, "expirationIntent", "autoRenewStatus", "priceIncreaseStatus",
+                                                    "offerType", "offerDiscountType", "environment"))
+    assert type(r.autoRenewStatus) is AutoRenewStatus and type(r.expirationIntent) is ExpirationIntent
     assert r.eligibleWinBackOfferIds == ["eligible1", "eligible2"] and r.renewalPrice == 9990
 
 
 def check_app_transaction(a: jws.AppTransaction) -> None:
     m = model("appTransaction")
-    assert a == jws.AppTransaction(raw={}, **m)
-    assert a.appAppleId == 531412 and a.originalPlatform == "iOS"
+    assert a == jws.AppTransaction(raw={}, **with_raw(m, "receiptType", "originalPlatform"))
+    assert a.appAppleId == 531412 and a.originalPlatform is PurchasePlatform.IOS and a.rawOriginalPlatform == "iOS"
 
 
 @needs_fixtures
@@ -271,9 +288,11 @@ def test_model_payloads_decode_every_field(pki):
     n = local.verify_notification(signed_notification(pki, "signedNotification"), verify_time=at)
     assert (n.notificationType, n.subtype, n.notificationUUID, n.version, n.signedDate) == (
         "SUBSCRIBED", "INITIAL_BUY", "002e14d5-51f5-4503-b5a8-c3a1af68eb20", "2.0", 1698148900000)
+    assert n.notificationType is NotificationTypeV2.SUBSCRIBED and n.subtype is Subtype.INITIAL_BUY
     assert n.data is not None
     assert (n.data.environment, n.data.appAppleId, n.data.bundleId, n.data.bundleVersion, n.data.status) == (
         "LocalTesting", 41234, "com.example", "1.2.3", 1)
+    assert n.data.status is Status.ACTIVE and n.data.environment is Environment.LOCAL_TESTING
     assert n.data.signedTransactionInfo and n.data.signedRenewalInfo
     assert n.data.transactionInfo is not None and n.data.renewalInfo is not None
     check_transaction(n.data.transactionInfo)
@@ -283,7 +302,7 @@ def test_model_payloads_decode_every_field(pki):
     assert c.notificationType == "CONSUMPTION_REQUEST" and c.data and c.data.consumptionRequestReason == "UNINTENDED_PURCHASE"
 
     s = local.verify_notification(signed_notification(pki, "signedSummaryNotification"), verify_time=at)
-    assert s.summary == jws.NotificationSummary(raw={}, **model("signedSummaryNotification")["summary"])
+    assert s.summary == jws.NotificationSummary(raw={}, **with_raw(model("signedSummaryNotification")["summary"], "environment"))
     assert s.summary is not None and s.summary.storefrontCountryCodes == ["CAN", "USA", "MEX"] and s.summary.failedCount == 2
 
     r = local.verify_notification(signed_notification(pki, "signedRescindConsentNotification"), verify_time=at)
@@ -305,6 +324,9 @@ def test_model_payloads_decode_every_field(pki):
     del app_data["signedAppTransactionInfo"]
     d = a.verify_notification(pki.sign({"notificationType": "RESCIND_CONSENT", "appData": app_data}, CHAIN), verify_time=at)
     assert d.appData is not None and d.appData.appAppleId == 987654321
+    # A notification type newer than this package: the enum member is None, rawX keeps it.
+    newer = a.verify_notification(pki.sign({"notificationType": "SOMETHING_NEW", "appData": app_data}, CHAIN), verify_time=at)
+    assert newer.notificationType is None and newer.rawNotificationType == "SOMETHING_NEW"
 
 
 # ---- generated cases --------------------------------------------------------------------------
@@ -422,3 +444,10 @@ def test_many_threads(pki):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_revocation_reason_newer_than_the_package_still_revokes():
+    t = jws.JWSTransaction.from_json({"purchaseDate": 1000, "revocationReason": 9})
+    assert t.revocationReason is None and t.rawRevocationReason == 9
+    assert not t.is_entitled(utc(ms=2000))
+    assert jws.JWSTransaction.from_json({"purchaseDate": 1000}).is_entitled(utc(ms=2000))
