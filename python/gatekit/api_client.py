@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Sequence, Type, TypeVar,
 
 from . import _native, _time
 from ._managed import Managed
-from .apple_enums import Environment, Status
+from .apple_enums import Environment, Status, member, raw_name
 from .appstore import SigningKey, _plain
 from .errors import GateKitError, check, register
 from .jws import SignedDataVerifier
@@ -176,12 +176,6 @@ class APIError(enum.IntEnum):
     GENERAL_INTERNAL_RETRYABLE = 5000001
 
 
-#: The codes Apple calls retryable ("…Retryable"), and the rate limit (after Retry-After).
-RETRYABLE = frozenset({APIError.ACCOUNT_NOT_FOUND_RETRYABLE, APIError.APP_NOT_FOUND_RETRYABLE,
-                       APIError.ORIGINAL_TRANSACTION_ID_NOT_FOUND_RETRYABLE, APIError.GENERAL_INTERNAL_RETRYABLE,
-                       APIError.RATE_LIMIT_EXCEEDED})
-
-
 class APIException(GateKitError):
     """Apple answered with an error (Apple's ``APIException``, with the same attributes), plus
     ``retryable`` and ``retry_after`` (a timedelta, from Retry-After)."""
@@ -232,12 +226,8 @@ class _Model:
         values: Dict[str, Any] = {}
         for name, value in raw.items():
             if name in cls._enums:
-                raw_name = "raw" + name[0].upper() + name[1:]
-                values[raw_name] = value
-                try:
-                    value = cls._enums[name](value)
-                except ValueError:
-                    value = None  # unknown to this version: the raw value keeps it
+                values[raw_name(name)] = value
+                value = member(cls._enums[name], value)
             elif name in cls._nested and value is not None:
                 model = cls._nested[name]
                 value = [model.from_json(v) for v in value] if isinstance(value, list) else model.from_json(value)

@@ -5,10 +5,24 @@ keeps the value in ``rawX``, as Apple's own models do."""
 from __future__ import annotations
 
 from enum import Enum, IntEnum
+from typing import Any, Optional
 
 __all__ = ["AutoRenewStatus", "Environment", "ExpirationIntent", "InAppOwnershipType", "NotificationTypeV2",
            "OfferDiscountType", "OfferType", "PriceIncreaseStatus", "PurchasePlatform", "RevocationReason",
-           "RevocationType", "Status", "Subtype", "TransactionReason", "Type"]
+           "RevocationType", "Status", "Subtype", "TransactionReason", "Type", "member", "raw_name"]
+
+
+def raw_name(name: str) -> str:
+    """The member that keeps an enumeration's value as sent: ``x`` -> ``rawX``."""
+    return "raw" + name[:1].upper() + name[1:]
+
+
+def member(enum: Any, value: Any) -> Optional[Any]:
+    """``enum(value)``, or None for a value newer than this package (rawX keeps it)."""
+    try:
+        return enum(value)
+    except ValueError:
+        return None
 
 
 class Environment(str, Enum):

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from . import _native
 from ._managed import Managed
+from .apple_enums import raw_name
 from .errors import GateKitError, check, register
 
 __all__ = ["APIToken", "AdvancedCommerceAPIInAppSignatureCreator", "IntroductoryOfferEligibilitySignatureCreator",
@@ -141,11 +142,10 @@ def _members(model: Any, names: List[str]) -> Dict[str, Any]:
     than the enum), else the member itself."""
     out: Dict[str, Any] = {}
     for name in names:
-        raw_name = "raw" + name[:1].upper() + name[1:]
         if name.startswith("raw") and name[3:4].isupper() and (name[3].lower() + name[4:]) in names:
             continue
-        raw = getattr(model, raw_name) if raw_name in names else None
-        value = raw if raw is not None else getattr(model, name)
+        sent = getattr(model, raw_name(name)) if raw_name(name) in names else None
+        value = sent if sent is not None else getattr(model, name)
         if value is not None:
             out[name] = _plain(value)
     return out

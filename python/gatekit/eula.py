@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Union
 
-from . import _native, _time
+from . import _native
 from .errors import check, file_path
 
 __all__ = ["Eula", "EulaAnswer", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
@@ -60,9 +60,7 @@ class EulaDecision:
             user = bytes.fromhex(entry["user_hex"]).decode("utf-8", "surrogateescape")
         elif entry.get("user") is not None:
             user = str(entry["user"])
-        at = _time.from_milliseconds(int(entry["at_ms"])) if "at_ms" in entry else _parse_rfc3339(entry["at"])
-        assert at is not None
-        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), at)
+        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), _parse_rfc3339(entry["at"]))
 
 
 def _parse_rfc3339(text: str) -> datetime:

@@ -26,6 +26,7 @@ from .apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppO
                           OfferDiscountType, OfferType, PriceIncreaseStatus, PurchasePlatform, RevocationReason,
                           RevocationType, Status, Subtype, TransactionReason)
 from .apple_enums import Type as PurchaseType
+from .apple_enums import member, raw_name
 from .errors import GateKitError, check, register
 
 __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
@@ -197,11 +198,8 @@ class _Payload:
             elif name in cls._nested and isinstance(value, dict):
                 value = cls._nested[name](value)
             if name in cls._enums and value is not None:
-                values["raw" + name[0].upper() + name[1:]] = value
-                try:
-                    value = cls._enums[name](value)
-                except ValueError:
-                    value = None  # newer than this package: rawX keeps it
+                values[raw_name(name)] = value
+                value = member(cls._enums[name], value)
             values[name] = value
         return cls(**values)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from enum import IntEnum
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -60,10 +60,6 @@ _REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PE
             "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED}
 
 
-def _datetime(ms: Optional[int]) -> Optional[datetime]:
-    return _time.from_milliseconds(ms)
-
-
 def _ms(at: Instant) -> int:
     """0 (now) for None; Unix ms of an aware datetime (a plain number is refused: _time)."""
     value = _time.milliseconds(at, "at")
@@ -96,8 +92,8 @@ class Entitlement:
                    group_id=raw.get("subscriptionGroupIdentifier"), transaction_id=raw.get("transactionId"),
                    original_transaction_id=raw.get("originalTransactionId"),
                    status=SubscriptionStatus(status) if status is not None else None,
-                   family_shared=bool(raw.get("familyShared", False)), since=_datetime(raw.get("since")),
-                   until=_datetime(raw.get("until")))
+                   family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
+                   until=_time.from_milliseconds(raw.get("until")))
 
 
 @dataclass(frozen=True)

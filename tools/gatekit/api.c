@@ -149,8 +149,10 @@ static gatekit_appstore_client *make_client(const api_args *a, const gatekit_jws
         o.environment = a->verify.environment;
         o.base_url = a->base_url;
         o.ca_file = a->ca_file;
-        if (a->timeout) o.timeout_ms = (int)(gk_number(a->timeout) > 600000 ? -1 : gk_number(a->timeout));
-        if (a->retries) o.max_retries = (int)(gk_number(a->retries) > 10 ? -1 : gk_number(a->retries));
+        /* Out of range (or not a number): -1, which the library refuses with the option's name. */
+        long long timeout = a->timeout ? gk_number(a->timeout) : o.timeout_ms, retries = a->retries ? gk_number(a->retries) : o.max_retries;
+        o.timeout_ms = timeout > 600000 ? -1 : (int)timeout;
+        o.max_retries = retries > 10 ? -1 : (int)retries;
         o.verify = verify;
         rc = appstore_client_new(&client, key, &o);
     }

@@ -8,24 +8,11 @@ public enum PromotionalOfferSignature {
         try RequestSignatureCreator.validate(productIdentifier, "product_identifier")
         try RequestSignatureCreator.validate(subscriptionOfferID, "subscription_offer_id")
         guard applicationUsername.utf8.count <= 1024 else { throw .invalid("application_username is longer than 1024 bytes") }
-        guard isUUID(nonce) else { throw .invalid("nonce must be a UUID (8-4-4-4-12 hex digits); make a new one for every signature") }
+        guard UUIDText.isValid(nonce) else { throw .invalid("nonce must be a UUID (8-4-4-4-12 hex digits); make a new one for every signature") }
         guard timestamp > 0 else { throw .invalid("timestamp must be Unix milliseconds") }
         let separator = "\u{2063}"
         let message = [key.bundleID, key.keyID, productIdentifier, subscriptionOfferID, applicationUsername.lowercased(),
                        nonce.lowercased(), String(timestamp)].joined(separator: separator)
         return Base64.encode(try key.signDER(Array(message.utf8)))
-    }
-
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if b != UInt8(ascii: "-") { return false }
-            } else if Hex.value(b) == nil {
-                return false
-            }
-        }
-        return true
     }
 }

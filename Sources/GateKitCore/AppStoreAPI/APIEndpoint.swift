@@ -190,9 +190,7 @@ public struct APIEndpoint: Sendable, Equatable {
 
     /// Apple's retention-messaging identifiers are UUIDs.
     private static func uuid(_ value: String, _ name: String) throws(GateKitError) -> String {
-        let hex = value.utf8.filter { $0 != UInt8(ascii: "-") }
-        guard value.utf8.count == 36, hex.count == 32, hex.allSatisfy({ Hex.value($0) != nil }),
-              [8, 13, 18, 23].allSatisfy({ value.utf8[value.utf8.index(value.utf8.startIndex, offsetBy: $0)] == UInt8(ascii: "-") }) else {
+        guard UUIDText.isValid(value) else {
             throw .invalid("\(name) must be a UUID (8-4-4-4-12 hex digits), not \(Quoted.text(value))")
         }
         return value.lowercased()

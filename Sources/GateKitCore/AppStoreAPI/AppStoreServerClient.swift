@@ -128,7 +128,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
             throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "ca_file \(Quoted.path(path)): \(String(cString: strerror(e)))")
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError.io("ca_file \(Quoted.path(path)) is not a regular file (a symbolic link or folder is refused)") }
-        guard st.st_uid == getuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+        guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             throw GateKitError(.unsafeStore, "ca_file \(Quoted.path(path)) can be written by another user, so it cannot decide whom to trust")
         }
         guard access(path, R_OK) == 0 else { throw GateKitError.io("ca_file \(Quoted.path(path)) is not readable") }

@@ -38,7 +38,7 @@ enum SignedMembers {
         case .null: return .null
         case let .string(text):
             do {
-                return try JSONParser.parse(JWSVerifier.verifiedJSON(Array(text.utf8), kind: kind, options: options).utf8)
+                return try JWSVerifier.verify(text.utf8, kind: kind, options: options).value
             } catch {
                 throw GateKitError(error.code, "\(path): \(error.message)")
             }

@@ -113,9 +113,12 @@ public enum JWSVerifier {
     /// Any of the four kinds, verified: its JSON output (the payload plus GateKit's marking)
     /// and how it was accepted.
     public struct Verified: Sendable {
-        public let json: String
+        /// The payload with GateKit's marking, as a value (answers that embed it use it as is).
+        public let value: JSONValue
         public let isTestSigned: Bool
         public let identity: ReplayIdentity
+        /// The same as compact JSON text.
+        public var json: String { JSONWriter.serialize(value) }
     }
 
     public static func verify<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> Verified where C.Element == UInt8 {
@@ -127,15 +130,15 @@ public enum JWSVerifier {
         case .notification:
             let n = try verifyNotification(text, options: options)  // its JSON is marked already
             guard let provenance = n.notification.provenance else { throw .internalError("verified data without provenance") }
-            return Verified(json: JSONWriter.serialize(n.json), isTestSigned: provenance.isTestSigned, identity: n.identity)
+            return Verified(value: n.json, isTestSigned: provenance.isTestSigned, identity: n.identity)
         }
     }
 
     private static func verified(_ payload: some SignedPayload) throws(GateKitError) -> Verified {
         guard let provenance = payload.provenance else { throw .internalError("verified data without provenance") }
         let identity = try provenance.identity()
-        return Verified(json: JSONWriter.serialize(provenance.marking(payload.json, identity: identity)),
-                        isTestSigned: provenance.isTestSigned, identity: identity)
+        return Verified(value: provenance.marking(payload.json, identity: identity), isTestSigned: provenance.isTestSigned,
+                        identity: identity)
     }
 
     /// Verifies any of the four kinds and returns the decoded payload as compact JSON text.
