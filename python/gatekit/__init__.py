@@ -2,31 +2,62 @@
 
 A typed ctypes binding of libgatekit.so. Every failing call raises a
 :class:`GateKitError` subclass carrying the library's code and detail.
+
+Submodules load on first use (PEP 562): a host that only validates a receipt at launch
+imports ``gatekit.receipt`` and nothing of the ledger, the permissions or the API client.
 """
 from __future__ import annotations
 
-from . import _native, receipt
+import importlib
+from typing import TYPE_CHECKING, Any, Dict, List
+
+from . import _native
 from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
-from .eula import EulaAnswer, EulaDecision, hash_bytes, hash_file
-from . import permissions
-from .permissions import (Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State,
-                          Subscription)
-from .receipt import InAppPurchase, Receipt, ReceiptError
-from .store import Store
-from . import jws  # noqa: E402,F401  (StoreKit 2 signed data: gatekit.jws.SignedDataVerifier)
-from . import ledger  # noqa: E402,F401  (the entitlement ledger: store.ledger)
-from . import appstore  # noqa: E402,F401  (Apple's signature creators and ReceiptUtility)
-from . import api_client  # noqa: E402,F401  (the App Store Server API client)
-from . import apple  # noqa: E402,F401  (Apple's library by Apple's names and constructors)
-from .ledger import Entitlement, SubscriptionStatus  # noqa: E402
+
+if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
+    from . import api_client, apple, appstore, eula, jws, ledger, permissions, receipt, store
+    from .eula import EulaAnswer, EulaDecision, hash_bytes, hash_file
+    from .ledger import Entitlement, SubscriptionStatus
+    from .permissions import Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State, Subscription
+    from .receipt import InAppPurchase, Receipt, ReceiptError
+    from .store import Store
+
+_SUBMODULES = frozenset({"api_client", "apple", "appstore", "eula", "jws", "ledger", "permissions", "receipt", "store"})
+
+#: Names the package re-exports from a submodule, imported when first asked for.
+_LAZY_NAMES: Dict[str, str] = {
+    "EulaAnswer": "eula", "EulaDecision": "eula", "hash_bytes": "eula", "hash_file": "eula",
+    "Entitlement": "ledger", "SubscriptionStatus": "ledger",
+    "Category": "permissions", "ChangeSource": "permissions", "Decision": "permissions", "PermissionChange": "permissions",
+    "PermissionProvider": "permissions", "State": "permissions", "Subscription": "permissions",
+    "InAppPurchase": "receipt", "Receipt": "receipt", "ReceiptError": "receipt",
+    "Store": "store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    module = _LAZY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Category", "ChangeSource", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "Decision", "EulaAnswer", "EulaDecision", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "apple", "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "apple", "eula", "jws", "store",
+    "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 
 

@@ -1,6 +1,7 @@
 """GateKit's error codes as exceptions that carry the code and the library's detail."""
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Dict, Type
 
@@ -118,11 +119,28 @@ def register(code: int, cls: Type[GateKitError]) -> None:
     _CLASSES[code] = cls
 
 
+#: Which module registers each family of codes (the package imports its modules lazily, so a
+#: code can come back before the module that names its exception was imported).
+_FAMILIES = ((-199, -100, "receipt"), (-299, -200, "permissions"), (-399, -300, "jws"),
+             (-401, -400, "appstore"), (-499, -402, "api_client"))
+
+
+def _class_for(code: int) -> Type[GateKitError]:
+    known = _CLASSES.get(code)
+    if known is not None:
+        return known
+    for low, high, module in _FAMILIES:
+        if low <= code <= high:
+            importlib.import_module(f"{__package__}.{module}")
+            return _CLASSES.get(code, GateKitError)
+    return GateKitError
+
+
 def error_for(code: int, detail: "str | None" = None) -> GateKitError:
     """The exception for a code, with the calling thread's last error (or the given detail)."""
     if detail is None:
         detail = (_native.gatekit_last_error() or b"").decode("utf-8", "replace")
-    return _CLASSES.get(code, GateKitError)(code, detail)
+    return _class_for(code)(code, detail)
 
 
 def check(code: int) -> int:

@@ -26,6 +26,9 @@ def test_version_matches_header():
 
 
 def test_every_header_function_has_a_prototype():
+    import importlib
+    for module in sorted(gatekit._SUBMODULES):  # each declares its functions when first imported
+        importlib.import_module(f"gatekit.{module}")
     declared = header_functions()
     assert len(declared) >= 19
     missing = sorted(set(declared) - _native.DECLARED)
@@ -157,6 +160,36 @@ def test_every_module_declares_what_it_exports():
         assert isinstance(getattr(module, "__all__", None), list), name
         for exported in module.__all__:
             assert hasattr(module, exported), f"{name}.__all__ names {exported}, which it does not define"
+
+
+def test_submodules_load_on_first_use():
+    """A launch check pays only for what it uses: `from gatekit import receipt` loads neither the
+    ledger, the permissions nor the API client; every lazy name still resolves; a code of a
+    family whose module is not loaded yet still raises that module's exception class."""
+    script = (
+        "import sys\n"
+        "from gatekit import receipt\n"
+        "heavy = [m for m in ('gatekit.ledger', 'gatekit.permissions', 'gatekit.api_client', 'gatekit.apple',\n"
+        "                     'gatekit.jws', 'gatekit.store', 'gatekit.eula') if m in sys.modules]\n"
+        "assert heavy == [], heavy\n"
+        "from gatekit import errors\n"
+        "e = errors.error_for(-307, 'x')\n"
+        "assert type(e).__name__ == 'SignatureError' and 'gatekit.jws' in sys.modules, type(e)\n"
+        "e = errors.error_for(-403, 'x')\n"
+        "assert type(e).__name__ == 'APITransportError', type(e)\n"
+        "import gatekit\n"
+        "for name in gatekit.__all__:\n"
+        "    assert getattr(gatekit, name) is not None, name\n"
+        "assert gatekit.Store is gatekit.store.Store and 'Store' in dir(gatekit)\n"
+        "try:\n"
+        "    gatekit.NoSuchThing\n"
+        "except AttributeError as e:\n"
+        "    assert 'NoSuchThing' in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('a missing name resolved')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], env=os.environ.copy(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
 
 
 def test_one_convention_for_instants(tmp_path: Path):
