@@ -39,7 +39,7 @@ import Glibc
     if flags & 4 != 0 { options.deviceID = [UInt8](repeating: flags, count: 16) }
     guard let validated = try? ReceiptValidator.validate(bytes, options: options) else { return }
     exercise(validated.receipt)
-    _ = ReceiptJSON.verifyReceiptBody(validated)
+    _ = try? ReceiptJSON.verifyReceiptBody(validated)
 }
 
 func exercise(_ receipt: Receipt) {

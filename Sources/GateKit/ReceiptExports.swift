@@ -137,7 +137,7 @@ public func receiptToJSON(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
         let handle = try ReceiptHandle.from(receipt)
-        out.pointee = try Owned.cString(bytes: ReceiptJSON.verifyReceiptBodyBytes(handle.validated, identity: try handle.identity()))
+        out.pointee = try ReceiptJSON.write(handle.validated, identity: try handle.identity()).takeCString()
         return GATEKIT_OK
     }
 }

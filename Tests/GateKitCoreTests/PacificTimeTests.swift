@@ -4,7 +4,7 @@ import Testing
 @Suite struct PacificTimeTests {
     func local(_ utc: String) -> String {
         guard let ms = Timestamp.parseRFC3339(utc.utf8) else { return "unparseable" }
-        return ReceiptJSON.spaced(ms + PacificTime.offset(at: ms))
+        return Timestamp.spaced(ms + PacificTime.offset(at: ms))
     }
 
     @Test func transitionsFollowTheUSRules() {

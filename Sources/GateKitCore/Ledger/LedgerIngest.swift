@@ -140,7 +140,7 @@ extension Ledger {
         let identity = try validated.identity()
         var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testSigned: validated.isTestSigned),
                                identity: identity.hex, signedMs: created, header: nil,
-                               body: ReceiptJSON.verifyReceiptBody(validated, identity: identity))
+                               body: try ReceiptJSON.verifyReceiptBody(validated, identity: identity))
         for purchase in receipt.purchases {
             guard let v = TransactionVersion(purchase, receiptCreatedMs: created, identity: identity.hex) else { continue }
             item.transactions.append((v, nil))

@@ -35,25 +35,39 @@ struct BERReader {
 
     @inline(__always) func byte(_ i: Int) -> UInt8 { bytes.load(fromByteOffset: i, as: UInt8.self) }
 
-    /// Reads the element starting at `offset`, which must end by `limit`.
+    /// Reads the element starting at `offset`, which must end by `limit`. The common shapes
+    /// (low tag number; short, one- or two-octet definite length) are read inline; everything
+    /// else, errors included, by `elementInFull`.
+    @inline(__always)
     func element(at offset: Int, limit: Int, depth: Int = 0) throws(ReceiptParseError) -> BERElement {
-        guard depth <= BERReader.maximumDepth else { throw ReceiptParseError("nesting deeper than \(BERReader.maximumDepth) levels at offset \(offset)") }
-        guard limit <= bytes.count, offset < limit, offset >= 0 else { throw ReceiptParseError("truncated: element expected at offset \(offset)") }
-        // Fast path, most elements: low tag number, short definite length.
-        if offset + 1 < limit {
-            let identifier = byte(offset), length = byte(offset + 1)
+        if depth <= BERReader.maximumDepth, offset >= 0, offset + 1 < limit, limit <= bytes.count {
+            let identifier = byte(offset), first = byte(offset + 1)
             // Universal tag 0 (either form) is end-of-contents, which is never an element.
-            if identifier & 0x1F != 0x1F && length < 0x80 && identifier & 0xDF != 0 {
-                let contentStart = offset + 2
-                let end = contentStart + Int(length)
-                guard end <= limit else {
-                    throw ReceiptParseError("truncated: element at offset \(offset) declares \(length) bytes, \(limit - contentStart) remain")
+            if identifier & 0x1F != 0x1F && identifier & 0xDF != 0 {
+                var contentStart = offset + 2
+                var length = Int(first)
+                if first == 0x81, contentStart < limit {
+                    length = Int(byte(contentStart))
+                    contentStart += 1
+                } else if first == 0x82, contentStart + 1 < limit {
+                    length = Int(byte(contentStart)) << 8 | Int(byte(contentStart + 1))
+                    contentStart += 2
                 }
-                return BERElement(tagClass: identifier >> 6, constructed: identifier & 0x20 != 0,
-                                  tagNumber: UInt32(identifier & 0x1F), start: offset, contentStart: contentStart,
-                                  contentEnd: end, end: end, indefinite: false)
+                if first < 0x80 || contentStart > offset + 2, length <= limit - contentStart {
+                    let end = contentStart + length
+                    return BERElement(tagClass: identifier >> 6, constructed: identifier & 0x20 != 0,
+                                      tagNumber: UInt32(identifier & 0x1F), start: offset, contentStart: contentStart,
+                                      contentEnd: end, end: end, indefinite: false)
+                }
             }
         }
+        return try elementInFull(at: offset, limit: limit, depth: depth)
+    }
+
+    @inline(never)
+    private func elementInFull(at offset: Int, limit: Int, depth: Int) throws(ReceiptParseError) -> BERElement {
+        guard depth <= BERReader.maximumDepth else { throw ReceiptParseError("nesting deeper than \(BERReader.maximumDepth) levels at offset \(offset)") }
+        guard limit <= bytes.count, offset < limit, offset >= 0 else { throw ReceiptParseError("truncated: element expected at offset \(offset)") }
         var i = offset
         let identifier = byte(i)
         i += 1
@@ -182,7 +196,11 @@ struct BERReader {
     }
 
     func content(_ e: BERElement) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: bytes[e.contentStart..<e.contentEnd])
+        content(from: e.contentStart, to: e.contentEnd)
+    }
+
+    func content(from start: Int, to end: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 
     /// A non-negative INTEGER that fits in Int64 (DER minimal or BER); nil when negative or too large.

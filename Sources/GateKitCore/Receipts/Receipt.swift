@@ -28,63 +28,6 @@ public struct ReceiptDate: Sendable, Equatable {
     public static func == (a: ReceiptDate, b: ReceiptDate) -> Bool { a.milliseconds == b.milliseconds && a.text == b.text }
 }
 
-/// One in-app purchase record (attribute 17), fields by Apple's type numbers 1701+.
-/// Absent and empty-string fields are nil.
-public struct InAppPurchase: Sendable {
-    public var quantity: Int64?                     // 1701
-    public var productID: String?                   // 1702
-    public var transactionID: String?               // 1703
-    public var purchaseDate: ReceiptDate?           // 1704
-    public var originalTransactionID: String?       // 1705
-    public var originalPurchaseDate: ReceiptDate?   // 1706
-    public var productType: Int64?                  // 1707: 0 non-consumable, 1 consumable, 2 non-renewing, 3 auto-renewable
-    public var expiresDate: ReceiptDate?            // 1708
-    public var webOrderLineItemID: Int64?           // 1711
-    public var cancellationDate: ReceiptDate?       // 1712
-    public var isTrialPeriod: Bool?                 // 1713
-    public var isInIntroOfferPeriod: Bool?          // 1719
-    public var promotionalOfferID: String?          // 1721
-
-    public init() {}
-
-    /// The text of a string field, or of a date field as written; nil for other fields.
-    public func string(_ field: PurchaseField) -> String? {
-        switch field {
-        case .productID: productID
-        case .transactionID: transactionID
-        case .originalTransactionID: originalTransactionID
-        case .promotionalOfferID: promotionalOfferID
-        case .purchaseDate: purchaseDate?.text
-        case .originalPurchaseDate: originalPurchaseDate?.text
-        case .expiresDate: expiresDate?.text
-        case .cancellationDate: cancellationDate?.text
-        default: nil
-        }
-    }
-
-    /// An integer field's value (nil inside: absent); nil outside: not an integer field.
-    public func integer(_ field: PurchaseField) -> Int64?? {
-        switch field {
-        case .quantity: .some(quantity)
-        case .productType: .some(productType)
-        case .webOrderLineItemID: .some(webOrderLineItemID)
-        case .isTrialPeriod: .some(isTrialPeriod.map { $0 ? 1 : 0 })
-        case .isInIntroOfferPeriod: .some(isInIntroOfferPeriod.map { $0 ? 1 : 0 })
-        default: nil
-        }
-    }
-
-    public func date(_ field: PurchaseField) -> ReceiptDate?? {
-        switch field {
-        case .purchaseDate: .some(purchaseDate)
-        case .originalPurchaseDate: .some(originalPurchaseDate)
-        case .expiresDate: .some(expiresDate)
-        case .cancellationDate: .some(cancellationDate)
-        default: nil
-        }
-    }
-}
-
 /// The decoded payload of an app receipt. Fields by Apple's attribute type numbers.
 public struct Receipt: Sendable {
     public var environment: String?                 // 0 (receipt_type)
@@ -102,7 +45,7 @@ public struct Receipt: Sendable {
     public var originalPurchaseDate: ReceiptDate?   // 18
     public var originalAppVersion: String?          // 19
     public var expirationDate: ReceiptDate?         // 21
-    public var purchases: [InAppPurchase] = []      // 17, in receipt order
+    public var purchases = InAppPurchases()         // 17, in receipt order
     /// Number of payload attributes (all types, known or not).
     public var attributeCount = 0
 

@@ -13,7 +13,7 @@ public enum ReceiptEntitlements {
     }
 
     public static func isEntitled(_ r: Receipt, productID: String, at ms: Int64) -> Bool {
-        r.purchases.contains { $0.productID == productID && covers($0, at: ms) }
+        r.purchases.contains { $0.hasProductID(productID) && covers($0, at: ms) }
     }
 
     /// Product ids with an entitling purchase at `ms`, each once, in receipt order.

@@ -4,15 +4,15 @@
 public enum ReceiptJSON {
     /// With an identity, GateKit's marking is appended last (see `Provenance.marking`):
     /// `"gatekit":{"version":1,"identity":"<64 hex>","testSigned":bool}`.
-    public static func verifyReceiptBody(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) -> String {
-        String(decoding: verifyReceiptBodyBytes(v, identity: identity), as: UTF8.self)
+    public static func verifyReceiptBody(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) throws(GateKitError) -> String {
+        String(decoding: try write(v, identity: identity).bytes(), as: UTF8.self)
     }
 
-    /// The same document as UTF-8 bytes (valid by construction): what the C layer hands out,
-    /// without a String in between (a 187-purchase receipt's JSON is ~200 KB).
-    public static func verifyReceiptBodyBytes(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) -> [UInt8] {
+    /// The same document, written straight into a buffer the C layer hands out as it is
+    /// (a 187-purchase receipt's JSON is ~130 KB: no String, no copy).
+    public static func write(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) -> ByteWriter {
         let r = v.receipt
-        var o = ObjectWriter(capacity: 1024 + r.purchases.count * 1100)
+        var o = ObjectWriter(ByteWriter(capacity: 2048 + r.purchases.count * 768))
         o.open()
         o.number("status", 0)
         o.string("environment", environmentName(r))
@@ -34,20 +34,21 @@ public enum ReceiptJSON {
         o.date("expiration_date", r.expirationDate?.milliseconds)
         if let age = r.ageRating { o.string("age_rating", age) }
         o.key("in_app")
-        o.w.raw("[")
+        o.w.append(byte: UInt8(ascii: "["))
         for (i, p) in r.purchases.enumerated() {
-            if i > 0 { o.w.raw(",") }
+            if i > 0 { o.w.append(byte: UInt8(ascii: ",")) }
             purchase(p, &o)
         }
-        o.w.raw("]")
-        o.first = false
+        o.w.append(byte: UInt8(ascii: "]"))
         o.close()
         if let identity {
-            o.key(Provenance.jsonMember)
-            o.w.write(v.provenance.json(identity: identity))
+            o.member(Provenance.jsonMember)
+            var marking = JSONWriter()
+            marking.write(v.provenance.json(identity: identity))
+            o.w.append(marking.bytes)
         }
         o.close()
-        return o.w.bytes
+        return o.w
     }
 
     /// "Production", "Sandbox" (sandbox, TestFlight, VPP sandbox) or "Xcode".
@@ -60,81 +61,151 @@ public enum ReceiptJSON {
         }
     }
 
+    /// Every in_app value is a string, as verifyReceipt wrote them; strings come from the payload
+    /// without becoming Strings.
     static func purchase(_ p: InAppPurchase, _ o: inout ObjectWriter) {
+        let f = p.record
         o.open()
-        if let q = p.quantity { o.string("quantity", String(q)) }
-        if let s = p.productID { o.string("product_id", s) }
-        if let s = p.transactionID { o.string("transaction_id", s) }
-        if let s = p.originalTransactionID { o.string("original_transaction_id", s) }
-        o.date("purchase_date", p.purchaseDate?.milliseconds)
-        o.date("original_purchase_date", p.originalPurchaseDate?.milliseconds)
-        o.date("expires_date", p.expiresDate?.milliseconds)
-        if let w = p.webOrderLineItemID { o.string("web_order_line_item_id", String(w)) }
-        if let t = p.isTrialPeriod { o.string("is_trial_period", t ? "true" : "false") }
-        if let t = p.isInIntroOfferPeriod { o.string("is_in_intro_offer_period", t ? "true" : "false") }
-        o.date("cancellation_date", p.cancellationDate?.milliseconds)
-        if let s = p.promotionalOfferID { o.string("promotional_offer_id", s) }
+        if let q = f.quantity { o.quotedNumber("quantity", q) }
+        o.text("product_id", p, f.productID)
+        o.text("transaction_id", p, f.transactionID)
+        o.text("original_transaction_id", p, f.originalTransactionID)
+        o.date("purchase_date", f.purchaseDate?.milliseconds)
+        o.date("original_purchase_date", f.originalPurchaseDate?.milliseconds)
+        o.date("expires_date", f.expiresDate?.milliseconds)
+        if let w = f.webOrderLineItemID { o.quotedNumber("web_order_line_item_id", w) }
+        if let t = f.isTrialPeriod { o.flag("is_trial_period", t) }
+        if let t = f.isInIntroOfferPeriod { o.flag("is_in_intro_offer_period", t) }
+        o.date("cancellation_date", f.cancellationDate?.milliseconds)
+        o.text("promotional_offer_id", p, f.promotionalOfferID)
         o.close()
     }
 
     /// Streams one JSON object's members (keys are fixed ASCII names, written raw).
-    struct ObjectWriter {
-        var w: JSONWriter
+    struct ObjectWriter: ~Copyable {
+        var w: ByteWriter
         var first = true
+        /// The last day written and its `YYYY-MM-DD` (ASCII in a UInt64 and a UInt16): a receipt's
+        /// dates fall on few days, and a date's Pacific time mostly on the same day.
+        private var day = Int64.min
+        private var dayText: (UInt64, UInt16) = (0, 0)
+        private var dayYear = 0
+        /// The Pacific daylight window of the last year asked for.
+        private var pacificYear = Int.min
+        private var pacificWindow: (Int64, Int64)?
 
-        init(capacity: Int) { w = JSONWriter(reservingCapacity: capacity) }
+        init(_ w: consuming ByteWriter) { self.w = w }
 
-        mutating func open() { w.raw("{"); first = true }
-        mutating func close() { w.raw("}"); first = false }
+        mutating func open() { w.append(byte: UInt8(ascii: "{")); first = true }
+        mutating func close() { w.append(byte: UInt8(ascii: "}")); first = false }
 
-        mutating func key(_ k: String, suffix: StaticString = "") {
-            w.raw(first ? "\"" : ",\"")
-            w.raw(k)
-            if suffix.utf8CodeUnitCount > 0 { w.raw(suffix.description) }
-            w.raw("\":")
+        mutating func key(_ k: StaticString, suffix: StaticString = "") {
+            w.append(first ? "\"" : ",\"")
+            w.append(k)
+            w.append(suffix)
+            w.append("\":")
             first = false
         }
 
-        mutating func string(_ k: String, _ value: String) { key(k); w.string(value) }
-        mutating func number(_ k: String, _ value: Int64) { key(k); w.raw(String(value)) }
+        /// A key known only at run time (ASCII, no escapes needed).
+        mutating func member(_ name: String) {
+            w.append(first ? "\"" : ",\"")
+            var name = name
+            name.withUTF8 { w.append(UnsafeRawBufferPointer($0)) }
+            w.append("\":")
+            first = false
+        }
+
+        mutating func string(_ k: StaticString, _ value: String) {
+            key(k)
+            var value = value
+            value.withUTF8 { w.appendJSONString(UnsafeRawBufferPointer($0)) }
+        }
+
+        mutating func text(_ k: StaticString, _ p: InAppPurchase, _ span: PayloadText) {
+            guard span.isPresent else { return }
+            key(k)
+            p.withBytes(span) { w.appendJSONString($0) }
+        }
+
+        mutating func number(_ k: StaticString, _ value: Int64) { key(k); w.appendDecimal(value) }
+
+        mutating func quotedNumber(_ k: StaticString, _ value: Int64) {
+            key(k)
+            w.append(byte: 0x22)
+            w.appendDecimal(value)
+            w.append(byte: 0x22)
+        }
+
+        mutating func flag(_ k: StaticString, _ value: Bool) {
+            key(k)
+            w.append(value ? "\"true\"" : "\"false\"")
+        }
 
         /// `key` (`… Etc/GMT`), `key_ms`, `key_pst` (America/Los_Angeles), as verifyReceipt wrote them.
-        mutating func date(_ k: String, _ ms: Int64?) {
+        mutating func date(_ k: StaticString, _ ms: Int64?) {
             guard let ms else { return }
             key(k)
-            w.raw("\"")
-            w.raw(ReceiptJSON.spaced(ms))
-            w.raw(" Etc/GMT\"")
+            w.append(byte: 0x22)
+            spaced(ms)
+            w.append(" Etc/GMT\"")
             key(k, suffix: "_ms")
-            w.raw("\"")
-            w.raw(String(ms))
-            w.raw("\"")
+            w.append(byte: 0x22)
+            w.appendDecimal(ms)
+            w.append(byte: 0x22)
             key(k, suffix: "_pst")
-            w.raw("\"")
-            w.raw(ReceiptJSON.spaced(ms &+ PacificTime.offset(at: ms)))
-            w.raw(" America/Los_Angeles\"")
+            w.append(byte: 0x22)
+            spaced(ms &+ pacificOffset(ms))
+            w.append(" America/Los_Angeles\"")
         }
-    }
 
-    /// `2020-07-14 19:36:40` (years 0…9999), built without intermediate strings.
-    static func spaced(_ ms: Int64) -> String {
-        let c = Timestamp.civil(milliseconds: ms)
-        guard (0...9999).contains(c.year) else { return Timestamp.spaced(ms) }
-        return String(unsafeUninitializedCapacity: 19) { b in
-            func put(_ at: Int, _ value: Int, _ width: Int) {
-                var v = value
-                for k in stride(from: at + width - 1, through: at, by: -1) {
-                    b[k] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
-                    v /= 10
+        private mutating func pacificOffset(_ ms: Int64) -> Int64 {
+            let year = civilDay(ms).year
+            if year != pacificYear {
+                pacificYear = year
+                pacificWindow = PacificTime.daylightWindow(year: year)
+            }
+            guard let (start, end) = pacificWindow, ms >= start, ms < end else { return PacificTime.standardOffset }
+            return PacificTime.daylightOffset
+        }
+
+        /// Milliseconds into the day of `ms`, and its year; the day's text is then in `dayText`
+        /// when the year is in 0…9999 (others are written by `Timestamp.spaced`).
+        private mutating func civilDay(_ ms: Int64) -> (rest: Int, year: Int) {
+            let msPerDay: Int64 = 86_400_000
+            var number = ms / msPerDay
+            var rest = ms % msPerDay
+            if rest < 0 { rest += msPerDay; number -= 1 }
+            if number != day {
+                let c = Timestamp.civilDate(days: Int(number))
+                day = number
+                dayYear = c.year
+                if (0...9999).contains(c.year) {
+                    let y = c.year, m = c.month, d = c.day
+                    let text = UInt64(0x30 + y / 1000) | UInt64(0x30 + y / 100 % 10) << 8 | UInt64(0x30 + y / 10 % 10) << 16
+                        | UInt64(0x30 + y % 10) << 24 | UInt64(0x2D) << 32 | UInt64(0x30 + m / 10) << 40 | UInt64(0x30 + m % 10) << 48 | UInt64(0x2D) << 56
+                    dayText = (text, UInt16(0x30 + d / 10) | UInt16(0x30 + d % 10) << 8)
                 }
             }
-            put(0, c.year, 4); b[4] = 0x2D
-            put(5, c.month, 2); b[7] = 0x2D
-            put(8, c.day, 2); b[10] = 0x20
-            put(11, c.hour, 2); b[13] = 0x3A
-            put(14, c.minute, 2); b[16] = 0x3A
-            put(17, c.second, 2)
-            return 19
+            return (Int(rest), dayYear)
+        }
+
+        /// `2020-07-14 19:36:40` written in place.
+        private mutating func spaced(_ ms: Int64) {
+            let (rest, year) = civilDay(ms)
+            guard (0...9999).contains(year), let b = w.room(19) else {
+                var text = Timestamp.spaced(ms)
+                text.withUTF8 { w.append(UnsafeRawBufferPointer($0)) }
+                return
+            }
+            UnsafeMutableRawPointer(b).storeBytes(of: dayText.0.littleEndian, as: UInt64.self)
+            UnsafeMutableRawPointer(b + 8).storeBytes(of: dayText.1.littleEndian, as: UInt16.self)
+            let hour = rest / 3_600_000, minute = rest / 60_000 % 60, second = rest / 1000 % 60
+            b[10] = 0x20
+            b[11] = UInt8(truncatingIfNeeded: 0x30 + hour / 10); b[12] = UInt8(truncatingIfNeeded: 0x30 + hour % 10); b[13] = 0x3A
+            b[14] = UInt8(truncatingIfNeeded: 0x30 + minute / 10); b[15] = UInt8(truncatingIfNeeded: 0x30 + minute % 10); b[16] = 0x3A
+            b[17] = UInt8(truncatingIfNeeded: 0x30 + second / 10); b[18] = UInt8(truncatingIfNeeded: 0x30 + second % 10)
+            w.advance(19)
         }
     }
 
@@ -181,7 +252,7 @@ public enum ReceiptJSON {
                                         verificationTime: 0, validatedAt: Clock.nowMilliseconds(),
                                         signedPayload: container.payload)
             // The verifyReceipt-shaped fields, minus request_date (nothing was validated).
-            if let parsed = try? JSONParser.parse(Array(verifyReceiptBody(body).utf8)), case let .object(members)? = parsed["receipt"] {
+            if let parsed = try? JSONParser.parse(write(body).bytes()), case let .object(members)? = parsed["receipt"] {
                 fields.append(("receipt", .object(members.filter { !$0.0.hasPrefix("request_date") })))
             }
         }

@@ -1,17 +1,17 @@
 /// Decodes the signed payload: `SET OF ReceiptAttribute{type INTEGER, version INTEGER, value OCTET STRING}`,
 /// with in-app purchases (type 17) as nested sets of 1701+ attributes. Known attributes must have
 /// their documented inner ASN.1 type and appear once; unknown ones are skipped; empty strings
-/// mean absent. Written as plain loops over borrowed bytes: a 187-purchase receipt has ~4,000
-/// attributes, so per-attribute allocations and closures would dominate validation time.
+/// mean absent. Every attribute is checked (strings are valid UTF-8, dates valid RFC 3339), but a
+/// purchase's strings stay spans of the payload until asked for. Written as plain loops over
+/// borrowed bytes: a 187-purchase receipt has ~4,000 attributes, so per-attribute allocations
+/// and closures would dominate validation time.
 enum ReceiptPayload {
-    static func parse(_ payload: [UInt8]) throws(ReceiptParseError) -> Receipt {
-        try payload.withUnsafeBytes { raw in Result { () throws(ReceiptParseError) in try parse(raw) } }.get()
-    }
-
     /// Every failure is of kind `.payload`: the bytes were inside a SignedData.
-    static func parse(_ raw: UnsafeRawBufferPointer) throws(ReceiptParseError) -> Receipt {
+    static func parse(_ payload: [UInt8]) throws(ReceiptParseError) -> Receipt {
         do {
-            return try decode(BERReader(raw))
+            return try payload.withUnsafeBytes { raw in
+                Result { () throws(ReceiptParseError) in try decode(BERReader(raw), payload: payload) }
+            }.get()
         } catch {
             throw error.inPayload()
         }
@@ -20,11 +20,59 @@ enum ReceiptPayload {
     private struct Attribute {
         let type: Int64
         let value: BERElement
+        /// End of the whole attribute (after its end-of-contents octets when indefinite).
+        let end: Int
     }
 
-    /// Reads one ReceiptAttribute SEQUENCE at `offset`.
+    /// Reads the ReceiptAttribute SEQUENCE at `cursor` (which must end by `limit`).
     @inline(__always)
-    private static func attribute(_ r: BERReader, _ element: BERElement, depth: Int) throws(ReceiptParseError) -> Attribute {
+    private static func attribute(_ r: BERReader, at cursor: Int, limit: Int, depth: Int) throws(ReceiptParseError) -> Attribute {
+        if let canonical = canonicalAttribute(r, at: cursor, limit: limit) { return canonical }
+        return try anyAttribute(r, try r.element(at: cursor, limit: limit, depth: depth), depth: depth)
+    }
+
+    /// The shape every App Store receipt uses, read in one pass without building an element per
+    /// field: `30 L {02 n type} {02 n version} {04 L value}`, type of 1…8 octets and non-negative,
+    /// lengths of at most two octets. Nil for any other shape: `anyAttribute` then decides, so
+    /// both accept and refuse the same bytes.
+    @inline(__always)
+    private static func canonicalAttribute(_ r: BERReader, at cursor: Int, limit: Int) -> Attribute? {
+        guard cursor + 1 < limit, r.byte(cursor) == 0x30, let sequence = definiteLength(r, at: cursor + 1, limit: limit),
+              sequence.count <= limit - sequence.start else { return nil }
+        let end = sequence.start + sequence.count
+        var i = sequence.start
+        guard i + 2 < end, r.byte(i) == 0x02 else { return nil }
+        let typeCount = Int(r.byte(i + 1))
+        guard typeCount >= 1, typeCount <= 8, typeCount < end - i - 2, r.byte(i + 2) & 0x80 == 0 else { return nil }
+        var type: Int64 = 0
+        for k in (i + 2)..<(i + 2 + typeCount) { type = type << 8 | Int64(r.byte(k)) }
+        i += 2 + typeCount
+        guard i + 2 < end, r.byte(i) == 0x02 else { return nil }
+        let versionCount = Int(r.byte(i + 1))
+        guard versionCount < 0x80, versionCount < end - i - 2 else { return nil }
+        i += 2 + versionCount
+        guard i + 1 < end, r.byte(i) == 0x04, let value = definiteLength(r, at: i + 1, limit: end),
+              value.count == end - value.start else { return nil }
+        return Attribute(type: type, value: BERElement(tagClass: BERElement.universal, constructed: false, tagNumber: ASN1Tag.octetString,
+                                                       start: i, contentStart: value.start, contentEnd: end, end: end, indefinite: false),
+                         end: end)
+    }
+
+    /// A definite length of at most two octets at `i`: where the content starts and its size.
+    @inline(__always)
+    private static func definiteLength(_ r: BERReader, at i: Int, limit: Int) -> (start: Int, count: Int)? {
+        guard i < limit else { return nil }
+        let first = r.byte(i)
+        if first < 0x80 { return (i + 1, Int(first)) }
+        if first == 0x81, i + 1 < limit { return (i + 2, Int(r.byte(i + 1))) }
+        if first == 0x82, i + 2 < limit { return (i + 3, Int(r.byte(i + 1)) << 8 | Int(r.byte(i + 2))) }
+        return nil
+    }
+
+    /// Any BER form of a ReceiptAttribute (indefinite or long lengths, padded integers), with the
+    /// reason when it is not one.
+    @inline(never)
+    private static func anyAttribute(_ r: BERReader, _ element: BERElement, depth: Int) throws(ReceiptParseError) -> Attribute {
         guard element.isSequence else { throw ReceiptParseError("attribute at offset \(element.start) is not a SEQUENCE") }
         let typeElement = try r.element(at: element.contentStart, limit: element.contentEnd, depth: depth + 1)
         guard typeElement.isInteger, let type = r.int64(typeElement) else {
@@ -35,11 +83,12 @@ enum ReceiptPayload {
         let value = try r.element(at: version.end, limit: element.contentEnd, depth: depth + 1)
         guard value.isPrimitiveOctetString else { throw ReceiptParseError("attribute \(type) value is not a primitive OCTET STRING") }
         guard value.end == element.contentEnd else { throw ReceiptParseError("attribute \(type) has extra fields") }
-        return Attribute(type: type, value: value)
+        return Attribute(type: type, value: value, end: element.end)
     }
 
-    private static func decode(_ r: BERReader) throws(ReceiptParseError) -> Receipt {
+    private static func decode(_ r: BERReader, payload: [UInt8]) throws(ReceiptParseError) -> Receipt {
         var receipt = Receipt()
+        receipt.purchases = InAppPurchases(payload: payload)
         let count = r.bytes.count
         guard count > 0 else { throw ReceiptParseError("the payload is empty") }
         let set = try r.element(at: 0, limit: count)
@@ -48,9 +97,8 @@ enum ReceiptPayload {
         var seen: UInt32 = 0
         var cursor = set.contentStart
         while cursor < set.contentEnd {
-            let element = try r.element(at: cursor, limit: set.contentEnd, depth: 1)
-            cursor = element.end
-            let a = try attribute(r, element, depth: 1)
+            let a = try attribute(r, at: cursor, limit: set.contentEnd, depth: 1)
+            cursor = a.end
             receipt.attributeCount += 1
             let type = a.type, value = a.value
             guard let known = ReceiptAttribute(rawValue: type) else { continue }  // unknown: kept in the count only
@@ -83,34 +131,33 @@ enum ReceiptPayload {
         return receipt
     }
 
-    private static func purchase(_ r: BERReader, _ value: BERElement) throws(ReceiptParseError) -> InAppPurchase {
+    private static func purchase(_ r: BERReader, _ value: BERElement) throws(ReceiptParseError) -> PurchaseRecord {
         let set = try inner(r, value, ReceiptAttribute.inAppPurchase.rawValue)
         guard set.isSet else { throw ReceiptParseError("in-app purchase (17) is not a SET") }
-        var p = InAppPurchase()
+        var p = PurchaseRecord()
         var seen: UInt32 = 0
         var cursor = set.contentStart
         while cursor < set.contentEnd {
-            let element = try r.element(at: cursor, limit: set.contentEnd, depth: 4)
-            cursor = element.end
-            let a = try attribute(r, element, depth: 4)
+            let a = try attribute(r, at: cursor, limit: set.contentEnd, depth: 4)
+            cursor = a.end
             let type = a.type, v = a.value
             guard let field = PurchaseField(rawValue: type) else { continue }
             guard seen & field.presenceBit == 0 else { throw ReceiptParseError("in-app attribute \(type) appears twice") }
             seen |= field.presenceBit
             switch field {
             case .quantity: p.quantity = try integer(r, v, type)
-            case .productID: p.productID = try string(r, v, type)
-            case .transactionID: p.transactionID = try string(r, v, type)
-            case .purchaseDate: p.purchaseDate = try date(r, v, type)
-            case .originalTransactionID: p.originalTransactionID = try string(r, v, type)
-            case .originalPurchaseDate: p.originalPurchaseDate = try date(r, v, type)
+            case .productID: p.productID = try text(r, v, type)
+            case .transactionID: p.transactionID = try text(r, v, type)
+            case .purchaseDate: p.purchaseDate = try payloadDate(r, v, type)
+            case .originalTransactionID: p.originalTransactionID = try text(r, v, type)
+            case .originalPurchaseDate: p.originalPurchaseDate = try payloadDate(r, v, type)
             case .productType: p.productType = try integer(r, v, type)
-            case .expiresDate: p.expiresDate = try date(r, v, type)
+            case .expiresDate: p.expiresDate = try payloadDate(r, v, type)
             case .webOrderLineItemID: p.webOrderLineItemID = try integer(r, v, type)
-            case .cancellationDate: p.cancellationDate = try date(r, v, type)
+            case .cancellationDate: p.cancellationDate = try payloadDate(r, v, type)
             case .isTrialPeriod: p.isTrialPeriod = try boolean(r, v, type)
             case .isInIntroOfferPeriod: p.isInIntroOfferPeriod = try boolean(r, v, type)
-            case .promotionalOfferID: p.promotionalOfferID = try string(r, v, type)
+            case .promotionalOfferID: p.promotionalOfferID = try text(r, v, type)
             }
         }
         return p
@@ -125,8 +172,19 @@ enum ReceiptPayload {
     }
 
     /// The string's bytes (UTF8String, PrintableString or IA5String); nil when empty or absent.
+    /// Inline for a short definite length filling the value; `anyStringBytes` otherwise.
     @inline(__always)
     private static func stringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
+        let count = value.contentCount - 2, start = value.contentStart
+        if count >= 1, count < 0x80, Int(r.byte(start + 1)) == count {
+            let tag = r.byte(start)
+            if tag == 0x0C || tag == 0x13 || tag == 0x16 { return r.content(from: start + 2, to: value.contentEnd) }
+        }
+        return try anyStringBytes(r, value, type)
+    }
+
+    @inline(never)
+    private static func anyStringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
         guard value.contentCount > 0 else { return nil }
         let e = try inner(r, value, type)
         guard e.tagClass == BERElement.universal, !e.constructed,
@@ -138,14 +196,49 @@ enum ReceiptPayload {
     }
 
     private static func string(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> String? {
-        guard let bytes = try stringBytes(r, value, type) else { return nil }
-        // ASCII (product and transaction ids, versions) needs no validation beyond the byte check.
-        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
-        guard let s = String(validating: bytes, as: UTF8.self) else { throw ReceiptParseError("attribute \(type) is not valid UTF-8") }
-        return s
+        guard let bytes = try utf8(r, value, type) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A string attribute as a span of the payload, checked like `string`.
+    private static func text(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> PayloadText {
+        guard let bytes = try utf8(r, value, type) else { return PayloadText() }
+        return span(r, bytes)
+    }
+
+    /// Where `bytes` (a part of the payload) lie in it. The payload is at most
+    /// ReceiptValidator.maximumInputSize (16 MiB): offsets fit 32 bits.
+    @inline(__always)
+    private static func span(_ r: BERReader, _ bytes: UnsafeRawBufferPointer) -> PayloadText {
+        guard let base = r.bytes.baseAddress, let start = bytes.baseAddress else { return PayloadText() }
+        return PayloadText(start: UInt32(truncatingIfNeeded: base.distance(to: start)), count: UInt32(truncatingIfNeeded: bytes.count))
+    }
+
+    /// The string's bytes once checked to be UTF-8; nil when empty or absent.
+    @inline(__always)
+    private static func utf8(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
+        guard let bytes = try stringBytes(r, value, type) else { return nil }
+        // ASCII (product and transaction ids, versions) needs no validation beyond the byte check.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return bytes }
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw ReceiptParseError("attribute \(type) is not valid UTF-8") }
+        return bytes
+    }
+
+    /// An INTEGER attribute. Inline for the DER every App Store receipt writes (`02 n`, 1…8
+    /// octets, non-negative, filling the value); `anyInteger` reads every other form or refuses it.
+    @inline(__always)
     private static func integer(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Int64? {
+        let count = value.contentCount - 2, start = value.contentStart
+        if count >= 1, count <= 8, r.byte(start) == 0x02, Int(r.byte(start + 1)) == count, r.byte(start + 2) & 0x80 == 0 {
+            var v: Int64 = 0
+            for k in (start + 2)..<value.contentEnd { v = v << 8 | Int64(r.byte(k)) }
+            return v
+        }
+        return try anyInteger(r, value, type)
+    }
+
+    @inline(never)
+    private static func anyInteger(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Int64? {
         guard value.contentCount > 0 else { return nil }
         let e = try inner(r, value, type)
         guard e.isInteger else { throw ReceiptParseError("attribute \(type) is not an INTEGER") }
@@ -153,13 +246,22 @@ enum ReceiptPayload {
         return v
     }
 
+    /// A purchase's date: its value, and its text's span only when not canonical.
+    private static func payloadDate(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> PayloadDate? {
+        guard let bytes = try stringBytes(r, value, type) else { return nil }
+        guard let ms = ReceiptDateText.milliseconds(bytes) else { throw notRFC3339(bytes, type) }
+        return PayloadDate(milliseconds: ms, written: ReceiptDateText.isCanonical(bytes) ? PayloadText() : span(r, bytes))
+    }
+
     private static func date(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> ReceiptDate? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
-        guard let ms = ReceiptDateText.milliseconds(bytes) else {
-            throw ReceiptParseError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
-        }
+        guard let ms = ReceiptDateText.milliseconds(bytes) else { throw notRFC3339(bytes, type) }
         if ReceiptDateText.isCanonical(bytes) { return ReceiptDate(canonicalMilliseconds: ms) }
         return ReceiptDate(text: String(decoding: bytes, as: UTF8.self), milliseconds: ms)
+    }
+
+    private static func notRFC3339(_ bytes: UnsafeRawBufferPointer, _ type: Int64) -> ReceiptParseError {
+        ReceiptParseError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
     }
 
     private static func boolean(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Bool? {
@@ -180,24 +282,22 @@ enum ReceiptDateText {
     }
 
     static func milliseconds(_ b: UnsafeRawBufferPointer) -> Int64? {
-        if b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A {
-            func digits(_ at: Int, _ n: Int) -> Int? {
-                var v = 0
-                for k in at..<(at + n) {
-                    let c = b[k] &- 0x30
-                    guard c <= 9 else { return nil }
-                    v = v * 10 + Int(c)
-                }
-                return v
-            }
-            if let y = digits(0, 4), let mo = digits(5, 2), let d = digits(8, 2),
-               let h = digits(11, 2), let mi = digits(14, 2), let s = digits(17, 2),
-               (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(year: y, month: mo), h <= 23, mi <= 59, s <= 60 {
-                let day = Int64(Timestamp.days(year: y, month: mo, day: d))
-                return (day * 86_400 + Int64(h * 3600 + mi * 60 + s)) * 1000
-            }
+        guard b.count == 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x5A else {
+            return Timestamp.parseRFC3339(b)
+        }
+        // Straight-line: ~750 dates in a 187-purchase receipt.
+        var digits: UInt8 = 0
+        @inline(__always) func d(_ i: Int) -> Int {
+            let c = b[i] &- 0x30
+            digits |= c > 9 ? 0x80 : 0
+            return Int(c)
+        }
+        let y = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3)
+        let mo = d(5) * 10 + d(6), day = d(8) * 10 + d(9)
+        let h = d(11) * 10 + d(12), mi = d(14) * 10 + d(15), s = d(17) * 10 + d(18)
+        guard digits == 0, mo >= 1, mo <= 12, day >= 1, day <= Timestamp.daysInMonth(year: y, month: mo), h <= 23, mi <= 59, s <= 60 else {
             return nil
         }
-        return Timestamp.parseRFC3339(b)
+        return (Int64(Timestamp.days(year: y, month: mo, day: day)) * 86_400 + Int64(h * 3600 + mi * 60 + s)) * 1000
     }
 }

@@ -43,26 +43,34 @@ public struct JSONWriter {
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// Whether `c` needs an escape inside a JSON string (RFC 8259: quote, backslash, controls).
+    @inline(__always)
+    static func needsEscape(_ c: UInt8) -> Bool { c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") }
+
+    /// The escape of `c`, or nil when it stands for itself.
+    static func escapeSequence(for c: UInt8) -> [UInt8]? {
+        switch c {
+        case UInt8(ascii: "\""): [0x5C, 0x22]
+        case UInt8(ascii: "\\"): [0x5C, 0x5C]
+        case 0x0A: [0x5C, UInt8(ascii: "n")]
+        case 0x0D: [0x5C, UInt8(ascii: "r")]
+        case 0x09: [0x5C, UInt8(ascii: "t")]
+        case 0..<0x20: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 15)]]
+        default: nil
+        }
+    }
+
     public mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { utf8 in
             // Most strings (ids, dates) need no escaping: copy them in one go.
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            if !utf8.contains(where: Self.needsEscape) {
                 bytes.append(contentsOf: utf8)
                 return
             }
             for c in utf8 {
-                switch c {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                case 0..<0x20:
-                    bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 15)]])
-                default: bytes.append(c)
-                }
+                if let sequence = Self.escapeSequence(for: c) { bytes.append(contentsOf: sequence) } else { bytes.append(c) }
             }
         }
         bytes.append(UInt8(ascii: "\""))
