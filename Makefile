@@ -56,8 +56,19 @@ $(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h Tests/c/jws_signing.h include/gate
 $(C_OUT)/tests/test_thread_soak: bench/soak_threads.c
 
 # Toolchain-free release library (Swift runtime linked in), for `make install` and `make bench`.
+# The Swift runtime's C++ runtime is linked in too: `-static-stdlib` names -lstdc++ itself, so a
+# folder whose libstdc++.so is a linker script naming libstdc++.a and libgcc_eh.a comes first in
+# the search. The library then loads no libstdc++ or libgcc_s (0.6 ms of every launch, measured
+# in BENCHMARKS.md); exports.map keeps their symbols local, so a C++ host's own are untouched.
+STATIC_CXX_DIR := $(STATIC_SCRATCH)/static-cxx
+
 static: deps
-	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product gatekit
+	@mkdir -p $(STATIC_CXX_DIR)
+	@for a in libstdc++.a libgcc_eh.a; do p=$$($(CC) -print-file-name=$$a); \
+	  [[ "$$p" == /* ]] || { echo "static: $(CC) finds no $$a (Debian: libstdc++-12-dev)" >&2; exit 1; }; echo "$$p"; done | \
+	  { echo "/* make static: the C++ runtime, linked statically */"; echo "INPUT($$(tr '\n' ' '))"; } > $(STATIC_CXX_DIR)/libstdc++.so
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product gatekit -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
+	@! readelf -d $(STATIC_DIR)/libgatekit.so | grep -E 'NEEDED.*(libstdc|libgcc_s)' || { echo "static: libgatekit still needs a shared C++ runtime" >&2; exit 1; }
 	@ln -sfn libgatekit.so $(STATIC_DIR)/libgatekit.so.0
 
 # DESTDIR stages the tree for packages; LIBDIR is where the library goes (a Debian package

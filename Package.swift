@@ -17,7 +17,8 @@ let package = Package(
     targets: [
         // libcrypto only: GateKit does no TLS, so libssl is never loaded.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's header only: the library is loaded with dlopen when a store opens.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // libpq's header only: the library is loaded with dlopen when a PostgreSQL store opens.
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         // libdbus's header only: loaded with dlopen when a handle enables the desktop portal.
@@ -46,7 +47,9 @@ let package = Package(
         ),
         .testTarget(
             name: "GateKitCoreTests",
-            dependencies: ["GateKitCore"]
+            dependencies: ["GateKitCore"],
+            // The tests write stores with SQLite directly (corrupt, newer-format, foreign files).
+            linkerSettings: [.linkedLibrary("sqlite3")]
         ),
     ]
 )

@@ -70,7 +70,9 @@ gzip -9n "$tree/usr/share/man/man1/gatekit.1"
 lib="$libdir/libgatekit.so.$version"
 # The build's $ORIGIN rpath has no use in the system folders (Debian policy: no rpath).
 patchelf --remove-rpath "$tree/$lib"
-lib_depends=$(shlibs libgatekit0 "$tree/$lib")
+# libsqlite3 is opened with dlopen on the first store open, so no ELF reference names it; the
+# embedded store is the default, so the library depends on it (the others are recommended).
+lib_depends="$(shlibs libgatekit0 "$tree/$lib"), libsqlite3-0"
 package libgatekit0 libs "$lib_depends" \
     "GateKit: EULA gating, App Store receipts and signed data, permissions (library)" \
     "$lib" "$libdir/libgatekit.so.0"

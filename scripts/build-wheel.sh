@@ -4,8 +4,10 @@
 # The package and the release library (Swift runtime linked in) are staged in a temporary
 # folder, built by hatchling into a pure wheel, retagged py3-none-linux_x86_64 (ctypes, not a
 # Python extension: any CPython 3 on the platform), then repaired by auditwheel, which grafts
-# the C libraries it links (OpenSSL's libcrypto, libsqlite3) and tags the manylinux policy
-# this build satisfies. Nothing is written into python/.
+# the C libraries it links (OpenSSL's libcrypto) and tags the manylinux policy this build
+# satisfies. libsqlite3, which the library opens with dlopen on the first store open (so
+# auditwheel cannot see it), is carried beside it as gatekit/libsqlite3.so.0: the library's
+# $ORIGIN run path finds it there. Nothing is written into python/.
 set -euo pipefail
 lib=$(realpath "$1")
 out=$2
@@ -19,6 +21,9 @@ mkdir -p "$stage/src/gatekit" "$stage/raw" "$out"
 cp "$root"/python/gatekit/*.py "$root/python/gatekit/py.typed" "$stage/src/gatekit/"
 install -m 0755 "$lib" "$stage/src/gatekit/libgatekit.so.0"
 strip --strip-unneeded "$stage/src/gatekit/libgatekit.so.0"
+sqlite=$(ldconfig -p | awk '$1 == "libsqlite3.so.0" && /x86-64|'"$(uname -m)"'/ {print $NF; exit}')
+[ -n "$sqlite" ] || { echo "build-wheel: no libsqlite3.so.0 on this system (Debian: libsqlite3-0)" >&2; exit 1; }
+install -m 0755 "$(realpath "$sqlite")" "$stage/src/gatekit/libsqlite3.so.0"
 cp "$root/python/pyproject.toml" "$root/LICENSE" "$stage/src/"
 cp "$root/python/README.md" "$stage/src/README.md"
 

@@ -27,6 +27,9 @@ else
         *-py3-none-manylinux_*) ok "the wheel is a platform wheel for any CPython 3: $(basename "$wheel")" ;;
         *) fail "the wheel's tags: $(basename "$wheel")" ;;
     esac
+    # glibc 2.35 (Ubuntu 22.04) and newer: the static C++ runtime must not raise the policy.
+    glibc_minor=$(basename "$wheel" | sed -n 's/.*manylinux_2_\([0-9]*\)_.*/\1/p')
+    if [ -n "$glibc_minor" ] && [ "$glibc_minor" -le 35 ]; then ok "the wheel installs on glibc 2.$glibc_minor and newer"; else fail "the wheel needs glibc 2.${glibc_minor:-?} (more than 2.35)"; fi
     "$python" -c 'import sys, venv; venv.create(sys.argv[1], with_pip=True)' "$work/venv"
     if "${clean[@]}" sh -c 'command -v swift' >/dev/null 2>&1; then fail "no Swift toolchain on the clean PATH"; else ok "no Swift toolchain on the clean PATH"; fi
     if "${clean[@]}" "$work/venv/bin/python" -m pip install -q --no-index --disable-pip-version-check "$wheel"; then
@@ -41,6 +44,15 @@ else
     esac
     lib=$(head -n 1 <<<"$loaded")
     if [ -f "$lib" ] && ! ldd "$lib" | grep -q libswift; then ok "the wheel's library needs no Swift runtime"; else fail "the wheel's library: $(ldd "$lib" 2>&1 | grep libswift)"; fi
+    # SQLite is opened on the first store open: from the wheel itself, not from the system.
+    mapped=$("${clean[@]}" "$work/venv/bin/python" -c 'import sys, gatekit
+with gatekit.Store(sys.argv[1]) as s:
+    s.eula.accept("terms", gatekit.hash_bytes(b"v1"))
+print("".join(l for l in open("/proc/self/maps") if "libsqlite3" in l))' "$work/wheel-store.sqlite" 2>&1)
+    case "$mapped" in
+        *"$work"/venv/lib/python3*/site-packages/gatekit/libsqlite3.so.0*) ok "a store opened from the wheel uses the wheel's own libsqlite3" ;;
+        *) fail "the wheel's store: $mapped" ;;
+    esac
     meta=$(unzip -p "$wheel" '*.dist-info/METADATA')
     if grep -q '^Name: libgatekit' <<<"$meta" && grep -qE '^License(-Expression)?: MIT' <<<"$meta" && grep -q '^Requires-Python: >=3.9' <<<"$meta" &&
        grep -q '^Classifier: ' <<<"$meta"; then ok "the wheel's metadata: name, licence, Python versions, classifiers"; else fail "the wheel's metadata"; fi
@@ -75,6 +87,12 @@ fi
 
 echo "== the Debian packages"
 debs=("$dist"/libgatekit0_*.deb "$dist"/libgatekit-dev_*.deb "$dist"/gatekit-tools_*.deb)
+# SQLite is opened with dlopen (no ELF reference for dpkg-shlibdeps to find): named by hand.
+if [ -f "${debs[0]}" ] && dpkg-deb -f "${debs[0]}" Depends | grep -q 'libsqlite3-0'; then
+    ok "libgatekit0 depends on libsqlite3-0: $(dpkg-deb -f "${debs[0]}" Depends)"
+else
+    fail "libgatekit0's Depends lacks libsqlite3-0"
+fi
 if [ "$(id -u)" -ne 0 ]; then
     echo "SKIP: installing the .debs needs root (apt-get); CI runs as root"
 elif [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ] || [ ! -f "${debs[2]}" ]; then

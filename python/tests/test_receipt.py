@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -349,3 +350,25 @@ def test_the_replay_identity_survives_re_encoding():
                                  input=data, capture_output=True, check=True).stdout
         assert r.identity == hashlib.sha256(payload).hexdigest()
         assert r.to_json()["gatekit"] == {"version": 1, "identity": r.identity, "testSigned": r.is_test_signed}
+
+
+@needs_fixtures
+def test_a_launch_check_never_loads_sqlite(tmp_path: Path):
+    """libsqlite3 is opened on the first store open, not when the library loads: a process
+    that only validates a receipt never maps it (a fresh interpreter, to see its own maps)."""
+    script = (
+        "import sys\n"
+        "from gatekit import receipt\n"
+        "def sqlite_mapped():\n"
+        "    return any('libsqlite3' in line for line in open('/proc/self/maps'))\n"
+        "r = receipt.validate_file(sys.argv[1], 'dev.bonzer.weeka.app')\n"
+        "assert r.bundle_id == 'dev.bonzer.weeka.app'\n"
+        "assert not sqlite_mapped(), 'libsqlite3 loaded by a receipt check'\n"
+        "import gatekit\n"
+        "with gatekit.Store(sys.argv[2]) as store:\n"
+        "    store.eula.accept('terms', gatekit.hash_bytes(b'v1'))\n"
+        "assert sqlite_mapped(), 'a store opened without libsqlite3?'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(FIXTURES / "receipts" / "apple" / "tp__receipt-sandbox-g5.der"),
+                           str(tmp_path / "s.sqlite")], env=os.environ.copy(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

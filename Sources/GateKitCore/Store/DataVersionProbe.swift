@@ -32,7 +32,7 @@ final class DataVersionProbe: ChangeProbe {
     /// True on the first call and whenever another connection (of this or another process)
     /// committed since the previous call. Commits through `db` itself do not count.
     func changed() throws(GateKitError) -> Bool {
-        if index == nil { index = gk_wal_index(db.db) }
+        if index == nil { index = gk_wal_index(db.sqlite, db.db) }
         if let index {
             // Read the header before the pragma: a commit landing in between is then seen
             // by the pragma now and by a header mismatch next time, never lost.

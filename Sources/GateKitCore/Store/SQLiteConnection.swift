@@ -6,6 +6,8 @@ import Glibc
 public final class SQLiteConnection: DatabaseConnection {
     public var dialect: SQLDialect { .sqlite }
     let db: OpaquePointer
+    /// libsqlite3's functions (loaded by the first open).
+    let sqlite: UnsafePointer<gk_sqlite>
     public let path: String
     private var cache: [String: SQLiteStatement] = [:]
 
@@ -16,6 +18,7 @@ public final class SQLiteConnection: DatabaseConnection {
 
     /// Opens `path` (read-write: SQLite falls back to read-only for a read-only file).
     init(path: String, access: Access = .readWrite) throws(GateKitError) {
+        let sqlite = try SQLiteLibrary.functions()
         var handle: OpaquePointer?
         // NOMUTEX: Store's own lock already serializes; EXRESCODE: precise errors.
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -24,18 +27,19 @@ public final class SQLiteConnection: DatabaseConnection {
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
             name = "file:" + SQLiteConnection.uriPath(path) + (access == .readOnlyWithLog ? "?mode=ro" : "?mode=ro&immutable=1")
         }
-        let rc = sqlite3_open_v2(name, &handle, flags, nil)
+        let rc = sqlite.pointee.open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(handle)
+            let message = handle.flatMap { sqlite.pointee.errmsg($0) }.map { String(cString: $0) } ?? "out of memory"
+            _ = sqlite.pointee.close_v2(handle)
             throw SQLiteConnection.classify(rc, "cannot open store \(Quoted.path(path)): \(message)")
         }
         db = handle
+        self.sqlite = sqlite
         self.path = path
     }
 
     /// True when SQLite opened the file for reading only.
-    var isReadOnly: Bool { sqlite3_db_readonly(db, "main") == 1 }
+    var isReadOnly: Bool { sqlite.pointee.db_readonly(db, "main") == 1 }
 
     /// A path as the path of a `file:` URI: every byte but unreserved ones and '/' escaped.
     static func uriPath(_ path: String) -> String {
@@ -55,7 +59,7 @@ public final class SQLiteConnection: DatabaseConnection {
 
     deinit {
         cache.removeAll()  // statements finalize before the connection closes
-        sqlite3_close_v2(db)
+        _ = sqlite.pointee.close_v2(db)
     }
 
     /// Maps an SQLite result code onto GateKit's stable codes.
@@ -73,11 +77,11 @@ public final class SQLiteConnection: DatabaseConnection {
     }
 
     func error(_ rc: Int32, _ context: String) -> GateKitError {
-        SQLiteConnection.classify(rc, "\(context): \(String(cString: sqlite3_errmsg(db))) (SQLite \(rc))")
+        SQLiteConnection.classify(rc, "\(context): \(sqlite.pointee.errmsg(db).map { String(cString: $0) } ?? "no message") (SQLite \(rc))")
     }
 
     public func execute(_ sql: String) throws(GateKitError) {
-        let rc = sqlite3_exec(db, sql, nil, nil, nil)
+        let rc = sqlite.pointee.exec(db, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc, "cannot execute '\(sql.prefix(60))'") }
     }
 
@@ -92,9 +96,9 @@ public final class SQLiteConnection: DatabaseConnection {
             return s
         }
         var handle: OpaquePointer?
-        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        let rc = sqlite.pointee.prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard rc == SQLITE_OK, let handle else { throw error(rc, "cannot prepare statement") }
-        let s = SQLiteStatement(handle, connection: self)
+        let s = SQLiteStatement(handle, connection: self, sqlite: sqlite)
         cache[sql] = s
         return s
     }
@@ -108,7 +112,7 @@ public final class SQLiteConnection: DatabaseConnection {
     /// keep writing to the orphaned inode and every later decision would be lost.
     func fileHasMoved() -> Bool {
         var moved: Int32 = 0
-        let rc = sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        let rc = sqlite.pointee.file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
         return rc == SQLITE_OK && moved != 0
     }
 }
@@ -117,22 +121,24 @@ public final class SQLiteConnection: DatabaseConnection {
 public final class SQLiteStatement: DatabaseStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
+    private let sqlite: UnsafePointer<gk_sqlite>
 
-    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+    init(_ handle: OpaquePointer, connection: SQLiteConnection, sqlite: UnsafePointer<gk_sqlite>) {
         self.handle = handle
         self.connection = connection
+        self.sqlite = sqlite
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { _ = sqlite.pointee.finalize(handle) }
 
     public func reset() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        _ = sqlite.pointee.reset(handle)
+        _ = sqlite.pointee.clear_bindings(handle)
     }
 
     @discardableResult
     public func bind(_ index: Int32, _ value: Int64) -> Self {
-        sqlite3_bind_int64(handle, index, value)
+        _ = sqlite.pointee.bind_int64(handle, index, value)
         return self
     }
 
@@ -140,7 +146,7 @@ public final class SQLiteStatement: DatabaseStatement {
     @discardableResult
     public func bind(_ index: Int32, _ value: Int64?) -> Self {
         guard let value else {
-            sqlite3_bind_null(handle, index)
+            _ = sqlite.pointee.bind_null(handle, index)
             return self
         }
         return bind(index, value)
@@ -149,9 +155,9 @@ public final class SQLiteStatement: DatabaseStatement {
     @discardableResult
     public func bind(_ index: Int32, text: String?) -> Self {
         if let text {
-            sqlite3_bind_text(handle, index, text, -1, gk_sqlite_transient())
+            _ = sqlite.pointee.bind_text(handle, index, text, -1, gk_sqlite_transient())
         } else {
-            sqlite3_bind_null(handle, index)
+            _ = sqlite.pointee.bind_null(handle, index)
         }
         return self
     }
@@ -159,50 +165,50 @@ public final class SQLiteStatement: DatabaseStatement {
     @discardableResult
     public func bind(_ index: Int32, blob: [UInt8]?) -> Self {
         guard let blob else {
-            sqlite3_bind_null(handle, index)
+            _ = sqlite.pointee.bind_null(handle, index)
             return self
         }
         blob.withUnsafeBytes { b in
             // A zero-length blob still binds as a blob (not NULL): a non-NULL base pointer.
             let base = b.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
-            sqlite3_bind_blob64(handle, index, base, sqlite3_uint64(b.count), gk_sqlite_transient())
+            _ = sqlite.pointee.bind_blob64(handle, index, base, sqlite3_uint64(b.count), gk_sqlite_transient())
         }
         return self
     }
 
     /// Advances: true with a row, false when done.
     public func step() throws(GateKitError) -> Bool {
-        let rc = sqlite3_step(handle)
+        let rc = sqlite.pointee.step(handle)
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
             let e = connection.error(rc, "statement failed")
-            sqlite3_reset(handle)
+            _ = sqlite.pointee.reset(handle)
             throw e
         }
     }
 
     /// Runs a statement that returns no rows.
     public func run() throws(GateKitError) {
-        defer { sqlite3_reset(handle) }
+        defer { _ = sqlite.pointee.reset(handle) }
         while try step() {}
     }
 
-    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func int64(_ column: Int32) -> Int64 { sqlite.pointee.column_int64(handle, column) }
 
-    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func isNull(_ column: Int32) -> Bool { sqlite.pointee.column_type(handle, column) == SQLITE_NULL }
 
     public func text(_ column: Int32) -> String? {
-        guard let p = sqlite3_column_text(handle, column) else { return nil }
-        let n = Int(sqlite3_column_bytes(handle, column))
+        guard let p = sqlite.pointee.column_text(handle, column) else { return nil }
+        let n = Int(sqlite.pointee.column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
     public func blob(_ column: Int32) -> [UInt8]? {
         if isNull(column) { return nil }
-        let n = Int(sqlite3_column_bytes(handle, column))
-        guard n > 0, let p = sqlite3_column_blob(handle, column) else { return [] }
+        let n = Int(sqlite.pointee.column_bytes(handle, column))
+        guard n > 0, let p = sqlite.pointee.column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: n))
     }
 }

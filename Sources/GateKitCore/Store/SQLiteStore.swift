@@ -34,7 +34,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         self.path = resolved
         connection = try SQLiteConnection(path: resolved, access: facts.access)
         isReadOnly = connection.isReadOnly
-        sqlite3_busy_timeout(connection.db, SQLiteStore.busyTimeoutMilliseconds)
+        _ = connection.sqlite.pointee.busy_timeout(connection.db, SQLiteStore.busyTimeoutMilliseconds)
         try prepare()
     }
 
@@ -70,7 +70,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
             // process may be creating this very file, and reads between its commit would see
             // tables without the application id ("not a GateKit store").
             try connection.execute("BEGIN")
-            defer { _ = sqlite3_exec(connection.db, "COMMIT", nil, nil, nil) }
+            defer { _ = connection.sqlite.pointee.exec(connection.db, "COMMIT", nil, nil, nil) }
             appID = try connection.scalar("PRAGMA application_id")
             version = try connection.scalar("PRAGMA user_version")
             objects = try connection.scalar("SELECT count(*) FROM sqlite_master")
@@ -172,7 +172,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
                     try connection.execute("COMMIT")
                     return result
                 } catch {
-                    _ = sqlite3_exec(connection.db, "ROLLBACK", nil, nil, nil)
+                    _ = connection.sqlite.pointee.exec(connection.db, "ROLLBACK", nil, nil, nil)
                     throw error
                 }
             }
