@@ -85,14 +85,7 @@ public enum ReceiptJSON {
     struct ObjectWriter: ~Copyable {
         var w: ByteWriter
         var first = true
-        /// The last day written and its `YYYY-MM-DD` (ASCII in a UInt64 and a UInt16): a receipt's
-        /// dates fall on few days, and a date's Pacific time mostly on the same day.
-        private var day = Int64.min
-        private var dayText: (UInt64, UInt16) = (0, 0)
-        private var dayYear = 0
-        /// The Pacific daylight window of the last year asked for.
-        private var pacificYear = Int.min
-        private var pacificWindow: (Int64, Int64)?
+        private var dates = VerifyReceiptDates()
 
         init(_ w: consuming ByteWriter) { self.w = w }
 
@@ -145,67 +138,29 @@ public enum ReceiptJSON {
         /// `key` (`… Etc/GMT`), `key_ms`, `key_pst` (America/Los_Angeles), as verifyReceipt wrote them.
         mutating func date(_ k: StaticString, _ ms: Int64?) {
             guard let ms else { return }
+            guard let text = dates.text(ms) else {
+                // A year outside 0…9999: never in a receipt, written the slow way.
+                var utc = Timestamp.spaced(ms), pacific = Timestamp.spaced(ms &+ PacificTime.offset(at: ms))
+                utc.withUTF8 { u in pacific.withUTF8 { p in write(k, ms, UnsafeRawBufferPointer(u), nil, UnsafeRawBufferPointer(p)) } }
+                return
+            }
+            text.withParts { utc, digits, pacific in write(k, ms, utc, digits, pacific) }
+        }
+
+        private mutating func write(_ k: StaticString, _ ms: Int64, _ utc: UnsafeRawBufferPointer, _ digits: UnsafeRawBufferPointer?,
+                                    _ pacific: UnsafeRawBufferPointer) {
             key(k)
             w.append(byte: 0x22)
-            spaced(ms)
+            w.append(utc)
             w.append(" Etc/GMT\"")
             key(k, suffix: "_ms")
             w.append(byte: 0x22)
-            w.appendDecimal(ms)
+            if let digits { w.append(digits) } else { w.appendDecimal(ms) }
             w.append(byte: 0x22)
             key(k, suffix: "_pst")
             w.append(byte: 0x22)
-            spaced(ms &+ pacificOffset(ms))
+            w.append(pacific)
             w.append(" America/Los_Angeles\"")
-        }
-
-        private mutating func pacificOffset(_ ms: Int64) -> Int64 {
-            let year = civilDay(ms).year
-            if year != pacificYear {
-                pacificYear = year
-                pacificWindow = PacificTime.daylightWindow(year: year)
-            }
-            guard let (start, end) = pacificWindow, ms >= start, ms < end else { return PacificTime.standardOffset }
-            return PacificTime.daylightOffset
-        }
-
-        /// Milliseconds into the day of `ms`, and its year; the day's text is then in `dayText`
-        /// when the year is in 0…9999 (others are written by `Timestamp.spaced`).
-        private mutating func civilDay(_ ms: Int64) -> (rest: Int, year: Int) {
-            let msPerDay: Int64 = 86_400_000
-            var number = ms / msPerDay
-            var rest = ms % msPerDay
-            if rest < 0 { rest += msPerDay; number -= 1 }
-            if number != day {
-                let c = Timestamp.civilDate(days: Int(number))
-                day = number
-                dayYear = c.year
-                if (0...9999).contains(c.year) {
-                    let y = c.year, m = c.month, d = c.day
-                    let text = UInt64(0x30 + y / 1000) | UInt64(0x30 + y / 100 % 10) << 8 | UInt64(0x30 + y / 10 % 10) << 16
-                        | UInt64(0x30 + y % 10) << 24 | UInt64(0x2D) << 32 | UInt64(0x30 + m / 10) << 40 | UInt64(0x30 + m % 10) << 48 | UInt64(0x2D) << 56
-                    dayText = (text, UInt16(0x30 + d / 10) | UInt16(0x30 + d % 10) << 8)
-                }
-            }
-            return (Int(rest), dayYear)
-        }
-
-        /// `2020-07-14 19:36:40` written in place.
-        private mutating func spaced(_ ms: Int64) {
-            let (rest, year) = civilDay(ms)
-            guard (0...9999).contains(year), let b = w.room(19) else {
-                var text = Timestamp.spaced(ms)
-                text.withUTF8 { w.append(UnsafeRawBufferPointer($0)) }
-                return
-            }
-            UnsafeMutableRawPointer(b).storeBytes(of: dayText.0.littleEndian, as: UInt64.self)
-            UnsafeMutableRawPointer(b + 8).storeBytes(of: dayText.1.littleEndian, as: UInt16.self)
-            let hour = rest / 3_600_000, minute = rest / 60_000 % 60, second = rest / 1000 % 60
-            b[10] = 0x20
-            b[11] = UInt8(truncatingIfNeeded: 0x30 + hour / 10); b[12] = UInt8(truncatingIfNeeded: 0x30 + hour % 10); b[13] = 0x3A
-            b[14] = UInt8(truncatingIfNeeded: 0x30 + minute / 10); b[15] = UInt8(truncatingIfNeeded: 0x30 + minute % 10); b[16] = 0x3A
-            b[17] = UInt8(truncatingIfNeeded: 0x30 + second / 10); b[18] = UInt8(truncatingIfNeeded: 0x30 + second % 10)
-            w.advance(19)
         }
     }
 

@@ -17,9 +17,18 @@ enum ReceiptPayload {
         }
     }
 
+    /// The content of an attribute's OCTET STRING.
+    private struct Value {
+        let start: Int
+        let end: Int
+        var count: Int { end - start }
+    }
+
+    /// Four words, returned in registers: a larger result went through memory, and reading it
+    /// back stalled on store forwarding once per attribute.
     private struct Attribute {
         let type: Int64
-        let value: BERElement
+        let value: Value
         /// End of the whole attribute (after its end-of-contents octets when indefinite).
         let end: Int
     }
@@ -53,9 +62,7 @@ enum ReceiptPayload {
         i += 2 + versionCount
         guard i + 1 < end, r.byte(i) == 0x04, let value = definiteLength(r, at: i + 1, limit: end),
               value.count == end - value.start else { return nil }
-        return Attribute(type: type, value: BERElement(tagClass: BERElement.universal, constructed: false, tagNumber: ASN1Tag.octetString,
-                                                       start: i, contentStart: value.start, contentEnd: end, end: end, indefinite: false),
-                         end: end)
+        return Attribute(type: type, value: Value(start: value.start, end: end), end: end)
     }
 
     /// A definite length of at most two octets at `i`: where the content starts and its size.
@@ -80,10 +87,10 @@ enum ReceiptPayload {
         }
         let version = try r.element(at: typeElement.end, limit: element.contentEnd, depth: depth + 1)
         guard version.isInteger else { throw ReceiptParseError("attribute \(type) has no version INTEGER") }
-        let value = try r.element(at: version.end, limit: element.contentEnd, depth: depth + 1)
-        guard value.isPrimitiveOctetString else { throw ReceiptParseError("attribute \(type) value is not a primitive OCTET STRING") }
-        guard value.end == element.contentEnd else { throw ReceiptParseError("attribute \(type) has extra fields") }
-        return Attribute(type: type, value: value, end: element.end)
+        let octets = try r.element(at: version.end, limit: element.contentEnd, depth: depth + 1)
+        guard octets.isPrimitiveOctetString else { throw ReceiptParseError("attribute \(type) value is not a primitive OCTET STRING") }
+        guard octets.end == element.contentEnd else { throw ReceiptParseError("attribute \(type) has extra fields") }
+        return Attribute(type: type, value: Value(start: octets.contentStart, end: octets.contentEnd), end: element.end)
     }
 
     private static func decode(_ r: BERReader, payload: [UInt8]) throws(ReceiptParseError) -> Receipt {
@@ -113,11 +120,11 @@ enum ReceiptPayload {
             case .environment: receipt.environment = try string(r, value, type)
             case .appItemID: receipt.appItemID = try integer(r, value, type)
             case .bundleID:
-                receipt.bundleIDData = Array(r.content(value))
+                receipt.bundleIDData = Array(r.content(from: value.start, to: value.end))
                 receipt.bundleID = try string(r, value, type)
             case .appVersion: receipt.appVersion = try string(r, value, type)
-            case .opaqueValue: receipt.opaqueValue = Array(r.content(value))
-            case .sha1Hash: receipt.sha1Hash = Array(r.content(value))
+            case .opaqueValue: receipt.opaqueValue = Array(r.content(from: value.start, to: value.end))
+            case .sha1Hash: receipt.sha1Hash = Array(r.content(from: value.start, to: value.end))
             case .ageRating: receipt.ageRating = try string(r, value, type)
             case .creationDate: receipt.creationDate = try date(r, value, type)
             case .downloadID: receipt.downloadID = try integer(r, value, type)
@@ -131,7 +138,7 @@ enum ReceiptPayload {
         return receipt
     }
 
-    private static func purchase(_ r: BERReader, _ value: BERElement) throws(ReceiptParseError) -> PurchaseRecord {
+    private static func purchase(_ r: BERReader, _ value: Value) throws(ReceiptParseError) -> PurchaseRecord {
         let set = try inner(r, value, ReceiptAttribute.inAppPurchase.rawValue)
         guard set.isSet else { throw ReceiptParseError("in-app purchase (17) is not a SET") }
         var p = PurchaseRecord()
@@ -165,27 +172,27 @@ enum ReceiptPayload {
 
     /// The single DER element inside an attribute's OCTET STRING value.
     @inline(__always)
-    private static func inner(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> BERElement {
-        let e = try r.element(at: value.contentStart, limit: value.contentEnd, depth: 6)
-        guard e.end == value.contentEnd else { throw ReceiptParseError("attribute \(type) value has trailing bytes") }
+    private static func inner(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> BERElement {
+        let e = try r.element(at: value.start, limit: value.end, depth: 6)
+        guard e.end == value.end else { throw ReceiptParseError("attribute \(type) value has trailing bytes") }
         return e
     }
 
     /// The string's bytes (UTF8String, PrintableString or IA5String); nil when empty or absent.
     /// Inline for a short definite length filling the value; `anyStringBytes` otherwise.
     @inline(__always)
-    private static func stringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
-        let count = value.contentCount - 2, start = value.contentStart
+    private static func stringBytes(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
+        let count = value.count - 2, start = value.start
         if count >= 1, count < 0x80, Int(r.byte(start + 1)) == count {
             let tag = r.byte(start)
-            if tag == 0x0C || tag == 0x13 || tag == 0x16 { return r.content(from: start + 2, to: value.contentEnd) }
+            if tag == 0x0C || tag == 0x13 || tag == 0x16 { return r.content(from: start + 2, to: value.end) }
         }
         return try anyStringBytes(r, value, type)
     }
 
     @inline(never)
-    private static func anyStringBytes(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
-        guard value.contentCount > 0 else { return nil }
+    private static func anyStringBytes(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
+        guard value.count > 0 else { return nil }
         let e = try inner(r, value, type)
         guard e.tagClass == BERElement.universal, !e.constructed,
               e.tagNumber == ASN1Tag.utf8String || e.tagNumber == ASN1Tag.printableString || e.tagNumber == ASN1Tag.ia5String else {
@@ -195,13 +202,13 @@ enum ReceiptPayload {
         return r.content(e)
     }
 
-    private static func string(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> String? {
+    private static func string(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> String? {
         guard let bytes = try utf8(r, value, type) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A string attribute as a span of the payload, checked like `string`.
-    private static func text(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> PayloadText {
+    private static func text(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> PayloadText {
         guard let bytes = try utf8(r, value, type) else { return PayloadText() }
         return span(r, bytes)
     }
@@ -216,7 +223,7 @@ enum ReceiptPayload {
 
     /// The string's bytes once checked to be UTF-8; nil when empty or absent.
     @inline(__always)
-    private static func utf8(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
+    private static func utf8(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> UnsafeRawBufferPointer? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
         // ASCII (product and transaction ids, versions) needs no validation beyond the byte check.
         if bytes.allSatisfy({ $0 < 0x80 }) { return bytes }
@@ -227,19 +234,19 @@ enum ReceiptPayload {
     /// An INTEGER attribute. Inline for the DER every App Store receipt writes (`02 n`, 1…8
     /// octets, non-negative, filling the value); `anyInteger` reads every other form or refuses it.
     @inline(__always)
-    private static func integer(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Int64? {
-        let count = value.contentCount - 2, start = value.contentStart
+    private static func integer(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> Int64? {
+        let count = value.count - 2, start = value.start
         if count >= 1, count <= 8, r.byte(start) == 0x02, Int(r.byte(start + 1)) == count, r.byte(start + 2) & 0x80 == 0 {
             var v: Int64 = 0
-            for k in (start + 2)..<value.contentEnd { v = v << 8 | Int64(r.byte(k)) }
+            for k in (start + 2)..<value.end { v = v << 8 | Int64(r.byte(k)) }
             return v
         }
         return try anyInteger(r, value, type)
     }
 
     @inline(never)
-    private static func anyInteger(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Int64? {
-        guard value.contentCount > 0 else { return nil }
+    private static func anyInteger(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> Int64? {
+        guard value.count > 0 else { return nil }
         let e = try inner(r, value, type)
         guard e.isInteger else { throw ReceiptParseError("attribute \(type) is not an INTEGER") }
         guard let v = r.int64(e) else { throw ReceiptParseError("attribute \(type) INTEGER is negative or exceeds 64 bits") }
@@ -247,13 +254,13 @@ enum ReceiptPayload {
     }
 
     /// A purchase's date: its value, and its text's span only when not canonical.
-    private static func payloadDate(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> PayloadDate? {
+    private static func payloadDate(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> PayloadDate? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
         guard let ms = ReceiptDateText.milliseconds(bytes) else { throw notRFC3339(bytes, type) }
         return PayloadDate(milliseconds: ms, written: ReceiptDateText.isCanonical(bytes) ? PayloadText() : span(r, bytes))
     }
 
-    private static func date(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> ReceiptDate? {
+    private static func date(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> ReceiptDate? {
         guard let bytes = try stringBytes(r, value, type) else { return nil }
         guard let ms = ReceiptDateText.milliseconds(bytes) else { throw notRFC3339(bytes, type) }
         if ReceiptDateText.isCanonical(bytes) { return ReceiptDate(canonicalMilliseconds: ms) }
@@ -264,7 +271,7 @@ enum ReceiptPayload {
         ReceiptParseError("attribute \(type) date \(Quoted.bytes(bytes)) is not RFC 3339")
     }
 
-    private static func boolean(_ r: BERReader, _ value: BERElement, _ type: Int64) throws(ReceiptParseError) -> Bool? {
+    private static func boolean(_ r: BERReader, _ value: Value, _ type: Int64) throws(ReceiptParseError) -> Bool? {
         guard let v = try integer(r, value, type) else { return nil }
         guard v == 0 || v == 1 else { throw ReceiptParseError("attribute \(type) flag is \(v), expected 0 or 1") }
         return v == 1

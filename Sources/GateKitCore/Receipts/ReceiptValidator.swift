@@ -47,6 +47,9 @@ public enum ReceiptValidator {
     public static func validate(_ input: UnsafeRawBufferPointer, options: ReceiptValidationOptions,
                                 verifier: ChainVerifier = .shared) throws(GateKitError) -> ValidatedReceipt {
         try checkOptions(options)
+        // DER is read where the caller keeps it (only the signed payload is copied, into the
+        // receipt); base64 text is decoded first.
+        if try ReceiptInput.isDER(input) { return try validateDER(input, options: options, verifier: verifier) }
         let der = try ReceiptInput.decode(input)
         return try der.withUnsafeBytes { raw in
             Result { () throws(GateKitError) in try validateDER(raw, options: options, verifier: verifier) }
@@ -237,16 +240,21 @@ public enum ReceiptValidator {
 /// Receipt input as devices and files deliver it: DER/BER bytes, or their base64 text
 /// (what apps send to servers), detected by content.
 enum ReceiptInput {
-    static func decode(_ input: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
+    /// True when `input` is DER (a SEQUENCE within the size limit), false when it may be base64
+    /// text; empty and oversized input is refused.
+    static func isDER(_ input: UnsafeRawBufferPointer) throws(GateKitError) -> Bool {
         guard input.count > 0 else { throw GateKitError(.receiptMalformed, "the receipt is empty") }
         let limit = ReceiptValidator.maximumInputSize
         guard input.count <= limit / 3 * 4 + 4096 else {
             throw GateKitError(.tooLarge, "the receipt is \(input.count) bytes; the limit is \(limit)")
         }
-        if input[0] == 0x30 {
-            guard input.count <= limit else { throw GateKitError(.tooLarge, "the receipt is \(input.count) bytes; the limit is \(limit)") }
-            return Array(input)
-        }
+        guard input[0] == 0x30 else { return false }
+        guard input.count <= limit else { throw GateKitError(.tooLarge, "the receipt is \(input.count) bytes; the limit is \(limit)") }
+        return true
+    }
+
+    static func decode(_ input: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
+        if try isDER(input) { return Array(input) }
         guard looksLikeBase64(input) else {
             throw GateKitError(.receiptMalformed, "the input is neither DER (starts with 0x\(Hex.encode([input[0]]))) nor base64 text")
         }

@@ -78,23 +78,28 @@ public struct ByteWriter: ~Copyable {
         bytes.withUnsafeBytes { append($0) }
     }
 
-    /// `value` in decimal, without a String: two digits per division, written backwards into
-    /// the room of the longest Int64 and moved into place.
+    /// `value` in decimal, without a String.
     public mutating func appendDecimal(_ value: Int64) {
         guard let target = room(20) else { return }
+        count &+= ByteWriter.writeDecimal(value, into: target)
+    }
+
+    /// Writes `value` in decimal at `target` (room for 20 bytes) and answers how many bytes it
+    /// took: two digits per division, written backwards and moved into place.
+    public static func writeDecimal(_ value: Int64, into target: UnsafeMutablePointer<UInt8>) -> Int {
         var rest = value.magnitude
         var i = 20
         while rest >= 100 {
             let pair = Int(rest % 100)
             rest /= 100
             i -= 2
-            target[i] = ByteWriter.digitPairs[pair &* 2]
-            target[i + 1] = ByteWriter.digitPairs[pair &* 2 + 1]
+            target[i] = digitPairs[pair &* 2]
+            target[i + 1] = digitPairs[pair &* 2 + 1]
         }
         if rest >= 10 {
             i -= 2
-            target[i] = ByteWriter.digitPairs[Int(rest) &* 2]
-            target[i + 1] = ByteWriter.digitPairs[Int(rest) &* 2 + 1]
+            target[i] = digitPairs[Int(rest) &* 2]
+            target[i + 1] = digitPairs[Int(rest) &* 2 + 1]
         } else {
             i -= 1
             target[i] = UInt8(truncatingIfNeeded: 0x30 &+ rest)
@@ -105,7 +110,7 @@ public struct ByteWriter: ~Copyable {
         }
         let length = 20 - i
         if i > 0 { memmove(target, target + i, length) }
-        count &+= length
+        return length
     }
 
     /// "00" … "99".
