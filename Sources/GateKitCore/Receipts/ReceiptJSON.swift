@@ -93,19 +93,32 @@ public enum ReceiptJSON {
         mutating func close() { w.append(byte: UInt8(ascii: "}")); first = false }
 
         mutating func key(_ k: StaticString, suffix: StaticString = "") {
-            w.append(first ? "\"" : ",\"")
-            w.append(k)
-            w.append(suffix)
-            w.append("\":")
-            first = false
+            key(UnsafeRawBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount),
+                UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
         }
 
         /// A key known only at run time (ASCII, no escapes needed).
         mutating func member(_ name: String) {
-            w.append(first ? "\"" : ",\"")
             var name = name
-            name.withUTF8 { w.append(UnsafeRawBufferPointer($0)) }
-            w.append("\":")
+            name.withUTF8 { key(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(start: nil, count: 0)) }
+        }
+
+        /// `,"name suffix":` in one write: ~4,700 keys in a 187-purchase receipt, short enough
+        /// that a byte loop beats four calls to memcpy.
+        private mutating func key(_ name: UnsafeRawBufferPointer, _ suffix: UnsafeRawBufferPointer) {
+            guard let b = w.room(name.count + suffix.count + 4) else { return }
+            var i = 0
+            if !first {
+                b[0] = UInt8(ascii: ",")
+                i = 1
+            }
+            b[i] = UInt8(ascii: "\"")
+            i += 1
+            for c in name { b[i] = c; i += 1 }
+            for c in suffix { b[i] = c; i += 1 }
+            b[i] = UInt8(ascii: "\"")
+            b[i + 1] = UInt8(ascii: ":")
+            w.advance(i + 2)
             first = false
         }
 
