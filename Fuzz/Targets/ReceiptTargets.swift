@@ -14,9 +14,16 @@ import Glibc
 
 /// The payload parser alone (the receipt attribute SET inside the container), seeded with
 /// payloads extracted from real receipts: mutations reach the attribute decoding directly.
+/// Property: the verifyReceipt document of any payload that parses is valid JSON (strings come
+/// straight from the payload, dates of any year are rendered in place).
 @Sendable func fuzzReceiptPayload(_ bytes: UnsafeRawBufferPointer) {
-    guard let receipt = try? ReceiptPayload.parse(bytes) else { return }
+    let payload = Array(bytes)
+    guard let receipt = try? ReceiptPayload.parse(payload) else { return }
     exercise(receipt)
+    let validated = ValidatedReceipt(receipt: receipt, isTestSigned: false, digest: .sha256, verificationTime: 0,
+                                     validatedAt: 0, signedPayload: payload)
+    guard let json = try? ReceiptJSON.write(validated).bytes() else { return }
+    if (try? JSONParser.parse(json)) == nil { fuzzFail("receipt JSON of a parsed payload does not parse: \(String(decoding: json.prefix(200), as: UTF8.self))") }
 }
 
 /// The full receipt_validate path: decoding, container, payload, chain, signature, options.
