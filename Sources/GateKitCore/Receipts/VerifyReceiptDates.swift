@@ -33,7 +33,12 @@ struct VerifyReceiptDates {
     /// `Timestamp.spaced`).
     mutating func text(_ ms: Int64) -> Text? {
         if newest.milliseconds == ms { return newest }
-        if older.milliseconds == ms { return older }
+        if older.milliseconds == ms {
+            // Most recently used first: the original purchase date, asked for by every renewal,
+            // then outlives the expiry dates that pass through.
+            swap(&newest, &older)
+            return newest
+        }
         var t = Text()
         let rendered: Bool = withUnsafeMutableBytes(of: &t.storage) { b in
             guard let base = b.baseAddress?.assumingMemoryBound(to: UInt8.self), spaced(ms, into: base) else { return false }
