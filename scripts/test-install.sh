@@ -16,6 +16,10 @@ check "libgatekit.so.0 and the libgatekit.so link are installed" test -f "$lib" 
 check "the SONAME is libgatekit.so.0" bash -c "readelf -d '$lib' | grep -q 'SONAME.*\[libgatekit.so.0\]'"
 lib_ldd=$(ldd "$lib")
 if grep -q libswift <<<"$lib_ldd"; then fail "ldd shows no libswift* ($(grep -c libswift <<<"$lib_ldd") found)"; else ok "ldd shows no libswift*"; fi
+# A launch check loads libcrypto and nothing else: the C++ runtime is linked in, SQLite, libpq,
+# libdbus and libcurl are opened on first use.
+others=$(awk '{print $1}' <<<"$lib_ldd" | grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.so|libm\.so|libcrypto\.so)' || true)
+if [ -z "$others" ]; then ok "the library loads libcrypto, libm and libc only"; else fail "the library also loads: $(echo $others)"; fi
 check "the header and pkg-config file are installed" test -f "$prefix/include/gatekit.h" -a -f "$prefix/lib/pkgconfig/gatekit.pc"
 check "gatekit(1) and the bash completion are installed" test -s "$prefix/share/man/man1/gatekit.1" -a -s "$prefix/share/bash-completion/completions/gatekit"
 
