@@ -87,16 +87,6 @@ enum Owned {
         return p
     }
 
-    /// UTF-8 bytes as a NUL-terminated copy (the caller's bytes hold no NUL).
-    static func cString(bytes: [UInt8]) throws(GateKitError) -> UnsafeMutablePointer<CChar> {
-        guard let p = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else {
-            throw GateKitError(.outOfMemory, "cannot allocate \(bytes.count + 1) bytes")
-        }
-        bytes.withUnsafeBytes { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(p), byteCount: $0.count) }
-        p[bytes.count] = 0
-        return p
-    }
-
     /// Writes `s` plus NUL into a caller-provided fixed-size buffer.
     static func copy(_ s: String, into out: UnsafeMutablePointer<CChar>, capacity: Int) {
         let bytes = Array(s.utf8.prefix(capacity - 1))

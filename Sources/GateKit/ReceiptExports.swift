@@ -298,15 +298,16 @@ public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ ou
         s.cancellation_date_ms = p.cancellationDate?.milliseconds ?? 0; mark(.cancellationDate, p.cancellationDate != nil)
         s.is_trial_period = p.isTrialPeriod == true ? 1 : 0; mark(.isTrialPeriod, p.isTrialPeriod != nil)
         s.is_in_intro_offer_period = p.isInIntroOfferPeriod == true ? 1 : 0; mark(.isInIntroOfferPeriod, p.isInIntroOfferPeriod != nil)
-        func text(_ field: PurchaseField, _ value: String?) -> UnsafePointer<CChar>? {
-            mark(field, value != nil)
-            guard value != nil else { return nil }
-            return handle.cString(purchaseKey(index, field)) { value }
+        // The handle's C string, made from the payload only the first time it is asked for.
+        func text(_ field: PurchaseField) -> UnsafePointer<CChar>? {
+            let c = handle.cString(purchaseKey(index, field)) { p.string(field) }
+            mark(field, c != nil)
+            return c
         }
-        s.product_id = text(.productID, p.productID)
-        s.transaction_id = text(.transactionID, p.transactionID)
-        s.original_transaction_id = text(.originalTransactionID, p.originalTransactionID)
-        s.promotional_offer_id = text(.promotionalOfferID, p.promotionalOfferID)
+        s.product_id = text(.productID)
+        s.transaction_id = text(.transactionID)
+        s.original_transaction_id = text(.originalTransactionID)
+        s.promotional_offer_id = text(.promotionalOfferID)
         s.present = present
         withUnsafeBytes(of: &s) { source in
             guard let base = source.baseAddress else { return }

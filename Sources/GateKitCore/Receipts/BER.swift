@@ -148,18 +148,6 @@ struct BERReader {
         return result
     }
 
-    /// Calls `body` for each child without building an array (hot path of the payload walk).
-    @inline(__always)
-    func forEachChild(of parent: BERElement, depth: Int = 0, _ body: (BERElement) throws(ReceiptParseError) -> Void) throws(ReceiptParseError) {
-        guard parent.constructed else { throw ReceiptParseError("element at offset \(parent.start) is not constructed") }
-        var cursor = parent.contentStart
-        while cursor < parent.contentEnd {
-            let child = try element(at: cursor, limit: parent.contentEnd, depth: depth + 1)
-            try body(child)
-            cursor = child.end
-        }
-    }
-
     /// The octets of an OCTET STRING, primitive or constructed (BER: concatenated primitive segments).
     func octets(_ e: BERElement, depth: Int = 0) throws(ReceiptParseError) -> [UInt8] {
         if !e.constructed {

@@ -16,11 +16,6 @@ enum PacificTime {
         return ms >= start && ms < end ? daylightOffset : standardOffset
     }
 
-    /// `2020-07-14 12:36:40 America/Los_Angeles`.
-    static func format(_ ms: Int64) -> String {
-        Timestamp.spaced(ms &+ offset(at: ms)) + " America/Los_Angeles"
-    }
-
     /// DST start/end instants (UTC ms) of a year: both transitions happen at 02:00 local time,
     /// i.e. 10:00 UTC (from PST) and 09:00 UTC (from PDT).
     static func daylightWindow(year: Int) -> (Int64, Int64)? {

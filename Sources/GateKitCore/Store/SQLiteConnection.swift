@@ -121,6 +121,8 @@ public final class SQLiteConnection: DatabaseConnection {
 public final class SQLiteStatement: DatabaseStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
+    /// The connection's table, kept here: every read of an unowned reference is a pair of atomic
+    /// operations, and a statement calls SQLite several times per row.
     private let sqlite: UnsafePointer<gk_sqlite>
 
     init(_ handle: OpaquePointer, connection: SQLiteConnection, sqlite: UnsafePointer<gk_sqlite>) {
