@@ -133,9 +133,17 @@ GATEKIT_API void gatekit_clear_caches(void);
  *
  * PostgreSQL: a path that is a "postgresql://" or "postgres://" URI, or a libpq key=value
  * string whose first keyword is libpq's ("host=db1 dbname=gatekit"), opens the same store on
- * a PostgreSQL server through libpq (loaded on first use; Debian libpq5), TLS included
- * (sslmode, sslrootcert, ... in the string). $PG* variables and ~/.pgpass count as libpq
- * says. Each app_id is its own schema "gatekit/<app_id>" in that database (NULL: "default"),
+ * a PostgreSQL server through libpq (loaded on first use; Debian libpq5). Over TCP GateKit
+ * requires TLS and verifies the server's certificate and name (sslmode=verify-full, with the
+ * system's CAs unless sslrootcert names others) unless the string or $PGSSLMODE says another
+ * sslmode; a Unix socket needs none. $PG* variables and ~/.pgpass count as libpq says.
+ * GateKit needs a server session of its own: a connection pooler in between (PgBouncer, any
+ * pool mode) is detected and refused with GATEKIT_EINVAL. The schema, and every table,
+ * index, sequence, function, type and trigger in it, must be owned by the connecting role
+ * (GATEKIT_STORE_GROUP_SHARED: by one role it is a member of), no other role may create in it
+ * or write its tables, and every trigger must be GateKit's: otherwise GATEKIT_EUNSAFE naming
+ * the object and its owner, before anything is read or written. Writers lock rows of the
+ * store's own table, which no other role can hold. (docs/hardening.md) Each app_id is its own schema "gatekit/<app_id>" in that database (NULL: "default"),
  * so many apps share one database; the schema is versioned and migrated like the file
  * (GATEKIT_ENEWER, GATEKIT_ENOTSTORE for a schema of that name holding something else;
  * nothing is ever dropped). Every function below means the same on both backends.
@@ -143,7 +151,9 @@ GATEKIT_API void gatekit_clear_caches(void);
  * connect_timeout to (re)connect (10 s unless the string or $PGCONNECT_TIMEOUT says
  * otherwise) plus statement_timeout per statement (30 s unless "options" or $PGOPTIONS set
  * it), and a write may wait for another client writing the same subject (one subscription,
- * the permission state). Races are retried inside GateKit (10 attempts), then GATEKIT_EBUSY.
+ * the permission state). Races are retried inside GateKit (10 attempts), then GATEKIT_EBUSY;
+ * a statement that reached statement_timeout (or lock_timeout) is not retried: GATEKIT_EBUSY
+ * at once, saying what it waited for.
  * A broken connection is GATEKIT_ECONNECTION, with nothing written, and the next call
  * reconnects; a connection that breaks during COMMIT is GATEKIT_EUNCERTAIN, never success
  * (every GateKit write is idempotent or append-only, so retrying it is safe). Caches (the
@@ -174,7 +184,9 @@ GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open(gatekit_store **out, cons
                                           * group-writable files and folders are accepted. Symbolic
                                           * links and world-writable files (or folders without the
                                           * sticky bit) are still refused. Every member of the
-                                          * file's group can then read and write every decision. */
+                                          * file's group can then read and write every decision.
+                                          * PostgreSQL: the schema may be owned by a role the
+                                          * connecting role is a member of (a team's owner role). */
 
 #define GATEKIT_STORE_EXISTING     0x2u  /* open only a store that exists: GATEKIT_ENOTFOUND, and
                                           * nothing created (no file, no folder, no schema),
@@ -1154,8 +1166,8 @@ typedef struct gatekit_appstore_client_options {
     unsigned int version;               /* set by appstore_client_options_init */
     const char *environment;            /* required: "Production", "Sandbox" or "LocalTesting" */
     const char *base_url;               /* NULL: Apple's for the environment; else an https:// URL (a stand-in, a proxy) */
-    const char *ca_file;                /* NULL: the system's CAs; else a PEM file to trust instead (a regular file no other user can write) */
-    int timeout_ms;                     /* whole request, 1 to 600000; init: 30000 */
+    const char *ca_file;                /* NULL: the system's CAs; else a PEM file to trust instead, read once by appstore_client_new (a regular file, not a symbolic link, in folders no other user can write) */
+    int timeout_ms;                     /* the whole call, retries and their waits included, 1 to 600000; init: 30000 */
     int connect_timeout_ms;             /* 1 to 600000; init: 10000 */
     int max_retries;                    /* 0 to 10; init: 2 */
     int max_retry_wait_ms;              /* longest wait before a retry, 0 to 600000; init: 30000 */

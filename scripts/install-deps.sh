@@ -2,12 +2,13 @@
 # Installs the Debian packages GateKit builds and tests with, when they are missing.
 # As root it installs them; otherwise it names what is missing and fails.
 set -euo pipefail
-# libpq-dev: the PostgreSQL store; postgresql: the real server its tests start.
+# libpq-dev: the PostgreSQL store; postgresql: the real server its tests start; pgbouncer: the
+# pooler the store must refuse (python/tests/test_postgres_hardening.py).
 # libdbus-1-dev: the desktop permission store; dbus-daemon, xdg-desktop-portal (its
 # xdg-permission-store) and libglib2.0-bin (gdbus): the private desktop session its tests start.
 # libcurl4-openssl-dev: the App Store Server API client (HTTPS on the OpenSSL GateKit already uses).
 # dpkg-dev (dpkg-shlibdeps), patchelf and unzip: make deb and make wheel, and their test.
-packages=(libssl-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
+packages=(libssl-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql pgbouncer libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
           pkg-config openssl dpkg-dev patchelf unzip "$@")
 missing=()
 for p in "${packages[@]}"; do

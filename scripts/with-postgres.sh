@@ -88,7 +88,9 @@ export GATEKIT_TEST_POSTGRES_CA="$dir/tls/ca.pem"
 export GATEKIT_TEST_POSTGRES_CTL="${ctl[*]}"
 if [ -n "$netns" ]; then
     export GATEKIT_TEST_POSTGRES_NETNS="$netns"
-    export GATEKIT_TEST_POSTGRES_REMOTE="host=10.77.$net.1 port=$port user=gatekit dbname=gatekit_test"
+    # Over TCP GateKit requires verified TLS: the test CA, and the chain only (the certificate
+    # names localhost and 127.0.0.1, not this address).
+    export GATEKIT_TEST_POSTGRES_REMOTE="host=10.77.$net.1 port=$port user=gatekit dbname=gatekit_test sslmode=verify-ca sslrootcert=$dir/tls/ca.pem"
 fi
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $dir (port $port)"
 "$@"

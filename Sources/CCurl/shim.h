@@ -39,6 +39,11 @@ static inline CURLcode gk_curl_set_pointer(const gk_curl *c, CURL *h, CURLoption
 static inline CURLcode gk_curl_set_off(const gk_curl *c, CURL *h, CURLoption option, curl_off_t value) {
     return c->curl_easy_setopt(h, option, value);
 }
+/* Bytes libcurl copies (CURL_BLOB_COPY): a CA bundle read once, never the file again. */
+static inline CURLcode gk_curl_set_blob(const gk_curl *c, CURL *h, CURLoption option, const void *data, size_t length) {
+    struct curl_blob blob = { (void *)data, length, CURL_BLOB_COPY };
+    return c->curl_easy_setopt(h, option, &blob);
+}
 typedef size_t (*gk_curl_write_fn)(char *data, size_t size, size_t count, void *context);
 static inline CURLcode gk_curl_set_writer(const gk_curl *c, CURL *h, gk_curl_write_fn writer, void *context) {
     CURLcode rc = c->curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, writer);

@@ -17,7 +17,8 @@
     X(dbus_connection_read_write) X(dbus_connection_pop_message) X(dbus_connection_get_is_connected) \
     X(dbus_connection_send_with_reply_and_block) X(dbus_connection_flush) \
     X(dbus_message_new_method_call) X(dbus_message_unref) X(dbus_message_is_signal) X(dbus_message_get_type) \
-    X(dbus_message_get_error_name) X(dbus_message_iter_init) X(dbus_message_iter_init_append) \
+    X(dbus_message_get_error_name) X(dbus_message_get_sender) X(dbus_message_get_path) X(dbus_message_has_signature) \
+    X(dbus_message_iter_init) X(dbus_message_iter_init_append) \
     X(dbus_message_iter_append_basic) X(dbus_message_iter_open_container) X(dbus_message_iter_close_container) \
     X(dbus_message_iter_get_arg_type) X(dbus_message_iter_get_basic) X(dbus_message_iter_recurse) \
     X(dbus_message_iter_next)

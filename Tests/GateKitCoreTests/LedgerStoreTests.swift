@@ -17,7 +17,7 @@ import Testing
                      + "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=2;", nil, nil, nil)
         sqlite3_close(db)
         let store = try Store(path: path, appID: nil)
-        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == 3)
+        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == Schema.currentVersion)
         #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
         #expect(try store.read { (db) throws(GateKitError) in
             try db.scalar("SELECT count(*) FROM sqlite_master WHERE name LIKE 'ledger_%' AND type = 'table'")

@@ -144,6 +144,10 @@ static void test_signatures(const unsigned char *pem, size_t pem_len) {
     CHECK_RC(appstore_api_token(&other, key, 300), 0);
     CHECK(other && token && strcmp(other, token) != 0);
     CHECK_RC(appstore_api_token(&out, key, 3601), GATEKIT_EINVAL);
+    /* A field holding U+2063, the separator of V1 offer signatures, would shift the fields. */
+    CHECK_RC(appstore_promotional_offer_signature(&out, key, "product\xe2\x81\xa3id", "offerId", "user",
+                                                  "20fba8a0-2b80-4a7d-a17f-85c1854727f8", 1698148900000), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "U+2063") != NULL);
     CHECK_RC(appstore_api_token(&out, key, 0), GATEKIT_EINVAL);
     gatekit_free(token); gatekit_free(again); gatekit_free(other);
     appstore_key_free(key);
@@ -172,6 +176,27 @@ static void test_keys(void) {
     }
     CHECK_RC(appstore_key_load(&key, NULL, 10, "k", "i", "b"), GATEKIT_EINVAL);
     CHECK_RC(appstore_key_load(&key, "x", 1, "", "i", "b"), GATEKIT_EINVAL);
+
+    /* SEC1 keys whose private scalar P-256 cannot sign with load in OpenSSL and sign junk: refused
+     * at load. 0 and n (the group order), as SEC1 DER without a public point. */
+    static const unsigned char order[32] = {
+        0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51};
+    for (int which = 0; which < 2; which++) {
+        unsigned char der[51] = {0x30, 49, 0x02, 0x01, 0x01, 0x04, 32};
+        if (which == 1) memcpy(der + 7, order, 32);
+        memcpy(der + 39, "\xa0\x0a\x06\x08\x2a\x86\x48\xce\x3d\x03\x01\x07", 12);
+        write_bytes(check_path_in(folder, "scalar.der"), der, sizeof der);
+        snprintf(cmd, sizeof cmd, "openssl base64 -in '%s' -out '%s'", check_path_in(folder, "scalar.der"), check_path_in(folder, "scalar.b64"));
+        CHECK(run(cmd) == 0);
+        size_t n = 0;
+        unsigned char *b64 = check_read_file(check_path_in(folder, "scalar.b64"), &n);
+        char pem[512];
+        int len = snprintf(pem, sizeof pem, "-----BEGIN EC PRIVATE KEY-----\n%.*s-----END EC PRIVATE KEY-----\n", (int)n, (const char *)b64);
+        free(b64);
+        CHECK_RC(appstore_key_load(&key, pem, (size_t)len, "k", "i", "b"), GATEKIT_EAPPSTORE_KEY);
+        CHECK(strstr(gatekit_last_error(), "scalar") != NULL);
+    }
 }
 
 static void test_receipt_utility(void) {

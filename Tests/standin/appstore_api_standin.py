@@ -20,6 +20,7 @@ Path arguments steer it, so tests reach every branch through the real client:
   error-CODE          Apple's error CODE with its HTTP status (the model's body when there is one)
   error-text          HTTP 500 with a text/plain body (no Apple error code)
   ratelimit-N-NAME    429 with Retry-After: 1 for the first N requests naming NAME, then success
+  hugeretry           429 with a Retry-After of 9e18 seconds (more than any timedelta holds)
   retryable-N-NAME    Apple's retryable 5000001 for the first N requests naming NAME, then success
   garbage             HTTP 200 whose body is not JSON
   tampered            signed members whose signature does not verify
@@ -349,7 +350,7 @@ def make_handler(standin: StandIn) -> type:
 
         def respond(self, route: Any, segments: List[str]) -> None:
             steer = next((s for s in segments if s.startswith(("error-", "ratelimit-", "retryable-"))
-                          or s in ("garbage", "tampered", "wrongbundle", "slow", "huge")), "")
+                          or s in ("garbage", "tampered", "wrongbundle", "slow", "huge", "hugeretry")), "")
             if steer.startswith("error-"):
                 what = steer[6:]
                 if what == "text":
@@ -363,6 +364,9 @@ def make_handler(standin: StandIn) -> type:
                 if m.group(1) == "ratelimit":
                     return self.answer(429, json.dumps(model("apiTooManyRequestsException")).encode(), headers={"Retry-After": "1"})
                 return self.answer(500, json.dumps({"errorCode": 5000001, "errorMessage": "An unknown error occurred. Please try again."}).encode())
+            if steer == "hugeretry":
+                return self.answer(429, json.dumps(model("apiTooManyRequestsException")).encode(),
+                                   headers={"Retry-After": "9000000000000000000"})
             if steer == "slow":
                 time.sleep(3)
             if steer == "garbage":

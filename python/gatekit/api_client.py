@@ -574,6 +574,16 @@ def _body(request: Any, name: str) -> bytes:
     return json.dumps(_plain(request)).encode("utf-8")
 
 
+def _retry_after(seconds: Optional[int]) -> Optional[datetime.timedelta]:
+    """Retry-After as a timedelta; one beyond what a timedelta holds (a server may say
+    anything) is the largest, never an OverflowError in place of the APIException."""
+    if seconds is None:
+        return None
+    if int(seconds) >= datetime.timedelta.max.days * 86400:
+        return datetime.timedelta.max
+    return datetime.timedelta(seconds=int(seconds))
+
+
 class AppStoreServerAPIClient(Managed):
     """Apple's ``AppStoreServerAPIClient``, made by libgatekit.
 
@@ -581,7 +591,8 @@ class AppStoreServerAPIClient(Managed):
     ``environment`` are Apple's. GateKit's own keyword arguments: ``verifier`` (a
     SignedDataVerifier: every signed member of every answer is verified before a method
     returns, and ``response.decoded`` holds the verified payloads), ``base_url`` and ``ca_file``
-    (a stand-in or proxy and the CA file to trust for it), ``timeout`` / ``connect_timeout``
+    (a stand-in or proxy and the CA file to trust for it, read once here), ``timeout`` (the
+    whole call, retries included) / ``connect_timeout``
     and ``max_retries`` / ``max_retry_wait`` (429 and Apple's retryable errors are retried
     after Retry-After). Thread-safe: share one client.
     """
@@ -628,10 +639,8 @@ class AppStoreServerAPIClient(Managed):
         if rc == EAPPSTORE_API:
             detail = _native.gatekit_last_error().decode("utf-8", "replace")
             info = json.loads(body or "{}")
-            after = info.get("retryAfter")
             raise APIException(int(info.get("httpStatus") or 0), info.get("errorCode"), info.get("errorMessage"),
-                               bool(info.get("retryable")), None if after is None else datetime.timedelta(seconds=after),
-                               detail)
+                               bool(info.get("retryable")), _retry_after(info.get("retryAfter")), detail)
         check(rc)
         if body is None:
             return None

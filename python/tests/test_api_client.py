@@ -49,8 +49,10 @@ def verifier(api) -> SignedDataVerifier:
 
 def make_client(api: SimpleNamespace, verifier: Any = None, **options: Any) -> gk.AppStoreServerAPIClient:
     options.setdefault("max_retries", 0)
+    options.setdefault("base_url", api.url)
+    options.setdefault("ca_file", api.ca)
     return gk.AppStoreServerAPIClient(api.key, api.key_id, api.issuer, api.bundle, gk.Environment.SANDBOX,
-                                      verifier=verifier, base_url=api.url, ca_file=api.ca, **options)
+                                      verifier=verifier, **options)
 
 
 @pytest.fixture(scope="module")
@@ -492,3 +494,50 @@ def test_gatekit_appstore_endpoint_is_gatekit_api_endpoint(api, tmp_path):
     assert via_appstore.returncode == 0 and last_request(api)["path"] == "/inApps/v1/transactions/77"
     assert json.loads(via_appstore.stdout)["signedTransactionInfo"]["transactionId"] == \
         json.loads(done.stdout)["signedTransactionInfo"]["transactionId"]
+
+
+def test_the_call_has_one_deadline_retries_included(api):
+    """`timeout` bounds the whole call: a retry whose Retry-After would pass it is not made (it
+    used to be made, and the call outlived its timeout by the wait)."""
+    with make_client(api, max_retries=2, timeout=datetime.timedelta(milliseconds=800)) as bounded:
+        with pytest.raises(gk.APIException) as limited:
+            bounded.get_transaction_info("ratelimit-1-py-deadline")
+        assert limited.value.http_status_code == 429
+    assert [r["path"] for r in requests_seen(api)[-1:]] == ["/inApps/v1/transactions/ratelimit-1-py-deadline"]
+    # A Retry-After no timedelta holds is an APIException with the longest one, not OverflowError.
+    with make_client(api, max_retries=2) as c:
+        with pytest.raises(gk.APIException) as huge:
+            c.get_transaction_info("hugeretry")
+    assert huge.value.retry_after == datetime.timedelta.max
+
+
+def test_a_base_url_with_credentials_is_refused(api):
+    with pytest.raises(ValueError, match="user information"):
+        make_client(api, base_url=api.url.replace("https://", "https://user:s3cret@"))
+
+
+def test_the_ca_file_is_read_once_and_judged_with_its_folders(api, tmp_path):
+    """The CA file is read when the client is made: replacing it afterwards (with another CA, or
+    nothing) changes nothing; a symbolic link, or a file in a folder others can write, is refused."""
+    folder = tmp_path / "trust"
+    folder.mkdir(mode=0o700)
+    ca = folder / "ca.pem"
+    ca.write_bytes(Path(api.ca).read_bytes())
+    ca.chmod(0o600)
+    with make_client(api, ca_file=str(ca)) as c:
+        other = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                "-days", "1", "-subj", "/CN=swapped", "-keyout", "/dev/null", "-out", "/dev/stdout"],
+                               capture_output=True, check=True).stdout
+        ca.write_bytes(other)
+        assert c.get_transaction_info("1").signedTransactionInfo  # still the CA it was made with
+    with pytest.raises(gk.APITransportError, match="certificate"):
+        make_client(api, ca_file=str(ca)).get_transaction_info("1")  # a new client reads the new file
+    link = folder / "link.pem"
+    link.symlink_to(api.ca)
+    with pytest.raises(gk.GateKitError, match="symbolic link"):
+        make_client(api, ca_file=str(link))
+    folder.chmod(0o777)
+    ca.write_bytes(Path(api.ca).read_bytes())
+    with pytest.raises(gk.GateKitError, match="another user can write"):
+        make_client(api, ca_file=str(ca))
+    folder.chmod(0o700)

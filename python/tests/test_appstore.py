@@ -214,3 +214,52 @@ def test_realtime_request(pki):
             pki.sign(production, CHAIN), now)
     assert SignedDataVerifier("b", "Production", 531412, test_anchor=pki.der("root"), test_production=True).verify_realtime_request(
         pki.sign(production, CHAIN), now).productId == "com.example.product"
+
+
+def _sec1(scalar: bytes) -> bytes:
+    """An EC P-256 private key in SEC1 PEM with exactly this private scalar and no public point:
+    what a damaged or hand-made key file holds."""
+    body = b"\x02\x01\x01" + b"\x04" + bytes([len(scalar)]) + scalar + bytes.fromhex("a00a06082a8648ce3d030107")
+    der = b"\x30" + bytes([len(body)]) + body
+    return b"-----BEGIN EC PRIVATE KEY-----\n" + base64.encodebytes(der) + b"-----END EC PRIVATE KEY-----\n"
+
+
+P256_ORDER = bytes.fromhex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
+
+
+@pytest.mark.parametrize("scalar", [bytes(32), P256_ORDER, (int.from_bytes(P256_ORDER, "big") + 1).to_bytes(32, "big"),
+                                    b"\x01" + bytes(31) + b"\x05"], ids=["zero", "n", "n+1", "33-bytes"])
+def test_keys_whose_scalar_cannot_sign_are_refused_at_load(scalar: bytes):
+    with pytest.raises(appstore.KeyError_) as caught:
+        appstore.SigningKey(_sec1(scalar), "KEYID", "com.example", "issuer")
+    assert caught.value.code == appstore.EAPPSTORE_KEY
+
+
+def test_a_sec1_pem_key_is_accepted_and_signs(tmp_path: Path):
+    """`openssl ecparam -genkey` writes SEC1 ("BEGIN EC PRIVATE KEY"): the same key as a .p8,
+    accepted, and what it signs verifies with its public key."""
+    import subprocess
+    pem = subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout"], capture_output=True, check=True).stdout
+    assert pem.startswith(b"-----BEGIN EC PRIVATE KEY-----")
+    from cryptography.hazmat.primitives import serialization
+    public = serialization.load_pem_private_key(pem, None).public_key()
+    token = appstore.APIToken(pem, "KEYID", "issuer", "com.example").token()
+    assert decode(token, public, "appstoreconnect-v1")["bid"] == "com.example"
+    # A valid scalar with the wrong public point is refused (it would sign for another key).
+    other = subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-outform", "DER"],
+                           capture_output=True, check=True).stdout
+    mine = subprocess.run(["openssl", "ec", "-inform", "PEM", "-outform", "DER"], input=pem, capture_output=True, check=True).stdout
+    mixed = mine[: mine.index(b"\xa1")] + other[other.index(b"\xa1"):]
+    mixed_pem = b"-----BEGIN EC PRIVATE KEY-----\n" + base64.encodebytes(mixed) + b"-----END EC PRIVATE KEY-----\n"
+    with pytest.raises(appstore.KeyError_):
+        appstore.SigningKey(mixed_pem, "KEYID", "com.example", "issuer")
+
+
+@pytest.mark.parametrize("field", ["product_identifier", "subscription_offer_id", "application_username"])
+def test_an_offer_field_holding_the_separator_is_refused(key: bytes, field: str):
+    values = {"product_identifier": "com.example.p", "subscription_offer_id": "offer", "application_username": "user"}
+    values[field] += "\u2063more"
+    creator = appstore.PromotionalOfferSignatureCreator(key, "KEYID", "com.example")
+    with pytest.raises(ValueError, match="U\\+2063"):
+        creator.create_signature(values["product_identifier"], values["subscription_offer_id"], values["application_username"],
+                                 uuid.uuid4(), int(time.time() * 1000))

@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import pytest
 
@@ -168,3 +168,52 @@ def test_the_tool_answers_from_the_portal(desktop: Desktop, tmp_path: Path):  # 
     desktop.stop_store()
     gone = subprocess.run(base + ["--portal", APP, "state", "camera"], env=env, capture_output=True, text=True)
     assert gone.returncode == 1 and "Lookup" in gone.stderr
+
+
+def _emit(desktop: Desktop, *args: str, path: str = "/org/freedesktop/impl/portal/PermissionStore",
+          dest: Optional[str] = None) -> None:
+    """A signal from a connection of its own (gdbus), as any peer on the session bus can send."""
+    command = ["gdbus", "emit", "--address", desktop.address, "--object-path", path, "--signal", *args]
+    if dest:
+        command[2:2] = ["--dest", dest]
+    subprocess.run(command, env=desktop.env, check=True, capture_output=True, timeout=30)
+
+
+def _names(desktop: Desktop) -> set:
+    out = desktop.gdbus("--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                        "--method", "org.freedesktop.DBus.ListNames")
+    return {n for n in out.replace("(", "").replace(")", "").replace("[", "").replace("]", "").replace("'", "").replace(",", " ").split()
+            if n.startswith(":")}
+
+
+def test_forged_signals_are_not_believed(desktop: Desktop, store: gatekit.Store):  # noqa: F811
+    """Any peer can send `Changed` — broadcast, from another path, or straight to GateKit's
+    connection — and `NameOwnerChanged`: only the permission store's owner (and the bus
+    itself) is believed, so a camera the store denies never reads as authorized, a flood writes
+    no history, and a forged owner change is no fall-back."""
+    desktop.set("devices", "camera", APP, "no")
+    before = _names(desktop)
+    described(store).use_portal(APP)
+    ours = _names(desktop) - before
+    p = store.permissions
+    assert p.state(Category.CAMERA) is State.DENIED
+    changed = "org.freedesktop.impl.portal.PermissionStore.Changed"
+    forged = ["'devices'", "'camera'", "false", "<''>", "{'org.example.Desktop': ['yes']}"]
+    for _ in range(50):
+        _emit(desktop, changed, *forged)
+    _emit(desktop, changed, *forged, path="/elsewhere")
+    assert ours, "GateKit's connections were not found on the bus"
+    for name in ours:
+        _emit(desktop, changed, *forged, dest=name)
+        _emit(desktop, changed, "'devices'", "'camera'", dest=name)  # the wrong types: never a reset
+        _emit(desktop, "org.freedesktop.DBus.NameOwnerChanged", "'org.freedesktop.impl.portal.PermissionStore'",
+              "':1.1'", "''", path="/org/freedesktop/DBus", dest=name)
+    # A real change after the forgeries: once it is seen, every forgery before it was read.
+    desktop.set("devices", "microphone", APP, "yes")
+    deadline = time.monotonic() + 10
+    while p.state(Category.MICROPHONE) is not State.AUTHORIZED:
+        assert time.monotonic() < deadline, "the real Changed signal did not arrive"
+        time.sleep(0.01)
+    assert p.state(Category.CAMERA) is State.DENIED
+    assert p.portal_status() is None
+    assert [h.to_state for h in p.history(Category.CAMERA)] == [State.DENIED]

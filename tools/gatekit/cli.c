@@ -1,6 +1,9 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,18 +60,20 @@ int gk_option(int argc, char **argv, int *i, const char *name, const char **valu
     return 1;
 }
 
-unsigned char *gk_read_all(const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "gatekit: cannot open %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
+/* Reads at most `limit` bytes of an open stream; more is an error (a file such as /dev/zero
+ * would otherwise take all memory). */
+static unsigned char *read_stream(FILE *f, const char *path, size_t limit, size_t *len) {
     size_t cap = 64 * 1024, n = 0;
     unsigned char *buf = malloc(cap);
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (got == 0) break;
+        if (n > limit) {
+            fprintf(stderr, "gatekit: %s is larger than %zu bytes, the most this input may be\n", path, limit);
+            free(buf);
+            return NULL;
+        }
         if (n == cap) {
             unsigned char *bigger = realloc(buf, cap * 2);
             if (!bigger) { free(buf); buf = NULL; break; }
@@ -76,14 +81,62 @@ unsigned char *gk_read_all(const char *path, size_t *len) {
             cap *= 2;
         }
     }
-    int failed = ferror(f);
-    if (f != stdin) fclose(f);
-    if (!buf || failed) {
+    if (!buf || ferror(f)) {
         fprintf(stderr, "gatekit: cannot read %s\n", path);
         free(buf);
         return NULL;
     }
     *len = n;
+    return buf;
+}
+
+unsigned char *gk_read_limited(const char *path, size_t limit, size_t *len) {
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "gatekit: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    unsigned char *buf = read_stream(f, path, limit, len);
+    if (f != stdin) fclose(f);
+    return buf;
+}
+
+unsigned char *gk_read_all(const char *path, size_t *len) {
+    return gk_read_limited(path, GK_READ_LIMIT, len);
+}
+
+/* A private key file is judged as a store file is: not a symbolic link, a regular file of this
+ * user (or root) that no one else can write; one that others can read is used with a warning
+ * (the secret may already be out). */
+unsigned char *gk_read_secret(const char *path, size_t *len) {
+    if (strcmp(path, "-") == 0) return read_stream(stdin, path, GK_SECRET_LIMIT, len);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        fprintf(stderr, "gatekit: cannot open the key %s: %s\n", path,
+                errno == ELOOP ? "it is a symbolic link (refused: its target could be changed)" : strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    const char *refused = NULL;
+    if (fstat(fd, &st) != 0) refused = "cannot stat it";
+    else if (!S_ISREG(st.st_mode)) refused = "it is not a regular file";
+    else if (st.st_uid != geteuid() && st.st_uid != 0) refused = "another user owns it";
+    else if (st.st_mode & (S_IWGRP | S_IWOTH)) refused = "other users can write it (chmod 600 it)";
+    if (refused) {
+        fprintf(stderr, "gatekit: the key %s is refused: %s\n", path, refused);
+        close(fd);
+        return NULL;
+    }
+    if (st.st_mode & (S_IRGRP | S_IROTH))
+        fprintf(stderr, "gatekit: warning: the key %s can be read by other users (mode %04o): chmod 600 it\n", path,
+                (unsigned)(st.st_mode & 07777));
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return NULL;
+    }
+    unsigned char *buf = read_stream(f, path, GK_SECRET_LIMIT, len);
+    fclose(f);
     return buf;
 }
 
@@ -101,6 +154,14 @@ long long gk_number(const char *s) {
         v = v * 10 + (*p - '0');
     }
     return v;
+}
+
+/* Unix milliseconds from gk_parse_time's forms; -1 when neither, or past what milliseconds
+ * hold (a usage error, never an instant that wrapped around). */
+long long gk_parse_time_ms(const char *s) {
+    long long seconds = gk_parse_time(s);
+    if (seconds < 0 || seconds > 9223372036854775807LL / 1000) return -1;
+    return seconds * 1000;
 }
 
 /* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
@@ -129,7 +190,7 @@ static int b64value(int c) {
 /* A certificate file as DER: PEM ("-----BEGIN CERTIFICATE-----") is decoded, anything else
  * is passed as is (the library rejects what is not one DER certificate). */
 unsigned char *gk_load_certificate(const char *path, size_t *len) {
-    unsigned char *raw = gk_read_all(path, len);
+    unsigned char *raw = gk_read_limited(path, GK_CERTIFICATE_LIMIT, len);
     if (!raw) return NULL;
     const char *begin = "-----BEGIN CERTIFICATE-----";
     if (*len < strlen(begin) || memcmp(raw, begin, strlen(begin)) != 0) return raw;
@@ -205,7 +266,7 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
 
 gatekit_appstore_key *gk_load_appstore_key(const char *path, const char *key_id, const char *issuer_id, const char *bundle_id) {
     size_t pem_len = 0;
-    unsigned char *pem = gk_read_all(path, &pem_len);
+    unsigned char *pem = gk_read_secret(path, &pem_len);
     if (!pem) return NULL;
     gatekit_appstore_key *key = NULL;
     int rc = appstore_key_load(&key, pem, pem_len, key_id, issuer_id, bundle_id);

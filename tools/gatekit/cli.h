@@ -62,13 +62,23 @@ int gk_usage(const char *text);
 int gk_option(int argc, char **argv, int *i, const char *name, const char **value);
 
 /* Reads a whole file (or stdin for "-") into a malloc'd buffer; NULL and a message on error. */
+/* Every file input is bounded: GK_READ_LIMIT for data (receipts, signed data, requests,
+ * images), smaller for certificates and keys. Over it, the read fails with a message. */
+#define GK_READ_LIMIT ((size_t)64 << 20)
+#define GK_CERTIFICATE_LIMIT ((size_t)1 << 20)
+#define GK_SECRET_LIMIT ((size_t)64 << 10)
 unsigned char *gk_read_all(const char *path, size_t *len);
+unsigned char *gk_read_limited(const char *path, size_t limit, size_t *len);
+/* A private key: refused when a symbolic link, not a regular file, another user's, or
+ * writable by others; a warning when others can read it. */
+unsigned char *gk_read_secret(const char *path, size_t *len);
 
 /* A non-negative decimal number, or -1. */
 long long gk_number(const char *s);
 
 /* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
 long long gk_parse_time(const char *s);
+long long gk_parse_time_ms(const char *s);
 
 /* A certificate file as DER (PEM is decoded); malloc'd, NULL and a message on error. */
 unsigned char *gk_load_certificate(const char *path, size_t *len);

@@ -113,7 +113,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "gatekit ledger: --at-ms must be Unix milliseconds\n");
         return GK_EXIT_USAGE;
     }
-    if (a.s.at && (q.at_ms = gk_parse_time(a.s.at) * 1000) <= 0) {
+    if (a.s.at && (q.at_ms = gk_parse_time_ms(a.s.at)) <= 0) {
         fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
         return GK_EXIT_USAGE;
     }

@@ -11,6 +11,11 @@ public enum PromotionalOfferSignature {
         guard UUIDText.isValid(nonce) else { throw .invalid("nonce must be a UUID (8-4-4-4-12 hex digits); make a new one for every signature") }
         guard timestamp > 0 else { throw .invalid("timestamp must be Unix milliseconds") }
         let separator = "\u{2063}"
+        // A field holding the separator would shift the fields Apple reads: another offer signed.
+        for (name, field) in [("product_identifier", productIdentifier), ("subscription_offer_id", subscriptionOfferID),
+                              ("application_username", applicationUsername)] where field.unicodeScalars.contains("\u{2063}") {
+            throw .invalid("\(name) contains U+2063 INVISIBLE SEPARATOR, which separates the signed fields")
+        }
         let message = [key.bundleID, key.keyID, productIdentifier, subscriptionOfferID, applicationUsername.lowercased(),
                        nonce.lowercased(), String(timestamp)].joined(separator: separator)
         return Base64.encode(try key.signDER(Array(message.utf8)))

@@ -2,7 +2,8 @@ import COpenSSL
 import Glibc
 
 /// An App Store Connect private key — the `.p8` file Apple issues: PKCS#8 PEM, EC P-256 — with
-/// the ids Apple's signed requests carry. Immutable; signing from many threads at once is safe
+/// the ids Apple's signed requests carry. The same key in SEC1 PEM ("BEGIN EC PRIVATE KEY",
+/// what `openssl ecparam -genkey` writes) is accepted too; encrypted keys are not. Immutable; signing from many threads at once is safe
 /// (each signature has its own OpenSSL context).
 public final class SigningKey: @unchecked Sendable {
     let key: OpaquePointer
@@ -33,6 +34,10 @@ public final class SigningKey: @unchecked Sendable {
         guard ES256.isP256(key) else {
             EVP_PKEY_free(key)
             throw GateKitError(.appStoreKeyType, "the key is a private key but not EC P-256: App Store Connect keys are, and ES256 needs one")
+        }
+        guard ES256.isUsablePrivateKey(key) else {
+            EVP_PKEY_free(key)
+            throw GateKitError(.appStoreKey, "the key's private scalar is not one P-256 can sign with (it must be 1 to n-1, at most 32 bytes, and match the key's public point): the file is damaged or not a real key")
         }
         self.key = key
         self.keyID = keyID

@@ -11,8 +11,10 @@ public final class AppStoreServerClient: @unchecked Sendable {
         public var environment: JWSEnvironment
         /// Another https:// base URL (a stand-in, a proxy); nil: Apple's for the environment.
         public var baseURL: String?
-        /// PEM file of the certificate authorities to trust instead of the system's.
+        /// PEM file of the certificate authorities to trust instead of the system's: read once,
+        /// when the client is made (`TrustedFile`).
         public var caFile: String?
+        /// The whole call, retries and their waits included: each attempt gets what is left.
         public var timeoutMilliseconds = 30_000
         public var connectTimeoutMilliseconds = 10_000
         /// Times a 429 or retryable Apple error is retried (a request that got no answer never is).
@@ -64,17 +66,29 @@ public final class AppStoreServerClient: @unchecked Sendable {
         guard (0...10).contains(options.maximumRetries), (0...600_000).contains(options.maximumRetryWaitMilliseconds) else {
             throw .invalid("max_retries must be 0 to 10 and max_retry_wait_ms 0 to 600000")
         }
-        if let caFile = options.caFile { try AppStoreServerClient.checkTrustFile(caFile) }
+        let authorities = try options.caFile.map { (path) throws(GateKitError) in
+            try TrustedFile.read(path, limit: AppStoreServerClient.maximumCAFileLength, what: "ca_file")
+        }
         self.options = options
         baseURL = base
         token = try APIToken(key: key, lifetime: 300)
-        transport = try HTTPSTransport(.init(caFile: options.caFile, timeoutMilliseconds: options.timeoutMilliseconds,
+        transport = try HTTPSTransport(.init(certificateAuthorities: authorities, timeoutMilliseconds: options.timeoutMilliseconds,
                                              connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
                                              userAgent: "gatekit/\(GateKitVersion.text)"))
     }
 
+    /// A CA bundle (the system's is about 200 KB).
+    static let maximumCAFileLength = 4 << 20
+
     /// Sends one request; an error answer is a `.failure`, everything else that goes wrong throws.
+    /// The whole call, retries included, ends by `timeoutMilliseconds`: a retry whose wait
+    /// would pass that deadline is not made (the failure is returned).
     public func send(_ endpoint: APIEndpoint) throws(GateKitError) -> Outcome {
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(options.timeoutMilliseconds) * 1_000_000
+        func remainingMilliseconds() -> Int {
+            let now = Clock.monotonicNanoseconds()
+            return now >= deadline ? 0 : Int((deadline - now) / 1_000_000)
+        }
         var url = baseURL + endpoint.path
         if !endpoint.query.isEmpty {
             url += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
@@ -83,12 +97,15 @@ public final class AppStoreServerClient: @unchecked Sendable {
         while true {
             var headers = ["Authorization: Bearer \(try token.token())", "Accept: application/json"]
             if let contentType = endpoint.contentType { headers.append("Content-Type: \(contentType)") }
-            let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body))
+            let left = remainingMilliseconds()
+            guard left > 0 else { throw GateKitError(.appStoreTransport, "the call's timeout (\(options.timeoutMilliseconds) ms, retries included) passed before an answer") }
+            let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
+                                               timeoutMilliseconds: left)
             if (200..<300).contains(response.status) { return .success(try answer(response)) }
             let failure = APIFailure(response)
             if attempt < options.maximumRetries, failure.isRetryable {
                 let wait = failure.retryAfter.map { $0 > Int64(Int.max / 1000) ? Int.max : Int($0) * 1000 } ?? (500 << attempt)
-                if wait <= options.maximumRetryWaitMilliseconds {
+                if wait <= options.maximumRetryWaitMilliseconds, wait < remainingMilliseconds() {
                     AppStoreServerClient.sleep(milliseconds: wait)
                     attempt += 1
                     continue
@@ -116,22 +133,12 @@ public final class AppStoreServerClient: @unchecked Sendable {
               !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
             throw .invalid("base_url must be an https:// URL without query, fragment or spaces, not \(Quoted.text(url))")
         }
+        // Credentials in the URL would travel in every message that names the server.
+        let authority = url.dropFirst(8).prefix { $0 != "/" }
+        guard !authority.contains("@") else {
+            throw .invalid("base_url must not carry user information (user:password@): the client authenticates with its key")
+        }
         return url.hasSuffix("/") ? String(url.dropLast()) : url
-    }
-
-    /// The trust file decides which servers are believed: it must be a regular file that no
-    /// other user can write (owned by this user or root, not group- or world-writable).
-    private static func checkTrustFile(_ path: String) throws(GateKitError) {
-        var st = stat()
-        guard lstat(path, &st) == 0 else {
-            let e = errno
-            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "ca_file \(Quoted.path(path)): \(String(cString: strerror(e)))")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError.io("ca_file \(Quoted.path(path)) is not a regular file (a symbolic link or folder is refused)") }
-        guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            throw GateKitError(.unsafeStore, "ca_file \(Quoted.path(path)) can be written by another user, so it cannot decide whom to trust")
-        }
-        guard access(path, R_OK) == 0 else { throw GateKitError.io("ca_file \(Quoted.path(path)) is not readable") }
     }
 
     private static func sleep(milliseconds: Int) {

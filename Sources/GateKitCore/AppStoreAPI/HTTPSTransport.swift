@@ -23,7 +23,8 @@ struct HTTPResponse {
 /// TLS connections; each handle serves one request at a time, so threads may share a transport.
 final class HTTPSTransport: @unchecked Sendable {
     struct Settings: Sendable {
-        var caFile: String?
+        /// PEM bytes of the CAs to trust instead of the system's (read once, by the client).
+        var certificateAuthorities: [UInt8]?
         var timeoutMilliseconds: Int
         var connectTimeoutMilliseconds: Int
         var userAgent: String
@@ -46,7 +47,8 @@ final class HTTPSTransport: @unchecked Sendable {
         for handle in idle { curl.pointee.curl_easy_cleanup(handle) }
     }
 
-    func send(_ request: HTTPRequest) throws(GateKitError) -> HTTPResponse {
+    /// `timeoutMilliseconds`: this attempt's share of the call's deadline.
+    func send(_ request: HTTPRequest, timeoutMilliseconds: Int) throws(GateKitError) -> HTTPResponse {
         let handle = try checkOut()
         defer { checkIn(handle) }
         let c = curl
@@ -78,8 +80,8 @@ final class HTTPSTransport: @unchecked Sendable {
             gk_curl_set_long(c, handle, CURLOPT_NOSIGNAL, 1),
             gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYPEER, 1),
             gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYHOST, 2),
-            gk_curl_set_long(c, handle, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds),
-            gk_curl_set_long(c, handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds),
+            gk_curl_set_long(c, handle, CURLOPT_TIMEOUT_MS, min(settings.timeoutMilliseconds, max(timeoutMilliseconds, 1))),
+            gk_curl_set_long(c, handle, CURLOPT_CONNECTTIMEOUT_MS, min(settings.connectTimeoutMilliseconds, max(timeoutMilliseconds, 1))),
             gk_curl_set_pointer(c, handle, CURLOPT_USERAGENT, try strings.make(settings.userAgent)),
             gk_curl_set_pointer(c, handle, CURLOPT_HTTPHEADER, headerList),
             gk_curl_set_pointer(c, handle, CURLOPT_ERRORBUFFER, errorBuffer),
@@ -88,7 +90,10 @@ final class HTTPSTransport: @unchecked Sendable {
                 return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().append(data, size, count)
             }, context),
         ]
-        if let caFile = settings.caFile { set.append(gk_curl_set_pointer(c, handle, CURLOPT_CAINFO, try strings.make(caFile))) }
+        if let authorities = settings.certificateAuthorities {
+            set.append(authorities.withUnsafeBytes { gk_curl_set_blob(c, handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+            set.append(gk_curl_set_pointer(c, handle, CURLOPT_CAPATH, nil))  // only these: not the system's folder too
+        }
         switch request.method {
         case "GET": set.append(gk_curl_set_long(c, handle, CURLOPT_HTTPGET, 1))
         default:

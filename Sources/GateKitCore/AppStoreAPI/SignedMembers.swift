@@ -38,7 +38,11 @@ enum SignedMembers {
         case .null: return .null
         case let .string(text):
             do {
-                return try JWSVerifier.verify(text.utf8, kind: kind, options: options).value
+                let value = try JWSVerifier.verify(text.utf8, kind: kind, options: options).value
+                // A renewal info decides a subscription's state: another kind of Apple-signed
+                // data in its place is refused (SignedKind).
+                if kind == .renewalInfo { try SignedKind.requireRenewalInfo(value, path: "renewalInfo") }
+                return value
             } catch {
                 throw GateKitError(error.code, "\(path): \(error.message)")
             }

@@ -43,6 +43,27 @@ public enum ES256 {
         return group == "prime256v1" || group == "P-256"
     }
 
+    /// The order n of P-256's group: a private scalar d must be 1 ≤ d < n.
+    static let p256Order: [UInt8] = Hex.decode("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551") ?? []
+
+    /// Whether a P-256 private key's scalar is one ECDSA can use (1 ≤ d < n, at most 32 bytes)
+    /// and, where the key carries its public point, that the point is d·G: a key outside this
+    /// loads in OpenSSL and signs junk.
+    public static func isUsablePrivateKey(_ key: OpaquePointer) -> Bool {
+        var d: OpaquePointer?
+        // "priv" is OSSL_PKEY_PARAM_PRIV_KEY (a macro Swift cannot import).
+        guard EVP_PKEY_get_bn_param(key, "priv", &d) == 1, let d else { ERR_clear_error(); return false }
+        defer { BN_clear_free(d) }
+        guard let n = BN_bin2bn(p256Order, Int32(p256Order.count), nil) else { return false }
+        defer { BN_free(n) }
+        guard BN_is_zero(d) == 0, BN_is_negative(d) == 0, BN_cmp(d, n) < 0, BN_num_bits(d) <= 256 else { return false }
+        guard let ctx = EVP_PKEY_CTX_new(key, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        let sound = EVP_PKEY_private_check(ctx) == 1 && EVP_PKEY_pairwise_check(ctx) == 1
+        ERR_clear_error()
+        return sound
+    }
+
     /// Verifies a raw r‖s signature over `message` with an EC P-256 public key (`EVP_PKEY *`).
     public static func verify(rawSignature: [UInt8], message: UnsafeRawBufferPointer, key: OpaquePointer) throws(GateKitError) -> Bool {
         guard let der = derSignature(raw: rawSignature) else { return false }

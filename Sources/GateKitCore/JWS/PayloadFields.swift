@@ -29,6 +29,7 @@ struct PayloadFields {
     func string(_ key: String) throws(GateKitError) -> String? {
         guard let v = member(key) else { return nil }
         guard case let .string(s) = v else { throw wrongType(key, "a string") }
+        try PayloadFields.refuseNUL(s, "\(path).\(key)")
         return s
     }
 
@@ -51,6 +52,7 @@ struct PayloadFields {
         var out: [String] = []
         for item in items {
             guard case let .string(s) = item else { throw wrongType(key, "an array of strings") }
+            try PayloadFields.refuseNUL(s, "\(path).\(key)")
             out.append(s)
         }
         return out
@@ -61,6 +63,12 @@ struct PayloadFields {
         guard let v = member(key) else { return nil }
         guard case .object = v else { throw wrongType(key, "an object") }
         return v
+    }
+
+    /// A NUL inside a signed string would be cut there by every C reader (the store, a host's
+    /// strcmp): refused, so a string means the same to every reader.
+    static func refuseNUL(_ s: String, _ path: String) throws(GateKitError) {
+        if s.utf8.contains(0) { throw GateKitError(.jwsPayloadField, "\(path) contains a NUL character") }
     }
 
     func fields(_ key: String) throws(GateKitError) -> PayloadFields? {

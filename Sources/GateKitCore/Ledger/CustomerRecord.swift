@@ -5,11 +5,43 @@ public struct CustomerRecord: Sendable {
     public var renewals: [RenewalVersion]
     /// Product id → subscription group id, for versions that do not say (receipt purchases).
     public var productGroups: [String: String]
+    /// Set when the record is an app account token's (lowercased): an original transaction
+    /// counts only while the newest of its versions that carries a token carries this one, so
+    /// an account transfer (Apple re-signing with another token) leaves the old account.
+    public var token: String?
 
-    public init(transactions: [TransactionVersion] = [], renewals: [RenewalVersion] = [], productGroups: [String: String] = [:]) {
+    public init(transactions: [TransactionVersion] = [], renewals: [RenewalVersion] = [], productGroups: [String: String] = [:],
+                token: String? = nil) {
         self.transactions = transactions
         self.renewals = renewals
         self.productGroups = productGroups
+        self.token = token
+    }
+
+    /// The same record reduced to what `current(knownBy: nil)` reads: the newest version of each
+    /// transaction (with the group an older version gave it), the newest token-carrying version
+    /// of each original transaction, and the newest version of each renewal info. What
+    /// ingestion keeps between the items of a batch.
+    public func compacted() -> CustomerRecord {
+        var newest: [String: TransactionVersion] = [:]
+        var groups: [String: String] = [:]
+        var tokened: [String: TransactionVersion] = [:]
+        for t in transactions {
+            if let g = t.groupID { groups[t.transactionID] = g }
+            if t.appAccountToken != nil, tokened[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true { tokened[t.originalTransactionID] = t }
+            if newest[t.transactionID].map({ t.isNewer(than: $0) }) ?? true { newest[t.transactionID] = t }
+        }
+        var kept = newest.values.map { (t: TransactionVersion) -> TransactionVersion in
+            var t = t
+            if t.groupID == nil { t.groupID = groups[t.transactionID] }
+            return t
+        }
+        for t in tokened.values where newest[t.transactionID]?.identity != t.identity || newest[t.transactionID]?.signedMs != t.signedMs {
+            kept.append(t)
+        }
+        var renewal: [String: RenewalVersion] = [:]
+        for r in renewals where renewal[r.originalTransactionID].map({ r.isNewer(than: $0) }) ?? true { renewal[r.originalTransactionID] = r }
+        return CustomerRecord(transactions: kept, renewals: Array(renewal.values), productGroups: productGroups, token: token)
     }
 
     /// What the ledger says at `at` (Unix ms) from the versions Apple had signed by `knownBy`
@@ -23,19 +55,27 @@ public struct CustomerRecord: Sendable {
     public func current(knownBy: Int64?) -> CurrentVersions {
         var current: [String: TransactionVersion] = [:]
         var groups: [String: String] = [:]
-        var tokens: [String: String] = [:]
+        // Per original transaction id, the newest version (signed by `knownBy`) that carries a
+        // token: the token the subscription belongs to (a receipt purchase carries none).
+        var tokens: [String: TransactionVersion] = [:]
         for t in transactions {
-            // Ids and tokens never change between versions: a version that lacks them
-            // (a receipt purchase) takes them from any other.
+            // Groups never change between versions: a version that lacks one (a receipt
+            // purchase) takes it from any other.
             if let g = t.groupID { groups[t.transactionID] = g }
-            if let token = t.appAccountToken { tokens[t.transactionID] = token }
             if let knownBy, t.signedMs > knownBy { continue }
+            if t.appAccountToken != nil, tokens[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true {
+                tokens[t.originalTransactionID] = t
+            }
             if let seen = current[t.transactionID], !t.isNewer(than: seen) { continue }
             current[t.transactionID] = t
+        }
+        if let token {
+            current = current.filter { tokens[$0.value.originalTransactionID]?.appAccountToken == token }
         }
         var renewal: [String: RenewalVersion] = [:]
         for r in renewals {
             if let knownBy, r.signedMs > knownBy { continue }
+            if let token, tokens[r.originalTransactionID]?.appAccountToken != token { continue }
             if let seen = renewal[r.originalTransactionID], !r.isNewer(than: seen) { continue }
             renewal[r.originalTransactionID] = r
         }
@@ -43,7 +83,7 @@ public struct CustomerRecord: Sendable {
         let resolved = current.values.map { (t: TransactionVersion) -> TransactionVersion in
             var t = t
             if t.groupID == nil { t.groupID = groups[t.transactionID] ?? productGroups[t.productID] }
-            if t.appAccountToken == nil { t.appAccountToken = tokens[t.transactionID] }
+            t.appAccountToken = tokens[t.originalTransactionID]?.appAccountToken
             return t
         }.sorted { ($0.originalTransactionID, $0.transactionID) < ($1.originalTransactionID, $1.transactionID) }
         return CurrentVersions(transactions: resolved, renewals: renewal)
@@ -132,11 +172,14 @@ public struct LedgerView: Sendable {
     }
 
     /// Apple's status from the latest transaction and the renewal info: revoked when the latest
-    /// transaction was refunded or revoked; active while it has not expired; after expiry, in
+    /// transaction was refunded or revoked; expired when it was upgraded away (its upgrade has
+    /// not arrived yet: it entitles to nothing, as `JWSTransaction.isEntitled` says); active
+    /// while it has not expired; after expiry, in
     /// the billing grace period while Apple retries billing and the grace period runs, in
     /// billing retry while it retries without one, else expired.
     static func status(latest: TransactionVersion, renewal: RenewalVersion?, at: Int64) -> SubscriptionStatus {
         if let revoked = latest.revocationMs, revoked <= at { return .revoked }
+        if latest.isUpgraded { return .expired }
         if let expires = latest.expiresMs, at < expires { return .active }
         guard let renewal, renewal.isInBillingRetryPeriod else { return .expired }
         if let grace = renewal.gracePeriodExpiresMs, at < grace { return .billingGracePeriod }
@@ -161,7 +204,7 @@ public struct LedgerView: Sendable {
                 visit(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
             case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
             case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
-            case .expired: visit(Entitlement(reason: .expired, transaction: s.latest, group: s.groupID, status: status))
+            case .expired: visit(Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status))
             }
         }
         for i in current.others where LedgerView.matches(current.transactions[i], filter) {

@@ -2,15 +2,19 @@
 /// and answers "is this customer entitled now, and why?" from every version Apple signed, in
 /// any arrival order (docs/ledger.md).
 ///
-/// A customer is an app account token or an original transaction id; a token stands for every
-/// original transaction id whose transactions carry it. Answers are computed by `LedgerView`
-/// from the customer's versions, which are cached per handle until the store changes (this
+/// A customer is an app account token (a UUID) or an original transaction id (`LedgerCustomer`);
+/// a token stands for every original transaction id whose newest version carries it. Answers
+/// are computed by `LedgerView` from the customer's versions, which are cached per handle until the store changes (this
 /// handle's writes, or another connection's commits seen through `PRAGMA data_version`).
 public final class Ledger: @unchecked Sendable {
     public let store: Store
     // Guarded by the store's lock: only touched inside `store.read` / `store.write`.
     private var records: [CacheKey: Cached] = [:]
     private let probe: any ChangeProbe
+    /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
+    /// handle saw the store's ledger bound to.
+    let committedShared = Locked(CommittedShared())
+    let boundBundle = Locked<String?>(nil)
 
     /// A customer's versions, and their current versions (what "now" questions read).
     struct Cached {
@@ -25,9 +29,20 @@ public final class Ledger: @unchecked Sendable {
     public static let maximumCustomerLength = 256
     public static let maximumFilterLength = 1024
 
+    /// The customer's bytes exactly as the store compares them: Swift's String equality is
+    /// canonical equivalence ("K-7007" with a Kelvin sign equals it with a K), the store's is not.
     struct CacheKey: Hashable {
         let scope: LedgerScope
-        let customer: String
+        let isToken: Bool
+        let bytes: [UInt8]
+
+        init(scope: LedgerScope, customer: LedgerCustomer) {
+            self.scope = scope
+            switch customer {
+            case let .token(t): (isToken, bytes) = (true, Array(t.utf8))
+            case let .originalTransactionID(o): (isToken, bytes) = (false, Array(o.utf8))
+            }
+        }
     }
 
     public init(store: Store) {
@@ -54,9 +69,9 @@ public final class Ledger: @unchecked Sendable {
             if try probe.changed() || records.count >= Ledger.cachedCustomers {
                 records.removeAll(keepingCapacity: true)
             }
-            let key = CacheKey(scope: scope, customer: customer)
+            let key = CacheKey(scope: scope, customer: LedgerCustomer(customer))
             if let cached = records[key] { return cached }
-            let record = try LedgerRows.record(db, customer: customer, scope: scope)
+            let record = try LedgerRows.record(db, customer: LedgerCustomer(customer), scope: scope)
             let cached = Cached(record: record, current: record.current(knownBy: nil))
             records[key] = cached
             return cached
@@ -72,7 +87,11 @@ public final class Ledger: @unchecked Sendable {
         let cached = try cached(customer: customer, scope: scope)
         switch instant {
         case .now: return LedgerView(at: instant.at, current: cached.current)
-        case let .asOf(ms): return cached.record.view(at: ms, knownBy: ms)
+        case let .asOf(ms):
+            // Now or later: from everything known, exactly as `.now` answers (a version Apple
+            // signed a moment "in the future" by this clock counts in both).
+            if ms >= Clock.nowMilliseconds() { return LedgerView(at: ms, current: cached.current) }
+            return cached.record.view(at: ms, knownBy: ms)
         }
     }
 

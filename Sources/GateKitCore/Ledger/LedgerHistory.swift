@@ -5,7 +5,7 @@ extension Ledger {
     public func historyJSON(customer: String?, scope: LedgerScope) throws(GateKitError) -> String {
         if let customer { try Ledger.validate(customer: customer) }
         return try store.read { (db) throws(GateKitError) -> String in
-            let originals = try customer.map { (c) throws(GateKitError) in try LedgerRows.originals(db, customer: c, scope: scope) }
+            let originals = try customer.map { (c) throws(GateKitError) in try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
             let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body"
             var itemList: [JSONValue] = []
             func add(_ items: any DatabaseStatement) throws(GateKitError) {

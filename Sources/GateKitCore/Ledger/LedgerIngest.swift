@@ -8,6 +8,8 @@ extension Ledger {
     struct PendingItem {
         let kind: IngestReport.Kind
         let scope: LedgerScope
+        /// The app the item was verified for (a store's ledger holds one app's data).
+        let bundleID: String
         let identity: String
         let signedMs: Int64
         var notificationUUID: String?
@@ -65,14 +67,17 @@ extension Ledger {
                 }
             })
         }
-        let subjects = pending.flatMap { (try? $0.get())?.subjects ?? [] }
-        return try store.write(.subjects(subjects)) { (db) throws(GateKitError) -> [Result<IngestReport, GateKitError>] in
+        let items = pending.compactMap { try? $0.get() }
+        if !items.isEmpty { try bindBundle(options.bundleID) }
+        try storeSharedRowsAhead(items)
+        return try store.write(.subjects(items.flatMap(\.subjects))) { (db) throws(GateKitError) -> [Result<IngestReport, GateKitError>] in
             forgetRecords()
+            var state = RecordingState()
             var out: [Result<IngestReport, GateKitError>] = []
             out.reserveCapacity(pending.count)
             for item in pending {
                 switch item {
-                case let .success(item): out.append(.success(try record(item, db)))
+                case let .success(item): out.append(.success(try record(item, db, &state)))
                 case let .failure(error): out.append(.failure(error))
                 }
             }
@@ -139,10 +144,13 @@ extension Ledger {
         }
         let identity = try validated.identity()
         var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testSigned: validated.isTestSigned),
-                               identity: identity.hex, signedMs: created, header: nil,
+                               bundleID: options.bundleID, identity: identity.hex, signedMs: created, header: nil,
                                body: try ReceiptJSON.verifyReceiptBody(validated, identity: identity))
         for purchase in receipt.purchases {
             guard let v = TransactionVersion(purchase, receiptCreatedMs: created, identity: identity.hex) else { continue }
+            for id in [v.transactionID, v.originalTransactionID, v.productID] where id.utf8.contains(0) {
+                throw GateKitError(.receiptPayloadMalformed, "a purchase's identifier \(Quoted.text(id)) contains a NUL character")
+            }
             item.transactions.append((v, nil))
         }
         return try commit(item)
@@ -160,7 +168,7 @@ extension Ledger {
         guard let testSigned else { throw .internalError("verified data without provenance") }
         guard let signed = LedgerRows.SignedText(bytes: text) else { throw .internalError("\(kind.name): verified text is not a compact JWS") }
         return PendingItem(kind: kind, scope: LedgerScope(environment: options.environment, testSigned: testSigned),
-                           identity: identity.hex, signedMs: signedMs ?? 0, header: signed.header, body: signed.body)
+                           bundleID: options.bundleID, identity: identity.hex, signedMs: signedMs ?? 0, header: signed.header, body: signed.body)
     }
 
     private func split(_ text: String, _ what: String) throws(GateKitError) -> LedgerRows.SignedText {
@@ -176,11 +184,7 @@ extension Ledger {
     }
 
     private func version(_ r: JWSRenewalInfo) throws(GateKitError) -> RenewalVersion {
-        // JWS has no type marker: a signed transaction (which also has originalTransactionId
-        // and signedDate) must not pass as renewal info and override a subscription's state.
-        guard r.json["transactionId"] == nil, r.json["bundleId"] == nil else {
-            throw GateKitError(.jwsPayloadField, "this is a signed transaction (it has transactionId/bundleId), not a renewal info")
-        }
+        try SignedKind.requireRenewalInfo(r.json, path: "renewalInfo")
         guard let v = RenewalVersion(r, identity: try identity(r.provenance).hex) else {
             throw GateKitError(.jwsPayloadField, "the renewal info lacks originalTransactionId or signedDate, which the ledger keys on")
         }
@@ -189,14 +193,94 @@ extension Ledger {
 
     /// Records the item and its versions in one write transaction.
     private func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
-        try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
+        try bindBundle(item.bundleID)
+        try storeSharedRowsAhead([item])
+        return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
-            return try record(item, db)
+            var state = RecordingState()
+            return try record(item, db, &state)
         }
     }
 
+    /// The subscriptions recording has read, kept across the items of one write transaction,
+    /// each compacted to the newest version of each transaction (`CustomerRecord.compacted`):
+    /// a batch of N versions of one transaction reads the store once and costs O(N), not O(N²).
+    struct RecordingState {
+        var records: [String: CustomerRecord] = [:]
+    }
+
+    /// On PostgreSQL, the rows every writer shares — the items' certificate headers (one per
+    /// signing key) and product → group rows — are committed before the item's own transaction,
+    /// each in its own: an uncommitted row in a unique index makes every other writer that
+    /// inserts the same key wait for this transaction, however long its batch, whatever its
+    /// subscription. Both tables are append-only facts of verified data, so a row committed
+    /// ahead of an item that then fails is harmless.
+    private func storeSharedRowsAhead(_ items: [PendingItem]) throws(GateKitError) {
+        guard store.backend == .postgresql else { return }
+        var headers = Set<String>()
+        var products = Set<SharedProduct>()
+        for item in items {
+            if let h = item.header { headers.insert(h) }
+            for (v, signed) in item.transactions {
+                if let h = signed?.header { headers.insert(h) }
+                if let g = v.groupID { products.insert(SharedProduct(scope: item.scope, product: v.productID, group: g)) }
+            }
+            for (_, signed) in item.renewals { if let h = signed?.header { headers.insert(h) } }
+        }
+        let (newHeaders, newProducts) = committedShared.withLock { ($0.headers, $0.products) }
+        headers.subtract(newHeaders)
+        products.subtract(newProducts)
+        for header in headers.sorted() {
+            try store.write(.singleInsert) { (db) throws(GateKitError) in
+                try db.statement("INSERT INTO ledger_jws_headers(header) VALUES (?1) ON CONFLICT DO NOTHING").bind(1, text: header).run()
+            }
+        }
+        for p in products.sorted(by: { ($0.product, $0.group) < ($1.product, $1.group) }) {
+            try store.write(.singleInsert) { (db) throws(GateKitError) in
+                try db.statement("INSERT INTO ledger_products(environment, test_signed, product_id, group_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
+                    .bind(1, text: p.scope.environment).bind(2, p.scope.testFlag).bind(3, text: p.product).bind(4, text: p.group).run()
+            }
+        }
+        committedShared.withLock {
+            $0.headers.formUnion(headers)
+            $0.products.formUnion(products)
+        }
+    }
+
+    struct SharedProduct: Hashable {
+        let scope: LedgerScope
+        let product: String
+        let group: String
+    }
+
+    /// What `storeSharedRowsAhead` knows is committed (append-only: it stays so).
+    struct CommittedShared {
+        var headers = Set<String>()
+        var products = Set<SharedProduct>()
+    }
+
+    /// One ledger per app: the first ingestion binds the store's ledger to its bundle id, and
+    /// data verified for another app is refused (answers never mix two apps' customers). The
+    /// binding is its own commit, ahead of the item's transaction (insert if absent, then read:
+    /// atomic without a transaction), so no writer waits on another's uncommitted binding; it
+    /// stays even if the item then fails (its data was verified for that bundle id).
+    private func bindBundle(_ bundleID: String) throws(GateKitError) {
+        if boundBundle.withLock({ $0 }) == bundleID { return }
+        let bound = try store.write(.singleInsert) { (db) throws(GateKitError) -> String? in
+            try db.statement("INSERT INTO gatekit_meta(key, value) VALUES ('ledger_bundle_id', ?1) ON CONFLICT(key) DO NOTHING")
+                .bind(1, text: bundleID).run()
+            let read = try db.statement("SELECT value FROM gatekit_meta WHERE key = 'ledger_bundle_id'")
+            defer { read.reset() }
+            return try read.step() ? read.text(0) : nil
+        }
+        guard bound == bundleID else {
+            throw .invalid("this store's ledger holds the data of \(Quoted.text(bound ?? "")); data verified for \(Quoted.text(bundleID)) is refused (one ledger per app: open a store with another app id)")
+        }
+        boundBundle.withLock { $0 = bundleID }
+    }
+
     /// Records one item inside the caller's write transaction (whose scope holds its subjects).
-    private func record(_ item: PendingItem, _ db: any DatabaseConnection) throws(GateKitError) -> IngestReport {
+    private func record(_ item: PendingItem, _ db: any DatabaseConnection, _ state: inout RecordingState) throws(GateKitError) -> IngestReport {
         let originals = Array(Set(item.transactions.map(\.0.originalTransactionID) + item.renewals.map(\.0.originalTransactionID))).sorted()
         let token = item.transactions.lazy.compactMap(\.0.appAccountToken).first
         let scope = item.scope
@@ -209,12 +293,20 @@ extension Ledger {
         let now = Clock.nowMilliseconds()
         // Each subscription's versions before the item, and after it (the same plus the item's
         // own versions: no second query), for the status-change history.
+        for original in originals where state.records[original] == nil {
+            state.records[original] = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope).compacted()
+        }
         var records: [String: CustomerRecord] = [:]
-        for original in originals { records[original] = try LedgerRows.record(db, customer: original, scope: scope) }
+        for original in originals { records[original] = state.records[original] }
         let before = statuses(records, at: now)
+        // New unless a version as new or newer is held (the compacted record keeps the newest).
         var changesState = item.transactions.isEmpty && item.renewals.isEmpty
-        for (v, _) in item.transactions where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
-        for (v, _) in item.renewals where try !LedgerRows.hasNewer(db, v, scope: scope) { changesState = true }
+        for (v, _) in item.transactions where !(records[v.originalTransactionID]?.transactions.contains {
+            $0.transactionID == v.transactionID && !v.isNewer(than: $0)
+        } ?? false) { changesState = true }
+        for (v, _) in item.renewals where !(records[v.originalTransactionID]?.renewals.contains {
+            $0.originalTransactionID == v.originalTransactionID && !v.isNewer(than: $0)
+        } ?? false) { changesState = true }
         let outcome: IngestReport.Outcome = changesState ? .new : .superseded
 
         let header = try item.header.map { (h) throws(GateKitError) in try LedgerRows.headerID(db, h) }
@@ -232,6 +324,7 @@ extension Ledger {
         var changes: [IngestReport.StatusChange] = []
         for (v, _) in item.transactions { records[v.originalTransactionID]?.transactions.append(v) }
         for (v, _) in item.renewals { records[v.originalTransactionID]?.renewals.append(v) }
+        for original in originals { state.records[original] = records[original]?.compacted() }
         let after = statuses(records, at: now)
         for original in originals {
             guard let to = after[original], before[original]?.status != to.status else { continue }

@@ -9,26 +9,31 @@ enum LedgerRows {
         original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
         grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity
         """
-    /// The customer's original transaction ids: the id itself (when the ledger holds it), and
-    /// every one whose transactions carry the customer as app account token.
-    static func originals(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
-        let own = try db.statement("SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 LIMIT 1")
-        own.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
-        let held = try own.step()
-        own.reset()
-        return (held ? [customer] : []) + (try tokenOriginals(db, token: customer, scope: scope)).filter { $0 != customer }
+    /// The customer's original transaction ids: the id itself (when the ledger holds it), or
+    /// every one whose transactions ever carried the token (history; entitlement answers count
+    /// only those whose newest token is this one: `CustomerRecord.token`).
+    static func originals(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> [String] {
+        switch customer {
+        case let .token(token): return try tokenOriginals(db, token: token, scope: scope)
+        case let .originalTransactionID(original):
+            let own = try db.statement("SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 LIMIT 1")
+            defer { own.reset() }
+            own.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+            return try own.step() ? [original] : []
+        }
     }
 
-    /// The original transaction ids whose transactions carry `token`. A plain indexed lookup
-    /// ("IS NOT NULL" spelled out lets SQLite use the partial index; an IN/UNION subquery would
-    /// make it build and free a temporary b-tree on every call).
+    /// The original transaction ids whose transactions carry `token` (lowercased; stores written
+    /// before tokens were lowercased may hold Swift's uppercase spelling). A plain indexed
+    /// lookup ("IS NOT NULL" spelled out lets SQLite use the partial index; an IN/UNION subquery
+    /// would make it build and free a temporary b-tree on every call).
     static func tokenOriginals(_ db: any DatabaseConnection, token: String, scope: LedgerScope) throws(GateKitError) -> [String] {
         let tokened = try db.statement("""
             SELECT original_transaction_id FROM ledger_transactions \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_token" : "")
-            WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3 AND app_account_token IS NOT NULL
+            WHERE environment = ?1 AND test_signed = ?2 AND app_account_token IN (?3, ?4) AND app_account_token IS NOT NULL
             """)
         defer { tokened.reset() }
-        tokened.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: token)
+        tokened.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: token).bind(4, text: token.uppercased())
         var out: [String] = []
         while try tokened.step() {
             if let original = tokened.text(0), !out.contains(original) { out.append(original) }
@@ -39,8 +44,17 @@ enum LedgerRows {
     static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
     static let renewalsByOriginal = "SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
 
-    static func record(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
-        if db.dialect == .postgresql { return try recordInOneRoundTrip(db, customer: customer, scope: scope) }
+    static func record(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope)
+            : try recordByStatements(db, customer: customer, scope: scope)
+        if case let .token(token) = customer {
+            record.token = token
+            for i in record.transactions.indices { record.transactions[i].appAccountToken = record.transactions[i].appAccountToken?.lowercased() }
+        }
+        return record
+    }
+
+    private static func recordByStatements(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
         var record = CustomerRecord()
         var groupless = Set<String>()
         var grouped = Set<String>()
@@ -58,9 +72,10 @@ enum LedgerRows {
             while try r.step() { record.renewals.append(renewal(r)) }
             r.reset()
         }
-        // The customer as an original transaction id (its rows, if any), then as a token.
-        try load(customer)
-        for original in try tokenOriginals(db, token: customer, scope: scope) where original != customer { try load(original) }
+        switch customer {
+        case let .originalTransactionID(original): try load(original)
+        case let .token(token): for original in try tokenOriginals(db, token: token, scope: scope) { try load(original) }
+        }
         // Receipt purchases say no group: the group any signed transaction gave the product.
         for product in groupless.subtracting(grouped) {
             let g = try db.statement("SELECT group_id FROM ledger_products WHERE environment = ?1 AND test_signed = ?2 AND product_id = ?3")
@@ -74,15 +89,13 @@ enum LedgerRows {
     /// The same record from one statement: over a network each statement is a round trip, so
     /// the customer's transactions, renewals and receipt products' groups come tagged in one
     /// result (1, 2, 3 in the first column; transaction columns from 1, renewal columns from 17).
-    private static let wholeCustomer: String = {
+    /// `originals` selects the customer's original transaction ids from ?1 (environment), ?2
+    /// (test flag), ?3 and ?4 (the id, or the token in both spellings).
+    private static func wholeCustomer(originals: String) -> String {
         let txCount = 16, renewalCount = 10
         let nulls = { (n: Int) in Array(repeating: "NULL", count: n).joined(separator: ", ") }
         return """
-            WITH originals(o) AS (
-                SELECT CAST(?3 AS TEXT)
-                UNION
-                SELECT original_transaction_id FROM ledger_transactions
-                WHERE environment = ?1 AND test_signed = ?2 AND app_account_token = ?3 AND app_account_token IS NOT NULL)
+            WITH originals(o) AS (\(originals))
             SELECT 1, \(transactionColumns), \(nulls(renewalCount)) FROM ledger_transactions
             WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (SELECT o FROM originals)
             UNION ALL
@@ -94,15 +107,28 @@ enum LedgerRows {
                 SELECT product_id FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2
                 AND original_transaction_id IN (SELECT o FROM originals) AND group_id IS NULL)
             """
-    }()
+    }
+    private static let wholeOriginal = wholeCustomer(originals: "SELECT CAST(?3 AS TEXT) WHERE CAST(?4 AS TEXT) IS NULL")
+    private static let wholeToken = wholeCustomer(originals: """
+        SELECT DISTINCT original_transaction_id FROM ledger_transactions
+        WHERE environment = ?1 AND test_signed = ?2 AND app_account_token IN (?3, ?4) AND app_account_token IS NOT NULL
+        """)
 
-    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
         var record = CustomerRecord()
         var groups: [String: String] = [:]
         var grouped = Set<String>()
-        let s = try db.statement(wholeCustomer)
+        let s: any DatabaseStatement
+        switch customer {
+        case let .originalTransactionID(original):
+            s = try db.statement(wholeOriginal)
+            s.bind(3, text: original).bind(4, text: nil)
+        case let .token(token):
+            s = try db.statement(wholeToken)
+            s.bind(3, text: token).bind(4, text: token.uppercased())
+        }
         defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: customer)
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag)
         while try s.step() {
             switch s.int64(0) {
             case 1:
@@ -200,29 +226,6 @@ enum LedgerRows {
     }
 
     // MARK: writing
-
-    /// True when a version of this transaction newer than `v` is already held.
-    static func hasNewer(_ db: any DatabaseConnection, _ v: TransactionVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
-        try hasNewer(db, table: "ledger_transactions", key: "transaction_id", value: v.transactionID, signedMs: v.signedMs, identity: v.identity, scope: scope)
-    }
-
-    /// True when a version of this renewal info newer than `v` is already held.
-    static func hasNewer(_ db: any DatabaseConnection, _ v: RenewalVersion, scope: LedgerScope) throws(GateKitError) -> Bool {
-        try hasNewer(db, table: "ledger_renewals", key: "original_transaction_id", value: v.originalTransactionID, signedMs: v.signedMs,
-                     identity: v.identity, scope: scope)
-    }
-
-    /// Newer in the versions' total order: a later signedDate, or the same and a larger identity.
-    private static func hasNewer(_ db: any DatabaseConnection, table: StaticString, key: StaticString, value: String, signedMs: Int64,
-                                 identity: String, scope: LedgerScope) throws(GateKitError) -> Bool {
-        let s = try db.statement("""
-            SELECT 1 FROM \(table) WHERE environment = ?1 AND test_signed = ?2 AND \(key) = ?3
-            AND (signed_ms > ?4 OR (signed_ms = ?4 AND identity >= ?5)) LIMIT 1
-            """)
-        defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: value).bind(4, signedMs).bind(5, text: identity)
-        return try s.step()
-    }
 
     /// `signed` nil: the version's signed text is its item's own (or, for a receipt purchase, none).
     static func insert(_ db: any DatabaseConnection, _ v: TransactionVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {

@@ -17,8 +17,9 @@ public struct LedgerScope: Hashable, Sendable {
 public enum LedgerInstant: Sendable, Equatable {
     /// Now, from everything the ledger holds.
     case now
-    /// As of a past (or future) instant, Unix ms: only what Apple had signed by then counts,
-    /// so the answer is the one the ledger would have given at that instant (audits, disputes).
+    /// As of a past instant, Unix ms: only what Apple had signed by then counts, so the answer
+    /// is the one the ledger would have given at that instant (audits, disputes). Now or a
+    /// future instant: from everything the ledger holds, as `.now`.
     case asOf(Int64)
 
     var at: Int64 {

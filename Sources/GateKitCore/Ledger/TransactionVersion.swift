@@ -4,6 +4,7 @@
 public struct TransactionVersion: Sendable, Equatable {
     public var transactionID: String
     public var originalTransactionID: String
+    /// Lowercased; nil when the transaction carries none, or one that is not a UUID.
     public var appAccountToken: String?
     public var productID: String
     public var groupID: String?
@@ -32,7 +33,7 @@ public struct TransactionVersion: Sendable, Equatable {
               let signed = f.signedDate else { return nil }
         transactionID = id
         originalTransactionID = original
-        appAccountToken = f.appAccountToken.flatMap { $0.isEmpty ? nil : $0 }
+        appAccountToken = LedgerCustomer.normalizedToken(f.appAccountToken)
         productID = product
         groupID = f.subscriptionGroupIdentifier
         productType = ProductType(jwsType: f.type)

@@ -1,3 +1,4 @@
+import COpenSSL
 import CPostgres
 import Glibc
 
@@ -26,6 +27,10 @@ final class PostgresConnection: DatabaseConnection {
     private var statementNumber = 0
     /// The server and database, without the password (for messages and `gatekit_store_path`).
     private(set) var location = "postgresql://"
+    /// The SQLSTATE of the last failed statement (which failures a write may retry).
+    private(set) var lastSQLState: String?
+    /// TLS was GateKit's default (a TCP connection whose string said nothing of sslmode).
+    private let tlsByDefault: Bool
 
     /// Defaults GateKit sets unless the connection string or a `PG*` variable says otherwise:
     /// give up connecting after 10 s, a statement after 30 s, and notice a dead server within
@@ -51,6 +56,18 @@ final class PostgresConnection: DatabaseConnection {
         password = given["password"] ?? (getenv("PGPASSWORD").map { String(cString: $0) })
         // Defaults first: with expand_dbname, what the string says overrides them.
         var k: [String] = ["fallback_application_name"], v: [String] = ["gatekit"]
+        tlsByDefault = PostgresConnection.usesTCP(given) && given["sslmode"] == nil && given["requiressl"] == nil && getenv("PGSSLMODE") == nil
+        if tlsByDefault {
+            // Over TCP, TLS with the server's certificate and name verified (libpq's own default,
+            // `prefer`, takes plain text or any certificate): the system's CAs unless the string,
+            // $PGSSLROOTCERT or libpq's ~/.postgresql/root.crt names others.
+            k.append("sslmode")
+            v.append("verify-full")
+            if given["sslrootcert"] == nil, getenv("PGSSLROOTCERT") == nil, let system = PostgresConnection.systemCAs(pq) {
+                k.append("sslrootcert")
+                v.append(system)
+            }
+        }
         if getenv("PGCONNECT_TIMEOUT") == nil { k.append("connect_timeout"); v.append(PostgresConnection.defaultConnectTimeoutSeconds) }
         if getenv("PGOPTIONS") == nil { k.append("options"); v.append(PostgresConnection.defaultOptions) }
         k += ["keepalives_idle", "keepalives_interval", "keepalives_count", "dbname"]
@@ -62,6 +79,25 @@ final class PostgresConnection: DatabaseConnection {
         values = v
         self.sessionSetup = sessionSetup
         try connect()
+    }
+
+    /// Whether libpq will reach any of the hosts over TCP (a host that is not a socket folder,
+    /// or a hostaddr); no host at all is the local socket.
+    static func usesTCP(_ given: [String: String]) -> Bool {
+        if let address = given["hostaddr"] ?? getenv("PGHOSTADDR").map({ String(cString: $0) }), !address.isEmpty { return true }
+        guard let hosts = given["host"] ?? getenv("PGHOST").map({ String(cString: $0) }) else { return false }
+        return hosts.split(separator: ",", omittingEmptySubsequences: false).contains { h in
+            !h.isEmpty && !h.hasPrefix("/") && !h.hasPrefix("@")
+        }
+    }
+
+    /// The system's CA certificates for `sslrootcert`: libpq 16 reads "system" itself; before,
+    /// OpenSSL's default file (Debian: /usr/lib/ssl/cert.pem, the ca-certificates bundle).
+    /// Nil when libpq's own ~/.postgresql/root.crt is there to decide.
+    static func systemCAs(_ pq: gk_pq) -> String? {
+        if let home = getenv("HOME"), access(String(cString: home) + "/.postgresql/root.crt", F_OK) == 0 { return nil }
+        if pq.PQlibVersion() >= 160000 { return "system" }
+        return X509_get_default_cert_file().map { String(cString: $0) }
     }
 
     deinit {
@@ -89,14 +125,40 @@ final class PostgresConnection: DatabaseConnection {
         guard pq.PQstatus(c) == CONNECTION_OK else {
             let reason = redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(c))))
             pq.PQfinish(c)
-            throw GateKitError(.connection, "cannot connect to the PostgreSQL store: \(reason)")
+            if reason.contains("unsupported startup parameter") {
+                throw GateKitError(.invalidArgument, "the PostgreSQL store cannot be reached through this connection: \(reason). A connection pooler (PgBouncer) is in front of the server; GateKit needs a session of its own (prepared statements, LISTEN, session settings): connect to the server directly")
+            }
+            let hint = tlsByDefault ? " (over TCP GateKit requires TLS and verifies the server's certificate and name: name its CA with sslrootcert=FILE, or say sslmode=require, or sslmode=disable, in the connection string to accept less)" : ""
+            throw GateKitError(.connection, "cannot connect to the PostgreSQL store: \(reason)\(hint)")
         }
         _ = pq.PQsetNoticeReceiver(c, gk_pq_ignore_notice, nil)
         conn = c
         func text(_ p: UnsafeMutablePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
         location = PostgresConnectionString.display(user: text(pq.PQuser(c)), host: text(pq.PQhost(c)), port: text(pq.PQport(c)),
                                                    database: text(pq.PQdb(c)))
-        for sql in sessionSetup { try execute(sql) }
+        do throws(GateKitError) {
+            for sql in sessionSetup { try execute(sql) }
+            try refusePooler(c)
+        } catch {
+            // Never left connected: the next call would take a refused connection for a good one.
+            pq.PQfinish(c)
+            conn = nil
+            throw error
+        }
+    }
+
+    /// A pooler between GateKit and the server (PgBouncer, in any pool mode) hands out a backend
+    /// key of its own: the pid libpq was told is not the server process answering. Behind one,
+    /// session state (search_path, prepared statements, LISTEN) can be lost between
+    /// transactions or reach another client, so GateKit refuses it rather than guess.
+    private func refusePooler(_ c: OpaquePointer) throws(GateKitError) {
+        let result = pq.PQexec(c, "SELECT pg_backend_pid()")
+        defer { pq.PQclear(result) }
+        try check(result, "SELECT pg_backend_pid()")
+        let server = result.flatMap { pq.PQgetvalue($0, 0, 0) }.map { String(cString: $0) }
+        guard server == String(pq.PQbackendPID(c)) else {
+            throw GateKitError(.invalidArgument, "\(location) is reached through a connection pooler (the server's backend pid \(server ?? "?") is not the \(pq.PQbackendPID(c)) the connection was given): GateKit needs a session of its own (prepared statements, LISTEN, session settings), which a pooler in transaction mode loses or shares; connect to the server directly")
+        }
     }
 
     /// Reconnects when the connection is gone, and leaves any transaction a failure left open.
@@ -169,8 +231,21 @@ final class PostgresConnection: DatabaseConnection {
         func field(_ code: UInt8) -> String? { pq.PQresultErrorField(result, Int32(code)).map { String(cString: $0) } }
         // No SQLSTATE: libpq's own failure (the server vanished mid-answer), not the server's.
         guard let state = field(UInt8(ascii: "C")) else { throw lost() }
+        lastSQLState = state
         let message = redacted(field(UInt8(ascii: "M")) ?? PostgresConnection.trimmed(PostgresConnection.string(pq.PQresultErrorMessage(result))))
+        if state == "57014" || state == "55P03" {
+            // What it waited for: the server's context ("while locking tuple (0,3) in relation …").
+            let waited = field(UInt8(ascii: "W")).map { "; it waited \(redacted(PostgresConnection.trimmed($0)))" } ?? ""
+            throw GateKitError(.busy, "\(context) gave up after the connection's statement_timeout (30 s unless the connection string sets another)\(waited): \(message) (SQLSTATE \(state)); nothing was written")
+        }
         throw PostgresConnection.classify(state: state, "\(context) failed: \(message) (SQLSTATE \(state))")
+    }
+
+    /// Failures a write transaction retries: another writer won a race (a serialization
+    /// failure, a deadlock, a unique key it inserted first). A statement or lock timeout is
+    /// not: it already waited as long as the connection allows.
+    var lastFailureIsRace: Bool {
+        ["40001", "40P01", "23505"].contains(lastSQLState ?? "")
     }
 
     /// Maps a SQLSTATE onto GateKit's stable codes.

@@ -163,7 +163,34 @@ enum PostgresSchema {
         CREATE INDEX ledger_status_changes_by_original ON ledger_status_changes(environment, test_signed, original_transaction_id, id);
         """ + appendOnly(["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals",
                           "ledger_item_subjects", "ledger_status_changes"]),
+        // 4: write-lock slots (see `Schema`): a writer locks the rows of its subjects' slots
+        // (`lockSlot`) with SELECT … FOR UPDATE, which needs UPDATE on the table: only the
+        // store's own role can hold them, unlike advisory locks, which any role can take.
+        """
+        CREATE TABLE gatekit_locks(
+            slot BIGINT PRIMARY KEY CHECK (slot BETWEEN 0 AND 1024)
+        );
+        INSERT INTO gatekit_locks(slot) SELECT generate_series(0, 1024);
+        """,
     ]
+
+    /// Slot 1024 is the whole store's; subjects hash onto slots 0-1023 (two subjects sharing
+    /// a slot only wait for each other, never deadlock: slots are taken in order).
+    static let wholeStoreSlot: Int64 = 1024
+    static func lockSlot(_ subject: String) -> Int64 {
+        var hash: UInt32 = 2_166_136_261  // FNV-1a: stable across processes and versions
+        for b in subject.utf8 { hash = (hash ^ UInt32(b)) &* 16_777_619 }
+        return Int64(hash % 1024)
+    }
+
+    /// The triggers GateKit creates: every other trigger in the namespace is refused.
+    static var triggers: Set<String> {
+        Set(appendOnlyTables.flatMap { ["\($0)_append_only", "\($0)_no_truncate"] })
+    }
+    static let appendOnlyTables = ["eula_decisions", "perm_history", "ledger_jws_headers", "ledger_items", "ledger_transactions",
+                                   "ledger_renewals", "ledger_item_subjects", "ledger_status_changes"]
+    /// The functions GateKit creates.
+    static let functions: Set<String> = ["gatekit_append_only"]
 
     /// UPDATE, DELETE and TRUNCATE refused on each table, as SQLite's triggers do.
     private static func appendOnly(_ tables: [String]) -> String {
@@ -181,7 +208,7 @@ enum PostgresSchema {
     /// Every table a current store has (what `integrityReport` checks).
     static let tables = ["gatekit_meta", "eula_decisions", "eula_minor_revisions", "perm_categories", "perm_usage_descriptions",
                          "perm_states", "perm_history", "ledger_jws_headers", "ledger_items", "ledger_transactions",
-                         "ledger_renewals", "ledger_item_subjects", "ledger_products", "ledger_status_changes"]
+                         "ledger_renewals", "ledger_item_subjects", "ledger_products", "ledger_status_changes", "gatekit_locks"]
 
     /// The namespace holding an app's store: `gatekit/<app id>`, quoted (app ids are letters,
     /// digits, '.', '-', '_'), shortened with a digest past PostgreSQL's 63-byte identifiers.

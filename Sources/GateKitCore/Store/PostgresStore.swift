@@ -4,8 +4,8 @@ import Glibc
 /// and migrated like the SQLite file, with every commit announced on a LISTEN/NOTIFY channel
 /// so caches in other processes and machines stay coherent without a round trip per read.
 ///
-/// Writes are READ COMMITTED transactions that first take transaction-scoped advisory locks
-/// on their `WriteScope` (sorted, so never a deadlock): writers of one subject run one at a
+/// Writes are READ COMMITTED transactions that first lock their `WriteScope`'s rows of the
+/// app's `gatekit_locks` table (sorted, so never a deadlock): writers of one subject run one at a
 /// time, as on SQLite, while writers of different subjects (two subscriptions, two EULA
 /// decisions) run in parallel. SERIALIZABLE was measured first: its page-level predicate
 /// locks failed unrelated ledger ingestions with 4 writers after 10 retries.
@@ -30,9 +30,13 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     /// broke before COMMIT, before the error is returned.
     static let writeAttempts = 10
 
-    init(connectionString: String, appID: String, mustExist: Bool = false) throws(GateKitError) {
+    /// Objects may be owned by one role the connecting role is a member of (`StoreSharing.group`).
+    private let sharedOwner: Bool
+
+    init(connectionString: String, appID: String, sharedOwner: Bool = false, mustExist: Bool = false) throws(GateKitError) {
         try StorePath.validateAppID(appID)
         self.appID = appID
+        self.sharedOwner = sharedOwner
         let name = try PostgresSchema.namespace(appID: appID)
         namespace = PostgresSchema.quoted(name)
         connection = try PostgresConnection(connectionString: connectionString,
@@ -57,11 +61,15 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         // between showed its tables without gatekit_meta ("not a GateKit store").
         let meta = try db.statement("""
             SELECT (SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = 'gatekit_meta'),
-                   (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1)
+                   (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1),
+                   (SELECT count(*) FROM pg_namespace WHERE nspname = ?1)
             """)
         guard try meta.bind(1, text: name).step() else { throw GateKitError(.internal, "the catalog query returned no row") }
-        let (hasMeta, objects) = (meta.int64(0) == 1, meta.int64(1))
+        let (hasMeta, objects, exists) = (meta.int64(0) == 1, meta.int64(1), meta.int64(2) == 1)
         meta.reset()
+        // Before anything in it is read or built on: a schema another role owns or can write
+        // (an empty one made in advance, or a fake store with its own triggers) is refused.
+        if exists { try PostgresOwnership.check(db, namespace: name, sharedOwner: sharedOwner, location: connection.location) }
         guard hasMeta else {
             guard objects == 0 else {
                 throw GateKitError(.notAStore, "schema \(where_) holds objects but is not a GateKit store; left untouched")
@@ -111,6 +119,8 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         try meta.bind(1, text: key).bind(2, text: value).run()
                     }
                     try Schema.recordWriter(connection)
+                    // What was just built, in a schema another role might have made first.
+                    try PostgresOwnership.check(connection, namespace: name, sharedOwner: sharedOwner, location: connection.location)
                 }
                 try connection.execute("COMMIT")
             } catch {
@@ -152,7 +162,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         if error.code != .commitUncertain { try? connection.execute("ROLLBACK") }
                         throw error
                     }
-                } catch where (error.code == .busy || error.code == .connection) && attempt < PostgresStore.writeAttempts {
+                } catch where ((error.code == .busy && connection.lastFailureIsRace) || error.code == .connection) && attempt < PostgresStore.writeAttempts {
                     // Nothing was committed: a conflict with another writer, or a connection
                     // that broke before COMMIT (the next round reconnects).
                     usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
@@ -171,7 +181,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                 try connection.ensureConnected(probing: true)  // failing here, nothing was sent
                 do throws(GateKitError) {
                     return try body(connection)
-                } catch where error.code == .busy && attempt < PostgresStore.writeAttempts {
+                } catch where error.code == .busy && connection.lastFailureIsRace && attempt < PostgresStore.writeAttempts {
                     usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
                     attempt += 1
                 } catch where error.code == .connection {
@@ -181,17 +191,19 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         }
     }
 
-    /// The advisory locks of `scope`, in the app's own lock space (the namespace's hash).
+    /// Locks the rows of `scope`'s slots in the app's `gatekit_locks`, in slot order (never a
+    /// deadlock), in one round trip. Row locks, not advisory keys: a role with no rights on the
+    /// app's schema cannot hold them and stall its writers.
     private func lock(_ scope: WriteScope) throws(GateKitError) {
+        let slots: [Int64]
         switch scope {
-        case .wholeStore:
-            try connection.statement("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(?1), 0)) AS locked").bind(1, text: namespace).run()
-        case .singleInsert:
-            break
-        case .subjects(let subjects):
-            let take = try connection.statement("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(?1), hashtext(?2))) AS locked")
-            for subject in Set(subjects).sorted() { try take.bind(1, text: namespace).bind(2, text: subject).run() }
+        case .wholeStore: slots = [PostgresSchema.wholeStoreSlot]
+        case .singleInsert: return
+        case .subjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
         }
+        let list = "{" + slots.map(String.init).joined(separator: ",") + "}"
+        try connection.statement("SELECT slot FROM gatekit_locks WHERE slot = ANY(CAST(?1 AS BIGINT[])) ORDER BY slot FOR UPDATE")
+            .bind(1, text: list).run()
     }
 
     func integrityReport(quick: Bool) throws(GateKitError) -> [String] {

@@ -175,6 +175,14 @@ enum Schema {
 
             """
         }.joined(),
+        // 4: write-lock slots. PostgreSQL's writers lock rows of this table (only the store's
+        // own role can), not advisory keys any role could hold; SQLite's writers take the
+        // database's own lock, so here it stays empty and exists to keep the schemas equal.
+        """
+        CREATE TABLE gatekit_locks(
+            slot INTEGER PRIMARY KEY CHECK (slot BETWEEN 0 AND 1024)
+        );
+        """,
     ]
 
     static var currentVersion: Int64 { Int64(migrations.count) }

@@ -16,10 +16,10 @@ public final class Store: @unchecked Sendable {
     public init(path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false) throws(GateKitError) {
         let resolved = try StorePath.resolve(path: path, appID: appID)
         if PostgresConnectionString.isConnectionString(resolved) {
-            guard sharing == .ownerOnly else {
-                throw .invalid("group sharing is a file-mode setting and has no meaning for a PostgreSQL store (the server's roles decide who reads it)")
-            }
-            engine = try PostgresStore(connectionString: resolved, appID: appID ?? StorePath.defaultPostgresAppID, mustExist: mustExist)
+            // Group sharing on PostgreSQL: the schema may be owned by a role the connecting role
+            // is a member of (a team's owner role), as a group-shared file may be another's.
+            engine = try PostgresStore(connectionString: resolved, appID: appID ?? StorePath.defaultPostgresAppID,
+                                       sharedOwner: sharing == .group, mustExist: mustExist)
         } else {
             engine = try SQLiteStore(file: resolved, sharing: sharing, mustExist: mustExist)
         }

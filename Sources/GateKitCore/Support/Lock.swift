@@ -24,3 +24,15 @@ public final class Lock: @unchecked Sendable {
         return try body()
     }
 }
+
+/// A value only reached under its own lock.
+public final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    public func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.withLock { body(&value) }
+    }
+}

@@ -39,7 +39,9 @@ final class DBusSession: @unchecked Sendable {
         connection = c  // from here on, deinit closes and frees it, also when init throws
         // A bus that goes away must not exit the host process (libdbus's default).
         bus.dbus_connection_set_exit_on_disconnect(c, 0)
-        for rule in !listening ? [] : ["type='signal',interface='\(DBusSession.interface)',member='Changed'",
+        // The bus delivers `Changed` only from the name's current owner and path; a signal sent
+        // straight to this connection bypasses match rules, so `nextEvent` checks each one too.
+        for rule in !listening ? [] : ["type='signal',sender='\(DBusSession.service)',path='\(DBusSession.path)',interface='\(DBusSession.interface)',member='Changed'",
                      "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(DBusSession.service)'"] {
             bus.dbus_bus_add_match(c, rule, &error)
             if bus.dbus_error_is_set(&error) != 0 {
@@ -74,35 +76,77 @@ final class DBusSession: @unchecked Sendable {
         return message
     }
 
+    static let busName = "org.freedesktop.DBus"
+
+    /// The unique name (":1.42") that owns the permission store's well-known name now, checked
+    /// to be a connection of this user: only its signals are believed. Nil when nobody owns it.
+    func serviceOwner() throws(GateKitError) -> String? {
+        guard let owner = try callBus("GetNameOwner", DBusSession.service, absentWhen: "org.freedesktop.DBus.Error.NameHasNoOwner") else { return nil }
+        guard let uid = try callBus("GetConnectionUnixUser", owner, absentWhen: nil, reading: "u") else {
+            throw GateKitError(.permissionPortal, "the session bus did not say which user runs \(DBusSession.service)")
+        }
+        guard uid == String(geteuid()) else {
+            throw GateKitError(.permissionPortal, "\(DBusSession.service) is owned by \(owner), a connection of user \(uid), not of this user (\(geteuid())): its answers are not believed")
+        }
+        return owner
+    }
+
+    /// One call to the bus daemon with a string argument; its string (or `reading` "u":
+    /// uint32, as text) answer, or nil for the `absentWhen` error.
+    private func callBus(_ method: String, _ argument: String, absentWhen: String?, reading: String = "s") throws(GateKitError) -> String? {
+        guard let reply = try call(DBusSession.busName, "/org/freedesktop/DBus", DBusSession.busName, method, [argument],
+                                   absentWhen: absentWhen, failure: "the session bus did not answer \(method)") else { return nil }
+        defer { bus.dbus_message_unref(reply) }
+        var it = DBusMessageIter()
+        guard bus.dbus_message_iter_init(reply, &it) != 0 else { return nil }
+        if reading == "u" {
+            guard bus.dbus_message_iter_get_arg_type(&it) == Int32(UInt8(ascii: "u")) else { return nil }
+            var value: UInt32 = 0
+            bus.dbus_message_iter_get_basic(&it, &value)
+            return String(value)
+        }
+        return string(&it)
+    }
+
     /// `Lookup(table, id)`: each app's permission strings for that entry; empty when the
     /// store has no such table or entry.
     func lookup(table: String, id: String) throws(GateKitError) -> [String: [String]] {
-        guard let call = bus.dbus_message_new_method_call(DBusSession.service, DBusSession.path, DBusSession.interface, "Lookup") else {
-            throw GateKitError(.outOfMemory, "libdbus could not allocate a message")
-        }
-        defer { bus.dbus_message_unref(call) }
-        var args = DBusMessageIter()
-        bus.dbus_message_iter_init_append(call, &args)
-        for text in [table, id] {
-            let ok = text.withCString { p -> Bool in
-                var value: UnsafePointer<CChar>? = p
-                return bus.dbus_message_iter_append_basic(&args, Int32(UInt8(ascii: "s")), &value) != 0
-            }
-            guard ok else { throw GateKitError(.outOfMemory, "libdbus could not build the Lookup call") }
-        }
-        var error = DBusError()
-        bus.dbus_error_init(&error)
-        guard let reply = bus.dbus_connection_send_with_reply_and_block(connection, call, DBusSession.callTimeoutMilliseconds, &error) else {
-            let name = gk_dbus_error_name(&error).map { String(cString: $0) } ?? ""
-            let reason = DBusSession.describe(&error, bus)
-            // xdg-permission-store answers NotFound for a table or entry nobody set yet.
-            if name == "org.freedesktop.portal.Error.NotFound" { return [:] }
-            throw GateKitError(.permissionPortal, "the permission store did not answer Lookup(\(Quoted.text(table)), \(Quoted.text(id))): \(reason)")
-        }
+        // xdg-permission-store answers NotFound for a table or entry nobody set yet.
+        guard let reply = try call(DBusSession.service, DBusSession.path, DBusSession.interface, "Lookup", [table, id],
+                                   absentWhen: "org.freedesktop.portal.Error.NotFound",
+                                   failure: "the permission store did not answer Lookup(\(Quoted.text(table)), \(Quoted.text(id)))") else { return [:] }
         defer { bus.dbus_message_unref(reply) }
         var it = DBusMessageIter()
         guard bus.dbus_message_iter_init(reply, &it) != 0 else { return [:] }
         return permissions(&it)
+    }
+
+    /// A method call with string arguments, waited for: the reply (the caller unrefs it), or
+    /// nil when the error is `absentWhen`; any other error is `.permissionPortal`.
+    private func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ arguments: [String],
+                      absentWhen: String?, failure: String) throws(GateKitError) -> OpaquePointer? {
+        guard let message = bus.dbus_message_new_method_call(destination, path, interface, method) else {
+            throw GateKitError(.outOfMemory, "libdbus could not allocate a message")
+        }
+        defer { bus.dbus_message_unref(message) }
+        var args = DBusMessageIter()
+        bus.dbus_message_iter_init_append(message, &args)
+        for text in arguments {
+            let ok = text.withCString { p -> Bool in
+                var value: UnsafePointer<CChar>? = p
+                return bus.dbus_message_iter_append_basic(&args, Int32(UInt8(ascii: "s")), &value) != 0
+            }
+            guard ok else { throw GateKitError(.outOfMemory, "libdbus could not build the \(method) call") }
+        }
+        var error = DBusError()
+        bus.dbus_error_init(&error)
+        guard let reply = bus.dbus_connection_send_with_reply_and_block(connection, message, DBusSession.callTimeoutMilliseconds, &error) else {
+            let name = gk_dbus_error_name(&error).map { String(cString: $0) } ?? ""
+            let reason = DBusSession.describe(&error, bus)
+            if name == absentWhen { return nil }
+            throw GateKitError(.permissionPortal, "\(failure): \(reason)")
+        }
+        return reply
     }
 
     /// Reads an `a{sas}` at the iterator (app id → permission strings).
@@ -140,10 +184,12 @@ final class DBusSession: @unchecked Sendable {
 
     /// A signal the listener acts on.
     enum Event {
-        /// `Changed(table, id, deleted, data, permissions)`: the entry's new permissions.
-        case changed(table: String, id: String, permissions: [String: [String]])
-        /// The permission store's owner changed: it left the bus (false) or arrived (true).
-        case service(running: Bool)
+        /// `Changed(table, id, deleted, data, permissions)`: the entry's new permissions, and the
+        /// unique name that sent it (the listener believes only the service's owner).
+        case changed(table: String, id: String, permissions: [String: [String]], sender: String)
+        /// The permission store's owner changed (from the bus daemon itself): its new unique
+        /// name, or nil when it left the bus.
+        case service(owner: String?)
         /// Any other message (skipped).
         case other
     }
@@ -158,17 +204,22 @@ final class DBusSession: @unchecked Sendable {
         guard let message = bus.dbus_connection_pop_message(connection) else { return nil }
         defer { bus.dbus_message_unref(message) }
         var it = DBusMessageIter()
-        if bus.dbus_message_is_signal(message, DBusSession.interface, "Changed") != 0, bus.dbus_message_iter_init(message, &it) != 0 {
+        let sender = bus.dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
+        let path = bus.dbus_message_get_path(message).map { String(cString: $0) } ?? ""
+        // Signals of the wrong path or types are skipped, never read as an empty entry.
+        if bus.dbus_message_is_signal(message, DBusSession.interface, "Changed") != 0, path == DBusSession.path,
+           bus.dbus_message_has_signature(message, "ssbva{sas}") != 0, bus.dbus_message_iter_init(message, &it) != 0 {
             guard let table = string(&it), bus.dbus_message_iter_next(&it) != 0, let id = string(&it),
                   bus.dbus_message_iter_next(&it) != 0, bus.dbus_message_iter_next(&it) != 0, bus.dbus_message_iter_next(&it) != 0 else {
                 return .other
             }
-            return .changed(table: table, id: id, permissions: permissions(&it))
+            return .changed(table: table, id: id, permissions: permissions(&it), sender: sender)
         }
-        if bus.dbus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") != 0, bus.dbus_message_iter_init(message, &it) != 0 {
+        if bus.dbus_message_is_signal(message, DBusSession.busName, "NameOwnerChanged") != 0, sender == DBusSession.busName,
+           bus.dbus_message_has_signature(message, "sss") != 0, bus.dbus_message_iter_init(message, &it) != 0 {
             guard string(&it) == DBusSession.service, bus.dbus_message_iter_next(&it) != 0, bus.dbus_message_iter_next(&it) != 0,
                   let newOwner = string(&it) else { return .other }
-            return .service(running: !newOwner.isEmpty)
+            return .service(owner: newOwner.isEmpty ? nil : newOwner)
         }
         return .other
     }

@@ -18,6 +18,8 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
     private var mapping = PortalMapping() { didSet { recompute() } }
     private var cache: [PortalMapping.Entry: [String: [String]]] = [:] { didSet { recompute() } }
     private var failure: String? { didSet { recompute() } }
+    /// The unique name of the permission store's owner: the only sender whose `Changed` is believed.
+    private var owner: String?
     /// Each mapped category's answer, derived from the three above whenever one changes, so
     /// an answer is one lookup (measured: 241 ns per perm_state deriving it per call).
     private var answers: [Int32: Int32] = [:]
@@ -41,7 +43,8 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
         self.appID = appID
         signals = try DBusSession(listening: true)
         calls = try DBusSession(listening: false)
-        cache = try PortalProvider.fetch(Set(mapping.entries.values), from: calls)
+        cache = try PortalProvider.fetch(Set(mapping.entries.values), from: calls)  // activates the service
+        owner = try calls.serviceOwner()
         recompute()
     }
 
@@ -112,17 +115,19 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
             var changed = false
             while let event = current.nextEvent() {
                 switch event {
-                case let .changed(table, id, permissions):
+                case let .changed(table, id, permissions, sender):
                     let entry = PortalMapping.Entry(table: table, id: id)
                     lock.withLock {
-                        if mapping.entries.values.contains(entry) {
+                        // Any peer can send `Changed`; only the store's owner is believed.
+                        if sender == owner, mapping.entries.values.contains(entry) {
                             cache[entry] = permissions
                             changed = true
                         }
                     }
-                case .service(running: false):
+                case .service(owner: nil):
+                    lock.withLock { owner = nil }
                     fallBack("xdg-permission-store left the session bus")
-                case .service(running: true):
+                case .service(owner: .some):
                     refetch()
                 case .other:
                     continue
@@ -146,7 +151,9 @@ final class PortalProvider: SystemStateProvider, @unchecked Sendable {
         let (entries, current) = lock.withLock { (Set(mapping.entries.values), calls) }
         do {
             let fresh = try PortalProvider.fetch(entries, from: current)
+            let newOwner = try current.serviceOwner()
             lock.withLock {
+                owner = newOwner
                 cache = fresh
                 failure = nil
             }

@@ -1,0 +1,20 @@
+/// Who a ledger question is about. The two kinds never mix: a UUID is an app account token
+/// (compared case-insensitively: Swift's `uuidString` is uppercase, Apple's JSON lowercase),
+/// anything else an original transaction id (compared byte for byte). So a token can never
+/// equal another customer's original transaction id and inherit its answers.
+public enum LedgerCustomer: Hashable, Sendable {
+    /// An app account token, lowercased.
+    case token(String)
+    case originalTransactionID(String)
+
+    public init(_ text: String) {
+        self = UUIDText.isValid(text) ? .token(text.lowercased()) : .originalTransactionID(text)
+    }
+
+    /// A signed `appAccountToken` as the ledger keeps it: lowercased, or nil when it is not a
+    /// UUID (Apple's tokens always are; anything else could never be asked about as a token).
+    static func normalizedToken(_ signed: String?) -> String? {
+        guard let signed, UUIDText.isValid(signed) else { return nil }
+        return signed.lowercased()
+    }
+}

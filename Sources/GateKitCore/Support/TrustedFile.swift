@@ -1,0 +1,56 @@
+import Glibc
+
+/// Reads a file that decides whom to trust (a CA bundle), once, and only if no other user
+/// could have written it or swapped it: a regular file, not a symbolic link, owned by this
+/// user or root and not writable by group or others, in folders (up to /) that are likewise
+/// this user's or root's and not writable by others (a sticky folder such as /tmp excepted,
+/// as store folders are judged). The bytes are what the caller uses from then on: the path is
+/// never read again, so a file replaced later changes nothing.
+enum TrustedFile {
+    static func read(_ path: String, limit: Int, what: String) throws(GateKitError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            if e == ELOOP { throw GateKitError.io("\(what) \(Quoted.path(path)) is a symbolic link (refused: its target could be changed)") }
+            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "\(what) \(Quoted.path(path)): \(String(cString: strerror(e)))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw GateKitError.io("cannot stat \(what) \(Quoted.path(path))") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError.io("\(what) \(Quoted.path(path)) is not a regular file") }
+        guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+            throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(StoreFiles.octal(st.st_mode))), so it cannot decide whom to trust")
+        }
+        try checkFolders(of: path, what: what)
+        guard st.st_size <= limit else { throw GateKitError(.tooLarge, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }
+        var out = [UInt8](repeating: 0, count: Int(st.st_size))
+        var filled = 0
+        while filled < out.count {
+            let n = out.withUnsafeMutableBytes { b in Glibc.read(fd, b.baseAddress.map { $0 + filled }, b.count - filled) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw GateKitError.io("cannot read \(what) \(Quoted.path(path)): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            filled += n
+        }
+        return Array(out[0..<filled])
+    }
+
+    /// Every folder from the file's (resolved) up to /.
+    private static func checkFolders(of path: String, what: String) throws(GateKitError) {
+        guard let resolved = realpath(StoreFiles.folderOf(path), nil) else {
+            throw GateKitError.io("cannot resolve the folder of \(what) \(Quoted.path(path)): \(String(cString: strerror(errno)))")
+        }
+        var folder = String(cString: resolved)
+        free(resolved)
+        while true {
+            var st = stat()
+            guard stat(folder, &st) == 0 else { throw GateKitError.io("cannot examine \(Quoted.path(folder)): \(String(cString: strerror(errno)))") }
+            let sticky = st.st_mode & S_ISVTX != 0
+            if (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky) {
+                throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is in the folder \(Quoted.path(folder)), which another user can write (owner \(st.st_uid), mode \(StoreFiles.octal(st.st_mode))): they could replace it")
+            }
+            if folder == "/" { return }
+            folder = StoreFiles.folderOf(folder)
+        }
+    }
+}
