@@ -25,7 +25,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
+.PHONY: mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
 
 deps:
@@ -140,6 +140,12 @@ test: build python-deps
 # (about a minute warm). `make test` is the full run CI does.
 check: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-python
+
+# One-line mutants of the library's rules (Tests/mutation/mutants.tsv), each rebuilt and run
+# against its domain's Swift suites: every mutant must be killed by an assertion. Not part of
+# `make test` (a rebuild per mutant); MUTANTS=L01,J04 or DOMAIN=ledger to run some.
+mutation: deps
+	@$(PYTHON) Tests/mutation/run.py $(if $(MUTANTS),--only $(MUTANTS)) $(if $(DOMAIN),--domain $(DOMAIN))
 
 # The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
 SWIFT_CONTRACT_SUITES := EULAGateTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests

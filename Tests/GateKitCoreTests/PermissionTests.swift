@@ -52,17 +52,6 @@ private func describeAll(_ engine: PermissionEngine) throws {
     for c in allBuiltIns { try engine.setUsageDescription(c, "needed for \(c)") }
 }
 
-private func code(_ body: () throws -> Void) -> GateKitError.Code? {
-    do {
-        try body()
-        return nil
-    } catch let error as GateKitError {
-        return error.code
-    } catch {
-        return .internal
-    }
-}
-
 @Suite struct PermissionModelTests {
     @Test func categoryNumbersAndNamesAreISHPermissionKits() {
         let expected: [(Int32, String)] = [
@@ -108,7 +97,7 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
                         #expect(result == decision.resultingState, "\(stored) \(answer) \(decision)")
                     } else {
                         #expect(result == nil, "\(stored) \(answer) \(decision)")
-                        #expect(code { _ = try PermissionStateMachine.apply(decision, category: "x", stored: stored, system: answer) } == .permissionNotPromptable)
+                        #expect(failure { _ = try PermissionStateMachine.apply(decision, category: "x", stored: stored, system: answer) } == .permissionNotPromptable)
                     }
                 }
             }
@@ -121,7 +110,7 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         #expect(apply(.denied, category: "x", stored: .askAgain, system: .notDetermined) == .denied)
         for final: PermissionState in [.authorized, .denied, .doNotAsk] {
             for d in PermissionDecision.allCases {
-                #expect(code { _ = try PermissionStateMachine.apply(d, category: "x", stored: final, system: .notDetermined) } == .permissionNotPromptable)
+                #expect(failure { _ = try PermissionStateMachine.apply(d, category: "x", stored: final, system: .notDetermined) } == .permissionNotPromptable)
             }
         }
     }
@@ -133,7 +122,7 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         #expect((try? ProviderAnswer(raw: 403, category: 5100)) == .denied)
         #expect((try? ProviderAnswer(raw: 501, category: 5100)) == .unsupported)
         for bad: Int32 in [100, 406, 1, 404, Int32.max] {
-            #expect(code { _ = try ProviderAnswer(raw: bad, category: 5100) } == .permissionProvider)
+            #expect(failure { _ = try ProviderAnswer(raw: bad, category: 5100) } == .permissionProvider)
         }
     }
 }
@@ -151,8 +140,8 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
                 try engine.record(c, decision: decision.rawValue)
                 #expect(try engine.state(c) == state)
             }
-            #expect(code { try engine.record(allBuiltIns[1], decision: PermissionDecision.askLater.rawValue) } == .permissionNotPromptable)
-            #expect(code { try engine.record(allBuiltIns[0], decision: 9) } == .permissionDecision)
+            #expect(failure { try engine.record(allBuiltIns[1], decision: PermissionDecision.askLater.rawValue) } == .permissionNotPromptable)
+            #expect(failure { try engine.record(allBuiltIns[0], decision: 9) } == .permissionDecision)
         }
         // Another store and engine on the same file (as another process would).
         let again = try openEngine(path)
@@ -180,15 +169,15 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
 
     @Test func invalidCategoriesEachHaveTheirCode() throws {
         let engine = try openEngine(temporaryStorePath())
-        #expect(code { _ = try engine.state(0) } == .permissionCategory)
-        #expect(code { _ = try engine.state(-1) } == .permissionCategory)
-        #expect(code { _ = try engine.state(1234) } == .permissionCategory)
-        #expect(code { _ = try engine.state(Int32.min) } == .permissionCategory)
-        #expect(code { _ = try engine.state(5000) } == .permissionRetired)
-        #expect(code { _ = try engine.state(8100) } == .permissionRetired)
-        #expect(code { _ = try engine.state(1_000_000) } == .permissionCategory)
-        #expect(code { try engine.reset(8100) } == .permissionRetired)
-        #expect(code { _ = try engine.history(5000) } == .permissionRetired)
+        #expect(failure { _ = try engine.state(0) } == .permissionCategory)
+        #expect(failure { _ = try engine.state(-1) } == .permissionCategory)
+        #expect(failure { _ = try engine.state(1234) } == .permissionCategory)
+        #expect(failure { _ = try engine.state(Int32.min) } == .permissionCategory)
+        #expect(failure { _ = try engine.state(5000) } == .permissionRetired)
+        #expect(failure { _ = try engine.state(8100) } == .permissionRetired)
+        #expect(failure { _ = try engine.state(1_000_000) } == .permissionCategory)
+        #expect(failure { try engine.reset(8100) } == .permissionRetired)
+        #expect(failure { _ = try engine.history(5000) } == .permissionRetired)
     }
 
     /// ISHPermissionKit forgot the provider for five categories: here every category, every answer.
@@ -226,14 +215,14 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
                     #expect(error.message.contains(name))
                 }
             }
-            #expect(code { _ = try engine.pending([c]) } == .permissionNoUsageDescription)
-            #expect(code { _ = try engine.next([c], after: 0) } == .permissionNoUsageDescription)
+            #expect(failure { _ = try engine.pending([c]) } == .permissionNoUsageDescription)
+            #expect(failure { _ = try engine.next([c], after: 0) } == .permissionNoUsageDescription)
             try engine.setUsageDescription(c, "Why \(name)")
             #expect(try engine.pending([c]) == [c])
             try engine.record(c, decision: PermissionDecision.askLater.rawValue)
         }
-        #expect(code { try engine.setUsageDescription(5100, "") } == .invalidArgument)
-        #expect(code { try engine.setUsageDescription(5100, String(repeating: "x", count: 4097)) } == .invalidArgument)
+        #expect(failure { try engine.setUsageDescription(5100, "") } == .invalidArgument)
+        #expect(failure { try engine.setUsageDescription(5100, String(repeating: "x", count: 4097)) } == .invalidArgument)
     }
 
     @Test func sequencingSkipsAndDeduplicates() throws {
@@ -251,11 +240,11 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         #expect(try engine.pending([whenInUse, always]) == [whenInUse, always])
         try engine.record(whenInUse, decision: PermissionDecision.dontAsk.rawValue)
         #expect(try engine.pending([whenInUse, always, camera]) == [camera])
-        #expect(code { try engine.record(always, decision: PermissionDecision.authorized.rawValue) } == .permissionBlocked)
+        #expect(failure { try engine.record(always, decision: PermissionDecision.authorized.rawValue) } == .permissionBlocked)
         try engine.reset(whenInUse)
         try engine.record(whenInUse, decision: PermissionDecision.authorized.rawValue)
         #expect(try engine.pending([always]) == [always])
-        #expect(code { _ = try engine.next([camera], after: mic) } == .invalidArgument)
+        #expect(failure { _ = try engine.next([camera], after: mic) } == .invalidArgument)
     }
 
     /// The original advanced its index by one after a skip and could show a screen twice.
@@ -329,8 +318,8 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         let engine = try PermissionEngine(store: store)
         try engine.setUsageDescription(5100, "x")
         try engine.record(5100, decision: PermissionDecision.denied.rawValue)
-        #expect(code { try store.write { (db) throws(GateKitError) in try db.execute("UPDATE perm_history SET to_state = 200") } } != nil)
-        #expect(code { try store.write { (db) throws(GateKitError) in try db.execute("DELETE FROM perm_history") } } != nil)
+        #expect(failure { try store.write { (db) throws(GateKitError) in try db.execute("UPDATE perm_history SET to_state = 200") } } != nil)
+        #expect(failure { try store.write { (db) throws(GateKitError) in try db.execute("DELETE FROM perm_history") } } != nil)
         #expect(try engine.history(5100).count == 1)
     }
 
@@ -338,15 +327,15 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         let engine = try openEngine(temporaryStorePath())
         try engine.registerCategory(1_000_000, name: "telemetry", usageDescription: "stats")
         try engine.registerCategory(1_000_000, name: "telemetry", usageDescription: "stats, reworded")
-        #expect(code { try engine.registerCategory(1_000_000, name: "crash-reports", usageDescription: "x") } == .permissionConflict)
-        #expect(code { try engine.registerCategory(1_000_001, name: "telemetry", usageDescription: "x") } == .permissionConflict)
-        #expect(code { try engine.registerCategory(5100, name: "cam", usageDescription: "x") } == .permissionConflict)
-        #expect(code { try engine.registerCategory(1_000_002, name: "camera", usageDescription: "x") } == .permissionConflict)
-        #expect(code { try engine.registerCategory(8100, name: "book", usageDescription: "x") } == .permissionRetired)
-        #expect(code { try engine.registerCategory(999_999, name: "low", usageDescription: "x") } == .permissionCategory)
-        #expect(code { try engine.registerCategory(1_000_003, name: "Upper", usageDescription: "x") } == .invalidArgument)
-        #expect(code { try engine.registerCategory(1_000_003, name: "9lives", usageDescription: "x") } == .invalidArgument)
-        #expect(code { try engine.registerCategory(1_000_003, name: String(repeating: "a", count: 65), usageDescription: "x") } == .invalidArgument)
+        #expect(failure { try engine.registerCategory(1_000_000, name: "crash-reports", usageDescription: "x") } == .permissionConflict)
+        #expect(failure { try engine.registerCategory(1_000_001, name: "telemetry", usageDescription: "x") } == .permissionConflict)
+        #expect(failure { try engine.registerCategory(5100, name: "cam", usageDescription: "x") } == .permissionConflict)
+        #expect(failure { try engine.registerCategory(1_000_002, name: "camera", usageDescription: "x") } == .permissionConflict)
+        #expect(failure { try engine.registerCategory(8100, name: "book", usageDescription: "x") } == .permissionRetired)
+        #expect(failure { try engine.registerCategory(999_999, name: "low", usageDescription: "x") } == .permissionCategory)
+        #expect(failure { try engine.registerCategory(1_000_003, name: "Upper", usageDescription: "x") } == .invalidArgument)
+        #expect(failure { try engine.registerCategory(1_000_003, name: "9lives", usageDescription: "x") } == .invalidArgument)
+        #expect(failure { try engine.registerCategory(1_000_003, name: String(repeating: "a", count: 65), usageDescription: "x") } == .invalidArgument)
         #expect(try engine.categoryNumber(named: "telemetry") == 1_000_000)
         #expect(try engine.categoryName(1_000_000) == "telemetry")
         #expect(try engine.pending([1_000_000]) == [1_000_000])
@@ -379,7 +368,7 @@ private func code(_ body: () throws -> Void) -> GateKitError.Code? {
         try other.refresh()
         #expect(try engine.history(1000).filter { $0.source == .provider }.count == 1)
         try engine.unsubscribe(token)
-        #expect(code { try engine.unsubscribe(token) } == .permissionToken)
+        #expect(failure { try engine.unsubscribe(token) } == .permissionToken)
     }
 
     @Test func unsubscribingInsideACallbackStopsFurtherCalls() throws {
@@ -432,7 +421,7 @@ private final class ChangeLogToken: @unchecked Sendable {
             threads.add(pthread_self())
         }
         try engine.startWatching(intervalMilliseconds: 5, includeProvider: false)
-        #expect(code { try engine.startWatching(intervalMilliseconds: 5, includeProvider: false) } == .permissionWatching)
+        #expect(failure { try engine.startWatching(intervalMilliseconds: 5, includeProvider: false) } == .permissionWatching)
         try other.record(PermissionCategory.contacts, decision: PermissionDecision.dontAsk.rawValue)
         var waited = 0
         while log.changes.isEmpty && waited < 5000 {
@@ -443,7 +432,7 @@ private final class ChangeLogToken: @unchecked Sendable {
         #expect(try !engine.stopWatching())
         #expect(log.changes == [PermissionChange(category: PermissionCategory.contacts, old: .unknown, new: .doNotAsk)])
         #expect(threads.all.allSatisfy { pthread_equal($0, pthread_self()) == 0 })
-        #expect(code { try engine.startWatching(intervalMilliseconds: 0, includeProvider: false) } == .invalidArgument)
+        #expect(failure { try engine.startWatching(intervalMilliseconds: 0, includeProvider: false) } == .invalidArgument)
     }
 }
 

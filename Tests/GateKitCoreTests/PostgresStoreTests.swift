@@ -169,3 +169,42 @@ func uniqueAppID(_ tag: String) -> String {
         #expect(try gate.history(documentID: "terms", user: .defaultUser).map(\.kind) == [.accepted, .declined])
     }
 }
+
+/// The PostgreSQL session's safety settings, read back from the server (issue 32).
+@Suite(.serialized) struct PostgresSettingsTests {
+    static func show(_ store: Store, _ sql: String) throws -> String? {
+        try store.read { (db) throws(GateKitError) -> String? in
+            let s = try db.statement(sql)
+            defer { s.reset() }
+            return try s.step() ? s.text(0) : nil
+        }
+    }
+
+    @Test func theSessionRunsWithGateKitsSettings() throws {
+        guard let server = postgresTestServer() else { return }
+        let app = uniqueAppID("settings")
+        let store = try Store(path: server, appID: app)
+        #expect(try Self.show(store, "SHOW statement_timeout") == "30s")
+        #expect(try Self.show(store, "SHOW idle_in_transaction_session_timeout") == "1min")
+        #expect(try Self.show(store, "SHOW search_path") == "\"gatekit/\(app)\"")
+        #expect(try Self.show(store, "SHOW client_encoding") == "UTF8")
+        #expect(try Self.show(store, "SELECT current_setting('application_name')") == "gatekit")
+        // A string that sets its own timeout is obeyed.
+        let custom = try Store(path: server + " options='-c statement_timeout=1234'", appID: app)
+        #expect(try Self.show(custom, "SHOW statement_timeout") == "1234ms")
+    }
+
+    @Test func tcpIsVerifiedTLSUnlessTheStringSaysOtherwise() throws {
+        guard let server = postgresTestServer(), let tcp = getenv("GATEKIT_TEST_POSTGRES_TCP"), let ca = getenv("GATEKIT_TEST_POSTGRES_CA") else { return }
+        let app = uniqueAppID("tls")
+        let ssl = "SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+        let verified = try Store(path: String(cString: tcp) + " sslrootcert=" + String(cString: ca), appID: app)
+        #expect(try Self.show(verified, ssl) == "true")
+        let plain = try Store(path: String(cString: tcp) + " sslmode=disable", appID: app)
+        #expect(try Self.show(plain, ssl) == "false")
+        #expect(try Self.show(Store(path: server, appID: app), ssl) == "false")  // a Unix socket: no TLS needed
+        #expect { try Store(path: String(cString: tcp), appID: app) } throws: {
+            ($0 as? GateKitError)?.code == .connection && ($0 as? GateKitError)?.message.contains("certificate verify failed") == true
+        }
+    }
+}

@@ -19,6 +19,18 @@ final class TemporaryFolder {
     func file(_ name: String) -> String { "\(path)/\(name)" }
 }
 
+/// The error code `body` fails with (nil: it succeeded), whatever it throws.
+func failure(_ body: () throws -> Any) -> GateKitError.Code? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as GateKitError {
+        return error.code
+    } catch {
+        return .internal
+    }
+}
+
 enum Files {
     static func write(_ path: String, _ bytes: [UInt8]) {
         guard let f = fopen(path, "wb") else { return }

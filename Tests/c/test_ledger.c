@@ -154,6 +154,66 @@ static void test_ingest_and_answer(void) {
     gatekit_store_close(s);
 }
 
+/* Every instant rule through the C API, one millisecond before, at and after (issue 32): expiry,
+ * the grace period's end, a revocation. */
+static void test_boundaries(void) {
+    gatekit_store *s = open_store("boundaries.sqlite");
+    long long t = now_ms() - 40 * day, expires = t + 30 * day, grace_end = t + 35 * day, revoked = t + 38 * day;
+    char *tx = tx_json("901", "900", "pro.monthly", t, expires, t, "");
+    char *signed_tx = sign_with("ES256", tx, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_tx, &options), GATEKIT_LEDGER_NEW);
+    char extra[128];
+    snprintf(extra, sizeof extra, ",\"isInBillingRetryPeriod\":true,\"gracePeriodExpiresDate\":%lld", grace_end);
+    char *renewal = renewal_json("900", expires, extra);
+    char *signed_renewal = sign_with("ES256", renewal, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_renewal_info(NULL, s, signed_renewal, &options), GATEKIT_LEDGER_NEW);
+    struct { long long at; int entitled; int reason; } rows[] = {
+        {expires - 1, 1, GATEKIT_LEDGER_REASON_SUBSCRIPTION}, {expires, 1, GATEKIT_LEDGER_REASON_GRACE_PERIOD},
+        {grace_end - 1, 1, GATEKIT_LEDGER_REASON_GRACE_PERIOD}, {grace_end, 0, GATEKIT_LEDGER_REASON_BILLING_RETRY},
+        {grace_end + 1, 0, GATEKIT_LEDGER_REASON_BILLING_RETRY},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        gatekit_ledger_query q = query(rows[i].at);
+        gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+        CHECK_RC(ledger_is_entitled(s, &q, "900", "pro.monthly", &e), rows[i].entitled);
+        CHECK(e.reason == rows[i].reason);
+    }
+    /* A refund signed later, revoking from `revoked`. */
+    snprintf(extra, sizeof extra, ",\"revocationDate\":%lld,\"revocationReason\":0", revoked);
+    char *refund = tx_json("901", "900", "pro.monthly", t, expires, revoked, extra);
+    char *signed_refund = sign_with("ES256", refund, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_refund, &options), GATEKIT_LEDGER_NEW);
+    long long at[] = {revoked - 1, revoked, revoked + 1};
+    int reasons[] = {GATEKIT_LEDGER_REASON_BILLING_RETRY, GATEKIT_LEDGER_REASON_REVOKED, GATEKIT_LEDGER_REASON_REVOKED};
+    for (int i = 0; i < 3; i++) {
+        gatekit_ledger_query q = query(at[i]);
+        gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+        CHECK_RC(ledger_is_entitled(s, &q, "900", "pro.monthly", &e), 0);
+        CHECK(e.reason == reasons[i]);
+    }
+    /* A non-renewing subscription: not yet purchased until its purchase, entitled until its expiry. */
+    char nr[1024];
+    snprintf(nr, sizeof nr,
+             "{\"transactionId\":\"911\",\"originalTransactionId\":\"910\",\"bundleId\":\"com.example\",\"productId\":\"season.pass\","
+             "\"purchaseDate\":%lld,\"originalPurchaseDate\":%lld,\"expiresDate\":%lld,\"quantity\":1,\"type\":\"Non-Renewing Subscription\","
+             "\"inAppOwnershipType\":\"PURCHASED\",\"signedDate\":%lld,\"environment\":\"Sandbox\"}", t, t, expires, t);
+    char *signed_nr = sign_with("ES256", nr, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_nr, &options), GATEKIT_LEDGER_NEW);
+    struct { long long at; int entitled; int reason; } pass[] = {
+        {t - 1, 0, GATEKIT_LEDGER_REASON_NO_PURCHASE},  /* as of before it was signed, nothing was known */
+        {t, 1, GATEKIT_LEDGER_REASON_NON_RENEWING}, {expires - 1, 1, GATEKIT_LEDGER_REASON_NON_RENEWING},
+        {expires, 0, GATEKIT_LEDGER_REASON_EXPIRED}, {expires + 1, 0, GATEKIT_LEDGER_REASON_EXPIRED},
+    };
+    for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
+        gatekit_ledger_query q = query(pass[i].at);
+        gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+        CHECK_RC(ledger_is_entitled(s, &q, "910", "season.pass", &e), pass[i].entitled);
+        CHECK(e.reason == pass[i].reason);
+    }
+    free(tx); free(signed_tx); free(renewal); free(signed_renewal); free(refund); free(signed_refund); free(signed_nr);
+    gatekit_store_close(s);
+}
+
 static void test_refusals(void) {
     gatekit_store *s = open_store("refusals.sqlite");
     long long t = now_ms();
@@ -390,6 +450,7 @@ int main(void) {
     options.verify_time = now_ms() / 1000;
 
     test_ingest_and_answer();
+    test_boundaries();
     test_refusals();
     test_batch();
     test_receipts();

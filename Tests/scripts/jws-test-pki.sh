@@ -58,6 +58,12 @@ root other_root prime256v1 "/CN=GateKit Stranger Root/O=Elsewhere" sha256
 root root384 secp384r1 "/CN=GateKit Test Root G3-shaped/O=GateKit Tests" sha384
 issue int384 secp384r1 "/CN=GateKit Test Intermediate G6-shaped/O=GateKit Tests" root384 sha384 "$ca_ext\n1.2.840.113635.100.6.2.1=ASN1:NULL"
 issue leaf384 prime256v1 "/CN=GateKit Test Signer (production-shaped)/O=GateKit Tests" int384 sha384 "$leaf_ext\n1.2.840.113635.100.6.11.1=ASN1:NULL"
+# A chain one certificate too long, every certificate otherwise right: root -> int_long ->
+# int_sub (Apple's intermediate OID) -> leaf_deep (the signer OID).
+long_ext='basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid'
+issue int_long prime256v1 "/CN=GateKit Test Upper Intermediate/O=GateKit Tests" root sha256 "$long_ext\n1.2.840.113635.100.6.2.1=ASN1:NULL"
+issue int_sub prime256v1 "/CN=GateKit Test Lower Intermediate/O=GateKit Tests" int_long sha256 "$ca_ext\n1.2.840.113635.100.6.2.1=ASN1:NULL"
+issue leaf_deep prime256v1 "/CN=GateKit Test Deep Signer/O=GateKit Tests" int_sub sha256 "$leaf_ext\n1.2.840.113635.100.6.11.1=ASN1:NULL"
 
 # Benchmarks: LEAVES=N adds N distinct signers under each intermediate (leaf_1..N under int,
 # leaf384_1..N under int384), so a round-robin over them misses every verified-chain cache.

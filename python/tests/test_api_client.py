@@ -541,3 +541,54 @@ def test_the_ca_file_is_read_once_and_judged_with_its_folders(api, tmp_path):
     with pytest.raises(gk.GateKitError, match="another user can write"):
         make_client(api, ca_file=str(ca))
     folder.chmod(0o700)
+
+
+def test_the_servers_name_is_verified_too(api, tmp_path):
+    """TLS verification read back from behaviour (issue 32): a server whose certificate a
+    trusted CA signed but for another name is refused; the same CA's certificate for this
+    name is accepted. (An untrusted CA: test_an_untrusted_server_is_refused.)"""
+    import http.server
+    import ssl
+    import threading
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=tmp_path)
+    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+            "-subj", "/CN=name test CA", "-keyout", "ca.key", "-out", "ca.pem")
+    (tmp_path / "ca.pem").chmod(0o600)
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"{}"
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    def serve(name: str, san: str) -> Tuple[http.server.HTTPServer, str]:
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={name}",
+                "-keyout", f"{name}.key", "-out", f"{name}.csr")
+        (tmp_path / f"{name}.ext").write_text(f"subjectAltName={san}\n")
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1",
+                "-extfile", f"{name}.ext", "-out", f"{name}.pem")
+        server = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tmp_path / f"{name}.pem", tmp_path / f"{name}.key")
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server, f"https://127.0.0.1:{server.server_address[1]}"
+
+    elsewhere, elsewhere_url = serve("elsewhere", "DNS:elsewhere.example")
+    here, here_url = serve("here", "IP:127.0.0.1")
+    try:
+        with pytest.raises(gk.APITransportError, match="127.0.0.1|name|certificate"):
+            make_client(api, base_url=elsewhere_url, ca_file=str(tmp_path / "ca.pem")).get_transaction_info("1")
+        with make_client(api, base_url=here_url, ca_file=str(tmp_path / "ca.pem")) as c:
+            assert c.get_transaction_info("1").signedTransactionInfo is None  # {} read, the name and chain verified
+    finally:
+        elsewhere.shutdown()
+        here.shutdown()

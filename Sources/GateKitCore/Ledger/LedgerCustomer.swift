@@ -2,10 +2,19 @@
 /// (compared case-insensitively: Swift's `uuidString` is uppercase, Apple's JSON lowercase),
 /// anything else an original transaction id (compared byte for byte). So a token can never
 /// equal another customer's original transaction id and inherit its answers.
-public enum LedgerCustomer: Hashable, Sendable {
+public enum LedgerCustomer: Equatable, Sendable {
     /// An app account token, lowercased.
     case token(String)
     case originalTransactionID(String)
+
+    /// Byte for byte, as the store compares: Swift's String equality is canonical equivalence
+    /// ("K-7007" with a Kelvin sign would equal it with a K).
+    public static func == (a: LedgerCustomer, b: LedgerCustomer) -> Bool {
+        switch (a, b) {
+        case let (.token(x), .token(y)), let (.originalTransactionID(x), .originalTransactionID(y)): x.utf8.elementsEqual(y.utf8)
+        default: false
+        }
+    }
 
     public init(_ text: String) {
         self = UUIDText.isValid(text) ? .token(text.lowercased()) : .originalTransactionID(text)

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""`make mutation`: applies each one-line mutant of mutants.tsv to the library, rebuilds, runs
+the Swift tests of its domain, and says whether an assertion about behaviour killed it.
+
+mutants.tsv: one mutant a line, tab-separated: id, domain, file, the exact text to replace
+(it must occur exactly once in the file), its replacement, and the behaviour it breaks.
+`\\t` and `\\n` are not allowed in the texts; '#' starts a comment line.
+
+A mutant is killed when the tests fail with a recorded expectation ("recorded an issue"), not
+by a crash or a build failure (those are reported as such and count as survivors). The source
+file is restored after each mutant, whatever happens. Not part of `make test` (one rebuild per
+mutant); run it before resolving an issue that changes a rule.
+
+    Tests/mutation/run.py [--only ID[,ID…]] [--domain NAME]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LIST = Path(__file__).resolve().parent / "mutants.tsv"
+
+# Each domain's focused Swift suites (swift test --filter).
+DOMAINS = {
+    "ledger": "LedgerModelTests|LedgerIdentityTests|LedgerStoreTests|LedgerBoundaryTests|JWSMappingTests|ExactBytesTests",
+    "receipts": "ReceiptFixtureTests|ReceiptPayloadTests|ExactBytesTests",
+    "jws": "JWSGeneratedTests|JWSMutationTests|JWSAppleVectorTests|JWSModelTests|ExactBytesTests|JWSMappingTests|SignedKindTests",
+    "trust": "TrustTests|TrustWindowTests|JWSGeneratedTests|JWSAppleVectorTests|ReceiptFixtureTests",
+    "eula": "EULAGateTests|ExactBytesTests",
+    "permissions": "PermissionModelTests|PermissionEngineTests",
+    "store": "StoreTests|StoreSettingsTests|StoreFolderTests",
+    "api": "AppStoreAPITests|AppStoreSigningTests",
+    "signing": "AppStoreSigningTests|AppStoreAPITests",
+    "support": "Base64Tests|TimestampTests|JSONTests|QuotedTests|DigestTests",
+}
+
+
+def mutants(only: set[str], domain: str | None) -> list[dict[str, str]]:
+    out = []
+    for number, line in enumerate(LIST.read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 6:
+            sys.exit(f"mutants.tsv:{number}: {len(fields)} fields, not 6")
+        m = dict(zip(("id", "domain", "file", "find", "replace", "breaks"), fields))
+        if m["domain"] not in DOMAINS:
+            sys.exit(f"mutants.tsv:{number}: unknown domain {m['domain']!r}")
+        if (not only or m["id"] in only) and (domain is None or m["domain"] == domain):
+            out.append(m)
+    return out
+
+
+def run(command: list[str], log: Path) -> int:
+    with log.open("w") as f:
+        return subprocess.run(command, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT).returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default="")
+    parser.add_argument("--domain")
+    args = parser.parse_args()
+    chosen = mutants(set(filter(None, args.only.split(","))), args.domain)
+    logs = ROOT / ".build" / "mutation"
+    logs.mkdir(parents=True, exist_ok=True)
+    env_note = "SWIFT_BACKTRACE=enable=no"  # a crash must not wait on the backtracer
+    import os
+    os.environ["SWIFT_BACKTRACE"] = "enable=no"
+    killed, survived = [], []
+    started = time.monotonic()
+    for m in chosen:
+        path = ROOT / m["file"]
+        original = path.read_text()
+        if original.count(m["find"]) != 1:
+            print(f"{m['id']}: the text occurs {original.count(m['find'])} times in {m['file']}, not once: fix the list")
+            survived.append(m["id"])
+            continue
+        path.write_text(original.replace(m["find"], m["replace"]))
+        log = logs / f"{m['id']}.log"
+        try:
+            if run(["swift", "build", "--build-tests"], log) != 0:
+                verdict, how = "survived", "the mutant does not build (choose another)"
+            else:
+                code = run(["swift", "test", "--skip-build", "--filter", DOMAINS[m["domain"]]], log)
+                text = log.read_text(errors="replace")
+                failing = sorted({l.split("Test ", 1)[1].split("(")[0] for l in text.splitlines()
+                                  if "recorded an issue" in l and "Test " in l})
+                if code != 0 and failing:
+                    verdict, how = "killed", "by " + ", ".join(failing[:3]) + (" …" if len(failing) > 3 else "")
+                elif code != 0:
+                    verdict, how = "survived", "the tests crashed or failed without an expectation (see the log)"
+                else:
+                    verdict, how = "survived", "every test passed"
+        finally:
+            path.write_text(original)
+        (killed if verdict == "killed" else survived).append(m["id"])
+        print(f"{m['id']:<6} {verdict:<8} [{m['domain']}] {m['breaks']} — {how}", flush=True)
+    # Leave the build as the sources are.
+    run(["swift", "build", "--build-tests"], logs / "restore.log")
+    total = len(killed) + len(survived)
+    print(f"mutation: {len(killed)} of {total} killed ({100 * len(killed) // max(total, 1)}%) in {time.monotonic() - started:.0f} s;"
+          f" survivors: {', '.join(survived) or 'none'} (logs in .build/mutation/; {env_note})")
+    return 0 if not survived else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
