@@ -25,7 +25,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
+.PHONY: test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
 
 deps:
@@ -134,7 +134,12 @@ WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_RE
                  scripts/with-postgres.sh scripts/with-appstore-standin.sh
 
 test: build python-deps
-	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-install test-python test-dist test-fuzz-smoke
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-demo test-swift test-c test-install test-python test-dist test-fuzz-smoke
+
+# The README's other command, as part of the tests: a demo that breaks fails `make test`.
+test-demo: build
+	@scripts/demo.sh $(C_OUT)/gatekit > $(C_OUT)/demo.log 2>&1 || { tail -20 $(C_OUT)/demo.log; echo "make test: make demo failed (the whole run: $(C_OUT)/demo.log)" >&2; exit 1; }
+	@echo "demo: 1 passed, 0 failed"
 
 # The inner loop: the Swift, C and Python suites, without the install test and fuzzing
 # (about a minute warm). `make test` is the full run CI does.

@@ -95,14 +95,14 @@ if __name__ == "__main__":
     parser.add_argument("--bundle-id", required=True)
     parser.add_argument("--environment", default="Production")
     parser.add_argument("--app-apple-id", type=int)
-    parser.add_argument("--store", help="the store (default: GateKit's default store)")
+    parser.add_argument("--store", help="the store (default: GateKit's default store of the app, named by its bundle id)")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--test-anchor", type=Path, help="TEST ONLY: a DER test root trusted instead of Apple's")
     parser.add_argument("--verify-time", type=int, help="TEST ONLY: Unix seconds for the certificate checks")
     args = parser.parse_args()
     anchor = args.test_anchor.read_bytes() if args.test_anchor else None
     verifier = SignedDataVerifier(args.bundle_id, args.environment, args.app_apple_id, anchor)
-    with gatekit.Store(args.store) as store:
+    with gatekit.Store(args.store, app_id=args.bundle_id) as store:
         verify_time = None if args.verify_time is None else datetime.fromtimestamp(args.verify_time, timezone.utc)
         server = serve(store, verifier, args.port, verify_time)
         print(f"notifications on http://127.0.0.1:{server.server_address[1]}/appstore/notifications", flush=True)

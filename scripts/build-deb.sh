@@ -4,6 +4,8 @@
 # completion), built with dpkg-deb from one install tree.
 #   scripts/build-deb.sh TREE OUTDIR   TREE: `make install DESTDIR=TREE PREFIX=/usr LIBDIR=/usr/lib/<multiarch>`
 set -euo pipefail
+# Every failure names the command that failed (make alone says only "Error N").
+trap 'echo "build-deb: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 tree=$(realpath "$1")
 out=$2
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -12,24 +12,45 @@ set -euo pipefail
 lib=$(realpath "$1")
 out=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-python=${PYTHON:-python3}
-"$python" -m pip install -q --disable-pip-version-check -r "$root/python/requirements-dist.txt"
+# Every failure names its step (a bare "Error 141" from make said nothing).
+step="starting"
+trap 'echo "build-wheel: failed while $step" >&2' ERR
+# The build tools live in a virtualenv of their own (.build/wheel-tools), made once per
+# requirements file: nothing is installed into the user's Python.
+step="preparing the build tools' virtualenv (python/requirements-dist.txt, from PyPI)"
+tools="$root/.build/wheel-tools"
+stamp=$(sha256sum "$root/python/requirements-dist.txt" | cut -d' ' -f1)
+if [ "$(cat "$tools/stamp" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$tools"
+    "${PYTHON:-python3}" -m venv "$tools"
+    "$tools/bin/python" -m pip install -q --disable-pip-version-check -r "$root/python/requirements-dist.txt"
+    echo "$stamp" > "$tools/stamp"
+fi
+python="$tools/bin/python"
 
 stage=$(mktemp -d /tmp/gatekit-wheel.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
+step="staging the package and the library"
 mkdir -p "$stage/src/gatekit" "$stage/raw" "$out"
 cp "$root"/python/gatekit/*.py "$root/python/gatekit/py.typed" "$stage/src/gatekit/"
 install -m 0755 "$lib" "$stage/src/gatekit/libgatekit.so.0"
 strip --strip-unneeded "$stage/src/gatekit/libgatekit.so.0"
-sqlite=$(ldconfig -p | awk '$1 == "libsqlite3.so.0" && /x86-64|'"$(uname -m)"'/ {print $NF; exit}')
+step="finding libsqlite3.so.0 in the loader's cache"
+# The cache is read whole first: awk leaving early would kill ldconfig with SIGPIPE, which
+# pipefail turned into a random failure of the whole build.
+cache=$(ldconfig -p)
+sqlite=$(awk '$1 == "libsqlite3.so.0" && /x86-64|'"$(uname -m)"'/ {print $NF; exit}' <<<"$cache")
 [ -n "$sqlite" ] || { echo "build-wheel: no libsqlite3.so.0 on this system (Debian: libsqlite3-0)" >&2; exit 1; }
 install -m 0755 "$(realpath "$sqlite")" "$stage/src/gatekit/libsqlite3.so.0"
 cp "$root/python/pyproject.toml" "$root/LICENSE" "$stage/src/"
 cp "$root/python/README.md" "$stage/src/README.md"
 
+step="building the wheel (hatchling)"
 "$python" -m pip wheel -q --no-deps --no-build-isolation --disable-pip-version-check -w "$stage/raw" "$stage/src"
+step="retagging it as a platform wheel"
 "$python" -m wheel tags --remove --python-tag py3 --abi-tag none --platform-tag "linux_$(uname -m)" "$stage"/raw/*.whl >/dev/null
 rm -f "$out"/libgatekit-*.whl
+step="repairing it with auditwheel"
 # auditwheel picks the most widely compatible manylinux policy the library satisfies.
 "$python" -m auditwheel repair --wheel-dir "$out" "$stage"/raw/*.whl 2>&1 | grep -v '^INFO:' || true
 wheel=$(ls "$out"/libgatekit-*.whl 2>/dev/null | head -n 1)

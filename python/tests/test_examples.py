@@ -220,3 +220,14 @@ def test_one_exit_code_table_and_json_answers(tmp_path):
     page = (REPO_ROOT / ".build" / "c" / "gatekit.1").read_text()
     listed = re.findall(r"^(\d+) +\S", page.split(".SH EXIT STATUS")[1].split(".SH ")[0], re.M)
     assert sorted(map(int, listed)) == sorted(map(int, table))
+
+
+def test_the_readmes_package_list_is_what_install_deps_installs():
+    """The Debian packages the README says the two commands install are exactly the ones
+    scripts/install-deps.sh installs (a package added to one and not the other fails here)."""
+    import re
+    script = (REPO_ROOT / "scripts" / "install-deps.sh").read_text()
+    installed = set(re.search(r"packages=\(([^)]*)\)", script, re.S).group(1).replace('"$@"', "").split())
+    readme = " ".join((REPO_ROOT / "README.md").read_text().split())
+    listed = set(re.search(r"whatever is missing of `([^`]*)`", readme).group(1).split())
+    assert listed == installed, (sorted(listed - installed), sorted(installed - listed))

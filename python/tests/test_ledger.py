@@ -376,6 +376,22 @@ def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
     finally:
         server.terminate()
         server.wait(timeout=30)
+    # As its docstring shows it, without --store: GateKit's default store of the app (here in
+    # a throw-away XDG_STATE_HOME), which it must create.
+    state = tmp_path / "state"
+    env = dict(example_env(), XDG_STATE_HOME=str(state))
+    env.pop("GATEKIT_STORE", None)
+    plain = subprocess.Popen(example("notification_server.py") + ["--bundle-id", BUNDLE, "--environment", "Sandbox", "--port", "0"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = plain.stdout.readline() if plain.stdout else ""
+        assert "/appstore/notifications" in line, plain.stderr.read() if plain.stderr else line
+        with urllib.request.urlopen(line.split()[-1].rsplit("/appstore/", 1)[0] + "/entitlements/4000", timeout=30) as response:
+            assert json.loads(response.read()) == {"customer": "4000", "entitlements": []}
+        assert (state / "gatekit" / f"{BUNDLE}.sqlite").is_file()
+    finally:
+        plain.terminate()
+        plain.wait(timeout=30)
     # Everything that answered 200 is in the store, and the answers are the table's.
     with gatekit.Store(store_path) as s:
         history = s.ledger.history(environment="Sandbox", test_signed=True)

@@ -8,13 +8,14 @@ else
     # Apple's test notification, trusted only because we name Apple's test root (test mode).
     expect 0 jws verify --type notification --bundle-id com.example --environment Sandbox \
         --test-anchor "$jws_fixtures/certs/testCA.der" "$jws_fixtures/mock_signed_data/testNotification"
-    # The same notification where Production is expected: refused (environment).
-    expect 1 jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 \
+    # The same notification where Production is expected: test-signed data is never App Store
+    # data (exit 11, not authentic, as gatekit(1) lists the codes).
+    expect 11 jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 \
         --test-anchor "$jws_fixtures/certs/testCA.der" "$jws_fixtures/mock_signed_data/testNotification"
     # Without the test anchor the test chain is checked against Apple Root CA - G3: refused.
-    expect 1 jws verify --type transaction --bundle-id com.example --environment Sandbox \
+    expect 11 jws verify --type transaction --bundle-id com.example --environment Sandbox \
         "$jws_fixtures/mock_signed_data/transactionInfo"
     # Xcode-signed data is never accepted silently.
-    expect 1 jws verify --type transaction --bundle-id com.example.naturelab.backyardbirds.example \
+    expect 11 jws verify --type transaction --bundle-id com.example.naturelab.backyardbirds.example \
         --environment Xcode "$jws_fixtures/xcode/xcode-signed-transaction"
 fi
