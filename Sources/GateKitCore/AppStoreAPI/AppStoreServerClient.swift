@@ -72,7 +72,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         self.options = options
         baseURL = base
         token = try APIToken(key: key, lifetime: 300)
-        transport = try HTTPSTransport(.init(certificateAuthorities: authorities, timeoutMilliseconds: options.timeoutMilliseconds,
+        transport = try HTTPSTransport(.init(certificateAuthorities: authorities,
                                              connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
                                              userAgent: "gatekit/\(GateKitVersion.text)"))
     }

@@ -25,7 +25,6 @@ final class HTTPSTransport: @unchecked Sendable {
     struct Settings: Sendable {
         /// PEM bytes of the CAs to trust instead of the system's (read once, by the client).
         var certificateAuthorities: [UInt8]?
-        var timeoutMilliseconds: Int
         var connectTimeoutMilliseconds: Int
         var userAgent: String
     }
@@ -80,7 +79,7 @@ final class HTTPSTransport: @unchecked Sendable {
             gk_curl_set_long(c, handle, CURLOPT_NOSIGNAL, 1),
             gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYPEER, 1),
             gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYHOST, 2),
-            gk_curl_set_long(c, handle, CURLOPT_TIMEOUT_MS, min(settings.timeoutMilliseconds, max(timeoutMilliseconds, 1))),
+            gk_curl_set_long(c, handle, CURLOPT_TIMEOUT_MS, max(timeoutMilliseconds, 1)),
             gk_curl_set_long(c, handle, CURLOPT_CONNECTTIMEOUT_MS, min(settings.connectTimeoutMilliseconds, max(timeoutMilliseconds, 1))),
             gk_curl_set_pointer(c, handle, CURLOPT_USERAGENT, try strings.make(settings.userAgent)),
             gk_curl_set_pointer(c, handle, CURLOPT_HTTPHEADER, headerList),

@@ -29,20 +29,11 @@ public final class Ledger: @unchecked Sendable {
     public static let maximumCustomerLength = 256
     public static let maximumFilterLength = 1024
 
-    /// The customer's bytes exactly as the store compares them: Swift's String equality is
-    /// canonical equivalence ("K-7007" with a Kelvin sign equals it with a K), the store's is not.
+    /// The customer compared byte for byte, as the store compares (`LedgerCustomer`'s own
+    /// equality: Swift's String equality is canonical equivalence, the store's is not).
     struct CacheKey: Hashable {
         let scope: LedgerScope
-        let isToken: Bool
-        let bytes: [UInt8]
-
-        init(scope: LedgerScope, customer: LedgerCustomer) {
-            self.scope = scope
-            switch customer {
-            case let .token(t): (isToken, bytes) = (true, Array(t.utf8))
-            case let .originalTransactionID(o): (isToken, bytes) = (false, Array(o.utf8))
-            }
-        }
+        let customer: LedgerCustomer
     }
 
     public init(store: Store) {
@@ -71,7 +62,7 @@ public final class Ledger: @unchecked Sendable {
             }
             let key = CacheKey(scope: scope, customer: LedgerCustomer(customer))
             if let cached = records[key] { return cached }
-            let record = try LedgerRows.record(db, customer: LedgerCustomer(customer), scope: scope)
+            let record = try LedgerRows.record(db, customer: key.customer, scope: scope)
             let cached = Cached(record: record, current: record.current(knownBy: nil))
             records[key] = cached
             return cached

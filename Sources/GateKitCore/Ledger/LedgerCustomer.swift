@@ -2,7 +2,7 @@
 /// (compared case-insensitively: Swift's `uuidString` is uppercase, Apple's JSON lowercase),
 /// anything else an original transaction id (compared byte for byte). So a token can never
 /// equal another customer's original transaction id and inherit its answers.
-public enum LedgerCustomer: Equatable, Sendable {
+public enum LedgerCustomer: Hashable, Sendable {
     /// An app account token, lowercased.
     case token(String)
     case originalTransactionID(String)
@@ -13,6 +13,17 @@ public enum LedgerCustomer: Equatable, Sendable {
         switch (a, b) {
         case let (.token(x), .token(y)), let (.originalTransactionID(x), .originalTransactionID(y)): x.utf8.elementsEqual(y.utf8)
         default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case let .token(t):
+            hasher.combine(true)
+            for b in t.utf8 { hasher.combine(b) }
+        case let .originalTransactionID(o):
+            hasher.combine(false)
+            for b in o.utf8 { hasher.combine(b) }
         }
     }
 

@@ -6,6 +6,11 @@ public enum FileBytes {
         let (fd, size) = try RegularFile.openForReading(path)
         defer { close(fd) }
         guard size <= limit else { throw GateKitError(.tooLarge, "\(Quoted.path(path)) is \(size) bytes; the limit is \(limit)") }
+        return try read(fd: fd, size: size, path: path)
+    }
+
+    /// The `size` bytes of an open descriptor (fewer if the file shrank meanwhile).
+    static func read(fd: Int32, size: Int64, path: String) throws(GateKitError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(size))
         var filled = 0
         while filled < out.count {

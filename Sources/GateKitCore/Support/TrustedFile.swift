@@ -23,16 +23,7 @@ enum TrustedFile {
         }
         try checkFolders(of: path, what: what)
         guard st.st_size <= limit else { throw GateKitError(.tooLarge, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }
-        var out = [UInt8](repeating: 0, count: Int(st.st_size))
-        var filled = 0
-        while filled < out.count {
-            let n = out.withUnsafeMutableBytes { b in Glibc.read(fd, b.baseAddress.map { $0 + filled }, b.count - filled) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw GateKitError.io("cannot read \(what) \(Quoted.path(path)): \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            filled += n
-        }
-        return Array(out[0..<filled])
+        return try FileBytes.read(fd: fd, size: Int64(st.st_size), path: path)
     }
 
     /// Every folder from the file's (resolved) up to /.
