@@ -164,7 +164,7 @@ test-swift:
 	else echo "SKIP: the Swift contract suites on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 
 # The contract tests again on PostgreSQL (Tests/c/check.h: check_store_open).
-C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger
+C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger $(C_OUT)/tests/test_fork
 
 test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
@@ -173,6 +173,7 @@ test-c: $(C_TESTS) tool
 	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-c: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
 	else echo "SKIP: the C contract tests on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
+	@scripts/check-symbols.sh $(DEBUG_DIR)/libgatekit.so
 
 python-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r python/requirements-test.txt

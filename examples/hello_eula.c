@@ -19,9 +19,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s EULA-FILE [--accept]\n", argv[0]);
         return 2;
     }
-    /* NULL path: $GATEKIT_STORE, else ~/.local/state/gatekit/com.example.hello.sqlite */
+    /* NULL path: $GATEKIT_STORE, else ~/.local/state/gatekit/com.example.app.sqlite */
     gatekit_store *store = NULL;
-    int rc = gatekit_store_open(&store, NULL, "com.example.hello");
+    int rc = gatekit_store_open(&store, NULL, "com.example.app");
     if (rc < 0) return fail("gatekit_store_open", rc);
 
     /* Hash the text once: what we show is exactly what the user accepts. */

@@ -15,7 +15,7 @@ def main(argv: list[str]) -> int:
     # Hash the text once: what we show is exactly what the user accepts.
     shown = gatekit.hash_file(argv[1])
     try:
-        with gatekit.Store(app_id="com.example.hello") as store:
+        with gatekit.Store(app_id="com.example.app") as store:
             if not store.eula.should_present_hash("terms", shown):
                 print(f"terms {shown[:12]}… already accepted")
             elif argv[2:] == ["--accept"]:

@@ -30,7 +30,7 @@ def verify_receipt(body: bytes, bundle_id: str) -> Dict[str, Any]:
         return {"status": error.apple_status, "error": error.detail}
     if receipt.is_test_signed:  # never happens without a test anchor; kept as a reminder
         return {"status": 21003, "error": "test-signed receipt"}
-    response = receipt.to_json()
+    response = receipt.to_dict()
     response["gatekit_entitled"] = receipt.active_products()
     return response
 

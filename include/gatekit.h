@@ -88,6 +88,7 @@ GATEKIT_API int gatekit_version_number(void);
 #define GATEKIT_EUNSAFE         (-13)  /* the store or its folder is a symbolic link, or another user owns or can write it (left untouched) */
 #define GATEKIT_ECONNECTION     (-14)  /* PostgreSQL store: the server cannot be reached, refused the login, or the connection broke; nothing was written (the next call reconnects) */
 #define GATEKIT_EUNCERTAIN      (-15)  /* PostgreSQL store: the connection broke during COMMIT, so the write may or may not be recorded; retrying it is safe (every write is idempotent or append-only) */
+#define GATEKIT_EFORKED         (-16)  /* the store handle was opened before this process forked: it belongs to the parent (its connection, its locks); open the store again in the child */
 
 /* Receipts (-100 … -199): see the receipts section. */
 /* Permissions (-200 … -299): see the permissions section. */
@@ -196,7 +197,14 @@ GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open(gatekit_store **out, cons
 GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open_flags(gatekit_store **out, const char *path, const char *app_id, unsigned int flags);
 
 /* Closes a handle. NULL is a no-op. No other thread may be using the handle. Stops the
- * permission watcher (waiting for a callback it runs) and drops subscriptions and the provider. */
+ * permission watcher (waiting for a callback it runs) and drops subscriptions and the provider.
+ *
+ * Processes and fork: a handle belongs to the process that opened it. In a child made by
+ * fork(2) after the open (gunicorn with preload_app, uWSGI without lazy-apps, multiprocessing's
+ * fork start method) every call on the inherited handle fails with GATEKIT_EFORKED and
+ * touches nothing, and gatekit_store_close() on it does nothing (closing would close the
+ * parent's connection): open the store again in the child. docs/hosting.md shows the pattern
+ * for prefork servers, threads and asyncio. */
 GATEKIT_API void gatekit_store_close(gatekit_store *store);
 
 /* The store's file path. Owned by the handle: valid until gatekit_store_close(). NULL for a
@@ -662,7 +670,9 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_history(char **out_json, gatekit_store 
 
 /* Every category (built-ins, then host ones) as {"version":1,"categories":[...]} of objects
  * {"category","name","state","state_name","allows_prompt","stored","system","usage_description","host","deprecated"};
- * "system" is the provider's answer or null without one. Freed with gatekit_free(). */
+ * "system" is the provider's answer or null without one; "allows_prompt" is true only when the
+ * state allows a prompt and the category has a usage description (asking needs both: record
+ * and pending refuse a category without one). Freed with gatekit_free(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int perm_list(char **out_json, gatekit_store *store);
 
 /* Calls fn(payload, category, old, new) for every change of an effective state detected
@@ -888,10 +898,28 @@ GATEKIT_API void jws_free(gatekit_jws *signed_data);
  * it entitles the user at at_ms (Unix milliseconds; 0: now): 1 yes, 0 no, <0 an error
  * (nothing is entitled on error). No when: revoked (revocationDate or revocationReason set:
  * refunded or revoked purchases count as never made), upgraded away (isUpgraded), at_ms
- * before purchaseDate, at_ms at or after expiresDate. Purchases without an expiry
- * (non-consumables, consumables) entitle from purchaseDate on. product_id: NULL for any
- * product, else the transaction's productId must equal it (0 otherwise). */
+ * before purchaseDate, at_ms at or after expiresDate, a consumable (type "Consumable"), a
+ * transaction without productId or purchaseDate (it proves no purchase). Purchases without an
+ * expiry (non-consumables) entitle from purchaseDate on. product_id: NULL for any product,
+ * else the transaction's productId must equal it (0 otherwise). */
 GATEKIT_API GATEKIT_WARN_UNUSED int jws_transaction_is_entitled(const char *jws, const gatekit_jws_options *options, const char *product_id, long long at_ms);
+
+/* Test data, for a host's own tests (docs/testing.md). jws_test_pki_create() makes a test PKI
+ * shaped like Apple's StoreKit 2 chain in `directory` (created 0700 when absent; an existing
+ * one must be this user's and writable by no one else): root.der (the test anchor),
+ * intermediate.der and leaf.der with Apple's marker OIDs, leaf.key (PKCS#8 PEM), each 0600,
+ * never over an existing file. Certificates are valid 2000-01-01 to 2100-01-01.
+ * jws_test_sign() signs payload_json (a JSON object with Apple's field names, signed exactly as
+ * given) as `kind` (GATEKIT_JWS_*) with that PKI: *out_jws is a compact JWS with x5c
+ * [leaf, intermediate, root], freed with gatekit_free. It is first verified as `kind` under the
+ * PKI's root with the bundle id, app Apple id and environment the payload names, so a payload
+ * GateKit would refuse fails here with that reason (GATEKIT_EJWS_*). What these sign is
+ * test-signed: it verifies only with root.der as options->test_anchor_der, is marked
+ * "testSigned":true, and is refused as Production data. Errors: GATEKIT_EINVAL, GATEKIT_EIO
+ * (a file exists, cannot be written or read), GATEKIT_EUNSAFE (another user could write the
+ * folder or a file), GATEKIT_ENOTFOUND (no PKI there), GATEKIT_ETOOLARGE (payload over 1 MiB). */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_test_pki_create(const char *directory);
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_test_sign(char **out_jws, const char *pki_directory, int kind, const char *payload_json);
 
 /* ========================================================================================
  * Entitlement ledger
@@ -942,6 +970,9 @@ GATEKIT_API GATEKIT_WARN_UNUSED int jws_transaction_is_entitled(const char *jws,
 #define GATEKIT_LEDGER_REASON_NOT_YET_PURCHASED  14  /* the purchase is after the instant */
 #define GATEKIT_LEDGER_REASON_CONSUMABLE         15  /* consumables never entitle */
 #define GATEKIT_LEDGER_REASON_UPGRADED           16  /* upgraded to another product of its group */
+#define GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED   17  /* nothing App Store-signed matches, but data accepted
+                                                      * under a test anchor does: ask with
+                                                      * GATEKIT_LEDGER_TEST_SIGNED (tests), never entitled */
 
 /* gatekit_ledger_query flags. */
 #define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests

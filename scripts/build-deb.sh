@@ -14,11 +14,18 @@ revision=1
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 libdir=usr/lib/$multiarch
-maintainer="GateKit authors <gatekit@localhost>"
+# The maintainers as the repository records them (its commits' author).
+maintainer="GateKit maintainers <maintainers@users.noreply.a-seed-5397f965.example>"
 work=$(mktemp -d /tmp/gatekit-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 rm -f "$out"/*.deb
+
+# CHANGELOG.md as the packages' changelog.Debian.gz; its newest entry must be this version.
+"$root/scripts/debian-changelog.sh" "$root/CHANGELOG.md" "$revision" "$maintainer" > "$work/changelog"
+newest=$(dpkg-parsechangelog -l "$work/changelog" -SVersion)
+[ "$newest" = "$version-$revision" ] || { echo "build-deb: CHANGELOG.md's newest release is $newest, the header says $version" >&2; exit 1; }
+gzip -9n < "$work/changelog" > "$work/changelog.Debian.gz"
 
 # The library's run-time dependencies, as Debian computes them from its ELF references.
 shlibs() {
@@ -42,6 +49,7 @@ package() {
         cp -a "$tree/$f" "$dir/$f"
     done
     install -m 0644 "$root/LICENSE" "$dir/usr/share/doc/$name/copyright"
+    install -m 0644 "$work/changelog.Debian.gz" "$dir/usr/share/doc/$name/changelog.Debian.gz"
     {
         echo "Package: $name"
         echo "Version: $version-$revision"
@@ -61,6 +69,8 @@ package() {
     } > "$dir/DEBIAN/control"
     (cd "$dir" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 -r md5sum) > "$dir/DEBIAN/md5sums"
     if [ "$name" = libgatekit0 ]; then
+        # The ABI, checked against the library (any symbol added or removed fails the build).
+        "$root/scripts/check-symbols.sh" "$dir/$lib" "$dir/DEBIAN/symbols" >/dev/null
         echo "libgatekit 0 libgatekit0 (>= $version)" > "$dir/DEBIAN/shlibs"
         echo "activate-noawait ldconfig" > "$dir/DEBIAN/triggers"
     fi

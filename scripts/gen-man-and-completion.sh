@@ -5,7 +5,7 @@ set -euo pipefail
 tool=$1
 out=$2
 mkdir -p "$out"
-commands=(eula receipt perm jws ledger appstore api store version)
+commands=(eula receipt perm jws ledger appstore api store test version)
 version=$("$tool" --version | awk '{print $2}')
 
 # A usage text as man-page body: roff-escaped, kept as preformatted lines.
@@ -46,13 +46,38 @@ roff() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/"; }
     echo "12   refused: genuine, but for the other environment (21007/21008)"
     echo "172  eula check: acceptance required but impossible (no terminal, no --accept)"
     echo "Refusals (10-12) print {\"status\":N|null,\"code\":C,\"error\":...,\"detail\":...} on"
-    echo "standard output. Every command that answers a question prints JSON with --json (receipt"
-    echo "verify, jws verify, the ledger and the api commands always do)."
+    echo "standard output: receipt verify and entitled, jws verify and entitled, ledger ingest, test"
+    echo "sign, and api when a signed member of Apple's answer is refused (api prints Apple's own"
+    echo "JSON error body when Apple answers with one). Every other failure (exit 1, 2, 4, 5, 172)"
+    echo "prints its reason on standard error only, never JSON, with or without --json. Every"
+    echo "command that answers a question prints JSON with --json (receipt verify, jws verify, the"
+    echo "ledger and the api commands always do)."
     echo ".fi"
+    echo ".SH FILES"
+    echo ".TP"
+    echo ".I \$XDG_STATE_HOME/gatekit/APP_ID.sqlite"
+    echo "the default store (with its -wal and -shm files), where --store and \$GATEKIT_STORE name"
+    echo "none; \$XDG_STATE_HOME unset or empty: ~/.local/state. APP_ID is --app-id, default"
+    echo ".BR gatekit ."
+    echo "Only commands that record something create it (eula accept, decline, check and minor;"
+    echo "perm usage, register, record and reset; ledger ingest); questions answer an absent store"
+    echo "as an empty one and create nothing; store path and store info then exit 3."
+    echo ".TP"
+    echo ".I DIR/root.der, DIR/leaf.key"
+    echo "a test PKI made by gatekit test pki (tests only; see docs/testing.md)"
     echo ".SH ENVIRONMENT"
     echo ".TP"
     echo ".B GATEKIT_STORE"
-    echo "the store: a file path, or a PostgreSQL connection string"
+    echo "the store: a file path, or a PostgreSQL connection string (postgresql://...)"
+    echo ".TP"
+    echo '.BR XDG_STATE_HOME ", " HOME'
+    echo "where the default store lives (FILES); a relative value is an error, never ignored"
+    echo ".TP"
+    echo '.BR PGSSLMODE ", " PGCONNECT_TIMEOUT ", " PGOPTIONS ", " PGPASSFILE ", and the other " PG*'
+    echo "as libpq reads them, for a PostgreSQL store"
+    echo ".TP"
+    echo ".B TMPDIR"
+    echo "where a question about an absent store keeps its empty stand-in (removed on exit)"
     echo ".TP"
     echo ".B GATEKIT_ACCEPT_EULA"
     echo "1: eula check accepts without a terminal"

@@ -56,11 +56,6 @@ print("".join(l for l in open("/proc/self/maps") if "libsqlite3" in l))' "$work/
     meta=$(unzip -p "$wheel" '*.dist-info/METADATA')
     if grep -q '^Name: libgatekit' <<<"$meta" && grep -qE '^License(-Expression)?: MIT' <<<"$meta" && grep -q '^Requires-Python: >=3.9' <<<"$meta" &&
        grep -q '^Classifier: ' <<<"$meta"; then ok "the wheel's metadata: name, licence, Python versions, classifiers"; else fail "the wheel's metadata"; fi
-    # The README's "Start here" Python line, as written there, with this virtualenv's python3.
-    quick=$(grep -m1 "^python3 -c 'import gatekit" "$root/README.md" | sed 's/ *#.*$//')
-    mkdir -p "$work/quick" && printf 'Terms of use, version 1\n' > "$work/quick/EULA.txt"
-    answer=$(cd "$work/quick" && env -i PATH="$work/venv/bin:/usr/bin:/bin" HOME="$work/quick" LANG=C.UTF-8 sh -c "$quick" 2>&1)
-    if [ -n "$quick" ] && [ "$answer" = True ]; then ok "the README's first Python verdict: $answer"; else fail "the README's first Python verdict: ${quick:-not found} -> $answer"; fi
     if (cd "$root/python" && GATEKIT_EXAMPLE_PYTHON="$work/venv/bin/python" "$python" -m pytest -q -m example -p no:cacheprovider tests); then
         ok "every README Python program, run by the wheel's virtualenv"
     else
@@ -99,6 +94,24 @@ if [ -f "${debs[0]}" ] && dpkg-deb -f "${debs[0]}" Depends | grep -q 'libsqlite3
 else
     fail "libgatekit0's Depends lacks libsqlite3-0"
 fi
+# Debian's metadata: a maintainer with an address, the changelog, the ABI as a symbols file.
+for deb in "${debs[@]}"; do
+    name=$(basename "$deb" | cut -d_ -f1)
+    if dpkg-deb -f "$deb" Maintainer | grep -qE '^[^<]+ <[^@ ]+@[^> ]+\.[a-z]+>$' && ! dpkg-deb -f "$deb" Maintainer | grep -q localhost; then
+        ok "$name: Maintainer $(dpkg-deb -f "$deb" Maintainer)"
+    else
+        fail "$name: Maintainer '$(dpkg-deb -f "$deb" Maintainer)'"
+    fi
+    if dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./usr/share/doc/$name/changelog.Debian.gz" | gzip -dc |
+        dpkg-parsechangelog -l - -SVersion | grep -qx "$(dpkg-deb -f "$deb" Version)"; then
+        ok "$name: changelog.Debian.gz, newest entry $(dpkg-deb -f "$deb" Version)"
+    else
+        fail "$name: changelog.Debian.gz missing or not for $(dpkg-deb -f "$deb" Version)"
+    fi
+done
+symbols=$(dpkg-deb --ctrl-tarfile "${debs[0]}" | tar -xOf - ./symbols 2>/dev/null | grep -c '@Base' || true)
+listed=$(grep -c '@Base' "$root/packaging/debian/libgatekit0.symbols")
+if [ "$symbols" = "$listed" ]; then ok "libgatekit0's symbols file: $symbols symbols"; else fail "libgatekit0's symbols file has $symbols symbols; packaging/debian lists $listed"; fi
 if [ "$(id -u)" -ne 0 ]; then
     echo "SKIP: installing the .debs needs root (apt-get); CI runs as root"
 elif [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ] || [ ! -f "${debs[2]}" ]; then
@@ -120,6 +133,22 @@ else
         fail "the README C program with plain pkg-config"
     fi
     if "${clean[@]}" gatekit --version | grep -q "^gatekit "; then ok "gatekit is on the PATH"; else fail "gatekit --version"; fi
+    # The README's Start here, block by block as written (scripts/doc_blocks.py): pip and
+    # python3 are the wheel's virtualenv's, the rest the installed packages.
+    if [ -x "$work/venv/bin/python" ]; then
+        mkdir -p "$work/start/home"
+        ln -s "$dist" "$work/start/dist"
+        ln -s "$root/examples" "$work/start/examples"
+        if env -i PATH="$work/venv/bin:/usr/bin:/bin" HOME="$work/start/home" LANG=C.UTF-8 \
+            "$work/venv/bin/python" "$root/scripts/doc_blocks.py" "$work/start" dist; then
+            answer=$(cd "$work/start" && env -i HOME="$work/start/home" "$work/venv/bin/python" -c 'import gatekit; print(gatekit.Store(app_id="com.example.app").eula.should_present("terms", "EULA.txt"))')
+            if [ "$answer" = False ]; then ok "README Start here: Python, C and the tool share one store (Python now: $answer)"; else fail "README Start here: Python answers $answer after the C acceptance"; fi
+        else
+            fail "README Start here, run as written"
+        fi
+    else
+        fail "README Start here needs the wheel's virtualenv (make wheel)"
+    fi
     status=$(cd "$work" && "${clean[@]}" GATEKIT_STORE="$work/tool.sqlite" gatekit eula status --doc terms --file EULA.txt); code=$?
     if [ "$code" = 3 ] && [[ "$status" == present* ]]; then ok "the README's gatekit eula status: exit 3, $status"; else fail "gatekit eula status: exit $code, $status"; fi
     if [ -s /usr/share/man/man1/gatekit.1.gz ] && [ -s /usr/share/bash-completion/completions/gatekit ]; then ok "gatekit(1) and the bash completion"; else fail "gatekit(1) and the completion"; fi

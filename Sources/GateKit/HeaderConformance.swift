@@ -75,6 +75,8 @@ func headerConformance() {
     exactly(jwsJSON, as: type(of: jws_json))
     exactly(jwsOptionsInit, as: type(of: jws_options_init))
     exactly(jwsOptionsSize, as: type(of: jws_options_size))
+    exactly(jwsTestPKICreate, as: type(of: jws_test_pki_create))
+    exactly(jwsTestSign, as: type(of: jws_test_sign))
     exactly(jwsTransactionIsEntitled, as: type(of: jws_transaction_is_entitled))
     exactly(jwsVerify, as: type(of: jws_verify))
     exactly(jwsVerifyAppTransaction, as: type(of: jws_verify_app_transaction))

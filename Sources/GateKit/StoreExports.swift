@@ -9,6 +9,8 @@ final class StoreHandle {
     let permissions: PermissionEngine
     let ledger: Ledger
     let cPath: UnsafeMutablePointer<CChar>
+    /// The process generation the handle was opened in (`ForkGeneration`).
+    let generation = ForkGeneration.current
 
     init(store: Store) throws(GateKitError) {
         self.store = store
@@ -24,7 +26,11 @@ final class StoreHandle {
 
     static func from(_ p: OpaquePointer?) throws(GateKitError) -> StoreHandle {
         guard let p else { throw .invalid("store is NULL") }
-        return Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+        let handle = Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+        guard handle.generation == ForkGeneration.current else {
+            throw GateKitError(.forked, "this handle was opened before the process forked; its connection belongs to the parent. Open the store again in the child (gunicorn: in post_fork or without preload_app; uWSGI: lazy-apps)")
+        }
+        return handle
     }
 }
 
@@ -58,6 +64,10 @@ public func gatekitStoreOpenFlags(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
 public func gatekitStoreClose(_ store: OpaquePointer?) {
     guard let store else { return }
     let handle = Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store))
+    // A handle inherited over fork is left alone: closing it would close the parent's
+    // connection (PostgreSQL's Terminate on the shared socket) and join threads the child
+    // does not have. Its memory stays with the child's copy of the parent's.
+    guard handle.takeUnretainedValue().generation == ForkGeneration.current else { return }
     // Nothing may call the host after close: stop the watcher, drop callbacks and provider.
     handle.takeUnretainedValue().permissions.close()
     handle.release()

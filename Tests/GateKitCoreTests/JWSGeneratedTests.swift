@@ -142,6 +142,16 @@ import Testing
         let upgraded = Self.transactionPayload(signedDate: now, extra: ",\"isUpgraded\":true")
         let u = try JWSVerifier.verifyTransaction(Array(pki.sign(upgraded, chain: Self.chain).utf8), options: options)
         #expect(!u.isEntitled(at: now))
+        // Without a product id or a purchase date a transaction proves no purchase; a
+        // consumable never entitles.
+        for payload in ["{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"signedDate\":\(now)}",
+                        "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"productId\":\"p\",\"signedDate\":\(now)}",
+                        "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"purchaseDate\":\(now - 1000),\"signedDate\":\(now)}",
+                        "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"productId\":\"coins\",\"type\":\"Consumable\",\"purchaseDate\":\(now - 1000),\"signedDate\":\(now)}"] {
+            let bare = try JWSVerifier.verifyTransaction(Array(pki.sign(payload, chain: Self.chain).utf8), options: options)
+            #expect(!bare.isEntitled(at: now))
+            #expect(!bare.isEntitled(to: nil, at: now))
+        }
     }
 
     @Test func optionsRules() {

@@ -39,8 +39,12 @@ import Testing
         let scope = LedgerScope(environment: .sandbox, testSigned: true)
         let e = try ledger.entitlement(customer: "2000000100", to: "g1", scope: scope, at: .now)
         #expect(e.isEntitled && e.reason == .subscription && e.untilMs == now + 86_400_000)
-        // App Store data and test-signed data never mix; neither do environments.
-        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .sandbox, testSigned: false), at: .now).reason == .noPurchase)
+        // App Store data and test-signed data never mix (a question without the test flag says
+        // only test-signed data matches); neither do environments.
+        let plain = LedgerScope(environment: .sandbox, testSigned: false)
+        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: plain, at: .now).reason == .onlyTestSigned)
+        #expect(try ledger.entitlement(customer: "2000000100", to: "g2", scope: plain, at: .now).reason == .noPurchase)
+        #expect(try ledger.entitlement(customer: "2000000199", to: "g1", scope: plain, at: .now).reason == .noPurchase)
         #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .production, testSigned: true), at: .now).reason == .noPurchase)
         let history = try ledger.historyJSON(customer: "2000000100", scope: scope)
         #expect(history.contains("\"kind\":\"transaction\"") && history.contains("\"productId\":\"pro.monthly\""))

@@ -91,6 +91,8 @@ typedef enum {
     AS_CLIENT,  /* gatekit_appstore_client * (required): one whose server refuses connections */
     C_OPTIONS,  /* const gatekit_appstore_client_options * (required) */
     OPT_JSON,   /* optional JSON object text (NULL: none) */
+    PKI_DIR,    /* required folder of a test PKI (jws_test_pki_create made it at start) */
+    PAYLOAD_JSON, /* required payload to sign: malformed ones are verdicts (GATEKIT_EJWS_*) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -204,6 +206,12 @@ static int call_jws_verify_transaction(arg *a) { return jws_call(jws_verify_tran
 static int call_jws_verify_renewal_info(arg *a) { return jws_call(jws_verify_renewal_info, a); }
 static int call_jws_verify_notification(arg *a) { return jws_call(jws_verify_notification, a); }
 static int call_jws_verify_app_transaction(arg *a) { return jws_call(jws_verify_app_transaction, a); }
+static int call_jws_test_pki_create(arg *a) { return jws_test_pki_create(a[0].s); }
+static int call_jws_test_sign(arg *a) {
+    int rc = jws_test_sign((char **)a[0].p, a[1].s, a[2].i, a[3].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
 static int call_jws_transaction_is_entitled(arg *a) { return jws_transaction_is_entitled(a[0].s, J(a[1].p), a[2].s, a[3].ll); }
 
 static int provider_answer(void *payload, int category) { (void)payload; (void)category; return GATEKIT_PERM_STATE_UNKNOWN; }
@@ -454,6 +462,8 @@ static const api_entry api[] = {
     {"jws_verify_renewal_info", call_jws_verify_renewal_info, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
     {"jws_verify_notification", call_jws_verify_notification, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
     {"jws_verify_app_transaction", call_jws_verify_app_transaction, {OUT_PTR, JWS, J_OPTIONS, END}, 0},
+    {"jws_test_pki_create", call_jws_test_pki_create, {PKI_DIR, END}, 0},
+    {"jws_test_sign", call_jws_test_sign, {OUT_PTR, PKI_DIR, JWS_KIND, PAYLOAD_JSON, END}, 0},
     {"jws_transaction_is_entitled", call_jws_transaction_is_entitled, {JWS, J_OPTIONS, OPT_PRODUCT, AT_MS, END}, 0},
     {"perm_category_name", call_perm_category_name, {CATEGORY, END}, 1},
     {"perm_category_from_name", call_perm_category_from_name, {OPT_STORE, PERM_NAME, END}, 0},
@@ -539,7 +549,7 @@ static const api_entry api[] = {
 /* ---- argument values ------------------------------------------------------------------ */
 
 static char folder[] = "/tmp/gatekit-c-hostile-XXXXXX";
-static char store_path[600], text_path[600];
+static char store_path[600], text_path[600], pki_dir[600];
 static gatekit_store *store;     /* opened by each child: SQLite handles must not cross fork() */
 static char store_sentinel;      /* stands for "the child's open store" in argument lists */
 static void *out_slot;
@@ -647,6 +657,11 @@ static arg valid_value(const api_entry *e, int k) {
     case AS_CLIENT: v.p = appstore_client; break;
     case C_OPTIONS: v.p = &copt; break;
     case OPT_JSON: v.s = "{\"startDate\":1}"; break;
+    case PKI_DIR: v.s = pki_dir; break;
+    case PAYLOAD_JSON:
+        v.s = "{\"transactionId\":\"1\",\"originalTransactionId\":\"1\",\"bundleId\":\"b\",\"productId\":\"p\","
+              "\"purchaseDate\":1,\"type\":\"Non-Consumable\",\"signedDate\":1767225600000,\"environment\":\"Sandbox\"}";
+        break;
     case END: break;
     }
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
@@ -680,7 +695,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
-                   what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS;
+                   what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -688,14 +703,14 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case OUT_SIZE: case PURCHASE: case PRODUCT: case OPT_PRODUCT: case OPTS_INIT:
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
-    case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON:
+    case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
     }
     switch (what) {
     case STR: case OPT_STR: case OPT_BYTES: case HASH: case PATH: case OPT_PATH: case APP_ID:
-    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE: case NONCE: case JSON_OBJ: case OPT_JSON:
+    case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE: case NONCE: case JSON_OBJ: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
         out[n++] = (variant){"\"\"", {.s = ""}, 0};
         out[n++] = (variant){"non-UTF-8", {.s = non_utf8}, 0};
         out[n++] = (variant){"1 MiB string", {.s = long_string}, 0};
@@ -707,7 +722,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"63 hex digits", {.s = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015a"}, 0};
         out[n++] = (variant){"65 hex digits", {.s = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad0"}, 0};
     }
-    if (what == PATH || what == OPT_PATH) {
+    if (what == PATH || what == OPT_PATH || what == PKI_DIR) {
         out[n++] = (variant){"a folder", {.s = folder}, 0};
         out[n++] = (variant){"missing file", {.s = "/nonexistent/gatekit/file"}, 0};
         out[n++] = (variant){"/dev/null", {.s = "/dev/null"}, 0};
@@ -822,6 +837,11 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     if (what == JSON_OBJ) {
         out[n++] = (variant){"an array", {.s = "[1,2]"}, 1};
         out[n++] = (variant){"not JSON", {.s = "{\"a\":"}, 1};
+    }
+    if (what == PAYLOAD_JSON) {
+        out[n++] = (variant){"an array", {.s = "[1,2]"}, 0};
+        out[n++] = (variant){"not JSON", {.s = "{\"a\":"}, 0};
+        out[n++] = (variant){"a renewal info's members", {.s = "{\"originalTransactionId\":\"1\",\"autoRenewStatus\":1}"}, 0};
     }
     if (what == NONCE) out[n++] = (variant){"not a UUID", {.s = "20fba8a0-2b80-4a7d-a17f-4b7f7d3d1c3"}, 1};
     if (what == JWS_LIST) {
@@ -1080,6 +1100,8 @@ int main(int argc, char **argv) {
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
     snprintf(store_path, sizeof store_path, "%s/store.sqlite", folder);
     snprintf(text_path, sizeof text_path, "%s/EULA.txt", folder);
+    snprintf(pki_dir, sizeof pki_dir, "%s/pki", folder);
+    CHECK_RC(jws_test_pki_create(pki_dir), GATEKIT_OK);
     FILE *t = fopen(text_path, "w");
     if (!t) return 2;
     fputs("Terms\n", t);

@@ -780,10 +780,10 @@ static void test_tool(void) {
     snprintf(args, sizeof args, "jws verify --type transaction --bundle-id com.example --environment Sandbox "
              "'%s/jws/apple-test/mock_signed_data/transactionInfo'", f);
     CHECK(tool_exit(args) == 11);  /* Apple's test chain without the test anchor */
-    snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 2042-04-12T00:00:00Z "
+    snprintf(args, sizeof args, "jws verify --type renewal-info --bundle-id com.example --environment Sandbox --at 2042-04-12T00:00:00Z "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
     CHECK(tool_exit(args) == 11);  /* certificates expired at that time */
-    snprintf(args, sizeof args, "jws verify --type renewal --bundle-id com.example --environment Sandbox --at 1761962975 "
+    snprintf(args, sizeof args, "jws verify --type renewal-info --bundle-id com.example --environment Sandbox --at 1761962975 "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' '%s/jws/apple-test/mock_signed_data/renewalInfo'", f, f);
     CHECK(tool_exit(args) == 0);
     /* The tool prints the marking (identity, testSigned) and says so on stderr. */

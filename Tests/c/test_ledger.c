@@ -144,10 +144,15 @@ static void test_ingest_and_answer(void) {
           && strstr(json, "\"statusChanges\":[{\"originalTransactionId\":\"500\""));
     gatekit_free(json);
 
-    /* Test-signed data never answers for App Store data. */
+    /* Test-signed data never answers for App Store data: the answer says only test-signed
+     * data matches (a customer or product it does not cover is plainly no purchase). */
     gatekit_ledger_query genuine = now;
     genuine.flags = 0;
     CHECK_RC(ledger_is_entitled(s, &genuine, "500", "pro.monthly", &e), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED && e.until_ms == 0);
+    CHECK_RC(ledger_is_entitled(s, &genuine, "500", "not.sold", &e), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+    CHECK_RC(ledger_is_entitled(s, &genuine, "nobody-known", "pro.monthly", &e), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
 
     free(tx); free(renewal); free(subscribed); free(grace); free(failed); free(refunded); free(signed_refund); free(signed_tx);

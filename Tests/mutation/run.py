@@ -35,6 +35,7 @@ DOMAINS = {
     "store": "StoreTests|StoreSettingsTests|StoreFolderTests",
     "api": "AppStoreAPITests|AppStoreSigningTests",
     "signing": "AppStoreSigningTests|AppStoreAPITests",
+    "testdata": "TestDataTests",
     "support": "Base64Tests|TimestampTests|JSONTests|QuotedTests|DigestTests",
 }
 

@@ -12,18 +12,18 @@ import importlib
 from typing import TYPE_CHECKING, Any, Dict, List
 
 from . import _native
-from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
+from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreError, ForkedStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
-    from . import api_client, apple, appstore, eula, jws, ledger, permissions, receipt, store
+    from . import api_client, apple, appstore, eula, jws, ledger, permissions, receipt, store, testing
     from .eula import EulaAnswer, EulaDecision, hash_bytes, hash_file
     from .ledger import Entitlement, SubscriptionStatus
     from .permissions import Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State, Subscription
     from .receipt import InAppPurchase, Receipt, ReceiptError
     from .store import Store
 
-_SUBMODULES = frozenset({"api_client", "apple", "appstore", "eula", "jws", "ledger", "permissions", "receipt", "store"})
+_SUBMODULES = frozenset({"api_client", "apple", "appstore", "eula", "jws", "ledger", "permissions", "receipt", "store", "testing"})
 
 #: Names the package re-exports from a submodule, imported when first asked for.
 _LAZY_NAMES: Dict[str, str] = {
@@ -52,11 +52,11 @@ def __dir__() -> List[str]:
 
 
 __all__ = [
-    "Category", "ChangeSource", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "Decision", "EulaAnswer", "EulaDecision", "InAppPurchase", "PermissionChange",
+    "Category", "ChangeSource", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "ForkedStoreError", "Decision", "EulaAnswer", "EulaDecision", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "apple", "eula", "jws", "store",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "apple", "eula", "jws", "store", "testing",
     "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 

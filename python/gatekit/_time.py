@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Optional
 
-__all__ = ["Instant", "from_milliseconds", "milliseconds", "seconds", "span_milliseconds"]
+__all__ = ["Instant", "from_milliseconds", "milliseconds", "rfc3339_ms", "seconds", "span_milliseconds"]
 
 #: What GateKit's own time parameters take: an aware datetime, or None for the default.
 Instant = Optional[datetime]
@@ -44,3 +44,9 @@ def span_milliseconds(span: timedelta, name: str) -> int:
     if not isinstance(span, timedelta):
         raise TypeError(f"{name} takes a datetime.timedelta, not {type(span).__name__}")
     return max(0, span // timedelta(milliseconds=1))
+
+
+def rfc3339_ms(value: datetime) -> str:
+    """As the library writes instants: "2026-11-25T08:30:00.123Z" (UTC, milliseconds)."""
+    moment = _aware(value, "at", "milliseconds").astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

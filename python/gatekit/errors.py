@@ -8,7 +8,7 @@ from typing import Dict, Type
 from . import _native
 
 __all__ = ["CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "EBUSY",
-    "ECONNECTION", "ECORRUPT", "EINTERNAL", "EINVAL", "EIO", "ENEWER", "ENOMEM", "ENOTFOUND",
+    "ECONNECTION", "ECORRUPT", "EFORKED", "EINTERNAL", "ForkedStoreError", "EINVAL", "EIO", "ENEWER", "ENOMEM", "ENOTFOUND",
     "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNCERTAIN", "EUNSAFE", "EVERSION", "GateKitError", "InvalidArgumentError", "IsAFolderError", "NewerStoreError", "NotAStoreError", "NotFoundError",
     "OK", "StoreError", "UnsafeStoreError", "check", "error_for", "file_path", "register", "strerror"]
 
@@ -28,6 +28,7 @@ ETOOLARGE = -12
 EUNSAFE = -13
 ECONNECTION = -14
 EUNCERTAIN = -15
+EFORKED = -16
 
 
 class GateKitError(Exception):
@@ -97,6 +98,12 @@ class CommitUncertainError(StoreError, ConnectionError):
     recorded. Retrying it is safe: every GateKit write is idempotent or append-only."""
 
 
+class ForkedStoreError(StoreError):
+    """The Store was opened before this process forked (a prefork server's master, a
+    multiprocessing fork): its connection belongs to the parent. Open the store in the child
+    (docs/hosting.md)."""
+
+
 _CLASSES: Dict[int, Type[GateKitError]] = {
     EINVAL: InvalidArgumentError,
     EVERSION: InvalidArgumentError,
@@ -111,6 +118,7 @@ _CLASSES: Dict[int, Type[GateKitError]] = {
     EUNSAFE: UnsafeStoreError,
     ECONNECTION: ConnectionLostError,
     EUNCERTAIN: CommitUncertainError,
+    EFORKED: ForkedStoreError,
 }
 
 

@@ -7,9 +7,10 @@ import enum
 import os
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Union
 
-from . import _native
+from . import _native, _time
+from ._result import JSONResult
 from .errors import check, file_path
 
 __all__ = ["Eula", "EulaAnswer", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
@@ -39,7 +40,7 @@ class EulaAnswer(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class EulaDecision:
+class EulaDecision(JSONResult):
     """One entry of the append-only history."""
     document_id: str
     hash: str
@@ -53,8 +54,21 @@ class EulaDecision:
     def accepted(self) -> bool:
         return self.decision is EulaAnswer.ACCEPTED
 
+    def to_dict(self) -> Dict[str, Any]:
+        """eula_history()'s entry for this decision."""
+        members: Dict[str, Any] = {"document_id": self.document_id, "hash": self.hash}
+        raw = None if self.user is None else self.user.encode("utf-8", "surrogateescape")
+        try:
+            members["user"] = None if raw is None else raw.decode("utf-8")
+        except UnicodeDecodeError:  # not UTF-8: shown with replacement characters, exact in hex
+            members["user"] = raw.decode("utf-8", "replace") if raw is not None else None
+            members["user_hex"] = raw.hex() if raw is not None else None
+        members["decision"] = self.decision.value
+        members["at"] = _time.rfc3339_ms(self.at)
+        return members
+
     @classmethod
-    def from_json(cls, entry: Dict[str, Any]) -> "EulaDecision":
+    def from_dict(cls, entry: Mapping[str, Any]) -> "EulaDecision":
         user: Optional[str] = None
         if "user_hex" in entry:
             user = bytes.fromhex(entry["user_hex"]).decode("utf-8", "surrogateescape")

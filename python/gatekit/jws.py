@@ -32,7 +32,7 @@ from .errors import GateKitError, check, register
 __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
     "EJWS_CERTIFICATE", "EJWS_CERT_TIME", "EJWS_CHAIN_LENGTH", "EJWS_ENVIRONMENT",
     "EJWS_INTERMEDIATE_OID", "EJWS_LEAF_OID", "EJWS_MALFORMED", "EJWS_PAYLOAD_FIELD",
-    "EJWS_SIGNATURE", "EJWS_TEST_SIGNED", "EJWS_UNTRUSTED", "ENVIRONMENTS",
+    "EJWS_SIGNATURE", "EJWS_TEST_SIGNED", "EJWS_UNTRUSTED", "ENVIRONMENTS", "KINDS",
     "ExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
     "NotificationAppData", "NotificationData", "NotificationSummary", "OPTIONS_VERSION",
     "RealtimeRequest", "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier", "VerificationStatus",
@@ -138,7 +138,10 @@ _signed_json = _native.declare("jws_json", ctypes.c_char_p, _S)
 _signed_identity = _native.declare("jws_identity", ctypes.c_char_p, _S)
 _signed_is_test = _native.declare("jws_is_test_signed", ctypes.c_int, _S)
 _signed_free = _native.declare("jws_free", None, _S)
-_KINDS = {"transaction": 1, "renewal": 2, "notification": 3, "app-transaction": 4, "realtime-request": 5}
+#: The kinds of signed data by the one name C's JSON, the tool and Python give each, with its
+#: GATEKIT_JWS_* number.
+KINDS: Dict[str, int] = {"notification": 3, "transaction": 1, "renewal-info": 2, "app-transaction": 4,
+                         "realtime-request": 5}
 _is_entitled = _native.declare("jws_transaction_is_entitled", ctypes.c_int, ctypes.c_char_p, _OptionsP,
                                ctypes.c_char_p, ctypes.c_longlong)
 
@@ -257,9 +260,12 @@ class JWSTransaction(_Payload):
         aware datetime ``at`` (default now)."""
         at_ms = _time.milliseconds(at, "at") or _time.milliseconds(datetime.now(timezone.utc), "at")
         # The raw value: a revocation reason newer than this package still revokes.
-        if self.revocationDate is not None or self.rawRevocationReason is not None or self.isUpgraded:
+        # No product or purchase date proves no purchase; a consumable never entitles.
+        if self.productId is None or self.purchaseDate is None or at_ms < self.purchaseDate:
             return False
-        if self.purchaseDate is not None and at_ms < self.purchaseDate:
+        if self.raw.get("type") == "Consumable":
+            return False
+        if self.revocationDate is not None or self.rawRevocationReason is not None or self.isUpgraded:
             return False
         return self.expiresDate is None or at_ms < self.expiresDate
     _enums = {"type": PurchaseType, "inAppOwnershipType": InAppOwnershipType, "revocationReason": RevocationReason,
@@ -455,9 +461,15 @@ class SignedDataVerifier:
     """
 
     def __init__(self, bundle_id: str, environment: str, app_apple_id: Optional[int] = None,
-                 test_anchor: Optional[bytes] = None, *, test_production: bool = False) -> None:
+                 test_anchor: Optional[bytes] = None, *apples_order: Any, test_production: bool = False) -> None:
         """``test_production`` (test only): accept test-signed data whose environment is
         Production; without it such data raises SignatureError (EJWS_TEST_SIGNED)."""
+        # Apple's (root_certificates, enable_online_checks, environment, bundle_id, app_apple_id).
+        if apples_order or isinstance(bundle_id, (list, tuple)) or isinstance(environment, bool):
+            raise TypeError("SignedDataVerifier(root_certificates, enable_online_checks, environment, bundle_id, "
+                            "app_apple_id) is Apple's signature: use gatekit.apple.SignedDataVerifier for it. "
+                            "gatekit.jws.SignedDataVerifier takes (bundle_id, environment, app_apple_id=None, "
+                            "test_anchor=None) and always trusts Apple's pinned root")
         if environment not in ENVIRONMENTS:
             raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, not {environment!r}")
         if environment == "Production" and not app_apple_id:
@@ -532,7 +544,7 @@ class SignedDataVerifier:
         return self.verify_realtime_request(signed_payload)
 
     def verify_json(self, kind: str, signed: Signed, verify_time: Instant = None) -> Dict[str, Any]:
-        """The verified payload as a dict, for kind "transaction", "renewal", "notification", "realtime-request",
+        """The verified payload as a dict, for kind "transaction", "renewal-info", "notification", "realtime-request",
         "app-transaction", with GateKit's "gatekit" member ({"identity", "testSigned"})."""
         handle = self._verify(kind, signed, verify_time)
         try:
@@ -551,11 +563,11 @@ class SignedDataVerifier:
             _signed_free(handle)
 
     def _verify(self, kind: str, signed: Signed, verify_time: Instant) -> Any:
-        if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {', '.join(_KINDS)}, not {kind!r}")
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         o = self._options(verify_time)
         handle = _S()
-        check(_verify(ctypes.byref(handle), _KINDS[kind], _text(signed), ctypes.byref(o)))
+        check(_verify(ctypes.byref(handle), KINDS[kind], _text(signed), ctypes.byref(o)))
         return handle
 
     def is_entitled(self, signed_transaction: Signed, product_id: Optional[str] = None,

@@ -7,13 +7,14 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _native, receipt as _receipt
 from . import _time
 from ._time import Instant
 from .errors import GateKitError, check, error_for
-from .jws import Signed, SignedDataVerifier, _Options as _JWSOptions, _text
+from ._result import JSONResult
+from .jws import KINDS, Signed, SignedDataVerifier, _Options as _JWSOptions, _text
 
 __all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus"]
 
@@ -40,6 +41,7 @@ class Reason(IntEnum):
     NOT_YET_PURCHASED = 14
     CONSUMABLE = 15
     UPGRADED = 16
+    ONLY_TEST_SIGNED = 17   # nothing App Store-signed matches, but test-signed data does
 
     @property
     def entitles(self) -> bool:
@@ -57,7 +59,9 @@ _REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PE
             "non-consumable": Reason.NON_CONSUMABLE, "non-renewing": Reason.NON_RENEWING,
             "no-purchase": Reason.NO_PURCHASE, "expired": Reason.EXPIRED, "billing-retry": Reason.BILLING_RETRY,
             "revoked": Reason.REVOKED, "not-yet-purchased": Reason.NOT_YET_PURCHASED,
-            "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED}
+            "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED,
+            "only-test-signed": Reason.ONLY_TEST_SIGNED}
+_REASON_NAMES = {reason: name for name, reason in _REASONS.items()}
 
 
 def _ms(at: Instant) -> int:
@@ -68,9 +72,15 @@ def _ms(at: Instant) -> int:
     return value
 
 
+def _present(members: Dict[str, Any]) -> Dict[str, Any]:
+    """The C JSON leaves out members that do not apply."""
+    return {k: v for k, v in members.items() if v is not None}
+
+
 @dataclass(frozen=True)
-class Entitlement:
-    """The ledger's answer for one product or group: whether, why, and until when."""
+class Entitlement(JSONResult):
+    """The ledger's answer for one product or group: whether, why, and until when.
+    ``to_dict()`` is ledger_entitlement()'s JSON."""
     entitled: bool
     reason: Reason
     product_id: Optional[str] = None
@@ -86,7 +96,7 @@ class Entitlement:
         return self.entitled
 
     @classmethod
-    def from_json(cls, raw: Dict[str, Any]) -> "Entitlement":
+    def from_dict(cls, raw: Mapping[str, Any]) -> "Entitlement":
         status = raw.get("status")
         return cls(entitled=bool(raw["entitled"]), reason=_REASONS[raw["reason"]], product_id=raw.get("productId"),
                    group_id=raw.get("subscriptionGroupIdentifier"), transaction_id=raw.get("transactionId"),
@@ -95,18 +105,43 @@ class Entitlement:
                    family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
                    until=_time.from_milliseconds(raw.get("until")))
 
+    def to_dict(self) -> Dict[str, Any]:
+        return _present({
+            "version": 1, "entitled": self.entitled, "reason": _REASON_NAMES[self.reason], "productId": self.product_id,
+            "subscriptionGroupIdentifier": self.group_id, "transactionId": self.transaction_id,
+            "originalTransactionId": self.original_transaction_id,
+            "status": int(self.status) if self.status is not None else None,
+            "familyShared": self.family_shared if self.product_id is not None else None,
+            "since": _time.milliseconds(self.since, "since") if self.since else None,
+            "until": _time.milliseconds(self.until, "until") if self.until else None,
+        })
+
 
 @dataclass(frozen=True)
-class StatusChange:
+class StatusChange(JSONResult):
+    """A subscription's status moved (``old`` None: it had none)."""
     original_transaction_id: str
     group_id: Optional[str]
     old: Optional[SubscriptionStatus]
     new: SubscriptionStatus
 
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "StatusChange":
+        return cls(raw["originalTransactionId"], raw.get("subscriptionGroupIdentifier"),
+                   SubscriptionStatus(raw["from"]) if raw.get("from") is not None else None, SubscriptionStatus(raw["to"]))
+
+    def to_dict(self) -> Dict[str, Any]:
+        members: Dict[str, Any] = {"originalTransactionId": self.original_transaction_id}
+        if self.group_id is not None:
+            members["subscriptionGroupIdentifier"] = self.group_id
+        members["from"] = int(self.old) if self.old is not None else None
+        members["to"] = int(self.new)
+        return members
+
 
 @dataclass(frozen=True)
-class IngestResult:
-    """What one ingestion did and whom it touched."""
+class IngestResult(JSONResult):
+    """What one ingestion did and whom it touched. ``to_dict()`` is ledger_ingest_*()'s JSON."""
     outcome: Outcome
     kind: str
     environment: str
@@ -118,18 +153,28 @@ class IngestResult:
     notification_type: Optional[str]
     notification_uuid: Optional[str]
     status_changes: Tuple[StatusChange, ...]
+    subtype: Optional[str] = None
 
     @classmethod
-    def from_json(cls, raw: Dict[str, Any]) -> "IngestResult":
-        changes = tuple(StatusChange(c["originalTransactionId"], c.get("subscriptionGroupIdentifier"),
-                                     SubscriptionStatus(c["from"]) if c.get("from") is not None else None,
-                                     SubscriptionStatus(c["to"])) for c in raw.get("statusChanges", []))
+    def from_dict(cls, raw: Mapping[str, Any]) -> "IngestResult":
         return cls(outcome=Outcome[raw["outcome"].upper()], kind=raw["kind"], environment=raw["environment"],
                    test_signed=bool(raw["testSigned"]), identity=raw["identity"], customer=raw.get("customer"),
                    app_account_token=raw.get("appAccountToken"),
                    original_transaction_ids=tuple(raw.get("originalTransactionIds", [])),
                    notification_type=raw.get("notificationType"), notification_uuid=raw.get("notificationUUID"),
-                   status_changes=changes)
+                   status_changes=tuple(StatusChange.from_dict(c) for c in raw.get("statusChanges", [])),
+                   subtype=raw.get("subtype"))
+
+    def to_dict(self) -> Dict[str, Any]:
+        members = _present({
+            "version": 1, "outcome": self.outcome.name.lower(), "kind": self.kind, "environment": self.environment,
+            "testSigned": self.test_signed, "identity": self.identity, "notificationType": self.notification_type,
+            "subtype": self.subtype, "notificationUUID": self.notification_uuid, "customer": self.customer,
+            "appAccountToken": self.app_account_token,
+        })
+        members["originalTransactionIds"] = list(self.original_transaction_ids)
+        members["statusChanges"] = [c.to_dict() for c in self.status_changes]
+        return members
 
 
 class _Query(ctypes.Structure):
@@ -166,7 +211,8 @@ _ingest = {kind: _native.declare(f"ledger_ingest_{kind}", ctypes.c_int, _out, _S
            for kind in ("notification", "transaction", "renewal_info", "app_transaction")}
 _ingest_batch = _native.declare("ledger_ingest_batch", ctypes.c_int, _out, _S, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                 ctypes.c_size_t, _O)
-_BATCH_KINDS = {"transaction": 1, "renewal_info": 2, "notification": 3, "app_transaction": 4}
+#: What ingest_batch() records: every kind of signed data but a realtime request.
+_BATCH_KINDS = {name: number for name, number in KINDS.items() if name != "realtime-request"}
 _ingest_receipt = _native.declare("ledger_ingest_receipt", ctypes.c_int, _out, _S, ctypes.c_void_p, ctypes.c_size_t,
                                   ctypes.POINTER(_receipt._Options))
 _is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p,
@@ -216,8 +262,8 @@ class Ledger:
 
     def ingest_batch(self, kind: str, items: List[Signed], verifier: SignedDataVerifier,
                      verify_time: Instant = None) -> List[Union[IngestResult, GateKitError]]:
-        """Several signed items of one kind ("transaction", "renewal_info", "notification",
-        "app_transaction") recorded in one durable transaction: each result in input order is
+        """Several signed items of one kind ("transaction", "renewal-info", "notification",
+        "app-transaction") recorded in one durable transaction: each result in input order is
         an IngestResult, or the exception (not raised) for an item that did not verify. A store
         failure raises and records none."""
         if kind not in _BATCH_KINDS:

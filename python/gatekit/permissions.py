@@ -25,9 +25,10 @@ import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum, IntEnum
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _native, _time
+from ._result import JSONResult
 from .errors import GateKitError, InvalidArgumentError, error_for, register
 
 __all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike", "ChangeSource",
@@ -64,6 +65,10 @@ class Category(IntEnum):
     SPEECH_RECOGNITION = 10000
     MUSIC_LIBRARY = 11000
 
+    def __str__(self) -> str:
+        """The name C and the tool print: "camera", "location-always"."""
+        return category_name(int(self)) or str(int(self))
+
 
 class State(IntEnum):
     UNKNOWN = 0
@@ -76,6 +81,10 @@ class State(IntEnum):
     @property
     def allows_prompt(self) -> bool:
         return self in (State.UNKNOWN, State.ASK_AGAIN)
+
+    def __str__(self) -> str:
+        """The name C and the tool print: "unknown", "authorized", "dont-ask"."""
+        return state_name(int(self)) or str(int(self))
 
 
 _STATE_BY_VALUE = {int(s): s for s in State}
@@ -425,7 +434,7 @@ class ChangeSource(str, Enum):
 
 
 @dataclass(frozen=True)
-class PermissionChange:
+class PermissionChange(JSONResult):
     """One entry of the append-only history. For source PROVIDER, from/to are the provider's
     answers (State.UNKNOWN: not determined); otherwise stored states."""
     id: int
@@ -437,12 +446,20 @@ class PermissionChange:
     at: datetime      # aware, UTC, millisecond precision
 
     @classmethod
-    def from_json(cls, entry: Dict[str, Any]) -> "PermissionChange":
+    def from_dict(cls, entry: Mapping[str, Any]) -> "PermissionChange":
         at = _time.from_milliseconds(int(entry["at_ms"]))
-        assert at is not None
+        if at is None:
+            raise ValueError("a permission change without at_ms")
         return cls(entry["id"], category(entry["category"]), entry["name"], _STATE_BY_VALUE[entry["from"]],
                    _STATE_BY_VALUE[entry["to"]],
                    ChangeSource(entry["source"]), at)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """perm_history()'s entry for this change."""
+        ms = _time.milliseconds(self.at, "at")
+        return {"id": self.id, "category": int(self.category), "name": self.name, "from": int(self.from_state),
+                "from_state": str(self.from_state), "to": int(self.to_state), "to_state": str(self.to_state),
+                "source": self.source.value, "at": _time.rfc3339_ms(self.at), "at_ms": ms}
 
 
 class Subscription:

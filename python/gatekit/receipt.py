@@ -3,7 +3,7 @@
     receipt = gatekit.receipt.validate(base64_text, bundle_id="com.example.app")
     if receipt.is_entitled("com.example.app.pro"):
         ...
-    body = receipt.to_json()          # the verifyReceipt-compatible dict
+    body = receipt.to_dict()          # the verifyReceipt-compatible dict (to_json(): its text)
 
 Failures raise :class:`ReceiptError` subclasses whose ``code`` is the GATEKIT_ERECEIPT_* value
 and whose ``apple_status`` is verifyReceipt's status (21002, 21003, 21007, 21008).
@@ -18,10 +18,12 @@ import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from enum import IntEnum
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._managed import Managed
+from ._result import JSONResult
 from . import _time
 from ._time import Instant
 from .errors import EINVAL, GateKitError, InvalidArgumentError, check, file_path, register
@@ -32,7 +34,7 @@ __all__ = ["ERECEIPT_ALGORITHM", "ERECEIPT_APP_VERSION", "ERECEIPT_BAD_CERT", "E
     "ERECEIPT_LEAF_OID", "ERECEIPT_MALFORMED", "ERECEIPT_NO_CREATION_DATE", "ERECEIPT_NO_SIGNER",
     "ERECEIPT_PAYLOAD", "ERECEIPT_PRODUCTION", "ERECEIPT_SANDBOX", "ERECEIPT_SIGNATURE",
     "ERECEIPT_SIGNED_ATTRS", "ERECEIPT_TEST_ANCHOR", "ERECEIPT_UNTRUSTED", "ERECEIPT_WEAK_DIGEST",
-    "ERECEIPT_XCODE", "InAppPurchase", "MalformedReceiptError", "OPTIONS_VERSION",
+    "ERECEIPT_XCODE", "InAppPurchase", "MalformedReceiptError", "OPTIONS_VERSION", "ProductType",
     "PRODUCTION_ONLY", "RECEIPT_AGE_RATING", "RECEIPT_APP_ITEM_ID", "RECEIPT_APP_VERSION",
     "RECEIPT_BUNDLE_ID", "RECEIPT_CREATION_DATE", "RECEIPT_DOWNLOAD_ID", "RECEIPT_ENVIRONMENT",
     "RECEIPT_EXPIRATION_DATE", "RECEIPT_HASH", "RECEIPT_OPAQUE", "RECEIPT_ORIGINAL_APP_VERSION",
@@ -185,41 +187,92 @@ def apple_status(code: int) -> int:
 
 
 def _to_datetime(ms: Optional[int]) -> Optional[datetime]:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return _time.from_milliseconds(ms)
+
+
+class ProductType(IntEnum):
+    """An in-app purchase's product type (field 1707, as the receipt numbers it)."""
+    NON_CONSUMABLE = 0
+    CONSUMABLE = 1
+    NON_RENEWING_SUBSCRIPTION = 2
+    AUTO_RENEWABLE_SUBSCRIPTION = 3
+
+
+def _flag(value: Optional[bool]) -> Optional[str]:
+    return None if value is None else ("true" if value else "false")
+
+
+def _from_flag(value: Optional[str]) -> Optional[bool]:
+    return None if value is None else value == "true"
+
+
+def _text_ms(moment: Optional[datetime], name: str) -> Optional[str]:
+    return None if moment is None else str(_time.milliseconds(moment, name))
+
+
+def _from_text_ms(value: Optional[str]) -> Optional[datetime]:
+    return None if value is None else _to_datetime(int(value))
 
 
 @dataclass(frozen=True)
-class InAppPurchase:
-    """One in-app purchase record (attribute 17); None: absent in the receipt."""
+class InAppPurchase(JSONResult):
+    """One in-app purchase record (attribute 17); None: absent in the receipt. Instants are
+    aware UTC datetimes. ``to_dict()`` holds the members verifyReceipt's ``in_app`` entry
+    (receipt_to_json()) has for these fields, with its values (numbers as decimal text, flags
+    as "true"/"false"), plus ``product_type`` (the C struct's member) when present."""
     quantity: Optional[int]
     product_id: Optional[str]
     transaction_id: Optional[str]
     original_transaction_id: Optional[str]
-    purchase_date_ms: Optional[int]
-    original_purchase_date_ms: Optional[int]
-    product_type: Optional[int]       # 0 non-consumable, 1 consumable, 2 non-renewing, 3 auto-renewable
-    expires_date_ms: Optional[int]
+    purchase_date: Optional[datetime]
+    original_purchase_date: Optional[datetime]
+    product_type: Optional[ProductType]   # None: absent, or a number this package does not know
+    expires_date: Optional[datetime]
     web_order_line_item_id: Optional[int]
-    cancellation_date_ms: Optional[int]
+    cancellation_date: Optional[datetime]
     is_trial_period: Optional[bool]
     is_in_intro_offer_period: Optional[bool]
     promotional_offer_id: Optional[str]
 
     @property
-    def purchase_date(self) -> Optional[datetime]:
-        return _to_datetime(self.purchase_date_ms)
-
-    @property
-    def expires_date(self) -> Optional[datetime]:
-        return _to_datetime(self.expires_date_ms)
-
-    @property
-    def cancellation_date(self) -> Optional[datetime]:
-        return _to_datetime(self.cancellation_date_ms)
-
-    @property
     def is_cancelled(self) -> bool:
-        return self.cancellation_date_ms is not None
+        return self.cancellation_date is not None
+
+    def to_dict(self) -> Dict[str, Any]:
+        members = {
+            "quantity": None if self.quantity is None else str(self.quantity),
+            "product_id": self.product_id, "transaction_id": self.transaction_id,
+            "original_transaction_id": self.original_transaction_id,
+            "purchase_date_ms": _text_ms(self.purchase_date, "purchase_date"),
+            "original_purchase_date_ms": _text_ms(self.original_purchase_date, "original_purchase_date"),
+            "expires_date_ms": _text_ms(self.expires_date, "expires_date"),
+            "cancellation_date_ms": _text_ms(self.cancellation_date, "cancellation_date"),
+            "web_order_line_item_id": None if self.web_order_line_item_id is None else str(self.web_order_line_item_id),
+            "is_trial_period": _flag(self.is_trial_period),
+            "is_in_intro_offer_period": _flag(self.is_in_intro_offer_period),
+            "promotional_offer_id": self.promotional_offer_id,
+            "product_type": None if self.product_type is None else int(self.product_type),
+        }
+        return {k: v for k, v in members.items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "InAppPurchase":
+        def number(name: str) -> Optional[int]:
+            return None if raw.get(name) is None else int(raw[name])
+        return cls(quantity=number("quantity"), product_id=raw.get("product_id"), transaction_id=raw.get("transaction_id"),
+                   original_transaction_id=raw.get("original_transaction_id"),
+                   purchase_date=_from_text_ms(raw.get("purchase_date_ms")),
+                   original_purchase_date=_from_text_ms(raw.get("original_purchase_date_ms")),
+                   product_type=_product_type(number("product_type")), expires_date=_from_text_ms(raw.get("expires_date_ms")),
+                   web_order_line_item_id=number("web_order_line_item_id"),
+                   cancellation_date=_from_text_ms(raw.get("cancellation_date_ms")),
+                   is_trial_period=_from_flag(raw.get("is_trial_period")),
+                   is_in_intro_offer_period=_from_flag(raw.get("is_in_intro_offer_period")),
+                   promotional_offer_id=raw.get("promotional_offer_id"))
+
+
+def _product_type(value: Optional[int]) -> Optional[ProductType]:
+    return ProductType(value) if value is not None and value in ProductType._value2member_map_ else None
 
 
 def _opt_int(getter: Any, *args: Any) -> Optional[int]:
@@ -296,16 +349,16 @@ class Receipt(Managed):
         return self._integer(RECEIPT_VERSION_EXTERNAL_ID)
 
     @cached_property
-    def creation_date_ms(self) -> Optional[int]:
-        return self._date(RECEIPT_CREATION_DATE)
+    def creation_date(self) -> Optional[datetime]:
+        return _to_datetime(self._date(RECEIPT_CREATION_DATE))
 
     @cached_property
-    def original_purchase_date_ms(self) -> Optional[int]:
-        return self._date(RECEIPT_ORIGINAL_PURCHASE_DATE)
+    def original_purchase_date(self) -> Optional[datetime]:
+        return _to_datetime(self._date(RECEIPT_ORIGINAL_PURCHASE_DATE))
 
     @cached_property
-    def expiration_date_ms(self) -> Optional[int]:
-        return self._date(RECEIPT_EXPIRATION_DATE)
+    def expiration_date(self) -> Optional[datetime]:
+        return _to_datetime(self._date(RECEIPT_EXPIRATION_DATE))
 
     @cached_property
     def opaque_value(self) -> Optional[bytes]:
@@ -335,10 +388,6 @@ class Receipt(Managed):
         return _purchases(self.handle)
 
     @property
-    def creation_date(self) -> Optional[datetime]:
-        return _to_datetime(self.creation_date_ms)
-
-    @property
     def is_sandbox(self) -> bool:
         return self.environment in ("ProductionSandbox", "ProductionVPPSandbox", "Sandbox")
 
@@ -366,12 +415,13 @@ class Receipt(Managed):
         array = (ctypes.c_char_p * max(len(ids), 1))(*ids)
         return check(_intro_eligible(self.handle, array, len(ids))) == 1
 
-    def to_json(self) -> Dict[str, Any]:
-        """verifyReceipt's response body for this receipt (status 0)."""
-        body: Dict[str, Any] = json.loads(self.to_json_text())
+    def to_dict(self) -> Dict[str, Any]:
+        """verifyReceipt's response body for this receipt (status 0), as receipt_to_json() writes it."""
+        body: Dict[str, Any] = json.loads(self.to_json())
         return body
 
-    def to_json_text(self) -> str:
+    def to_json(self) -> str:
+        """The same as JSON text."""
         out = ctypes.c_void_p()
         check(_to_json(ctypes.byref(out), self.handle))
         return _native.take_string(out)
@@ -447,12 +497,12 @@ def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
             product_id=_opt_str(out.product_id),
             transaction_id=_opt_str(out.transaction_id),
             original_transaction_id=_opt_str(out.original_transaction_id),
-            purchase_date_ms=num(1704, out.purchase_date_ms),
-            original_purchase_date_ms=num(1706, out.original_purchase_date_ms),
-            product_type=num(1707, out.product_type),
-            expires_date_ms=num(1708, out.expires_date_ms),
+            purchase_date=_to_datetime(num(1704, out.purchase_date_ms)),
+            original_purchase_date=_to_datetime(num(1706, out.original_purchase_date_ms)),
+            product_type=_product_type(num(1707, out.product_type)),
+            expires_date=_to_datetime(num(1708, out.expires_date_ms)),
             web_order_line_item_id=num(1711, out.web_order_line_item_id),
-            cancellation_date_ms=num(1712, out.cancellation_date_ms),
+            cancellation_date=_to_datetime(num(1712, out.cancellation_date_ms)),
             is_trial_period=_opt_bool(num(1713, out.is_trial_period)),
             is_in_intro_offer_period=_opt_bool(num(1719, out.is_in_intro_offer_period)),
             promotional_offer_id=_opt_str(out.promotional_offer_id),

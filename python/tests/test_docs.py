@@ -1,66 +1,43 @@
 """The documentation's commands run as written (issue 25): every ```sh block that a comment
-`<!-- doc-test: exits=A,B,… [dir=repo] -->` introduces, in README.md and docs/*.md, is run line
-by line by bash — in a scratch folder (the default: `examples`, `include`, `pkgconfig` and
-`.build` reachable as in the repository, an EULA.txt as "Start here" makes, a private HOME and
-state folder) or in the repository itself (`dir=repo`, for read-only commands) — with the
-built `gatekit` first on PATH, and each line must exit as listed. A renamed option or exit code
-then fails `make test`, not the reader. Blocks without the marker are synopses (placeholders
-such as FILE or [CUSTOMER])."""
+`<!-- doc-test: exits=A,B,… [dir=repo|dist] -->` introduces, in README.md and docs/*.md, is
+run line by line by bash (scripts/doc_blocks.py) — in a scratch folder (the default:
+`examples`, `include`, `pkgconfig` and `.build` reachable as in the repository, an EULA.txt as
+"Start here" makes, a private HOME and state folder) or in the repository itself (`dir=repo`,
+for read-only commands) — with the built `gatekit` first on PATH, and each line must exit as
+listed; `dir=dist` blocks install the packages and run in scripts/test-dist.sh. A renamed
+option or exit code then fails `make test`, not the reader. Blocks without the marker are
+synopses (placeholders such as FILE or [CUSTOMER]). A ```python block after
+`<!-- doc-excerpt: FILE -->` must be word for word in FILE, which runs."""
 from __future__ import annotations
 
 import os
-import re
-import subprocess
+import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict
 
 import pytest
 
 from conftest import REPO_ROOT
 
-MARKER = re.compile(r"<!-- doc-test: exits=([0-9,]+)(?: dir=(repo|scratch))? -->")
 FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", REPO_ROOT.parent / "shared" / "fixtures"))
 
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+import doc_blocks  # noqa: E402  (scripts/doc_blocks.py: one extractor for the tests and test-dist)
 
-def marked_blocks() -> List[Tuple[str, List[int], str, List[str]]]:
-    """(where, expected exits, folder kind, command lines) for every marked block."""
-    found = []
-    for doc in [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
-        lines = doc.read_text().splitlines()
-        for i, line in enumerate(lines):
-            m = MARKER.fullmatch(line.strip())
-            if not m:
-                continue
-            assert lines[i + 1].strip() == "```sh", f"{doc.name}:{i + 1}: a doc-test marker must stand right before a ```sh block"
-            commands: List[str] = []
-            j = i + 2
-            while lines[j].strip() != "```":
-                text = lines[j]
-                while text.endswith("\\"):  # continuation lines make one command
-                    j += 1
-                    text = text[:-1] + " " + lines[j].strip()
-                if text.strip() and not text.strip().startswith("#"):
-                    commands.append(text)
-                j += 1
-            exits = [int(x) for x in m.group(1).split(",")]
-            assert len(exits) == len(commands), f"{doc.name}:{i + 1}: {len(exits)} exits for {len(commands)} commands"
-            found.append((f"{doc.relative_to(REPO_ROOT)}:{i + 2}", exits, m.group(2) or "scratch", commands))
-    return found
-
-
-BLOCKS = marked_blocks()
+# dist blocks need the built packages: scripts/test-dist.sh runs them.
+BLOCKS = [b for b in doc_blocks.blocks() if b.kind != "dist"]
 
 
 def test_the_docs_have_marked_blocks():
     assert len(BLOCKS) >= 3, [where for where, *_ in BLOCKS]
 
 
-@pytest.mark.parametrize("where, exits, kind, commands", BLOCKS, ids=[b[0] for b in BLOCKS])
-def test_a_documented_block_runs_as_written(tmp_path: Path, where: str, exits: List[int], kind: str, commands: List[str]):
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.where for b in BLOCKS])
+def test_a_documented_block_runs_as_written(tmp_path: Path, block: doc_blocks.Block):
     tool = REPO_ROOT / ".build" / "c" / "gatekit"
     if not tool.exists():
         pytest.fail(f"{tool} is missing: `make` builds it (make test does)")
-    if kind == "repo" and not FIXTURES.is_dir():
+    if block.kind == "repo" and not FIXTURES.is_dir():
         pytest.skip(f"the block reads Apple's test vectors, not found at {FIXTURES} (set GATEKIT_FIXTURES)")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
@@ -69,10 +46,30 @@ def test_a_documented_block_runs_as_written(tmp_path: Path, where: str, exits: L
     (scratch / "EULA.txt").write_text("Terms of use, version 1\n")
     home = tmp_path / "home"
     home.mkdir()
-    env: Dict[str, str] = {"PATH": f"{tool.parent}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
-                           "XDG_STATE_HOME": str(home / "state"), "GATEKIT_FIXTURES": str(FIXTURES)}
-    folder = REPO_ROOT if kind == "repo" else scratch
-    script = "\n".join(["set +e", f"cd {str(folder)!r}"] + [f"{c}\necho \"__doc_exit__ $?\"" for c in commands])
-    out = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    got = [int(line.split()[1]) for line in out.stdout.splitlines() if line.startswith("__doc_exit__ ")]
-    assert got == exits, f"{where}: exits {got}, the doc says {exits}\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}"
+    # python3 is this interpreter, with the package from the tree and the library under test.
+    python = Path(sys.executable).parent
+    env: Dict[str, str] = {"PATH": f"{tool.parent}:{python}:/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+                           "XDG_STATE_HOME": str(home / "state"), "GATEKIT_FIXTURES": str(FIXTURES),
+                           "PYTHONPATH": str(REPO_ROOT / "python"), "PYTHONDONTWRITEBYTECODE": "1"}
+    if "GATEKIT_LIBRARY" in os.environ:
+        env["GATEKIT_LIBRARY"] = os.environ["GATEKIT_LIBRARY"]
+    done = doc_blocks.run(block, REPO_ROOT if block.kind == "repo" else scratch, env, timeout=120)
+    got = doc_blocks.exits_of(done)
+    assert got == block.exits, f"{block.where}: exits {got}, the doc says {block.exits}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+
+
+def test_the_start_here_blocks_run_in_the_package_test():
+    """README's Start here installs the packages; scripts/test-dist.sh runs those blocks."""
+    dist = [b.where for b in doc_blocks.blocks("dist")]
+    assert len(dist) >= 2 and all(w.startswith("README.md") for w in dist), dist
+    assert "doc_blocks.py" in (REPO_ROOT / "scripts" / "test-dist.sh").read_text()
+
+
+EXCERPTS = doc_blocks.excerpts()
+
+
+@pytest.mark.parametrize("excerpt", EXCERPTS, ids=[e.where for e in EXCERPTS])
+def test_a_documented_excerpt_is_the_file_as_it_is(excerpt: doc_blocks.Excerpt):
+    """An excerpt shown in the docs is word for word in the file it comes from (which runs)."""
+    assert excerpt.text in excerpt.source.read_text(), \
+        f"{excerpt.where}: the excerpt is not in {excerpt.source.relative_to(REPO_ROOT)} as written"

@@ -158,7 +158,7 @@ def test_the_man_page_and_completion_come_from_the_help_texts():
         pytest.skip(f"no generated man page beside {tool} (make tool)")
     page = (folder / "gatekit.1").read_text()
     assert page.startswith(".TH GATEKIT 1")
-    for command in ("eula", "receipt", "perm", "jws", "ledger", "appstore", "store"):
+    for command in ("eula", "receipt", "perm", "jws", "ledger", "appstore", "store", "test"):
         usage = subprocess.run([tool, "help", command], capture_output=True, text=True).stdout
         # Every line of the command's usage is in the page (roff escapes only backslashes).
         for line in usage.splitlines()[1:]:
@@ -186,9 +186,11 @@ def test_one_exit_code_table_and_json_answers(tmp_path):
     assert gk("eula", "accept", "--doc", "terms", "--file", str(eula))[0] == 0
     code, out = gk("eula", "status", "--doc", "terms", "--file", str(eula), "--json")
     assert code == 0 and json.loads(out) == {"document": "terms", "hash": json.loads(out)["hash"], "present": False}
+    # The state allows a prompt, but without a usage description asking would fail: not allowed.
     code, out = gk("perm", "state", "camera", "--json")
     answer = json.loads(out)
-    assert code == 0 and answer["allows_prompt"] is True and answer["name"] == "camera" and answer["state_name"] == "unknown"
+    assert code == 3 and answer["allows_prompt"] is False and answer["usage_description_missing"] is True
+    assert answer["name"] == "camera" and answer["state_name"] == "unknown"
     assert gk("perm", "usage", "microphone", "Record voice notes")[0] == 0
     assert gk("perm", "record", "microphone", "dont-ask")[0] == 0
     code, out = gk("perm", "state", "microphone", "--json")

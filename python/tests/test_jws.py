@@ -203,11 +203,11 @@ def test_same_verdicts_as_apples_python_library():
              ("wrongBundleId", Environment.SANDBOX, "com.examplex", None, "notification"),
              ("missingX5CHeaderClaim", Environment.SANDBOX, "com.example", None, "notification"),
              ("transactionInfo", Environment.SANDBOX, "com.example", None, "transaction"),
-             ("renewalInfo", Environment.SANDBOX, "com.example", None, "renewal")]
+             ("renewalInfo", Environment.SANDBOX, "com.example", None, "renewal-info")]
     for name, env, bundle, app_id, kind in cases:
         signed = fixture_jws(f"mock_signed_data/{name}")
         method = {"notification": "verify_and_decode_notification", "transaction": "verify_and_decode_signed_transaction",
-                  "renewal": "verify_and_decode_renewal_info"}[kind]
+                  "renewal-info": "verify_and_decode_renewal_info"}[kind]
         try:
             getattr(apple(env, bundle, app_id), method)(signed)
             apple_ok = True
@@ -402,6 +402,15 @@ def test_identity_checks_and_field_types(pki):
         SignedDataVerifier("com.example", "Sandbox", test_anchor=b"not DER").verify_transaction(good)
 
 
+def test_apples_argument_order_points_to_the_apple_module():
+    """Apple's SignedDataVerifier(root_certificates, enable_online_checks, environment,
+    bundle_id, app_apple_id) given to GateKit's own verifier says where Apple's lives."""
+    from gatekit.apple_enums import Environment
+    for args in (([b"root"], False, Environment.SANDBOX, "com.example", 1234), ([b"root"], True, "Sandbox", "com.example")):
+        with pytest.raises(TypeError, match="use gatekit.apple.SignedDataVerifier"):
+            SignedDataVerifier(*args)
+
+
 def gatekit_invalid():
     import gatekit
     return gatekit.InvalidArgumentError
@@ -422,6 +431,15 @@ def test_entitlement(pki):
     assert v.verify_transaction(good).is_entitled(utc(ms=now))
     with pytest.raises(IdentityError):
         SignedDataVerifier("com.other", "Sandbox", test_anchor=pki.der("root")).is_entitled(good)
+    # A transaction naming no product or purchase date proves nothing; a consumable never
+    # entitles. The decoded rule and the library's agree, with or without a product.
+    base = {"bundleId": "com.example", "environment": "Sandbox", "signedDate": now}
+    for payload in (base, dict(base, productId="pro.monthly"), dict(base, purchaseDate=now - 1000),
+                    dict(base, productId="coins", type="Consumable", purchaseDate=now - 1000)):
+        bare = pki.sign(payload, CHAIN)
+        assert not v.is_entitled(bare, at=utc(ms=now))
+        assert not v.is_entitled(bare, payload.get("productId"), at=utc(ms=now))
+        assert not v.verify_transaction(bare).is_entitled(utc(ms=now))
 
 
 def test_many_threads(pki):
@@ -447,7 +465,7 @@ def test_many_threads(pki):
 
 
 def test_a_revocation_reason_newer_than_the_package_still_revokes():
-    t = jws.JWSTransaction.from_json({"purchaseDate": 1000, "revocationReason": 9})
+    t = jws.JWSTransaction.from_json({"productId": "p", "purchaseDate": 1000, "revocationReason": 9})
     assert t.revocationReason is None and t.rawRevocationReason == 9
     assert not t.is_entitled(utc(ms=2000))
-    assert jws.JWSTransaction.from_json({"purchaseDate": 1000}).is_entitled(utc(ms=2000))
+    assert jws.JWSTransaction.from_json({"productId": "p", "purchaseDate": 1000}).is_entitled(utc(ms=2000))

@@ -23,6 +23,11 @@ from conftest import child_env, example, example_env, utc
 from ledger_lives import APP_APPLE_ID, BUNDLE, DAY, FIXTURES, MODELS, MONTH, T0, Expect, Life, all_items, build, model
 from signing import CHAIN, PKI, pki  # noqa: F401  (pki is a fixture)
 
+
+def ms_of(moment):
+    """Unix milliseconds of an aware datetime (None stays None)."""
+    return None if moment is None else gatekit._time.milliseconds(moment, "moment")
+
 needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason=f"App Store API models not found at {MODELS} (set GATEKIT_FIXTURES)")
 pytestmark = needs_models
 
@@ -194,9 +199,9 @@ def test_environments_and_test_signed_data_are_kept_apart(store, pki, verifier):
     assert store.ledger.is_entitled("9300", "pro.monthly", environment="Sandbox", test_signed=True)
     assert not store.ledger.is_entitled("9300", "pro.yearly", environment="Sandbox", test_signed=True)
     assert store.ledger.is_entitled("9300", "pro.yearly", environment="Production", test_signed=True)
-    # Test-signed data never answers a question about App Store data.
+    # Test-signed data never answers a question about App Store data; the answer names it.
     e = store.ledger.entitled("9300", "pro.monthly", environment="Sandbox")
-    assert not e and e.reason == Reason.NO_PURCHASE
+    assert not e and e.reason == Reason.ONLY_TEST_SIGNED
     assert not store.ledger.is_entitled("9300", "pro.yearly", environment="Production")
 
 
@@ -273,16 +278,16 @@ def test_receipt_purchases_become_transactions(store):
     assert result.outcome == Outcome.NEW and result.kind == "receipt" and result.environment == "Sandbox"
     assert set(result.original_transaction_ids) == {p.original_transaction_id for p in receipt.purchases}
     assert store.ledger.ingest_receipt(data, f["bundle_id"]).outcome == Outcome.DUPLICATE
-    created = receipt.creation_date_ms
-    assert created is not None
+    assert receipt.creation_date is not None
+    created = ms_of(receipt.creation_date)
     # From the receipt's creation on, the ledger entitles a customer (an original transaction
     # id) exactly when one of its purchases of the product covers the instant.
     checked = 0
     for p in receipt.purchases:
-        for at in {created, created + DAY, max(created, (p.expires_date_ms or created) - DAY)}:
+        for at in {created, created + DAY, max(created, (ms_of(p.expires_date) or created) - DAY)}:
             covering = any(q.product_id == p.product_id and q.original_transaction_id == p.original_transaction_id
-                           and q.cancellation_date_ms is None and (q.purchase_date_ms or 0) <= at
-                           and (q.expires_date_ms is None or at < q.expires_date_ms) for q in receipt.purchases)
+                           and q.cancellation_date is None and (ms_of(q.purchase_date) or 0) <= at
+                           and (q.expires_date is None or at < ms_of(q.expires_date)) for q in receipt.purchases)
             assert store.ledger.is_entitled(p.original_transaction_id, p.product_id, environment="Sandbox", at=utc(ms=at)) == covering
             checked += 1
     assert checked >= len(receipt.purchases)

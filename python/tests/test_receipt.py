@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -56,6 +56,12 @@ def validate_fixture(name: str, f: dict, **kwargs) -> R.Receipt:
     return R.validate(data, f["bundle_id"], **kwargs)
 
 
+def when(text: Optional[str]) -> Optional[datetime]:
+    """The fixture's date as the aware UTC datetime the package returns."""
+    value = ms(text)
+    return None if value is None else datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=value)
+
+
 def none_if_empty(value):
     return None if value == "" else value
 
@@ -71,13 +77,13 @@ def test_fixture_matches_its_facts(name: str):
     assert r.bundle_id == f["bundle_id"]
     assert r.app_version == f["app_version"]
     assert r.original_app_version == f["original_app_version"]
-    assert r.creation_date_ms == ms(f["creation_date"])
-    assert r.expiration_date_ms == ms(f["expiration_date"])
+    assert r.creation_date == when(f["creation_date"])
+    assert r.expiration_date == when(f["expiration_date"])
     assert r.app_item_id == a.get("1")
     assert r.download_id == a.get("15")
     assert r.version_external_identifier == a.get("16")
     assert r.age_rating == none_if_empty(a.get("10"))
-    assert r.original_purchase_date_ms == ms(a.get("18"))
+    assert r.original_purchase_date == when(a.get("18"))
     assert r.opaque_value == base64.b64decode(f["opaque_b64"])
     assert r.sha1_hash == base64.b64decode(f["sha1_hash_b64"])
     assert r.is_test_signed == (f["environment"] == "Xcode")
@@ -86,17 +92,17 @@ def test_fixture_matches_its_facts(name: str):
         assert p.quantity == e.get("1701")
         assert p.product_id == none_if_empty(e.get("1702"))
         assert p.transaction_id == none_if_empty(e.get("1703"))
-        assert p.purchase_date_ms == ms(e.get("1704"))
+        assert p.purchase_date == when(e.get("1704"))
         assert p.original_transaction_id == none_if_empty(e.get("1705"))
-        assert p.original_purchase_date_ms == ms(e.get("1706"))
-        assert p.product_type == e.get("1707")
-        assert p.expires_date_ms == ms(e.get("1708"))
+        assert p.original_purchase_date == when(e.get("1706"))
+        assert p.product_type == (None if e.get("1707") is None else R.ProductType(e["1707"]))
+        assert p.expires_date == when(e.get("1708"))
         assert p.web_order_line_item_id == e.get("1711")
-        assert p.cancellation_date_ms == ms(e.get("1712"))
+        assert p.cancellation_date == when(e.get("1712"))
         assert p.is_trial_period == (None if "1713" not in e else bool(e["1713"]))
         assert p.is_in_intro_offer_period == (None if "1719" not in e else bool(e["1719"]))
         assert p.promotional_offer_id == none_if_empty(e.get("1721"))
-    body = r.to_json()
+    body = r.to_dict()
     assert body["status"] == 0
     assert body["receipt"]["bundle_id"] == f["bundle_id"]
     assert len(body["receipt"]["in_app"]) == f["in_app_count"]
@@ -140,7 +146,7 @@ def test_base64_text_entitlements_and_json():
     assert not r.is_entitled(product)  # now: long expired
     assert r.active_products(utc(ms=1766771000000)) == [product]
     assert r.active_products(utc(ms=1766776000000)) == []
-    body = r.to_json()
+    body = r.to_dict()
     assert body["environment"] == "Sandbox"
     receipt = body["receipt"]
     assert receipt["receipt_creation_date"] == "2025-12-26 18:39:47 Etc/GMT"
@@ -157,10 +163,10 @@ def test_base64_text_entitlements_and_json():
 @needs_fixtures
 def test_pacific_time_follows_daylight_saving():
     r = validate_fixture("watch", facts()["tp__receipt-watch"])  # created 2020-09-21 (PDT)
-    assert r.to_json()["receipt"]["receipt_creation_date_pst"] == "2020-09-20 22:35:19 America/Los_Angeles"
+    assert r.to_dict()["receipt"]["receipt_creation_date_pst"] == "2020-09-20 22:35:19 America/Los_Angeles"
     sandbox = validate_fixture("hist2019b", facts()["tp__hist2019b-InAppReceiptTests"])
     # original_purchase_date 2013-08-01T07:00:00Z is midnight PDT
-    assert sandbox.to_json()["receipt"]["original_purchase_date_pst"] == "2013-08-01 00:00:00 America/Los_Angeles"
+    assert sandbox.to_dict()["receipt"]["original_purchase_date_pst"] == "2013-08-01 00:00:00 America/Los_Angeles"
 
 
 @needs_fixtures
@@ -283,7 +289,7 @@ def test_every_pst_date_in_the_fixtures_matches_zoneinfo():
         return n
 
     for name, f in facts().items():
-        body = validate_fixture(name, f).to_json()["receipt"]
+        body = validate_fixture(name, f).to_dict()["receipt"]
         checked += check_dates(body)
         for purchase in body["in_app"]:
             checked += check_dates(purchase)
@@ -349,7 +355,7 @@ def test_the_replay_identity_survives_re_encoding():
         payload = subprocess.run(["openssl", "cms", "-verify", "-noverify", "-binary", "-inform", "DER"],
                                  input=data, capture_output=True, check=True).stdout
         assert r.identity == hashlib.sha256(payload).hexdigest()
-        assert r.to_json()["gatekit"] == {"version": 1, "identity": r.identity, "testSigned": r.is_test_signed}
+        assert r.to_dict()["gatekit"] == {"version": 1, "identity": r.identity, "testSigned": r.is_test_signed}
 
 
 @needs_fixtures

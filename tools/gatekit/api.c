@@ -171,10 +171,11 @@ int gk_cmd_api(gk_cli *cli, int argc, char **argv) {
     }
     api_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_api_usage);
-    if (!a.key || !a.key_id || !a.issuer_id || !a.verify.bundle_id || !a.verify.environment) {
-        fprintf(stderr, "gatekit api: --key, --key-id, --issuer-id, --bundle-id and --environment are required\n");
+    const char *who = "gatekit api";
+    if (gk_missing(who, "--key", a.key) || gk_missing(who, "--key-id", a.key_id) || gk_missing(who, "--issuer-id", a.issuer_id) ||
+        gk_missing(who, "--bundle-id", a.verify.bundle_id) || gk_missing(who, "--environment", a.verify.environment))
         return gk_usage(gk_api_usage);
-    }
+    if (gk_check_environment(who, a.verify.environment)) return GK_EXIT_USAGE;
     gatekit_jws_options verify;
     unsigned char *anchor = NULL;
     if (!a.raw) {

@@ -32,6 +32,69 @@ int gk_existing_store(gk_cli *cli, gatekit_store **out) {
     return 0;
 }
 
+gatekit_store *gk_question_store(gk_cli *cli) {
+    gatekit_store *store = NULL;
+    if (gk_existing_store(cli, &store)) return NULL;
+    if (store) return store;
+    snprintf(cli->scratch, sizeof cli->scratch, "/tmp/gatekit-empty-XXXXXX");
+    const char *tmp = getenv("TMPDIR");
+    if (tmp && *tmp && strlen(tmp) + sizeof "/gatekit-empty-XXXXXX" <= sizeof cli->scratch)
+        snprintf(cli->scratch, sizeof cli->scratch, "%s/gatekit-empty-XXXXXX", tmp);
+    if (!mkdtemp(cli->scratch)) {
+        fprintf(stderr, "gatekit: cannot make a temporary folder for an empty store: %s\n", strerror(errno));
+        cli->scratch[0] = 0;
+        return NULL;
+    }
+    char path[sizeof cli->scratch + 16];
+    snprintf(path, sizeof path, "%s/empty.sqlite", cli->scratch);
+    int rc = gatekit_store_open(&cli->store, path, NULL);
+    if (rc < 0) {
+        gk_fail("cannot open an empty store", rc);
+        return NULL;
+    }
+    return cli->store;
+}
+
+void gk_close(gk_cli *cli) {
+    gatekit_store_close(cli->store);
+    cli->store = NULL;
+    if (!cli->scratch[0]) return;
+    static const char *const files[] = {"empty.sqlite", "empty.sqlite-wal", "empty.sqlite-shm", "empty.sqlite-journal"};
+    char path[sizeof cli->scratch + 32];
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        snprintf(path, sizeof path, "%s/%s", cli->scratch, files[f]);
+        unlink(path);
+    }
+    rmdir(cli->scratch);
+    cli->scratch[0] = 0;
+}
+
+int gk_missing(const char *who, const char *name, const char *value) {
+    if (value) return 0;
+    fprintf(stderr, "%s: missing %s\n", who, name);
+    return 1;
+}
+
+int gk_jws_kind(const char *who, const char *option, const char *name) {
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"notification", GATEKIT_JWS_NOTIFICATION}, {"transaction", GATEKIT_JWS_TRANSACTION},
+        {"renewal-info", GATEKIT_JWS_RENEWAL_INFO}, {"app-transaction", GATEKIT_JWS_APP_TRANSACTION},
+        {"realtime-request", GATEKIT_JWS_REALTIME_REQUEST},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strcmp(name, kinds[k].name) == 0) return kinds[k].kind;
+    fprintf(stderr, "%s: %s %s is not notification, transaction, renewal-info, app-transaction or realtime-request\n", who, option, name);
+    return -1;
+}
+
+int gk_check_environment(const char *who, const char *name) {
+    static const char *const names[] = {"Production", "Sandbox", "Xcode", "LocalTesting"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++)
+        if (strcmp(name, names[n]) == 0) return 0;
+    fprintf(stderr, "%s: --environment %s is not Production, Sandbox, Xcode or LocalTesting (spelled as Apple spells them)\n", who, name);
+    return GK_EXIT_USAGE;
+}
+
 int gk_fail(const char *what, int rc) {
     fprintf(stderr, "gatekit: %s: %s (%s)\n", what, gatekit_strerror(rc), gatekit_last_error());
     return GK_EXIT_ERROR;
@@ -241,6 +304,8 @@ int gk_signed_option(int argc, char **argv, int *i, gk_signed_options *s) {
 
 int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, gatekit_jws_options *o, unsigned char **anchor) {
     *anchor = NULL;
+    if (gk_missing(who, "--bundle-id", s->bundle_id) || gk_missing(who, "--environment", s->environment)) return GK_EXIT_USAGE;
+    if (gk_check_environment(who, s->environment)) return GK_EXIT_USAGE;
     jws_options_init(o, GATEKIT_JWS_OPTIONS_VERSION);
     o->bundle_id = s->bundle_id;
     o->environment = s->environment;

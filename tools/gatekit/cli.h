@@ -38,14 +38,35 @@ typedef struct gk_cli {
     const char *store_path;  /* --store, else the library's default ($GATEKIT_STORE, XDG) */
     const char *app_id;      /* --app-id, default "gatekit" */
     gatekit_store *store;    /* opened on first use */
+    char scratch[64];        /* gk_question_store's empty stand-in folder, removed by gk_close */
 } gk_cli;
 
-/* Opens the store on first use; prints the error and returns NULL on failure. */
+/* For commands that record something: opens (creating if needed) the store on first use;
+ * prints the error and returns NULL on failure. */
 gatekit_store *gk_store(gk_cli *cli);
 
 /* For read-only questions: the store if it exists (*out NULL when there is none yet: nothing
  * is created). Returns 0, or GK_EXIT_ERROR after printing why. */
 int gk_existing_store(gk_cli *cli, gatekit_store **out);
+
+/* For questions asked of the library (ledger, perm): the store if it exists, else an empty
+ * store in a private temporary folder that gk_close removes, so the answer is exactly an empty
+ * store's and nothing is created where the store would be. NULL after printing why. */
+gatekit_store *gk_question_store(gk_cli *cli);
+
+/* Closes the store and removes a stand-in made by gk_question_store. */
+void gk_close(gk_cli *cli);
+
+/* 1 after printing "<who>: missing <name>" when value is NULL, else 0. */
+int gk_missing(const char *who, const char *name, const char *value);
+
+/* The GATEKIT_JWS_* kind named notification, transaction, renewal-info, app-transaction or
+ * realtime-request (one name per kind in every command); -1 after printing why. */
+int gk_jws_kind(const char *who, const char *option, const char *name);
+
+/* 0 when name is an environment as Apple spells it (Production, Sandbox, Xcode,
+ * LocalTesting); else prints why and returns GK_EXIT_USAGE. */
+int gk_check_environment(const char *who, const char *name);
 
 /* Prints "gatekit: <what>: <strerror> (<last error>)" and returns GK_EXIT_ERROR. */
 int gk_fail(const char *what, int rc);
@@ -108,7 +129,7 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 /* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
 extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
-    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[];
+    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[], gk_test_usage[];
 
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);
@@ -118,6 +139,7 @@ int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
+int gk_cmd_test(gk_cli *cli, int argc, char **argv);
 /* 1 when name is an App Store Server API endpoint of gatekit api. */
 int gk_is_api_endpoint(const char *name);
 

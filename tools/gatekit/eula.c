@@ -11,7 +11,7 @@
 const char gk_eula_usage[] =
     "gatekit eula <subcommand> ...\n"
     "  status  --doc ID --file PATH [--user U] [--json]  exit 0: accepted, 3: must be presented\n"
-    "  show    --file PATH                            print the text and its SHA-256\n"
+    "  show    --file PATH                            print the text, then a last line \"sha256 HASH\"\n"
     "  check   --doc ID --file PATH [--user U] [--accept]\n"
     "          the launch gate: exit 0 when accepted (now or before); shows the text and asks\n"
     "          on a terminal; headless acceptance only with --accept or GATEKIT_ACCEPT_EULA=1;\n"
@@ -97,7 +97,8 @@ static int show(const eula_args *a) {
     int status = load_document(a->file, &d);
     if (status) return status;
     fwrite(d.text, 1, d.len, stdout);
-    fprintf(stderr, "sha256 %s\n", d.hash);
+    if (d.len && d.text[d.len - 1] != '\n') putchar('\n');
+    printf("sha256 %s\n", d.hash);
     free(d.text);
     return GK_EXIT_OK;
 }

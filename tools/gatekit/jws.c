@@ -5,7 +5,7 @@
 #include <string.h>
 
 const char gk_jws_usage[] =
-    "gatekit jws verify --type transaction|renewal|notification|app-transaction\n"
+    "gatekit jws verify --type transaction|renewal-info|notification|app-transaction|realtime-request\n"
     "                   --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
     "                   [--app-apple-id N] [--at TIME] [--test-anchor CERT [--test-production]] FILE|-\n"
     "    prints the verified payload as JSON (nested signed data decoded too); exit 0 when\n"
@@ -21,7 +21,8 @@ const char gk_jws_usage[] =
     "gatekit jws entitled --bundle-id ID --environment ENV [--app-apple-id N] [--product P]\n"
     "                   [--at-ms MS] [--at TIME] [--test-anchor CERT] [--json] FILE|-\n"
     "    verifies a signed transaction; exit 0 when it entitles the user (at MS, default now),\n"
-    "    3 when it does not (revoked, upgraded, not yet purchased, expired, other product);\n"
+    "    3 when it does not (revoked, upgraded, not yet purchased, expired, other product, a\n"
+    "    consumable, or a transaction naming no product or purchase date);\n"
     "    refused data as jws verify (10, 11, 12)";
 
 typedef struct {
@@ -58,29 +59,22 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     int entitled = strcmp(command, "entitled") == 0;
     if (!entitled && strcmp(command, "verify") != 0) return gk_usage(gk_jws_usage);
     jws_args a = {0};
-    if (parse(argc, argv, &a) < 0 || !a.file || !a.s.bundle_id || !a.s.environment || (!entitled && !a.type))
+    const char *who = entitled ? "gatekit jws entitled" : "gatekit jws verify";
+    if (parse(argc, argv, &a) < 0 || (!entitled && gk_missing(who, "--type", a.type)) || gk_missing(who, "--bundle-id", a.s.bundle_id) ||
+        gk_missing(who, "--environment", a.s.environment) || gk_missing(who, "FILE (or - for standard input)", a.file))
         return gk_usage(gk_jws_usage);
 
-    int kind = 0;
-    if (!entitled) {
-        if (strcmp(a.type, "transaction") == 0) kind = GATEKIT_JWS_TRANSACTION;
-        else if (strcmp(a.type, "renewal") == 0) kind = GATEKIT_JWS_RENEWAL_INFO;
-        else if (strcmp(a.type, "notification") == 0) kind = GATEKIT_JWS_NOTIFICATION;
-        else if (strcmp(a.type, "app-transaction") == 0) kind = GATEKIT_JWS_APP_TRANSACTION;
-        else {
-            fprintf(stderr, "gatekit jws: unknown --type %s\n", a.type);
-            return gk_usage(gk_jws_usage);
-        }
-    }
+    int kind = entitled ? GATEKIT_JWS_TRANSACTION : gk_jws_kind(who, "--type", a.type);
+    if (kind < 0) return gk_usage(gk_jws_usage);
 
     long long at_ms = 0;
     if (a.at_ms && (at_ms = gk_number(a.at_ms)) < 0) {
-        fprintf(stderr, "gatekit jws: --at-ms must be Unix milliseconds\n");
+        fprintf(stderr, "%s: --at-ms must be Unix milliseconds (at most 19 digits)\n", who);
         return GK_EXIT_USAGE;
     }
     gatekit_jws_options o;
     unsigned char *anchor = NULL;
-    int bad = gk_jws_options("gatekit jws", &a.s, 0, &o, &anchor);
+    int bad = gk_jws_options(who, &a.s, 0, &o, &anchor);
     if (bad) return bad;
     char *text = gk_load_text(a.file);
     if (!text) { free(anchor); return GK_EXIT_ERROR; }

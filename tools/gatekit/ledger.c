@@ -6,7 +6,7 @@
 #include <string.h>
 
 const char gk_ledger_usage[] =
-    "gatekit ledger ingest --type notification|transaction|renewal|app-transaction|receipt\n"
+    "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
     "                      --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
     "                      [--app-apple-id N] [--at TIME|now] [--test-anchor CERT [--test-production]] FILE|-\n"
     "    verifies the signed data (a receipt: validates it) and records it; prints what it did as\n"
@@ -53,17 +53,28 @@ static int parse(int argc, char **argv, ledger_args *a) {
 }
 
 static int ingest(gk_cli *cli, const ledger_args *a) {
-    if (!a->type || !a->s.bundle_id || !a->s.environment || a->count != 1) return gk_usage(gk_ledger_usage);
-    gatekit_store *store = gk_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    const char *who = "gatekit ledger ingest";
+    if (gk_missing(who, "--type", a->type) || gk_missing(who, "--bundle-id", a->s.bundle_id) ||
+        gk_missing(who, "--environment", a->s.environment) || gk_missing(who, "FILE (or - for standard input)", a->count ? a->positional[0] : NULL))
+        return gk_usage(gk_ledger_usage);
+    if (a->count != 1) return gk_usage(gk_ledger_usage);
+    int receipt = strcmp(a->type, "receipt") == 0;
+    int kind = receipt ? 0 : gk_jws_kind(who, "--type", a->type);
+    if (kind < 0) return gk_usage(gk_ledger_usage);
+    if (kind == GATEKIT_JWS_REALTIME_REQUEST) {
+        fprintf(stderr, "%s: a realtime request changes no entitlement and is not recorded\n", who);
+        return gk_usage(gk_ledger_usage);
+    }
     /* The receipt options take the same bundle id, time and anchor as the JWS ones. */
     gatekit_jws_options o;
     unsigned char *anchor = NULL;
-    int bad = gk_jws_options("gatekit ledger", &a->s, 1, &o, &anchor);
+    int bad = gk_jws_options(who, &a->s, 1, &o, &anchor);
     if (bad) return bad;
+    gatekit_store *store = gk_store(cli);
+    if (!store) { free(anchor); return GK_EXIT_ERROR; }
     char *json = NULL;
     int rc;
-    if (strcmp(a->type, "receipt") == 0) {
+    if (receipt) {
         size_t len = 0;
         unsigned char *data = gk_read_all(a->positional[0], &len);
         if (!data) { free(anchor); return GK_EXIT_ERROR; }
@@ -78,16 +89,10 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
     } else {
         char *text = gk_load_text(a->positional[0]);
         if (!text) { free(anchor); return GK_EXIT_ERROR; }
-        if (strcmp(a->type, "notification") == 0) rc = ledger_ingest_notification(&json, store, text, &o);
-        else if (strcmp(a->type, "transaction") == 0) rc = ledger_ingest_transaction(&json, store, text, &o);
-        else if (strcmp(a->type, "renewal") == 0) rc = ledger_ingest_renewal_info(&json, store, text, &o);
-        else if (strcmp(a->type, "app-transaction") == 0) rc = ledger_ingest_app_transaction(&json, store, text, &o);
-        else {
-            fprintf(stderr, "gatekit ledger: unknown --type %s\n", a->type);
-            free(text);
-            free(anchor);
-            return gk_usage(gk_ledger_usage);
-        }
+        if (kind == GATEKIT_JWS_NOTIFICATION) rc = ledger_ingest_notification(&json, store, text, &o);
+        else if (kind == GATEKIT_JWS_TRANSACTION) rc = ledger_ingest_transaction(&json, store, text, &o);
+        else if (kind == GATEKIT_JWS_RENEWAL_INFO) rc = ledger_ingest_renewal_info(&json, store, text, &o);
+        else rc = ledger_ingest_app_transaction(&json, store, text, &o);
         free(text);
     }
     free(anchor);
@@ -110,14 +115,15 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     q.environment = a.s.environment;
     q.flags = a.test_signed ? GATEKIT_LEDGER_TEST_SIGNED : 0;
     if (a.at_ms && (q.at_ms = gk_number(a.at_ms)) <= 0) {
-        fprintf(stderr, "gatekit ledger: --at-ms must be Unix milliseconds\n");
+        fprintf(stderr, "gatekit ledger: --at-ms must be Unix milliseconds (1 to 19 digits)\n");
         return GK_EXIT_USAGE;
     }
     if (a.s.at && (q.at_ms = gk_parse_time_ms(a.s.at)) <= 0) {
-        fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ\n");
+        fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ, within what milliseconds hold\n");
         return GK_EXIT_USAGE;
     }
-    if (!a.s.environment) return gk_usage(gk_ledger_usage);
+    if (gk_missing("gatekit ledger", "--environment", a.s.environment)) return gk_usage(gk_ledger_usage);
+    if (gk_check_environment("gatekit ledger", a.s.environment)) return GK_EXIT_USAGE;
     const char *customer = a.count > 0 ? a.positional[0] : NULL;
     const char *subject = a.count > 1 ? a.positional[1] : NULL;
     int entitled = strcmp(command, "entitled") == 0, eligible = strcmp(command, "eligible") == 0;
@@ -126,8 +132,12 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (!(entitled || eligible || status || active || history)) return gk_usage(gk_ledger_usage);
     int needed = entitled || eligible ? 2 : history ? 0 : 1;
     int allowed = entitled || eligible || status ? 2 : 1;
-    if (a.count < needed || a.count > allowed) return gk_usage(gk_ledger_usage);
-    gatekit_store *store = gk_store(cli);
+    if (a.count < needed) {
+        fprintf(stderr, "gatekit ledger %s: missing %s\n", command, a.count == 0 && needed > 0 ? "CUSTOMER" : eligible ? "GROUP" : "PRODUCT|GROUP");
+        return gk_usage(gk_ledger_usage);
+    }
+    if (a.count > allowed) return gk_usage(gk_ledger_usage);
+    gatekit_store *store = gk_question_store(cli);
     if (!store) return GK_EXIT_ERROR;
 
     char *json = NULL;

@@ -17,9 +17,11 @@ static const char usage_text[] =
     "                                                        what Apple's App Store Server Library signs\n"
     "  api get-transaction-info|get-transaction-history|...  the App Store Server API, every endpoint\n"
     "  store check|path|info                                 the store file: integrity, location\n"
+    "  test pki|sign                                         test-signed App Store data for your own tests\n"
     "  version                                               library version (also --version)\n"
     "  help [COMMAND]                                        this text, or a command's (also -h, --help)\n"
-    "Run 'gatekit <command> --help' for a command's usage.";
+    "--store and --app-id may also follow the command. Run 'gatekit <command> --help' for a\n"
+    "command's usage.";
 
 typedef struct {
     const char *name;
@@ -42,6 +44,7 @@ static const gk_command commands[] = {
     {"appstore", gk_cmd_appstore, gk_appstore_usage},
     {"api", gk_cmd_api, gk_api_usage},
     {"store", gk_cmd_store, gk_store_usage},
+    {"test", gk_cmd_test, gk_test_usage},
     {"version", cmd_version, "gatekit version"},
 };
 
@@ -88,7 +91,20 @@ int main(int argc, char **argv) {
     /* "gatekit eula --help", "gatekit receipt verify --help", "gatekit perm record -h". */
     for (int k = i + 1; k < argc; k++)
         if (is_help(argv[k])) return help(c->usage);
+    /* Global options after the command ("gatekit eula status --store S ...") are taken out
+     * of the command's arguments; the command sees only its own. */
+    int kept = i + 1;
+    for (int k = i + 1; k < argc; k++) {
+        int r;
+        if ((r = gk_option(argc, argv, &k, "--store", &cli.store_path)) != 0 ||
+            (r = gk_option(argc, argv, &k, "--app-id", &cli.app_id)) != 0) {
+            if (r < 0) return GK_EXIT_USAGE;
+            continue;
+        }
+        argv[kept++] = argv[k];
+    }
+    argc = kept;
     int status = c->run(&cli, argc - i, argv + i);
-    gatekit_store_close(cli.store);
+    gk_close(&cli);
     return status;
 }

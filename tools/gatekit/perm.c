@@ -109,13 +109,20 @@ static int state(gatekit_store *store, int category, int as_json) {
     if (s < 0) return gk_fail("perm_state", s);
     char buf[80];
     int allowed = perm_allows_prompt(s);
+    /* The state allows a prompt, but asking needs a usage description too. */
+    int cats[1] = {category};
+    size_t n = 0;
+    int no_usage = allowed && perm_pending(cats, &n, store, cats, 1) == GATEKIT_EPERM_NO_USAGE;
+    if (no_usage) allowed = 0;
     const char *name = display_name(store, category, buf, sizeof buf);
     if (as_json) {
         printf("{\"category\":%d,\"name\":", category);
         gk_json_string(stdout, name);
-        printf(",\"state\":%d,\"state_name\":\"%s\",\"allows_prompt\":%s}\n", s, perm_state_name(s), allowed ? "true" : "false");
+        printf(",\"state\":%d,\"state_name\":\"%s\",\"allows_prompt\":%s,\"usage_description_missing\":%s}\n", s,
+               perm_state_name(s), allowed ? "true" : "false", no_usage ? "true" : "false");
     } else {
-        printf("%s %d %s (%d) prompt %s\n", name, category, perm_state_name(s), s, allowed ? "allowed" : "not allowed");
+        printf("%s %d %s (%d) prompt %s%s\n", name, category, perm_state_name(s), s, allowed ? "allowed" : "not allowed",
+               no_usage ? " (no usage description: gatekit perm usage CATEGORY TEXT)" : "");
     }
     return allowed ? GK_EXIT_OK : GK_EXIT_NO;
 }
@@ -243,7 +250,10 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
     int as_json = argc > 2 && strcmp(argv[argc - 1], "--json") == 0;
     int nargs = argc - 2 - as_json;
     char **args = argv + 2;
-    gatekit_store *store = gk_store(cli);
+    /* Questions never create a store: only what records something (and watch) opens one. */
+    int writes = strcmp(sub, "usage") == 0 || strcmp(sub, "register") == 0 || strcmp(sub, "record") == 0 ||
+                 strcmp(sub, "reset") == 0 || strcmp(sub, "watch") == 0;  /* watch waits on the store others write */
+    gatekit_store *store = writes ? gk_store(cli) : gk_question_store(cli);
     if (!store) return GK_EXIT_ERROR;
     int category = 0, rc;
     if (portal && (rc = perm_use_portal(store, strcmp(portal, "-") == 0 ? NULL : portal)) < 0) return gk_fail("perm_use_portal", rc);

@@ -14,6 +14,10 @@ const char gk_receipt_usage[] =
     "         --at: Unix seconds, YYYY-MM-DDTHH:MM:SSZ or 'now' (default: the receipt's creation date)\n"
     "         exit 0 valid, 10 malformed (21002), 11 not authentic/not yours (21003),\n"
     "         12 wrong environment (21007/21008), 1 other errors\n"
+    "  entitled --bundle-id ID [verify's options] [--product P] [--at-ms MS] [--json] FILE|-\n"
+    "         validates as verify does; exit 0 when a purchase in it entitles the user at MS\n"
+    "         (default now) to P (default: to any product), 3 when none does; refused receipts\n"
+    "         as verify (10, 11, 12)\n"
     "  inspect FILE|-    prints the parse without deciding anything";
 
 /* Hex with optional ':' or '-' separators: 16 bytes (UUID) or 6 bytes (MAC). */
@@ -29,45 +33,39 @@ static int parse_device_id(const char *text, unsigned char *out) {
     return half < 0 && (n == 16 || n == 6) ? n : -1;
 }
 
-static int parse_time(const char *text, long long *out) {
-    if (strcmp(text, "now") == 0) { *out = (long long)time(NULL); return 0; }
-    char *end = NULL;
-    long long v = strtoll(text, &end, 10);
-    if (end && *end == '\0' && v > 0) { *out = v; return 0; }
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    char zone = 0, extra = 0;
-    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%c%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, &zone, &extra) != 7 || zone != 'Z')
-        return -1;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    *out = (long long)timegm(&tm);
-    return *out > 0 ? 0 : -1;
-}
-
-static int verify(int argc, char **argv) {
+/* receipt verify and receipt entitled: the same validation, then the JSON or the answer. */
+static int verify(int argc, char **argv, int entitled) {
+    const char *who = entitled ? "gatekit receipt entitled" : "gatekit receipt verify";
     const char *bundle = NULL, *version = NULL, *device = NULL, *at = NULL, *xcode = NULL, *file = NULL;
+    const char *product = NULL, *at_ms_text = NULL;
+    int json_answer = 0;
     gatekit_receipt_options o;
     receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--bundle-id", &bundle)) || (r = gk_option(argc, argv, &i, "--version", &version)) ||
             (r = gk_option(argc, argv, &i, "--device-id", &device)) || (r = gk_option(argc, argv, &i, "--at", &at)) ||
-            (r = gk_option(argc, argv, &i, "--allow-xcode", &xcode))) {
+            (r = gk_option(argc, argv, &i, "--allow-xcode", &xcode)) ||
+            (entitled && ((r = gk_option(argc, argv, &i, "--product", &product)) || (r = gk_option(argc, argv, &i, "--at-ms", &at_ms_text))))) {
             if (r < 0) return GK_EXIT_USAGE;
             continue;
         }
         if (strcmp(argv[i], "--production-only") == 0) o.flags |= GATEKIT_RECEIPT_PRODUCTION_ONLY;
         else if (strcmp(argv[i], "--sandbox-only") == 0) o.flags |= GATEKIT_RECEIPT_SANDBOX_ONLY;
         else if (strcmp(argv[i], "--require-sha256") == 0) o.flags |= GATEKIT_RECEIPT_REQUIRE_SHA256;
+        else if (entitled && strcmp(argv[i], "--json") == 0) json_answer = 1;
         else if (!file && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) file = argv[i];
         else {
-            fprintf(stderr, "gatekit receipt: unexpected argument %s\n", argv[i]);
+            fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
             return gk_usage(gk_receipt_usage);
         }
     }
-    if (!bundle || !file) return gk_usage(gk_receipt_usage);
+    if (gk_missing(who, "--bundle-id", bundle) || gk_missing(who, "FILE (or - for standard input)", file)) return gk_usage(gk_receipt_usage);
+    long long at_ms = 0;
+    if (at_ms_text && (at_ms = gk_number(at_ms_text)) < 0) {
+        fprintf(stderr, "%s: --at-ms must be Unix milliseconds (at most 19 digits)\n", who);
+        return GK_EXIT_USAGE;
+    }
     o.bundle_id = bundle;
     o.app_version = version;
     unsigned char device_bytes[16];
@@ -77,8 +75,9 @@ static int verify(int argc, char **argv) {
         o.device_id = device_bytes;
         o.device_id_len = (size_t)n;
     }
-    if (at && parse_time(at, &o.verify_time) != 0) {
-        fprintf(stderr, "gatekit receipt: --at needs Unix seconds, YYYY-MM-DDTHH:MM:SSZ or 'now'\n");
+    if (at && strcmp(at, "now") == 0) o.verify_time = (long long)time(NULL);
+    else if (at && (o.verify_time = gk_parse_time(at)) <= 0) {
+        fprintf(stderr, "%s: --at needs Unix seconds, YYYY-MM-DDTHH:MM:SSZ or 'now'\n", who);
         return GK_EXIT_USAGE;
     }
     size_t anchor_len = 0, len = 0;
@@ -95,12 +94,23 @@ static int verify(int argc, char **argv) {
     int rc = receipt_validate(&receipt, data, len, &o);
     free(data);
     free(anchor);
-    if (rc < 0) return gk_refused("receipt", rc);
+    if (rc < 0) return gk_refused(entitled ? "receipt entitled" : "receipt verify", rc);
+    if (receipt_is_test_signed(receipt) == 1)
+        fprintf(stderr, "gatekit receipt: note: accepted under the --allow-xcode test certificate, not an App Store purchase\n");
+    if (entitled) {
+        char *active = NULL;  /* without --product: any product (the number of active ones) */
+        int yes = product ? receipt_is_entitled(receipt, product, at_ms) : receipt_active_products(&active, receipt, at_ms);
+        gatekit_free(active);
+        receipt_free(receipt);
+        if (yes < 0) return gk_fail("receipt entitled", yes);
+        yes = yes > 0;
+        if (json_answer) printf("{\"entitled\":%s}\n", yes ? "true" : "false");
+        else puts(yes ? "entitled" : "not entitled");
+        return yes ? GK_EXIT_OK : GK_EXIT_NO;
+    }
     char *json = NULL;
     rc = receipt_to_json(&json, receipt);
     if (rc == 0) puts(json);
-    if (rc == 0 && receipt_is_test_signed(receipt) == 1)
-        fprintf(stderr, "gatekit receipt: note: accepted under the --allow-xcode test certificate, not an App Store purchase\n");
     gatekit_free(json);
     receipt_free(receipt);
     return rc == 0 ? GK_EXIT_OK : gk_fail("receipt_to_json", rc);
@@ -123,7 +133,9 @@ static int inspect(int argc, char **argv) {
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv) {
     (void)cli;
     if (argc < 2) return gk_usage(gk_receipt_usage);
-    if (strcmp(argv[1], "verify") == 0) return verify(argc, argv);
+    if (strcmp(argv[1], "verify") == 0) return verify(argc, argv, 0);
+    if (strcmp(argv[1], "entitled") == 0) return verify(argc, argv, 1);
     if (strcmp(argv[1], "inspect") == 0) return inspect(argc, argv);
+    fprintf(stderr, "gatekit receipt: unknown subcommand %s\n", argv[1]);
     return gk_usage(gk_receipt_usage);
 }

@@ -8,8 +8,8 @@
 
 const char gk_store_usage[] =
     "gatekit [--store PATH] store <subcommand>\n"
-    "  path    print the store file's path\n"
-    "  info    path, file sizes, number of EULA decisions\n"
+    "  path    print the store file's path (exit 3 when there is no store yet: nothing is created)\n"
+    "  info    path, file sizes, number of EULA decisions (exit 3 when there is no store yet)\n"
     "  check [--json]  full integrity check: exit 0 when sound, 5 when the file is damaged or not a\n"
     "          GateKit store (the problems are printed; the file is never modified)";
 
@@ -52,7 +52,11 @@ static int store_check(gk_cli *cli, int as_json) {
         fprintf(stderr, "gatekit: no store at %s: %s\n", path, strerror(errno));
         return GK_EXIT_ERROR;
     }
-    int rc = gatekit_store_open(&cli->store, cli->store_path, cli->app_id ? cli->app_id : "gatekit");
+    int rc = gatekit_store_open_flags(&cli->store, cli->store_path, cli->app_id ? cli->app_id : "gatekit", GATEKIT_STORE_EXISTING);
+    if (rc == GATEKIT_ENOTFOUND) {
+        fprintf(stderr, "gatekit: no store to check: %s\n", gatekit_last_error());
+        return GK_EXIT_ERROR;
+    }
     if (is_damage(rc)) return verdict(path ? path : "(default)", rc, as_json);
     if (rc < 0) return gk_fail("cannot open the store", rc);
     rc = gatekit_store_check(cli->store);
@@ -67,9 +71,21 @@ static long long file_size(const char *path, const char *suffix) {
     return stat(name, &st) == 0 ? (long long)st.st_size : -1;
 }
 
+/* path and info are questions: they open only a store that exists. None yet: exit 3. */
+static gatekit_store *existing(gk_cli *cli, const char *command, int *status) {
+    gatekit_store *store = NULL;
+    *status = gk_existing_store(cli, &store);
+    if (!*status && !store) {
+        fprintf(stderr, "gatekit store %s: no store yet: %s\n", command, gatekit_last_error());
+        *status = GK_EXIT_NO;
+    }
+    return store;
+}
+
 static int store_info(gk_cli *cli) {
-    gatekit_store *store = gk_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    int status;
+    gatekit_store *store = existing(cli, "info", &status);
+    if (!store) return status;
     const char *path = gatekit_store_path(store);
     char *json = NULL;
     int rc = eula_history_all(&json, store, NULL);
@@ -96,8 +112,9 @@ int gk_cmd_store(gk_cli *cli, int argc, char **argv) {
     if (strcmp(argv[1], "check") == 0) return store_check(cli, as_json);
     if (strcmp(argv[1], "info") == 0) return store_info(cli);
     if (strcmp(argv[1], "path") == 0) {
-        gatekit_store *store = gk_store(cli);
-        if (!store) return GK_EXIT_ERROR;
+        int status;
+        gatekit_store *store = existing(cli, "path", &status);
+        if (!store) return status;
         puts(gatekit_store_path(store));
         return GK_EXIT_OK;
     }

@@ -80,4 +80,81 @@ public enum ES256 {
         ERR_clear_error()
         return result == 1
     }
+
+    /// Why a PEM private key cannot sign ES256.
+    public enum KeyProblem: Error {
+        case notPEM      // not an unencrypted PEM private key
+        case notP256     // a private key of another type or curve
+        case unusable    // a P-256 key whose scalar or public point is wrong
+    }
+
+    /// Loads an unencrypted PEM private key (PKCS#8, or SEC1 "EC PRIVATE KEY") that can sign
+    /// ES256. The caller owns the `EVP_PKEY *` (EVP_PKEY_free).
+    public static func privateKey(pem: UnsafeRawBufferPointer) -> Result<OpaquePointer, KeyProblem> {
+        ERR_clear_error()
+        guard pem.count > 0, pem.count <= Int(Int32.max), let bio = BIO_new_mem_buf(pem.baseAddress, Int32(pem.count)) else { return .failure(.notPEM) }
+        defer { BIO_free(bio) }
+        // No password callback: an encrypted key fails here instead of prompting on a terminal.
+        guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else {
+            ERR_clear_error()
+            return .failure(.notPEM)
+        }
+        guard isP256(key) else {
+            EVP_PKEY_free(key)
+            return .failure(.notP256)
+        }
+        guard isUsablePrivateKey(key) else {
+            EVP_PKEY_free(key)
+            return .failure(.unusable)
+        }
+        return .success(key)
+    }
+
+    /// ECDSA P-256 / SHA-256 over `message` with a private `EVP_PKEY *`: the DER ECDSA-Sig-Value.
+    public static func signDER(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
+        guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(ctx) }
+        ERR_clear_error()
+        // EVP_PKEY_get_size: the largest signature the key makes (72 bytes for P-256).
+        var der = [UInt8](repeating: 0, count: Int(max(EVP_PKEY_get_size(key), 0)))
+        var length = der.count
+        let signed = message.withUnsafeBufferPointer { m in
+            der.withUnsafeMutableBufferPointer { d -> Bool in
+                EVP_DigestSignInit(ctx, nil, EVP_sha256(), nil, key) == 1
+                    && EVP_DigestSign(ctx, d.baseAddress, &length, m.baseAddress, m.count) == 1
+            }
+        }
+        ERR_clear_error()
+        guard signed, length > 0, length <= der.count else { throw .internalError("ECDSA signing failed") }
+        der.removeLast(der.count - length)
+        return der
+    }
+
+    /// The same signature as JWS writes it: raw 32-byte r ‖ 32-byte s, read from the DER
+    /// SEQUENCE { INTEGER r, INTEGER s } OpenSSL made.
+    public static func signRaw(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
+        let der = try signDER(message, key: key)
+        guard let raw = rawSignature(der) else { throw .internalError("OpenSSL made an ECDSA signature that is not DER r, s") }
+        return raw
+    }
+
+    static func rawSignature(_ der: [UInt8]) -> [UInt8]? {
+        guard der.count >= 8, der[0] == 0x30, Int(der[1]) == der.count - 2 else { return nil }  // P-256: short-form lengths
+        var raw = [UInt8](repeating: 0, count: signatureLength)
+        var i = 2
+        for k in 0..<2 {
+            guard i + 2 <= der.count, der[i] == 0x02 else { return nil }
+            var n = Int(der[i + 1])
+            var start = i + 2
+            guard n >= 1, start + n <= der.count else { return nil }
+            while n > 32, der[start] == 0 {
+                start += 1
+                n -= 1
+            }
+            guard n <= 32 else { return nil }
+            for j in 0..<n { raw[k * 32 + 32 - n + j] = der[start + j] }
+            i = start + n
+        }
+        return i == der.count ? raw : nil
+    }
 }

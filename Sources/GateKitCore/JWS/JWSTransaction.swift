@@ -58,11 +58,14 @@ public struct JWSTransaction: SignedPayload {
     /// Whether this transaction grants its product at `at` (Unix milliseconds), as a receipt
     /// purchase would: never when revoked (a refund or family-sharing removal voids it from
     /// the start) or upgraded away; not before its purchase date; subscriptions only before
-    /// `expiresDate`; purchases without an expiry (non-consumables, consumables) from then on.
+    /// `expiresDate`; non-consumables from then on; consumables never.
     public func isEntitled(at: Int64) -> Bool {
+        // Apple's transactions always name the product and the purchase date: one without
+        // either proves no purchase. A consumable is used up, as the ledger counts it.
+        guard fields.productId != nil, let purchaseDate = fields.purchaseDate, at >= purchaseDate else { return false }
+        if fields.type == "Consumable" { return false }
         if fields.revocationDate != nil || fields.revocationReason != nil { return false }
         if fields.isUpgraded == true { return false }
-        if let purchaseDate = fields.purchaseDate, at < purchaseDate { return false }
         if let expiresDate = fields.expiresDate { return at < expiresDate }
         return true
     }

@@ -15,6 +15,7 @@ public struct Entitlement: Sendable, Equatable {
         case notYetPurchased = 14    // the purchase is after the instant
         case consumable = 15         // consumables never entitle
         case upgraded = 16           // upgraded to another product of its group
+        case onlyTestSigned = 17     // nothing App Store-signed matches, but test-signed data does
 
         public var entitles: Bool { rawValue < 10 }
 
@@ -31,6 +32,7 @@ public struct Entitlement: Sendable, Equatable {
             case .notYetPurchased: "not-yet-purchased"
             case .consumable: "consumable"
             case .upgraded: "upgraded"
+            case .onlyTestSigned: "only-test-signed"
             }
         }
     }

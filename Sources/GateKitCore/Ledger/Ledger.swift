@@ -89,7 +89,12 @@ public final class Ledger: @unchecked Sendable {
     /// Entitlement to a product id or a subscription group id.
     public func entitlement(customer: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Entitlement {
         try Ledger.validate(filter: filter, name: "product_or_group")
-        return try view(customer: customer, scope: scope, at: instant).entitlement(to: filter)
+        let answer = try view(customer: customer, scope: scope, at: instant).entitlement(to: filter)
+        // "No purchase" where test-signed data would answer otherwise: say so, so a test that
+        // forgot the test flag is not told the customer bought nothing.
+        guard answer.reason == .noPurchase, !scope.testSigned else { return answer }
+        let test = try view(customer: customer, scope: scope.testSignedPart, at: instant).entitlement(to: filter)
+        return test.reason == .noPurchase ? answer : Entitlement(reason: .onlyTestSigned)
     }
 
     public func active(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {

@@ -11,6 +11,14 @@ public struct LedgerScope: Hashable, Sendable {
     }
 
     var testFlag: Int64 { testSigned ? 1 : 0 }
+
+    /// The same environment's test-signed part.
+    var testSignedPart: LedgerScope { LedgerScope(environmentName: environment, testSigned: true) }
+
+    private init(environmentName: String, testSigned: Bool) {
+        environment = environmentName
+        self.testSigned = testSigned
+    }
 }
 
 /// The instant a question is asked about.

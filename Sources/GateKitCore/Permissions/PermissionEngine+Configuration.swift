@@ -106,7 +106,8 @@ extension PermissionEngine {
                 ("name", .string(current.name(of: c) ?? String(c))),
                 ("state", .number(Int64(state.rawValue))),
                 ("state_name", .string(state.name.description)),
-                ("allows_prompt", .bool(state.allowsPrompt)),
+                // Asking needs a usage description too (record and pending refuse without one).
+                ("allows_prompt", .bool(state.allowsPrompt && current.usageDescriptions[c] != nil)),
                 ("stored", .number(Int64(current.storedState(c).rawValue))),
                 ("system", slot == nil ? .null : .number(Int64(answer.rawValue))),
                 ("usage_description", current.usageDescriptions[c].map { .string($0) } ?? .null),

@@ -30,6 +30,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case unsafeStore = -13
         case connection = -14
         case commitUncertain = -15
+        case forked = -16
 
         // Receipts (-100 … -199).
         case receiptMalformed = -100
@@ -112,6 +113,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .unsafeStore: "store or its folder is a symbolic link or open to another user"
             case .connection: "cannot reach the store's server"
             case .commitUncertain: "the connection was lost while committing"
+            case .forked: "the store handle belongs to the parent process (open the store after fork)"
 
             // Receipts.
             case .receiptMalformed: "receipt is not a PKCS#7 SignedData receipt (malformed)"

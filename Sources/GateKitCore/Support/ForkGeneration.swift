@@ -1,0 +1,23 @@
+import Glibc
+
+/// How many fork(2)s lie between this process and the one that loaded GateKit. A store handle
+/// remembers the generation it was opened in: after a fork the child shares the parent's
+/// connection (the PostgreSQL socket, the SQLite file and its locks' owner), so the child
+/// using or closing it would break the parent's session. Counting in a pthread_atfork child
+/// handler makes the check one memory read, where getpid(2) would be a system call per call.
+public enum ForkGeneration {
+    // Written only by the atfork child handler, while the just-forked child has one thread;
+    // in every other moment of a process's life it is only read.
+    nonisolated(unsafe) private static var generation: UInt64 = 0
+
+    private static let counting: Bool = {
+        pthread_atfork(nil, nil, { ForkGeneration.generation &+= 1 })
+        return true
+    }()
+
+    /// The current generation (registering the handler on first use: before any handle exists).
+    public static var current: UInt64 {
+        _ = counting
+        return generation
+    }
+}
