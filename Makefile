@@ -25,7 +25,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
 
-.PHONY: test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
+.PHONY: quick test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
 
 deps:
@@ -145,6 +145,11 @@ test-demo: build
 # (about a minute warm). `make test` is the full run CI does.
 check: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-python
+
+# One domain's Swift, C and Python tests on SQLite (Tests/domains.tsv), after an incremental
+# build: the fast loop while changing a rule. DOMAIN=ledger, receipts, jws, eula, …
+quick: deps
+	@scripts/quick.sh $(DOMAIN)
 
 # One-line mutants of the library's rules (Tests/mutation/mutants.tsv), each rebuilt and run
 # against its domain's Swift suites: every mutant must be killed by an assertion. Not part of

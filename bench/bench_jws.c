@@ -283,7 +283,10 @@ static void dataset(const char *title, char **jws, int n, const unsigned char *a
     reference ref = {store_with(anchor, anchor_len), OBJ_txt2obj("1.2.840.113635.100.6.11.1", 1),
                      OBJ_txt2obj("1.2.840.113635.100.6.2.1", 1), NULL, 0, NULL};
     gatekit_jws_options o;
-    jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
+    if (jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "jws_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     o.bundle_id = "com.example";
     o.environment = "Sandbox";
     o.test_anchor_der = anchor;

@@ -223,7 +223,10 @@ int main(int argc, char **argv) {
             filled += k;
         }
         lookup_ctx c = {.store = s, .customers = filled, .warm = 1};
-        ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION);
+        if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) {
+            fprintf(stderr, "ledger_query_init: %s\n", gatekit_last_error());
+            exit(1);
+        }
         c.q.environment = "Sandbox";
         c.q.flags = GATEKIT_LEDGER_TEST_SIGNED;
         sqlite3_prepare_v2(db, "SELECT transaction_id, expires_ms FROM ledger_transactions WHERE environment = 'Sandbox'"

@@ -41,7 +41,10 @@ static void setup_pki(const char *folder) {
     key = kf ? PEM_read_PrivateKey(kf, NULL, NULL, NULL) : NULL;
     if (kf) fclose(kf);
     if (!key) { fprintf(stderr, "bench: cannot read %s\n", path); exit(1); }
-    jws_options_init(&options, GATEKIT_JWS_OPTIONS_VERSION);
+    if (jws_options_init(&options, GATEKIT_JWS_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "jws_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     options.bundle_id = "com.example";
     options.environment = "Sandbox";
     options.test_anchor_der = anchor;

@@ -231,7 +231,13 @@ static void latency(const char *eula_app, const char *ledger_app, const char *sq
     bench_row("eula_should_present_hash on SQLite", sq);
     printf("| ratio PostgreSQL eula_should_present_hash / libpq round trip | **%.2f×** | | | |\n", gk.median / raw.median);
 
-    ledger_query_init(&pgl.q, GATEKIT_LEDGER_QUERY_VERSION);
+    if (ledger_query_init(&pgl.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) {
+
+        fprintf(stderr, "ledger_query_init: %s\n", gatekit_last_error());
+
+        exit(1);
+
+    }
     pgl.q.environment = "Sandbox";
     pgl.q.flags = GATEKIT_LEDGER_TEST_SIGNED;
     litel.q = pgl.q;

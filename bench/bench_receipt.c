@@ -68,7 +68,10 @@ static int near_limit_reference(void *p) {
 
 static int gatekit_validate(receipt_ctx *c) {
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "receipt_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     o.bundle_id = c->bundle;
     gatekit_receipt *r = NULL;
     int rc = receipt_validate(&r, c->der, c->len, &o);
@@ -87,7 +90,10 @@ static int gatekit_warm(void *p) { return gatekit_validate(p); }
 static int gatekit_warm_json(void *p) {
     receipt_ctx *c = p;
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "receipt_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     o.bundle_id = c->bundle;
     gatekit_receipt *r = NULL;
     if (receipt_validate(&r, c->der, c->len, &o) != 0) return 1;
@@ -141,7 +147,10 @@ static void prepare_reference(receipt_ctx *c, X509 *apple_root) {
 static void measure(receipt_ctx *c, int runs) {
     /* creation date through GateKit itself */
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "receipt_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     o.bundle_id = c->bundle;
     gatekit_receipt *r = NULL;
     if (receipt_validate(&r, c->der, c->len, &o) != 0) { fprintf(stderr, "%s: %s\n", c->name, gatekit_last_error()); exit(1); }

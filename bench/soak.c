@@ -100,10 +100,16 @@ int main(int argc, char **argv) {
     const char *jws_malformed = "eyJhbGciOiJFUzI1NiJ9.e30";
 
     gatekit_receipt_options ro;
-    receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "receipt_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     ro.bundle_id = "dev.bonzer.weeka.app";
     gatekit_jws_options jo;
-    jws_options_init(&jo, GATEKIT_JWS_OPTIONS_VERSION);
+    if (jws_options_init(&jo, GATEKIT_JWS_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "jws_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     jo.bundle_id = "com.example";
     jo.environment = "Sandbox";
     jo.test_anchor_der = anchor;

@@ -77,7 +77,10 @@ static void perm_once(worker *w) {
 static void *run(void *arg) {
     worker *w = arg;
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "receipt_options_init: %s\n", gatekit_last_error());
+        exit(1);
+    }
     o.bundle_id = "dev.bonzer.weeka.app";
     int role = w->index % 4;  /* 0 receipts, 1 permissions, 2 EULAs, 3 all three */
     while (!atomic_load(&stop)) {

@@ -42,7 +42,7 @@ int main(void) {
     }
     if (perm_state(store, GATEKIT_PERM_CAMERA) == GATEKIT_PERM_STATE_AUTHORIZED) puts("camera on");
 
-    perm_unsubscribe(store, token);
+    if (perm_unsubscribe(store, token) < 0) fprintf(stderr, "%s\n", gatekit_last_error());
     gatekit_store_close(store);                /* also stops the watcher */
     return 0;
 }

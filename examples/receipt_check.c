@@ -15,7 +15,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     gatekit_receipt_options options;
-    receipt_options_init(&options, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (receipt_options_init(&options, GATEKIT_RECEIPT_OPTIONS_VERSION) != 0) {   /* a library older than this header */
+        fprintf(stderr, "%s\n", gatekit_last_error());
+        return 1;
+    }
     options.bundle_id = argv[2];
     /* A real app also sets options.device_id / device_id_len (en0 MAC address on macOS,
      * identifierForVendor bytes on iOS) so a receipt copied from another machine is refused. */

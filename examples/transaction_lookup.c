@@ -33,14 +33,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "the key: %s\n", gatekit_last_error());
         return 3;
     }
-    gatekit_jws_options verify;           /* how the answer's signed members are checked */
-    jws_options_init(&verify, GATEKIT_JWS_OPTIONS_VERSION);
+    gatekit_jws_options verify = GATEKIT_JWS_OPTIONS_INIT;   /* how the answer's signed members are checked */
     verify.bundle_id = argv[4];
     verify.environment = argv[5];
     verify.test_anchor_der = root;        /* NULL: Apple's root, pinned in the library */
     verify.test_anchor_len = root_len;
-    gatekit_appstore_client_options o;
-    appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION);
+    gatekit_appstore_client_options o = GATEKIT_APPSTORE_CLIENT_OPTIONS_INIT;
     o.environment = argv[5];
     o.base_url = argc == 10 ? argv[7] : NULL;   /* NULL: Apple's servers */
     o.ca_file = argc == 10 ? argv[8] : NULL;

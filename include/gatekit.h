@@ -11,7 +11,10 @@
  *   - A function that can fail returns int: 0 (or a documented positive result) on success,
  *     a negative GATEKIT_E* code on failure. gatekit_last_error() then describes the failure
  *     for the calling thread. Codes never change meaning; new codes are only ever added.
- *   - Output parameters come first; the single output is named out.
+ *   - Output parameters come first; the single output is named out. Not yet in two
+ *     places, to change together in one release before 1.0: the App Store Server
+ *     API calls (appstore_get_*, appstore_set_*, …) take the client first and their outputs
+ *     last, and ledger_is_entitled() takes its details (out) last.
  *   - What the library returns through an out pointer is owned by the caller and freed with
  *     the matching function: strings with gatekit_free(), handles with their *_free/_close.
  *     Never free library memory with your own free(), never pass your memory to gatekit_free().
@@ -24,8 +27,9 @@
  *     data carries it in GateKit's "gatekit" member. Within a version members are only added.
  *   - Options structs start with their version: *_options_init(&o, <header's VERSION>) or
  *     GATEKIT_*_OPTIONS_INIT; a newer library reads and writes only that version's members.
- *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_):
- *     the names the library was asked to export; the prefixes keep them apart from a host's.
+ *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_,
+ *     ledger_, appstore_): the names the library was asked to export; the prefixes keep them
+ *     apart from a host's. python/tests/test_package.py checks that every function has one.
  *   - Thread safety is stated per object: gatekit_store is safe to share between threads;
  *     the static functions are safe from any thread.
  *
@@ -213,7 +217,7 @@ GATEKIT_API const char *gatekit_store_path(const gatekit_store *store);
 
 /* Full integrity check of the store file: 0 when sound, GATEKIT_ECORRUPT (with the problems
  * in gatekit_last_error()) when not. Read-only. */
-GATEKIT_API int gatekit_store_check(gatekit_store *store);
+GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_check(gatekit_store *store);
 
 /* ========================================================================================
  * EULA gating
@@ -380,7 +384,7 @@ typedef struct gatekit_receipt_options {
  * and sets options->version. A library newer than your header therefore never writes
  * past your struct. 0, GATEKIT_EINVAL (NULL), or GATEKIT_EVERSION (a version this library
  * does not know; nothing written). Any thread. */
-GATEKIT_API int receipt_options_init(gatekit_receipt_options *options, unsigned int version);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_options_init(gatekit_receipt_options *options, unsigned int version);
 
 /* Validates a receipt: data is DER/BER bytes or their base64 text (detected), at most 16 MB.
  * On success *out is a new receipt (free with receipt_free) and 0 is returned; on failure
@@ -419,18 +423,18 @@ GATEKIT_API const char *receipt_string(const gatekit_receipt *receipt, int attri
 
 /* An integer attribute into *out: 1 present, 0 absent (*out = 0), GATEKIT_EINVAL for NULL or
  * an id that is not an integer attribute. */
-GATEKIT_API int receipt_integer(long long *out, const gatekit_receipt *receipt, int attribute);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_integer(long long *out, const gatekit_receipt *receipt, int attribute);
 
 /* A date attribute as epoch milliseconds into *out: 1 present, 0 absent, GATEKIT_EINVAL. */
-GATEKIT_API int receipt_date_ms(long long *out, const gatekit_receipt *receipt, int attribute);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_date_ms(long long *out, const gatekit_receipt *receipt, int attribute);
 
 /* Raw bytes of BUNDLE_ID (DER value), OPAQUE or HASH, owned by the receipt: 1 present
  * (*out, *out_len set), 0 absent, GATEKIT_EINVAL. */
-GATEKIT_API int receipt_bytes(const unsigned char **out, size_t *out_len, const gatekit_receipt *receipt, int attribute);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_bytes(const unsigned char **out, size_t *out_len, const gatekit_receipt *receipt, int attribute);
 
 /* 1 when the receipt was accepted under the caller's test anchor (Xcode), 0 for an App Store
  * receipt, GATEKIT_EINVAL for NULL. */
-GATEKIT_API int receipt_is_test_signed(const gatekit_receipt *receipt);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_is_test_signed(const gatekit_receipt *receipt);
 
 /* The receipt's replay identity: SHA-256 of its signed payload as 64 lowercase hex digits,
  * owned by the receipt. Re-encodings of one genuine receipt (BER or DER, base64 with or
@@ -440,14 +444,14 @@ GATEKIT_API int receipt_is_test_signed(const gatekit_receipt *receipt);
 GATEKIT_API const char *receipt_identity(const gatekit_receipt *receipt);
 
 /* Number of in-app purchases (attribute 17) in receipt order, or GATEKIT_EINVAL for NULL. */
-GATEKIT_API int receipt_purchase_count(const gatekit_receipt *receipt);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase_count(const gatekit_receipt *receipt);
 
 /* Purchase fields by index (0 … count-1) and GATEKIT_IAP_* id, as for the receipt accessors:
  * string (NULL when absent, out of range or not a text field), integer and date (1 present,
  * 0 absent, GATEKIT_EINVAL for NULL, an index out of range or a wrong id). */
 GATEKIT_API const char *receipt_purchase_string(const gatekit_receipt *receipt, size_t index, int field);
-GATEKIT_API int receipt_purchase_integer(long long *out, const gatekit_receipt *receipt, size_t index, int field);
-GATEKIT_API int receipt_purchase_date_ms(long long *out, const gatekit_receipt *receipt, size_t index, int field);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase_integer(long long *out, const gatekit_receipt *receipt, size_t index, int field);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase_date_ms(long long *out, const gatekit_receipt *receipt, size_t index, int field);
 
 /* One in-app purchase at once (what bindings use: one call instead of one per field).
  * Strings are owned by the receipt (valid until receipt_free), NULL when absent; numbers are 0
@@ -473,7 +477,7 @@ typedef struct gatekit_purchase {
 
 /* Fills *out with purchase `index`. 0 on success; GATEKIT_EINVAL for NULL, an index out of
  * range or out_size 0. */
-GATEKIT_API int receipt_purchase(gatekit_purchase *out, size_t out_size, const gatekit_receipt *receipt, size_t index);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase(gatekit_purchase *out, size_t out_size, const gatekit_receipt *receipt, size_t index);
 
 /* Parses a receipt WITHOUT deciding anything (no trust, no bundle check) and describes it as
  * JSON: container facts (encoding, digest, certificate subjects, signer found) and every
@@ -684,7 +688,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_subscribe(int *out_token, gatekit_store
  * running on another thread — except when called from inside a callback, where it returns
  * at once (it cannot wait) and only the promise "not called again" holds. Safe from inside
  * fn itself. Errors: GATEKIT_EINVAL, GATEKIT_EPERM_TOKEN. */
-GATEKIT_API int perm_unsubscribe(gatekit_store *store, int token);
+GATEKIT_API GATEKIT_WARN_UNUSED int perm_unsubscribe(gatekit_store *store, int token);
 
 /* Re-reads the store (changes by other handles and processes) and asks the provider about
  * every category; callbacks fire on this thread for every change since subscribers were
@@ -705,7 +709,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_watch_start(gatekit_store *store, int i
  * returned), 0 when none was running. Called from one of the watcher's own callbacks it
  * returns 1 at once and the thread ends after that callback. Errors: GATEKIT_EINVAL,
  * GATEKIT_EPERM_REENTRANT. */
-GATEKIT_API int perm_watch_stop(gatekit_store *store);
+GATEKIT_API GATEKIT_WARN_UNUSED int perm_watch_stop(gatekit_store *store);
 
 /* ---- The Linux desktop's permission store (xdg-desktop-portal) ----
  * perm_use_portal() makes the desktop's own answers the system state, as ISHPermissionKit
@@ -836,7 +840,7 @@ typedef struct gatekit_jws_options {
  * exactly the members that version has and sets options->version, so a newer library never
  * writes past an older caller's struct. The library reads version 1 and 2 structs.
  * 0, GATEKIT_EINVAL (NULL) or GATEKIT_EVERSION (unknown version; nothing written). */
-GATEKIT_API int jws_options_init(gatekit_jws_options *options, unsigned int version);
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_options_init(gatekit_jws_options *options, unsigned int version);
 
 /* sizeof(gatekit_jws_options) of the newest version, for FFI hosts that build the struct. */
 GATEKIT_API size_t jws_options_size(void);
@@ -889,7 +893,7 @@ GATEKIT_API const char *jws_identity(const gatekit_jws *signed_data);
 
 /* 1 when accepted under options->test_anchor_der (never App Store data), 0 for data Apple
  * signed, GATEKIT_EINVAL for NULL. */
-GATEKIT_API int jws_is_test_signed(const gatekit_jws *signed_data);
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_is_test_signed(const gatekit_jws *signed_data);
 
 /* Frees the object. NULL is a no-op. */
 GATEKIT_API void jws_free(gatekit_jws *signed_data);
@@ -995,7 +999,7 @@ typedef struct gatekit_ledger_query {
 
 /* Sets *query to the defaults of `version` (pass GATEKIT_LEDGER_QUERY_VERSION): zeroes it and
  * sets its version. NULL: GATEKIT_EINVAL; an unknown version: GATEKIT_EVERSION. */
-GATEKIT_API int ledger_query_init(gatekit_ledger_query *query, unsigned int version);
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_query_init(gatekit_ledger_query *query, unsigned int version);
 
 #define GATEKIT_ENTITLEMENT_VERSION 1u
 
@@ -1052,7 +1056,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatek
 /* 1 when the customer is entitled to product_or_group (a product id, or a subscription group
  * id: any product of it) at query->at_ms, 0 when not, < 0 on error (never entitled on error).
  * out (may be NULL) receives the reason, status and dates. The fast path: answered from memory
- * (about 0.4 µs) when this handle has the customer's versions cached. Errors: GATEKIT_EINVAL (NULL store, query, customer or
+ * when this handle has the customer's versions cached (figures: BENCHMARKS.md). Errors: GATEKIT_EINVAL (NULL store, query, customer or
  * product_or_group; a customer of 0 or over 256 bytes), GATEKIT_EVERSION (query or out
  * version), store errors. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_is_entitled(gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group, gatekit_entitlement *out);
@@ -1207,8 +1211,14 @@ typedef struct gatekit_appstore_client_options {
 
 typedef struct gatekit_appstore_client gatekit_appstore_client;
 
+/* Static initialiser with the same defaults: gatekit_appstore_client_options o =
+ * GATEKIT_APPSTORE_CLIENT_OPTIONS_INIT; then set o.environment. */
+#define GATEKIT_APPSTORE_CLIENT_OPTIONS_INIT \
+    { .version = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION, .timeout_ms = 30000, .connect_timeout_ms = 10000, \
+      .max_retries = 2, .max_retry_wait_ms = 30000 }
+
 /* Sets version and the defaults above (environment NULL: the caller sets it). */
-GATEKIT_API int appstore_client_options_init(gatekit_appstore_client_options *options, unsigned int version);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_client_options_init(gatekit_appstore_client_options *options, unsigned int version);
 
 /* Makes a client for the key (which needs its issuer_id; the client keeps its own reference,
  * so the key may be freed after). Errors: GATEKIT_EINVAL (Xcode, a bad option, no issuer_id),

@@ -225,7 +225,10 @@ static inline long long now_ms(void) {
 
 static inline gatekit_jws_options opts(const char *bundle, const char *env, long long app, const unsigned char *anchor, size_t anchor_len) {
     gatekit_jws_options o;
-    jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
+    if (jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION) != 0) {
+        fprintf(stderr, "jws_options_init: %s\n", gatekit_last_error());
+        abort();
+    }
     o.bundle_id = bundle;
     o.environment = env;
     o.app_apple_id = app;

@@ -100,6 +100,21 @@ int main(void) {
           current.app_apple_id == initialised.app_apple_id && current.environment == initialised.environment &&
           current.verify_time == initialised.verify_time && current.test_anchor_der == initialised.test_anchor_der &&
           current.test_anchor_len == initialised.test_anchor_len && current.flags == initialised.flags);
+    /* Every options struct's static initialiser carries init's defaults. */
+    gatekit_appstore_client_options client_current = GATEKIT_APPSTORE_CLIENT_OPTIONS_INIT, client_initialised;
+    memset(&client_initialised, 0x77, sizeof client_initialised);
+    CHECK_RC(appstore_client_options_init(&client_initialised, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION), GATEKIT_OK);
+    CHECK(client_current.version == client_initialised.version && client_current.environment == client_initialised.environment &&
+          client_current.base_url == client_initialised.base_url && client_current.ca_file == client_initialised.ca_file &&
+          client_current.timeout_ms == client_initialised.timeout_ms &&
+          client_current.connect_timeout_ms == client_initialised.connect_timeout_ms &&
+          client_current.max_retries == client_initialised.max_retries &&
+          client_current.max_retry_wait_ms == client_initialised.max_retry_wait_ms && client_current.verify == client_initialised.verify);
+    gatekit_ledger_query query_current = GATEKIT_LEDGER_QUERY_INIT, query_initialised;
+    memset(&query_initialised, 0x77, sizeof query_initialised);
+    CHECK_RC(ledger_query_init(&query_initialised, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);
+    CHECK(query_current.version == query_initialised.version && query_current.environment == query_initialised.environment &&
+          query_current.at_ms == query_initialised.at_ms && query_current.flags == query_initialised.flags);
     gatekit_receipt_options receipt_current = GATEKIT_RECEIPT_OPTIONS_INIT;
     CHECK(receipt_current.version == GATEKIT_RECEIPT_OPTIONS_VERSION && receipt_current.bundle_id == NULL);
     free(anchor);

@@ -222,7 +222,7 @@ static void test_receipt_utility(void) {
         } else {
             /* Unvalidated extraction agrees with the validated receipt's first purchase. */
             gatekit_receipt_options o;
-            receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+            CHECK_RC(receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_OK);
             o.bundle_id = "com.nutcall.alert";
             gatekit_receipt *r = NULL;
             CHECK_RC(receipt_validate(&r, data, n, &o), 0);

@@ -244,7 +244,7 @@ static int call_perm_unsubscribe(arg *a) { return perm_unsubscribe(S(a[0].p), a[
 static int call_perm_refresh(arg *a) { return perm_refresh(S(a[0].p)); }
 static int call_perm_watch_start(arg *a) {
     int rc = perm_watch_start(S(a[0].p), a[1].i, a[2].i);
-    if (rc == 0 && a[0].p) (void)perm_watch_stop(S(a[0].p));
+    if (rc == 0 && a[0].p && perm_watch_stop(S(a[0].p)) != 0) return -999;  /* started, so it must stop */
     return rc;
 }
 static int call_perm_watch_stop(arg *a) { return perm_watch_stop(S(a[0].p)); }
@@ -1045,7 +1045,7 @@ static void setup_receipts_and_jws(void) {
         printf("  SKIP deep receipt/JWS paths: fixtures not found under %s (set GATEKIT_FIXTURES); stand-ins used\n", fx);
     if (!jws_text) jws_text = strdup("eyJhbGciOiJFUzI1NiJ9.e30.AAAA");
 
-    receipt_options_init(&ropt, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    CHECK_RC(receipt_options_init(&ropt, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_OK);
     ropt.bundle_id = "dev.bonzer.weeka.app";
     ropt_v0 = ropt; ropt_v0.version = 0;
     ropt_v999 = ropt; ropt_v999.version = 999;
@@ -1059,7 +1059,7 @@ static void setup_receipts_and_jws(void) {
     if (receipt_data && receipt_validate(&receipt, receipt_data, receipt_len, &ropt) != 0)
         printf("  receipt fixture did not validate (%s): receipt rows use NULL only\n", gatekit_last_error());
 
-    jws_options_init(&jopt, GATEKIT_JWS_OPTIONS_VERSION);
+    CHECK_RC(jws_options_init(&jopt, GATEKIT_JWS_OPTIONS_VERSION), GATEKIT_OK);
     jopt.bundle_id = "com.example";
     jopt.environment = "Sandbox";
     jopt.test_anchor_der = jws_anchor;
@@ -1074,7 +1074,7 @@ static void setup_receipts_and_jws(void) {
     jopt_anchor_null = jopt; jopt_anchor_null.test_anchor_der = NULL; jopt_anchor_null.test_anchor_len = 100;
     static const unsigned char garbage[] = {0x30, 0x82, 0xff, 0xff, 0x01};
     jopt_anchor_garbage = jopt; jopt_anchor_garbage.test_anchor_der = garbage; jopt_anchor_garbage.test_anchor_len = sizeof garbage;
-    ledger_query_init(&lq, GATEKIT_LEDGER_QUERY_VERSION);
+    CHECK_RC(ledger_query_init(&lq, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);
     lq.environment = "Sandbox";
     lq_v0 = lq; lq_v0.version = 0;
     lq_v999 = lq; lq_v999.version = 999;

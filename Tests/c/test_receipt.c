@@ -36,7 +36,7 @@ static int hex_decode(const char *hex, unsigned char *out, size_t cap) {
 static int validate(gatekit_receipt **out, const unsigned char *data, size_t len, const char *bundle,
                     long long at, unsigned flags, const unsigned char *anchor, size_t anchor_len) {
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    CHECK_RC(receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_OK);
     o.bundle_id = bundle;
     o.verify_time = at;
     o.flags = flags;
@@ -127,7 +127,7 @@ static void check_fixture(const facts *f) {
         int n = hex_decode(f->device, id, sizeof id);
         CHECK(n == 16 || n == 6);
         gatekit_receipt_options o;
-        receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+        CHECK_RC(receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_OK);
         o.bundle_id = f->bundle;
         o.device_id = id;
         o.device_id_len = (size_t)n;
@@ -339,7 +339,7 @@ static void robustness(void) {
 static void arguments(void) {
     gatekit_receipt *r = (gatekit_receipt *)1;
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    CHECK_RC(receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_OK);
     const unsigned char one = 0x30;
     CHECK_RC(receipt_validate(&r, &one, 1, &o), GATEKIT_EINVAL);           /* no bundle id */
     CHECK(r == NULL);
@@ -360,7 +360,7 @@ static void arguments(void) {
     o.flags = 0;
     o.version = 99;
     CHECK_RC(receipt_validate(&r, &one, 1, &o), GATEKIT_EVERSION);
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    CHECK_RC(receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION), GATEKIT_OK);
     o.bundle_id = "x";
     CHECK_RC(receipt_validate_file(&r, "/nonexistent/receipt", &o), GATEKIT_ENOTFOUND);
     CHECK_RC(receipt_validate_file(&r, "/", &o), GATEKIT_EIO);

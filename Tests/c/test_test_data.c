@@ -29,7 +29,7 @@ static mode_t mode_of(const char *path) {
 }
 
 static void options_for(gatekit_jws_options *o, const unsigned char *anchor, size_t anchor_len) {
-    jws_options_init(o, GATEKIT_JWS_OPTIONS_VERSION);
+    CHECK_RC(jws_options_init(o, GATEKIT_JWS_OPTIONS_VERSION), GATEKIT_OK);
     o->bundle_id = "com.example.app";
     o->environment = "Sandbox";
     o->test_anchor_der = anchor;
@@ -95,7 +95,7 @@ static void test_signing(void) {
     options_for(&o, anchor, anchor_len);
     CHECK_RC(ledger_ingest_transaction(NULL, store, jws, &o), GATEKIT_LEDGER_NEW);
     gatekit_ledger_query q;
-    ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION);
+    CHECK_RC(ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);
     q.environment = "Sandbox";
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
     CHECK_RC(ledger_is_entitled(store, &q, "7000", "pro.lifetime", &e), 0);

@@ -24,20 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 LIST = Path(__file__).resolve().parent / "mutants.tsv"
 
-# Each domain's focused Swift suites (swift test --filter).
-DOMAINS = {
-    "ledger": "LedgerModelTests|LedgerIdentityTests|LedgerStoreTests|LedgerBoundaryTests|JWSMappingTests|ExactBytesTests",
-    "receipts": "ReceiptFixtureTests|ReceiptPayloadTests|ExactBytesTests",
-    "jws": "JWSGeneratedTests|JWSMutationTests|JWSAppleVectorTests|JWSModelTests|ExactBytesTests|JWSMappingTests|SignedKindTests",
-    "trust": "TrustTests|TrustWindowTests|JWSGeneratedTests|JWSAppleVectorTests|ReceiptFixtureTests",
-    "eula": "EULAGateTests|ExactBytesTests",
-    "permissions": "PermissionModelTests|PermissionEngineTests",
-    "store": "StoreTests|StoreSettingsTests|StoreFolderTests",
-    "api": "AppStoreAPITests|AppStoreSigningTests",
-    "signing": "AppStoreSigningTests|AppStoreAPITests",
-    "testdata": "TestDataTests",
-    "support": "Base64Tests|TimestampTests|JSONTests|QuotedTests|DigestTests",
-}
+# Each domain's focused Swift suites (swift test --filter), from Tests/domains.tsv.
+DOMAINS = {fields[0]: fields[1] for fields in (line.split("\t") for line in (ROOT / "Tests" / "domains.tsv").read_text().splitlines()
+                                                 if line and not line.startswith("#"))}
 
 
 def mutants(only: set[str], domain: str | None) -> list[dict[str, str]]:

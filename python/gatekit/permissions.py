@@ -80,10 +80,11 @@ class State(IntEnum):
 
     @property
     def allows_prompt(self) -> bool:
-        return self in (State.UNKNOWN, State.ASK_AGAIN)
+        """The library's rule (perm_allows_prompt), not a copy of it."""
+        return allows_prompt(int(self))
 
     def __str__(self) -> str:
-        """The name C and the tool print: "unknown", "authorized", "dont-ask"."""
+        """The name C and the tool print: "unknown", "authorized", "do-not-ask"."""
         return state_name(int(self)) or str(int(self))
 
 

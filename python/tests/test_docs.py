@@ -11,6 +11,7 @@ synopses (placeholders such as FILE or [CUSTOMER]). A ```python block after
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Dict
@@ -73,3 +74,15 @@ def test_a_documented_excerpt_is_the_file_as_it_is(excerpt: doc_blocks.Excerpt):
     """An excerpt shown in the docs is word for word in the file it comes from (which runs)."""
     assert excerpt.text in excerpt.source.read_text(), \
         f"{excerpt.where}: the excerpt is not in {excerpt.source.relative_to(REPO_ROOT)} as written"
+
+
+def test_the_architecture_map_names_files_that_exist():
+    """docs/ARCHITECTURE.md's map cannot drift: every path it names exists."""
+    text = (REPO_ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    paths = set(re.findall(r"`((?:Sources|Tests|tools|python|docs|include|scripts|packaging|examples|bench|Fuzz)/[^`*<> ]+)`", text))
+    assert len(paths) >= 40, sorted(paths)
+    missing = sorted(p for p in paths if not (REPO_ROOT / p).exists())
+    assert missing == [], missing
+    # Relative core paths in the walk-throughs ("Receipts/CMS/", "Ledger/LedgerRows.swift").
+    core = set(re.findall(r"`((?:Receipts|Trust|JWS|Ledger|Store|Support|Crypto)/[^`*<> ]*)`", text))
+    assert sorted(p for p in core if not (REPO_ROOT / "Sources" / "GateKitCore" / p).exists()) == []

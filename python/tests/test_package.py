@@ -38,6 +38,14 @@ def test_every_header_function_has_a_prototype():
         assert function.argtypes is not None, name
 
 
+def test_every_exported_name_has_its_areas_prefix():
+    """The header's naming rule: each function starts with one of the seven area prefixes."""
+    prefixes = ("gatekit_", "eula_", "receipt_", "perm_", "jws_", "ledger_", "appstore_")
+    stray = [name for name in header_functions() if not name.startswith(prefixes)]
+    assert stray == []
+    assert "(gatekit_, eula_, receipt_, perm_, jws_,\n *     ledger_, appstore_)" in HEADER.read_text()
+
+
 def _import_in_child(env: dict, package_parent: Path) -> subprocess.CompletedProcess:
     env = dict(env, PYTHONPATH=str(package_parent))
     return subprocess.run([sys.executable, "-c", "import gatekit"], env=env, capture_output=True, text=True,

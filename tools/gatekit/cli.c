@@ -306,7 +306,9 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
     *anchor = NULL;
     if (gk_missing(who, "--bundle-id", s->bundle_id) || gk_missing(who, "--environment", s->environment)) return GK_EXIT_USAGE;
     if (gk_check_environment(who, s->environment)) return GK_EXIT_USAGE;
-    jws_options_init(o, GATEKIT_JWS_OPTIONS_VERSION);
+    /* A library older than this header refuses its version: say so instead of guessing. */
+    int rc = jws_options_init(o, GATEKIT_JWS_OPTIONS_VERSION);
+    if (rc < 0) return gk_fail("jws_options_init", rc);
     o->bundle_id = s->bundle_id;
     o->environment = s->environment;
     o->flags = s->test_production ? GATEKIT_JWS_TEST_PRODUCTION : 0;

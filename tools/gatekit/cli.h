@@ -1,5 +1,6 @@
 /* gatekit — the command-line tool built on the public header. Shared helpers for the
- * subcommands (one file per area: eula.c, receipt.c, perm.c, jws.c). */
+ * commands, one file per command: eula.c, receipt.c, perm.c, jws.c, ledger.c, appstore.c,
+ * api.c, store.c, testdata.c (`gatekit test`); main.c dispatches. */
 #ifndef GATEKIT_CLI_H
 #define GATEKIT_CLI_H
 

@@ -79,7 +79,11 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
         unsigned char *data = gk_read_all(a->positional[0], &len);
         if (!data) { free(anchor); return GK_EXIT_ERROR; }
         gatekit_receipt_options ro;
-        receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION);
+        if ((rc = receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION)) < 0) {
+            free(data);
+            free(anchor);
+            return gk_fail("receipt_options_init", rc);
+        }
         ro.bundle_id = o.bundle_id;
         ro.verify_time = o.verify_time;
         ro.test_anchor_der = o.test_anchor_der;
@@ -111,7 +115,8 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);
 
     gatekit_ledger_query q;
-    ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION);
+    int init = ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION);
+    if (init < 0) return gk_fail("ledger_query_init", init);
     q.environment = a.s.environment;
     q.flags = a.test_signed ? GATEKIT_LEDGER_TEST_SIGNED : 0;
     if (a.at_ms && (q.at_ms = gk_number(a.at_ms)) <= 0) {

@@ -232,8 +232,9 @@ static int watch(gatekit_store *store, int argc, char **argv) {
         }
         nanosleep(&tick, NULL);
     }
-    perm_watch_stop(store);
-    perm_unsubscribe(store, token);
+    int stopped = perm_watch_stop(store), unsubscribed = perm_unsubscribe(store, token);
+    if (stopped < 0) return gk_fail("perm_watch_stop", stopped);
+    if (unsubscribed < 0) return gk_fail("perm_unsubscribe", unsubscribed);
     /* With --count, stopping early is a failure to see what was expected. */
     return limit && __atomic_load_n(&w.seen, __ATOMIC_SEQ_CST) < limit ? GK_EXIT_NO : GK_EXIT_OK;
 }

@@ -40,7 +40,8 @@ static int verify(int argc, char **argv, int entitled) {
     const char *product = NULL, *at_ms_text = NULL;
     int json_answer = 0;
     gatekit_receipt_options o;
-    receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    int init = receipt_options_init(&o, GATEKIT_RECEIPT_OPTIONS_VERSION);
+    if (init < 0) return gk_fail("receipt_options_init", init);
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--bundle-id", &bundle)) || (r = gk_option(argc, argv, &i, "--version", &version)) ||

@@ -50,8 +50,6 @@ public enum JWSVerifier {
         return a
     }
 
-    /// `withJSON` false: `json` is the payload as signed, without the decoded nested data and
-    /// the marking (the ledger reads the typed values only, and skips building that tree).
     /// A Retention Messaging realtime request: checked as Apple's
     /// `verify_and_decode_realtime_request` does — the app Apple id in Production, the
     /// environment (the payload names no bundle id).
@@ -64,6 +62,8 @@ public enum JWSVerifier {
         return r
     }
 
+    /// `withJSON` false: `json` is the payload as signed, without the decoded nested data and
+    /// the marking (the ledger reads the typed values only, and skips building that tree).
     public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions, withJSON: Bool = true) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .notification, options: options)
         var n = try JWSNotification(json: payload)

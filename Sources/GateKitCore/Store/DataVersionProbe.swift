@@ -4,7 +4,7 @@ import Glibc
 /// Answers, for one connection, "did another connection commit since I last asked?"
 ///
 /// `PRAGMA data_version` is the authority, but each call opens a read transaction (two
-/// `fcntl` calls, about 1.7 µs here). A copy of the WAL-index header (shared memory that
+/// `fcntl` calls). A copy of the WAL-index header (shared memory that
 /// every commit rewrites) filters out the common "nothing happened" case with a memory read;
 /// only a changed header runs the pragma. Use only under the store's lock.
 final class DataVersionProbe: ChangeProbe {

@@ -245,7 +245,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
 /// Notifications cross the server asynchronously anyway, so the socket is read at most every
 /// `pollInterval`: answers from a cache are then at most that much older than the
 /// notification's arrival, and a warm read costs a clock read instead of a system call
-/// (measured: 0.8 µs per ledger_is_entitled with a read per call, 2.8× SQLite's).
+/// (BENCHMARKS.md measures reading per call instead).
 final class NotificationProbe: ChangeProbe {
     private unowned let connection: PostgresConnection
     /// Commits by other handles of this process (`LocalCommits`): seen at once, no socket read.
