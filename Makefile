@@ -179,6 +179,7 @@ test-c: $(C_TESTS) tool
 	else echo "SKIP: the C contract tests on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 	@scripts/check-symbols.sh $(DEBUG_DIR)/libgatekit.so
+	@$(PYTHON) scripts/gen-abi.py check
 
 python-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r python/requirements-test.txt

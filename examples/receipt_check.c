@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
         long long created = 0;
         /* "now" for a live app; this example asks at the receipt's creation date so it also
          * works on old sample receipts. */
-        receipt_date_ms(&created, receipt, GATEKIT_RECEIPT_CREATION_DATE);
+        if (receipt_date_ms(&created, receipt, GATEKIT_RECEIPT_CREATION_DATE) != 1) created = 0;   /* none: now */
         int owned = receipt_is_entitled(receipt, argv[3], created);
         printf("%s: %s\n", argv[3], owned == 1 ? "owned" : "not owned");
         status = owned == 1 ? 0 : 1;

@@ -990,7 +990,9 @@ typedef struct gatekit_ledger_query {
     const char *environment;  /* required: "Production", "Sandbox", "Xcode" or "LocalTesting" */
     long long at_ms;          /* 0: now, from everything held. Else as of that instant (Unix ms):
                                * only what Apple had signed by then counts, so the answer is the
-                               * one the ledger would have given then (audits, disputes) */
+                               * one the ledger would have given then (audits, disputes). An
+                               * instant within 2 s before the library's clock, or later, is
+                               * answered as now (a host's own "now" is read before the call) */
     unsigned int flags;       /* GATEKIT_LEDGER_* flags above; 0: none */
 } gatekit_ledger_query;
 

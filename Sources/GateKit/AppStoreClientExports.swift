@@ -32,7 +32,7 @@ public func appstoreClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ ke
         let o = try Arguments.versioned(options, sizes: clientOptionsSizes, zero: gatekit_appstore_client_options(),
                                         initializer: "appstore_client_options_init")
         guard o.environment != nil else { throw .invalid("options->environment is NULL") }
-        var core = AppStoreServerClient.Options(environment: try JWSEnvironment.named(try Arguments.string(o.environment, "options->environment")))
+        var core = AppStoreServerClient.Options(environment: try AppStoreEnvironment.named(try Arguments.string(o.environment, "options->environment")))
         core.baseURL = try Arguments.optionalString(o.base_url, "options->base_url")
         core.caFile = try Arguments.optionalString(o.ca_file, "options->ca_file")
         core.timeoutMilliseconds = Int(o.timeout_ms)

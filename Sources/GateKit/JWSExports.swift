@@ -18,7 +18,7 @@ func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -
     guard o.bundle_id != nil else { throw .invalid("options->bundle_id is NULL") }
     let bundleID = try Arguments.string(o.bundle_id, "options->bundle_id")
     guard o.environment != nil else { throw .invalid("options->environment is NULL") }
-    let environment = try JWSEnvironment.named(try Arguments.string(o.environment, "options->environment"))
+    let environment = try AppStoreEnvironment.named(try Arguments.string(o.environment, "options->environment"))
     guard o.app_apple_id >= 0 else { throw .invalid("options->app_apple_id is negative") }
     let anchor = try Arguments.testAnchor(o.test_anchor_der, o.test_anchor_len)
     return try JWSOptions(bundleID: bundleID,

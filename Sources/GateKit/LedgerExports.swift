@@ -14,7 +14,7 @@ private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitErro
         throw .invalid("query->flags has unknown bits 0x\(String(q.flags & ~GATEKIT_LEDGER_TEST_SIGNED, radix: 16))")
     }
     guard q.environment != nil else { throw .invalid("query->environment is NULL") }
-    let environment = try JWSEnvironment.named(try Arguments.string(q.environment, "query->environment"))
+    let environment = try AppStoreEnvironment.named(try Arguments.string(q.environment, "query->environment"))
     guard q.at_ms >= 0 else { throw .invalid("query->at_ms is negative") }
     return (LedgerScope(environment: environment, testSigned: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
             q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)))

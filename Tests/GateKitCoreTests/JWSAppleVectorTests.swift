@@ -127,7 +127,7 @@ import Testing
               let testCA = JWSTestFiles.fixture(Self.testCA),
               let cert = Self.xcodeCertificate(transaction) else { return }
         // No anchor: refused, never returned unverified — whatever environment is expected.
-        for env in JWSEnvironment.allCases {
+        for env in AppStoreEnvironment.allCases {
             guard let o = JWSOptions.test(nil, bundle: Self.xcodeBundle, environment: env, appAppleID: 1) else { continue }
             #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: o) } == .jwsTestSigned)
         }

@@ -157,7 +157,7 @@ import Testing
     @Test func optionsRules() {
         #expect(throws: GateKitError.self) { try JWSOptions(bundleID: "com.example", appAppleID: nil, environment: .production) }
         #expect(throws: GateKitError.self) { try JWSOptions(bundleID: "", appAppleID: nil, environment: .sandbox) }
-        #expect(throws: GateKitError.self) { try JWSEnvironment.named("production") }
+        #expect(throws: GateKitError.self) { try AppStoreEnvironment.named("production") }
         #expect((try? JWSOptions(bundleID: "com.example", appAppleID: 1, environment: .production)) != nil)
     }
 }

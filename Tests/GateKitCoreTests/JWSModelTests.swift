@@ -11,7 +11,7 @@ import Testing
         JWSTestFiles.fixture("jws/apple-test/models/\(name).json").map { String(decoding: $0, as: UTF8.self) }
     }
 
-    static func options(_ pki: JWSTestPKI, environment: JWSEnvironment = .localTesting, appAppleID: Int64? = nil) -> JWSOptions? {
+    static func options(_ pki: JWSTestPKI, environment: AppStoreEnvironment = .localTesting, appAppleID: Int64? = nil) -> JWSOptions? {
         JWSOptions.test(pki.der("root"), environment: environment, appAppleID: appAppleID, at: nowSeconds())
     }
 

@@ -115,7 +115,7 @@ final class JWSTestPKI: @unchecked Sendable {
 extension JWSOptions {
     /// Test options. Production ones carry the test-only flag, so the identity checks that
     /// follow can be exercised with test-signed data (`testProduction: false` to see the refusal).
-    static func test(_ anchor: [UInt8]?, bundle: String = "com.example", environment: JWSEnvironment = .sandbox,
+    static func test(_ anchor: [UInt8]?, bundle: String = "com.example", environment: AppStoreEnvironment = .sandbox,
                      appAppleID: Int64? = nil, at time: Int64? = nil, testProduction: Bool = true) -> JWSOptions? {
         try? JWSOptions(bundleID: bundle, appAppleID: appAppleID, environment: environment, verifyTime: time, testAnchorDER: anchor,
                         allowTestSignedProduction: testProduction && environment == .production)

@@ -244,7 +244,7 @@ static int call_perm_unsubscribe(arg *a) { return perm_unsubscribe(S(a[0].p), a[
 static int call_perm_refresh(arg *a) { return perm_refresh(S(a[0].p)); }
 static int call_perm_watch_start(arg *a) {
     int rc = perm_watch_start(S(a[0].p), a[1].i, a[2].i);
-    if (rc == 0 && a[0].p && perm_watch_stop(S(a[0].p)) != 0) return -999;  /* started, so it must stop */
+    if (rc == 0 && a[0].p && perm_watch_stop(S(a[0].p)) != 1) return -999;  /* started, so it stops (1) */
     return rc;
 }
 static int call_perm_watch_stop(arg *a) { return perm_watch_stop(S(a[0].p)); }

@@ -16,14 +16,14 @@ from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreErro
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
-    from . import api_client, apple, appstore, eula, jws, ledger, permissions, receipt, store, testing
+    from . import api_client, api_models, apple, appstore, eula, jws, ledger, permissions, receipt, store, testing
     from .eula import EulaAnswer, EulaDecision, hash_bytes, hash_file
     from .ledger import Entitlement, SubscriptionStatus
     from .permissions import Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State, Subscription
     from .receipt import InAppPurchase, Receipt, ReceiptError
     from .store import Store
 
-_SUBMODULES = frozenset({"api_client", "apple", "appstore", "eula", "jws", "ledger", "permissions", "receipt", "store", "testing"})
+_SUBMODULES = frozenset({"api_client", "api_models", "apple", "appstore", "eula", "jws", "ledger", "permissions", "receipt", "store", "testing"})
 
 #: Names the package re-exports from a submodule, imported when first asked for.
 _LAZY_NAMES: Dict[str, str] = {
@@ -56,7 +56,7 @@ __all__ = [
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "apple", "eula", "jws", "store", "testing",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "api_models", "apple", "eula", "jws", "store", "testing",
     "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 

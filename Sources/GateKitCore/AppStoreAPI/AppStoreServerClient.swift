@@ -8,7 +8,7 @@ import Glibc
 public final class AppStoreServerClient: @unchecked Sendable {
     public struct Options: Sendable {
         /// Production, Sandbox or LocalTesting (Apple's client refuses Xcode too).
-        public var environment: JWSEnvironment
+        public var environment: AppStoreEnvironment
         /// Another https:// base URL (a stand-in, a proxy); nil: Apple's for the environment.
         public var baseURL: String?
         /// PEM file of the certificate authorities to trust instead of the system's: read once,
@@ -24,7 +24,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         /// How signed members are verified; nil: raw mode (signed members returned undecoded).
         public var verification: JWSOptions?
 
-        public init(environment: JWSEnvironment) { self.environment = environment }
+        public init(environment: AppStoreEnvironment) { self.environment = environment }
     }
 
     /// A successful answer: Apple's body (nil when empty), and with verification the same
@@ -40,7 +40,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         case failure(APIFailure)
     }
 
-    public static func baseURL(for environment: JWSEnvironment) throws(GateKitError) -> String {
+    public static func baseURL(for environment: AppStoreEnvironment) throws(GateKitError) -> String {
         switch environment {
         case .production: return "https://api.storekit.apple.com"
         case .sandbox: return "https://api.storekit-sandbox.apple.com"

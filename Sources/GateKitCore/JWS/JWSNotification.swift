@@ -32,7 +32,7 @@ public struct JWSNotification: SignedPayload {
         if let summary = fields.summary { return (summary.bundleId, summary.appAppleId, summary.environment) }
         if let token = fields.externalPurchaseToken {
             let sandbox = token.externalPurchaseId?.hasPrefix("SANDBOX") ?? false
-            return (token.bundleId, token.appAppleId, sandbox ? JWSEnvironment.sandbox.rawValue : JWSEnvironment.production.rawValue)
+            return (token.bundleId, token.appAppleId, sandbox ? AppStoreEnvironment.sandbox.rawValue : AppStoreEnvironment.production.rawValue)
         }
         if let appData = fields.appData { return (appData.bundleId, appData.appAppleId, appData.environment) }
         return (nil, nil, nil)

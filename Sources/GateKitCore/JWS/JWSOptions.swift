@@ -4,7 +4,7 @@ public struct JWSOptions: Sendable {
     public var bundleID: String
     /// The app's Apple id; required in Production (nil: none).
     public var appAppleID: Int64?
-    public var environment: JWSEnvironment
+    public var environment: AppStoreEnvironment
     /// Unix seconds at which to check the certificates (before 1970 when negative, as for
     /// receipts); nil: the payload's own signing date.
     public var verifyTime: Int64?
@@ -15,7 +15,7 @@ public struct JWSOptions: Sendable {
     /// data fails with `.jwsTestSigned`, so test-signed data never passes as App Store data.
     public var allowTestSignedProduction: Bool
 
-    public init(bundleID: String, appAppleID: Int64?, environment: JWSEnvironment,
+    public init(bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment,
                 verifyTime: Int64? = nil, testAnchorDER: [UInt8]? = nil,
                 allowTestSignedProduction: Bool = false) throws(GateKitError) {
         guard !bundleID.isEmpty else { throw .invalid("bundle_id is empty") }

@@ -27,6 +27,9 @@ public final class Ledger: @unchecked Sendable {
     static let cachedCustomers = 4096
     /// Longest customer string accepted (app account tokens are UUIDs, transaction ids digits).
     public static let maximumCustomerLength = 256
+    /// An instant this close to the clock (before it) is "now": the host's own reading of the
+    /// clock, taken just before the call, must not lose a version Apple signed "ahead" of it.
+    public static let nowWindowMs: Int64 = 2_000
     public static let maximumFilterLength = 1024
 
     /// The customer compared byte for byte, as the store compares (`LedgerCustomer`'s own
@@ -79,9 +82,10 @@ public final class Ledger: @unchecked Sendable {
         switch instant {
         case .now: return LedgerView(at: instant.at, current: cached.current)
         case let .asOf(ms):
-            // Now or later: from everything known, exactly as `.now` answers (a version Apple
-            // signed a moment "in the future" by this clock counts in both).
-            if ms >= Clock.nowMilliseconds() { return LedgerView(at: ms, current: cached.current) }
+            // Now (within `nowWindowMs`: a host reads its clock before the call) or later: from
+            // everything known, exactly as `.now` answers (a version Apple signed a moment "in
+            // the future" by this clock counts in both).
+            if ms >= Clock.nowMilliseconds() - Ledger.nowWindowMs { return LedgerView(at: ms, current: cached.current) }
             return cached.record.view(at: ms, knownBy: ms)
         }
     }

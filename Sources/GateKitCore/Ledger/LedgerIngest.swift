@@ -132,7 +132,7 @@ extension Ledger {
     public func ingestReceipt(_ input: UnsafeRawBufferPointer, options: ReceiptValidationOptions) throws(GateKitError) -> IngestReport {
         let validated = try ReceiptValidator.validate(input, options: options)
         let receipt = validated.receipt
-        let environment: JWSEnvironment
+        let environment: AppStoreEnvironment
         switch receipt.environmentClass {
         case .production: environment = .production
         case .sandbox: environment = .sandbox

@@ -5,7 +5,7 @@ public struct LedgerScope: Hashable, Sendable {
     public let environment: String
     public let testSigned: Bool
 
-    public init(environment: JWSEnvironment, testSigned: Bool) {
+    public init(environment: AppStoreEnvironment, testSigned: Bool) {
         self.environment = environment.rawValue
         self.testSigned = testSigned
     }

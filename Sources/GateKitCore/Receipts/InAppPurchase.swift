@@ -1,58 +1,5 @@
 import Glibc
 
-/// Where a string field's bytes lie in the receipt's signed payload (checked UTF-8); a count of
-/// 0 is absent, as empty strings mean absent.
-struct PayloadText: Sendable, Equatable {
-    var start: UInt32 = 0
-    var count: UInt32 = 0
-
-    var isPresent: Bool { count != 0 }
-}
-
-/// A purchase's date field: its value, and where its text lies when it is not the canonical
-/// `YYYY-MM-DDTHH:MM:SSZ` that `ReceiptDate` rebuilds from the value.
-struct PayloadDate: Sendable, Equatable {
-    var milliseconds: Int64
-    var written: PayloadText
-}
-
-/// What validation keeps of one in-app purchase (attribute 17): values, and spans of the payload
-/// for strings. Plain data (no references), so a 187-purchase receipt's records are one array
-/// filled by copying bytes; strings are made only when a host asks for them.
-struct PurchaseRecord: Sendable {
-    var quantity: Int64?                     // 1701
-    var productID = PayloadText()            // 1702
-    var transactionID = PayloadText()        // 1703
-    var purchaseDate: PayloadDate?           // 1704
-    var originalTransactionID = PayloadText()  // 1705
-    var originalPurchaseDate: PayloadDate?   // 1706
-    var productType: Int64?                  // 1707: 0 non-consumable, 1 consumable, 2 non-renewing, 3 auto-renewable
-    var expiresDate: PayloadDate?            // 1708
-    var webOrderLineItemID: Int64?           // 1711
-    var cancellationDate: PayloadDate?       // 1712
-    var isTrialPeriod: Bool?                 // 1713
-    var isInIntroOfferPeriod: Bool?          // 1719
-    var promotionalOfferID = PayloadText()   // 1721
-}
-
-/// A receipt's in-app purchases, in receipt order: the payload they point into and their records.
-public struct InAppPurchases: RandomAccessCollection, Sendable {
-    let payload: [UInt8]
-    private(set) var records: [PurchaseRecord]
-
-    init(payload: [UInt8] = [], records: [PurchaseRecord] = []) {
-        self.payload = payload
-        self.records = records
-    }
-
-
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { records.count }
-    public subscript(index: Int) -> InAppPurchase { InAppPurchase(payload: payload, record: records[index]) }
-
-    mutating func append(_ record: PurchaseRecord) { records.append(record) }
-}
-
 /// One in-app purchase record (attribute 17), fields by Apple's type numbers 1701+.
 /// Absent and empty-string fields are nil. Strings are made on request.
 public struct InAppPurchase: Sendable {

@@ -75,7 +75,7 @@ public enum TestSigner {
             let member = kind == .appTransaction ? "receiptType" : kind == .notification ? "data.environment" : "environment"
             throw GateKitError(.jwsPayloadField, "the payload names no \(member) (Production, Sandbox, Xcode or LocalTesting)")
         }
-        guard let environment = JWSEnvironment(rawValue: name) else {
+        guard let environment = AppStoreEnvironment(rawValue: name) else {
             throw GateKitError(.jwsPayloadField, "the payload's environment is \(Quoted.text(name)); Apple spells it Production, Sandbox, Xcode or LocalTesting")
         }
         // A renewal info and a realtime request name no bundle id, and transactions no app id:

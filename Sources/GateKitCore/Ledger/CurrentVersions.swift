@@ -1,0 +1,53 @@
+/// One customer's current transactions and renewal infos, and the subscriptions they make
+/// (each with its latest transaction): the part of an answer that does not depend on the instant.
+public struct CurrentVersions: Sendable {
+    /// Ordered by (original transaction id, transaction id).
+    public let transactions: [TransactionVersion]
+    public let renewals: [String: RenewalVersion]
+    public let subscriptions: [Subscription]
+    /// Indices into `transactions` of those that are no subscription's latest transaction.
+    let others: [Int]
+
+    /// One auto-renewable subscription (an original transaction id).
+    public struct Subscription: Sendable {
+        public let originalTransactionID: String
+        public let groupID: String?
+        /// Its most recent transaction: the newest purchase not upgraded away.
+        public let latest: TransactionVersion
+        public let renewal: RenewalVersion?
+    }
+
+    init(transactions: [TransactionVersion], renewals: [String: RenewalVersion]) {
+        self.transactions = transactions
+        self.renewals = renewals
+        var subscriptions: [Subscription] = []
+        var latestIndices = Set<Int>()
+        var i = 0
+        // `transactions` is sorted by original transaction id: each subscription is one run.
+        while i < transactions.count {
+            let original = transactions[i].originalTransactionID
+            var end = i
+            var best: Int?
+            var bestUpgraded: Int?
+            while end < transactions.count && transactions[end].originalTransactionID == original {
+                let t = transactions[end]
+                if t.productType == .autoRenewable {
+                    if t.isUpgraded {
+                        if bestUpgraded.map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true { bestUpgraded = end }
+                    } else if best.map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true {
+                        best = end
+                    }
+                }
+                end += 1
+            }
+            if let latest = best ?? bestUpgraded {
+                latestIndices.insert(latest)
+                subscriptions.append(Subscription(originalTransactionID: original, groupID: transactions[latest].groupID,
+                                                  latest: transactions[latest], renewal: renewals[original]))
+            }
+            i = end
+        }
+        self.subscriptions = subscriptions
+        others = transactions.indices.filter { !latestIndices.contains($0) }
+    }
+}

@@ -1,0 +1,126 @@
+/// One customer's answers at one instant.
+public struct LedgerView: Sendable {
+    public let at: Int64
+    public let current: CurrentVersions
+
+    /// One auto-renewable subscription at `at`.
+    public struct Subscription: Sendable {
+        public let originalTransactionID: String
+        public let groupID: String?
+        public let latest: TransactionVersion
+        public let renewal: RenewalVersion?
+        public let status: SubscriptionStatus
+    }
+
+    /// Every auto-renewable subscription, ordered by original transaction id.
+    public var subscriptions: [Subscription] {
+        current.subscriptions.map { s in
+            Subscription(originalTransactionID: s.originalTransactionID, groupID: s.groupID, latest: s.latest, renewal: s.renewal,
+                         status: LedgerView.status(latest: s.latest, renewal: s.renewal, at: at))
+        }
+    }
+
+    /// Purchase order: purchase date, then expiry, then transaction id (a total order).
+    static func purchasedBefore(_ a: TransactionVersion, _ b: TransactionVersion) -> Bool {
+        (a.purchaseMs ?? .min, a.expiresMs ?? .min, a.transactionID) < (b.purchaseMs ?? .min, b.expiresMs ?? .min, b.transactionID)
+    }
+
+    /// Apple's status from the latest transaction and the renewal info: revoked when the latest
+    /// transaction was refunded or revoked; expired when it was upgraded away (its upgrade has
+    /// not arrived yet: it entitles to nothing, as `JWSTransaction.isEntitled` says); active
+    /// while it has not expired; after expiry, in
+    /// the billing grace period while Apple retries billing and the grace period runs, in
+    /// billing retry while it retries without one, else expired.
+    static func status(latest: TransactionVersion, renewal: RenewalVersion?, at: Int64) -> SubscriptionStatus {
+        if let revoked = latest.revocationMs, revoked <= at { return .revoked }
+        if latest.isUpgraded { return .expired }
+        if let expires = latest.expiresMs, at < expires { return .active }
+        guard let renewal, renewal.isInBillingRetryPeriod else { return .expired }
+        if let grace = renewal.gracePeriodExpiresMs, at < grace { return .billingGracePeriod }
+        return .billingRetry
+    }
+
+    /// Whether `filter` (a product id or a subscription group id; nil: any) names this transaction's product.
+    static func matches(_ t: TransactionVersion, _ filter: String?) -> Bool {
+        guard let filter else { return true }
+        return t.productID == filter || t.groupID == filter
+    }
+
+    /// Every answer about products matching `filter`, entitling or not (one per subscription,
+    /// one per other transaction), to `visit`.
+    func answers(matching filter: String?, _ visit: (Entitlement) -> Void) {
+        for s in current.subscriptions where LedgerView.matches(s.latest, filter) {
+            let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
+            switch status {
+            case .active:
+                visit(Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: status, untilMs: s.latest.expiresMs))
+            case .billingGracePeriod:
+                visit(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
+            case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
+            case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
+            case .expired: visit(Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status))
+            }
+        }
+        for i in current.others where LedgerView.matches(current.transactions[i], filter) {
+            visit(answer(current.transactions[i]))
+        }
+    }
+
+    /// A transaction that is not the latest of a subscription: earlier renewals, upgraded-away
+    /// subscriptions, and every other product type.
+    private func answer(_ t: TransactionVersion) -> Entitlement {
+        if t.productType == .consumable { return Entitlement(reason: .consumable, transaction: t, group: t.groupID) }
+        if let revoked = t.revocationMs, revoked <= at { return Entitlement(reason: .revoked, transaction: t, group: t.groupID) }
+        if let purchased = t.purchaseMs, at < purchased { return Entitlement(reason: .notYetPurchased, transaction: t, group: t.groupID) }
+        switch t.productType {
+        case .autoRenewable:
+            // Superseded by the subscription's latest transaction (answered there).
+            return Entitlement(reason: t.isUpgraded ? .upgraded : .expired, transaction: t, group: t.groupID, status: .expired)
+        case .nonConsumable:
+            return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID)
+        case .nonRenewing, .unknown:
+            guard let expires = t.expiresMs else { return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID) }
+            return at < expires ? Entitlement(reason: .nonRenewing, transaction: t, group: t.groupID, untilMs: expires)
+                : Entitlement(reason: .expired, transaction: t, group: t.groupID)
+        case .consumable:
+            return Entitlement(reason: .consumable, transaction: t, group: t.groupID)
+        }
+    }
+
+    /// The customer's entitlement to `filter` (a product id or group id): the entitling answer
+    /// that lasts longest, else the most recent purchase's reason, else no purchase.
+    public func entitlement(to filter: String) -> Entitlement {
+        var best: Entitlement?
+        answers(matching: filter) { e in
+            if best.map({ LedgerView.lastsLonger(e, than: $0) }) ?? true { best = e }
+        }
+        return best ?? .none
+    }
+
+    /// Every entitled product, once each (its longest-lasting answer), ordered by product id.
+    public var active: [Entitlement] {
+        var best: [String: Entitlement] = [:]
+        answers(matching: nil) { e in
+            guard e.isEntitled, let product = e.productID else { return }
+            if let seen = best[product], !LedgerView.lastsLonger(e, than: seen) { return }
+            best[product] = e
+        }
+        return best.keys.sorted().compactMap { best[$0] }
+    }
+
+    /// The order answers are chosen in: entitling first, then the one that lasts longest, then
+    /// the most recent purchase, then ids (a total order, so the choice never depends on arrival).
+    static func lastsLonger(_ a: Entitlement, than b: Entitlement) -> Bool {
+        func key(_ e: Entitlement) -> (Int, Int64, Int64, String, String) {
+            (e.isEntitled ? 1 : 0, e.isEntitled ? (e.untilMs ?? .max) : 0, e.sinceMs ?? .min, e.productID ?? "", e.transactionID ?? "")
+        }
+        return key(a) > key(b)
+    }
+
+    /// Eligible for an introductory offer in `group` only if the customer never had a
+    /// subscription (nor, so, an introductory offer) in it: any transaction of the group
+    /// purchased by `at`, revoked or not, makes them ineligible.
+    public func isEligibleForIntroductoryOffer(group: String) -> Bool {
+        !current.transactions.contains { t in t.groupID == group && (t.purchaseMs ?? .min) <= at }
+    }
+}

@@ -1,0 +1,458 @@
+"""The App Store Server API's enumerations, response models and request bodies, under Apple's
+names and attribute names (Apple's ``appstoreserverlibrary.models``): what
+``gatekit.api_client.AppStoreServerAPIClient`` returns and takes. Enumerations are also kept
+as their raw values (``raw<Name>``), so a value newer than this package is never lost.
+"""
+from __future__ import annotations
+
+import dataclasses
+import uuid
+import enum
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Dict, List, Optional, Type, TypeVar, Union
+
+from .apple_enums import Environment, Status, member, raw_name
+
+__all__ = ["APIError", "AppTransactionInfoResponse", "CheckTestNotificationResponse", "ConsumptionRequest",
+           "ConsumptionRequestV1", "DefaultConfigurationRequest", "DefaultConfigurationResponse",
+           "ExtendRenewalDateRequest", "ExtendRenewalDateResponse", "GetImageListResponse",
+           "GetMessageListResponse", "GetTransactionHistoryVersion", "HistoryResponse", "ImageSize",
+           "LastTransactionsItem", "MassExtendRenewalDateRequest", "MassExtendRenewalDateResponse",
+           "MassExtendRenewalDateStatusResponse", "NotificationHistoryRequest", "NotificationHistoryResponse",
+           "NotificationHistoryResponseItem", "Order", "OrderLookupResponse", "OrderLookupStatus",
+           "PerformanceTestRequest", "PerformanceTestResponse", "PerformanceTestResultResponse",
+           "ProductType", "RealtimeUrlRequest", "RealtimeUrlResponse", "RefundHistoryResponse",
+           "SendAttemptItem", "SendAttemptResult", "SendTestNotificationResponse", "StatusResponse",
+           "SubscriptionGroupIdentifierItem", "TransactionHistoryRequest", "TransactionInfoResponse",
+           "UpdateAppAccountTokenRequest", "UploadMessageRequestBody", "Environment", "Status"]
+
+class GetTransactionHistoryVersion(str, enum.Enum):
+    V1 = "v1"  #: deprecated by Apple
+    V2 = "v2"
+
+
+class ImageSize(str, enum.Enum):
+    FULL_SIZE = "FULL_SIZE"
+    BULLET_POINT = "BULLET_POINT"
+
+
+class Order(str, enum.Enum):
+    ASCENDING = "ASCENDING"
+    DESCENDING = "DESCENDING"
+
+
+class OrderLookupStatus(enum.IntEnum):
+    VALID = 0
+    INVALID = 1
+
+
+class SendAttemptResult(str, enum.Enum):
+    SUCCESS = "SUCCESS"
+    TIMED_OUT = "TIMED_OUT"
+    TLS_ISSUE = "TLS_ISSUE"
+    CIRCULAR_REDIRECT = "CIRCULAR_REDIRECT"
+    NO_RESPONSE = "NO_RESPONSE"
+    SOCKET_ISSUE = "SOCKET_ISSUE"
+    UNSUPPORTED_CHARSET = "UNSUPPORTED_CHARSET"
+    INVALID_RESPONSE = "INVALID_RESPONSE"
+    PREMATURE_CLOSE = "PREMATURE_CLOSE"
+    UNSUCCESSFUL_HTTP_RESPONSE_CODE = "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+    OTHER = "OTHER"
+
+
+class ProductType(str, enum.Enum):
+    AUTO_RENEWABLE = "AUTO_RENEWABLE"
+    NON_RENEWABLE = "NON_RENEWABLE"
+    CONSUMABLE = "CONSUMABLE"
+    NON_CONSUMABLE = "NON_CONSUMABLE"
+
+
+class APIError(enum.IntEnum):
+    """Apple's error codes (developer.apple.com/documentation/appstoreserverapi/error_codes)."""
+    GENERAL_BAD_REQUEST = 4000000
+    INVALID_APP_IDENTIFIER = 4000002
+    INVALID_REQUEST_REVISION = 4000005
+    INVALID_TRANSACTION_ID = 4000006
+    INVALID_ORIGINAL_TRANSACTION_ID = 4000008
+    INVALID_EXTEND_BY_DAYS = 4000009
+    INVALID_EXTEND_REASON_CODE = 4000010
+    INVALID_REQUEST_IDENTIFIER = 4000011
+    START_DATE_TOO_FAR_IN_PAST = 4000012
+    START_DATE_AFTER_END_DATE = 4000013
+    INVALID_PAGINATION_TOKEN = 4000014
+    INVALID_START_DATE = 4000015
+    INVALID_END_DATE = 4000016
+    PAGINATION_TOKEN_EXPIRED = 4000017
+    INVALID_NOTIFICATION_TYPE = 4000018
+    MULTIPLE_FILTERS_SUPPLIED = 4000019
+    INVALID_TEST_NOTIFICATION_TOKEN = 4000020
+    INVALID_SORT = 4000021
+    INVALID_PRODUCT_TYPE = 4000022
+    INVALID_PRODUCT_ID = 4000023
+    INVALID_SUBSCRIPTION_GROUP_IDENTIFIER = 4000024
+    INVALID_EXCLUDE_REVOKED = 4000025
+    INVALID_IN_APP_OWNERSHIP_TYPE = 4000026
+    INVALID_EMPTY_STOREFRONT_COUNTRY_CODE_LIST = 4000027
+    INVALID_STOREFRONT_COUNTRY_CODE = 4000028
+    INVALID_REVOKED = 4000030
+    INVALID_STATUS = 4000031
+    INVALID_ACCOUNT_TENURE = 4000032
+    INVALID_APP_ACCOUNT_TOKEN = 4000033
+    INVALID_CONSUMPTION_STATUS = 4000034
+    INVALID_CUSTOMER_CONSENTED = 4000035
+    INVALID_DELIVERY_STATUS = 4000036
+    INVALID_LIFETIME_DOLLARS_PURCHASED = 4000037
+    INVALID_LIFETIME_DOLLARS_REFUNDED = 4000038
+    INVALID_PLATFORM = 4000039
+    INVALID_PLAY_TIME = 4000040
+    INVALID_SAMPLE_CONTENT_PROVIDED = 4000041
+    INVALID_USER_STATUS = 4000042
+    INVALID_TRANSACTION_NOT_CONSUMABLE = 4000043
+    INVALID_TRANSACTION_TYPE_NOT_SUPPORTED = 4000047
+    APP_TRANSACTION_ID_NOT_SUPPORTED_ERROR = 4000048
+    INVALID_IMAGE = 4000161
+    HEADER_TOO_LONG = 4000162
+    BODY_TOO_LONG = 4000163
+    INVALID_LOCALE = 4000164
+    ALT_TEXT_TOO_LONG = 4000175
+    INVALID_APP_ACCOUNT_TOKEN_UUID_ERROR = 4000183
+    FAMILY_TRANSACTION_NOT_SUPPORTED_ERROR = 4000185
+    TRANSACTION_ID_IS_NOT_ORIGINAL_TRANSACTION_ID_ERROR = 4000187
+    INVALID_PERFORMANCE_TEST_REQUEST = 4000211
+    INVALID_REQUEST_ID = 4000212
+    EXISTING_PERFORMANCE_TEST_RUN = 4000213
+    BAD_REQUEST_REALTIME_URL = 4000215
+    BAD_REQUEST_IMAGE_SIZE = 4000216
+    BAD_REQUEST_TOO_MANY_BULLET_POINTS = 4000218
+    BAD_REQUEST_BULLET_POINT_TEXT_TOO_LONG = 4000219
+    BAD_REQUEST_ABOVE_IMAGE_REQUIRES_AN_IMAGE = 4000224
+    SUBSCRIPTION_EXTENSION_INELIGIBLE = 4030004
+    SUBSCRIPTION_MAX_EXTENSION = 4030005
+    FAMILY_SHARED_SUBSCRIPTION_EXTENSION_INELIGIBLE = 4030007
+    MAXIMUM_NUMBER_OF_IMAGES_REACHED = 4030014
+    MAXIMUM_NUMBER_OF_MESSAGES_REACHED = 4030016
+    MESSAGE_NOT_APPROVED = 4030017
+    IMAGE_NOT_APPROVED = 4030018
+    IMAGE_IN_USE = 4030019
+    FORBIDDEN_NO_PASSING_TEST = 4030026
+    ACCOUNT_NOT_FOUND = 4040001
+    ACCOUNT_NOT_FOUND_RETRYABLE = 4040002
+    APP_NOT_FOUND = 4040003
+    APP_NOT_FOUND_RETRYABLE = 4040004
+    ORIGINAL_TRANSACTION_ID_NOT_FOUND = 4040005
+    ORIGINAL_TRANSACTION_ID_NOT_FOUND_RETRYABLE = 4040006
+    SERVER_NOTIFICATION_URL_NOT_FOUND = 4040007
+    TEST_NOTIFICATION_NOT_FOUND = 4040008
+    STATUS_REQUEST_NOT_FOUND = 4040009
+    TRANSACTION_ID_NOT_FOUND = 4040010
+    IMAGE_NOT_FOUND = 4040014
+    MESSAGE_NOT_FOUND = 4040015
+    PERFORMANCE_TEST_RUN_NOT_FOUND = 4040018
+    APP_TRANSACTION_DOES_NOT_EXIST_ERROR = 4040019
+    DEFAULT_MESSAGE_NOT_FOUND = 4040020
+    REALTIME_URL_NOT_FOUND = 4040021
+    IMAGE_ALREADY_EXISTS = 4090000
+    MESSAGE_ALREADY_EXISTS = 4090001
+    RATE_LIMIT_EXCEEDED = 4290000
+    GENERAL_INTERNAL = 5000000
+    GENERAL_INTERNAL_RETRYABLE = 5000001
+
+
+# ---- response models: Apple's attribute names; enumerations also as raw values ---------------
+
+M = TypeVar("M", bound="_Model")
+
+
+@dataclass(frozen=True)
+class _Model:
+    #: Members read as enumerations: name -> enum class (the raw value is in raw<Name>).
+    _enums: ClassVar[Dict[str, Any]] = {}
+    #: Members holding models or lists of models: name -> model class.
+    _nested: ClassVar[Dict[str, Any]] = {}
+
+    @classmethod
+    def from_json(cls: Type[M], raw: Dict[str, Any]) -> M:
+        names = {f.name for f in fields(cls)}
+        values: Dict[str, Any] = {}
+        for name, value in raw.items():
+            if name in cls._enums:
+                values[raw_name(name)] = value
+                value = member(cls._enums[name], value)
+            elif name in cls._nested and value is not None:
+                model = cls._nested[name]
+                value = [model.from_json(v) for v in value] if isinstance(value, list) else model.from_json(value)
+            if name in names:
+                values[name] = value
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class _Response(_Model):
+    #: With a verifier: the answer with each signed member replaced by its verified payload.
+    decoded: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class TransactionInfoResponse(_Response):
+    signedTransactionInfo: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class AppTransactionInfoResponse(_Response):
+    signedAppTransactionInfo: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class HistoryResponse(_Response):
+    revision: Optional[str] = None
+    hasMore: Optional[bool] = None
+    bundleId: Optional[str] = None
+    appAppleId: Optional[int] = None
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
+    signedTransactions: Optional[List[str]] = None
+    _enums = {"environment": Environment}
+
+
+@dataclass(frozen=True)
+class LastTransactionsItem(_Model):
+    status: Optional[Status] = None
+    rawStatus: Optional[int] = None
+    originalTransactionId: Optional[str] = None
+    signedTransactionInfo: Optional[str] = None
+    signedRenewalInfo: Optional[str] = None
+    _enums = {"status": Status}
+
+
+@dataclass(frozen=True)
+class SubscriptionGroupIdentifierItem(_Model):
+    subscriptionGroupIdentifier: Optional[str] = None
+    lastTransactions: Optional[List[LastTransactionsItem]] = None
+    _nested = {"lastTransactions": LastTransactionsItem}
+
+
+@dataclass(frozen=True)
+class StatusResponse(_Response):
+    environment: Optional[Environment] = None
+    rawEnvironment: Optional[str] = None
+    bundleId: Optional[str] = None
+    appAppleId: Optional[int] = None
+    data: Optional[List[SubscriptionGroupIdentifierItem]] = None
+    _enums = {"environment": Environment}
+    _nested = {"data": SubscriptionGroupIdentifierItem}
+
+
+@dataclass(frozen=True)
+class RefundHistoryResponse(_Response):
+    signedTransactions: Optional[List[str]] = None
+    revision: Optional[str] = None
+    hasMore: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class OrderLookupResponse(_Response):
+    status: Optional[OrderLookupStatus] = None
+    rawStatus: Optional[int] = None
+    signedTransactions: Optional[List[str]] = None
+    _enums = {"status": OrderLookupStatus}
+
+
+@dataclass(frozen=True)
+class SendAttemptItem(_Model):
+    attemptDate: Optional[int] = None
+    sendAttemptResult: Optional[SendAttemptResult] = None
+    rawSendAttemptResult: Optional[str] = None
+    _enums = {"sendAttemptResult": SendAttemptResult}
+
+
+@dataclass(frozen=True)
+class NotificationHistoryResponseItem(_Model):
+    signedPayload: Optional[str] = None
+    sendAttempts: Optional[List[SendAttemptItem]] = None
+    _nested = {"sendAttempts": SendAttemptItem}
+
+
+@dataclass(frozen=True)
+class NotificationHistoryResponse(_Response):
+    paginationToken: Optional[str] = None
+    hasMore: Optional[bool] = None
+    notificationHistory: Optional[List[NotificationHistoryResponseItem]] = None
+    _nested = {"notificationHistory": NotificationHistoryResponseItem}
+
+
+@dataclass(frozen=True)
+class SendTestNotificationResponse(_Response):
+    testNotificationToken: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CheckTestNotificationResponse(_Response):
+    signedPayload: Optional[str] = None
+    sendAttempts: Optional[List[SendAttemptItem]] = None
+    _nested = {"sendAttempts": SendAttemptItem}
+
+
+@dataclass(frozen=True)
+class ExtendRenewalDateResponse(_Response):
+    originalTransactionId: Optional[str] = None
+    webOrderLineItemId: Optional[str] = None
+    success: Optional[bool] = None
+    effectiveDate: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class MassExtendRenewalDateResponse(_Response):
+    requestIdentifier: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class MassExtendRenewalDateStatusResponse(_Response):
+    requestIdentifier: Optional[str] = None
+    complete: Optional[bool] = None
+    completeDate: Optional[int] = None
+    succeededCount: Optional[int] = None
+    failedCount: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class GetImageListResponse(_Response):
+    imageIdentifiers: Optional[List[Dict[str, Any]]] = None
+
+
+@dataclass(frozen=True)
+class GetMessageListResponse(_Response):
+    messageIdentifiers: Optional[List[Dict[str, Any]]] = None
+
+
+@dataclass(frozen=True)
+class DefaultConfigurationResponse(_Response):
+    messageIdentifier: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RealtimeUrlResponse(_Response):
+    realtimeURL: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PerformanceTestResponse(_Response):
+    config: Optional[Dict[str, Any]] = None
+    requestId: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PerformanceTestResultResponse(_Response):
+    config: Optional[Dict[str, Any]] = None
+    target: Optional[str] = None
+    result: Optional[str] = None  #: Apple's PerformanceTestStatus ("PASS", "FAIL", "PENDING")
+    rawResult: Optional[str] = None
+    successRate: Optional[int] = None
+    numPending: Optional[int] = None
+    responseTimes: Optional[Dict[str, Any]] = None
+    failures: Optional[Dict[str, int]] = None  #: SendAttemptResult value -> count
+    rawFailures: Optional[Dict[str, int]] = None
+
+    @classmethod
+    def from_json(cls, raw: Dict[str, Any]) -> "PerformanceTestResultResponse":
+        model = super().from_json(raw)
+        return dataclasses.replace(model, rawResult=raw.get("result"), rawFailures=raw.get("failures"))
+
+
+# ---- request models (Apple's names; Apple's own objects and dicts work too) ------------------
+
+@dataclass
+class TransactionHistoryRequest:
+    startDate: Optional[int] = None
+    endDate: Optional[int] = None
+    productIds: Optional[List[str]] = None
+    productTypes: Optional[List[ProductType]] = None
+    sort: Optional[Order] = None
+    subscriptionGroupIdentifiers: Optional[List[str]] = None
+    inAppOwnershipType: Optional[str] = None
+    revoked: Optional[bool] = None
+
+
+@dataclass
+class NotificationHistoryRequest:
+    startDate: Optional[int] = None
+    endDate: Optional[int] = None
+    notificationType: Optional[str] = None
+    notificationSubtype: Optional[str] = None
+    transactionId: Optional[str] = None
+    onlyFailures: Optional[bool] = None
+
+
+@dataclass
+class ExtendRenewalDateRequest:
+    extendByDays: Optional[int] = None
+    extendReasonCode: Optional[int] = None
+    requestIdentifier: Optional[str] = None
+
+
+@dataclass
+class MassExtendRenewalDateRequest:
+    extendByDays: Optional[int] = None
+    extendReasonCode: Optional[int] = None
+    requestIdentifier: Optional[str] = None
+    storefrontCountryCodes: Optional[List[str]] = None
+    productId: Optional[str] = None
+
+
+@dataclass
+class ConsumptionRequest:
+    customerConsented: bool
+    sampleContentProvided: bool
+    deliveryStatus: Optional[str] = None  #: Apple's DeliveryStatus value ("DELIVERED", ...)
+    consumptionPercentage: Optional[int] = None
+    rawDeliveryStatus: Optional[str] = None
+    refundPreference: Optional[str] = None  #: Apple's RefundPreference value
+    rawRefundPreference: Optional[str] = None
+
+
+@dataclass
+class ConsumptionRequestV1:
+    """Apple's deprecated consumption request (send_consumption_data); numbers as Apple documents."""
+    customerConsented: Optional[bool] = None
+    consumptionStatus: Optional[int] = None
+    platform: Optional[int] = None
+    sampleContentProvided: Optional[bool] = None
+    deliveryStatus: Optional[int] = None
+    appAccountToken: Optional[str] = None
+    accountTenure: Optional[int] = None
+    playTime: Optional[int] = None
+    lifetimeDollarsRefunded: Optional[int] = None
+    lifetimeDollarsPurchased: Optional[int] = None
+    userStatus: Optional[int] = None
+    refundPreference: Optional[int] = None
+
+
+@dataclass
+class UpdateAppAccountTokenRequest:
+    appAccountToken: str
+
+
+@dataclass
+class UploadMessageRequestBody:
+    header: str
+    body: str
+    image: Optional[Dict[str, Any]] = None  #: Apple's UploadMessageImage: imageIdentifier, altText
+    headerPosition: Optional[str] = None
+    bulletPoints: Optional[List[Dict[str, Any]]] = None
+
+
+@dataclass
+class DefaultConfigurationRequest:
+    messageIdentifier: Optional[Union[uuid.UUID, str]] = None
+
+
+@dataclass
+class RealtimeUrlRequest:
+    realtimeURL: str
+
+
+@dataclass
+class PerformanceTestRequest:
+    originalTransactionId: str
+
+
+# ---- the C functions ----------------------------------------------------------------------
