@@ -23,7 +23,8 @@ GK_LIBS   = $(shell PKG_CONFIG_PATH=$(PKG_CONFIG_PATH) pkg-config --libs gatekit
 TOOL_SOURCES := $(wildcard tools/gatekit/*.c)
 C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_*.c))
 
-VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit.h)
+HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
+VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
 .PHONY: quick test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
@@ -44,11 +45,11 @@ tool: lib $(C_OUT)/gatekit $(C_OUT)/gatekit.1
 $(C_OUT)/gatekit.1: $(C_OUT)/gatekit scripts/gen-man-and-completion.sh
 	@scripts/gen-man-and-completion.sh $(C_OUT)/gatekit $(C_OUT)
 
-$(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard tools/gatekit/*.h) include/gatekit.h $(DEBUG_DIR)/libgatekit.so
+$(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard tools/gatekit/*.h) $(HEADERS) $(DEBUG_DIR)/libgatekit.so
 	@mkdir -p $(C_OUT)
 	$(CC) $(CWARN) -O2 -g -o $@ $(TOOL_SOURCES) $(GK_CFLAGS) $(GK_LIBS)
 
-$(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h Tests/c/jws_signing.h include/gatekit.h $(DEBUG_DIR)/libgatekit.so
+$(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h Tests/c/jws_signing.h $(HEADERS) $(DEBUG_DIR)/libgatekit.so
 	@mkdir -p $(C_OUT)/tests
 	$(CC) $(CWARN) -O1 -g -pthread -o $@ $< $(GK_CFLAGS) $(GK_LIBS)
 
@@ -86,7 +87,9 @@ install: static
 	strip --strip-unneeded "$(DESTDIR)$(LIBDIR)/libgatekit.so.$(VERSION)"
 	ln -sfn libgatekit.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/libgatekit.so.0"
 	ln -sfn libgatekit.so.0 "$(DESTDIR)$(LIBDIR)/libgatekit.so"
+	install -d "$(DESTDIR)$(PREFIX)/include/gatekit"
 	install -m 0644 include/gatekit.h "$(DESTDIR)$(PREFIX)/include/gatekit.h"
+	install -m 0644 include/gatekit/*.h "$(DESTDIR)$(PREFIX)/include/gatekit/"
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@RPATH@|$(if $(RPATH),$(RPATH) ,)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	  pkgconfig/gatekit.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/gatekit.pc"
 	$(CC) $(CWARN) -O2 -o "$(DESTDIR)$(PREFIX)/bin/gatekit" $(TOOL_SOURCES) -I"$(DESTDIR)$(PREFIX)/include" -L"$(DESTDIR)$(LIBDIR)" $(RPATH) -lgatekit

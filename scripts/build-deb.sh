@@ -9,7 +9,7 @@ trap 'echo "build-deb: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 tree=$(realpath "$1")
 out=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -n 's/^#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' "$root/include/gatekit.h")
+version=$(sed -n 's/^#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' "$root/include/gatekit/common.h")
 revision=1
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -90,7 +90,7 @@ package libgatekit0 libs "$lib_depends" \
     "$lib" "$libdir/libgatekit.so.0"
 package libgatekit-dev libdevel "libgatekit0 (= $version-$revision)" \
     "GateKit: EULA gating, App Store receipts and signed data, permissions (development files)" \
-    usr/include/gatekit.h "$libdir/libgatekit.so" "$libdir/pkgconfig/gatekit.pc"
+    usr/include/gatekit.h $(cd "$tree" && ls usr/include/gatekit/*.h) "$libdir/libgatekit.so" "$libdir/pkgconfig/gatekit.pc"
 tool_depends="libgatekit0 (= $version-$revision)"
 extra=$(shlibs gatekit-tools "$tree/usr/bin/gatekit")
 extra=$(tr ',' '\n' <<<"$extra" | grep -v libgatekit | sed 's/^ *//' | paste -sd, | sed 's/,/, /g')

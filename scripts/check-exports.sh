@@ -7,7 +7,7 @@
 set -euo pipefail
 lib=$1 header=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-declared=$(grep -E '^GATEKIT_API' "$header" | sed -E 's/\(.*//; s/.*[ *]([A-Za-z_][A-Za-z0-9_]*)$/\1/' | sort)
+declared=$(grep -hE '^GATEKIT_API' "$header" "$(dirname "$header")"/gatekit/*.h | sed -E 's/\(.*//; s/.*[ *]([A-Za-z_][A-Za-z0-9_]*)$/\1/' | sort)
 exported=$(nm -D -g --defined-only "$lib" | awk '$2 ~ /^[TW]$/ {print $3}' | sort)
 mapped=$(sed -n '/global:/,/local:/p' "$root/Sources/GateKit/exports.map" | grep -E '^\s+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' ;' | sort)
 checked=$(sed -nE 's/^    exactly\(.*type\(of: ([A-Za-z_][A-Za-z0-9_]*)\)\)$/\1/p' "$root/Sources/GateKit/HeaderConformance.swift" | sort)

@@ -8,7 +8,7 @@ trap 'echo "check-symbols: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 lib=$(realpath "$1")
 out=${2:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
-version=$(sed -n 's/^#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' "$root/include/gatekit.h")
+version=$(sed -n 's/^#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' "$root/include/gatekit/common.h")
 work=$(mktemp -d /tmp/gatekit-symbols.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/debian"

@@ -1,4 +1,5 @@
-"""The ABI's generated lists, from include/gatekit.h (the contract) and the exports' @c names.
+"""The ABI's generated lists, from the headers (include/gatekit.h and the domain headers it
+includes: the contract) and the exports' @c names.
 
     python3 scripts/gen-abi.py write   regenerates Sources/GateKit/exports.map and
                                        Sources/GateKit/HeaderConformance.swift
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parent.parent
-HEADER = ROOT / "include" / "gatekit.h"
+HEADERS = [ROOT / "include" / "gatekit.h", *sorted((ROOT / "include" / "gatekit").glob("*.h"))]
 EXPORTS = ROOT / "Sources" / "GateKit"
 MAP = EXPORTS / "exports.map"
 CONFORMANCE = EXPORTS / "HeaderConformance.swift"
@@ -25,7 +26,7 @@ CONFORMANCE = EXPORTS / "HeaderConformance.swift"
 
 def declared() -> List[str]:
     names = []
-    for line in HEADER.read_text().splitlines():
+    for line in "\n".join(h.read_text() for h in HEADERS).splitlines():
         if line.startswith("GATEKIT_API"):
             m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", line)
             if not m:

@@ -20,7 +20,7 @@ if grep -q libswift <<<"$lib_ldd"; then fail "ldd shows no libswift* ($(grep -c 
 # libdbus and libcurl are opened on first use.
 others=$(awk '{print $1}' <<<"$lib_ldd" | grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.so|libm\.so|libcrypto\.so)' || true)
 if [ -z "$others" ]; then ok "the library loads libcrypto, libm and libc only"; else fail "the library also loads: $(echo $others)"; fi
-check "the header and pkg-config file are installed" test -f "$prefix/include/gatekit.h" -a -f "$prefix/lib/pkgconfig/gatekit.pc"
+check "the header and pkg-config file are installed" test -f "$prefix/include/gatekit.h" -a -f "$prefix/include/gatekit/ledger.h" -a -f "$prefix/lib/pkgconfig/gatekit.pc"
 check "gatekit(1) and the bash completion are installed" test -s "$prefix/share/man/man1/gatekit.1" -a -s "$prefix/share/bash-completion/completions/gatekit"
 
 # A C host built from the installed pkg-config file, run with a clean environment: no

@@ -120,29 +120,3 @@ public func appstoreAPIToken(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CC
         try give(out, "out_jwt") { () throws(GateKitError) in try AppStoreKeyHandle.from(key).token(lifetime: Int64(lifetime)) }
     }
 }
-
-@c(receipt_transaction_id)
-public func receiptTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ data: UnsafeRawPointer?, _ len: Int) -> Int32 {
-    exportBoundary("receipt_transaction_id") { () throws(GateKitError) in
-        let out = try Arguments.out(out)
-        out.pointee = nil
-        guard let id = try ReceiptUtility.transactionID(appReceipt: try Arguments.buffer(data, try receiptLength(len), "data")) else { return 0 }
-        out.pointee = try Owned.cString(id)
-        return 1
-    }
-}
-
-@c(receipt_legacy_transaction_id)
-public func receiptLegacyTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ text: UnsafePointer<CChar>?) -> Int32 {
-    exportBoundary("receipt_legacy_transaction_id") { () throws(GateKitError) in
-        let out = try Arguments.out(out)
-        out.pointee = nil
-        guard let text else { throw .invalid("transaction_receipt is NULL") }
-        let limit = ReceiptUtility.maximumTransactionReceiptLength
-        let n = strnlen(text, limit + 1)
-        guard n <= limit else { throw GateKitError(.tooLarge, "transaction_receipt is longer than \(limit) bytes") }
-        guard let id = try ReceiptUtility.transactionID(transactionReceipt: Array(UnsafeRawBufferPointer(start: text, count: n))) else { return 0 }
-        out.pointee = try Owned.cString(id)
-        return 1
-    }
-}

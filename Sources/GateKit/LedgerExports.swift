@@ -225,17 +225,3 @@ public func ledgerHistory(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         return GATEKIT_OK
     }
 }
-
-@c(receipt_intro_eligible)
-public func receiptIntroEligible(_ receipt: OpaquePointer?, _ productIDs: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> Int32 {
-    exportBoundary("receipt_intro_eligible") { () throws(GateKitError) in
-        let handle = try ReceiptHandle.from(receipt)
-        guard count >= 0, count <= 65536 else { throw .invalid("count is \(UInt(bitPattern: count)); at most 65536 product ids") }
-        guard productIDs != nil || count == 0 else { throw .invalid("product_ids is NULL but count is \(count)") }
-        var group = Set<String>()
-        for i in 0..<count {
-            group.insert(try Arguments.string(productIDs?[i], "product_ids[\(i)]"))
-        }
-        return ReceiptEntitlements.isEligibleForIntroductoryOffer(handle.validated.receipt, groupProducts: group) ? 1 : 0
-    }
-}

@@ -333,3 +333,43 @@ public func receiptAppleStatus(_ code: Int32) -> Int32 {
     ReceiptValidator.appleStatus(for: code)
 }
 
+@c(receipt_intro_eligible)
+public func receiptIntroEligible(_ receipt: OpaquePointer?, _ productIDs: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> Int32 {
+    exportBoundary("receipt_intro_eligible") { () throws(GateKitError) in
+        let handle = try ReceiptHandle.from(receipt)
+        guard count >= 0, count <= 65536 else { throw .invalid("count is \(UInt(bitPattern: count)); at most 65536 product ids") }
+        guard productIDs != nil || count == 0 else { throw .invalid("product_ids is NULL but count is \(count)") }
+        var group = Set<String>()
+        for i in 0..<count {
+            group.insert(try Arguments.string(productIDs?[i], "product_ids[\(i)]"))
+        }
+        return ReceiptEntitlements.isEligibleForIntroductoryOffer(handle.validated.receipt, groupProducts: group) ? 1 : 0
+    }
+}
+
+// Apple's ReceiptUtility: ids from receipts, without validation (for the App Store Server API).
+@c(receipt_transaction_id)
+public func receiptTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ data: UnsafeRawPointer?, _ len: Int) -> Int32 {
+    exportBoundary("receipt_transaction_id") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        out.pointee = nil
+        guard let id = try ReceiptUtility.transactionID(appReceipt: try Arguments.buffer(data, try receiptLength(len), "data")) else { return 0 }
+        out.pointee = try Owned.cString(id)
+        return 1
+    }
+}
+
+@c(receipt_legacy_transaction_id)
+public func receiptLegacyTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ text: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("receipt_legacy_transaction_id") { () throws(GateKitError) in
+        let out = try Arguments.out(out)
+        out.pointee = nil
+        guard let text else { throw .invalid("transaction_receipt is NULL") }
+        let limit = ReceiptUtility.maximumTransactionReceiptLength
+        let n = strnlen(text, limit + 1)
+        guard n <= limit else { throw GateKitError(.tooLarge, "transaction_receipt is longer than \(limit) bytes") }
+        guard let id = try ReceiptUtility.transactionID(transactionReceipt: Array(UnsafeRawBufferPointer(start: text, count: n))) else { return 0 }
+        out.pointee = try Owned.cString(id)
+        return 1
+    }
+}

@@ -1,14 +1,20 @@
 import Testing
 @testable import GateKitCore
 
-/// One definition per number: the core's enums are the source, include/gatekit.h repeats the
+/// One definition per number: the core's enums are the source, the headers repeat the
 /// numbers for C hosts, and these tests fail when a copy drifts.
 @Suite struct HeaderAgreementTests {
     /// Every `#define GATEKIT_NAME value` of the header with an integer value (name without GATEKIT_).
     static let defines: [String: Int64] = {
-        guard let bytes = Files.read(JWSTestFiles.repoRoot + "/include/gatekit.h") else { return [:] }
+        let headers = ["gatekit.h"] + ["common", "errors", "store", "eula", "receipt", "perm", "jws", "ledger", "appstore_sign",
+                                        "appstore_api"].map { "gatekit/\($0).h" }
+        var text = ""
+        for header in headers {
+            guard let bytes = Files.read(JWSTestFiles.repoRoot + "/include/" + header) else { return [:] }
+            text += String(decoding: bytes, as: UTF8.self) + "\n"
+        }
         var found: [String: Int64] = [:]
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        for line in text.split(separator: "\n") {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard words.count >= 3, words[0] == "#define", words[1].hasPrefix("GATEKIT_") else { continue }
             var value = String(words[2]).replacingOccurrences("(", "").replacingOccurrences(")", "")

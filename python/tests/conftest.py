@@ -14,6 +14,12 @@ import pytest
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 REPO_ROOT = PYTHON_DIR.parent
 HEADER = REPO_ROOT / "include" / "gatekit.h"
+#: The umbrella and the domain headers it includes: the whole contract.
+HEADERS = [HEADER, *sorted((REPO_ROOT / "include" / "gatekit").glob("*.h"))]
+
+
+def header_text() -> str:
+    return "\n".join(h.read_text() for h in HEADERS)
 WORKER = Path(__file__).resolve().parent / "worker.py"
 
 import gatekit  # noqa: E402  (after the path constants, so a failure names the loader's list)
@@ -127,7 +133,7 @@ def worker(command: str, location: StoreLocation, *args: str, **popen) -> subpro
 
 def header_functions() -> List[str]:
     names = []
-    for line in HEADER.read_text().splitlines():
+    for line in header_text().splitlines():
         if line.startswith("GATEKIT_API"):
             names.append(line.split("(")[0].replace("*", " ").split()[-1])
     return names

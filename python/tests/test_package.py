@@ -13,11 +13,11 @@ import pytest
 import gatekit
 from gatekit import _native
 
-from conftest import HEADER, PYTHON_DIR, header_functions
+from conftest import HEADER, PYTHON_DIR, header_functions, header_text
 
 
 def test_version_matches_header():
-    text = HEADER.read_text()
+    text = header_text()
     major = int(text.split("#define GATEKIT_VERSION_MAJOR")[1].split()[0])
     minor = int(text.split("#define GATEKIT_VERSION_MINOR")[1].split()[0])
     patch = int(text.split("#define GATEKIT_VERSION_PATCH")[1].split()[0])
@@ -43,7 +43,7 @@ def test_every_exported_name_has_its_areas_prefix():
     prefixes = ("gatekit_", "eula_", "receipt_", "perm_", "jws_", "ledger_", "appstore_")
     stray = [name for name in header_functions() if not name.startswith(prefixes)]
     assert stray == []
-    assert "(gatekit_, eula_, receipt_, perm_, jws_,\n *     ledger_, appstore_)" in HEADER.read_text()
+    assert "(gatekit_, eula_, receipt_, perm_, jws_,\n *     ledger_, appstore_)" in header_text()
 
 
 def _import_in_child(env: dict, package_parent: Path) -> subprocess.CompletedProcess:
@@ -92,7 +92,7 @@ def header_defines() -> dict:
     """Every integer #define of include/gatekit.h: name without GATEKIT_ -> value."""
     found = {}
     for name, value in re.findall(r"^#define GATEKIT_(\w+)\s+\(?(-?(?:0x[0-9A-Fa-f]+|\d+))u?\)?\s*(?:/\*.*)?$",
-                                  HEADER.read_text(), re.M):
+                                  header_text(), re.M):
         found[name] = int(value, 0)
     return found
 
@@ -130,7 +130,7 @@ def test_every_code_and_number_the_package_spells_is_the_headers():
 def test_the_version_has_one_source():
     """include/gatekit.h defines the version; the library, pyproject.toml and the build-tree
     gatekit.pc repeat it and must agree."""
-    header = HEADER.read_text()
+    header = header_text()
     version = re.search(r'#define GATEKIT_VERSION_STRING "([^"]+)"', header).group(1)
     assert gatekit.version() == version
     assert gatekit.__version__ == version

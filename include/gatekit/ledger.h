@@ -1,0 +1,186 @@
+/* gatekit/ledger.h — the entitlement ledger.
+ * Part of the API <gatekit.h> declares: a host includes that header, which includes this one. */
+#ifndef GATEKIT_LEDGER_H
+#define GATEKIT_LEDGER_H
+
+#include "store.h"
+#include "receipt.h"
+#include "jws.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ========================================================================================
+ * Entitlement ledger
+ *
+ * Is this customer entitled to this product right now, and why? The ledger lives in the store
+ * and only ever ingests signed data it verifies itself in the same call (never decoded JSON):
+ * App Store Server Notifications V2 (signedPayload), signed transactions
+ * (signedTransactionInfo / jwsRepresentation), signed renewal infos, app receipts (each
+ * purchase becomes a transaction) and AppTransactions. The options are the JWS (or receipt)
+ * options of the verification; data accepted under a test anchor is kept apart from App Store
+ * data and is only answered with GATEKIT_LEDGER_TEST_SIGNED. Environments are kept apart.
+ *
+ * A customer is an app account token or an original transaction id (a token stands for every
+ * subscription whose transactions carry it). Order does not matter and repeats are harmless:
+ * any permutation of the same items, each any number of times, gives the same answers.
+ * Notifications dedupe on notificationUUID, every item on its replay identity; per
+ * transaction (and per subscription's renewal info) the version with the newest signedDate
+ * wins. The rules — status, entitlement, grace period, billing retry, refunds, upgrades,
+ * family sharing, introductory offers — are in docs/ledger.md with their sources.
+ *
+ * Ingestion is durable when it returns (one transaction; a notification endpoint answers 200
+ * only after that). Every function is safe from many threads on one handle and from many
+ * processes on one store. Queries are served from a per-handle cache of the customer's
+ * versions, invalidated by any write to the store (this process's or another's).
+ * ====================================================================================== */
+
+/* What ingestion did (the result of ledger_ingest_*, >= 0). */
+#define GATEKIT_LEDGER_NEW         1  /* recorded, and it brought something the ledger lacked */
+#define GATEKIT_LEDGER_DUPLICATE   2  /* already recorded (same signed content or notificationUUID): nothing written */
+#define GATEKIT_LEDGER_SUPERSEDED  3  /* recorded in the history; what it carries was known or older: no state change */
+
+/* Subscription statuses (Apple's numbers, as "Get All Subscription Statuses" returns them). */
+#define GATEKIT_SUBSCRIPTION_ACTIVE                1
+#define GATEKIT_SUBSCRIPTION_EXPIRED               2
+#define GATEKIT_SUBSCRIPTION_BILLING_RETRY         3
+#define GATEKIT_SUBSCRIPTION_BILLING_GRACE_PERIOD  4
+#define GATEKIT_SUBSCRIPTION_REVOKED               5
+
+/* Why a customer is (1-9) or is not (10 and up) entitled. */
+#define GATEKIT_LEDGER_REASON_SUBSCRIPTION       1   /* an auto-renewable subscription period covers the instant */
+#define GATEKIT_LEDGER_REASON_GRACE_PERIOD       2   /* billing failed; Apple's billing grace period still runs */
+#define GATEKIT_LEDGER_REASON_NON_CONSUMABLE     3   /* a non-consumable purchase (no end) */
+#define GATEKIT_LEDGER_REASON_NON_RENEWING       4   /* a non-renewing subscription covers the instant */
+#define GATEKIT_LEDGER_REASON_NO_PURCHASE        10  /* nothing in the ledger matches */
+#define GATEKIT_LEDGER_REASON_EXPIRED            11  /* the subscription or period ended */
+#define GATEKIT_LEDGER_REASON_BILLING_RETRY      12  /* billing failed, Apple retries, no grace period left */
+#define GATEKIT_LEDGER_REASON_REVOKED            13  /* refunded, or revoked (family sharing removed) */
+#define GATEKIT_LEDGER_REASON_NOT_YET_PURCHASED  14  /* the purchase is after the instant */
+#define GATEKIT_LEDGER_REASON_CONSUMABLE         15  /* consumables never entitle */
+#define GATEKIT_LEDGER_REASON_UPGRADED           16  /* upgraded to another product of its group */
+#define GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED   17  /* nothing App Store-signed matches, but data accepted
+                                                      * under a test anchor does: ask with
+                                                      * GATEKIT_LEDGER_TEST_SIGNED (tests), never entitled */
+
+/* gatekit_ledger_query flags. */
+#define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests
+                                          * only): never mixed with App Store data */
+
+#define GATEKIT_LEDGER_QUERY_VERSION 1u
+
+/* Which part of the ledger a question is about, and when. Initialise with ledger_query_init(). */
+typedef struct gatekit_ledger_query {
+    unsigned int version;     /* set by ledger_query_init; GATEKIT_EVERSION if unknown */
+    const char *environment;  /* required: "Production", "Sandbox", "Xcode" or "LocalTesting" */
+    long long at_ms;          /* 0: now, from everything held. Else as of that instant (Unix ms):
+                               * only what Apple had signed by then counts, so the answer is the
+                               * one the ledger would have given then (audits, disputes). An
+                               * instant within 2 s before the library's clock, or later, is
+                               * answered as now (a host's own "now" is read before the call) */
+    unsigned int flags;       /* GATEKIT_LEDGER_* flags above; 0: none */
+} gatekit_ledger_query;
+
+/* Static initialiser: gatekit_ledger_query q = GATEKIT_LEDGER_QUERY_INIT; */
+#define GATEKIT_LEDGER_QUERY_INIT { .version = GATEKIT_LEDGER_QUERY_VERSION }
+
+/* Sets *query to the defaults of `version` (pass GATEKIT_LEDGER_QUERY_VERSION): zeroes it and
+ * sets its version. NULL: GATEKIT_EINVAL; an unknown version: GATEKIT_EVERSION. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_query_init(gatekit_ledger_query *query, unsigned int version);
+
+#define GATEKIT_ENTITLEMENT_VERSION 1u
+
+/* The details of an entitlement answer (ledger_is_entitled). The caller sets version to
+ * GATEKIT_ENTITLEMENT_VERSION; the library fills that version's members. Product and
+ * transaction ids come with ledger_entitlement() (JSON). */
+typedef struct gatekit_entitlement {
+    unsigned int version;     /* in: GATEKIT_ENTITLEMENT_VERSION */
+    int entitled;             /* 1 or 0, as returned */
+    int reason;               /* GATEKIT_LEDGER_REASON_* */
+    int status;               /* the subscription's GATEKIT_SUBSCRIPTION_*, 0 when not a subscription */
+    int family_shared;        /* 1: the deciding purchase came through Family Sharing */
+    long long since_ms;       /* purchase date of the deciding transaction; 0 when none */
+    long long until_ms;       /* when the entitlement ends (expiry, grace period end); 0: no end, or not entitled */
+} gatekit_entitlement;
+
+/* Ingest: verify the signed datum exactly as jws_verify_*() does with the same options, then
+ * record it and the versions it carries in one durable transaction. Returns
+ * GATEKIT_LEDGER_NEW, _DUPLICATE or _SUPERSEDED (>= 0), or a negative error (the store is
+ * unchanged): every GATEKIT_EJWS_* code, GATEKIT_EJWS_PAYLOAD_FIELD when a transaction lacks
+ * transactionId, originalTransactionId, productId or signedDate (a renewal info
+ * originalTransactionId or signedDate), store errors. out_json (may be NULL) receives
+ * {"version":1,"outcome":"new","kind":"notification","environment":...,"testSigned":...,
+ * "identity":...,"notificationType":...,"subtype":...,"notificationUUID":...,"customer":...,
+ * "appAccountToken":...,"originalTransactionIds":[...],"statusChanges":[{"originalTransactionId":
+ * ...,"subscriptionGroupIdentifier":...,"from":1,"to":4}]}, freed with gatekit_free.
+ * Notifications of every type are recorded; their data decides the state, never the type
+ * alone (summary, external-purchase, app-data and TEST notifications change nothing). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_notification(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_transaction(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_renewal_info(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
+/* An AppTransaction is recorded in the history and changes no entitlement. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_app_transaction(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
+
+/* Several signed items of one kind (GATEKIT_JWS_TRANSACTION, _RENEWAL_INFO, _NOTIFICATION or
+ * _APP_TRANSACTION) recorded together in one durable transaction: a page of the App Store
+ * Server API's transaction history, a backlog of notifications. Each item is verified exactly
+ * as the single-item function would; one that fails is reported in its place and skipped.
+ * Returns how many items were recorded (new or superseded; duplicates are not), or < 0 when
+ * nothing was written (GATEKIT_EINVAL: a bad kind, NULL jws with count > 0, a NULL item, more
+ * than 10000 items; GATEKIT_ETOOLARGE: more than 64 MiB of text in all; store errors).
+ * out_json (may be NULL): {"version":1,"results":[...]} in input order, each the single-item
+ * report or {"error":-307,"message":"..."}. One fsync for the whole batch instead of one per
+ * item (figures in BENCHMARKS.md). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_batch(char **out_json, gatekit_store *store, int kind, const char *const *jws, size_t count, const gatekit_jws_options *options);
+
+/* Ingest an app receipt: validate it exactly as receipt_validate() does, then record each
+ * in-app purchase as a version of its transaction signed at the receipt's creation date.
+ * Receipts carry no subscription group ids: a purchase takes its product's group from signed
+ * transactions of that product in the ledger. Results and errors as above, plus every
+ * GATEKIT_ERECEIPT_* code. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatekit_store *store, const void *data, size_t len, const gatekit_receipt_options *options);
+
+/* 1 when the customer is entitled to product_or_group (a product id, or a subscription group
+ * id: any product of it) at query->at_ms, 0 when not, < 0 on error (never entitled on error).
+ * out (may be NULL) receives the reason, status and dates. The fast path: answered from memory
+ * when this handle has the customer's versions cached (figures: BENCHMARKS.md). Errors: GATEKIT_EINVAL (NULL store, query, customer or
+ * product_or_group; a customer of 0 or over 256 bytes), GATEKIT_EVERSION (query or out
+ * version), store errors. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_is_entitled(gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group, gatekit_entitlement *out);
+
+/* The same answer as JSON: {"version":1,"entitled":true,"reason":"grace-period","productId":...,
+ * "subscriptionGroupIdentifier":...,"transactionId":...,"originalTransactionId":...,"status":4,
+ * "familyShared":false,"since":ms,"until":ms}. Members that do not apply are absent. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_entitlement(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group);
+
+/* Every product the customer is entitled to at the instant, once each (its longest-lasting
+ * entitlement), ordered by product id: {"version":1,"entitlements":[{...as above...}]}. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_active(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer);
+
+/* The customer's subscriptions as the App Store Server API's "Get All Subscription Statuses"
+ * returns them: {"version":1,"environment":...,"testSigned":...,"data":[{
+ * "subscriptionGroupIdentifier":...,"lastTransactions":[{"status":1,"originalTransactionId":...,
+ * "signedTransactionInfo":...,"signedRenewalInfo":...,"gatekit":{...}}]}]}. The signed strings
+ * are the ones the status was computed from (absent for receipt purchases). group: NULL for
+ * every group. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_subscription_status(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *group);
+
+/* 1 when the customer may be offered the introductory offer of subscription group `group`
+ * (they never had a subscription or an introductory offer in it), 0 when not, < 0 on error. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_intro_eligible(gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *group);
+
+/* The history as JSON, oldest first: every ingested item with its decoded payload and every
+ * status change with the item that caused it: {"version":1,"environment":...,"testSigned":...,
+ * "items":[{"id":1,"kind":"notification","identity":...,"notificationUUID":...,
+ * "notificationType":...,"subtype":...,"signedDate":ms,"ingestedAt":ms,"outcome":"new",
+ * "originalTransactionIds":[...],"payload":{...}}],"statusChanges":[{"originalTransactionId":
+ * ...,"subscriptionGroupIdentifier":...,"from":null,"to":1,"item":1,"at":ms}]}. customer: NULL
+ * for every item of the environment. query->at_ms is not used. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_history(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GATEKIT_LEDGER_H */
