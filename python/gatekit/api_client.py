@@ -21,8 +21,9 @@ from ._managed import Managed
 from .apple_enums import Environment, Status, member
 from .api_models import *  # noqa: F401,F403  (the models are this module's names too, as in Apple's client)
 from .api_models import (APIError, GetTransactionHistoryVersion, ImageSize, MassExtendRenewalDateStatusResponse, Order,
-                         PerformanceTestResultResponse, _Response)
-from .appstore import SigningKey, _plain
+                         PerformanceTestResultResponse, ResponseModel)
+from ._structs import plain_json
+from .appstore import SigningKey
 from .errors import GateKitError, check, register
 from .jws import SignedDataVerifier
 
@@ -131,7 +132,7 @@ _get_realtime_url = _endpoint("appstore_get_realtime_url", _out)
 _initiate_performance_test = _endpoint("appstore_initiate_performance_test", _s_, _out)
 _get_performance_test_results = _endpoint("appstore_get_performance_test_results", _s_, _out)
 
-R = TypeVar("R", bound=_Response)
+R = TypeVar("R", bound=ResponseModel)
 
 
 def _s(value: Union[str, uuid.UUID, None], name: str) -> Optional[bytes]:
@@ -141,7 +142,7 @@ def _s(value: Union[str, uuid.UUID, None], name: str) -> Optional[bytes]:
 def _body(request: Any, name: str) -> bytes:
     if request is None:
         raise ValueError(f"{name} cannot be None")
-    return json.dumps(_plain(request)).encode("utf-8")
+    return json.dumps(plain_json(request)).encode("utf-8")
 
 
 def _retry_after(seconds: Optional[int]) -> Optional[datetime.timedelta]:
@@ -178,7 +179,7 @@ class AppStoreServerAPIClient(Managed):
             raise ValueError("Xcode is not a supported environment for an AppStoreServerAPIClient")
         self._key = SigningKey(signing_key, key_id, bundle_id, issuer_id)
         self._verifier = verifier
-        verify_options = verifier._options(None) if verifier is not None else None
+        verify_options = verifier.c_options(None) if verifier is not None else None
         options = _ClientOptions()
         check(_options_init(ctypes.byref(options), CLIENT_OPTIONS_VERSION))
         options.environment = env.value.encode("ascii")

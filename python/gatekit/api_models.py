@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Type, TypeVar, Union
 
 from .apple_enums import Environment, Status, member, raw_name
 
-__all__ = ["APIError", "AppTransactionInfoResponse", "CheckTestNotificationResponse", "ConsumptionRequest",
+__all__ = ["ResponseModel", "APIError", "AppTransactionInfoResponse", "CheckTestNotificationResponse", "ConsumptionRequest",
            "ConsumptionRequestV1", "DefaultConfigurationRequest", "DefaultConfigurationResponse",
            "ExtendRenewalDateRequest", "ExtendRenewalDateResponse", "GetImageListResponse",
            "GetMessageListResponse", "GetTransactionHistoryVersion", "HistoryResponse", "ImageSize",
@@ -187,23 +187,24 @@ class _Model:
 
 
 @dataclass(frozen=True)
-class _Response(_Model):
+class ResponseModel(_Model):
+    """What every response model has (a client method returns one of its subclasses)."""
     #: With a verifier: the answer with each signed member replaced by its verified payload.
     decoded: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
-class TransactionInfoResponse(_Response):
+class TransactionInfoResponse(ResponseModel):
     signedTransactionInfo: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class AppTransactionInfoResponse(_Response):
+class AppTransactionInfoResponse(ResponseModel):
     signedAppTransactionInfo: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class HistoryResponse(_Response):
+class HistoryResponse(ResponseModel):
     revision: Optional[str] = None
     hasMore: Optional[bool] = None
     bundleId: Optional[str] = None
@@ -232,7 +233,7 @@ class SubscriptionGroupIdentifierItem(_Model):
 
 
 @dataclass(frozen=True)
-class StatusResponse(_Response):
+class StatusResponse(ResponseModel):
     environment: Optional[Environment] = None
     rawEnvironment: Optional[str] = None
     bundleId: Optional[str] = None
@@ -243,14 +244,14 @@ class StatusResponse(_Response):
 
 
 @dataclass(frozen=True)
-class RefundHistoryResponse(_Response):
+class RefundHistoryResponse(ResponseModel):
     signedTransactions: Optional[List[str]] = None
     revision: Optional[str] = None
     hasMore: Optional[bool] = None
 
 
 @dataclass(frozen=True)
-class OrderLookupResponse(_Response):
+class OrderLookupResponse(ResponseModel):
     status: Optional[OrderLookupStatus] = None
     rawStatus: Optional[int] = None
     signedTransactions: Optional[List[str]] = None
@@ -273,7 +274,7 @@ class NotificationHistoryResponseItem(_Model):
 
 
 @dataclass(frozen=True)
-class NotificationHistoryResponse(_Response):
+class NotificationHistoryResponse(ResponseModel):
     paginationToken: Optional[str] = None
     hasMore: Optional[bool] = None
     notificationHistory: Optional[List[NotificationHistoryResponseItem]] = None
@@ -281,19 +282,19 @@ class NotificationHistoryResponse(_Response):
 
 
 @dataclass(frozen=True)
-class SendTestNotificationResponse(_Response):
+class SendTestNotificationResponse(ResponseModel):
     testNotificationToken: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class CheckTestNotificationResponse(_Response):
+class CheckTestNotificationResponse(ResponseModel):
     signedPayload: Optional[str] = None
     sendAttempts: Optional[List[SendAttemptItem]] = None
     _nested = {"sendAttempts": SendAttemptItem}
 
 
 @dataclass(frozen=True)
-class ExtendRenewalDateResponse(_Response):
+class ExtendRenewalDateResponse(ResponseModel):
     originalTransactionId: Optional[str] = None
     webOrderLineItemId: Optional[str] = None
     success: Optional[bool] = None
@@ -301,12 +302,12 @@ class ExtendRenewalDateResponse(_Response):
 
 
 @dataclass(frozen=True)
-class MassExtendRenewalDateResponse(_Response):
+class MassExtendRenewalDateResponse(ResponseModel):
     requestIdentifier: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class MassExtendRenewalDateStatusResponse(_Response):
+class MassExtendRenewalDateStatusResponse(ResponseModel):
     requestIdentifier: Optional[str] = None
     complete: Optional[bool] = None
     completeDate: Optional[int] = None
@@ -315,33 +316,33 @@ class MassExtendRenewalDateStatusResponse(_Response):
 
 
 @dataclass(frozen=True)
-class GetImageListResponse(_Response):
+class GetImageListResponse(ResponseModel):
     imageIdentifiers: Optional[List[Dict[str, Any]]] = None
 
 
 @dataclass(frozen=True)
-class GetMessageListResponse(_Response):
+class GetMessageListResponse(ResponseModel):
     messageIdentifiers: Optional[List[Dict[str, Any]]] = None
 
 
 @dataclass(frozen=True)
-class DefaultConfigurationResponse(_Response):
+class DefaultConfigurationResponse(ResponseModel):
     messageIdentifier: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class RealtimeUrlResponse(_Response):
+class RealtimeUrlResponse(ResponseModel):
     realtimeURL: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class PerformanceTestResponse(_Response):
+class PerformanceTestResponse(ResponseModel):
     config: Optional[Dict[str, Any]] = None
     requestId: Optional[str] = None
 
 
 @dataclass(frozen=True)
-class PerformanceTestResultResponse(_Response):
+class PerformanceTestResultResponse(ResponseModel):
     config: Optional[Dict[str, Any]] = None
     target: Optional[str] = None
     result: Optional[str] = None  #: Apple's PerformanceTestStatus ("PASS", "FAIL", "PENDING")

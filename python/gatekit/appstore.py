@@ -5,15 +5,13 @@ signed requests, the App Store Server API bearer token, and ReceiptUtility. A mi
 from __future__ import annotations
 
 import ctypes
-import dataclasses
-import enum
 import json
 import uuid
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Optional, Union
 
 from . import _native
 from ._managed import Managed
-from .apple_enums import raw_name
+from ._structs import plain_json as _plain
 from .errors import GateKitError, check, register
 
 __all__ = ["APIToken", "AdvancedCommerceAPIInAppSignatureCreator", "IntroductoryOfferEligibilitySignatureCreator",
@@ -116,39 +114,6 @@ class IntroductoryOfferEligibilitySignatureCreator(_JWSSignatureCreator):
                                _s(transaction_id, "transaction_id"))
 
 
-def _plain(value: Any) -> Any:
-    """A request model as JSON values: dataclasses, attrs classes and objects by their fields,
-    enums by their value, None members left out (as Apple's converter does)."""
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _members(value, [f.name for f in dataclasses.fields(value)])
-    if hasattr(value, "__attrs_attrs__"):
-        return _members(value, [a.name for a in value.__attrs_attrs__])
-    if hasattr(value, "__dict__") and not isinstance(value, type):
-        return {k: _plain(v) for k, v in vars(value).items() if v is not None and not k.startswith("_")}
-    return value
-
-
-def _members(model: Any, names: List[str]) -> Dict[str, Any]:
-    """A model's members by name. Apple's models pair an enumeration member ``x`` with its raw
-    value ``rawX``: the JSON member ``x`` takes the raw value when set (it keeps values newer
-    than the enum), else the member itself."""
-    out: Dict[str, Any] = {}
-    for name in names:
-        if name.startswith("raw") and name[3:4].isupper() and (name[3].lower() + name[4:]) in names:
-            continue
-        sent = getattr(model, raw_name(name)) if raw_name(name) in names else None
-        value = sent if sent is not None else getattr(model, name)
-        if value is not None:
-            out[name] = _plain(value)
-    return out
 
 
 class AdvancedCommerceAPIInAppSignatureCreator(_JWSSignatureCreator):

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 import enum
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar
 
 from . import _native
 from . import _time
@@ -27,6 +27,7 @@ from .apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppO
                           RevocationType, Status, Subtype, TransactionReason)
 from .apple_enums import Type as PurchaseType
 from .apple_enums import member, raw_name
+from ._structs import JWSOptions, Signed, signed_text as _text
 from .errors import GateKitError, check, register
 
 __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
@@ -101,23 +102,13 @@ for _code in (EJWS_BUNDLE_ID, EJWS_APP_APPLE_ID, EJWS_ENVIRONMENT):
 register(EJWS_PAYLOAD_FIELD, SignedDataError)
 
 
-class _Options(ctypes.Structure):
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("bundle_id", ctypes.c_char_p),
-        ("app_apple_id", ctypes.c_longlong),
-        ("environment", ctypes.c_char_p),
-        ("verify_time", ctypes.c_longlong),
-        ("test_anchor_der", ctypes.c_char_p),
-        ("test_anchor_len", ctypes.c_size_t),
-        ("flags", ctypes.c_uint),
-    ]
 
 
 OPTIONS_VERSION = 2
 #: Test only: accept data signed under the test anchor whose environment is Production.
 TEST_PRODUCTION = 0x1
 
+_Options = JWSOptions
 _OptionsP = ctypes.POINTER(_Options)
 _options_init = _native.declare("jws_options_init", ctypes.c_int, _OptionsP, ctypes.c_uint)
 _options_size = _native.declare("jws_options_size", ctypes.c_size_t)
@@ -448,7 +439,6 @@ class ResponseBodyV2(_Payload):
 
 # ---- the verifier -----------------------------------------------------------------------------
 
-Signed = Union[str, bytes]
 
 
 class SignedDataVerifier:
@@ -483,7 +473,9 @@ class SignedDataVerifier:
         self._environment = environment.encode("ascii")
         self._default_options = self._make_options(None)
 
-    def _options(self, verify_time: Instant) -> _Options:
+    def c_options(self, verify_time: Instant = None) -> JWSOptions:
+        """The gatekit_jws_options these expectations make (for the package's other modules,
+        which pass it to the library); read-only for the library, shared when verify_time is None."""
         if verify_time is None:
             return self._default_options   # read-only for the library: shared by all threads
         return self._make_options(verify_time)
@@ -502,7 +494,7 @@ class SignedDataVerifier:
         return o
 
     def _json(self, function: Any, signed: Signed, verify_time: Instant) -> Dict[str, Any]:
-        o = self._options(verify_time)
+        o = self.c_options(verify_time)
         out = ctypes.c_void_p()
         check(function(ctypes.byref(out), _text(signed), ctypes.byref(o)))
         payload: Dict[str, Any] = json.loads(_native.take_string(out))
@@ -565,7 +557,7 @@ class SignedDataVerifier:
     def _verify(self, kind: str, signed: Signed, verify_time: Instant) -> Any:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-        o = self._options(verify_time)
+        o = self.c_options(verify_time)
         handle = _S()
         check(_verify(ctypes.byref(handle), KINDS[kind], _text(signed), ctypes.byref(o)))
         return handle
@@ -574,13 +566,8 @@ class SignedDataVerifier:
                     at: Instant = None, verify_time: Instant = None) -> bool:
         """Verifies a signed transaction and answers whether it entitles the user at the aware
         datetime ``at`` (default now) — revoked, upgraded, not yet purchased or expired: False."""
-        o = self._options(verify_time)
+        o = self.c_options(verify_time)
         return check(_is_entitled(_text(signed_transaction), ctypes.byref(o),
                                   _native.to_c_string(product_id, "product_id"), _time.milliseconds(at, "at"))) == 1
 
 
-def _text(signed: Signed) -> bytes:
-    encoded = _native.to_c_string(signed.strip() if isinstance(signed, (str, bytes)) else signed, "signed data")
-    if encoded is None:
-        raise TypeError("signed data must be str or bytes, not None")
-    return encoded

@@ -9,12 +9,13 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from . import _native, receipt as _receipt
+from . import _native
 from . import _time
 from ._time import Instant
 from .errors import GateKitError, check, error_for
 from ._result import JSONResult
-from .jws import KINDS, Signed, SignedDataVerifier, _Options as _JWSOptions, _text
+from ._structs import JWSOptions, ReceiptOptions, Signed, receipt_options, signed_text
+from .jws import KINDS, SignedDataVerifier
 
 __all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus"]
 
@@ -204,7 +205,7 @@ TEST_SIGNED = 0x1
 
 _S = _native.StorePointer
 _Q = ctypes.POINTER(_Query)
-_O = ctypes.POINTER(_JWSOptions)
+_O = ctypes.POINTER(JWSOptions)
 _out = _native.c_char_p_p
 _query_init = _native.declare("ledger_query_init", ctypes.c_int, _Q, ctypes.c_uint)
 _ingest = {kind: _native.declare(f"ledger_ingest_{kind}", ctypes.c_int, _out, _S, ctypes.c_char_p, _O)
@@ -214,7 +215,7 @@ _ingest_batch = _native.declare("ledger_ingest_batch", ctypes.c_int, _out, _S, c
 #: What ingest_batch() records: every kind of signed data but a realtime request.
 _BATCH_KINDS = {name: number for name, number in KINDS.items() if name != "realtime-request"}
 _ingest_receipt = _native.declare("ledger_ingest_receipt", ctypes.c_int, _out, _S, ctypes.c_void_p, ctypes.c_size_t,
-                                  ctypes.POINTER(_receipt._Options))
+                                  ctypes.POINTER(ReceiptOptions))
 _is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p,
                                ctypes.POINTER(_Entitlement))
 _entitlement = _native.declare("ledger_entitlement", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
@@ -240,9 +241,9 @@ class Ledger:
     # ---- ingestion ------------------------------------------------------------------------
 
     def _ingest(self, kind: str, signed: Signed, verifier: SignedDataVerifier, verify_time: Instant) -> IngestResult:
-        options = verifier._options(verify_time)
+        options = verifier.c_options(verify_time)
         out = ctypes.c_void_p()
-        check(_ingest[kind](ctypes.byref(out), self._store.handle, _text(signed), ctypes.byref(options)))
+        check(_ingest[kind](ctypes.byref(out), self._store.handle, signed_text(signed), ctypes.byref(options)))
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
     def ingest_notification(self, signed_payload: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
@@ -268,9 +269,9 @@ class Ledger:
         failure raises and records none."""
         if kind not in _BATCH_KINDS:
             raise ValueError(f"kind must be one of {', '.join(_BATCH_KINDS)}, not {kind!r}")
-        texts = [_text(item) for item in items]
+        texts = [signed_text(item) for item in items]
         array = (ctypes.c_char_p * max(len(texts), 1))(*texts)
-        options = verifier._options(verify_time)
+        options = verifier.c_options(verify_time)
         out = ctypes.c_void_p()
         check(_ingest_batch(ctypes.byref(out), self._store.handle, _BATCH_KINDS[kind], array, len(texts), ctypes.byref(options)))
         results: List[Union[IngestResult, GateKitError]] = []
@@ -282,7 +283,7 @@ class Ledger:
         """An app receipt, validated as :func:`gatekit.receipt.validate` does with the same
         keyword options; each purchase becomes a transaction signed at the receipt's creation."""
         raw = data.encode("ascii") if isinstance(data, str) else bytes(data)
-        built, keep = _receipt._options(bundle_id, options.pop("app_version", None), options.pop("device_id", None),
+        built, keep = receipt_options(bundle_id, options.pop("app_version", None), options.pop("device_id", None),
                                         options.pop("verify_time", None), options.pop("require_sha256", False),
                                         options.pop("production_only", False), options.pop("sandbox_only", False),
                                         options.pop("test_anchor", None))

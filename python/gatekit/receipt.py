@@ -17,13 +17,15 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
-from datetime import datetime, timezone
+from datetime import datetime
 from enum import IntEnum
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._managed import Managed
 from ._result import JSONResult
+from ._structs import (PRODUCTION_ONLY, RECEIPT_OPTIONS_VERSION, REQUIRE_SHA256, SANDBOX_ONLY, ReceiptOptions,
+                       receipt_options as _options)
 from . import _time
 from ._time import Instant
 from .errors import EINVAL, GateKitError, InvalidArgumentError, check, file_path, register
@@ -50,18 +52,6 @@ class _ReceiptStruct(ctypes.Structure):
 _R = ctypes.POINTER(_ReceiptStruct)
 
 
-class _Options(ctypes.Structure):
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("bundle_id", ctypes.c_char_p),
-        ("app_version", ctypes.c_char_p),
-        ("device_id", ctypes.c_void_p),
-        ("device_id_len", ctypes.c_size_t),
-        ("verify_time", ctypes.c_longlong),
-        ("flags", ctypes.c_uint),
-        ("test_anchor_der", ctypes.c_void_p),
-        ("test_anchor_len", ctypes.c_size_t),
-    ]
 
 
 class _Purchase(ctypes.Structure):
@@ -83,10 +73,10 @@ class _Purchase(ctypes.Structure):
     ]
 
 
+_Options = ReceiptOptions
 _LL = ctypes.POINTER(ctypes.c_longlong)
-_options_init = _native.declare("receipt_options_init", ctypes.c_int, ctypes.POINTER(_Options), ctypes.c_uint)
 _identity = _native.declare("receipt_identity", ctypes.c_char_p, _R)
-OPTIONS_VERSION = 1
+OPTIONS_VERSION = RECEIPT_OPTIONS_VERSION
 _validate = _native.declare("receipt_validate", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Options))
 _intro_eligible = _native.declare("receipt_intro_eligible", ctypes.c_int, _R, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t)
 _validate_file = _native.declare("receipt_validate_file", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_char_p, ctypes.POINTER(_Options))
@@ -107,9 +97,6 @@ _purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Pu
 _inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
 _apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
 
-REQUIRE_SHA256 = 0x1
-PRODUCTION_ONLY = 0x2
-SANDBOX_ONLY = 0x4
 
 # Receipt attribute and in-app purchase field numbers (GATEKIT_RECEIPT_*, GATEKIT_IAP_*): names and
 # values as in include/gatekit.h (tests/test_package.py compares them).
@@ -435,47 +422,8 @@ def _at_ms(at: Instant) -> int:
     return _time.milliseconds(at, "at")
 
 
-def _device_bytes(device_id: Union[bytes, str, uuid.UUID, None]) -> Optional[bytes]:
-    """16 UUID bytes or a 6-byte MAC; accepts bytes, a UUID, "AA:BB:…" or plain hex."""
-    if device_id is None:
-        return None
-    if isinstance(device_id, uuid.UUID):
-        return device_id.bytes
-    if isinstance(device_id, (bytes, bytearray)):
-        return bytes(device_id)
-    text = device_id.strip()
-    if len(text) == 36 and text.count("-") == 4:
-        return uuid.UUID(text).bytes
-    return bytes.fromhex(text.replace(":", "").replace("-", ""))
 
 
-def _options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_time: Instant,
-             require_sha256: bool, production_only: bool, sandbox_only: bool,
-             test_anchor: Optional[bytes]) -> Tuple[_Options, List[Any]]:
-    options = _Options()
-    check(_options_init(ctypes.byref(options), OPTIONS_VERSION))
-    keep: List[Any] = []
-    bundle = _native.to_c_string(bundle_id, "bundle_id")
-    version = _native.to_c_string(app_version, "app_version")
-    keep += [bundle, version]
-    options.bundle_id = bundle
-    options.app_version = version
-    device = _device_bytes(device_id)
-    if device is not None:
-        buffer = ctypes.create_string_buffer(device, len(device))
-        keep.append(buffer)
-        options.device_id = ctypes.cast(buffer, ctypes.c_void_p)
-        options.device_id_len = len(device)
-    if verify_time is not None:
-        options.verify_time = _time.seconds(verify_time, "verify_time")
-    options.flags = (REQUIRE_SHA256 if require_sha256 else 0) | (PRODUCTION_ONLY if production_only else 0) | \
-        (SANDBOX_ONLY if sandbox_only else 0)
-    if test_anchor is not None:
-        anchor = ctypes.create_string_buffer(bytes(test_anchor), len(test_anchor))
-        keep.append(anchor)
-        options.test_anchor_der = ctypes.cast(anchor, ctypes.c_void_p)
-        options.test_anchor_len = len(test_anchor)
-    return options, keep
 
 
 def _build(pointer: Any) -> Receipt:

@@ -46,6 +46,29 @@ def test_every_exported_name_has_its_areas_prefix():
     assert "(gatekit_, eula_, receipt_, perm_, jws_,\n *     ledger_, appstore_)" in header_text()
 
 
+def test_no_module_reaches_into_another_modules_private_names():
+    """Modules share through the package's private modules (_structs, _native, _time, _result,
+    _managed), never by importing or reading another module's private names."""
+    import ast
+    shared = {"_native", "_time", "_managed", "_result", "_structs"}
+    offenders = []
+    for path in sorted((PYTHON_DIR / "gatekit").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        siblings = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module is None:  # from . import x, y as z
+                    siblings |= {a.asname or a.name for a in node.names if a.name not in shared}
+                elif node.module not in shared:
+                    offenders += [f"{path.name}: from .{node.module} import {a.name}" for a in node.names
+                                  if a.name.startswith("_")]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in siblings \
+                    and node.attr.startswith("_") and not node.attr.startswith("__"):
+                offenders.append(f"{path.name}: {node.value.id}.{node.attr}")
+    assert offenders == []
+
+
 def _import_in_child(env: dict, package_parent: Path) -> subprocess.CompletedProcess:
     env = dict(env, PYTHONPATH=str(package_parent))
     return subprocess.run([sys.executable, "-c", "import gatekit"], env=env, capture_output=True, text=True,

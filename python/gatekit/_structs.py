@@ -1,0 +1,144 @@
+"""What more than one module of the package shares with the library: the options structs, and
+the conversions of signed data and request models into C arguments. A module imports these from
+here, never another module's private names (python/tests/test_package.py checks)."""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import enum
+import uuid
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import _native, _time
+from ._time import Instant
+from .apple_enums import raw_name
+from .errors import check
+
+__all__ = ["JWSOptions", "PRODUCTION_ONLY", "RECEIPT_OPTIONS_VERSION", "REQUIRE_SHA256", "ReceiptOptions",
+           "SANDBOX_ONLY", "Signed", "plain_json", "receipt_options", "signed_text"]
+
+#: Signed data as the library takes it: the compact JWS text.
+Signed = Union[str, bytes]
+
+
+class JWSOptions(ctypes.Structure):
+    """gatekit_jws_options (include/gatekit/jws.h)."""
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("bundle_id", ctypes.c_char_p),
+        ("app_apple_id", ctypes.c_longlong),
+        ("environment", ctypes.c_char_p),
+        ("verify_time", ctypes.c_longlong),
+        ("test_anchor_der", ctypes.c_char_p),
+        ("test_anchor_len", ctypes.c_size_t),
+        ("flags", ctypes.c_uint),
+    ]
+
+
+class ReceiptOptions(ctypes.Structure):
+    """gatekit_receipt_options (include/gatekit/receipt.h)."""
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("bundle_id", ctypes.c_char_p),
+        ("app_version", ctypes.c_char_p),
+        ("device_id", ctypes.c_void_p),
+        ("device_id_len", ctypes.c_size_t),
+        ("verify_time", ctypes.c_longlong),
+        ("flags", ctypes.c_uint),
+        ("test_anchor_der", ctypes.c_void_p),
+        ("test_anchor_len", ctypes.c_size_t),
+    ]
+
+
+RECEIPT_OPTIONS_VERSION = 1
+REQUIRE_SHA256 = 0x1
+PRODUCTION_ONLY = 0x2
+SANDBOX_ONLY = 0x4
+_receipt_options_init = _native.declare("receipt_options_init", ctypes.c_int, ctypes.POINTER(ReceiptOptions), ctypes.c_uint)
+
+
+def signed_text(signed: Signed) -> bytes:
+    """Signed data as the C string the library reads (surrounding white space removed)."""
+    encoded = _native.to_c_string(signed.strip() if isinstance(signed, (str, bytes)) else signed, "signed data")
+    if encoded is None:
+        raise TypeError("signed data must be str or bytes, not None")
+    return encoded
+
+
+def device_bytes(device_id: Union[bytes, str, uuid.UUID, None]) -> Optional[bytes]:
+    """16 UUID bytes or a 6-byte MAC; accepts bytes, a UUID, "AA:BB:…" or plain hex."""
+    if device_id is None:
+        return None
+    if isinstance(device_id, uuid.UUID):
+        return device_id.bytes
+    if isinstance(device_id, (bytes, bytearray)):
+        return bytes(device_id)
+    text = device_id.strip()
+    if len(text) == 36 and text.count("-") == 4:
+        return uuid.UUID(text).bytes
+    return bytes.fromhex(text.replace(":", "").replace("-", ""))
+
+
+def receipt_options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_time: Instant,
+             require_sha256: bool, production_only: bool, sandbox_only: bool,
+             test_anchor: Optional[bytes]) -> Tuple[ReceiptOptions, List[Any]]:
+    """The options struct, and the buffers it points into (keep them alive while it is used)."""
+    options = ReceiptOptions()
+    check(_receipt_options_init(ctypes.byref(options), RECEIPT_OPTIONS_VERSION))
+    keep: List[Any] = []
+    bundle = _native.to_c_string(bundle_id, "bundle_id")
+    version = _native.to_c_string(app_version, "app_version")
+    keep += [bundle, version]
+    options.bundle_id = bundle
+    options.app_version = version
+    device = device_bytes(device_id)
+    if device is not None:
+        buffer = ctypes.create_string_buffer(device, len(device))
+        keep.append(buffer)
+        options.device_id = ctypes.cast(buffer, ctypes.c_void_p)
+        options.device_id_len = len(device)
+    if verify_time is not None:
+        options.verify_time = _time.seconds(verify_time, "verify_time")
+    options.flags = (REQUIRE_SHA256 if require_sha256 else 0) | (PRODUCTION_ONLY if production_only else 0) | \
+        (SANDBOX_ONLY if sandbox_only else 0)
+    if test_anchor is not None:
+        anchor = ctypes.create_string_buffer(bytes(test_anchor), len(test_anchor))
+        keep.append(anchor)
+        options.test_anchor_der = ctypes.cast(anchor, ctypes.c_void_p)
+        options.test_anchor_len = len(test_anchor)
+    return options, keep
+
+
+def plain_json(value: Any) -> Any:
+    """A request model as JSON values: dataclasses, attrs classes and objects by their fields,
+    enums by their value, None members left out (as Apple's converter does)."""
+    if isinstance(value, enum.Enum):
+        return plain_json(value.value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: plain_json(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _members(value, [f.name for f in dataclasses.fields(value)])
+    if hasattr(value, "__attrs_attrs__"):
+        return _members(value, [a.name for a in value.__attrs_attrs__])
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return {k: plain_json(v) for k, v in vars(value).items() if v is not None and not k.startswith("_")}
+    return value
+
+
+def _members(model: Any, names: List[str]) -> Dict[str, Any]:
+    """A model's members by name. Apple's models pair an enumeration member ``x`` with its raw
+    value ``rawX``: the JSON member ``x`` takes the raw value when set (it keeps values newer
+    than the enum), else the member itself."""
+    out: Dict[str, Any] = {}
+    for name in names:
+        if name.startswith("raw") and name[3:4].isupper() and (name[3].lower() + name[4:]) in names:
+            continue
+        sent = getattr(model, raw_name(name)) if raw_name(name) in names else None
+        value = sent if sent is not None else getattr(model, name)
+        if value is not None:
+            out[name] = plain_json(value)
+    return out
