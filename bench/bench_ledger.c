@@ -139,7 +139,7 @@ static int body_entitled(void *p) {
     long n = c->warm ? 7 : (c->next++ * 7919) % c->customers;  /* 7919 is prime: every customer once */
     snprintf(customer, sizeof customer, "%ld", 1000000000L + n);
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    return ledger_is_entitled(c->store, &c->q, customer, "pro.monthly", &e) < 0;
+    return ledger_is_entitled(&e, c->store, &c->q, customer, "pro.monthly") < 0;
 }
 
 static int body_raw(void *p) {

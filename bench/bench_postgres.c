@@ -148,7 +148,7 @@ static int body_raw_present(void *p) {
 static int body_entitled(void *p) {
     lookup_ctx *c = p;
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    return ledger_is_entitled(c->store, &c->q, "1000000007", "pro.monthly", &e) < 0;
+    return ledger_is_entitled(&e, c->store, &c->q, "1000000007", "pro.monthly") < 0;
 }
 
 /* A customer not asked about before (the handle's cache misses): 1,200 customers in turn. */
@@ -158,7 +158,7 @@ static int body_entitled_cold(void *p) {
     char customer[32];
     snprintf(customer, sizeof customer, "%ld", 1000000000L + cold_next % 1200);
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    return ledger_is_entitled(c->store, &c->q, customer, "pro.monthly", &e) < 0;
+    return ledger_is_entitled(&e, c->store, &c->q, customer, "pro.monthly") < 0;
 }
 
 static int body_raw_customer(void *p) {

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
     int status = 3;
     if (appstore_client_new(&client, key, &o) == 0) {
         char *body = NULL, *decoded = NULL;
-        int rc = appstore_get_transaction_info(client, argv[6], &body, &decoded);
+        int rc = appstore_get_transaction_info(&body, &decoded, client, argv[6]);
         if (rc == 0) {
             puts(decoded);                                  /* signed members verified and decoded */
             status = 0;

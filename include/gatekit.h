@@ -13,10 +13,7 @@
  *   - A function that can fail returns int: 0 (or a documented positive result) on success,
  *     a negative GATEKIT_E* code on failure. gatekit_last_error() then describes the failure
  *     for the calling thread. Codes never change meaning; new codes are only ever added.
- *   - Output parameters come first; the single output is named out. Not yet in two
- *     places, to change together in one release before 1.0: the App Store Server
- *     API calls (appstore_get_*, appstore_set_*, …) take the client first and their outputs
- *     last, and ledger_is_entitled() takes its details (out) last.
+ *   - Output parameters come first; the single output is named out.
  *   - What the library returns through an out pointer is owned by the caller and freed with
  *     the matching function: strings with gatekit_free(), handles with their *_free/_close.
  *     Never free library memory with your own free(), never pass your memory to gatekit_free().

@@ -93,15 +93,16 @@ private func body(_ p: UnsafePointer<CChar>?, _ name: String) throws(GateKitErro
 // MARK: transactions and subscriptions
 
 @c(appstore_get_transaction_info)
-public func appstoreGetTransactionInfo(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetTransactionInfo(_ out: OutString?, _ decoded: OutString?,
+                                       _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_transaction_info", client, out, decoded) { () throws(GateKitError) in
         try .getTransactionInfo(transactionID: try text(id, "transaction_id"))
     }
 }
 
 @c(appstore_get_transaction_history)
-public func appstoreGetTransactionHistory(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ revision: UnsafePointer<CChar>?,
-                                          _ request: UnsafePointer<CChar>?, _ version: Int32, _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetTransactionHistory(_ out: OutString?, _ decoded: OutString?,
+                                          _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ revision: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?, _ version: Int32) -> Int32 {
     call("appstore_get_transaction_history", client, out, decoded) { () throws(GateKitError) in
         try .getTransactionHistory(transactionID: try text(id, "transaction_id"), revision: try optionalText(revision, "revision"),
                                    request: request == nil ? nil : try body(request, "history_request_json"), version: Int(version))
@@ -109,8 +110,8 @@ public func appstoreGetTransactionHistory(_ client: OpaquePointer?, _ id: Unsafe
 }
 
 @c(appstore_get_all_subscription_statuses)
-public func appstoreGetAllSubscriptionStatuses(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ statuses: UnsafePointer<Int32>?,
-                                               _ count: Int, _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetAllSubscriptionStatuses(_ out: OutString?, _ decoded: OutString?,
+                                               _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ statuses: UnsafePointer<Int32>?, _ count: Int) -> Int32 {
     call("appstore_get_all_subscription_statuses", client, out, decoded) { () throws(GateKitError) in
         guard count >= 0, count <= 5 else { throw GateKitError(.tooLarge, "count \(UInt(bitPattern: count)) is more than the 5 statuses Apple has") }
         guard count == 0 || statuses != nil else { throw .invalid("statuses is NULL with count \(count)") }
@@ -120,68 +121,76 @@ public func appstoreGetAllSubscriptionStatuses(_ client: OpaquePointer?, _ id: U
 }
 
 @c(appstore_get_refund_history)
-public func appstoreGetRefundHistory(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ revision: UnsafePointer<CChar>?,
-                                     _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetRefundHistory(_ out: OutString?, _ decoded: OutString?,
+                                     _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ revision: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_refund_history", client, out, decoded) { () throws(GateKitError) in
         try .getRefundHistory(transactionID: try text(id, "transaction_id"), revision: try optionalText(revision, "revision"))
     }
 }
 
 @c(appstore_look_up_order_id)
-public func appstoreLookUpOrderID(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreLookUpOrderID(_ out: OutString?, _ decoded: OutString?,
+                                  _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_look_up_order_id", client, out, decoded) { () throws(GateKitError) in try .lookUpOrderID(try text(id, "order_id")) }
 }
 
 @c(appstore_get_app_transaction_info)
-public func appstoreGetAppTransactionInfo(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetAppTransactionInfo(_ out: OutString?, _ decoded: OutString?,
+                                          _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_app_transaction_info", client, out, decoded) { () throws(GateKitError) in
         try .getAppTransactionInfo(transactionID: try text(id, "transaction_id"))
     }
 }
 
 @c(appstore_finish_transaction)
-public func appstoreFinishTransaction(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreFinishTransaction(_ out: OutString?,
+                                      _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_finish_transaction", client, out) { () throws(GateKitError) in try .finishTransaction(transactionID: try text(id, "transaction_id")) }
 }
 
 @c(appstore_send_consumption_information)
-public func appstoreSendConsumptionInformation(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreSendConsumptionInformation(_ out: OutString?,
+                                               _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_send_consumption_information", client, out) { () throws(GateKitError) in
         try .sendConsumptionInformation(transactionID: try text(id, "transaction_id"), request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_send_consumption_data)
-public func appstoreSendConsumptionData(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreSendConsumptionData(_ out: OutString?,
+                                        _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_send_consumption_data", client, out) { () throws(GateKitError) in
         try .sendConsumptionData(transactionID: try text(id, "transaction_id"), request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_set_app_account_token)
-public func appstoreSetAppAccountToken(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreSetAppAccountToken(_ out: OutString?,
+                                       _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_set_app_account_token", client, out) { () throws(GateKitError) in
         try .setAppAccountToken(originalTransactionID: try text(id, "original_transaction_id"), request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_extend_subscription_renewal_date)
-public func appstoreExtendSubscriptionRenewalDate(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreExtendSubscriptionRenewalDate(_ out: OutString?,
+                                                  _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_extend_subscription_renewal_date", client, out) { () throws(GateKitError) in
         try .extendSubscriptionRenewalDate(originalTransactionID: try text(id, "original_transaction_id"), request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_extend_renewal_date_for_all_active_subscribers)
-public func appstoreExtendRenewalDateForAllActiveSubscribers(_ client: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreExtendRenewalDateForAllActiveSubscribers(_ out: OutString?,
+                                                             _ client: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_extend_renewal_date_for_all_active_subscribers", client, out) { () throws(GateKitError) in
         try .extendRenewalDateForAllActiveSubscribers(request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_get_status_of_subscription_renewal_date_extensions)
-public func appstoreGetStatusOfSubscriptionRenewalDateExtensions(_ client: OpaquePointer?, _ requestID: UnsafePointer<CChar>?,
-                                                                 _ product: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreGetStatusOfSubscriptionRenewalDateExtensions(_ out: OutString?,
+                                                                 _ client: OpaquePointer?, _ requestID: UnsafePointer<CChar>?, _ product: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_status_of_subscription_renewal_date_extensions", client, out) { () throws(GateKitError) in
         try .getStatusOfSubscriptionRenewalDateExtensions(requestIdentifier: try text(requestID, "request_identifier"),
                                                           productID: try text(product, "product_id"))
@@ -191,8 +200,8 @@ public func appstoreGetStatusOfSubscriptionRenewalDateExtensions(_ client: Opaqu
 // MARK: notifications
 
 @c(appstore_get_notification_history)
-public func appstoreGetNotificationHistory(_ client: OpaquePointer?, _ token: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?,
-                                           _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetNotificationHistory(_ out: OutString?, _ decoded: OutString?,
+                                           _ client: OpaquePointer?, _ token: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_notification_history", client, out, decoded) { () throws(GateKitError) in
         try .getNotificationHistory(paginationToken: try optionalText(token, "pagination_token"),
                                     request: try body(request, "notification_history_request_json"))
@@ -200,12 +209,13 @@ public func appstoreGetNotificationHistory(_ client: OpaquePointer?, _ token: Un
 }
 
 @c(appstore_request_test_notification)
-public func appstoreRequestTestNotification(_ client: OpaquePointer?, _ out: OutString?) -> Int32 {
+public func appstoreRequestTestNotification(_ out: OutString?, _ client: OpaquePointer?) -> Int32 {
     call("appstore_request_test_notification", client, out) { () throws(GateKitError) in .requestTestNotification() }
 }
 
 @c(appstore_get_test_notification_status)
-public func appstoreGetTestNotificationStatus(_ client: OpaquePointer?, _ token: UnsafePointer<CChar>?, _ out: OutString?, _ decoded: OutString?) -> Int32 {
+public func appstoreGetTestNotificationStatus(_ out: OutString?, _ decoded: OutString?,
+                                              _ client: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_test_notification_status", client, out, decoded) { () throws(GateKitError) in
         try .getTestNotificationStatus(token: try text(token, "test_notification_token"))
     }
@@ -214,8 +224,8 @@ public func appstoreGetTestNotificationStatus(_ client: OpaquePointer?, _ token:
 // MARK: retention messaging
 
 @c(appstore_upload_image)
-public func appstoreUploadImage(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ image: UnsafeRawPointer?, _ length: Int,
-                                _ size: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreUploadImage(_ out: OutString?,
+                                _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ image: UnsafeRawPointer?, _ length: Int, _ size: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_upload_image", client, out) { () throws(GateKitError) in
         guard length >= 0, length <= APIEndpoint.maximumImageLength else {
             throw GateKitError(.tooLarge, "image_len \(UInt(bitPattern: length)) is over \(APIEndpoint.maximumImageLength) bytes")
@@ -226,76 +236,84 @@ public func appstoreUploadImage(_ client: OpaquePointer?, _ id: UnsafePointer<CC
 }
 
 @c(appstore_delete_image)
-public func appstoreDeleteImage(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreDeleteImage(_ out: OutString?,
+                                _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_delete_image", client, out) { () throws(GateKitError) in try .deleteImage(identifier: try text(id, "image_identifier")) }
 }
 
 @c(appstore_get_image_list)
-public func appstoreGetImageList(_ client: OpaquePointer?, _ out: OutString?) -> Int32 {
+public func appstoreGetImageList(_ out: OutString?, _ client: OpaquePointer?) -> Int32 {
     call("appstore_get_image_list", client, out) { () throws(GateKitError) in .getImageList() }
 }
 
 @c(appstore_upload_message)
-public func appstoreUploadMessage(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreUploadMessage(_ out: OutString?,
+                                  _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_upload_message", client, out) { () throws(GateKitError) in
         try .uploadMessage(identifier: try text(id, "message_identifier"), request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_delete_message)
-public func appstoreDeleteMessage(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreDeleteMessage(_ out: OutString?,
+                                  _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_delete_message", client, out) { () throws(GateKitError) in try .deleteMessage(identifier: try text(id, "message_identifier")) }
 }
 
 @c(appstore_get_message_list)
-public func appstoreGetMessageList(_ client: OpaquePointer?, _ out: OutString?) -> Int32 {
+public func appstoreGetMessageList(_ out: OutString?, _ client: OpaquePointer?) -> Int32 {
     call("appstore_get_message_list", client, out) { () throws(GateKitError) in .getMessageList() }
 }
 
 @c(appstore_configure_default_message)
-public func appstoreConfigureDefaultMessage(_ client: OpaquePointer?, _ product: UnsafePointer<CChar>?, _ locale: UnsafePointer<CChar>?,
-                                            _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreConfigureDefaultMessage(_ out: OutString?,
+                                            _ client: OpaquePointer?, _ product: UnsafePointer<CChar>?, _ locale: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_configure_default_message", client, out) { () throws(GateKitError) in
         try .configureDefaultMessage(productID: try text(product, "product_id"), locale: try text(locale, "locale"), request: try body(request, "request_json"))
     }
 }
 
 @c(appstore_delete_default_message)
-public func appstoreDeleteDefaultMessage(_ client: OpaquePointer?, _ product: UnsafePointer<CChar>?, _ locale: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreDeleteDefaultMessage(_ out: OutString?,
+                                         _ client: OpaquePointer?, _ product: UnsafePointer<CChar>?, _ locale: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_delete_default_message", client, out) { () throws(GateKitError) in
         try .deleteDefaultMessage(productID: try text(product, "product_id"), locale: try text(locale, "locale"))
     }
 }
 
 @c(appstore_get_default_message)
-public func appstoreGetDefaultMessage(_ client: OpaquePointer?, _ product: UnsafePointer<CChar>?, _ locale: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreGetDefaultMessage(_ out: OutString?,
+                                      _ client: OpaquePointer?, _ product: UnsafePointer<CChar>?, _ locale: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_default_message", client, out) { () throws(GateKitError) in
         try .getDefaultMessage(productID: try text(product, "product_id"), locale: try text(locale, "locale"))
     }
 }
 
 @c(appstore_configure_realtime_url)
-public func appstoreConfigureRealtimeURL(_ client: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreConfigureRealtimeURL(_ out: OutString?,
+                                         _ client: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_configure_realtime_url", client, out) { () throws(GateKitError) in try .configureRealtimeURL(request: try body(request, "request_json")) }
 }
 
 @c(appstore_delete_realtime_url)
-public func appstoreDeleteRealtimeURL(_ client: OpaquePointer?, _ out: OutString?) -> Int32 {
+public func appstoreDeleteRealtimeURL(_ out: OutString?, _ client: OpaquePointer?) -> Int32 {
     call("appstore_delete_realtime_url", client, out) { () throws(GateKitError) in .deleteRealtimeURL() }
 }
 
 @c(appstore_get_realtime_url)
-public func appstoreGetRealtimeURL(_ client: OpaquePointer?, _ out: OutString?) -> Int32 {
+public func appstoreGetRealtimeURL(_ out: OutString?, _ client: OpaquePointer?) -> Int32 {
     call("appstore_get_realtime_url", client, out) { () throws(GateKitError) in .getRealtimeURL() }
 }
 
 @c(appstore_initiate_performance_test)
-public func appstoreInitiatePerformanceTest(_ client: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreInitiatePerformanceTest(_ out: OutString?,
+                                            _ client: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_initiate_performance_test", client, out) { () throws(GateKitError) in try .initiatePerformanceTest(request: try body(request, "request_json")) }
 }
 
 @c(appstore_get_performance_test_results)
-public func appstoreGetPerformanceTestResults(_ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ out: OutString?) -> Int32 {
+public func appstoreGetPerformanceTestResults(_ out: OutString?,
+                                              _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_get_performance_test_results", client, out) { () throws(GateKitError) in
         try .getPerformanceTestResults(requestID: try text(id, "request_id"))
     }

@@ -133,8 +133,8 @@ public func ledgerIngestReceipt(_ out: UnsafeMutablePointer<UnsafeMutablePointer
 }
 
 @c(ledger_is_entitled)
-public func ledgerIsEntitled(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
-                             _ productOrGroup: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<gatekit_entitlement>?) -> Int32 {
+public func ledgerIsEntitled(_ out: UnsafeMutablePointer<gatekit_entitlement>?, _ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?,
+                             _ customer: UnsafePointer<CChar>?, _ productOrGroup: UnsafePointer<CChar>?) -> Int32 {
     exportBoundary("ledger_is_entitled") { () throws(GateKitError) in
         if let out {
             let version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)

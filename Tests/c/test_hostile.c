@@ -281,7 +281,7 @@ static int call_ledger_ingest_receipt(arg *a) {
     return rc;
 }
 static int call_ledger_is_entitled(arg *a) {
-    return ledger_is_entitled((gatekit_store *)a[0].p, LQ(a[1].p), a[2].s, a[3].s, (gatekit_entitlement *)a[4].p);
+    return ledger_is_entitled((gatekit_entitlement *)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s, a[4].s);
 }
 static int call_ledger_entitlement(arg *a) {
     int rc = ledger_entitlement((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s, a[4].s);
@@ -351,37 +351,38 @@ static int call_appstore_client_new(arg *a) {
 }
 static int call_appstore_client_free(arg *a) { appstore_client_free(AC(a[0].p)); return 0; }
 static int call_appstore_get_transaction_info(arg *a) {
-    return free_outs(appstore_get_transaction_info(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+    return free_outs(appstore_get_transaction_info(OS(a[2].p), OS(a[3].p), AC(a[0].p), a[1].s), a[2].p, a[3].p);
 }
 static int call_appstore_get_transaction_history(arg *a) {
-    return free_outs(appstore_get_transaction_history(AC(a[0].p), a[1].s, a[2].s, a[3].s, a[4].i, OS(a[5].p), OS(a[6].p)), a[5].p, a[6].p);
+    return free_outs(appstore_get_transaction_history(OS(a[5].p), OS(a[6].p), AC(a[0].p), a[1].s, a[2].s, a[3].s, a[4].i), a[5].p, a[6].p);
 }
 static int call_appstore_get_all_subscription_statuses(arg *a) {
-    return free_outs(appstore_get_all_subscription_statuses(AC(a[0].p), a[1].s, (const int *)a[2].p, a[3].n, OS(a[4].p), OS(a[5].p)), a[4].p, a[5].p);
+    return free_outs(appstore_get_all_subscription_statuses(OS(a[4].p), OS(a[5].p), AC(a[0].p), a[1].s, (const int *)a[2].p, a[3].n), a[4].p, a[5].p);
 }
 static int call_appstore_get_refund_history(arg *a) {
-    return free_outs(appstore_get_refund_history(AC(a[0].p), a[1].s, a[2].s, OS(a[3].p), OS(a[4].p)), a[3].p, a[4].p);
+    return free_outs(appstore_get_refund_history(OS(a[3].p), OS(a[4].p), AC(a[0].p), a[1].s, a[2].s), a[3].p, a[4].p);
 }
 static int call_appstore_look_up_order_id(arg *a) {
-    return free_outs(appstore_look_up_order_id(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+    return free_outs(appstore_look_up_order_id(OS(a[2].p), OS(a[3].p), AC(a[0].p), a[1].s), a[2].p, a[3].p);
 }
 static int call_appstore_get_app_transaction_info(arg *a) {
-    return free_outs(appstore_get_app_transaction_info(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+    return free_outs(appstore_get_app_transaction_info(OS(a[2].p), OS(a[3].p), AC(a[0].p), a[1].s), a[2].p, a[3].p);
 }
 static int call_appstore_get_notification_history(arg *a) {
-    return free_outs(appstore_get_notification_history(AC(a[0].p), a[1].s, a[2].s, OS(a[3].p), OS(a[4].p)), a[3].p, a[4].p);
+    return free_outs(appstore_get_notification_history(OS(a[3].p), OS(a[4].p), AC(a[0].p), a[1].s, a[2].s), a[3].p, a[4].p);
 }
 static int call_appstore_get_test_notification_status(arg *a) {
-    return free_outs(appstore_get_test_notification_status(AC(a[0].p), a[1].s, OS(a[2].p), OS(a[3].p)), a[2].p, a[3].p);
+    return free_outs(appstore_get_test_notification_status(OS(a[2].p), OS(a[3].p), AC(a[0].p), a[1].s), a[2].p, a[3].p);
 }
 static int call_appstore_upload_image(arg *a) {
-    return free_outs(appstore_upload_image(AC(a[0].p), a[1].s, a[2].p, a[3].n, a[4].s, OS(a[5].p)), a[5].p, NULL);
+    return free_outs(appstore_upload_image(OS(a[5].p), AC(a[0].p), a[1].s, a[2].p, a[3].n, a[4].s), a[5].p, NULL);
 }
-/* Endpoints of the shapes (client, out), (client, s, out), (client, s, s, out), (client, s, s, s, out). */
-#define API0(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), OS(a[1].p)), a[1].p, NULL); }
-#define API1(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), a[1].s, OS(a[2].p)), a[2].p, NULL); }
-#define API2(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), a[1].s, a[2].s, OS(a[3].p)), a[3].p, NULL); }
-#define API3(name) static int call_##name(arg *a) { return free_outs(name(AC(a[0].p), a[1].s, a[2].s, a[3].s, OS(a[4].p)), a[4].p, NULL); }
+/* Endpoints of the shapes (out, client), (out, client, s), (out, client, s, s), (out, client, s, s, s); the
+ * argument lists keep the client first, the thunks pass the outputs first as the header has them. */
+#define API0(name) static int call_##name(arg *a) { return free_outs(name(OS(a[1].p), AC(a[0].p)), a[1].p, NULL); }
+#define API1(name) static int call_##name(arg *a) { return free_outs(name(OS(a[2].p), AC(a[0].p), a[1].s), a[2].p, NULL); }
+#define API2(name) static int call_##name(arg *a) { return free_outs(name(OS(a[3].p), AC(a[0].p), a[1].s, a[2].s), a[3].p, NULL); }
+#define API3(name) static int call_##name(arg *a) { return free_outs(name(OS(a[4].p), AC(a[0].p), a[1].s, a[2].s, a[3].s), a[4].p, NULL); }
 API1(appstore_finish_transaction)
 API2(appstore_send_consumption_information)
 API2(appstore_send_consumption_data)
@@ -494,7 +495,7 @@ static const api_entry api[] = {
     {"ledger_ingest_renewal_info", call_ledger_ingest_renewal_info, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
     {"ledger_ingest_app_transaction", call_ledger_ingest_app_transaction, {OPT_OUT, STORE, JWS, J_OPTIONS, END}, 0},
     {"ledger_ingest_receipt", call_ledger_ingest_receipt, {OPT_OUT, STORE, R_DATA, LEN, R_OPTIONS, END}, 0},
-    {"ledger_is_entitled", call_ledger_is_entitled, {STORE, L_QUERY, STR, PRODUCT, ENT_OUT, END}, 0},
+    {"ledger_is_entitled", call_ledger_is_entitled, {ENT_OUT, STORE, L_QUERY, STR, PRODUCT, END}, 0},
     {"ledger_entitlement", call_ledger_entitlement, {OUT_PTR, STORE, L_QUERY, STR, PRODUCT, END}, 0},
     {"ledger_active", call_ledger_active, {OUT_PTR, STORE, L_QUERY, STR, END}, 0},
     {"ledger_subscription_status", call_ledger_subscription_status, {OUT_PTR, STORE, L_QUERY, STR, OPT_STR, END}, 0},

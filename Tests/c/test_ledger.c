@@ -84,15 +84,15 @@ static void test_ingest_and_answer(void) {
 
     gatekit_ledger_query now = query(0);
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    CHECK_RC(ledger_is_entitled(s, &now, "500", "pro.monthly", &e), 1);
+    CHECK_RC(ledger_is_entitled(&e, s, &now, "500", "pro.monthly"), 1);
     CHECK(e.entitled == 1 && e.reason == GATEKIT_LEDGER_REASON_SUBSCRIPTION && e.status == GATEKIT_SUBSCRIPTION_ACTIVE
           && e.until_ms == t + 29 * day && e.since_ms == t - day && e.family_shared == 0);
-    CHECK_RC(ledger_is_entitled(s, &now, "500", "21000001", NULL), 1);  /* the group */
-    CHECK_RC(ledger_is_entitled(s, &now, "500", "other.product", &e), 0);
+    CHECK_RC(ledger_is_entitled(NULL, s, &now, "500", "21000001"), 1);  /* the group */
+    CHECK_RC(ledger_is_entitled(&e, s, &now, "500", "other.product"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE && e.until_ms == 0);
     /* As of before the purchase was signed, nothing was known. */
     gatekit_ledger_query before = query(t - 2 * day);
-    CHECK_RC(ledger_is_entitled(s, &before, "500", "pro.monthly", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, s, &before, "500", "pro.monthly"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
 
     /* Billing fails: the renewal info says billing retry with a grace period. As of an instant
@@ -101,7 +101,7 @@ static void test_ingest_and_answer(void) {
     char *failed = notification("DID_FAIL_TO_RENEW", "c0a80101-0000-4000-8000-000000000002", t, NULL, grace);
     CHECK_RC(ledger_ingest_notification(NULL, s, failed, &options), GATEKIT_LEDGER_NEW);
     gatekit_ledger_query after_expiry = query(t + 30 * day);
-    CHECK_RC(ledger_is_entitled(s, &after_expiry, "500", "pro.monthly", &e), 1);
+    CHECK_RC(ledger_is_entitled(&e, s, &after_expiry, "500", "pro.monthly"), 1);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_GRACE_PERIOD && e.status == GATEKIT_SUBSCRIPTION_BILLING_GRACE_PERIOD
           && e.until_ms == 9999999999999LL);
     char refund_extra[128];
@@ -111,12 +111,12 @@ static void test_ingest_and_answer(void) {
     CHECK_RC(ledger_ingest_transaction(&json, s, signed_refund, &options), GATEKIT_LEDGER_NEW);
     CHECK(json && strstr(json, "\"from\":1,\"to\":5"));
     gatekit_free(json);
-    CHECK_RC(ledger_is_entitled(s, &now, "500", "pro.monthly", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, s, &now, "500", "pro.monthly"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_REVOKED && e.status == GATEKIT_SUBSCRIPTION_REVOKED);
     /* The older version, arriving late, changes nothing. */
     char *signed_tx = sign_with("ES256", tx, "leaf", chain3, 3);
     CHECK_RC(ledger_ingest_transaction(NULL, s, signed_tx, &options), GATEKIT_LEDGER_SUPERSEDED);
-    CHECK_RC(ledger_is_entitled(s, &now, "500", "pro.monthly", NULL), 0);
+    CHECK_RC(ledger_is_entitled(NULL, s, &now, "500", "pro.monthly"), 0);
 
     /* The JSON answers. */
     CHECK_RC(ledger_entitlement(&json, s, &now, "500", "pro.monthly"), 0);
@@ -148,11 +148,11 @@ static void test_ingest_and_answer(void) {
      * data matches (a customer or product it does not cover is plainly no purchase). */
     gatekit_ledger_query genuine = now;
     genuine.flags = 0;
-    CHECK_RC(ledger_is_entitled(s, &genuine, "500", "pro.monthly", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, s, &genuine, "500", "pro.monthly"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED && e.until_ms == 0);
-    CHECK_RC(ledger_is_entitled(s, &genuine, "500", "not.sold", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, s, &genuine, "500", "not.sold"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
-    CHECK_RC(ledger_is_entitled(s, &genuine, "nobody-known", "pro.monthly", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, s, &genuine, "nobody-known", "pro.monthly"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
 
     free(tx); free(renewal); free(subscribed); free(grace); free(failed); free(refunded); free(signed_refund); free(signed_tx);
@@ -180,7 +180,7 @@ static void test_boundaries(void) {
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         gatekit_ledger_query q = query(rows[i].at);
         gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-        CHECK_RC(ledger_is_entitled(s, &q, "900", "pro.monthly", &e), rows[i].entitled);
+        CHECK_RC(ledger_is_entitled(&e, s, &q, "900", "pro.monthly"), rows[i].entitled);
         CHECK(e.reason == rows[i].reason);
     }
     /* A refund signed later, revoking from `revoked`. */
@@ -193,7 +193,7 @@ static void test_boundaries(void) {
     for (int i = 0; i < 3; i++) {
         gatekit_ledger_query q = query(at[i]);
         gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-        CHECK_RC(ledger_is_entitled(s, &q, "900", "pro.monthly", &e), 0);
+        CHECK_RC(ledger_is_entitled(&e, s, &q, "900", "pro.monthly"), 0);
         CHECK(e.reason == reasons[i]);
     }
     /* A non-renewing subscription: not yet purchased until its purchase, entitled until its expiry. */
@@ -212,7 +212,7 @@ static void test_boundaries(void) {
     for (size_t i = 0; i < sizeof pass / sizeof pass[0]; i++) {
         gatekit_ledger_query q = query(pass[i].at);
         gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-        CHECK_RC(ledger_is_entitled(s, &q, "910", "season.pass", &e), pass[i].entitled);
+        CHECK_RC(ledger_is_entitled(&e, s, &q, "910", "season.pass"), pass[i].entitled);
         CHECK(e.reason == pass[i].reason);
     }
     free(tx); free(signed_tx); free(renewal); free(signed_renewal); free(refund); free(signed_refund); free(signed_nr);
@@ -242,22 +242,22 @@ static void test_refusals(void) {
 
     gatekit_ledger_query bad = q;
     bad.version = 0;
-    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EVERSION);
+    CHECK_RC(ledger_is_entitled(NULL, s, &bad, "600", "p"), GATEKIT_EVERSION);
     CHECK_RC(ledger_query_init(&bad, 2), GATEKIT_EVERSION);
     bad = q;
     bad.flags = 0x80;
-    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(NULL, s, &bad, "600", "p"), GATEKIT_EINVAL);
     bad = q;
     bad.environment = "Staging";
-    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(NULL, s, &bad, "600", "p"), GATEKIT_EINVAL);
     bad = q;
     bad.at_ms = -5;
-    CHECK_RC(ledger_is_entitled(s, &bad, "600", "p", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(NULL, s, &bad, "600", "p"), GATEKIT_EINVAL);
     gatekit_entitlement e = {.version = 7};
-    CHECK_RC(ledger_is_entitled(s, &q, "600", "p", &e), GATEKIT_EVERSION);
-    CHECK_RC(ledger_is_entitled(s, &q, "", "p", NULL), GATEKIT_EINVAL);
-    CHECK_RC(ledger_is_entitled(s, &q, "600", "", NULL), GATEKIT_EINVAL);
-    CHECK_RC(ledger_is_entitled(s, &q, "\xff\xfe", "p", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "p"), GATEKIT_EVERSION);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "", "p"), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "600", ""), GATEKIT_EINVAL);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "\xff\xfe", "p"), GATEKIT_EINVAL);
     free(tx); free(forged); free(good); free(no_ids);
     gatekit_store_close(s);
 }
@@ -287,7 +287,7 @@ static void test_batch(void) {
     CHECK_RC(ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, items, N, &options), 0);  /* all duplicates now */
     gatekit_ledger_query q = query(0);
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    CHECK_RC(ledger_is_entitled(s, &q, "900", "pro.monthly", &e), 1);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "900", "pro.monthly"), 1);
     CHECK(e.until_ms == t - day + 30 * day);
     CHECK_RC(ledger_history(&json, s, &q, "900"), 0);
     int recorded = 0;
@@ -359,7 +359,7 @@ static void *ingester(void *arg) {
     for (int k = 0; k < ITEMS; k++) {
         int rc = ledger_ingest_transaction(NULL, shared, thread_items[(k + id) % ITEMS], &options);
         if (rc >= 1 && rc <= 3) outcomes[id][rc]++; else outcomes[id][0]++;
-        if (ledger_is_entitled(shared, &q, "700", "21000001", NULL) < 0) outcomes[id][0]++;
+        if (ledger_is_entitled(NULL, shared, &q, "700", "21000001") < 0) outcomes[id][0]++;
     }
     return NULL;
 }
@@ -386,7 +386,7 @@ static void test_threads(void) {
     CHECK(fresh == ITEMS);
     gatekit_ledger_query q = query(0);
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    CHECK_RC(ledger_is_entitled(shared, &q, "700", "pro.monthly", &e), 1);
+    CHECK_RC(ledger_is_entitled(&e, shared, &q, "700", "pro.monthly"), 1);
     CHECK(e.until_ms == t - day + 30 * day);
     for (int k = 0; k < ITEMS; k++) free(thread_items[k]);
     gatekit_store_close(shared);

@@ -98,12 +98,12 @@ static void test_signing(void) {
     CHECK_RC(ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);
     q.environment = "Sandbox";
     gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    CHECK_RC(ledger_is_entitled(store, &q, "7000", "pro.lifetime", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "7000", "pro.lifetime"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED);
-    CHECK_RC(ledger_is_entitled(store, &q, "7000", "another.product", &e), 0);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "7000", "another.product"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
     q.flags = GATEKIT_LEDGER_TEST_SIGNED;
-    CHECK_RC(ledger_is_entitled(store, &q, "7000", "pro.lifetime", &e), 1);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "7000", "pro.lifetime"), 1);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NON_CONSUMABLE);
     gatekit_store_close(store);
     gatekit_free(jws);

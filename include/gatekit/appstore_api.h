@@ -19,7 +19,8 @@ extern "C" {
  * libcurl (loaded on the first appstore_client_new; Debian libcurl4): the server's certificate
  * and name are always verified, only https:// is spoken, redirects are not followed.
  *
- * Every endpoint function returns 0 on success and writes:
+ * Every endpoint function takes its outputs first, then the client, then the request's
+ * arguments; it returns 0 on success and writes:
  *   *out_json     Apple's answer body as sent (NULL when the answer has none); may be NULL
  *                 when not wanted;
  *   *out_decoded  with options->verify set: the same document with every signed member
@@ -88,41 +89,41 @@ GATEKIT_API void appstore_client_free(gatekit_appstore_client *client);
  * [...],"inAppOwnershipType":"PURCHASED","revoked":false}; NULL: none), sent as query
  * parameters; version 1 or 2 (Apple recommends 2). statuses: Apple's Status numbers (1 active,
  * 2 expired, 3 billing retry, 4 grace period, 5 revoked); count 0: all. */
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_transaction_info(gatekit_appstore_client *client, const char *transaction_id, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_transaction_history(gatekit_appstore_client *client, const char *transaction_id, const char *revision, const char *history_request_json, int version, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_all_subscription_statuses(gatekit_appstore_client *client, const char *transaction_id, const int *statuses, size_t count, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_refund_history(gatekit_appstore_client *client, const char *transaction_id, const char *revision, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_look_up_order_id(gatekit_appstore_client *client, const char *order_id, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_app_transaction_info(gatekit_appstore_client *client, const char *transaction_id, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_finish_transaction(gatekit_appstore_client *client, const char *transaction_id, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_send_consumption_information(gatekit_appstore_client *client, const char *transaction_id, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_send_consumption_data(gatekit_appstore_client *client, const char *transaction_id, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_set_app_account_token(gatekit_appstore_client *client, const char *original_transaction_id, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_extend_subscription_renewal_date(gatekit_appstore_client *client, const char *original_transaction_id, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_extend_renewal_date_for_all_active_subscribers(gatekit_appstore_client *client, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_status_of_subscription_renewal_date_extensions(gatekit_appstore_client *client, const char *request_identifier, const char *product_id, char **out_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_transaction_info(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_transaction_history(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id, const char *revision, const char *history_request_json, int version);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_all_subscription_statuses(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id, const int *statuses, size_t count);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_refund_history(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id, const char *revision);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_look_up_order_id(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *order_id);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_app_transaction_info(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_finish_transaction(char **out_json, gatekit_appstore_client *client, const char *transaction_id);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_send_consumption_information(char **out_json, gatekit_appstore_client *client, const char *transaction_id, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_send_consumption_data(char **out_json, gatekit_appstore_client *client, const char *transaction_id, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_set_app_account_token(char **out_json, gatekit_appstore_client *client, const char *original_transaction_id, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_extend_subscription_renewal_date(char **out_json, gatekit_appstore_client *client, const char *original_transaction_id, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_extend_renewal_date_for_all_active_subscribers(char **out_json, gatekit_appstore_client *client, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_status_of_subscription_renewal_date_extensions(char **out_json, gatekit_appstore_client *client, const char *request_identifier, const char *product_id);
 
 /* Notifications. notification_history_request_json: Apple's NotificationHistoryRequest. */
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_notification_history(gatekit_appstore_client *client, const char *pagination_token, const char *notification_history_request_json, char **out_json, char **out_decoded);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_request_test_notification(gatekit_appstore_client *client, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_test_notification_status(gatekit_appstore_client *client, const char *test_notification_token, char **out_json, char **out_decoded);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_notification_history(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *pagination_token, const char *notification_history_request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_request_test_notification(char **out_json, gatekit_appstore_client *client);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_test_notification_status(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *test_notification_token);
 
 /* Retention messaging. Identifiers are UUIDs. image: PNG bytes (1 byte to 16 MiB);
  * image_size "FULL_SIZE", "BULLET_POINT" or NULL. */
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_upload_image(gatekit_appstore_client *client, const char *image_identifier, const void *image, size_t image_len, const char *image_size, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_image(gatekit_appstore_client *client, const char *image_identifier, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_image_list(gatekit_appstore_client *client, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_upload_message(gatekit_appstore_client *client, const char *message_identifier, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_message(gatekit_appstore_client *client, const char *message_identifier, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_message_list(gatekit_appstore_client *client, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_configure_default_message(gatekit_appstore_client *client, const char *product_id, const char *locale, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_default_message(gatekit_appstore_client *client, const char *product_id, const char *locale, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_default_message(gatekit_appstore_client *client, const char *product_id, const char *locale, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_configure_realtime_url(gatekit_appstore_client *client, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_realtime_url(gatekit_appstore_client *client, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_realtime_url(gatekit_appstore_client *client, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_initiate_performance_test(gatekit_appstore_client *client, const char *request_json, char **out_json);
-GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_performance_test_results(gatekit_appstore_client *client, const char *request_id, char **out_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_upload_image(char **out_json, gatekit_appstore_client *client, const char *image_identifier, const void *image, size_t image_len, const char *image_size);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_image(char **out_json, gatekit_appstore_client *client, const char *image_identifier);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_image_list(char **out_json, gatekit_appstore_client *client);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_upload_message(char **out_json, gatekit_appstore_client *client, const char *message_identifier, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_message(char **out_json, gatekit_appstore_client *client, const char *message_identifier);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_message_list(char **out_json, gatekit_appstore_client *client);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_configure_default_message(char **out_json, gatekit_appstore_client *client, const char *product_id, const char *locale, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_default_message(char **out_json, gatekit_appstore_client *client, const char *product_id, const char *locale);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_default_message(char **out_json, gatekit_appstore_client *client, const char *product_id, const char *locale);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_configure_realtime_url(char **out_json, gatekit_appstore_client *client, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_delete_realtime_url(char **out_json, gatekit_appstore_client *client);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_realtime_url(char **out_json, gatekit_appstore_client *client);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_initiate_performance_test(char **out_json, gatekit_appstore_client *client, const char *request_json);
+GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_performance_test_results(char **out_json, gatekit_appstore_client *client, const char *request_id);
 
 #ifdef __cplusplus
 }

@@ -147,7 +147,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatek
  * when this handle has the customer's versions cached (figures: BENCHMARKS.md). Errors: GATEKIT_EINVAL (NULL store, query, customer or
  * product_or_group; a customer of 0 or over 256 bytes), GATEKIT_EVERSION (query or out
  * version), store errors. */
-GATEKIT_API GATEKIT_WARN_UNUSED int ledger_is_entitled(gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group, gatekit_entitlement *out);
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_is_entitled(gatekit_entitlement *out, gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group);
 
 /* The same answer as JSON: {"version":1,"entitled":true,"reason":"grace-period","productId":...,
  * "subscriptionGroupIdentifier":...,"transactionId":...,"originalTransactionId":...,"status":4,

@@ -97,7 +97,11 @@ _free = _native.declare("appstore_client_free", None, _C)
 
 
 def _endpoint(name: str, *argtypes: Any) -> Any:
-    return _native.declare(name, ctypes.c_int, _C, *argtypes)
+    """An endpoint function: its outputs (the trailing _out here) come first in C, then the
+    client, then the inputs."""
+    outputs = [a for a in argtypes if a is _out]
+    inputs = [a for a in argtypes if a is not _out]
+    return _native.declare(name, ctypes.c_int, *outputs, _C, *inputs)
 
 
 _get_transaction_info = _endpoint("appstore_get_transaction_info", _s_, _out, _out)
@@ -204,7 +208,7 @@ class AppStoreServerAPIClient(Managed):
         out = ctypes.c_void_p()
         dec = ctypes.c_void_p()
         extra = (ctypes.byref(out), ctypes.byref(dec)) if decoded else (ctypes.byref(out),)
-        rc = function(self.handle, *args, *extra)
+        rc = function(*extra, self.handle, *args)
         body = _native.take_string(out) if out.value else None
         decoded_text = _native.take_string(dec) if dec.value else None
         if rc == EAPPSTORE_API:

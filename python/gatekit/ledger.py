@@ -216,8 +216,8 @@ _ingest_batch = _native.declare("ledger_ingest_batch", ctypes.c_int, _out, _S, c
 _BATCH_KINDS = {name: number for name, number in KINDS.items() if name != "realtime-request"}
 _ingest_receipt = _native.declare("ledger_ingest_receipt", ctypes.c_int, _out, _S, ctypes.c_void_p, ctypes.c_size_t,
                                   ctypes.POINTER(ReceiptOptions))
-_is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p,
-                               ctypes.POINTER(_Entitlement))
+_is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, ctypes.POINTER(_Entitlement), _S, _Q, ctypes.c_char_p,
+                               ctypes.c_char_p)
 _entitlement = _native.declare("ledger_entitlement", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
 _active = _native.declare("ledger_active", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p)
 _status = _native.declare("ledger_subscription_status", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
@@ -309,8 +309,8 @@ class Ledger:
                     at: Instant = None, test_signed: bool = False) -> bool:
         """The fast yes/no (no JSON): entitled to the product id or to any product of the group."""
         q = self._query(environment, at, test_signed)
-        return check(_is_entitled(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
-                                  _native.to_c_string(product_or_group, "product_or_group"), None)) == 1
+        return check(_is_entitled(None, self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
+                                  _native.to_c_string(product_or_group, "product_or_group"))) == 1
 
     def entitled(self, customer: str, product_or_group: str, *, environment: str,
                  at: Instant = None, test_signed: bool = False) -> Entitlement:

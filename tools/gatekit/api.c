@@ -102,40 +102,40 @@ int gk_is_api_endpoint(const char *name) {
 static int call(gatekit_appstore_client *c, const char *e, const api_args *a, const char *request, const unsigned char *image,
                 size_t image_len, char **out, char **decoded) {
     const char *p0 = a->positional[0], *p1 = a->positional[1];
-    if (strcmp(e, "get-transaction-info") == 0) return appstore_get_transaction_info(c, p0, out, decoded);
+    if (strcmp(e, "get-transaction-info") == 0) return appstore_get_transaction_info(out, decoded, c, p0);
     if (strcmp(e, "get-transaction-history") == 0) {
         long long version = a->history_version ? gk_number(a->history_version) : 2;
-        return appstore_get_transaction_history(c, p0, a->revision, request, (int)(version == 1 || version == 2 ? version : 0), out, decoded);
+        return appstore_get_transaction_history(out, decoded, c, p0, a->revision, request, (int)(version == 1 || version == 2 ? version : 0));
     }
-    if (strcmp(e, "get-all-subscription-statuses") == 0) return appstore_get_all_subscription_statuses(c, p0, a->statuses, (size_t)a->nstatuses, out, decoded);
-    if (strcmp(e, "get-refund-history") == 0) return appstore_get_refund_history(c, p0, a->revision, out, decoded);
-    if (strcmp(e, "look-up-order-id") == 0) return appstore_look_up_order_id(c, p0, out, decoded);
-    if (strcmp(e, "get-app-transaction-info") == 0) return appstore_get_app_transaction_info(c, p0, out, decoded);
-    if (strcmp(e, "finish-transaction") == 0) return appstore_finish_transaction(c, p0, out);
-    if (strcmp(e, "send-consumption-information") == 0) return appstore_send_consumption_information(c, p0, request, out);
-    if (strcmp(e, "send-consumption-data") == 0) return appstore_send_consumption_data(c, p0, request, out);
-    if (strcmp(e, "set-app-account-token") == 0) return appstore_set_app_account_token(c, p0, request, out);
-    if (strcmp(e, "extend-subscription-renewal-date") == 0) return appstore_extend_subscription_renewal_date(c, p0, request, out);
-    if (strcmp(e, "extend-renewal-date-for-all-active-subscribers") == 0) return appstore_extend_renewal_date_for_all_active_subscribers(c, request, out);
+    if (strcmp(e, "get-all-subscription-statuses") == 0) return appstore_get_all_subscription_statuses(out, decoded, c, p0, a->statuses, (size_t)a->nstatuses);
+    if (strcmp(e, "get-refund-history") == 0) return appstore_get_refund_history(out, decoded, c, p0, a->revision);
+    if (strcmp(e, "look-up-order-id") == 0) return appstore_look_up_order_id(out, decoded, c, p0);
+    if (strcmp(e, "get-app-transaction-info") == 0) return appstore_get_app_transaction_info(out, decoded, c, p0);
+    if (strcmp(e, "finish-transaction") == 0) return appstore_finish_transaction(out, c, p0);
+    if (strcmp(e, "send-consumption-information") == 0) return appstore_send_consumption_information(out, c, p0, request);
+    if (strcmp(e, "send-consumption-data") == 0) return appstore_send_consumption_data(out, c, p0, request);
+    if (strcmp(e, "set-app-account-token") == 0) return appstore_set_app_account_token(out, c, p0, request);
+    if (strcmp(e, "extend-subscription-renewal-date") == 0) return appstore_extend_subscription_renewal_date(out, c, p0, request);
+    if (strcmp(e, "extend-renewal-date-for-all-active-subscribers") == 0) return appstore_extend_renewal_date_for_all_active_subscribers(out, c, request);
     if (strcmp(e, "get-status-of-subscription-renewal-date-extensions") == 0)
-        return appstore_get_status_of_subscription_renewal_date_extensions(c, p0, p1, out);
-    if (strcmp(e, "get-notification-history") == 0) return appstore_get_notification_history(c, a->pagination_token, request, out, decoded);
-    if (strcmp(e, "request-test-notification") == 0) return appstore_request_test_notification(c, out);
-    if (strcmp(e, "get-test-notification-status") == 0) return appstore_get_test_notification_status(c, p0, out, decoded);
-    if (strcmp(e, "upload-image") == 0) return appstore_upload_image(c, p0, image, image_len, a->image_size, out);
-    if (strcmp(e, "delete-image") == 0) return appstore_delete_image(c, p0, out);
-    if (strcmp(e, "get-image-list") == 0) return appstore_get_image_list(c, out);
-    if (strcmp(e, "upload-message") == 0) return appstore_upload_message(c, p0, request, out);
-    if (strcmp(e, "delete-message") == 0) return appstore_delete_message(c, p0, out);
-    if (strcmp(e, "get-message-list") == 0) return appstore_get_message_list(c, out);
-    if (strcmp(e, "configure-default-message") == 0) return appstore_configure_default_message(c, p0, p1, request, out);
-    if (strcmp(e, "delete-default-message") == 0) return appstore_delete_default_message(c, p0, p1, out);
-    if (strcmp(e, "get-default-message") == 0) return appstore_get_default_message(c, p0, p1, out);
-    if (strcmp(e, "configure-realtime-url") == 0) return appstore_configure_realtime_url(c, request, out);
-    if (strcmp(e, "delete-realtime-url") == 0) return appstore_delete_realtime_url(c, out);
-    if (strcmp(e, "get-realtime-url") == 0) return appstore_get_realtime_url(c, out);
-    if (strcmp(e, "initiate-performance-test") == 0) return appstore_initiate_performance_test(c, request, out);
-    if (strcmp(e, "get-performance-test-results") == 0) return appstore_get_performance_test_results(c, p0, out);
+        return appstore_get_status_of_subscription_renewal_date_extensions(out, c, p0, p1);
+    if (strcmp(e, "get-notification-history") == 0) return appstore_get_notification_history(out, decoded, c, a->pagination_token, request);
+    if (strcmp(e, "request-test-notification") == 0) return appstore_request_test_notification(out, c);
+    if (strcmp(e, "get-test-notification-status") == 0) return appstore_get_test_notification_status(out, decoded, c, p0);
+    if (strcmp(e, "upload-image") == 0) return appstore_upload_image(out, c, p0, image, image_len, a->image_size);
+    if (strcmp(e, "delete-image") == 0) return appstore_delete_image(out, c, p0);
+    if (strcmp(e, "get-image-list") == 0) return appstore_get_image_list(out, c);
+    if (strcmp(e, "upload-message") == 0) return appstore_upload_message(out, c, p0, request);
+    if (strcmp(e, "delete-message") == 0) return appstore_delete_message(out, c, p0);
+    if (strcmp(e, "get-message-list") == 0) return appstore_get_message_list(out, c);
+    if (strcmp(e, "configure-default-message") == 0) return appstore_configure_default_message(out, c, p0, p1, request);
+    if (strcmp(e, "delete-default-message") == 0) return appstore_delete_default_message(out, c, p0, p1);
+    if (strcmp(e, "get-default-message") == 0) return appstore_get_default_message(out, c, p0, p1);
+    if (strcmp(e, "configure-realtime-url") == 0) return appstore_configure_realtime_url(out, c, request);
+    if (strcmp(e, "delete-realtime-url") == 0) return appstore_delete_realtime_url(out, c);
+    if (strcmp(e, "get-realtime-url") == 0) return appstore_get_realtime_url(out, c);
+    if (strcmp(e, "initiate-performance-test") == 0) return appstore_initiate_performance_test(out, c, request);
+    if (strcmp(e, "get-performance-test-results") == 0) return appstore_get_performance_test_results(out, c, p0);
     return -1000;
 }
 
