@@ -26,6 +26,8 @@
  *     data carries it in GateKit's "gatekit" member. Within a version members are only added.
  *   - Options structs start with their version: *_options_init(&o, <header's VERSION>) or
  *     GATEKIT_*_OPTIONS_INIT; a newer library reads and writes only that version's members.
+ *     Output structs (gatekit_entitlement, gatekit_purchase) start with it too: the caller sets
+ *     it to the header's GATEKIT_*_VERSION and the library fills only that version's members.
  *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_,
  *     ledger_, appstore_): the names the library was asked to export; the prefixes keep them
  *     apart from a host's. python/tests/test_package.py checks that every function has one.

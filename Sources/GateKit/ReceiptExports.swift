@@ -279,11 +279,18 @@ public func receiptPurchaseDateMs(_ out: UnsafeMutablePointer<Int64>?, _ receipt
     }
 }
 
+/// Bytes of `gatekit_purchase` per version.
+private let purchaseSizes = [MemoryLayout<gatekit_purchase>.size]
+
 @c(receipt_purchase)
-public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ outSize: Int, _ receipt: OpaquePointer?, _ index: Int) -> Int32 {
+public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ receipt: OpaquePointer?, _ index: Int) -> Int32 {
     exportBoundary("receipt_purchase") { () throws(GateKitError) in
         let out = try Arguments.out(out)
-        guard outSize > 0 else { throw .invalid("out_size is 0") }
+        // Read as raw bytes: the host's struct may be an older (shorter) version.
+        let version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)
+        guard version >= 1, Int(version) <= purchaseSizes.count else {
+            throw GateKitError(.unsupportedVersion, "out->version is \(version); this library fills 1 to \(purchaseSizes.count) (set GATEKIT_PURCHASE_VERSION)")
+        }
         let handle = try ReceiptHandle.from(receipt)
         let p = try purchase(handle, index)
         var s = gatekit_purchase()
@@ -308,10 +315,11 @@ public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ ou
         s.transaction_id = text(.transactionID)
         s.original_transaction_id = text(.originalTransactionID)
         s.promotional_offer_id = text(.promotionalOfferID)
+        s.version = version
         s.present = present
         withUnsafeBytes(of: &s) { source in
             guard let base = source.baseAddress else { return }
-            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: min(outSize, source.count))
+            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: min(purchaseSizes[Int(version) - 1], source.count))
         }
         return GATEKIT_OK
     }

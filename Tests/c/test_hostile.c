@@ -54,7 +54,6 @@ typedef enum {
     OUT_BYTES,  /* const unsigned char **out (required) */
     OUT_SIZE,   /* size_t *out_len (required) */
     PURCHASE,   /* gatekit_purchase *out (required) */
-    P_SIZE,     /* size_t out_size of a gatekit_purchase */
     INDEX,      /* size_t index into the purchases */
     ATTR,       /* int attribute / field id */
     AT_MS,      /* long long instant (0: now) */
@@ -178,7 +177,7 @@ static int call_receipt_purchase_count(arg *a) { return receipt_purchase_count(R
 static int call_receipt_purchase_string(arg *a) { (void)receipt_purchase_string(R(a[0].p), a[1].n, a[2].i); return 0; }
 static int call_receipt_purchase_integer(arg *a) { return receipt_purchase_integer((long long *)a[0].p, R(a[1].p), a[2].n, a[3].i); }
 static int call_receipt_purchase_date_ms(arg *a) { return receipt_purchase_date_ms((long long *)a[0].p, R(a[1].p), a[2].n, a[3].i); }
-static int call_receipt_purchase(arg *a) { return receipt_purchase((gatekit_purchase *)a[0].p, a[1].n, R(a[2].p), a[3].n); }
+static int call_receipt_purchase(arg *a) { return receipt_purchase((gatekit_purchase *)a[0].p, R(a[1].p), a[2].n); }
 static int call_receipt_inspect(arg *a) {
     int rc = receipt_inspect((char **)a[0].p, a[1].p, a[2].n);
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
@@ -449,7 +448,7 @@ static const api_entry api[] = {
     {"receipt_purchase_string", call_receipt_purchase_string, {RECEIPT, INDEX, ATTR, END}, 1},
     {"receipt_purchase_integer", call_receipt_purchase_integer, {OUT_LL, RECEIPT, INDEX, ATTR, END}, 0},
     {"receipt_purchase_date_ms", call_receipt_purchase_date_ms, {OUT_LL, RECEIPT, INDEX, ATTR, END}, 0},
-    {"receipt_purchase", call_receipt_purchase, {PURCHASE, P_SIZE, RECEIPT, INDEX, END}, 0},
+    {"receipt_purchase", call_receipt_purchase, {PURCHASE, RECEIPT, INDEX, END}, 0},
     {"receipt_inspect", call_receipt_inspect, {OUT_PTR, R_DATA, LEN, END}, 0},
     {"receipt_apple_status", call_receipt_apple_status, {INT, END}, 1},
     {"gatekit_clear_caches", call_gatekit_clear_caches, {END}, 1},
@@ -587,6 +586,7 @@ static int cats_status[2] = {1, 2};  /* Apple's subscription statuses, for the A
 static int out_cats[8], int_slot;
 static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_flags, lq_negative_at;
 static gatekit_entitlement ent_slot, ent_v99;
+static gatekit_purchase purchase_v0, purchase_v99;  /* versions the library does not fill */
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
 static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
 static const char *jws_list[2], *jws_list_with_null[2];
@@ -621,8 +621,7 @@ static arg valid_value(const api_entry *e, int k) {
     case OUT_LL: v.p = &ll_slot; break;
     case OUT_BYTES: v.p = &bytes_slot; break;
     case OUT_SIZE: v.p = &size_slot; break;
-    case PURCHASE: v.p = &purchase_slot; break;
-    case P_SIZE: v.n = sizeof purchase_slot; break;
+    case PURCHASE: purchase_slot = (gatekit_purchase){.version = GATEKIT_PURCHASE_VERSION}; v.p = &purchase_slot; break;
     case INDEX: v.n = 0; break;
     case ATTR: v.i = 2; break;
     case AT_MS: v.ll = 0; break;
@@ -785,10 +784,9 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"1<<31", {.n = (size_t)1 << 31}, 0};
         out[n++] = (variant){"100000", {.n = 100000}, 0};
     }
-    if (what == P_SIZE) {
-        out[n++] = (variant){"0", {.n = 0}, 1};
-        out[n++] = (variant){"1", {.n = 1}, 0};
-        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 0};
+    if (what == PURCHASE) {
+        out[n++] = (variant){"version 0", {.p = &purchase_v0}, 0};
+        out[n++] = (variant){"version 99", {.p = &purchase_v99}, 0};
     }
     if (what == CATEGORY || what == TOKEN) {
         const int ids[] = {0, -1, INT_MIN, INT_MAX, 5000, 8100, GATEKIT_PERM_ALL, GATEKIT_PERM_HOST_FIRST, 999999};
@@ -1093,6 +1091,7 @@ static void setup_receipts_and_jws(void) {
     lq_bad_flags = lq; lq_bad_flags.flags = 0x80;
     lq_negative_at = lq; lq_negative_at.at_ms = -1;
     ent_v99.version = 99;
+    purchase_v99.version = 99;
 
     if (jws_anchor && jws_verify(&signed_data, GATEKIT_JWS_TRANSACTION, jws_text, &jopt) != 0)
         printf("  JWS fixture did not verify (%s): signed-data rows use NULL only\n", gatekit_last_error());

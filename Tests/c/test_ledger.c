@@ -327,8 +327,8 @@ static void test_receipts(void) {
     q.environment = "Sandbox";
     int known = 0, count = receipt_purchase_count(r);
     for (int i = 0; i < count; i++) {
-        gatekit_purchase p;
-        CHECK_RC(receipt_purchase(&p, sizeof p, r, (size_t)i), 0);
+        gatekit_purchase p = {.version = GATEKIT_PURCHASE_VERSION};
+        CHECK_RC(receipt_purchase(&p, r, (size_t)i), 0);
         CHECK_RC(ledger_history(&json, s, &q, p.original_transaction_id), 0);
         known += json && strstr(json, "\"kind\":\"receipt\"") != NULL;
         gatekit_free(json);
@@ -336,8 +336,8 @@ static void test_receipts(void) {
     CHECK(count > 0 && known == count);
     const char *ids[] = {"never.bought"};
     CHECK_RC(receipt_intro_eligible(r, ids, 1), 1);
-    gatekit_purchase first;
-    CHECK_RC(receipt_purchase(&first, sizeof first, r, 0), 0);
+    gatekit_purchase first = {.version = GATEKIT_PURCHASE_VERSION};
+    CHECK_RC(receipt_purchase(&first, r, 0), 0);
     const char *bought[] = {"never.bought", first.product_id};
     CHECK_RC(receipt_intro_eligible(r, bought, 2), 0);
     CHECK_RC(receipt_intro_eligible(r, NULL, 0), 1);

@@ -291,7 +291,9 @@ static void robustness(void) {
     CHECK_RC(receipt_purchase_date_ms(&v, r, 0, GATEKIT_IAP_CANCELLATION_DATE), 0);
     gatekit_purchase p;
     memset(&p, 0xAB, sizeof p);
-    CHECK_RC(receipt_purchase(&p, sizeof p, r, 1), 0);
+    p.version = GATEKIT_PURCHASE_VERSION;
+    CHECK_RC(receipt_purchase(&p, r, 1), 0);
+    CHECK(p.version == GATEKIT_PURCHASE_VERSION);
     CHECK_STR(p.product_id, product);
     CHECK_STR(p.transaction_id, "2000001092148094");
     CHECK_STR(p.original_transaction_id, "2000001092134138");
@@ -304,9 +306,16 @@ static void robustness(void) {
     CHECK(receipt_string(r, 1000102) == NULL);  /* never another field's cached string */
     CHECK(receipt_string(r, -1) == NULL);
     CHECK(receipt_purchase_string(r, 0, 1699) == NULL);
-    CHECK_RC(receipt_purchase(&p, sizeof p, r, 2), GATEKIT_EINVAL);
-    CHECK_RC(receipt_purchase(&p, 0, r, 0), GATEKIT_EINVAL);
-    CHECK_RC(receipt_purchase(NULL, sizeof p, r, 0), GATEKIT_EINVAL);
+    CHECK_RC(receipt_purchase(&p, r, 2), GATEKIT_EINVAL);
+    CHECK_RC(receipt_purchase(NULL, r, 0), GATEKIT_EINVAL);
+    /* An output struct says its version: unknown ones are refused, the struct untouched. */
+    gatekit_purchase untouched;
+    memset(&untouched, 0xAB, sizeof untouched);
+    untouched.version = 0;
+    CHECK_RC(receipt_purchase(&untouched, r, 0), GATEKIT_EVERSION);
+    untouched.version = 99;
+    CHECK_RC(receipt_purchase(&untouched, r, 0), GATEKIT_EVERSION);
+    CHECK(untouched.quantity == (long long)0xABABABABABABABABULL);
     receipt_free(r);
     free(text);
 

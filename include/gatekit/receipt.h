@@ -187,12 +187,16 @@ GATEKIT_API const char *receipt_purchase_string(const gatekit_receipt *receipt, 
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase_integer(long long *out, const gatekit_receipt *receipt, size_t index, int field);
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase_date_ms(long long *out, const gatekit_receipt *receipt, size_t index, int field);
 
+#define GATEKIT_PURCHASE_VERSION 1u
+
 /* One in-app purchase at once (what bindings use: one call instead of one per field).
  * Strings are owned by the receipt (valid until receipt_free), NULL when absent; numbers are 0
  * when absent; bit (field - 1701) of present is set for every field the receipt has, e.g.
- * present & (1u << (GATEKIT_IAP_EXPIRES_DATE - 1701)). Fields are only ever appended: pass
- * sizeof(gatekit_purchase); the library fills min(out_size, its size) bytes. */
+ * present & (1u << (GATEKIT_IAP_EXPIRES_DATE - 1701)). Like every output struct: the caller
+ * sets version to GATEKIT_PURCHASE_VERSION and the library fills that version's members
+ * (members are only ever appended, under a new version). */
 typedef struct gatekit_purchase {
+    unsigned int version;     /* in: GATEKIT_PURCHASE_VERSION */
     unsigned int present;
     long long quantity;
     long long product_type;
@@ -209,9 +213,9 @@ typedef struct gatekit_purchase {
     const char *promotional_offer_id;
 } gatekit_purchase;
 
-/* Fills *out with purchase `index`. 0 on success; GATEKIT_EINVAL for NULL, an index out of
- * range or out_size 0. */
-GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase(gatekit_purchase *out, size_t out_size, const gatekit_receipt *receipt, size_t index);
+/* Fills *out (out->version set by the caller) with purchase `index`. 0 on success;
+ * GATEKIT_EINVAL for NULL or an index out of range, GATEKIT_EVERSION for an unknown version. */
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_purchase(gatekit_purchase *out, const gatekit_receipt *receipt, size_t index);
 
 /* Parses a receipt WITHOUT deciding anything (no trust, no bundle check) and describes it as
  * JSON: container facts (encoding, digest, certificate subjects, signer found) and every

@@ -56,6 +56,7 @@ _R = ctypes.POINTER(_ReceiptStruct)
 
 class _Purchase(ctypes.Structure):
     _fields_ = [
+        ("version", ctypes.c_uint),
         ("present", ctypes.c_uint),
         ("quantity", ctypes.c_longlong),
         ("product_type", ctypes.c_longlong),
@@ -93,7 +94,8 @@ _purchase_count = _native.declare("receipt_purchase_count", ctypes.c_int, _R)
 _purchase_string = _native.declare("receipt_purchase_string", ctypes.c_char_p, _R, ctypes.c_size_t, ctypes.c_int)
 _purchase_integer = _native.declare("receipt_purchase_integer", ctypes.c_int, _LL, _R, ctypes.c_size_t, ctypes.c_int)
 _purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _LL, _R, ctypes.c_size_t, ctypes.c_int)
-_purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), ctypes.c_size_t, _R, ctypes.c_size_t)
+PURCHASE_VERSION = 1
+_purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), _R, ctypes.c_size_t)
 _inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
 _apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
 
@@ -431,10 +433,10 @@ def _build(pointer: Any) -> Receipt:
 
 def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
     out = _Purchase()
-    size = ctypes.sizeof(_Purchase)
     purchases = []
     for i in range(check(_purchase_count(p))):
-        check(_purchase(ctypes.byref(out), size, p, i))
+        out.version = PURCHASE_VERSION
+        check(_purchase(ctypes.byref(out), p, i))
         has = out.present
 
         def num(field: int, value: int) -> Optional[int]:
