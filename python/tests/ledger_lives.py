@@ -1,7 +1,8 @@
 """Customer lives for the ledger tests: realistic sequences of signed App Store data built from
 Apple's documented payload shapes (../shared/fixtures/appstore-api/models), signed with the
 throw-away test PKI, and the answers each life must give (a table written by hand from Apple's
-rules, docs/ledger.md)."""
+rules, docs/ledger.md). Tests/GateKitCoreTests/LedgerLivesTests.swift holds the same lives and
+table in Swift (the core's rules without the C ABI): a row changed here is changed there."""
 from __future__ import annotations
 
 import copy
