@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"<!-- doc-test: exits=([0-9,]+)(?: dir=(repo|scratch|dist))? -->")
@@ -39,48 +39,45 @@ def docs() -> List[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def excerpts() -> List[Excerpt]:
-    """Every ```python block a `<!-- doc-excerpt: FILE -->` introduces."""
-    found = []
+def marked(marker: "re.Pattern[str]", fence: str) -> Iterator[Tuple[str, "re.Match[str]", List[str]]]:
+    """(where, the marker's match, the fenced block's lines) for every marker in the docs; the
+    marker must stand right before a ```<fence> block."""
     for doc in docs():
         lines = doc.read_text().splitlines()
         for i, line in enumerate(lines):
-            m = EXCERPT.fullmatch(line.strip())
+            m = marker.fullmatch(line.strip())
             if not m:
                 continue
-            if lines[i + 1].strip() != "```python":
-                raise ValueError(f"{doc.name}:{i + 1}: a doc-excerpt marker must stand right before a ```python block")
+            if lines[i + 1].strip() != "```" + fence:
+                raise ValueError(f"{doc.name}:{i + 1}: the marker must stand right before a ```{fence} block")
             end = lines.index("```", i + 2)
-            found.append(Excerpt(f"{doc.relative_to(ROOT)}:{i + 2}", ROOT / m.group(1), "\n".join(lines[i + 2:end])))
-    return found
+            yield f"{doc.relative_to(ROOT)}:{i + 2}", m, lines[i + 2:end]
+
+
+def excerpts() -> List[Excerpt]:
+    """Every ```python block a `<!-- doc-excerpt: FILE -->` introduces."""
+    return [Excerpt(where, ROOT / m.group(1), "\n".join(body)) for where, m, body in marked(EXCERPT, "python")]
 
 
 def blocks(kind: Optional[str] = None) -> List[Block]:
     found = []
-    for doc in docs():
-        lines = doc.read_text().splitlines()
-        for i, line in enumerate(lines):
-            m = MARKER.fullmatch(line.strip())
-            if not m:
-                continue
-            if lines[i + 1].strip() != "```sh":
-                raise ValueError(f"{doc.name}:{i + 1}: a doc-test marker must stand right before a ```sh block")
-            commands: List[str] = []
-            j = i + 2
-            while lines[j].strip() != "```":
-                text = lines[j]
-                while text.endswith("\\"):  # continuation lines make one command
-                    j += 1
-                    text = text[:-1] + " " + lines[j].strip()
-                if text.strip() and not text.strip().startswith("#"):
-                    commands.append(text)
+    for where, m, body in marked(MARKER, "sh"):
+        commands: List[str] = []
+        j = 0
+        while j < len(body):
+            text = body[j]
+            while text.endswith("\\") and j + 1 < len(body):  # continuation lines make one command
                 j += 1
-            exits = [int(x) for x in m.group(1).split(",")]
-            if len(exits) != len(commands):
-                raise ValueError(f"{doc.name}:{i + 1}: {len(exits)} exits for {len(commands)} commands")
-            block = Block(f"{doc.relative_to(ROOT)}:{i + 2}", exits, m.group(2) or "scratch", commands)
-            if kind is None or block.kind == kind:
-                found.append(block)
+                text = text[:-1] + " " + body[j].strip()
+            if text.strip() and not text.strip().startswith("#"):
+                commands.append(text)
+            j += 1
+        exits = [int(x) for x in m.group(1).split(",")]
+        if len(exits) != len(commands):
+            raise ValueError(f"{where}: {len(exits)} exits for {len(commands)} commands")
+        block = Block(where, exits, m.group(2) or "scratch", commands)
+        if kind is None or block.kind == kind:
+            found.append(block)
     return found
 
 

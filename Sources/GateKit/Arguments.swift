@@ -50,6 +50,25 @@ enum Arguments {
         return value
     }
 
+    /// An output struct's version (its first `unsigned int`, set by the caller to its header's
+    /// `GATEKIT_*_VERSION`): the bytes of that version's struct, `sizes[version - 1]`. Checked
+    /// before any work, so an unknown version leaves the struct untouched.
+    static func outputBytes<T>(_ p: UnsafeMutablePointer<T>, sizes: [Int], constant: String) throws(GateKitError) -> Int {
+        let version = UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)
+        guard version >= 1, Int(version) <= sizes.count else {
+            throw GateKitError(.unsupportedVersion, "out->version is \(version); this library fills 1 to \(sizes.count) (set \(constant))")
+        }
+        return sizes[Int(version) - 1]
+    }
+
+    /// Writes `value` into the caller's output struct: only the `bytes` its version has.
+    static func fill<T>(_ p: UnsafeMutablePointer<T>, with value: T, bytes: Int) {
+        withUnsafeBytes(of: value) { source in
+            guard let base = source.baseAddress else { return }
+            UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: min(bytes, source.count))
+        }
+    }
+
     /// `*_options_init(options, version)`: zeroes exactly the bytes of that version's struct
     /// (`sizes[version - 1]`) and sets its version member (always the first `unsigned int`).
     static func initialiseVersioned<T>(_ p: UnsafeMutablePointer<T>?, version: UInt32, sizes: [Int], _ what: String) throws(GateKitError) -> Int32 {

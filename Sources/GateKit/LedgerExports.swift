@@ -136,16 +136,13 @@ public func ledgerIngestReceipt(_ out: UnsafeMutablePointer<UnsafeMutablePointer
 public func ledgerIsEntitled(_ out: UnsafeMutablePointer<gatekit_entitlement>?, _ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?,
                              _ customer: UnsafePointer<CChar>?, _ productOrGroup: UnsafePointer<CChar>?) -> Int32 {
     exportBoundary("ledger_is_entitled") { () throws(GateKitError) in
-        if let out {
-            let version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)
-            guard version >= 1, Int(version) <= entitlementSizes.count else {
-                throw GateKitError(.unsupportedVersion, "out->version is \(version); this library fills 1 to \(entitlementSizes.count) (set GATEKIT_ENTITLEMENT_VERSION)")
-            }
+        let outBytes = try out.map { (p) throws(GateKitError) in
+            try Arguments.outputBytes(p, sizes: entitlementSizes, constant: "GATEKIT_ENTITLEMENT_VERSION")
         }
         let (scope, instant) = try query(q)
         let e = try ledger(store).entitlement(customer: try Arguments.string(customer, "customer"),
                                               to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant)
-        if let out {
+        if let out, let outBytes {
             var filled = gatekit_entitlement()
             filled.version = 1
             filled.entitled = e.isEntitled ? 1 : 0
@@ -154,7 +151,7 @@ public func ledgerIsEntitled(_ out: UnsafeMutablePointer<gatekit_entitlement>?, 
             filled.family_shared = e.familyShared ? 1 : 0
             filled.since_ms = e.sinceMs ?? 0
             filled.until_ms = e.untilMs ?? 0
-            UnsafeMutableRawPointer(out).copyMemory(from: &filled, byteCount: entitlementSizes[0])
+            Arguments.fill(out, with: filled, bytes: outBytes)
         }
         return e.isEntitled ? 1 : 0
     }

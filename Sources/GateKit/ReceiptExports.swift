@@ -286,11 +286,7 @@ private let purchaseSizes = [MemoryLayout<gatekit_purchase>.size]
 public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ receipt: OpaquePointer?, _ index: Int) -> Int32 {
     exportBoundary("receipt_purchase") { () throws(GateKitError) in
         let out = try Arguments.out(out)
-        // Read as raw bytes: the host's struct may be an older (shorter) version.
-        let version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)
-        guard version >= 1, Int(version) <= purchaseSizes.count else {
-            throw GateKitError(.unsupportedVersion, "out->version is \(version); this library fills 1 to \(purchaseSizes.count) (set GATEKIT_PURCHASE_VERSION)")
-        }
+        let outBytes = try Arguments.outputBytes(out, sizes: purchaseSizes, constant: "GATEKIT_PURCHASE_VERSION")
         let handle = try ReceiptHandle.from(receipt)
         let p = try purchase(handle, index)
         var s = gatekit_purchase()
@@ -315,12 +311,9 @@ public func receiptPurchase(_ out: UnsafeMutablePointer<gatekit_purchase>?, _ re
         s.transaction_id = text(.transactionID)
         s.original_transaction_id = text(.originalTransactionID)
         s.promotional_offer_id = text(.promotionalOfferID)
-        s.version = version
+        s.version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)
         s.present = present
-        withUnsafeBytes(of: &s) { source in
-            guard let base = source.baseAddress else { return }
-            UnsafeMutableRawPointer(out).copyMemory(from: base, byteCount: min(purchaseSizes[Int(version) - 1], source.count))
-        }
+        Arguments.fill(out, with: s, bytes: outBytes)
         return GATEKIT_OK
     }
 }

@@ -7,6 +7,7 @@ import ctypes
 import dataclasses
 import enum
 import uuid
+from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native, _time
@@ -110,8 +111,11 @@ def receipt_options(bundle_id: str, app_version: Optional[str], device_id: Any, 
 
 
 def plain_json(value: Any) -> Any:
-    """A request model as JSON values: dataclasses, attrs classes and objects by their fields,
-    enums by their value, None members left out (as Apple's converter does)."""
+    """A request model (or a payload) as JSON values: dataclasses, attrs classes and objects by
+    their fields, enums by their value, aware datetimes as Unix milliseconds (Apple's dates),
+    None members left out (as Apple's converter does)."""
+    if isinstance(value, datetime):
+        return _time.milliseconds(value, "a date")
     if isinstance(value, enum.Enum):
         return plain_json(value.value)
     if isinstance(value, uuid.UUID):

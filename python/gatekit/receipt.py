@@ -175,10 +175,6 @@ def apple_status(code: int) -> int:
     return int(_apple_status(int(code)))
 
 
-def _to_datetime(ms: Optional[int]) -> Optional[datetime]:
-    return _time.from_milliseconds(ms)
-
-
 class ProductType(IntEnum):
     """An in-app purchase's product type (field 1707, as the receipt numbers it)."""
     NON_CONSUMABLE = 0
@@ -200,7 +196,7 @@ def _text_ms(moment: Optional[datetime], name: str) -> Optional[str]:
 
 
 def _from_text_ms(value: Optional[str]) -> Optional[datetime]:
-    return None if value is None else _to_datetime(int(value))
+    return None if value is None else _time.from_milliseconds(int(value))
 
 
 @dataclass(frozen=True)
@@ -339,15 +335,15 @@ class Receipt(Managed):
 
     @cached_property
     def creation_date(self) -> Optional[datetime]:
-        return _to_datetime(self._date(RECEIPT_CREATION_DATE))
+        return _time.from_milliseconds(self._date(RECEIPT_CREATION_DATE))
 
     @cached_property
     def original_purchase_date(self) -> Optional[datetime]:
-        return _to_datetime(self._date(RECEIPT_ORIGINAL_PURCHASE_DATE))
+        return _time.from_milliseconds(self._date(RECEIPT_ORIGINAL_PURCHASE_DATE))
 
     @cached_property
     def expiration_date(self) -> Optional[datetime]:
-        return _to_datetime(self._date(RECEIPT_EXPIRATION_DATE))
+        return _time.from_milliseconds(self._date(RECEIPT_EXPIRATION_DATE))
 
     @cached_property
     def opaque_value(self) -> Optional[bytes]:
@@ -447,12 +443,12 @@ def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
             product_id=_opt_str(out.product_id),
             transaction_id=_opt_str(out.transaction_id),
             original_transaction_id=_opt_str(out.original_transaction_id),
-            purchase_date=_to_datetime(num(1704, out.purchase_date_ms)),
-            original_purchase_date=_to_datetime(num(1706, out.original_purchase_date_ms)),
+            purchase_date=_time.from_milliseconds(num(1704, out.purchase_date_ms)),
+            original_purchase_date=_time.from_milliseconds(num(1706, out.original_purchase_date_ms)),
             product_type=_product_type(num(1707, out.product_type)),
-            expires_date=_to_datetime(num(1708, out.expires_date_ms)),
+            expires_date=_time.from_milliseconds(num(1708, out.expires_date_ms)),
             web_order_line_item_id=num(1711, out.web_order_line_item_id),
-            cancellation_date=_to_datetime(num(1712, out.cancellation_date_ms)),
+            cancellation_date=_time.from_milliseconds(num(1712, out.cancellation_date_ms)),
             is_trial_period=_opt_bool(num(1713, out.is_trial_period)),
             is_in_intro_offer_period=_opt_bool(num(1719, out.is_in_intro_offer_period)),
             promotional_offer_id=_opt_str(out.promotional_offer_id),

@@ -21,7 +21,6 @@ drops the member; everything else is JSON as given. docs/testing.md has a comple
 from __future__ import annotations
 
 import ctypes
-import enum
 import json
 import os
 import uuid
@@ -32,6 +31,7 @@ from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import _native
 from . import _time
+from ._structs import plain_json
 from .errors import check
 from .jws import KINDS, SignedDataVerifier
 
@@ -42,23 +42,6 @@ _pki_create = _native.declare("jws_test_pki_create", ctypes.c_int, ctypes.c_char
 _sign = _native.declare("jws_test_sign", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-def _json_value(value: Any, name: str) -> Any:
-    if isinstance(value, datetime):
-        return _time.milliseconds(value, name)
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Mapping):
-        return _members(value)
-    if isinstance(value, (list, tuple)):
-        return [_json_value(v, name) for v in value]
-    return value
-
-
-def _members(fields: Mapping[str, Any]) -> Dict[str, Any]:
-    """Apple's JSON members from keyword arguments: None drops a member."""
-    return {k: _json_value(v, k) for k, v in fields.items() if v is not None}
 
 
 class TestPKI:
@@ -94,7 +77,7 @@ class TestPKI:
         environment Apple does not spell so)."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-        text = json.dumps(_members(payload), separators=(",", ":"), ensure_ascii=False)
+        text = json.dumps(plain_json(dict(payload)), separators=(",", ":"), ensure_ascii=False)
         out = ctypes.c_void_p()
         check(_sign(ctypes.byref(out), self._directory, KINDS[kind], _native.to_c_string(text, "payload")))
         return _native.take_string(out)

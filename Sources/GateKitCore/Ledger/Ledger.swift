@@ -10,6 +10,8 @@ public final class Ledger: @unchecked Sendable {
     public let store: Store
     // Guarded by the store's lock: only touched inside `store.read` / `store.write`.
     private var records: [CacheKey: Cached] = [:]
+    /// Per environment: does the store hold any test-signed item? Forgotten with `records`.
+    private var testSignedData: [String: Bool] = [:]
     private let probe: any ChangeProbe
     /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
     /// handle saw the store's ledger bound to.
@@ -62,6 +64,7 @@ public final class Ledger: @unchecked Sendable {
             // Another connection's commit (a memory read of the WAL-index header when none).
             if try probe.changed() || records.count >= Ledger.cachedCustomers {
                 records.removeAll(keepingCapacity: true)
+                testSignedData.removeAll()
             }
             let key = CacheKey(scope: scope, customer: LedgerCustomer(customer))
             if let cached = records[key] { return cached }
@@ -75,6 +78,22 @@ public final class Ledger: @unchecked Sendable {
     /// Called inside every write of this handle: its own commits do not move data_version.
     func forgetRecords() {
         records.removeAll(keepingCapacity: true)
+        testSignedData.removeAll()
+    }
+
+    /// Whether the store holds test-signed data in the environment: one indexed lookup, kept
+    /// until the store changes, so a store of App Store data alone never pays for
+    /// `only-test-signed` (asked right after `cached`, which consulted the change probe).
+    private func holdsTestSignedData(_ environment: String) throws(GateKitError) -> Bool {
+        try store.read { (db) throws(GateKitError) -> Bool in
+            if let known = testSignedData[environment] { return known }
+            let s = try db.statement("SELECT COUNT(*) FROM (SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = 1 LIMIT 1) AS any_item")
+            defer { s.reset() }
+            s.bind(1, text: environment)
+            let holds = try s.step() && s.int64(0) > 0
+            testSignedData[environment] = holds
+            return holds
+        }
     }
 
     public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> LedgerView {
@@ -96,7 +115,7 @@ public final class Ledger: @unchecked Sendable {
         let answer = try view(customer: customer, scope: scope, at: instant).entitlement(to: filter)
         // "No purchase" where test-signed data would answer otherwise: say so, so a test that
         // forgot the test flag is not told the customer bought nothing.
-        guard answer.reason == .noPurchase, !scope.testSigned else { return answer }
+        guard answer.reason == .noPurchase, !scope.testSigned, try holdsTestSignedData(scope.environment) else { return answer }
         let test = try view(customer: customer, scope: scope.testSignedPart, at: instant).entitlement(to: filter)
         return test.reason == .noPurchase ? answer : Entitlement(reason: .onlyTestSigned)
     }
