@@ -7,7 +7,28 @@ let libdbusArchIncludes = "/usr/lib/aarch64-linux-gnu/dbus-1.0/include"
 let libdbusArchIncludes = "/usr/lib/x86_64-linux-gnu/dbus-1.0/include"
 #endif
 
-// libgatekit.so: a Swift core (GateKitCore) behind a thin C ABI (GateKit).
+// libdbus's headers, for the layer that imports CDBus and every module above it (pkg-config
+// would also link libdbus, which GateKit loads with dlopen).
+let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I\(libdbusArchIncludes)"])]
+
+// The layers are modules of one library: release builds let the optimizer inline and specialize
+// across them, as it did inside the one module they were (BENCHMARKS.md, "Layers as modules").
+let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
+let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
+                  "Ledger", "Schema", "AppStoreSigning", "AppStoreAPI"]
+
+/// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
+func core(_ layer: String, _ dependencies: [String] = []) -> Target {
+    .target(
+        name: "GateKit\(layer)",
+        dependencies: dependencies.map { coreLayers.contains($0) ? .target(name: "GateKit\($0)") : .target(name: $0) },
+        path: "Sources/GateKitCore/\(layer)",
+        swiftSettings: libdbusIncludes + crossModuleOptimization
+    )
+}
+
+// libgatekit.so: a Swift core (the GateKit<layer> targets) behind a thin C ABI (GateKit).
 // C stays in the system-library shim targets; the public header is the contract.
 let package = Package(
     name: "GateKit",
@@ -22,21 +43,35 @@ let package = Package(
         // libpq's header only: the library is loaded with dlopen when a PostgreSQL store opens.
         .systemLibrary(name: "CPostgres", providers: [.apt(["libpq-dev"])]),
         // libdbus's header only: loaded with dlopen when a handle enables the desktop portal.
-        // Its include folders come from GateKitCore's flags below: pkg-config would also link it.
+        // Its include folders come from libdbusIncludes above.
         .systemLibrary(name: "CDBus", providers: [.apt(["libdbus-1-dev"])]),
         // libcurl's header only: loaded with dlopen when an App Store Server API client is made.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // include/gatekit.h as a Swift module, so the exports are type-checked against the header.
         .systemLibrary(name: "CGateKitHeader"),
-        .target(
-            name: "GateKitCore",
-            dependencies: ["COpenSSL", "CSQLite", "CPostgres", "CDBus", "CCurl"],
-            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I\(libdbusArchIncludes)"])]
-        ),
+        // The core: one target per layer, each folder of Sources/GateKitCore/, bottom up. A
+        // layer imports only those below it, so a wrong import does not compile; what a layer
+        // shares upward is `package` (docs/ARCHITECTURE.md draws the layers).
+        core("Support"),
+        core("Crypto", ["Support", "COpenSSL"]),
+        core("Trust", ["Support", "Crypto", "COpenSSL"]),
+        core("Receipts", ["Support", "Crypto", "Trust"]),
+        core("JWS", ["Support", "Crypto", "Trust", "COpenSSL"]),
+        core("TestData", ["Support", "Crypto", "JWS", "COpenSSL"]),
+        core("Store", ["Support", "Crypto", "COpenSSL", "CSQLite", "CPostgres"]),
+        core("EULA", ["Support", "Crypto", "Store"]),
+        core("Permissions", ["Support", "Store", "CDBus"]),
+        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store"]),
+        // The ordered list of the domains' migrations: the one layer that sees every domain
+        // owning tables.
+        core("Schema", ["Store", "EULA", "Permissions", "Ledger"]),
+        core("AppStoreSigning", ["Support", "Crypto", "COpenSSL"]),
+        core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "CCurl"]),
         .target(
             name: "GateKit",
-            dependencies: ["GateKitCore", "CGateKitHeader"],
+            dependencies: coreLayers.map { .target(name: "GateKit\($0)") } + ["CGateKitHeader"],
             exclude: ["exports.map"],
+            swiftSettings: libdbusIncludes + crossModuleOptimization,
             linkerSettings: [
                 // SONAME follows the API's major version; only the C API is exported.
                 .unsafeFlags([
@@ -47,7 +82,8 @@ let package = Package(
         ),
         .testTarget(
             name: "GateKitCoreTests",
-            dependencies: ["GateKitCore"],
+            dependencies: coreLayers.map { .target(name: "GateKit\($0)") },
+            swiftSettings: libdbusIncludes,
             // The tests write stores with SQLite directly (corrupt, newer-format, foreign files).
             linkerSettings: [.linkedLibrary("sqlite3")]
         ),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer binary: the GateKitCore sources plus Fuzz/Targets/*.swift compiled
-# as one module with -sanitize=fuzzer,address (coverage + ASan), linked against OpenSSL and
+# Builds the libFuzzer binary: the core's sources (every layer of Sources/GateKitCore) plus
+# Fuzz/Targets/*.swift compiled as one module (the layers' imports of each other are dropped:
+# here they are one module) with -sanitize=fuzzer,address (coverage + ASan), linked against OpenSSL and
 # SQLite (libpq, libdbus and libcurl are loaded at run time, as in the library). Kept out of Package.swift so `swift build` and `swift test` never pay for it.
 #   Fuzz/build.sh [OUTPUT]   (default .build/fuzz/gatekit-fuzz)
 set -euo pipefail
@@ -8,9 +9,16 @@ cd "$(dirname "$0")/.."
 out=${1:-.build/fuzz/gatekit-fuzz}
 mkdir -p "$(dirname "$out")"
 swiftc=${SWIFTC:-$(command -v swiftc)}
-mapfile -t sources < <(find Sources/GateKitCore Fuzz/Targets -name '*.swift' | sort)
+work=$(dirname "$out")/sources
+rm -rf "$work" && mkdir -p "$work"
+sources=()
+while IFS= read -r f; do
+    copy="$work/$(echo "$f" | tr / _)"
+    sed -E '/^(@testable )?import GateKit[A-Za-z]+$/d' "$f" > "$copy"
+    sources+=("$copy")
+done < <(find Sources/GateKitCore Fuzz/Targets -name '*.swift' | sort)
 # -O: libFuzzer wants speed; Swift's own checks (bounds, overflow) stay on in -O.
-"$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz \
+"$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz -package-name gatekit \
     -sanitize=fuzzer,address -use-ld=lld \
     -I Sources/COpenSSL -I Sources/CSQLite -I Sources/CPostgres -I Sources/CDBus -I Sources/CCurl \
      $(pkg-config --cflags-only-I libcrypto sqlite3 dbus-1 libcurl | sed 's/-I/-Xcc -I/g') \

@@ -105,7 +105,7 @@ def store_file_seeds() -> None:
 
 
 def gatekit_schema(db: sqlite3.Connection) -> None:
-    # Mirrors Sources/GateKitCore/Store/Schema.swift migration 1 (a seed, not a contract).
+    # Mirrors migration 1 (Store/StoreTables.swift + EULA/EULASchema.swift; a seed, not a contract).
     db.executescript("""
         CREATE TABLE gatekit_meta(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE eula_decisions(id INTEGER PRIMARY KEY AUTOINCREMENT, document_id TEXT NOT NULL,

@@ -237,8 +237,10 @@ static int body_gatekit(void *p) {
 
 static int body_entitled(void *p) {
     ctx *c = p;
+    /* Either answer is a verdict (Apple's mock transaction has expired); only an error fails. */
     int rc = jws_transaction_is_entitled(next_jws(c), c->options, NULL, 0);
-    return rc == 1 ? 0 : 1;
+    if (rc < 0) fprintf(stderr, "bench_jws: %s\n", gatekit_last_error());
+    return rc < 0 ? 1 : 0;
 }
 
 static int body_es256(void *p) {

@@ -12,7 +12,7 @@ import Glibc
     if bytes.count > 0 { _ = write(fd, bytes.baseAddress, bytes.count) }
     close(fd)
     do {
-        let store = try Store(path: path, appID: nil)
+        let store = try Store(schema: .gatekit, path: path, appID: nil)
         let gate = EULAGate(store: store)
         _ = try? gate.history(documentID: nil, user: .everyone)
         _ = try? store.integrityReport()

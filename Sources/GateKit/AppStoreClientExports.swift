@@ -1,6 +1,7 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitAppStoreAPI
+import GateKitSupport
 
 /// Bytes of `gatekit_appstore_client_options` per version.
 private let clientOptionsSizes = [MemoryLayout<gatekit_appstore_client_options>.size]

@@ -1,6 +1,7 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitAppStoreSigning
+import GateKitSupport
 
 /// What a `gatekit_appstore_key *` points at: the key, and its bearer tokens per lifetime.
 final class AppStoreKeyHandle {

@@ -1,5 +1,6 @@
-import GateKitCore
 import Glibc
+import GateKitSupport
+import GateKitTrust
 
 /// Reading C arguments into Swift values, with a precise error for each way they can be wrong.
 enum Arguments {

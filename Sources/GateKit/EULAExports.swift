@@ -1,5 +1,8 @@
 import CGateKitHeader
-import GateKitCore
+import GateKitEULA
+import GateKitLedger
+import GateKitPermissions
+import GateKitSupport
 
 private func user(_ p: UnsafePointer<CChar>?) throws(GateKitError) -> [UInt8]? {
     try Arguments.optionalBytes(p, "user", limit: EULAGate.maximumUserLength)

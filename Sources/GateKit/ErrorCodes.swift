@@ -1,4 +1,5 @@
-import GateKitCore
+import GateKitSupport
+
 
 /// Every code the C API can return, by number.
 enum ErrorCodes {

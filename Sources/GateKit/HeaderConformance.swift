@@ -80,6 +80,7 @@ func headerConformance() {
     exactly(jwsTestPKICreate, as: type(of: jws_test_pki_create))
     exactly(jwsTestSign, as: type(of: jws_test_sign))
     exactly(jwsTransactionIsEntitled, as: type(of: jws_transaction_is_entitled))
+    exactly(jwsTransactionPayloadIsEntitled, as: type(of: jws_transaction_payload_is_entitled))
     exactly(jwsVerify, as: type(of: jws_verify))
     exactly(jwsVerifyAppTransaction, as: type(of: jws_verify_app_transaction))
     exactly(jwsVerifyNotification, as: type(of: jws_verify_notification))

@@ -1,6 +1,7 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitJWS
+import GateKitSupport
 
 /// Bytes of `gatekit_jws_options` per version: version 1 ends before `flags`.
 private let jwsOptionsSizes = [
@@ -92,6 +93,18 @@ public func jwsTransactionIsEntitled(_ jws: UnsafePointer<CChar>?, _ options: Un
         guard atMilliseconds >= 0 else { throw .invalid("at_ms is negative") }
         let product = try Arguments.optionalString(productID, "product_id")
         let transaction = try JWSVerifier.verifyTransaction(try jwsBytes(jws), options: try jwsOptions(options))
+        let at = atMilliseconds == 0 ? Clock.nowMilliseconds() : atMilliseconds
+        return transaction.isEntitled(to: product, at: at) ? 1 : 0
+    }
+}
+
+@c(jws_transaction_payload_is_entitled)
+public func jwsTransactionPayloadIsEntitled(_ payloadJSON: UnsafePointer<CChar>?, _ productID: UnsafePointer<CChar>?, _ atMilliseconds: Int64) -> Int32 {
+    exportBoundary("jws_transaction_payload_is_entitled") { () throws(GateKitError) in
+        guard atMilliseconds >= 0 else { throw .invalid("at_ms is negative") }
+        let product = try Arguments.optionalString(productID, "product_id")
+        guard let json = try Arguments.optionalBytes(payloadJSON, "payload_json", limit: 16 << 20) else { throw .invalid("payload_json is NULL") }
+        let transaction = try JWSTransaction(verifiedJSON: json)
         let at = atMilliseconds == 0 ? Clock.nowMilliseconds() : atMilliseconds
         return transaction.isEntitled(to: product, at: at) ? 1 : 0
     }

@@ -1,5 +1,5 @@
-import GateKitCore
 import Glibc
+import GateKitSupport
 
 /// The per-thread detail of the last failure, kept as a malloc'd C string in a pthread key
 /// (freed when the thread exits), so `gatekit_last_error()` needs no locking.

@@ -1,6 +1,9 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitJWS
+import GateKitLedger
+import GateKitPermissions
+import GateKitSupport
 
 /// Bytes of `gatekit_ledger_query` per version.
 private let ledgerQuerySizes = [MemoryLayout<gatekit_ledger_query>.size]

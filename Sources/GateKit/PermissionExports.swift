@@ -1,5 +1,7 @@
 import CGateKitHeader
-import GateKitCore
+import GateKitLedger
+import GateKitPermissions
+import GateKitSupport
 
 /// A C provider function with its payload, as the core's provider protocol.
 private final class CSystemStateProvider: SystemStateProvider, @unchecked Sendable {

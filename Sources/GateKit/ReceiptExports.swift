@@ -1,6 +1,8 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitReceipts
+import GateKitSupport
+import GateKitTrust
 
 /// What a `gatekit_receipt *` points at: the validated receipt plus C strings made on first
 /// access (most hosts read a few fields; building all of them would cost more than validating).

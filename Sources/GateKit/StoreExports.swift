@@ -1,5 +1,10 @@
 import CGateKitHeader
-import GateKitCore
+import GateKitSchema
+import GateKitEULA
+import GateKitLedger
+import GateKitPermissions
+import GateKitStore
+import GateKitSupport
 
 /// What a `gatekit_store *` points at: the core store plus state the C layer keeps per handle.
 final class StoreHandle {
@@ -43,7 +48,7 @@ private func openStore(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: Uns
         throw .invalid("flags has unknown bits 0x\(String(flags & ~known, radix: 16))")
     }
     let sharing: StoreSharing = flags & GATEKIT_STORE_GROUP_SHARED != 0 ? .group : .ownerOnly
-    let store = try Store(path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"),
+    let store = try Store(schema: .gatekit, path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"),
                           sharing: sharing, mustExist: flags & GATEKIT_STORE_EXISTING != 0)
     out.pointee = try StoreHandle(store: store).opaque
     return GATEKIT_OK

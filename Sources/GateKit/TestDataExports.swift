@@ -1,6 +1,7 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitSupport
+import GateKitTestData
 
 // Test data for a host's own tests: a test PKI and App Store data signed under it
 // (TestPKI, TestSigner). Everything signed here is test-signed.

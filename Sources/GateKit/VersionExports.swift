@@ -1,6 +1,7 @@
 import CGateKitHeader
-import GateKitCore
 import Glibc
+import GateKitJWS
+import GateKitSupport
 
 @c(gatekit_version)
 public func gatekitVersion() -> UnsafePointer<CChar>? {

@@ -1,6 +1,8 @@
 import COpenSSL
 import Testing
-@testable import GateKitCore
+@testable import GateKitAppStoreAPI
+@testable import GateKitAppStoreSigning
+@testable import GateKitSupport
 
 /// The request each App Store Server API endpoint makes, and how answers are read. (The
 /// client against a live HTTPS server: Tests/c/test_appstore_api.c and python/tests/test_api_client.py.)

@@ -1,6 +1,9 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitAppStoreAPI
+@testable import GateKitAppStoreSigning
+@testable import GateKitCrypto
+@testable import GateKitSupport
 
 /// Signing keys and offer signatures, and the API client's own rules, without a server
 /// (issue 32: rules that had no Swift test of their own).

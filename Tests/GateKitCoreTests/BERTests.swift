@@ -1,5 +1,5 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitReceipts
 
 @Suite struct BERTests {
     func read(_ bytes: [UInt8]) throws(ReceiptParseError) -> (BERElement, [BERElement]) {

@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitCrypto
+@testable import GateKitSupport
 
 @Suite struct DigestTests {
     // FIPS 180-2 / NIST CSRC example vectors.

@@ -1,5 +1,8 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitEULA
+@testable import GateKitLedger
+@testable import GateKitPermissions
+@testable import GateKitSupport
 
 @Suite struct EULAGateTests {
     let folder = TemporaryFolder()

@@ -1,6 +1,9 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitEULA
+@testable import GateKitJWS
+@testable import GateKitLedger
+@testable import GateKitReceipts
 
 /// Identifiers compared exactly (issue 32): each case differs from the right value only in
 /// case, only in the last byte, or only in Unicode normalisation, and must not pass for it.

@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitReceipts
+@testable import GateKitSupport
 
 /// One definition per number: the core's enums are the source, the headers repeat the
 /// numbers for C hosts, and these tests fail when a copy drifts.

@@ -1,5 +1,7 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitCrypto
+@testable import GateKitJWS
+@testable import GateKitSupport
 
 /// Apple's own test vectors (app-store-server-library test data) and certificate-chain vectors.
 @Suite struct JWSAppleVectorTests {

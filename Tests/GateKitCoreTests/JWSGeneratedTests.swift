@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitJWS
+@testable import GateKitSupport
 
 /// Forged, tampered and edge-case signed data made at test time with a throw-away PKI.
 @Suite struct JWSGeneratedTests {

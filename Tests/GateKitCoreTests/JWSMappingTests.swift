@@ -1,5 +1,7 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitJWS
+@testable import GateKitLedger
+@testable import GateKitSupport
 
 /// Signed JSON to the ledger's versions, for every member the ledger reads (issue 32): a
 /// member the mapping ignores or misreads changes answers no model test would see.

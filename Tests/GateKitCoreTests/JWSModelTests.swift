@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitJWS
+@testable import GateKitSupport
 
 /// Every decoded field of Apple's model payloads (app-store-server-library's models/*.json),
 /// signed at test time with the test PKI. The models date from 2023, after the throw-away

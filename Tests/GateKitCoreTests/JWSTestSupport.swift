@@ -1,5 +1,6 @@
 import Glibc
-@testable import GateKitCore
+@testable import GateKitJWS
+@testable import GateKitSupport
 
 /// Files, a throw-away test PKI and a JWS signer for the signed-data tests. The PKI is made
 /// with the openssl CLI by Tests/scripts/jws-test-pki.sh in a fresh temporary folder.

@@ -1,5 +1,5 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitLedger
 
 /// Every comparison of the ledger with an instant, one millisecond before, at, and after
 /// (issue 32): an answer that flips a millisecond early or late is a wrong answer.

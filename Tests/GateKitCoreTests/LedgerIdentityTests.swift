@@ -1,5 +1,5 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitLedger
 
 /// Hardening III's ledger rules on versions alone: whose a subscription is after an account
 /// transfer, the two kinds of customer, a lone upgraded transaction, and the compacted record

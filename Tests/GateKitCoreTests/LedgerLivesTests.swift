@@ -1,6 +1,9 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitCrypto
+@testable import GateKitJWS
+@testable import GateKitLedger
+@testable import GateKitSupport
 
 /// The ledger's rule table, in Swift: the customer lives of python/tests/ledger_lives.py
 /// (Apple's documented payload shapes from the fixtures, signed with the test PKI), ingested in

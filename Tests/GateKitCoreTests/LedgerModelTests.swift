@@ -1,5 +1,5 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitLedger
 
 /// The ledger's rules on versions alone (no store, no signatures): Apple's status numbers, the
 /// entitlement table, as-of answers, and order independence over thousands of random orders.

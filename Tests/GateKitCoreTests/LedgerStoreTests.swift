@@ -1,7 +1,13 @@
 import CSQLite
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitEULA
+@testable import GateKitJWS
+@testable import GateKitLedger
+@testable import GateKitPermissions
+@testable import GateKitStore
+@testable import GateKitSupport
 
 /// The ledger in a store: the schema migration, ingestion of generated signed data,
 /// duplicates, scopes, and the append-only tables.
@@ -11,13 +17,13 @@ import Testing
         let path = folder.file("v2.sqlite")
         var db: OpaquePointer?
         sqlite3_open(path, &db)
-        for migration in Schema.migrations.prefix(2) { sqlite3_exec(db, migration, nil, nil, nil) }
+        for migration in StoreSchema.gatekit.migrations.prefix(2) { sqlite3_exec(db, migration.sqlite, nil, nil, nil) }
         let hash = try sha256Hex("terms v1")
         sqlite3_exec(db, "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES ('terms', NULL, '\(hash)', 1, 1);"
                      + "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=2;", nil, nil, nil)
         sqlite3_close(db)
-        let store = try Store(path: path, appID: nil)
-        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == Schema.currentVersion)
+        let store = try Store(schema: .gatekit, path: path, appID: nil)
+        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == StoreSchema.gatekit.currentVersion)
         #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
         #expect(try store.read { (db) throws(GateKitError) in
             try db.scalar("SELECT count(*) FROM sqlite_master WHERE name LIKE 'ledger_%' AND type = 'table'")

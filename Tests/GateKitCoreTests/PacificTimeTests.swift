@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitReceipts
+@testable import GateKitSupport
 
 @Suite struct PacificTimeTests {
     func local(_ utc: String) -> String {

@@ -1,6 +1,10 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitLedger
+@testable import GateKitPermissions
+@testable import GateKitStore
+@testable import GateKitSupport
 
 /// A fresh store file in its own temporary folder.
 private func temporaryStorePath() -> String {
@@ -387,8 +391,8 @@ private func describeAll(_ engine: PermissionEngine) throws {
 
     @Test func dataVersionProbeSeesOtherConnectionsOnly() throws {
         let path = temporaryStorePath()
-        let store = try Store(path: path, appID: nil)
-        let other = try Store(path: path, appID: nil)
+        let store = try Store(schema: .gatekit, path: path, appID: nil)
+        let other = try Store(schema: .gatekit, path: path, appID: nil)
         let probe = store.makeChangeProbe()
         try store.read { (db) throws(GateKitError) in
             #expect(try probe.changed())      // first call

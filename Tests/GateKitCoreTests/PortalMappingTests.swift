@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitPermissions
+@testable import GateKitSupport
 
 @Suite struct PortalMappingTests {
     @Test func thePortalsStringsMeanTheseStates() {

@@ -1,6 +1,10 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitEULA
+@testable import GateKitPermissions
+@testable import GateKitStore
+@testable import GateKitSupport
 
 /// The test server's libpq string (scripts/with-postgres.sh, started by `make test`), or nil
 /// with the reason printed. Under `GATEKIT_REQUIRE_POSTGRES=1` a missing server fails the test.
@@ -49,7 +53,6 @@ func uniqueAppID(_ tag: String) -> String {
         let name = try PostgresSchema.namespace(appID: long)
         #expect(name.utf8.count <= 63)
         #expect(name != (try PostgresSchema.namespace(appID: long + "b")))
-        #expect(PostgresSchema.migrations.count == Schema.migrations.count)
     }
 }
 
@@ -59,31 +62,31 @@ func uniqueAppID(_ tag: String) -> String {
     @Test func createsVersionsAndKeepsAppsApart() throws {
         guard let server = postgresTestServer() else { return }
         let a = uniqueAppID("a"), b = uniqueAppID("b")
-        let storeA = try Store(path: server, appID: a)
+        let storeA = try Store(schema: .gatekit, path: server, appID: a)
         #expect(storeA.backend == .postgresql)
         #expect(storeA.path.hasPrefix("postgresql://"))
         try EULAGate(store: storeA).record(.accepted, documentID: "terms", hash: v1, user: nil)
-        let storeB = try Store(path: server, appID: b)
+        let storeB = try Store(schema: .gatekit, path: server, appID: b)
         #expect(try EULAGate(store: storeB).shouldPresent(documentID: "terms", hash: v1, user: nil))
-        #expect(try !EULAGate(store: Store(path: server, appID: a)).shouldPresent(documentID: "terms", hash: v1, user: nil))
+        #expect(try !EULAGate(store: Store(schema: .gatekit, path: server, appID: a)).shouldPresent(documentID: "terms", hash: v1, user: nil))
         let version = try storeA.read { (db) throws(GateKitError) in try db.scalar("SELECT value::bigint FROM gatekit_meta WHERE key = 'schema_version'") }
-        #expect(version == Schema.currentVersion)
+        #expect(version == StoreSchema.gatekit.currentVersion)
         #expect(try storeA.integrityReport().isEmpty)
     }
 
     @Test func aNewerSchemaAndAForeignSchemaAreRefusedAndLeftAlone() throws {
         guard let server = postgresTestServer() else { return }
         let app = uniqueAppID("newer")
-        let store = try Store(path: server, appID: app)
+        let store = try Store(schema: .gatekit, path: server, appID: app)
         try store.write { (db) throws(GateKitError) in try db.execute("UPDATE gatekit_meta SET value = '99' WHERE key = 'schema_version'") }
-        #expect { try Store(path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .newerStore }
+        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .newerStore }
         #expect(try store.read { (db) throws(GateKitError) in try db.scalar("SELECT value::bigint FROM gatekit_meta WHERE key = 'schema_version'") } == 99)
 
         let foreign = uniqueAppID("foreign")
         try store.write { (db) throws(GateKitError) in
             try db.execute("CREATE SCHEMA \(PostgresSchema.quoted(try PostgresSchema.namespace(appID: foreign))); CREATE TABLE \(PostgresSchema.quoted(try PostgresSchema.namespace(appID: foreign))).orders(id int)")
         }
-        #expect { try Store(path: server, appID: foreign) } throws: { ($0 as? GateKitError)?.code == .notAStore }
+        #expect { try Store(schema: .gatekit, path: server, appID: foreign) } throws: { ($0 as? GateKitError)?.code == .notAStore }
         let tables = try store.read { (db) throws(GateKitError) in
             try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1").bind(1, text: try PostgresSchema.namespace(appID: foreign))
         }
@@ -94,20 +97,20 @@ func uniqueAppID(_ tag: String) -> String {
     @Test func openingOnlyAnExistingStoreCreatesNothing() throws {
         guard let server = postgresTestServer() else { return }
         let app = uniqueAppID("existing")
-        #expect { try Store(path: server, appID: app, mustExist: true) } throws: { ($0 as? GateKitError)?.code == .notFound }
-        let other = try Store(path: server, appID: uniqueAppID("observer"))
+        #expect { try Store(schema: .gatekit, path: server, appID: app, mustExist: true) } throws: { ($0 as? GateKitError)?.code == .notFound }
+        let other = try Store(schema: .gatekit, path: server, appID: uniqueAppID("observer"))
         let schemas = try other.read { (db) throws(GateKitError) in
             try db.statement("SELECT count(*) FROM pg_namespace WHERE nspname = ?1").bind(1, text: try PostgresSchema.namespace(appID: app))
         }
         #expect(try schemas.step() && schemas.int64(0) == 0)
         schemas.reset()
-        _ = try Store(path: server, appID: app)
-        #expect(try Store(path: server, appID: app, mustExist: true).backend == .postgresql)
+        _ = try Store(schema: .gatekit, path: server, appID: app)
+        #expect(try Store(schema: .gatekit, path: server, appID: app, mustExist: true).backend == .postgresql)
     }
 
     @Test func historyIsAppendOnly() throws {
         guard let server = postgresTestServer() else { return }
-        let store = try Store(path: server, appID: uniqueAppID("append"))
+        let store = try Store(schema: .gatekit, path: server, appID: uniqueAppID("append"))
         try EULAGate(store: store).record(.accepted, documentID: "terms", hash: v1, user: nil)
         for sql in ["UPDATE eula_decisions SET decision = 2", "DELETE FROM eula_decisions", "TRUNCATE eula_decisions"] {
             #expect { try store.write { (db) throws(GateKitError) in try db.execute(sql) } } throws: {
@@ -124,7 +127,7 @@ func uniqueAppID(_ tag: String) -> String {
                                ("host=127.0.0.1 port=1 password=Sekr3tPw connect_timeout=2", .connection),
                                ("host=127.0.0.1 password='Sekr3tPw", .invalidArgument)] {
             do {
-                _ = try Store(path: string, appID: "com.example.app")
+                _ = try Store(schema: .gatekit, path: string, appID: "com.example.app")
                 Issue.record("\(code) expected")
             } catch {
                 #expect(error.code == code)
@@ -136,7 +139,7 @@ func uniqueAppID(_ tag: String) -> String {
     @Test func otherConnectionsCommitsReachTheProbeButOwnCommitsDoNot() throws {
         guard let server = postgresTestServer() else { return }
         let app = uniqueAppID("probe")
-        let mine = try Store(path: server, appID: app), other = try Store(path: server, appID: app)
+        let mine = try Store(schema: .gatekit, path: server, appID: app), other = try Store(schema: .gatekit, path: server, appID: app)
         let probe = mine.makeChangeProbe()
         #expect(try mine.read { _ throws(GateKitError) in try probe.changed() })
         try PermissionEngine(store: mine).setUsageDescription(PermissionCategory.camera, "to test")
@@ -154,7 +157,7 @@ func uniqueAppID(_ tag: String) -> String {
     @Test func aKilledConnectionIsReplacedOnTheNextCall() throws {
         guard let server = postgresTestServer() else { return }
         let app = uniqueAppID("killed")
-        let store = try Store(path: server, appID: app), admin = try Store(path: server, appID: app)
+        let store = try Store(schema: .gatekit, path: server, appID: app), admin = try Store(schema: .gatekit, path: server, appID: app)
         let gate = EULAGate(store: store)
         try gate.record(.accepted, documentID: "terms", hash: v1, user: nil)
         func kill() throws {
@@ -183,14 +186,14 @@ func uniqueAppID(_ tag: String) -> String {
     @Test func theSessionRunsWithGateKitsSettings() throws {
         guard let server = postgresTestServer() else { return }
         let app = uniqueAppID("settings")
-        let store = try Store(path: server, appID: app)
+        let store = try Store(schema: .gatekit, path: server, appID: app)
         #expect(try Self.show(store, "SHOW statement_timeout") == "30s")
         #expect(try Self.show(store, "SHOW idle_in_transaction_session_timeout") == "1min")
         #expect(try Self.show(store, "SHOW search_path") == "\"gatekit/\(app)\"")
         #expect(try Self.show(store, "SHOW client_encoding") == "UTF8")
         #expect(try Self.show(store, "SELECT current_setting('application_name')") == "gatekit")
         // A string that sets its own timeout is obeyed.
-        let custom = try Store(path: server + " options='-c statement_timeout=1234'", appID: app)
+        let custom = try Store(schema: .gatekit, path: server + " options='-c statement_timeout=1234'", appID: app)
         #expect(try Self.show(custom, "SHOW statement_timeout") == "1234ms")
     }
 
@@ -198,12 +201,12 @@ func uniqueAppID(_ tag: String) -> String {
         guard let server = postgresTestServer(), let tcp = getenv("GATEKIT_TEST_POSTGRES_TCP"), let ca = getenv("GATEKIT_TEST_POSTGRES_CA") else { return }
         let app = uniqueAppID("tls")
         let ssl = "SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
-        let verified = try Store(path: String(cString: tcp) + " sslrootcert=" + String(cString: ca), appID: app)
+        let verified = try Store(schema: .gatekit, path: String(cString: tcp) + " sslrootcert=" + String(cString: ca), appID: app)
         #expect(try Self.show(verified, ssl) == "true")
-        let plain = try Store(path: String(cString: tcp) + " sslmode=disable", appID: app)
+        let plain = try Store(schema: .gatekit, path: String(cString: tcp) + " sslmode=disable", appID: app)
         #expect(try Self.show(plain, ssl) == "false")
-        #expect(try Self.show(Store(path: server, appID: app), ssl) == "false")  // a Unix socket: no TLS needed
-        #expect { try Store(path: String(cString: tcp), appID: app) } throws: {
+        #expect(try Self.show(Store(schema: .gatekit, path: server, appID: app), ssl) == "false")  // a Unix socket: no TLS needed
+        #expect { try Store(schema: .gatekit, path: String(cString: tcp), appID: app) } throws: {
             ($0 as? GateKitError)?.code == .connection && ($0 as? GateKitError)?.message.contains("certificate verify failed") == true
         }
     }

@@ -1,5 +1,5 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitSupport
 
 /// The one helper that puts input values into error messages.
 @Suite struct QuotedTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitReceipts
+@testable import GateKitSupport
 
 /// Every fixture receipt against the independently parsed facts in expected/receipts.json.
 @Suite struct ReceiptFixtureTests {

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitReceipts
+@testable import GateKitSupport
 
 /// The payload decoder reads App Store's canonical DER in one pass and every other BER form
 /// through the general reader: both must accept, refuse and decode the same receipts. Payloads

@@ -1,6 +1,8 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitStore
+@testable import GateKitSupport
 
 /// The two backends' schemas are one schema (Schema.swift and PostgresSchema.swift write the
 /// DDL twice): a fresh store on each, migrated to the current version, has the same tables,
@@ -112,14 +114,14 @@ import Testing
 
     @Test func bothBackendsMigrateToTheSameSchema() throws {
         let folder = TemporaryFolder()
-        let sqlite = try SchemaAgreementTests.sqliteShape(try Store(path: folder.file("s.sqlite"), appID: nil))
+        let sqlite = try SchemaAgreementTests.sqliteShape(try Store(schema: .gatekit, path: folder.file("s.sqlite"), appID: nil))
         // What the SQLite side must hold, so an empty catalog query cannot pass.
         #expect(sqlite.columns.keys.contains("ledger_transactions") && sqlite.columns.count >= 10)
         #expect(sqlite.refusals["eula_decisions"] == ["UPDATE", "DELETE"])
         #expect(sqlite.indexes["ledger_items"]?.contains("UNIQUE environment,test_signed,identity") == true)
         guard let server = postgresTestServer() else { return }
         let appID = uniqueAppID("schema")
-        let postgres = try SchemaAgreementTests.postgresShape(try Store(path: server, appID: appID),
+        let postgres = try SchemaAgreementTests.postgresShape(try Store(schema: .gatekit, path: server, appID: appID),
                                                               schema: try PostgresSchema.namespace(appID: appID))
         #expect(Set(sqlite.columns.keys) == Set(postgres.columns.keys))
         print("schema: SQLite \(sqlite.summary); PostgreSQL \(postgres.summary)")

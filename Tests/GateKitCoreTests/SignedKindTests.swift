@@ -1,6 +1,7 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitJWS
+@testable import GateKitSupport
 
 /// Which kind a signed payload is, and the strings it may hold (Hardening III, issue 32).
 @Suite struct SignedKindTests {

@@ -1,13 +1,16 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitEULA
+@testable import GateKitStore
+@testable import GateKitSupport
 
 /// Safety settings read back from what the store actually uses (issue 32): a setting nothing
 /// reads back can be lost in a refactor without a test failing.
 @Suite(.serialized) struct StoreSettingsTests {
     @Test func sqliteDurabilitySettingsAreInForce() throws {
         let folder = TemporaryFolder()
-        let store = try Store(path: folder.file("s.sqlite"), appID: nil)
+        let store = try Store(schema: .gatekit, path: folder.file("s.sqlite"), appID: nil)
         #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA synchronous") } == 2)  // FULL
         let mode = try store.read { (db) throws(GateKitError) -> String? in
             let s = try db.statement("PRAGMA journal_mode")
@@ -23,7 +26,7 @@ import Testing
             let old = umask(mask)
             defer { umask(old) }
             let path = folder.file("deeper/still/s.sqlite")
-            let store = try Store(path: path, appID: nil)
+            let store = try Store(schema: .gatekit, path: path, appID: nil)
             _ = try EULAGate(store: store).record(.accepted, documentID: "d", hash: try sha256Hex("x"), user: nil)
             for (file, want) in [(path, mode_t(0o600)), (path + "-wal", 0o600), (folder.file("deeper"), 0o700), (folder.file("deeper/still"), 0o700)] {
                 var st = stat()

@@ -1,19 +1,23 @@
 import CSQLite
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitEULA
+@testable import GateKitPermissions
+@testable import GateKitStore
+@testable import GateKitSupport
 
 @Suite struct StoreTests {
     @Test func createsAVersionedWALStore() throws {
         let folder = TemporaryFolder()
-        let store = try Store(path: folder.file("a/b/s.sqlite"), appID: nil)  // parents created
+        let store = try Store(schema: .gatekit, path: folder.file("a/b/s.sqlite"), appID: nil)  // parents created
         let (mode, version, appID) = try store.read { (db) throws(GateKitError) in
             let s = try db.statement("PRAGMA journal_mode")
             _ = try s.step()
             return (s.text(0), try db.scalar("PRAGMA user_version"), try db.scalar("PRAGMA application_id"))
         }
         #expect(mode == "wal")
-        #expect(version == Schema.currentVersion)
+        #expect(version == StoreSchema.gatekit.currentVersion)
         #expect(appID == Schema.applicationID)
         #expect(try store.integrityReport().isEmpty)
     }
@@ -23,16 +27,16 @@ import Testing
         let path = folder.file("s.sqlite")
         let hash = try sha256Hex("v1")
         do {
-            let store = try Store(path: path, appID: nil)
+            let store = try Store(schema: .gatekit, path: path, appID: nil)
             try EULAGate(store: store).record(.accepted, documentID: "terms", hash: hash, user: nil)
         }
-        let again = try Store(path: path, appID: nil)
+        let again = try Store(schema: .gatekit, path: path, appID: nil)
         #expect(try EULAGate(store: again).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
     }
 
     private func refusal(_ path: String) -> GateKitError.Code? {
         do {
-            _ = try Store(path: path, appID: nil)
+            _ = try Store(schema: .gatekit, path: path, appID: nil)
             return nil
         } catch {
             return error.code
@@ -63,7 +67,7 @@ import Testing
     /// A GateKit store whose schema version was then set to `version` behind its back.
     func store(withSchemaVersion version: Int64, in folder: TemporaryFolder) throws -> String {
         let path = folder.file("s.sqlite")
-        do { _ = try Store(path: path, appID: nil) }
+        do { _ = try Store(schema: .gatekit, path: path, appID: nil) }
         var db: OpaquePointer?
         sqlite3_open(path, &db)
         sqlite3_exec(db, "PRAGMA user_version=\(version)", nil, nil, nil)
@@ -74,7 +78,7 @@ import Testing
 
     @Test func refusesANewerSchemaAndLeavesItUntouched() throws {
         let folder = TemporaryFolder()
-        let path = try store(withSchemaVersion: Schema.currentVersion + 1, in: folder)
+        let path = try store(withSchemaVersion: StoreSchema.gatekit.currentVersion + 1, in: folder)
         let before = Files.read(path)
         #expect(refusal(path) == .newerStore)
         #expect(Files.read(path) == before)
@@ -94,7 +98,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("s.sqlite")
         do {
-            let store = try Store(path: path, appID: nil)
+            let store = try Store(schema: .gatekit, path: path, appID: nil)
             let gate = EULAGate(store: store)
             for i in 0..<400 { try gate.record(.accepted, documentID: "doc-\(i)", hash: try sha256Hex("\(i)"), user: nil) }
         }
@@ -172,14 +176,14 @@ import Testing
         // A store exactly as schema version 1 wrote it.
         var db: OpaquePointer?
         sqlite3_open(path, &db)
-        sqlite3_exec(db, Schema.migrations[0], nil, nil, nil)
+        sqlite3_exec(db, StoreSchema.gatekit.migrations[0].sqlite, nil, nil, nil)
         sqlite3_exec(db, "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=1;", nil, nil, nil)
         let hash = try sha256Hex("old")
         sqlite3_exec(db, "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES ('terms', NULL, '\(hash)', 1, 1000)", nil, nil, nil)
         sqlite3_close(db)
 
-        let store = try Store(path: path, appID: nil)
-        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == Schema.currentVersion)
+        let store = try Store(schema: .gatekit, path: path, appID: nil)
+        #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == StoreSchema.gatekit.currentVersion)
         #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
     }
 
@@ -198,7 +202,7 @@ import Testing
 
     @Test func historyIsAppendOnly() throws {
         let folder = TemporaryFolder()
-        let store = try Store(path: folder.file("s.sqlite"), appID: nil)
+        let store = try Store(schema: .gatekit, path: folder.file("s.sqlite"), appID: nil)
         try EULAGate(store: store).record(.accepted, documentID: "terms", hash: try sha256Hex("x"), user: nil)
         for sql in ["UPDATE eula_decisions SET decision = 2", "DELETE FROM eula_decisions"] {
             #expect(throws: GateKitError.self) {

@@ -1,5 +1,5 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitSupport
 
 @Suite struct Base64Tests {
     @Test func roundTripsEveryLength() {

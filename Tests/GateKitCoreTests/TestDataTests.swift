@@ -1,6 +1,8 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitJWS
+@testable import GateKitSupport
+@testable import GateKitTestData
 
 /// Test data for hosts (TestPKI, TestSigner): the PKI is Apple-shaped and owner-only, what it
 /// signs verifies as its kind only under its root, and a payload GateKit would refuse is

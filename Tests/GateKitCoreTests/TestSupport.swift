@@ -1,5 +1,8 @@
 import Glibc
-@testable import GateKitCore
+@testable import GateKitSchema
+@testable import GateKitCrypto
+@testable import GateKitStore
+@testable import GateKitSupport
 
 /// A fresh private folder per test, removed at the end.
 final class TemporaryFolder {
@@ -67,7 +70,7 @@ enum TestStores {
     }
 
     static func open(_ path: String) throws -> Store {
-        guard onPostgres else { return try Store(path: path, appID: nil) }
+        guard onPostgres else { return try Store(schema: .gatekit, path: path, appID: nil) }
         guard let server = getenv("GATEKIT_TEST_POSTGRES") else {
             throw GateKitError(.invalidArgument, "GATEKIT_TEST_BACKEND=postgresql needs GATEKIT_TEST_POSTGRES (scripts/with-postgres.sh)")
         }
@@ -75,6 +78,6 @@ enum TestStores {
         let appID = String(("swift." + parts).map { c -> Character in
             c.isLetter && c.isASCII || c.isNumber && c.isASCII || c == "." || c == "-" || c == "_" ? c : "-"
         }.prefix(128))
-        return try Store(path: String(cString: server), appID: appID)
+        return try Store(schema: .gatekit, path: String(cString: server), appID: appID)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
-@testable import GateKitCore
+@testable import GateKitSupport
+@testable import GateKitTrust
 
 @Suite struct TrustTests {
     static let validTime: Int64 = 1_761_962_975     // 2025-11-01: the x509 vectors are valid

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import GateKitCore
+@testable import GateKitTrust
 
 /// Certificate and chain-cache windows to the second, and a chain one certificate too long (issue 32).
 @Suite struct TrustWindowTests {

@@ -321,6 +321,26 @@ static void test_xcode(void) {
     CHECK_RC(jws_transaction_is_entitled(transaction, &xcode, "pass.premium", 1697679937000LL), 1);
     CHECK_RC(jws_transaction_is_entitled(transaction, &xcode, "pass.premium", 1700358336050LL), 0);
     CHECK_RC(jws_transaction_is_entitled(transaction, &xcode, "pass.other", 1697679937000LL), 0);
+    /* The same answers from the JSON kept after verification, without verifying again. */
+    json = run(jws_verify_transaction, transaction, &xcode, &rc);
+    CHECK_RC(rc, GATEKIT_OK);
+    if (json) {
+        CHECK_RC(jws_transaction_payload_is_entitled(json, "pass.premium", 1697679937000LL), 1);
+        CHECK_RC(jws_transaction_payload_is_entitled(json, "pass.premium", 1697679936000LL), 0); /* before purchaseDate */
+        CHECK_RC(jws_transaction_payload_is_entitled(json, "pass.premium", 1700358336050LL), 0);
+        CHECK_RC(jws_transaction_payload_is_entitled(json, "pass.other", 1697679937000LL), 0);
+        CHECK_RC(jws_transaction_payload_is_entitled(json, NULL, 1697679937000LL), 1);
+    }
+    gatekit_free(json);
+    CHECK_RC(jws_transaction_payload_is_entitled("{\"productId\":\"p\",\"purchaseDate\":1,\"revocationDate\":2}", NULL, 5), 0);
+    CHECK_RC(jws_transaction_payload_is_entitled("{\"productId\":\"p\",\"purchaseDate\":1,\"type\":\"Consumable\"}", NULL, 5), 0);
+    CHECK_RC(jws_transaction_payload_is_entitled("{\"productId\":\"p\",\"purchaseDate\":1,\"isUpgraded\":true}", NULL, 5), 0);
+    CHECK_RC(jws_transaction_payload_is_entitled("{\"productId\":\"p\",\"purchaseDate\":1}", NULL, 5), 1);
+    CHECK_RC(jws_transaction_payload_is_entitled("{\"productId\":\"p\",\"purchaseDate\":\"1\"}", NULL, 5), GATEKIT_EJWS_PAYLOAD_FIELD);
+    CHECK_RC(jws_transaction_payload_is_entitled("[1]", NULL, 5), GATEKIT_EJWS_PAYLOAD_FIELD);
+    CHECK_RC(jws_transaction_payload_is_entitled("{", NULL, 5), GATEKIT_EINVAL);
+    CHECK_RC(jws_transaction_payload_is_entitled(NULL, NULL, 5), GATEKIT_EINVAL);
+    CHECK_RC(jws_transaction_payload_is_entitled("{}", NULL, -1), GATEKIT_EINVAL);
     /* The Xcode certificate expired in 2024. */
     xcode.verify_time = 1761962975;
     CHECK_RC(code_of(jws_verify_transaction, transaction, &xcode), GATEKIT_EJWS_CERT_TIME);

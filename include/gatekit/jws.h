@@ -169,6 +169,14 @@ GATEKIT_API void jws_free(gatekit_jws *signed_data);
  * else the transaction's productId must equal it (0 otherwise). */
 GATEKIT_API GATEKIT_WARN_UNUSED int jws_transaction_is_entitled(const char *jws, const gatekit_jws_options *options, const char *product_id, long long at_ms);
 
+/* The same rule over a transaction the host verified before and kept decoded: payload_json is
+ * a JWSTransactionDecodedPayload (the JSON jws_verify_transaction() or jws_json() gave; members
+ * beyond Apple's are ignored). It VERIFIES NOTHING: it answers again, at another instant, from
+ * data already verified; never pass it text a client sent. 1 yes, 0 no, <0 an error:
+ * GATEKIT_EINVAL (NULL, over 16 MiB, not JSON, not UTF-8, at_ms negative),
+ * GATEKIT_EJWS_PAYLOAD_FIELD (not an object, or a member of the wrong type). Since 0.1.0. */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_transaction_payload_is_entitled(const char *payload_json, const char *product_id, long long at_ms);
+
 /* Test data, for a host's own tests (docs/testing.md). jws_test_pki_create() makes a test PKI
  * shaped like Apple's StoreKit 2 chain in `directory` (created 0700 when absent; an existing
  * one must be this user's and writable by no one else): root.der (the test anchor),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, List
 
-from . import _native
+from . import _bindings, _native
 from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreError, ForkedStoreError, GateKitError, InvalidArgumentError, NewerStoreError,
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
 
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 
-_clear_caches = _native.declare("gatekit_clear_caches", None)
+_clear_caches = _bindings.gatekit_clear_caches
 
 
 def clear_caches() -> None:
@@ -75,11 +75,11 @@ __version__ = "0.1.0"
 
 
 def version() -> str:
-    return str(_native.gatekit_version().decode("ascii"))
+    return str(_bindings.gatekit_version().decode("ascii"))
 
 
 def version_number() -> int:
-    return int(_native.gatekit_version_number())
+    return int(_bindings.gatekit_version_number())
 
 
 def library_path() -> str:

@@ -1,14 +1,13 @@
-"""Loads libgatekit and declares the C functions (argtypes/restype on every one)."""
+"""Loads libgatekit, and converts strings at the boundary. The prototypes, structs and constants
+are generated from the header into _bindings.py."""
 from __future__ import annotations
 
 import ctypes
 import os
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Protocol, Set, Tuple
+from typing import Any, Iterator, List, Optional, Protocol, Tuple
 
-__all__ = ["DECLARED", "StoreOwner", "StorePointer", "c_char_p_p", "declare", "gatekit_free",
-    "gatekit_last_error", "gatekit_strerror", "gatekit_version", "gatekit_version_number",
-    "take_string", "to_c_string"]
+__all__ = ["StoreOwner", "lib", "library_path", "take_string", "to_c_string"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _REPO_ROOT = _PACKAGE_DIR.parent.parent
@@ -49,40 +48,12 @@ def _load() -> Tuple[ctypes.CDLL, str]:
 
 lib, library_path = _load()
 
-#: Every C function this package has declared (a test compares it with the header).
-DECLARED: Set[str] = set()
-
-
-def declare(name: str, restype: Any, *argtypes: Any) -> Any:
-    """Sets the prototype of a library function and returns it."""
-    function = getattr(lib, name)
-    function.restype = restype
-    function.argtypes = list(argtypes)
-    DECLARED.add(name)
-    return function
-
-
-class _StoreStruct(ctypes.Structure):
-    """Opaque gatekit_store."""
-
-
-StorePointer = ctypes.POINTER(_StoreStruct)
-
-
 class StoreOwner(Protocol):
     """What the store's feature objects (Eula, Permissions) need of their Store."""
     _handle: Optional[Any]
 
     @property
     def handle(self) -> Any: ...
-
-c_char_p_p = ctypes.POINTER(ctypes.c_void_p)  # char ** out parameters, freed with gatekit_free
-
-gatekit_version = declare("gatekit_version", ctypes.c_char_p)
-gatekit_version_number = declare("gatekit_version_number", ctypes.c_int)
-gatekit_strerror = declare("gatekit_strerror", ctypes.c_char_p, ctypes.c_int)
-gatekit_last_error = declare("gatekit_last_error", ctypes.c_char_p)
-gatekit_free = declare("gatekit_free", None, ctypes.c_void_p)
 
 
 def take_string(pointer: ctypes.c_void_p) -> str:
@@ -92,7 +63,7 @@ def take_string(pointer: ctypes.c_void_p) -> str:
     try:
         return ctypes.string_at(pointer.value).decode("utf-8")
     finally:
-        gatekit_free(pointer)
+        _bindings.gatekit_free(pointer)
 
 
 def to_c_string(value: "str | bytes | None", name: str) -> "bytes | None":
@@ -106,3 +77,7 @@ def to_c_string(value: "str | bytes | None", name: str) -> "bytes | None":
     if b"\0" in value:
         raise ValueError(f"{name} must not contain NUL bytes")
     return bytes(value)
+
+
+# Last: _bindings reads `lib` from this module.
+from . import _bindings  # noqa: E402

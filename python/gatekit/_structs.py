@@ -10,7 +10,7 @@ import uuid
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from . import _native, _time
+from . import _bindings, _native, _time
 from ._time import Instant
 from .apple_enums import raw_name
 from .errors import check
@@ -22,40 +22,16 @@ __all__ = ["JWSOptions", "PRODUCTION_ONLY", "RECEIPT_OPTIONS_VERSION", "REQUIRE_
 Signed = Union[str, bytes]
 
 
-class JWSOptions(ctypes.Structure):
-    """gatekit_jws_options (include/gatekit/jws.h)."""
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("bundle_id", ctypes.c_char_p),
-        ("app_apple_id", ctypes.c_longlong),
-        ("environment", ctypes.c_char_p),
-        ("verify_time", ctypes.c_longlong),
-        ("test_anchor_der", ctypes.c_char_p),
-        ("test_anchor_len", ctypes.c_size_t),
-        ("flags", ctypes.c_uint),
-    ]
+#: gatekit_jws_options (include/gatekit/jws.h).
+JWSOptions = _bindings.gatekit_jws_options
+#: gatekit_receipt_options (include/gatekit/receipt.h).
+ReceiptOptions = _bindings.gatekit_receipt_options
 
-
-class ReceiptOptions(ctypes.Structure):
-    """gatekit_receipt_options (include/gatekit/receipt.h)."""
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("bundle_id", ctypes.c_char_p),
-        ("app_version", ctypes.c_char_p),
-        ("device_id", ctypes.c_void_p),
-        ("device_id_len", ctypes.c_size_t),
-        ("verify_time", ctypes.c_longlong),
-        ("flags", ctypes.c_uint),
-        ("test_anchor_der", ctypes.c_void_p),
-        ("test_anchor_len", ctypes.c_size_t),
-    ]
-
-
-RECEIPT_OPTIONS_VERSION = 1
-REQUIRE_SHA256 = 0x1
-PRODUCTION_ONLY = 0x2
-SANDBOX_ONLY = 0x4
-_receipt_options_init = _native.declare("receipt_options_init", ctypes.c_int, ctypes.POINTER(ReceiptOptions), ctypes.c_uint)
+RECEIPT_OPTIONS_VERSION = _bindings.GATEKIT_RECEIPT_OPTIONS_VERSION
+REQUIRE_SHA256 = _bindings.GATEKIT_RECEIPT_REQUIRE_SHA256
+PRODUCTION_ONLY = _bindings.GATEKIT_RECEIPT_PRODUCTION_ONLY
+SANDBOX_ONLY = _bindings.GATEKIT_RECEIPT_SANDBOX_ONLY
+_receipt_options_init = _bindings.receipt_options_init
 
 
 def signed_text(signed: Signed) -> bytes:
@@ -94,18 +70,17 @@ def receipt_options(bundle_id: str, app_version: Optional[str], device_id: Any, 
     options.app_version = version
     device = device_bytes(device_id)
     if device is not None:
-        buffer = ctypes.create_string_buffer(device, len(device))
-        keep.append(buffer)
-        options.device_id = ctypes.cast(buffer, ctypes.c_void_p)
+        keep.append(device)
+        options.device_id = device
         options.device_id_len = len(device)
     if verify_time is not None:
         options.verify_time = _time.seconds(verify_time, "verify_time")
     options.flags = (REQUIRE_SHA256 if require_sha256 else 0) | (PRODUCTION_ONLY if production_only else 0) | \
         (SANDBOX_ONLY if sandbox_only else 0)
     if test_anchor is not None:
-        anchor = ctypes.create_string_buffer(bytes(test_anchor), len(test_anchor))
+        anchor = bytes(test_anchor)
         keep.append(anchor)
-        options.test_anchor_der = ctypes.cast(anchor, ctypes.c_void_p)
+        options.test_anchor_der = anchor
         options.test_anchor_len = len(test_anchor)
     return options, keep
 

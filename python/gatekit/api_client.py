@@ -16,7 +16,7 @@ import uuid
 import dataclasses
 from typing import Any, Dict, Optional, Sequence, Type, TypeVar, Union
 
-from . import _native, _time
+from . import _bindings, _native, _time
 from ._managed import Managed
 from .apple_enums import Environment, Status, member
 from .api_models import *  # noqa: F401,F403  (the models are this module's names too, as in Apple's client)
@@ -40,10 +40,10 @@ __all__ = ["APIError", "APIException", "APITransportError", "APIResponseError", 
            "SubscriptionGroupIdentifierItem", "TransactionHistoryRequest", "TransactionInfoResponse",
            "UpdateAppAccountTokenRequest", "UploadMessageRequestBody"]
 
-EAPPSTORE_API = -402
-EAPPSTORE_TRANSPORT = -403
-EAPPSTORE_RESPONSE = -404
-CLIENT_OPTIONS_VERSION = 1
+EAPPSTORE_API = _bindings.GATEKIT_EAPPSTORE_API
+EAPPSTORE_TRANSPORT = _bindings.GATEKIT_EAPPSTORE_TRANSPORT
+EAPPSTORE_RESPONSE = _bindings.GATEKIT_EAPPSTORE_RESPONSE
+CLIENT_OPTIONS_VERSION = _bindings.GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION
 
 
 class APIException(GateKitError):
@@ -78,63 +78,42 @@ register(EAPPSTORE_TRANSPORT, APITransportError)
 register(EAPPSTORE_RESPONSE, APIResponseError)
 
 
-class _ClientOptions(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint), ("environment", ctypes.c_char_p), ("base_url", ctypes.c_char_p),
-                ("ca_file", ctypes.c_char_p), ("timeout_ms", ctypes.c_int), ("connect_timeout_ms", ctypes.c_int),
-                ("max_retries", ctypes.c_int), ("max_retry_wait_ms", ctypes.c_int), ("verify", ctypes.c_void_p)]
+_C = ctypes.POINTER(_bindings.gatekit_appstore_client)
+_options_init = _bindings.appstore_client_options_init
+_new = _bindings.appstore_client_new
+_free = _bindings.appstore_client_free
 
 
-class _ClientStruct(ctypes.Structure):
-    """Opaque gatekit_appstore_client."""
-
-
-_C = ctypes.POINTER(_ClientStruct)
-_out = _native.c_char_p_p
-_s_ = ctypes.c_char_p
-_options_init = _native.declare("appstore_client_options_init", ctypes.c_int, ctypes.POINTER(_ClientOptions), ctypes.c_uint)
-_new = _native.declare("appstore_client_new", ctypes.c_int, ctypes.POINTER(_C), ctypes.c_void_p, ctypes.POINTER(_ClientOptions))
-_free = _native.declare("appstore_client_free", None, _C)
-
-
-def _endpoint(name: str, *argtypes: Any) -> Any:
-    """An endpoint function: its outputs (the trailing _out here) come first in C, then the
-    client, then the inputs."""
-    outputs = [a for a in argtypes if a is _out]
-    inputs = [a for a in argtypes if a is not _out]
-    return _native.declare(name, ctypes.c_int, *outputs, _C, *inputs)
-
-
-_get_transaction_info = _endpoint("appstore_get_transaction_info", _s_, _out, _out)
-_get_transaction_history = _endpoint("appstore_get_transaction_history", _s_, _s_, _s_, ctypes.c_int, _out, _out)
-_get_all_subscription_statuses = _endpoint("appstore_get_all_subscription_statuses", _s_, ctypes.POINTER(ctypes.c_int),
-                                           ctypes.c_size_t, _out, _out)
-_get_refund_history = _endpoint("appstore_get_refund_history", _s_, _s_, _out, _out)
-_look_up_order_id = _endpoint("appstore_look_up_order_id", _s_, _out, _out)
-_get_app_transaction_info = _endpoint("appstore_get_app_transaction_info", _s_, _out, _out)
-_finish_transaction = _endpoint("appstore_finish_transaction", _s_, _out)
-_send_consumption_information = _endpoint("appstore_send_consumption_information", _s_, _s_, _out)
-_send_consumption_data = _endpoint("appstore_send_consumption_data", _s_, _s_, _out)
-_set_app_account_token = _endpoint("appstore_set_app_account_token", _s_, _s_, _out)
-_extend_subscription_renewal_date = _endpoint("appstore_extend_subscription_renewal_date", _s_, _s_, _out)
-_extend_for_all = _endpoint("appstore_extend_renewal_date_for_all_active_subscribers", _s_, _out)
-_extension_status = _endpoint("appstore_get_status_of_subscription_renewal_date_extensions", _s_, _s_, _out)
-_get_notification_history = _endpoint("appstore_get_notification_history", _s_, _s_, _out, _out)
-_request_test_notification = _endpoint("appstore_request_test_notification", _out)
-_get_test_notification_status = _endpoint("appstore_get_test_notification_status", _s_, _out, _out)
-_upload_image = _endpoint("appstore_upload_image", _s_, ctypes.c_void_p, ctypes.c_size_t, _s_, _out)
-_delete_image = _endpoint("appstore_delete_image", _s_, _out)
-_get_image_list = _endpoint("appstore_get_image_list", _out)
-_upload_message = _endpoint("appstore_upload_message", _s_, _s_, _out)
-_delete_message = _endpoint("appstore_delete_message", _s_, _out)
-_get_message_list = _endpoint("appstore_get_message_list", _out)
-_configure_default_message = _endpoint("appstore_configure_default_message", _s_, _s_, _s_, _out)
-_delete_default_message = _endpoint("appstore_delete_default_message", _s_, _s_, _out)
-_get_default_message = _endpoint("appstore_get_default_message", _s_, _s_, _out)
-_configure_realtime_url = _endpoint("appstore_configure_realtime_url", _s_, _out)
-_delete_realtime_url = _endpoint("appstore_delete_realtime_url", _out)
-_get_realtime_url = _endpoint("appstore_get_realtime_url", _out)
-_initiate_performance_test = _endpoint("appstore_initiate_performance_test", _s_, _out)
-_get_performance_test_results = _endpoint("appstore_get_performance_test_results", _s_, _out)
+_get_transaction_info = _bindings.appstore_get_transaction_info
+_get_transaction_history = _bindings.appstore_get_transaction_history
+_get_all_subscription_statuses = _bindings.appstore_get_all_subscription_statuses
+_get_refund_history = _bindings.appstore_get_refund_history
+_look_up_order_id = _bindings.appstore_look_up_order_id
+_get_app_transaction_info = _bindings.appstore_get_app_transaction_info
+_finish_transaction = _bindings.appstore_finish_transaction
+_send_consumption_information = _bindings.appstore_send_consumption_information
+_send_consumption_data = _bindings.appstore_send_consumption_data
+_set_app_account_token = _bindings.appstore_set_app_account_token
+_extend_subscription_renewal_date = _bindings.appstore_extend_subscription_renewal_date
+_extend_for_all = _bindings.appstore_extend_renewal_date_for_all_active_subscribers
+_extension_status = _bindings.appstore_get_status_of_subscription_renewal_date_extensions
+_get_notification_history = _bindings.appstore_get_notification_history
+_request_test_notification = _bindings.appstore_request_test_notification
+_get_test_notification_status = _bindings.appstore_get_test_notification_status
+_upload_image = _bindings.appstore_upload_image
+_delete_image = _bindings.appstore_delete_image
+_get_image_list = _bindings.appstore_get_image_list
+_upload_message = _bindings.appstore_upload_message
+_delete_message = _bindings.appstore_delete_message
+_get_message_list = _bindings.appstore_get_message_list
+_configure_default_message = _bindings.appstore_configure_default_message
+_delete_default_message = _bindings.appstore_delete_default_message
+_get_default_message = _bindings.appstore_get_default_message
+_configure_realtime_url = _bindings.appstore_configure_realtime_url
+_delete_realtime_url = _bindings.appstore_delete_realtime_url
+_get_realtime_url = _bindings.appstore_get_realtime_url
+_initiate_performance_test = _bindings.appstore_initiate_performance_test
+_get_performance_test_results = _bindings.appstore_get_performance_test_results
 
 R = TypeVar("R", bound=ResponseModel)
 
@@ -184,7 +163,7 @@ class AppStoreServerAPIClient(Managed):
         self._key = SigningKey(signing_key, key_id, bundle_id, issuer_id)
         self._verifier = verifier
         verify_options = verifier.c_options(None) if verifier is not None else None
-        options = _ClientOptions()
+        options = _bindings.gatekit_appstore_client_options()
         check(_options_init(ctypes.byref(options), CLIENT_OPTIONS_VERSION))
         options.environment = env.value.encode("ascii")
         options.base_url = _s(base_url, "base_url")
@@ -193,7 +172,7 @@ class AppStoreServerAPIClient(Managed):
         options.connect_timeout_ms = _time.span_milliseconds(connect_timeout, "connect_timeout")
         options.max_retries = int(max_retries)
         options.max_retry_wait_ms = _time.span_milliseconds(max_retry_wait, "max_retry_wait")
-        options.verify = ctypes.cast(ctypes.byref(verify_options), ctypes.c_void_p) if verify_options is not None else None
+        options.verify = ctypes.pointer(verify_options) if verify_options is not None else None
         handle = _C()
         check(_new(ctypes.byref(handle), self._key.handle, ctypes.byref(options)))
         self._handle = handle
@@ -212,7 +191,7 @@ class AppStoreServerAPIClient(Managed):
         body = _native.take_string(out) if out.value else None
         decoded_text = _native.take_string(dec) if dec.value else None
         if rc == EAPPSTORE_API:
-            detail = _native.gatekit_last_error().decode("utf-8", "replace")
+            detail = _bindings.gatekit_last_error().decode("utf-8", "replace")
             info = json.loads(body or "{}")
             raise APIException(int(info.get("httpStatus") or 0), info.get("errorCode"), info.get("errorMessage"),
                                bool(info.get("retryable")), _retry_after(info.get("retryAfter")), detail)

@@ -9,7 +9,7 @@ import json
 import uuid
 from typing import Any, Optional, Union
 
-from . import _native
+from . import _bindings, _native
 from ._managed import Managed
 from ._structs import plain_json as _plain
 from .errors import GateKitError, check, register
@@ -18,8 +18,8 @@ __all__ = ["APIToken", "AdvancedCommerceAPIInAppSignatureCreator", "Introductory
            "KeyError_", "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator", "ReceiptUtility",
            "SigningKey"]
 
-EAPPSTORE_KEY = -400
-EAPPSTORE_KEY_TYPE = -401
+EAPPSTORE_KEY = _bindings.GATEKIT_EAPPSTORE_KEY
+EAPPSTORE_KEY_TYPE = _bindings.GATEKIT_EAPPSTORE_KEY_TYPE
 
 
 class KeyError_(GateKitError, ValueError):
@@ -30,25 +30,17 @@ register(EAPPSTORE_KEY, KeyError_)
 register(EAPPSTORE_KEY_TYPE, KeyError_)
 
 
-class _KeyStruct(ctypes.Structure):
-    """Opaque gatekit_appstore_key."""
-
-
-_K = ctypes.POINTER(_KeyStruct)
-_out = _native.c_char_p_p
-_load = _native.declare("appstore_key_load", ctypes.c_int, ctypes.POINTER(_K), ctypes.c_void_p, ctypes.c_size_t,
-                        ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
-_free = _native.declare("appstore_key_free", None, _K)
-_offer_v1 = _native.declare("appstore_promotional_offer_signature", ctypes.c_int, _out, _K, ctypes.c_char_p, ctypes.c_char_p,
-                            ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong)
-_offer_v2 = _native.declare("appstore_promotional_offer_v2_signature", ctypes.c_int, _out, _K, ctypes.c_char_p, ctypes.c_char_p,
-                            ctypes.c_char_p)
-_intro = _native.declare("appstore_intro_eligibility_signature", ctypes.c_int, _out, _K, ctypes.c_char_p, ctypes.c_int,
-                         ctypes.c_char_p)
-_commerce = _native.declare("appstore_advanced_commerce_signature", ctypes.c_int, _out, _K, ctypes.c_char_p)
-_token = _native.declare("appstore_api_token", ctypes.c_int, _out, _K, ctypes.c_int)
-_receipt_id = _native.declare("receipt_transaction_id", ctypes.c_int, _out, ctypes.c_void_p, ctypes.c_size_t)
-_legacy_id = _native.declare("receipt_legacy_transaction_id", ctypes.c_int, _out, ctypes.c_char_p)
+_K = ctypes.POINTER(_bindings.gatekit_appstore_key)
+_out = _bindings.c_char_p_p
+_load = _bindings.appstore_key_load
+_free = _bindings.appstore_key_free
+_offer_v1 = _bindings.appstore_promotional_offer_signature
+_offer_v2 = _bindings.appstore_promotional_offer_v2_signature
+_intro = _bindings.appstore_intro_eligibility_signature
+_commerce = _bindings.appstore_advanced_commerce_signature
+_token = _bindings.appstore_api_token
+_receipt_id = _bindings.receipt_transaction_id
+_legacy_id = _bindings.receipt_legacy_transaction_id
 
 
 def _s(value: Optional[str], name: str) -> Optional[bytes]:

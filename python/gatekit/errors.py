@@ -5,30 +5,30 @@ import importlib
 import os
 from typing import Dict, Type
 
-from . import _native
+from . import _bindings, _native
 
 __all__ = ["CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "EBUSY",
     "ECONNECTION", "ECORRUPT", "EFORKED", "EINTERNAL", "ForkedStoreError", "EINVAL", "EIO", "ENEWER", "ENOMEM", "ENOTFOUND",
     "ENOTSTORE", "EREADONLY", "ETOOLARGE", "EUNCERTAIN", "EUNSAFE", "EVERSION", "GateKitError", "InvalidArgumentError", "IsAFolderError", "NewerStoreError", "NotAStoreError", "NotFoundError",
     "OK", "StoreError", "UnsafeStoreError", "check", "error_for", "file_path", "register", "strerror"]
 
-OK = 0
-EINVAL = -1
-ENOTFOUND = -2
-EIO = -3
-EBUSY = -4
-ECORRUPT = -5
-ENEWER = -6
-ENOMEM = -7
-EINTERNAL = -8
-ENOTSTORE = -9
-EREADONLY = -10
-EVERSION = -11
-ETOOLARGE = -12
-EUNSAFE = -13
-ECONNECTION = -14
-EUNCERTAIN = -15
-EFORKED = -16
+OK = _bindings.GATEKIT_OK
+EINVAL = _bindings.GATEKIT_EINVAL
+ENOTFOUND = _bindings.GATEKIT_ENOTFOUND
+EIO = _bindings.GATEKIT_EIO
+EBUSY = _bindings.GATEKIT_EBUSY
+ECORRUPT = _bindings.GATEKIT_ECORRUPT
+ENEWER = _bindings.GATEKIT_ENEWER
+ENOMEM = _bindings.GATEKIT_ENOMEM
+EINTERNAL = _bindings.GATEKIT_EINTERNAL
+ENOTSTORE = _bindings.GATEKIT_ENOTSTORE
+EREADONLY = _bindings.GATEKIT_EREADONLY
+EVERSION = _bindings.GATEKIT_EVERSION
+ETOOLARGE = _bindings.GATEKIT_ETOOLARGE
+EUNSAFE = _bindings.GATEKIT_EUNSAFE
+ECONNECTION = _bindings.GATEKIT_ECONNECTION
+EUNCERTAIN = _bindings.GATEKIT_EUNCERTAIN
+EFORKED = _bindings.GATEKIT_EFORKED
 
 
 class GateKitError(Exception):
@@ -38,7 +38,7 @@ class GateKitError(Exception):
     def __init__(self, code: int, detail: str) -> None:
         self.code = code
         self.detail = detail
-        raw = _native.gatekit_strerror(code)
+        raw = _bindings.gatekit_strerror(code)
         self.summary = raw.decode("utf-8") if raw else "unknown error"
         super().__init__(f"{detail or self.summary} [{self.summary}, code {code}]")
 
@@ -147,7 +147,7 @@ def _class_for(code: int) -> Type[GateKitError]:
 def error_for(code: int, detail: "str | None" = None) -> GateKitError:
     """The exception for a code, with the calling thread's last error (or the given detail)."""
     if detail is None:
-        detail = (_native.gatekit_last_error() or b"").decode("utf-8", "replace")
+        detail = (_bindings.gatekit_last_error() or b"").decode("utf-8", "replace")
     return _class_for(code)(code, detail)
 
 
@@ -159,5 +159,5 @@ def check(code: int) -> int:
 
 
 def strerror(code: int) -> str:
-    raw = _native.gatekit_strerror(code)
+    raw = _bindings.gatekit_strerror(code)
     return raw.decode("utf-8") if raw else ""

@@ -9,25 +9,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Dict, List, Mapping, Optional, Union
 
-from . import _native, _time
+from . import _bindings, _native, _time
 from ._result import JSONResult
 from .errors import check, file_path
 
 __all__ = ["Eula", "EulaAnswer", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
 
-HASH_HEX_SIZE = 65
+HASH_HEX_SIZE = _bindings.GATEKIT_HASH_HEX_SIZE
 
-_hash_file = _native.declare("eula_hash_file", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
-_hash_bytes = _native.declare("eula_hash_bytes", ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t)
-_hash_hex_size = _native.declare("gatekit_hash_hex_size", ctypes.c_size_t)
-_S = _native.StorePointer
-_should_present = _native.declare("eula_should_present", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
-_should_present_hash = _native.declare("eula_should_present_hash", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
-_accept = _native.declare("eula_accept", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
-_decline = _native.declare("eula_decline", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
-_history = _native.declare("eula_history", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_char_p, ctypes.c_char_p)
-_history_all = _native.declare("eula_history_all", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_char_p)
-_mark_minor = _native.declare("eula_mark_minor_revision", ctypes.c_int, _S, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+_hash_file = _bindings.eula_hash_file
+_hash_bytes = _bindings.eula_hash_bytes
+_hash_hex_size = _bindings.gatekit_hash_hex_size
+_S = ctypes.POINTER(_bindings.gatekit_store)
+_should_present = _bindings.eula_should_present
+_should_present_hash = _bindings.eula_should_present_hash
+_accept = _bindings.eula_accept
+_decline = _bindings.eula_decline
+_history = _bindings.eula_history
+_history_all = _bindings.eula_history_all
+_mark_minor = _bindings.eula_mark_minor_revision
 
 #: A user: a str (bytes are accepted for names that are not UTF-8); None: the app's default user.
 User = Union[str, bytes, None]

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar
 
-from . import _native
+from . import _bindings, _native
 from . import _time
 from ._time import Instant
 from .apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppOwnershipType, NotificationTypeV2,
@@ -40,20 +40,20 @@ __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE
     "TEST_PRODUCTION"]
 
 # Signed-data error codes (include/gatekit.h, -300 … -399).
-EJWS_MALFORMED = -300
-EJWS_ALGORITHM = -301
-EJWS_CHAIN_LENGTH = -302
-EJWS_UNTRUSTED = -303
-EJWS_LEAF_OID = -304
-EJWS_INTERMEDIATE_OID = -305
-EJWS_CERT_TIME = -306
-EJWS_SIGNATURE = -307
-EJWS_BUNDLE_ID = -308
-EJWS_APP_APPLE_ID = -309
-EJWS_ENVIRONMENT = -310
-EJWS_TEST_SIGNED = -311
-EJWS_CERTIFICATE = -312
-EJWS_PAYLOAD_FIELD = -313
+EJWS_MALFORMED = _bindings.GATEKIT_EJWS_MALFORMED
+EJWS_ALGORITHM = _bindings.GATEKIT_EJWS_ALGORITHM
+EJWS_CHAIN_LENGTH = _bindings.GATEKIT_EJWS_CHAIN_LENGTH
+EJWS_UNTRUSTED = _bindings.GATEKIT_EJWS_UNTRUSTED
+EJWS_LEAF_OID = _bindings.GATEKIT_EJWS_LEAF_OID
+EJWS_INTERMEDIATE_OID = _bindings.GATEKIT_EJWS_INTERMEDIATE_OID
+EJWS_CERT_TIME = _bindings.GATEKIT_EJWS_CERT_TIME
+EJWS_SIGNATURE = _bindings.GATEKIT_EJWS_SIGNATURE
+EJWS_BUNDLE_ID = _bindings.GATEKIT_EJWS_BUNDLE_ID
+EJWS_APP_APPLE_ID = _bindings.GATEKIT_EJWS_APP_APPLE_ID
+EJWS_ENVIRONMENT = _bindings.GATEKIT_EJWS_ENVIRONMENT
+EJWS_TEST_SIGNED = _bindings.GATEKIT_EJWS_TEST_SIGNED
+EJWS_CERTIFICATE = _bindings.GATEKIT_EJWS_CERTIFICATE
+EJWS_PAYLOAD_FIELD = _bindings.GATEKIT_EJWS_PAYLOAD_FIELD
 
 ENVIRONMENTS = ("Production", "Sandbox", "Xcode", "LocalTesting")
 
@@ -104,37 +104,35 @@ register(EJWS_PAYLOAD_FIELD, SignedDataError)
 
 
 
-OPTIONS_VERSION = 2
+OPTIONS_VERSION = _bindings.GATEKIT_JWS_OPTIONS_VERSION
 #: Test only: accept data signed under the test anchor whose environment is Production.
-TEST_PRODUCTION = 0x1
+TEST_PRODUCTION = _bindings.GATEKIT_JWS_TEST_PRODUCTION
 
 _Options = JWSOptions
 _OptionsP = ctypes.POINTER(_Options)
-_options_init = _native.declare("jws_options_init", ctypes.c_int, _OptionsP, ctypes.c_uint)
-_options_size = _native.declare("jws_options_size", ctypes.c_size_t)
-_verify_transaction = _native.declare("jws_verify_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
-_verify_renewal = _native.declare("jws_verify_renewal_info", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
-_verify_notification = _native.declare("jws_verify_notification", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
-_verify_app = _native.declare("jws_verify_app_transaction", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
-_verify_realtime = _native.declare("jws_verify_realtime_request", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, _OptionsP)
+_options_init = _bindings.jws_options_init
+_options_size = _bindings.jws_options_size
+_verify_transaction = _bindings.jws_verify_transaction
+_verify_renewal = _bindings.jws_verify_renewal_info
+_verify_notification = _bindings.jws_verify_notification
+_verify_app = _bindings.jws_verify_app_transaction
+_verify_realtime = _bindings.jws_verify_realtime_request
 
 
-class _SignedStruct(ctypes.Structure):
-    """Opaque gatekit_jws."""
-
-
-_S = ctypes.POINTER(_SignedStruct)
-_verify = _native.declare("jws_verify", ctypes.c_int, ctypes.POINTER(_S), ctypes.c_int, ctypes.c_char_p, _OptionsP)
-_signed_json = _native.declare("jws_json", ctypes.c_char_p, _S)
-_signed_identity = _native.declare("jws_identity", ctypes.c_char_p, _S)
-_signed_is_test = _native.declare("jws_is_test_signed", ctypes.c_int, _S)
-_signed_free = _native.declare("jws_free", None, _S)
+_S = ctypes.POINTER(_bindings.gatekit_jws)
+_verify = _bindings.jws_verify
+_signed_json = _bindings.jws_json
+_signed_identity = _bindings.jws_identity
+_signed_is_test = _bindings.jws_is_test_signed
+_signed_free = _bindings.jws_free
 #: The kinds of signed data by the one name C's JSON, the tool and Python give each, with its
 #: GATEKIT_JWS_* number.
-KINDS: Dict[str, int] = {"notification": 3, "transaction": 1, "renewal-info": 2, "app-transaction": 4,
-                         "realtime-request": 5}
-_is_entitled = _native.declare("jws_transaction_is_entitled", ctypes.c_int, ctypes.c_char_p, _OptionsP,
-                               ctypes.c_char_p, ctypes.c_longlong)
+KINDS: Dict[str, int] = {"notification": _bindings.GATEKIT_JWS_NOTIFICATION, "transaction": _bindings.GATEKIT_JWS_TRANSACTION,
+                         "renewal-info": _bindings.GATEKIT_JWS_RENEWAL_INFO,
+                         "app-transaction": _bindings.GATEKIT_JWS_APP_TRANSACTION,
+                         "realtime-request": _bindings.GATEKIT_JWS_REALTIME_REQUEST}
+_is_entitled = _bindings.jws_transaction_is_entitled
+_payload_is_entitled = _bindings.jws_transaction_payload_is_entitled
 
 if _options_size() != ctypes.sizeof(_Options):
     raise ImportError(f"gatekit_jws_options is {_options_size()} bytes in the library, "
@@ -247,18 +245,13 @@ class JWSTransaction(_Payload):
                        "revocationReason", "revocationDate", "revocationPercentage", "offerType", "price"})
 
     def is_entitled(self, at: Instant = None) -> bool:
-        """The library's rule (jws_transaction_is_entitled) on this decoded transaction, at the
-        aware datetime ``at`` (default now)."""
-        at_ms = _time.milliseconds(at, "at") or _time.milliseconds(datetime.now(timezone.utc), "at")
-        # The raw value: a revocation reason newer than this package still revokes.
-        # No product or purchase date proves no purchase; a consumable never entitles.
-        if self.productId is None or self.purchaseDate is None or at_ms < self.purchaseDate:
-            return False
-        if self.raw.get("type") == "Consumable":
-            return False
-        if self.revocationDate is not None or self.rawRevocationReason is not None or self.isUpgraded:
-            return False
-        return self.expiresDate is None or at_ms < self.expiresDate
+        """The library's rule (jws_transaction_payload_is_entitled) on this decoded transaction
+        (``raw``, as signed), at the aware datetime ``at`` (default now). It verifies nothing:
+        the transaction was verified when it was decoded."""
+        # raw is the payload as signed (fractional dates included): the C rule reads it as the
+        # verifier did, so the answer cannot drift from jws_transaction_is_entitled's.
+        payload = json.dumps(self.raw, separators=(",", ":")).encode("utf-8")
+        return check(_payload_is_entitled(payload, None, _time.milliseconds(at, "at") or 0)) == 1
     _enums = {"type": PurchaseType, "inAppOwnershipType": InAppOwnershipType, "revocationReason": RevocationReason,
                "revocationType": RevocationType, "offerType": OfferType, "offerDiscountType": OfferDiscountType,
                "environment": Environment, "transactionReason": TransactionReason}

@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
-from . import _native
+from . import _bindings, _native
 from . import _time
 from ._time import Instant
 from .errors import GateKitError, check, error_for
@@ -178,51 +178,29 @@ class IngestResult(JSONResult):
         return members
 
 
-class _Query(ctypes.Structure):
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("environment", ctypes.c_char_p),
-        ("at_ms", ctypes.c_longlong),
-        ("flags", ctypes.c_uint),
-    ]
+QUERY_VERSION = _bindings.GATEKIT_LEDGER_QUERY_VERSION
+ENTITLEMENT_VERSION = _bindings.GATEKIT_ENTITLEMENT_VERSION
+TEST_SIGNED = _bindings.GATEKIT_LEDGER_TEST_SIGNED
 
-
-class _Entitlement(ctypes.Structure):
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("entitled", ctypes.c_int),
-        ("reason", ctypes.c_int),
-        ("status", ctypes.c_int),
-        ("family_shared", ctypes.c_int),
-        ("since_ms", ctypes.c_longlong),
-        ("until_ms", ctypes.c_longlong),
-    ]
-
-
-QUERY_VERSION = 1
-ENTITLEMENT_VERSION = 1
-TEST_SIGNED = 0x1
-
-_S = _native.StorePointer
+_S = ctypes.POINTER(_bindings.gatekit_store)
+_Query = _bindings.gatekit_ledger_query
+_Entitlement = _bindings.gatekit_entitlement
 _Q = ctypes.POINTER(_Query)
 _O = ctypes.POINTER(JWSOptions)
-_out = _native.c_char_p_p
-_query_init = _native.declare("ledger_query_init", ctypes.c_int, _Q, ctypes.c_uint)
-_ingest = {kind: _native.declare(f"ledger_ingest_{kind}", ctypes.c_int, _out, _S, ctypes.c_char_p, _O)
+_out = _bindings.c_char_p_p
+_query_init = _bindings.ledger_query_init
+_ingest = {kind: getattr(_bindings, f"ledger_ingest_{kind}")
            for kind in ("notification", "transaction", "renewal_info", "app_transaction")}
-_ingest_batch = _native.declare("ledger_ingest_batch", ctypes.c_int, _out, _S, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
-                                ctypes.c_size_t, _O)
+_ingest_batch = _bindings.ledger_ingest_batch
 #: What ingest_batch() records: every kind of signed data but a realtime request.
 _BATCH_KINDS = {name: number for name, number in KINDS.items() if name != "realtime-request"}
-_ingest_receipt = _native.declare("ledger_ingest_receipt", ctypes.c_int, _out, _S, ctypes.c_void_p, ctypes.c_size_t,
-                                  ctypes.POINTER(ReceiptOptions))
-_is_entitled = _native.declare("ledger_is_entitled", ctypes.c_int, ctypes.POINTER(_Entitlement), _S, _Q, ctypes.c_char_p,
-                               ctypes.c_char_p)
-_entitlement = _native.declare("ledger_entitlement", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
-_active = _native.declare("ledger_active", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p)
-_status = _native.declare("ledger_subscription_status", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
-_intro = _native.declare("ledger_intro_eligible", ctypes.c_int, _S, _Q, ctypes.c_char_p, ctypes.c_char_p)
-_history = _native.declare("ledger_history", ctypes.c_int, _out, _S, _Q, ctypes.c_char_p)
+_ingest_receipt = _bindings.ledger_ingest_receipt
+_is_entitled = _bindings.ledger_is_entitled
+_entitlement = _bindings.ledger_entitlement
+_active = _bindings.ledger_active
+_status = _bindings.ledger_subscription_status
+_intro = _bindings.ledger_intro_eligible
+_history = _bindings.ledger_history
 
 
 class Ledger:

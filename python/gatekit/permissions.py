@@ -27,7 +27,7 @@ from datetime import datetime
 from enum import Enum, IntEnum
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-from . import _native, _time
+from . import _bindings, _native, _time
 from ._result import JSONResult
 from .errors import GateKitError, InvalidArgumentError, error_for, register
 
@@ -99,11 +99,11 @@ class Decision(IntEnum):
 
 
 #: "Every category", for Permissions.reset() and Permissions.history().
-ALL = -1
+ALL = _bindings.GATEKIT_PERM_ALL
 #: First number of host categories.
 HOST_FIRST = 1_000_000
 #: Permissions.watch_start(provider=True): also ask the provider on every poll.
-WATCH_PROVIDER = 1
+WATCH_PROVIDER = _bindings.GATEKIT_PERM_WATCH_PROVIDER
 
 CategoryLike = Union[Category, int]
 
@@ -164,18 +164,18 @@ class PortalUnavailableError(PermissionStateError, ConnectionError):
 
 
 # Error codes: GATEKIT_EPERM_* without the GATEKIT_ prefix (tests/test_package.py compares them).
-EPERM_CATEGORY = -200
-EPERM_RETIRED = -201
-EPERM_DECISION = -202
-EPERM_NOT_PROMPTABLE = -203
-EPERM_BLOCKED = -204
-EPERM_NO_USAGE = -205
-EPERM_CONFLICT = -206
-EPERM_PROVIDER = -207
-EPERM_REENTRANT = -208
-EPERM_TOKEN = -209
-EPERM_WATCHING = -210
-EPERM_PORTAL = -211
+EPERM_CATEGORY = _bindings.GATEKIT_EPERM_CATEGORY
+EPERM_RETIRED = _bindings.GATEKIT_EPERM_RETIRED
+EPERM_DECISION = _bindings.GATEKIT_EPERM_DECISION
+EPERM_NOT_PROMPTABLE = _bindings.GATEKIT_EPERM_NOT_PROMPTABLE
+EPERM_BLOCKED = _bindings.GATEKIT_EPERM_BLOCKED
+EPERM_NO_USAGE = _bindings.GATEKIT_EPERM_NO_USAGE
+EPERM_CONFLICT = _bindings.GATEKIT_EPERM_CONFLICT
+EPERM_PROVIDER = _bindings.GATEKIT_EPERM_PROVIDER
+EPERM_REENTRANT = _bindings.GATEKIT_EPERM_REENTRANT
+EPERM_TOKEN = _bindings.GATEKIT_EPERM_TOKEN
+EPERM_WATCHING = _bindings.GATEKIT_EPERM_WATCHING
+EPERM_PORTAL = _bindings.GATEKIT_EPERM_PORTAL
 
 for _code, _cls in ((EPERM_CATEGORY, InvalidCategoryError), (EPERM_RETIRED, RetiredCategoryError),
                     (EPERM_DECISION, InvalidDecisionError), (EPERM_NOT_PROMPTABLE, NotPromptableError),
@@ -188,33 +188,33 @@ for _code, _cls in ((EPERM_CATEGORY, InvalidCategoryError), (EPERM_RETIRED, Reti
 
 # ---- declarations ----
 
-_S = _native.StorePointer
-_CHANGED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int)
-_PROVIDER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+_S = ctypes.POINTER(_bindings.gatekit_store)
+_CHANGED = _bindings.gatekit_perm_changed_fn
+_PROVIDER = _bindings.gatekit_perm_provider_fn
 _int_p = ctypes.POINTER(ctypes.c_int)
 
-_category_name = _native.declare("perm_category_name", ctypes.c_char_p, ctypes.c_int)
-_category_from_name = _native.declare("perm_category_from_name", ctypes.c_int, _S, ctypes.c_char_p)
-_state_name = _native.declare("perm_state_name", ctypes.c_char_p, ctypes.c_int)
-_allows_prompt = _native.declare("perm_allows_prompt", ctypes.c_int, ctypes.c_int)
-_set_provider = _native.declare("perm_set_system_provider", ctypes.c_int, _S, _PROVIDER, ctypes.c_void_p)
-_set_usage = _native.declare("perm_set_usage_description", ctypes.c_int, _S, ctypes.c_int, ctypes.c_char_p)
-_register = _native.declare("perm_register_category", ctypes.c_int, _S, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
-_state = _native.declare("perm_state", ctypes.c_int, _S, ctypes.c_int)
-_record = _native.declare("perm_record", ctypes.c_int, _S, ctypes.c_int, ctypes.c_int)
-_pending = _native.declare("perm_pending", ctypes.c_int, _int_p, ctypes.POINTER(ctypes.c_size_t), _S, _int_p, ctypes.c_size_t)
-_next = _native.declare("perm_next", ctypes.c_int, _int_p, _S, _int_p, ctypes.c_size_t, ctypes.c_int)
-_reset = _native.declare("perm_reset", ctypes.c_int, _S, ctypes.c_int)
-_history = _native.declare("perm_history", ctypes.c_int, _native.c_char_p_p, _S, ctypes.c_int)
-_list = _native.declare("perm_list", ctypes.c_int, _native.c_char_p_p, _S)
-_subscribe = _native.declare("perm_subscribe", ctypes.c_int, _int_p, _S, _CHANGED, ctypes.c_void_p)
-_unsubscribe = _native.declare("perm_unsubscribe", ctypes.c_int, _S, ctypes.c_int)
-_refresh = _native.declare("perm_refresh", ctypes.c_int, _S)
-_watch_start = _native.declare("perm_watch_start", ctypes.c_int, _S, ctypes.c_int, ctypes.c_int)
-_watch_stop = _native.declare("perm_watch_stop", ctypes.c_int, _S)
-_use_portal = _native.declare("perm_use_portal", ctypes.c_int, _S, ctypes.c_char_p)
-_portal_map = _native.declare("perm_portal_map", ctypes.c_int, _S, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
-_portal_status = _native.declare("perm_portal_status", ctypes.c_int, _S)
+_category_name = _bindings.perm_category_name
+_category_from_name = _bindings.perm_category_from_name
+_state_name = _bindings.perm_state_name
+_allows_prompt = _bindings.perm_allows_prompt
+_set_provider = _bindings.perm_set_system_provider
+_set_usage = _bindings.perm_set_usage_description
+_register = _bindings.perm_register_category
+_state = _bindings.perm_state
+_record = _bindings.perm_record
+_pending = _bindings.perm_pending
+_next = _bindings.perm_next
+_reset = _bindings.perm_reset
+_history = _bindings.perm_history
+_list = _bindings.perm_list
+_subscribe = _bindings.perm_subscribe
+_unsubscribe = _bindings.perm_unsubscribe
+_refresh = _bindings.perm_refresh
+_watch_start = _bindings.perm_watch_start
+_watch_stop = _bindings.perm_watch_stop
+_use_portal = _bindings.perm_use_portal
+_portal_map = _bindings.perm_portal_map
+_portal_status = _bindings.perm_portal_status
 
 
 # ---- names ----

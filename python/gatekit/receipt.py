@@ -21,7 +21,7 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-from . import _native
+from . import _bindings, _native
 from ._managed import Managed
 from ._result import JSONResult
 from ._structs import (PRODUCTION_ONLY, RECEIPT_OPTIONS_VERSION, REQUIRE_SHA256, SANDBOX_ONLY, ReceiptOptions,
@@ -45,102 +45,75 @@ __all__ = ["ERECEIPT_ALGORITHM", "ERECEIPT_APP_VERSION", "ERECEIPT_BAD_CERT", "E
     "apple_status", "inspect", "validate", "validate_file"]
 
 
-class _ReceiptStruct(ctypes.Structure):
-    """Opaque gatekit_receipt."""
-
-
-_R = ctypes.POINTER(_ReceiptStruct)
-
-
-
-
-class _Purchase(ctypes.Structure):
-    _fields_ = [
-        ("version", ctypes.c_uint),
-        ("present", ctypes.c_uint),
-        ("quantity", ctypes.c_longlong),
-        ("product_type", ctypes.c_longlong),
-        ("web_order_line_item_id", ctypes.c_longlong),
-        ("purchase_date_ms", ctypes.c_longlong),
-        ("original_purchase_date_ms", ctypes.c_longlong),
-        ("expires_date_ms", ctypes.c_longlong),
-        ("cancellation_date_ms", ctypes.c_longlong),
-        ("is_trial_period", ctypes.c_int),
-        ("is_in_intro_offer_period", ctypes.c_int),
-        ("product_id", ctypes.c_char_p),
-        ("transaction_id", ctypes.c_char_p),
-        ("original_transaction_id", ctypes.c_char_p),
-        ("promotional_offer_id", ctypes.c_char_p),
-    ]
-
-
+_R = ctypes.POINTER(_bindings.gatekit_receipt)
+_Purchase = _bindings.gatekit_purchase
 _Options = ReceiptOptions
 _LL = ctypes.POINTER(ctypes.c_longlong)
-_identity = _native.declare("receipt_identity", ctypes.c_char_p, _R)
+_identity = _bindings.receipt_identity
 OPTIONS_VERSION = RECEIPT_OPTIONS_VERSION
-_validate = _native.declare("receipt_validate", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Options))
-_intro_eligible = _native.declare("receipt_intro_eligible", ctypes.c_int, _R, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t)
-_validate_file = _native.declare("receipt_validate_file", ctypes.c_int, ctypes.POINTER(_R), ctypes.c_char_p, ctypes.POINTER(_Options))
-_free = _native.declare("receipt_free", None, _R)
-_to_json = _native.declare("receipt_to_json", ctypes.c_int, _native.c_char_p_p, _R)
-_is_entitled = _native.declare("receipt_is_entitled", ctypes.c_int, _R, ctypes.c_char_p, ctypes.c_longlong)
-_active_products = _native.declare("receipt_active_products", ctypes.c_int, _native.c_char_p_p, _R, ctypes.c_longlong)
-_string = _native.declare("receipt_string", ctypes.c_char_p, _R, ctypes.c_int)
-_integer = _native.declare("receipt_integer", ctypes.c_int, _LL, _R, ctypes.c_int)
-_date_ms = _native.declare("receipt_date_ms", ctypes.c_int, _LL, _R, ctypes.c_int)
-_bytes = _native.declare("receipt_bytes", ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), _R, ctypes.c_int)
-_is_test_signed = _native.declare("receipt_is_test_signed", ctypes.c_int, _R)
-_purchase_count = _native.declare("receipt_purchase_count", ctypes.c_int, _R)
-_purchase_string = _native.declare("receipt_purchase_string", ctypes.c_char_p, _R, ctypes.c_size_t, ctypes.c_int)
-_purchase_integer = _native.declare("receipt_purchase_integer", ctypes.c_int, _LL, _R, ctypes.c_size_t, ctypes.c_int)
-_purchase_date_ms = _native.declare("receipt_purchase_date_ms", ctypes.c_int, _LL, _R, ctypes.c_size_t, ctypes.c_int)
-PURCHASE_VERSION = 1
-_purchase = _native.declare("receipt_purchase", ctypes.c_int, ctypes.POINTER(_Purchase), _R, ctypes.c_size_t)
-_inspect = _native.declare("receipt_inspect", ctypes.c_int, _native.c_char_p_p, ctypes.c_void_p, ctypes.c_size_t)
-_apple_status = _native.declare("receipt_apple_status", ctypes.c_int, ctypes.c_int)
+_validate = _bindings.receipt_validate
+_intro_eligible = _bindings.receipt_intro_eligible
+_validate_file = _bindings.receipt_validate_file
+_free = _bindings.receipt_free
+_to_json = _bindings.receipt_to_json
+_is_entitled = _bindings.receipt_is_entitled
+_active_products = _bindings.receipt_active_products
+_string = _bindings.receipt_string
+_integer = _bindings.receipt_integer
+_date_ms = _bindings.receipt_date_ms
+_bytes = _bindings.receipt_bytes
+_is_test_signed = _bindings.receipt_is_test_signed
+_purchase_count = _bindings.receipt_purchase_count
+_purchase_string = _bindings.receipt_purchase_string
+_purchase_integer = _bindings.receipt_purchase_integer
+_purchase_date_ms = _bindings.receipt_purchase_date_ms
+PURCHASE_VERSION = _bindings.GATEKIT_PURCHASE_VERSION
+_purchase = _bindings.receipt_purchase
+_inspect = _bindings.receipt_inspect
+_apple_status = _bindings.receipt_apple_status
 
 
 # Receipt attribute and in-app purchase field numbers (GATEKIT_RECEIPT_*, GATEKIT_IAP_*): names and
 # values as in include/gatekit.h (tests/test_package.py compares them).
-RECEIPT_ENVIRONMENT = 0
-RECEIPT_APP_ITEM_ID = 1
-RECEIPT_BUNDLE_ID = 2
-RECEIPT_APP_VERSION = 3
-RECEIPT_OPAQUE = 4
-RECEIPT_HASH = 5
-RECEIPT_AGE_RATING = 10
-RECEIPT_CREATION_DATE = 12
-RECEIPT_DOWNLOAD_ID = 15
-RECEIPT_VERSION_EXTERNAL_ID = 16
-RECEIPT_ORIGINAL_PURCHASE_DATE = 18
-RECEIPT_ORIGINAL_APP_VERSION = 19
-RECEIPT_EXPIRATION_DATE = 21
+RECEIPT_ENVIRONMENT = _bindings.GATEKIT_RECEIPT_ENVIRONMENT
+RECEIPT_APP_ITEM_ID = _bindings.GATEKIT_RECEIPT_APP_ITEM_ID
+RECEIPT_BUNDLE_ID = _bindings.GATEKIT_RECEIPT_BUNDLE_ID
+RECEIPT_APP_VERSION = _bindings.GATEKIT_RECEIPT_APP_VERSION
+RECEIPT_OPAQUE = _bindings.GATEKIT_RECEIPT_OPAQUE
+RECEIPT_HASH = _bindings.GATEKIT_RECEIPT_HASH
+RECEIPT_AGE_RATING = _bindings.GATEKIT_RECEIPT_AGE_RATING
+RECEIPT_CREATION_DATE = _bindings.GATEKIT_RECEIPT_CREATION_DATE
+RECEIPT_DOWNLOAD_ID = _bindings.GATEKIT_RECEIPT_DOWNLOAD_ID
+RECEIPT_VERSION_EXTERNAL_ID = _bindings.GATEKIT_RECEIPT_VERSION_EXTERNAL_ID
+RECEIPT_ORIGINAL_PURCHASE_DATE = _bindings.GATEKIT_RECEIPT_ORIGINAL_PURCHASE_DATE
+RECEIPT_ORIGINAL_APP_VERSION = _bindings.GATEKIT_RECEIPT_ORIGINAL_APP_VERSION
+RECEIPT_EXPIRATION_DATE = _bindings.GATEKIT_RECEIPT_EXPIRATION_DATE
 
 # Error codes: GATEKIT_ERECEIPT_* without the GATEKIT_ prefix.
-ERECEIPT_MALFORMED = -100
-ERECEIPT_PAYLOAD = -101
-ERECEIPT_ALGORITHM = -102
-ERECEIPT_SIGNED_ATTRS = -103
-ERECEIPT_NO_SIGNER = -104
-ERECEIPT_SIGNATURE = -105
-ERECEIPT_UNTRUSTED = -106
-ERECEIPT_CHAIN_LENGTH = -107
-ERECEIPT_LEAF_OID = -108
-ERECEIPT_INTERMEDIATE_OID = -109
-ERECEIPT_CERT_TIME = -110
-ERECEIPT_WEAK_DIGEST = -111
-ERECEIPT_CERT_SIGNATURE = -112
-ERECEIPT_CHAIN = -113
-ERECEIPT_BAD_CERT = -114
-ERECEIPT_BUNDLE_ID = -115
-ERECEIPT_APP_VERSION = -116
-ERECEIPT_DEVICE_HASH = -117
-ERECEIPT_XCODE = -118
-ERECEIPT_SANDBOX = -119
-ERECEIPT_PRODUCTION = -120
-ERECEIPT_NO_CREATION_DATE = -121
-ERECEIPT_ENVIRONMENT = -122
-ERECEIPT_TEST_ANCHOR = -123
+ERECEIPT_MALFORMED = _bindings.GATEKIT_ERECEIPT_MALFORMED
+ERECEIPT_PAYLOAD = _bindings.GATEKIT_ERECEIPT_PAYLOAD
+ERECEIPT_ALGORITHM = _bindings.GATEKIT_ERECEIPT_ALGORITHM
+ERECEIPT_SIGNED_ATTRS = _bindings.GATEKIT_ERECEIPT_SIGNED_ATTRS
+ERECEIPT_NO_SIGNER = _bindings.GATEKIT_ERECEIPT_NO_SIGNER
+ERECEIPT_SIGNATURE = _bindings.GATEKIT_ERECEIPT_SIGNATURE
+ERECEIPT_UNTRUSTED = _bindings.GATEKIT_ERECEIPT_UNTRUSTED
+ERECEIPT_CHAIN_LENGTH = _bindings.GATEKIT_ERECEIPT_CHAIN_LENGTH
+ERECEIPT_LEAF_OID = _bindings.GATEKIT_ERECEIPT_LEAF_OID
+ERECEIPT_INTERMEDIATE_OID = _bindings.GATEKIT_ERECEIPT_INTERMEDIATE_OID
+ERECEIPT_CERT_TIME = _bindings.GATEKIT_ERECEIPT_CERT_TIME
+ERECEIPT_WEAK_DIGEST = _bindings.GATEKIT_ERECEIPT_WEAK_DIGEST
+ERECEIPT_CERT_SIGNATURE = _bindings.GATEKIT_ERECEIPT_CERT_SIGNATURE
+ERECEIPT_CHAIN = _bindings.GATEKIT_ERECEIPT_CHAIN
+ERECEIPT_BAD_CERT = _bindings.GATEKIT_ERECEIPT_BAD_CERT
+ERECEIPT_BUNDLE_ID = _bindings.GATEKIT_ERECEIPT_BUNDLE_ID
+ERECEIPT_APP_VERSION = _bindings.GATEKIT_ERECEIPT_APP_VERSION
+ERECEIPT_DEVICE_HASH = _bindings.GATEKIT_ERECEIPT_DEVICE_HASH
+ERECEIPT_XCODE = _bindings.GATEKIT_ERECEIPT_XCODE
+ERECEIPT_SANDBOX = _bindings.GATEKIT_ERECEIPT_SANDBOX
+ERECEIPT_PRODUCTION = _bindings.GATEKIT_ERECEIPT_PRODUCTION
+ERECEIPT_NO_CREATION_DATE = _bindings.GATEKIT_ERECEIPT_NO_CREATION_DATE
+ERECEIPT_ENVIRONMENT = _bindings.GATEKIT_ERECEIPT_ENVIRONMENT
+ERECEIPT_TEST_ANCHOR = _bindings.GATEKIT_ERECEIPT_TEST_ANCHOR
 
 
 class ReceiptError(GateKitError):

@@ -5,7 +5,7 @@ import ctypes
 import os
 from typing import Any, Optional, Union
 
-from . import _native
+from . import _bindings, _native
 from ._managed import Managed
 from .errors import check, file_path
 from .eula import Eula
@@ -14,16 +14,14 @@ from .permissions import Permissions
 
 __all__ = ["GROUP_SHARED", "PathLike", "Store"]
 
-_open = _native.declare("gatekit_store_open_flags", ctypes.c_int,
-                        ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint)
-_native.declare("gatekit_store_open", ctypes.c_int,
-                ctypes.POINTER(_native.StorePointer), ctypes.c_char_p, ctypes.c_char_p)
-_close = _native.declare("gatekit_store_close", None, _native.StorePointer)
-_path = _native.declare("gatekit_store_path", ctypes.c_char_p, _native.StorePointer)
-_check = _native.declare("gatekit_store_check", ctypes.c_int, _native.StorePointer)
+_open = _bindings.gatekit_store_open_flags
+_bindings.gatekit_store_open
+_close = _bindings.gatekit_store_close
+_path = _bindings.gatekit_store_path
+_check = _bindings.gatekit_store_check
 
 #: gatekit_store_open_flags(): a store shared by a group of users (files 0660, folders 0770).
-GROUP_SHARED = 0x1
+GROUP_SHARED = _bindings.GATEKIT_STORE_GROUP_SHARED
 
 PathLike = Union[str, bytes, "os.PathLike[str]"]
 
@@ -51,7 +49,7 @@ class Store(Managed):
         self.eula = Eula(self)
         self.permissions = Permissions(self)
         self.ledger = Ledger(self)
-        handle = _native.StorePointer()
+        handle = ctypes.POINTER(_bindings.gatekit_store)()
         encoded = None if path is None else file_path(path, "path")  # a folder is refused; a URI passes
         check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id"),
                     GROUP_SHARED if group_shared else 0))

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Union
 
-from . import _native
+from . import _bindings, _native
 from . import _time
 from ._structs import plain_json
 from .errors import check
@@ -38,8 +38,8 @@ from .jws import KINDS, SignedDataVerifier
 __all__ = ["KINDS", "SubscriptionLife", "TestPKI"]
 
 
-_pki_create = _native.declare("jws_test_pki_create", ctypes.c_int, ctypes.c_char_p)
-_sign = _native.declare("jws_test_sign", ctypes.c_int, _native.c_char_p_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)
+_pki_create = _bindings.jws_test_pki_create
+_sign = _bindings.jws_test_sign
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -86,3 +86,18 @@ def test_the_architecture_map_names_files_that_exist():
     # Relative core paths in the walk-throughs ("Receipts/CMS/", "Ledger/LedgerRows.swift").
     core = set(re.findall(r"`((?:Receipts|Trust|JWS|Ledger|Store|Support|Crypto)/[^`*<> ]*)`", text))
     assert sorted(p for p in core if not (REPO_ROOT / "Sources" / "GateKitCore" / p).exists()) == []
+
+
+def test_every_released_version_has_its_tag():
+    """Each `## X.Y.Z (date)` of CHANGELOG.md is a release: the tag vX.Y.Z exists and its
+    header carries that version, so a release can be checked out as it shipped."""
+    import subprocess
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout (an unpacked source tree has no tags to check)")
+    released = re.findall(r"^## (\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)$", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert released, "CHANGELOG.md names no release"
+    for version in released:
+        header = subprocess.run(["git", "-C", str(REPO_ROOT), "show", f"v{version}:include/gatekit/common.h"],
+                                capture_output=True, text=True)
+        assert header.returncode == 0, f"no tag v{version} (or it lacks include/gatekit/common.h): {header.stderr.strip()}"
+        assert f'#define GATEKIT_VERSION_STRING "{version}"' in header.stdout

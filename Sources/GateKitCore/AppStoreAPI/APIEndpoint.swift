@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// One request to the App Store Server API: method, path, query and body, built from the
 /// arguments of one of Apple's endpoints (the names and paths of Apple's own client libraries;
 /// developer.apple.com/documentation/appstoreserverapi). Path arguments are percent-encoded,

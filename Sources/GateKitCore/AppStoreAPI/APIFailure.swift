@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// An error answer of the App Store Server API: the HTTP status, Apple's numeric error code and
 /// message when the body carries them (developer.apple.com/documentation/appstoreserverapi/error_codes),
 /// whether Apple calls the error retryable, and `Retry-After` in seconds when sent.

@@ -1,4 +1,7 @@
 import Glibc
+import GateKitAppStoreSigning
+import GateKitJWS
+import GateKitSupport
 
 /// A client of the App Store Server API (developer.apple.com/documentation/appstoreserverapi):
 /// signs each request with a bearer token from the App Store Connect key, sends it over HTTPS,

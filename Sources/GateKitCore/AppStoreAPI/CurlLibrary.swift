@@ -1,4 +1,5 @@
 import CCurl
+import GateKitSupport
 
 /// libcurl, loaded on the first App Store Server API client (the CCurl shim says why).
 enum CurlLibrary {

@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import GateKitSupport
 
 /// One HTTPS request, as the App Store Server API client makes it.
 struct HTTPRequest {

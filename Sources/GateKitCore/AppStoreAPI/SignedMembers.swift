@@ -1,3 +1,6 @@
+import GateKitJWS
+import GateKitSupport
+
 /// The signed members of App Store Server API answers, and what each holds: every
 /// `signedTransactionInfo`, `signedTransactions[]`, `signedRenewalInfo`,
 /// `signedAppTransactionInfo` and `signedPayload`, at any depth (StatusResponse nests them

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The bearer token of the App Store Server API: an ES256 JWT with `iss`, `iat`, `exp`,
 /// `aud` "appstoreconnect-v1" and `bid`, `kid` in the header (Apple allows at most 60 minutes;
 /// developer.apple.com/documentation/appstoreserverapi/generating-json-web-tokens-for-api-requests).

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The promotional offer signature of StoreKit's original API ("version 1"): ECDSA P-256 /
 /// SHA-256 over bundle id, key id, product id, offer id, application username (lowercased),
 /// nonce (lowercased) and timestamp (ms), joined by U+2063 INVISIBLE SEPARATOR — base64 DER,

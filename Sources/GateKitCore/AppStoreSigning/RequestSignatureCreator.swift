@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What Apple's JWS signature creators make: an ES256 JWS whose claims are the feature's own
 /// plus `bid`, `iss`, `aud`, `iat` (seconds) and a fresh `nonce` — promotional offers V2,
 /// introductory-offer eligibility, Advanced Commerce in-app requests

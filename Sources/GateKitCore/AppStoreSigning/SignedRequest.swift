@@ -1,4 +1,5 @@
 import COpenSSL
+import GateKitSupport
 
 /// The ES256 JWS/JWT requests GateKit signs for Apple with an App Store Connect key: the
 /// header is `{"alg":"ES256","kid":<key id>,"typ":"JWT"}`, as Apple's libraries write it.

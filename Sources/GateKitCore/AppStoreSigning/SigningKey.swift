@@ -1,5 +1,7 @@
 import COpenSSL
 import Glibc
+import GateKitCrypto
+import GateKitSupport
 
 /// An App Store Connect private key — the `.p8` file Apple issues: PKCS#8 PEM, EC P-256 — with
 /// the ids Apple's signed requests carry. The same key in SEC1 PEM ("BEGIN EC PRIVATE KEY",

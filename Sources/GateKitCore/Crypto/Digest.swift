@@ -1,11 +1,12 @@
 import COpenSSL
 import Glibc
+import GateKitSupport
 
 /// Message digests through OpenSSL's EVP interface.
 public enum DigestAlgorithm: Sendable {
     case sha1, sha256, sha384
 
-    var evp: OpaquePointer? {
+    package var evp: OpaquePointer? {
         switch self {
         case .sha1: EVP_sha1()
         case .sha256: EVP_sha256()

@@ -1,4 +1,5 @@
 import COpenSSL
+import GateKitSupport
 
 /// ECDSA P-256 with SHA-256 as JWS writes it (RFC 7518 §3.4): the signature is the raw
 /// 32-byte big-endian r followed by the 32-byte s, which OpenSSL wants as a DER ECDSA-Sig-Value.

@@ -1,3 +1,6 @@
+import GateKitCrypto
+import GateKitSupport
+
 /// A EULA's version: the SHA-256 of its exact bytes, as 64 lowercase hex digits.
 public enum DocumentHash {
     public static let hexLength = 64

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// One recorded answer to a EULA: who, which exact text (its SHA-256), what, and when.
 public struct EULADecision: Equatable, Sendable {
     public enum Kind: Int64, Sendable {

@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// EULA gating over a store: present a document unless this user's most recent decision
 /// on this exact text (or on a text it is a declared minor revision of) is an acceptance.
 /// Decisions are appended, never rewritten.

@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// A decoded, verified `AppTransaction`: the app's own purchase. Its environment is
 /// `receiptType`; its signing date is `receiptCreationDate`. `json` keeps every member.
 public struct AppTransaction: SignedPayload {

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// A JWS in compact serialization (RFC 7515 §7.1), split and decoded but not yet trusted:
 /// `base64url(header) "." base64url(payload) "." base64url(signature)`.
 ///

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Decoded JWS headers by their exact base64url text. Apple signs every transaction of a
 /// signer with the same header (alg + the same three certificates), so a repeated signer
 /// skips decoding ~2.3 KB of header JSON and three certificates. Only headers that passed

@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// A decoded, verified `ResponseBodyV2DecodedPayload` (App Store Server Notifications V2).
 /// Exactly one of `data`, `summary`, `externalPurchaseToken`, `appData` is normally present.
 public struct JWSNotification: SignedPayload {

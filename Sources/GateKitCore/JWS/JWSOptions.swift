@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What a caller expects of a piece of signed data, checked after the signature.
 public struct JWSOptions: Sendable {
     /// The app's bundle id; required.

@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// A decoded, verified `JWSRenewalInfoDecodedPayload`: the renewal state of one
 /// auto-renewable subscription. Dates are Unix milliseconds; `json` keeps every member.
 public struct JWSRenewalInfo: SignedPayload {

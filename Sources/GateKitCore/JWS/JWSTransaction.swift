@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// A decoded, verified `JWSTransactionDecodedPayload`: one purchase, renewal, refund or
 /// revocation. Dates are Unix milliseconds; enumerations keep Apple's raw value (a string or
 /// an integer, as Apple types it) so a value Apple adds later still decodes. `json` keeps every member, known or not.
@@ -53,6 +56,14 @@ public struct JWSTransaction: SignedPayload {
     public init(json: JSONValue, path: String = "transaction") throws(GateKitError) {
         self.json = json
         fields = try PayloadDecoder.decode(Fields.self, from: json, path: path)
+    }
+
+    /// A transaction verified before and kept as its decoded JSON (`json` written out): the
+    /// host's own record, so it is decoded, not verified again; `provenance` stays nil.
+    public init(verifiedJSON bytes: [UInt8]) throws(GateKitError) {
+        let json = try JSONParser.parse(bytes)
+        guard case .object = json else { throw GateKitError(.jwsPayloadField, "the transaction is not a JSON object") }
+        try self.init(json: json)
     }
 
     /// Whether this transaction grants its product at `at` (Unix milliseconds), as a receipt

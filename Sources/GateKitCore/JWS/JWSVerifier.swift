@@ -1,3 +1,7 @@
+import GateKitCrypto
+import GateKitSupport
+import GateKitTrust
+
 /// Verifies App Store signed data (StoreKit 2 / App Store Server JWS) and decodes it.
 ///
 /// Steps, each failure its own code: compact JWS shape and `alg` ES256 (`CompactJWS`);

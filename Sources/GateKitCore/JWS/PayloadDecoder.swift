@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Decodes signed-data payload models declared as plain `Decodable` structs of optional
 /// members (each field name written once, as its property), strictly, through `PayloadFields`:
 /// a repeated member anywhere is refused, a member of the wrong JSON type is

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Typed reads of a decoded payload's members. A member that is absent or `null` reads as
 /// nil; a member of the wrong JSON type is `.jwsPayloadField` naming the path, because a
 /// decoder that guessed would let a field mean something Apple did not sign.

@@ -1,3 +1,5 @@
+import GateKitTrust
+
 /// Every process-wide cache, cleared at once (benchmarks measuring cold paths, tests). None
 /// is ever needed for correctness: each answers only where a full computation would agree.
 /// It lives with signed data, the highest layer whose caches it clears (Trust's chain cache

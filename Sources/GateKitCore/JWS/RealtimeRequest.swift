@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// A decoded, verified Retention Messaging API request (`DecodedRealtimeRequestBody`): the App
 /// Store asks the app's server which message to show a customer. `json` keeps every member.
 public struct RealtimeRequest: SignedPayload {

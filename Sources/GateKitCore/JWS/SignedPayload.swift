@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// What every decoded payload of signed data is: the JSON exactly as signed, how it was
 /// accepted, and the members GateKit reads, declared once as a `Decodable` `Fields` struct.
 /// `payload.productId` reads `payload.fields.productId`.

@@ -1,4 +1,7 @@
 import COpenSSL
+import GateKitCrypto
+import GateKitSupport
+import GateKitTrust
 
 /// The x5c certificate chain of a JWS, verified with the shared trust module: Apple Root CA -
 /// G3 pinned by fingerprint, or — test mode only — the caller's explicit test anchor.

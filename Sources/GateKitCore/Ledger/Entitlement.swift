@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The ledger's answer to "is this customer entitled to this product (or group) at this
 /// instant?", with why, and until when.
 public struct Entitlement: Sendable, Equatable {

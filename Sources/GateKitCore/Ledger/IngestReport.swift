@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What one ingestion did: whether the item was new, already held, or held nothing newer than
 /// the ledger had, and whom it was about.
 public struct IngestReport: Sendable {

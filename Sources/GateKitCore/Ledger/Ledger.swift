@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// The entitlement ledger over a store: ingests signed data it verifies itself (LedgerIngest)
 /// and answers "is this customer entitled now, and why?" from every version Apple signed, in
 /// any arrival order (docs/ledger.md).
@@ -8,10 +11,12 @@
 /// handle's writes, or another connection's commits seen through `PRAGMA data_version`).
 public final class Ledger: @unchecked Sendable {
     public let store: Store
-    // Guarded by the store's lock: only touched inside `store.read` / `store.write`.
-    private var records: [CacheKey: Cached] = [:]
+    // Guarded by the store's lock: only touched inside `store.read` / `store.write`. That lock
+    // makes each access exclusive, so the dynamic exclusivity check (which the module boundary
+    // to the Store no longer lets the compiler prove away) is skipped.
+    @exclusivity(unchecked) private var records: [CacheKey: Cached] = [:]
     /// Per environment: does the store hold any test-signed item? Forgotten with `records`.
-    private var testSignedData: [String: Bool] = [:]
+    @exclusivity(unchecked) private var testSignedData: [String: Bool] = [:]
     private let probe: any ChangeProbe
     /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
     /// handle saw the store's ledger bound to.

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Who a ledger question is about. The two kinds never mix: a UUID is an app account token
 /// (compared case-insensitively: Swift's `uuidString` is uppercase, Apple's JSON lowercase),
 /// anything else an original transaction id (compared byte for byte). So a token can never

@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// The ledger's history as JSON: every ingested item (oldest first, with its decoded payload)
 /// and every status change with the item that caused it.
 extension Ledger {

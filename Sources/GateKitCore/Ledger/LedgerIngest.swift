@@ -1,3 +1,9 @@
+import GateKitJWS
+import GateKitReceipts
+import GateKitStore
+import GateKitSupport
+import GateKitTrust
+
 /// Ingestion: every item is verified in the same call (never decoded JSON from the caller),
 /// then recorded in one durable transaction. Idempotent and order-independent: items dedupe on
 /// their replay identity (notifications also on notificationUUID), and versions on

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The ledger's answers as JSON documents.
 enum LedgerJSON {
     /// Shaped like the App Store Server API's StatusResponse ("Get All Subscription

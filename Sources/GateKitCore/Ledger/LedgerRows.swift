@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// The ledger's rows in the store: reading a customer's versions, writing items and versions.
 /// Every statement is prepared once per connection (SQLiteConnection caches them).
 enum LedgerRows {

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Which part of the ledger a question is about: Apple's environments are kept apart, and so
 /// is data accepted under a test anchor (never mixed with App Store data).
 public struct LedgerScope: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import GateKitJWS
+
 /// One signed version of a subscription's renewal info (per original transaction id).
 public struct RenewalVersion: Sendable, Equatable {
     public var originalTransactionID: String

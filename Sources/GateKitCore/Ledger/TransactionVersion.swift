@@ -1,3 +1,6 @@
+import GateKitJWS
+import GateKitReceipts
+
 /// One signed version of one transaction, as the ledger keeps it: what decides entitlement,
 /// and which version it is (Apple re-signs a transaction when it is refunded, revoked,
 /// reinstated, upgraded away or extended; the newest `signedMs` is the truth).

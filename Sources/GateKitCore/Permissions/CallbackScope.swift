@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// Per-thread markers: is this thread inside a host callback or a system-state provider?
 ///

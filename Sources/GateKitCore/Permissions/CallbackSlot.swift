@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// A host callback that can be removed while other threads are calling it.
 ///

@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// The host's own categories (telemetry, crash reports, screen capture, …): a number from
 /// `PermissionCategory.hostRange` and a name, persisted in `perm_categories`. A number or a
 /// name keeps one meaning forever: registering either with a different partner is refused.

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// A permission category: a number that is persisted and never changes meaning.
 ///
 /// Built-in numbers are ISHPermissionKit's (thousands = family, hundreds/tens = variant).

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What the host records: the user's answer on its own pre-prompt, or the system dialog's result.
 public enum PermissionDecision: Int32, CaseIterable, Sendable {
     /// "Ask me later" (or cancel) on the pre-prompt.

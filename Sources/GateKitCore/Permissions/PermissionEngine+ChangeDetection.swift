@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Change detection: what subscribers were told, against the store and the provider now.
 extension PermissionEngine {
     /// Under notifyLock: compares what subscribers were told with the store now (and with

@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// Configuration (usage descriptions, host categories, the provider), names, listing, history.
 extension PermissionEngine {
     private static func validateUsageDescription(_ text: String) throws(GateKitError) {

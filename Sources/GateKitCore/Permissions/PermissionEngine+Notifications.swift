@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Subscriptions, the watcher, and closing.
 extension PermissionEngine {
     public func subscribe(_ callback: @escaping PermissionChangeCallback) throws(GateKitError) -> Int32 {

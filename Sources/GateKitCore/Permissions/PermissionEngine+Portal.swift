@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The desktop's permission store as this engine's system-state provider.
 extension PermissionEngine {
     /// Answers the system state from the Linux desktop's permission store for `appID` (nil:

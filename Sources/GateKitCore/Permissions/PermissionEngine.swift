@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// Permission state over a store: ISHPermissionKit's model (system state first, then the
 /// stored state), with reset, history and change notifications.
 ///
@@ -12,11 +15,14 @@
 public final class PermissionEngine: @unchecked Sendable {
     public let store: Store
 
-    // Guarded by the store's lock (touched only inside store.read / store.write).
-    var snapshot = PermissionSnapshot()
-    var snapshotIsStale = true
+    // Guarded by the store's lock (touched only inside store.read / store.write). That lock
+    // already makes every access exclusive, so Swift's dynamic exclusivity check is skipped:
+    // across the module boundary to the Store it could no longer be proven away, and cost
+    // perm_state 8% (BENCHMARKS.md, "Layers as modules").
+    @exclusivity(unchecked) var snapshot = PermissionSnapshot()
+    @exclusivity(unchecked) var snapshotIsStale = true
     private let probe: any ChangeProbe
-    var provider: CallbackSlot<any SystemStateProvider>?
+    @exclusivity(unchecked) var provider: CallbackSlot<any SystemStateProvider>?
 
     // Guarded by notifyLock: what subscribers were last told, per category.
     let notifyLock = Lock()

@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// One appended change. For the user, system and reset sources `from`/`to` are stored
 /// states; for the provider source they are the provider's answers (0 = not determined).
 public struct PermissionChangeRecord: Equatable, Sendable {

@@ -1,3 +1,6 @@
+import GateKitStore
+import GateKitSupport
+
 /// Everything the engine reads on the hot path, loaded from the store in one pass. It is
 /// replaced whole when the store changed (`DataVersionProbe`), never patched.
 struct PermissionSnapshot {

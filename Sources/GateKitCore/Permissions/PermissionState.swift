@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// A category's state. The numbers are ISHPermissionKit's (HTTP-like) and are persisted.
 public enum PermissionState: Int32, CaseIterable, Sendable {
     /// Never decided.

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The transitions, as ISHPermissionKit defines them:
 ///
 /// | from                 | decision                          | to (stored)       |

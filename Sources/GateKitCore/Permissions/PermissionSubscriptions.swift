@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// A change of a category's effective state (what `state` returns).
 public struct PermissionChange: Equatable, Sendable {
     public var category: Int32

@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// A background thread that runs the engine's change detection every `interval`, so changes
 /// by other handles and processes reach subscribers without the host calling refresh.

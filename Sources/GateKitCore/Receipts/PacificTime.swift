@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// America/Los_Angeles wall-clock time for verifyReceipt's `*_pst` dates, from the US daylight
 /// saving rules (as in the tz database) rather than a zone file:
 /// - 2007 onward: second Sunday of March 02:00 PST → first Sunday of November 02:00 PDT;

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// A date attribute as written in the receipt and as epoch milliseconds.
 public struct ReceiptDate: Sendable, Equatable {
     public let milliseconds: Int64

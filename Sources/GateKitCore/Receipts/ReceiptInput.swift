@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Receipt input as devices and files deliver it: DER/BER bytes, or their base64 text
 /// (what apps send to servers), detected by content.
 enum ReceiptInput {

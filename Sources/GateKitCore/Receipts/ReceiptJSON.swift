@@ -1,3 +1,6 @@
+import GateKitSupport
+import GateKitTrust
+
 /// A validated receipt as the JSON body Apple's verifyReceipt returned, so servers can switch to
 /// local validation without touching their parsing code. Receipt-level ids are numbers; every
 /// in_app value is a string; dates come as `… Etc/GMT`, `_ms` and `_pst`; absent values have no key.

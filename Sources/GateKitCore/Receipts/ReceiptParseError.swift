@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Every way receipt bytes fail to parse — the BER reader, the CMS structures, the payload —
 /// as one error type thrown with typed throws. The kind decides the GateKit code.
 struct ReceiptParseError: Error {

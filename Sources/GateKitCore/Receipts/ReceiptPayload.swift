@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Decodes the signed payload: `SET OF ReceiptAttribute{type INTEGER, version INTEGER, value OCTET STRING}`,
 /// with in-app purchases (type 17) as nested sets of 1701+ attributes. Known attributes must have
 /// their documented inner ASN.1 type and appear once; unknown ones are skipped; empty strings

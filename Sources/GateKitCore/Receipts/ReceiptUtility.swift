@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What Apple's `ReceiptUtility` does: find a transaction id in a receipt **without validating
 /// it**, only to call the App Store Server API with (which then answers with signed data that
 /// is verified). Never an entitlement decision.

@@ -1,3 +1,7 @@
+import GateKitCrypto
+import GateKitSupport
+import GateKitTrust
+
 
 
 /// App Store receipt validation: container, payload, Apple chain of trust at the creation date,

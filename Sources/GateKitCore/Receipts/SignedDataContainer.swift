@@ -1,4 +1,5 @@
 import Glibc
+import GateKitCrypto
 
 /// What validation needs of a receipt's PKCS#7 / CMS SignedData, parsed by our own BER reader
 /// (so repeated receipts need no certificate decoding when the chain is cached). Each ASN.1

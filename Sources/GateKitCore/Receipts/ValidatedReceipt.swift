@@ -1,3 +1,7 @@
+import GateKitCrypto
+import GateKitSupport
+import GateKitTrust
+
 /// A receipt that passed every check, with how it was verified.
 public struct ValidatedReceipt: Sendable {
     public let receipt: Receipt

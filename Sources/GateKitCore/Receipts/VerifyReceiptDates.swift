@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// verifyReceipt's three renderings of an instant: `2020-07-14 19:36:40` (UTC), its epoch
 /// milliseconds, and the same instant's wall clock in America/Los_Angeles. Written without
 /// Strings, and remembered for the two instants rendered last: a renewal starts when the one

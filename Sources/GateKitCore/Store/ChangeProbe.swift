@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Answers, for one store handle, "did another connection commit since I last asked?" — what
 /// lets the ledger and the permission engine keep answers cached. Use only under the store's
 /// lock (inside `Store.read` or `Store.write`).

@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import GateKitSupport
 
 /// Answers, for one connection, "did another connection commit since I last asked?"
 ///

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What the store's SQL needs from a connection, on SQLite and on PostgreSQL alike.
 ///
 /// Statements are written once, in the SQL both engines accept: numbered parameters `?N`

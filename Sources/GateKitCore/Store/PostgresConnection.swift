@@ -1,6 +1,7 @@
 import COpenSSL
 import CPostgres
 import Glibc
+import GateKitSupport
 
 /// One libpq connection with a cache of prepared statements. Not thread-safe by itself:
 /// `PostgresStore` serializes every use behind its lock.

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Which store strings name a PostgreSQL server rather than an SQLite file, and how one is
 /// shown without its secrets.
 enum PostgresConnectionString {

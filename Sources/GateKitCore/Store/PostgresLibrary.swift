@@ -1,4 +1,5 @@
 import CPostgres
+import GateKitSupport
 
 /// libpq, loaded on the first PostgreSQL open (the CPostgres shim says why).
 enum PostgresLibrary {

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Whom a PostgreSQL store's namespace belongs to. The SQLite store refuses a file another
 /// user owns or can write (`.unsafeStore`); this is the same rule for the server's roles: a
 /// role that owns the schema, or any object in it, or may create objects there, could drop the
@@ -55,12 +57,12 @@ enum PostgresOwnership {
 
     /// Refuses (`.unsafeStore`, naming each object and its owner) a namespace that is not
     /// wholly the connecting role's (or, with `sharedOwner`, one role's it belongs to).
-    static func check(_ db: any DatabaseConnection, namespace: String, sharedOwner: Bool, location: String) throws(GateKitError) {
+    static func check(_ db: any DatabaseConnection, namespace: String, sharedOwner: Bool, location: String, schema: StoreSchema) throws(GateKitError) {
         let s = try db.statement(problems)
         defer { s.reset() }
         func array(_ names: some Sequence<String>) -> String { "{" + names.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "}" }
         s.bind(1, text: namespace).bind(2, text: sharedOwner ? "true" : "false")
-            .bind(3, text: array(PostgresSchema.triggers)).bind(4, text: array(PostgresSchema.functions))
+            .bind(3, text: array(schema.postgresTriggers)).bind(4, text: array(schema.postgresFunctions))
         var found: [String] = []
         while try s.step() { if let p = s.text(0) { found.append(p) } }
         guard found.isEmpty else {

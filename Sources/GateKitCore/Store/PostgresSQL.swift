@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The store's SQL as PostgreSQL reads it: `?N` parameters become `$N`.
 enum PostgresSQL {
     /// The rewritten text and the number of parameters (the highest N). Quoted strings and

@@ -1,5 +1,6 @@
 import CPostgres
 import Glibc
+import GateKitSupport
 
 /// A statement prepared on the server once per session (named, so later runs skip parsing
 /// and planning). Parameters cross as text, bytes as binary; results come back as text.

@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// The store on a PostgreSQL server: one namespace per app id (`PostgresSchema`), versioned
 /// and migrated like the SQLite file, with every commit announced on a LISTEN/NOTIFY channel
@@ -32,9 +33,11 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
 
     /// Objects may be owned by one role the connecting role is a member of (`StoreSharing.group`).
     private let sharedOwner: Bool
+    private let schema: StoreSchema
 
-    init(connectionString: String, appID: String, sharedOwner: Bool = false, mustExist: Bool = false) throws(GateKitError) {
+    init(connectionString: String, appID: String, sharedOwner: Bool = false, mustExist: Bool = false, schema: StoreSchema) throws(GateKitError) {
         try StorePath.validateAppID(appID)
+        self.schema = schema
         self.appID = appID
         self.sharedOwner = sharedOwner
         let name = try PostgresSchema.namespace(appID: appID)
@@ -69,7 +72,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         meta.reset()
         // Before anything in it is read or built on: a schema another role owns or can write
         // (an empty one made in advance, or a fake store with its own triggers) is refused.
-        if exists { try PostgresOwnership.check(db, namespace: name, sharedOwner: sharedOwner, location: connection.location) }
+        if exists { try PostgresOwnership.check(db, namespace: name, sharedOwner: sharedOwner, location: connection.location, schema: schema) }
         guard hasMeta else {
             guard objects == 0 else {
                 throw GateKitError(.notAStore, "schema \(where_) holds objects but is not a GateKit store; left untouched")
@@ -89,15 +92,15 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         guard let text = values[PostgresSchema.versionKey], let version = Int64(text), version >= 1 else {
             throw GateKitError(.corrupt, "store \(where_) has no valid schema version; left untouched")
         }
-        guard version <= Schema.currentVersion else {
-            throw GateKitError(.newerStore, "store \(where_) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion); left untouched")
+        guard version <= schema.currentVersion else {
+            throw GateKitError(.newerStore, "store \(where_) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion); left untouched")
         }
         return .store(version: version)
     }
 
     private func prepare(_ name: String) throws(GateKitError) {
         try lock.withLock { () throws(GateKitError) in
-            if case .store(let version) = try inspect(name), version == Schema.currentVersion { return }
+            if case .store(let version) = try inspect(name), version == schema.currentVersion { return }
             // Creating or migrating: one transaction, serialized across every client by an
             // advisory lock, so concurrent first opens build the schema once.
             try connection.execute("BEGIN")
@@ -105,10 +108,10 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                 try connection.statement("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(?1))) AS locked").bind(1, text: name).run()
                 var version: Int64 = 0
                 if case .store(let found) = try inspect(name) { version = found }
-                if version < Schema.currentVersion {
+                if version < schema.currentVersion {
                     if version == 0 { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(namespace)") }
-                    while version < Schema.currentVersion {
-                        try connection.execute(PostgresSchema.migrations[Int(version)])
+                    while version < schema.currentVersion {
+                        try connection.execute(schema.migrations[Int(version)].postgres)
                         version += 1
                     }
                     let meta = try connection.statement("""
@@ -120,7 +123,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                     }
                     try Schema.recordWriter(connection)
                     // What was just built, in a schema another role might have made first.
-                    try PostgresOwnership.check(connection, namespace: name, sharedOwner: sharedOwner, location: connection.location)
+                    try PostgresOwnership.check(connection, namespace: name, sharedOwner: sharedOwner, location: connection.location, schema: schema)
                 }
                 try connection.execute("COMMIT")
             } catch {
@@ -211,7 +214,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             var problems: [String] = []
             let name = try PostgresSchema.namespace(appID: appID)
             let table = try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = ?2")
-            for t in PostgresSchema.tables {
+            for t in schema.tables {
                 guard try table.bind(1, text: name).bind(2, text: t).step(), table.int64(0) == 1 else {
                     problems.append("table \(t) is missing")
                     table.reset()
@@ -223,7 +226,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                 let version = try db.statement("SELECT value FROM gatekit_meta WHERE key = 'schema_version'")
                 defer { version.reset() }
                 let found = try version.step() ? version.text(0) : nil
-                if found != String(Schema.currentVersion) { problems.append("schema version is \(found ?? "missing"), not \(Schema.currentVersion)") }
+                if found != String(schema.currentVersion) { problems.append("schema version is \(found ?? "missing"), not \(schema.currentVersion)") }
             }
             return problems
         }

@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import GateKitSupport
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe by itself:
 /// `Store` serializes every use behind its lock.

@@ -1,4 +1,5 @@
 import CSQLite
+import GateKitSupport
 
 /// libsqlite3, loaded on the first store open (the CSQLite shim says why).
 enum SQLiteLibrary {

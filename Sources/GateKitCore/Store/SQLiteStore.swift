@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import GateKitSupport
 
 /// The embedded SQLite store: WAL, `synchronous=FULL`, a schema version with forward-only
 /// migrations, every use serialized behind one lock so a handle is safe across threads,
@@ -15,13 +16,15 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
     let isReadOnly: Bool
     private let lock = Lock()
     private let connection: SQLiteConnection
+    private let schema: StoreSchema
 
     /// How long SQLite waits on a lock held by another connection before a retry round.
     static let busyTimeoutMilliseconds: Int32 = 5000
     /// Whole-transaction retries after SQLite's own busy wait gave up.
     static let busyRetries = 6
 
-    init(file resolved: String, sharing: StoreSharing, mustExist: Bool = false) throws(GateKitError) {
+    init(file resolved: String, sharing: StoreSharing, mustExist: Bool = false, schema: StoreSchema) throws(GateKitError) {
+        self.schema = schema
         if mustExist {
             var st = stat()
             guard lstat(resolved, &st) == 0 else {
@@ -82,8 +85,8 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
             guard appID == Schema.applicationID else {
                 throw GateKitError(.notAStore, "\(Quoted.path(path)) is an SQLite database but not a GateKit store\(untouched)")
             }
-            guard version <= Schema.currentVersion else {
-                throw GateKitError(.newerStore, "store \(Quoted.path(path)) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(Schema.currentVersion)\(untouched)")
+            guard version <= schema.currentVersion else {
+                throw GateKitError(.newerStore, "store \(Quoted.path(path)) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion)\(untouched)")
             }
             // PRAGMA user_version is a signed 32-bit number: no GateKit ever wrote a negative one
             // (found by the store-file fuzz smoke: it indexed the migrations out of range).
@@ -101,15 +104,15 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         try connection.execute("PRAGMA synchronous=FULL")
         if isReadOnly {
             // Nothing may be written: the store must already be current, in whatever journal mode.
-            guard version == Schema.currentVersion else {
-                throw GateKitError(.readOnly, "store \(Quoted.path(path)) has schema version \(version) and needs migrating to \(Schema.currentVersion), but it is read-only; open it once where it can be written\(untouched)")
+            guard version == schema.currentVersion else {
+                throw GateKitError(.readOnly, "store \(Quoted.path(path)) has schema version \(version) and needs migrating to \(schema.currentVersion), but it is read-only; open it once where it can be written\(untouched)")
             }
             return
         }
         // Migrate before switching to WAL: a migration that fails rolls back its transaction
         // and leaves the main file as it was, while the journal-mode switch rewrites the header
         // (found by the store-file fuzz target: a store whose schema does not match its version).
-        if version < Schema.currentVersion {
+        if version < schema.currentVersion {
             do {
                 try migrate()
             } catch where error.code == .internal && !isNew {
@@ -134,10 +137,10 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
             guard appID == Schema.applicationID || (appID == 0 && version == 0 && objects == 0) else {
                 throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store")
             }
-            guard version <= Schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
+            guard version <= schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
             guard version >= 0 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes") }
-            while version < Schema.currentVersion {
-                try db.execute(Schema.migrations[Int(version)])
+            while version < schema.currentVersion {
+                try db.execute(schema.migrations[Int(version)].sqlite)
                 version += 1
             }
             try db.execute("PRAGMA application_id=\(Schema.applicationID)")

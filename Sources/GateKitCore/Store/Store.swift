@@ -1,32 +1,43 @@
+import GateKitSupport
+
 /// A GateKit store: the embedded SQLite file (the default) or a schema on a PostgreSQL server
 /// (a `postgresql://` URI or a libpq key=value string), behind one API with one meaning.
 ///
 /// Every use of a handle is serialized behind its own lock, so a handle is safe across
 /// threads; writes are transactions that are durable when `write` returns.
 public final class Store: @unchecked Sendable {
-    private let engine: any StoreEngine
+    // Usable from inline: `read` and `write` are the hot path of every layer above, and a
+    // generic call across a module boundary is not specialized unless its body is visible.
+    @usableFromInline let engine: any StoreEngine
     /// The file's path, or for PostgreSQL the server and database as a URI without its password.
     public var path: String { engine.location }
     /// Opened for reading only (a read-only file or file system): every write is `.readOnly`.
     public var isReadOnly: Bool { engine.isReadOnly }
     public var backend: StoreBackend { engine.backend }
 
-    /// `mustExist`: open only a store that exists (`.notFound` otherwise, and nothing is
-    /// created: for read-only questions such as "was this accepted?").
-    public init(path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false) throws(GateKitError) {
+    /// The schema it was opened with: its migrations have all run.
+    public let schema: StoreSchema
+
+    /// `schema`: the migrations to run (the library's is `StoreSchema.gatekit`); a store
+    /// already past them is `.newerStore`. `mustExist`: open only a store that exists
+    /// (`.notFound` otherwise, and nothing is created: for read-only questions such as "was
+    /// this accepted?").
+    public init(schema: StoreSchema, path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false) throws(GateKitError) {
+        self.schema = schema
         let resolved = try StorePath.resolve(path: path, appID: appID)
         if PostgresConnectionString.isConnectionString(resolved) {
             // Group sharing on PostgreSQL: the schema may be owned by a role the connecting role
             // is a member of (a team's owner role), as a group-shared file may be another's.
             engine = try PostgresStore(connectionString: resolved, appID: appID ?? StorePath.defaultPostgresAppID,
-                                       sharedOwner: sharing == .group, mustExist: mustExist)
+                                       sharedOwner: sharing == .group, mustExist: mustExist, schema: schema)
         } else {
-            engine = try SQLiteStore(file: resolved, sharing: sharing, mustExist: mustExist)
+            engine = try SQLiteStore(file: resolved, sharing: sharing, mustExist: mustExist, schema: schema)
         }
     }
 
     /// Runs `body` under the handle's lock, outside any explicit transaction: each statement
     /// sees the latest committed data.
+    @inlinable
     public func read<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         try engine.read(body)
     }
@@ -36,6 +47,7 @@ public final class Store: @unchecked Sendable {
     /// only touch the database. When `write` returns, the transaction is durable.
     /// `scope` names what `body` reads to decide what it writes: writers of overlapping scopes
     /// run one at a time (SQLite runs every writer one at a time anyway).
+    @inlinable
     public func write<T>(_ scope: WriteScope = .wholeStore, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         try engine.write(scope, body)
     }
@@ -52,7 +64,7 @@ public final class Store: @unchecked Sendable {
     /// A probe for commits by other connections, for caches kept per handle.
     public func makeChangeProbe() -> any ChangeProbe { engine.makeChangeProbe() }
 
-    public var schemaVersion: Int64 { Schema.currentVersion }
+    public var schemaVersion: Int64 { schema.currentVersion }
 }
 
 public enum StoreBackend: Sendable { case sqlite, postgresql }
@@ -70,6 +82,7 @@ public enum WriteScope: Sendable {
 }
 
 /// One storage engine behind `Store`.
+@usableFromInline
 protocol StoreEngine: AnyObject {
     var location: String { get }
     var isReadOnly: Bool { get }

@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// Who may share a store's files.
 public enum StoreSharing: Sendable {
@@ -36,7 +37,7 @@ enum StoreFiles {
     /// Checks (and creates) the store's files. On a read-only file system the store can only
     /// be read: with its write-ahead log when that still holds decisions, else as immutable.
     static func secure(_ path: String, sharing: StoreSharing) throws(GateKitError) -> Facts {
-        let folder = folderOf(path)
+        let folder = FileDescription.folder(of: path)
         var folderStat = stat()
         guard stat(folder, &folderStat) == 0 else {
             throw .io("cannot examine the store's folder \(Quoted.path(folder)): \(String(cString: strerror(errno)))")
@@ -78,12 +79,6 @@ enum StoreFiles {
         return Facts(access: access, size: Int64(st.st_size))
     }
 
-    static func folderOf(_ path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        let folder = String(path[..<slash])
-        return folder.isEmpty ? "/" : folder
-    }
-
     /// Creates an empty store file with exactly the sharing's mode. False when another
     /// process created it first.
     private static func create(_ path: String, sharing: StoreSharing) throws(GateKitError) -> Bool {
@@ -106,14 +101,14 @@ enum StoreFiles {
         guard (mode & S_IFMT) == S_IFDIR else { throw .io("\(Quoted.path(folder)) is not a folder") }
         let me = geteuid()
         if sharing == .ownerOnly && st.st_uid != me && st.st_uid != 0 {
-            throw unsafe("the store's folder \(Quoted.path(folder)) belongs to \(describe(owner: st.st_uid)) (mode \(octal(mode))), not to the user running GateKit (\(describe(owner: me))): that user could replace the store")
+            throw unsafe("the store's folder \(Quoted.path(folder)) belongs to \(FileDescription.owner(st.st_uid)) (mode \(FileDescription.mode(mode))), not to the user running GateKit (\(FileDescription.owner(me))): that user could replace the store")
         }
         let sticky = mode & S_ISVTX != 0
         if mode & S_IWOTH != 0 && !sticky {
-            throw unsafe("the store's folder \(Quoted.path(folder)) is writable by every user (mode \(octal(mode))) without the sticky bit: anyone could replace the store")
+            throw unsafe("the store's folder \(Quoted.path(folder)) is writable by every user (mode \(FileDescription.mode(mode))) without the sticky bit: anyone could replace the store")
         }
         if sharing == .ownerOnly && mode & S_IWGRP != 0 && !sticky {
-            throw unsafe("the store's folder \(Quoted.path(folder)) is writable by its group \(describe(group: st.st_gid)) (mode \(octal(mode))): another user could replace the store (a group-shared store opts in with GATEKIT_STORE_GROUP_SHARED)")
+            throw unsafe("the store's folder \(Quoted.path(folder)) is writable by its group \(FileDescription.group(st.st_gid)) (mode \(FileDescription.mode(mode))): another user could replace the store (a group-shared store opts in with GATEKIT_STORE_GROUP_SHARED)")
         }
     }
 
@@ -124,17 +119,17 @@ enum StoreFiles {
         }
         guard (mode & S_IFMT) == S_IFREG else {
             if role == "store" { throw .invalid("store path \(Quoted.path(path)) is not a regular file") }
-            throw unsafe("\(role) \(Quoted.path(path)) is not a regular file (mode \(octal(mode))); remove it")
+            throw unsafe("\(role) \(Quoted.path(path)) is not a regular file (mode \(FileDescription.mode(mode))); remove it")
         }
         let me = geteuid()
         if sharing == .ownerOnly && st.st_uid != me {
-            throw unsafe("\(role) \(Quoted.path(path)) belongs to \(describe(owner: st.st_uid)) (mode \(octal(mode))); GateKit opens only stores of the user running it (\(describe(owner: me))), since the owner could rewrite every decision (a group-shared store opts in with GATEKIT_STORE_GROUP_SHARED)")
+            throw unsafe("\(role) \(Quoted.path(path)) belongs to \(FileDescription.owner(st.st_uid)) (mode \(FileDescription.mode(mode))); GateKit opens only stores of the user running it (\(FileDescription.owner(me))), since the owner could rewrite every decision (a group-shared store opts in with GATEKIT_STORE_GROUP_SHARED)")
         }
         if mode & S_IWOTH != 0 {
-            throw unsafe("\(role) \(Quoted.path(path)) is writable by every user (mode \(octal(mode)), owner \(describe(owner: st.st_uid))): anyone could rewrite its decisions")
+            throw unsafe("\(role) \(Quoted.path(path)) is writable by every user (mode \(FileDescription.mode(mode)), owner \(FileDescription.owner(st.st_uid))): anyone could rewrite its decisions")
         }
         if sharing == .ownerOnly && mode & S_IWGRP != 0 {
-            throw unsafe("\(role) \(Quoted.path(path)) is writable by its group \(describe(group: st.st_gid)) (mode \(octal(mode)), owner \(describe(owner: st.st_uid))): other users could rewrite its decisions (a group-shared store opts in with GATEKIT_STORE_GROUP_SHARED)")
+            throw unsafe("\(role) \(Quoted.path(path)) is writable by its group \(FileDescription.group(st.st_gid)) (mode \(FileDescription.mode(mode)), owner \(FileDescription.owner(st.st_uid))): other users could rewrite its decisions (a group-shared store opts in with GATEKIT_STORE_GROUP_SHARED)")
         }
         // Ours and readable by others (a store made before GateKit created them 0600): narrow.
         if narrow && st.st_uid == me && mode & ~S_IFMT & ~sharing.allowedBits != 0 {
@@ -154,28 +149,5 @@ enum StoreFiles {
 
     private static func unsafe(_ message: String) -> GateKitError {
         GateKitError(.unsafeStore, message + "; left untouched")
-    }
-
-    static func octal(_ mode: mode_t) -> String {
-        let bits = String(mode & 0o7777, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - bits.count)) + bits
-    }
-
-    static func describe(owner uid: uid_t) -> String {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let found = getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0 && result != nil
-        guard found, let name = entry.pw_name.map({ String(cString: $0) }) else { return "uid \(uid)" }
-        return "uid \(uid) (\(Quoted.text(name)))"
-    }
-
-    static func describe(group gid: gid_t) -> String {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let found = getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0 && result != nil
-        guard found, let name = entry.gr_name.map({ String(cString: $0) }) else { return "gid \(gid)" }
-        return "gid \(gid) (\(Quoted.text(name)))"
     }
 }

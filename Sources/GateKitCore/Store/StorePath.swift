@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// Where a store lives: an explicit path, `$GATEKIT_STORE`, or the per-app file under the
 /// XDG state directory.

@@ -3,7 +3,7 @@ import Glibc
 /// A thread that runs one body and is ended by its owner (the permission watcher, the portal
 /// listener): `start` keeps the body's captures alive for the thread's life; `finish` waits
 /// for it, except from the thread itself (a callback it runs), which cannot wait for itself.
-struct BackgroundThread {
+package struct BackgroundThread {
     private var thread = pthread_t()
 
     private final class Body {
@@ -12,7 +12,7 @@ struct BackgroundThread {
     }
 
     /// `what` names the thread in the error when it cannot start.
-    static func start(_ what: String, _ run: @escaping () -> Void) throws(GateKitError) -> BackgroundThread {
+    package static func start(_ what: String, _ run: @escaping () -> Void) throws(GateKitError) -> BackgroundThread {
         var started = BackgroundThread()
         let context = Unmanaged.passRetained(Body(run)).toOpaque()
         let rc = pthread_create(&started.thread, nil, { context in
@@ -29,7 +29,7 @@ struct BackgroundThread {
 
     /// After the owner told the body to end: returns once the thread exited, or at once when
     /// called on the thread itself (it then ends by itself).
-    func finish() {
+    package func finish() {
         if pthread_equal(thread, pthread_self()) != 0 {
             pthread_detach(thread)
         } else {

@@ -4,10 +4,10 @@ import Glibc
 /// PostgreSQL store, libdbus for the desktop portal): hosts that never use the feature never
 /// load it, and libgatekit does not depend on it. Its functions land in a C table that the
 /// library's shim header declares with the library's own prototypes.
-enum LazyLibrary {
+package enum LazyLibrary {
     /// Opens the first of `names` that loads and fills a table with `bind` (which answers the
     /// first missing symbol, or nil). `code` is the error code of "not available".
-    static func load<Table>(_ names: [String], code: GateKitError.Code, install: String,
+    package static func load<Table>(_ names: [String], code: GateKitError.Code, install: String,
                             bind: (UnsafeMutableRawPointer, UnsafeMutablePointer<Table>) -> UnsafePointer<CChar>?)
         -> Result<UnsafePointer<Table>, GateKitError> {
         var reasons: [String] = []

@@ -2,9 +2,9 @@ import Glibc
 
 /// Opens a path for reading only if it is a regular file, with the error codes every reader
 /// shares: a missing file is `.notFound`; a folder, device or unreadable file is `.io`.
-enum RegularFile {
+package enum RegularFile {
     /// The open descriptor (the caller closes it) and the file's size.
-    static func openForReading(_ path: String) throws(GateKitError) -> (fd: Int32, size: Int64) {
+    package static func openForReading(_ path: String) throws(GateKitError) -> (fd: Int32, size: Int64) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno

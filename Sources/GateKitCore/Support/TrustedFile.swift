@@ -6,8 +6,8 @@ import Glibc
 /// this user's or root's and not writable by others (a sticky folder such as /tmp excepted,
 /// as store folders are judged). The bytes are what the caller uses from then on: the path is
 /// never read again, so a file replaced later changes nothing.
-enum TrustedFile {
-    static func read(_ path: String, limit: Int, what: String) throws(GateKitError) -> [UInt8] {
+package enum TrustedFile {
+    package static func read(_ path: String, limit: Int, what: String) throws(GateKitError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
@@ -19,7 +19,7 @@ enum TrustedFile {
         guard fstat(fd, &st) == 0 else { throw GateKitError.io("cannot stat \(what) \(Quoted.path(path))") }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError.io("\(what) \(Quoted.path(path)) is not a regular file") }
         guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(StoreFiles.octal(st.st_mode))), so it cannot decide whom to trust")
+            throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))), so it cannot decide whom to trust")
         }
         try checkFolders(of: path, what: what)
         guard st.st_size <= limit else { throw GateKitError(.tooLarge, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }
@@ -28,7 +28,7 @@ enum TrustedFile {
 
     /// Every folder from the file's (resolved) up to /.
     private static func checkFolders(of path: String, what: String) throws(GateKitError) {
-        guard let resolved = realpath(StoreFiles.folderOf(path), nil) else {
+        guard let resolved = realpath(FileDescription.folder(of: path), nil) else {
             throw GateKitError.io("cannot resolve the folder of \(what) \(Quoted.path(path)): \(String(cString: strerror(errno)))")
         }
         var folder = String(cString: resolved)
@@ -38,10 +38,10 @@ enum TrustedFile {
             guard stat(folder, &st) == 0 else { throw GateKitError.io("cannot examine \(Quoted.path(folder)): \(String(cString: strerror(errno)))") }
             let sticky = st.st_mode & S_ISVTX != 0
             if (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky) {
-                throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is in the folder \(Quoted.path(folder)), which another user can write (owner \(st.st_uid), mode \(StoreFiles.octal(st.st_mode))): they could replace it")
+                throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is in the folder \(Quoted.path(folder)), which another user can write (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): they could replace it")
             }
             if folder == "/" { return }
-            folder = StoreFiles.folderOf(folder)
+            folder = FileDescription.folder(of: folder)
         }
     }
 }

@@ -1,7 +1,7 @@
 /// A UUID as text: 8-4-4-4-12 hexadecimal digits (either case), as Apple's APIs spell
 /// nonces and identifiers.
-enum UUIDText {
-    static func isValid(_ text: String) -> Bool {
+package enum UUIDText {
+    package static func isValid(_ text: String) -> Bool {
         var count = 0
         for b in text.utf8 {
             let dash = count == 8 || count == 13 || count == 18 || count == 23

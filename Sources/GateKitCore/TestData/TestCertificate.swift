@@ -1,4 +1,5 @@
 import COpenSSL
+import GateKitSupport
 
 /// Issues the X.509 certificates of a test PKI with OpenSSL: P-256 keys, ecdsa-with-SHA256,
 /// the extensions Apple's StoreKit 2 chain carries. Tests only: nothing here is trusted unless

@@ -1,5 +1,6 @@
 import COpenSSL
 import Glibc
+import GateKitSupport
 
 /// A throw-away PKI shaped like Apple's StoreKit 2 signing chain, kept in a folder of its
 /// own, so a server team can sign realistic App Store data for its tests (`TestSigner`):
@@ -73,7 +74,7 @@ public enum TestPKI {
         }
         guard st.st_uid == geteuid(), st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             close(fd)
-            throw GateKitError(.unsafeStore, "the folder \(Quoted.path(directory)) is another user's or others can write it (owner \(st.st_uid), mode \(StoreFiles.octal(st.st_mode))): a signing key is not written there")
+            throw GateKitError(.unsafeStore, "the folder \(Quoted.path(directory)) is another user's or others can write it (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): a signing key is not written there")
         }
         return fd
     }

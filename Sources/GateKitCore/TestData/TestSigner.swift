@@ -1,4 +1,7 @@
 import COpenSSL
+import GateKitCrypto
+import GateKitJWS
+import GateKitSupport
 
 /// Signs App Store data with a test PKI (`TestPKI`): a compact JWS whose header is
 /// `{"alg":"ES256","x5c":[leaf, intermediate, root]}` as Apple's are, over the caller's

@@ -2,11 +2,11 @@ import COpenSSL
 import Glibc
 
 /// One decoded X.509 certificate (an owned OpenSSL `X509*`).
-final class Certificate {
+package final class Certificate {
     let x509: OpaquePointer
 
     /// Decodes exactly one DER certificate; trailing bytes are an error.
-    convenience init(der: [UInt8], role: String) throws(TrustFailure) {
+    package convenience init(der: [UInt8], role: String) throws(TrustFailure) {
         let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             Certificate.decode(UnsafeRawBufferPointer(buffer))
         }
@@ -34,7 +34,7 @@ final class Certificate {
         return x
     }
 
-    var subject: String { Certificate.subject(of: x509) }
+    package var subject: String { Certificate.subject(of: x509) }
 
     static func subject(of x509: OpaquePointer?) -> String {
         guard let x509 else { return "(no certificate)" }

@@ -1,5 +1,7 @@
 import COpenSSL
 import Glibc
+import GateKitCrypto
+import GateKitSupport
 
 /// Certificate-chain trust for Apple-signed data, on OpenSSL's X509_STORE.
 ///

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// How a piece of signed data was accepted, carried with everything decoded from it.
 public struct Provenance: Sendable, Equatable {
     /// Accepted under the caller's test anchor: never App Store data.

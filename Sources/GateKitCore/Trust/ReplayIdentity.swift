@@ -1,3 +1,6 @@
+import GateKitCrypto
+import GateKitSupport
+
 /// What a host dedupes verified data on: the SHA-256 of exactly the bytes the signature
 /// covers as content (a receipt's payload, a JWS's decoded payload).
 ///

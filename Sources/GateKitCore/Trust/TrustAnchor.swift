@@ -1,4 +1,6 @@
 import COpenSSL
+import GateKitCrypto
+import GateKitSupport
 
 /// A root certificate a chain may end at: either one of Apple's roots pinned in code
 /// (embedded DER, checked against its SHA-256 fingerprint before first use), or a

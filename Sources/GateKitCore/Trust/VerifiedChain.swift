@@ -1,4 +1,5 @@
 import COpenSSL
+import GateKitCrypto
 
 /// A chain that passed a `TrustPolicy`: the leaf's public key, ready for signature checks,
 /// and the time window (intersection of every certificate's validity) in which the verdict holds.
@@ -6,7 +7,7 @@ public final class VerifiedChain: @unchecked Sendable {
     public enum KeyType: Sendable { case rsa, ec, other }
 
     /// Owned `EVP_PKEY*` of the leaf. Immutable after init; OpenSSL allows concurrent verifies.
-    let leafKey: OpaquePointer
+    package let leafKey: OpaquePointer
     public let keyType: KeyType
     public let leafSubject: String
     /// Certificates in the built chain, anchor included.

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Verified chains keyed by the policy and the exact DER bytes of every certificate offered.
 /// An entry is used only when the requested time lies inside the chain's validity
 /// intersection, where a full verification would give the same answer; outside it the caller

@@ -1,4 +1,5 @@
 import CDBus
+import GateKitSupport
 
 /// libdbus-1, loaded on the first `perm_use_portal` (the CDBus shim says why).
 enum DBusLibrary {

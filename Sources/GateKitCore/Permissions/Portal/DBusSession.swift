@@ -1,5 +1,6 @@
 import CDBus
 import Glibc
+import GateKitSupport
 
 /// A private connection to the session bus, speaking to the desktop's permission store
 /// (`org.freedesktop.impl.portal.PermissionStore`, served by xdg-permission-store).

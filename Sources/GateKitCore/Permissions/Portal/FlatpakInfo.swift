@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// The sandboxed app's own id, from the file Flatpak puts at the sandbox's root.
 enum FlatpakInfo {
     static let path = "/.flatpak-info"

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// Which entry of the desktop's permission store answers for which GateKit category, and
 /// what its permission strings mean (docs/permissions.md has the table).
 struct PortalMapping: Sendable {

@@ -1,4 +1,5 @@
 import Glibc
+import GateKitSupport
 
 /// The system-state provider backed by the Linux desktop's permission store
 /// (xdg-desktop-portal's `org.freedesktop.impl.portal.PermissionStore` on the session bus).

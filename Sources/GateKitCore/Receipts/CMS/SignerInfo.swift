@@ -1,3 +1,5 @@
+import GateKitCrypto
+
 /// RFC 5652 §5.3:
 ///
 ///     SignerInfo ::= SEQUENCE {

@@ -1,0 +1,208 @@
+import GateKitStore
+
+/// The entitlement ledger's tables (docs/ledger.md). A version's header_id and body are NULL
+/// when its signed text is its item's own (a transaction or renewal info ingested alone) or
+/// when it has none (a receipt purchase). Items, versions, subjects and status changes are
+/// append-only; the products table only ever gains rows. No AUTOINCREMENT on SQLite: rows are
+/// never deleted, so ids only grow, without a sqlite_sequence write per insert.
+public enum LedgerSchema {
+    static let appendOnlyTables = ["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals", "ledger_item_subjects", "ledger_status_changes"]
+
+    /// Released as migration 3: never edit it (its text runs straight into the triggers, as
+    /// it shipped).
+    public static let ledger = Migration(
+        sqlite: """
+            CREATE TABLE ledger_jws_headers(
+                id INTEGER PRIMARY KEY,
+                header TEXT NOT NULL UNIQUE
+            );
+            CREATE TABLE ledger_items(
+                id INTEGER PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+                identity TEXT NOT NULL CHECK (length(identity) = 64),
+                kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 5),
+                notification_uuid TEXT,
+                notification_type TEXT,
+                subtype TEXT,
+                signed_ms INTEGER NOT NULL,
+                ingested_ms INTEGER NOT NULL,
+                outcome INTEGER NOT NULL CHECK (outcome IN (1, 3)),
+                header_id INTEGER REFERENCES ledger_jws_headers(id),
+                body TEXT NOT NULL,
+                UNIQUE (environment, test_signed, identity)
+            );
+            CREATE UNIQUE INDEX ledger_items_by_notification ON ledger_items(environment, test_signed, notification_uuid)
+                WHERE notification_uuid IS NOT NULL;
+            CREATE TABLE ledger_transactions(
+                id INTEGER PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                app_account_token TEXT,
+                product_id TEXT NOT NULL,
+                group_id TEXT,
+                product_type INTEGER NOT NULL CHECK (product_type BETWEEN 0 AND 4),
+                family_shared INTEGER NOT NULL CHECK (family_shared IN (0, 1)),
+                purchase_ms INTEGER,
+                original_purchase_ms INTEGER,
+                expires_ms INTEGER,
+                revocation_ms INTEGER,
+                revocation_reason INTEGER,
+                is_upgraded INTEGER NOT NULL CHECK (is_upgraded IN (0, 1)),
+                offer_type INTEGER,
+                signed_ms INTEGER NOT NULL,
+                identity TEXT NOT NULL CHECK (length(identity) = 64),
+                item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+                header_id INTEGER REFERENCES ledger_jws_headers(id),
+                body TEXT,
+                UNIQUE (environment, test_signed, transaction_id, identity)
+            );
+            CREATE INDEX ledger_transactions_by_original ON ledger_transactions(environment, test_signed, original_transaction_id);
+            CREATE INDEX ledger_transactions_by_token ON ledger_transactions(environment, test_signed, app_account_token)
+                WHERE app_account_token IS NOT NULL;
+            CREATE TABLE ledger_renewals(
+                id INTEGER PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+                original_transaction_id TEXT NOT NULL,
+                product_id TEXT,
+                auto_renew_product_id TEXT,
+                auto_renew_status INTEGER,
+                is_in_billing_retry INTEGER NOT NULL CHECK (is_in_billing_retry IN (0, 1)),
+                grace_period_expires_ms INTEGER,
+                expiration_intent INTEGER,
+                renewal_ms INTEGER,
+                signed_ms INTEGER NOT NULL,
+                identity TEXT NOT NULL CHECK (length(identity) = 64),
+                item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+                header_id INTEGER REFERENCES ledger_jws_headers(id),
+                body TEXT,
+                UNIQUE (environment, test_signed, original_transaction_id, identity)
+            );
+            CREATE TABLE ledger_item_subjects(
+                original_transaction_id TEXT NOT NULL,
+                item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+                PRIMARY KEY (original_transaction_id, item_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX ledger_item_subjects_by_item ON ledger_item_subjects(item_id);
+            CREATE TABLE ledger_products(
+                environment TEXT NOT NULL,
+                test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+                product_id TEXT NOT NULL,
+                group_id TEXT NOT NULL,
+                PRIMARY KEY (environment, test_signed, product_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE ledger_status_changes(
+                id INTEGER PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+                original_transaction_id TEXT NOT NULL,
+                group_id TEXT,
+                from_status INTEGER CHECK (from_status BETWEEN 1 AND 5),
+                to_status INTEGER NOT NULL CHECK (to_status BETWEEN 1 AND 5),
+                item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+                at_ms INTEGER NOT NULL
+            );
+            CREATE INDEX ledger_status_changes_by_original ON ledger_status_changes(environment, test_signed, original_transaction_id, id);
+            """ + appendOnlyTables.map(DDL.sqliteAppendOnly).joined(),
+        postgres: """
+            CREATE TABLE ledger_jws_headers(
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                header TEXT NOT NULL UNIQUE
+            );
+            CREATE TABLE ledger_items(
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed BIGINT NOT NULL CHECK (test_signed IN (0, 1)),
+                identity TEXT NOT NULL CHECK (length(identity) = 64),
+                kind BIGINT NOT NULL CHECK (kind BETWEEN 1 AND 5),
+                notification_uuid TEXT,
+                notification_type TEXT,
+                subtype TEXT,
+                signed_ms BIGINT NOT NULL,
+                ingested_ms BIGINT NOT NULL,
+                outcome BIGINT NOT NULL CHECK (outcome IN (1, 3)),
+                header_id BIGINT REFERENCES ledger_jws_headers(id),
+                body TEXT NOT NULL,
+                UNIQUE (environment, test_signed, identity)
+            );
+            CREATE UNIQUE INDEX ledger_items_by_notification ON ledger_items(environment, test_signed, notification_uuid)
+                WHERE notification_uuid IS NOT NULL;
+            CREATE TABLE ledger_transactions(
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed BIGINT NOT NULL CHECK (test_signed IN (0, 1)),
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                app_account_token TEXT,
+                product_id TEXT NOT NULL,
+                group_id TEXT,
+                product_type BIGINT NOT NULL CHECK (product_type BETWEEN 0 AND 4),
+                family_shared BIGINT NOT NULL CHECK (family_shared IN (0, 1)),
+                purchase_ms BIGINT,
+                original_purchase_ms BIGINT,
+                expires_ms BIGINT,
+                revocation_ms BIGINT,
+                revocation_reason BIGINT,
+                is_upgraded BIGINT NOT NULL CHECK (is_upgraded IN (0, 1)),
+                offer_type BIGINT,
+                signed_ms BIGINT NOT NULL,
+                identity TEXT NOT NULL CHECK (length(identity) = 64),
+                item_id BIGINT NOT NULL REFERENCES ledger_items(id),
+                header_id BIGINT REFERENCES ledger_jws_headers(id),
+                body TEXT,
+                UNIQUE (environment, test_signed, transaction_id, identity)
+            );
+            CREATE INDEX ledger_transactions_by_original ON ledger_transactions(environment, test_signed, original_transaction_id);
+            CREATE INDEX ledger_transactions_by_token ON ledger_transactions(environment, test_signed, app_account_token)
+                WHERE app_account_token IS NOT NULL;
+            CREATE TABLE ledger_renewals(
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed BIGINT NOT NULL CHECK (test_signed IN (0, 1)),
+                original_transaction_id TEXT NOT NULL,
+                product_id TEXT,
+                auto_renew_product_id TEXT,
+                auto_renew_status BIGINT,
+                is_in_billing_retry BIGINT NOT NULL CHECK (is_in_billing_retry IN (0, 1)),
+                grace_period_expires_ms BIGINT,
+                expiration_intent BIGINT,
+                renewal_ms BIGINT,
+                signed_ms BIGINT NOT NULL,
+                identity TEXT NOT NULL CHECK (length(identity) = 64),
+                item_id BIGINT NOT NULL REFERENCES ledger_items(id),
+                header_id BIGINT REFERENCES ledger_jws_headers(id),
+                body TEXT,
+                UNIQUE (environment, test_signed, original_transaction_id, identity)
+            );
+            CREATE TABLE ledger_item_subjects(
+                original_transaction_id TEXT NOT NULL,
+                item_id BIGINT NOT NULL REFERENCES ledger_items(id),
+                PRIMARY KEY (original_transaction_id, item_id)
+            );
+            CREATE INDEX ledger_item_subjects_by_item ON ledger_item_subjects(item_id);
+            CREATE TABLE ledger_products(
+                environment TEXT NOT NULL,
+                test_signed BIGINT NOT NULL CHECK (test_signed IN (0, 1)),
+                product_id TEXT NOT NULL,
+                group_id TEXT NOT NULL,
+                PRIMARY KEY (environment, test_signed, product_id)
+            );
+            CREATE TABLE ledger_status_changes(
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                environment TEXT NOT NULL,
+                test_signed BIGINT NOT NULL CHECK (test_signed IN (0, 1)),
+                original_transaction_id TEXT NOT NULL,
+                group_id TEXT,
+                from_status BIGINT CHECK (from_status BETWEEN 1 AND 5),
+                to_status BIGINT NOT NULL CHECK (to_status BETWEEN 1 AND 5),
+                item_id BIGINT NOT NULL REFERENCES ledger_items(id),
+                at_ms BIGINT NOT NULL
+            );
+            CREATE INDEX ledger_status_changes_by_original ON ledger_status_changes(environment, test_signed, original_transaction_id, id);
+            """ + appendOnlyTables.map(DDL.postgresAppendOnly).joined(),
+        tables: ["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals", "ledger_item_subjects", "ledger_products", "ledger_status_changes"],
+        appendOnlyTables: appendOnlyTables)
+}

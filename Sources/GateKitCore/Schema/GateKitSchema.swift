@@ -1,0 +1,15 @@
+import GateKitEULA
+import GateKitLedger
+import GateKitPermissions
+import GateKitStore
+
+extension StoreSchema {
+    /// The library's store: each domain's migrations, in the order they were released. Append
+    /// new ones (written once with `DDL`, rendered per backend); never edit or reorder one.
+    public static let gatekit = StoreSchema([
+        StoreTables.metadata + EULASchema.decisions,  // 1
+        PermissionSchema.states,                       // 2
+        LedgerSchema.ledger,                           // 3
+        StoreTables.writeLocks,                        // 4
+    ])
+}

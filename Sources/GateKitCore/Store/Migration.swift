@@ -1,0 +1,41 @@
+/// One forward step of the store's schema, as each backend runs it, with what it creates that
+/// the store checks afterwards (PostgreSQL's integrity and ownership checks name every table,
+/// append-only trigger and function). The domain whose tables it creates owns it
+/// (`EULA/EULASchema.swift`, `Ledger/LedgerSchema.swift`, ...); `StoreSchema` orders them.
+public struct Migration: Sendable {
+    public let sqlite: String
+    public let postgres: String
+    /// Tables it creates.
+    public let tables: [String]
+    /// Tables whose rows can never change once written (refused by triggers on both backends).
+    public let appendOnlyTables: [String]
+    /// PostgreSQL functions it creates.
+    public let functions: [String]
+
+    /// A released migration, written per dialect. Never edit one: stores in the field were
+    /// built from it (`ReleasedMigrationTests` pins each by SHA-256).
+    public init(sqlite: String, postgres: String, tables: [String], appendOnlyTables: [String] = [], functions: [String] = []) {
+        self.sqlite = sqlite
+        self.postgres = postgres
+        self.tables = tables
+        self.appendOnlyTables = appendOnlyTables
+        self.functions = functions
+    }
+
+    /// A migration written once and rendered for each backend: every migration after the
+    /// released ones is written this way, so the two schemas cannot drift apart.
+    public init(_ statements: [DDL]) {
+        sqlite = statements.map { $0.render(.sqlite) }.joined()
+        postgres = statements.map { $0.render(.postgres) }.joined()
+        tables = statements.compactMap(\.createdTable)
+        appendOnlyTables = statements.compactMap(\.appendOnlyTable)
+        functions = []
+    }
+
+    /// Two parts run as one step (version 1 creates the store's own table and the EULA's).
+    public static func + (first: Migration, second: Migration) -> Migration {
+        Migration(sqlite: first.sqlite + second.sqlite, postgres: first.postgres + second.postgres,
+                  tables: first.tables + second.tables, appendOnlyTables: first.appendOnlyTables + second.appendOnlyTables,
+                  functions: first.functions + second.functions)
+    }
+}
