@@ -1,0 +1,81 @@
+"""Apple's own test suite for its App Store Server Library (release 3.1.1, in
+../shared/fixtures/apple-library-tests/), run against ``gatekit.apple`` with the imports
+renamed mechanically (``appstoreserverlibrary`` -> ``gatekit.apple``, nothing else), or
+against Apple's library itself as the reference. It measures issue 27 (the drop-in): per
+test file, whether it imports and how many of its tests pass.
+
+    python3 scripts/apple-suite.py [--apple] [-k EXPR]
+
+It prints one line per file and the totals, and exits 0 (a measurement, not a gate: make test
+will run the suite once it passes). GATEKIT_FIXTURES names the fixtures folder.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", ROOT.parent / "shared" / "fixtures"))
+SUITE = FIXTURES / "apple-library-tests"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apple", action="store_true", help="run the suite unchanged against Apple's library")
+    parser.add_argument("-k", default=None, help="a pytest -k expression")
+    args = parser.parse_args()
+    if not (SUITE / "tests").is_dir():
+        print(f"apple-suite: {SUITE} not found: set GATEKIT_FIXTURES", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="gatekit-apple-suite-") as scratch:
+        tests = Path(scratch) / "tests"
+        shutil.copytree(SUITE / "tests", tests)
+        if not args.apple:
+            for path in tests.glob("*.py"):
+                path.write_text(re.sub(r"\bappstoreserverlibrary\b", "gatekit.apple", path.read_text()))
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        command = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", "--continue-on-collection-errors", "tests",
+                   "--junitxml", str(Path(scratch) / "report.xml")] + (["-k", args.k] if args.k else [])
+        subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True)
+        return report(Path(scratch) / "report.xml", "Apple's library" if args.apple else "gatekit.apple")
+
+
+def report(xml: Path, against: str) -> int:
+    import xml.etree.ElementTree as ET
+    files: dict = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        dotted = (case.get("classname") or case.get("name") or "?").split(".")
+        module = dotted[1] if len(dotted) > 1 else dotted[0]
+        entry = files.setdefault(module, {"passed": 0, "failed": 0, "skipped": 0, "import": ""})
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed"
+                message = child.get("message") or ""
+                if "collection failure" in message or not case.get("classname"):
+                    text = (child.text or message).strip().splitlines()
+                    entry["import"] = (text[-1] if text else message)[:160]
+            elif child.tag == "skipped":
+                outcome = "skipped"
+        entry[outcome] += 1
+    total = {"passed": 0, "failed": 0, "skipped": 0}
+    print(f"Apple's suite (release 3.1.1) against {against}:")
+    for module in sorted(files):
+        e = files[module]
+        for k in total:
+            total[k] += e[k]
+        state = f"does not import: {e['import']}" if e["import"] and e["passed"] == 0 else \
+            f"{e['passed']} passed, {e['failed']} failed, {e['skipped']} skipped"
+        print(f"  {module}: {state}")
+    print(f"total: {total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
