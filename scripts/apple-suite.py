@@ -24,6 +24,15 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("GATEKIT_FIXTURES", ROOT.parent / "shared" / "fixtures"))
 SUITE = FIXTURES / "apple-library-tests"
 
+#: Apple's test helpers that reach into private members of Apple's classes, each replaced by its
+#: public equivalent (docs/appstore.md lists them). Never a test's logic or expected values.
+HELPERS = [
+    # get_signed_data_verifier() turns off the strict checks of Apple's private _ChainVerifier
+    # ("We don't have authority identifiers on test certs"); GateKit's verifier needs no switch
+    # for Apple's test root, so the helper builds the verifier and returns it as it is.
+    ("util.py", "    verifier._chain_verifier.enable_strict_checks = False", ""),
+]
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -39,6 +48,13 @@ def main() -> int:
         if not args.apple:
             for path in tests.glob("*.py"):
                 path.write_text(re.sub(r"\bappstoreserverlibrary\b", "gatekit.apple", path.read_text()))
+            for name, line, replacement in HELPERS:
+                path = tests / name
+                text = path.read_text()
+                if line not in text:
+                    print(f"apple-suite: {name} no longer has the helper line {line.strip()!r}", file=sys.stderr)
+                    return 2
+                path.write_text(text.replace(line, replacement))
         env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
         command = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", "--continue-on-collection-errors", "tests",
                    "--junitxml", str(Path(scratch) / "report.xml")] + (["-k", args.k] if args.k else [])

@@ -14,12 +14,18 @@ close_entry() {
 }
 heading='^## ([0-9][0-9A-Za-z.+~-]*) \(([0-9]{4}-[0-9]{2}-[0-9]{2})\)$'
 while IFS= read -r line; do
-    if [[ $line == "## "* ]]; then
+    if [[ $line == "## Unreleased" ]]; then
+        # Not shipped yet: it becomes "## VERSION (date)" when the version is cut.
         close_entry
+        version="" skipping=1
+        continue
+    elif [[ $line == "## "* ]]; then
+        close_entry
+        skipping=""
         [[ $line =~ $heading ]] || { echo "debian-changelog: a release heading must read \"## VERSION (YYYY-MM-DD)\": $line" >&2; exit 1; }
         version=${BASH_REMATCH[1]} day=${BASH_REMATCH[2]}
         printf 'gatekit (%s-%s) unstable; urgency=medium\n\n' "$version" "$revision"
-    elif [ -z "$version" ]; then
+    elif [ -z "$version" ] || [ -n "${skipping:-}" ]; then
         continue
     elif [[ $line == "- "* ]]; then
         flush_item

@@ -18,13 +18,13 @@ from __future__ import annotations
 import hashlib
 from typing import List, Optional, Union
 
-from . import jws
-from . import api_client
-from .api_client import *  # noqa: F401,F403  (the client, its errors, Apple's request and response models)
-from .api_client import Environment
-from .appstore import (AdvancedCommerceAPIInAppSignatureCreator, IntroductoryOfferEligibilitySignatureCreator,
+from .. import jws
+from .. import api_client
+from ..api_client import *  # noqa: F401,F403  (the client, its errors, Apple's request and response models)
+from ..api_client import Environment
+from ..appstore import (AdvancedCommerceAPIInAppSignatureCreator, IntroductoryOfferEligibilitySignatureCreator,
                        PromotionalOfferSignatureCreator, PromotionalOfferV2SignatureCreator, ReceiptUtility)
-from .jws import SignedDataError, VerificationStatus
+from ..jws import SignedDataError, VerificationStatus
 
 __all__ = ["AdvancedCommerceAPIInAppSignatureCreator", "IntroductoryOfferEligibilitySignatureCreator",
            "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator", "ReceiptUtility", "SignedDataVerifier",

@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.AutoRenewStatus`` at Apple's path."""
+from ...apple_enums import AutoRenewStatus
+
+__all__ = ["AutoRenewStatus"]

@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.DefaultConfigurationResponse`` at Apple's path."""
+from ...api_models import DefaultConfigurationResponse
+
+__all__ = ["DefaultConfigurationResponse"]

@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.Environment`` at Apple's path."""
+from ...apple_enums import Environment
+
+__all__ = ["Environment"]

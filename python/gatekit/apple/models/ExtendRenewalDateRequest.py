@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.ExtendRenewalDateRequest`` at Apple's path."""
+from ...api_models import ExtendRenewalDateRequest
+
+__all__ = ["ExtendRenewalDateRequest"]

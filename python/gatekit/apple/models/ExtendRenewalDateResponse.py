@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.ExtendRenewalDateResponse`` at Apple's path."""
+from ...api_models import ExtendRenewalDateResponse
+
+__all__ = ["ExtendRenewalDateResponse"]

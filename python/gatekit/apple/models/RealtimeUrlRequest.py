@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.RealtimeUrlRequest`` at Apple's path."""
+from ...api_models import RealtimeUrlRequest
+
+__all__ = ["RealtimeUrlRequest"]

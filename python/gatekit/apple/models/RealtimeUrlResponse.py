@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.RealtimeUrlResponse`` at Apple's path."""
+from ...api_models import RealtimeUrlResponse
+
+__all__ = ["RealtimeUrlResponse"]

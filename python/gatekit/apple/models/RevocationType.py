@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.RevocationType`` at Apple's path."""
+from ...apple_enums import RevocationType
+
+__all__ = ["RevocationType"]

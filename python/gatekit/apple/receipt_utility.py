@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.receipt_utility`` at Apple's path."""
+from ..appstore import ReceiptUtility
+
+__all__ = ["ReceiptUtility"]
