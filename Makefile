@@ -98,7 +98,8 @@ install: static
 	mv "$(DESTDIR)$(PREFIX)/share/man/man1/gatekit.bash" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/gatekit"
 	@[ "$(INSTALL_PYTHON)" = 1 ] || exit 0; \
 	  site=$$($(PYTHON) -c 'import sys, sysconfig; print(sysconfig.get_path("purelib", vars={"base": sys.argv[1], "platbase": sys.argv[1]}))' "$(PREFIX)") && \
-	  install -d "$(DESTDIR)$$site/gatekit" && install -m 0644 python/gatekit/*.py python/gatekit/py.typed "$(DESTDIR)$$site/gatekit/" && \
+	  (cd python && find gatekit -name '*.py' -o -name py.typed) | while read -r f; do \
+	    install -D -m 0644 "python/$$f" "$(DESTDIR)$$site/$$f" || exit 1; done && \
 	  ln -sfn "$$($(PYTHON) -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$(LIBDIR)/libgatekit.so.0" "$$site/gatekit")" "$(DESTDIR)$$site/gatekit/libgatekit.so.0" && \
 	  echo "installed the Python package in $(DESTDIR)$$site"
 

@@ -32,7 +32,10 @@ stage=$(mktemp -d /tmp/gatekit-wheel.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
 step="staging the package and the library"
 mkdir -p "$stage/src/gatekit" "$stage/raw" "$out"
-cp "$root"/python/gatekit/*.py "$root/python/gatekit/py.typed" "$stage/src/gatekit/"
+# The package and its subpackages (gatekit.apple, gatekit.apple.models), sources only.
+(cd "$root/python" && find gatekit -name '*.py' -o -name py.typed) | while read -r f; do
+    install -D -m 0644 "$root/python/$f" "$stage/src/$f"
+done
 install -m 0755 "$lib" "$stage/src/gatekit/libgatekit.so.0"
 strip --strip-unneeded "$stage/src/gatekit/libgatekit.so.0"
 step="finding libsqlite3.so.0 in the loader's cache"
