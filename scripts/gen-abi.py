@@ -26,15 +26,21 @@ CONFORMANCE = EXPORTS / "HeaderConformance.swift"
 BINDINGS = ROOT / "python" / "gatekit" / "_bindings.py"
 
 
+def functions() -> List["tuple[str, str, List[str]]"]:
+    """Each GATEKIT_API declaration of the headers: (return type, name, parameter declarations)."""
+    found = []
+    for decl in re.findall(r"^GATEKIT_API\b([^;]*);", header_text(), re.M):
+        decl = re.sub(r"GATEKIT_WARN_UNUSED|GATEKIT_DEPRECATED\(\"[^\"]*\"\)", "", " ".join(decl.split()))
+        m = re.fullmatch(r"\s*(.*?)\b([A-Za-z_]\w*)\s*\((.*)\)\s*", decl)
+        if not m:
+            raise SystemExit(f"gen-abi: cannot read the declaration {decl!r}")
+        ret, name, params = m.groups()
+        found.append((ret, name, [] if params.strip() in ("", "void") else params.split(",")))
+    return found
+
+
 def declared() -> List[str]:
-    names = []
-    for line in "\n".join(h.read_text() for h in HEADERS).splitlines():
-        if line.startswith("GATEKIT_API"):
-            m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", line)
-            if not m:
-                raise SystemExit(f"gen-abi: cannot read the declaration {line!r}")
-            names.append(m.group(1))
-    return sorted(names)
+    return sorted(name for _, name, _ in functions())
 
 
 def swift_names() -> Dict[str, str]:
@@ -79,7 +85,7 @@ _SCALARS = {"int": "ctypes.c_int", "unsigned int": "ctypes.c_uint", "long long":
             "size_t": "ctypes.c_size_t", "void": "None"}
 
 
-def ctype(c: str, opaque: List[str], member: bool = False) -> str:
+def ctype(c: str, opaque: List[str]) -> str:
     """The ctypes spelling of a C type of the header. Pointers to text or bytes are c_char_p
     (a str member or argument is passed as bytes); a char ** filled by the library is a
     c_void_p cell, so the string can be handed back to gatekit_free."""
@@ -106,10 +112,8 @@ def ctype(c: str, opaque: List[str], member: bool = False) -> str:
         return "ctypes.c_char_p"
     if base == "void" and stars == 1:
         return "ctypes.c_void_p"
-    if base == "char" and stars == 2 and not member:
-        return "ctypes.POINTER(ctypes.c_char_p)" if array_of_text else "c_char_p_p"
     if stars == 2 and base in ("char", "unsigned char"):
-        return "c_char_p_p"
+        return "ctypes.POINTER(ctypes.c_char_p)" if array_of_text else "c_char_p_p"
     if stars == 1 and base in _SCALARS:
         return f"ctypes.POINTER({_SCALARS[base]})"
     raise SystemExit(f"gen-abi: no ctypes spelling for the C type {c!r}")
@@ -155,7 +159,7 @@ def bindings() -> str:
         out += [f"class {name}(ctypes.Structure):", "    _fields_ = ["]
         for member in filter(None, (x.strip() for x in body.split(";"))):
             ctype_text, member_name = split_declaration(member)
-            out.append(f'        ("{member_name}", {ctype(ctype_text, known, member=True)}),')
+            out.append(f'        ("{member_name}", {ctype(ctype_text, known)}),')
         out += ["    ]", "", ""]
     for ret, name, params in re.findall(r"^typedef ([^;(]+?)\s*\(\*(\w+)\)\(([^)]*)\);", text, re.M):
         args = [ctype(split_declaration(p)[0], known) for p in params.split(",")]
@@ -163,16 +167,13 @@ def bindings() -> str:
     out += ["", "", "# Functions: name -> (restype, *argtypes). A prototype is set on the library when a module",
             "# first names the function (module __getattr__), so importing the package stays cheap.", "",
             "_PROTOTYPES: Dict[str, Tuple[Any, ...]] = {"]
-    for decl in re.findall(r"^GATEKIT_API\b([^;]*);", text, re.M):
-        decl = re.sub(r"GATEKIT_WARN_UNUSED|GATEKIT_DEPRECATED\(\"[^\"]*\"\)", "", " ".join(decl.split()))
-        m = re.fullmatch(r"\s*(.*?)\b([A-Za-z_]\w*)\s*\((.*)\)\s*", decl)
-        if not m:
-            raise SystemExit(f"gen-abi: cannot read the declaration {decl!r}")
-        ret, name, params = m.groups()
-        args = [] if params.strip() in ("", "void") else [ctype(split_declaration(p)[0], known) for p in params.split(",")]
+    names = []
+    for ret, name, params in functions():
+        args = [ctype(split_declaration(p)[0], known) for p in params]
         out.append(f"    {name!r}: ({', '.join([ctype(ret, known)] + args)},),")
+        names.append(name)
     out += ["}", "", "if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each on first use"]
-    out += [f"    {name}: Callable[..., Any]" for name in re.findall(r"^    '(\w+)': \(", "\n".join(out), re.M)]
+    out += [f"    {name}: Callable[..., Any]" for name in names]
     out += ["", "", "def __getattr__(name: str) -> Any:",
             '    """The library function `name` with its prototype from the header."""',
             "    if name not in _PROTOTYPES:",
