@@ -94,6 +94,9 @@ def test_every_released_version_has_its_tag():
     import subprocess
     if not (REPO_ROOT / ".git").exists():
         pytest.skip("not a git checkout (an unpacked source tree has no tags to check)")
+    tags = subprocess.run(["git", "-C", str(REPO_ROOT), "tag", "--list", "v*"], capture_output=True, text=True)
+    if tags.returncode == 0 and not tags.stdout.strip():
+        pytest.skip("this clone carries no tags (a CI clone of the main branch only); the tags live in the release repository")
     released = re.findall(r"^## (\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)$", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M)
     assert released, "CHANGELOG.md names no release"
     for version in released:
