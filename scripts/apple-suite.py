@@ -31,6 +31,19 @@ HELPERS = [
     # ("We don't have authority identifiers on test certs"); GateKit's verifier needs no switch
     # for Apple's test root, so the helper builds the verifier and returns it as it is.
     ("util.py", "    verifier._chain_verifier.enable_strict_checks = False", ""),
+] + [
+    # get_client_with_body() patches the client's private _execute_request with a function that
+    # asserts the request and returns a canned answer. GateKit's requests are made by libcurl, so
+    # the client is pointed (public base_url / ca_file) at an HTTPS stand-in on loopback that
+    # hands each request, as it arrived, to the same function (Tests/standin/apple_suite_standin.py).
+    (name, f"        client = {cls}(signing_key, 'keyId', 'issuerId', 'com.example', Environment.LOCAL_TESTING)",
+     "        from tests.gatekit_standin import standin\n"
+     f"        client = {cls}(signing_key, 'keyId', 'issuerId', 'com.example', Environment.LOCAL_TESTING, **standin().client_options())")
+    for name, cls in (("test_api_client.py", "AppStoreServerAPIClient"), ("test_api_client_async.py", "AsyncAppStoreServerAPIClient"))
+] + [
+    (name, "        client._execute_request = fake_execute_and_validate_inputs",
+     "        client = standin().route(fake_execute_and_validate_inputs, client)")
+    for name in ("test_api_client.py", "test_api_client_async.py")
 ]
 
 
@@ -45,6 +58,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="gatekit-apple-suite-") as scratch:
         tests = Path(scratch) / "tests"
         shutil.copytree(SUITE / "tests", tests)
+        shutil.copy(ROOT / "Tests" / "standin" / "apple_suite_standin.py", tests / "gatekit_standin.py")
         if not args.apple:
             for path in tests.glob("*.py"):
                 path.write_text(re.sub(r"\bappstoreserverlibrary\b", "gatekit.apple", path.read_text()))
@@ -55,7 +69,8 @@ def main() -> int:
                     print(f"apple-suite: {name} no longer has the helper line {line.strip()!r}", file=sys.stderr)
                     return 2
                 path.write_text(text.replace(line, replacement))
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        path = [str(ROOT / "python"), str(ROOT / "Tests" / "standin"), os.environ.get("PYTHONPATH", "")]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
         command = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", "--continue-on-collection-errors", "tests",
                    "--junitxml", str(Path(scratch) / "report.xml")] + (["-k", args.k] if args.k else [])
         subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True)

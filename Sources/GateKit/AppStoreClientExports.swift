@@ -3,8 +3,9 @@ import Glibc
 import GateKitAppStoreAPI
 import GateKitSupport
 
-/// Bytes of `gatekit_appstore_client_options` per version.
-private let clientOptionsSizes = [MemoryLayout<gatekit_appstore_client_options>.size]
+/// Bytes of `gatekit_appstore_client_options` per version (2 added `user_agent`).
+private let clientOptionsSizes = [MemoryLayout<gatekit_appstore_client_options>.offset(of: \.user_agent) ?? MemoryLayout<gatekit_appstore_client_options>.size,
+                                  MemoryLayout<gatekit_appstore_client_options>.size]
 
 /// A `char **` output of the C ABI.
 public typealias OutString = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -40,6 +41,7 @@ public func appstoreClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ ke
         core.connectTimeoutMilliseconds = Int(o.connect_timeout_ms)
         core.maximumRetries = Int(o.max_retries)
         core.maximumRetryWaitMilliseconds = Int(o.max_retry_wait_ms)
+        core.userAgent = try Arguments.optionalString(o.user_agent, "options->user_agent")
         core.verification = try o.verify.map { v throws(GateKitError) in try jwsOptions(v) }
         let client = try AppStoreServerClient(key: key, options: core)
         out.pointee = OpaquePointer(Unmanaged.passRetained(client).toOpaque())
@@ -169,7 +171,7 @@ public func appstoreSendConsumptionData(_ out: OutString?,
 public func appstoreSetAppAccountToken(_ out: OutString?,
                                        _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ request: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_set_app_account_token", client, out) { () throws(GateKitError) in
-        try .setAppAccountToken(originalTransactionID: try text(id, "original_transaction_id"), request: try body(request, "request_json"))
+        try .setAppAccountToken(originalTransactionID: try text(id, "original_transaction_id"), request: request == nil ? nil : try body(request, "request_json"))
     }
 }
 

@@ -43,6 +43,17 @@ import Testing
         // Null members are left out, as Apple's clients leave out what is not set.
         let nulls = try APIEndpoint.getTransactionHistory(transactionID: "7", revision: nil, request: body(#"{"startDate":null,"productIds":null}"#), version: 1)
         #expect(nulls.query.isEmpty && nulls.path == "/inApps/v1/history/7")
+        // revoked as Apple's Python client writes it passes through; any other string is refused.
+        let python = try APIEndpoint.getTransactionHistory(transactionID: "7", revision: nil, request: body(#"{"revoked":"False"}"#), version: 2)
+        #expect(python.query.map { "\($0.0)=\($0.1)" } == ["revoked=False"])
+        #expect(throws: GateKitError.self) { try APIEndpoint.getTransactionHistory(transactionID: "7", revision: nil, request: self.body(#"{"revoked":"no"}"#), version: 2) }
+    }
+
+    @Test func aMissingAccountTokenRequestIsSentWithoutABody() throws {
+        let bare = try APIEndpoint.setAppAccountToken(originalTransactionID: "49571273", request: nil)
+        #expect(bare.method == "PUT" && bare.body == nil && bare.contentType == nil)
+        let given = try APIEndpoint.setAppAccountToken(originalTransactionID: "49571273", request: body(#"{"appAccountToken":"x"}"#))
+        #expect(given.body != nil && given.contentType == "application/json")
     }
 
     @Test func badArgumentsAreRefusedBeforeAnyRequest() {

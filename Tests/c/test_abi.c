@@ -109,7 +109,8 @@ int main(void) {
           client_current.timeout_ms == client_initialised.timeout_ms &&
           client_current.connect_timeout_ms == client_initialised.connect_timeout_ms &&
           client_current.max_retries == client_initialised.max_retries &&
-          client_current.max_retry_wait_ms == client_initialised.max_retry_wait_ms && client_current.verify == client_initialised.verify);
+          client_current.max_retry_wait_ms == client_initialised.max_retry_wait_ms && client_current.verify == client_initialised.verify &&
+          client_current.user_agent == client_initialised.user_agent);
     gatekit_ledger_query query_current = GATEKIT_LEDGER_QUERY_INIT, query_initialised;
     memset(&query_initialised, 0x77, sizeof query_initialised);
     CHECK_RC(ledger_query_init(&query_initialised, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);

@@ -276,9 +276,27 @@ static void test_options(void) {
     gatekit_appstore_client *c = NULL;
     CHECK_RC(appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION), 0);
     CHECK(o.timeout_ms == 30000 && o.connect_timeout_ms == 10000 && o.max_retries == 2 && o.max_retry_wait_ms == 30000);
-    CHECK_RC(appstore_client_options_init(&o, 2), GATEKIT_EVERSION);
+    CHECK_RC(appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION + 1), GATEKIT_EVERSION);
     CHECK_RC(appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION), 0);
+    CHECK(o.user_agent == NULL);
     CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_EINVAL);  /* no environment */
+    o.environment = "Sandbox";
+    o.user_agent = "";
+    CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_EINVAL);
+    o.user_agent = "agent\r\nX-Injected: 1";  /* a header of its own */
+    CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "user_agent") != NULL);
+    o.version = 1;  /* a version-1 host has no user_agent member: whatever follows is not read */
+    CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_OK);
+    appstore_client_free(c);
+    c = NULL;
+    o.version = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
+    o.user_agent = "app-store-server-library/python (gatekit)";
+    CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_OK);
+    appstore_client_free(c);
+    c = NULL;
+    o.user_agent = NULL;
+    o.environment = NULL;
     o.environment = "Xcode";
     CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_EINVAL);
     o.environment = "Production";

@@ -526,7 +526,7 @@ static const api_entry api[] = {
     {"appstore_finish_transaction", call_appstore_finish_transaction, {AS_CLIENT, STR, OPT_OUT, END}, 0},
     {"appstore_send_consumption_information", call_appstore_send_consumption_information, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
     {"appstore_send_consumption_data", call_appstore_send_consumption_data, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
-    {"appstore_set_app_account_token", call_appstore_set_app_account_token, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
+    {"appstore_set_app_account_token", call_appstore_set_app_account_token, {AS_CLIENT, STR, OPT_JSON, OPT_OUT, END}, 0},
     {"appstore_extend_subscription_renewal_date", call_appstore_extend_subscription_renewal_date, {AS_CLIENT, STR, JSON_OBJ, OPT_OUT, END}, 0},
     {"appstore_extend_renewal_date_for_all_active_subscribers", call_appstore_extend_renewal_date_for_all_active_subscribers, {AS_CLIENT, JSON_OBJ, OPT_OUT, END}, 0},
     {"appstore_get_status_of_subscription_renewal_date_extensions", call_appstore_get_status_of_subscription_renewal_date_extensions, {AS_CLIENT, STR, STR, OPT_OUT, END}, 0},
@@ -596,7 +596,7 @@ static unsigned char *pem_data;   /* a P-256 key made with the openssl CLI at st
 static size_t pem_len;
 static gatekit_appstore_key *appstore_key;  /* loaded in the parent: immutable, valid in children */
 static gatekit_appstore_client *appstore_client;  /* made in the parent; its server (127.0.0.1:1) refuses */
-static gatekit_appstore_client_options copt, copt_v0, copt_v999, copt_no_env, copt_xcode, copt_http, copt_retries;
+static gatekit_appstore_client_options copt, copt_v0, copt_v999, copt_no_env, copt_xcode, copt_http, copt_retries, copt_agent;
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -757,6 +757,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"environment Xcode", {.p = &copt_xcode}, 1};
         out[n++] = (variant){"base_url http://", {.p = &copt_http}, 1};
         out[n++] = (variant){"max_retries -1", {.p = &copt_retries}, 1};
+        out[n++] = (variant){"user_agent with CR LF", {.p = &copt_agent}, 1};
     }
     if (what == OPT_JSON || what == JSON_OBJ) {
         out[n++] = (variant){"\"[1]\"", {.s = "[1]"}, 0};
@@ -1029,13 +1030,14 @@ static void setup_appstore_key(void) {
     copt.base_url = "https://127.0.0.1:1";  /* nothing listens: every request fails at once */
     copt.connect_timeout_ms = 1000;
     copt.max_retries = 0;
-    copt_v0 = copt_v999 = copt_no_env = copt_xcode = copt_http = copt_retries = copt;
+    copt_v0 = copt_v999 = copt_no_env = copt_xcode = copt_http = copt_retries = copt_agent = copt;
     copt_v0.version = 0;
     copt_v999.version = 999;
     copt_no_env.environment = NULL;
     copt_xcode.environment = "Xcode";
     copt_http.base_url = "http://127.0.0.1:1";
     copt_retries.max_retries = -1;
+    copt_agent.user_agent = "agent\r\nX-Injected: 1";
     if (!appstore_key || appstore_client_new(&appstore_client, appstore_key, &copt) != 0)
         printf("  SKIP deep App Store Server API paths: no client (%s)\n", gatekit_last_error());
 }

@@ -308,7 +308,8 @@ def make_handler(standin: StandIn) -> type:
             problem, claims = standin.check_token(self.headers.get("Authorization"))
             entry: Dict[str, Any] = {"method": self.command, "path": url.path, "query": query,
                                      "contentType": self.headers.get("Content-Type"),
-                                     "accept": self.headers.get("Accept"), "claims": claims}
+                                     "accept": self.headers.get("Accept"), "userAgent": self.headers.get("User-Agent"),
+                                     "claims": claims}
             ctype = self.headers.get("Content-Type") or ""
             if ctype == "image/png":
                 entry["bodyBase64"] = base64.b64encode(raw_body).decode()

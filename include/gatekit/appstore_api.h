@@ -48,7 +48,7 @@ extern "C" {
 #define GATEKIT_EAPPSTORE_TRANSPORT  (-403)  /* no answer: DNS, connection, TLS (an untrusted or misnamed server), timeout; or libcurl missing */
 #define GATEKIT_EAPPSTORE_RESPONSE   (-404)  /* a success answer that is not a JSON object, a signed member that is not a string, or over 16 MiB */
 
-#define GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION 1u
+#define GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION 2u
 
 typedef struct gatekit_appstore_client_options {
     unsigned int version;               /* set by appstore_client_options_init */
@@ -60,6 +60,8 @@ typedef struct gatekit_appstore_client_options {
     int max_retries;                    /* 0 to 10; init: 2 */
     int max_retry_wait_ms;              /* longest wait before a retry, 0 to 600000; init: 30000 */
     const gatekit_jws_options *verify;  /* NULL: raw mode; else how signed members are verified (its environment must be the client's) */
+    /* version 2 */
+    const char *user_agent;             /* NULL: "gatekit/<version>"; else 1 to 256 printable ASCII characters sent as User-Agent */
 } gatekit_appstore_client_options;
 
 typedef struct gatekit_appstore_client gatekit_appstore_client;
@@ -87,7 +89,8 @@ GATEKIT_API void appstore_client_free(gatekit_appstore_client *client);
  * history_request_json: Apple's TransactionHistoryRequest ({"startDate":ms,"endDate":ms,
  * "productIds":[...],"productTypes":[...],"sort":"ASCENDING","subscriptionGroupIdentifiers":
  * [...],"inAppOwnershipType":"PURCHASED","revoked":false}; NULL: none), sent as query
- * parameters; version 1 or 2 (Apple recommends 2). statuses: Apple's Status numbers (1 active,
+ * parameters ("revoked" may also be the string "True"/"False", sent as written, as Apple's
+ * Python client sends it); version 1 or 2 (Apple recommends 2). statuses: Apple's Status numbers (1 active,
  * 2 expired, 3 billing retry, 4 grace period, 5 revoked); count 0: all. */
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_transaction_info(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id);
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_transaction_history(char **out_json, char **out_decoded, gatekit_appstore_client *client, const char *transaction_id, const char *revision, const char *history_request_json, int version);
@@ -98,6 +101,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int appstore_get_app_transaction_info(char **out
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_finish_transaction(char **out_json, gatekit_appstore_client *client, const char *transaction_id);
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_send_consumption_information(char **out_json, gatekit_appstore_client *client, const char *transaction_id, const char *request_json);
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_send_consumption_data(char **out_json, gatekit_appstore_client *client, const char *transaction_id, const char *request_json);
+/* request_json NULL: the PUT goes without a body (as Apple's clients send it); the server's
+ * error answer is the result. */
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_set_app_account_token(char **out_json, gatekit_appstore_client *client, const char *original_transaction_id, const char *request_json);
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_extend_subscription_renewal_date(char **out_json, gatekit_appstore_client *client, const char *original_transaction_id, const char *request_json);
 GATEKIT_API GATEKIT_WARN_UNUSED int appstore_extend_renewal_date_for_all_active_subscribers(char **out_json, gatekit_appstore_client *client, const char *request_json);

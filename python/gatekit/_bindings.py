@@ -15,7 +15,7 @@ c_char_p_p = ctypes.POINTER(ctypes.c_void_p)
 GATEKIT_EAPPSTORE_API = -402
 GATEKIT_EAPPSTORE_TRANSPORT = -403
 GATEKIT_EAPPSTORE_RESPONSE = -404
-GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION = 1
+GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION = 2
 GATEKIT_EAPPSTORE_KEY = -400
 GATEKIT_EAPPSTORE_KEY_TYPE = -401
 GATEKIT_VERSION_MAJOR = 0
@@ -234,6 +234,7 @@ class gatekit_appstore_client_options(ctypes.Structure):
         ("max_retries", ctypes.c_int),
         ("max_retry_wait_ms", ctypes.c_int),
         ("verify", ctypes.POINTER(gatekit_jws_options)),
+        ("user_agent", ctypes.c_char_p),
     ]
 
 

@@ -99,6 +99,8 @@ def plain_json(value: Any) -> Any:
         return {k: plain_json(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
         return [plain_json(v) for v in value]
+    if hasattr(value, "to_json") and not isinstance(value, type):  # gatekit's models know Apple's JSON
+        return plain_json(value.to_json())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _members(value, [f.name for f in dataclasses.fields(value)])
     if hasattr(value, "__attrs_attrs__"):

@@ -18,6 +18,7 @@ from typing import Any, Dict, Optional, Sequence, Type, TypeVar, Union
 
 from . import _bindings, _native, _time
 from ._managed import Managed
+from ._model import ModelError
 from .apple_enums import Environment, Status, member
 from .api_models import *  # noqa: F401,F403  (the models are this module's names too, as in Apple's client)
 from .api_models import (APIError, GetTransactionHistoryVersion, ImageSize, MassExtendRenewalDateStatusResponse, Order,
@@ -148,7 +149,8 @@ class AppStoreServerAPIClient(Managed):
     (a stand-in or proxy and the CA file to trust for it, read once here), ``timeout`` (the
     whole call, retries included) / ``connect_timeout``
     and ``max_retries`` / ``max_retry_wait`` (429 and Apple's retryable errors are retried
-    after Retry-After). Thread-safe: share one client.
+    after Retry-After), ``user_agent`` (default ``gatekit/<version>``). Thread-safe: share one
+    client.
     """
 
     def __init__(self, signing_key: bytes, key_id: str, issuer_id: str, bundle_id: str,
@@ -156,7 +158,8 @@ class AppStoreServerAPIClient(Managed):
                  base_url: Optional[str] = None, ca_file: Optional[str] = None,
                  timeout: datetime.timedelta = datetime.timedelta(seconds=30),
                  connect_timeout: datetime.timedelta = datetime.timedelta(seconds=10),
-                 max_retries: int = 2, max_retry_wait: datetime.timedelta = datetime.timedelta(seconds=30)) -> None:
+                 max_retries: int = 2, max_retry_wait: datetime.timedelta = datetime.timedelta(seconds=30),
+                 user_agent: Optional[str] = None) -> None:
         env = Environment(environment)
         if env == Environment.XCODE:
             raise ValueError("Xcode is not a supported environment for an AppStoreServerAPIClient")
@@ -173,6 +176,7 @@ class AppStoreServerAPIClient(Managed):
         options.max_retries = int(max_retries)
         options.max_retry_wait_ms = _time.span_milliseconds(max_retry_wait, "max_retry_wait")
         options.verify = ctypes.pointer(verify_options) if verify_options is not None else None
+        options.user_agent = _s(user_agent, "user_agent")
         handle = _C()
         check(_new(ctypes.byref(handle), self._key.handle, ctypes.byref(options)))
         self._handle = handle
@@ -208,8 +212,15 @@ class AppStoreServerAPIClient(Managed):
         if body is None:
             raise APIResponseError(EAPPSTORE_RESPONSE, f"{cls.__name__}: the answer has no body")
         verified = body.pop("__decoded__", None)
-        model = cls.from_json(body)
+        try:
+            model = cls.from_json(body)
+        except ModelError as error:
+            raise APIResponseError(EAPPSTORE_RESPONSE, f"the answer is not Apple's {cls.__name__}: {error}") from None
         return dataclasses.replace(model, decoded=verified) if verified is not None else model
+
+    def _history_query(self, request: Any) -> bytes:
+        """The TransactionHistoryRequest the C library turns into the query."""
+        return _body(request, "transaction_history_request")
 
     # ---- transactions and subscriptions ----
 
@@ -219,7 +230,7 @@ class AppStoreServerAPIClient(Managed):
     def get_transaction_history(self, any_transaction_id: str, revision: Optional[str],
                                 transaction_history_request: Any,
                                 version: GetTransactionHistoryVersion = GetTransactionHistoryVersion.V1) -> HistoryResponse:
-        request = None if transaction_history_request is None else _body(transaction_history_request, "transaction_history_request")
+        request = None if transaction_history_request is None else self._history_query(transaction_history_request)
         number = 2 if GetTransactionHistoryVersion(version) == GetTransactionHistoryVersion.V2 else 1
         return self._model(HistoryResponse, _get_transaction_history, _s(any_transaction_id, "any_transaction_id"),
                            _s(revision, "revision"), request, number, decoded=True)
@@ -252,8 +263,10 @@ class AppStoreServerAPIClient(Managed):
         self._call(_send_consumption_data, _s(transaction_id, "transaction_id"), _body(consumption_request, "consumption_request"))
 
     def set_app_account_token(self, original_transaction_id: str, update_app_account_token_request: Any) -> None:
-        self._call(_set_app_account_token, _s(original_transaction_id, "original_transaction_id"),
-                   _body(update_app_account_token_request, "update_app_account_token_request"))
+        """``None`` sends the request without a body, as Apple's client does: the server's
+        error is raised as an APIException."""
+        body = None if update_app_account_token_request is None else _body(update_app_account_token_request, "update_app_account_token_request")
+        self._call(_set_app_account_token, _s(original_transaction_id, "original_transaction_id"), body)
 
     def extend_subscription_renewal_date(self, original_transaction_id: str, extend_renewal_date_request: Any) -> ExtendRenewalDateResponse:
         return self._model(ExtendRenewalDateResponse, _extend_subscription_renewal_date,

@@ -5,48 +5,40 @@ as their raw values (``raw<Name>``), so a value newer than this package is never
 """
 from __future__ import annotations
 
-import dataclasses
-import uuid
 import enum
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Dict, List, Optional, Type, TypeVar, Union
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
 
-from .apple_enums import Environment, Status, member, raw_name
+from ._model import Model, max_length
+from .apple_enums import (AccountTenure, AppleEnumMeta, ConsumptionStatus, DeliveryStatus, DeliveryStatusV1, Environment,
+                          ExtendReasonCode, HeaderPosition, ImageState, InAppOwnershipType, LifetimeDollarsPurchased,
+                          LifetimeDollarsRefunded, MessageState, NotificationTypeV2, PerformanceTestStatus, Platform, PlayTime,
+                          RefundPreference, RefundPreferenceV1, Status, Subtype, UserStatus)
 
-__all__ = ["ResponseModel", "APIError", "AppTransactionInfoResponse", "CheckTestNotificationResponse", "ConsumptionRequest",
-           "ConsumptionRequestV1", "DefaultConfigurationRequest", "DefaultConfigurationResponse",
-           "ExtendRenewalDateRequest", "ExtendRenewalDateResponse", "GetImageListResponse",
-           "GetMessageListResponse", "GetTransactionHistoryVersion", "HistoryResponse", "ImageSize",
-           "LastTransactionsItem", "MassExtendRenewalDateRequest", "MassExtendRenewalDateResponse",
-           "MassExtendRenewalDateStatusResponse", "NotificationHistoryRequest", "NotificationHistoryResponse",
-           "NotificationHistoryResponseItem", "Order", "OrderLookupResponse", "OrderLookupStatus",
-           "PerformanceTestRequest", "PerformanceTestResponse", "PerformanceTestResultResponse",
-           "ProductType", "RealtimeUrlRequest", "RealtimeUrlResponse", "RefundHistoryResponse",
-           "SendAttemptItem", "SendAttemptResult", "SendTestNotificationResponse", "StatusResponse",
-           "SubscriptionGroupIdentifierItem", "TransactionHistoryRequest", "TransactionInfoResponse",
-           "UpdateAppAccountTokenRequest", "UploadMessageRequestBody", "Environment", "Status"]
+__all__ = ["APIError", "AppTransactionInfoResponse", "BulletPoint", "CheckTestNotificationResponse", "ConsumptionRequest", "ConsumptionRequestV1", "DefaultConfigurationRequest", "DefaultConfigurationResponse", "ExtendRenewalDateRequest", "ExtendRenewalDateResponse", "GetImageListResponse", "GetImageListResponseItem", "GetMessageListResponse", "GetMessageListResponseItem", "GetTransactionHistoryVersion", "HistoryResponse", "ImageSize", "LastTransactionsItem", "MassExtendRenewalDateRequest", "MassExtendRenewalDateResponse", "MassExtendRenewalDateStatusResponse", "NotificationHistoryRequest", "NotificationHistoryResponse", "NotificationHistoryResponseItem", "Order", "OrderLookupResponse", "OrderLookupStatus", "PerformanceTestConfig", "PerformanceTestRequest", "PerformanceTestResponse", "PerformanceTestResponseTimes", "PerformanceTestResultResponse", "ProductType", "RealtimeUrlRequest", "RealtimeUrlResponse", "RefundHistoryResponse", "ResponseModel", "SendAttemptItem", "SendAttemptResult", "SendTestNotificationResponse", "StatusResponse", "SubscriptionGroupIdentifierItem", "TransactionHistoryRequest", "TransactionInfoResponse", "UpdateAppAccountTokenRequest", "UploadMessageImage", "UploadMessageRequestBody", "Environment", "Status"]
 
-class GetTransactionHistoryVersion(str, enum.Enum):
+class GetTransactionHistoryVersion(str, enum.Enum, metaclass=AppleEnumMeta):
     V1 = "v1"  #: deprecated by Apple
     V2 = "v2"
 
 
-class ImageSize(str, enum.Enum):
+class ImageSize(str, enum.Enum, metaclass=AppleEnumMeta):
     FULL_SIZE = "FULL_SIZE"
     BULLET_POINT = "BULLET_POINT"
 
 
-class Order(str, enum.Enum):
+class Order(str, enum.Enum, metaclass=AppleEnumMeta):
     ASCENDING = "ASCENDING"
     DESCENDING = "DESCENDING"
 
 
-class OrderLookupStatus(enum.IntEnum):
+class OrderLookupStatus(enum.IntEnum, metaclass=AppleEnumMeta):
     VALID = 0
     INVALID = 1
 
 
-class SendAttemptResult(str, enum.Enum):
+class SendAttemptResult(str, enum.Enum, metaclass=AppleEnumMeta):
     SUCCESS = "SUCCESS"
     TIMED_OUT = "TIMED_OUT"
     TLS_ISSUE = "TLS_ISSUE"
@@ -60,14 +52,14 @@ class SendAttemptResult(str, enum.Enum):
     OTHER = "OTHER"
 
 
-class ProductType(str, enum.Enum):
+class ProductType(str, enum.Enum, metaclass=AppleEnumMeta):
     AUTO_RENEWABLE = "AUTO_RENEWABLE"
     NON_RENEWABLE = "NON_RENEWABLE"
     CONSUMABLE = "CONSUMABLE"
     NON_CONSUMABLE = "NON_CONSUMABLE"
 
 
-class APIError(enum.IntEnum):
+class APIError(enum.IntEnum, metaclass=AppleEnumMeta):
     """Apple's error codes (developer.apple.com/documentation/appstoreserverapi/error_codes)."""
     GENERAL_BAD_REQUEST = 4000000
     INVALID_APP_IDENTIFIER = 4000002
@@ -158,52 +150,26 @@ class APIError(enum.IntEnum):
     GENERAL_INTERNAL_RETRYABLE = 5000001
 
 
-# ---- response models: Apple's attribute names; enumerations also as raw values ---------------
+# ---- response models: Apple's attribute names and types (gatekit._model) --------------------
 
-M = TypeVar("M", bound="_Model")
-
-
-@dataclass(frozen=True)
-class _Model:
-    #: Members read as enumerations: name -> enum class (the raw value is in raw<Name>).
-    _enums: ClassVar[Dict[str, Any]] = {}
-    #: Members holding models or lists of models: name -> model class.
-    _nested: ClassVar[Dict[str, Any]] = {}
-
-    @classmethod
-    def from_json(cls: Type[M], raw: Dict[str, Any]) -> M:
-        names = {f.name for f in fields(cls)}
-        values: Dict[str, Any] = {}
-        for name, value in raw.items():
-            if name in cls._enums:
-                values[raw_name(name)] = value
-                value = member(cls._enums[name], value)
-            elif name in cls._nested and value is not None:
-                model = cls._nested[name]
-                value = [model.from_json(v) for v in value] if isinstance(value, list) else model.from_json(value)
-            if name in names:
-                values[name] = value
-        return cls(**values)
-
-
-@dataclass(frozen=True)
-class ResponseModel(_Model):
+@dataclass(eq=True)
+class ResponseModel(Model):
     """What every response model has (a client method returns one of its subclasses)."""
     #: With a verifier: the answer with each signed member replaced by its verified payload.
     decoded: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class TransactionInfoResponse(ResponseModel):
     signedTransactionInfo: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class AppTransactionInfoResponse(ResponseModel):
     signedAppTransactionInfo: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class HistoryResponse(ResponseModel):
     revision: Optional[str] = None
     hasMore: Optional[bool] = None
@@ -215,8 +181,8 @@ class HistoryResponse(ResponseModel):
     _enums = {"environment": Environment}
 
 
-@dataclass(frozen=True)
-class LastTransactionsItem(_Model):
+@dataclass(eq=True)
+class LastTransactionsItem(Model):
     status: Optional[Status] = None
     rawStatus: Optional[int] = None
     originalTransactionId: Optional[str] = None
@@ -225,14 +191,13 @@ class LastTransactionsItem(_Model):
     _enums = {"status": Status}
 
 
-@dataclass(frozen=True)
-class SubscriptionGroupIdentifierItem(_Model):
+@dataclass(eq=True)
+class SubscriptionGroupIdentifierItem(Model):
     subscriptionGroupIdentifier: Optional[str] = None
     lastTransactions: Optional[List[LastTransactionsItem]] = None
-    _nested = {"lastTransactions": LastTransactionsItem}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class StatusResponse(ResponseModel):
     environment: Optional[Environment] = None
     rawEnvironment: Optional[str] = None
@@ -240,17 +205,16 @@ class StatusResponse(ResponseModel):
     appAppleId: Optional[int] = None
     data: Optional[List[SubscriptionGroupIdentifierItem]] = None
     _enums = {"environment": Environment}
-    _nested = {"data": SubscriptionGroupIdentifierItem}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class RefundHistoryResponse(ResponseModel):
     signedTransactions: Optional[List[str]] = None
     revision: Optional[str] = None
     hasMore: Optional[bool] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class OrderLookupResponse(ResponseModel):
     status: Optional[OrderLookupStatus] = None
     rawStatus: Optional[int] = None
@@ -258,42 +222,39 @@ class OrderLookupResponse(ResponseModel):
     _enums = {"status": OrderLookupStatus}
 
 
-@dataclass(frozen=True)
-class SendAttemptItem(_Model):
+@dataclass(eq=True)
+class SendAttemptItem(Model):
     attemptDate: Optional[int] = None
     sendAttemptResult: Optional[SendAttemptResult] = None
     rawSendAttemptResult: Optional[str] = None
     _enums = {"sendAttemptResult": SendAttemptResult}
 
 
-@dataclass(frozen=True)
-class NotificationHistoryResponseItem(_Model):
+@dataclass(eq=True)
+class NotificationHistoryResponseItem(Model):
     signedPayload: Optional[str] = None
     sendAttempts: Optional[List[SendAttemptItem]] = None
-    _nested = {"sendAttempts": SendAttemptItem}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class NotificationHistoryResponse(ResponseModel):
     paginationToken: Optional[str] = None
     hasMore: Optional[bool] = None
     notificationHistory: Optional[List[NotificationHistoryResponseItem]] = None
-    _nested = {"notificationHistory": NotificationHistoryResponseItem}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class SendTestNotificationResponse(ResponseModel):
     testNotificationToken: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class CheckTestNotificationResponse(ResponseModel):
     signedPayload: Optional[str] = None
     sendAttempts: Optional[List[SendAttemptItem]] = None
-    _nested = {"sendAttempts": SendAttemptItem}
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class ExtendRenewalDateResponse(ResponseModel):
     originalTransactionId: Optional[str] = None
     webOrderLineItemId: Optional[str] = None
@@ -301,12 +262,12 @@ class ExtendRenewalDateResponse(ResponseModel):
     effectiveDate: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class MassExtendRenewalDateResponse(ResponseModel):
     requestIdentifier: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class MassExtendRenewalDateStatusResponse(ResponseModel):
     requestIdentifier: Optional[str] = None
     complete: Optional[bool] = None
@@ -315,145 +276,219 @@ class MassExtendRenewalDateStatusResponse(ResponseModel):
     failedCount: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
+class GetImageListResponseItem(Model):
+    imageIdentifier: Optional[uuid.UUID] = None
+    imageState: Optional[ImageState] = None
+    rawImageState: Optional[str] = None
+    imageSize: Optional[ImageSize] = None
+    rawImageSize: Optional[str] = None
+    _enums = {"imageState": ImageState, "imageSize": ImageSize}
+
+
+@dataclass(eq=True)
 class GetImageListResponse(ResponseModel):
-    imageIdentifiers: Optional[List[Dict[str, Any]]] = None
+    imageIdentifiers: Optional[List[GetImageListResponseItem]] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
+class GetMessageListResponseItem(Model):
+    messageIdentifier: Optional[uuid.UUID] = None
+    messageState: Optional[MessageState] = None
+    rawMessageState: Optional[str] = None
+    _enums = {"messageState": MessageState}
+
+
+@dataclass(eq=True)
 class GetMessageListResponse(ResponseModel):
-    messageIdentifiers: Optional[List[Dict[str, Any]]] = None
+    messageIdentifiers: Optional[List[GetMessageListResponseItem]] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class DefaultConfigurationResponse(ResponseModel):
-    messageIdentifier: Optional[str] = None
+    messageIdentifier: Optional[uuid.UUID] = None
+    _required = ("messageIdentifier",)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class RealtimeUrlResponse(ResponseModel):
     realtimeURL: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
+class PerformanceTestConfig(Model):
+    maxConcurrentRequests: Optional[int] = None
+    totalRequests: Optional[int] = None
+    totalDuration: Optional[int] = None
+    responseTimeThreshold: Optional[int] = None
+    successRateThreshold: Optional[int] = None
+
+
+@dataclass(eq=True)
+class PerformanceTestResponseTimes(Model):
+    average: Optional[int] = None
+    p50: Optional[int] = None
+    p90: Optional[int] = None
+    p95: Optional[int] = None
+    p99: Optional[int] = None
+
+
+@dataclass(eq=True)
 class PerformanceTestResponse(ResponseModel):
-    config: Optional[Dict[str, Any]] = None
+    config: Optional[PerformanceTestConfig] = None
     requestId: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(eq=True)
 class PerformanceTestResultResponse(ResponseModel):
-    config: Optional[Dict[str, Any]] = None
+    config: Optional[PerformanceTestConfig] = None
     target: Optional[str] = None
-    result: Optional[str] = None  #: Apple's PerformanceTestStatus ("PASS", "FAIL", "PENDING")
+    result: Optional[PerformanceTestStatus] = None
     rawResult: Optional[str] = None
     successRate: Optional[int] = None
     numPending: Optional[int] = None
-    responseTimes: Optional[Dict[str, Any]] = None
-    failures: Optional[Dict[str, int]] = None  #: SendAttemptResult value -> count
+    responseTimes: Optional[PerformanceTestResponseTimes] = None
+    failures: Optional[Dict[SendAttemptResult, int]] = None  #: failures by result (results newer than this package: rawFailures)
     rawFailures: Optional[Dict[str, int]] = None
-
-    @classmethod
-    def from_json(cls, raw: Dict[str, Any]) -> "PerformanceTestResultResponse":
-        model = super().from_json(raw)
-        return dataclasses.replace(model, rawResult=raw.get("result"), rawFailures=raw.get("failures"))
+    _enums = {"result": PerformanceTestStatus}
+    _enum_keys = {"failures": SendAttemptResult}
 
 
 # ---- request models (Apple's names; Apple's own objects and dicts work too) ------------------
 
-@dataclass
-class TransactionHistoryRequest:
+@dataclass(eq=True)
+class TransactionHistoryRequest(Model):
     startDate: Optional[int] = None
     endDate: Optional[int] = None
     productIds: Optional[List[str]] = None
     productTypes: Optional[List[ProductType]] = None
     sort: Optional[Order] = None
     subscriptionGroupIdentifiers: Optional[List[str]] = None
-    inAppOwnershipType: Optional[str] = None
+    inAppOwnershipType: Optional[InAppOwnershipType] = None
     revoked: Optional[bool] = None
 
 
-@dataclass
-class NotificationHistoryRequest:
+@dataclass(eq=True)
+class NotificationHistoryRequest(Model):
     startDate: Optional[int] = None
     endDate: Optional[int] = None
-    notificationType: Optional[str] = None
-    notificationSubtype: Optional[str] = None
+    notificationType: Optional[NotificationTypeV2] = None
+    notificationSubtype: Optional[Subtype] = None
     transactionId: Optional[str] = None
     onlyFailures: Optional[bool] = None
 
 
-@dataclass
-class ExtendRenewalDateRequest:
+@dataclass(eq=True)
+class ExtendRenewalDateRequest(Model):
     extendByDays: Optional[int] = None
-    extendReasonCode: Optional[int] = None
+    extendReasonCode: Optional[ExtendReasonCode] = None
     requestIdentifier: Optional[str] = None
 
 
-@dataclass
-class MassExtendRenewalDateRequest:
+@dataclass(eq=True)
+class MassExtendRenewalDateRequest(Model):
     extendByDays: Optional[int] = None
-    extendReasonCode: Optional[int] = None
+    extendReasonCode: Optional[ExtendReasonCode] = None
     requestIdentifier: Optional[str] = None
     storefrontCountryCodes: Optional[List[str]] = None
     productId: Optional[str] = None
 
 
-@dataclass
-class ConsumptionRequest:
-    customerConsented: bool
-    sampleContentProvided: bool
-    deliveryStatus: Optional[str] = None  #: Apple's DeliveryStatus value ("DELIVERED", ...)
+@dataclass(eq=True)
+class ConsumptionRequest(Model):
+    customerConsented: Optional[bool] = None
+    sampleContentProvided: Optional[bool] = None
+    deliveryStatus: Optional[DeliveryStatus] = None
     consumptionPercentage: Optional[int] = None
     rawDeliveryStatus: Optional[str] = None
-    refundPreference: Optional[str] = None  #: Apple's RefundPreference value
+    refundPreference: Optional[RefundPreference] = None
     rawRefundPreference: Optional[str] = None
+    _enums = {"deliveryStatus": DeliveryStatus, "refundPreference": RefundPreference}
+    _required = ("customerConsented", "sampleContentProvided")
+    _required_raw = ("rawDeliveryStatus",)
 
 
-@dataclass
-class ConsumptionRequestV1:
-    """Apple's deprecated consumption request (send_consumption_data); numbers as Apple documents."""
+@dataclass(eq=True)
+class ConsumptionRequestV1(Model):
+    """Apple's deprecated consumption request (send_consumption_data)."""
     customerConsented: Optional[bool] = None
-    consumptionStatus: Optional[int] = None
-    platform: Optional[int] = None
+    consumptionStatus: Optional[ConsumptionStatus] = None
+    rawConsumptionStatus: Optional[int] = None
+    platform: Optional[Platform] = None
+    rawPlatform: Optional[int] = None
     sampleContentProvided: Optional[bool] = None
-    deliveryStatus: Optional[int] = None
+    deliveryStatus: Optional[DeliveryStatusV1] = None
+    rawDeliveryStatus: Optional[int] = None
     appAccountToken: Optional[str] = None
-    accountTenure: Optional[int] = None
-    playTime: Optional[int] = None
-    lifetimeDollarsRefunded: Optional[int] = None
-    lifetimeDollarsPurchased: Optional[int] = None
-    userStatus: Optional[int] = None
-    refundPreference: Optional[int] = None
+    accountTenure: Optional[AccountTenure] = None
+    rawAccountTenure: Optional[int] = None
+    playTime: Optional[PlayTime] = None
+    rawPlayTime: Optional[int] = None
+    lifetimeDollarsRefunded: Optional[LifetimeDollarsRefunded] = None
+    rawLifetimeDollarsRefunded: Optional[int] = None
+    lifetimeDollarsPurchased: Optional[LifetimeDollarsPurchased] = None
+    rawLifetimeDollarsPurchased: Optional[int] = None
+    userStatus: Optional[UserStatus] = None
+    rawUserStatus: Optional[int] = None
+    refundPreference: Optional[RefundPreferenceV1] = None
+    rawRefundPreference: Optional[int] = None
+    _enums = {"consumptionStatus": ConsumptionStatus, "platform": Platform, "deliveryStatus": DeliveryStatusV1,
+              "accountTenure": AccountTenure, "playTime": PlayTime, "lifetimeDollarsRefunded": LifetimeDollarsRefunded,
+              "lifetimeDollarsPurchased": LifetimeDollarsPurchased, "userStatus": UserStatus,
+              "refundPreference": RefundPreferenceV1}
 
 
-@dataclass
-class UpdateAppAccountTokenRequest:
-    appAccountToken: str
+@dataclass(eq=True)
+class UpdateAppAccountTokenRequest(Model):
+    appAccountToken: Optional[str] = None
+    _required = ("appAccountToken",)
 
 
-@dataclass
-class UploadMessageRequestBody:
-    header: str
-    body: str
-    image: Optional[Dict[str, Any]] = None  #: Apple's UploadMessageImage: imageIdentifier, altText
-    headerPosition: Optional[str] = None
-    bulletPoints: Optional[List[Dict[str, Any]]] = None
+@dataclass(eq=True)
+class UploadMessageImage(Model):
+    imageIdentifier: Optional[uuid.UUID] = None
+    altText: Optional[str] = None
+    _required = ("imageIdentifier", "altText")
+    _checks = {"altText": max_length(150, "altText")}
 
 
-@dataclass
-class DefaultConfigurationRequest:
-    messageIdentifier: Optional[Union[uuid.UUID, str]] = None
+@dataclass(eq=True)
+class BulletPoint(Model):
+    text: Optional[str] = None
+    imageIdentifier: Optional[uuid.UUID] = None
+    altText: Optional[str] = None
+    _required = ("text", "imageIdentifier", "altText")
+    _checks = {"text": max_length(66, "text"), "altText": max_length(150, "altText")}
 
 
-@dataclass
-class RealtimeUrlRequest:
-    realtimeURL: str
+@dataclass(eq=True)
+class UploadMessageRequestBody(Model):
+    header: Optional[str] = None
+    body: Optional[str] = None
+    image: Optional[UploadMessageImage] = None
+    headerPosition: Optional[HeaderPosition] = None
+    rawHeaderPosition: Optional[str] = None
+    bulletPoints: Optional[List[BulletPoint]] = None
+    _enums = {"headerPosition": HeaderPosition}
+    _required = ("header", "body")
+    _checks = {"header": max_length(66, "header"), "body": max_length(144, "body"), "bulletPoints": max_length(5, "bulletPoints")}
 
 
-@dataclass
-class PerformanceTestRequest:
-    originalTransactionId: str
+@dataclass(eq=True)
+class DefaultConfigurationRequest(Model):
+    messageIdentifier: Optional[uuid.UUID] = None
+
+
+@dataclass(eq=True)
+class RealtimeUrlRequest(Model):
+    realtimeURL: Optional[str] = None
+    _required = ("realtimeURL",)
+
+
+@dataclass(eq=True)
+class PerformanceTestRequest(Model):
+    originalTransactionId: Optional[str] = None
+    _required = ("originalTransactionId",)
 
 
 # ---- the C functions ----------------------------------------------------------------------

@@ -592,3 +592,69 @@ def test_the_servers_name_is_verified_too(api, tmp_path):
     finally:
         elsewhere.shutdown()
         here.shutdown()
+
+
+def test_the_user_agent_is_gatekits_unless_set(api, client):
+    import gatekit
+    client.get_transaction_info("ua-default")
+    assert last_request(api)["userAgent"] == f"gatekit/{gatekit.version()}"
+    with make_client(api, user_agent="my-server/2.0 (gatekit)") as named:
+        named.get_transaction_info("ua-named")
+    assert last_request(api)["userAgent"] == "my-server/2.0 (gatekit)"
+    with pytest.raises(ValueError, match="user_agent"):
+        make_client(api, user_agent="agent\r\nX-Injected: 1")
+
+
+def apple_client(api: SimpleNamespace, cls: Any, **options: Any) -> Any:
+    return cls(api.key, api.key_id, api.issuer, api.bundle, gk.Environment.SANDBOX, base_url=api.url, ca_file=api.ca, **options)
+
+
+def test_apples_client_at_apples_path_behaves_as_apples(api):
+    """gatekit.apple's client: Apple's User-Agent family, no automatic retry (Apple's raises the
+    429 at once), `revoked` written as Python writes it, a missing request sent without a body."""
+    from gatekit.apple.api_client import AppStoreServerAPIClient, APIException
+    client = apple_client(api, AppStoreServerAPIClient)
+    client.get_transaction_history("1", None, gk.TransactionHistoryRequest(revoked=False), gk.GetTransactionHistoryVersion.V2)
+    seen = last_request(api)
+    assert seen["userAgent"].startswith("app-store-server-library/python (gatekit ")
+    assert ["revoked", "False"] in seen["query"]
+    before = len(requests_seen(api))
+    with pytest.raises(APIException) as raised:
+        client.get_transaction_info("ratelimit-5-applenoretry")
+    assert raised.value.http_status_code == 429 and len(requests_seen(api)) == before + 1
+    with pytest.raises(APIException):
+        client.set_app_account_token("49571273", None)
+    assert last_request(api)["method"] == "PUT" and last_request(api).get("body") in (None, "", b"")
+
+
+def test_the_async_client_runs_calls_concurrently_without_blocking_the_loop(api, verifier):
+    """AsyncAppStoreServerAPIClient: Apple's methods awaited; while one call waits on a slow
+    answer the event loop keeps running; many calls at once all come back right; Apple's errors
+    raise from the await."""
+    import asyncio
+    from gatekit.apple.api_client import AsyncAppStoreServerAPIClient, APIException
+
+    async def scenario() -> None:
+        client = apple_client(api, AsyncAppStoreServerAPIClient, verifier=verifier)
+        ticks = 0
+        stop = asyncio.Event()
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while not stop.is_set():
+                ticks += 1
+                await asyncio.sleep(0.01)
+        ticking = asyncio.ensure_future(ticker())
+        slow = await client.get_transaction_info("slow")
+        stop.set()
+        await ticking
+        assert slow.signedTransactionInfo and ticks > 10  # the loop ran while libcurl waited
+        answers = await asyncio.gather(*(client.get_transaction_info(f"async-{i}") for i in range(24)))
+        assert [a.decoded["signedTransactionInfo"]["transactionId"] for a in answers] == ["23456"] * 24
+        with pytest.raises(APIException) as raised:
+            await client.get_transaction_info("error-4040010")
+        assert raised.value.raw_api_error == 4040010
+        await client.async_close()
+        with pytest.raises(Exception):
+            await client.get_transaction_info("closed")
+    asyncio.run(scenario())

@@ -61,11 +61,24 @@ def test_apples_module_paths_hold_the_same_objects_as_gatekit():
     assert importlib.import_module("gatekit.apple.api_client").AppStoreServerAPIClient is apple.AppStoreServerAPIClient
 
 
-def test_the_renamed_suite_runs_where_gatekit_has_apples_modules():
-    """Measured by the harness: the files whose every import GateKit has now import, and
-    Apple's own tests of them pass (receipt utility, promotional offer V1)."""
+#: What passes of Apple's suite today, per file (of its tests): a ratchet — a file may only gain.
+PASSING = {
+    "test_api_client": 46,            # of 46: through the HTTPS stand-in (Tests/standin/apple_suite_standin.py)
+    "test_api_client_async": 46,      # of 46
+    "test_payload_verification": 7,   # of 9
+    "test_promotional_offer_signature_creator": 1,  # of 1
+    "test_receipt_utility": 3,        # of 3
+    "test_xcode_signed_data": 1,      # of 4
+}
+
+
+def test_apples_suite_passes_where_gatekit_has_apples_modules():
+    """The whole renamed suite, as scripts/apple-suite.py reports it: every file listed in
+    PASSING passes at least that many of Apple's tests (docs/appstore.md names the rest)."""
     if not SUITE.is_dir():
         pytest.skip(f"Apple's suite is not at {SUITE} (GATEKIT_FIXTURES)")
-    out = run("-k", "ReceiptUtility or PromotionalOffer")
-    assert "test_receipt_utility: 3 passed, 0 failed, 0 skipped" in out
-    assert "test_promotional_offer_signature_creator: 1 passed, 0 failed, 0 skipped" in out
+    out = run()
+    for name, passing in PASSING.items():
+        line = next((l for l in out.splitlines() if l.strip().startswith(name + ":")), "")
+        assert " passed," in line, f"{name} does not run: {line.strip() or 'missing'}\n{out}"
+        assert int(line.split(":")[1].split()[0]) >= passing, f"{name}: {line.strip()} (at least {passing} passed before)"

@@ -82,9 +82,11 @@ public struct APIEndpoint: Sendable, Equatable {
         APIEndpoint("PUT", "/inApps/v1/transactions/consumption/\(try segment(transactionID, "transaction_id"))", body: try object(request))
     }
 
-    public static func setAppAccountToken(originalTransactionID: String, request: [UInt8]) throws(GateKitError) -> APIEndpoint {
+    /// `request` nil sends the PUT without a body, as Apple's clients do for a missing request:
+    /// Apple's server answers with its error, which the caller sees as Apple's.
+    public static func setAppAccountToken(originalTransactionID: String, request: [UInt8]?) throws(GateKitError) -> APIEndpoint {
         APIEndpoint("PUT", "/inApps/v1/transactions/\(try segment(originalTransactionID, "original_transaction_id"))/appAccountToken",
-                    body: try object(request))
+                    body: try request.map { b throws(GateKitError) in try object(b) })
     }
 
     public static func extendSubscriptionRenewalDate(originalTransactionID: String, request: [UInt8]) throws(GateKitError) -> APIEndpoint {
@@ -233,6 +235,8 @@ public struct APIEndpoint: Sendable, Equatable {
                 query.append((name, try text(s, name)))
             case ("revoked", .bool(let b)):
                 query.append((name, b ? "true" : "false"))
+            case ("revoked", .string(let s)) where ["true", "false", "True", "False"].contains(s):
+                query.append((name, s))  // as a client wrote it: Apple's Python client sends True / False
             default:
                 throw .invalid("the transaction history request has \(Quoted.text(name)) of the wrong type or unknown to Apple's TransactionHistoryRequest")
             }

@@ -26,6 +26,9 @@ public final class AppStoreServerClient: @unchecked Sendable {
         public var maximumRetryWaitMilliseconds = 30_000
         /// How signed members are verified; nil: raw mode (signed members returned undecoded).
         public var verification: JWSOptions?
+        /// The User-Agent header; nil: "gatekit/<version>". A drop-in for another client may
+        /// name that client, as Apple's server logs see it.
+        public var userAgent: String?
 
         public init(environment: AppStoreEnvironment) { self.environment = environment }
     }
@@ -69,6 +72,9 @@ public final class AppStoreServerClient: @unchecked Sendable {
         guard (0...10).contains(options.maximumRetries), (0...600_000).contains(options.maximumRetryWaitMilliseconds) else {
             throw .invalid("max_retries must be 0 to 10 and max_retry_wait_ms 0 to 600000")
         }
+        if let agent = options.userAgent, agent.isEmpty || agent.utf8.count > 256 || agent.utf8.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
+            throw .invalid("user_agent must be 1 to 256 printable ASCII characters, not \(Quoted.text(agent))")
+        }
         let authorities = try options.caFile.map { (path) throws(GateKitError) in
             try TrustedFile.read(path, limit: AppStoreServerClient.maximumCAFileLength, what: "ca_file")
         }
@@ -77,7 +83,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         token = try APIToken(key: key, lifetime: 300)
         transport = try HTTPSTransport(.init(certificateAuthorities: authorities,
                                              connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
-                                             userAgent: "gatekit/\(GateKitVersion.text)"))
+                                             userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)"))
     }
 
     /// A CA bundle (the system's is about 200 KB).

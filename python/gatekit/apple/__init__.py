@@ -19,9 +19,9 @@ import hashlib
 from typing import List, Optional, Union
 
 from .. import jws
-from .. import api_client
-from ..api_client import *  # noqa: F401,F403  (the client, its errors, Apple's request and response models)
-from ..api_client import Environment
+from . import api_client
+from .api_client import *  # noqa: F401,F403  (the clients, their errors, Apple's request and response models)
+from .api_client import Environment
 from ..appstore import (AdvancedCommerceAPIInAppSignatureCreator, IntroductoryOfferEligibilitySignatureCreator,
                        PromotionalOfferSignatureCreator, PromotionalOfferV2SignatureCreator, ReceiptUtility)
 from ..jws import SignedDataError, VerificationStatus
