@@ -13,8 +13,9 @@ private let jwsOptionsSizes = [
 /// inconsistent field.
 func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -> JWSOptions {
     let o = try Arguments.versioned(p, sizes: jwsOptionsSizes, zero: gatekit_jws_options(), initializer: "jws_options_init")
-    guard o.flags & ~GATEKIT_JWS_TEST_PRODUCTION == 0 else {
-        throw .invalid("options->flags has unknown bits 0x\(String(o.flags & ~GATEKIT_JWS_TEST_PRODUCTION, radix: 16))")
+    let known = GATEKIT_JWS_TEST_PRODUCTION | GATEKIT_JWS_UNSIGNED_LOCAL
+    guard o.flags & ~known == 0 else {
+        throw .invalid("options->flags has unknown bits 0x\(String(o.flags & ~known, radix: 16))")
     }
     guard o.bundle_id != nil else { throw .invalid("options->bundle_id is NULL") }
     let bundleID = try Arguments.string(o.bundle_id, "options->bundle_id")
@@ -27,7 +28,8 @@ func jwsOptions(_ p: UnsafePointer<gatekit_jws_options>?) throws(GateKitError) -
                           environment: environment,
                           verifyTime: o.verify_time == 0 ? nil : Int64(o.verify_time),
                           testAnchorDER: anchor,
-                          allowTestSignedProduction: o.flags & GATEKIT_JWS_TEST_PRODUCTION != 0)
+                          allowTestSignedProduction: o.flags & GATEKIT_JWS_TEST_PRODUCTION != 0,
+                          readsUnsignedLocalData: o.flags & GATEKIT_JWS_UNSIGNED_LOCAL != 0)
 }
 
 /// The JWS text's bytes (not copied into a String: base64url decoding rejects non-ASCII).

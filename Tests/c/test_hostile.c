@@ -579,7 +579,7 @@ static gatekit_purchase purchase_slot;
 static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_bad_device, ropt_both_env,
     ropt_device_no_len, ropt_anchor_huge, ropt_anchor_null;
 static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
-    jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage;
+    jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage, jopt_unsigned_sandbox;
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c; } init_target;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
@@ -773,6 +773,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"test_anchor_len SIZE_MAX", {.p = &jopt_anchor_huge}, 1};
         out[n++] = (variant){"test_anchor_der NULL, len 100", {.p = &jopt_anchor_null}, 1};
         out[n++] = (variant){"test_anchor garbage", {.p = &jopt_anchor_garbage}, 0};
+        out[n++] = (variant){"UNSIGNED_LOCAL for Sandbox", {.p = &jopt_unsigned_sandbox}, 1};
     }
     if (what == ATTR) {
         const int ids[] = {-1, INT_MIN, INT_MAX, 17, 1702, 1708, 4, 99, 100};
@@ -1086,6 +1087,7 @@ static void setup_receipts_and_jws(void) {
     jopt_anchor_null = jopt; jopt_anchor_null.test_anchor_der = NULL; jopt_anchor_null.test_anchor_len = 100;
     static const unsigned char garbage[] = {0x30, 0x82, 0xff, 0xff, 0x01};
     jopt_anchor_garbage = jopt; jopt_anchor_garbage.test_anchor_der = garbage; jopt_anchor_garbage.test_anchor_len = sizeof garbage;
+    jopt_unsigned_sandbox = jopt; jopt_unsigned_sandbox.environment = "Sandbox"; jopt_unsigned_sandbox.flags = GATEKIT_JWS_UNSIGNED_LOCAL;
     CHECK_RC(ledger_query_init(&lq, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);
     lq.environment = "Sandbox";
     lq_v0 = lq; lq_v0.version = 0;

@@ -296,6 +296,21 @@ static void test_xcode(void) {
         CHECK_RC(code_of(jws_verify_app_transaction, app, &o), GATEKIT_EJWS_TEST_SIGNED);
     }
     CHECK(strstr(gatekit_last_error(), "StoreKit Testing in Xcode") != NULL);
+    /* Read unverified only when asked, only for Xcode / LocalTesting, and marked test-signed. */
+    gatekit_jws_options unsigned_local = opts(bundle, "Xcode", 0, NULL, 0);
+    unsigned_local.flags = GATEKIT_JWS_UNSIGNED_LOCAL;
+    gatekit_jws *read = NULL;
+    CHECK_RC(jws_verify(&read, GATEKIT_JWS_TRANSACTION, transaction, &unsigned_local), GATEKIT_OK);
+    CHECK(read != NULL && jws_is_test_signed(read) == 1 && strstr(jws_json(read), "\"testSigned\":true") != NULL);
+    jws_free(read);
+    for (int i = 2; i < 4; i++) {
+        gatekit_jws_options refused = opts(bundle, envs[i], 1, NULL, 0);
+        refused.flags = GATEKIT_JWS_UNSIGNED_LOCAL;
+        CHECK_RC(code_of(jws_verify_transaction, transaction, &refused), GATEKIT_EINVAL);
+    }
+    gatekit_jws_options with_anchor = opts(bundle, "Xcode", 0, cert, cert_len);
+    with_anchor.flags = GATEKIT_JWS_UNSIGNED_LOCAL;
+    CHECK_RC(code_of(jws_verify_transaction, transaction, &with_anchor), GATEKIT_EINVAL);
     gatekit_jws_options wrong_anchor = opts(bundle, "Xcode", 0, test_ca, ca_len);
     CHECK_RC(code_of(jws_verify_transaction, transaction, &wrong_anchor), GATEKIT_EJWS_UNTRUSTED);
 

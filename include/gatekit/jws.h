@@ -35,7 +35,8 @@ extern "C" {
  * of Apple Root CA - G3: Apple's test root (their test chains, same length and OID rules),
  * or the certificate of StoreKit Testing in Xcode (x5c holds that one self-signed
  * certificate; pass exactly it). Without a test anchor, Xcode-signed data fails with
- * GATEKIT_EJWS_TEST_SIGNED: nothing is ever returned unverified. The shape rules are those
+ * GATEKIT_EJWS_TEST_SIGNED: nothing is returned unverified unless the caller asks for
+ * Xcode or LocalTesting data with GATEKIT_JWS_UNSIGNED_LOCAL (and it is marked test-signed). The shape rules are those
  * of production: three x5c certificates must be leaf -> intermediate -> test anchor with
  * Apple's OIDs (the anchor is never accepted as x5c[0] of three). Data accepted under a test
  * anchor is marked ("testSigned":true below, jws_is_test_signed()) and is refused as
@@ -80,6 +81,15 @@ extern "C" {
                                            * whose environment is Production. Without it such data
                                            * fails with GATEKIT_EJWS_TEST_SIGNED: test-signed data
                                            * never passes as App Store data by accident. */
+#define GATEKIT_JWS_UNSIGNED_LOCAL  0x2u  /* environment Xcode or LocalTesting only (else
+                                           * GATEKIT_EINVAL; not with a test anchor): read the
+                                           * data without checking alg, x5c or the signature, as
+                                           * Apple's verifier does in those environments, whose
+                                           * data the App Store never signs. Bundle id and
+                                           * environment are still checked; the result is marked
+                                           * testSigned, so it never counts as App Store data. A
+                                           * notification's nested signed members are left as
+                                           * they are (not decoded), as Apple's verifier leaves them. */
 
 /* What the caller expects of the signed data. Initialise with jws_options_init(), then set
  * the members; the struct is read during the call only (not retained). */

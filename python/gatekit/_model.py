@@ -9,19 +9,21 @@
 - required members and Apple's limits (lengths, ranges) are checked when a model is made.
 
 Subclasses are dataclasses; every member has a default (so this works on Python 3.9), and
-``_required`` names those a caller must give.
+``_required`` names those a caller must give. Members fixed by a model (``init=False``, as
+Advanced Commerce's ``operation`` and ``version``) are written but never read from JSON.
 """
 from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import typing
 import uuid
 from typing import Any, Callable, ClassVar, Dict, Optional, Tuple, Type, TypeVar, Union
 
 from .apple_enums import member, raw_name
 
-__all__ = ["Model", "ModelError", "max_length", "in_range", "not_empty"]
+__all__ = ["Model", "ModelError", "each_max_length", "in_range", "max_length", "not_empty"]
 
 M = TypeVar("M", bound="Model")
 
@@ -41,15 +43,11 @@ class Model:
     _required_raw: ClassVar[Tuple[str, ...]] = ()
     #: Checks of Apple's limits: name -> a function raising ValueError (None is not checked).
     _checks: ClassVar[Dict[str, Callable[[Any], None]]] = {}
-    #: Members fixed by the model (Advanced Commerce's operation and version).
-    _fixed: ClassVar[Dict[str, Any]] = {}
 
     def __post_init__(self) -> None:
         for name in self._required:
             if getattr(self, name) is None:
                 raise TypeError(f"{type(self).__name__}: {name} is required")
-        for name, value in self._fixed.items():
-            object.__setattr__(self, name, value)
         for name, enum_cls in self._enums.items():
             raw, value = getattr(self, raw_name(name)), getattr(self, name)
             if raw is not None:
@@ -104,7 +102,7 @@ class Model:
         for name, value in raw.items():
             if name in cls._enums or name in cls._enum_keys:
                 values[raw_name(name)] = _parse(kinds.get(raw_name(name), Any), value, cls, name)
-            elif name in kinds and name not in cls._fixed:
+            elif name in kinds:
                 values[name] = _parse(kinds[name], value, cls, name)
         try:
             return cls(**values)
@@ -117,7 +115,7 @@ class Model:
         twins = _twins(type(self))
         for field in dataclasses.fields(self):  # type: ignore[arg-type]
             name = field.name
-            if name in twins or not field.init:
+            if name in twins or not field.compare:  # GateKit's own members (``decoded``) are not Apple's JSON
                 continue
             value = getattr(self, raw_name(name)) if name in self._enums or name in self._enum_keys else getattr(self, name)
             if value is not None:
@@ -218,6 +216,8 @@ def _parse(kind: Any, value: Any, cls: type, name: str) -> Any:
         if kind is bool:
             ok = isinstance(value, bool)
         elif kind is int:
+            if isinstance(value, float) and math.isfinite(value):
+                return int(value)  # Xcode writes fractional milliseconds; Apple's converter truncates them
             ok = isinstance(value, int) and not isinstance(value, bool)
         elif kind is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -248,4 +248,12 @@ def not_empty(what: str) -> Callable[[Any], None]:
     def check(value: Any) -> None:
         if not value or any(v is None for v in value):
             raise ValueError(f"{what} must be a non-empty list without None")
+    return check
+
+
+def each_max_length(limit: int, what: str) -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        for item in value:
+            if len(item) > limit:
+                raise ValueError(f"each of {what} is at most {limit} characters, not {len(item)}")
     return check

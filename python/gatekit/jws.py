@@ -107,6 +107,7 @@ register(EJWS_PAYLOAD_FIELD, SignedDataError)
 OPTIONS_VERSION = _bindings.GATEKIT_JWS_OPTIONS_VERSION
 #: Test only: accept data signed under the test anchor whose environment is Production.
 TEST_PRODUCTION = _bindings.GATEKIT_JWS_TEST_PRODUCTION
+UNSIGNED_LOCAL = _bindings.GATEKIT_JWS_UNSIGNED_LOCAL
 
 _Options = JWSOptions
 _OptionsP = ctypes.POINTER(_Options)
@@ -444,9 +445,13 @@ class SignedDataVerifier:
     """
 
     def __init__(self, bundle_id: str, environment: str, app_apple_id: Optional[int] = None,
-                 test_anchor: Optional[bytes] = None, *apples_order: Any, test_production: bool = False) -> None:
+                 test_anchor: Optional[bytes] = None, *apples_order: Any, test_production: bool = False,
+                 unsigned_local: bool = False) -> None:
         """``test_production`` (test only): accept test-signed data whose environment is
-        Production; without it such data raises SignatureError (EJWS_TEST_SIGNED)."""
+        Production; without it such data raises SignatureError (EJWS_TEST_SIGNED).
+        ``unsigned_local`` (Xcode and LocalTesting only, no test anchor): read data without
+        checking its signature, as Apple's verifier does in those environments; bundle id and
+        environment are still checked, and the result is marked test-signed."""
         # Apple's (root_certificates, enable_online_checks, environment, bundle_id, app_apple_id).
         if apples_order or isinstance(bundle_id, (list, tuple)) or isinstance(environment, bool):
             raise TypeError("SignedDataVerifier(root_certificates, enable_online_checks, environment, bundle_id, "
@@ -457,11 +462,14 @@ class SignedDataVerifier:
             raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, not {environment!r}")
         if environment == "Production" and not app_apple_id:
             raise ValueError("app_apple_id is required when the environment is Production")
+        if unsigned_local and (environment not in ("Xcode", "LocalTesting") or test_anchor is not None):
+            raise ValueError("unsigned_local reads Xcode and LocalTesting data only, and without a test anchor")
         self.bundle_id = bundle_id
         self.environment = environment
         self.app_apple_id = app_apple_id
         self.test_anchor = bytes(test_anchor) if test_anchor is not None else None
         self.test_production = test_production
+        self.unsigned_local = unsigned_local
         self._bundle = _native.to_c_string(bundle_id, "bundle_id")
         self._environment = environment.encode("ascii")
         self._default_options = self._make_options(None)
@@ -476,7 +484,7 @@ class SignedDataVerifier:
     def _make_options(self, verify_time: Instant) -> _Options:
         o = _Options()
         check(_options_init(ctypes.byref(o), OPTIONS_VERSION))
-        o.flags = TEST_PRODUCTION if self.test_production else 0
+        o.flags = (TEST_PRODUCTION if self.test_production else 0) | (UNSIGNED_LOCAL if self.unsigned_local else 0)
         o.bundle_id = self._bundle
         o.environment = self._environment
         o.app_apple_id = self.app_apple_id or 0

@@ -469,3 +469,20 @@ def test_a_revocation_reason_newer_than_the_package_still_revokes():
     assert t.revocationReason is None and t.rawRevocationReason == 9
     assert not t.is_entitled(utc(ms=2000))
     assert jws.JWSTransaction.from_json({"productId": "p", "purchaseDate": 1000}).is_entitled(utc(ms=2000))
+
+
+def test_unsigned_local_data_is_read_only_when_asked_and_marked_test_signed():
+    """Xcode and LocalTesting data read as Apple's verifier reads it there (no signature check),
+    only with unsigned_local=True, never for Sandbox or Production, always test-signed."""
+    def part(value: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+    signed = ".".join([part({"alg": "ES256"}), part({"transactionId": "23456", "bundleId": "com.example",
+                                                     "environment": "LocalTesting", "signedDate": 1698148900000}), "c2ln"])
+    local = SignedDataVerifier("com.example", "LocalTesting", unsigned_local=True)
+    assert local.verify_transaction(signed).transactionId == "23456"
+    assert local.verified("transaction", signed)[1] is True
+    with pytest.raises(SignedDataError):
+        SignedDataVerifier("com.example", "LocalTesting").verify_transaction(signed)
+    for environment in ("Sandbox", "Production"):
+        with pytest.raises(ValueError, match="unsigned_local"):
+            SignedDataVerifier("com.example", environment, 1, unsigned_local=True)

@@ -16,21 +16,33 @@ public struct JWSOptions: Sendable {
     /// Test only: accept test-signed data whose environment is Production. Without it such
     /// data fails with `.jwsTestSigned`, so test-signed data never passes as App Store data.
     public var allowTestSignedProduction: Bool
+    /// Xcode and LocalTesting only: read the data without checking its signature, as Apple's
+    /// verifier does in those environments (the App Store never signs such data). The bundle
+    /// id and environment are still checked, and the result is marked test-signed, so it can
+    /// never count as App Store data.
+    public var readsUnsignedLocalData: Bool
 
     public init(bundleID: String, appAppleID: Int64?, environment: AppStoreEnvironment,
                 verifyTime: Int64? = nil, testAnchorDER: [UInt8]? = nil,
-                allowTestSignedProduction: Bool = false) throws(GateKitError) {
+                allowTestSignedProduction: Bool = false, readsUnsignedLocalData: Bool = false) throws(GateKitError) {
         guard !bundleID.isEmpty else { throw .invalid("bundle_id is empty") }
         if environment == .production && appAppleID == nil {
             throw .invalid("app_apple_id is required when the environment is Production")
         }
         if let appAppleID, appAppleID <= 0 { throw .invalid("app_apple_id must be positive (0 means none)") }
         if let testAnchorDER, testAnchorDER.isEmpty { throw .invalid("test_anchor_der is empty") }
+        if readsUnsignedLocalData {
+            guard environment == .xcode || environment == .localTesting else {
+                throw .invalid("unsigned local data is read in the Xcode and LocalTesting environments only, not \(environment.rawValue)")
+            }
+            guard testAnchorDER == nil else { throw .invalid("a test anchor and unsigned local data exclude each other: nothing would be verified against the anchor") }
+        }
         self.bundleID = bundleID
         self.appAppleID = appAppleID
         self.environment = environment
         self.verifyTime = verifyTime
         self.testAnchorDER = testAnchorDER
         self.allowTestSignedProduction = allowTestSignedProduction
+        self.readsUnsignedLocalData = readsUnsignedLocalData
     }
 }

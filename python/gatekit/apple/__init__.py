@@ -25,6 +25,8 @@ from .api_client import Environment
 from ..appstore import (AdvancedCommerceAPIInAppSignatureCreator, IntroductoryOfferEligibilitySignatureCreator,
                        PromotionalOfferSignatureCreator, PromotionalOfferV2SignatureCreator, ReceiptUtility)
 from ..jws import SignedDataError, VerificationStatus
+from ..payload_models import (AppTransaction, DecodedRealtimeRequestBody, JWSRenewalInfoDecodedPayload,
+                              JWSTransactionDecodedPayload, ResponseBodyV2DecodedPayload)
 
 __all__ = ["AdvancedCommerceAPIInAppSignatureCreator", "IntroductoryOfferEligibilitySignatureCreator",
            "PromotionalOfferSignatureCreator", "PromotionalOfferV2SignatureCreator", "ReceiptUtility", "SignedDataVerifier",
@@ -59,4 +61,26 @@ class SignedDataVerifier(jws.SignedDataVerifier):
             raise ValueError(f"{len(others)} certificates that are not Apple's roots: GateKit trusts one test root at a time")
         if not others and "Apple Root CA - G3" not in names:
             raise ValueError("App Store signed data chains to Apple Root CA - G3, which root_certificates lacks")
-        super().__init__(bundle_id, Environment(environment).value, app_apple_id, others[0] if others else None)
+        env = Environment(environment)
+        if env in (Environment.XCODE, Environment.LOCAL_TESTING):
+            # Apple's verifier reads these environments' data without checking its signature
+            # (the App Store never signs it); so does this one, marking the result test-signed.
+            super().__init__(bundle_id, env.value, app_apple_id, None, unsigned_local=True)
+        else:
+            super().__init__(bundle_id, env.value, app_apple_id, others[0] if others else None)
+
+    # Apple's methods return Apple's models, built from the payload libgatekit verified.
+    def verify_and_decode_signed_transaction(self, signed_transaction: str) -> JWSTransactionDecodedPayload:  # type: ignore[override]
+        return JWSTransactionDecodedPayload.from_json(self.verify_json("transaction", signed_transaction))
+
+    def verify_and_decode_renewal_info(self, signed_renewal_info: str) -> JWSRenewalInfoDecodedPayload:  # type: ignore[override]
+        return JWSRenewalInfoDecodedPayload.from_json(self.verify_json("renewal-info", signed_renewal_info))
+
+    def verify_and_decode_notification(self, signed_payload: str) -> ResponseBodyV2DecodedPayload:  # type: ignore[override]
+        return ResponseBodyV2DecodedPayload.from_json(self.verify_json("notification", signed_payload))
+
+    def verify_and_decode_app_transaction(self, signed_app_transaction: str) -> AppTransaction:  # type: ignore[override]
+        return AppTransaction.from_json(self.verify_json("app-transaction", signed_app_transaction))
+
+    def verify_and_decode_realtime_request(self, signed_payload: str) -> DecodedRealtimeRequestBody:  # type: ignore[override]
+        return DecodedRealtimeRequestBody.from_json(self.verify_json("realtime-request", signed_payload))

@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.AdvancedCommerceRequestRefundRequest`` at Apple's path."""
+from ...advanced_commerce import AdvancedCommerceRequestRefundRequest
+
+__all__ = ["AdvancedCommerceRequestRefundRequest"]

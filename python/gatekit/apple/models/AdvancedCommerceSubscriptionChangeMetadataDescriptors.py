@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.AdvancedCommerceSubscriptionChangeMetadataDescriptors`` at Apple's path."""
+from ...advanced_commerce import AdvancedCommerceSubscriptionChangeMetadataDescriptors
+
+__all__ = ["AdvancedCommerceSubscriptionChangeMetadataDescriptors"]

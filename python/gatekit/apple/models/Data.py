@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.Data`` at Apple's path."""
+from ...payload_models import Data
+
+__all__ = ["Data"]

@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.JWSTransactionDecodedPayload`` at Apple's path."""
+from ...payload_models import JWSTransactionDecodedPayload
+
+__all__ = ["JWSTransactionDecodedPayload"]

@@ -1,0 +1,4 @@
+"""``appstoreserverlibrary.models.Message`` at Apple's path."""
+from ...retention_models import Message
+
+__all__ = ["Message"]
