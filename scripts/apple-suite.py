@@ -4,7 +4,7 @@ renamed mechanically (``appstoreserverlibrary`` -> ``gatekit.apple``, nothing el
 against Apple's library itself as the reference. It measures issue 27 (the drop-in): per
 test file, whether it imports and how many of its tests pass.
 
-    python3 scripts/apple-suite.py [--apple] [-k EXPR]
+    python3 scripts/apple-suite.py [--apple] [-k EXPR] [--show]
 
 It prints one line per file and the totals, and exits 0 (a measurement, not a gate: make test
 will run the suite once it passes). GATEKIT_FIXTURES names the fixtures folder.
@@ -44,6 +44,20 @@ HELPERS = [
     (name, "        client._execute_request = fake_execute_and_validate_inputs",
      "        client = standin().route(fake_execute_and_validate_inputs, client)")
     for name in ("test_api_client.py", "test_api_client_async.py")
+] + [
+    # test_x509_verifiction.py tests Apple's private _ChainVerifier directly: the same
+    # constructor and verify_chain, made by GateKit's public gatekit.jws.verify_chain
+    # (Tests/standin/apple_suite_chain.py).
+    ("test_x509_verifiction.py",
+     "from gatekit.apple.signed_data_verifier import _ChainVerifier, VerificationException, VerificationStatus",
+     "from gatekit.apple.signed_data_verifier import VerificationException, VerificationStatus\n"
+     "from tests.gatekit_chain import _ChainVerifier"),
+    # Two decoded-payload tests replace the verifier's private _verify_notification (its check of
+    # the app and environment) with their own: GateKit's public notification_subject feeds it
+    # instead (Tests/standin/apple_suite_subject.py).
+    ("test_decoded_payloads.py", "        signed_data_verifier._verify_notification = check_environment_and_bundle_id",
+     "        from tests.gatekit_subject import SubjectCheckedVerifier\n"
+     "        signed_data_verifier = SubjectCheckedVerifier(signed_data_verifier, check_environment_and_bundle_id)"),
 ]
 
 
@@ -51,6 +65,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apple", action="store_true", help="run the suite unchanged against Apple's library")
     parser.add_argument("-k", default=None, help="a pytest -k expression")
+    parser.add_argument("--show", action="store_true", help="print pytest's own report too (what failed, and why)")
     args = parser.parse_args()
     if not (SUITE / "tests").is_dir():
         print(f"apple-suite: {SUITE} not found: set GATEKIT_FIXTURES", file=sys.stderr)
@@ -59,6 +74,8 @@ def main() -> int:
         tests = Path(scratch) / "tests"
         shutil.copytree(SUITE / "tests", tests)
         shutil.copy(ROOT / "Tests" / "standin" / "apple_suite_standin.py", tests / "gatekit_standin.py")
+        shutil.copy(ROOT / "Tests" / "standin" / "apple_suite_chain.py", tests / "gatekit_chain.py")
+        shutil.copy(ROOT / "Tests" / "standin" / "apple_suite_subject.py", tests / "gatekit_subject.py")
         if not args.apple:
             for path in tests.glob("*.py"):
                 path.write_text(re.sub(r"\bappstoreserverlibrary\b", "gatekit.apple", path.read_text()))
@@ -73,7 +90,9 @@ def main() -> int:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
         command = [sys.executable, "-m", "pytest", "-q", "-rN", "--no-header", "-p", "no:cacheprovider", "--continue-on-collection-errors", "tests",
                    "--junitxml", str(Path(scratch) / "report.xml")] + (["-k", args.k] if args.k else [])
-        subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True)
+        done = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True)
+        if args.show:
+            print(done.stdout + done.stderr)
         return report(Path(scratch) / "report.xml", "Apple's library" if args.apple else "gatekit.apple")
 
 

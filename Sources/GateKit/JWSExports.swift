@@ -112,6 +112,34 @@ public func jwsTransactionPayloadIsEntitled(_ payloadJSON: UnsafePointer<CChar>?
     }
 }
 
+@c(jws_notification_subject)
+public func jwsNotificationSubject(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ payloadJSON: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("jws_notification_subject") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        guard let bytes = try Arguments.optionalBytes(payloadJSON, "payload_json", limit: CompactJWS.maximumLength) else { throw .invalid("payload_json is NULL") }
+        let json: JSONValue
+        do throws(GateKitError) { json = try JSONParser.parse(bytes) } catch { throw GateKitError(.jwsMalformed, "payload_json is not JSON: \(error.message)") }
+        guard case .object = json else { throw GateKitError(.jwsMalformed, "payload_json is not a JSON object") }
+        out.pointee = try Owned.cString(try JWSNotification(json: json).subjectJSON)
+        return GATEKIT_OK
+    }
+}
+
+@c(jws_verify_chain)
+public func jwsVerifyChain(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ x5cJSON: UnsafePointer<CChar>?,
+                           _ testAnchor: UnsafePointer<UInt8>?, _ testAnchorLength: Int, _ verifyTime: Int64) -> Int32 {
+    exportBoundary("jws_verify_chain") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_public_key_pem")
+        out.pointee = nil
+        guard let x5c = try Arguments.optionalBytes(x5cJSON, "x5c_json", limit: CertificateChain.maximumLength) else { throw .invalid("x5c_json is NULL") }
+        let anchor = try Arguments.testAnchor(testAnchor, testAnchorLength)
+        let time = verifyTime == 0 ? Clock.nowMilliseconds() / 1000 : verifyTime
+        out.pointee = try Owned.cString(try CertificateChain.verifiedLeafKeyPEM(x5c: x5c, testAnchor: anchor, at: time))
+        return GATEKIT_OK
+    }
+}
+
 /// What a `gatekit_jws *` points at: verified data, its JSON and identity as C strings.
 final class SignedDataHandle {
     let json: UnsafeMutablePointer<CChar>

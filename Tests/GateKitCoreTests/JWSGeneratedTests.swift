@@ -33,6 +33,20 @@ import Testing
         #expect(Self.code(jws, production) == .jwsUntrustedChain)
     }
 
+    @Test func testSignedDataIsRefusedAsProductionAfterItsIdentity() throws {
+        guard let pki = JWSTestPKI.shared,
+              let production = JWSOptions.test(pki.der("root"), environment: .production, appAppleID: 1234, testProduction: false),
+              let allowed = JWSOptions.test(pki.der("root"), environment: .production, appAppleID: 1234, testProduction: true) else { return }
+        let claimsProduction = pki.sign(Self.transactionPayload().replacingOccurrences("\"Sandbox\"", "\"Production\""), chain: Self.chain)
+        #expect(Self.code(claimsProduction, production) == .jwsTestSigned)
+        #expect(Self.code(claimsProduction, allowed) == nil)
+        // Data for another environment or app gets Apple's verdict for it first.
+        #expect(Self.code(pki.sign(Self.transactionPayload(), chain: Self.chain), production) == .jwsEnvironment)
+        let otherApp = pki.sign(Self.transactionPayload().replacingOccurrences("\"Sandbox\"", "\"Production\"")
+                                    .replacingOccurrences("com.example", "com.other"), chain: Self.chain)
+        #expect(Self.code(otherApp, production) == .jwsBundleID)
+    }
+
     @Test func tamperedPayloadAndSignature() throws {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root")) else { return }
         let jws = pki.sign(Self.transactionPayload(), chain: Self.chain)

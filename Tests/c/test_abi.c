@@ -83,8 +83,8 @@ int main(void) {
         CHECK_RC(jws_verify(&v, GATEKIT_JWS_TRANSACTION, (const char *)jws, (const gatekit_jws_options *)jo), GATEKIT_OK);
         jws_free(v);
         jo->environment = "Production";
-        jo->app_apple_id = 1234;   /* version 1 has no flags: test data is never Production */
-        CHECK_RC(jws_verify_transaction(&json, (const char *)jws, (const gatekit_jws_options *)jo), GATEKIT_EJWS_TEST_SIGNED);
+        jo->app_apple_id = 1234;   /* version 1 has no flags (nothing past it is read): Sandbox data is refused as Apple refuses it */
+        CHECK_RC(jws_verify_transaction(&json, (const char *)jws, (const gatekit_jws_options *)jo), GATEKIT_EJWS_ENVIRONMENT);
 
         ro->bundle_id = "dev.bonzer.weeka.app";
         gatekit_receipt *r = NULL;

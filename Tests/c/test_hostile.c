@@ -214,6 +214,16 @@ static int call_jws_test_sign(arg *a) {
 }
 static int call_jws_transaction_is_entitled(arg *a) { return jws_transaction_is_entitled(a[0].s, J(a[1].p), a[2].s, a[3].ll); }
 static int call_jws_transaction_payload_is_entitled(arg *a) { return jws_transaction_payload_is_entitled(a[0].s, a[1].s, a[2].ll); }
+static int call_jws_notification_subject(arg *a) {
+    int rc = jws_notification_subject((char **)a[0].p, a[1].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_jws_verify_chain(arg *a) {
+    int rc = jws_verify_chain((char **)a[0].p, a[1].s, (const unsigned char *)a[2].p, a[3].n, a[4].ll);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
 
 static int provider_answer(void *payload, int category) { (void)payload; (void)category; return GATEKIT_PERM_STATE_UNKNOWN; }
 static void changed_noop(void *payload, int category, int old_state, int new_state) { (void)payload; (void)category; (void)old_state; (void)new_state; }
@@ -468,6 +478,8 @@ static const api_entry api[] = {
     {"jws_test_sign", call_jws_test_sign, {OUT_PTR, PKI_DIR, JWS_KIND, PAYLOAD_JSON, END}, 0},
     {"jws_transaction_is_entitled", call_jws_transaction_is_entitled, {JWS, J_OPTIONS, OPT_PRODUCT, AT_MS, END}, 0},
     {"jws_transaction_payload_is_entitled", call_jws_transaction_payload_is_entitled, {PAYLOAD_JSON, OPT_PRODUCT, AT_MS, END}, 0},
+    {"jws_notification_subject", call_jws_notification_subject, {OUT_PTR, PAYLOAD_JSON, END}, 0},
+    {"jws_verify_chain", call_jws_verify_chain, {OUT_PTR, STR, DATA, LEN, AT_MS, END}, 0},
     {"perm_category_name", call_perm_category_name, {CATEGORY, END}, 1},
     {"perm_category_from_name", call_perm_category_from_name, {OPT_STORE, PERM_NAME, END}, 0},
     {"perm_state_name", call_perm_state_name, {INT, END}, 1},

@@ -206,10 +206,10 @@ static void test_apple_mock_data(void) {
     }
     gatekit_free(json);
 
-    /* Test-signed data never passes as Production data without the test-only flag. */
+    /* Sandbox data for a Production verifier gets Apple's verdict (another environment), with or
+     * without the test-only flag; test-signed data that claims Production: test_generated. */
     gatekit_jws_options production = opts("com.example", "Production", 1234, anchor, anchor_len);
-    CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_TEST_SIGNED);
-    CHECK(strstr(gatekit_last_error(), "Production") != NULL);
+    CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_ENVIRONMENT);
     production.flags = GATEKIT_JWS_TEST_PRODUCTION;
     CHECK_RC(code_of(jws_verify_notification, notification, &production), GATEKIT_EJWS_ENVIRONMENT);
     CHECK(strstr(gatekit_last_error(), "Sandbox") != NULL);
@@ -369,6 +369,57 @@ done:
 
 /* Apple's x509 vectors, through JWS: Apple's mock renewalInfo is signed by LEAF_CERT's key,
  * so swapping its x5c shows each chain verdict (the chain is checked before the signature). */
+/* jws_verify_chain (an x5c chain on its own) and jws_notification_subject. */
+static void test_chain_and_subject(void) {
+    char *transaction = fixture("jws/apple-test/mock_signed_data/transactionInfo");
+    size_t ca_len = 0;
+    unsigned char *test_ca = fixture_bytes("jws/apple-test/certs/testCA.der", &ca_len);
+    if (!transaction || !test_ca) goto done;
+    char *h64 = part(transaction, 0);
+    size_t hn = 0;
+    char *header = (char *)unb64(h64, strlen(h64), &hn);
+    header = realloc(header, hn + 1);
+    header[hn] = 0;
+    char *x5c = strstr(header, "\"x5c\":[");
+    char *end = x5c ? strchr(x5c, ']') : NULL;
+    CHECK(x5c && end);
+    if (x5c && end) {
+        x5c += 6;
+        end[1] = 0;   /* header now ends the JSON array x5c points at */
+        const long long issued = 1673222400;  /* 2023-01-09, inside Apple's test chain */
+        char *pem = NULL;
+        CHECK_RC(jws_verify_chain(&pem, x5c, test_ca, ca_len, issued), GATEKIT_OK);
+        CHECK(pem && strncmp(pem, "-----BEGIN PUBLIC KEY-----\n", 27) == 0);
+        gatekit_free(pem);
+        CHECK_RC(jws_verify_chain(&pem, x5c, NULL, 0, issued), GATEKIT_EJWS_UNTRUSTED);
+        CHECK(pem == NULL);
+        CHECK_RC(jws_verify_chain(&pem, x5c, test_ca, ca_len, 2272147200LL), GATEKIT_EJWS_CERT_TIME);  /* 2042 */
+        CHECK_RC(jws_verify_chain(&pem, x5c, (const unsigned char *)"abc", 3, issued), GATEKIT_EJWS_CERTIFICATE);
+    }
+    char *pem = NULL;
+    CHECK_RC(jws_verify_chain(&pem, "[]", test_ca, ca_len, 0), GATEKIT_EJWS_CHAIN_LENGTH);
+    CHECK_RC(jws_verify_chain(&pem, "{}", test_ca, ca_len, 0), GATEKIT_EJWS_MALFORMED);
+    CHECK_RC(jws_verify_chain(&pem, "[\"@@\",\"@@\",\"@@\"]", test_ca, ca_len, 0), GATEKIT_EJWS_CERTIFICATE);
+    CHECK_RC(jws_verify_chain(&pem, NULL, test_ca, ca_len, 0), GATEKIT_EINVAL);
+    CHECK_RC(jws_verify_chain(NULL, "[]", test_ca, ca_len, 0), GATEKIT_EINVAL);
+
+    char *subject = NULL;
+    CHECK_RC(jws_notification_subject(&subject, "{\"externalPurchaseToken\":{\"externalPurchaseId\":\"SANDBOX_1\",\"bundleId\":\"b\",\"appAppleId\":5}}"), GATEKIT_OK);
+    CHECK(subject && strcmp(subject, "{\"bundleId\":\"b\",\"appAppleId\":5,\"environment\":\"Sandbox\"}") == 0);
+    gatekit_free(subject);
+    CHECK_RC(jws_notification_subject(&subject, "{}"), GATEKIT_OK);
+    CHECK(subject && strcmp(subject, "{\"bundleId\":null,\"appAppleId\":null,\"environment\":null}") == 0);
+    gatekit_free(subject);
+    CHECK_RC(jws_notification_subject(&subject, "[1]"), GATEKIT_EJWS_MALFORMED);
+    CHECK_RC(jws_notification_subject(&subject, "{\"data\":{\"appAppleId\":\"one\"}}"), GATEKIT_EJWS_PAYLOAD_FIELD);
+    CHECK_RC(jws_notification_subject(&subject, NULL), GATEKIT_EINVAL);
+    free(h64);
+    free(header);
+done:
+    free(transaction);
+    free(test_ca);
+}
+
 static void test_x509_vectors(void) {
     char *renewal = fixture("jws/apple-test/mock_signed_data/renewalInfo");
     const char *names[] = {"ROOT_CA", "INTERMEDIATE_CA", "LEAF_CERT", "LEAF_CERT_INVALID_OID", "INTERMEDIATE_CA_INVALID_OID",
@@ -563,9 +614,17 @@ static void test_generated(void) {
     gatekit_jws_options other_bundle = opts("com.other", "Sandbox", 0, root, root_len);
     CHECK_RC(code_of(jws_verify_transaction, good, &other_bundle), GATEKIT_EJWS_BUNDLE_ID);
     gatekit_jws_options prod = opts("com.example", "Production", 7, root, root_len);
-    CHECK_RC(code_of(jws_verify_transaction, good, &prod), GATEKIT_EJWS_TEST_SIGNED);
+    CHECK_RC(code_of(jws_verify_transaction, good, &prod), GATEKIT_EJWS_ENVIRONMENT);  /* Sandbox data: Apple's verdict */
+    /* Test-signed data that claims Production never passes as it without the test-only flag. */
+    char production_payload[512];
+    snprintf(production_payload, sizeof production_payload,
+             "{\"transactionId\":\"1\",\"bundleId\":\"com.example\",\"productId\":\"p\",\"environment\":\"Production\",\"signedDate\":%lld}", now);
+    char *claims_production = sign_with("ES256", production_payload, "leaf", chain3, 3);
+    CHECK_RC(code_of(jws_verify_transaction, claims_production, &prod), GATEKIT_EJWS_TEST_SIGNED);
+    CHECK(strstr(gatekit_last_error(), "Production") != NULL);
     prod.flags = GATEKIT_JWS_TEST_PRODUCTION;
-    CHECK_RC(code_of(jws_verify_transaction, good, &prod), GATEKIT_EJWS_ENVIRONMENT);
+    CHECK_RC(code_of(jws_verify_transaction, claims_production, &prod), GATEKIT_OK);
+    free(claims_production);
     jws = sign_with("ES256", "{\"bundleId\":[],\"environment\":\"Sandbox\"}", "leaf", chain3, 3);
     CHECK_RC(code_of(jws_verify_transaction, jws, &o), GATEKIT_EJWS_PAYLOAD_FIELD);
     CHECK(strstr(gatekit_last_error(), "bundleId") != NULL);
@@ -811,7 +870,7 @@ static void test_tool(void) {
     CHECK(tool_exit(args) == 0);
     snprintf(args, sizeof args, "jws verify --type notification --bundle-id com.example --environment Production --app-apple-id 1234 "
              "--test-anchor '%s/jws/apple-test/certs/testCA.der' - < '%s/jws/apple-test/mock_signed_data/testNotification'", f, f);
-    CHECK(tool_exit(args) == 11);  /* test-signed data for Production: not authentic App Store data */
+    CHECK(tool_exit(args) == 12);  /* Sandbox data for Production: another environment, as Apple's verifier says */
     snprintf(args, sizeof args, "jws verify --type transaction --bundle-id com.example --environment Sandbox "
              "'%s/jws/apple-test/mock_signed_data/transactionInfo'", f);
     CHECK(tool_exit(args) == 11);  /* Apple's test chain without the test anchor */
@@ -864,6 +923,7 @@ int main(void) {
     test_apple_mock_data();
     test_xcode();
     test_x509_vectors();
+    test_chain_and_subject();
     test_generated();
     test_models();
     test_threads();

@@ -149,6 +149,28 @@ typedef struct gatekit_jws gatekit_jws;
 #define GATEKIT_JWS_APP_TRANSACTION  4
 #define GATEKIT_JWS_REALTIME_REQUEST 5
 
+/* The app and environment a notification is about, from its decoded payload (payload_json:
+ * a notification's JSON, as jws_verify_notification returns it, or as read before
+ * verification to choose which app's options to verify it with — the verification then
+ * checks it): *out_json = {"bundleId":…,"appAppleId":…,"environment":…} (null where the
+ * payload has none), taken as Apple's verifier takes it: from data, else summary, else
+ * externalPurchaseToken (Sandbox when its externalPurchaseId starts with "SANDBOX", else
+ * Production), else appData. Errors: GATEKIT_EJWS_MALFORMED (not a JSON object),
+ * GATEKIT_EJWS_PAYLOAD_FIELD (a known member of the wrong type), GATEKIT_EINVAL. */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_notification_subject(char **out_json, const char *payload_json);
+
+/* Checks an x5c certificate chain on its own, by the rules of signed data: x5c_json is a
+ * JSON array of standard-base64 DER certificates, leaf first ("x5c" of a JWS header); it must
+ * chain leaf -> intermediate -> Apple Root CA - G3, or, with test_anchor_der, that test anchor
+ * (the anchor as the single certificate too, as for Xcode), with Apple's OIDs, valid at
+ * verify_time (Unix seconds; 0: now). On success *out_public_key_pem is the leaf's public key
+ * ("-----BEGIN PUBLIC KEY-----", freed with gatekit_free). Errors: the GATEKIT_EJWS_* codes of
+ * the chain (a certificate or test anchor that does not decode: GATEKIT_EJWS_CERTIFICATE;
+ * not a JSON array: GATEKIT_EJWS_MALFORMED), GATEKIT_EINVAL for NULL arguments. */
+GATEKIT_API GATEKIT_WARN_UNUSED int jws_verify_chain(char **out_public_key_pem, const char *x5c_json,
+                                                      const unsigned char *test_anchor_der, size_t test_anchor_len,
+                                                      long long verify_time);
+
 /* Verifies jws as `kind` (GATEKIT_JWS_TRANSACTION …) exactly as jws_verify_*() do. On success
  * *out is a new object (free with jws_free); on failure *out is NULL and the code is as for
  * jws_verify_*(), or GATEKIT_EINVAL for an unknown kind. */

@@ -365,6 +365,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'jws_verify_notification': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'jws_verify_app_transaction': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'jws_verify_realtime_request': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
+    'jws_notification_subject': (ctypes.c_int, c_char_p_p, ctypes.c_char_p,),
+    'jws_verify_chain': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_longlong,),
     'jws_verify': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_jws)), ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'jws_json': (ctypes.c_char_p, ctypes.POINTER(gatekit_jws),),
     'jws_identity': (ctypes.c_char_p, ctypes.POINTER(gatekit_jws),),
@@ -503,6 +505,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     jws_verify_notification: Callable[..., Any]
     jws_verify_app_transaction: Callable[..., Any]
     jws_verify_realtime_request: Callable[..., Any]
+    jws_notification_subject: Callable[..., Any]
+    jws_verify_chain: Callable[..., Any]
     jws_verify: Callable[..., Any]
     jws_json: Callable[..., Any]
     jws_identity: Callable[..., Any]

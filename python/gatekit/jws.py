@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 import enum
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tuple, Type, TypeVar
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import _bindings, _native
 from . import _time
@@ -37,7 +37,7 @@ __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE
     "ExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
     "NotificationAppData", "NotificationData", "NotificationSummary", "OPTIONS_VERSION",
     "RealtimeRequest", "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier", "VerificationStatus",
-    "TEST_PRODUCTION"]
+    "NotificationSubject", "TEST_PRODUCTION", "UNSIGNED_LOCAL", "notification_subject", "verify_chain"]
 
 # Signed-data error codes (include/gatekit.h, -300 … -399).
 EJWS_MALFORMED = _bindings.GATEKIT_EJWS_MALFORMED
@@ -66,6 +66,10 @@ class SignedDataError(GateKitError):
     def status(self) -> "VerificationStatus":
         return _status_of(self.code)
 
+    def __str__(self) -> str:
+        # Apple's VerificationException says "Verification failed with status <NAME>".
+        return f"Verification failed with status {self.status.name}: {super().__str__()}"
+
 
 class VerificationStatus(enum.IntEnum):
     """Apple's ``VerificationStatus``: what ``SignedDataError.status`` says for Apple's callers."""
@@ -80,8 +84,8 @@ class VerificationStatus(enum.IntEnum):
 
 
 def _status_of(code: int) -> VerificationStatus:
-    return {EJWS_CHAIN_LENGTH: VerificationStatus.INVALID_CHAIN_LENGTH, EJWS_UNTRUSTED: VerificationStatus.INVALID_CHAIN,
-            EJWS_CERT_TIME: VerificationStatus.INVALID_CHAIN, EJWS_CERTIFICATE: VerificationStatus.INVALID_CERTIFICATE,
+    # As Apple's verifier: an untrusted root or an expired chain is VERIFICATION_FAILURE.
+    return {EJWS_CHAIN_LENGTH: VerificationStatus.INVALID_CHAIN_LENGTH, EJWS_CERTIFICATE: VerificationStatus.INVALID_CERTIFICATE,
             EJWS_BUNDLE_ID: VerificationStatus.INVALID_APP_IDENTIFIER, EJWS_APP_APPLE_ID: VerificationStatus.INVALID_APP_IDENTIFIER,
             EJWS_ENVIRONMENT: VerificationStatus.INVALID_ENVIRONMENT}.get(code, VerificationStatus.VERIFICATION_FAILURE)
 
@@ -134,6 +138,8 @@ KINDS: Dict[str, int] = {"notification": _bindings.GATEKIT_JWS_NOTIFICATION, "tr
                          "realtime-request": _bindings.GATEKIT_JWS_REALTIME_REQUEST}
 _is_entitled = _bindings.jws_transaction_is_entitled
 _payload_is_entitled = _bindings.jws_transaction_payload_is_entitled
+_verify_chain = _bindings.jws_verify_chain
+_notification_subject = _bindings.jws_notification_subject
 
 if _options_size() != ctypes.sizeof(_Options):
     raise ImportError(f"gatekit_jws_options is {_options_size()} bytes in the library, "
@@ -571,4 +577,35 @@ class SignedDataVerifier:
         return check(_is_entitled(_text(signed_transaction), ctypes.byref(o),
                                   _native.to_c_string(product_id, "product_id"), _time.milliseconds(at, "at"))) == 1
 
+
+def verify_chain(certificates: Sequence[str], test_anchor: Optional[bytes] = None, verify_time: Instant = None) -> str:
+    """Checks an x5c chain on its own (base64 DER certificates, leaf first) by the rules of
+    signed data — Apple Root CA - G3, or ``test_anchor`` (DER) in test mode; Apple's OIDs;
+    valid at ``verify_time`` (an aware datetime; default now) — and returns the leaf's public
+    key as PEM. Failures raise SignatureError (``.status`` in Apple's terms)."""
+    out = ctypes.c_void_p()
+    anchor = bytes(test_anchor) if test_anchor is not None else None
+    check(_verify_chain(ctypes.byref(out), json.dumps(list(certificates)).encode("utf-8"), anchor,
+                        len(anchor) if anchor is not None else 0, _time.seconds(verify_time, "verify_time")))
+    return _native.take_string(out)
+
+
+class NotificationSubject(NamedTuple):
+    """The app and environment a notification is about (None where the payload has none)."""
+    bundle_id: Optional[str]
+    app_apple_id: Optional[int]
+    environment: Optional[str]
+
+
+def notification_subject(payload: Union[str, bytes, Dict[str, Any]]) -> NotificationSubject:
+    """Which app and environment a notification's payload (JSON text or a dict) is about, as
+    Apple's verifier takes them: from ``data``, else ``summary``, else
+    ``externalPurchaseToken`` (Sandbox when its externalPurchaseId starts with "SANDBOX", else
+    Production), else ``appData``. Reading it before verification to choose which app's
+    verifier to use is fine: that verifier then checks it."""
+    text = json.dumps(payload) if isinstance(payload, dict) else payload
+    out = ctypes.c_void_p()
+    check(_notification_subject(ctypes.byref(out), _native.to_c_string(text, "payload")))
+    subject = json.loads(_native.take_string(out))
+    return NotificationSubject(subject["bundleId"], subject["appAppleId"], subject["environment"])
 

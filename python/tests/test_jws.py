@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from gatekit import jws
-from gatekit.jws import IdentityError, SignatureError, SignedDataError, SignedDataVerifier
+from gatekit.jws import IdentityError, SignatureError, SignedDataError, SignedDataVerifier, VerificationStatus
 
 from conftest import REPO_ROOT, utc
 from gatekit.apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppOwnershipType, NotificationTypeV2,
@@ -82,10 +82,11 @@ def test_apple_mock_notification_and_its_failures():
     signed = fixture_jws("mock_signed_data/testNotification")
     assert n.test_signed is True and "gatekit" not in n.raw
     assert n.identity == hashlib.sha256(unb64url(signed.split(".")[1])).hexdigest()
-    # Test-signed data is never Production data, unless the test-only flag says so.
-    with pytest.raises(SignatureError) as e:
+    # Sandbox data for a Production verifier: Apple's verdict (another environment), with or
+    # without the test-only flag (test-signed data claiming Production: test_identity_checks_…).
+    with pytest.raises(IdentityError) as e:
         SignedDataVerifier("com.example", "Production", 1234, apple_test_root()).verify_notification(signed)
-    assert e.value.code == jws.EJWS_TEST_SIGNED and "Production" in e.value.detail
+    assert e.value.code == jws.EJWS_ENVIRONMENT and e.value.status == VerificationStatus.INVALID_ENVIRONMENT
     with pytest.raises(IdentityError) as e:
         SignedDataVerifier("com.example", "Production", 1234, apple_test_root(),
                            test_production=True).verify_notification(signed)
@@ -379,12 +380,17 @@ def test_identity_checks_and_field_types(pki):
     with pytest.raises(IdentityError) as e:
         SignedDataVerifier("com.other", "Sandbox", test_anchor=pki.der("root")).verify_transaction(good)
     assert e.value.code == jws.EJWS_BUNDLE_ID
-    with pytest.raises(SignatureError) as e:
+    with pytest.raises(IdentityError) as e:  # Sandbox data: Apple's verdict first
         SignedDataVerifier("com.example", "Production", 1, pki.der("root")).verify_transaction(good)
-    assert e.value.code == jws.EJWS_TEST_SIGNED
-    with pytest.raises(IdentityError) as e:
-        SignedDataVerifier("com.example", "Production", 1, pki.der("root"), test_production=True).verify_transaction(good)
     assert e.value.code == jws.EJWS_ENVIRONMENT
+    # Test-signed data that claims Production never passes as it, unless the test-only flag says so.
+    claims_production = pki.sign(transaction(environment="Production"), CHAIN)
+    with pytest.raises(SignatureError) as e:
+        SignedDataVerifier("com.example", "Production", 1, pki.der("root")).verify_transaction(claims_production)
+    assert e.value.code == jws.EJWS_TEST_SIGNED and "Production" in e.value.detail
+    assert str(e.value).startswith("Verification failed with status VERIFICATION_FAILURE: ")
+    assert SignedDataVerifier("com.example", "Production", 1, pki.der("root"),
+                              test_production=True).verify_transaction(claims_production).transactionId == "2000000123"
     # The replay identity and the marking, through every path the package offers.
     sandbox = SignedDataVerifier("com.example", "Sandbox", test_anchor=pki.der("root"))
     identity = hashlib.sha256(unb64url(good.split(".")[1])).hexdigest()
@@ -486,3 +492,48 @@ def test_unsigned_local_data_is_read_only_when_asked_and_marked_test_signed():
     for environment in ("Sandbox", "Production"):
         with pytest.raises(ValueError, match="unsigned_local"):
             SignedDataVerifier("com.example", environment, 1, unsigned_local=True)
+
+
+def test_a_certificate_chain_checked_on_its_own():
+    """verify_chain: an x5c chain by the rules of signed data, the leaf's key as PEM; each
+    failure with Apple's status (the x5c of Apple's own test data, under Apple's test root;
+    Apple's x509 vectors, OIDs included, run in test_apple_suite)."""
+    x5c = header_of(fixture_jws("mock_signed_data/transactionInfo"))["x5c"]
+    at = datetime(2023, 1, 9, tzinfo=timezone.utc)
+    pem = jws.verify_chain(x5c, apple_test_root(), at)
+    assert pem.startswith("-----BEGIN PUBLIC KEY-----\n") and pem.endswith("-----END PUBLIC KEY-----\n")
+    cases = [
+        (lambda: jws.verify_chain(x5c, None, at), jws.EJWS_UNTRUSTED, VerificationStatus.VERIFICATION_FAILURE),
+        (lambda: jws.verify_chain(x5c[:2], apple_test_root(), at), jws.EJWS_CHAIN_LENGTH, VerificationStatus.INVALID_CHAIN_LENGTH),
+        (lambda: jws.verify_chain(["not base64!"] + x5c[1:], apple_test_root(), at), jws.EJWS_CERTIFICATE,
+         VerificationStatus.INVALID_CERTIFICATE),
+        (lambda: jws.verify_chain(x5c, b"abc", at), jws.EJWS_CERTIFICATE, VerificationStatus.INVALID_CERTIFICATE),
+        (lambda: jws.verify_chain(x5c, apple_test_root(), datetime(2042, 1, 1, tzinfo=timezone.utc)), jws.EJWS_CERT_TIME,
+         VerificationStatus.VERIFICATION_FAILURE),
+        (lambda: jws.verify_chain([x5c[1], x5c[1], x5c[2]], apple_test_root(), at), jws.EJWS_CHAIN_LENGTH,
+         VerificationStatus.INVALID_CHAIN_LENGTH),  # the intermediate as leaf: a chain of two
+    ]
+    for call, code, status in cases:
+        with pytest.raises(SignatureError) as e:
+            call()
+        assert (e.value.code, e.value.status) == (code, status), e.value
+
+
+def test_the_app_and_environment_a_notification_is_about():
+    """notification_subject: from data, else summary, else externalPurchaseToken (Sandbox iff
+    its id starts with SANDBOX), else appData — as Apple's verifier takes them."""
+    data = {"bundleId": "com.example", "appAppleId": 1, "environment": "Sandbox"}
+    assert jws.notification_subject({"data": data, "summary": {"bundleId": "other"}}) == ("com.example", 1, "Sandbox")
+    assert jws.notification_subject({"summary": {"bundleId": "s", "appAppleId": 2, "environment": "Production"}}) == ("s", 2, "Production")
+    token = {"bundleId": "t", "appAppleId": 3, "externalPurchaseId": "SANDBOX_1"}
+    assert jws.notification_subject({"externalPurchaseToken": token}).environment == "Sandbox"
+    token["externalPurchaseId"] = "b2158121"
+    assert jws.notification_subject(json.dumps({"externalPurchaseToken": token})) == ("t", 3, "Production")
+    assert jws.notification_subject({"appData": {"bundleId": "a", "environment": "Sandbox"}}) == ("a", None, "Sandbox")
+    assert jws.notification_subject({}) == (None, None, None)
+    with pytest.raises(SignatureError) as e:
+        jws.notification_subject("[1]")
+    assert e.value.code == jws.EJWS_MALFORMED
+    with pytest.raises(SignedDataError) as e:
+        jws.notification_subject({"data": {"appAppleId": "one"}})
+    assert e.value.code == jws.EJWS_PAYLOAD_FIELD

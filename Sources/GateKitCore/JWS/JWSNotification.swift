@@ -40,6 +40,14 @@ public struct JWSNotification: SignedPayload {
         if let appData = fields.appData { return (appData.bundleId, appData.appAppleId, appData.environment) }
         return (nil, nil, nil)
     }
+
+    /// `subject` as JSON: {"bundleId":…,"appAppleId":…,"environment":…}, null where absent.
+    public var subjectJSON: String {
+        let (bundle, app, environment) = subject
+        return JSONWriter.serialize(.object([("bundleId", bundle.map { .string($0) } ?? .null),
+                                             ("appAppleId", app.map { .number(String($0)) } ?? .null),
+                                             ("environment", environment.map { .string($0) } ?? .null)]))
+    }
 }
 
 /// `data` of a notification about one app's transaction.

@@ -33,6 +33,7 @@ public enum JWSVerifier {
         t.provenance = provenance
         try expect(bundleID: t.bundleId, options)
         try expect(environment: t.environment, options, field: "environment")
+        try refuseTestSignedProduction(t.provenance, options)
         return t
     }
 
@@ -41,6 +42,7 @@ public enum JWSVerifier {
         var r = try JWSRenewalInfo(json: payload)
         r.provenance = provenance
         try expect(environment: r.environment, options, field: "environment")
+        try refuseTestSignedProduction(r.provenance, options)
         return r
     }
 
@@ -51,6 +53,7 @@ public enum JWSVerifier {
         try expect(bundleID: a.bundleId, options)
         try expect(appAppleID: a.appAppleId, options)
         try expect(environment: a.receiptType, options, field: "receiptType")
+        try refuseTestSignedProduction(a.provenance, options)
         return a
     }
 
@@ -63,6 +66,7 @@ public enum JWSVerifier {
         r.provenance = provenance
         try expect(appAppleID: r.appAppleId, options)
         try expect(environment: r.environment, options, field: "environment")
+        try refuseTestSignedProduction(r.provenance, options)
         return r
     }
 
@@ -76,6 +80,7 @@ public enum JWSVerifier {
         try expect(bundleID: subject.bundleId, options)
         try expect(appAppleID: subject.appAppleId, options)
         try expect(environment: subject.environment, options, field: "environment")
+        try refuseTestSignedProduction(provenance, options)
 
         var transaction: JWSTransaction?
         var renewal: JWSRenewalInfo?
@@ -186,11 +191,15 @@ public enum JWSVerifier {
             }
         }
         guard ok else { throw GateKitError(.jwsSignature, "the ES256 signature does not verify with the key of \(Quoted.text(chain.leafSubject))") }
-        // Test-signed data never passes as genuine: Production is App Store data by definition.
-        if chain.isTestAnchored && options.environment == .production && !options.allowTestSignedProduction {
-            throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this sets the test-only flag GATEKIT_JWS_TEST_PRODUCTION)")
-        }
         return (jws.payload, Provenance(isTestSigned: chain.isTestAnchored, signedContent: jws.payloadBytes))
+    }
+
+    /// Test-signed data never passes as genuine: Production is App Store data by definition.
+    /// Checked last, after the bundle id, app Apple id and environment, so data for another app
+    /// or environment gets the same verdict Apple's verifier gives it.
+    static func refuseTestSignedProduction(_ provenance: Provenance?, _ options: JWSOptions) throws(GateKitError) {
+        guard let provenance, provenance.isTestSigned, options.environment == .production, !options.allowTestSignedProduction else { return }
+        throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this sets the test-only flag GATEKIT_JWS_TEST_PRODUCTION)")
     }
 
     /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an

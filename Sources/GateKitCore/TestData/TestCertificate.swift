@@ -1,4 +1,5 @@
 import COpenSSL
+import GateKitCrypto
 import GateKitSupport
 
 /// Issues the X.509 certificates of a test PKI with OpenSSL: P-256 keys, ecdsa-with-SHA256,
@@ -64,17 +65,7 @@ struct TestCertificate {
     /// The private key as PKCS#8 PEM ("BEGIN PRIVATE KEY"), unencrypted.
     var privateKeyPEM: [UInt8] {
         get throws(GateKitError) {
-            guard let bio = BIO_new(BIO_s_mem()) else { throw GateKitError(.outOfMemory, "BIO_new failed") }
-            defer { BIO_free(bio) }
-            guard PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 else {
-                ERR_clear_error()
-                throw .internalError("PEM_write_bio_PrivateKey failed")
-            }
-            let pending = Int(BIO_ctrl_pending(bio))
-            var out = [UInt8](repeating: 0, count: pending)
-            let read = out.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32(pending)) }
-            guard read == pending else { throw .internalError("BIO_read returned \(read) of \(pending) bytes") }
-            return out
+            try PEMWriter.text("PEM_write_bio_PrivateKey") { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
         }
     }
 

@@ -1,5 +1,6 @@
 import COpenSSL
 import GateKitCrypto
+import GateKitSupport
 
 /// A chain that passed a `TrustPolicy`: the leaf's public key, ready for signature checks,
 /// and the time window (intersection of every certificate's validity) in which the verdict holds.
@@ -38,6 +39,11 @@ public final class VerifiedChain: @unchecked Sendable {
     }
 
     deinit { EVP_PKEY_free(leafKey) }
+
+    /// The leaf's public key as PEM ("BEGIN PUBLIC KEY", SubjectPublicKeyInfo).
+    public func leafPublicKeyPEM() throws(GateKitError) -> String {
+        String(decoding: try PEMWriter.text("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, leafKey) }, as: UTF8.self)
+    }
 
     /// True when `time` (Unix seconds) lies strictly inside every certificate's validity, so
     /// a full verification at that time would reach the same verdict.
