@@ -90,6 +90,8 @@ func headerConformance() {
     exactly(jwsVerifyRenewalInfo, as: type(of: jws_verify_renewal_info))
     exactly(jwsVerifyTransaction, as: type(of: jws_verify_transaction))
     exactly(ledgerActive, as: type(of: ledger_active))
+    exactly(ledgerCatalog, as: type(of: ledger_catalog))
+    exactly(ledgerDeclareCatalog, as: type(of: ledger_declare_catalog))
     exactly(ledgerEntitlement, as: type(of: ledger_entitlement))
     exactly(ledgerHistory, as: type(of: ledger_history))
     exactly(ledgerIngestAppTransaction, as: type(of: ledger_ingest_app_transaction))

@@ -225,3 +225,31 @@ public func ledgerHistory(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         return GATEKIT_OK
     }
 }
+
+@c(ledger_declare_catalog)
+public func ledgerDeclareCatalog(_ store: OpaquePointer?, _ catalogJSON: UnsafePointer<CChar>?, _ effectiveMs: Int64) -> Int32 {
+    exportBoundary("ledger_declare_catalog") { () throws(GateKitError) in
+        guard let bytes = try Arguments.optionalBytes(catalogJSON, "catalog_json", limit: ProductCatalog.maximumLength) else {
+            throw .invalid("catalog_json is NULL")
+        }
+        guard effectiveMs >= 0 else { throw .invalid("effective_ms is negative") }
+        try ledger(store).declareCatalog(try ProductCatalog(json: bytes), effectiveMs: effectiveMs == 0 ? nil : effectiveMs)
+        return GATEKIT_OK
+    }
+}
+
+@c(ledger_catalog)
+public func ledgerCatalog(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ atMs: Int64) -> Int32 {
+    exportBoundary("ledger_catalog") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        guard atMs >= 0 else { throw .invalid("at_ms is negative") }
+        let entry = try ledger(store).catalog(at: atMs == 0 ? .now : .asOf(atMs))
+        var members: [(String, JSONValue)] = [("version", .number(JSONDocument.version))]
+        if let entry { members += [("effective", .number(entry.effectiveMs)), ("declared", .number(entry.declaredMs))] }
+        if case let .object(rest) = (entry?.catalog ?? .empty).json { members += rest }
+        out.pointee = try Owned.cString(JSONWriter.serialize(.object(members)))
+        return GATEKIT_OK
+    }
+}
+

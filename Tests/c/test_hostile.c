@@ -314,6 +314,12 @@ static int call_ledger_history(arg *a) {
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_declare_catalog(arg *a) { return ledger_declare_catalog((gatekit_store *)a[0].p, a[1].s, a[2].ll); }
+static int call_ledger_catalog(arg *a) {
+    int rc = ledger_catalog((char **)a[0].p, (gatekit_store *)a[1].p, a[2].ll);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
 static int call_ledger_ingest_batch(arg *a) {
     int rc = ledger_ingest_batch((char **)a[0].p, (gatekit_store *)a[1].p, a[2].i, (const char *const *)a[3].p, a[4].n, J(a[5].p));
     if (a[0].p) { gatekit_free(*(char **)a[0].p); *(char **)a[0].p = NULL; }
@@ -511,6 +517,8 @@ static const api_entry api[] = {
     {"ledger_is_entitled", call_ledger_is_entitled, {ENT_OUT, STORE, L_QUERY, STR, PRODUCT, END}, 0},
     {"ledger_entitlement", call_ledger_entitlement, {OUT_PTR, STORE, L_QUERY, STR, PRODUCT, END}, 0},
     {"ledger_active", call_ledger_active, {OUT_PTR, STORE, L_QUERY, STR, END}, 0},
+    {"ledger_declare_catalog", call_ledger_declare_catalog, {STORE, JSON_OBJ, AT_MS, END}, 0},
+    {"ledger_catalog", call_ledger_catalog, {OUT_PTR, STORE, AT_MS, END}, 0},
     {"ledger_subscription_status", call_ledger_subscription_status, {OUT_PTR, STORE, L_QUERY, STR, OPT_STR, END}, 0},
     {"ledger_intro_eligible", call_ledger_intro_eligible, {STORE, L_QUERY, STR, STR, END}, 0},
     {"ledger_history", call_ledger_history, {OUT_PTR, STORE, L_QUERY, OPT_STR, END}, 0},

@@ -301,6 +301,77 @@ static void test_batch(void) {
     gatekit_store_close(s);
 }
 
+/* The product catalog: entitlement names, a non-renewing term, catalogs over time. */
+static void test_catalog(void) {
+    gatekit_store *s = open_store("catalog.sqlite");
+    long long t = now_ms();
+    char *json = NULL;
+    CHECK_RC(ledger_catalog(&json, s, 0), GATEKIT_OK);
+    CHECK(json && strcmp(json, "{\"version\":1,\"products\":{}}") == 0);
+    gatekit_free(json);
+    char *tx = tx_json("601", "600", "pro.monthly", t - 10 * day, t + 20 * day, t - 10 * day, "");
+    char *signed_tx = sign_with("ES256", tx, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_tx, &options), GATEKIT_LEDGER_NEW);
+    char pass[1024];  /* a non-renewing subscription: Apple signs no end */
+    snprintf(pass, sizeof pass,
+             "{\"transactionId\":\"611\",\"originalTransactionId\":\"611\",\"bundleId\":\"com.example\",\"productId\":\"season.pass\","
+             "\"purchaseDate\":%lld,\"originalPurchaseDate\":%lld,\"quantity\":1,\"type\":\"Non-Renewing Subscription\","
+             "\"inAppOwnershipType\":\"PURCHASED\",\"signedDate\":%lld,\"environment\":\"Sandbox\"}", t - 10 * day, t - 10 * day, t - 10 * day);
+    char *signed_pass = sign_with("ES256", pass, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_pass, &options), GATEKIT_LEDGER_NEW);
+    gatekit_ledger_query q = query(0);
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    /* Without a catalog: product ids only, and a non-renewing subscription has no known end. */
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "pro"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "611", "season.pass"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NON_RENEWING && e.until_ms == 0);
+
+    const char *catalog = "{\"products\":{\"pro.monthly\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]},"
+                          "\"season.pass\":{\"type\":\"non-renewing\",\"term\":\"P30D\",\"entitlements\":[\"pro\",\"extras\"]}}}";
+    CHECK_RC(ledger_declare_catalog(s, catalog, t - 5 * day), GATEKIT_OK);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "pro"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_SUBSCRIPTION && e.until_ms == t + 20 * day);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "611", "extras"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NON_RENEWING && e.until_ms == t - 10 * day + 30 * day);
+    q = query(t + 21 * day);  /* past the 30-day term */
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "611", "extras"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_EXPIRED);
+    /* As of an instant before the catalog took effect: its names meant nothing yet. */
+    q = query(t - 7 * day);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "pro"), 0);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "pro.monthly"), 1);
+    CHECK_RC(ledger_catalog(&json, s, t - 7 * day), GATEKIT_OK);
+    CHECK(json && strcmp(json, "{\"version\":1,\"products\":{}}") == 0);
+    gatekit_free(json);
+    q = query(0);
+    CHECK_RC(ledger_active(&json, s, &q, "611"), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"productId\":\"season.pass\"") && strstr(json, "\"entitlements\":[\"pro\",\"extras\"]"));
+    gatekit_free(json);
+    CHECK_RC(ledger_catalog(&json, s, 0), GATEKIT_OK);
+    char expected[128];
+    snprintf(expected, sizeof expected, "{\"version\":1,\"effective\":%lld,", t - 5 * day);
+    CHECK(json && strncmp(json, expected, strlen(expected)) == 0 && strstr(json, "\"term\":\"P30D\""));
+    gatekit_free(json);
+    /* A later catalog takes over from its instant; one that cannot be used is refused whole. */
+    CHECK_RC(ledger_declare_catalog(s, "{\"products\":{\"pro.monthly\":{\"entitlements\":[\"premium\"]}}}", 0), GATEKIT_OK);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "premium"), 1);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "pro"), 0);
+    q = query(t - 1 * day);  /* the first catalog was in effect then */
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "pro"), 1);
+    const char *refused[] = {"{\"products\":{\"p\":{\"entitlement\":[\"pro\"]}}}", "{\"products\":{\"p\":{\"term\":\"P1M\"}}}",
+                             "{\"products\":{\"p\":{\"type\":\"non-renewing\",\"term\":\"1 month\"}}}",
+                             "{\"products\":{\"p\":{\"entitlements\":[\"pro\",\"pro\"]}}}", "{\"items\":{}}", "[]", "{"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) CHECK_RC(ledger_declare_catalog(s, refused[i], 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_declare_catalog(s, NULL, 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_declare_catalog(s, catalog, -1), GATEKIT_EINVAL);
+    CHECK_RC(ledger_catalog(NULL, s, 0), GATEKIT_EINVAL);
+    q = query(0);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "premium"), 1);  /* still the last good catalog */
+    free(tx); free(signed_tx); free(signed_pass);
+    gatekit_store_close(s);
+}
+
 static void test_receipts(void) {
     char path[1024];
     snprintf(path, sizeof path, "%s/receipts/apple/tp__hist2020-InAppReceiptTests.der", fixtures);
@@ -437,6 +508,28 @@ static void test_tool(void) {
     CHECK_RC(tool(args, out, sizeof out), 3);
     CHECK_RC(tool("ledger entitled --environment Nowhere 800 p", out, sizeof out), 2);
     CHECK_RC(tool("ledger frobnicate", out, sizeof out), 2);
+    /* The catalog: declared from a file, shown, and its names asked about. */
+    const char *catalog = check_path_in(folder, "catalog.json");
+    f = fopen(catalog, "w");
+    fputs("{\"products\":{\"pro.monthly\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]}}}", f);
+    fclose(f);
+    CHECK_RC(tool("ledger entitled --environment Sandbox --test-signed 800 pro", out, sizeof out), 3);
+    snprintf(args, sizeof args, "ledger catalog declare '%s'", catalog);
+    CHECK_RC(tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "\"entitlements\":[\"pro\"]") != NULL);
+    CHECK_RC(tool("ledger entitled --environment Sandbox --test-signed 800 pro", out, sizeof out), 0);
+    CHECK(strstr(out, "\"entitlements\":[\"pro\"]") != NULL);
+    CHECK_RC(tool("ledger catalog", out, sizeof out), 0);
+    CHECK(strstr(out, "\"pro.monthly\"") != NULL);
+    snprintf(args, sizeof args, "ledger catalog --at-ms %lld", t - 2 * day);
+    CHECK_RC(tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "\"products\":{}") != NULL);
+    f = fopen(catalog, "w");
+    fputs("{\"products\":{\"pro.monthly\":{\"term\":\"P1M\"}}}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "ledger catalog declare '%s'", catalog);
+    CHECK_RC(tool(args, out, sizeof out), 2);  /* a term on a product that is not non-renewing */
+    CHECK_RC(tool("ledger catalog declare", out, sizeof out), 2);
     free(tx);
     free(jws);
 }
@@ -458,6 +551,7 @@ int main(void) {
     test_boundaries();
     test_refusals();
     test_batch();
+    test_catalog();
     test_receipts();
     test_threads();
     test_tool();

@@ -141,8 +141,25 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_batch(char **out_json, gatekit
  * GATEKIT_ERECEIPT_* code. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatekit_store *store, const void *data, size_t len, const gatekit_receipt_options *options);
 
-/* 1 when the customer is entitled to product_or_group (a product id, or a subscription group
- * id: any product of it) at query->at_ms, 0 when not, < 0 on error (never entitled on error).
+/* The host's product catalog, declared once and kept (docs/ledger.md "Products and named
+ * entitlements"): catalog_json = {"products":{"<product id>":{"type":"auto-renewable",
+ * "group":"<subscription group id>","entitlements":["pro"],"term":"P30D"}}} — every member
+ * optional; type one of auto-renewable, non-consumable, consumable, non-renewing; term (an ISO
+ * 8601 duration of days, weeks, months or years) only for non-renewing subscriptions, whose
+ * term Apple leaves to the app. It takes effect at effective_ms (Unix ms; 0: now) and stays in
+ * effect until a later one does: answers as of an instant use the catalog in effect then. A
+ * member unknown or of the wrong type, a repeated name, a term on another type: GATEKIT_EINVAL
+ * (nothing is stored). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog(gatekit_store *store, const char *catalog_json, long long effective_ms);
+
+/* The catalog in effect at at_ms (0: now): {"version":1,"effective":ms,"declared":ms,
+ * "products":{...as declared...}}, or {"version":1,"products":{}} when none was declared by
+ * then. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_catalog(char **out_json, gatekit_store *store, long long at_ms);
+
+/* 1 when the customer is entitled to product_or_group (a product id; a subscription group id:
+ * any product of it; or an entitlement name the catalog in effect says a product grants) at
+ * query->at_ms, 0 when not, < 0 on error (never entitled on error).
  * out (may be NULL) receives the reason, status and dates. The fast path: answered from memory
  * when this handle has the customer's versions cached (figures: BENCHMARKS.md). Errors: GATEKIT_EINVAL (NULL store, query, customer or
  * product_or_group; a customer of 0 or over 256 bytes), GATEKIT_EVERSION (query or out
@@ -151,11 +168,13 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_is_entitled(gatekit_entitlement *out,
 
 /* The same answer as JSON: {"version":1,"entitled":true,"reason":"grace-period","productId":...,
  * "subscriptionGroupIdentifier":...,"transactionId":...,"originalTransactionId":...,"status":4,
- * "familyShared":false,"since":ms,"until":ms}. Members that do not apply are absent. */
+ * "familyShared":false,"since":ms,"until":ms,"entitlements":["pro"]}. Members that do not apply
+ * are absent ("entitlements": the names the catalog says the product grants). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_entitlement(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group);
 
 /* Every product the customer is entitled to at the instant, once each (its longest-lasting
- * entitlement), ordered by product id: {"version":1,"entitlements":[{...as above...}]}. */
+ * entitlement), ordered by product id: {"version":1,"entitlements":[{...as above...}]}; each
+ * with "entitlements":["pro",…] when the catalog names what the product grants. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_active(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer);
 
 /* The customer's subscriptions as the App Store Server API's "Get All Subscription Statuses"

@@ -383,6 +383,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_ingest_app_transaction': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_batch': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_receipt': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(gatekit_receipt_options),),
+    'ledger_declare_catalog': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_longlong,),
+    'ledger_catalog': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_longlong,),
     'ledger_is_entitled': (ctypes.c_int, ctypes.POINTER(gatekit_entitlement), ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_entitlement': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_active': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
@@ -523,6 +525,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_ingest_app_transaction: Callable[..., Any]
     ledger_ingest_batch: Callable[..., Any]
     ledger_ingest_receipt: Callable[..., Any]
+    ledger_declare_catalog: Callable[..., Any]
+    ledger_catalog: Callable[..., Any]
     ledger_is_entitled: Callable[..., Any]
     ledger_entitlement: Callable[..., Any]
     ledger_active: Callable[..., Any]

@@ -92,6 +92,7 @@ class Entitlement(JSONResult):
     family_shared: bool = False
     since: Optional[datetime] = None
     until: Optional[datetime] = None   # None: no end (non-consumable), or not entitled
+    grants: Tuple[str, ...] = ()       # the entitlement names the catalog says the product grants
 
     def __bool__(self) -> bool:
         return self.entitled
@@ -104,7 +105,7 @@ class Entitlement(JSONResult):
                    original_transaction_id=raw.get("originalTransactionId"),
                    status=SubscriptionStatus(status) if status is not None else None,
                    family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
-                   until=_time.from_milliseconds(raw.get("until")))
+                   until=_time.from_milliseconds(raw.get("until")), grants=tuple(raw.get("entitlements", ())))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
@@ -115,6 +116,7 @@ class Entitlement(JSONResult):
             "familyShared": self.family_shared if self.product_id is not None else None,
             "since": _time.milliseconds(self.since, "since") if self.since else None,
             "until": _time.milliseconds(self.until, "until") if self.until else None,
+            "entitlements": list(self.grants) if self.grants else None,
         })
 
 
@@ -201,6 +203,8 @@ _active = _bindings.ledger_active
 _status = _bindings.ledger_subscription_status
 _intro = _bindings.ledger_intro_eligible
 _history = _bindings.ledger_history
+_declare_catalog = _bindings.ledger_declare_catalog
+_catalog = _bindings.ledger_catalog
 
 
 class Ledger:
@@ -272,8 +276,6 @@ class Ledger:
         del keep
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
-    # ---- questions ------------------------------------------------------------------------
-
     @staticmethod
     def _query(environment: str, at: Instant, test_signed: bool) -> _Query:
         q = _Query()
@@ -283,9 +285,30 @@ class Ledger:
         q.flags = TEST_SIGNED if test_signed else 0
         return q
 
+    # ---- the product catalog ---------------------------------------------------------------
+
+    def declare_catalog(self, catalog: Mapping[str, Any], effective: Instant = None) -> None:
+        """Declares the app's products: ``{"products": {product_id: {"type": …, "group": …,
+        "entitlements": ["pro"], "term": "P30D"}}}`` (docs/ledger.md), in effect from
+        ``effective`` (an aware datetime; default now) until a later one is. Kept, never
+        replaced: answers as of an earlier instant keep the catalog in effect then."""
+        check(_declare_catalog(self._store.handle, json.dumps(catalog).encode("utf-8"), _ms(effective)))
+
+    def catalog(self, at: Instant = None) -> Dict[str, Any]:
+        """The catalog in effect at ``at`` (default now): ``{"products": {…}}``, with
+        ``effective`` and ``declared`` (Unix ms) when one was declared by then."""
+        out = ctypes.c_void_p()
+        check(_catalog(ctypes.byref(out), self._store.handle, _ms(at)))
+        document: Dict[str, Any] = json.loads(_native.take_string(out))
+        document.pop("version", None)
+        return document
+
+    # ---- questions -------------------------------------------------------------------------
+
     def is_entitled(self, customer: str, product_or_group: str, *, environment: str,
                     at: Instant = None, test_signed: bool = False) -> bool:
-        """The fast yes/no (no JSON): entitled to the product id or to any product of the group."""
+        """The fast yes/no (no JSON): entitled to the product id, to any product of the group,
+        or to an entitlement name the catalog says a product grants ("pro")."""
         q = self._query(environment, at, test_signed)
         return check(_is_entitled(None, self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
                                   _native.to_c_string(product_or_group, "product_or_group"))) == 1

@@ -403,3 +403,38 @@ def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
         assert len(history["items"]) == len(set(notifications))
         notified = {e for e in table if e.life != "tiers" and e.life != "extended"}  # lives that also use bare transactions
         check_table(s, sorted(notified, key=lambda e: (e.life, e.at)))
+
+
+CATALOG = {"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]},
+                        "season.pass": {"type": "non-renewing", "term": "P30D", "entitlements": ["pro", "extras"]}}}
+
+
+def test_the_catalog_names_entitlements_and_terms_over_time(store, pki, verifier):
+    """store.ledger.declare_catalog: entitlement names answer questions, a non-renewing
+    subscription ends after its term, and as-of answers keep the catalog of their instant."""
+    monthly = Life(pki, "catalog-monthly", original="9700")
+    store.ledger.ingest_transaction(pki.sign(monthly.tx("9701", "pro.monthly", T0, T0 + MONTH), CHAIN), verifier, verify_time=NOW)
+    season = Life(pki, "catalog-season", original="9710")
+    store.ledger.ingest_transaction(pki.sign(season.tx("9710", "season.pass", T0, type="Non-Renewing Subscription"), CHAIN),
+                                    verifier, verify_time=NOW)
+    ask = dict(environment="Sandbox", test_signed=True)
+    assert store.ledger.catalog() == {"products": {}}
+    before = store.ledger.entitled("9710", "season.pass", at=utc(ms=T0 + 40 * DAY), **ask)
+    assert before.reason == Reason.NON_RENEWING and before.until is None  # no term known: no end, never "non-consumable"
+    store.ledger.declare_catalog(CATALOG, effective=utc(ms=T0 - DAY))
+    pro = store.ledger.entitled("9700", "pro", at=utc(ms=T0 + DAY), **ask)
+    assert pro.reason == Reason.SUBSCRIPTION and pro.product_id == "pro.monthly" and pro.grants == ("pro",)
+    extras = store.ledger.entitled("9710", "extras", at=utc(ms=T0 + DAY), **ask)
+    assert extras.until is not None and ms_of(extras.until) == T0 + 30 * DAY
+    assert store.ledger.entitled("9710", "extras", at=utc(ms=T0 + 31 * DAY), **ask).reason == Reason.EXPIRED
+    assert [e.grants for e in store.ledger.active("9710", at=utc(ms=T0 + DAY), **ask)] == [("pro", "extras")]
+    # A later catalog takes over from its instant; earlier answers keep the first.
+    store.ledger.declare_catalog({"products": {"pro.monthly": {"entitlements": ["premium"]}}}, effective=utc(ms=T0 + 10 * DAY))
+    assert store.ledger.is_entitled("9700", "premium", at=utc(ms=T0 + 11 * DAY), **ask)
+    assert not store.ledger.is_entitled("9700", "pro", at=utc(ms=T0 + 11 * DAY), **ask)
+    assert store.ledger.is_entitled("9700", "pro", at=utc(ms=T0 + 9 * DAY), **ask)
+    shown = store.ledger.catalog(at=utc(ms=T0 + 5 * DAY))
+    assert shown["effective"] == T0 - DAY and shown["products"]["season.pass"]["term"] == "P30D"
+    with pytest.raises(ValueError, match="term"):
+        store.ledger.declare_catalog({"products": {"pro.monthly": {"term": "P1M"}}})
+    assert store.ledger.catalog(at=utc(ms=T0 + 11 * DAY))["products"] == {"pro.monthly": {"entitlements": ["premium"]}}

@@ -23,6 +23,12 @@ const char gk_ledger_usage[] =
     "    exit 0 when the group's introductory offer may be shown, 3 when not\n"
     "gatekit ledger history  --environment ENV [--test-signed] [CUSTOMER]\n"
     "    every ingested item and status change as JSON\n"
+    "gatekit ledger catalog  declare [--at TIME | --at-ms MS] FILE|-\n"
+    "    declares the app's products: their entitlement names, groups, types and non-renewing\n"
+    "    terms (JSON, docs/ledger.md), in effect from --at (default now); PRODUCT|GROUP above\n"
+    "    may then be an entitlement name\n"
+    "gatekit ledger catalog  [--at TIME | --at-ms MS]\n"
+    "    the catalog in effect at that instant (default now) as JSON\n"
     "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
     "that instant (only what Apple had signed by then counts); default now. --test-signed asks\n"
     "about data accepted under a test anchor, never mixed with App Store data.";
@@ -107,6 +113,30 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
     return GK_EXIT_OK;
 }
 
+/* gatekit ledger catalog [declare FILE|-]: the instant is --at / --at-ms (0: now). */
+static int catalog(gk_cli *cli, const ledger_args *a, long long at_ms) {
+    int declare = a->count > 0 && strcmp(a->positional[0], "declare") == 0;
+    if (a->s.environment || a->test_signed || (declare ? a->count != 2 : a->count != 0)) return gk_usage(gk_ledger_usage);
+    gatekit_store *store = declare ? gk_store(cli) : gk_question_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    if (declare) {
+        char *text = gk_load_text(a->positional[1]);
+        if (!text) return GK_EXIT_ERROR;
+        int rc = ledger_declare_catalog(store, text, at_ms);
+        free(text);
+        if (rc < 0) {
+            int code = gk_fail("ledger catalog declare", rc);
+            return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
+        }
+    }
+    char *json = NULL;
+    int rc = ledger_catalog(&json, store, declare ? 0 : at_ms);
+    if (rc < 0) return gk_fail("ledger catalog", rc);
+    puts(json);
+    gatekit_free(json);
+    return GK_EXIT_OK;
+}
+
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_ledger_usage);
     const char *command = argv[1];
@@ -127,6 +157,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "gatekit ledger: --at must be Unix seconds or YYYY-MM-DDTHH:MM:SSZ, within what milliseconds hold\n");
         return GK_EXIT_USAGE;
     }
+    if (strcmp(command, "catalog") == 0) return catalog(cli, &a, q.at_ms);
     if (gk_missing("gatekit ledger", "--environment", a.s.environment)) return gk_usage(gk_ledger_usage);
     if (gk_check_environment("gatekit ledger", a.s.environment)) return GK_EXIT_USAGE;
     const char *customer = a.count > 0 ? a.positional[0] : NULL;

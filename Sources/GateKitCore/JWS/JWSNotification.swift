@@ -45,7 +45,7 @@ public struct JWSNotification: SignedPayload {
     public var subjectJSON: String {
         let (bundle, app, environment) = subject
         return JSONWriter.serialize(.object([("bundleId", bundle.map { .string($0) } ?? .null),
-                                             ("appAppleId", app.map { .number(String($0)) } ?? .null),
+                                             ("appAppleId", app.map { .number($0) } ?? .null),
                                              ("environment", environment.map { .string($0) } ?? .null)]))
     }
 }

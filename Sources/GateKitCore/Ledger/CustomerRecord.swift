@@ -46,8 +46,8 @@ public struct CustomerRecord: Sendable {
 
     /// What the ledger says at `at` (Unix ms) from the versions Apple had signed by `knownBy`
     /// (nil: every version): per transaction and per subscription the newest such version.
-    public func view(at: Int64, knownBy: Int64?) -> LedgerView {
-        LedgerView(at: at, current: current(knownBy: knownBy))
+    public func view(at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
+        LedgerView(at: at, current: current(knownBy: knownBy), catalog: catalog)
     }
 
     /// The newest version of each transaction and renewal info signed by `knownBy`, and the

@@ -17,6 +17,8 @@ public final class Ledger: @unchecked Sendable {
     @exclusivity(unchecked) private var records: [CacheKey: Cached] = [:]
     /// Per environment: does the store hold any test-signed item? Forgotten with `records`.
     @exclusivity(unchecked) private var testSignedData: [String: Bool] = [:]
+    /// The host's catalogs, read once; forgotten with `records`.
+    @exclusivity(unchecked) private var catalogs: ProductCatalogs?
     private let probe: any ChangeProbe
     /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
     /// handle saw the store's ledger bound to.
@@ -70,6 +72,7 @@ public final class Ledger: @unchecked Sendable {
             if try probe.changed() || records.count >= Ledger.cachedCustomers {
                 records.removeAll(keepingCapacity: true)
                 testSignedData.removeAll()
+                catalogs = nil
             }
             let key = CacheKey(scope: scope, customer: LedgerCustomer(customer))
             if let cached = records[key] { return cached }
@@ -84,6 +87,36 @@ public final class Ledger: @unchecked Sendable {
     func forgetRecords() {
         records.removeAll(keepingCapacity: true)
         testSignedData.removeAll()
+        catalogs = nil
+    }
+
+    /// The catalogs, read once until the store changes. `probing`: consult the change probe
+    /// first (a view asks right after `cached`, which did).
+    private func knownCatalogs(probing: Bool = false) throws(GateKitError) -> ProductCatalogs {
+        try store.read { (db) throws(GateKitError) -> ProductCatalogs in
+            if probing, try probe.changed() { forgetRecords() }
+            if let known = catalogs { return known }
+            let read = try CatalogRows.all(db)
+            catalogs = read
+            return read
+        }
+    }
+
+    /// Declares the host's products (`ProductCatalog`), in effect from `effectiveMs` (nil:
+    /// now). Catalogs are kept, never replaced: answers as of an earlier instant keep the
+    /// catalog in effect then.
+    public func declareCatalog(_ catalog: ProductCatalog, effectiveMs: Int64?) throws(GateKitError) {
+        if let effectiveMs, effectiveMs < 0 { throw .invalid("effective_ms is negative") }
+        let now = Clock.nowMilliseconds()
+        try store.write(.wholeStore) { (db) throws(GateKitError) in
+            try CatalogRows.append(db, catalog, effectiveMs: effectiveMs ?? now, declaredMs: now)
+            forgetRecords()
+        }
+    }
+
+    /// The catalog in effect at the instant (nil when none was declared by then).
+    public func catalog(at instant: LedgerInstant) throws(GateKitError) -> ProductCatalogs.Entry? {
+        try knownCatalogs(probing: true).effective(at: instant.at)
     }
 
     /// Whether the store holds test-signed data in the environment: one indexed lookup, kept
@@ -103,14 +136,16 @@ public final class Ledger: @unchecked Sendable {
 
     public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> LedgerView {
         let cached = try cached(customer: customer, scope: scope)
+        let at = instant.at
+        let catalog = try knownCatalogs().catalog(at: at)
         switch instant {
-        case .now: return LedgerView(at: instant.at, current: cached.current)
+        case .now: return LedgerView(at: at, current: cached.current, catalog: catalog)
         case let .asOf(ms):
             // Now (within `nowWindowMs`: a host reads its clock before the call) or later: from
             // everything known, exactly as `.now` answers (a version Apple signed a moment "in
             // the future" by this clock counts in both).
-            if ms >= Clock.nowMilliseconds() - Ledger.nowWindowMs { return LedgerView(at: ms, current: cached.current) }
-            return cached.record.view(at: ms, knownBy: ms)
+            if ms >= Clock.nowMilliseconds() - Ledger.nowWindowMs { return LedgerView(at: ms, current: cached.current, catalog: catalog) }
+            return cached.record.view(at: ms, knownBy: ms, catalog: catalog)
         }
     }
 

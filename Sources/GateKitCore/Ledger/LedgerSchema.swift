@@ -205,4 +205,17 @@ public enum LedgerSchema {
             """ + appendOnlyTables.map(DDL.postgresAppendOnly).joined(),
         tables: ["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals", "ledger_item_subjects", "ledger_products", "ledger_status_changes"],
         appendOnlyTables: appendOnlyTables)
+
+    /// Migration 5: the host's product catalogs (`ProductCatalog`), each with the instant it
+    /// took effect; append-only, so as-of answers keep the catalog of their time.
+    public static let catalogs = Migration([
+        .table("ledger_catalogs", [
+            Column("id", .identity),
+            Column("effective_ms", .integer, notNull: true, check: "effective_ms >= 0"),
+            Column("declared_ms", .integer, notNull: true),
+            Column("document", .text, notNull: true),
+        ]),
+        .index("ledger_catalogs_by_effect", on: "ledger_catalogs", ["effective_ms", "id"]),
+        .appendOnly("ledger_catalogs"),
+    ])
 }

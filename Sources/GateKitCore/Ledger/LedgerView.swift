@@ -1,7 +1,14 @@
-/// One customer's answers at one instant.
+/// One customer's answers at one instant, with the host's product catalog in effect then.
 public struct LedgerView: Sendable {
     public let at: Int64
     public let current: CurrentVersions
+    public let catalog: ProductCatalog
+
+    public init(at: Int64, current: CurrentVersions, catalog: ProductCatalog = .empty) {
+        self.at = at
+        self.current = current
+        self.catalog = catalog
+    }
 
     /// One auto-renewable subscription at `at`.
     public struct Subscription: Sendable {
@@ -40,16 +47,21 @@ public struct LedgerView: Sendable {
         return .billingRetry
     }
 
-    /// Whether `filter` (a product id or a subscription group id; nil: any) names this transaction's product.
-    static func matches(_ t: TransactionVersion, _ filter: String?) -> Bool {
+    /// Whether `filter` (nil: any) names this transaction's product: its product id, its
+    /// subscription group (the signed one, else the catalog's), or an entitlement the catalog
+    /// says it grants.
+    func matches(_ t: TransactionVersion, _ filter: String?) -> Bool {
         guard let filter else { return true }
-        return t.productID == filter || t.groupID == filter
+        if t.productID == filter || t.groupID == filter { return true }
+        guard let product = catalog.products[t.productID] else { return false }
+        return (t.groupID == nil && product.group == filter) || product.entitlements.contains(filter)
     }
 
     /// Every answer about products matching `filter`, entitling or not (one per subscription,
     /// one per other transaction), to `visit`.
-    func answers(matching filter: String?, _ visit: (Entitlement) -> Void) {
-        for s in current.subscriptions where LedgerView.matches(s.latest, filter) {
+    func answers(matching filter: String?, _ report: (Entitlement) -> Void) {
+        func visit(_ e: Entitlement) { report(naming(e)) }
+        for s in current.subscriptions where matches(s.latest, filter) {
             let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
             switch status {
             case .active:
@@ -61,9 +73,17 @@ public struct LedgerView: Sendable {
             case .expired: visit(Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status))
             }
         }
-        for i in current.others where LedgerView.matches(current.transactions[i], filter) {
+        for i in current.others where matches(current.transactions[i], filter) {
             visit(answer(current.transactions[i]))
         }
+    }
+
+    /// The answer with the entitlement names the catalog says its product grants.
+    private func naming(_ e: Entitlement) -> Entitlement {
+        guard let product = e.productID, let names = catalog.products[product]?.entitlements, !names.isEmpty else { return e }
+        var named = e
+        named.grants = names
+        return named
     }
 
     /// A transaction that is not the latest of a subscription: earlier renewals, upgraded-away
@@ -79,7 +99,12 @@ public struct LedgerView: Sendable {
         case .nonConsumable:
             return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID)
         case .nonRenewing, .unknown:
-            guard let expires = t.expiresMs else { return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID) }
+            // A non-renewing subscription's term is the app's (Apple signs none): the
+            // catalog's, else the expiry the data carries, else it has no known end.
+            let term = catalog.products[t.productID]?.term
+            guard let expires = term.flatMap({ term in t.purchaseMs.map { term.end(from: $0) } }) ?? t.expiresMs else {
+                return Entitlement(reason: t.productType == .nonRenewing ? .nonRenewing : .nonConsumable, transaction: t, group: t.groupID)
+            }
             return at < expires ? Entitlement(reason: .nonRenewing, transaction: t, group: t.groupID, untilMs: expires)
                 : Entitlement(reason: .expired, transaction: t, group: t.groupID)
         case .consumable:

@@ -11,5 +11,6 @@ extension StoreSchema {
         PermissionSchema.states,                       // 2
         LedgerSchema.ledger,                           // 3
         StoreTables.writeLocks,                        // 4
+        LedgerSchema.catalogs,                         // 5
     ])
 }

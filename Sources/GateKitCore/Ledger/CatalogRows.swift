@@ -1,0 +1,26 @@
+import GateKitStore
+import GateKitSupport
+
+/// The `ledger_catalogs` rows: the host's declared catalogs, read back whole (a store holds a
+/// handful) and appended one per declaration.
+enum CatalogRows {
+    static func all(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
+        let s = try db.statement("SELECT effective_ms, declared_ms, document FROM ledger_catalogs ORDER BY effective_ms, id")
+        defer { s.reset() }
+        var entries: [ProductCatalogs.Entry] = []
+        while try s.step() {
+            // Stored only after the same checks: a row that no longer parses is a damaged store.
+            let catalog: ProductCatalog
+            do throws(GateKitError) { catalog = try ProductCatalog(json: Array((s.text(2) ?? "").utf8)) } catch {
+                throw GateKitError(.corrupt, "a stored product catalog does not parse: \(error.message)")
+            }
+            entries.append(.init(effectiveMs: s.int64(0), declaredMs: s.int64(1), catalog: catalog))
+        }
+        return ProductCatalogs(entries: entries)
+    }
+
+    static func append(_ db: any DatabaseConnection, _ catalog: ProductCatalog, effectiveMs: Int64, declaredMs: Int64) throws(GateKitError) {
+        try db.statement("INSERT INTO ledger_catalogs(effective_ms, declared_ms, document) VALUES (?1, ?2, ?3)")
+            .bind(1, effectiveMs).bind(2, declaredMs).bind(3, text: JSONWriter.serialize(catalog.json)).run()
+    }
+}

@@ -1,0 +1,169 @@
+import GateKitSupport
+
+/// The host's products, declared once: for each product id, the entitlement names it grants
+/// ("pro"), its subscription group (for purchases whose data names none, as receipts), its
+/// type, and a non-renewing subscription's term (Apple leaves that term to the app). The ledger
+/// answers with the catalog in effect at the instant asked (`ProductCatalogs`).
+///
+///     {"products": {"com.example.pro.monthly": {"type": "auto-renewable", "group": "pro",
+///                                                "entitlements": ["pro"]},
+///                   "com.example.pass.30d": {"type": "non-renewing", "term": "P30D",
+///                                            "entitlements": ["pro"]}}}
+///
+/// Every member is checked: an unknown one, a term on a product that is not non-renewing, or an
+/// entitlement name that is empty or repeated is an error, never ignored.
+public struct ProductCatalog: Sendable, Equatable {
+    public struct Product: Sendable, Equatable {
+        public var type: ProductType
+        public var group: String?
+        public var entitlements: [String]
+        public var term: Term?
+    }
+
+    /// An ISO 8601 duration of whole days, weeks, months or years ("P30D", "P1M", "P1Y"),
+    /// added in the UTC calendar as Apple adds subscription periods (Jan 31 + P1M = Feb 28/29).
+    public struct Term: Sendable, Equatable {
+        public let text: String
+        let years: Int, months: Int, days: Int
+
+        public init(_ text: String) throws(GateKitError) {
+            let bytes = Array(text.utf8)
+            guard bytes.count >= 3, bytes.count <= 16, bytes[0] == UInt8(ascii: "P") else { throw Term.invalid(text) }
+            var years = 0, months = 0, days = 0, number = 0, digits = 0, seen: Set<UInt8> = []
+            for c in bytes.dropFirst() {
+                if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") {
+                    number = number * 10 + Int(c - UInt8(ascii: "0"))
+                    digits += 1
+                    guard digits <= 5 else { throw Term.invalid(text) }
+                    continue
+                }
+                guard digits > 0, seen.insert(c).inserted else { throw Term.invalid(text) }
+                switch c {
+                case UInt8(ascii: "Y"): years = number
+                case UInt8(ascii: "M"): months = number
+                case UInt8(ascii: "W"): days += number * 7
+                case UInt8(ascii: "D"): days += number
+                default: throw Term.invalid(text)
+                }
+                number = 0
+                digits = 0
+            }
+            guard digits == 0, years + months + days > 0 else { throw Term.invalid(text) }
+            self.text = text
+            self.years = years
+            self.months = months
+            self.days = days
+        }
+
+        static func invalid(_ text: String) -> GateKitError {
+            .invalid("a term is an ISO 8601 duration of days, weeks, months or years such as \"P30D\" or \"P1Y\", not \(Quoted.text(text))")
+        }
+
+        /// `start` plus the term (Unix milliseconds, UTC calendar; the day clamped to the
+        /// month's length).
+        public func end(from start: Int64) -> Int64 {
+            let msPerDay: Int64 = 86_400_000
+            let c = Timestamp.civil(milliseconds: start)
+            let monthIndex = c.year * 12 + (c.month - 1) + years * 12 + months
+            let year = monthIndex / 12, month = monthIndex % 12 + 1
+            let day = min(c.day, Timestamp.daysInMonth(year: year, month: month))
+            let timeOfDay = Int64(((c.hour * 60 + c.minute) * 60 + c.second) * 1000 + c.millisecond)
+            return Int64(Timestamp.days(year: year, month: month, day: day) + days) * msPerDay + timeOfDay
+        }
+    }
+
+    public var products: [String: Product]
+
+    public static let empty = ProductCatalog(products: [:])
+    /// Largest catalog document accepted, and most products / entitlement names per product.
+    public static let maximumLength = 1 << 20
+    public static let maximumProducts = 10_000
+    public static let maximumNameLength = 256
+
+    public init(products: [String: Product]) { self.products = products }
+
+    /// The catalog from its JSON document, every member checked.
+    public init(json bytes: [UInt8]) throws(GateKitError) {
+        guard bytes.count <= ProductCatalog.maximumLength else {
+            throw GateKitError(.tooLarge, "the catalog is longer than \(ProductCatalog.maximumLength) bytes")
+        }
+        let document: JSONValue
+        do { document = try JSONParser.parse(bytes) } catch { throw .invalid("the catalog is not JSON: \(error.message)") }
+        guard case let .object(top) = document else { throw .invalid("the catalog is not a JSON object") }
+        var products: [String: Product] = [:]
+        for (key, value) in top {
+            guard key == "products" else { throw .invalid("the catalog has \(Quoted.text(key)); it knows only \"products\"") }
+            guard case let .object(entries) = value else { throw .invalid("the catalog's products is not an object") }
+            guard entries.count <= ProductCatalog.maximumProducts else { throw .invalid("the catalog has more than \(ProductCatalog.maximumProducts) products") }
+            for (productID, entry) in entries {
+                try ProductCatalog.checkName(productID, "a product id")
+                guard products[productID] == nil else { throw .invalid("the catalog names \(Quoted.text(productID)) twice") }
+                products[productID] = try ProductCatalog.product(productID, entry)
+            }
+        }
+        self.products = products
+    }
+
+    private static func product(_ id: String, _ entry: JSONValue) throws(GateKitError) -> Product {
+        guard case let .object(members) = entry else { throw .invalid("product \(Quoted.text(id)) is not an object") }
+        var product = Product(type: .unknown, group: nil, entitlements: [], term: nil)
+        var seen: Set<String> = []
+        for (name, value) in members {
+            guard seen.insert(name).inserted else { throw .invalid("product \(Quoted.text(id)) names \(Quoted.text(name)) twice") }
+            switch (name, value) {
+            case ("type", .string(let t)):
+                guard let type = ProductCatalog.types[t] else {
+                    throw .invalid("product \(Quoted.text(id)): type is one of \(ProductCatalog.types.keys.sorted().joined(separator: ", ")), not \(Quoted.text(t))")
+                }
+                product.type = type
+            case ("group", .string(let g)):
+                try checkName(g, "product \(Quoted.text(id))'s group")
+                product.group = g
+            case ("entitlements", .array(let items)):
+                for item in items {
+                    guard case let .string(e) = item else { throw .invalid("product \(Quoted.text(id)): entitlements are strings") }
+                    try checkName(e, "an entitlement name")
+                    guard !product.entitlements.contains(e) else { throw .invalid("product \(Quoted.text(id)) grants \(Quoted.text(e)) twice") }
+                    product.entitlements.append(e)
+                }
+            case ("term", .string(let t)):
+                product.term = try Term(t)
+            default:
+                throw .invalid("product \(Quoted.text(id)) has \(Quoted.text(name)) of the wrong type or unknown (type, group, entitlements, term)")
+            }
+        }
+        if product.term != nil && product.type != .nonRenewing {
+            throw .invalid("product \(Quoted.text(id)) has a term, which only a non-renewing subscription has (\"type\": \"non-renewing\")")
+        }
+        return product
+    }
+
+    static let types: [String: ProductType] = ["auto-renewable": .autoRenewable, "non-consumable": .nonConsumable,
+                                               "consumable": .consumable, "non-renewing": .nonRenewing]
+
+    private static func checkName(_ name: String, _ what: String) throws(GateKitError) {
+        guard !name.isEmpty, name.utf8.count <= maximumNameLength, !name.utf8.contains(where: { $0 < 0x20 }) else {
+            throw .invalid("\(what) must be 1 to \(maximumNameLength) bytes without control characters, not \(Quoted.text(name))")
+        }
+    }
+
+    /// Whether the product grants the entitlement `name`.
+    public func grants(_ productID: String, _ name: String) -> Bool {
+        products[productID]?.entitlements.contains(name) ?? false
+    }
+
+    /// The catalog as its JSON document, products in id order.
+    public var json: JSONValue {
+        let names = Dictionary(uniqueKeysWithValues: ProductCatalog.types.map { ($0.value, $0.key) })
+        let entries: [(String, JSONValue)] = products.keys.sorted().compactMap { id in
+            guard let p = products[id] else { return nil }
+            var members: [(String, JSONValue)] = []
+            if let type = names[p.type] { members.append(("type", .string(type))) }
+            if let group = p.group { members.append(("group", .string(group))) }
+            members.append(("entitlements", .array(p.entitlements.map { .string($0) })))
+            if let term = p.term { members.append(("term", .string(term.text))) }
+            return (id, .object(members))
+        }
+        return .object([("products", .object(entries))])
+    }
+}

@@ -1,0 +1,65 @@
+import Testing
+@testable import GateKitLedger
+@testable import GateKitSupport
+
+/// The host's product catalog: what it accepts, the terms it adds, and the answers it changes.
+@Suite struct ProductCatalogTests {
+    static func catalog(_ text: String) throws -> ProductCatalog { try ProductCatalog(json: Array(text.utf8)) }
+
+    @Test func everyMemberIsCheckedAndNothingIsIgnored() throws {
+        let c = try Self.catalog(#"{"products":{"pro.monthly":{"type":"auto-renewable","group":"g","entitlements":["pro","sync"]},"pass":{"type":"non-renewing","term":"P1M"}}}"#)
+        #expect(c.products["pro.monthly"]?.entitlements == ["pro", "sync"] && c.products["pro.monthly"]?.group == "g")
+        #expect(c.products["pass"]?.term?.text == "P1M" && c.products["pass"]?.type == .nonRenewing)
+        #expect(try ProductCatalog(json: Array(JSONWriter.serialize(c.json).utf8)) == c)  // what is stored reads back the same
+        for refused in [#"{"product":{}}"#, #"{"products":[]}"#, #"{"products":{"p":{"entitlement":["x"]}}}"#,
+                        #"{"products":{"p":{"entitlements":["x","x"]}}}"#, #"{"products":{"p":{"entitlements":[""]}}}"#,
+                        #"{"products":{"p":{"type":"subscription"}}}"#, #"{"products":{"p":{"term":"P1M"}}}"#,
+                        #"{"products":{"p":{"type":"non-renewing","term":"P1M","term":"P2M"}}}"#,
+                        #"{"products":{"p":{}},"products":{"p":{}}}"#, #"{"products":{"p":{"group":7}}}"#, "[]", "{"] {
+            #expect(throws: GateKitError.self, "\(refused)") { try Self.catalog(refused) }
+        }
+        for term in ["P", "P1", "1M", "PM", "P1H", "P1M1M", "PT1H", "P-1D", "P0D", "P999999D"] {
+            #expect(throws: GateKitError.self, "\(term)") { try ProductCatalog.Term(term) }
+        }
+    }
+
+    @Test func termsAreAddedInTheCalendar() throws {
+        let jan31 = Int64(Timestamp.days(year: 2024, month: 1, day: 31)) * 86_400_000 + 3_600_000  // 01:00 UTC
+        func end(_ t: String) throws -> String { Timestamp.rfc3339Milliseconds(try ProductCatalog.Term(t).end(from: jan31)) }
+        #expect(try end("P1M") == "2024-02-29T01:00:00.000Z")   // clamped to the month's length
+        #expect(try end("P1Y") == "2025-01-31T01:00:00.000Z")
+        #expect(try end("P2W") == "2024-02-14T01:00:00.000Z")
+        #expect(try end("P1Y1M1D") == "2025-03-01T01:00:00.000Z")
+        #expect(try end("P30D") == "2024-03-01T01:00:00.000Z")
+    }
+
+    @Test func namesGroupsAndTermsChangeTheAnswers() throws {
+        let d = LedgerModelTests.day, t = LedgerModelTests.t0
+        let monthly = LedgerModelTests.tx("1", original: "1", product: "pro.monthly", group: "g1", purchase: t, expires: t + 30 * d)
+        let fromReceipt = LedgerModelTests.tx("2", original: "2", product: "pro.yearly", group: nil, purchase: t, expires: t + 365 * d)
+        let pass = LedgerModelTests.tx("3", original: "3", product: "pass", group: nil, type: .nonRenewing, purchase: t)
+        let record = CustomerRecord(transactions: [monthly, fromReceipt, pass])
+        let catalog = try Self.catalog(#"{"products":{"pro.monthly":{"entitlements":["pro"]},"pro.yearly":{"group":"g1","entitlements":["pro"]},"pass":{"type":"non-renewing","term":"P7D","entitlements":["extras"]}}}"#)
+        let bare = record.view(at: t + d, knownBy: nil)
+        #expect(bare.entitlement(to: "pro").reason == .noPurchase)
+        #expect(bare.entitlement(to: "pass").reason == .nonRenewing && bare.entitlement(to: "pass").untilMs == nil)  // no known end, never "non-consumable"
+        let named = record.view(at: t + d, knownBy: nil, catalog: catalog)
+        #expect(named.entitlement(to: "pro").productID == "pro.yearly")  // the one that lasts longest
+        #expect(named.entitlement(to: "g1").untilMs == t + 365 * d)     // the receipt purchase joins its catalog group
+        #expect(named.entitlement(to: "extras").untilMs == t + 7 * d && named.entitlement(to: "extras").reason == .nonRenewing)
+        #expect(named.active.map(\.grants) == [["extras"], ["pro"], ["pro"]])
+        let later = record.view(at: t + 8 * d, knownBy: nil, catalog: catalog)
+        #expect(later.entitlement(to: "extras").reason == .expired)
+        // A group signed in the data is the purchase's group; the catalog's does not move it.
+        let other = try Self.catalog(#"{"products":{"pro.monthly":{"group":"elsewhere"}}}"#)
+        #expect(record.view(at: t + d, knownBy: nil, catalog: other).entitlement(to: "elsewhere").reason == .noPurchase)
+    }
+
+    @Test func theCatalogInEffectIsTheLastToTakeEffect() throws {
+        let a = try Self.catalog(#"{"products":{"p":{"entitlements":["a"]}}}"#), b = try Self.catalog(#"{"products":{"p":{"entitlements":["b"]}}}"#)
+        let all = ProductCatalogs(entries: [.init(effectiveMs: 10, declaredMs: 1, catalog: a), .init(effectiveMs: 20, declaredMs: 2, catalog: a),
+                                            .init(effectiveMs: 20, declaredMs: 3, catalog: b)])
+        #expect(all.effective(at: 9) == nil && all.catalog(at: 9) == .empty)
+        #expect(all.catalog(at: 19) == a && all.catalog(at: 20) == b && all.catalog(at: .max) == b)
+    }
+}
