@@ -144,7 +144,8 @@ public func ledgerIsEntitled(_ out: UnsafeMutablePointer<gatekit_entitlement>?, 
         }
         let (scope, instant) = try query(q)
         let e = try ledger(store).entitlement(customer: try Arguments.string(customer, "customer"),
-                                              to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant)
+                                              to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant,
+                                              naming: false)
         if let out, let outBytes {
             var filled = gatekit_entitlement()
             filled.version = 1

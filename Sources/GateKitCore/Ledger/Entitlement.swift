@@ -52,8 +52,9 @@ public struct Entitlement: Sendable, Equatable {
     public var sinceMs: Int64?
     /// When it ends (expiry, or the grace period's end); nil: it does not end (or not entitled).
     public var untilMs: Int64?
-    /// The entitlement names the host's catalog says the product grants ("pro").
-    public var grants: [String] = []
+    /// The entitlement names the host's catalog says the product grants ("pro"); nil: none
+    /// (an optional: answers are copied often, and nil costs no reference count).
+    public var grants: [String]?
 
     public var isEntitled: Bool { reason.entitles }
 
@@ -85,7 +86,7 @@ public struct Entitlement: Sendable, Equatable {
         if productID != nil { members.append(("familyShared", .bool(familyShared))) }
         add("since", sinceMs)
         add("until", untilMs)
-        if !grants.isEmpty { members.append(("entitlements", .array(grants.map { .string($0) }))) }
+        if let grants, !grants.isEmpty { members.append(("entitlements", .array(grants.map { .string($0) }))) }
         return .object(members)
     }
 }

@@ -25,10 +25,23 @@ public final class Ledger: @unchecked Sendable {
     let committedShared = Locked(CommittedShared())
     let boundBundle = Locked<String?>(nil)
 
-    /// A customer's versions, and their current versions (what "now" questions read).
-    struct Cached {
+    /// A customer's versions, and their current versions (what "now" questions read). A
+    /// class: a warm question takes it out of the cache with one reference count, not one per
+    /// array inside.
+    final class Cached: Sendable {
         let record: CustomerRecord
         let current: CurrentVersions
+
+        init(record: CustomerRecord, current: CurrentVersions) {
+            self.record = record
+            self.current = current
+        }
+    }
+
+    /// What a question reads: the customer's versions and the host's catalogs.
+    struct Known {
+        let cached: Cached
+        let catalogs: ProductCatalogs
     }
 
     /// Customers kept in the cache; past it the cache starts over (hosts asking about many
@@ -65,21 +78,27 @@ public final class Ledger: @unchecked Sendable {
         }
     }
 
-    private func cached(customer: String, scope: LedgerScope) throws(GateKitError) -> Cached {
+    /// In one read (one lock): a question's warm path costs no more for the catalog.
+    private func known(customer: String, scope: LedgerScope) throws(GateKitError) -> Known {
         try Ledger.validate(customer: customer)
-        return try store.read { (db) throws(GateKitError) -> Cached in
+        return try store.read { (db) throws(GateKitError) -> Known in
             // Another connection's commit (a memory read of the WAL-index header when none).
             if try probe.changed() || records.count >= Ledger.cachedCustomers {
                 records.removeAll(keepingCapacity: true)
                 testSignedData.removeAll()
                 catalogs = nil
             }
+            let known: ProductCatalogs
+            if let kept = catalogs { known = kept } else {
+                known = try CatalogRows.all(db)
+                catalogs = known
+            }
             let key = CacheKey(scope: scope, customer: LedgerCustomer(customer))
-            if let cached = records[key] { return cached }
+            if let cached = records[key] { return Known(cached: cached, catalogs: known) }
             let record = try LedgerRows.record(db, customer: key.customer, scope: scope)
             let cached = Cached(record: record, current: record.current(knownBy: nil))
             records[key] = cached
-            return cached
+            return Known(cached: cached, catalogs: known)
         }
     }
 
@@ -90,11 +109,10 @@ public final class Ledger: @unchecked Sendable {
         catalogs = nil
     }
 
-    /// The catalogs, read once until the store changes. `probing`: consult the change probe
-    /// first (a view asks right after `cached`, which did).
-    private func knownCatalogs(probing: Bool = false) throws(GateKitError) -> ProductCatalogs {
+    /// The catalogs, read once until the store changes.
+    private func knownCatalogs() throws(GateKitError) -> ProductCatalogs {
         try store.read { (db) throws(GateKitError) -> ProductCatalogs in
-            if probing, try probe.changed() { forgetRecords() }
+            if try probe.changed() { forgetRecords() }
             if let known = catalogs { return known }
             let read = try CatalogRows.all(db)
             catalogs = read
@@ -116,7 +134,7 @@ public final class Ledger: @unchecked Sendable {
 
     /// The catalog in effect at the instant (nil when none was declared by then).
     public func catalog(at instant: LedgerInstant) throws(GateKitError) -> ProductCatalogs.Entry? {
-        try knownCatalogs(probing: true).effective(at: instant.at)
+        try knownCatalogs().effective(at: instant.at)
     }
 
     /// Whether the store holds test-signed data in the environment: one indexed lookup, kept
@@ -135,9 +153,10 @@ public final class Ledger: @unchecked Sendable {
     }
 
     public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> LedgerView {
-        let cached = try cached(customer: customer, scope: scope)
+        let known = try known(customer: customer, scope: scope)
+        let cached = known.cached
         let at = instant.at
-        let catalog = try knownCatalogs().catalog(at: at)
+        let catalog = known.catalogs.catalog(at: at)
         switch instant {
         case .now: return LedgerView(at: at, current: cached.current, catalog: catalog)
         case let .asOf(ms):
@@ -149,10 +168,12 @@ public final class Ledger: @unchecked Sendable {
         }
     }
 
-    /// Entitlement to a product id or a subscription group id.
-    public func entitlement(customer: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Entitlement {
+    /// Entitlement to a product id, a subscription group id or a catalog entitlement name.
+    /// `naming`: fill `grants` (the answer's JSON shows them; the yes/no fast path skips it).
+    public func entitlement(customer: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant,
+                            naming: Bool = true) throws(GateKitError) -> Entitlement {
         try Ledger.validate(filter: filter, name: "product_or_group")
-        let answer = try view(customer: customer, scope: scope, at: instant).entitlement(to: filter)
+        let answer = try view(customer: customer, scope: scope, at: instant).entitlement(to: filter, naming: naming)
         // "No purchase" where test-signed data would answer otherwise: say so, so a test that
         // forgot the test flag is not told the customer bought nothing.
         guard answer.reason == .noPurchase, !scope.testSigned, try holdsTestSignedData(scope.environment) else { return answer }

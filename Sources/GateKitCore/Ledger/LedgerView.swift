@@ -53,14 +53,13 @@ public struct LedgerView: Sendable {
     func matches(_ t: TransactionVersion, _ filter: String?) -> Bool {
         guard let filter else { return true }
         if t.productID == filter || t.groupID == filter { return true }
-        guard let product = catalog.products[t.productID] else { return false }
+        guard !catalog.products.isEmpty, let product = catalog.products[t.productID] else { return false }
         return (t.groupID == nil && product.group == filter) || product.entitlements.contains(filter)
     }
 
     /// Every answer about products matching `filter`, entitling or not (one per subscription,
     /// one per other transaction), to `visit`.
-    func answers(matching filter: String?, _ report: (Entitlement) -> Void) {
-        func visit(_ e: Entitlement) { report(naming(e)) }
+    func answers(matching filter: String?, _ visit: (Entitlement) -> Void) {
         for s in current.subscriptions where matches(s.latest, filter) {
             let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
             switch status {
@@ -80,7 +79,8 @@ public struct LedgerView: Sendable {
 
     /// The answer with the entitlement names the catalog says its product grants.
     private func naming(_ e: Entitlement) -> Entitlement {
-        guard let product = e.productID, let names = catalog.products[product]?.entitlements, !names.isEmpty else { return e }
+        guard !catalog.products.isEmpty, let product = e.productID, let names = catalog.products[product]?.entitlements,
+              !names.isEmpty else { return e }
         var named = e
         named.grants = names
         return named
@@ -114,12 +114,14 @@ public struct LedgerView: Sendable {
 
     /// The customer's entitlement to `filter` (a product id or group id): the entitling answer
     /// that lasts longest, else the most recent purchase's reason, else no purchase.
-    public func entitlement(to filter: String) -> Entitlement {
+    /// `naming`: with the names the catalog says the deciding product grants.
+    public func entitlement(to filter: String, naming: Bool = true) -> Entitlement {
         var best: Entitlement?
         answers(matching: filter) { e in
             if best.map({ LedgerView.lastsLonger(e, than: $0) }) ?? true { best = e }
         }
-        return best ?? .none
+        guard let best else { return .none }
+        return naming ? self.naming(best) : best
     }
 
     /// Every entitled product, once each (its longest-lasting answer), ordered by product id.
@@ -130,7 +132,7 @@ public struct LedgerView: Sendable {
             if let seen = best[product], !LedgerView.lastsLonger(e, than: seen) { return }
             best[product] = e
         }
-        return best.keys.sorted().compactMap { best[$0] }
+        return best.keys.sorted().compactMap { best[$0].map(naming) }
     }
 
     /// The order answers are chosen in: entitling first, then the one that lasts longest, then
