@@ -31,6 +31,11 @@ import Testing
         #expect(try end("P2W") == "2024-02-14T01:00:00.000Z")
         #expect(try end("P1Y1M1D") == "2025-03-01T01:00:00.000Z")
         #expect(try end("P30D") == "2024-03-01T01:00:00.000Z")
+        // Signed data may carry any date: outside the calendar the term never overflows.
+        let longest = try ProductCatalog.Term("P99999Y99999M")
+        #expect(longest.end(from: .max) == .max && longest.end(from: .min) == .min)
+        #expect(longest.end(from: ProductCatalog.Term.latest) > ProductCatalog.Term.latest)
+        #expect(longest.end(from: ProductCatalog.Term.earliest) > ProductCatalog.Term.earliest)
     }
 
     @Test func namesGroupsAndTermsChangeTheAnswers() throws {

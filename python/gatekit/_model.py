@@ -19,7 +19,7 @@ import enum
 import math
 import typing
 import uuid
-from typing import Any, Callable, ClassVar, Dict, Optional, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, ClassVar, Dict, Tuple, Type, TypeVar, Union
 
 from .apple_enums import member, raw_name
 

@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional, Sequence, Type, TypeVar, Union
 from . import _bindings, _native, _time
 from ._managed import Managed
 from ._model import ModelError
-from .apple_enums import Environment, Status, member
+from .apple_enums import Environment, Status
 from .api_models import *  # noqa: F401,F403  (the models are this module's names too, as in Apple's client)
 from .api_models import (APIError, GetTransactionHistoryVersion, ImageSize, MassExtendRenewalDateStatusResponse, Order,
                          PerformanceTestResultResponse, ResponseModel)

@@ -490,5 +490,3 @@ class PerformanceTestRequest(Model):
     originalTransactionId: Optional[str] = None
     _required = ("originalTransactionId",)
 
-
-# ---- the C functions ----------------------------------------------------------------------

@@ -12,6 +12,7 @@ package enum PEMWriter {
             throw .internalError("\(what) failed")
         }
         let pending = Int(BIO_ctrl_pending(bio))
+        guard pending <= Int(Int32.max) else { throw .internalError("\(what) wrote \(pending) bytes") }
         var out = [UInt8](repeating: 0, count: pending)
         let read = out.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32(pending)) }
         guard read == pending else { throw .internalError("BIO_read returned \(read) of \(pending) bytes") }

@@ -88,11 +88,7 @@ public final class Ledger: @unchecked Sendable {
                 testSignedData.removeAll()
                 catalogs = nil
             }
-            let known: ProductCatalogs
-            if let kept = catalogs { known = kept } else {
-                known = try CatalogRows.all(db)
-                catalogs = known
-            }
+            let known = try loadedCatalogs(db)
             let key = CacheKey(scope: scope, customer: LedgerCustomer(customer))
             if let cached = records[key] { return Known(cached: cached, catalogs: known) }
             let record = try LedgerRows.record(db, customer: key.customer, scope: scope)
@@ -109,15 +105,12 @@ public final class Ledger: @unchecked Sendable {
         catalogs = nil
     }
 
-    /// The catalogs, read once until the store changes.
-    private func knownCatalogs() throws(GateKitError) -> ProductCatalogs {
-        try store.read { (db) throws(GateKitError) -> ProductCatalogs in
-            if try probe.changed() { forgetRecords() }
-            if let known = catalogs { return known }
-            let read = try CatalogRows.all(db)
-            catalogs = read
-            return read
-        }
+    /// The catalogs, read once until the store changes (inside `store.read`).
+    private func loadedCatalogs(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
+        if let kept = catalogs { return kept }
+        let read = try CatalogRows.all(db)
+        catalogs = read
+        return read
     }
 
     /// Declares the host's products (`ProductCatalog`), in effect from `effectiveMs` (nil:
@@ -134,7 +127,10 @@ public final class Ledger: @unchecked Sendable {
 
     /// The catalog in effect at the instant (nil when none was declared by then).
     public func catalog(at instant: LedgerInstant) throws(GateKitError) -> ProductCatalogs.Entry? {
-        try knownCatalogs().effective(at: instant.at)
+        try store.read { (db) throws(GateKitError) -> ProductCatalogs in
+            if try probe.changed() { forgetRecords() }
+            return try loadedCatalogs(db)
+        }.effective(at: instant.at)
     }
 
     /// Whether the store holds test-signed data in the environment: one indexed lookup, kept

@@ -59,9 +59,15 @@ public struct ProductCatalog: Sendable, Equatable {
             .invalid("a term is an ISO 8601 duration of days, weeks, months or years such as \"P30D\" or \"P1Y\", not \(Quoted.text(text))")
         }
 
+        /// The calendar's span for a purchase: 0001-01-01 to 9999-12-31 (Unix ms).
+        static let earliest: Int64 = -62_135_596_800_000, latest: Int64 = 253_402_300_799_999
+
         /// `start` plus the term (Unix milliseconds, UTC calendar; the day clamped to the
-        /// month's length).
+        /// month's length). A start outside years 1 to 9999 (signed data may say anything) is
+        /// never put through the calendar: before it, the term has ended; after it, it has not.
         public func end(from start: Int64) -> Int64 {
+            guard start >= Term.earliest else { return start }
+            guard start <= Term.latest else { return .max }
             let msPerDay: Int64 = 86_400_000
             let c = Timestamp.civil(milliseconds: start)
             let monthIndex = c.year * 12 + (c.month - 1) + years * 12 + months
