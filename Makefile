@@ -162,7 +162,7 @@ mutation: deps
 	@$(PYTHON) Tests/mutation/run.py $(if $(MUTANTS),--only $(MUTANTS)) $(if $(DOMAIN),--domain $(DOMAIN))
 
 # The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
-SWIFT_CONTRACT_SUITES := EULAGateTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests
+SWIFT_CONTRACT_SUITES := EULAGateTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerSyncTests
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
@@ -173,7 +173,8 @@ test-swift:
 	else echo "SKIP: the Swift contract suites on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 
 # The contract tests again on PostgreSQL (Tests/c/check.h: check_store_open).
-C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger $(C_OUT)/tests/test_fork
+C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger $(C_OUT)/tests/test_ledger_sync \
+                    $(C_OUT)/tests/test_fork
 
 test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done

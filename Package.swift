@@ -16,7 +16,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
-                  "Ledger", "Schema", "AppStoreSigning", "AppStoreAPI"]
+                  "Ledger", "AppStoreSigning", "AppStoreAPI", "LedgerSync", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
@@ -62,11 +62,13 @@ let package = Package(
         core("EULA", ["Support", "Crypto", "Store"]),
         core("Permissions", ["Support", "Store", "CDBus"]),
         core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store"]),
-        // The ordered list of the domains' migrations: the one layer that sees every domain
-        // owning tables.
-        core("Schema", ["Store", "EULA", "Permissions", "Ledger"]),
         core("AppStoreSigning", ["Support", "Crypto", "COpenSSL"]),
         core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "CCurl"]),
+        // The ledger kept in step with Apple's API: notification-history sync, refreshes.
+        core("LedgerSync", ["Support", "JWS", "Store", "Ledger", "AppStoreAPI"]),
+        // The ordered list of the domains' migrations: the one layer that sees every domain
+        // owning tables.
+        core("Schema", ["Store", "EULA", "Permissions", "Ledger", "LedgerSync"]),
         .target(
             name: "GateKit",
             dependencies: coreLayers.map { .target(name: "GateKit\($0)") } + ["CGateKitHeader"],

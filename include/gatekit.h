@@ -49,5 +49,6 @@
 #include "gatekit/ledger.h"
 #include "gatekit/appstore_sign.h"
 #include "gatekit/appstore_api.h"
+#include "gatekit/ledger_sync.h"
 
 #endif /* GATEKIT_H */

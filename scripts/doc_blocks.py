@@ -39,24 +39,25 @@ def docs() -> List[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def marked(marker: "re.Pattern[str]", fence: str) -> Iterator[Tuple[str, "re.Match[str]", List[str]]]:
+def marked(marker: "re.Pattern[str]", fence: Optional[str]) -> Iterator[Tuple[str, "re.Match[str]", List[str]]]:
     """(where, the marker's match, the fenced block's lines) for every marker in the docs; the
-    marker must stand right before a ```<fence> block."""
+    marker must stand right before a ```<fence> block (fence None: any fenced block)."""
     for doc in docs():
         lines = doc.read_text().splitlines()
         for i, line in enumerate(lines):
             m = marker.fullmatch(line.strip())
             if not m:
                 continue
-            if lines[i + 1].strip() != "```" + fence:
-                raise ValueError(f"{doc.name}:{i + 1}: the marker must stand right before a ```{fence} block")
+            opening = lines[i + 1].strip()
+            if (opening != "```" + fence) if fence is not None else not (opening.startswith("```") and len(opening) > 3):
+                raise ValueError(f"{doc.name}:{i + 1}: the marker must stand right before a ```{fence or '<language>'} block")
             end = lines.index("```", i + 2)
             yield f"{doc.relative_to(ROOT)}:{i + 2}", m, lines[i + 2:end]
 
 
 def excerpts() -> List[Excerpt]:
-    """Every ```python block a `<!-- doc-excerpt: FILE -->` introduces."""
-    return [Excerpt(where, ROOT / m.group(1), "\n".join(body)) for where, m, body in marked(EXCERPT, "python")]
+    """Every fenced block (python, ini, …) a `<!-- doc-excerpt: FILE -->` introduces."""
+    return [Excerpt(where, ROOT / m.group(1), "\n".join(body)) for where, m, body in marked(EXCERPT, None)]
 
 
 def blocks(kind: Optional[str] = None) -> List[Block]:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make quick DOMAIN=ledger: one domain's Swift suites, C test programs and pytest files
 # (Tests/domains.tsv), on SQLite only, after an incremental build: the loop while changing a
-# rule. The App Store API's tests get their local stand-in; nothing else is started.
+# rule. The App Store API's and the ledger's tests get their local stand-in; nothing else is started.
 #   scripts/quick.sh DOMAIN
 set -euo pipefail
 trap 'echo "quick: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -21,15 +21,15 @@ export SWIFT_BACKTRACE=enable=no GATEKIT_LIBRARY="$root/.build/debug/libgatekit.
 unset GATEKIT_TEST_BACKEND GATEKIT_TEST_POSTGRES
 swift test --skip-build --filter "$suites" 2>&1 | grep -E "✘|Test run with" | tail -20
 make --no-print-directory -s tool >/dev/null
-for t in $c_tests; do
-    make --no-print-directory -s ".build/c/tests/$t" >/dev/null
-    ".build/c/tests/$t" | tail -1
-done
-run_pytest() { (cd python && "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider $(printf 'tests/%s ' $py_tests) -k "not postgresql"); }
-if [ "$domain" = api ]; then
-    export -f run_pytest; export py_tests
-    scripts/with-appstore-standin.sh bash -c run_pytest
+for t in $c_tests; do make --no-print-directory -s ".build/c/tests/$t" >/dev/null; done
+run_tests() {
+    for t in $c_tests; do ".build/c/tests/$t" | tail -1; done
+    (cd python && "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider $(printf 'tests/%s ' $py_tests) -k "not postgresql")
+}
+if [ "$domain" = api ] || [ "$domain" = ledger ]; then  # the API client and the ledger's sync talk to the stand-in
+    export -f run_tests; export c_tests py_tests
+    scripts/with-appstore-standin.sh bash -c run_tests
 else
-    run_pytest
+    run_tests
 fi
 echo "quick: $domain in $(( $(date +%s) - start )) s"

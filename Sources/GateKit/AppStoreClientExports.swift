@@ -55,15 +55,19 @@ public func appstoreClientFree(_ client: OpaquePointer?) {
     Unmanaged<AppStoreServerClient>.fromOpaque(UnsafeRawPointer(client)).release()
 }
 
+/// The client behind a `gatekit_appstore_client *` (not retained).
+func appStoreClient(_ client: OpaquePointer?) throws(GateKitError) -> AppStoreServerClient {
+    guard let client else { throw .invalid("client is NULL") }
+    return Unmanaged<AppStoreServerClient>.fromOpaque(UnsafeRawPointer(client)).takeUnretainedValue()
+}
+
 /// Sends one endpoint's request and fills the outputs as include/gatekit.h describes.
 private func call(_ function: StaticString, _ client: OpaquePointer?, _ out: OutString?, _ decodedOut: OutString? = nil,
                   _ endpoint: () throws(GateKitError) -> APIEndpoint) -> Int32 {
     out?.pointee = nil
     decodedOut?.pointee = nil
     return exportBoundary(function) { () throws(GateKitError) in
-        guard let client else { throw .invalid("client is NULL") }
-        let c = Unmanaged<AppStoreServerClient>.fromOpaque(UnsafeRawPointer(client)).takeUnretainedValue()
-        switch try c.send(try endpoint()) {
+        switch try appStoreClient(client).send(try endpoint()) {
         case let .success(answer):
             let body = try answer.body.map(Owned.cString)
             let decoded: UnsafeMutablePointer<CChar>?

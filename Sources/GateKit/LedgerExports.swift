@@ -2,16 +2,31 @@ import CGateKitHeader
 import Glibc
 import GateKitJWS
 import GateKitLedger
+import GateKitLedgerSync
 import GateKitPermissions
 import GateKitSupport
 
-/// Bytes of `gatekit_ledger_query` per version.
-private let ledgerQuerySizes = [MemoryLayout<gatekit_ledger_query>.size]
-/// Bytes of `gatekit_entitlement` per version (the caller's out struct).
-private let entitlementSizes = [MemoryLayout<gatekit_entitlement>.size]
+/// Bytes of `gatekit_ledger_query` per version (2 added `refresh_budget_ms`).
+private let ledgerQuerySizes = [MemoryLayout<gatekit_ledger_query>.offset(of: \.refresh_budget_ms) ?? MemoryLayout<gatekit_ledger_query>.size,
+                                MemoryLayout<gatekit_ledger_query>.size]
+/// Bytes of `gatekit_entitlement` per version (the caller's out struct; 2 added `stale`).
+private let entitlementSizes = [MemoryLayout<gatekit_entitlement>.offset(of: \.stale) ?? MemoryLayout<gatekit_entitlement>.size,
+                                MemoryLayout<gatekit_entitlement>.size]
 
-/// A query of any known version as scope and instant.
-private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> (LedgerScope, LedgerInstant) {
+/// The answer to an entitlement question, asking Apple first when the query allows it.
+private func entitlement(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
+                         _ productOrGroup: UnsafePointer<CChar>?, naming: Bool) throws(GateKitError) -> Entitlement {
+    let handle = try StoreHandle.from(store)
+    let (scope, instant, budget) = try query(q)
+    let customer = try Arguments.string(customer, "customer")
+    let filter = try Arguments.string(productOrGroup, "product_or_group")
+    guard budget > 0 else { return try handle.ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming) }
+    return try Refresher.entitlement(handle.ledger, refresher: handle.refresher.withLock { $0 }, budgetMs: budget, customer: customer,
+                                     to: filter, scope: scope, at: instant, naming: naming)
+}
+
+/// A query of any known version as scope, instant and refresh budget (0: never ask Apple first).
+private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> (LedgerScope, LedgerInstant, Int64) {
     let q = try Arguments.versioned(p, sizes: ledgerQuerySizes, zero: gatekit_ledger_query(), initializer: "ledger_query_init")
     guard q.flags & ~GATEKIT_LEDGER_TEST_SIGNED == 0 else {
         throw .invalid("query->flags has unknown bits 0x\(String(q.flags & ~GATEKIT_LEDGER_TEST_SIGNED, radix: 16))")
@@ -19,8 +34,9 @@ private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitErro
     guard q.environment != nil else { throw .invalid("query->environment is NULL") }
     let environment = try AppStoreEnvironment.named(try Arguments.string(q.environment, "query->environment"))
     guard q.at_ms >= 0 else { throw .invalid("query->at_ms is negative") }
+    guard (0...600_000).contains(q.refresh_budget_ms) else { throw .invalid("query->refresh_budget_ms must be 0 to 600000") }
     return (LedgerScope(environment: environment, testSigned: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
-            q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)))
+            q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)), q.refresh_budget_ms)
 }
 
 private func ledger(_ store: OpaquePointer?) throws(GateKitError) -> Ledger {
@@ -142,19 +158,17 @@ public func ledgerIsEntitled(_ out: UnsafeMutablePointer<gatekit_entitlement>?, 
         let outBytes = try out.map { (p) throws(GateKitError) in
             try Arguments.outputBytes(p, sizes: entitlementSizes, constant: "GATEKIT_ENTITLEMENT_VERSION")
         }
-        let (scope, instant) = try query(q)
-        let e = try ledger(store).entitlement(customer: try Arguments.string(customer, "customer"),
-                                              to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant,
-                                              naming: false)
+        let e = try entitlement(store, q, customer, productOrGroup, naming: false)
         if let out, let outBytes {
             var filled = gatekit_entitlement()
-            filled.version = 1
+            filled.version = UnsafeRawPointer(out).loadUnaligned(as: UInt32.self)
             filled.entitled = e.isEntitled ? 1 : 0
             filled.reason = e.reason.rawValue
             filled.status = Int32(truncatingIfNeeded: e.status?.rawValue ?? 0)
             filled.family_shared = e.familyShared ? 1 : 0
             filled.since_ms = e.sinceMs ?? 0
             filled.until_ms = e.untilMs ?? 0
+            filled.stale = e.stale ? 1 : 0
             Arguments.fill(out, with: filled, bytes: outBytes)
         }
         return e.isEntitled ? 1 : 0
@@ -167,9 +181,7 @@ public func ledgerEntitlement(_ out: UnsafeMutablePointer<UnsafeMutablePointer<C
     exportBoundary("ledger_entitlement") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, instant) = try query(q)
-        let e = try ledger(store).entitlement(customer: try Arguments.string(customer, "customer"),
-                                              to: try Arguments.string(productOrGroup, "product_or_group"), scope: scope, at: instant)
+        let e = try entitlement(store, q, customer, productOrGroup, naming: true)
         var members: [(String, JSONValue)] = [("version", .number(JSONDocument.version))]
         if case let .object(rest) = e.json { members += rest }
         out.pointee = try Owned.cString(JSONWriter.serialize(.object(members)))
@@ -183,7 +195,7 @@ public func ledgerActive(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>
     exportBoundary("ledger_active") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, instant) = try query(q)
+        let (scope, instant, _) = try query(q)
         let list = try ledger(store).active(customer: try Arguments.string(customer, "customer"), scope: scope, at: instant)
         out.pointee = try Owned.cString(JSONDocument.list("entitlements", list.map(\.json)))
         return GATEKIT_OK
@@ -196,7 +208,7 @@ public func ledgerSubscriptionStatus(_ out: UnsafeMutablePointer<UnsafeMutablePo
     exportBoundary("ledger_subscription_status") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, instant) = try query(q)
+        let (scope, instant, _) = try query(q)
         let json = try ledger(store).subscriptionStatuses(customer: try Arguments.string(customer, "customer"),
                                                           group: try Arguments.optionalString(group, "group"), scope: scope, at: instant)
         out.pointee = try Owned.cString(json)
@@ -208,7 +220,7 @@ public func ledgerSubscriptionStatus(_ out: UnsafeMutablePointer<UnsafeMutablePo
 public func ledgerIntroEligible(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
                                 _ group: UnsafePointer<CChar>?) -> Int32 {
     exportBoundary("ledger_intro_eligible") { () throws(GateKitError) in
-        let (scope, instant) = try query(q)
+        let (scope, instant, _) = try query(q)
         return try ledger(store).isEligibleForIntroductoryOffer(customer: try Arguments.string(customer, "customer"),
                                                                 group: try Arguments.string(group, "group"), scope: scope, at: instant) ? 1 : 0
     }
@@ -220,7 +232,7 @@ public func ledgerHistory(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     exportBoundary("ledger_history") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, _) = try query(q)
+        let (scope, _, _) = try query(q)
         let json = try ledger(store).historyJSON(customer: try Arguments.optionalString(customer, "customer"), scope: scope)
         out.pointee = try Owned.cString(json)
         return GATEKIT_OK

@@ -2,6 +2,7 @@ import CGateKitHeader
 import GateKitSchema
 import GateKitEULA
 import GateKitLedger
+import GateKitLedgerSync
 import GateKitPermissions
 import GateKitStore
 import GateKitSupport
@@ -13,6 +14,8 @@ final class StoreHandle {
     /// Permission state, its provider, subscriptions and watcher for this handle.
     let permissions: PermissionEngine
     let ledger: Ledger
+    /// Who the ledger's questions ask before saying no (`ledger_set_refresher`); nil: nobody.
+    let refresher = Locked<Refresher?>(nil)
     let cPath: UnsafeMutablePointer<CChar>
     /// The process generation the handle was opened in (`ForkGeneration`).
     let generation = ForkGeneration.current

@@ -93,6 +93,8 @@ typedef enum {
     OPT_JSON,   /* optional JSON object text (NULL: none) */
     PKI_DIR,    /* required folder of a test PKI (jws_test_pki_create made it at start) */
     PAYLOAD_JSON, /* required payload to sign: malformed ones are verdicts (GATEKIT_EJWS_*) */
+    S_OPTIONS,  /* const gatekit_ledger_sync_options * (required) */
+    OPT_CLIENT, /* gatekit_appstore_client * that may be NULL (ledger_set_refresher: detach) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -314,6 +316,27 @@ static int call_ledger_history(arg *a) {
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_sync_options_init(arg *a) {
+    return ledger_sync_options_init((gatekit_ledger_sync_options *)a[0].p, (unsigned)a[1].i);
+}
+static int call_ledger_sync_notifications(arg *a) {
+    int rc = ledger_sync_notifications((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_appstore_client *)a[2].p, (const gatekit_ledger_sync_options *)a[3].p);
+    if (a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_sync_state(arg *a) {
+    int rc = ledger_sync_state((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_refresh(arg *a) {
+    int rc = ledger_refresh((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_appstore_client *)a[2].p, (const gatekit_jws_options *)a[3].p, a[4].s);
+    if (a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_set_refresher(arg *a) {
+    return ledger_set_refresher((gatekit_store *)a[0].p, (gatekit_appstore_client *)a[1].p, (const gatekit_jws_options *)a[2].p);
+}
 static int call_ledger_declare_catalog(arg *a) { return ledger_declare_catalog((gatekit_store *)a[0].p, a[1].s, a[2].ll); }
 static int call_ledger_catalog(arg *a) {
     int rc = ledger_catalog((char **)a[0].p, (gatekit_store *)a[1].p, a[2].ll);
@@ -519,6 +542,11 @@ static const api_entry api[] = {
     {"ledger_active", call_ledger_active, {OUT_PTR, STORE, L_QUERY, STR, END}, 0},
     {"ledger_declare_catalog", call_ledger_declare_catalog, {STORE, JSON_OBJ, AT_MS, END}, 0},
     {"ledger_catalog", call_ledger_catalog, {OUT_PTR, STORE, AT_MS, END}, 0},
+    {"ledger_sync_options_init", call_ledger_sync_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_sync_notifications", call_ledger_sync_notifications, {OPT_OUT, STORE, AS_CLIENT, S_OPTIONS, END}, 0},
+    {"ledger_sync_state", call_ledger_sync_state, {OUT_PTR, STORE, STR, END}, 0},
+    {"ledger_refresh", call_ledger_refresh, {OPT_OUT, STORE, AS_CLIENT, J_OPTIONS, STR, END}, 0},
+    {"ledger_set_refresher", call_ledger_set_refresher, {STORE, OPT_CLIENT, J_OPTIONS, END}, 0},
     {"ledger_subscription_status", call_ledger_subscription_status, {OUT_PTR, STORE, L_QUERY, STR, OPT_STR, END}, 0},
     {"ledger_intro_eligible", call_ledger_intro_eligible, {STORE, L_QUERY, STR, STR, END}, 0},
     {"ledger_history", call_ledger_history, {OUT_PTR, STORE, L_QUERY, OPT_STR, END}, 0},
@@ -601,12 +629,14 @@ static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_ba
 static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage, jopt_unsigned_sandbox;
 /* Room for any options struct an *_init function fills. */
-static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c; } init_target;
+static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
+               gatekit_ledger_sync_options s; } init_target;
+static gatekit_ledger_sync_options sopt, sopt_v0, sopt_v999, sopt_no_verify, sopt_lease_0, sopt_overlap_negative, sopt_since_negative;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
 static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
 static int cats_status[2] = {1, 2};  /* Apple's subscription statuses, for the API client */
 static int out_cats[8], int_slot;
-static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_flags, lq_negative_at;
+static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_flags, lq_negative_at, lq_negative_budget, lq_huge_budget;
 static gatekit_entitlement ent_slot, ent_v99;
 static gatekit_purchase purchase_v0, purchase_v99;  /* versions the library does not fill */
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
@@ -677,7 +707,8 @@ static arg valid_value(const api_entry *e, int k) {
     case AS_KEY: v.p = appstore_key; break;
     case NONCE: v.s = "20fba8a0-2b80-4a7d-a17f-4b7f7d3d1c3e"; break;
     case JSON_OBJ: v.s = "{\"operation\":\"CREATE\",\"items\":[]}"; break;
-    case AS_CLIENT: v.p = appstore_client; break;
+    case AS_CLIENT: case OPT_CLIENT: v.p = appstore_client; break;
+    case S_OPTIONS: v.p = &sopt; break;
     case C_OPTIONS: v.p = &copt; break;
     case OPT_JSON: v.s = "{\"startDate\":1}"; break;
     case PKI_DIR: v.s = pki_dir; break;
@@ -689,6 +720,8 @@ static arg valid_value(const api_entry *e, int k) {
     }
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
     if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == STR && e->call == call_ledger_sync_state) v.s = "Sandbox";
     if (e->args[k] == INT && e->call == call_appstore_get_transaction_history) v.i = 2;
     if (e->args[k] == CATS && e->call == call_appstore_get_all_subscription_statuses) v.p = cats_status;
     if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;
@@ -718,7 +751,8 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == OUT_LL || what == OUT_BYTES || what == OUT_SIZE || what == PURCHASE || what == PRODUCT ||
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
-                   what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON;
+                   what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
+                   what == S_OPTIONS;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -727,6 +761,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
+    case S_OPTIONS: case OPT_CLIENT:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -855,6 +890,16 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"environment \"bogus\"", {.p = &lq_bad_env}, 1};
         out[n++] = (variant){"flags 0x80", {.p = &lq_bad_flags}, 1};
         out[n++] = (variant){"at_ms -1", {.p = &lq_negative_at}, 1};
+        out[n++] = (variant){"refresh_budget_ms -1", {.p = &lq_negative_budget}, 1};
+        out[n++] = (variant){"refresh_budget_ms LLONG_MAX", {.p = &lq_huge_budget}, 1};
+    }
+    if (what == S_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &sopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &sopt_v999}, 0};
+        out[n++] = (variant){"verify NULL", {.p = &sopt_no_verify}, 1};
+        out[n++] = (variant){"lease_ms 0", {.p = &sopt_lease_0}, 1};
+        out[n++] = (variant){"overlap_ms -1", {.p = &sopt_overlap_negative}, 1};
+        out[n++] = (variant){"since_ms -1", {.p = &sopt_since_negative}, 1};
     }
     if (what == ENT_OUT) out[n++] = (variant){"version 99", {.p = &ent_v99}, 0};
     if (what == IDS) out[n++] = (variant){"a non-UTF-8 id", {.p = product_ids_bad}, 1};
@@ -1116,6 +1161,16 @@ static void setup_receipts_and_jws(void) {
     lq_bad_env = lq; lq_bad_env.environment = "bogus";
     lq_bad_flags = lq; lq_bad_flags.flags = 0x80;
     lq_negative_at = lq; lq_negative_at.at_ms = -1;
+    lq_negative_budget = lq; lq_negative_budget.refresh_budget_ms = -1;
+    lq_huge_budget = lq; lq_huge_budget.refresh_budget_ms = LLONG_MAX;
+    CHECK_RC(ledger_sync_options_init(&sopt, GATEKIT_LEDGER_SYNC_OPTIONS_VERSION), GATEKIT_OK);
+    sopt.verify = &jopt;
+    sopt_v0 = sopt; sopt_v0.version = 0;
+    sopt_v999 = sopt; sopt_v999.version = 999;
+    sopt_no_verify = sopt; sopt_no_verify.verify = NULL;
+    sopt_lease_0 = sopt; sopt_lease_0.lease_ms = 0;
+    sopt_overlap_negative = sopt; sopt_overlap_negative.overlap_ms = -1;
+    sopt_since_negative = sopt; sopt_since_negative.since_ms = -1;
     ent_v99.version = 99;
     purchase_v99.version = 99;
 

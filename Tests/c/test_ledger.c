@@ -243,7 +243,7 @@ static void test_refusals(void) {
     gatekit_ledger_query bad = q;
     bad.version = 0;
     CHECK_RC(ledger_is_entitled(NULL, s, &bad, "600", "p"), GATEKIT_EVERSION);
-    CHECK_RC(ledger_query_init(&bad, 2), GATEKIT_EVERSION);
+    CHECK_RC(ledger_query_init(&bad, GATEKIT_LEDGER_QUERY_VERSION + 1), GATEKIT_EVERSION);
     bad = q;
     bad.flags = 0x80;
     CHECK_RC(ledger_is_entitled(NULL, s, &bad, "600", "p"), GATEKIT_EINVAL);

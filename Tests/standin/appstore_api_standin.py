@@ -16,6 +16,23 @@ writes into DIR (mode 0700): ca.pem (trust it), key.p8 (the API key to sign with
 the check found), and last `env` (shell assignments of everything above, written once the
 server listens). It serves until SIGTERM.
 
+Worlds: a test that needs Apple's history to hold its own data (the ledger's sync and refresh)
+puts a world under a bundle id of its own, and every request whose token names that bundle id
+is answered from it, with Apple's rules for Get Notification History (records by first send
+attempt in [startDate, endDate), at most 180 days back, 20 per page, paginationToken bound to
+its request), Get Transaction History v2 (the newest version of each of the customer's
+transactions, revision = what was already returned) and Get All Subscription Statuses:
+
+    PUT  /standin/world        {"bundleId":…,"now":ms,"pageSize":20,"notifications":[{"signedPayload":…,
+                               "sendAttempts":[{"attemptDate":ms,"sendAttemptResult":"SUCCESS"}]}],
+                               "transactions":[signed…],"faults":[{"request":N,"errorCode":C}],"delayMs":0}
+    POST /standin/world/clock  {"bundleId":…,"now":ms}     moves the world's clock forward
+    GET  /standin/world?bundleId=…                         the world's request counters
+
+authorized by `Authorization: Bearer <control token>` (env: GATEKIT_TEST_APPSTORE_CONTROL). A
+fault answers the world's Nth history request (notification or transaction history, counted
+from 1) with Apple's error C instead.
+
 Path arguments steer it, so tests reach every branch through the real client:
   error-CODE          Apple's error CODE with its HTTP status (the model's body when there is one)
   error-text          HTTP 500 with a text/plain body (no Apple error code)
@@ -213,6 +230,156 @@ ERROR_MODELS = {4040010: "transactionIdNotFoundError", 4000006: "invalidTransact
                 4000185: "familyTransactionNotSupportedError", 4000187: "transactionIdNotOriginalTransactionId"}
 
 
+def jws_payload(text: str) -> Dict[str, Any]:
+    """The payload of a compact JWS, unverified (the world's own data: the client verifies)."""
+    value: Dict[str, Any] = json.loads(b64url_decode(text.split(".")[1]))
+    return value
+
+
+class World:
+    """A test's App Store history: notifications with their send attempts, the transactions and
+    renewal infos they (and any extra signed transactions) carry, a clock and faults."""
+
+    HORIZON_MS = 180 * 86_400_000
+
+    def __init__(self, spec: Dict[str, Any]) -> None:
+        self.now: Optional[int] = spec.get("now")
+        self.page_size = int(spec.get("pageSize", 20))
+        self.delay = float(spec.get("delayMs", 0)) / 1000
+        self.faults = {int(f["request"]): int(f["errorCode"]) for f in spec.get("faults", [])}
+        self.counters = {"notificationHistory": 0, "transactionHistory": 0, "subscriptionStatuses": 0, "requests": 0}
+        self.tokens: Dict[str, Tuple[str, int]] = {}
+        records = []
+        self.transactions: List[Tuple[Dict[str, Any], str]] = []
+        self.renewals: List[Tuple[Dict[str, Any], str]] = []
+        for order, record in enumerate(spec.get("notifications", [])):
+            attempts = record.get("sendAttempts") or []
+            first = min(a["attemptDate"] for a in attempts)
+            records.append((first, order, record))
+            data = jws_payload(record["signedPayload"]).get("data") or {}
+            if data.get("signedTransactionInfo"):
+                self.transactions.append((jws_payload(data["signedTransactionInfo"]), data["signedTransactionInfo"]))
+            if data.get("signedRenewalInfo"):
+                self.renewals.append((jws_payload(data["signedRenewalInfo"]), data["signedRenewalInfo"]))
+        for signed in spec.get("transactions", []):
+            self.transactions.append((jws_payload(signed), signed))
+        records.sort(key=lambda r: (r[0], r[1]))
+        self.records = records
+
+    def clock(self) -> int:
+        return self.now if self.now is not None else int(time.time() * 1000)
+
+    def fault(self, counter: str) -> Optional[Tuple[int, Dict[str, Any]]]:
+        """Counts the request; Apple's error instead of the answer when a fault names it."""
+        self.counters[counter] += 1
+        self.counters["requests"] += 1
+        code = self.faults.get(self.counters["requests"])
+        return None if code is None else (http_status(code), {"errorCode": code, "errorMessage": f"stand-in fault {code}"})
+
+    def customer(self, transaction_id: str) -> Tuple[Optional[str], Tuple[int, Dict[str, Any]]]:
+        """The original transaction id a transaction id belongs to, or Apple's 404."""
+        return self.customer_of(transaction_id), (404, model("transactionIdNotFoundError"))
+
+    def notification_history(self, token: Optional[str], body: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
+        failed = self.fault("notificationHistory")
+        if failed:
+            return failed
+        now = self.clock()
+        start, end = body["startDate"], min(body["endDate"], now)
+        if start < now - self.HORIZON_MS:
+            return 400, {"errorCode": 4000012, "errorMessage": "Invalid request. The start date is earlier than the allowed start date."}
+        if start >= end:
+            return 400, {"errorCode": 4000013, "errorMessage": "Invalid request. The end date precedes the start date or the dates are the same."}
+        key = json.dumps(body, sort_keys=True)
+        offset = 0
+        if token is not None:
+            issued = self.tokens.get(token)
+            if issued is None or issued[0] != key:
+                return 400, {"errorCode": 4000014, "errorMessage": "Invalid request. The pagination token is invalid."}
+            offset = issued[1]
+        chosen = [r for r in self.records if start <= r[0] < end]
+        page = chosen[offset:offset + self.page_size]
+        more = offset + self.page_size < len(chosen)
+        answer: Dict[str, Any] = {"notificationHistory": [r[2] for r in page], "hasMore": more}
+        if more:
+            next_token = b64url(os.urandom(12))
+            self.tokens[next_token] = (key, offset + self.page_size)
+            answer["paginationToken"] = next_token
+        return 200, answer
+
+    def customer_of(self, transaction_id: str) -> Optional[str]:
+        for payload, _ in self.transactions:
+            if transaction_id in (payload.get("transactionId"), payload.get("originalTransactionId")):
+                return str(payload["originalTransactionId"])
+        return None
+
+    def newest_versions(self, original: str) -> List[Tuple[Dict[str, Any], str]]:
+        """The newest version of each of the customer's transactions signed by the world's now."""
+        now = self.clock()
+        newest: Dict[str, Tuple[Dict[str, Any], str]] = {}
+        for payload, signed in self.transactions:
+            if payload.get("originalTransactionId") != original or payload.get("signedDate", 0) > now:
+                continue
+            held = newest.get(payload["transactionId"])
+            if held is None or payload["signedDate"] >= held[0]["signedDate"]:
+                newest[payload["transactionId"]] = (payload, signed)
+        return sorted(newest.values(), key=lambda v: (v[0]["signedDate"], v[0]["transactionId"]))
+
+    def transaction_history(self, transaction_id: str, revision: Optional[str]) -> Tuple[int, Dict[str, Any]]:
+        failed = self.fault("transactionHistory")
+        if failed:
+            return failed
+        original, not_found = self.customer(transaction_id)
+        if original is None:
+            return not_found
+        versions = self.newest_versions(original)
+        after = (0, "")
+        if revision is not None:
+            try:
+                signed_ms, tid = b64url_decode(revision).decode().split("|", 1)
+                after = (int(signed_ms), tid)
+            except ValueError:
+                return 400, {"errorCode": 4000005, "errorMessage": "Invalid request revision."}
+        later = [v for v in versions if (v[0]["signedDate"], v[0]["transactionId"]) > after]
+        page = later[:self.page_size]
+        last = page[-1][0] if page else None
+        mark = (last["signedDate"], last["transactionId"]) if last else after
+        return 200, {"revision": b64url(f"{mark[0]}|{mark[1]}".encode()), "hasMore": len(later) > len(page),
+                     "signedTransactions": [v[1] for v in page]}
+
+    def subscription_statuses(self, transaction_id: str, bundle_id: str, environment: str) -> Tuple[int, Dict[str, Any]]:
+        failed = self.fault("subscriptionStatuses")
+        if failed:
+            return failed
+        original, not_found = self.customer(transaction_id)
+        if original is None:
+            return not_found
+        now = self.clock()
+        subscriptions = [v for v in self.newest_versions(original) if v[0].get("type") == "Auto-Renewable Subscription"]
+        groups: Dict[str, List[Dict[str, Any]]] = {}
+        if subscriptions:
+            latest = max(subscriptions, key=lambda v: (v[0].get("purchaseDate", 0), v[0]["signedDate"]))
+            renewals = [r for r in self.renewals if r[0].get("originalTransactionId") == original and r[0].get("signedDate", 0) <= now]
+            renewal = max(renewals, key=lambda r: r[0]["signedDate"]) if renewals else None
+            t = latest[0]
+            if t.get("revocationDate"):
+                status = 5
+            elif t.get("expiresDate", 0) > now:
+                status = 1
+            elif renewal and renewal[0].get("isInBillingRetryPeriod") and renewal[0].get("gracePeriodExpiresDate", 0) > now:
+                status = 4
+            elif renewal and renewal[0].get("isInBillingRetryPeriod"):
+                status = 3
+            else:
+                status = 2
+            entry = {"status": status, "originalTransactionId": original, "signedTransactionInfo": latest[1]}
+            if renewal:
+                entry["signedRenewalInfo"] = renewal[1]
+            groups.setdefault(str(t.get("subscriptionGroupIdentifier")), []).append(entry)
+        return 200, {"environment": environment, "bundleId": bundle_id,
+                     "data": [{"subscriptionGroupIdentifier": g, "lastTransactions": e} for g, e in groups.items()]}
+
+
 class StandIn:
     def __init__(self, folder: Path, public_key: ec.EllipticCurvePublicKey, signer: Signer, bundle_id: str) -> None:
         self.folder = folder
@@ -222,6 +389,8 @@ class StandIn:
         self.log_lock = threading.Lock()
         self.counters: Dict[str, int] = {}
         self.answers: Dict[Tuple[str, str], bytes] = {}
+        self.worlds: Dict[str, World] = {}
+        self.control_token = b64url(os.urandom(24))
 
     def log(self, entry: Dict[str, Any]) -> None:
         with self.log_lock, open(self.folder / "requests.jsonl", "a") as f:
@@ -265,10 +434,12 @@ class StandIn:
         except InvalidSignature:
             return "the token's signature does not verify", claims
         now = time.time()
-        expected = {"iss": ISSUER_ID, "aud": "appstoreconnect-v1", "bid": self.bundle_id}
+        expected = {"iss": ISSUER_ID, "aud": "appstoreconnect-v1"}
         for name, value in expected.items():
             if claims.get(name) != value:
                 return f"claim {name} is {claims.get(name)!r}, not {value!r}", claims
+        if claims.get("bid") != self.bundle_id and claims.get("bid") not in self.worlds:
+            return f"claim bid is {claims.get('bid')!r}, not {self.bundle_id!r} or a world's", claims
         # Apple's documentation asks for iat; Apple's own Python library sends only exp.
         iat, exp = claims.get("iat", int(now)), claims.get("exp")
         if not isinstance(iat, int) or not isinstance(exp, int):
@@ -305,6 +476,8 @@ def make_handler(standin: StandIn) -> type:
             raw_body = self.rfile.read(length) if length else b""
             url = urlsplit(self.path)
             query = parse_qsl(url.query, keep_blank_values=True)
+            if url.path.startswith("/standin/"):
+                return self.control(url.path, dict(query), raw_body)
             problem, claims = standin.check_token(self.headers.get("Authorization"))
             entry: Dict[str, Any] = {"method": self.command, "path": url.path, "query": query,
                                      "contentType": self.headers.get("Content-Type"),
@@ -328,7 +501,44 @@ def make_handler(standin: StandIn) -> type:
             if problem is not None:
                 status = 401 if "token" in problem or "claim" in problem or "iat" in problem or "header" in problem else 400
                 return self.answer(status, json.dumps({"errorCode": 4000000, "errorMessage": f"stand-in: {problem}"}).encode())
+            world = standin.worlds.get(claims.get("bid", ""))
+            if world is not None and self.from_world(world, claims["bid"], url.path, dict(query), raw_body):
+                return
             self.respond(route, segments)
+
+        def from_world(self, world: World, bundle_id: str, path: str, query: Dict[str, str], raw: bytes) -> bool:
+            """Answers a history endpoint from the world; False for any other endpoint."""
+            with standin.log_lock:
+                if path == "/inApps/v1/notifications/history":
+                    status, body = world.notification_history(query.get("paginationToken"), json.loads(raw))
+                elif re.fullmatch(rf"/inApps/v2/history/{SEGMENT}", path):
+                    status, body = world.transaction_history(unquote(path.rsplit("/", 1)[1]), query.get("revision"))
+                elif re.fullmatch(rf"/inApps/v1/subscriptions/{SEGMENT}", path):
+                    status, body = world.subscription_statuses(unquote(path.rsplit("/", 1)[1]), bundle_id, standin.signer.environment)
+                else:
+                    return False
+            time.sleep(world.delay)  # a slow API, for tests that act while a sync runs
+            self.answer(status, json.dumps(body).encode())
+            return True
+
+        def control(self, path: str, query: Dict[str, str], raw: bytes) -> None:
+            if self.headers.get("Authorization") != f"Bearer {standin.control_token}":
+                return self.answer(401, b'{"error":"not the control token"}')
+            try:
+                body = json.loads(raw) if raw else {}
+                with standin.log_lock:
+                    if self.command == "PUT" and path == "/standin/world":
+                        standin.worlds[body["bundleId"]] = World(body)
+                        return self.answer(200, b"{}")
+                    if self.command == "POST" and path == "/standin/world/clock":
+                        world = standin.worlds[body["bundleId"]]
+                        world.now = max(world.clock(), int(body["now"]))
+                        return self.answer(200, b"{}")
+                    if self.command == "GET" and path == "/standin/world":
+                        return self.answer(200, json.dumps(standin.worlds[query["bundleId"]].counters).encode())
+            except (KeyError, ValueError, TypeError) as e:
+                return self.answer(400, json.dumps({"error": f"{type(e).__name__}: {e}"}).encode())
+            self.answer(404, b'{"error":"no such control endpoint"}')
 
         def check_request(self, route: Any, query: List[Tuple[str, str]], raw: bytes, ctype: str) -> Optional[str]:
             _, _, allowed, check, _, _ = route
@@ -449,7 +659,7 @@ def main() -> int:
            "GATEKIT_TEST_APPSTORE_KEY": folder / "key.p8", "GATEKIT_TEST_APPSTORE_KEY_ID": KEY_ID,
            "GATEKIT_TEST_APPSTORE_ISSUER": ISSUER_ID, "GATEKIT_TEST_APPSTORE_BUNDLE_ID": bundle_id,
            "GATEKIT_TEST_APPSTORE_ENVIRONMENT": environment, "GATEKIT_TEST_APPSTORE_ANCHOR": folder / "pki" / "root.der",
-           "GATEKIT_TEST_APPSTORE_LOG": folder / "requests.jsonl"}
+           "GATEKIT_TEST_APPSTORE_LOG": folder / "requests.jsonl", "GATEKIT_TEST_APPSTORE_CONTROL": standin.control_token}
     write(folder / "env.tmp", "".join(f"export {k}='{v}'\n" for k, v in env.items()).encode())
     os.rename(folder / "env.tmp", folder / "env")
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())

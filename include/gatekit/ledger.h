@@ -68,7 +68,7 @@ extern "C" {
 #define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests
                                           * only): never mixed with App Store data */
 
-#define GATEKIT_LEDGER_QUERY_VERSION 1u
+#define GATEKIT_LEDGER_QUERY_VERSION 2u  /* 2 (since 0.2.0): refresh_budget_ms */
 
 /* Which part of the ledger a question is about, and when. Initialise with ledger_query_init(). */
 typedef struct gatekit_ledger_query {
@@ -80,6 +80,12 @@ typedef struct gatekit_ledger_query {
                                * instant within 2 s before the library's clock, or later, is
                                * answered as now (a host's own "now" is read before the call) */
     unsigned int flags;       /* GATEKIT_LEDGER_* flags above; 0: none */
+    long long refresh_budget_ms; /* since 0.2.0. > 0: when the answer is "not entitled" only
+                               * because a subscription period ended with auto-renew on and
+                               * nothing recorded since, ask Apple first (ledger_set_refresher,
+                               * <gatekit/ledger_sync.h>) within this many ms; without an answer
+                               * in time the stored answer comes back with stale = 1. Certain
+                               * answers never wait. 0: never ask. Only for at_ms = 0 (now) */
 } gatekit_ledger_query;
 
 /* Static initialiser: gatekit_ledger_query q = GATEKIT_LEDGER_QUERY_INIT; */
@@ -89,7 +95,7 @@ typedef struct gatekit_ledger_query {
  * sets its version. NULL: GATEKIT_EINVAL; an unknown version: GATEKIT_EVERSION. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_query_init(gatekit_ledger_query *query, unsigned int version);
 
-#define GATEKIT_ENTITLEMENT_VERSION 1u
+#define GATEKIT_ENTITLEMENT_VERSION 2u  /* 2 (since 0.2.0): stale */
 
 /* The details of an entitlement answer (ledger_is_entitled). The caller sets version to
  * GATEKIT_ENTITLEMENT_VERSION; the library fills that version's members. Product and
@@ -102,6 +108,8 @@ typedef struct gatekit_entitlement {
     int family_shared;        /* 1: the deciding purchase came through Family Sharing */
     long long since_ms;       /* purchase date of the deciding transaction; 0 when none */
     long long until_ms;       /* when the entitlement ends (expiry, grace period end); 0: no end, or not entitled */
+    int stale;                /* since 0.2.0. 1: query->refresh_budget_ms asked Apple first and no
+                               * answer came in time (or no refresher is set): the stored answer */
 } gatekit_entitlement;
 
 /* Ingest: verify the signed datum exactly as jws_verify_*() does with the same options, then
@@ -169,7 +177,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_is_entitled(gatekit_entitlement *out,
 /* The same answer as JSON: {"version":1,"entitled":true,"reason":"grace-period","productId":...,
  * "subscriptionGroupIdentifier":...,"transactionId":...,"originalTransactionId":...,"status":4,
  * "familyShared":false,"since":ms,"until":ms,"entitlements":["pro"]}. Members that do not apply
- * are absent ("entitlements": the names the catalog says the product grants). */
+ * are absent ("entitlements": the names the catalog says the product grants; "stale":true as
+ * gatekit_entitlement's stale). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_entitlement(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *product_or_group);
 
 /* Every product the customer is entitled to at the instant, once each (its longest-lasting

@@ -83,8 +83,12 @@ GATEKIT_LEDGER_REASON_CONSUMABLE = 15
 GATEKIT_LEDGER_REASON_UPGRADED = 16
 GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED = 17
 GATEKIT_LEDGER_TEST_SIGNED = 0x1
-GATEKIT_LEDGER_QUERY_VERSION = 1
-GATEKIT_ENTITLEMENT_VERSION = 1
+GATEKIT_LEDGER_QUERY_VERSION = 2
+GATEKIT_ENTITLEMENT_VERSION = 2
+GATEKIT_LEDGER_SYNC_DONE = 1
+GATEKIT_LEDGER_SYNC_PARTIAL = 2
+GATEKIT_LEDGER_SYNC_BUSY = 3
+GATEKIT_LEDGER_SYNC_OPTIONS_VERSION = 1
 GATEKIT_PERM_STATE_UNKNOWN = 0
 GATEKIT_PERM_STATE_ASK_AGAIN = 100
 GATEKIT_PERM_STATE_AUTHORIZED = 200
@@ -245,6 +249,7 @@ class gatekit_ledger_query(ctypes.Structure):
         ("environment", ctypes.c_char_p),
         ("at_ms", ctypes.c_longlong),
         ("flags", ctypes.c_uint),
+        ("refresh_budget_ms", ctypes.c_longlong),
     ]
 
 
@@ -257,6 +262,20 @@ class gatekit_entitlement(ctypes.Structure):
         ("family_shared", ctypes.c_int),
         ("since_ms", ctypes.c_longlong),
         ("until_ms", ctypes.c_longlong),
+        ("stale", ctypes.c_int),
+    ]
+
+
+class gatekit_ledger_sync_options(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("verify", ctypes.POINTER(gatekit_jws_options)),
+        ("since_ms", ctypes.c_longlong),
+        ("until_ms", ctypes.c_longlong),
+        ("overlap_ms", ctypes.c_longlong),
+        ("budget_ms", ctypes.c_longlong),
+        ("max_pages", ctypes.c_int),
+        ("lease_ms", ctypes.c_longlong),
     ]
 
 
@@ -391,6 +410,11 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_subscription_status': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_intro_eligible': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
+    'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
+    'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
+    'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
+    'ledger_refresh': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_jws_options), ctypes.c_char_p,),
+    'ledger_set_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_jws_options),),
     'perm_category_name': (ctypes.c_char_p, ctypes.c_int,),
     'perm_category_from_name': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
     'perm_state_name': (ctypes.c_char_p, ctypes.c_int,),
@@ -533,6 +557,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_subscription_status: Callable[..., Any]
     ledger_intro_eligible: Callable[..., Any]
     ledger_history: Callable[..., Any]
+    ledger_sync_options_init: Callable[..., Any]
+    ledger_sync_notifications: Callable[..., Any]
+    ledger_sync_state: Callable[..., Any]
+    ledger_refresh: Callable[..., Any]
+    ledger_set_refresher: Callable[..., Any]
     perm_category_name: Callable[..., Any]
     perm_category_from_name: Callable[..., Any]
     perm_state_name: Callable[..., Any]

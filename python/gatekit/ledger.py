@@ -5,9 +5,9 @@ from __future__ import annotations
 import ctypes
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _bindings, _native
 from . import _time
@@ -17,7 +17,11 @@ from ._result import JSONResult
 from ._structs import JWSOptions, ReceiptOptions, Signed, receipt_options, signed_text
 from .jws import KINDS, SignedDataVerifier
 
-__all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus"]
+if TYPE_CHECKING:
+    from .api_client import AppStoreServerAPIClient
+
+__all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+           "SyncOutcome", "SyncReport"]
 
 
 class SubscriptionStatus(IntEnum):
@@ -93,6 +97,7 @@ class Entitlement(JSONResult):
     since: Optional[datetime] = None
     until: Optional[datetime] = None   # None: no end (non-consumable), or not entitled
     grants: Tuple[str, ...] = ()       # the entitlement names the catalog says the product grants
+    stale: bool = False                # a refresh was asked for and Apple gave no answer in time
 
     def __bool__(self) -> bool:
         return self.entitled
@@ -105,7 +110,8 @@ class Entitlement(JSONResult):
                    original_transaction_id=raw.get("originalTransactionId"),
                    status=SubscriptionStatus(status) if status is not None else None,
                    family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
-                   until=_time.from_milliseconds(raw.get("until")), grants=tuple(raw.get("entitlements", ())))
+                   until=_time.from_milliseconds(raw.get("until")), grants=tuple(raw.get("entitlements", ())),
+                   stale=bool(raw.get("stale", False)))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
@@ -117,6 +123,7 @@ class Entitlement(JSONResult):
             "since": _time.milliseconds(self.since, "since") if self.since else None,
             "until": _time.milliseconds(self.until, "until") if self.until else None,
             "entitlements": list(self.grants) if self.grants else None,
+            "stale": True if self.stale else None,
         })
 
 
@@ -180,6 +187,40 @@ class IngestResult(JSONResult):
         return members
 
 
+class SyncOutcome(IntEnum):
+    """What ledger_sync_notifications() did (GATEKIT_LEDGER_SYNC_*)."""
+    DONE = _bindings.GATEKIT_LEDGER_SYNC_DONE        # caught up
+    PARTIAL = _bindings.GATEKIT_LEDGER_SYNC_PARTIAL  # stopped by the budget or page limit: call again
+    BUSY = _bindings.GATEKIT_LEDGER_SYNC_BUSY        # another process or host is syncing: nothing done
+
+
+@dataclass(frozen=True)
+class SyncReport(JSONResult):
+    """What one sync (or refresh) did: pages read, items ingested by outcome, items refused
+    (``rejections``: their errors), and the checkpoint. ``to_dict()`` is the C JSON."""
+    outcome: Optional[SyncOutcome]
+    pages: int
+    items: int
+    new: int
+    duplicate: int
+    superseded: int
+    rejected: int
+    rejections: Tuple[GateKitError, ...]
+    synced_until: Optional[datetime]
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "SyncReport":
+        outcome = raw.get("outcome")
+        return cls(outcome=SyncOutcome[outcome.upper()] if outcome else None, pages=int(raw.get("pages", 0)),
+                   items=raw["items"], new=raw["new"], duplicate=raw["duplicate"], superseded=raw["superseded"],
+                   rejected=raw["rejected"], rejections=tuple(error_for(r["error"], r["message"]) for r in raw["rejections"]),
+                   synced_until=_time.from_milliseconds(raw.get("syncedUntil")), raw=dict(raw))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.raw)
+
+
 QUERY_VERSION = _bindings.GATEKIT_LEDGER_QUERY_VERSION
 ENTITLEMENT_VERSION = _bindings.GATEKIT_ENTITLEMENT_VERSION
 TEST_SIGNED = _bindings.GATEKIT_LEDGER_TEST_SIGNED
@@ -203,6 +244,11 @@ _active = _bindings.ledger_active
 _status = _bindings.ledger_subscription_status
 _intro = _bindings.ledger_intro_eligible
 _history = _bindings.ledger_history
+_sync_options_init = _bindings.ledger_sync_options_init
+_sync = _bindings.ledger_sync_notifications
+_sync_state = _bindings.ledger_sync_state
+_refresh = _bindings.ledger_refresh
+_set_refresher = _bindings.ledger_set_refresher
 _declare_catalog = _bindings.ledger_declare_catalog
 _catalog = _bindings.ledger_catalog
 
@@ -277,13 +323,70 @@ class Ledger:
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
     @staticmethod
-    def _query(environment: str, at: Instant, test_signed: bool) -> _Query:
+    def _query(environment: str, at: Instant, test_signed: bool, refresh_within: Optional[timedelta] = None) -> _Query:
         q = _Query()
         check(_query_init(ctypes.byref(q), QUERY_VERSION))
         q.environment = _native.to_c_string(environment, "environment")
         q.at_ms = _ms(at)
         q.flags = TEST_SIGNED if test_signed else 0
+        q.refresh_budget_ms = 0 if refresh_within is None else max(1, _time.span_milliseconds(refresh_within, "refresh_within"))
         return q
+
+    # ---- syncing from Apple ----------------------------------------------------------------
+
+    def sync_notifications(self, client: "AppStoreServerAPIClient", verifier: SignedDataVerifier, *,
+                           since: Instant = None, until: Instant = None, overlap: timedelta = timedelta(hours=1),
+                           budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
+                           lease: timedelta = timedelta(minutes=2), verify_time: Instant = None) -> SyncReport:
+        """Ingests every notification Apple attempted to send since the last sync (Get
+        Notification History), each verified with ``verifier``: lost ones are recovered, the
+        rest are duplicates. Resumable (a checkpoint per page), one process or host at a time
+        (``outcome`` BUSY otherwise). ``since``: the first sync's start (default: as far back
+        as Apple keeps); ``until``: the end (default now); ``budget`` / ``max_pages``: stop
+        early (PARTIAL) and go on at the next call; ``verify_time`` as for the ingest methods.
+        docs/ledger.md, "Syncing from Apple"."""
+        options = _bindings.gatekit_ledger_sync_options()
+        check(_sync_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_SYNC_OPTIONS_VERSION))
+        verify = verifier.c_options(verify_time)
+        options.verify = ctypes.pointer(verify)
+        options.since_ms = _ms(since)
+        options.until_ms = _ms(until)
+        options.overlap_ms = _time.span_milliseconds(overlap, "overlap")
+        options.budget_ms = 0 if budget is None else max(1, _time.span_milliseconds(budget, "budget"))
+        options.max_pages = 0 if max_pages is None else int(max_pages)
+        options.lease_ms = _time.span_milliseconds(lease, "lease")
+        out = ctypes.c_void_p()
+        check(_sync(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(options)))
+        return SyncReport.from_json(json.loads(_native.take_string(out)))
+
+    def sync_state(self, environment: str) -> Dict[str, Any]:
+        """Where the environment's sync stands: ``syncedUntil`` (Unix ms or None), the window
+        part-way (``window``) and the lease (``leaseUntil``) when there is one."""
+        out = ctypes.c_void_p()
+        check(_sync_state(ctypes.byref(out), self._store.handle, _native.to_c_string(environment, "environment")))
+        document: Dict[str, Any] = json.loads(_native.take_string(out))
+        return document
+
+    def refresh(self, client: "AppStoreServerAPIClient", customer: str, verifier: SignedDataVerifier,
+                verify_time: Instant = None) -> SyncReport:
+        """One customer (an original transaction id, or an app account token the ledger knows)
+        from Apple's transaction history and subscription statuses, verified and ingested."""
+        verify = verifier.c_options(verify_time)
+        out = ctypes.c_void_p()
+        check(_refresh(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(verify),
+                       _native.to_c_string(customer, "customer")))
+        return SyncReport.from_json(json.loads(_native.take_string(out)))
+
+    def set_refresher(self, client: Optional["AppStoreServerAPIClient"], verifier: Optional[SignedDataVerifier] = None,
+                      verify_time: Instant = None) -> None:
+        """Lets questions with ``refresh_within`` ask Apple before saying no (None: stop)."""
+        if client is None:
+            check(_set_refresher(self._store.handle, None, None))
+            return
+        if verifier is None:
+            raise TypeError("set_refresher needs the verifier the refreshed data is checked with")
+        verify = verifier.c_options(verify_time)
+        check(_set_refresher(self._store.handle, client.handle, ctypes.byref(verify)))
 
     # ---- the product catalog ---------------------------------------------------------------
 
@@ -306,17 +409,20 @@ class Ledger:
     # ---- questions -------------------------------------------------------------------------
 
     def is_entitled(self, customer: str, product_or_group: str, *, environment: str,
-                    at: Instant = None, test_signed: bool = False) -> bool:
+                    at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None) -> bool:
         """The fast yes/no (no JSON): entitled to the product id, to any product of the group,
-        or to an entitlement name the catalog says a product grants ("pro")."""
-        q = self._query(environment, at, test_signed)
+        or to an entitlement name the catalog says a product grants ("pro"). ``refresh_within``:
+        when the answer would be no only because a renewal has not been heard of, ask Apple
+        first (set_refresher) for at most that long."""
+        q = self._query(environment, at, test_signed, refresh_within)
         return check(_is_entitled(None, self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
                                   _native.to_c_string(product_or_group, "product_or_group"))) == 1
 
     def entitled(self, customer: str, product_or_group: str, *, environment: str,
-                 at: Instant = None, test_signed: bool = False) -> Entitlement:
-        """The answer with its reason, product, status and dates (truthy when entitled)."""
-        q = self._query(environment, at, test_signed)
+                 at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None) -> Entitlement:
+        """The answer with its reason, product, status and dates (truthy when entitled);
+        ``refresh_within`` as for is_entitled() (``stale`` when Apple gave no answer in time)."""
+        q = self._query(environment, at, test_signed, refresh_within)
         out = ctypes.c_void_p()
         check(_entitlement(ctypes.byref(out), self._store.handle, ctypes.byref(q),
                            _native.to_c_string(customer, "customer"), _native.to_c_string(product_or_group, "product_or_group")))

@@ -49,6 +49,7 @@ class Life:
     token: Optional[str] = None
     group: str = "20000001"
     items: List[Tuple[str, str]] = field(default_factory=list)   # (kind, compact JWS)
+    bundle: str = BUNDLE
 
     def _sign(self, payload: Dict[str, Any]) -> str:
         return self.pki.sign(payload, CHAIN)
@@ -58,7 +59,7 @@ class Life:
         t = model("signedTransaction")
         for key in _TRANSACTION_DROP:
             t.pop(key, None)
-        t.update(transactionId=tid, originalTransactionId=self.original, bundleId=BUNDLE, productId=product,
+        t.update(transactionId=tid, originalTransactionId=self.original, bundleId=self.bundle, productId=product,
                  purchaseDate=purchase, originalPurchaseDate=purchase, signedDate=signed if signed is not None else purchase,
                  type=type, environment=self.environment, inAppOwnershipType="PURCHASED",
                  transactionReason="PURCHASE")
@@ -96,7 +97,7 @@ class Life:
         else:
             n["subtype"] = subtype
         data = n["data"]
-        data.update(environment=self.environment, bundleId=BUNDLE, appAppleId=APP_APPLE_ID)
+        data.update(environment=self.environment, bundleId=self.bundle, appAppleId=APP_APPLE_ID)
         data.pop("status", None)
         if tx is None:
             data.pop("signedTransactionInfo", None)
@@ -132,13 +133,15 @@ class Expect:
     status: Optional[int] = None
 
 
-def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
+def build(pki: PKI, bundle: str = BUNDLE) -> Tuple[Dict[str, Life], List[Expect]]:
+    """The lives and their table; ``bundle``: the app they are signed for (a test that needs
+    its own app, such as one with its own App Store history in the stand-in)."""
     lives: Dict[str, Life] = {}
     table: List[Expect] = []
 
     # A year of monthly renewals; the 6th renewal fails into a 16-day grace period and recovers
     # on day 5 of it; the customer is known by an app account token.
-    year = Life(pki, "year", original="1000", token="7e3fb20b-4cdb-47cc-936d-99d65f608138")
+    year = Life(pki, "year", original="1000", token="7e3fb20b-4cdb-47cc-936d-99d65f608138", bundle=bundle)
     lives[year.name] = year
     start = T0
     for month in range(12):
@@ -169,7 +172,7 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
     ]
 
     # Billing retry without a grace period, then expiry when Apple gives up.
-    retry = Life(pki, "retry", original="2000")
+    retry = Life(pki, "retry", original="2000", bundle=bundle)
     lives[retry.name] = retry
     tx = retry.tx("2001", "basic.monthly", T0, T0 + MONTH)
     retry.notify("SUBSCRIBED", "INITIAL_BUY", T0 + 1000, tx=tx, renewal=retry.renewal(T0 + 1000, "basic.monthly"))
@@ -184,7 +187,7 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
     ]
 
     # A non-consumable refunded, then the refund reversed.
-    refund = Life(pki, "refund", original="3000")
+    refund = Life(pki, "refund", original="3000", bundle=bundle)
     lives[refund.name] = refund
     tx = refund.tx("3000", "lifetime", T0, type="Non-Consumable")
     refund.notify("ONE_TIME_CHARGE", None, T0 + 1000, tx=tx)
@@ -200,7 +203,7 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
     ]
 
     # Family sharing: a family member's shared subscription, then revoked when sharing stops.
-    family = Life(pki, "family", original="4000")
+    family = Life(pki, "family", original="4000", bundle=bundle)
     lives[family.name] = family
     tx = family.tx("4001", "family.yearly", T0, T0 + 12 * MONTH, inAppOwnershipType="FAMILY_SHARED")
     family.notify("SUBSCRIBED", "INITIAL_BUY", T0 + 1000, tx=tx, renewal=family.renewal(T0 + 1000, "family.yearly"))
@@ -212,7 +215,7 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
     ]
 
     # Upgrade (immediate), then downgrade (at renewal), then a crossgrade, in group 30000001.
-    tiers = Life(pki, "tiers", original="5000", group="30000001")
+    tiers = Life(pki, "tiers", original="5000", group="30000001", bundle=bundle)
     lives[tiers.name] = tiers
     basic = tiers.tx("5001", "basic.monthly.t", T0, T0 + MONTH)
     tiers.notify("SUBSCRIBED", "INITIAL_BUY", T0 + 1000, tx=basic, renewal=tiers.renewal(T0 + 1000, "basic.monthly.t"))
@@ -242,7 +245,7 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
 
     # A renewal extension (RENEWAL_EXTENDED re-signs the transaction with a later expiry) and a
     # consumable, which never entitles.
-    extended = Life(pki, "extended", original="6000")
+    extended = Life(pki, "extended", original="6000", bundle=bundle)
     lives[extended.name] = extended
     tx = extended.tx("6001", "news.monthly", T0, T0 + MONTH)
     extended.notify("SUBSCRIBED", "RESUBSCRIBE", T0 + 1000, tx=tx, renewal=extended.renewal(T0 + 1000, "news.monthly"))
@@ -257,7 +260,7 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
 
     # Notifications that change no entitlement: TEST, a renewal-extension summary, a
     # consumption request, an app-data notification and a type Apple may add later.
-    quiet = Life(pki, "quiet", original="7000")
+    quiet = Life(pki, "quiet", original="7000", bundle=bundle)
     lives[quiet.name] = quiet
     for name in ("signedSummaryNotification", "signedConsumptionRequestNotification"):
         payload = model(name)
@@ -265,12 +268,12 @@ def build(pki: PKI) -> Tuple[Dict[str, Life], List[Expect]]:
         payload["notificationUUID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"quiet/{name}"))
         for part in ("data", "summary"):
             if part in payload:
-                payload[part].update(environment="Sandbox", bundleId=BUNDLE, appAppleId=APP_APPLE_ID)
+                payload[part].update(environment="Sandbox", bundleId=bundle, appAppleId=APP_APPLE_ID)
                 payload[part].pop("signedTransactionInfo", None)
                 payload[part].pop("signedRenewalInfo", None)
         quiet.raw_notification(payload)
     test = {"notificationType": "TEST", "notificationUUID": str(uuid.uuid5(uuid.NAMESPACE_URL, "quiet/test")),
-            "data": {"environment": "Sandbox", "bundleId": BUNDLE, "appAppleId": APP_APPLE_ID}, "version": "2.0",
+            "data": {"environment": "Sandbox", "bundleId": bundle, "appAppleId": APP_APPLE_ID}, "version": "2.0",
             "signedDate": T0 + 2000}
     quiet.raw_notification(test)
     future = copy.deepcopy(test)

@@ -52,6 +52,39 @@ def perm_record(where: str, app_id: Optional[str], category: int, decision: int)
             store.permissions.record(category, decision)
 
 
+def sync_steps(where: str, app_id: Optional[str], settings_json: str) -> None:
+    """Syncs the ledger from a stand-in world step by step (the world's clock moved to each
+    step, then a sync up to it), resuming where the store's checkpoint says; a BUSY sync is
+    tried again. Prints each outcome; killed at random by the parent."""
+    import json
+    import time
+    from datetime import timedelta
+    from pathlib import Path
+    from gatekit.jws import SignedDataVerifier
+    from gatekit.ledger import SyncOutcome
+    from standin_world import World
+    settings = json.loads(settings_json)
+    world = World(settings["bundle"])
+    anchor = Path(settings["anchor"]).read_bytes()
+    verifier = SignedDataVerifier(settings["bundle"], "Sandbox", test_anchor=anchor)
+    at = gatekit._time.from_milliseconds(settings["verify_time"])
+    with open_store(where, app_id) as store, world.client() as client:
+        steps = settings["steps"]
+        while True:
+            synced = store.ledger.sync_state("Sandbox")["syncedUntil"] or 0
+            todo = [step for step in steps if step > synced]
+            if not todo:
+                return
+            world.clock(todo[0])
+            report = store.ledger.sync_notifications(client, verifier, since=gatekit._time.from_milliseconds(settings["since"]),
+                                                     until=gatekit._time.from_milliseconds(todo[0]),
+                                                     lease=timedelta(milliseconds=settings["lease_ms"]), verify_time=at)
+            sys.stdout.write(f"{report.outcome.name} {report.pages}\n")
+            sys.stdout.flush()
+            if report.outcome == SyncOutcome.BUSY:
+                time.sleep(0.05)
+
+
 if __name__ == "__main__":
     # Every command starts with the store's location: a path or connection string, and an
     # app id ("" for none).
@@ -63,6 +96,8 @@ if __name__ == "__main__":
         accept_forever(where, app_id)
     elif command == "accept-through-outage":
         accept_through_outage(where, app_id, rest[0], int(rest[1]))
+    elif command == "sync-steps":
+        sync_steps(where, app_id, rest[0])
     elif command == "perm-record":
         perm_record(where, app_id, int(rest[0]), int(rest[1]))
     else:

@@ -35,12 +35,49 @@ const char gk_api_usage[] =
     "2 usage; 10, 11, 12 when a signed member of the answer is refused (as gatekit jws verify).";
 
 typedef struct {
-    const char *key, *key_id, *issuer_id, *revision, *request, *history_version, *pagination_token, *image, *image_size,
-        *base_url, *ca_file, *timeout, *retries;
+    const char *revision, *request, *history_version, *pagination_token, *image, *image_size;
     const char *positional[3];
     int npositional, raw, statuses[5], nstatuses;
+    gk_client_options client;
     gk_signed_options verify;
 } api_args;
+
+int gk_client_option(int argc, char **argv, int *i, gk_client_options *c) {
+    int r = 0;
+    if ((r = gk_option(argc, argv, i, "--key", &c->key)) || (r = gk_option(argc, argv, i, "--key-id", &c->key_id)) ||
+        (r = gk_option(argc, argv, i, "--issuer-id", &c->issuer_id)) || (r = gk_option(argc, argv, i, "--base-url", &c->base_url)) ||
+        (r = gk_option(argc, argv, i, "--ca-file", &c->ca_file)) || (r = gk_option(argc, argv, i, "--timeout", &c->timeout)) ||
+        (r = gk_option(argc, argv, i, "--retries", &c->retries)))
+        return r;
+    return 0;
+}
+
+int gk_missing_client_option(const char *who, const gk_client_options *c) {
+    return gk_missing(who, "--key", c->key) || gk_missing(who, "--key-id", c->key_id) || gk_missing(who, "--issuer-id", c->issuer_id);
+}
+
+gatekit_appstore_client *gk_make_client(const char *who, const gk_client_options *c, const char *bundle_id,
+                                        const char *environment, const gatekit_jws_options *verify) {
+    gatekit_appstore_key *key = gk_load_appstore_key(c->key, c->key_id, c->issuer_id, bundle_id);
+    if (!key) return NULL;
+    gatekit_appstore_client_options o;
+    gatekit_appstore_client *client = NULL;
+    int rc;
+    if ((rc = appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION)) == 0) {
+        o.environment = environment;
+        o.base_url = c->base_url;
+        o.ca_file = c->ca_file;
+        /* Out of range (or not a number): -1, which the library refuses with the option's name. */
+        long long timeout = c->timeout ? gk_number(c->timeout) : o.timeout_ms, retries = c->retries ? gk_number(c->retries) : o.max_retries;
+        o.timeout_ms = timeout > 600000 ? -1 : (int)timeout;
+        o.max_retries = retries > 10 ? -1 : (int)retries;
+        o.verify = verify;
+        rc = appstore_client_new(&client, key, &o);
+    }
+    appstore_key_free(key);
+    if (rc < 0) gk_fail(who, rc);
+    return client;
+}
 
 static int parse(int argc, char **argv, api_args *a) {
     for (int i = 2; i < argc; i++) {
@@ -50,14 +87,11 @@ static int parse(int argc, char **argv, api_args *a) {
             a->raw = 1;
             continue;
         }
-        if ((r = gk_option(argc, argv, &i, "--key", &a->key)) || (r = gk_option(argc, argv, &i, "--key-id", &a->key_id)) ||
-            (r = gk_option(argc, argv, &i, "--issuer-id", &a->issuer_id)) || (r = gk_option(argc, argv, &i, "--revision", &a->revision)) ||
+        if ((r = gk_client_option(argc, argv, &i, &a->client)) || (r = gk_option(argc, argv, &i, "--revision", &a->revision)) ||
             (r = gk_option(argc, argv, &i, "--request", &a->request)) ||
             (r = gk_option(argc, argv, &i, "--history-version", &a->history_version)) ||
             (r = gk_option(argc, argv, &i, "--pagination-token", &a->pagination_token)) ||
             (r = gk_option(argc, argv, &i, "--image", &a->image)) || (r = gk_option(argc, argv, &i, "--image-size", &a->image_size)) ||
-            (r = gk_option(argc, argv, &i, "--base-url", &a->base_url)) || (r = gk_option(argc, argv, &i, "--ca-file", &a->ca_file)) ||
-            (r = gk_option(argc, argv, &i, "--timeout", &a->timeout)) || (r = gk_option(argc, argv, &i, "--retries", &a->retries)) ||
             (r = gk_signed_option(argc, argv, &i, &a->verify))) {
             if (r < 0) return -1;
             continue;
@@ -139,28 +173,6 @@ static int call(gatekit_appstore_client *c, const char *e, const api_args *a, co
     return -1000;
 }
 
-static gatekit_appstore_client *make_client(const api_args *a, const gatekit_jws_options *verify) {
-    gatekit_appstore_key *key = gk_load_appstore_key(a->key, a->key_id, a->issuer_id, a->verify.bundle_id);
-    if (!key) return NULL;
-    gatekit_appstore_client_options o;
-    gatekit_appstore_client *client = NULL;
-    int rc;
-    if ((rc = appstore_client_options_init(&o, GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION)) == 0) {
-        o.environment = a->verify.environment;
-        o.base_url = a->base_url;
-        o.ca_file = a->ca_file;
-        /* Out of range (or not a number): -1, which the library refuses with the option's name. */
-        long long timeout = a->timeout ? gk_number(a->timeout) : o.timeout_ms, retries = a->retries ? gk_number(a->retries) : o.max_retries;
-        o.timeout_ms = timeout > 600000 ? -1 : (int)timeout;
-        o.max_retries = retries > 10 ? -1 : (int)retries;
-        o.verify = verify;
-        rc = appstore_client_new(&client, key, &o);
-    }
-    appstore_key_free(key);
-    if (rc < 0) gk_fail("api", rc);
-    return client;
-}
-
 int gk_cmd_api(gk_cli *cli, int argc, char **argv) {
     (void)cli;
     if (argc < 2) return gk_usage(gk_api_usage);
@@ -172,8 +184,8 @@ int gk_cmd_api(gk_cli *cli, int argc, char **argv) {
     api_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_api_usage);
     const char *who = "gatekit api";
-    if (gk_missing(who, "--key", a.key) || gk_missing(who, "--key-id", a.key_id) || gk_missing(who, "--issuer-id", a.issuer_id) ||
-        gk_missing(who, "--bundle-id", a.verify.bundle_id) || gk_missing(who, "--environment", a.verify.environment))
+    if (gk_missing_client_option(who, &a.client) || gk_missing(who, "--bundle-id", a.verify.bundle_id) ||
+        gk_missing(who, "--environment", a.verify.environment))
         return gk_usage(gk_api_usage);
     if (gk_check_environment(who, a.verify.environment)) return GK_EXIT_USAGE;
     gatekit_jws_options verify;
@@ -187,7 +199,7 @@ int gk_cmd_api(gk_cli *cli, int argc, char **argv) {
     unsigned char *image = a.image ? gk_read_all(a.image, &image_len) : NULL;
     int status = GK_EXIT_ERROR;
     gatekit_appstore_client *client = NULL;
-    if ((!a.request || request) && (!a.image || image) && (client = make_client(&a, a.raw ? NULL : &verify))) {
+    if ((!a.request || request) && (!a.image || image) && (client = gk_make_client("api", &a.client, a.verify.bundle_id, a.verify.environment, a.raw ? NULL : &verify))) {
         char *out = NULL, *decoded = NULL;
         int rc = call(client, endpoint, &a, request, image, image_len, &out, a.raw ? NULL : &decoded);
         if (rc == -1000) {

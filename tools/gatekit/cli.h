@@ -1,6 +1,6 @@
 /* gatekit — the command-line tool built on the public header. Shared helpers for the
- * commands, one file per command: eula.c, receipt.c, perm.c, jws.c, ledger.c, appstore.c,
- * api.c, store.c, testdata.c (`gatekit test`); main.c dispatches. */
+ * commands, one file per command: eula.c, receipt.c, perm.c, jws.c, ledger.c (and its
+ * ledger_sync.c), appstore.c, api.c, store.c, testdata.c (`gatekit test`); main.c dispatches. */
 #ifndef GATEKIT_CLI_H
 #define GATEKIT_CLI_H
 
@@ -127,6 +127,19 @@ int gk_signed_option(int argc, char **argv, int *i, gk_signed_options *s);
  * use). Returns 0, or GK_EXIT_USAGE / GK_EXIT_ERROR after printing why, prefixed by who. */
 int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, gatekit_jws_options *o, unsigned char **anchor);
 
+/* What an App Store Server API client takes on the command line (gatekit api, ledger sync and
+ * refresh): --key FILE (.p8), --key-id, --issuer-id, --base-url, --ca-file, --timeout MS,
+ * --retries N. gk_client_option consumes one as gk_option does; gk_missing_client_option
+ * prints the first missing one (1) or returns 0; gk_make_client makes the client for the
+ * bundle id and environment (verify NULL: raw), NULL after printing why. */
+typedef struct gk_client_options {
+    const char *key, *key_id, *issuer_id, *base_url, *ca_file, *timeout, *retries;
+} gk_client_options;
+int gk_client_option(int argc, char **argv, int *i, gk_client_options *c);
+int gk_missing_client_option(const char *who, const gk_client_options *c);
+gatekit_appstore_client *gk_make_client(const char *who, const gk_client_options *c, const char *bundle_id,
+                                        const char *environment, const gatekit_jws_options *verify);
+
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 /* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
 extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
@@ -138,6 +151,8 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv);
 int gk_cmd_jws(gk_cli *cli, int argc, char **argv);
 int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
+/* gatekit ledger sync|sync-state|refresh (ledger_sync.c); -1000 when argv[1] is none of them. */
+int gk_ledger_sync(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 int gk_cmd_test(gk_cli *cli, int argc, char **argv);

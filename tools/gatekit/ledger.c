@@ -29,6 +29,18 @@ const char gk_ledger_usage[] =
     "    may then be an entitlement name\n"
     "gatekit ledger catalog  [--at TIME | --at-ms MS]\n"
     "    the catalog in effect at that instant (default now) as JSON\n"
+    "gatekit ledger sync     KEY_OPTIONS --bundle-id ID --environment ENV [--app-apple-id N]\n"
+    "                      [--test-anchor CERT] [--since TIME] [--until TIME] [--budget MS]\n"
+    "                      [--max-pages N] [--lease MS]\n"
+    "    ingests every notification Apple attempted to send since the last sync (Get\n"
+    "    Notification History), lost ones included; resumable, one host at a time; prints the\n"
+    "    report as JSON (\"outcome\": done, partial or busy). For a systemd timer or cron\n"
+    "gatekit ledger refresh  KEY_OPTIONS --bundle-id ID --environment ENV [...] CUSTOMER\n"
+    "    one customer from Apple's transaction history and subscription statuses\n"
+    "gatekit ledger sync-state --environment ENV\n"
+    "    the checkpoint (\"syncedUntil\"), a window part-way, a lease held\n"
+    "KEY_OPTIONS: --key FILE.p8 --key-id ID --issuer-id ID [--base-url URL --ca-file PEM]\n"
+    "[--timeout MS --retries N], as gatekit api. --at: the certificate-check time, as for ingest.\n"
     "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
     "that instant (only what Apple had signed by then counts); default now. --test-signed asks\n"
     "about data accepted under a test anchor, never mixed with App Store data.";
@@ -140,6 +152,8 @@ static int catalog(gk_cli *cli, const ledger_args *a, long long at_ms) {
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_ledger_usage);
     const char *command = argv[1];
+    int synced = gk_ledger_sync(cli, argc, argv);
+    if (synced != -1000) return synced;
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);

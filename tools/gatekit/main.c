@@ -13,6 +13,7 @@ static const char usage_text[] =
     "                                                        permission state\n"
     "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  ledger ingest|entitled|status|active|eligible|history entitlements from verified App Store data\n"
+    "  ledger catalog|sync|sync-state|refresh               products, and the ledger kept in step with Apple\n"
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"
     "  api get-transaction-info|get-transaction-history|...  the App Store Server API, every endpoint\n"

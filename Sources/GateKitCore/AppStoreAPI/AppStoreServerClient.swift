@@ -92,8 +92,12 @@ public final class AppStoreServerClient: @unchecked Sendable {
     /// Sends one request; an error answer is a `.failure`, everything else that goes wrong throws.
     /// The whole call, retries included, ends by `timeoutMilliseconds`: a retry whose wait
     /// would pass that deadline is not made (the failure is returned).
-    public func send(_ endpoint: APIEndpoint) throws(GateKitError) -> Outcome {
-        let deadline = Clock.monotonicNanoseconds() &+ UInt64(options.timeoutMilliseconds) * 1_000_000
+    /// `verifying: false` returns the body as Apple sent it even when the client verifies (a
+    /// caller that verifies each signed member itself, such as the ledger's sync). `timeoutMilliseconds`:
+    /// a shorter bound than the client's for this call (a question's time budget).
+    public func send(_ endpoint: APIEndpoint, verifying: Bool = true, timeoutMilliseconds: Int? = nil) throws(GateKitError) -> Outcome {
+        let timeout = min(options.timeoutMilliseconds, max(1, timeoutMilliseconds ?? .max))
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(timeout) * 1_000_000
         func remainingMilliseconds() -> Int {
             let now = Clock.monotonicNanoseconds()
             return now >= deadline ? 0 : Int((deadline - now) / 1_000_000)
@@ -107,10 +111,10 @@ public final class AppStoreServerClient: @unchecked Sendable {
             var headers = ["Authorization: Bearer \(try token.token())", "Accept: application/json"]
             if let contentType = endpoint.contentType { headers.append("Content-Type: \(contentType)") }
             let left = remainingMilliseconds()
-            guard left > 0 else { throw GateKitError(.appStoreTransport, "the call's timeout (\(options.timeoutMilliseconds) ms, retries included) passed before an answer") }
+            guard left > 0 else { throw GateKitError(.appStoreTransport, "the call's timeout (\(timeout) ms, retries included) passed before an answer") }
             let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
                                                timeoutMilliseconds: left)
-            if (200..<300).contains(response.status) { return .success(try answer(response)) }
+            if (200..<300).contains(response.status) { return .success(try answer(response, verifying: verifying)) }
             let failure = APIFailure(response)
             if attempt < options.maximumRetries, failure.isRetryable {
                 let wait = failure.retryAfter.map { $0 > Int64(Int.max / 1000) ? Int.max : Int($0) * 1000 } ?? (500 << attempt)
@@ -124,7 +128,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         }
     }
 
-    private func answer(_ response: HTTPResponse) throws(GateKitError) -> Answer {
+    private func answer(_ response: HTTPResponse, verifying: Bool) throws(GateKitError) -> Answer {
         guard !response.body.isEmpty else { return Answer(httpStatus: response.status, body: nil, decoded: nil) }
         let document: JSONValue
         do { document = try JSONParser.parse(response.body) } catch {
@@ -132,7 +136,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         }
         guard case .object = document else { throw GateKitError(.appStoreResponse, "HTTP \(response.status) with a body that is not a JSON object") }
         let body = String(decoding: response.body, as: UTF8.self)
-        guard let verification = options.verification else { return Answer(httpStatus: response.status, body: body, decoded: nil) }
+        guard verifying, let verification = options.verification else { return Answer(httpStatus: response.status, body: body, decoded: nil) }
         let decoded = try SignedMembers.verified(document, options: verification)
         return Answer(httpStatus: response.status, body: body, decoded: JSONWriter.serialize(decoded))
     }

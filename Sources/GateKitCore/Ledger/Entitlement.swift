@@ -55,6 +55,11 @@ public struct Entitlement: Sendable, Equatable {
     /// The entitlement names the host's catalog says the product grants ("pro"); nil: none
     /// (an optional: answers are copied often, and nil costs no reference count).
     public var grants: [String]?
+    /// The subscription's period ended with auto-renew on, and nothing recorded since says
+    /// whether it renewed: Apple's API can tell (a refresh), the ledger cannot yet.
+    public var awaitsRenewal = false
+    /// A refresh was asked for and gave no answer in time: this is the stored answer.
+    public var stale = false
 
     public var isEntitled: Bool { reason.entitles }
 
@@ -87,6 +92,7 @@ public struct Entitlement: Sendable, Equatable {
         add("since", sinceMs)
         add("until", untilMs)
         if let grants, !grants.isEmpty { members.append(("entitlements", .array(grants.map { .string($0) }))) }
+        if stale { members.append(("stale", .bool(true))) }
         return .object(members)
     }
 }

@@ -66,7 +66,7 @@ public final class Ledger: @unchecked Sendable {
         probe = store.makeChangeProbe()
     }
 
-    static func validate(customer: String) throws(GateKitError) {
+    package static func validate(customer: String) throws(GateKitError) {
         guard !customer.isEmpty, customer.utf8.count <= maximumCustomerLength else {
             throw .invalid("customer must be 1 to \(maximumCustomerLength) bytes (an app account token or an original transaction id)")
         }
@@ -175,6 +175,16 @@ public final class Ledger: @unchecked Sendable {
         guard answer.reason == .noPurchase, !scope.testSigned, try holdsTestSignedData(scope.environment) else { return answer }
         let test = try view(customer: customer, scope: scope.testSignedPart, at: instant).entitlement(to: filter)
         return test.reason == .noPurchase ? answer : Entitlement(reason: .onlyTestSigned)
+    }
+
+    /// The customer's original transaction ids the ledger holds, newest purchase first (what a
+    /// refresh asks Apple about: an app account token stands for these).
+    package func originalTransactionIDs(customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
+        let record = try known(customer: customer, scope: scope).cached.record
+        var newest: [String: Int64] = [:]
+        for t in record.transactions { newest[t.originalTransactionID] = max(newest[t.originalTransactionID] ?? .min, t.purchaseMs ?? .min) }
+        for r in record.renewals where newest[r.originalTransactionID] == nil { newest[r.originalTransactionID] = .min }
+        return newest.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.map(\.key)
     }
 
     public func active(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {

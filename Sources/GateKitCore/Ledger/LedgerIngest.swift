@@ -60,23 +60,41 @@ extension Ledger {
     /// verification is reported in its place and skipped; a store failure records none.
     public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
         guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
-        var pending: [Result<PendingItem, GateKitError>] = []
-        pending.reserveCapacity(texts.count)
-        for text in texts {
-            pending.append(Result { () throws(GateKitError) -> PendingItem in
-                switch kind {
-                case .notification: try pendingNotification(text, options: options)
-                case .transaction: try pendingTransaction(text, options: options)
-                case .renewalInfo: try pendingRenewalInfo(text, options: options)
-                case .appTransaction: try pendingAppTransaction(text, options: options)
-                case .realtimeRequest: throw .invalid("realtime requests are not ledger data")
-                }
-            })
+        let pending = texts.map { text in Result { () throws(GateKitError) -> PendingItem in try pendingItem(text, kind: kind, options: options) } }
+        return try record(pending, options: options, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports
+    }
+
+    /// Signed items of any kinds, each verified as the single-item functions do, recorded in one
+    /// durable transaction together with `alongside` (a sync's checkpoint, in the same commit:
+    /// both or neither). `scope` names what `alongside` reads to decide what it writes.
+    package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
+                                   _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
+        let pending = items.map { item in
+            Result { () throws(GateKitError) -> PendingItem in try pendingItem(item.text, kind: item.kind, options: options) }
         }
+        return try record(pending, options: options, alongside: scope, alongside)
+    }
+
+    private func pendingItem<C: Collection>(_ text: C, kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
+        switch kind {
+        case .notification: try pendingNotification(text, options: options)
+        case .transaction: try pendingTransaction(text, options: options)
+        case .renewalInfo: try pendingRenewalInfo(text, options: options)
+        case .appTransaction: try pendingAppTransaction(text, options: options)
+        case .realtimeRequest: throw .invalid("realtime requests are not ledger data (they carry no purchase)")
+        }
+    }
+
+    /// Records the verified items in one write transaction, then runs `alongside` in it.
+    private func record<T>(_ pending: [Result<PendingItem, GateKitError>], options: JWSOptions, alongside scope: WriteScope,
+                           _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
         let items = pending.compactMap { try? $0.get() }
         if !items.isEmpty { try bindBundle(options.bundleID) }
         try storeSharedRowsAhead(items)
-        return try store.write(.subjects(items.flatMap(\.subjects))) { (db) throws(GateKitError) -> [Result<IngestReport, GateKitError>] in
+        var subjects = items.flatMap(\.subjects)
+        if case let .subjects(more) = scope { subjects += more }
+        let writeScope: WriteScope = if case .wholeStore = scope { .wholeStore } else { .subjects(subjects) }
+        return try store.write(writeScope) { (db) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) in
             forgetRecords()
             var state = RecordingState()
             var out: [Result<IngestReport, GateKitError>] = []
@@ -87,7 +105,7 @@ extension Ledger {
                 case let .failure(error): out.append(.failure(error))
                 }
             }
-            return out
+            return (out, try alongside(db))
         }
     }
 

@@ -149,7 +149,7 @@ enum LedgerRows {
 
     /// A transaction version from `transactionColumns`, starting at column `from`.
     static func transaction(_ s: any DatabaseStatement, from first: Int32 = 0) -> TransactionVersion {
-        func optional(_ c: Int32) -> Int64? { s.isNull(first + c) ? nil : s.int64(first + c) }
+        func optional(_ c: Int32) -> Int64? { s.optionalInt64(first + c) }
         func text(_ c: Int32) -> String? { s.text(first + c) }
         func int(_ c: Int32) -> Int64 { s.int64(first + c) }
         return TransactionVersion(
@@ -162,7 +162,7 @@ enum LedgerRows {
 
     /// A renewal version from `renewalColumns`, starting at column `from`.
     static func renewal(_ s: any DatabaseStatement, from first: Int32 = 0) -> RenewalVersion {
-        func optional(_ c: Int32) -> Int64? { s.isNull(first + c) ? nil : s.int64(first + c) }
+        func optional(_ c: Int32) -> Int64? { s.optionalInt64(first + c) }
         return RenewalVersion(
             originalTransactionID: s.text(first) ?? "", productID: s.text(first + 1), autoRenewProductID: s.text(first + 2),
             autoRenewStatus: optional(3), isInBillingRetryPeriod: s.int64(first + 4) != 0, gracePeriodExpiresMs: optional(5),

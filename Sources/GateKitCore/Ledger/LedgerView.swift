@@ -47,6 +47,13 @@ public struct LedgerView: Sendable {
         return .billingRetry
     }
 
+    /// An expired period whose renewal info, the newest held, still says it renews: no expiry,
+    /// billing failure or change of mind recorded after it (a renewal lost on its way here).
+    static func awaitsRenewal(_ renewal: RenewalVersion?) -> Bool {
+        guard let renewal else { return false }
+        return renewal.autoRenewStatus == 1 && renewal.expirationIntent == nil && !renewal.isInBillingRetryPeriod
+    }
+
     /// Whether `filter` (nil: any) names this transaction's product: its product id, its
     /// subscription group (the signed one, else the catalog's), or an entitlement the catalog
     /// says it grants.
@@ -69,7 +76,10 @@ public struct LedgerView: Sendable {
                 visit(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
             case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
             case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
-            case .expired: visit(Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status))
+            case .expired:
+                var e = Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status)
+                e.awaitsRenewal = !s.latest.isUpgraded && LedgerView.awaitsRenewal(s.renewal)
+                visit(e)
             }
         }
         for i in current.others where matches(current.transactions[i], filter) {

@@ -1,5 +1,6 @@
 import GateKitEULA
 import GateKitLedger
+import GateKitLedgerSync
 import GateKitPermissions
 import GateKitStore
 
@@ -12,5 +13,6 @@ extension StoreSchema {
         LedgerSchema.ledger,                           // 3
         StoreTables.writeLocks,                        // 4
         LedgerSchema.catalogs,                         // 5
+        LedgerSyncSchema.sync,                         // 6
     ])
 }

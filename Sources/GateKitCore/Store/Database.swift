@@ -43,6 +43,9 @@ public protocol DatabaseStatement: AnyObject {
 }
 
 extension DatabaseStatement {
+    /// The column as an integer; nil when NULL.
+    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
     /// Runs an `INSERT … RETURNING id` and answers the id.
     public func insertedID() throws(GateKitError) -> Int64 {
         defer { reset() }

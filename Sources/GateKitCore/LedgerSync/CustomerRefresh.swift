@@ -1,0 +1,141 @@
+import GateKitAppStoreAPI
+import GateKitJWS
+import GateKitLedger
+import GateKitStore
+import GateKitSupport
+
+/// One customer brought up to date from Apple's API: Get Transaction History (from the
+/// revision Apple gave at the last refresh, so only what changed since comes back) and Get All
+/// Subscription Statuses (the renewal infos, which settle "did it renew?"). Every signed item
+/// is verified and ingested as if it had arrived; the revision is kept with the last page.
+public enum CustomerRefresh {
+    /// What to ask Apple: everything, or only the subscription statuses (one request: what a
+    /// question waiting on a renewal needs).
+    public enum Depth: Sendable { case full, statusesOnly }
+
+    public struct Report: Sendable {
+        public let customer: String
+        public var asked: [String] = []
+        public var requests = 0
+        var tally = IngestTally()
+
+        public var json: String {
+            JSONWriter.serialize(.object([("version", .number(1)), ("customer", .string(customer)),
+                                          ("originalTransactionIds", .array(asked.map { .string($0) })),
+                                          ("requests", .number(requests))] + tally.members))
+        }
+    }
+
+    /// Apple's error for a revision token it no longer accepts: the history is read whole.
+    static let refusedRevision: Int64 = 4_000_005
+
+    /// `customer`: an original transaction id, or an app account token the ledger knows
+    /// transactions of. `deadline` (monotonic ns): every request ends by it.
+    public static func run(ledger: Ledger, client: AppStoreServerClient, verification: JWSOptions, customer: String,
+                           depth: Depth = .full, deadline: UInt64? = nil) throws(GateKitError) -> Report {
+        guard client.options.environment == verification.environment else {
+            throw .invalid("the verification environment (\(verification.environment.rawValue)) is not the client's (\(client.options.environment.rawValue))")
+        }
+        var report = Report(customer: customer)
+        let ids = try originalTransactionIDs(ledger, customer: customer, verification: verification)
+        var covered = Set<String>()
+        for id in ids where !covered.contains(id) {
+            report.asked.append(id)
+            covered.insert(id)
+            if depth == .full {
+                covered.formUnion(try history(ledger, client, verification, id, deadline, &report))
+            }
+            try statuses(ledger, client, verification, id, deadline, &report)
+        }
+        return report
+    }
+
+    /// An original transaction id as given; an app account token: the ones the ledger holds.
+    static func originalTransactionIDs(_ ledger: Ledger, customer: String, verification: JWSOptions) throws(GateKitError) -> [String] {
+        guard UUIDText.isValid(customer) else {
+            try Ledger.validate(customer: customer)
+            return [customer]
+        }
+        var ids: [String] = []
+        for testSigned in verification.testAnchorDER == nil ? [false] : [false, true] {
+            for id in try ledger.originalTransactionIDs(customer: customer, scope: LedgerScope(environment: verification.environment, testSigned: testSigned))
+                where !ids.contains(id) { ids.append(id) }
+        }
+        guard !ids.isEmpty else {
+            throw GateKitError(.notFound, "the ledger holds no transaction of app account token \(customer) in \(verification.environment.rawValue): refresh it by an original transaction id")
+        }
+        return ids
+    }
+
+    /// Pages through Get Transaction History; answers the original transaction ids it saw.
+    private static func history(_ ledger: Ledger, _ client: AppStoreServerClient, _ verification: JWSOptions, _ id: String,
+                                _ deadline: UInt64?, _ report: inout Report) throws(GateKitError) -> Set<String> {
+        let environment = verification.environment.rawValue
+        let subject = "ledger-refresh/\(environment)/\(id)"
+        var revision = try ledger.store.read { (db) throws(GateKitError) -> String? in
+            let s = try db.statement("SELECT revision FROM ledger_refresh WHERE environment = ?1 AND original_transaction_id = ?2")
+            defer { s.reset() }
+            s.bind(1, text: environment).bind(2, text: id)
+            return try s.step() ? s.text(0) : nil
+        }
+        var seen = Set<String>()
+        var restarted = false
+        while true {
+            let page: HistoryPage
+            report.requests += 1
+            switch try client.send(.getTransactionHistory(transactionID: id, revision: revision, request: nil, version: 2),
+                                   verifying: false, timeoutMilliseconds: try remaining(deadline)) {
+            case let .success(answer): page = try HistoryPage.transactions(answer)
+            case let .failure(failure):
+                if revision != nil, failure.errorCode == refusedRevision, !restarted {
+                    restarted = true
+                    revision = nil
+                    continue
+                }
+                throw GateKitError(.appStoreAPIError, "Get Transaction History: \(failure.description)")
+            }
+            let now = Clock.nowMilliseconds()
+            let recorded = try ledger.ingestTogether(page.signed.map { (text: Array($0.utf8), kind: JWSVerifier.Kind.transaction) },
+                                                    options: verification, alongside: .subjects([subject])) { (db) throws(GateKitError) in
+                // The revision is kept only with the last page: a refresh stopped before it asks
+                // again from the last revision kept (ingestion is idempotent).
+                guard !page.hasMore else { return }
+                try db.statement("""
+                    INSERT INTO ledger_refresh(environment, original_transaction_id, revision, refreshed_ms) VALUES (?1, ?2, ?3, ?4)
+                    ON CONFLICT(environment, original_transaction_id) DO UPDATE SET revision = excluded.revision, refreshed_ms = excluded.refreshed_ms
+                    """).bind(1, text: environment).bind(2, text: id).bind(3, text: page.next).bind(4, now).run()
+            }
+            for case let .success(r) in recorded.reports { seen.formUnion(r.originalTransactionIDs) }
+            report.tally.add(recorded.reports)
+            guard page.hasMore else { return seen }
+            guard page.next != revision else { throw GateKitError(.appStoreResponse, "Get Transaction History gave the same revision twice") }
+            revision = page.next
+        }
+    }
+
+    private static func statuses(_ ledger: Ledger, _ client: AppStoreServerClient, _ verification: JWSOptions, _ id: String,
+                                 _ deadline: UInt64?, _ report: inout Report) throws(GateKitError) {
+        report.requests += 1
+        let last: [(transaction: String?, renewal: String?)]
+        switch try client.send(.getAllSubscriptionStatuses(transactionID: id, statuses: []), verifying: false,
+                               timeoutMilliseconds: try remaining(deadline)) {
+        case let .success(answer): last = try HistoryPage.statuses(answer)
+        case let .failure(failure): throw GateKitError(.appStoreAPIError, "Get All Subscription Statuses: \(failure.description)")
+        }
+        var items: [(text: [UInt8], kind: JWSVerifier.Kind)] = []
+        for (transaction, renewal) in last {
+            if let transaction { items.append((Array(transaction.utf8), .transaction)) }
+            if let renewal { items.append((Array(renewal.utf8), .renewalInfo)) }
+        }
+        guard !items.isEmpty else { return }
+        report.tally.add(try ledger.ingestTogether(items, options: verification, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports)
+    }
+
+    /// What is left of the deadline for one request; past it, the refresh stops.
+    private static func remaining(_ deadline: UInt64?) throws(GateKitError) -> Int? {
+        guard let deadline else { return nil }
+        let now = Clock.monotonicNanoseconds()
+        guard now < deadline else { throw GateKitError(.appStoreTransport, "the refresh's time budget ran out") }
+        return Int(min((deadline - now) / 1_000_000, UInt64(Int32.max)))
+    }
+}

@@ -1,0 +1,73 @@
+import GateKitAppStoreAPI
+import GateKitSupport
+
+/// One page of an App Store Server API history answer, as the sync reads it: the signed
+/// strings (verified later, one by one, by ingestion) and how to ask for the next page.
+struct HistoryPage {
+    var signed: [String]
+    var hasMore: Bool
+    /// Notification history: the next page's token. Transaction history: the revision.
+    var next: String?
+
+    /// Apple's NotificationHistoryResponse: {"notificationHistory":[{"signedPayload":…}],
+    /// "hasMore":…,"paginationToken":…}.
+    static func notifications(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> HistoryPage {
+        let document = try body(answer)
+        let records = try list(document, "notificationHistory")
+        var signed: [String] = []
+        for record in records {
+            guard let payload = record["signedPayload"]?.stringValue else {
+                throw GateKitError(.appStoreResponse, "a notificationHistory record has no signedPayload string")
+            }
+            signed.append(payload)
+        }
+        return try page(document, signed: signed, next: "paginationToken")
+    }
+
+    /// Apple's HistoryResponse: {"signedTransactions":[…],"hasMore":…,"revision":…}.
+    static func transactions(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> HistoryPage {
+        let document = try body(answer)
+        var signed: [String] = []
+        for item in try list(document, "signedTransactions") {
+            guard let s = item.stringValue else { throw GateKitError(.appStoreResponse, "signedTransactions holds a non-string") }
+            signed.append(s)
+        }
+        return try page(document, signed: signed, next: "revision")
+    }
+
+    /// Apple's StatusResponse: every group's last transactions, each a signed transaction and
+    /// a signed renewal info.
+    static func statuses(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> [(transaction: String?, renewal: String?)] {
+        let document = try body(answer)
+        var out: [(transaction: String?, renewal: String?)] = []
+        for group in try list(document, "data") {
+            for last in try list(group, "lastTransactions") {
+                out.append((last["signedTransactionInfo"]?.stringValue, last["signedRenewalInfo"]?.stringValue))
+            }
+        }
+        return out
+    }
+
+    private static func body(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> JSONValue {
+        guard let body = answer.body else { throw GateKitError(.appStoreResponse, "HTTP \(answer.httpStatus) without a body") }
+        let document = try JSONParser.parse(Array(body.utf8))
+        guard case .object = document else { throw GateKitError(.appStoreResponse, "the answer is not a JSON object") }
+        return document
+    }
+
+    /// A list member; absent or null is an empty list (Apple omits empty lists).
+    private static func list(_ document: JSONValue, _ name: String) throws(GateKitError) -> [JSONValue] {
+        switch document[name] {
+        case nil, .null?: return []
+        case let .array(items)?: return items
+        default: throw GateKitError(.appStoreResponse, "\(name) is not a list")
+        }
+    }
+
+    private static func page(_ document: JSONValue, signed: [String], next name: String) throws(GateKitError) -> HistoryPage {
+        let hasMore = document["hasMore"]?.boolValue ?? false
+        let next = document[name]?.stringValue
+        if hasMore, next?.isEmpty ?? true { throw GateKitError(.appStoreResponse, "hasMore without a \(name) to continue with") }
+        return HistoryPage(signed: signed, hasMore: hasMore, next: next)
+    }
+}

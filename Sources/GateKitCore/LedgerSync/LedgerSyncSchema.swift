@@ -1,0 +1,28 @@
+import GateKitStore
+
+/// The sync's own tables (migration 6): where each environment's notification-history sync
+/// stands, and the transaction-history revision Apple gave for each customer refreshed.
+public enum LedgerSyncSchema {
+    public static let sync = Migration([
+        .table("ledger_sync", [
+            Column("environment", .text, notNull: true, primaryKey: true),
+            // Every notification Apple attempted before this instant is ingested (nil: never caught up).
+            Column("synced_until_ms", .integer),
+            // The window under way, and the page token to continue it with (nil: its first page).
+            Column("window_start_ms", .integer),
+            Column("window_end_ms", .integer),
+            Column("page_token", .text),
+            Column("pages", .integer, notNull: true, check: "pages >= 0"),
+            // One host syncs at a time: who, and until when unless it renews.
+            Column("lease_owner", .text),
+            Column("lease_until_ms", .integer),
+            Column("updated_ms", .integer, notNull: true),
+        ]),
+        .table("ledger_refresh", [
+            Column("environment", .text, notNull: true),
+            Column("original_transaction_id", .text, notNull: true),
+            Column("revision", .text),
+            Column("refreshed_ms", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, original_transaction_id)"], withoutRowID: true),
+    ])
+}

@@ -1,0 +1,45 @@
+import GateKitAppStoreAPI
+import GateKitJWS
+import GateKitLedger
+import GateKitSupport
+
+/// Asks Apple before saying no, when the answer is one the ledger cannot be sure of: a
+/// subscription period that ended with auto-renew on and nothing recorded since (a renewal
+/// lost on its way here). Within the host's time budget; without an answer in time, the stored
+/// answer comes back marked stale. Certain answers never take this path.
+public struct Refresher: Sendable {
+    public let client: AppStoreServerClient
+    public let verification: JWSOptions
+
+    public init(client: AppStoreServerClient, verification: JWSOptions) throws(GateKitError) {
+        guard client.options.environment == verification.environment else {
+            throw .invalid("the verification environment (\(verification.environment.rawValue)) is not the client's (\(client.options.environment.rawValue))")
+        }
+        self.client = client
+        self.verification = verification
+    }
+
+    /// The answer, refreshed first when it awaits a renewal and `budgetMs` > 0. A refresh
+    /// is asked only about the subscription in question, and only for `.now` questions.
+    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, customer: String, to filter: String,
+                                   scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
+        let answer = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+        guard budgetMs > 0, instant == .now, answer.awaitsRenewal, let original = answer.originalTransactionID else { return answer }
+        var stale = answer
+        stale.stale = true
+        guard let refresher, refresher.verification.environment.rawValue == scope.environment else { return stale }
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
+        let report: CustomerRefresh.Report
+        do throws(GateKitError) {
+            report = try CustomerRefresh.run(ledger: ledger, client: refresher.client, verification: refresher.verification,
+                                             customer: original, depth: .statusesOnly, deadline: deadline)
+        } catch {
+            return stale  // no answer in time (or Apple's API failed): the stored answer, marked
+        }
+        // Apple's word now, even if it still awaits the renewal (Apple has not billed yet),
+        // unless Apple's answer could not be verified: then the ledger still does not know.
+        var refreshed = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+        if refreshed.awaitsRenewal, report.tally.rejected > 0 { refreshed.stale = true }
+        return refreshed
+    }
+}

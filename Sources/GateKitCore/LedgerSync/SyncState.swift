@@ -1,0 +1,62 @@
+import GateKitStore
+import GateKitSupport
+
+/// Where an environment's notification-history sync stands (one `ledger_sync` row): the
+/// checkpoint, the window under way and its next page, and who holds the lease.
+struct SyncState: Equatable {
+    /// A span of Apple's history being read page by page.
+    struct Window: Equatable {
+        var startMs: Int64
+        var endMs: Int64
+        /// Apple's token for the next page; nil: the window's first page.
+        var pageToken: String?
+        var pages: Int64
+    }
+
+    var syncedUntilMs: Int64?
+    var window: Window?
+    var leaseOwner: String?
+    var leaseUntilMs: Int64?
+
+    static func subject(_ environment: String) -> String { "ledger-sync/\(environment)" }
+
+    static func read(_ db: any DatabaseConnection, environment: String) throws(GateKitError) -> SyncState {
+        let s = try db.statement("""
+            SELECT synced_until_ms, window_start_ms, window_end_ms, page_token, pages, lease_owner, lease_until_ms
+            FROM ledger_sync WHERE environment = ?1
+            """)
+        defer { s.reset() }
+        s.bind(1, text: environment)
+        guard try s.step() else { return SyncState() }
+        var state = SyncState(syncedUntilMs: s.optionalInt64(0), leaseOwner: s.text(5), leaseUntilMs: s.optionalInt64(6))
+        if let start = s.optionalInt64(1), let end = s.optionalInt64(2) {
+            state.window = Window(startMs: start, endMs: end, pageToken: s.text(3), pages: s.int64(4))
+        }
+        return state
+    }
+
+    func write(_ db: any DatabaseConnection, environment: String, now: Int64) throws(GateKitError) {
+        try db.statement("""
+            INSERT INTO ledger_sync(environment, synced_until_ms, window_start_ms, window_end_ms, page_token, pages,
+                lease_owner, lease_until_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            ON CONFLICT(environment) DO UPDATE SET synced_until_ms = excluded.synced_until_ms,
+                window_start_ms = excluded.window_start_ms, window_end_ms = excluded.window_end_ms,
+                page_token = excluded.page_token, pages = excluded.pages, lease_owner = excluded.lease_owner,
+                lease_until_ms = excluded.lease_until_ms, updated_ms = excluded.updated_ms
+            """).bind(1, text: environment).bind(2, syncedUntilMs).bind(3, window?.startMs).bind(4, window?.endMs)
+            .bind(5, text: window?.pageToken).bind(6, window?.pages ?? 0).bind(7, text: leaseOwner).bind(8, leaseUntilMs)
+            .bind(9, now).run()
+    }
+
+    /// What `ledger_sync_state` shows.
+    func json(environment: String) -> JSONValue {
+        var members: [(String, JSONValue)] = [("version", .number(1)), ("environment", .string(environment)),
+                                              ("syncedUntil", syncedUntilMs.map { .number($0) } ?? .null)]
+        if let window {
+            members.append(("window", .object([("start", .number(window.startMs)), ("end", .number(window.endMs)),
+                                                ("pages", .number(window.pages))])))
+        }
+        if let leaseUntilMs, leaseOwner != nil { members.append(("leaseUntil", .number(leaseUntilMs))) }
+        return .object(members)
+    }
+}

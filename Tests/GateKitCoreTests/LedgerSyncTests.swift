@@ -1,0 +1,86 @@
+import Testing
+@testable import GateKitAppStoreAPI
+@testable import GateKitLedger
+@testable import GateKitLedgerSync
+@testable import GateKitStore
+@testable import GateKitSupport
+
+/// The sync's parts that need no server: which answers wait on Apple (`awaitsRenewal`), Apple's
+/// history pages as the sync reads them, the checkpoint row on both backends, and how far back
+/// Apple's history reaches. The sync against a server: python/tests/test_ledger_sync.py.
+@Suite struct LedgerSyncTests {
+    static let day: Int64 = 86_400_000
+    static let t0: Int64 = 1_735_689_600_000
+
+    @Test func onlyAPeriodEndedWithAutoRenewOnAndNothingSinceAwaitsApple() {
+        let d = Self.day, t = Self.t0
+        let month = LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d)
+        func answer(_ renewal: RenewalVersion?, at: Int64 = t + 31 * d, _ txs: [TransactionVersion]? = nil) -> Entitlement {
+            CustomerRecord(transactions: txs ?? [month], renewals: renewal.map { [$0] } ?? []).view(at: at, knownBy: nil).entitlement(to: "pro")
+        }
+        let renewing = LedgerModelTests.renewal(signed: t)
+        #expect(answer(renewing).reason == .expired && answer(renewing).awaitsRenewal)
+        #expect(!answer(renewing, at: t + d).awaitsRenewal)  // still in its period: entitled, certain
+        #expect(!answer(nil).awaitsRenewal)                  // no renewal info: nothing says it renews
+        var off = renewing
+        off.autoRenewStatus = 0
+        #expect(!answer(off).awaitsRenewal)
+        var expired = renewing
+        expired.expirationIntent = 1
+        #expect(!answer(expired).awaitsRenewal)
+        var retrying = renewing
+        retrying.isInBillingRetryPeriod = true
+        #expect(answer(retrying).reason == .billingRetry && !answer(retrying).awaitsRenewal)
+        let upgraded = LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d, signed: t + 2 * d, upgraded: true, identity: "u")
+        #expect(!answer(renewing, [month, upgraded]).awaitsRenewal)
+        let refunded = LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d, signed: t + 2 * d, revoked: t + 2 * d, identity: "v")
+        #expect(answer(renewing, [month, refunded]).reason == .revoked && !answer(renewing, [month, refunded]).awaitsRenewal)
+        #expect(answer(renewing).json == answer(renewing).json && !JSONWriter.serialize(answer(renewing).json).contains("stale"))
+        var stale = answer(renewing)
+        stale.stale = true
+        #expect(JSONWriter.serialize(stale.json).hasSuffix(#""stale":true}"#))
+    }
+
+    static func answer(_ body: String) -> AppStoreServerClient.Answer { .init(httpStatus: 200, body: body, decoded: nil) }
+
+    @Test func historyPagesAreReadAsAppleWritesThem() throws {
+        let page = try HistoryPage.notifications(Self.answer(#"{"notificationHistory":[{"sendAttempts":[],"signedPayload":"a.b.c"},{"signedPayload":"d.e.f"}],"hasMore":true,"paginationToken":"t1"}"#))
+        #expect(page.signed == ["a.b.c", "d.e.f"] && page.hasMore && page.next == "t1")
+        let last = try HistoryPage.notifications(Self.answer(#"{"hasMore":false}"#))  // Apple leaves empty lists out
+        #expect(last.signed.isEmpty && !last.hasMore)
+        let transactions = try HistoryPage.transactions(Self.answer(#"{"revision":"r2","hasMore":false,"signedTransactions":["x.y.z"]}"#))
+        #expect(transactions.signed == ["x.y.z"] && transactions.next == "r2")
+        let statuses = try HistoryPage.statuses(Self.answer(#"{"data":[{"subscriptionGroupIdentifier":"g","lastTransactions":[{"status":1,"signedTransactionInfo":"t","signedRenewalInfo":"r"},{"status":2,"signedTransactionInfo":"u"}]}]}"#))
+        #expect(statuses.map(\.transaction) == ["t", "u"] && statuses.map(\.renewal) == ["r", nil])
+        for broken in [#"{"notificationHistory":[{"signedPayload":7}]}"#, #"{"notificationHistory":{}}"#,
+                       #"{"notificationHistory":[],"hasMore":true}"#, #"{"notificationHistory":[],"hasMore":true,"paginationToken":""}"#, "[]"] {
+            #expect(throws: GateKitError.self, "\(broken)") { try HistoryPage.notifications(Self.answer(broken)) }
+        }
+        #expect(throws: GateKitError.self) { try HistoryPage.transactions(Self.answer(#"{"signedTransactions":[1]}"#)) }
+        #expect(throws: GateKitError.self) { try HistoryPage.notifications(.init(httpStatus: 200, body: nil, decoded: nil)) }
+    }
+
+    @Test func theCheckpointIsKeptAsWrittenOnEitherBackend() throws {
+        let folder = TemporaryFolder()
+        let store = try TestStores.open(folder.file("sync.sqlite"))
+        let empty = try store.read { (db) throws(GateKitError) in try SyncState.read(db, environment: "Sandbox") }
+        #expect(empty == SyncState())
+        let state = SyncState(syncedUntilMs: 1_000, window: .init(startMs: 500, endMs: 2_000, pageToken: "tok", pages: 3),
+                              leaseOwner: "me", leaseUntilMs: 9_000)
+        try store.write(.subjects([SyncState.subject("Sandbox")])) { (db) throws(GateKitError) in
+            try state.write(db, environment: "Sandbox", now: 1)
+            try SyncState(syncedUntilMs: 7).write(db, environment: "Production", now: 1)
+        }
+        #expect(try store.read { (db) throws(GateKitError) in try SyncState.read(db, environment: "Sandbox") } == state)
+        #expect(try store.read { (db) throws(GateKitError) in try SyncState.read(db, environment: "Production") } == SyncState(syncedUntilMs: 7))
+        #expect(JSONWriter.serialize(state.json(environment: "Sandbox"))
+                == #"{"version":1,"environment":"Sandbox","syncedUntil":1000,"window":{"start":500,"end":2000,"pages":3},"leaseUntil":9000}"#)
+        #expect(try NotificationSync.state(store, environment: .xcode) == #"{"version":1,"environment":"Xcode","syncedUntil":null}"#)
+    }
+
+    @Test func historyReachesAsFarBackAsAppleKeepsIt() {
+        let until: Int64 = 1_800_000_000_000
+        #expect(until - NotificationSync.horizonMs(.production, until: until) == 180 * Self.day - 3_600_000)
+        #expect(until - NotificationSync.horizonMs(.sandbox, until: until) == 30 * Self.day - 3_600_000)
+    }
+}
