@@ -17,26 +17,45 @@ private let entitlementSizes = [MemoryLayout<gatekit_entitlement>.offset(of: \.s
 private func entitlement(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
                          _ productOrGroup: UnsafePointer<CChar>?, naming: Bool) throws(GateKitError) -> Entitlement {
     let handle = try StoreHandle.from(store)
-    let (scope, instant, budget) = try query(q)
+    let question = try query(q)
+    let (scope, instant) = (question.scope, question.instant)
     let customer = try Arguments.string(customer, "customer")
     let filter = try Arguments.string(productOrGroup, "product_or_group")
-    guard budget > 0 else { return try handle.ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming) }
-    return try Refresher.entitlement(handle.ledger, refresher: handle.refresher.withLock { $0 }, budgetMs: budget, customer: customer,
-                                     to: filter, scope: scope, at: instant, naming: naming)
+    guard question.refreshBudgetMs > 0 else {
+        return question.byAppUser ? try handle.ledger.entitlement(appUserID: customer, to: filter, scope: scope, at: instant, naming: naming)
+            : try handle.ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+    }
+    let refresher = handle.refresher.withLock { $0 }
+    return question.byAppUser
+        ? try Refresher.entitlement(handle.ledger, refresher: refresher, budgetMs: question.refreshBudgetMs, appUserID: customer,
+                                    to: filter, scope: scope, at: instant, naming: naming)
+        : try Refresher.entitlement(handle.ledger, refresher: refresher, budgetMs: question.refreshBudgetMs, customer: customer,
+                                    to: filter, scope: scope, at: instant, naming: naming)
 }
 
-/// A query of any known version as scope, instant and refresh budget (0: never ask Apple first).
-private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> (LedgerScope, LedgerInstant, Int64) {
+/// A query of any known version.
+private struct Question {
+    let scope: LedgerScope
+    let instant: LedgerInstant
+    /// 0: never ask Apple first.
+    let refreshBudgetMs: Int64
+    /// The customer argument names an app account (GATEKIT_LEDGER_APP_USER).
+    let byAppUser: Bool
+}
+
+private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> Question {
     let q = try Arguments.versioned(p, sizes: ledgerQuerySizes, zero: gatekit_ledger_query(), initializer: "ledger_query_init")
-    guard q.flags & ~GATEKIT_LEDGER_TEST_SIGNED == 0 else {
-        throw .invalid("query->flags has unknown bits 0x\(String(q.flags & ~GATEKIT_LEDGER_TEST_SIGNED, radix: 16))")
+    let known = GATEKIT_LEDGER_TEST_SIGNED | GATEKIT_LEDGER_APP_USER
+    guard q.flags & ~known == 0 else {
+        throw .invalid("query->flags has unknown bits 0x\(String(q.flags & ~known, radix: 16))")
     }
     guard q.environment != nil else { throw .invalid("query->environment is NULL") }
     let environment = try AppStoreEnvironment.named(try Arguments.string(q.environment, "query->environment"))
     guard q.at_ms >= 0 else { throw .invalid("query->at_ms is negative") }
     guard (0...600_000).contains(q.refresh_budget_ms) else { throw .invalid("query->refresh_budget_ms must be 0 to 600000") }
-    return (LedgerScope(environment: environment, testSigned: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
-            q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)), q.refresh_budget_ms)
+    return Question(scope: LedgerScope(environment: environment, testSigned: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
+                    instant: q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)), refreshBudgetMs: q.refresh_budget_ms,
+                    byAppUser: q.flags & GATEKIT_LEDGER_APP_USER != 0)
 }
 
 private func ledger(_ store: OpaquePointer?) throws(GateKitError) -> Ledger {
@@ -74,6 +93,25 @@ public func ledgerQueryInit(_ query: UnsafeMutablePointer<gatekit_ledger_query>?
 public func ledgerIngestNotification(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                      _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
     ingest("ledger_ingest_notification", out, store, jws, options) { (ledger, text, options) throws(GateKitError) in try ledger.ingestNotification(text, options: options) }
+}
+
+@c(ledger_ingest_notification_any)
+public func ledgerIngestNotificationAny(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                        _ jws: UnsafePointer<CChar>?, _ options: UnsafePointer<UnsafePointer<gatekit_jws_options>?>?,
+                                        _ count: Int) -> Int32 {
+    exportBoundary("ledger_ingest_notification_any") { () throws(GateKitError) in
+        out?.pointee = nil
+        let ledger = try ledger(store)
+        let text = try jwsBytes(jws)
+        guard let options else { throw .invalid("options is NULL") }
+        guard (1...Ledger.maximumEnvironments).contains(count) else { throw .invalid("count must be 1 to \(Ledger.maximumEnvironments), not \(count)") }
+        var choices: [JWSOptions] = []
+        for i in 0..<count {
+            guard let o = options[i] else { throw .invalid("options[\(i)] is NULL") }
+            choices.append(try jwsOptions(o))
+        }
+        return try reported(out) { () throws(GateKitError) in try ledger.ingestNotification(text, choosingFrom: choices) }
+    }
 }
 
 @c(ledger_ingest_transaction)
@@ -195,8 +233,10 @@ public func ledgerActive(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>
     exportBoundary("ledger_active") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, instant, _) = try query(q)
-        let list = try ledger(store).active(customer: try Arguments.string(customer, "customer"), scope: scope, at: instant)
+        let question = try query(q)
+        let who = try Arguments.string(customer, "customer")
+        let list = question.byAppUser ? try ledger(store).active(appUserID: who, scope: question.scope, at: question.instant)
+            : try ledger(store).active(customer: who, scope: question.scope, at: question.instant)
         out.pointee = try Owned.cString(JSONDocument.list("entitlements", list.map(\.json)))
         return GATEKIT_OK
     }
@@ -208,9 +248,12 @@ public func ledgerSubscriptionStatus(_ out: UnsafeMutablePointer<UnsafeMutablePo
     exportBoundary("ledger_subscription_status") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, instant, _) = try query(q)
-        let json = try ledger(store).subscriptionStatuses(customer: try Arguments.string(customer, "customer"),
-                                                          group: try Arguments.optionalString(group, "group"), scope: scope, at: instant)
+        let question = try query(q)
+        let who = try Arguments.string(customer, "customer")
+        let group = try Arguments.optionalString(group, "group")
+        let json = question.byAppUser
+            ? try ledger(store).subscriptionStatuses(appUserID: who, group: group, scope: question.scope, at: question.instant)
+            : try ledger(store).subscriptionStatuses(customer: who, group: group, scope: question.scope, at: question.instant)
         out.pointee = try Owned.cString(json)
         return GATEKIT_OK
     }
@@ -220,9 +263,12 @@ public func ledgerSubscriptionStatus(_ out: UnsafeMutablePointer<UnsafeMutablePo
 public func ledgerIntroEligible(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?, _ customer: UnsafePointer<CChar>?,
                                 _ group: UnsafePointer<CChar>?) -> Int32 {
     exportBoundary("ledger_intro_eligible") { () throws(GateKitError) in
-        let (scope, instant, _) = try query(q)
-        return try ledger(store).isEligibleForIntroductoryOffer(customer: try Arguments.string(customer, "customer"),
-                                                                group: try Arguments.string(group, "group"), scope: scope, at: instant) ? 1 : 0
+        let question = try query(q)
+        let who = try Arguments.string(customer, "customer")
+        let group = try Arguments.string(group, "group")
+        return try (question.byAppUser
+            ? ledger(store).isEligibleForIntroductoryOffer(appUserID: who, group: group, scope: question.scope, at: question.instant)
+            : ledger(store).isEligibleForIntroductoryOffer(customer: who, group: group, scope: question.scope, at: question.instant)) ? 1 : 0
     }
 }
 
@@ -232,8 +278,11 @@ public func ledgerHistory(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     exportBoundary("ledger_history") { () throws(GateKitError) in
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
-        let (scope, _, _) = try query(q)
-        let json = try ledger(store).historyJSON(customer: try Arguments.optionalString(customer, "customer"), scope: scope)
+        let question = try query(q)
+        let who = try Arguments.optionalString(customer, "customer")
+        if question.byAppUser, who == nil { throw .invalid("GATEKIT_LEDGER_APP_USER needs the app account's id as customer") }
+        let json = try question.byAppUser ? ledger(store).historyJSON(appUserID: who ?? "", scope: question.scope)
+            : ledger(store).historyJSON(customer: who, scope: question.scope)
         out.pointee = try Owned.cString(json)
         return GATEKIT_OK
     }
@@ -266,3 +315,44 @@ public func ledgerCatalog(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     }
 }
 
+
+// MARK: app accounts
+
+private func linkArguments(_ store: OpaquePointer?, _ environment: UnsafePointer<CChar>?, _ appUserID: UnsafePointer<CChar>?,
+                           _ customer: UnsafePointer<CChar>?) throws(GateKitError) -> (Ledger, AppStoreEnvironment, String, String) {
+    (try ledger(store), try AppStoreEnvironment.named(try Arguments.string(environment, "environment")),
+     try Arguments.string(appUserID, "app_user_id"), try Arguments.string(customer, "customer"))
+}
+
+@c(ledger_link)
+public func ledgerLink(_ store: OpaquePointer?, _ environment: UnsafePointer<CChar>?, _ appUserID: UnsafePointer<CChar>?,
+                       _ customer: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_link") { () throws(GateKitError) in
+        let (ledger, environment, user, customer) = try linkArguments(store, environment, appUserID, customer)
+        return try ledger.link(appUserID: user, customer: customer, environment: environment).rawValue
+    }
+}
+
+@c(ledger_unlink)
+public func ledgerUnlink(_ store: OpaquePointer?, _ environment: UnsafePointer<CChar>?, _ appUserID: UnsafePointer<CChar>?,
+                         _ customer: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("ledger_unlink") { () throws(GateKitError) in
+        let (ledger, environment, user, customer) = try linkArguments(store, environment, appUserID, customer)
+        return try ledger.unlink(appUserID: user, customer: customer, environment: environment) ? 1 : 0
+    }
+}
+
+@c(ledger_links)
+public func ledgerLinks(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ environment: UnsafePointer<CChar>?,
+                        _ appUserID: UnsafePointer<CChar>?, _ customer: UnsafePointer<CChar>?, _ atMs: Int64) -> Int32 {
+    exportBoundary("ledger_links") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        let environment = try AppStoreEnvironment.named(try Arguments.string(environment, "environment"))
+        guard atMs >= 0 else { throw .invalid("at_ms is negative") }
+        out.pointee = try Owned.cString(try ledger(store).linksJSON(appUserID: try Arguments.optionalString(appUserID, "app_user_id"),
+                                                                    customer: try Arguments.optionalString(customer, "customer"),
+                                                                    environment: environment, at: atMs == 0 ? .now : .asOf(atMs)))
+        return GATEKIT_OK
+    }
+}

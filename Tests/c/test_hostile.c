@@ -94,6 +94,8 @@ typedef enum {
     PKI_DIR,    /* required folder of a test PKI (jws_test_pki_create made it at start) */
     PAYLOAD_JSON, /* required payload to sign: malformed ones are verdicts (GATEKIT_EJWS_*) */
     S_OPTIONS,  /* const gatekit_ledger_sync_options * (required) */
+    J_OPTS_LIST,  /* const gatekit_jws_options *const *: one per environment, followed by J_OPTS_COUNT */
+    J_OPTS_COUNT, /* size_t number of options */
     OPT_CLIENT, /* gatekit_appstore_client * that may be NULL (ledger_set_refresher: detach) */
 } kind;
 
@@ -313,6 +315,19 @@ static int call_ledger_subscription_status(arg *a) {
 static int call_ledger_intro_eligible(arg *a) { return ledger_intro_eligible((gatekit_store *)a[0].p, LQ(a[1].p), a[2].s, a[3].s); }
 static int call_ledger_history(arg *a) {
     int rc = ledger_history((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_ingest_notification_any(arg *a) {
+    int rc = ledger_ingest_notification_any((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s,
+                                            (const gatekit_jws_options *const *)a[3].p, a[4].n);
+    if (a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_link(arg *a) { return ledger_link((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
+static int call_ledger_unlink(arg *a) { return ledger_unlink((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
+static int call_ledger_links(arg *a) {
+    int rc = ledger_links((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].s, a[5].ll);
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
@@ -542,6 +557,9 @@ static const api_entry api[] = {
     {"ledger_active", call_ledger_active, {OUT_PTR, STORE, L_QUERY, STR, END}, 0},
     {"ledger_declare_catalog", call_ledger_declare_catalog, {STORE, JSON_OBJ, AT_MS, END}, 0},
     {"ledger_catalog", call_ledger_catalog, {OUT_PTR, STORE, AT_MS, END}, 0},
+    {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
+    {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
+    {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
     {"ledger_sync_options_init", call_ledger_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_sync_notifications", call_ledger_sync_notifications, {OPT_OUT, STORE, AS_CLIENT, S_OPTIONS, END}, 0},
     {"ledger_sync_state", call_ledger_sync_state, {OUT_PTR, STORE, STR, END}, 0},
@@ -551,6 +569,7 @@ static const api_entry api[] = {
     {"ledger_intro_eligible", call_ledger_intro_eligible, {STORE, L_QUERY, STR, STR, END}, 0},
     {"ledger_history", call_ledger_history, {OUT_PTR, STORE, L_QUERY, OPT_STR, END}, 0},
     {"receipt_intro_eligible", call_receipt_intro_eligible, {RECEIPT, IDS, ID_COUNT, END}, 0},
+    {"ledger_ingest_notification_any", call_ledger_ingest_notification_any, {OPT_OUT, STORE, JWS, J_OPTS_LIST, J_OPTS_COUNT, END}, 0},
     {"ledger_ingest_batch", call_ledger_ingest_batch, {OPT_OUT, STORE, JWS_KIND, JWS_LIST, JWS_COUNT, J_OPTIONS, END}, 0},
     {"appstore_key_load", call_appstore_key_load, {OUT_PTR, PEM, LEN, STR, OPT_STR, STR, END}, 0},
     {"appstore_key_free", call_appstore_key_free, {FREE_PTR, END}, 1},
@@ -626,11 +645,12 @@ static size_t size_slot;
 static gatekit_purchase purchase_slot;
 static gatekit_receipt_options ropt, ropt_v0, ropt_v999, ropt_no_bundle, ropt_bad_device, ropt_both_env,
     ropt_device_no_len, ropt_anchor_huge, ropt_anchor_null;
-static gatekit_jws_options jopt, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
+static gatekit_jws_options jopt, jopt_production, jopt_v0, jopt_v999, jopt_no_bundle, jopt_no_env, jopt_bad_env, jopt_prod_no_id,
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage, jopt_unsigned_sandbox;
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
                gatekit_ledger_sync_options s; } init_target;
+static const gatekit_jws_options *jopts_list[2], *jopts_with_null[2], *jopts_twice[2];
 static gatekit_ledger_sync_options sopt, sopt_v0, sopt_v999, sopt_no_verify, sopt_lease_0, sopt_overlap_negative, sopt_since_negative;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
 static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
@@ -709,6 +729,8 @@ static arg valid_value(const api_entry *e, int k) {
     case JSON_OBJ: v.s = "{\"operation\":\"CREATE\",\"items\":[]}"; break;
     case AS_CLIENT: case OPT_CLIENT: v.p = appstore_client; break;
     case S_OPTIONS: v.p = &sopt; break;
+    case J_OPTS_LIST: jopts_list[0] = &jopt; jopts_list[1] = &jopt_production; v.p = jopts_list; break;
+    case J_OPTS_COUNT: v.n = 2; break;
     case C_OPTIONS: v.p = &copt; break;
     case OPT_JSON: v.s = "{\"startDate\":1}"; break;
     case PKI_DIR: v.s = pki_dir; break;
@@ -722,6 +744,8 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
     if (e->args[k] == STR && e->call == call_ledger_sync_state) v.s = "Sandbox";
+    if (k == 1 && e->args[k] == STR && (e->call == call_ledger_link || e->call == call_ledger_unlink)) v.s = "Sandbox";
+    if (k == 2 && e->args[k] == STR && e->call == call_ledger_links) v.s = "Sandbox";
     if (e->args[k] == INT && e->call == call_appstore_get_transaction_history) v.i = 2;
     if (e->args[k] == CATS && e->call == call_appstore_get_all_subscription_statuses) v.p = cats_status;
     if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;
@@ -752,7 +776,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
                    what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
-                   what == S_OPTIONS;
+                   what == S_OPTIONS || what == J_OPTS_LIST;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -761,7 +785,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
-    case S_OPTIONS: case OPT_CLIENT:
+    case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -917,6 +941,18 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         jws_list_with_null[0] = jws_text;
         jws_list_with_null[1] = NULL;
         out[n++] = (variant){"a NULL item", {.p = jws_list_with_null}, 1};
+    }
+    if (what == J_OPTS_LIST) {
+        jopts_with_null[0] = &jopt;
+        jopts_with_null[1] = NULL;
+        out[n++] = (variant){"a NULL entry", {.p = jopts_with_null}, 1};
+        jopts_twice[0] = jopts_twice[1] = &jopt;
+        out[n++] = (variant){"one environment twice", {.p = jopts_twice}, 1};
+    }
+    if (what == J_OPTS_COUNT) {
+        out[n++] = (variant){"0", {.n = 0}, 1};
+        out[n++] = (variant){"5", {.n = 5}, 1};
+        out[n++] = (variant){"SIZE_MAX", {.n = SIZE_MAX}, 1};
     }
     if (what == JWS_COUNT) {
         out[n++] = (variant){"0", {.n = 0}, 0};
@@ -1142,6 +1178,7 @@ static void setup_receipts_and_jws(void) {
     jopt.environment = "Sandbox";
     jopt.test_anchor_der = jws_anchor;
     jopt.test_anchor_len = jws_anchor ? jws_anchor_len : 0;
+    jopt_production = jopt; jopt_production.environment = "Production"; jopt_production.app_apple_id = 41234;
     jopt_v0 = jopt; jopt_v0.version = 0;
     jopt_v999 = jopt; jopt_v999.version = 999;
     jopt_no_bundle = jopt; jopt_no_bundle.bundle_id = NULL;

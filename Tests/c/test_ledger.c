@@ -263,6 +263,125 @@ static void test_refusals(void) {
 }
 
 /* A batch: verified together, recorded in one transaction; failures reported in place. */
+/* One endpoint for both environments: each notification verified with the options of the
+ * environment it names (Production: the app Apple id), and kept apart. */
+static void test_either_environment(void) {
+    gatekit_store *s = open_store("environments.sqlite");
+    long long t = now_ms();
+    gatekit_jws_options production = options;
+    production.environment = "Production";
+    production.app_apple_id = 41234;
+    production.flags = GATEKIT_JWS_TEST_PRODUCTION;  /* test-signed data, accepted as Production for this test */
+    const gatekit_jws_options *both[] = {&production, &options}, *sandbox_only[] = {&options}, *twice[] = {&options, &options};
+    char *tx = tx_json("701", "700", "pro.monthly", t - day, t + 29 * day, t - day, "");
+    char *sandbox = notification("SUBSCRIBED", "c0a80101-0000-4000-8000-000000000701", t - day, tx, NULL);
+    char *json = NULL;
+    CHECK_RC(ledger_ingest_notification_any(&json, s, sandbox, both, 2), GATEKIT_LEDGER_NEW);
+    CHECK(json && strstr(json, "\"environment\":\"Sandbox\""));
+    gatekit_free(json);
+    char payload[8192], prod_tx[2048];
+    snprintf(prod_tx, sizeof prod_tx,
+             "{\"transactionId\":\"801\",\"originalTransactionId\":\"800\",\"bundleId\":\"com.example\",\"productId\":\"pro.monthly\","
+             "\"purchaseDate\":%lld,\"originalPurchaseDate\":%lld,\"quantity\":1,\"type\":\"Non-Consumable\","
+             "\"inAppOwnershipType\":\"PURCHASED\",\"signedDate\":%lld,\"environment\":\"Production\"}", t - day, t - day, t - day);
+    char *signed_prod_tx = sign_with("ES256", prod_tx, "leaf", chain3, 3);
+    for (int app = 0; app < 2; app++) {
+        snprintf(payload, sizeof payload,
+                 "{\"notificationType\":\"ONE_TIME_CHARGE\",\"notificationUUID\":\"c0a80101-0000-4000-8000-00000000080%d\","
+                 "\"data\":{\"environment\":\"Production\",\"appAppleId\":%d,\"bundleId\":\"com.example\","
+                 "\"signedTransactionInfo\":\"%s\"},\"version\":\"2.0\",\"signedDate\":%lld}",
+                 app, app ? 41234 : 999, signed_prod_tx, t - day);
+        char *prod = sign_with("ES256", payload, "leaf", chain3, 3);
+        /* Production's rule applies: another app's Apple id is refused; its own is recorded. */
+        CHECK_RC(ledger_ingest_notification_any(NULL, s, prod, both, 2), app ? GATEKIT_LEDGER_NEW : GATEKIT_EJWS_APP_APPLE_ID);
+        if (app) CHECK_RC(ledger_ingest_notification_any(NULL, s, prod, sandbox_only, 1), GATEKIT_EJWS_ENVIRONMENT);
+        free(prod);
+    }
+    gatekit_ledger_query q = query(0);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "700", "pro.monthly"), 1);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "800", "pro.monthly"), 0);  /* Production's stays Production's */
+    q.environment = "Production";
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "800", "pro.monthly"), 1);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "700", "pro.monthly"), 0);
+    CHECK_RC(ledger_ingest_notification_any(NULL, s, sandbox, twice, 2), GATEKIT_EINVAL);
+    CHECK_RC(ledger_ingest_notification_any(NULL, s, sandbox, both, 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_ingest_notification_any(NULL, s, "not.a.jws", both, 2), GATEKIT_EJWS_MALFORMED);
+    free(tx); free(sandbox); free(signed_prod_tx);
+    gatekit_store_close(s);
+}
+
+/* App accounts: the host's user ids linked to tokens and original transaction ids, questions
+ * by app account, a transfer between app accounts, and Apple's transfer (a transaction
+ * re-signed with another appAccountToken), which an app account linked to a token follows. */
+static void test_app_accounts(void) {
+    gatekit_store *s = open_store("accounts.sqlite");
+    long long t = now_ms();
+    const char *t1 = "9a0e8c8b-2f0a-4b7e-9d8e-000000000001", *t2 = "9a0e8c8b-2f0a-4b7e-9d8e-000000000002";
+    char extra[128];
+    snprintf(extra, sizeof extra, ",\"appAccountToken\":\"%s\"", t1);
+    char *sub = tx_json("951", "950", "pro.monthly", t - day, t + 29 * day, t - day, extra);
+    char *lifetime = tx_json("961", "960", "lifetime", t - day, t + 29 * day, t - day, "");
+    char *signed_sub = sign_with("ES256", sub, "leaf", chain3, 3), *signed_lifetime = sign_with("ES256", lifetime, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_sub, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_lifetime, &options), GATEKIT_LEDGER_NEW);
+
+    CHECK_RC(ledger_link(s, "Sandbox", "alice", t1), 1);
+    CHECK_RC(ledger_link(s, "Sandbox", "alice", "9A0E8C8B-2F0A-4B7E-9D8E-000000000001"), 0);  /* the same token */
+    CHECK_RC(ledger_link(s, "Sandbox", "alice", "960"), 1);
+    gatekit_ledger_query q = query(0);
+    q.flags |= GATEKIT_LEDGER_APP_USER;
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "alice", "pro.monthly"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_SUBSCRIPTION && e.until_ms == t + 29 * day);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "alice", "lifetime"), 1);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "bob", "lifetime"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "960", "lifetime"), 0);  /* "960" is no app account's id */
+
+    /* The lifetime purchase moves to bob: one app account at a time. */
+    CHECK_RC(ledger_link(s, "Sandbox", "bob", "960"), 2);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "alice", "lifetime"), 0);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "bob", "lifetime"), 1);
+    char *json = NULL;
+    CHECK_RC(ledger_active(&json, s, &q, "bob"), 0);
+    CHECK(json && strstr(json, "\"productId\":\"lifetime\"") && !strstr(json, "pro.monthly"));
+    gatekit_free(json);
+    CHECK_RC(ledger_links(&json, s, "Sandbox", NULL, "960", 0), 0);
+    CHECK(json && strstr(json, "\"links\":[{\"appUserId\":\"bob\",\"customer\":\"960\"")
+          && strstr(json, "{\"appUserId\":\"alice\",\"customer\":\"960\",\"linked\":false") && strstr(json, "\"cause\":\"transfer\""));
+    gatekit_free(json);
+
+    /* Apple's transfer: the subscription re-signed with another token leaves alice's token. */
+    snprintf(extra, sizeof extra, ",\"appAccountToken\":\"%s\"", t2);
+    char *moved = tx_json("951", "950", "pro.monthly", t - day, t + 29 * day, t - day / 2, extra);
+    char *signed_moved = sign_with("ES256", moved, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_moved, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "alice", "pro.monthly"), 0);
+    CHECK_RC(ledger_link(s, "Sandbox", "carol", t2), 1);
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "carol", "pro.monthly"), 1);
+    CHECK_RC(ledger_subscription_status(&json, s, &q, "carol", NULL), 0);
+    CHECK(json && strstr(json, "\"originalTransactionId\":\"950\""));
+    gatekit_free(json);
+    CHECK_RC(ledger_intro_eligible(s, &q, "carol", "21000001"), 0);
+    CHECK_RC(ledger_intro_eligible(s, &q, "alice", "21000001"), 1);
+    CHECK_RC(ledger_history(&json, s, &q, "carol"), 0);
+    CHECK(json && strstr(json, "\"originalTransactionIds\":[\"950\"]"));
+    gatekit_free(json);
+    CHECK_RC(ledger_history(&json, s, &q, NULL), GATEKIT_EINVAL);
+
+    CHECK_RC(ledger_unlink(s, "Sandbox", "bob", "960"), 1);
+    CHECK_RC(ledger_unlink(s, "Sandbox", "bob", "960"), 0);
+    CHECK_RC(ledger_unlink(s, "Sandbox", "alice", "960"), 0);  /* it had moved to bob */
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "bob", "lifetime"), 0);
+    CHECK_RC(ledger_links(&json, s, "Production", "alice", NULL, 0), 0);  /* environments are apart */
+    CHECK(json && strstr(json, "\"links\":[]") && strstr(json, "\"changes\":[]"));
+    gatekit_free(json);
+    CHECK_RC(ledger_link(s, "Sandbox", "", "960"), GATEKIT_EINVAL);
+    CHECK_RC(ledger_link(s, "bogus", "alice", "960"), GATEKIT_EINVAL);
+    free(sub); free(lifetime); free(signed_sub); free(signed_lifetime); free(moved); free(signed_moved);
+    gatekit_store_close(s);
+}
+
 static void test_batch(void) {
     gatekit_store *s = open_store("batch.sqlite");
     long long t = now_ms();
@@ -550,6 +669,8 @@ int main(void) {
     test_ingest_and_answer();
     test_boundaries();
     test_refusals();
+    test_either_environment();
+    test_app_accounts();
     test_batch();
     test_catalog();
     test_receipts();

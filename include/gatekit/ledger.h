@@ -67,6 +67,9 @@ extern "C" {
 /* gatekit_ledger_query flags. */
 #define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests
                                           * only): never mixed with App Store data */
+#define GATEKIT_LEDGER_APP_USER    0x2u  /* since 0.2.0: the customer argument is the host's own
+                                          * user id (ledger_link): the answer of every customer
+                                          * linked to it at the instant, together */
 
 #define GATEKIT_LEDGER_QUERY_VERSION 2u  /* 2 (since 0.2.0): refresh_budget_ms */
 
@@ -129,6 +132,15 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_transaction(char **out_json, g
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_renewal_info(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
 /* An AppTransaction is recorded in the history and changes no entitlement. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_app_transaction(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *options);
+
+/* One endpoint for both environments (App Store Connect lets Production and Sandbox share a
+ * URL): options[0..count) holds at most one options struct per environment (1 to 4); the
+ * environment the notification's payload names picks which one verifies it — with that
+ * environment's rules, the app Apple id for Production — and the ledger keeps the environments
+ * apart as always. Results as ledger_ingest_notification; a notification for an environment
+ * none of the options is for: GATEKIT_EJWS_ENVIRONMENT; two options for one environment, a
+ * NULL options entry, count 0 or over 4: GATEKIT_EINVAL. Since 0.2.0. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_notification_any(char **out_json, gatekit_store *store, const char *jws, const gatekit_jws_options *const *options, size_t count);
 
 /* Several signed items of one kind (GATEKIT_JWS_TRANSACTION, _RENEWAL_INFO, _NOTIFICATION or
  * _APP_TRANSACTION) recorded together in one durable transaction: a page of the App Store
@@ -197,6 +209,28 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_subscription_status(char **out_json, 
 /* 1 when the customer may be offered the introductory offer of subscription group `group`
  * (they never had a subscription or an introductory offer in it), 0 when not, < 0 on error. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_intro_eligible(gatekit_store *store, const gatekit_ledger_query *query, const char *customer, const char *group);
+
+/* App accounts (since 0.2.0; docs/ledger.md, "App accounts"): the host's own user ids linked
+ * to ledger customers (app account tokens, original transaction ids), per environment. A
+ * customer belongs to one app account at a time: linking it to another moves it (a transfer,
+ * kept in the history). Questions with GATEKIT_LEDGER_APP_USER then name the app account.
+ * Every link and unlink is kept with its instant: as-of questions use the links of their time.
+ * An app account linked to a token follows Apple's transfers (a transaction re-signed with
+ * another appAccountToken leaves it); one linked to an original transaction id keeps it until
+ * unlinked. app_user_id: 1 to 256 bytes; customer as for the questions. */
+
+/* Returns 1 (linked), 2 (moved from another app account, which lost it) or 0 (already linked
+ * to this one); < 0 on error (GATEKIT_EINVAL: a NULL or empty argument, an unknown
+ * environment). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_link(gatekit_store *store, const char *environment, const char *app_user_id, const char *customer);
+
+/* Returns 1 (unlinked) or 0 (it was not linked to this app account). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_unlink(gatekit_store *store, const char *environment, const char *app_user_id, const char *customer);
+
+/* The links in effect at at_ms (0: now) and every change, of app_user_id and/or customer (NULL:
+ * any): {"version":1,"environment":...,"links":[{"appUserId":...,"customer":...,"since":ms}],
+ * "changes":[{"appUserId":...,"customer":...,"linked":true,"at":ms,"cause":"transfer"|null}]}. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store *store, const char *environment, const char *app_user_id, const char *customer, long long at_ms);
 
 /* The history as JSON, oldest first: every ingested item with its decoded payload and every
  * status change with the item that caused it: {"version":1,"environment":...,"testSigned":...,

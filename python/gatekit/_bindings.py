@@ -83,6 +83,7 @@ GATEKIT_LEDGER_REASON_CONSUMABLE = 15
 GATEKIT_LEDGER_REASON_UPGRADED = 16
 GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED = 17
 GATEKIT_LEDGER_TEST_SIGNED = 0x1
+GATEKIT_LEDGER_APP_USER = 0x2
 GATEKIT_LEDGER_QUERY_VERSION = 2
 GATEKIT_ENTITLEMENT_VERSION = 2
 GATEKIT_LEDGER_SYNC_DONE = 1
@@ -400,6 +401,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_ingest_transaction': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_renewal_info': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_app_transaction': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
+    'ledger_ingest_notification_any': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(gatekit_jws_options)), ctypes.c_size_t,),
     'ledger_ingest_batch': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_receipt': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(gatekit_receipt_options),),
     'ledger_declare_catalog': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_longlong,),
@@ -409,6 +411,9 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_active': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
     'ledger_subscription_status': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_intro_eligible': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
+    'ledger_link': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
+    'ledger_unlink': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
+    'ledger_links': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong,),
     'ledger_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
@@ -547,6 +552,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_ingest_transaction: Callable[..., Any]
     ledger_ingest_renewal_info: Callable[..., Any]
     ledger_ingest_app_transaction: Callable[..., Any]
+    ledger_ingest_notification_any: Callable[..., Any]
     ledger_ingest_batch: Callable[..., Any]
     ledger_ingest_receipt: Callable[..., Any]
     ledger_declare_catalog: Callable[..., Any]
@@ -556,6 +562,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_active: Callable[..., Any]
     ledger_subscription_status: Callable[..., Any]
     ledger_intro_eligible: Callable[..., Any]
+    ledger_link: Callable[..., Any]
+    ledger_unlink: Callable[..., Any]
+    ledger_links: Callable[..., Any]
     ledger_history: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _bindings, _native
 from . import _time
@@ -20,7 +20,7 @@ from .jws import KINDS, SignedDataVerifier
 if TYPE_CHECKING:
     from .api_client import AppStoreServerAPIClient
 
-__all__ = ["Entitlement", "IngestResult", "Ledger", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+__all__ = ["Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
@@ -187,6 +187,13 @@ class IngestResult(JSONResult):
         return members
 
 
+class LinkOutcome(IntEnum):
+    """What Ledger.link() did."""
+    UNCHANGED = 0    # already linked to this app account
+    LINKED = 1
+    TRANSFERRED = 2  # it was linked to another app account, which lost it
+
+
 class SyncOutcome(IntEnum):
     """What ledger_sync_notifications() did (GATEKIT_LEDGER_SYNC_*)."""
     DONE = _bindings.GATEKIT_LEDGER_SYNC_DONE        # caught up
@@ -224,6 +231,7 @@ class SyncReport(JSONResult):
 QUERY_VERSION = _bindings.GATEKIT_LEDGER_QUERY_VERSION
 ENTITLEMENT_VERSION = _bindings.GATEKIT_ENTITLEMENT_VERSION
 TEST_SIGNED = _bindings.GATEKIT_LEDGER_TEST_SIGNED
+APP_USER = _bindings.GATEKIT_LEDGER_APP_USER
 
 _S = ctypes.POINTER(_bindings.gatekit_store)
 _Query = _bindings.gatekit_ledger_query
@@ -235,6 +243,7 @@ _query_init = _bindings.ledger_query_init
 _ingest = {kind: getattr(_bindings, f"ledger_ingest_{kind}")
            for kind in ("notification", "transaction", "renewal_info", "app_transaction")}
 _ingest_batch = _bindings.ledger_ingest_batch
+_ingest_any = _bindings.ledger_ingest_notification_any
 #: What ingest_batch() records: every kind of signed data but a realtime request.
 _BATCH_KINDS = {name: number for name, number in KINDS.items() if name != "realtime-request"}
 _ingest_receipt = _bindings.ledger_ingest_receipt
@@ -244,6 +253,9 @@ _active = _bindings.ledger_active
 _status = _bindings.ledger_subscription_status
 _intro = _bindings.ledger_intro_eligible
 _history = _bindings.ledger_history
+_link = _bindings.ledger_link
+_unlink = _bindings.ledger_unlink
+_links = _bindings.ledger_links
 _sync_options_init = _bindings.ledger_sync_options_init
 _sync = _bindings.ledger_sync_notifications
 _sync_state = _bindings.ledger_sync_state
@@ -274,9 +286,18 @@ class Ledger:
         check(_ingest[kind](ctypes.byref(out), self._store.handle, signed_text(signed), ctypes.byref(options)))
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
-    def ingest_notification(self, signed_payload: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
-        """An App Store Server Notification V2 ``signedPayload`` (nested data verified too)."""
-        return self._ingest("notification", signed_payload, verifier, verify_time)
+    def ingest_notification(self, signed_payload: Signed, verifier: Union[SignedDataVerifier, Sequence[SignedDataVerifier]],
+                            verify_time: Instant = None) -> IngestResult:
+        """An App Store Server Notification V2 ``signedPayload`` (nested data verified too).
+        ``verifier``: one, or one per environment for an endpoint that takes Production and
+        Sandbox: the environment the payload names picks the verifier that checks it."""
+        if isinstance(verifier, SignedDataVerifier):
+            return self._ingest("notification", signed_payload, verifier, verify_time)
+        choices = [v.c_options(verify_time) for v in verifier]
+        array = (ctypes.POINTER(JWSOptions) * max(len(choices), 1))(*(ctypes.pointer(o) for o in choices))
+        out = ctypes.c_void_p()
+        check(_ingest_any(ctypes.byref(out), self._store.handle, signed_text(signed_payload), array, len(choices)))
+        return IngestResult.from_json(json.loads(_native.take_string(out)))
 
     def ingest_transaction(self, signed_transaction: Signed, verifier: SignedDataVerifier, verify_time: Instant = None) -> IngestResult:
         """A ``signedTransactionInfo`` / StoreKit 2 ``jwsRepresentation``."""
@@ -323,12 +344,13 @@ class Ledger:
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
     @staticmethod
-    def _query(environment: str, at: Instant, test_signed: bool, refresh_within: Optional[timedelta] = None) -> _Query:
+    def _query(environment: str, at: Instant, test_signed: bool, refresh_within: Optional[timedelta] = None,
+               by_app_user: bool = False) -> _Query:
         q = _Query()
         check(_query_init(ctypes.byref(q), QUERY_VERSION))
         q.environment = _native.to_c_string(environment, "environment")
         q.at_ms = _ms(at)
-        q.flags = TEST_SIGNED if test_signed else 0
+        q.flags = (TEST_SIGNED if test_signed else 0) | (APP_USER if by_app_user else 0)
         q.refresh_budget_ms = 0 if refresh_within is None else max(1, _time.span_milliseconds(refresh_within, "refresh_within"))
         return q
 
@@ -388,6 +410,30 @@ class Ledger:
         verify = verifier.c_options(verify_time)
         check(_set_refresher(self._store.handle, client.handle, ctypes.byref(verify)))
 
+    # ---- app accounts ----------------------------------------------------------------------
+
+    def link(self, app_user_id: str, customer: str, *, environment: str) -> LinkOutcome:
+        """Links your own user id to a ledger customer (an app account token or an original
+        transaction id): questions with ``by_app_user=True`` then answer for it. A customer
+        belongs to one app account at a time: linking it elsewhere moves it (TRANSFERRED)."""
+        return LinkOutcome(check(_link(self._store.handle, _native.to_c_string(environment, "environment"),
+                                       _native.to_c_string(app_user_id, "app_user_id"), _native.to_c_string(customer, "customer"))))
+
+    def unlink(self, app_user_id: str, customer: str, *, environment: str) -> bool:
+        """True when the link existed."""
+        return check(_unlink(self._store.handle, _native.to_c_string(environment, "environment"),
+                             _native.to_c_string(app_user_id, "app_user_id"), _native.to_c_string(customer, "customer"))) == 1
+
+    def links(self, *, environment: str, app_user_id: Optional[str] = None, customer: Optional[str] = None,
+              at: Instant = None) -> Dict[str, Any]:
+        """The links in effect at ``at`` (default now) and every change, of an app account
+        and/or a customer: ``{"links": [{"appUserId", "customer", "since"}], "changes": [...]}``."""
+        out = ctypes.c_void_p()
+        check(_links(ctypes.byref(out), self._store.handle, _native.to_c_string(environment, "environment"),
+                     _native.to_c_string(app_user_id, "app_user_id"), _native.to_c_string(customer, "customer"), _ms(at)))
+        document: Dict[str, Any] = json.loads(_native.take_string(out))
+        return document
+
     # ---- the product catalog ---------------------------------------------------------------
 
     def declare_catalog(self, catalog: Mapping[str, Any], effective: Instant = None) -> None:
@@ -409,37 +455,41 @@ class Ledger:
     # ---- questions -------------------------------------------------------------------------
 
     def is_entitled(self, customer: str, product_or_group: str, *, environment: str,
-                    at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None) -> bool:
+                    at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None,
+                    by_app_user: bool = False) -> bool:
         """The fast yes/no (no JSON): entitled to the product id, to any product of the group,
         or to an entitlement name the catalog says a product grants ("pro"). ``refresh_within``:
         when the answer would be no only because a renewal has not been heard of, ask Apple
-        first (set_refresher) for at most that long."""
-        q = self._query(environment, at, test_signed, refresh_within)
+        first (set_refresher) for at most that long. ``by_app_user``: ``customer`` is your own
+        user id (link()), answered from every customer linked to it."""
+        q = self._query(environment, at, test_signed, refresh_within, by_app_user)
         return check(_is_entitled(None, self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
                                   _native.to_c_string(product_or_group, "product_or_group"))) == 1
 
     def entitled(self, customer: str, product_or_group: str, *, environment: str,
-                 at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None) -> Entitlement:
+                 at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None,
+                 by_app_user: bool = False) -> Entitlement:
         """The answer with its reason, product, status and dates (truthy when entitled);
-        ``refresh_within`` as for is_entitled() (``stale`` when Apple gave no answer in time)."""
-        q = self._query(environment, at, test_signed, refresh_within)
+        ``refresh_within`` and ``by_app_user`` as for is_entitled() (``stale`` when Apple gave
+        no answer in time)."""
+        q = self._query(environment, at, test_signed, refresh_within, by_app_user)
         out = ctypes.c_void_p()
         check(_entitlement(ctypes.byref(out), self._store.handle, ctypes.byref(q),
                            _native.to_c_string(customer, "customer"), _native.to_c_string(product_or_group, "product_or_group")))
         return Entitlement.from_json(json.loads(_native.take_string(out)))
 
     def active(self, customer: str, *, environment: str, at: Instant = None,
-               test_signed: bool = False) -> List[Entitlement]:
-        """Every product the customer is entitled to, once each, ordered by product id."""
-        q = self._query(environment, at, test_signed)
+               test_signed: bool = False, by_app_user: bool = False) -> List[Entitlement]:
+        """Every product the customer (or app account) is entitled to, once each, ordered by product id."""
+        q = self._query(environment, at, test_signed, by_app_user=by_app_user)
         out = ctypes.c_void_p()
         check(_active(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
         return [Entitlement.from_json(e) for e in json.loads(_native.take_string(out))["entitlements"]]
 
     def subscription_status(self, customer: str, group: Optional[str] = None, *, environment: str,
-                            at: Instant = None, test_signed: bool = False) -> Dict[str, Any]:
+                            at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> Dict[str, Any]:
         """Apple's "Get All Subscription Statuses" response body for the customer (dict)."""
-        q = self._query(environment, at, test_signed)
+        q = self._query(environment, at, test_signed, by_app_user=by_app_user)
         out = ctypes.c_void_p()
         check(_status(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
                       _native.to_c_string(group, "group")))
@@ -447,22 +497,24 @@ class Ledger:
         return document
 
     def statuses(self, customer: str, group: Optional[str] = None, *, environment: str,
-                 at: Instant = None, test_signed: bool = False) -> Dict[str, SubscriptionStatus]:
+                 at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> Dict[str, SubscriptionStatus]:
         """Original transaction id → status, from subscription_status()."""
-        body = self.subscription_status(customer, group, environment=environment, at=at, test_signed=test_signed)
+        body = self.subscription_status(customer, group, environment=environment, at=at, test_signed=test_signed,
+                                        by_app_user=by_app_user)
         return {t["originalTransactionId"]: SubscriptionStatus(t["status"])
                 for g in body["data"] for t in g["lastTransactions"]}
 
     def intro_eligible(self, customer: str, group: str, *, environment: str,
-                       at: Instant = None, test_signed: bool = False) -> bool:
-        """May the customer be offered the group's introductory offer?"""
-        q = self._query(environment, at, test_signed)
+                       at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> bool:
+        """May the customer (or app account) be offered the group's introductory offer?"""
+        q = self._query(environment, at, test_signed, by_app_user=by_app_user)
         return check(_intro(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
                             _native.to_c_string(group, "group"))) == 1
 
-    def history(self, customer: Optional[str] = None, *, environment: str, test_signed: bool = False) -> Dict[str, Any]:
+    def history(self, customer: Optional[str] = None, *, environment: str, test_signed: bool = False,
+                by_app_user: bool = False) -> Dict[str, Any]:
         """Every ingested item (decoded) and status change, oldest first (dict)."""
-        q = self._query(environment, None, test_signed)
+        q = self._query(environment, None, test_signed, by_app_user=by_app_user)
         out = ctypes.c_void_p()
         check(_history(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
         document: Dict[str, Any] = json.loads(_native.take_string(out))

@@ -5,6 +5,7 @@ and test-signed data kept apart, Apple's status response shape, introductory off
 receipts, and 8 processes ingesting one stream at once."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -334,35 +335,48 @@ def test_eight_processes_ingesting_one_stream(tmp_path, scratch, lives, verifier
             assert fingerprint(shared, table, life_map) == fingerprint(single, table, life_map)
 
 
+def endpoint_example(*arguments: str) -> Tuple[Any, str]:
+    """examples/notification_server.py started in its own process on a free port: the process
+    and its notification URL."""
+    import subprocess
+    server = subprocess.Popen(example("notification_server.py") + [*arguments, "--port", "0"], env=example_env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = server.stdout.readline() if server.stdout else ""
+    if "/appstore/notifications" not in line:
+        server.kill()
+        pytest.fail(f"the example did not start: {server.stderr.read() if server.stderr else line}")
+    return server, line.split()[-1]
+
+
+def post_json(url: str, body: bytes) -> Tuple[int, Dict[str, Any]]:
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
 @pytest.mark.example
 def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
     """examples/notification_server.py in its own process: signed notifications posted over
     loopback (shuffled, some twice) answer 200 once committed; the ledger then answers from
     them; forged and malformed bodies answer 400 and record nothing."""
     import subprocess
-    import urllib.error
     import urllib.request
     life_map, table = lives
     anchor = tmp_path / "root.der"
     anchor.write_bytes(pki.der("root"))
     store_path = tmp_path / "endpoint.sqlite"
-    server = subprocess.Popen(
-        example("notification_server.py") + ["--bundle-id", BUNDLE, "--environment", "Sandbox", "--store", str(store_path),
-                                             "--port", "0", "--test-anchor", str(anchor), "--verify-time", str(NOW_S)],
-        env=example_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server, url = endpoint_example("--bundle-id", BUNDLE, "--environment", "Sandbox", "--store", str(store_path),
+                                   "--test-anchor", str(anchor), "--verify-time", str(NOW_S))
     try:
-        line = server.stdout.readline() if server.stdout else ""
-        assert "/appstore/notifications" in line, server.stderr.read() if server.stderr else line
-        url = line.split()[-1]
         base = url.rsplit("/appstore/", 1)[0]
 
         def post(body: bytes) -> Tuple[int, Dict[str, Any]]:
-            request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(request, timeout=30) as response:
-                    return response.status, json.loads(response.read())
-            except urllib.error.HTTPError as error:
-                return error.code, json.loads(error.read())
+            return post_json(url, body)
 
         notifications = [jws for life in life_map.values() for kind, jws in life.items if kind == "notification"]
         order = notifications + notifications[:5]
@@ -405,6 +419,47 @@ def test_notification_endpoint_example_over_loopback(tmp_path, lives, pki):
         check_table(s, sorted(notified, key=lambda e: (e.life, e.at)))
 
 
+@pytest.mark.example
+def test_one_endpoint_takes_both_environments_each_with_its_own_rules(tmp_path, pki):
+    """examples/notification_server.py with --environment twice: a Sandbox and a Production
+    notification at one URL, each verified with its environment's rules (Production's app Apple
+    id), and kept apart; a Production notification for another app is refused."""
+    import urllib.request
+    anchor = tmp_path / "root.der"
+    anchor.write_bytes(pki.der("root"))
+    server, url = endpoint_example("--bundle-id", BUNDLE, "--environment", "Production", "--environment", "Sandbox",
+                                   "--app-apple-id", str(APP_APPLE_ID), "--store", str(tmp_path / "both.sqlite"),
+                                   "--test-anchor", str(anchor), "--test-production", "--verify-time", str(NOW_S))
+    try:
+        base = url.rsplit("/appstore/", 1)[0]
+
+        def post(jws: str) -> Tuple[int, Dict[str, Any]]:
+            return post_json(url, json.dumps({"signedPayload": jws}).encode())
+
+        def entitlements(customer: str, query: str = "") -> Any:
+            with urllib.request.urlopen(f"{base}/entitlements/{customer}{query}", timeout=30) as response:
+                return [e["productId"] for e in json.loads(response.read())["entitlements"]]
+
+        now = int(time.time() * 1000)
+        for name, original, environment in (("sandbox", "8100", "Sandbox"), ("production", "8200", "Production")):
+            life = Life(pki, name, original=original, environment=environment)
+            life.notify("ONE_TIME_CHARGE", None, now - DAY, tx=life.tx(original, "lifetime." + name, now - DAY, type="Non-Consumable"))
+            status, answer = post(life.items[-1][1])
+            assert status == 200 and answer["outcome"] == "new", answer
+        foreign = Life(pki, "foreign", original="8300", environment="Production")
+        foreign.notify("ONE_TIME_CHARGE", None, now - DAY, tx=foreign.tx("8300", "lifetime.foreign", now - DAY, type="Non-Consumable"))
+        payload = json.loads(base64.urlsafe_b64decode(foreign.items[-1][1].split(".")[1] + "=="))
+        payload["data"]["appAppleId"] = APP_APPLE_ID + 1
+        status, answer = post(pki.sign(payload, CHAIN))
+        assert status == 400 and "appAppleId" in answer["error"], answer
+        assert entitlements("8200") == ["lifetime.production"]                       # Production first
+        assert entitlements("8100", "?environment=Sandbox") == ["lifetime.sandbox"]
+        assert entitlements("8100") == [] and entitlements("8200", "?environment=Sandbox") == []  # kept apart
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 CATALOG = {"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]},
                         "season.pass": {"type": "non-renewing", "term": "P30D", "entitlements": ["pro", "extras"]}}}
 
@@ -438,3 +493,56 @@ def test_the_catalog_names_entitlements_and_terms_over_time(store, pki, verifier
     with pytest.raises(ValueError, match="term"):
         store.ledger.declare_catalog({"products": {"pro.monthly": {"term": "P1M"}}})
     assert store.ledger.catalog(at=utc(ms=T0 + 11 * DAY))["products"] == {"pro.monthly": {"entitlements": ["premium"]}}
+
+
+def test_app_accounts_answer_for_their_customers_and_follow_transfers(store, pki, verifier):
+    """store.ledger.link: questions by the host's own user id answer from every customer linked
+    to it; a customer moves between app accounts (one at a time, kept in the link history);
+    Apple's transfer (a transaction re-signed with another appAccountToken) leaves the account
+    linked to the old token; as-of questions use the links of their instant."""
+    from gatekit.ledger import LinkOutcome
+    ask = dict(environment="Sandbox", test_signed=True, by_app_user=True)
+    now = int(time.time() * 1000)
+    old_token, new_token = "9a0e8c8b-2f0a-4b7e-9d8e-0000000000a1", "9a0e8c8b-2f0a-4b7e-9d8e-0000000000a2"
+    sub = Life(pki, "account-sub", original="9800", token=old_token)
+    monthly = sub.tx("9801", "pro.monthly", now - DAY, now + 29 * DAY)
+    store.ledger.ingest_transaction(pki.sign(monthly, CHAIN), verifier, verify_time=NOW)
+    lifetime = Life(pki, "account-lifetime", original="9900")
+    store.ledger.ingest_transaction(pki.sign(lifetime.tx("9900", "lifetime", now - DAY, type="Non-Consumable"), CHAIN), verifier, verify_time=NOW)
+    store.ledger.declare_catalog(CATALOG)
+
+    assert store.ledger.link("alice", old_token, environment="Sandbox") == LinkOutcome.LINKED
+    assert store.ledger.link("alice", old_token.upper(), environment="Sandbox") == LinkOutcome.UNCHANGED
+    assert store.ledger.link("alice", "9900", environment="Sandbox") == LinkOutcome.LINKED
+    assert store.ledger.is_entitled("alice", "pro", **ask)  # an entitlement name, by app account
+    assert [e.product_id for e in store.ledger.active("alice", **ask)] == ["lifetime", "pro.monthly"]
+    assert not store.ledger.intro_eligible("alice", "20000001", **ask)
+    assert store.ledger.entitled("nobody", "pro", **ask).reason == Reason.NO_PURCHASE
+
+    linked_alone = int(time.time() * 1000)
+    time.sleep(0.005)
+    assert store.ledger.link("bob", "9900", environment="Sandbox") == LinkOutcome.TRANSFERRED
+    assert [e.product_id for e in store.ledger.active("alice", **ask)] == ["pro.monthly"]
+    assert [e.product_id for e in store.ledger.active("bob", **ask)] == ["lifetime"]
+    links = store.ledger.links(environment="Sandbox", customer="9900")
+    assert [l["appUserId"] for l in links["links"]] == ["bob"]
+    assert [(c["appUserId"], c["linked"], c["cause"]) for c in links["changes"]] == \
+        [("alice", True, None), ("alice", False, "transfer"), ("bob", True, None)]
+
+    # Apple's transfer: the subscription re-signed with another token.
+    store.ledger.ingest_transaction(pki.sign(dict(monthly, signedDate=now, appAccountToken=new_token), CHAIN), verifier, verify_time=NOW)
+    assert not store.ledger.is_entitled("alice", "pro.monthly", **ask)
+    assert store.ledger.link("carol", new_token, environment="Sandbox") == LinkOutcome.LINKED
+    assert store.ledger.entitled("carol", "pro.monthly", **ask).transaction_id == "9801"
+    history = store.ledger.history("carol", environment="Sandbox", test_signed=True, by_app_user=True)
+    assert [i["originalTransactionIds"] for i in history["items"]] == [["9800"], ["9800"]]  # the restore shows both versions
+
+    # As of an instant before bob took the lifetime purchase, alice held it.
+    time.sleep(2.1)
+    assert store.ledger.is_entitled("alice", "lifetime", at=utc(ms=linked_alone), **ask)
+    assert not store.ledger.is_entitled("bob", "lifetime", at=utc(ms=linked_alone), **ask)
+    assert store.ledger.links(environment="Sandbox", app_user_id="alice", at=utc(ms=linked_alone))["links"][-1]["customer"] == "9900"
+    assert store.ledger.unlink("bob", "9900", environment="Sandbox") and not store.ledger.unlink("bob", "9900", environment="Sandbox")
+    assert not store.ledger.is_entitled("bob", "lifetime", **ask)
+    with pytest.raises(gatekit.InvalidArgumentError):
+        store.ledger.link("", "9900", environment="Sandbox")

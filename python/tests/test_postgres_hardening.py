@@ -330,14 +330,22 @@ def test_a_long_batch_does_not_hold_up_another_subscriptions_writer(pki):  # noq
                    f"signed_ms, ingested_ms, outcome, body) VALUES ('Sandbox', 1, repeat('0', 64), 1, '{held}', 0, 0, 1, 'x')")
         batch = [notification("3001", str(uuid.uuid4())), notification("3002", held)]
 
+        failures: List[BaseException] = []
+
         def long_batch() -> None:
-            with gatekit.Store(postgres_server(), app_id=app) as s:
-                results.extend(s.ledger.ingest_batch("notification", batch, verifier, VERIFY_AT))
+            try:
+                with gatekit.Store(postgres_server(), app_id=app) as s:
+                    results.extend(s.ledger.ingest_batch("notification", batch, verifier, VERIFY_AT))
+            except BaseException as error:  # reported by the wait below, not lost in the thread
+                failures.append(error)
         a = threading.Thread(target=long_batch)
         a.start()
-        deadline = time.monotonic() + 30
-        while psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO ledger_items%'") != "1":
-            assert time.monotonic() < deadline, "the batch never reached the held notification id"
+        deadline = time.monotonic() + 60
+        waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO ledger_items%'"
+        while psql(waiting) == "0":
+            assert time.monotonic() < deadline and a.is_alive(), \
+                f"the batch never reached the held notification id (alive: {a.is_alive()}, error: {failures}, results: {results}; " \
+                f"sessions: {psql('SELECT string_agg(state || coalesce(wait_event_type, chr(45)) || left(query, 60), chr(59)) FROM pg_stat_activity')})"
             time.sleep(0.02)
         # Another subscription, the same signing chain and product: it must not wait for the batch.
         with gatekit.Store(postgres_server() + " options='-c statement_timeout=5000'", app_id=app) as other:

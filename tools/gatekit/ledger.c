@@ -13,7 +13,7 @@ const char gk_ledger_usage[] =
     "    JSON (\"outcome\": new, duplicate or superseded); refused data as jws verify (exit 10,\n"
     "    11, 12). --at: the certificate-check time, Unix\n"
     "    seconds, YYYY-MM-DDTHH:MM:SSZ or now (default: the payload's signedDate).\n"
-    "gatekit ledger entitled --environment ENV [--test-signed] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
+    "gatekit ledger entitled --environment ENV [--test-signed] [--app-user] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
     "    the answer as JSON; exit 0 when entitled, 3 when not\n"
     "gatekit ledger status   --environment ENV [--test-signed] [--at …] CUSTOMER [GROUP]\n"
     "    the subscriptions as Apple's \"Get All Subscription Statuses\" returns them\n"
@@ -29,6 +29,13 @@ const char gk_ledger_usage[] =
     "    may then be an entitlement name\n"
     "gatekit ledger catalog  [--at TIME | --at-ms MS]\n"
     "    the catalog in effect at that instant (default now) as JSON\n"
+    "gatekit ledger link     --environment ENV APP_USER CUSTOMER\n"
+    "gatekit ledger unlink   --environment ENV APP_USER CUSTOMER\n"
+    "    your own user id linked to (or unlinked from) a customer; a customer belongs to one app\n"
+    "    account at a time (linking it elsewhere prints \"transferred\"); unlink exits 3 when\n"
+    "    there was no such link. --app-user on a question: CUSTOMER is your user id\n"
+    "gatekit ledger links    --environment ENV [APP_USER] [--customer CUSTOMER] [--at …]\n"
+    "    the links in effect (default now) and every change, as JSON\n"
     "gatekit ledger sync     KEY_OPTIONS --bundle-id ID --environment ENV [--app-apple-id N]\n"
     "                      [--test-anchor CERT] [--since TIME] [--until TIME] [--budget MS]\n"
     "                      [--max-pages N] [--lease MS]\n"
@@ -47,20 +54,21 @@ const char gk_ledger_usage[] =
 
 typedef struct {
     gk_signed_options s;  /* --at: for ingest the certificate-check time, for questions the instant asked about */
-    const char *type, *at_ms;
+    const char *type, *at_ms, *customer;
     const char *positional[3];
-    int count, test_signed;
+    int count, test_signed, app_user;
 } ledger_args;
 
 static int parse(int argc, char **argv, ledger_args *a) {
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--type", &a->type)) || (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
-            (r = gk_signed_option(argc, argv, &i, &a->s))) {
+            (r = gk_option(argc, argv, &i, "--customer", &a->customer)) || (r = gk_signed_option(argc, argv, &i, &a->s))) {
             if (r < 0) return -1;
             continue;
         }
         if (strcmp(argv[i], "--test-signed") == 0) { a->test_signed = 1; continue; }
+        if (strcmp(argv[i], "--app-user") == 0) { a->app_user = 1; continue; }
         if ((argv[i][0] == '-' && argv[i][1] != '\0') || a->count == 3) {
             fprintf(stderr, "gatekit ledger: unexpected argument %s\n", argv[i]);
             return -1;
@@ -149,6 +157,35 @@ static int catalog(gk_cli *cli, const ledger_args *a, long long at_ms) {
     return GK_EXIT_OK;
 }
 
+/* gatekit ledger link|unlink ENV APP_USER CUSTOMER, links [APP_USER] [--customer C]. */
+static int accounts(gk_cli *cli, const char *command, const ledger_args *a, long long at_ms) {
+    int links = strcmp(command, "links") == 0;
+    if (gk_missing("gatekit ledger", "--environment", a->s.environment)) return gk_usage(gk_ledger_usage);
+    if (gk_check_environment("gatekit ledger", a->s.environment)) return GK_EXIT_USAGE;
+    if (links ? a->count > 1 : (a->count != 2 || a->customer)) {
+        if (!links && a->count < 2) fprintf(stderr, "gatekit ledger %s: missing %s\n", command, a->count ? "CUSTOMER" : "APP_USER");
+        return gk_usage(gk_ledger_usage);
+    }
+    gatekit_store *store = links ? gk_question_store(cli) : gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    char *json = NULL;
+    int rc = links ? ledger_links(&json, store, a->s.environment, a->count ? a->positional[0] : NULL, a->customer, at_ms)
+           : strcmp(command, "link") == 0 ? ledger_link(store, a->s.environment, a->positional[0], a->positional[1])
+           : ledger_unlink(store, a->s.environment, a->positional[0], a->positional[1]);
+    if (rc < 0) {
+        int code = gk_fail(command, rc);
+        return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
+    }
+    if (links) {
+        puts(json);
+        gatekit_free(json);
+        return GK_EXIT_OK;
+    }
+    if (strcmp(command, "link") == 0) puts(rc == 2 ? "transferred" : rc == 1 ? "linked" : "unchanged");
+    else puts(rc == 1 ? "unlinked" : "not linked");
+    return strcmp(command, "unlink") == 0 && rc == 0 ? GK_EXIT_NO : GK_EXIT_OK;
+}
+
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_ledger_usage);
     const char *command = argv[1];
@@ -162,7 +199,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     int init = ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION);
     if (init < 0) return gk_fail("ledger_query_init", init);
     q.environment = a.s.environment;
-    q.flags = a.test_signed ? GATEKIT_LEDGER_TEST_SIGNED : 0;
+    q.flags = (a.test_signed ? GATEKIT_LEDGER_TEST_SIGNED : 0) | (a.app_user ? GATEKIT_LEDGER_APP_USER : 0);
     if (a.at_ms && (q.at_ms = gk_number(a.at_ms)) <= 0) {
         fprintf(stderr, "gatekit ledger: --at-ms must be Unix milliseconds (1 to 19 digits)\n");
         return GK_EXIT_USAGE;
@@ -172,6 +209,9 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
         return GK_EXIT_USAGE;
     }
     if (strcmp(command, "catalog") == 0) return catalog(cli, &a, q.at_ms);
+    if (strcmp(command, "link") == 0 || strcmp(command, "unlink") == 0 || strcmp(command, "links") == 0)
+        return accounts(cli, command, &a, q.at_ms);
+    if (a.customer) return gk_usage(gk_ledger_usage);
     if (gk_missing("gatekit ledger", "--environment", a.s.environment)) return gk_usage(gk_ledger_usage);
     if (gk_check_environment("gatekit ledger", a.s.environment)) return GK_EXIT_USAGE;
     const char *customer = a.count > 0 ? a.positional[0] : NULL;

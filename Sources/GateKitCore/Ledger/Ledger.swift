@@ -199,9 +199,18 @@ public final class Ledger: @unchecked Sendable {
     /// The customer's subscriptions, grouped as Apple's "Get All Subscription Statuses" returns
     /// them, each with the signed transaction and renewal info it was computed from.
     public func subscriptionStatuses(customer: String, group: String?, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> String {
+        try subscriptionStatuses(customers: [customer], group: group, scope: scope, at: instant)
+    }
+
+    /// The subscriptions of several customers together (an app account's, `LedgerAccounts`).
+    func subscriptionStatuses(customers: [String], group: String?, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> String {
         if let group { try Ledger.validate(filter: group, name: "group") }
-        let view = try view(customer: customer, scope: scope, at: instant)
-        let subscriptions = view.subscriptions.filter { group == nil || $0.groupID == group }
+        var subscriptions: [LedgerView.Subscription] = []
+        var seen = Set<String>()
+        for customer in customers {
+            for s in try view(customer: customer, scope: scope, at: instant).subscriptions
+                where (group == nil || s.groupID == group) && seen.insert(s.originalTransactionID).inserted { subscriptions.append(s) }
+        }
         let signed = try store.read { (db) throws(GateKitError) -> [String: (String?, String?)] in
             var out: [String: (String?, String?)] = [:]
             for s in subscriptions {

@@ -6,9 +6,18 @@ import GateKitSupport
 extension Ledger {
     /// For one customer (their original transaction ids), or every item in the scope (nil).
     public func historyJSON(customer: String?, scope: LedgerScope) throws(GateKitError) -> String {
-        if let customer { try Ledger.validate(customer: customer) }
+        try historyJSON(customers: customer.map { [$0] }, scope: scope)
+    }
+
+    /// For several customers together (an app account's, `LedgerAccounts`); nil: every item.
+    func historyJSON(customers: [String]?, scope: LedgerScope) throws(GateKitError) -> String {
+        for customer in customers ?? [] { try Ledger.validate(customer: customer) }
         return try store.read { (db) throws(GateKitError) -> String in
-            let originals = try customer.map { (c) throws(GateKitError) in try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
+            let originals = try customers.map { (list) throws(GateKitError) -> [String] in
+                var all: [String] = []
+                for c in list { all += try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
+                return Array(Set(all)).sorted()
+            }
             let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body"
             var itemList: [JSONValue] = []
             func add(_ items: any DatabaseStatement) throws(GateKitError) {

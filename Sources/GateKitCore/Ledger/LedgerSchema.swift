@@ -218,4 +218,22 @@ public enum LedgerSchema {
         .index("ledger_catalogs_by_effect", on: "ledger_catalogs", ["effective_ms", "id"]),
         .appendOnly("ledger_catalogs"),
     ])
+
+    /// Migration 7: the host's app accounts linked to ledger customers (`AppAccountRows`), every
+    /// link and unlink kept with its instant, so as-of answers use the links of their time.
+    public static let accounts = Migration([
+        .table("ledger_account_links", [
+            Column("id", .identity),
+            Column("environment", .text, notNull: true),
+            Column("app_user_id", .text, notNull: true),
+            Column("customer", .text, notNull: true),
+            Column("linked", .integer, notNull: true, check: "linked IN (0, 1)"),
+            Column("at_ms", .integer, notNull: true, check: "at_ms >= 0"),
+            // "transfer" when linking the customer to another app account unlinked it here.
+            Column("cause", .text),
+        ]),
+        .index("ledger_account_links_by_user", on: "ledger_account_links", ["environment", "app_user_id", "id"]),
+        .index("ledger_account_links_by_customer", on: "ledger_account_links", ["environment", "customer", "id"]),
+        .appendOnly("ledger_account_links"),
+    ])
 }

@@ -147,7 +147,7 @@ public struct LedgerView: Sendable {
 
     /// The order answers are chosen in: entitling first, then the one that lasts longest, then
     /// the most recent purchase, then ids (a total order, so the choice never depends on arrival).
-    static func lastsLonger(_ a: Entitlement, than b: Entitlement) -> Bool {
+    package static func lastsLonger(_ a: Entitlement, than b: Entitlement) -> Bool {
         func key(_ e: Entitlement) -> (Int, Int64, Int64, String, String) {
             (e.isEntitled ? 1 : 0, e.isEntitled ? (e.untilMs ?? .max) : 0, e.sinceMs ?? .min, e.productID ?? "", e.transactionID ?? "")
         }

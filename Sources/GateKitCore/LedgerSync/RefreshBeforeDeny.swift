@@ -42,4 +42,20 @@ public struct Refresher: Sendable {
         if refreshed.awaitsRenewal, report.tally.rejected > 0 { refreshed.stale = true }
         return refreshed
     }
+
+    /// The same for an app account: each linked customer's answer, within what is left of the
+    /// one budget; the best of them is the answer.
+    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, appUserID: String, to filter: String,
+                                   scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
+        var best: Entitlement?
+        for customer in try ledger.linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
+            let now = Clock.monotonicNanoseconds()
+            let left = now < deadline ? max(1, Int64((deadline - now) / 1_000_000)) : 1
+            let e = try entitlement(ledger, refresher: refresher, budgetMs: left, customer: customer, to: filter, scope: scope,
+                                    at: instant, naming: naming)
+            if best.map({ LedgerView.lastsLonger(e, than: $0) }) ?? true { best = e }
+        }
+        return best ?? .none
+    }
 }

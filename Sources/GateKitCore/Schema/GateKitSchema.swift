@@ -14,5 +14,6 @@ extension StoreSchema {
         StoreTables.writeLocks,                        // 4
         LedgerSchema.catalogs,                         // 5
         LedgerSyncSchema.sync,                         // 6
+        LedgerSchema.accounts,                         // 7
     ])
 }

@@ -1,0 +1,71 @@
+import GateKitStore
+import GateKitSupport
+
+/// The `ledger_account_links` rows: the host's app accounts linked to ledger customers. A
+/// customer belongs to at most one app account at a time (linking it to another moves it: a
+/// transfer, recorded as such); every link and unlink is kept with its instant.
+enum AppAccountRows {
+    struct Link: Equatable {
+        let appUserID: String
+        let customer: String
+        let sinceMs: Int64
+    }
+
+    struct Change {
+        let appUserID: String
+        let customer: String
+        let linked: Bool
+        let atMs: Int64
+        let cause: String?
+    }
+
+    /// The app account the customer is linked to at `atMs` (nil: now), if any.
+    static func holder(_ db: any DatabaseConnection, environment: String, customer: String, atMs: Int64?) throws(GateKitError) -> Link? {
+        let s = try db.statement("""
+            SELECT app_user_id, linked, at_ms FROM ledger_account_links
+            WHERE environment = ?1 AND customer = ?2 AND (?3 IS NULL OR at_ms <= ?3) ORDER BY id DESC LIMIT 1
+            """)
+        defer { s.reset() }
+        s.bind(1, text: environment).bind(2, text: customer).bind(3, atMs)
+        guard try s.step(), s.int64(1) == 1 else { return nil }
+        return Link(appUserID: s.text(0) ?? "", customer: customer, sinceMs: s.int64(2))
+    }
+
+    static func append(_ db: any DatabaseConnection, environment: String, appUserID: String, customer: String, linked: Bool,
+                       atMs: Int64, cause: String?) throws(GateKitError) {
+        try db.statement("""
+            INSERT INTO ledger_account_links(environment, app_user_id, customer, linked, at_ms, cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """).bind(1, text: environment).bind(2, text: appUserID).bind(3, text: customer).bind(4, linked ? 1 : 0)
+            .bind(5, atMs).bind(6, text: cause).run()
+    }
+
+    /// Every change touching the app account or the customer (nil: any), oldest first.
+    static func changes(_ db: any DatabaseConnection, environment: String, appUserID: String?, customer: String?) throws(GateKitError) -> [Change] {
+        let s = try db.statement("""
+            SELECT app_user_id, customer, linked, at_ms, cause FROM ledger_account_links
+            WHERE environment = ?1 AND (?2 IS NULL OR app_user_id = ?2) AND (?3 IS NULL OR customer = ?3) ORDER BY id
+            """)
+        defer { s.reset() }
+        s.bind(1, text: environment).bind(2, text: appUserID).bind(3, text: customer)
+        var out: [Change] = []
+        while try s.step() {
+            out.append(Change(appUserID: s.text(0) ?? "", customer: s.text(1) ?? "", linked: s.int64(2) == 1, atMs: s.int64(3), cause: s.text(4)))
+        }
+        return out
+    }
+
+    /// The links in effect at `atMs` (nil: now) among `changes` (oldest first): the last change
+    /// of each customer made by then, where it links.
+    static func current(_ changes: [Change], atMs: Int64?) -> [Link] {
+        var last: [String: Change] = [:]
+        var order: [String] = []
+        for change in changes where atMs.map({ change.atMs <= $0 }) ?? true {
+            if last[change.customer] == nil { order.append(change.customer) }
+            last[change.customer] = change
+        }
+        return order.compactMap { customer in
+            guard let change = last[customer], change.linked else { return nil }
+            return Link(appUserID: change.appUserID, customer: customer, sinceMs: change.atMs)
+        }
+    }
+}
