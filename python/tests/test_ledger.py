@@ -40,6 +40,16 @@ NOW_S = int(time.time()) + 120
 NOW = utc(NOW_S)   # the certificate-check time of every ingestion
 
 
+@pytest.fixture(scope="module", autouse=True)
+def certificate_check_time(pki: PKI) -> None:
+    """The certificate-check time, taken once this module's PKI exists (its certificates are
+    valid from their making): taken at import, it would precede a PKI made minutes later in a
+    long run."""
+    global NOW_S, NOW
+    NOW_S = int(time.time()) + 120
+    NOW = utc(NOW_S)
+
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     """Where the many throw-away stores go: tmpfs when there is one (these tests are about

@@ -45,6 +45,16 @@ SEED = int(os.environ.get("GATEKIT_DROP_SEED", "0")) or random.randrange(1, 1 <<
 TOOL = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def certificate_check_time(pki: PKI) -> None:
+    """The certificate-check time, taken once this module's PKI exists (its certificates are
+    valid from their making): taken at import, it would precede a PKI made minutes later in a
+    long run."""
+    global NOW_MS, NOW
+    NOW_MS = int(time.time() * 1000) + 120_000
+    NOW = utc(ms=NOW_MS)
+
+
 def payload(jws: str) -> Dict[str, Any]:
     body = jws.split(".")[1]
     value: Dict[str, Any] = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
