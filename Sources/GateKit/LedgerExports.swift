@@ -356,3 +356,23 @@ public func ledgerLinks(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?
         return GATEKIT_OK
     }
 }
+
+// MARK: the change feed
+
+@c(ledger_changes)
+public func ledgerChanges(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ afterSeq: Int64,
+                          _ limit: Int32) -> Int32 {
+    exportBoundary("ledger_changes") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        out.pointee = try Owned.cString(try ledger(store).changesJSON(after: afterSeq, limit: Int(limit)))
+        return GATEKIT_OK
+    }
+}
+
+@c(ledger_wait_changes)
+public func ledgerWaitChanges(_ store: OpaquePointer?, _ afterSeq: Int64, _ timeoutMs: Int32) -> Int32 {
+    exportBoundary("ledger_wait_changes") { () throws(GateKitError) in
+        try ledger(store).waitForChanges(after: afterSeq, timeoutMilliseconds: Int(timeoutMs)) ? 1 : 0
+    }
+}

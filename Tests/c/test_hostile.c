@@ -331,6 +331,12 @@ static int call_ledger_links(arg *a) {
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_changes(arg *a) {
+    int rc = ledger_changes((char **)a[0].p, (gatekit_store *)a[1].p, a[2].ll, a[3].i);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_wait_changes(arg *a) { return ledger_wait_changes((gatekit_store *)a[0].p, a[1].ll, a[2].i); }
 static int call_ledger_sync_options_init(arg *a) {
     return ledger_sync_options_init((gatekit_ledger_sync_options *)a[0].p, (unsigned)a[1].i);
 }
@@ -560,6 +566,8 @@ static const api_entry api[] = {
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
+    {"ledger_changes", call_ledger_changes, {OUT_PTR, STORE, AT_MS, INT, END}, 0},
+    {"ledger_wait_changes", call_ledger_wait_changes, {STORE, AT_MS, INTERVAL, END}, 0},
     {"ledger_sync_options_init", call_ledger_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_sync_notifications", call_ledger_sync_notifications, {OPT_OUT, STORE, AS_CLIENT, S_OPTIONS, END}, 0},
     {"ledger_sync_state", call_ledger_sync_state, {OUT_PTR, STORE, STR, END}, 0},
@@ -743,6 +751,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
     if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_ledger_changes) v.i = 10;
     if (e->args[k] == STR && e->call == call_ledger_sync_state) v.s = "Sandbox";
     if (k == 1 && e->args[k] == STR && (e->call == call_ledger_link || e->call == call_ledger_unlink)) v.s = "Sandbox";
     if (k == 2 && e->args[k] == STR && e->call == call_ledger_links) v.s = "Sandbox";

@@ -382,6 +382,65 @@ static void test_app_accounts(void) {
     gatekit_store_close(s);
 }
 
+/* The change feed: each change of an answer once, numbered, with its cause; a period ending
+ * with nothing ingested is a change too, dated at its end, and wakes a waiting reader. */
+static void test_change_feed(void) {
+    gatekit_store *s = open_store("feed.sqlite");
+    char *json = NULL;
+    CHECK_RC(ledger_changes(&json, s, 0, 100), 0);
+    CHECK_STR(json, "{\"version\":1,\"changes\":[],\"last\":0}");
+    gatekit_free(json);
+    CHECK_RC(ledger_wait_changes(s, 0, 0), 0);
+    long long t = now_ms();
+    CHECK_RC(ledger_link(s, "Sandbox", "dave", "970"), 1);
+    char *tx = tx_json("971", "970", "pro.monthly", t - day, t + 29 * day, t - day, "");
+    char *signed_tx = sign_with("ES256", tx, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_tx, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_tx, &options), GATEKIT_LEDGER_DUPLICATE);
+    CHECK_RC(ledger_wait_changes(s, 0, 1000), 1);
+    CHECK_RC(ledger_changes(&json, s, 0, 100), 0);
+    char expect[512];
+    snprintf(expect, sizeof expect, "\"seq\":1,\"environment\":\"Sandbox\",\"testSigned\":true,\"originalTransactionId\":\"970\","
+             "\"appUserIds\":[\"dave\"],\"productId\":\"pro.monthly\",\"entitled\":true,\"reason\":\"subscription\",\"status\":1,"
+             "\"until\":%lld,", t + 29 * day);
+    CHECK(json && strstr(json, expect) && strstr(json, "\"cause\":\"ingest\",\"item\":1,") && strstr(json, "\"last\":1}")
+          && !strstr(json, "\"seq\":2"));
+    gatekit_free(json);
+    /* A refund: one more change. */
+    char refund_extra[128];
+    snprintf(refund_extra, sizeof refund_extra, ",\"revocationDate\":%lld,\"revocationReason\":0", t - day / 2);
+    char *refunded = tx_json("971", "970", "pro.monthly", t - day, t + 29 * day, t - day / 2, refund_extra);
+    char *signed_refund = sign_with("ES256", refunded, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_refund, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_changes(&json, s, 1, 100), 0);
+    CHECK(json && strstr(json, "\"seq\":2,") && strstr(json, "\"entitled\":false,\"reason\":\"revoked\",\"status\":5,")
+          && strstr(json, "\"last\":2}"));
+    gatekit_free(json);
+    /* A period that ends in 1.2 s, with nothing ingested after: the waiting reader wakes at its
+     * end, and the change is dated there. */
+    long long ends = now_ms() + 1200;
+    char *brief = tx_json("981", "980", "pro.monthly", t - day, ends, t - day, "");
+    char *signed_brief = sign_with("ES256", brief, "leaf", chain3, 3);
+    CHECK_RC(ledger_ingest_transaction(NULL, s, signed_brief, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_wait_changes(s, 3, 100), 0);  /* nothing yet */
+    CHECK_RC(ledger_wait_changes(s, 3, 10000), 1);
+    CHECK(now_ms() >= ends);
+    CHECK_RC(ledger_changes(&json, s, 3, 100), 0);
+    snprintf(expect, sizeof expect, "\"seq\":4,\"environment\":\"Sandbox\",\"testSigned\":true,\"originalTransactionId\":\"980\","
+             "\"appUserIds\":[],\"productId\":\"pro.monthly\",\"entitled\":false,\"reason\":\"expired\",\"status\":2,\"at\":%lld,"
+             "\"cause\":\"time\",\"recorded\":", ends);
+    CHECK(json && strstr(json, expect) && strstr(json, "\"last\":4}"));
+    gatekit_free(json);
+    CHECK_RC(ledger_changes(&json, s, 0, 1), 0);  /* a page of one, and its cursor */
+    CHECK(json && strstr(json, "\"seq\":1,") && !strstr(json, "\"seq\":2,") && strstr(json, "\"last\":1}"));
+    gatekit_free(json);
+    CHECK_RC(ledger_changes(&json, s, 0, 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_changes(&json, s, -1, 10), GATEKIT_EINVAL);
+    CHECK_RC(ledger_wait_changes(s, 0, -1), GATEKIT_EINVAL);
+    free(tx); free(signed_tx); free(refunded); free(signed_refund); free(brief); free(signed_brief);
+    gatekit_store_close(s);
+}
+
 static void test_batch(void) {
     gatekit_store *s = open_store("batch.sqlite");
     long long t = now_ms();
@@ -671,6 +730,7 @@ int main(void) {
     test_refusals();
     test_either_environment();
     test_app_accounts();
+    test_change_feed();
     test_batch();
     test_catalog();
     test_receipts();

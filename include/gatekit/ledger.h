@@ -232,6 +232,31 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_unlink(gatekit_store *store, const ch
  * "changes":[{"appUserId":...,"customer":...,"linked":true,"at":ms,"cause":"transfer"|null}]}. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store *store, const char *environment, const char *app_user_id, const char *customer, long long at_ms);
 
+/* The change feed (since 0.2.0; docs/ledger.md, "The change feed"): every change of an answer
+ * — entitled or not, reason, status, until — for a subscription (original transaction id) and
+ * product, numbered in commit order with no gaps. Its cause is the ingested item ("ingest",
+ * with "item": the history's item id; a sync's items too) or time ("time": a period ended, a
+ * grace period ran out, a catalog's term took effect, with nothing ingested), dated "at" the
+ * instant it took effect. Time's changes are appended when the feed is next read or waited on
+ * (ledger_wait_changes wakes at that instant) or the subscription next ingested; questions
+ * never wait on them. A host keeps its cursor and moves it after handling a change: at least
+ * once. Each change names the subscription's app account token and the app accounts linked to
+ * it or the token when it was appended ("appUserIds"). */
+
+/* The changes after after_seq (0: from the first), oldest first, at most limit (1 to 10000):
+ * {"version":1,"changes":[{"seq":1,"environment":...,"testSigned":...,"originalTransactionId":
+ * ...,"appAccountToken":...,"appUserIds":[...],"productId":...,"entitlements":["pro"],
+ * "entitled":true,"reason":"subscription","status":1,"until":ms,"at":ms,"cause":"ingest",
+ * "item":7,"recorded":ms}],"last":seq} — members that do not apply are absent; "last" is the
+ * cursor to pass next (after_seq when there was nothing new). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_changes(char **out_json, gatekit_store *store, long long after_seq, int limit);
+
+/* 1 as soon as a change after after_seq exists, 0 when timeout_ms (0 to 3600000) passed first.
+ * Woken by any process's commit (SQLite: the store's change probe, read every 2 ms;
+ * PostgreSQL: the commit notifications on the store's connection) and at the instant time next
+ * changes an answer. Blocks the calling thread only; other threads may use the handle. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_wait_changes(gatekit_store *store, long long after_seq, int timeout_ms);
+
 /* The history as JSON, oldest first: every ingested item with its decoded payload and every
  * status change with the item that caused it: {"version":1,"environment":...,"testSigned":...,
  * "items":[{"id":1,"kind":"notification","identity":...,"notificationUUID":...,

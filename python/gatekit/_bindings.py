@@ -414,6 +414,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_link': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_unlink': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_links': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong,),
+    'ledger_changes': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_longlong, ctypes.c_int,),
+    'ledger_wait_changes': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_longlong, ctypes.c_int,),
     'ledger_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
@@ -565,6 +567,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_link: Callable[..., Any]
     ledger_unlink: Callable[..., Any]
     ledger_links: Callable[..., Any]
+    ledger_changes: Callable[..., Any]
+    ledger_wait_changes: Callable[..., Any]
     ledger_history: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]

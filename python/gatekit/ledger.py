@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _bindings, _native
 from . import _time
@@ -20,7 +20,7 @@ from .jws import KINDS, SignedDataVerifier
 if TYPE_CHECKING:
     from .api_client import AppStoreServerAPIClient
 
-__all__ = ["Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+__all__ = ["Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
@@ -187,6 +187,60 @@ class IngestResult(JSONResult):
         return members
 
 
+@dataclass(frozen=True)
+class Change(JSONResult):
+    """One change of an answer in the change feed (ledger_changes()'s JSON as ``to_dict()``):
+    the subscription (original transaction id) and product, the new answer, when it took effect
+    (``at``) and why (``cause`` "ingest", with the history's ``item``, or "time")."""
+    seq: int
+    environment: str
+    test_signed: bool
+    original_transaction_id: str
+    product_id: str
+    entitled: bool
+    reason: Reason
+    at: datetime
+    cause: str
+    recorded: datetime
+    app_account_token: Optional[str] = None
+    app_user_ids: Tuple[str, ...] = ()
+    entitlements: Tuple[str, ...] = ()   # the names the catalog in effect then says the product grants
+    status: Optional[SubscriptionStatus] = None
+    until: Optional[datetime] = None
+    item: Optional[int] = None
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "Change":
+        status = raw.get("status")
+        at, recorded = _time.from_milliseconds(int(raw["at"])), _time.from_milliseconds(int(raw["recorded"]))
+        if at is None or recorded is None:
+            raise ValueError("a change without its instants")
+        return cls(seq=raw["seq"], environment=raw["environment"], test_signed=bool(raw["testSigned"]),
+                   original_transaction_id=raw["originalTransactionId"], product_id=raw["productId"], entitled=bool(raw["entitled"]),
+                   reason=_REASONS[raw["reason"]], at=at, cause=raw["cause"], recorded=recorded,
+                   app_account_token=raw.get("appAccountToken"), app_user_ids=tuple(raw.get("appUserIds", ())),
+                   entitlements=tuple(raw.get("entitlements", ())), status=SubscriptionStatus(status) if status is not None else None,
+                   until=_time.from_milliseconds(raw.get("until")), item=raw.get("item"))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return _present({
+            "seq": self.seq, "environment": self.environment, "testSigned": self.test_signed,
+            "originalTransactionId": self.original_transaction_id, "appAccountToken": self.app_account_token,
+            "appUserIds": list(self.app_user_ids), "productId": self.product_id,
+            "entitlements": list(self.entitlements) if self.entitlements else None, "entitled": self.entitled,
+            "reason": _REASON_NAMES[self.reason], "status": int(self.status) if self.status is not None else None,
+            "until": _time.milliseconds(self.until, "until") if self.until else None,
+            "at": _time.milliseconds(self.at, "at"), "cause": self.cause, "item": self.item,
+            "recorded": _time.milliseconds(self.recorded, "recorded"),
+        })
+
+
+class ChangePage(NamedTuple):
+    """Ledger.changes(): the changes read, and the cursor to read after next."""
+    changes: List[Change]
+    last: int
+
+
 class LinkOutcome(IntEnum):
     """What Ledger.link() did."""
     UNCHANGED = 0    # already linked to this app account
@@ -253,6 +307,8 @@ _active = _bindings.ledger_active
 _status = _bindings.ledger_subscription_status
 _intro = _bindings.ledger_intro_eligible
 _history = _bindings.ledger_history
+_changes = _bindings.ledger_changes
+_wait_changes = _bindings.ledger_wait_changes
 _link = _bindings.ledger_link
 _unlink = _bindings.ledger_unlink
 _links = _bindings.ledger_links
@@ -409,6 +465,31 @@ class Ledger:
             raise TypeError("set_refresher needs the verifier the refreshed data is checked with")
         verify = verifier.c_options(verify_time)
         check(_set_refresher(self._store.handle, client.handle, ctypes.byref(verify)))
+
+    # ---- the change feed -------------------------------------------------------------------
+
+    def changes(self, after: int = 0, limit: int = 100) -> ChangePage:
+        """The changes after the cursor ``after`` (0: from the first), oldest first, at most
+        ``limit``, and the cursor to pass next. Time's due changes are appended first."""
+        out = ctypes.c_void_p()
+        check(_changes(ctypes.byref(out), self._store.handle, int(after), int(limit)))
+        document = json.loads(_native.take_string(out))
+        return ChangePage([Change.from_json(c) for c in document["changes"]], document["last"])
+
+    def wait_changes(self, after: int, timeout: timedelta) -> bool:
+        """True as soon as a change after ``after`` exists (any process's commit wakes it, and
+        the instant time next changes an answer), False when ``timeout`` passed first."""
+        return check(_wait_changes(self._store.handle, int(after), _time.span_milliseconds(timeout, "timeout"))) == 1
+
+    def follow(self, after: int = 0, *, limit: int = 100, wait: timedelta = timedelta(seconds=30)) -> Iterator[Change]:
+        """Every change after ``after``, as it comes, forever: read, then wait. Keep the last
+        ``seq`` you handled and start from it again (at least once)."""
+        while True:
+            page = self.changes(after, limit)
+            yield from page.changes
+            after = page.last
+            if not page.changes:
+                self.wait_changes(after, wait)
 
     # ---- app accounts ----------------------------------------------------------------------
 

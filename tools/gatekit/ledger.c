@@ -36,6 +36,9 @@ const char gk_ledger_usage[] =
     "    there was no such link. --app-user on a question: CUSTOMER is your user id\n"
     "gatekit ledger links    --environment ENV [APP_USER] [--customer CUSTOMER] [--at …]\n"
     "    the links in effect (default now) and every change, as JSON\n"
+    "gatekit ledger changes  [--after SEQ] [--limit N] [--follow]\n"
+    "    the change feed: every change of an answer after SEQ as JSON; --follow prints each\n"
+    "    change as one JSON line as it comes, until stopped\n"
     "gatekit ledger sync     KEY_OPTIONS --bundle-id ID --environment ENV [--app-apple-id N]\n"
     "                      [--test-anchor CERT] [--since TIME] [--until TIME] [--budget MS]\n"
     "                      [--max-pages N] [--lease MS]\n"
@@ -54,21 +57,23 @@ const char gk_ledger_usage[] =
 
 typedef struct {
     gk_signed_options s;  /* --at: for ingest the certificate-check time, for questions the instant asked about */
-    const char *type, *at_ms, *customer;
+    const char *type, *at_ms, *customer, *after, *limit;
     const char *positional[3];
-    int count, test_signed, app_user;
+    int count, test_signed, app_user, follow;
 } ledger_args;
 
 static int parse(int argc, char **argv, ledger_args *a) {
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--type", &a->type)) || (r = gk_option(argc, argv, &i, "--at-ms", &a->at_ms)) ||
-            (r = gk_option(argc, argv, &i, "--customer", &a->customer)) || (r = gk_signed_option(argc, argv, &i, &a->s))) {
+            (r = gk_option(argc, argv, &i, "--customer", &a->customer)) || (r = gk_option(argc, argv, &i, "--after", &a->after)) ||
+            (r = gk_option(argc, argv, &i, "--limit", &a->limit)) || (r = gk_signed_option(argc, argv, &i, &a->s))) {
             if (r < 0) return -1;
             continue;
         }
         if (strcmp(argv[i], "--test-signed") == 0) { a->test_signed = 1; continue; }
         if (strcmp(argv[i], "--app-user") == 0) { a->app_user = 1; continue; }
+        if (strcmp(argv[i], "--follow") == 0) { a->follow = 1; continue; }
         if ((argv[i][0] == '-' && argv[i][1] != '\0') || a->count == 3) {
             fprintf(stderr, "gatekit ledger: unexpected argument %s\n", argv[i]);
             return -1;
@@ -186,6 +191,67 @@ static int accounts(gk_cli *cli, const char *command, const ledger_args *a, long
     return strcmp(command, "unlink") == 0 && rc == 0 ? GK_EXIT_NO : GK_EXIT_OK;
 }
 
+/* Prints each change of a ledger_changes() document on its own line (JSON lines). Returns the
+ * number printed; *last receives the document's cursor. */
+static int print_changes(const char *json, long long *last) {
+    int printed = 0;
+    const char *p = strstr(json, "\"changes\":[");
+    if (!p) return 0;
+    p += strlen("\"changes\":[");
+    while (*p == '{') {
+        /* The object's end: the brace that closes it, outside strings (an app user id may hold
+         * any character, escaped only where JSON says). */
+        const char *end = p;
+        int depth = 0, in_string = 0;
+        for (; *end; end++) {
+            if (in_string) {
+                if (*end == '\\' && end[1]) end++;
+                else if (*end == '"') in_string = 0;
+            } else if (*end == '"') {
+                in_string = 1;
+            } else if (*end == '{' || *end == '[') {
+                depth++;
+            } else if ((*end == '}' || *end == ']') && --depth == 0) {
+                break;
+            }
+        }
+        if (!*end) break;
+        printf("%.*s\n", (int)(end - p + 1), p);
+        printed++;
+        p = end + 1;
+        if (*p == ',') p++;
+    }
+    const char *cursor = strstr(json, "\"last\":");
+    if (cursor) *last = strtoll(cursor + 7, NULL, 10);
+    fflush(stdout);
+    return printed;
+}
+
+/* gatekit ledger changes [--after N] [--limit N] [--follow]. */
+static int changes(gk_cli *cli, const ledger_args *a) {
+    if (a->count || a->s.environment) return gk_usage(gk_ledger_usage);
+    long long after = a->after ? gk_number(a->after) : 0, limit = a->limit ? gk_number(a->limit) : 1000;
+    if (after < 0 || limit < 1 || limit > 10000) {
+        fprintf(stderr, "gatekit ledger changes: --after is a sequence number (0 or more), --limit 1 to 10000\n");
+        return GK_EXIT_USAGE;
+    }
+    gatekit_store *store = a->follow ? gk_store(cli) : gk_question_store(cli);
+    if (!store) return GK_EXIT_ERROR;
+    for (;;) {
+        char *json = NULL;
+        int rc = ledger_changes(&json, store, after, (int)limit);
+        if (rc < 0) return gk_fail("ledger changes", rc);
+        if (!a->follow) {
+            puts(json);
+            gatekit_free(json);
+            return GK_EXIT_OK;
+        }
+        int printed = print_changes(json, &after);
+        gatekit_free(json);
+        if (printed == 0 && (rc = ledger_wait_changes(store, after, 30000)) < 0) return gk_fail("ledger changes --follow", rc);
+    }
+}
+
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_ledger_usage);
     const char *command = argv[1];
@@ -209,6 +275,8 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
         return GK_EXIT_USAGE;
     }
     if (strcmp(command, "catalog") == 0) return catalog(cli, &a, q.at_ms);
+    if (strcmp(command, "changes") == 0) return changes(cli, &a);
+    if (a.after || a.limit || a.follow) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "link") == 0 || strcmp(command, "unlink") == 0 || strcmp(command, "links") == 0)
         return accounts(cli, command, &a, q.at_ms);
     if (a.customer) return gk_usage(gk_ledger_usage);

@@ -13,7 +13,7 @@ static const char usage_text[] =
     "                                                        permission state\n"
     "  jws verify|entitled                                   StoreKit 2 signed data (JWS)\n"
     "  ledger ingest|entitled|status|active|eligible|history entitlements from verified App Store data\n"
-    "  ledger catalog|link|unlink|links|sync|sync-state|refresh\n"
+    "  ledger catalog|link|unlink|links|changes|sync|sync-state|refresh\n"
     "                                                        products, app accounts, the ledger kept in step with Apple\n"
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"

@@ -106,7 +106,7 @@ public final class Ledger: @unchecked Sendable {
     }
 
     /// The catalogs, read once until the store changes (inside `store.read`).
-    private func loadedCatalogs(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
+    func loadedCatalogs(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
         if let kept = catalogs { return kept }
         let read = try CatalogRows.all(db)
         catalogs = read
@@ -120,17 +120,25 @@ public final class Ledger: @unchecked Sendable {
         if let effectiveMs, effectiveMs < 0 { throw .invalid("effective_ms is negative") }
         let now = Clock.nowMilliseconds()
         try store.write(.wholeStore) { (db) throws(GateKitError) in
-            try CatalogRows.append(db, catalog, effectiveMs: effectiveMs ?? now, declaredMs: now)
+            let effective = effectiveMs ?? now
+            // The products whose terms may change then: the change feed looks at them again at that instant.
+            let before = try loadedCatalogs(db).catalog(at: effective)
+            try CatalogRows.append(db, catalog, effectiveMs: effective, declaredMs: now)
             forgetRecords()
+            try ChangeFeed.revisit(db, products: Set(before.products.keys).union(catalog.products.keys), at: max(effective, now))
         }
     }
 
     /// The catalog in effect at the instant (nil when none was declared by then).
     public func catalog(at instant: LedgerInstant) throws(GateKitError) -> ProductCatalogs.Entry? {
-        try store.read { (db) throws(GateKitError) -> ProductCatalogs in
-            if try probe.changed() { forgetRecords() }
-            return try loadedCatalogs(db)
-        }.effective(at: instant.at)
+        try store.read { (db) throws(GateKitError) -> ProductCatalogs in try currentCatalogs(db) }.effective(at: instant.at)
+    }
+
+    /// The catalogs as the store holds them now (inside `store.read`): another connection's
+    /// declaration is seen.
+    func currentCatalogs(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
+        if try probe.changed() { forgetRecords() }
+        return try loadedCatalogs(db)
     }
 
     /// Whether the store holds test-signed data in the environment: one indexed lookup, kept

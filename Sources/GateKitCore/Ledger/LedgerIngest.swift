@@ -105,7 +105,9 @@ extension Ledger {
                 case let .failure(error): out.append(.failure(error))
                 }
             }
-            return (out, try alongside(db))
+            let result = try alongside(db)
+            try ChangeFeed.append(db, state.changes, now: Clock.nowMilliseconds())
+            return (out, result)
         }
     }
 
@@ -222,7 +224,9 @@ extension Ledger {
         return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
             var state = RecordingState()
-            return try record(item, db, &state)
+            let report = try record(item, db, &state)
+            try ChangeFeed.append(db, state.changes, now: Clock.nowMilliseconds())
+            return report
         }
     }
 
@@ -231,6 +235,8 @@ extension Ledger {
     /// a batch of N versions of one transaction reads the store once and costs O(N), not O(N²).
     struct RecordingState {
         var records: [String: CustomerRecord] = [:]
+        /// The answers' changes the items made, numbered and appended last (`ChangeFeed.append`).
+        var changes: [ChangeFeed.Change] = []
     }
 
     /// On PostgreSQL, the rows every writer shares — the items' certificate headers (one per
@@ -323,6 +329,12 @@ extension Ledger {
         var records: [String: CustomerRecord] = [:]
         for original in originals { records[original] = state.records[original] }
         let before = statuses(records, at: now)
+        // What time alone changed before this item: those changes come first, dated when they happened.
+        let catalogs = try loadedCatalogs(db)
+        for original in originals {
+            try ChangeFeed.sweep(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
+                                 catalogs: catalogs, now: now, into: &state.changes)
+        }
         // New unless a version as new or newer is held (the compacted record keeps the newest).
         var changesState = item.transactions.isEmpty && item.renewals.isEmpty
         for (v, _) in item.transactions where !(records[v.originalTransactionID]?.transactions.contains {
@@ -350,6 +362,10 @@ extension Ledger {
         for (v, _) in item.renewals { records[v.originalTransactionID]?.renewals.append(v) }
         for original in originals { state.records[original] = records[original]?.compacted() }
         let after = statuses(records, at: now)
+        for original in originals {
+            try ChangeFeed.ingested(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
+                                    catalogs: catalogs, now: now, item: itemID, into: &state.changes)
+        }
         for original in originals {
             guard let to = after[original], before[original]?.status != to.status else { continue }
             let change = IngestReport.StatusChange(originalTransactionID: original, groupID: to.group, from: before[original]?.status, to: to.status)

@@ -236,4 +236,39 @@ public enum LedgerSchema {
         .index("ledger_account_links_by_customer", on: "ledger_account_links", ["environment", "customer", "id"]),
         .appendOnly("ledger_account_links"),
     ])
+
+    /// A subscription's product and the answer for it, in the feed's two tables.
+    static let answerColumns = [
+        Column("environment", .text, notNull: true),
+        Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+        Column("original_transaction_id", .text, notNull: true),
+        Column("product_id", .text, notNull: true),
+        Column("entitled", .integer, notNull: true, check: "entitled IN (0, 1)"),
+        Column("reason", .integer, notNull: true),
+        Column("status", .integer),
+        Column("until_ms", .integer),
+    ]
+
+    /// Migration 8: the change feed (`ChangeFeed`): every change of an answer, numbered in commit
+    /// order by the one head row; and the answer each subscription's product last gave, with the
+    /// instant it next changes by time alone.
+    public static let changes = Migration([
+        .table("ledger_feed_head", [
+            Column("id", .integer, notNull: true, primaryKey: true, check: "id = 1"),
+            Column("last_seq", .integer, notNull: true, check: "last_seq >= 0"),
+        ]),
+        .table("ledger_changes", [Column("seq", .integer, notNull: true, primaryKey: true, check: "seq > 0")] + answerColumns + [
+            Column("at_ms", .integer, notNull: true),
+            Column("cause", .text, notNull: true, check: "cause IN ('ingest', 'time')"),
+            Column("item_id", .integer),
+            Column("app_account_token", .text),
+            Column("app_user_ids", .text, notNull: true),
+            Column("recorded_ms", .integer, notNull: true),
+        ]),
+        .appendOnly("ledger_changes"),
+        .table("ledger_answers", answerColumns + [
+            Column("next_change_ms", .integer),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id, product_id)"], withoutRowID: true),
+        .index("ledger_answers_due", on: "ledger_answers", ["next_change_ms"], where: "next_change_ms IS NOT NULL"),
+    ])
 }

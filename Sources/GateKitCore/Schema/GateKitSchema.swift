@@ -15,5 +15,6 @@ extension StoreSchema {
         LedgerSchema.catalogs,                         // 5
         LedgerSyncSchema.sync,                         // 6
         LedgerSchema.accounts,                         // 7
+        LedgerSchema.changes,                          // 8
     ])
 }

@@ -1,0 +1,141 @@
+import Glibc
+import GateKitStore
+import GateKitSupport
+
+/// The change feed through the ledger (`ChangeFeed` keeps its rows): what a host reads with a
+/// cursor it keeps (at least once: it moves the cursor after handling a change), and waits on.
+extension Ledger {
+    public static let maximumFeedPage = 10_000
+    /// Subscriptions swept per write: a long-idle store catches up in bounded transactions.
+    static let sweepBatch = 256
+
+    /// Emits the changes time alone has made by now — periods that ended, grace periods that
+    /// ran out, with nothing ingested since — each dated at its instant. The feed's readers call
+    /// it first, so a host reading the feed sees them; answers to questions never wait on it.
+    public func emitDueChanges() throws(GateKitError) -> Int {
+        let now = Clock.nowMilliseconds()
+        var total = 0
+        while true {
+            let due = try store.read { (db) throws(GateKitError) in try ChangeFeed.due(db, now: now, limit: Ledger.sweepBatch) }
+            if due.isEmpty { return total }
+            let subjects = due.map { "ledger/\($0.0.environment)/\($0.0.testFlag)/\($0.1)" }
+            total += try store.write(.subjects(subjects)) { (db) throws(GateKitError) -> Int in
+                let catalogs = try loadedCatalogs(db)
+                var changes: [ChangeFeed.Change] = []
+                for (scope, original) in due {
+                    let record = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope).compacted()
+                    try ChangeFeed.sweep(db, scope: scope, original: original, record: record, catalogs: catalogs, now: now, into: &changes)
+                }
+                try ChangeFeed.append(db, changes, now: Clock.nowMilliseconds())
+                return changes.count
+            }
+            if due.count < Ledger.sweepBatch { return total }
+        }
+    }
+
+    /// The changes after `seq`, oldest first, at most `limit`:
+    /// {"version":1,"changes":[{"seq":…,"environment":…,"testSigned":…,"originalTransactionId":…,
+    /// "appAccountToken":…,"appUserIds":[…],"productId":…,"entitlements":[…],"entitled":…,
+    /// "reason":…,"status":…,"until":…,"at":…,"cause":"ingest"|"time","item":…,"recorded":…}],
+    /// "last":seq} (members that do not apply are absent; "last": the cursor to read after next).
+    public func changesJSON(after seq: Int64, limit: Int) throws(GateKitError) -> String {
+        guard seq >= 0 else { throw .invalid("after_seq is negative") }
+        guard (1...Ledger.maximumFeedPage).contains(limit) else { throw .invalid("limit must be 1 to \(Ledger.maximumFeedPage), not \(limit)") }
+        _ = try emitDueChanges()
+        return try store.read { (db) throws(GateKitError) -> String in
+            let catalogs = try currentCatalogs(db)
+            let s = try db.statement("""
+                SELECT seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, at_ms,
+                    cause, item_id, app_account_token, app_user_ids, recorded_ms
+                FROM ledger_changes WHERE seq > ?1 ORDER BY seq LIMIT ?2
+                """)
+            defer { s.reset() }
+            s.bind(1, seq).bind(2, Int64(limit))
+            var items: [JSONValue] = []
+            var last = seq
+            while try s.step() {
+                last = s.int64(0)
+                items.append(try Ledger.change(s, catalogs: catalogs))
+            }
+            return JSONWriter.serialize(.object([("version", .number(JSONDocument.version)), ("changes", .array(items)), ("last", .number(last))]))
+        }
+    }
+
+    private static func change(_ s: any DatabaseStatement, catalogs: ProductCatalogs) throws(GateKitError) -> JSONValue {
+        let product = s.text(4) ?? ""
+        let at = s.int64(9)
+        guard let reason = Int32(exactly: s.int64(6)).flatMap(Entitlement.Reason.init(rawValue:)) else {
+            throw GateKitError(.corrupt, "ledger_changes holds the unknown reason \(s.int64(6))")
+        }
+        let users: JSONValue
+        do throws(GateKitError) { users = try JSONParser.parse(Array((s.text(13) ?? "").utf8)) } catch {
+            throw GateKitError(.corrupt, "ledger_changes holds app user ids that are not JSON")
+        }
+        var members: [(String, JSONValue)] = [("seq", .number(s.int64(0))), ("environment", .string(s.text(1) ?? "")),
+                                              ("testSigned", .bool(s.int64(2) == 1)), ("originalTransactionId", .string(s.text(3) ?? ""))]
+        if let token = s.text(12) { members.append(("appAccountToken", .string(token))) }
+        members.append(("appUserIds", users))
+        members.append(("productId", .string(product)))
+        if let names = catalogs.catalog(at: at).products[product]?.entitlements, !names.isEmpty {
+            members.append(("entitlements", .array(names.map { .string($0) })))
+        }
+        members += [("entitled", .bool(s.int64(5) == 1)), ("reason", .string(reason.name))]
+        if let status = s.optionalInt64(7) { members.append(("status", .number(status))) }
+        if let until = s.optionalInt64(8) { members.append(("until", .number(until))) }
+        members += [("at", .number(at)), ("cause", .string(s.text(10) ?? ""))]
+        if let item = s.optionalInt64(11) { members.append(("item", .number(item))) }
+        members.append(("recorded", .number(s.int64(14))))
+        return .object(members)
+    }
+
+    public static let maximumWaitMilliseconds = 3_600_000
+
+    /// True as soon as a change after `seq` exists, false when `timeoutMilliseconds` passed
+    /// first. Woken by any process's commit — on SQLite through the store's change probe (a read
+    /// of the WAL index, every 2 ms), on PostgreSQL by the commit notifications on the store's
+    /// connection — and at the instant time next changes an answer, which it then emits.
+    public func waitForChanges(after seq: Int64, timeoutMilliseconds: Int) throws(GateKitError) -> Bool {
+        guard seq >= 0 else { throw .invalid("after_seq is negative") }
+        guard (0...Ledger.maximumWaitMilliseconds).contains(timeoutMilliseconds) else {
+            throw .invalid("timeout_ms must be 0 to \(Ledger.maximumWaitMilliseconds), not \(timeoutMilliseconds)")
+        }
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(timeoutMilliseconds) &* 1_000_000
+        let commits = store.makeChangeProbe()
+        while true {
+            _ = try emitDueChanges()
+            let (last, nextDue) = try store.read { (db) throws(GateKitError) -> (Int64, Int64?) in
+                _ = try commits.changed()  // what arrived so far is seen by this read
+                return (try ChangeFeed.lastSeq(db), try ChangeFeed.nextDue(db))
+            }
+            if last > seq { return true }
+            let now = Clock.monotonicNanoseconds()
+            guard now < deadline else { return false }
+            var slice = Int((deadline - now) / 1_000_000) + 1
+            if let due = nextDue { slice = min(slice, Int(max(0, due - Clock.nowMilliseconds())) + 1) }
+            try sleep(milliseconds: slice, orUntil: commits, after: seq)
+        }
+    }
+
+    /// Sleeps at most `milliseconds`, less when another connection commits (or, on SQLite,
+    /// this handle appends past `seq`: its own commits do not move the probe).
+    private func sleep(milliseconds: Int, orUntil commits: any ChangeProbe, after seq: Int64) throws(GateKitError) {
+        var left = milliseconds
+        while left > 0 {
+            if let socket = store.notificationSocket() {
+                var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                let slice = min(left, 50)
+                if poll(&entry, 1, Int32(slice)) > 0 { return }
+                left -= slice
+            } else {
+                let slice = min(left, 2)
+                usleep(UInt32(slice) * 1000)
+                left -= slice
+                let arrived = try store.read { (db) throws(GateKitError) -> Bool in
+                    if try commits.changed() { return true }
+                    return try ChangeFeed.lastSeq(db) > seq
+                }
+                if arrived { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Testing
+@testable import GateKitLedger
+@testable import GateKitStore
+@testable import GateKitSupport
+
+/// The change feed's rules without the C ABI: which instant time next changes an answer, and a
+/// sweep that emits each boundary crossed once, dated at it (the feed end to end:
+/// Tests/c/test_ledger.c and python/tests/test_ledger_feed.py).
+@Suite struct ChangeFeedTests {
+    static let day: Int64 = 86_400_000
+    static let t0: Int64 = 1_735_689_600_000
+
+    @Test func timeNextChangesWhatEndsAndWhatIsNotYetPurchased() {
+        let d = Self.day, t = Self.t0
+        let month = LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d)
+        func next(_ at: Int64, _ renewals: [RenewalVersion] = []) -> Int64? {
+            let e = CustomerRecord(transactions: [month], renewals: renewals).view(at: at, knownBy: nil).entitlement(to: "pro")
+            return ChangeFeed.Answer.nextChange(e, after: at)
+        }
+        #expect(next(t + d) == t + 30 * d)                     // a period: its end
+        let lifetime = LedgerModelTests.tx("2", original: "2", product: "life", group: nil, type: .nonConsumable, purchase: t)
+        let later = CustomerRecord(transactions: [lifetime]).view(at: t - d, knownBy: nil).entitlement(to: "life")
+        #expect(later.reason == .notYetPurchased && ChangeFeed.Answer.nextChange(later, after: t - d) == t)  // bought later: the purchase
+        #expect(next(t + 31 * d) == nil)                       // expired: only new data changes it
+        let grace = LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)
+        #expect(next(t + 31 * d, [grace]) == t + 46 * d)       // the grace period's end
+        #expect(next(t + 47 * d, [grace]) == nil)              // billing retry: Apple decides
+    }
+
+    @Test func aSweepEmitsEachBoundaryOnceAtItsInstant() throws {
+        let d = Self.day, t = Clock.nowMilliseconds() - 60 * Self.day
+        let folder = TemporaryFolder()
+        let store = try TestStores.open(folder.file("feed.sqlite"))
+        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let record = CustomerRecord(transactions: [LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d)],
+                                    renewals: [LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)])
+        var changes: [ChangeFeed.Change] = []
+        try store.write(.wholeStore) { (db) throws(GateKitError) in
+            try ChangeFeed.ingested(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
+                                    now: t + d, item: 7, into: &changes)
+            try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
+                                 now: t + 50 * d, into: &changes)
+            try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
+                                 now: t + 60 * d, into: &changes)  // nothing left to cross
+            try ChangeFeed.append(db, changes, now: t + 60 * d)
+        }
+        #expect(changes.map(\.atMs) == [t + d, t + 30 * d, t + 46 * d])
+        #expect(changes.map(\.answer.reason) == [1, 2, 12])     // subscription, grace period, billing retry
+        #expect(changes.map(\.itemID) == [7, nil, nil])
+        #expect(try store.read { (db) throws(GateKitError) in try ChangeFeed.lastSeq(db) } == 3)
+        #expect(try store.read { (db) throws(GateKitError) in try ChangeFeed.nextDue(db) } == nil)
+    }
+}
