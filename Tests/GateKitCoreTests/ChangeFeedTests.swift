@@ -36,7 +36,7 @@ import Testing
                                     renewals: [LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)])
         var changes: [ChangeFeed.Change] = []
         try store.write(.wholeStore) { (db) throws(GateKitError) in
-            try ChangeFeed.ingested(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
+            try ChangeFeed.ingested(db, scope: scope, original: "1", record: record, stored: [:], catalogs: ProductCatalogs(entries: []),
                                     now: t + d, item: 7, into: &changes)
             try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
                                  now: t + 50 * d, into: &changes)

@@ -242,3 +242,27 @@ def test_a_catalog_term_taking_effect_is_a_change_dated_then(open_store, pki: PK
         assert [(c.cause, c.entitled, c.reason) for c in page.changes] == [("time", False, Reason.EXPIRED)]
         assert declared <= gatekit._time.milliseconds(page.changes[0].at, "at") <= now_ms()
         assert store.ledger.changes(page.last).changes == []  # once
+
+
+def test_the_tool_links_asks_by_app_account_and_reads_the_feed_on_either_backend(store_location, pki: PKI) -> None:
+    """The same tool commands on SQLite and on PostgreSQL (--store a path or a postgresql:// URI)."""
+    where, app_id = store_location("tool")
+    verifier = SignedDataVerifier(BUNDLE, "Sandbox", test_anchor=pki.der("root"))
+    life = Life(pki, "tool-backends", original="5500")
+    t = now_ms()
+    with gatekit.Store(where, app_id=app_id) as store:
+        store.ledger.ingest_transaction(pki.sign(life.tx("5501", "pro.monthly", t - 1000, t + 86_400_000), CHAIN), verifier)
+    base = [TOOL, "--store", where] + (["--app-id", app_id] if app_id else [])
+
+    def tool(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(base + ["ledger", *args], capture_output=True, text=True, env=child_env())
+
+    assert tool("link", "--environment", "Sandbox", "frank", "5500").stdout.strip() == "linked"
+    entitled = tool("entitled", "--environment", "Sandbox", "--test-signed", "--app-user", "frank", "pro.monthly")
+    assert entitled.returncode == 0 and json.loads(entitled.stdout)["transactionId"] == "5501", entitled.stderr
+    links = json.loads(tool("links", "--environment", "Sandbox", "frank").stdout)
+    assert [l["customer"] for l in links["links"]] == ["5500"]
+    feed = json.loads(tool("changes").stdout)
+    assert [(c["seq"], c["reason"]) for c in feed["changes"]] == [(1, "subscription")]
+    assert tool("unlink", "--environment", "Sandbox", "frank", "5500").returncode == 0
+    assert tool("entitled", "--environment", "Sandbox", "--test-signed", "--app-user", "frank", "pro.monthly").returncode == 3

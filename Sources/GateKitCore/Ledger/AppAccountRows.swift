@@ -54,6 +54,21 @@ enum AppAccountRows {
         return out
     }
 
+    /// Every change touching one of two customers (a subscription and its token), oldest first.
+    static func changes(_ db: any DatabaseConnection, environment: String, customers: [String]) throws(GateKitError) -> [Change] {
+        let s = try db.statement("""
+            SELECT app_user_id, customer, linked, at_ms, cause FROM ledger_account_links
+            WHERE environment = ?1 AND (customer = ?2 OR customer = ?3) ORDER BY id
+            """)
+        defer { s.reset() }
+        s.bind(1, text: environment).bind(2, text: customers.first).bind(3, text: customers.dropFirst().first)
+        var out: [Change] = []
+        while try s.step() {
+            out.append(Change(appUserID: s.text(0) ?? "", customer: s.text(1) ?? "", linked: s.int64(2) == 1, atMs: s.int64(3), cause: s.text(4)))
+        }
+        return out
+    }
+
     /// The links in effect at `atMs` (nil: now) among `changes` (oldest first): the last change
     /// of each customer made by then, where it links.
     static func current(_ changes: [Change], atMs: Int64?) -> [Link] {

@@ -100,19 +100,18 @@ enum ChangeFeed {
     static func parties(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord) throws(GateKitError) -> (String?, [String]) {
         let token = record.transactions.filter { $0.originalTransactionID == original && $0.appAccountToken != nil }
             .max { $1.isNewer(than: $0) }?.appAccountToken
-        var users: [String] = []
-        for customer in [original] + (token.map { [$0] } ?? []) {
-            let changes = try AppAccountRows.changes(db, environment: scope.environment, appUserID: nil, customer: customer)
-            for link in AppAccountRows.current(changes, atMs: nil) where !users.contains(link.appUserID) { users.append(link.appUserID) }
-        }
-        return (token, users.sorted())
+        let links = AppAccountRows.current(try AppAccountRows.changes(db, environment: scope.environment, customers: [original] + (token.map { [$0] } ?? [])),
+                                           atMs: nil)
+        return (token, Array(Set(links.map(\.appUserID))).sorted())
     }
 
     /// The changes time alone made to the subscription's answers from their last change up to
     /// `now`, each at its instant (judged from `record`: what was known before the current write).
+    /// Answers the stored answers as they stand after it (what `ingested` compares with).
+    @discardableResult
     static func sweep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord,
-                      catalogs: ProductCatalogs, now: Int64, into changes: inout [Change]) throws(GateKitError) {
-        let stored = try stored(db, scope: scope, original: original)
+                      catalogs: ProductCatalogs, now: Int64, into changes: inout [Change]) throws(GateKitError) -> [String: Stored] {
+        var stored = try stored(db, scope: scope, original: original)
         var parties: (String?, [String])?
         for product in stored.keys.sorted() {
             guard var entry = stored[product], var at = entry.nextChangeMs, at <= now else { continue }
@@ -130,13 +129,16 @@ enum ChangeFeed {
                 at = next
             }
             try keep(db, scope: scope, original: original, product: product, entry)
+            stored[product] = entry
         }
+        return stored
     }
 
     /// The changes an ingested item made to the subscription's answers at `now`.
+    /// `stored`: the answers as `sweep` left them, just before the item.
     static func ingested(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord,
-                         catalogs: ProductCatalogs, now: Int64, item: Int64, into changes: inout [Change]) throws(GateKitError) {
-        let stored = try stored(db, scope: scope, original: original)
+                         stored: [String: Stored], catalogs: ProductCatalogs, now: Int64, item: Int64,
+                         into changes: inout [Change]) throws(GateKitError) {
         let fresh = answers(record, original: original, at: now, catalogs: catalogs)
         var parties: (String?, [String])?
         for product in fresh.keys.sorted() {
@@ -159,8 +161,10 @@ enum ChangeFeed {
     /// (the head row's lock, held until commit, orders every writer's changes by commit).
     static func append(_ db: any DatabaseConnection, _ changes: [Change], now: Int64) throws(GateKitError) {
         guard !changes.isEmpty else { return }
-        try db.statement("INSERT INTO ledger_feed_head(id, last_seq) VALUES (1, 0) ON CONFLICT(id) DO NOTHING").run()
-        let head = try db.statement("UPDATE ledger_feed_head SET last_seq = last_seq + ?1 WHERE id = 1 RETURNING last_seq")
+        let head = try db.statement("""
+            INSERT INTO ledger_feed_head(id, last_seq) VALUES (1, ?1)
+            ON CONFLICT(id) DO UPDATE SET last_seq = ledger_feed_head.last_seq + excluded.last_seq RETURNING last_seq
+            """)
         head.bind(1, Int64(changes.count))
         guard try head.step() else {
             head.reset()

@@ -331,9 +331,10 @@ extension Ledger {
         let before = statuses(records, at: now)
         // What time alone changed before this item: those changes come first, dated when they happened.
         let catalogs = try loadedCatalogs(db)
+        var answered: [String: [String: ChangeFeed.Stored]] = [:]
         for original in originals {
-            try ChangeFeed.sweep(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
-                                 catalogs: catalogs, now: now, into: &state.changes)
+            answered[original] = try ChangeFeed.sweep(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
+                                                      catalogs: catalogs, now: now, into: &state.changes)
         }
         // New unless a version as new or newer is held (the compacted record keeps the newest).
         var changesState = item.transactions.isEmpty && item.renewals.isEmpty
@@ -364,7 +365,7 @@ extension Ledger {
         let after = statuses(records, at: now)
         for original in originals {
             try ChangeFeed.ingested(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
-                                    catalogs: catalogs, now: now, item: itemID, into: &state.changes)
+                                    stored: answered[original] ?? [:], catalogs: catalogs, now: now, item: itemID, into: &state.changes)
         }
         for original in originals {
             guard let to = after[original], before[original]?.status != to.status else { continue }

@@ -175,6 +175,8 @@ public enum NotificationSync {
         state.leaseUntilMs = nil
         report.state = state
         try release(ledger.store, environment: environment.rawValue, owner: owner, subject: subject)
+        // The change feed's time-made changes are due now too: a timer's sync appends them.
+        _ = try ledger.emitDueChanges()
         return report
     }
 
