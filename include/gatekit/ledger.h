@@ -238,8 +238,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
  * with "item": the history's item id; a sync's items too) or time ("time": a period ended, a
  * grace period ran out, a catalog's term took effect, with nothing ingested), dated "at" the
  * instant it took effect. Time's changes are appended when the feed is next read or waited on
- * (ledger_wait_changes wakes at that instant) or the subscription next ingested; questions
- * never wait on them. A host keeps its cursor and moves it after handling a change: at least
+ * (ledger_wait_changes wakes at that instant), the subscription next ingested, or a sync
+ * (ledger_sync_notifications) ends; questions never wait on them. A host keeps its cursor and moves it after handling a change: at least
  * once. Each change names the subscription's app account token and the app accounts linked to
  * it or the token when it was appended ("appUserIds"). */
 
