@@ -245,7 +245,8 @@ def test_a_catalog_term_taking_effect_is_a_change_dated_then(open_store, pki: PK
 
 
 def test_the_tool_links_asks_by_app_account_and_reads_the_feed_on_either_backend(store_location, pki: PKI) -> None:
-    """The same tool commands on SQLite and on PostgreSQL (--store a path or a postgresql:// URI)."""
+    """The same tool commands on SQLite and on PostgreSQL (--store a path or a postgresql:// URI):
+    links, questions by app account and by an entitlement name the catalog declares, the feed."""
     where, app_id = store_location("tool")
     verifier = SignedDataVerifier(BUNDLE, "Sandbox", test_anchor=pki.der("root"))
     life = Life(pki, "tool-backends", original="5500")
@@ -260,6 +261,13 @@ def test_the_tool_links_asks_by_app_account_and_reads_the_feed_on_either_backend
     assert tool("link", "--environment", "Sandbox", "frank", "5500").stdout.strip() == "linked"
     entitled = tool("entitled", "--environment", "Sandbox", "--test-signed", "--app-user", "frank", "pro.monthly")
     assert entitled.returncode == 0 and json.loads(entitled.stdout)["transactionId"] == "5501", entitled.stderr
+    # A named entitlement, from a catalog declared through the tool.
+    assert tool("entitled", "--environment", "Sandbox", "--test-signed", "--app-user", "frank", "premium").returncode == 3
+    declared = subprocess.run(base + ["ledger", "catalog", "declare", "-"], input=json.dumps(
+        {"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["premium"]}}}), capture_output=True, text=True, env=child_env())
+    assert declared.returncode == 0 and json.loads(declared.stdout)["products"]["pro.monthly"]["entitlements"] == ["premium"], declared.stderr
+    named = tool("entitled", "--environment", "Sandbox", "--test-signed", "--app-user", "frank", "premium")
+    assert named.returncode == 0 and json.loads(named.stdout)["entitlements"] == ["premium"], named.stderr
     links = json.loads(tool("links", "--environment", "Sandbox", "frank").stdout)
     assert [l["customer"] for l in links["links"]] == ["5500"]
     feed = json.loads(tool("changes").stdout)
