@@ -148,7 +148,7 @@ def test_the_tool_prints_the_feed_and_follows_it(tmp_path: Path, pki: PKI) -> No
     t = now_ms()
     with gatekit.Store(str(path)) as store:
         store.ledger.link("erin", "5200", environment="Sandbox")
-        store.ledger.ingest_transaction(pki.sign(life.tx("5201", "pro.monthly", t - 1000, t + 86_400_000), CHAIN), verifier)
+        store.ledger.ingest_transaction(pki.sign(life.tx("5201", "pro.monthly", t - 1000, t + 86_400_000, signed=t), CHAIN), verifier)
     whole = subprocess.run([TOOL, "--store", str(path), "ledger", "changes"], capture_output=True, text=True, env=child_env())
     assert whole.returncode == 0, whole.stderr
     document = json.loads(whole.stdout)
@@ -159,7 +159,7 @@ def test_the_tool_prints_the_feed_and_follows_it(tmp_path: Path, pki: PKI) -> No
         first = json.loads(follow.stdout.readline() if follow.stdout else "")
         assert first["seq"] == 1 and first["reason"] == "subscription"
         with gatekit.Store(str(path)) as store:  # another process: the follower wakes on its commit
-            refund = dict(life.tx("5201", "pro.monthly", t - 1000, t + 86_400_000), signedDate=now_ms(), revocationDate=now_ms(),
+            refund = dict(life.tx("5201", "pro.monthly", t - 1000, t + 86_400_000, signed=t), signedDate=now_ms(), revocationDate=now_ms(),
                           revocationReason=0)
             store.ledger.ingest_transaction(pki.sign(refund, CHAIN), verifier)
         second = json.loads(follow.stdout.readline() if follow.stdout else "")
@@ -202,7 +202,7 @@ def test_the_webhook_forwarder_delivers_each_change_at_least_once_across_a_resta
 
     def ingest(tid: str) -> None:
         with gatekit.Store(str(path)) as store:
-            store.ledger.ingest_transaction(pki.sign(life.tx(tid, "product." + tid, t - 1000, type="Non-Consumable"), CHAIN), verifier)
+            store.ledger.ingest_transaction(pki.sign(life.tx(tid, "product." + tid, t - 1000, signed=t, type="Non-Consumable"), CHAIN), verifier)
 
     def run() -> str:
         forwarder = subprocess.run(example("webhook_forwarder.py") + ["--app-id", "com.example.app", "--store", str(path), "--url",
@@ -252,7 +252,7 @@ def test_the_tool_links_asks_by_app_account_and_reads_the_feed_on_either_backend
     life = Life(pki, "tool-backends", original="5500")
     t = now_ms()
     with gatekit.Store(where, app_id=app_id) as store:
-        store.ledger.ingest_transaction(pki.sign(life.tx("5501", "pro.monthly", t - 1000, t + 86_400_000), CHAIN), verifier)
+        store.ledger.ingest_transaction(pki.sign(life.tx("5501", "pro.monthly", t - 1000, t + 86_400_000, signed=t), CHAIN), verifier)
     base = [TOOL, "--store", where] + (["--app-id", app_id] if app_id else [])
 
     def tool(*args: str) -> subprocess.CompletedProcess:

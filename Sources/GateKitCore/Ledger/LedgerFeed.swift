@@ -111,7 +111,10 @@ extension Ledger {
             let now = Clock.monotonicNanoseconds()
             guard now < deadline else { return false }
             var slice = Int((deadline - now) / 1_000_000) + 1
-            if let due = nextDue { slice = min(slice, Int(max(0, due - Clock.nowMilliseconds())) + 1) }
+            if let due = nextDue {
+                let wall = Clock.nowMilliseconds()
+                slice = min(slice, due > wall ? Int(min(due - wall, Int64(Ledger.maximumWaitMilliseconds))) + 1 : 1)
+            }
             try sleep(milliseconds: slice, orUntil: commits, after: seq)
         }
     }

@@ -119,7 +119,9 @@ public enum NotificationSync {
             while true {
                 if state.window == nil {
                     if let synced = state.syncedUntilMs, synced >= until { break }
-                    let from = state.syncedUntilMs.map { $0 - options.overlapMs } ?? options.sinceMs ?? horizon
+                    // Saturating: a checkpoint is the store's data, not trusted to be in range.
+                    let from = state.syncedUntilMs.map { $0.subtractingReportingOverflow(options.overlapMs).overflow ? Int64.min : $0 - options.overlapMs }
+                        ?? options.sinceMs ?? horizon
                     if from < horizon, state.syncedUntilMs != nil || options.sinceMs != nil { report.gap = (from, horizon) }
                     let start = max(from, horizon)
                     guard start < until else { break }
@@ -149,7 +151,8 @@ public enum NotificationSync {
                 var next = state
                 if page.hasMore {
                     guard page.next != window.pageToken else { throw GateKitError(.appStoreResponse, "Get Notification History gave the same page token twice") }
-                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: page.next, pages: window.pages + 1)
+                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: page.next,
+                                                   pages: window.pages == .max ? .max : window.pages + 1)
                 } else {
                     next.syncedUntilMs = max(state.syncedUntilMs ?? .min, window.endMs)
                     next.window = nil
