@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char folder[] = "/tmp/gatekit-c-access-XXXXXX";
@@ -248,6 +249,43 @@ static void test_environment_is_used_or_an_error(void) {
 
 /* ---- a read-only file system ------------------------------------------------------------------ */
 
+static long long wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A store whose ledger holds a subscription period that has just ended: a time-made change is
+ * due in its feed. Returns 0, or -1 after printing why. */
+static int make_feed_store(const char *path, const char *pki) {
+    if (jws_test_pki_create(pki) != 0) { fprintf(stderr, "jws_test_pki_create: %s\n", gatekit_last_error()); return -1; }
+    long long now = wall_ms();
+    char payload[1024], *jws = NULL, root[700];
+    snprintf(payload, sizeof payload,
+             "{\"transactionId\":\"41\",\"originalTransactionId\":\"40\",\"bundleId\":\"com.example\",\"productId\":\"pro\","
+             "\"subscriptionGroupIdentifier\":\"g\",\"purchaseDate\":%lld,\"expiresDate\":%lld,\"type\":\"Auto-Renewable Subscription\","
+             "\"inAppOwnershipType\":\"PURCHASED\",\"signedDate\":%lld,\"environment\":\"Sandbox\"}", now - 1000, now + 300, now);
+    if (jws_test_sign(&jws, pki, GATEKIT_JWS_TRANSACTION, payload) != 0) { fprintf(stderr, "jws_test_sign: %s\n", gatekit_last_error()); return -1; }
+    snprintf(root, sizeof root, "%s/root.der", pki);
+    size_t anchor_len = 0;
+    unsigned char *anchor = check_read_file(root, &anchor_len);
+    gatekit_jws_options o;
+    int rc = jws_options_init(&o, GATEKIT_JWS_OPTIONS_VERSION);
+    o.bundle_id = "com.example";
+    o.environment = "Sandbox";
+    o.test_anchor_der = anchor;
+    o.test_anchor_len = anchor_len;
+    gatekit_store *s = NULL;
+    if (rc == 0) rc = gatekit_store_open(&s, path, NULL);
+    if (rc == 0) rc = ledger_ingest_transaction(NULL, s, jws, &o) == GATEKIT_LEDGER_NEW ? 0 : -1;
+    if (rc != 0) fprintf(stderr, "make_feed_store: %s\n", gatekit_last_error());
+    gatekit_store_close(s);
+    gatekit_free(jws);
+    free(anchor);
+    usleep(500 * 1000);  /* the period ends */
+    return rc;
+}
+
 static int remount(const char *target, unsigned long flags) {
     return mount("tmpfs", target, "tmpfs", MS_REMOUNT | flags, "size=4m");
 }
@@ -264,6 +302,9 @@ static void test_read_only_file_system(void) {
     snprintf(clean, sizeof clean, "%s/clean.sqlite", mnt);
     snprintf(pending, sizeof pending, "%s/pending.sqlite", mnt);
     make_store(clean);   /* closed cleanly: no -wal left */
+    char feed[600];
+    snprintf(feed, sizeof feed, "%s/feed.sqlite", mnt);
+    CHECK(make_feed_store(feed, path_in("pki")) == 0);
     /* A store whose last decisions are still in its write-ahead log (the writer was cut off). */
     gatekit_store *w = NULL;
     CHECK_RC(gatekit_store_open(&w, path_in("live.sqlite"), NULL), GATEKIT_OK);
@@ -293,10 +334,28 @@ static void test_read_only_file_system(void) {
         CHECK_RC(eula_decline(s, "terms", hash, "bob"), GATEKIT_EREADONLY);
         gatekit_store_close(s);
     }
+    /* The change feed reads as it stands (time's due change is a writer's to append). */
+    CHECK_RC(gatekit_store_open(&s, feed, NULL), GATEKIT_OK);
+    if (s) {
+        char *json = NULL;
+        CHECK_RC(ledger_changes(&json, s, 0, 10), GATEKIT_OK);
+        CHECK(json && strstr(json, "\"reason\":\"subscription\"") && strstr(json, "\"last\":1}"));
+        gatekit_free(json);
+        CHECK_RC(ledger_wait_changes(s, 1, 0), 0);
+        gatekit_store_close(s);
+    }
     char missing[600];
     snprintf(missing, sizeof missing, "%s/new.sqlite", mnt);
     CHECK_RC(gatekit_store_open(&s, missing, NULL), GATEKIT_EREADONLY);
     CHECK(remount(mnt, 0) == 0);
+    CHECK_RC(gatekit_store_open(&s, feed, NULL), GATEKIT_OK);  /* writable again: the due change is appended */
+    if (s) {
+        char *json = NULL;
+        CHECK_RC(ledger_changes(&json, s, 1, 10), GATEKIT_OK);
+        CHECK(json && strstr(json, "\"reason\":\"expired\"") && strstr(json, "\"cause\":\"time\"") && strstr(json, "\"last\":2}"));
+        gatekit_free(json);
+        gatekit_store_close(s);
+    }
     if (umount2(mnt, MNT_DETACH) != 0) perror("umount");
 }
 

@@ -12,7 +12,10 @@ extension Ledger {
     /// Emits the changes time alone has made by now — periods that ended, grace periods that
     /// ran out, with nothing ingested since — each dated at its instant. The feed's readers call
     /// it first, so a host reading the feed sees them; answers to questions never wait on it.
+    /// A store opened read-only (a read-only file or file system) reads the feed as it stands:
+    /// a writer appends time's changes.
     public func emitDueChanges() throws(GateKitError) -> Int {
+        guard !store.isReadOnly else { return 0 }
         let now = Clock.nowMilliseconds()
         var total = 0
         while true {
