@@ -39,29 +39,15 @@ enum AppAccountRows {
             .bind(5, atMs).bind(6, text: cause).run()
     }
 
-    /// Every change touching the app account or the customer (nil: any), oldest first.
-    static func changes(_ db: any DatabaseConnection, environment: String, appUserID: String?, customer: String?) throws(GateKitError) -> [Change] {
+    /// Every change touching the app account (nil: any) and one of at most two customers (a
+    /// subscription and its token; empty: any), oldest first.
+    static func changes(_ db: any DatabaseConnection, environment: String, appUserID: String?, customers: [String]) throws(GateKitError) -> [Change] {
         let s = try db.statement("""
             SELECT app_user_id, customer, linked, at_ms, cause FROM ledger_account_links
-            WHERE environment = ?1 AND (?2 IS NULL OR app_user_id = ?2) AND (?3 IS NULL OR customer = ?3) ORDER BY id
+            WHERE environment = ?1 AND (?2 IS NULL OR app_user_id = ?2) AND (?3 IS NULL OR customer = ?3 OR customer = ?4) ORDER BY id
             """)
         defer { s.reset() }
-        s.bind(1, text: environment).bind(2, text: appUserID).bind(3, text: customer)
-        var out: [Change] = []
-        while try s.step() {
-            out.append(Change(appUserID: s.text(0) ?? "", customer: s.text(1) ?? "", linked: s.int64(2) == 1, atMs: s.int64(3), cause: s.text(4)))
-        }
-        return out
-    }
-
-    /// Every change touching one of two customers (a subscription and its token), oldest first.
-    static func changes(_ db: any DatabaseConnection, environment: String, customers: [String]) throws(GateKitError) -> [Change] {
-        let s = try db.statement("""
-            SELECT app_user_id, customer, linked, at_ms, cause FROM ledger_account_links
-            WHERE environment = ?1 AND (customer = ?2 OR customer = ?3) ORDER BY id
-            """)
-        defer { s.reset() }
-        s.bind(1, text: environment).bind(2, text: customers.first).bind(3, text: customers.dropFirst().first)
+        s.bind(1, text: environment).bind(2, text: appUserID).bind(3, text: customers.first).bind(4, text: customers.dropFirst().first)
         var out: [Change] = []
         while try s.step() {
             out.append(Change(appUserID: s.text(0) ?? "", customer: s.text(1) ?? "", linked: s.int64(2) == 1, atMs: s.int64(3), cause: s.text(4)))

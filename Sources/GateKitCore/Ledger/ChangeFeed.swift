@@ -100,7 +100,8 @@ enum ChangeFeed {
     static func parties(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord) throws(GateKitError) -> (String?, [String]) {
         let token = record.transactions.filter { $0.originalTransactionID == original && $0.appAccountToken != nil }
             .max { $1.isNewer(than: $0) }?.appAccountToken
-        let links = AppAccountRows.current(try AppAccountRows.changes(db, environment: scope.environment, customers: [original] + (token.map { [$0] } ?? [])),
+        let links = AppAccountRows.current(try AppAccountRows.changes(db, environment: scope.environment, appUserID: nil,
+                                                                                   customers: [original] + (token.map { [$0] } ?? [])),
                                            atMs: nil)
         return (token, Array(Set(links.map(\.appUserID))).sorted())
     }

@@ -185,14 +185,11 @@ public final class Ledger: @unchecked Sendable {
         return test.reason == .noPurchase ? answer : Entitlement(reason: .onlyTestSigned)
     }
 
-    /// The customer's original transaction ids the ledger holds, newest purchase first (what a
-    /// refresh asks Apple about: an app account token stands for these).
+    /// The customer's original transaction ids the ledger holds (`LedgerRows.originals`): what
+    /// a refresh asks Apple about, an app account token standing for these.
     package func originalTransactionIDs(customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
-        let record = try known(customer: customer, scope: scope).cached.record
-        var newest: [String: Int64] = [:]
-        for t in record.transactions { newest[t.originalTransactionID] = max(newest[t.originalTransactionID] ?? .min, t.purchaseMs ?? .min) }
-        for r in record.renewals where newest[r.originalTransactionID] == nil { newest[r.originalTransactionID] = .min }
-        return newest.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.map(\.key)
+        try Ledger.validate(customer: customer)
+        return try store.read { (db) throws(GateKitError) in try LedgerRows.originals(db, customer: LedgerCustomer(customer), scope: scope) }
     }
 
     public func active(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {

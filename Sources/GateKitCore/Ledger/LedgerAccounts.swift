@@ -74,7 +74,7 @@ extension Ledger {
         if let appUserID { try Ledger.validate(appUserID: appUserID) }
         let name = try customer.map { (c) throws(GateKitError) in try Ledger.linkedName(c) }
         let changes = try store.read { (db) throws(GateKitError) in
-            try AppAccountRows.changes(db, environment: environment.rawValue, appUserID: appUserID, customer: name)
+            try AppAccountRows.changes(db, environment: environment.rawValue, appUserID: appUserID, customers: name.map { [$0] } ?? [])
         }
         let links = AppAccountRows.current(changes, atMs: Ledger.linkInstant(instant))
         return JSONWriter.serialize(.object([
@@ -89,10 +89,10 @@ extension Ledger {
     }
 
     /// The customers linked to the app account at the instant.
-    package func linkedCustomers(appUserID: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [String] {
+    func linkedCustomers(appUserID: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [String] {
         try Ledger.validate(appUserID: appUserID)
         let changes = try store.read { (db) throws(GateKitError) in
-            try AppAccountRows.changes(db, environment: scope.environment, appUserID: appUserID, customer: nil)
+            try AppAccountRows.changes(db, environment: scope.environment, appUserID: appUserID, customers: [])
         }
         return AppAccountRows.current(changes, atMs: Ledger.linkInstant(instant)).map(\.customer)
     }
@@ -108,9 +108,18 @@ extension Ledger {
     /// The best answer among the app account's customers (entitled first, then the longest).
     public func entitlement(appUserID: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant,
                             naming: Bool = true) throws(GateKitError) -> Entitlement {
+        try bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer) throws(GateKitError) in
+            try entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+        }
+    }
+
+    /// The best of `answer` over the customers linked to the app account at the instant: entitled
+    /// first, then the longest (`LedgerView.lastsLonger`); "only test-signed" over "no purchase".
+    package func bestAnswer(appUserID: String, scope: LedgerScope, at instant: LedgerInstant,
+                            _ answer: (String) throws(GateKitError) -> Entitlement) throws(GateKitError) -> Entitlement {
         var best: Entitlement?
         for customer in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
-            let e = try entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+            let e = try answer(customer)
             let better = best.map { b in LedgerView.lastsLonger(e, than: b) || (b.reason == .noPurchase && e.reason == .onlyTestSigned) } ?? true
             if better { best = e }
         }
