@@ -17,13 +17,16 @@ static char folder[] = "/tmp/gatekit-bench-pg-XXXXXX";
 static const char *server;
 static char run_tag[32];
 
-typedef enum { GATEKIT_PG, GATEKIT_SQLITE, RAW_LIBPQ } target;
+/* VERIFY_ONLY: GateKit's verification of each item alone (the ceiling); VERIFY_RAW_LIBPQ: that
+ * verification, then the plain-libpq INSERT of the row (the reference for one call per item). */
+typedef enum { GATEKIT_PG, GATEKIT_SQLITE, RAW_LIBPQ, VERIFY_ONLY, VERIFY_RAW_LIBPQ } target;
 
 typedef struct {
     target where;
     const char *app;   /* the store's app id (its schema on PostgreSQL) */
     int first, count;  /* this client's rows */
     char **items;      /* ledger: signed transactions; NULL: EULA acceptances */
+    int batch;         /* ledger: items per ledger_ingest_batch call; 0: one call per item */
 } client;
 
 static gatekit_store *open_target(target where, const char *app) {
@@ -49,10 +52,18 @@ static PGconn *raw_connect(const char *app) {
     return c;
 }
 
+static void verify_or_die(const char *jws) {
+    if (jws_transaction_is_entitled(jws, &options, NULL, 1) < 0) { fprintf(stderr, "verify: %s\n", gatekit_last_error()); exit(1); }
+}
+
 static void *run_client(void *p) {
     client *c = p;
     char doc[64], hash[65], now[32];
-    if (c->where == RAW_LIBPQ) {
+    if (c->where == VERIFY_ONLY) {
+        for (int i = c->first; i < c->first + c->count; i++) verify_or_die(c->items[i]);
+        return NULL;
+    }
+    if (c->where == RAW_LIBPQ || c->where == VERIFY_RAW_LIBPQ) {
         /* The natural plain-libpq program: one prepared INSERT per row, autocommitted (durable);
          * for the ledger, the transaction's row in a table shaped like ledger_transactions,
          * from the signed text as it came (no verification, no parsing). */
@@ -69,6 +80,7 @@ static void *run_client(void *p) {
             snprintf(doc, sizeof doc, "doc-%d", i);
             snprintf(hash, sizeof hash, "%064d", i);
             snprintf(now, sizeof now, "%lld", (long long)time(NULL) * 1000);
+            if (c->where == VERIFY_RAW_LIBPQ) verify_or_die(c->items[i]);
             const char *values[4] = {doc, now, hash, c->items ? strchr(c->items[i], '.') + 1 : NULL};
             if (!c->items) values[1] = hash, values[2] = now;
             r = PQexecPrepared(conn, "ins", c->items ? 4 : 3, values, NULL, NULL, 0);
@@ -79,9 +91,13 @@ static void *run_client(void *p) {
         return NULL;
     }
     gatekit_store *s = open_target(c->where, c->app);
-    for (int i = c->first; i < c->first + c->count; i++) {
+    for (int i = c->first; i < c->first + c->count; i += c->batch ? c->batch : 1) {
         int rc;
-        if (c->items) {
+        if (c->batch) {
+            size_t n = (size_t)(c->first + c->count - i < c->batch ? c->first + c->count - i : c->batch);
+            rc = ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, (const char *const *)c->items + i, n, &options);
+            if (rc != (int)n) { fprintf(stderr, "batch: %d of %zu: %s\n", rc, n, gatekit_last_error()); exit(1); }
+        } else if (c->items) {
             rc = ledger_ingest_transaction(NULL, s, c->items[i], &options);
         } else {
             snprintf(doc, sizeof doc, "doc-%d", i);
@@ -95,11 +111,11 @@ static void *run_client(void *p) {
 }
 
 /* Rows per second with `clients` clients sharing `total` rows, into a fresh store. */
-static double rate(target where, const char *kind, int clients, int total, char **items) {
+static double batch_rate(target where, const char *kind, int clients, int total, char **items, int batch) {
     char app[96];
     snprintf(app, sizeof app, "bench.%s.%s.%d.%d", run_tag, kind, (int)where, clients);
-    gatekit_store_close(open_target(where == RAW_LIBPQ ? GATEKIT_PG : where, app));  /* the schema, before the clock */
-    if (where == RAW_LIBPQ && items) {
+    if (where != VERIFY_ONLY) gatekit_store_close(open_target(where == GATEKIT_SQLITE ? GATEKIT_SQLITE : GATEKIT_PG, app));  /* the schema, before the clock */
+    if ((where == RAW_LIBPQ || where == VERIFY_RAW_LIBPQ) && items) {
         PGconn *conn = raw_connect(app);
         PGresult *r = PQexec(conn, "CREATE TABLE raw_transactions(id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, environment TEXT,"
                                    " test_signed BIGINT, transaction_id TEXT, original_transaction_id TEXT, product_id TEXT, group_id TEXT,"
@@ -114,11 +130,15 @@ static double rate(target where, const char *kind, int clients, int total, char 
     client cs[8];
     uint64_t t0 = bench_now_ns();
     for (int k = 0; k < clients; k++) {
-        cs[k] = (client){where, app, k * (total / clients), total / clients, items};
+        cs[k] = (client){where, app, k * (total / clients), total / clients, items, batch};
         pthread_create(&threads[k], NULL, run_client, &cs[k]);
     }
     for (int k = 0; k < clients; k++) pthread_join(threads[k], NULL);
     return (double)(total / clients * clients) / ((double)(bench_now_ns() - t0) / 1e9);
+}
+
+static double rate(target where, const char *kind, int clients, int total, char **items) {
+    return batch_rate(where, kind, clients, total, items, 0);
 }
 
 /* ---- latency ------------------------------------------------------------------------------- */
@@ -278,13 +298,34 @@ static void latency(const char *eula_app, const char *ledger_app, const char *sq
     PQfinish(pg.raw);
 }
 
+/* Ledger ingestion against its aims (issue 29): one call per item beside "verification + one
+ * plain libpq INSERT" (time per item, lower is better), batches of 100 beside verification
+ * alone (throughput, higher is better), each with the same clients in the same run. */
+static void ingestion(char **items, int total) {
+    printf("\n### PostgreSQL: ledger ingestion beside verification, 1, 4 and 8 clients (signed transactions/s)\n\n");
+    printf("| clients | ceiling: verification alone | reference: verification + one plain libpq INSERT | ledger_ingest_transaction PostgreSQL | time ratio to the reference | ledger_ingest_batch of 100, PostgreSQL | ratio to the ceiling | ledger_ingest_batch of 100, SQLite | ratio to the ceiling |\n");
+    printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    const int counts[3] = {1, 4, 8};
+    for (int k = 0; k < 3; k++) {
+        int n = counts[k];
+        double ceiling = batch_rate(VERIFY_ONLY, "verify", n, total, items, 0);
+        double reference = batch_rate(VERIFY_RAW_LIBPQ, "verifyraw", n, total, items, 0);
+        double single = batch_rate(GATEKIT_PG, "single", n, total, items, 0);
+        double pg = batch_rate(GATEKIT_PG, "batch", n, total, items, 100);
+        double lite = batch_rate(GATEKIT_SQLITE, "batch", n, total, items, 100);
+        printf("| %d | %.0f | %.0f | %.0f | **%.2f×** | %.0f | **%.2f×** | %.0f | **%.2f×** |\n", n, ceiling, reference, single,
+               reference / single, pg, pg / ceiling, lite, lite / ceiling);
+        fflush(stdout);
+    }
+}
+
 int main(void) {
     server = getenv("GATEKIT_TEST_POSTGRES");
     if (!server) { printf("\n### PostgreSQL\n\nSKIPPED: no server (run through `make bench`, which starts one)\n"); return 0; }
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
     snprintf(run_tag, sizeof run_tag, "%ld", (long)getpid());
     setup_pki(folder);
-    enum { TOTAL = 2400, LEDGER = 1200 };
+    enum { TOTAL = 2400, LEDGER = 2400 };
     char **items = malloc(sizeof(char *) * LEDGER);
     long long base = ((long long)time(NULL) - 86400) * 1000;
     for (int i = 0; i < LEDGER; i++) items[i] = signed_transaction(i, 0, base);
@@ -305,6 +346,7 @@ int main(void) {
         printf("| %d | %.0f | %.0f | **%.2f×** | %.0f | %.0f | %.0f | **%.2f×** | %.0f |\n", n, raw, pg, pg / raw, lite, lraw, lpg, lpg / lraw, llite);
         fflush(stdout);
     }
+    ingestion(items, LEDGER);
     snprintf(eula_pg, sizeof eula_pg, "bench.%s.eula.%d.1", run_tag, (int)GATEKIT_PG);
     snprintf(eula_lite, sizeof eula_lite, "bench.%s.eula.%d.1", run_tag, (int)GATEKIT_SQLITE);
     snprintf(ledger_pg, sizeof ledger_pg, "bench.%s.ledger.%d.1", run_tag, (int)GATEKIT_PG);

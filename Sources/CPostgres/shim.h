@@ -3,7 +3,8 @@
 /* libpq (Debian libpq-dev) for the PostgreSQL store, loaded with dlopen on the first
  * postgresql:// open: a host that only uses SQLite never pays for loading libpq and the
  * libraries it pulls in (libssl, GSSAPI, LDAP), and libgatekit does not need libpq5 installed
- * to run. The prototypes come from libpq's own header, so every call is type-checked. */
+ * to run. The prototypes come from libpq's own header, so every call is type-checked. Write
+ * transactions use pipeline mode (libpq 14 or later). */
 #include <postgresql/libpq-fe.h>
 #include <dlfcn.h>
 #include <stddef.h>
@@ -14,7 +15,9 @@
     X(PQresultErrorField) X(PQresultErrorMessage) X(PQclear) X(PQntuples) X(PQnfields) X(PQgetvalue) \
     X(PQgetlength) X(PQgetisnull) X(PQconsumeInput) X(PQnotifies) X(PQfreemem) X(PQsocket) \
     X(PQbackendPID) X(PQuser) X(PQhost) X(PQport) X(PQdb) X(PQtransactionStatus) X(PQunescapeBytea) \
-    X(PQserverVersion) X(PQsslInUse) X(PQlibVersion) X(PQsetNoticeReceiver) X(PQcmdTuples)
+    X(PQserverVersion) X(PQsslInUse) X(PQlibVersion) X(PQsetNoticeReceiver) X(PQcmdTuples) \
+    X(PQenterPipelineMode) X(PQexitPipelineMode) X(PQpipelineSync) X(PQsendFlushRequest) X(PQflush) \
+    X(PQsendQueryParams) X(PQsendPrepare) X(PQsendQueryPrepared) X(PQgetResult)
 
 #define GK_PQ_FIELD(name) __typeof__(name) *_Nonnull name;
 /* Every libpq function GateKit calls (non-null once gk_pq_bind succeeded). */

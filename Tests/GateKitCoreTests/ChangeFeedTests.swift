@@ -36,12 +36,15 @@ import Testing
                                     renewals: [LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)])
         var changes: [ChangeFeed.Change] = []
         try store.write(.wholeStore) { (db) throws(GateKitError) in
-            try ChangeFeed.ingested(db, scope: scope, original: "1", record: record, stored: [:], catalogs: ProductCatalogs(entries: []),
-                                    now: t + d, item: 7, into: &changes)
-            try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
-                                 now: t + 50 * d, into: &changes)
-            try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, catalogs: ProductCatalogs(entries: []),
-                                 now: t + 60 * d, into: &changes)  // nothing left to cross
+            try ChangeFeed.keep(db, scope: scope, original: "1",
+                                try ChangeFeed.ingested(db, scope: scope, original: "1", record: record, after: ChangeFeed.Kept(stored: [:]),
+                                                        catalogs: ProductCatalogs(entries: []), now: t + d, item: 7, into: &changes))
+            for now in [t + 50 * d, t + 60 * d] {  // the second: nothing left to cross
+                let stored = try ChangeFeed.stored(db, scope: scope, original: "1")
+                let kept = try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, stored: stored,
+                                                catalogs: ProductCatalogs(entries: []), now: now, into: &changes)
+                try ChangeFeed.keep(db, scope: scope, original: "1", kept)
+            }
             try ChangeFeed.append(db, changes, now: t + 60 * d)
         }
         #expect(changes.map(\.atMs) == [t + d, t + 30 * d, t + 46 * d])

@@ -4,8 +4,13 @@ import GateKitSupport
 /// The `ledger_catalogs` rows: the host's declared catalogs, read back whole (a store holds a
 /// handful) and appended one per declaration.
 enum CatalogRows {
+    private static let everyRow = "SELECT effective_ms, declared_ms, document FROM ledger_catalogs ORDER BY effective_ms, id"
+
+    /// Sends the read ahead (`DatabaseStatement.prefetch`).
+    static func prefetch(_ db: any DatabaseConnection) throws(GateKitError) { try db.statement(everyRow).prefetch() }
+
     static func all(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
-        let s = try db.statement("SELECT effective_ms, declared_ms, document FROM ledger_catalogs ORDER BY effective_ms, id")
+        let s = try db.statement(everyRow)
         defer { s.reset() }
         var entries: [ProductCatalogs.Entry] = []
         while try s.step() {

@@ -58,14 +58,11 @@ enum ChangeFeed {
         var nextChangeMs: Int64?
     }
 
-    /// The answers last emitted for the subscription's products.
-    static func stored(_ db: any DatabaseConnection, scope: LedgerScope, original: String) throws(GateKitError) -> [String: Stored] {
-        let s = try db.statement("""
-            SELECT product_id, entitled, reason, status, until_ms, next_change_ms FROM ledger_answers
-            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
-            """)
+    /// The answers last emitted for the subscription's products. `copy`: the statement copy a
+    /// prefetch used (`prefetchStored`).
+    static func stored(_ db: any DatabaseConnection, scope: LedgerScope, original: String, copy: Int = 0) throws(GateKitError) -> [String: Stored] {
+        let s = try storedStatement(db, scope: scope, original: original, copy: copy)
         defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
         var out: [String: Stored] = [:]
         while try s.step() {
             out[s.text(0) ?? ""] = Stored(answer: Answer(entitled: s.int64(1) == 1, reason: s.int64(2), status: s.optionalInt64(3),
@@ -74,15 +71,36 @@ enum ChangeFeed {
         return out
     }
 
-    private static func keep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, product: String, _ stored: Stored) throws(GateKitError) {
+    /// Sends the read ahead (`DatabaseStatement.prefetch`).
+    static func prefetchStored(_ db: any DatabaseConnection, scope: LedgerScope, original: String, copy: Int) throws(GateKitError) {
+        try storedStatement(db, scope: scope, original: original, copy: copy).prefetch()
+    }
+
+    private static func storedStatement(_ db: any DatabaseConnection, scope: LedgerScope, original: String, copy: Int) throws(GateKitError) -> any DatabaseStatement {
         try db.statement("""
-            INSERT INTO ledger_answers(environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, next_change_ms)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            SELECT product_id, entitled, reason, status, until_ms, next_change_ms FROM ledger_answers
+            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
+            """, copy: copy).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+    }
+
+    /// The answers' rows, written together (`RowInserts`): a product's row replaces its last.
+    static func answerRows() -> RowInserts {
+        RowInserts(into: "ledger_answers(environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, next_change_ms)",
+                   values: Array(repeating: "?", count: 9), then: """
             ON CONFLICT(environment, test_signed, original_transaction_id, product_id) DO UPDATE SET entitled = excluded.entitled,
                 reason = excluded.reason, status = excluded.status, until_ms = excluded.until_ms, next_change_ms = excluded.next_change_ms
-            """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original).bind(4, text: product)
-            .bind(5, stored.answer.entitled ? 1 : 0).bind(6, stored.answer.reason).bind(7, stored.answer.status)
-            .bind(8, stored.answer.untilMs).bind(9, stored.nextChangeMs).run()
+            """)
+    }
+
+    static func answerRow(scope: LedgerScope, original: String, product: String, _ stored: Stored) -> [RowInserts.Value] {
+        [.text(scope.environment), .integer(scope.testFlag), .text(original), .text(product), .integer(stored.answer.entitled ? 1 : 0),
+         .integer(stored.answer.reason), .integer(stored.answer.status), .integer(stored.answer.untilMs), .integer(stored.nextChangeMs)]
+    }
+
+    private static func keep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, product: String, _ stored: Stored) throws(GateKitError) {
+        var rows = answerRows()
+        try rows.append(answerRow(scope: scope, original: original, product: product, stored))
+        try rows.flush(db)
     }
 
     /// Each product's answer for the subscription at `at`, from its versions.
@@ -97,22 +115,39 @@ enum ChangeFeed {
 
     /// Who the subscription's changes are about: its newest app account token, and the app
     /// accounts linked to it or to that token now.
-    static func parties(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord) throws(GateKitError) -> (String?, [String]) {
-        let token = record.transactions.filter { $0.originalTransactionID == original && $0.appAccountToken != nil }
-            .max { $1.isNewer(than: $0) }?.appAccountToken
+    static func parties(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord, copy: Int = 0) throws(GateKitError) -> (String?, [String]) {
+        let token = newestToken(record, original: original)
         let links = AppAccountRows.current(try AppAccountRows.changes(db, environment: scope.environment, appUserID: nil,
-                                                                                   customers: [original] + (token.map { [$0] } ?? [])),
+                                                                                   customers: [original] + (token.map { [$0] } ?? []), copy: copy),
                                            atMs: nil)
         return (token, Array(Set(links.map(\.appUserID))).sorted())
     }
 
+    /// The subscription's newest app account token in `record`.
+    static func newestToken(_ record: CustomerRecord, original: String) -> String? {
+        record.transactions.filter { $0.originalTransactionID == original && $0.appAccountToken != nil }
+            .max { $1.isNewer(than: $0) }?.appAccountToken
+    }
+
+    /// Sends `parties`' read ahead, for the token the subscription is expected to have.
+    static func prefetchParties(_ db: any DatabaseConnection, scope: LedgerScope, original: String, token: String?, copy: Int) throws(GateKitError) {
+        try AppAccountRows.prefetchChanges(db, environment: scope.environment, customers: [original] + (token.map { [$0] } ?? []), copy: copy)
+    }
+
+    /// The answers a subscription's products gave last, after an update, and the products
+    /// whose entry changed (to be written: `keep`).
+    struct Kept {
+        var stored: [String: Stored]
+        var changed: [String] = []
+    }
+
     /// The changes time alone made to the subscription's answers from their last change up to
-    /// `now`, each at its instant (judged from `record`: what was known before the current write).
-    /// Answers the stored answers as they stand after it (what `ingested` compares with).
-    @discardableResult
-    static func sweep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord,
-                      catalogs: ProductCatalogs, now: Int64, into changes: inout [Change]) throws(GateKitError) -> [String: Stored] {
-        var stored = try stored(db, scope: scope, original: original)
+    /// `now`, each at its instant (judged from `record`: what was known before the current write),
+    /// starting from `stored` (the answers as last kept). Answers them as they stand after it
+    /// (what `ingested` compares with).
+    static func sweep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord, stored: [String: Stored],
+                      catalogs: ProductCatalogs, now: Int64, into changes: inout [Change], copy: Int = 0) throws(GateKitError) -> Kept {
+        var kept = Kept(stored: stored)
         var parties: (String?, [String])?
         for product in stored.keys.sorted() {
             guard var entry = stored[product], var at = entry.nextChangeMs, at <= now else { continue }
@@ -120,7 +155,7 @@ enum ChangeFeed {
                 let e = answers(record, original: original, at: at, catalogs: catalogs)[product] ?? .none
                 let answer = Answer(e)
                 if answer != entry.answer {
-                    if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record) }
+                    if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record, copy: copy) }
                     let (token, users) = parties ?? (nil, [])
                     changes.append(Change(scope: scope, originalTransactionID: original, productID: product, answer: answer, atMs: at,
                                           itemID: nil, token: token, appUserIDs: users))
@@ -129,63 +164,68 @@ enum ChangeFeed {
                 guard let next = entry.nextChangeMs, next <= now else { break }
                 at = next
             }
-            try keep(db, scope: scope, original: original, product: product, entry)
-            stored[product] = entry
+            kept.stored[product] = entry
+            kept.changed.append(product)
         }
-        return stored
+        return kept
     }
 
-    /// The changes an ingested item made to the subscription's answers at `now`.
-    /// `stored`: the answers as `sweep` left them, just before the item.
+    /// The changes an ingested item made to the subscription's answers at `now`, after `kept`
+    /// (the answers as `sweep` left them, just before the item).
     static func ingested(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord,
-                         stored: [String: Stored], catalogs: ProductCatalogs, now: Int64, item: Int64,
-                         into changes: inout [Change]) throws(GateKitError) {
+                         after kept: Kept, catalogs: ProductCatalogs, now: Int64, item: Int64,
+                         into changes: inout [Change], copy: Int = 0) throws(GateKitError) -> Kept {
+        var out = kept
         let fresh = answers(record, original: original, at: now, catalogs: catalogs)
         var parties: (String?, [String])?
         for product in fresh.keys.sorted() {
             guard let e = fresh[product] else { continue }
             let entry = Stored(answer: Answer(e), nextChangeMs: Answer.nextChange(e, after: now))
-            let before = stored[product]
+            let before = kept.stored[product]
             if before?.answer != entry.answer, before != nil || e.reason != .noPurchase {
-                if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record) }
+                if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record, copy: copy) }
                 let (token, users) = parties ?? (nil, [])
                 changes.append(Change(scope: scope, originalTransactionID: original, productID: product, answer: entry.answer,
                                       atMs: now, itemID: item, token: token, appUserIDs: users))
             }
             if before?.answer != entry.answer || before?.nextChangeMs != entry.nextChangeMs {
-                try keep(db, scope: scope, original: original, product: product, entry)
+                out.stored[product] = entry
+                if !out.changed.contains(product) { out.changed.append(product) }
             }
+        }
+        return out
+    }
+
+    /// Writes the entries `kept` changed, now.
+    static func keep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, _ kept: Kept) throws(GateKitError) {
+        for product in kept.changed {
+            guard let entry = kept.stored[product] else { continue }
+            try keep(db, scope: scope, original: original, product: product, entry)
         }
     }
 
     /// Numbers the changes and appends them: the last statements of the writing transaction
-    /// (the head row's lock, held until commit, orders every writer's changes by commit).
+    /// (the head row's lock, held until commit, orders every writer's changes by commit). Each
+    /// change reads its number from the head row it follows: writes only, nothing waits for an
+    /// answer (on PostgreSQL they travel with the COMMIT).
     static func append(_ db: any DatabaseConnection, _ changes: [Change], now: Int64) throws(GateKitError) {
         guard !changes.isEmpty else { return }
-        let head = try db.statement("""
+        try db.statement("""
             INSERT INTO ledger_feed_head(id, last_seq) VALUES (1, ?1)
-            ON CONFLICT(id) DO UPDATE SET last_seq = ledger_feed_head.last_seq + excluded.last_seq RETURNING last_seq
-            """)
-        head.bind(1, Int64(changes.count))
-        guard try head.step() else {
-            head.reset()
-            throw GateKitError(.internal, "the change feed's head row is missing")
-        }
-        let last = head.int64(0)
-        head.reset()
-        let insert = try db.statement("""
-            INSERT INTO ledger_changes(seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status,
+            ON CONFLICT(id) DO UPDATE SET last_seq = ledger_feed_head.last_seq + excluded.last_seq
+            """).bind(1, Int64(changes.count)).run()
+        var rows = RowInserts(into: """
+            ledger_changes(seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status,
                 until_ms, at_ms, cause, item_id, app_account_token, app_user_ids, recorded_ms)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-            """)
+            """, values: ["(SELECT last_seq FROM ledger_feed_head WHERE id = 1) + ?"] + Array(repeating: "?", count: 14))
         for (i, c) in changes.enumerated() {
-            insert.bind(1, last - Int64(changes.count) + Int64(i) + 1).bind(2, text: c.scope.environment).bind(3, c.scope.testFlag)
-                .bind(4, text: c.originalTransactionID).bind(5, text: c.productID).bind(6, c.answer.entitled ? 1 : 0)
-                .bind(7, c.answer.reason).bind(8, c.answer.status).bind(9, c.answer.untilMs).bind(10, c.atMs)
-                .bind(11, text: c.itemID == nil ? "time" : "ingest").bind(12, c.itemID).bind(13, text: c.token)
-                .bind(14, text: JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))).bind(15, now)
-            try insert.run()
+            try rows.append([.integer(Int64(i + 1 - changes.count)), .text(c.scope.environment), .integer(c.scope.testFlag),
+                             .text(c.originalTransactionID), .text(c.productID), .integer(c.answer.entitled ? 1 : 0),
+                             .integer(c.answer.reason), .integer(c.answer.status), .integer(c.answer.untilMs), .integer(c.atMs),
+                             .text(c.itemID == nil ? "time" : "ingest"), .integer(c.itemID), .text(c.token),
+                             .text(JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))), .integer(now)])
         }
+        try rows.flush(db)
     }
 
     /// Makes the feed look at these products' answers again at `at` (a catalog taking effect

@@ -113,6 +113,11 @@ public final class Ledger: @unchecked Sendable {
         return read
     }
 
+    /// Sends the catalogs' read ahead unless they are loaded (`DatabaseStatement.prefetch`).
+    func prefetchCatalogs(_ db: any DatabaseConnection) throws(GateKitError) {
+        if catalogs == nil { try CatalogRows.prefetch(db) }
+    }
+
     /// Declares the host's products (`ProductCatalog`), in effect from `effectiveMs` (nil:
     /// now). Catalogs are kept, never replaced: answers as of an earlier instant keep the
     /// catalog in effect then.

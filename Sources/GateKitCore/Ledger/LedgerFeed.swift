@@ -27,7 +27,10 @@ extension Ledger {
                 var changes: [ChangeFeed.Change] = []
                 for (scope, original) in due {
                     let record = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope).compacted()
-                    try ChangeFeed.sweep(db, scope: scope, original: original, record: record, catalogs: catalogs, now: now, into: &changes)
+                    let stored = try ChangeFeed.stored(db, scope: scope, original: original)
+                    try ChangeFeed.keep(db, scope: scope, original: original,
+                                        try ChangeFeed.sweep(db, scope: scope, original: original, record: record, stored: stored,
+                                                             catalogs: catalogs, now: now, into: &changes))
                 }
                 try ChangeFeed.append(db, changes, now: Clock.nowMilliseconds())
                 return changes.count

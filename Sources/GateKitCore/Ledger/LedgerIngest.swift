@@ -29,6 +29,11 @@ extension Ledger {
         /// Each version with its own signed text; nil when that is the item's own.
         var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = []
 
+        /// The subscriptions the item speaks of, sorted.
+        var originals: [String] {
+            Array(Set(transactions.map(\.0.originalTransactionID) + renewals.map(\.0.originalTransactionID))).sorted()
+        }
+
         /// What recording the item reads to decide what it writes: its subscriptions (write
         /// transactions on the same subscription run one at a time).
         var subjects: [String] {
@@ -96,17 +101,20 @@ extension Ledger {
         let writeScope: WriteScope = if case .wholeStore = scope { .wholeStore } else { .subjects(subjects) }
         return try store.write(writeScope) { (db) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) in
             forgetRecords()
-            var state = RecordingState()
+            var state = RecordingState(db.dialect)
             var out: [Result<IngestReport, GateKitError>] = []
             out.reserveCapacity(pending.count)
-            for item in pending {
+            for (i, item) in pending.enumerated() {
+                let copy = i % Ledger.prefetchCopies
+                if copy == 0 { try prefetchIndependent(pending[i...].prefix(Ledger.prefetchCopies), db) }
                 switch item {
-                case let .success(item): out.append(.success(try record(item, db, &state)))
+                case let .success(item): out.append(.success(try record(item, db, &state, copy: copy)))
                 case let .failure(error): out.append(.failure(error))
                 }
             }
+            try state.writes.flush(db)
             let result = try alongside(db)
-            try ChangeFeed.append(db, state.changes, now: Clock.nowMilliseconds())
+            try state.finish(db)
             return (out, result)
         }
     }
@@ -223,9 +231,9 @@ extension Ledger {
         try storeSharedRowsAhead([item])
         return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
-            var state = RecordingState()
-            let report = try record(item, db, &state)
-            try ChangeFeed.append(db, state.changes, now: Clock.nowMilliseconds())
+            var state = RecordingState(db.dialect)
+            let report = try record(item, db, &state, copy: 0)
+            try state.finish(db)
             return report
         }
     }
@@ -237,6 +245,32 @@ extension Ledger {
         var records: [String: CustomerRecord] = [:]
         /// The answers' changes the items made, numbered and appended last (`ChangeFeed.append`).
         var changes: [ChangeFeed.Change] = []
+        /// The rows the items add, sent together before the commit (`finish`).
+        var writes: LedgerWrites
+        /// What the items recorded so far answer for the duplicate check (identities, notification
+        /// UUIDs) and for the feed (each subscription's answers): their rows are not sent yet.
+        var recorded = Set<String>()
+        var answers: [String: ChangeFeed.Kept] = [:]
+        /// SQLite: the id the next item takes (the store's write lock is held, so none other
+        /// is drawn meanwhile); PostgreSQL draws each from the sequence.
+        var nextItemID: Int64?
+
+        init(_ dialect: SQLDialect) { writes = LedgerWrites(dialect) }
+
+        static func recordedKeys(_ item: PendingItem) -> [String] {
+            ["identity/\(item.scope.environment)/\(item.scope.testFlag)/\(item.identity)"]
+                + (item.notificationUUID.map { ["uuid/\(item.scope.environment)/\(item.scope.testFlag)/\($0)"] } ?? [])
+        }
+
+        static func answersKey(_ scope: LedgerScope, _ original: String) -> String {
+            "\(scope.environment)/\(scope.testFlag)/\(original)"
+        }
+
+        /// Sends the rows, then numbers and appends the feed's changes.
+        mutating func finish(_ db: any DatabaseConnection) throws(GateKitError) {
+            try writes.flush(db)
+            try ChangeFeed.append(db, changes, now: Clock.nowMilliseconds())
+        }
     }
 
     /// On PostgreSQL, the rows every writer shares — the items' certificate headers (one per
@@ -257,12 +291,14 @@ extension Ledger {
             }
             for (_, signed) in item.renewals { if let h = signed?.header { headers.insert(h) } }
         }
-        let (newHeaders, newProducts) = committedShared.withLock { ($0.headers, $0.products) }
-        headers.subtract(newHeaders)
-        products.subtract(newProducts)
+        let (knownHeaders, knownProducts) = committedShared.withLock { ($0.headers, $0.products) }
+        headers = headers.filter { knownHeaders[$0] == nil }
+        products.subtract(knownProducts)
+        var headerIDs: [String: Int64] = [:]
         for header in headers.sorted() {
-            try store.write(.singleInsert) { (db) throws(GateKitError) in
+            headerIDs[header] = try store.write(.singleInsert) { (db) throws(GateKitError) -> Int64 in
                 try db.statement("INSERT INTO ledger_jws_headers(header) VALUES (?1) ON CONFLICT DO NOTHING").bind(1, text: header).run()
+                return try LedgerRows.headerID(db, header)
             }
         }
         for p in products.sorted(by: { ($0.product, $0.group) < ($1.product, $1.group) }) {
@@ -272,9 +308,15 @@ extension Ledger {
             }
         }
         committedShared.withLock {
-            $0.headers.formUnion(headers)
+            $0.headers.merge(headerIDs) { old, _ in old }
             $0.products.formUnion(products)
         }
+    }
+
+    /// A header's row: known once committed ahead (PostgreSQL), otherwise looked up or added.
+    private func headerID(_ db: any DatabaseConnection, _ header: String) throws(GateKitError) -> Int64 {
+        if let known = committedShared.withLock({ $0.headers[header] }) { return known }
+        return try LedgerRows.headerID(db, header)
     }
 
     struct SharedProduct: Hashable {
@@ -283,9 +325,10 @@ extension Ledger {
         let group: String
     }
 
-    /// What `storeSharedRowsAhead` knows is committed (append-only: it stays so).
+    /// What `storeSharedRowsAhead` knows is committed (append-only: it stays so), with each
+    /// header's row id.
     struct CommittedShared {
-        var headers = Set<String>()
+        var headers: [String: Int64] = [:]
         var products = Set<SharedProduct>()
     }
 
@@ -309,9 +352,54 @@ extension Ledger {
         boundBundle.withLock { $0 = bundleID }
     }
 
+    /// Items of a batch whose reads are prefetched together (`prefetchIndependent`), each with
+    /// its own statement copies (`DatabaseConnection.statement(_:copy:)`). A copy plans its
+    /// first executions itself (PostgreSQL's custom plans, ~0.1–0.2 ms for the record's read)
+    /// before its generic plan: few copies, each used often, keep that warm-up short.
+    static let prefetchCopies = 16
+
+    /// On PostgreSQL, sends ahead what recording each of `chunk`'s items reads, for every item
+    /// no earlier item of the chunk touches (its subscriptions, its identity): those reads are
+    /// answered together, one round trip per chunk instead of one per item (the writes of
+    /// earlier chunks were sent before, so the reads see them). An item that shares a
+    /// subscription with an earlier one of its chunk sends its reads when its turn comes.
+    private func prefetchIndependent(_ chunk: ArraySlice<Result<PendingItem, GateKitError>>, _ db: any DatabaseConnection) throws(GateKitError) {
+        guard db.dialect == .postgresql, chunk.count > 1 else { return }
+        var seen = Set<String>()
+        for (i, item) in chunk.enumerated() {
+            guard case let .success(item) = item else { continue }
+            let keys = item.subjects + [item.identity] + (item.notificationUUID.map { ["uuid/\($0)"] } ?? [])
+            guard seen.isDisjoint(with: keys) else {
+                seen.formUnion(keys)
+                continue
+            }
+            seen.formUnion(keys)
+            try prefetch(item, db, nil, copy: i)
+        }
+    }
+
+    /// Sends ahead the reads `record` makes for `item` (`DatabaseStatement.prefetch`).
+    /// `state`: what the transaction's earlier items left (nil: none), which needs no read.
+    private func prefetch(_ item: PendingItem, _ db: any DatabaseConnection, _ state: RecordingState?, copy: Int) throws(GateKitError) {
+        guard db.dialect == .postgresql else { return }
+        if let state, !state.recorded.isDisjoint(with: RecordingState.recordedKeys(item)) { return }  // a duplicate: nothing to read
+        try recordedStatement(db, item, copy: copy).prefetch()
+        try prefetchCatalogs(db)
+        guard let original = item.originals.first else { return }
+        if state?.records[original] == nil { try LedgerRows.prefetchRecord(db, original: original, scope: item.scope, copy: copy) }
+        if state?.answers[RecordingState.answersKey(item.scope, original)] == nil {
+            try ChangeFeed.prefetchStored(db, scope: item.scope, original: original, copy: copy)
+        }
+        // The token the subscription will have: the item's, else the one it had.
+        let token = item.transactions.lazy.filter { $0.0.originalTransactionID == original }.compactMap(\.0.appAccountToken).first
+            ?? state?.records[original].flatMap { ChangeFeed.newestToken($0, original: original) }
+        try ChangeFeed.prefetchParties(db, scope: item.scope, original: original, token: token, copy: copy)
+    }
+
     /// Records one item inside the caller's write transaction (whose scope holds its subjects).
-    private func record(_ item: PendingItem, _ db: any DatabaseConnection, _ state: inout RecordingState) throws(GateKitError) -> IngestReport {
-        let originals = Array(Set(item.transactions.map(\.0.originalTransactionID) + item.renewals.map(\.0.originalTransactionID))).sorted()
+    /// `copy`: the statement copies its reads use (`prefetch`).
+    private func record(_ item: PendingItem, _ db: any DatabaseConnection, _ state: inout RecordingState, copy: Int) throws(GateKitError) -> IngestReport {
+        let originals = item.originals
         let token = item.transactions.lazy.compactMap(\.0.appAccountToken).first
         let scope = item.scope
         func report(_ outcome: IngestReport.Outcome, _ changes: [IngestReport.StatusChange]) -> IngestReport {
@@ -319,22 +407,30 @@ extension Ledger {
                          subtype: item.subtype, notificationUUID: item.notificationUUID, originalTransactionIDs: originals,
                          appAccountToken: token, statusChanges: changes)
         }
-        if try isRecorded(db, item) { return report(.duplicate, []) }
+        try prefetch(item, db, state, copy: copy)
+        let keys = RecordingState.recordedKeys(item)
+        if !state.recorded.isDisjoint(with: keys) { return report(.duplicate, []) }
+        let (recorded, drawnID) = try isRecorded(db, item, copy: copy)
+        if recorded { return report(.duplicate, []) }
+        state.recorded.formUnion(keys)
         let now = Clock.nowMilliseconds()
         // Each subscription's versions before the item, and after it (the same plus the item's
         // own versions: no second query), for the status-change history.
         for original in originals where state.records[original] == nil {
-            state.records[original] = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope).compacted()
+            state.records[original] = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope, copy: copy).compacted()
         }
         var records: [String: CustomerRecord] = [:]
         for original in originals { records[original] = state.records[original] }
         let before = statuses(records, at: now)
         // What time alone changed before this item: those changes come first, dated when they happened.
         let catalogs = try loadedCatalogs(db)
-        var answered: [String: [String: ChangeFeed.Stored]] = [:]
+        var answered: [String: ChangeFeed.Kept] = [:]
         for original in originals {
+            let key = RecordingState.answersKey(scope, original)
+            let stored: [String: ChangeFeed.Stored]
+            if let known = state.answers[key] { stored = known.stored } else { stored = try ChangeFeed.stored(db, scope: scope, original: original, copy: copy) }
             answered[original] = try ChangeFeed.sweep(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
-                                                      catalogs: catalogs, now: now, into: &state.changes)
+                                                      stored: stored, catalogs: catalogs, now: now, into: &state.changes, copy: copy)
         }
         // New unless a version as new or newer is held (the compacted record keeps the newest).
         var changesState = item.transactions.isEmpty && item.renewals.isEmpty
@@ -346,17 +442,19 @@ extension Ledger {
         } ?? false) { changesState = true }
         let outcome: IngestReport.Outcome = changesState ? .new : .superseded
 
-        let header = try item.header.map { (h) throws(GateKitError) in try LedgerRows.headerID(db, h) }
-        let insert = try db.statement("""
-            INSERT INTO ledger_items(environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
-                signed_ms, ingested_ms, outcome, header_id, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id
-            """)
-        let itemID = try insert.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: item.identity).bind(4, item.kind.rawValue)
-            .bind(5, text: item.notificationUUID).bind(6, text: item.notificationType).bind(7, text: item.subtype)
-            .bind(8, item.signedMs).bind(9, now).bind(10, Int64(outcome.rawValue)).bind(11, header).bind(12, text: item.body).insertedID()
-        for (v, signed) in item.transactions { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
-        for (v, signed) in item.renewals { try LedgerRows.insert(db, v, scope: scope, item: itemID, signed: signed) }
-        for original in originals { try LedgerRows.insertSubject(db, item: itemID, originalTransactionID: original) }
+        let header = try item.header.map { (h) throws(GateKitError) in try headerID(db, h) }
+        let itemID: Int64
+        if let drawnID { itemID = drawnID } else { itemID = try nextSQLiteItemID(db, &state) }
+        try state.writes.addItem(item, id: itemID, outcome: outcome, header: header, now: now)
+        for (v, signed) in item.transactions {
+            let h = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
+            try state.writes.add(v, scope: scope, item: itemID, header: h, body: signed?.body)
+        }
+        for (v, signed) in item.renewals {
+            let h = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
+            try state.writes.add(v, scope: scope, item: itemID, header: h, body: signed?.body)
+        }
+        for original in originals { try state.writes.addSubject(item: itemID, originalTransactionID: original) }
 
         var changes: [IngestReport.StatusChange] = []
         for (v, _) in item.transactions { records[v.originalTransactionID]?.transactions.append(v) }
@@ -364,30 +462,50 @@ extension Ledger {
         for original in originals { state.records[original] = records[original]?.compacted() }
         let after = statuses(records, at: now)
         for original in originals {
-            try ChangeFeed.ingested(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
-                                    stored: answered[original] ?? [:], catalogs: catalogs, now: now, item: itemID, into: &state.changes)
+            let kept = try ChangeFeed.ingested(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
+                                               after: answered[original] ?? ChangeFeed.Kept(stored: [:]), catalogs: catalogs, now: now,
+                                               item: itemID, into: &state.changes, copy: copy)
+            state.writes.keep(scope: scope, original: original, kept)
+            state.answers[RecordingState.answersKey(scope, original)] = ChangeFeed.Kept(stored: kept.stored)
         }
         for original in originals {
             guard let to = after[original], before[original]?.status != to.status else { continue }
             let change = IngestReport.StatusChange(originalTransactionID: original, groupID: to.group, from: before[original]?.status, to: to.status)
-            try db.statement("""
-                INSERT INTO ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-                """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original).bind(4, text: to.group)
-                .bind(5, change.from?.rawValue).bind(6, to.status.rawValue).bind(7, itemID).bind(8, now).run()
+            try state.writes.addStatusChange(change, scope: scope, item: itemID, at: now)
             changes.append(change)
         }
         return report(outcome, changes)
     }
 
-    private func isRecorded(_ db: any DatabaseConnection, _ item: PendingItem) throws(GateKitError) -> Bool {
-        let s = try db.statement("""
-            SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = ?2
-            AND (identity = ?3 OR (?4 IS NOT NULL AND notification_uuid = ?4)) LIMIT 1
-            """)
+    /// SQLite's next item id: one more than the store's highest, then counted on.
+    private func nextSQLiteItemID(_ db: any DatabaseConnection, _ state: inout RecordingState) throws(GateKitError) -> Int64 {
+        let id: Int64
+        if let next = state.nextItemID { id = next } else { id = try db.scalar("SELECT coalesce(max(id), 0) + 1 FROM ledger_items") }
+        state.nextItemID = id &+ 1
+        return id
+    }
+
+    /// Whether the item is recorded (its identity, or its notification UUID); on PostgreSQL
+    /// also the id its row will have (drawn here: one round trip for both).
+    private func isRecorded(_ db: any DatabaseConnection, _ item: PendingItem, copy: Int) throws(GateKitError) -> (Bool, Int64?) {
+        let s = try recordedStatement(db, item, copy: copy)
         defer { s.reset() }
-        s.bind(1, text: item.scope.environment).bind(2, item.scope.testFlag).bind(3, text: item.identity).bind(4, text: item.notificationUUID)
-        return try s.step()
+        guard try s.step() else { return (false, nil) }
+        return db.dialect == .postgresql ? (s.int64(0) == 1, s.int64(1)) : (true, nil)
+    }
+
+    private func recordedStatement(_ db: any DatabaseConnection, _ item: PendingItem, copy: Int) throws(GateKitError) -> any DatabaseStatement {
+        // Only what the item has: an "?4 IS NULL OR …" would leave PostgreSQL's generic plan
+        // scanning the table (slower with every item); "IS NOT NULL" lets both engines use the
+        // partial index.
+        let match = item.notificationUUID == nil ? "FROM ledger_items WHERE environment = ?1 AND test_signed = ?2 AND identity = ?3" : """
+            FROM ledger_items WHERE environment = ?1 AND test_signed = ?2
+            AND (identity = ?3 OR (notification_uuid = ?4 AND notification_uuid IS NOT NULL))
+            """
+        let sql = db.dialect == .postgresql ? "SELECT EXISTS (SELECT 1 \(match)), nextval(pg_get_serial_sequence('ledger_items', 'id'))"
+                                            : "SELECT 1 \(match) LIMIT 1"
+        return try db.statement(sql, copy: copy)
+            .bind(1, text: item.scope.environment).bind(2, item.scope.testFlag).bind(3, text: item.identity).bind(4, text: item.notificationUUID)
     }
 
     /// Each subscription's status at `at` from its versions.

@@ -47,8 +47,9 @@ enum LedgerRows {
     static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
     static let renewalsByOriginal = "SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
 
-    static func record(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
-        var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope)
+    /// `copy`: the statement copy a prefetch used (`prefetchRecord`).
+    static func record(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
+        var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope, copy: copy)
             : try recordByStatements(db, customer: customer, scope: scope)
         if case let .token(token) = customer {
             record.token = token
@@ -92,46 +93,58 @@ enum LedgerRows {
     /// The same record from one statement: over a network each statement is a round trip, so
     /// the customer's transactions, renewals and receipt products' groups come tagged in one
     /// result (1, 2, 3 in the first column; transaction columns from 1, renewal columns from 17).
-    /// `originals` selects the customer's original transaction ids from ?1 (environment), ?2
-    /// (test flag), ?3 and ?4 (the id, or the token in both spellings).
-    private static func wholeCustomer(originals: String) -> String {
+    /// `matching` selects the customer's rows by original transaction id from ?1 (environment),
+    /// ?2 (test flag), ?3 and ?4 (the id, or the token in both spellings), with `with` before.
+    private static func wholeCustomer(with: String = "", matching: String) -> String {
         let txCount = 16, renewalCount = 10
         let nulls = { (n: Int) in Array(repeating: "NULL", count: n).joined(separator: ", ") }
         return """
-            WITH originals(o) AS (\(originals))
+            \(with)
             SELECT 1, \(transactionColumns), \(nulls(renewalCount)) FROM ledger_transactions
-            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (SELECT o FROM originals)
+            WHERE environment = ?1 AND test_signed = ?2 AND \(matching)
             UNION ALL
             SELECT 2, \(nulls(txCount)), \(renewalColumns) FROM ledger_renewals
-            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (SELECT o FROM originals)
+            WHERE environment = ?1 AND test_signed = ?2 AND \(matching)
             UNION ALL
             SELECT 3, p.product_id, p.group_id, \(nulls(txCount + renewalCount - 2)) FROM ledger_products p
             WHERE p.environment = ?1 AND p.test_signed = ?2 AND p.product_id IN (
                 SELECT product_id FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2
-                AND original_transaction_id IN (SELECT o FROM originals) AND group_id IS NULL)
+                AND \(matching) AND group_id IS NULL)
             """
     }
-    private static let wholeOriginal = wholeCustomer(originals: "SELECT CAST(?3 AS TEXT) WHERE CAST(?4 AS TEXT) IS NULL")
-    private static let wholeToken = wholeCustomer(originals: """
-        SELECT DISTINCT original_transaction_id FROM ledger_transactions
-        WHERE environment = ?1 AND test_signed = ?2 AND app_account_token IN (?3, ?4) AND app_account_token IS NOT NULL
-        """)
+    /// The id compared directly: a CTE of a parameter made PostgreSQL plan the statement anew
+    /// on every call (~150 µs).
+    private static let wholeOriginal = wholeCustomer(matching: "original_transaction_id = ?3")
+    private static let wholeToken = wholeCustomer(with: """
+        WITH originals(o) AS (SELECT DISTINCT original_transaction_id FROM ledger_transactions
+        WHERE environment = ?1 AND test_signed = ?2 AND app_account_token IN (?3, ?4) AND app_account_token IS NOT NULL)
+        """, matching: "original_transaction_id IN (SELECT o FROM originals)")
 
-    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
-        var record = CustomerRecord()
-        var groups: [String: String] = [:]
-        var grouped = Set<String>()
+    /// Sends the read of a subscription's record ahead (`DatabaseStatement.prefetch`).
+    static func prefetchRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int) throws(GateKitError) {
+        guard db.dialect == .postgresql else { return }
+        try wholeCustomer(db, .originalTransactionID(original), scope: scope, copy: copy).prefetch()
+    }
+
+    private static func wholeCustomer(_ db: any DatabaseConnection, _ customer: LedgerCustomer, scope: LedgerScope, copy: Int) throws(GateKitError) -> any DatabaseStatement {
         let s: any DatabaseStatement
         switch customer {
         case let .originalTransactionID(original):
-            s = try db.statement(wholeOriginal)
-            s.bind(3, text: original).bind(4, text: nil)
+            s = try db.statement(wholeOriginal, copy: copy)
+            s.bind(3, text: original)
         case let .token(token):
-            s = try db.statement(wholeToken)
+            s = try db.statement(wholeToken, copy: copy)
             s.bind(3, text: token).bind(4, text: token.uppercased())
         }
+        return s.bind(1, text: scope.environment).bind(2, scope.testFlag)
+    }
+
+    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, copy: Int) throws(GateKitError) -> CustomerRecord {
+        var record = CustomerRecord()
+        var groups: [String: String] = [:]
+        var grouped = Set<String>()
+        let s = try wholeCustomer(db, customer, scope: scope, copy: copy)
         defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag)
         while try s.step() {
             switch s.int64(0) {
             case 1:
@@ -226,45 +239,5 @@ enum LedgerRows {
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: value).bind(4, text: identity)
         guard try s.step(), let header = s.text(0), let body = s.text(1) else { return nil }
         return header + "." + body
-    }
-
-    // MARK: writing
-
-    /// `signed` nil: the version's signed text is its item's own (or, for a receipt purchase, none).
-    static func insert(_ db: any DatabaseConnection, _ v: TransactionVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
-        let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
-        let s = try db.statement("""
-            INSERT INTO ledger_transactions(environment, test_signed, \(transactionColumns), item_id, header_id, body)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) ON CONFLICT DO NOTHING
-            """)
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.transactionID).bind(4, text: v.originalTransactionID)
-            .bind(5, text: v.appAccountToken).bind(6, text: v.productID).bind(7, text: v.groupID).bind(8, v.productType.rawValue)
-            .bind(9, v.familyShared ? 1 : 0).bind(10, v.purchaseMs).bind(11, v.originalPurchaseMs).bind(12, v.expiresMs)
-            .bind(13, v.revocationMs).bind(14, v.revocationReason).bind(15, v.isUpgraded ? 1 : 0).bind(16, v.offerType)
-            .bind(17, v.signedMs).bind(18, text: v.identity).bind(19, item).bind(20, header).bind(21, text: signed?.body)
-        try s.run()
-        if let group = v.groupID {
-            let p = try db.statement("INSERT INTO ledger_products(environment, test_signed, product_id, group_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")
-            try p.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.productID).bind(4, text: group).run()
-        }
-    }
-
-    /// `signed` nil: the version's signed text is its item's own.
-    static func insert(_ db: any DatabaseConnection, _ v: RenewalVersion, scope: LedgerScope, item: Int64, signed: SignedText?) throws(GateKitError) {
-        let header = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
-        let s = try db.statement("""
-            INSERT INTO ledger_renewals(environment, test_signed, \(renewalColumns), item_id, header_id, body)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT DO NOTHING
-            """)
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: v.originalTransactionID).bind(4, text: v.productID)
-            .bind(5, text: v.autoRenewProductID).bind(6, v.autoRenewStatus).bind(7, v.isInBillingRetryPeriod ? 1 : 0)
-            .bind(8, v.gracePeriodExpiresMs).bind(9, v.expirationIntent).bind(10, v.renewalMs).bind(11, v.signedMs)
-            .bind(12, text: v.identity).bind(13, item).bind(14, header).bind(15, text: signed?.body)
-        try s.run()
-    }
-
-    static func insertSubject(_ db: any DatabaseConnection, item: Int64, originalTransactionID: String) throws(GateKitError) {
-        try db.statement("INSERT INTO ledger_item_subjects(original_transaction_id, item_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
-            .bind(1, text: originalTransactionID).bind(2, item).run()
     }
 }

@@ -11,6 +11,9 @@ public protocol DatabaseConnection: AnyObject {
     func execute(_ sql: String) throws(GateKitError)
     /// A cached prepared statement, reset and with bindings cleared.
     func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement
+    /// Copy `copy` of the statement: on PostgreSQL each copy holds an answer of its own, so
+    /// the same read for several items can be prefetched together; one statement on SQLite.
+    func statement(_ sql: String, copy: Int) throws(GateKitError) -> any DatabaseStatement
 }
 
 public enum SQLDialect: Sendable { case sqlite, postgresql }
@@ -34,6 +37,11 @@ public protocol DatabaseStatement: AnyObject {
     @discardableResult func bind(_ index: Int32, blob: [UInt8]?) -> Self
     /// Advances: true with a row, false when done.
     func step() throws(GateKitError) -> Bool
+    /// A hint that the statement, as bound now, is about to be stepped: in a PostgreSQL write
+    /// transaction it is sent at once, so the reads an operation needs travel in one round
+    /// trip; the next `step` with the same bindings takes its answer (other bindings run
+    /// anew). Nothing on SQLite, where a read costs no round trip.
+    func prefetch() throws(GateKitError)
     /// Runs a statement that returns no rows, then resets it.
     func run() throws(GateKitError)
     func int64(_ column: Int32) -> Int64

@@ -24,7 +24,7 @@ final class PostgresConnection: DatabaseConnection {
     private(set) var session: UInt64 = 0
     /// Notifications on `channel` sent by other sessions, counted as they arrive.
     private(set) var notificationsFromOthers: UInt64 = 0
-    private var cache: [String: PostgresStatement] = [:]
+    private var cache: [StatementKey: PostgresStatement] = [:]
     private var statementNumber = 0
     /// The server and database, without the password (for messages and `gatekit_store_path`).
     private(set) var location = "postgresql://"
@@ -168,6 +168,7 @@ final class PostgresConnection: DatabaseConnection {
     /// write is sent on it: the first read takes the server's goodbye, the second its end of
     /// stream. (A read needs no probe: it is retried on a new connection.)
     func ensureConnected(probing: Bool = false) throws(GateKitError) {
+        abandonPipeline()
         if probing {
             pollNotifications()
             pollNotifications()
@@ -187,37 +188,200 @@ final class PostgresConnection: DatabaseConnection {
         return GateKitError(.connection, "the connection to the PostgreSQL store \(location) broke\(reason.isEmpty ? "" : " (\(reason))"); nothing was written, and the next call reconnects")
     }
 
+    /// Runs `sql` (one statement or several) and reads its answer. In a write transaction's
+    /// pipeline, what was sent before is answered first, and `sql` runs outside the pipeline,
+    /// in the same transaction.
     func execute(_ sql: String) throws(GateKitError) {
+        if pipelining {
+            try readAnswers()
+            let conn = try live()
+            guard pq.PQexitPipelineMode(conn) == 1 else { throw GateKitError(.internal, "libpq could not leave pipeline mode to run '\(sql.prefix(60))'") }
+            pipelining = false
+            defer { if pq.PQenterPipelineMode(conn) == 1 { pipelining = true } else { dropConnection() } }
+            return try execute(sql)
+        }
         let conn = try live()
         let result = pq.PQexec(conn, sql)
         defer { pq.PQclear(result) }
         try check(result, "'\(sql.prefix(60))'")
     }
 
-    /// COMMIT (with `before`, e.g. a NOTIFY, in the same round trip). A connection that breaks
-    /// here leaves the outcome unknown: that is `.commitUncertain`, never success.
-    func commit(after before: String) throws(GateKitError) {
-        let conn = try live()
-        let result = pq.PQexec(conn, before + "; COMMIT")
-        defer { pq.PQclear(result) }
-        do throws(GateKitError) {
-            try check(result, "COMMIT")
-        } catch where error.code == .connection {
-            // The server's answer never arrived: it may have committed first.
-            throw GateKitError(.commitUncertain, "the connection to the PostgreSQL store \(location) broke during COMMIT: the write may or may not be recorded; retrying it is safe")
-        }
+    // MARK: pipeline mode
+
+    /// Inside a write transaction the connection is in libpq's pipeline mode: a statement whose
+    /// answer is only "done" (BEGIN, the slot locks, every INSERT) is sent without waiting for
+    /// it, and the answers are read when a statement's rows are needed or at COMMIT. A
+    /// transaction's writes then cost one round trip together instead of one each. A failure
+    /// in a statement sent earlier surfaces at that read or at COMMIT, with its own statement
+    /// named; the server aborted the transaction at it either way.
+    private(set) var pipelining = false
+    /// What was sent and not yet answered, in order.
+    private var awaited: [Awaited] = []
+    private var awaitedRead = 0
+    private var syncsUnread = 0
+    /// Statements holding a prefetched answer (`DatabaseStatement.prefetch`), dropped when
+    /// the transaction ends.
+    private var prefetching: [PostgresStatement] = []
+
+    /// Answers read together at the latest after this many statements: what the server has
+    /// to answer stays small, and a long batch cannot fill both sockets' buffers.
+    static let maximumAwaited = 512
+
+    private struct Awaited {
+        let context: String
+        /// The statement whose rows this answer carries.
+        var reader: PostgresStatement?
+        /// The statement this answer prepares: not prepared unless the answer says so.
+        var prepares: PostgresStatement?
     }
 
-    func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement {
-        if let s = cache[sql] {
+    func prefetchedBy(_ statement: PostgresStatement) { prefetching.append(statement) }
+
+    private func endPipeline() {
+        pipelining = false
+        for s in prefetching { s.dropPrefetched() }
+        prefetching.removeAll(keepingCapacity: true)
+    }
+
+    /// BEGIN, in pipeline mode.
+    func beginPipelined() throws(GateKitError) {
+        let conn = try live()
+        guard pq.PQenterPipelineMode(conn) == 1 else {
+            throw GateKitError(.internal, "libpq could not enter pipeline mode: \(redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(conn)))))")
+        }
+        pipelining = true
+        try sendPlain("BEGIN")
+    }
+
+    /// Sends a statement without parameters (BEGIN, NOTIFY, COMMIT) in the pipeline.
+    private func sendPlain(_ sql: String) throws(GateKitError) {
+        let conn = try live()
+        try sent(pq.PQsendQueryParams(conn, sql, 0, nil, nil, nil, nil, 0), Awaited(context: "'\(sql.prefix(60))'"))
+    }
+
+    /// Records what a `PQsend…` call (its return value `ok`) will be answered with.
+    private func sent(_ ok: Int32, _ awaiting: @autoclosure () -> Awaited) throws(GateKitError) {
+        guard ok == 1 else {
+            if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
+            throw GateKitError(.internal, "libpq refused to send a statement: \(conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? "")")
+        }
+        awaited.append(awaiting())
+        if awaited.count - awaitedRead >= PostgresConnection.maximumAwaited { try readAnswers() }
+    }
+
+    /// A statement sent in the pipeline: preparing it, running it.
+    func sentPrepare(_ ok: Int32, _ statement: PostgresStatement, _ context: String) throws(GateKitError) {
+        try sent(ok, Awaited(context: "preparing \(context)", prepares: statement))
+    }
+
+    func sentQuery(_ ok: Int32, _ context: String, reader: PostgresStatement?) throws(GateKitError) {
+        try sent(ok, Awaited(context: context, reader: reader))
+    }
+
+    /// Reads every answer sent for so far (one round trip), handing rows to their statement.
+    /// Throws the first failure; the rest are left for `abandonPipeline`.
+    func readAnswers() throws(GateKitError) {
+        let conn = try live()
+        guard awaitedRead < awaited.count else { return }
+        guard pq.PQsendFlushRequest(conn) == 1, pq.PQflush(conn) == 0 else { throw lost() }
+        while awaitedRead < awaited.count {
+            let next = awaited[awaitedRead]
+            awaitedRead += 1
+            let result = takeAnswer(conn)
+            do throws(GateKitError) {
+                try check(result, next.context)
+            } catch {
+                next.prepares?.forgetPrepared()
+                pq.PQclear(result)
+                throw error
+            }
+            if let reader = next.reader { reader.received(result) } else { pq.PQclear(result) }
+        }
+        awaited.removeAll(keepingCapacity: true)
+        awaitedRead = 0
+    }
+
+    /// One statement's answer: its result, then the NULL that ends it.
+    private func takeAnswer(_ conn: OpaquePointer) -> OpaquePointer? {
+        let result = pq.PQgetResult(conn)
+        if result != nil, let extra = pq.PQgetResult(conn) { pq.PQclear(extra) }
+        return result
+    }
+
+    /// NOTIFY and COMMIT in the pipeline, then every answer. A broken connection after COMMIT
+    /// was sent leaves the outcome unknown: `.commitUncertain`.
+    func commitPipelined(after before: String) throws(GateKitError) {
+        try sendPlain(before)
+        try sendPlain("COMMIT")
+        let conn = try live()
+        do throws(GateKitError) {
+            guard pq.PQpipelineSync(conn) == 1 else { throw lost() }
+            syncsUnread += 1
+            try readAnswers()
+            let sync = pq.PQgetResult(conn)
+            defer { pq.PQclear(sync) }
+            guard sync.map({ pq.PQresultStatus($0) }) == PGRES_PIPELINE_SYNC else { throw lost() }
+            syncsUnread -= 1
+        } catch where error.code == .connection {
+            // COMMIT was sent and its answer never arrived: it may have committed.
+            throw GateKitError(.commitUncertain, "the connection to the PostgreSQL store \(location) broke during COMMIT: the write may or may not be recorded; retrying it is safe")
+        }
+        _ = pq.PQexitPipelineMode(conn)
+        endPipeline()
+    }
+
+    /// Leaves pipeline mode after a failure: reads what is still to come up to a sync (so
+    /// statements a failure aborted are prepared again next time), then ROLLBACK can run.
+    /// A connection that cannot be brought back to a clean state is dropped (the next call
+    /// reconnects).
+    func abandonPipeline() {
+        guard pipelining else { return }
+        defer {
+            endPipeline()
+            awaited.removeAll(keepingCapacity: true)
+            awaitedRead = 0
+            syncsUnread = 0
+        }
+        guard let conn, pq.PQstatus(conn) == CONNECTION_OK, pq.PQpipelineSync(conn) == 1 else { return dropConnection() }
+        for next in awaited[awaitedRead...] {
+            let result = takeAnswer(conn)
+            if result.map({ pq.PQresultStatus($0) }) != PGRES_COMMAND_OK { next.prepares?.forgetPrepared() }
+            pq.PQclear(result)
+        }
+        // Up to the sync just sent, past a COMMIT's that was not read.
+        syncsUnread += 1
+        while syncsUnread > 0 {
+            guard let result = pq.PQgetResult(conn) else { return dropConnection() }
+            if pq.PQresultStatus(result) == PGRES_PIPELINE_SYNC { syncsUnread -= 1 }
+            pq.PQclear(result)
+        }
+        if pq.PQexitPipelineMode(conn) != 1 { dropConnection() }
+    }
+
+    private func dropConnection() {
+        if let conn { pq.PQfinish(conn) }
+        conn = nil
+        endPipeline()
+    }
+
+    func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement { try statement(sql, copy: 0) }
+
+    func statement(_ sql: String, copy: Int) throws(GateKitError) -> any DatabaseStatement {
+        let key = StatementKey(sql: sql, copy: copy)
+        if let s = cache[key] {
             s.reset()
             return s
         }
         let (text, parameters) = try PostgresSQL.translate(sql)
         statementNumber += 1
         let s = PostgresStatement(connection: self, sql: text, parameters: parameters, name: "gatekit_\(statementNumber)")
-        cache[sql] = s
+        cache[key] = s
         return s
+    }
+
+    private struct StatementKey: Hashable {
+        let sql: String
+        let copy: Int
     }
 
     /// Throws the classified error unless `result` succeeded.

@@ -19,7 +19,10 @@ final class PostgresStatement: DatabaseStatement {
     private var row: Int32 = -1
     private var rows: Int32 = 0
 
-    private enum Value {
+    /// The bindings a prefetched answer was asked with, until the `step` that takes it.
+    private var prefetched: [(oid: Oid, value: Value?)?]?
+
+    private enum Value: Equatable {
         case integer(Int64), text(String), bytes([UInt8])
     }
     private static let int8: Oid = 20, text: Oid = 25, bytea: Oid = 17
@@ -34,12 +37,36 @@ final class PostgresStatement: DatabaseStatement {
 
     deinit { if let result { pq.PQclear(result) } }
 
+    /// A prefetched answer is kept for the `step` it was asked for.
     func reset() {
+        if prefetched == nil {
+            if let result { pq.PQclear(result) }
+            result = nil
+            rows = 0
+        }
+        row = -1
+        for i in values.indices { values[i] = nil }
+    }
+
+    func prefetch() throws(GateKitError) {
+        guard connection.pipelining, prefetched == nil else { return }
         if let result { pq.PQclear(result) }
         result = nil
-        row = -1
         rows = 0
-        for i in values.indices { values[i] = nil }
+        try send(reading: true)
+        prefetched = values
+        connection.prefetchedBy(self)
+    }
+
+    /// The transaction ended: an answer prefetched and never stepped is dropped.
+    func dropPrefetched() {
+        guard prefetched != nil else { return }
+        prefetched = nil
+        reset()
+    }
+
+    private static func same(_ a: [(oid: Oid, value: Value?)?], _ b: [(oid: Oid, value: Value?)?]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { x, y in x?.oid == y?.oid && x?.value == y?.value }
     }
 
     /// Out-of-range indexes are ignored, as SQLite does with a parameter a statement lacks.
@@ -55,28 +82,88 @@ final class PostgresStatement: DatabaseStatement {
     @discardableResult func bind(_ index: Int32, blob: [UInt8]?) -> Self { set(index, Self.bytea, blob.map { .bytes($0) }) }
 
     func step() throws(GateKitError) -> Bool {
+        if let asked = prefetched {
+            prefetched = nil
+            if result == nil { try connection.readAnswers() }
+            if !PostgresStatement.same(asked, values) {
+                // Bound otherwise since: that answer is not this one.
+                if let result { pq.PQclear(result) }
+                result = nil
+            }
+        }
         if result == nil { try execute() }
         guard row < rows else { return false }
         row += 1
         return row < rows
     }
 
+    /// In a write transaction's pipeline, sent without waiting for its answer.
     func run() throws(GateKitError) {
         defer { reset() }
-        while try step() {}
+        if connection.pipelining {
+            try send(reading: false)
+        } else {
+            while try step() {}
+        }
     }
 
+    /// The answer `PostgresConnection.readAnswers` read for this statement.
+    func received(_ answer: OpaquePointer?) {
+        if let result { pq.PQclear(result) }
+        result = answer
+        rows = answer.map { pq.PQntuples($0) } ?? 0
+        row = -1
+    }
+
+    /// Its preparation failed, or a failure before it aborted it: prepared again next time.
+    func forgetPrepared() { preparedIn = 0 }
+
+    private var context: String { "'\(sql.prefix(60))'" }
+
     private func execute() throws(GateKitError) {
+        if connection.pipelining {
+            try send(reading: true)
+            return try connection.readAnswers()
+        }
         let conn = try connection.live()
         if preparedIn != connection.session {
             // Types from the first bindings; a parameter never bound is left to the server.
             let types = values.map { $0?.oid ?? 0 }
             let prepared = pq.PQprepare(conn, name, sql, Int32(values.count), types)
             defer { pq.PQclear(prepared) }
-            try connection.check(prepared, "preparing '\(sql.prefix(60))'")
+            try connection.check(prepared, "preparing \(context)")
             preparedIn = connection.session
         }
-        // One buffer holds every parameter; text and integers NUL-terminated.
+        let executed: OpaquePointer? = withParameters { count, pointers, lengths, formats in
+            pq.PQexecPrepared(conn, name, count, pointers, lengths, formats, 0)
+        }
+        do {
+            try connection.check(executed, context)
+        } catch {
+            pq.PQclear(executed)
+            throw error
+        }
+        received(executed)
+    }
+
+    /// Sends the statement (prepared first if this session has not) in the pipeline; its rows,
+    /// when `reading`, go to `received`.
+    private func send(reading: Bool) throws(GateKitError) {
+        let conn = try connection.live()
+        if preparedIn != connection.session {
+            let types = values.map { $0?.oid ?? 0 }
+            preparedIn = connection.session
+            try connection.sentPrepare(pq.PQsendPrepare(conn, name, sql, Int32(values.count), types), self, context)
+        }
+        let ok: Int32 = withParameters { count, pointers, lengths, formats in
+            pq.PQsendQueryPrepared(conn, name, count, pointers, lengths, formats, 0)
+        }
+        try connection.sentQuery(ok, context, reader: reading ? self : nil)
+    }
+
+    /// The bound values as libpq takes them (one buffer; text and integers NUL-terminated),
+    /// for the duration of `body`.
+    private func withParameters<T>(_ body: (Int32, [UnsafePointer<CChar>?], [Int32], [Int32]) -> T) -> T {
         var storage: [UInt8] = []
         var spans: [(offset: Int, length: Int)?] = []
         var formats: [Int32] = []
@@ -100,23 +187,13 @@ final class PostgresStatement: DatabaseStatement {
             spans.append((start, storage.count - start))
             storage.append(0)
         }
-        let executed: OpaquePointer? = storage.withUnsafeBufferPointer { buffer in
+        return storage.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress.map { UnsafeRawPointer($0) }
             let pointers: [UnsafePointer<CChar>?] = spans.map { span in
                 span.flatMap { s in base.map { ($0 + s.offset).assumingMemoryBound(to: CChar.self) } }
             }
-            let lengths = spans.map { Int32($0?.length ?? 0) }
-            return pq.PQexecPrepared(conn, name, Int32(values.count), pointers, lengths, formats, 0)
+            return body(Int32(values.count), pointers, spans.map { Int32($0?.length ?? 0) }, formats)
         }
-        do {
-            try connection.check(executed, "'\(sql.prefix(60))'")
-        } catch {
-            pq.PQclear(executed)
-            throw error
-        }
-        result = executed
-        rows = executed.map { pq.PQntuples($0) } ?? 0
-        row = -1
     }
 
     private func value(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {

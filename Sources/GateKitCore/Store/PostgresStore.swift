@@ -153,15 +153,18 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             while true {
                 do throws(GateKitError) {
                     try connection.ensureConnected(probing: true)
-                    try connection.execute("BEGIN")
+                    // Pipelined (`PostgresConnection.pipelining`): BEGIN and the locks travel
+                    // with the body's first read, its writes with the COMMIT.
+                    try connection.beginPipelined()
                     do throws(GateKitError) {
                         try lock(scope)
                         let result = try body(connection)
-                        try connection.commit(after: "NOTIFY \(namespace)")
+                        try connection.commitPipelined(after: "NOTIFY \(namespace)")
                         ownCommits &+= 1
                         localCommits.announce()
                         return result
                     } catch {
+                        connection.abandonPipeline()
                         if error.code != .commitUncertain { try? connection.execute("ROLLBACK") }
                         throw error
                     }

@@ -87,6 +87,9 @@ public final class SQLiteConnection: DatabaseConnection {
     }
 
     /// A cached prepared statement, reset and with bindings cleared.
+    /// One statement whatever the copy: a read costs no round trip here.
+    public func statement(_ sql: String, copy: Int) throws(GateKitError) -> any DatabaseStatement { try statement(sql) }
+
     public func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement {
         try sqliteStatement(sql)
     }
@@ -120,6 +123,9 @@ public final class SQLiteConnection: DatabaseConnection {
 
 /// A prepared statement. Columns and parameters are 0- and 1-based, as in SQLite.
 public final class SQLiteStatement: DatabaseStatement {
+    /// A read costs no round trip here (`DatabaseStatement.prefetch`).
+    public func prefetch() {}
+
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
     /// The connection's table, kept here: every read of an unowned reference is a pair of atomic

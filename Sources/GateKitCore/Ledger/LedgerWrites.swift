@@ -1,0 +1,109 @@
+import GateKitStore
+import GateKitSupport
+
+/// What one write transaction's ingestions add to the ledger, gathered and sent before it
+/// commits as multi-row INSERTs (`RowInserts`), parents before children. Until then recording
+/// reads its own writes from `Ledger.RecordingState` (the items recorded, each subscription's
+/// record and answers), never from the store.
+struct LedgerWrites {
+    private var items: RowInserts
+    private var transactions = RowInserts(
+        into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), item_id, header_id, body)",
+        values: Array(repeating: "?", count: 21), then: "ON CONFLICT DO NOTHING")
+    private var renewals = RowInserts(
+        into: "ledger_renewals(environment, test_signed, \(LedgerRows.renewalColumns), item_id, header_id, body)",
+        values: Array(repeating: "?", count: 15), then: "ON CONFLICT DO NOTHING")
+    private var products = RowInserts(into: "ledger_products(environment, test_signed, product_id, group_id)",
+                                      values: Array(repeating: "?", count: 4), then: "ON CONFLICT DO NOTHING")
+    private var subjects = RowInserts(into: "ledger_item_subjects(original_transaction_id, item_id)",
+                                      values: ["?", "?"], then: "ON CONFLICT DO NOTHING")
+    private var statusChanges = RowInserts(
+        into: "ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)",
+        values: Array(repeating: "?", count: 8))
+    /// Each product's newest answer, in the order first kept (one row per key: an upsert may
+    /// not touch a row twice in one statement).
+    private var answers: [AnswerKey: [RowInserts.Value]] = [:]
+    private var answerOrder: [AnswerKey] = []
+
+    private struct AnswerKey: Hashable {
+        let scope: LedgerScope
+        let original: String
+        let product: String
+    }
+
+    /// Items carry the id drawn for them: PostgreSQL's identity column takes it only when told.
+    init(_ dialect: SQLDialect) {
+        let overriding = dialect == .postgresql ? " OVERRIDING SYSTEM VALUE" : ""
+        items = RowInserts(into: """
+            ledger_items(id, environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
+                signed_ms, ingested_ms, outcome, header_id, body)\(overriding)
+            """, values: Array(repeating: "?", count: 13))
+    }
+
+    mutating func addItem(_ item: Ledger.PendingItem, id: Int64, outcome: IngestReport.Outcome, header: Int64?, now: Int64) throws(GateKitError) {
+        try items.append([.integer(id), .text(item.scope.environment), .integer(item.scope.testFlag), .text(item.identity),
+                          .integer(item.kind.rawValue), .text(item.notificationUUID), .text(item.notificationType), .text(item.subtype),
+                          .integer(item.signedMs), .integer(now), .integer(Int64(outcome.rawValue)), .integer(header), .text(item.body)])
+    }
+
+    /// `body` nil: the version's signed text is its item's own (or, for a receipt purchase,
+    /// none); otherwise `header` is its header's row.
+    mutating func add(_ v: TransactionVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?) throws(GateKitError) {
+        try transactions.append([
+            .text(scope.environment), .integer(scope.testFlag), .text(v.transactionID), .text(v.originalTransactionID),
+            .text(v.appAccountToken), .text(v.productID), .text(v.groupID), .integer(v.productType.rawValue),
+            .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
+            .integer(v.revocationMs), .integer(v.revocationReason), .integer(v.isUpgraded ? 1 : 0), .integer(v.offerType),
+            .integer(v.signedMs), .text(v.identity), .integer(item), .integer(header), .text(body),
+        ])
+        if let group = v.groupID {
+            try products.append([.text(scope.environment), .integer(scope.testFlag), .text(v.productID), .text(group)])
+        }
+    }
+
+    /// `body` nil: the version's signed text is its item's own.
+    mutating func add(_ v: RenewalVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?) throws(GateKitError) {
+        try renewals.append([
+            .text(scope.environment), .integer(scope.testFlag), .text(v.originalTransactionID), .text(v.productID),
+            .text(v.autoRenewProductID), .integer(v.autoRenewStatus), .integer(v.isInBillingRetryPeriod ? 1 : 0),
+            .integer(v.gracePeriodExpiresMs), .integer(v.expirationIntent), .integer(v.renewalMs), .integer(v.signedMs),
+            .text(v.identity), .integer(item), .integer(header), .text(body),
+        ])
+    }
+
+    mutating func addSubject(item: Int64, originalTransactionID: String) throws(GateKitError) {
+        try subjects.append([.text(originalTransactionID), .integer(item)])
+    }
+
+    mutating func addStatusChange(_ change: IngestReport.StatusChange, scope: LedgerScope, item: Int64, at: Int64) throws(GateKitError) {
+        try statusChanges.append([.text(scope.environment), .integer(scope.testFlag), .text(change.originalTransactionID),
+                                  .text(change.groupID), .integer(change.from?.rawValue), .integer(change.to.rawValue),
+                                  .integer(item), .integer(at)])
+    }
+
+    /// The entries `kept` changed; a later entry of the same product replaces an earlier one.
+    mutating func keep(scope: LedgerScope, original: String, _ kept: ChangeFeed.Kept) {
+        for product in kept.changed {
+            guard let entry = kept.stored[product] else { continue }
+            let key = AnswerKey(scope: scope, original: original, product: product)
+            if answers[key] == nil { answerOrder.append(key) }
+            answers[key] = ChangeFeed.answerRow(scope: scope, original: original, product: product, entry)
+        }
+    }
+
+    /// Sends everything gathered, parents first (items before the rows that name them).
+    mutating func flush(_ db: any DatabaseConnection) throws(GateKitError) {
+        try items.flush(db)
+        try transactions.flush(db)
+        try renewals.flush(db)
+        try products.flush(db)
+        try subjects.flush(db)
+        try statusChanges.flush(db)
+        guard !answerOrder.isEmpty else { return }
+        var rows = ChangeFeed.answerRows()
+        for key in answerOrder { if let row = answers[key] { try rows.append(row) } }
+        try rows.flush(db)
+        answers.removeAll(keepingCapacity: true)
+        answerOrder.removeAll(keepingCapacity: true)
+    }
+}
