@@ -3,6 +3,7 @@ import Testing
 @testable import GateKitCrypto
 @testable import GateKitJWS
 @testable import GateKitLedger
+@testable import GateKitStore
 @testable import GateKitSupport
 
 /// The ledger's rule table, in Swift: the customer lives of python/tests/ledger_lives.py
@@ -240,19 +241,26 @@ import Testing
         return (lives, table)
     }
 
-    @Test func everyRowOfTheTableInAnyOrder() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+    /// The lives, their table and their items shuffled with a fixed seed, every `nth` item sent
+    /// twice; nil (the reason printed) without the test PKI or Apple's payload models.
+    static func shuffled(seed: UInt64, repeatEvery nth: Int) throws -> (lives: [Life], table: [Expect], order: [(kind: String, jws: String)], options: JWSOptions)? {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return nil }
         guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
             FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
+            return nil
         }
-        let (lives, table) = try Self.build(pki)
+        let (lives, table) = try build(pki)
         let items = lives.flatMap(\.items)
         #expect(items.count == 32 && table.count == 25)
-        // Shuffled with a fixed seed, every fifth item sent twice: order and repeats never matter.
-        var rng = SplitMix(seed: 7)
-        var order = items + items.enumerated().filter { $0.offset % 5 == 0 }.map(\.element)
+        var rng = SplitMix(seed: seed)
+        var order = items + items.enumerated().filter { $0.offset % nth == 0 }.map(\.element)
         rng.shuffle(&order)
+        return (lives, table, order, options)
+    }
+
+    @Test func everyRowOfTheTableInAnyOrder() throws {
+        // Shuffled, every fifth item sent twice: order and repeats never matter.
+        guard let (_, table, order, options) = try Self.shuffled(seed: 7, repeatEvery: 5) else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("lives.sqlite")))
         for item in order {
@@ -268,6 +276,64 @@ import Testing
             #expect(got.reason.name == e.reason, "\(e.customer) \(e.subject) at \(e.at)")
             if let until = e.until { #expect(got.untilMs == until, "until: \(e.customer) \(e.subject) at \(e.at)") }
             if let status = e.status { #expect(got.status?.rawValue == status, "status: \(e.customer) \(e.subject) at \(e.at)") }
+        }
+    }
+    /// The same shuffled items with repeats, recorded by one `ingestTogether` (one transaction:
+    /// rows sent together, on PostgreSQL reads prefetched 16 items at a time, duplicates and
+    /// answers found among the batch's own unsent rows) and one call per item: every outcome,
+    /// status change, feed change and answer agrees.
+    @Test func oneBatchRecordsWhatOneCallPerItemRecords() throws {
+        guard let (lives, table, order, options) = try Self.shuffled(seed: 11, repeatEvery: 3) else { return }
+        #expect(order.count > 2 * Ledger.prefetchCopies)  // several prefetch chunks
+        let folder = TemporaryFolder()
+        let single = Ledger(store: try TestStores.open(folder.file("one-by-one.sqlite")))
+        let batched = Ledger(store: try TestStores.open(folder.file("batched.sqlite")))
+        var expected: [(IngestReport.Outcome, [IngestReport.StatusChange])] = []
+        for item in order {
+            let r = item.kind == "notification" ? try single.ingestNotification(Array(item.jws.utf8), options: options)
+                                                : try single.ingestTransaction(Array(item.jws.utf8), options: options)
+            expected.append((r.outcome, r.statusChanges))
+        }
+        let kinds = order.map { (text: Array($0.jws.utf8), kind: $0.kind == "notification" ? JWSVerifier.Kind.notification : .transaction) }
+        let reports = try batched.ingestTogether(kinds, options: options, alongside: .subjects([])) { _ throws(GateKitError) in }.reports
+        let got = try reports.map { (r) throws -> (IngestReport.Outcome, [IngestReport.StatusChange]) in
+            let report = try r.get()
+            return (report.outcome, report.statusChanges)
+        }
+        #expect(got.map(\.0) == expected.map(\.0))
+        #expect(got.map(\.1) == expected.map(\.1))
+        #expect(expected.contains { $0.0 == .duplicate } && expected.contains { $0.0 == .new })
+        #expect(try Self.feed(single) == Self.feed(batched))
+        #expect(try !Self.feed(batched).isEmpty)
+        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        for e in table {
+            let want = try single.entitlement(customer: e.customer, to: e.subject, scope: scope, at: .asOf(e.at))
+            let have = try batched.entitlement(customer: e.customer, to: e.subject, scope: scope, at: .asOf(e.at))
+            #expect(have.reason.name == e.reason && have.reason == want.reason && have.untilMs == want.untilMs,
+                    "\(e.customer) \(e.subject) at \(e.at)")
+        }
+        for life in lives {
+            let count = { (json: String) in json.split(separator: "\"kind\":", omittingEmptySubsequences: false).count }
+            #expect(try count(single.historyJSON(customer: life.original, scope: scope)) == count(batched.historyJSON(customer: life.original, scope: scope)),
+                    "history of \(life.original)")
+        }
+    }
+
+    /// The feed's changes in order, without what differs between two runs (sequence numbers,
+    /// items' ids, the instant of an ingestion).
+    static func feed(_ ledger: Ledger) throws -> [String] {
+        try ledger.store.read { (db) throws(GateKitError) -> [String] in
+            let s = try db.statement("""
+                SELECT original_transaction_id, product_id, entitled, reason, status, until_ms, at_ms, cause FROM ledger_changes ORDER BY seq
+                """)
+            defer { s.reset() }
+            var out: [String] = []
+            while try s.step() {
+                let cause = s.text(7) ?? ""
+                out.append([s.text(0) ?? "", s.text(1) ?? "", "\(s.int64(2))", "\(s.int64(3))", "\(s.optionalInt64(4) ?? -1)",
+                            "\(s.optionalInt64(5) ?? -1)", cause == "time" ? "\(s.int64(6))" : "", cause].joined(separator: "|"))
+            }
+            return out
         }
     }
 }

@@ -31,8 +31,13 @@ struct LedgerWrites {
         let product: String
     }
 
+    /// On PostgreSQL the product → group rows were committed before the transaction
+    /// (`Ledger.storeSharedRowsAhead`): nothing to add.
+    private let productsCommittedAhead: Bool
+
     /// Items carry the id drawn for them: PostgreSQL's identity column takes it only when told.
     init(_ dialect: SQLDialect) {
+        productsCommittedAhead = dialect == .postgresql
         let overriding = dialect == .postgresql ? " OVERRIDING SYSTEM VALUE" : ""
         items = RowInserts(into: """
             ledger_items(id, environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
@@ -56,7 +61,7 @@ struct LedgerWrites {
             .integer(v.revocationMs), .integer(v.revocationReason), .integer(v.isUpgraded ? 1 : 0), .integer(v.offerType),
             .integer(v.signedMs), .text(v.identity), .integer(item), .integer(header), .text(body),
         ])
-        if let group = v.groupID {
+        if let group = v.groupID, !productsCommittedAhead {
             try products.append([.text(scope.environment), .integer(scope.testFlag), .text(v.productID), .text(group)])
         }
     }
