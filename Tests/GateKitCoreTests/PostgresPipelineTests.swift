@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import GateKitEULA
 @testable import GateKitSchema
@@ -95,5 +96,31 @@ import Testing
         try store.write { (db) throws(GateKitError) in try db.statement(Self.read).bind(1, text: "a").prefetch() }
         try other.write { (db) throws(GateKitError) in try db.statement(Self.upsert).bind(1, text: "a").bind(2, text: "A2").run() }
         #expect(try store.write { (db) throws(GateKitError) -> String? in try step(db, "a") } == "A2")
+    }
+    @Test func aConnectionKilledInsideAWriteIsReplacedAndTheWriteRunsOnce() throws {
+        guard let server = postgresTestServer() else { return }
+        let app = uniqueAppID("pipeline-killed")
+        let store = try Store(schema: .gatekit, path: server, appID: app), admin = try Store(schema: .gatekit, path: server, appID: app)
+        var attempts = 0
+        try store.write { (db) throws(GateKitError) in
+            attempts += 1
+            try db.statement(Self.upsert).bind(1, text: "attempt").bind(2, text: "\(attempts)").run()  // sent, not yet answered
+            let pid = try db.scalar("SELECT pg_backend_pid()")
+            if attempts == 1 {
+                // The server ends this session mid-transaction: the next answer never comes.
+                _ = try admin.read { (a) throws(GateKitError) in
+                    try a.statement("SELECT pg_terminate_backend(CAST(?1 AS integer))").bind(1, pid).step()
+                }
+                usleep(50_000)
+            }
+            try db.statement(Self.upsert).bind(1, text: "done").bind(2, text: "\(attempts)").run()
+            _ = try db.scalar("SELECT count(*) FROM gatekit_meta")
+        }
+        // Nothing of the killed attempt stayed; the write ran again on a new connection, once.
+        #expect(attempts == 2)
+        #expect(try Self.value(store, "attempt") == "2")
+        #expect(try Self.value(store, "done") == "2")
+        try store.write { (db) throws(GateKitError) in try db.statement(Self.upsert).bind(1, text: "after").bind(2, text: "1").run() }
+        #expect(try Self.value(store, "after") == "1")
     }
 }
