@@ -123,4 +123,15 @@ import Testing
         try store.write { (db) throws(GateKitError) in try db.statement(Self.upsert).bind(1, text: "after").bind(2, text: "1").run() }
         #expect(try Self.value(store, "after") == "1")
     }
+    @Test func writesUseGenericPlansAndReadsTheServersChoice() throws {
+        guard let server = postgresTestServer() else { return }
+        let store = try Store(schema: .gatekit, path: server, appID: uniqueAppID("pipeline-plans"))
+        func mode(_ db: any DatabaseConnection) throws(GateKitError) -> String? {
+            let s = try db.statement("SELECT current_setting('plan_cache_mode')")
+            defer { s.reset() }
+            return try s.step() ? s.text(0) : nil
+        }
+        #expect(try store.write { (db) throws(GateKitError) in try mode(db) } == "force_generic_plan")
+        #expect(try store.read { (db) throws(GateKitError) in try mode(db) } == "auto")  // only for the transaction
+    }
 }

@@ -157,6 +157,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                     // with the body's first read, its writes with the COMMIT.
                     try connection.beginPipelined()
                     do throws(GateKitError) {
+                        try connection.statement(PostgresStore.genericPlans).run()
                         try lock(scope)
                         let result = try body(connection)
                         try connection.commitPipelined(after: "NOTIFY \(namespace)")
@@ -177,6 +178,12 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             }
         }
     }
+
+    /// A write's statements are equality lookups and inserts, whose generic plans are as good
+    /// as planning anew; PostgreSQL's default may plan some on every call (~25 µs each), which
+    /// with several writers cost more than the rows (BENCHMARKS.md, "Ledger ingestion at the
+    /// speed of verification"). For the transaction only: reads keep the server's choice.
+    static let genericPlans = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// One autocommitted INSERT: its own commit, so a connection that breaks while it runs
     /// leaves the outcome unknown.
