@@ -97,12 +97,6 @@ enum ChangeFeed {
          .integer(stored.answer.reason), .integer(stored.answer.status), .integer(stored.answer.untilMs), .integer(stored.nextChangeMs)]
     }
 
-    private static func keep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, product: String, _ stored: Stored) throws(GateKitError) {
-        var rows = answerRows()
-        try rows.append(answerRow(scope: scope, original: original, product: product, stored))
-        try rows.flush(db)
-    }
-
     /// Each product's answer for the subscription at `at`, from its versions.
     static func answers(_ record: CustomerRecord, original: String, at: Int64, catalogs: ProductCatalogs) -> [String: Entitlement] {
         let view = record.view(at: at, knownBy: nil, catalog: catalogs.catalog(at: at))
@@ -196,12 +190,14 @@ enum ChangeFeed {
         return out
     }
 
-    /// Writes the entries `kept` changed, now.
+    /// Writes the entries `kept` changed, now, in one statement.
     static func keep(_ db: any DatabaseConnection, scope: LedgerScope, original: String, _ kept: Kept) throws(GateKitError) {
+        var rows = answerRows()
         for product in kept.changed {
             guard let entry = kept.stored[product] else { continue }
-            try keep(db, scope: scope, original: original, product: product, entry)
+            try rows.append(answerRow(scope: scope, original: original, product: product, entry))
         }
+        try rows.flush(db)
     }
 
     /// Numbers the changes and appends them: the last statements of the writing transaction

@@ -37,8 +37,7 @@ extension Ledger {
         /// What recording the item reads to decide what it writes: its subscriptions (write
         /// transactions on the same subscription run one at a time).
         var subjects: [String] {
-            (transactions.map(\.0.originalTransactionID) + renewals.map(\.0.originalTransactionID))
-                .map { "ledger/\(scope.environment)/\(scope.testFlag)/\($0)" }
+            originals.map { "ledger/\(scope.environment)/\(scope.testFlag)/\($0)" }
         }
     }
 
