@@ -41,6 +41,7 @@ roff() { sed -e 's/\\/\\e/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\\&'/"; }
     echo "     no transaction (appstore transaction-id)"
     echo "4    eula check: the user declined, or nobody answered in time"
     echo "5    store check: the store is damaged or not a GateKit store"
+    echo "6    eula check: the headless acceptance names another text (its hash differs): nothing accepted"
     echo "10   receipt or signed data refused: not well-formed (Apple status 21002)"
     echo "11   refused: not signed by Apple (or the test anchor), or for another app or device (21003)"
     echo "12   refused: genuine, but for the other environment (21007/21008)"

@@ -64,6 +64,103 @@ private func record(_ kind: EULADecision.Kind, _ function: StaticString, _ store
     }
 }
 
+/// Bytes of `gatekit_eula_consent` per version.
+private let consentSizes = [MemoryLayout<gatekit_eula_consent>.size]
+
+@c(eula_consent_init)
+public func eulaConsentInit(_ consent: UnsafeMutablePointer<gatekit_eula_consent>?, _ version: UInt32) -> Int32 {
+    exportBoundary("eula_consent_init") { () throws(GateKitError) in
+        try Arguments.initialiseVersioned(consent, version: version, sizes: consentSizes, "gatekit_eula_consent")
+    }
+}
+
+/// The caller's consent (NULL: nothing said), each part read as UTF-8; the core checks shape
+/// and bounds. The metadata count is checked before either array is read.
+private func consent(_ p: UnsafePointer<gatekit_eula_consent>?) throws(GateKitError) -> EULAConsent {
+    guard p != nil else { return .none }
+    let c = try Arguments.versioned(p, sizes: consentSizes, zero: gatekit_eula_consent(), initializer: "eula_consent_init")
+    var out = EULAConsent()
+    if c.method != 0 {
+        guard let method = EULAConsent.Method(rawValue: Int64(c.method)) else {
+            throw .invalid("consent->method is \(c.method), not a GATEKIT_EULA_METHOD_* value")
+        }
+        out.method = method
+    }
+    out.clientAddress = try Arguments.optionalString(c.client_address, "consent->client_address")
+    out.userAgent = try Arguments.optionalString(c.user_agent, "consent->user_agent")
+    out.locale = try Arguments.optionalString(c.locale, "consent->locale")
+    guard c.metadata_count <= EULAConsent.maximumMetadataPairs else {
+        throw GateKitError(.tooLarge, "consent->metadata_count is \(c.metadata_count); at most \(EULAConsent.maximumMetadataPairs)")
+    }
+    if c.metadata_count > 0 {
+        guard let keys = c.metadata_keys, let values = c.metadata_values else {
+            throw .invalid("consent->metadata_count is \(c.metadata_count) but metadata_keys or metadata_values is NULL")
+        }
+        for i in 0..<Int(c.metadata_count) {
+            out.metadata.append((try Arguments.string(keys[i], "consent->metadata_keys[\(i)]"),
+                                 try Arguments.string(values[i], "consent->metadata_values[\(i)]")))
+        }
+    }
+    return out
+}
+
+private func recordWith(_ kind: EULADecision.Kind, _ function: StaticString, _ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?,
+                        _ hash: UnsafePointer<CChar>?, _ userName: UnsafePointer<CChar>?, _ how: UnsafePointer<gatekit_eula_consent>?) -> Int32 {
+    exportBoundary(function) { () throws(GateKitError) in
+        try StoreHandle.from(store).eula.record(
+            kind,
+            documentID: try Arguments.string(documentID, "document_id"),
+            hash: try Arguments.string(hash, "hash"),
+            user: try user(userName),
+            consent: try consent(how))
+        return GATEKIT_OK
+    }
+}
+
+@c(eula_accept_with)
+public func eulaAcceptWith(_ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?, _ hash: UnsafePointer<CChar>?,
+                           _ userName: UnsafePointer<CChar>?, _ how: UnsafePointer<gatekit_eula_consent>?) -> Int32 {
+    recordWith(.accepted, "eula_accept_with", store, documentID, hash, userName, how)
+}
+
+@c(eula_decline_with)
+public func eulaDeclineWith(_ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?, _ hash: UnsafePointer<CChar>?,
+                            _ userName: UnsafePointer<CChar>?, _ how: UnsafePointer<gatekit_eula_consent>?) -> Int32 {
+    recordWith(.declined, "eula_decline_with", store, documentID, hash, userName, how)
+}
+
+@c(eula_withdraw)
+public func eulaWithdraw(_ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?, _ userName: UnsafePointer<CChar>?,
+                         _ how: UnsafePointer<gatekit_eula_consent>?) -> Int32 {
+    exportBoundary("eula_withdraw") { () throws(GateKitError) in
+        try StoreHandle.from(store).eula.withdraw(
+            documentID: try Arguments.string(documentID, "document_id"), user: try user(userName), consent: try consent(how))
+        return GATEKIT_OK
+    }
+}
+
+@c(eula_accept_named)
+public func eulaAcceptNamed(_ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?, _ hash: UnsafePointer<CChar>?,
+                            _ userName: UnsafePointer<CChar>?, _ names: UnsafePointer<CChar>?, _ how: UnsafePointer<gatekit_eula_consent>?) -> Int32 {
+    exportBoundary("eula_accept_named") { () throws(GateKitError) in
+        let accepted = try StoreHandle.from(store).eula.acceptIfNamed(
+            documentID: try Arguments.string(documentID, "document_id"), hash: try Arguments.string(hash, "hash"),
+            user: try user(userName), names: try Arguments.string(names, "names"), source: "names", consent: try consent(how))
+        return accepted ? 1 : 0
+    }
+}
+
+@c(eula_accept_from_env)
+public func eulaAcceptFromEnv(_ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?, _ hash: UnsafePointer<CChar>?,
+                              _ userName: UnsafePointer<CChar>?, _ variable: UnsafePointer<CChar>?, _ how: UnsafePointer<gatekit_eula_consent>?) -> Int32 {
+    exportBoundary("eula_accept_from_env") { () throws(GateKitError) in
+        let accepted = try StoreHandle.from(store).eula.acceptFromEnvironment(
+            documentID: try Arguments.string(documentID, "document_id"), hash: try Arguments.string(hash, "hash"),
+            user: try user(userName), variable: try Arguments.string(variable, "variable"), consent: try consent(how))
+        return accepted ? 1 : 0
+    }
+}
+
 @c(eula_accept)
 public func eulaAccept(_ store: OpaquePointer?, _ documentID: UnsafePointer<CChar>?, _ hash: UnsafePointer<CChar>?, _ userName: UnsafePointer<CChar>?) -> Int32 {
     record(.accepted, "eula_accept", store, documentID, hash, userName)

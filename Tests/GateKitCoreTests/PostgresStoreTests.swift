@@ -81,6 +81,18 @@ func uniqueAppID(_ tag: String) -> String {
         try store.write { (db) throws(GateKitError) in try db.execute("UPDATE gatekit_meta SET value = '99' WHERE key = 'schema_version'") }
         #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .newerStore }
         #expect(try store.read { (db) throws(GateKitError) in try db.scalar("SELECT value::bigint FROM gatekit_meta WHERE key = 'schema_version'") } == 99)
+        // A newer GateKit's append-only tables carry triggers this one does not know: the
+        // version still decides. The same unknown trigger in a store of this version is refused.
+        try store.write { (db) throws(GateKitError) in
+            try db.execute("CREATE TABLE later_facts(id int); CREATE TRIGGER later_facts_append_only BEFORE UPDATE ON later_facts FOR EACH ROW EXECUTE FUNCTION gatekit_append_only()")
+        }
+        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .newerStore }
+        try store.write { (db) throws(GateKitError) in
+            try db.execute("UPDATE gatekit_meta SET value = '\(StoreSchema.gatekit.currentVersion)' WHERE key = 'schema_version'")
+        }
+        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: {
+            ($0 as? GateKitError)?.code == .unsafeStore && ($0 as? GateKitError)?.message.contains("later_facts_append_only") == true
+        }
 
         let foreign = uniqueAppID("foreign")
         try store.write { (db) throws(GateKitError) in

@@ -178,6 +178,98 @@ static void test_users_and_history(gatekit_store *store) {
     gatekit_free(json);
 }
 
+/* How consent was given, withdrawal, and headless acceptance bound to one text (EULA II). */
+static void test_consent_and_withdrawal(gatekit_store *store) {
+    char h1[GATEKIT_HASH_HEX_SIZE], h2[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_bytes(h1, "cookies v1", 10), GATEKIT_OK);
+    CHECK_RC(eula_hash_bytes(h2, "cookies v2", 10), GATEKIT_OK);
+    gatekit_eula_consent how = GATEKIT_EULA_CONSENT_INIT;
+    CHECK_RC(eula_consent_init(&how, GATEKIT_EULA_CONSENT_VERSION), GATEKIT_OK);
+    CHECK(how.method == GATEKIT_EULA_METHOD_UNSPECIFIED && how.client_address == NULL && how.metadata_count == 0);
+    const char *keys[2] = {"campaign", "checkbox"}, *values[2] = {"spring \"26\"", "marketing=no"};
+    how.method = GATEKIT_EULA_METHOD_CLICK_THROUGH;
+    how.client_address = "2001:DB8:0:0::7";
+    how.user_agent = "Mozilla/5.0 (X11; Linux x86_64)";
+    how.locale = "de-AT";
+    how.metadata_keys = keys;
+    how.metadata_values = values;
+    how.metadata_count = 2;
+    CHECK_RC(eula_accept_with(store, "cookies", h1, "carol", &how), GATEKIT_OK);
+    CHECK_RC(eula_should_present_hash(store, "cookies", h1, "carol"), 0);
+
+    /* A malformed part records nothing: the last error names it. */
+    gatekit_eula_consent bad = how;
+    bad.client_address = "carol.example";
+    CHECK_RC(eula_accept_with(store, "cookies", h2, "carol", &bad), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "client_address") != NULL);
+    bad = how;
+    bad.locale = "german";  /* 6 letters: a language subtag is 2-8 letters, so this one is well-formed */
+    CHECK_RC(eula_accept_with(store, "cookies", h2, "carol", &bad), GATEKIT_OK);
+    CHECK_RC(eula_decline_with(store, "cookies", h2, "carol", NULL), GATEKIT_OK);
+    bad = how;
+    bad.locale = "de-";
+    CHECK_RC(eula_accept_with(store, "cookies", h2, "carol", &bad), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "locale") != NULL);
+
+    /* Withdrawal: recorded as such, and every text of the document is presented again. */
+    CHECK_RC(eula_should_present_hash(store, "cookies", h1, "carol"), 0);
+    gatekit_eula_consent admin = GATEKIT_EULA_CONSENT_INIT;
+    admin.method = GATEKIT_EULA_METHOD_ADMIN;
+    CHECK_RC(eula_withdraw(store, "cookies", "carol", &admin), GATEKIT_OK);
+    CHECK_RC(eula_should_present_hash(store, "cookies", h1, "carol"), 1);
+    CHECK_RC(eula_should_present_hash(store, "cookies", h2, "carol"), 1);
+    CHECK_RC(eula_withdraw(store, "cookies", "carol", NULL), GATEKIT_ENOTFOUND);  /* nothing in force any more */
+    CHECK_RC(eula_withdraw(store, "cookies", "dave", NULL), GATEKIT_ENOTFOUND);   /* never accepted */
+    CHECK_RC(eula_accept(store, "cookies", h1, "carol"), GATEKIT_OK);            /* accepted anew */
+    CHECK_RC(eula_should_present_hash(store, "cookies", h1, "carol"), 0);
+
+    char *json = NULL;
+    CHECK_RC(eula_history(&json, store, "cookies", "carol"), GATEKIT_OK);
+    CHECK(json && count(json, "\"decision\":") == 5);
+    if (json) {
+        CHECK(strstr(json, "\"method\":\"click-through\",\"client_address\":\"2001:db8::7\",\"user_agent\":\"Mozilla/5.0 (X11; Linux x86_64)\","
+                           "\"locale\":\"de-AT\",\"metadata\":{\"campaign\":\"spring \\\"26\\\"\",\"checkbox\":\"marketing=no\"}") != NULL);
+        const char *withdrawn = strstr(json, "\"decision\":\"withdrawn\"");
+        CHECK(withdrawn != NULL && strstr(json, "\"method\":\"admin\"") > withdrawn);
+        /* The withdrawal names the text whose acceptance it ended: h1 (h2 was declined). */
+        const char *entry = withdrawn;
+        while (entry && entry > json && *entry != '{') entry--;
+        CHECK(entry && strstr(entry, h1) && strstr(entry, h1) < withdrawn);
+    }
+    gatekit_free(json);
+
+    /* Headless, bound to one text: a prefix of this text's hash accepts it; another text's
+     * prefix is refused and records nothing; a list that does not name the document is 0. */
+    char names[128];
+    snprintf(names, sizeof names, "privacy@00000000, cookies@%.12s", h2);
+    gatekit_eula_consent flag = GATEKIT_EULA_CONSENT_INIT;
+    flag.method = GATEKIT_EULA_METHOD_CLI_FLAG;
+    CHECK_RC(eula_accept_named(store, "cookies", h2, "erin", names, &flag), 1);
+    CHECK_RC(eula_should_present_hash(store, "cookies", h2, "erin"), 0);
+    CHECK_RC(eula_accept_named(store, "cookies", h1, "frank", names, &flag), GATEKIT_EEULA_HASH_MISMATCH);
+    CHECK(strstr(gatekit_last_error(), h1) != NULL);
+    CHECK_RC(eula_should_present_hash(store, "cookies", h1, "frank"), 1);
+    CHECK_RC(eula_accept_named(store, "terms", h1, "frank", names, &flag), 0);
+    CHECK_RC(eula_accept_named(store, "cookies", h2, "frank", "cookies@", &flag), GATEKIT_EINVAL);
+
+    snprintf(names, sizeof names, "cookies@%.8s", h1);
+    CHECK_RC(eula_accept_from_env(store, "cookies", h1, "gina", "GATEKIT_TEST_ACCEPT", NULL), 0);  /* unset */
+    setenv("GATEKIT_TEST_ACCEPT", names, 1);
+    CHECK_RC(eula_accept_from_env(store, "cookies", h1, "gina", "GATEKIT_TEST_ACCEPT", NULL), 1);
+    CHECK_RC(eula_accept_from_env(store, "cookies", h2, "hank", "GATEKIT_TEST_ACCEPT", NULL), GATEKIT_EEULA_HASH_MISMATCH);
+    CHECK(strstr(gatekit_last_error(), "GATEKIT_TEST_ACCEPT") != NULL);
+    unsetenv("GATEKIT_TEST_ACCEPT");
+    json = NULL;
+    CHECK_RC(eula_history(&json, store, "cookies", "gina"), GATEKIT_OK);
+    CHECK(json && count(json, "\"decision\":\"accepted\"") == 1 &&
+          strstr(json, "\"method\":\"environment\",\"metadata\":{\"variable\":\"GATEKIT_TEST_ACCEPT\"}") != NULL);
+    gatekit_free(json);
+    json = NULL;
+    CHECK_RC(eula_history(&json, store, "cookies", "hank"), GATEKIT_OK);
+    CHECK_STR(json, "{\"version\":1,\"decisions\":[]}");
+    gatekit_free(json);
+}
+
 static void test_invalid_arguments(gatekit_store *store) {
     char h[GATEKIT_HASH_HEX_SIZE];
     CHECK_RC(eula_hash_bytes(h, "x", 1), GATEKIT_OK);
@@ -266,6 +358,7 @@ int main(void) {
         test_large_document(store);
         test_gating(store);
         test_users_and_history(store);
+        test_consent_and_withdrawal(store);
         test_invalid_arguments(store);
         gatekit_store_close(store);
     }

@@ -97,6 +97,9 @@ typedef enum {
     J_OPTS_LIST,  /* const gatekit_jws_options *const *: one per environment, followed by J_OPTS_COUNT */
     J_OPTS_COUNT, /* size_t number of options */
     OPT_CLIENT, /* gatekit_appstore_client * that may be NULL (ledger_set_refresher: detach) */
+    CONSENT,    /* const gatekit_eula_consent * that may be NULL (nothing said) */
+    NAMES,      /* required "document@hash-prefix" list */
+    ENV_VAR,    /* required environment variable name */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -146,6 +149,16 @@ static int call_eula_history_all(arg *a) {
     return rc;
 }
 static int call_eula_mark_minor_revision(arg *a) { return eula_mark_minor_revision((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
+static int call_eula_consent_init(arg *a) { return eula_consent_init((gatekit_eula_consent *)a[0].p, (unsigned)a[1].i); }
+static int call_eula_accept_with(arg *a) { return eula_accept_with((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s, (const gatekit_eula_consent *)a[4].p); }
+static int call_eula_decline_with(arg *a) { return eula_decline_with((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s, (const gatekit_eula_consent *)a[4].p); }
+static int call_eula_withdraw(arg *a) { return eula_withdraw((gatekit_store *)a[0].p, a[1].s, a[2].s, (const gatekit_eula_consent *)a[3].p); }
+static int call_eula_accept_named(arg *a) {
+    return eula_accept_named((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s, a[4].s, (const gatekit_eula_consent *)a[5].p);
+}
+static int call_eula_accept_from_env(arg *a) {
+    return eula_accept_from_env((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s, a[4].s, (const gatekit_eula_consent *)a[5].p);
+}
 
 #define R(x) ((const gatekit_receipt *)(x))
 static int call_receipt_options_init(arg *a) { return receipt_options_init((gatekit_receipt_options *)a[0].p, (unsigned)a[1].i); }
@@ -492,6 +505,12 @@ static const api_entry api[] = {
     {"eula_history", call_eula_history, {OUT_PTR, STORE, OPT_STR, OPT_BYTES, END}, 0},
     {"eula_history_all", call_eula_history_all, {OUT_PTR, STORE, OPT_STR, END}, 0},
     {"eula_mark_minor_revision", call_eula_mark_minor_revision, {STORE, STR, HASH, HASH, END}, 0},
+    {"eula_consent_init", call_eula_consent_init, {OPTS_INIT, INT, END}, 0},
+    {"eula_accept_with", call_eula_accept_with, {STORE, STR, HASH, OPT_BYTES, CONSENT, END}, 0},
+    {"eula_decline_with", call_eula_decline_with, {STORE, STR, HASH, OPT_BYTES, CONSENT, END}, 0},
+    {"eula_withdraw", call_eula_withdraw, {STORE, STR, OPT_BYTES, CONSENT, END}, 0},
+    {"eula_accept_named", call_eula_accept_named, {STORE, STR, HASH, OPT_BYTES, NAMES, CONSENT, END}, 0},
+    {"eula_accept_from_env", call_eula_accept_from_env, {STORE, STR, HASH, OPT_BYTES, ENV_VAR, CONSENT, END}, 0},
     {"receipt_options_init", call_receipt_options_init, {OPTS_INIT, INT, END}, 0},
     {"receipt_validate", call_receipt_validate, {OUT_PTR, R_DATA, LEN, R_OPTIONS, END}, 0},
     {"receipt_validate_file", call_receipt_validate_file, {OUT_PTR, PATH, R_OPTIONS, END}, 0},
@@ -657,7 +676,11 @@ static gatekit_jws_options jopt, jopt_production, jopt_v0, jopt_v999, jopt_no_bu
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage, jopt_unsigned_sandbox;
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
-               gatekit_ledger_sync_options s; } init_target;
+               gatekit_ledger_sync_options s; gatekit_eula_consent e; } init_target;
+static gatekit_eula_consent consent, consent_v0, consent_v999, consent_method_99, consent_not_ip, consent_bad_locale,
+    consent_33_pairs, consent_keys_null, consent_key_twice, consent_agent_non_utf8, consent_agent_2k;
+static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = {"T-1", "T-2"};
+static char consent_agent_long[2048];
 static const gatekit_jws_options *jopts_list[2], *jopts_with_null[2], *jopts_twice[2];
 static gatekit_ledger_sync_options sopt, sopt_v0, sopt_v999, sopt_no_verify, sopt_lease_0, sopt_overlap_negative, sopt_since_negative;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
@@ -737,6 +760,9 @@ static arg valid_value(const api_entry *e, int k) {
     case JSON_OBJ: v.s = "{\"operation\":\"CREATE\",\"items\":[]}"; break;
     case AS_CLIENT: case OPT_CLIENT: v.p = appstore_client; break;
     case S_OPTIONS: v.p = &sopt; break;
+    case CONSENT: v.p = &consent; break;
+    case NAMES: v.s = "terms@ba7816bf"; break;  /* valid_hash's first 8 digits */
+    case ENV_VAR: v.s = "GATEKIT_HOSTILE_ACCEPT"; break;
     case J_OPTS_LIST: jopts_list[0] = &jopt; jopts_list[1] = &jopt_production; v.p = jopts_list; break;
     case J_OPTS_COUNT: v.n = 2; break;
     case C_OPTIONS: v.p = &copt; break;
@@ -751,6 +777,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
     if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_changes) v.i = 10;
     if (e->args[k] == STR && e->call == call_ledger_sync_state) v.s = "Sandbox";
     if (k == 1 && e->args[k] == STR && (e->call == call_ledger_link || e->call == call_ledger_unlink)) v.s = "Sandbox";
@@ -785,7 +812,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
                    what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
-                   what == S_OPTIONS || what == J_OPTS_LIST;
+                   what == S_OPTIONS || what == J_OPTS_LIST || what == NAMES || what == ENV_VAR;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -794,7 +821,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case OPT_STORE: case PERM_NAME: case USAGE: case CATS: case OUT_INT: case OUT_CATS: case PROVIDER:
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
-    case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST:
+    case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -802,6 +829,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     switch (what) {
     case STR: case OPT_STR: case OPT_BYTES: case HASH: case PATH: case OPT_PATH: case APP_ID:
     case JWS: case PRODUCT: case OPT_PRODUCT: case PERM_NAME: case USAGE: case NONCE: case JSON_OBJ: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
+    case NAMES: case ENV_VAR:
         out[n++] = (variant){"\"\"", {.s = ""}, 0};
         out[n++] = (variant){"non-UTF-8", {.s = non_utf8}, 0};
         out[n++] = (variant){"1 MiB string", {.s = long_string}, 0};
@@ -933,6 +961,29 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"lease_ms 0", {.p = &sopt_lease_0}, 1};
         out[n++] = (variant){"overlap_ms -1", {.p = &sopt_overlap_negative}, 1};
         out[n++] = (variant){"since_ms -1", {.p = &sopt_since_negative}, 1};
+    }
+    if (what == CONSENT) {
+        out[n++] = (variant){"version 0", {.p = &consent_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &consent_v999}, 0};
+        out[n++] = (variant){"method 99", {.p = &consent_method_99}, 1};
+        out[n++] = (variant){"client_address \"localhost\"", {.p = &consent_not_ip}, 1};
+        out[n++] = (variant){"locale \"de_AT\"", {.p = &consent_bad_locale}, 1};
+        out[n++] = (variant){"metadata_count 33", {.p = &consent_33_pairs}, 2};
+        out[n++] = (variant){"metadata_count 1, keys NULL", {.p = &consent_keys_null}, 1};
+        out[n++] = (variant){"a key twice", {.p = &consent_key_twice}, 1};
+        out[n++] = (variant){"user_agent non-UTF-8", {.p = &consent_agent_non_utf8}, 1};
+        out[n++] = (variant){"user_agent 2 KiB", {.p = &consent_agent_2k}, 2};
+    }
+    if (what == NAMES) {
+        out[n++] = (variant){"no \"@\"", {.s = "terms"}, 1};
+        out[n++] = (variant){"7 hex digits", {.s = "terms@ba7816b"}, 1};
+        out[n++] = (variant){"not hex", {.s = "terms@zzzzzzzz"}, 1};
+        out[n++] = (variant){"another text's hash", {.s = "terms@00000000"}, 0};
+        out[n++] = (variant){"a trailing comma", {.s = "terms@ba7816bf,"}, 1};
+    }
+    if (what == ENV_VAR) {
+        out[n++] = (variant){"\"1BAD\"", {.s = "1BAD"}, 1};
+        out[n++] = (variant){"\"A=B\"", {.s = "A=B"}, 1};
     }
     if (what == ENT_OUT) out[n++] = (variant){"version 99", {.p = &ent_v99}, 0};
     if (what == IDS) out[n++] = (variant){"a non-UTF-8 id", {.p = product_ids_bad}, 1};
@@ -1219,6 +1270,24 @@ static void setup_receipts_and_jws(void) {
     sopt_since_negative = sopt; sopt_since_negative.since_ms = -1;
     ent_v99.version = 99;
     purchase_v99.version = 99;
+    CHECK_RC(eula_consent_init(&consent, GATEKIT_EULA_CONSENT_VERSION), GATEKIT_OK);
+    consent.method = GATEKIT_EULA_METHOD_API;
+    consent.client_address = "192.0.2.7";
+    consent_v0 = consent_v999 = consent_method_99 = consent_not_ip = consent_bad_locale = consent_33_pairs = consent;
+    consent_keys_null = consent_key_twice = consent_agent_non_utf8 = consent_agent_2k = consent;
+    consent_v0.version = 0;
+    consent_v999.version = 999;
+    consent_method_99.method = 99;
+    consent_not_ip.client_address = "localhost";
+    consent_bad_locale.locale = "de_AT";
+    consent_33_pairs.metadata_count = 33;  /* refused before either array is read */
+    consent_keys_null.metadata_count = 1;
+    consent_key_twice.metadata_keys = consent_keys;
+    consent_key_twice.metadata_values = consent_values;
+    consent_key_twice.metadata_count = 2;
+    consent_agent_non_utf8.user_agent = non_utf8;
+    memset(consent_agent_long, 'a', sizeof consent_agent_long - 1);
+    consent_agent_2k.user_agent = consent_agent_long;
 
     if (jws_anchor && jws_verify(&signed_data, GATEKIT_JWS_TRANSACTION, jws_text, &jopt) != 0)
         printf("  JWS fixture did not verify (%s): signed-data rows use NULL only\n", gatekit_last_error());

@@ -108,8 +108,10 @@ GATEKIT_API void gatekit_store_close(gatekit_store *store);
  * NULL store. */
 GATEKIT_API const char *gatekit_store_path(const gatekit_store *store);
 
-/* Full integrity check of the store file: 0 when sound, GATEKIT_ECORRUPT (with the problems
- * in gatekit_last_error()) when not. Read-only. */
+/* Full integrity check of the store: the file (or the PostgreSQL schema), then the EULA
+ * history's hash chains (a decision changed, removed or inserted behind GateKit's back;
+ * docs/eula.md). 0 when sound, GATEKIT_ECORRUPT (with the problems in gatekit_last_error())
+ * when not. Read-only. */
 GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_check(gatekit_store *store);
 
 #ifdef __cplusplus

@@ -17,7 +17,7 @@ from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreErro
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
     from . import api_client, api_models, apple, appstore, eula, jws, ledger, permissions, receipt, store, testing
-    from .eula import EulaAnswer, EulaDecision, hash_bytes, hash_file
+    from .eula import Consent, EulaAnswer, EulaDecision, EulaMethod, hash_bytes, hash_file
     from .ledger import Entitlement, SubscriptionStatus
     from .permissions import Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State, Subscription
     from .receipt import InAppPurchase, Receipt, ReceiptError
@@ -27,7 +27,7 @@ _SUBMODULES = frozenset({"api_client", "api_models", "apple", "appstore", "eula"
 
 #: Names the package re-exports from a submodule, imported when first asked for.
 _LAZY_NAMES: Dict[str, str] = {
-    "EulaAnswer": "eula", "EulaDecision": "eula", "hash_bytes": "eula", "hash_file": "eula",
+    "Consent": "eula", "EulaAnswer": "eula", "EulaDecision": "eula", "EulaMethod": "eula", "hash_bytes": "eula", "hash_file": "eula",
     "Entitlement": "ledger", "SubscriptionStatus": "ledger",
     "Category": "permissions", "ChangeSource": "permissions", "Decision": "permissions", "PermissionChange": "permissions",
     "PermissionProvider": "permissions", "State": "permissions", "Subscription": "permissions",
@@ -52,7 +52,7 @@ def __dir__() -> List[str]:
 
 
 __all__ = [
-    "Category", "ChangeSource", "CommitUncertainError", "ConnectionLostError", "CorruptStoreError", "ForkedStoreError", "Decision", "EulaAnswer", "EulaDecision", "InAppPurchase", "PermissionChange",
+    "Category", "ChangeSource", "CommitUncertainError", "Consent", "ConnectionLostError", "CorruptStoreError", "ForkedStoreError", "Decision", "EulaAnswer", "EulaDecision", "EulaMethod", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",

@@ -40,6 +40,14 @@ GATEKIT_ECONNECTION = -14
 GATEKIT_EUNCERTAIN = -15
 GATEKIT_EFORKED = -16
 GATEKIT_HASH_HEX_SIZE = 65
+GATEKIT_EEULA_HASH_MISMATCH = -500
+GATEKIT_EULA_METHOD_UNSPECIFIED = 0
+GATEKIT_EULA_METHOD_CLICK_THROUGH = 1
+GATEKIT_EULA_METHOD_CLI_FLAG = 2
+GATEKIT_EULA_METHOD_ENVIRONMENT = 3
+GATEKIT_EULA_METHOD_API = 4
+GATEKIT_EULA_METHOD_ADMIN = 5
+GATEKIT_EULA_CONSENT_VERSION = 1
 GATEKIT_EJWS_MALFORMED = -300
 GATEKIT_EJWS_ALGORITHM = -301
 GATEKIT_EJWS_CHAIN_LENGTH = -302
@@ -216,6 +224,19 @@ class gatekit_store(ctypes.Structure):
     """Opaque: only pointers to a gatekit_store cross the ABI."""
 
 
+class gatekit_eula_consent(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("method", ctypes.c_int),
+        ("client_address", ctypes.c_char_p),
+        ("user_agent", ctypes.c_char_p),
+        ("locale", ctypes.c_char_p),
+        ("metadata_keys", ctypes.POINTER(ctypes.c_char_p)),
+        ("metadata_values", ctypes.POINTER(ctypes.c_char_p)),
+        ("metadata_count", ctypes.c_size_t),
+    ]
+
+
 class gatekit_jws_options(ctypes.Structure):
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -378,6 +399,12 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'eula_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p,),
     'eula_history_all': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
     'eula_mark_minor_revision': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
+    'eula_consent_init': (ctypes.c_int, ctypes.POINTER(gatekit_eula_consent), ctypes.c_uint,),
+    'eula_accept_with': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
+    'eula_decline_with': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
+    'eula_withdraw': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
+    'eula_accept_named': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
+    'eula_accept_from_env': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
     'jws_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_jws_options), ctypes.c_uint,),
     'jws_options_size': (ctypes.c_size_t,),
     'jws_verify_transaction': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
@@ -531,6 +558,12 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     eula_history: Callable[..., Any]
     eula_history_all: Callable[..., Any]
     eula_mark_minor_revision: Callable[..., Any]
+    eula_consent_init: Callable[..., Any]
+    eula_accept_with: Callable[..., Any]
+    eula_decline_with: Callable[..., Any]
+    eula_withdraw: Callable[..., Any]
+    eula_accept_named: Callable[..., Any]
+    eula_accept_from_env: Callable[..., Any]
     jws_options_init: Callable[..., Any]
     jws_options_size: Callable[..., Any]
     jws_verify_transaction: Callable[..., Any]

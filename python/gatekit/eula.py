@@ -5,17 +5,20 @@ import ctypes
 import json
 import enum
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import _bindings, _native, _time
 from ._result import JSONResult
-from .errors import check, file_path
+from .errors import GateKitError, check, file_path, register
 
-__all__ = ["Eula", "EulaAnswer", "EulaDecision", "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
+__all__ = ["Consent", "EEULA_HASH_MISMATCH", "Eula", "EulaAnswer", "EulaDecision", "EulaHashMismatchError", "EulaMethod",
+           "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
 
 HASH_HEX_SIZE = _bindings.GATEKIT_HASH_HEX_SIZE
+#: A headless acceptance named another text of the document (EulaHashMismatchError).
+EEULA_HASH_MISMATCH = _bindings.GATEKIT_EEULA_HASH_MISMATCH
 
 _hash_file = _bindings.eula_hash_file
 _hash_bytes = _bindings.eula_hash_bytes
@@ -23,11 +26,15 @@ _hash_hex_size = _bindings.gatekit_hash_hex_size
 _S = ctypes.POINTER(_bindings.gatekit_store)
 _should_present = _bindings.eula_should_present
 _should_present_hash = _bindings.eula_should_present_hash
-_accept = _bindings.eula_accept
-_decline = _bindings.eula_decline
 _history = _bindings.eula_history
 _history_all = _bindings.eula_history_all
 _mark_minor = _bindings.eula_mark_minor_revision
+_consent_init = _bindings.eula_consent_init
+_accept_with = _bindings.eula_accept_with
+_decline_with = _bindings.eula_decline_with
+_withdraw = _bindings.eula_withdraw
+_accept_named = _bindings.eula_accept_named
+_accept_from_env = _bindings.eula_accept_from_env
 
 #: A user: a str (bytes are accepted for names that are not UTF-8); None: the app's default user.
 User = Union[str, bytes, None]
@@ -37,6 +44,65 @@ class EulaAnswer(str, enum.Enum):
     """What the user decided about a document's exact text."""
     ACCEPTED = "accepted"
     DECLINED = "declined"
+    #: Consent given before was taken back (Eula.withdraw): every text is presented again.
+    WITHDRAWN = "withdrawn"
+
+
+class EulaMethod(str, enum.Enum):
+    """How a decision was given (GATEKIT_EULA_METHOD_*)."""
+    CLICK_THROUGH = "click-through"
+    CLI_FLAG = "cli-flag"
+    ENVIRONMENT = "environment"
+    API = "api"
+    ADMIN = "admin"
+
+    @property
+    def code(self) -> int:
+        return _METHOD_CODES[self]
+
+
+_METHOD_CODES = {EulaMethod.CLICK_THROUGH: _bindings.GATEKIT_EULA_METHOD_CLICK_THROUGH,
+                 EulaMethod.CLI_FLAG: _bindings.GATEKIT_EULA_METHOD_CLI_FLAG,
+                 EulaMethod.ENVIRONMENT: _bindings.GATEKIT_EULA_METHOD_ENVIRONMENT,
+                 EulaMethod.API: _bindings.GATEKIT_EULA_METHOD_API,
+                 EulaMethod.ADMIN: _bindings.GATEKIT_EULA_METHOD_ADMIN}
+
+
+class EulaHashMismatchError(GateKitError, ValueError):
+    """A headless acceptance names the document with another text's hash (the text changed
+    since the operator read it): nothing was accepted."""
+
+
+register(EEULA_HASH_MISMATCH, EulaHashMismatchError)
+
+
+@dataclass(frozen=True)
+class Consent:
+    """How a decision was given, stored with it in the append-only history and never
+    interpreted (GDPR Art. 7(1)). Every part is optional; the library checks shape and size:
+    an IPv4/IPv6 literal (kept canonical), a user agent of 1-1024 bytes, a BCP 47 locale, at
+    most 32 metadata pairs (keys 1-64 bytes, unique; values up to 1024 bytes)."""
+    method: Optional[EulaMethod] = None
+    client_address: Optional[str] = None
+    user_agent: Optional[str] = None
+    locale: Optional[str] = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    def _native(self) -> "tuple[_bindings.gatekit_eula_consent, List[Any]]":
+        """The C struct, and the buffers it points into (kept alive by the caller)."""
+        c = _bindings.gatekit_eula_consent()
+        check(_consent_init(ctypes.byref(c), _bindings.GATEKIT_EULA_CONSENT_VERSION))
+        c.method = EulaMethod(self.method).code if self.method is not None else 0
+        c.client_address = _text(self.client_address, "client_address")
+        c.user_agent = _text(self.user_agent, "user_agent")
+        c.locale = _text(self.locale, "locale")
+        pairs = list(self.metadata.items())
+        keys = (ctypes.c_char_p * max(len(pairs), 1))(*[_text(k, "metadata key") for k, _ in pairs])
+        values = (ctypes.c_char_p * max(len(pairs), 1))(*[_text(v, "metadata value") for _, v in pairs])
+        c.metadata_keys = ctypes.cast(keys, type(c.metadata_keys))
+        c.metadata_values = ctypes.cast(values, type(c.metadata_values))
+        c.metadata_count = len(pairs)
+        return c, [keys, values]
 
 
 @dataclass(frozen=True)
@@ -49,6 +115,8 @@ class EulaDecision(JSONResult):
     user: Optional[str]
     decision: EulaAnswer
     at: datetime             # aware, UTC, millisecond precision
+    #: How it was given (what the host said; Consent() when nothing was).
+    consent: Consent = field(default_factory=Consent)
 
     @property
     def accepted(self) -> bool:
@@ -65,6 +133,14 @@ class EulaDecision(JSONResult):
             members["user_hex"] = raw.hex() if raw is not None else None
         members["decision"] = self.decision.value
         members["at"] = _time.rfc3339_ms(self.at)
+        c = self.consent
+        if c.method is not None:
+            members["method"] = EulaMethod(c.method).value
+        for key, value in (("client_address", c.client_address), ("user_agent", c.user_agent), ("locale", c.locale)):
+            if value is not None:
+                members[key] = value
+        if c.metadata:
+            members["metadata"] = dict(c.metadata)
         return members
 
     @classmethod
@@ -74,7 +150,9 @@ class EulaDecision(JSONResult):
             user = bytes.fromhex(entry["user_hex"]).decode("utf-8", "surrogateescape")
         elif entry.get("user") is not None:
             user = str(entry["user"])
-        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), _parse_rfc3339(entry["at"]))
+        consent = Consent(EulaMethod(entry["method"]) if "method" in entry else None, entry.get("client_address"),
+                          entry.get("user_agent"), entry.get("locale"), dict(entry.get("metadata", {})))
+        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), _parse_rfc3339(entry["at"]), consent)
 
 
 def _parse_rfc3339(text: str) -> datetime:
@@ -107,6 +185,14 @@ def _text(value: Optional[str], name: str) -> Optional[bytes]:
     return _native.to_c_string(value, name)
 
 
+def _consent_argument(consent: Optional[Consent]) -> "tuple[Any, List[Any]]":
+    """The C argument for a consent (None: NULL, nothing said), and what must outlive the call."""
+    if consent is None:
+        return None, []
+    native, keep = consent._native()
+    return ctypes.byref(native), [native, *keep]
+
+
 def _history_list(raw: str) -> List[EulaDecision]:
     return [EulaDecision.from_json(entry) for entry in json.loads(raw)["decisions"]]
 
@@ -129,13 +215,41 @@ class Eula:
         return check(_should_present_hash(self._store.handle, _text(document_id, "document_id"),
                                           _text(hash, "hash"), _user(user))) == 1
 
-    def accept(self, document_id: str, hash: str, user: User = None) -> None:
-        """Records acceptance of exactly the text whose hash is given (the text shown)."""
-        check(_accept(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
+    def accept(self, document_id: str, hash: str, user: User = None, consent: Optional[Consent] = None) -> None:
+        """Records acceptance of exactly the text whose hash is given (the text shown), with
+        how it was given."""
+        self._record(_accept_with, document_id, hash, user, consent)
 
-    def decline(self, document_id: str, hash: str, user: User = None) -> None:
+    def decline(self, document_id: str, hash: str, user: User = None, consent: Optional[Consent] = None) -> None:
         """Records a decline: the document is presented again."""
-        check(_decline(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user)))
+        self._record(_decline_with, document_id, hash, user, consent)
+
+    def _record(self, function: Any, document_id: str, hash: str, user: User, consent: Optional[Consent]) -> None:
+        how, _keep = _consent_argument(consent)
+        check(function(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"), _user(user), how))
+
+    def withdraw(self, document_id: str, user: User = None, consent: Optional[Consent] = None) -> None:
+        """Withdraws the user's consent: every text of the document is presented again until
+        accepted anew. NotFoundError when no acceptance is in force."""
+        how, _keep = _consent_argument(consent)
+        check(_withdraw(self._store.handle, _text(document_id, "document_id"), _user(user), how))
+
+    def accept_named(self, document_id: str, hash: str, names: str, user: User = None,
+                     consent: Optional[Consent] = None) -> bool:
+        """Headless acceptance bound to one text: True when ``names`` ("terms@3fa1b2c4,...")
+        names the document with a prefix of ``hash`` (recorded), False when it does not name
+        the document. EulaHashMismatchError when it names another text."""
+        how, _keep = _consent_argument(consent)
+        return check(_accept_named(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"),
+                                   _user(user), _text(names, "names"), how)) == 1
+
+    def accept_from_env(self, document_id: str, hash: str, variable: str = "GATEKIT_ACCEPT", user: User = None,
+                        consent: Optional[Consent] = None) -> bool:
+        """accept_named() with the value of the environment variable ``variable`` (unset or
+        empty: False), recorded with method ENVIRONMENT and the variable's name."""
+        how, _keep = _consent_argument(consent)
+        return check(_accept_from_env(self._store.handle, _text(document_id, "document_id"), _text(hash, "hash"),
+                                      _user(user), _text(variable, "variable"), how)) == 1
 
     def mark_minor_revision(self, document_id: str, from_hash: str, to_hash: str) -> None:
         """An acceptance of ``from_hash`` then covers ``to_hash``."""

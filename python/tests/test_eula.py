@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
 import sqlite3
 from datetime import datetime, timezone
 import threading
@@ -204,3 +205,85 @@ def test_a_missing_document_is_a_file_not_found_error(store, tmp_path):
         assert error.code == gatekit.errors.ENOTFOUND and "missing.txt" in str(error)
     with pytest.raises(ValueError):
         store.eula.accept("terms", "not-a-hash")
+
+
+def test_how_consent_was_given_is_kept_with_the_decision(store):
+    from gatekit.eula import Consent, EulaMethod
+    v1 = gatekit.hash_bytes(b"v1")
+    how = Consent(EulaMethod.CLICK_THROUGH, client_address="2001:DB8::1", user_agent="Mozilla/5.0",
+                  locale="de-AT", metadata={"checkbox": "newsletter=no", "form": "signup \"v3\""})
+    store.eula.accept("terms", v1, user="ann", consent=how)
+    store.eula.decline("terms", v1, user="ann", consent=Consent(EulaMethod.API))
+    accepted, declined = store.eula.history("terms", user="ann")
+    assert accepted.consent == Consent(EulaMethod.CLICK_THROUGH, "2001:db8::1", "Mozilla/5.0", "de-AT",
+                                       {"checkbox": "newsletter=no", "form": "signup \"v3\""})
+    assert list(accepted.consent.metadata) == ["checkbox", "form"]  # the host's order
+    assert declined.decision is EulaAnswer.DECLINED and declined.consent == Consent(EulaMethod.API)
+    assert accepted.to_dict()["metadata"] == {"checkbox": "newsletter=no", "form": "signup \"v3\""}
+    assert type(accepted).from_dict(accepted.to_dict()) == accepted
+    with pytest.raises(gatekit.InvalidArgumentError, match="client_address"):
+        store.eula.accept("terms", v1, user="ann", consent=Consent(client_address="ann's laptop"))
+    with pytest.raises(gatekit.InvalidArgumentError, match="given twice|ETOOLARGE|at most"):
+        store.eula.accept("terms", v1, user="ann", consent=Consent(metadata={f"k{i}": "v" for i in range(33)}))
+    assert len(store.eula.history("terms", user="ann")) == 2  # nothing refused was recorded
+
+
+def test_withdrawal_presents_the_document_again(store):
+    from gatekit.eula import Consent, EulaMethod
+    v1, v2 = gatekit.hash_bytes(b"v1"), gatekit.hash_bytes(b"v2")
+    with pytest.raises(gatekit.NotFoundError, match="no acceptance"):
+        store.eula.withdraw("terms", user="bo")
+    store.eula.accept("terms", v1, user="bo")
+    assert not store.eula.should_present_hash("terms", v1, user="bo")
+    store.eula.withdraw("terms", user="bo", consent=Consent(EulaMethod.ADMIN, metadata={"ticket": "SUP-12"}))
+    assert store.eula.should_present_hash("terms", v1, user="bo")
+    assert store.eula.should_present_hash("terms", v2, user="bo")
+    entry = store.eula.history("terms", user="bo")[-1]
+    assert (entry.decision, entry.hash, entry.consent.method) == (EulaAnswer.WITHDRAWN, v1, EulaMethod.ADMIN)
+    store.eula.accept("terms", v2, user="bo")
+    assert not store.eula.should_present_hash("terms", v2, user="bo")
+
+
+def test_headless_acceptance_names_one_text(store, monkeypatch):
+    from gatekit.eula import EulaHashMismatchError, EulaMethod
+    v1, v2 = gatekit.hash_bytes(b"v1"), gatekit.hash_bytes(b"v2")
+    assert store.eula.accept_named("terms", v1, f"terms@{v1[:8]}", user="cy")
+    assert not store.eula.accept_named("privacy", v1, f"terms@{v1[:8]}", user="cy")
+    with pytest.raises(EulaHashMismatchError, match=v2) as raised:
+        store.eula.accept_named("terms", v2, f"terms@{v1[:8]}", user="cy")
+    assert raised.value.code == gatekit.eula.EEULA_HASH_MISMATCH
+    assert store.eula.should_present_hash("terms", v2, user="cy")
+
+    monkeypatch.delenv("GATEKIT_ACCEPT", raising=False)
+    assert not store.eula.accept_from_env("terms", v2, user="dee")
+    monkeypatch.setenv("GATEKIT_ACCEPT", f"terms@{v2[:10]}")
+    assert store.eula.accept_from_env("terms", v2, user="dee")
+    entry = store.eula.history("terms", user="dee")[-1]
+    assert entry.consent.method is EulaMethod.ENVIRONMENT and dict(entry.consent.metadata) == {"variable": "GATEKIT_ACCEPT"}
+    with pytest.raises(EulaHashMismatchError, match="GATEKIT_ACCEPT"):
+        store.eula.accept_from_env("terms", v1, user="eve")
+    with pytest.raises(gatekit.InvalidArgumentError, match="hex digits"):
+        store.eula.accept_named("terms", v1, "terms@1234", user="eve")
+
+
+def test_store_check_finds_a_decision_edited_behind_gatekits_back(tmp_path):
+    """The history's hash chains: a decision changed in the file (its append-only triggers
+    dropped, as anyone who can write the file could) makes check() fail and name it; the
+    tool's `store check` exits 5. (The same on PostgreSQL: EULAConsentTests in make test.)"""
+    from gatekit.eula import Consent, EulaMethod
+    path = tmp_path / "store.sqlite"
+    v1 = gatekit.hash_bytes(b"v1")
+    with gatekit.Store(str(path)) as store:
+        store.eula.accept("terms", v1, user="ann", consent=Consent(EulaMethod.CLICK_THROUGH, client_address="192.0.2.1"))
+        store.eula.accept("terms", v1, user="bo")
+        store.check()
+    db = sqlite3.connect(path)
+    db.executescript("DROP TRIGGER eula_decisions_no_update;"
+                     "UPDATE eula_decisions SET client_address = '198.51.100.7' WHERE user_name = CAST('ann' AS BLOB);")
+    db.close()
+    with gatekit.Store(str(path)) as store:
+        with pytest.raises(gatekit.CorruptStoreError, match=r"eula decision \d+ was changed"):
+            store.check()
+    tool = os.environ.get("GATEKIT_TOOL", str(Path(__file__).resolve().parents[2] / ".build" / "c" / "gatekit"))
+    checked = subprocess.run([tool, "--store", str(path), "store", "check"], capture_output=True, text=True)
+    assert checked.returncode == 5 and "was changed" in checked.stderr + checked.stdout

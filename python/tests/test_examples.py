@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import gatekit
+
 from conftest import REPO_ROOT, child_env, example, example_env
 
 
@@ -53,6 +55,45 @@ def test_the_c_tool_exits_172_when_acceptance_is_impossible(tmp_path):
     status = subprocess.run([tool, "eula", "status", "--doc", "terms", "--file", str(eula)], env=env,
                             capture_output=True, text=True)
     assert status.returncode == 0 and status.stdout.startswith("accepted terms")
+
+
+def test_the_c_tool_accepts_headless_only_the_text_that_was_named(tmp_path):
+    """--accept-hash and GATEKIT_ACCEPT accept exactly the named text (exit 6 for another one,
+    nothing recorded); the history says how each decision was given; withdraw takes it back."""
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    eula = tmp_path / "EULA.txt"
+    eula.write_text("Terms v2\n")
+    digest = gatekit.hash_file(eula)
+    env = {k: v for k, v in child_env().items() if k not in ("GATEKIT_ACCEPT_EULA", "GATEKIT_ACCEPT")}
+    env["GATEKIT_STORE"] = str(tmp_path / "store.sqlite")
+
+    def gk(*args: str, **extra: str) -> "subprocess.CompletedProcess[str]":
+        return subprocess.run([tool, "eula", *args], env=dict(env, **extra), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True)
+
+    check = ["check", "--doc", "terms", "--file", str(eula)]
+    stale = gk(*check, "--accept-hash", gatekit.hash_bytes(b"Terms v1\n")[:8])
+    assert stale.returncode == 6 and digest in stale.stderr and "nothing was accepted" in stale.stderr
+    assert gk(*check, GATEKIT_ACCEPT=f"terms@{gatekit.hash_bytes(b'v1')[:8]}").returncode == 6
+    assert gk(*check, "--user", "ops", GATEKIT_ACCEPT="terms@nothex!").returncode == 1
+    assert gk("status", "--doc", "terms", "--file", str(eula)).returncode == 3  # nothing recorded
+    named = gk(*check, "--accept-hash", digest[:8].upper(), "--client-address", "192.0.2.9", "--meta", "ticket=OPS-7")
+    assert named.returncode == 0 and "accepted headless by --accept-hash" in named.stdout
+    by_env = gk(*check, "--user", "ci", GATEKIT_ACCEPT=f"privacy@00000000, terms@{digest[:16]}")
+    assert by_env.returncode == 0 and "accepted headless by GATEKIT_ACCEPT" in by_env.stdout
+    assert gk("withdraw", "--doc", "terms", "--user", "ci", "--method", "admin", "--meta", "reason=asked {by mail}").returncode == 0
+    assert gk("withdraw", "--doc", "terms", "--user", "ci").returncode == 3
+    assert gk("status", "--doc", "terms", "--file", str(eula), "--user", "ci").returncode == 3
+    history = json.loads(gk("history", "--all", "--json").stdout)["decisions"]
+    assert [(d["user"], d["decision"], d.get("method"), d.get("metadata")) for d in history] == [
+        (None, "accepted", "cli-flag", {"ticket": "OPS-7"}),
+        ("ci", "accepted", "environment", {"variable": "GATEKIT_ACCEPT"}),
+        ("ci", "withdrawn", "admin", {"reason": "asked {by mail}"})]
+    table = gk("history", "--all").stdout.splitlines()
+    assert table[0].split()[:6] == ["at", "document", "user", "decision", "method", "sha256"]
+    assert [line.split()[3:5] for line in table[1:]] == [["accepted", "cli-flag"], ["accepted", "environment"], ["withdrawn", "admin"]]
+    assert gk("accept", "--doc", "terms", "--hash", digest, "--method", "telepathy").returncode == 2
+    assert gk("accept", "--doc", "terms", "--hash", digest, "--locale", "de_AT").returncode == 1
 
 
 def test_the_tools_questions_create_no_store(tmp_path):
@@ -218,7 +259,7 @@ def test_one_exit_code_table_and_json_answers(tmp_path):
     # The README and the man page carry the same table.
     readme = (REPO_ROOT / "README.md").read_text()
     table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", readme.split("One exit-code table")[1].split("Refusals")[0], re.M))
-    assert sorted(map(int, table)) == [0, 1, 2, 3, 4, 5, 10, 11, 12, 172]
+    assert sorted(map(int, table)) == [0, 1, 2, 3, 4, 5, 6, 10, 11, 12, 172]
     page = (REPO_ROOT / ".build" / "c" / "gatekit.1").read_text()
     listed = re.findall(r"^(\d+) +\S", page.split(".SH EXIT STATUS")[1].split(".SH ")[0], re.M)
     assert sorted(map(int, listed)) == sorted(map(int, table))

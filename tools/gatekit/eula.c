@@ -12,22 +12,81 @@ const char gk_eula_usage[] =
     "gatekit eula <subcommand> ...\n"
     "  status  --doc ID --file PATH [--user U] [--json]  exit 0: accepted, 3: must be presented\n"
     "  show    --file PATH                            print the text, then a last line \"sha256 HASH\"\n"
-    "  check   --doc ID --file PATH [--user U] [--accept]\n"
+    "  check   --doc ID --file PATH [--user U] [--accept | --accept-hash PREFIX] [CONSENT]\n"
     "          the launch gate: exit 0 when accepted (now or before); shows the text and asks\n"
-    "          on a terminal; headless acceptance only with --accept or GATEKIT_ACCEPT_EULA=1;\n"
+    "          on a terminal; headless acceptance of exactly the text named by\n"
+    "          --accept-hash PREFIX or GATEKIT_ACCEPT=ID@PREFIX (8-64 hex digits of its sha256;\n"
+    "          another text's hash is exit 6, nothing accepted), or of whatever text is\n"
+    "          current with --accept or GATEKIT_ACCEPT_EULA=1;\n"
     "          exit 4 when declined, 172 when acceptance is required but impossible;\n"
     "          only \"yes\" or \"no\" is an answer (anything else asks again); no answer within\n"
     "          GATEKIT_EULA_TIMEOUT seconds (default 300) records nothing (exit 4); a text longer\n"
     "          than the terminal is shown through $PAGER (default less)\n"
-    "  accept  --doc ID (--hash H | --file PATH) [--user U]\n"
-    "  decline --doc ID (--hash H | --file PATH) [--user U]\n"
+    "  accept  --doc ID (--hash H | --file PATH) [--user U] [CONSENT]\n"
+    "  decline --doc ID (--hash H | --file PATH) [--user U] [CONSENT]\n"
+    "  withdraw --doc ID [--user U] [CONSENT]           consent taken back: presented again\n"
     "  history [--doc ID] [--user U | --all] [--json]\n"
-    "  minor   --doc ID --from HASH --to HASH          an acceptance of FROM covers TO";
+    "  minor   --doc ID --from HASH --to HASH          an acceptance of FROM covers TO\n"
+    "  CONSENT (how it was given, kept in the history): --method click-through|cli-flag|\n"
+    "          environment|api|admin, --client-address IP, --user-agent UA, --locale TAG,\n"
+    "          --meta KEY=VALUE (repeatable, up to 32)";
+
+enum { MAX_META = 32 };
 
 typedef struct {
-    const char *doc, *file, *user, *hash, *from, *to;
+    const char *doc, *file, *user, *hash, *from, *to, *accept_hash;
+    const char *method, *client_address, *user_agent, *locale;
+    const char *meta_keys[MAX_META], *meta_values[MAX_META];
+    char *meta_text[MAX_META];  /* KEY=VALUE copies split at "=" */
+    size_t meta_count;
     int accept, all, json;
 } eula_args;
+
+/* --meta KEY=VALUE: split in a copy (the key may not be empty; the value may). */
+static int add_meta(eula_args *a, const char *pair) {
+    const char *eq = strchr(pair, '=');
+    if (!eq || eq == pair) {
+        fprintf(stderr, "gatekit eula: --meta needs KEY=VALUE, got \"%s\"\n", pair);
+        return -1;
+    }
+    if (a->meta_count == MAX_META) {
+        fprintf(stderr, "gatekit eula: at most %d --meta pairs\n", MAX_META);
+        return -1;
+    }
+    char *copy = strdup(pair);
+    if (!copy) return -1;
+    copy[eq - pair] = 0;
+    a->meta_text[a->meta_count] = copy;
+    a->meta_keys[a->meta_count] = copy;
+    a->meta_values[a->meta_count] = copy + (eq - pair) + 1;
+    a->meta_count++;
+    return 0;
+}
+
+static void free_args(eula_args *a) {
+    for (size_t i = 0; i < a->meta_count; i++) free(a->meta_text[i]);
+}
+
+/* The CONSENT options as the library's struct; `method` overrides --method when given. */
+static int consent_of(const eula_args *a, int method, gatekit_eula_consent *c) {
+    int rc = eula_consent_init(c, GATEKIT_EULA_CONSENT_VERSION);
+    if (rc < 0) return gk_fail("eula_consent_init", rc);
+    static const char *const names[] = {"click-through", "cli-flag", "environment", "api", "admin"};
+    c->method = method;
+    for (int m = 0; !method && a->method && m < 5; m++)
+        if (strcmp(a->method, names[m]) == 0) c->method = m + 1;
+    if (!method && a->method && !c->method) {
+        fprintf(stderr, "gatekit eula: --method is click-through, cli-flag, environment, api or admin, not \"%s\"\n", a->method);
+        return GK_EXIT_USAGE;
+    }
+    c->client_address = a->client_address;
+    c->user_agent = a->user_agent;
+    c->locale = a->locale;
+    c->metadata_keys = a->meta_keys;
+    c->metadata_values = a->meta_values;
+    c->metadata_count = a->meta_count;
+    return GK_EXIT_OK;
+}
 
 static int parse(int argc, char **argv, eula_args *a) {
     for (int i = 2; i < argc; i++) {
@@ -37,8 +96,18 @@ static int parse(int argc, char **argv, eula_args *a) {
             (r = gk_option(argc, argv, &i, "--user", &a->user)) ||
             (r = gk_option(argc, argv, &i, "--hash", &a->hash)) ||
             (r = gk_option(argc, argv, &i, "--from", &a->from)) ||
-            (r = gk_option(argc, argv, &i, "--to", &a->to))) {
+            (r = gk_option(argc, argv, &i, "--to", &a->to)) ||
+            (r = gk_option(argc, argv, &i, "--accept-hash", &a->accept_hash)) ||
+            (r = gk_option(argc, argv, &i, "--method", &a->method)) ||
+            (r = gk_option(argc, argv, &i, "--client-address", &a->client_address)) ||
+            (r = gk_option(argc, argv, &i, "--user-agent", &a->user_agent)) ||
+            (r = gk_option(argc, argv, &i, "--locale", &a->locale))) {
             if (r < 0) return -1;
+            continue;
+        }
+        const char *pair = NULL;
+        if ((r = gk_option(argc, argv, &i, "--meta", &pair))) {
+            if (r < 0 || add_meta(a, pair) < 0) return -1;
             continue;
         }
         if (strcmp(argv[i], "--accept") == 0) a->accept = 1;
@@ -72,7 +141,7 @@ static int load_document(const char *path, document *d) {
 
 /* A question: answered from the store if there is one, never creating it (no store: nothing
  * was accepted yet). */
-static int status(gk_cli *cli, const eula_args *a) {
+static int status_of(gk_cli *cli, const eula_args *a) {
     if (!a->doc || !a->file) return gk_usage(gk_eula_usage);
     gatekit_store *store = NULL;
     if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
@@ -103,9 +172,41 @@ static int show(const eula_args *a) {
     return GK_EXIT_OK;
 }
 
-static int headless_acceptance(const eula_args *a) {
+/* Headless acceptance of whatever text is current: --accept, or GATEKIT_ACCEPT_EULA=1 (the
+ * method recorded says which). 0: neither. */
+static int headless_method(const eula_args *a) {
     const char *env = getenv("GATEKIT_ACCEPT_EULA");
-    return a->accept || (env && strcmp(env, "1") == 0);
+    if (a->accept) return GATEKIT_EULA_METHOD_CLI_FLAG;
+    return env && strcmp(env, "1") == 0 ? GATEKIT_EULA_METHOD_ENVIRONMENT : 0;
+}
+
+/* Headless acceptance bound to one text: --accept-hash PREFIX, then GATEKIT_ACCEPT.
+ * 1: accepted now; 0: not named; else the exit status to return. */
+static int accept_named_text(gatekit_store *store, const eula_args *a, const document *d) {
+    /* --method wins; else a flag is "cli-flag", and the library records the variable as
+     * "environment" with its name. */
+    gatekit_eula_consent how;
+    int status = consent_of(a, a->method || !a->accept_hash ? 0 : GATEKIT_EULA_METHOD_CLI_FLAG, &how);
+    if (status) return -status;
+    int rc;
+    const char *source = a->accept_hash ? "--accept-hash" : "GATEKIT_ACCEPT";
+    if (a->accept_hash) {
+        size_t n = strlen(a->doc) + strlen(a->accept_hash) + 2;
+        char *names = malloc(n);
+        if (!names) return -GK_EXIT_ERROR;
+        snprintf(names, n, "%s@%s", a->doc, a->accept_hash);
+        rc = eula_accept_named(store, a->doc, d->hash, a->user, names, &how);
+        free(names);
+    } else {
+        rc = eula_accept_from_env(store, a->doc, d->hash, a->user, "GATEKIT_ACCEPT", &how);
+    }
+    if (rc == GATEKIT_EEULA_HASH_MISMATCH) {
+        fprintf(stderr, "gatekit: %s\n", gatekit_last_error());
+        return -GK_EXIT_OTHER_TEXT;
+    }
+    if (rc < 0) return -gk_fail(source, rc);
+    if (rc == 1) printf("eula %s: accepted headless by %s (sha256 %s)\n", a->doc, source, d->hash);
+    return rc;
 }
 
 /* The seconds to wait for an answer (GATEKIT_EULA_TIMEOUT, default 300). */
@@ -192,11 +293,16 @@ static int check(gk_cli *cli, const eula_args *a) {
         return GK_EXIT_OK;
     }
 
-    int headless = headless_acceptance(a);
+    int named = accept_named_text(store, a, &d);
+    if (named != 0) {
+        free(d.text);
+        return named == 1 ? GK_EXIT_OK : -named;
+    }
+    int headless = headless_method(a);
     if (!headless && !isatty(STDIN_FILENO)) {
         fprintf(stderr, "gatekit: eula %s (sha256 %s) must be accepted, but there is no terminal to ask on;\n"
-                        "  read it with 'gatekit eula show --file %s', then pass --accept or set GATEKIT_ACCEPT_EULA=1\n",
-                a->doc, d.hash, a->file);
+                        "  read it with 'gatekit eula show --file %s', then pass --accept-hash %.8s or set GATEKIT_ACCEPT=%s@%.8s\n",
+                a->doc, d.hash, a->file, d.hash, a->doc, d.hash);
         free(d.text);
         return GK_EXIT_NEEDS_ACCEPTANCE;
     }
@@ -209,7 +315,10 @@ static int check(gk_cli *cli, const eula_args *a) {
         fprintf(stderr, "gatekit: no answer; nothing recorded\n");
         return GK_EXIT_DECLINED;
     }
-    rc = answer ? eula_accept(store, a->doc, d.hash, a->user) : eula_decline(store, a->doc, d.hash, a->user);
+    gatekit_eula_consent how;
+    status = consent_of(a, a->method ? 0 : headless ? headless : GATEKIT_EULA_METHOD_CLICK_THROUGH, &how);
+    if (status) return status;
+    rc = answer ? eula_accept_with(store, a->doc, d.hash, a->user, &how) : eula_decline_with(store, a->doc, d.hash, a->user, &how);
     if (rc < 0) return gk_fail(answer ? "eula_accept" : "eula_decline", rc);
     printf("eula %s: %s%s (sha256 %s)\n", a->doc, answer ? "accepted" : "declined",
            headless ? " headless" : "", d.hash);
@@ -227,9 +336,29 @@ static int record(gk_cli *cli, const eula_args *a, int accept) {
         if (rc < 0) return gk_fail(a->file, rc);
         h = hash;
     }
-    int rc = accept ? eula_accept(store, a->doc, h, a->user) : eula_decline(store, a->doc, h, a->user);
+    gatekit_eula_consent how;
+    int status = consent_of(a, 0, &how);
+    if (status) return status;
+    int rc = accept ? eula_accept_with(store, a->doc, h, a->user, &how) : eula_decline_with(store, a->doc, h, a->user, &how);
     if (rc < 0) return gk_fail(accept ? "eula_accept" : "eula_decline", rc);
     printf("eula %s: %s %s\n", a->doc, accept ? "accepted" : "declined", h);
+    return GK_EXIT_OK;
+}
+
+static int withdraw(gk_cli *cli, const eula_args *a) {
+    if (!a->doc) return gk_usage(gk_eula_usage);
+    gatekit_store *store = NULL;
+    if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
+    gatekit_eula_consent how;
+    int status = consent_of(a, 0, &how);
+    if (status) return status;
+    int rc = store ? eula_withdraw(store, a->doc, a->user, &how) : GATEKIT_ENOTFOUND;
+    if (rc == GATEKIT_ENOTFOUND) {
+        fprintf(stderr, "gatekit: eula %s: no acceptance in force to withdraw; nothing recorded\n", a->doc);
+        return GK_EXIT_NO;
+    }
+    if (rc < 0) return gk_fail("eula_withdraw", rc);
+    printf("eula %s: withdrawn; presented again until accepted anew\n", a->doc);
     return GK_EXIT_OK;
 }
 
@@ -256,6 +385,24 @@ static const char *field(const char *entry, const char *key, char *out, size_t c
     return out;
 }
 
+/* The entry after `entry` (the '{' that opens one): skips nested objects and strings. */
+static const char *next_entry(const char *entry) {
+    int depth = 0, in_string = 0;
+    for (const char *p = entry; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1]) p++;
+            else if (*p == '"') in_string = 0;
+        } else if (*p == '"') {
+            in_string = 1;
+        } else if (*p == '{') {
+            depth++;
+        } else if (*p == '}' && --depth == 0) {
+            return strchr(p, '{');
+        }
+    }
+    return NULL;
+}
+
 static int history(gk_cli *cli, const eula_args *a) {
     gatekit_store *store = NULL;
     if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
@@ -264,17 +411,20 @@ static int history(gk_cli *cli, const eula_args *a) {
     if (rc < 0) return gk_fail("eula_history", rc);
     if (!json) {  /* no store yet: no decisions (the same JSON an empty store gives) */
         if (a->json) puts("{\"version\":1,\"decisions\":[]}");
-        else printf("%-24s  %-10s  %-16s  %-8s  %s\n", "at", "document", "user", "decision", "sha256");
+        else printf("%-24s  %-10s  %-16s  %-9s  %-13s  %s\n", "at", "document", "user", "decision", "method", "sha256");
         return GK_EXIT_OK;
     }
     if (a->json) {
         puts(json);
     } else {
-        printf("%-24s  %-10s  %-16s  %-8s  %s\n", "at", "document", "user", "decision", "sha256");
-        for (const char *e = gk_json_first_item(json); e; e = strchr(e + 1, '{')) {
-            char at[40], doc[64], user[64], decision[16], hash[70];
-            printf("%-24s  %-10s  %-16s  %-8s  %s\n", field(e, "at", at, sizeof at), field(e, "document_id", doc, sizeof doc),
-                   field(e, "user", user, sizeof user), field(e, "decision", decision, sizeof decision),
+        printf("%-24s  %-10s  %-16s  %-9s  %-13s  %s\n", "at", "document", "user", "decision", "method", "sha256");
+        for (const char *e = gk_json_first_item(json); e; e = next_entry(e)) {
+            char at[40], doc[64], user[64], decision[16], method[16], hash[70];
+            const char *end = next_entry(e);
+            field(e, "method", method, sizeof method);
+            if (!method[0] || (end && strstr(e, "\"method\":") > end)) snprintf(method, sizeof method, "-");
+            printf("%-24s  %-10s  %-16s  %-9s  %-13s  %s\n", field(e, "at", at, sizeof at), field(e, "document_id", doc, sizeof doc),
+                   field(e, "user", user, sizeof user), field(e, "decision", decision, sizeof decision), method,
                    field(e, "hash", hash, sizeof hash));
         }
     }
@@ -295,15 +445,24 @@ static int minor(gk_cli *cli, const eula_args *a) {
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_eula_usage);
     eula_args a = {0};
-    if (parse(argc, argv, &a) < 0) return gk_usage(gk_eula_usage);
+    if (parse(argc, argv, &a) < 0) {
+        free_args(&a);
+        return gk_usage(gk_eula_usage);
+    }
     const char *sub = argv[1];
-    if (strcmp(sub, "status") == 0) return status(cli, &a);
-    if (strcmp(sub, "show") == 0) return show(&a);
-    if (strcmp(sub, "check") == 0) return check(cli, &a);
-    if (strcmp(sub, "accept") == 0) return record(cli, &a, 1);
-    if (strcmp(sub, "decline") == 0) return record(cli, &a, 0);
-    if (strcmp(sub, "history") == 0) return history(cli, &a);
-    if (strcmp(sub, "minor") == 0) return minor(cli, &a);
-    fprintf(stderr, "gatekit eula: unknown subcommand %s\n", sub);
-    return gk_usage(gk_eula_usage);
+    int status;
+    if (strcmp(sub, "status") == 0) status = status_of(cli, &a);
+    else if (strcmp(sub, "show") == 0) status = show(&a);
+    else if (strcmp(sub, "check") == 0) status = check(cli, &a);
+    else if (strcmp(sub, "accept") == 0) status = record(cli, &a, 1);
+    else if (strcmp(sub, "decline") == 0) status = record(cli, &a, 0);
+    else if (strcmp(sub, "withdraw") == 0) status = withdraw(cli, &a);
+    else if (strcmp(sub, "history") == 0) status = history(cli, &a);
+    else if (strcmp(sub, "minor") == 0) status = minor(cli, &a);
+    else {
+        fprintf(stderr, "gatekit eula: unknown subcommand %s\n", sub);
+        status = gk_usage(gk_eula_usage);
+    }
+    free_args(&a);
+    return status;
 }

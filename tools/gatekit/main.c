@@ -7,7 +7,7 @@
 static const char usage_text[] =
     "gatekit [--store PATH] [--app-id ID] <command> ...\n"
     "commands:\n"
-    "  eula status|show|check|accept|decline|history|minor   EULA gating\n"
+    "  eula status|show|check|accept|decline|withdraw|history|minor   EULA gating\n"
     "  receipt verify|inspect                                App Store receipts\n"
     "  perm list|state|usage|register|record|pending|reset|history|watch\n"
     "                                                        permission state\n"

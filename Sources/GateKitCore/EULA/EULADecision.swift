@@ -1,12 +1,29 @@
 import GateKitSupport
 
-/// One recorded answer to a EULA: who, which exact text (its SHA-256), what, and when.
+/// One recorded answer to a EULA: who, which exact text (its SHA-256), what, when, and how.
 public struct EULADecision: Equatable, Sendable {
     public enum Kind: Int64, Sendable {
         case accepted = 1
         case declined = 2
+        /// Consent given before is taken back: the document is presented again, whatever its
+        /// text. Its hash is the text whose acceptance was withdrawn.
+        case withdrawn = 3
 
-        public var name: String { self == .accepted ? "accepted" : "declined" }
+        public var name: String {
+            switch self {
+            case .accepted: "accepted"
+            case .declined: "declined"
+            case .withdrawn: "withdrawn"
+            }
+        }
+
+        /// The stored row: `decision` keeps the released meaning (1 accepted, 2 not), and a
+        /// withdrawal is a "not" marked in `withdrawal` (migration 9).
+        var storedDecision: Int64 { self == .accepted ? 1 : 2 }
+
+        init(storedDecision: Int64, withdrawal: Bool) {
+            self = withdrawal ? .withdrawn : storedDecision == 1 ? .accepted : .declined
+        }
     }
 
     public var documentID: String
@@ -15,9 +32,12 @@ public struct EULADecision: Equatable, Sendable {
     public var user: [UInt8]?
     public var kind: Kind
     public var atMilliseconds: Int64
+    public var consent: EULAConsent = .none
 
-    /// `{"document_id","hash","user","decision","at"}`; a user name that is not valid UTF-8
-    /// is shown with replacement characters and given exactly in `user_hex`.
+    /// `{"document_id","hash","user","decision","at"}`, then the consent's parts that were
+    /// given (`method`, `client_address`, `user_agent`, `locale`, `metadata`); a user name
+    /// that is not valid UTF-8 is shown with replacement characters and given exactly in
+    /// `user_hex`.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [
             ("document_id", .string(documentID)),
@@ -35,6 +55,6 @@ public struct EULADecision: Equatable, Sendable {
         }
         members.append(("decision", .string(kind.name)))
         members.append(("at", .string(Timestamp.rfc3339Milliseconds(atMilliseconds))))
-        return .object(members)
+        return .object(members + consent.jsonMembers)
     }
 }

@@ -35,21 +35,29 @@ public struct EULAGate: Sendable {
             // Nearly always no minor revision leads to this text: one indexed lookup answers,
             // and a marker row says when revisions exist (one round trip on PostgreSQL). The
             // recursive query builds temporary B-trees (an order of magnitude slower per call).
+            // The user's last withdrawal of the document comes in the same statement: an
+            // acceptance before it no longer counts, whatever text it was.
             let direct = try db.statement(named ? EULAGate.latestForNamedUser : EULAGate.latestForDefaultUser)
             direct.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
-            var decision: Int64? = nil
+            var decision: (stored: Int64, id: Int64)? = nil
+            var withdrawnID: Int64? = nil
             var revised = false
             while try direct.step() {
-                if direct.int64(0) == 1 { revised = true } else { decision = direct.int64(1) }
+                switch direct.int64(0) {
+                case 0: decision = (direct.int64(1), direct.int64(2))
+                case 1: revised = true
+                default: withdrawnID = direct.int64(2)
+                }
             }
             direct.reset()
             if revised {
                 let s = try db.statement(named ? EULAGate.coveredForNamedUser : EULAGate.coveredForDefaultUser)
                 s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
                 defer { s.reset() }
-                decision = try s.step() ? s.int64(0) : nil
+                decision = try s.step() ? (s.int64(0), s.int64(1)) : nil
             }
-            return decision != EULADecision.Kind.accepted.rawValue
+            guard let decision, decision.stored == EULADecision.Kind.accepted.storedDecision else { return true }
+            return withdrawnID.map { $0 > decision.id } ?? false
         }
     }
 
@@ -58,10 +66,13 @@ public struct EULAGate: Sendable {
     // would not), so the default user and a named one each have their own text.
     private static func latest(byUser: String) -> String {
         """
-        SELECT 0, decision FROM (SELECT decision FROM eula_decisions
+        SELECT 0, decision, id FROM (SELECT decision, id FROM eula_decisions
             WHERE document_id = ?1 AND \(byUser) AND hash = ?3 ORDER BY id DESC LIMIT 1) AS latest
         UNION ALL
-        SELECT 1, 0 WHERE EXISTS (SELECT 1 FROM eula_minor_revisions WHERE document_id = ?1 AND to_hash = ?3)
+        SELECT 1, 0, 0 WHERE EXISTS (SELECT 1 FROM eula_minor_revisions WHERE document_id = ?1 AND to_hash = ?3)
+        UNION ALL
+        SELECT 2, 0, id FROM (SELECT id FROM eula_decisions
+            WHERE document_id = ?1 AND \(byUser) AND withdrawal IS NOT NULL ORDER BY id DESC LIMIT 1) AS withdrawn
         """
     }
 
@@ -72,7 +83,7 @@ public struct EULAGate: Sendable {
             UNION
             SELECT r.from_hash FROM eula_minor_revisions r JOIN covered c ON r.to_hash = c.h
             WHERE r.document_id = ?1)
-        SELECT d.decision FROM eula_decisions d
+        SELECT d.decision, d.id FROM eula_decisions d
         WHERE d.document_id = ?1 AND d.\(byUser) AND d.hash IN (SELECT h FROM covered)
         ORDER BY d.id DESC LIMIT 1
         """
@@ -91,18 +102,74 @@ public struct EULAGate: Sendable {
         return try shouldPresent(documentID: documentID, hash: hash, user: user)
     }
 
-    /// Appends a decision on exactly the text whose hash is given (the text that was shown).
+    /// Appends a decision on exactly the text whose hash is given (the text that was shown),
+    /// with how it was given, and its link in the user's chain for the document
+    /// (`ConsentChain`).
     @discardableResult
-    public func record(_ kind: EULADecision.Kind, documentID: String, hash given: String, user: [UInt8]?) throws(GateKitError) -> EULADecision {
+    public func record(_ kind: EULADecision.Kind, documentID: String, hash given: String, user: [UInt8]?,
+                       consent: EULAConsent = .none) throws(GateKitError) -> EULADecision {
+        guard kind != .withdrawn else { throw .invalid("a withdrawal names no text: use withdraw") }
         try EULAGate.validate(documentID: documentID)
         let hash = try DocumentHash.normalized(given)
         try EULAGate.validate(user: user)
-        let now = Clock.nowMilliseconds()
-        try store.write(.singleInsert) { (db) throws(GateKitError) in
-            let s = try db.statement("INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")
-            try s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash).bind(4, kind.rawValue).bind(5, now).run()
+        let consent = try consent.validated()
+        let decision = EULADecision(documentID: documentID, hash: hash, user: user, kind: kind,
+                                    atMilliseconds: Clock.nowMilliseconds(), consent: consent)
+        let subject = try ConsentChain.subject(documentID: documentID, user: user)
+        try store.write(.singleInsert) { (db) throws(GateKitError) in try ConsentChain.insert(decision, subject: subject, db) }
+        return decision
+    }
+
+    /// Withdraws `user`'s consent to the document: recorded as a withdrawal of the text whose
+    /// acceptance was in force, after which every text of the document is presented again.
+    /// `.notFound` when no acceptance is in force (never accepted, or withdrawn since).
+    @discardableResult
+    public func withdraw(documentID: String, user: [UInt8]?, consent: EULAConsent = .none) throws(GateKitError) -> EULADecision {
+        try EULAGate.validate(documentID: documentID)
+        try EULAGate.validate(user: user)
+        let consent = try consent.validated()
+        // One withdrawal per acceptance even when two race: the chain's subject serializes them.
+        let subject = try ConsentChain.subject(documentID: documentID, user: user)
+        return try store.write(.uncachedSubjects([subject])) { (db) throws(GateKitError) -> EULADecision in
+            // The latest acceptance still in force: after the last withdrawal, and not followed
+            // by another decision on its own text (a decline ended it already).
+            let byUser = user == nil ? "user_name IS NULL" : "user_name = ?2"
+            let s = try db.statement("""
+                SELECT d.hash FROM eula_decisions d WHERE d.document_id = ?1 AND d.\(byUser) AND d.decision = 1
+                    AND d.id > coalesce((SELECT max(id) FROM eula_decisions
+                                         WHERE document_id = ?1 AND \(byUser) AND withdrawal IS NOT NULL), 0)
+                    AND NOT EXISTS (SELECT 1 FROM eula_decisions later
+                                    WHERE later.document_id = ?1 AND later.\(byUser) AND later.hash = d.hash AND later.id > d.id)
+                ORDER BY d.id DESC LIMIT 1
+                """)
+            s.bind(1, text: documentID).bind(2, blob: user)
+            let hash = try s.step() ? s.text(0) : nil
+            s.reset()
+            guard let hash else {
+                throw GateKitError(.notFound, "\(EULAGate.describe(user)) has no acceptance of \(Quoted.text(documentID)) in force to withdraw")
+            }
+            let decision = EULADecision(documentID: documentID, hash: hash, user: user, kind: .withdrawn,
+                                        atMilliseconds: Clock.nowMilliseconds(), consent: consent)
+            try ConsentChain.insert(decision, subject: subject, db)
+            return decision
         }
-        return EULADecision(documentID: documentID, hash: hash, user: user, kind: kind, atMilliseconds: now)
+    }
+
+    /// A decision from a statement's columns `c` … `c + 10`: document_id, user_name, hash,
+    /// decision, at_ms, withdrawal, method, client_address, user_agent, locale, metadata.
+    static func decision(from s: any DatabaseStatement, at c: Int32) -> EULADecision {
+        let consent = EULAConsent(
+            method: s.isNull(c + 6) ? nil : EULAConsent.Method(rawValue: s.int64(c + 6)),
+            clientAddress: s.text(c + 7), userAgent: s.text(c + 8), locale: s.text(c + 9),
+            metadata: EULAConsent.metadata(fromJSON: s.text(c + 10)))
+        return EULADecision(documentID: s.text(c) ?? "", hash: s.text(c + 2) ?? "", user: s.blob(c + 1),
+                            kind: EULADecision.Kind(storedDecision: s.int64(c + 3), withdrawal: !s.isNull(c + 5)),
+                            atMilliseconds: s.int64(c + 4), consent: consent)
+    }
+
+    static func describe(_ user: [UInt8]?) -> String {
+        guard let user else { return "the default user" }
+        return "user " + Quoted.text(String(decoding: user, as: UTF8.self))
     }
 
     /// Declares `toHash` a minor revision of `fromHash`: an acceptance of `fromHash` covers `toHash`.
@@ -124,12 +191,22 @@ public struct EULAGate: Sendable {
         case everyone
     }
 
+    /// What breaks the history's chains (`ConsentChain`); empty when every decision since
+    /// migration 9 is as GateKit recorded it. `gatekit_store_check` reports these.
+    public func chainProblems() throws(GateKitError) -> [String] {
+        try store.read { (db) throws(GateKitError) -> [String] in try ConsentChain.problems(db) }
+    }
+
     /// Decisions oldest first, for one document or all (`documentID` nil).
     public func history(documentID: String?, user: UserFilter) throws(GateKitError) -> [EULADecision] {
         if let documentID { try EULAGate.validate(documentID: documentID) }
         if case let .named(name) = user { try EULAGate.validate(user: name) }
         return try store.read { (db) throws(GateKitError) -> [EULADecision] in
-            var sql = "SELECT document_id, user_name, hash, decision, at_ms FROM eula_decisions WHERE (?1 IS NULL OR document_id = ?1)"
+            var sql = """
+                SELECT document_id, user_name, hash, decision, at_ms, withdrawal, method, client_address, user_agent, locale,
+                       metadata
+                FROM eula_decisions WHERE (?1 IS NULL OR document_id = ?1)
+                """
             switch user {
             case .defaultUser: sql += " AND user_name IS NULL"
             case .named: sql += " AND user_name = ?2"
@@ -141,14 +218,7 @@ public struct EULAGate: Sendable {
             s.bind(1, text: documentID)
             if case let .named(name) = user { s.bind(2, blob: name) }
             var out: [EULADecision] = []
-            while try s.step() {
-                out.append(EULADecision(
-                    documentID: s.text(0) ?? "",
-                    hash: s.text(2) ?? "",
-                    user: s.blob(1),
-                    kind: EULADecision.Kind(rawValue: s.int64(3)) ?? .declined,
-                    atMilliseconds: s.int64(4)))
-            }
+            while try s.step() { out.append(EULAGate.decision(from: s, at: 0)) }
             return out
         }
     }

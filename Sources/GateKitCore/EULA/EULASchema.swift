@@ -45,4 +45,28 @@ public enum EULASchema {
             );
             """ + DDL.postgresAppendOnly("eula_decisions"),
         tables: ["eula_decisions", "eula_minor_revisions"], appendOnlyTables: ["eula_decisions"])
+
+    /// Migration 9 (EULA II): how each decision was given (`EULAConsent`), and withdrawals —
+    /// a row whose `decision` is 2 (not accepted, as before) marked `withdrawal`, so every
+    /// query of the released schema still reads it right. The partial index finds a user's
+    /// last withdrawal of a document in one probe. `eula_chain` holds each decision's link in
+    /// its user's hash chain for the document (`ConsentChain`).
+    public static let consent = Migration([
+        .addColumn("eula_decisions", Column("withdrawal", .integer, check: "withdrawal = 1")),
+        .addColumn("eula_decisions", Column("method", .integer, check: "method BETWEEN 1 AND 5")),
+        .addColumn("eula_decisions", Column("client_address", .text, check: "length(client_address) BETWEEN 2 AND 45")),
+        .addColumn("eula_decisions", Column("user_agent", .text)),
+        .addColumn("eula_decisions", Column("locale", .text)),
+        .addColumn("eula_decisions", Column("metadata", .text)),
+        .index("eula_decisions_withdrawals", on: "eula_decisions", ["document_id", "user_name", "id"], where: "withdrawal IS NOT NULL"),
+        .table("eula_chain", [
+            // No foreign key: the chain itself shows a link without its decision, and
+            // TRUNCATE of the history stays refused by its append-only trigger first.
+            Column("decision_id", .integer, notNull: true, primaryKey: true),
+            Column("subject", .text, notNull: true, check: "length(subject) = 64"),
+            Column("seq", .integer, notNull: true, check: "seq > 0"),
+            Column("chain", .text, notNull: true, check: "length(chain) = 64"),
+        ], constraints: ["UNIQUE (subject, seq)"]),
+        .appendOnly("eula_chain"),
+    ])
 }

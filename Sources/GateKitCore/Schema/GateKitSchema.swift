@@ -16,5 +16,6 @@ extension StoreSchema {
         LedgerSyncSchema.sync,                         // 6
         LedgerSchema.accounts,                         // 7
         LedgerSchema.changes,                          // 8
+        EULASchema.consent,                            // 9
     ])
 }

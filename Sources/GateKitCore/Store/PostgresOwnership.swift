@@ -42,7 +42,10 @@ enum PostgresOwnership {
         SELECT 'type ' || quote_ident(t.typname) || ' is owned by role ' || quote_ident(pg_get_userbyid(t.typowner))
           FROM ns JOIN pg_type t ON t.typnamespace = ns.oid WHERE t.typowner <> ns.nspowner
         UNION ALL
-        SELECT 'trigger ' || quote_ident(g.tgname) || ' on table ' || quote_ident(c.relname) || ' is not one GateKit creates'
+        SELECT 'trigger ' || quote_ident(g.tgname) || ' on table ' || quote_ident(c.relname)
+               || CASE WHEN EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = g.tgfoid AND p.pronamespace = ns.oid
+                                                             AND p.proname = 'gatekit_append_only')
+                       THEN ' \(unknownAppendOnly)' ELSE ' is not one GateKit creates' END
           FROM ns JOIN pg_class c ON c.relnamespace = ns.oid JOIN pg_trigger g ON g.tgrelid = c.oid
           WHERE NOT g.tgisinternal AND (NOT g.tgname = ANY(CAST(?3 AS TEXT[])) OR NOT EXISTS (
               SELECT 1 FROM pg_proc p WHERE p.oid = g.tgfoid AND p.pronamespace = ns.oid AND p.proname = 'gatekit_append_only'))
@@ -55,9 +58,13 @@ enum PostgresOwnership {
         LIMIT 5
         """
 
-    /// Refuses (`.unsafeStore`, naming each object and its owner) a namespace that is not
-    /// wholly the connecting role's (or, with `sharedOwner`, one role's it belongs to).
-    static func check(_ db: any DatabaseConnection, namespace: String, sharedOwner: Bool, location: String, schema: StoreSchema) throws(GateKitError) {
+    /// An append-only trigger of GateKit's own function under a name this version does not
+    /// create: what a newer GateKit's migration leaves (its version then decides, not this).
+    static let unknownAppendOnly = "is an append-only trigger this GateKit does not know"
+
+    /// The first problems of a namespace that is not wholly the connecting role's (or, with
+    /// `sharedOwner`, one role's it belongs to), each naming the object and its owner.
+    static func problems(_ db: any DatabaseConnection, namespace: String, sharedOwner: Bool, schema: StoreSchema) throws(GateKitError) -> [String] {
         let s = try db.statement(problems)
         defer { s.reset() }
         func array(_ names: some Sequence<String>) -> String { "{" + names.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "}" }
@@ -65,8 +72,16 @@ enum PostgresOwnership {
             .bind(3, text: array(schema.postgresTriggers)).bind(4, text: array(schema.postgresFunctions))
         var found: [String] = []
         while try s.step() { if let p = s.text(0) { found.append(p) } }
-        guard found.isEmpty else {
-            throw GateKitError(.unsafeStore, "the store \(Quoted.text(namespace)) in \(location) is not GateKit's alone: \(found.joined(separator: "; ")); nothing was read or written")
-        }
+        return found
+    }
+
+    static func refusal(_ found: [String], namespace: String, location: String) -> GateKitError {
+        GateKitError(.unsafeStore, "the store \(Quoted.text(namespace)) in \(location) is not GateKit's alone: \(found.joined(separator: "; ")); nothing was read or written")
+    }
+
+    /// Refuses (`.unsafeStore`) a namespace with any problem.
+    static func check(_ db: any DatabaseConnection, namespace: String, sharedOwner: Bool, location: String, schema: StoreSchema) throws(GateKitError) {
+        let found = try problems(db, namespace: namespace, sharedOwner: sharedOwner, schema: schema)
+        guard found.isEmpty else { throw refusal(found, namespace: namespace, location: location) }
     }
 }

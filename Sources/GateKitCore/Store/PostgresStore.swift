@@ -72,7 +72,16 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         meta.reset()
         // Before anything in it is read or built on: a schema another role owns or can write
         // (an empty one made in advance, or a fake store with its own triggers) is refused.
-        if exists { try PostgresOwnership.check(db, namespace: name, sharedOwner: sharedOwner, location: connection.location, schema: schema) }
+        // Only append-only triggers of GateKit's own function that this version does not
+        // know wait for the version below: a newer GateKit made them (ENEWER), or not (unsafe).
+        var unknownTriggers: [String] = []
+        if exists {
+            let found = try PostgresOwnership.problems(db, namespace: name, sharedOwner: sharedOwner, schema: schema)
+            guard found.allSatisfy({ $0.hasSuffix(PostgresOwnership.unknownAppendOnly) }) else {
+                throw PostgresOwnership.refusal(found, namespace: name, location: connection.location)
+            }
+            unknownTriggers = found
+        }
         guard hasMeta else {
             guard objects == 0 else {
                 throw GateKitError(.notAStore, "schema \(where_) holds objects but is not a GateKit store; left untouched")
@@ -95,6 +104,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         guard version <= schema.currentVersion else {
             throw GateKitError(.newerStore, "store \(where_) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion); left untouched")
         }
+        guard unknownTriggers.isEmpty else { throw PostgresOwnership.refusal(unknownTriggers, namespace: name, location: connection.location) }
         return .store(version: version)
     }
 
@@ -160,6 +170,10 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         try connection.statement(PostgresStore.genericPlans).run()
                         try lock(scope)
                         let result = try body(connection)
+                        if case .uncachedSubjects = scope {
+                            try connection.commitPipelined(after: nil)  // no cache to tell
+                            return result
+                        }
                         try connection.commitPipelined(after: "NOTIFY \(namespace)")
                         ownCommits &+= 1
                         localCommits.announce()
@@ -212,7 +226,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         switch scope {
         case .wholeStore: slots = [PostgresSchema.wholeStoreSlot]
         case .singleInsert: return
-        case .subjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
+        case .subjects(let subjects), .uncachedSubjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
         }
         let list = "{" + slots.map(String.init).joined(separator: ",") + "}"
         try connection.statement("SELECT slot FROM gatekit_locks WHERE slot = ANY(CAST(?1 AS BIGINT[])) ORDER BY slot FOR UPDATE")

@@ -101,7 +101,15 @@ public final class SQLiteConnection: DatabaseConnection {
         }
         var handle: OpaquePointer?
         let rc = sqlite.pointee.prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
-        guard rc == SQLITE_OK, let handle else { throw error(rc, "cannot prepare statement") }
+        guard rc == SQLITE_OK, let handle else {
+            // GateKit's own SQL names only what its schema version created: a table or column
+            // that is missing means the file's schema was damaged (a flipped byte in it).
+            let message = sqlite.pointee.errmsg(db).map { String(cString: $0) } ?? ""
+            if rc & 0xFF == SQLITE_ERROR, message.hasPrefix("no such table") || message.hasPrefix("no such column") {
+                throw GateKitError(.corrupt, "the store's schema does not hold what its version says (\(message)): the file is damaged")
+            }
+            throw error(rc, "cannot prepare statement")
+        }
         let s = SQLiteStatement(handle, connection: self, sqlite: sqlite)
         cache[sql] = s
         return s

@@ -95,6 +95,9 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
         case appStoreTransport = -403
         case appStoreResponse = -404
 
+        // EULA (-500 … -599).
+        case eulaHashMismatch = -500
+
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
             switch self {
@@ -177,6 +180,9 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .appStoreAPIError: "the App Store Server API answered with an error"
             case .appStoreTransport: "the App Store Server API cannot be reached (network, TLS or timeout)"
             case .appStoreResponse: "the App Store Server API's answer is not what Apple documents"
+
+            // EULA.
+            case .eulaHashMismatch: "the acceptance names another text of the document (its hash differs): nothing was accepted"
             }
         }
     }
