@@ -17,6 +17,20 @@ def accept_many(where: str, app_id: Optional[str], tag: str, count: int) -> None
             store.eula.accept(f"doc-{tag}-{i}", gatekit.hash_bytes(f"{tag}/{i}".encode()), user=tag)
 
 
+def decide_one_chain(where: str, app_id: Optional[str], tag: str, count: int) -> None:
+    """Accepts and declines one document for one user, with how each was given: every
+    process on the same hash chain."""
+    from gatekit.eula import Consent, EulaMethod
+    digest = gatekit.hash_bytes(b"terms")
+    with open_store(where, app_id) as store:
+        for i in range(count):
+            how = Consent(EulaMethod.API, metadata={"process": tag, "n": str(i)})
+            if i % 2:
+                store.eula.decline("terms", digest, user="shared", consent=how)
+            else:
+                store.eula.accept("terms", digest, user="shared", consent=how)
+
+
 def accept_forever(where: str, app_id: Optional[str]) -> None:
     """Prints each index after its acceptance returned: the parent kills us at random."""
     with open_store(where, app_id) as store:
@@ -92,6 +106,8 @@ if __name__ == "__main__":
     app_id = app_id_text or None
     if command == "accept-many":
         accept_many(where, app_id, rest[0], int(rest[1]))
+    elif command == "decide-one-chain":
+        decide_one_chain(where, app_id, rest[0], int(rest[1]))
     elif command == "accept-forever":
         accept_forever(where, app_id)
     elif command == "accept-through-outage":
