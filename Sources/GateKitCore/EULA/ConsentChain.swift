@@ -88,8 +88,9 @@ enum ConsentChain {
         try link.bind(1, id).bind(2, text: subject).bind(3, previousSeq &+ 1).bind(4, text: try ConsentChain.link(after: previous, d)).run()
     }
 
-    /// What breaks a chain, in words (empty: every chain holds). Streams each chain in order,
-    /// so memory does not grow with the history.
+    /// What breaks a chain, in words (empty: every chain holds), at most `limit` of them. One
+    /// pass over the links in chain order, keeping only the link before (SQLite steps through
+    /// the rows; PostgreSQL's answer is read whole, as every read of this store).
     static func problems(_ db: any DatabaseConnection, limit: Int = 100) throws(GateKitError) -> [String] {
         var problems: [String] = []
         func report(_ text: String) { if problems.count < limit { problems.append(text) } }
