@@ -92,12 +92,11 @@ public struct EULAConsent: Equatable, Sendable {
     /// host name or "unknown" is not an address a record can rely on).
     static func canonicalAddress(_ text: String) throws(GateKitError) -> String {
         guard !text.utf8.contains(0) else { throw .invalid("client_address holds a NUL byte") }
-        var v6 = in6_addr(), v4 = in_addr()
+        // in6_addr is large enough for either family's binary form.
+        var binary = in6_addr()
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        if inet_pton(AF_INET, text, &v4) == 1, inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil {
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        if inet_pton(AF_INET6, text, &v6) == 1, inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil {
+        for family in [AF_INET, AF_INET6] where inet_pton(family, text, &binary) == 1 {
+            guard inet_ntop(family, &binary, &buffer, socklen_t(buffer.count)) != nil else { break }
             return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         throw .invalid("client_address \(Quoted.text(text)) is not an IPv4 or IPv6 address")
@@ -112,10 +111,11 @@ public struct EULAConsent: Equatable, Sendable {
         guard wellFormed else { throw .invalid("locale \(Quoted.text(locale)) is not a BCP 47 language tag (like \"de-AT\")") }
     }
 
-    /// The metadata as stored: a JSON object in the host's order.
-    var metadataJSON: String? {
-        metadata.isEmpty ? nil : JSONWriter.serialize(.object(metadata.map { ($0.key, .string($0.value)) }))
-    }
+    /// The metadata as a JSON object in the host's order.
+    private var metadataObject: JSONValue { .object(metadata.map { ($0.key, .string($0.value)) }) }
+
+    /// The metadata as stored.
+    var metadataJSON: String? { metadata.isEmpty ? nil : JSONWriter.serialize(metadataObject) }
 
     /// Reads what `metadataJSON` wrote.
     static func metadata(fromJSON text: String?) -> [(key: String, value: String)] {
@@ -132,7 +132,7 @@ public struct EULAConsent: Equatable, Sendable {
         if let clientAddress { members.append(("client_address", .string(clientAddress))) }
         if let userAgent { members.append(("user_agent", .string(userAgent))) }
         if let locale { members.append(("locale", .string(locale))) }
-        if !metadata.isEmpty { members.append(("metadata", .object(metadata.map { ($0.key, .string($0.value)) }))) }
+        if !metadata.isEmpty { members.append(("metadata", metadataObject)) }
         return members
     }
 }

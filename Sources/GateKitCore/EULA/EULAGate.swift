@@ -130,7 +130,7 @@ public struct EULAGate: Sendable {
         let consent = try consent.validated()
         // One withdrawal per acceptance even when two race: the chain's subject serializes them.
         let subject = try ConsentChain.subject(documentID: documentID, user: user)
-        return try store.write(.uncachedSubjects([subject])) { (db) throws(GateKitError) -> EULADecision in
+        return try store.write(.subjects([subject])) { (db) throws(GateKitError) -> EULADecision in
             // The latest acceptance still in force: after the last withdrawal, and not followed
             // by another decision on its own text (a decline ended it already).
             let byUser = user == nil ? "user_name IS NULL" : "user_name = ?2"

@@ -310,8 +310,8 @@ final class PostgresConnection: DatabaseConnection {
 
     /// NOTIFY and COMMIT in the pipeline, then every answer. A broken connection after COMMIT
     /// was sent leaves the outcome unknown: `.commitUncertain`.
-    func commitPipelined(after before: String?) throws(GateKitError) {
-        if let before { try sendPlain(before) }
+    func commitPipelined(after before: String) throws(GateKitError) {
+        try sendPlain(before)
         try sendPlain("COMMIT")
         let conn = try live()
         do throws(GateKitError) {

@@ -170,10 +170,6 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         try connection.statement(PostgresStore.genericPlans).run()
                         try lock(scope)
                         let result = try body(connection)
-                        if case .uncachedSubjects = scope {
-                            try connection.commitPipelined(after: nil)  // no cache to tell
-                            return result
-                        }
                         try connection.commitPipelined(after: "NOTIFY \(namespace)")
                         ownCommits &+= 1
                         localCommits.announce()
@@ -199,7 +195,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     /// speed of verification"). For the transaction only: reads keep the server's choice.
     static let genericPlans = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
-    /// One autocommitted INSERT: its own commit, so a connection that breaks while it runs
+    /// One autocommitted statement: its own commit, so a connection that breaks while it runs
     /// leaves the outcome unknown.
     private func singleInsert<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         try lock.withLock { () throws(GateKitError) -> T in
@@ -226,7 +222,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         switch scope {
         case .wholeStore: slots = [PostgresSchema.wholeStoreSlot]
         case .singleInsert: return
-        case .subjects(let subjects), .uncachedSubjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
+        case .subjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
         }
         let list = "{" + slots.map(String.init).joined(separator: ",") + "}"
         try connection.statement("SELECT slot FROM gatekit_locks WHERE slot = ANY(CAST(?1 AS BIGINT[])) ORDER BY slot FOR UPDATE")

@@ -76,10 +76,6 @@ public enum WriteScope: Sendable {
     /// Only these subjects (e.g. one subscription's original transaction id); an empty list
     /// for a write that only appends rows no other write reads to decide (an EULA decision).
     case subjects([String])
-    /// Only these subjects, writing rows no cache reads (EULA decisions and their chain links):
-    /// no change notification goes with the commit — on PostgreSQL a NOTIFY takes a lock that
-    /// makes committing transactions wait for each other.
-    case uncachedSubjects([String])
     /// Exactly one statement on PostgreSQL, writing tables no cache reads (an EULA decision and
     /// its chain link): atomic by itself, so it runs without a transaction of its own — one
     /// round trip. (SQLite runs the body in a transaction, as every write.)
