@@ -112,6 +112,8 @@ def ctype(c: str, opaque: List[str]) -> str:
         return "ctypes.c_char_p"
     if base == "void" and stars == 1:
         return "ctypes.c_void_p"
+    if stars == 2 and base == "void":  # void **out_bytes: a cell the library fills
+        return "ctypes.POINTER(ctypes.c_void_p)"
     if stars == 2 and base in ("char", "unsigned char"):
         return "ctypes.POINTER(ctypes.c_char_p)" if array_of_text else "c_char_p_p"
     if stars == 1 and base in _SCALARS:
@@ -159,7 +161,10 @@ def bindings() -> str:
         out += [f"class {name}(ctypes.Structure):", "    _fields_ = ["]
         for member in filter(None, (x.strip() for x in body.split(";"))):
             ctype_text, member_name = split_declaration(member)
-            out.append(f'        ("{member_name}", {ctype(ctype_text, known)}),')
+            # A char[N] member is N bytes inside the struct (a parameter is a pointer).
+            array = re.fullmatch(r"\s*char\s+x\[([A-Z_0-9]+)\]\s*", ctype_text)
+            spelling = f"ctypes.c_char * {array.group(1)}" if array else ctype(ctype_text, known)
+            out.append(f'        ("{member_name}", {spelling}),')
         out += ["    ]", "", ""]
     for ret, name, params in re.findall(r"^typedef ([^;(]+?)\s*\(\*(\w+)\)\(([^)]*)\);", text, re.M):
         args = [ctype(split_declaration(p)[0], known) for p in params.split(",")]

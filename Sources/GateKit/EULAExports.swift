@@ -4,7 +4,8 @@ import GateKitLedger
 import GateKitPermissions
 import GateKitSupport
 
-private func user(_ p: UnsafePointer<CChar>?) throws(GateKitError) -> [UInt8]? {
+/// A user name argument: NULL (the default user) or 1-4096 bytes, not necessarily UTF-8.
+func user(_ p: UnsafePointer<CChar>?) throws(GateKitError) -> [UInt8]? {
     try Arguments.optionalBytes(p, "user", limit: EULAGate.maximumUserLength)
 }
 

@@ -270,6 +270,138 @@ static void test_consent_and_withdrawal(gatekit_store *store) {
     gatekit_free(json);
 }
 
+/* Collects an export in memory. */
+typedef struct { char *data; size_t length, capacity; int calls; } sink;
+
+static int collect(void *context, const void *bytes, size_t length) {
+    sink *k = context;
+    if (k->length + length + 1 > k->capacity) {
+        size_t capacity = (k->length + length + 1) * 2;
+        char *grown = realloc(k->data, capacity);
+        if (!grown) return 1;
+        k->data = grown;
+        k->capacity = capacity;
+    }
+    memcpy(k->data + k->length, bytes, length);
+    k->length += length;
+    k->data[k->length] = 0;
+    k->calls++;
+    return 0;
+}
+
+static int stop_writing(void *context, const void *bytes, size_t length) { (void)context; (void)bytes; (void)length; return 1; }
+
+/* Published versions: translations with their fallback, a schedule crossing at its exact
+ * millisecond with a grace period, the text read back, and an export checked against the store. */
+static void test_publication_and_export(gatekit_store *store) {
+    const long long effective = 4102444800000LL;  /* 2100-01-01: scheduled far ahead */
+    const long long grace = 7LL * 86400000;
+    gatekit_eula_text v1_texts[] = {
+        {.language = "en", .bytes = "Terms, version 1", .length = 16},
+        {.language = "de", .bytes = "Bedingungen, Version 1", .length = 22},
+    };
+    write_file(path_in("v2-fr.txt"), "Conditions, version 2", 21);
+    gatekit_eula_text v2_texts[] = {
+        {.language = "en", .bytes = "Terms, version 2", .length = 16},
+        {.language = "fr", .path = path_in("v2-fr.txt")},
+    };
+    gatekit_eula_publication v1 = GATEKIT_EULA_PUBLICATION_INIT;
+    v1.label = "2026-11";
+    v1.default_language = "en";
+    v1.texts = v1_texts;
+    v1.text_count = 2;
+    CHECK_RC(eula_publish(store, "pub", &v1), GATEKIT_OK);
+    CHECK_RC(eula_publish(store, "pub", &v1), GATEKIT_OK);  /* the same again: nothing to do */
+    gatekit_eula_publication v2;
+    CHECK_RC(eula_publication_init(&v2, GATEKIT_EULA_PUBLICATION_VERSION), GATEKIT_OK);
+    v2.label = "2100-01";
+    v2.effective_ms = effective;
+    v2.grace_ms = grace;
+    v2.default_language = "en";
+    v2.texts = v2_texts;
+    v2.text_count = 2;
+    CHECK_RC(eula_publish(store, "pub", &v2), GATEKIT_OK);
+    v2.grace_ms = 0;
+    CHECK_RC(eula_publish(store, "pub", &v2), GATEKIT_EEULA_VERSION_CONFLICT);
+    CHECK(strstr(gatekit_last_error(), "2100-01") != NULL);
+
+    /* Asked in Austrian German: the German text (de-AT -> de); required until accepted. */
+    gatekit_eula_presentation p = {.version = GATEKIT_EULA_PRESENTATION_VERSION};
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "de-AT", 0), 1);
+    CHECK(p.status == GATEKIT_EULA_REQUIRED && strcmp(p.label, "2026-11") == 0 && strcmp(p.language, "de") == 0);
+    CHECK(p.next_effective_ms == effective && p.required_at_ms == p.effective_ms);
+    char german[GATEKIT_HASH_HEX_SIZE];
+    CHECK_RC(eula_hash_bytes(german, "Bedingungen, Version 1", 22), GATEKIT_OK);
+    CHECK_STR(p.hash, german);
+    void *text = NULL;
+    size_t length = 0;
+    CHECK_RC(eula_text(&text, &length, store, "pub", p.hash), GATEKIT_OK);
+    CHECK(length == 22 && text && strcmp(text, "Bedingungen, Version 1") == 0);
+    gatekit_free(text);
+    CHECK_RC(eula_text(&text, &length, store, "pub", "0000000000000000000000000000000000000000000000000000000000000000"), GATEKIT_ENOTFOUND);
+    CHECK(text == NULL && length == 0);
+
+    gatekit_eula_consent how = GATEKIT_EULA_CONSENT_INIT;
+    how.method = GATEKIT_EULA_METHOD_CLICK_THROUGH;
+    how.client_address = "198.51.100.4";
+    CHECK_RC(eula_accept_with(store, "pub", p.hash, "ann", &how), GATEKIT_OK);
+    /* Any translation accepted the version: in English too, and by the English text's hash. */
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "en-GB", 0), 0);
+    CHECK(p.status == GATEKIT_EULA_ACCEPTED && strcmp(p.language, "en") == 0);
+    CHECK_RC(eula_should_present_hash(store, "pub", p.hash, "ann"), 0);
+    CHECK_RC(eula_should_present_hash(store, "pub", p.hash, "bo"), 1);
+
+    /* The schedule: v1 until the millisecond before, v2 from it — in grace for Ann, who
+     * accepted v1, until effect + grace; required for Bo at once. */
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "fr", effective - 1), 0);
+    CHECK(strcmp(p.label, "2026-11") == 0 && p.status == GATEKIT_EULA_ACCEPTED);
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "fr", effective), 0);
+    CHECK(strcmp(p.label, "2100-01") == 0 && p.status == GATEKIT_EULA_IN_GRACE && strcmp(p.language, "fr") == 0);
+    CHECK(p.required_at_ms == effective + grace && p.next_effective_ms == 0);
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "fr", effective + grace - 1), 0);
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "fr", effective + grace), 1);
+    CHECK(p.status == GATEKIT_EULA_REQUIRED);
+    CHECK_RC(eula_should_present_at(NULL, store, "pub", "bo", NULL, effective), 1);
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", NULL, 1), GATEKIT_ENOTFOUND);  /* nothing in effect in 1970 */
+    CHECK_RC(eula_should_present_at(&p, store, "pub", "ann", "de_AT", 0), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "de_AT") != NULL);
+
+    /* The export: JSON lines with the texts, then CSV; each verifies against the store. */
+    sink lines = {0}, csv = {0};
+    long long exported = -1;
+    CHECK_RC(eula_export(&exported, store, "pub", "ann", GATEKIT_EULA_EXPORT_TEXTS, collect, &lines), GATEKIT_OK);
+    CHECK(exported == 1 && lines.data && count(lines.data, "\n") == 4);  /* header, text, decision, end */
+    if (lines.data) {
+        CHECK(strstr(lines.data, "\"record\":\"text\"") < strstr(lines.data, "\"record\":\"decision\""));
+        CHECK(strstr(lines.data, "\"language\":\"de\",\"version\":\"2026-11\",\"decision\":\"accepted\"") != NULL);
+        CHECK(strstr(lines.data, "\"client_address\":\"198.51.100.4\"") != NULL);
+        write_file(path_in("ann.jsonl"), lines.data, lines.length);
+    }
+    long long verified = -1;
+    CHECK_RC(eula_verify_export(&verified, store, path_in("ann.jsonl")), GATEKIT_OK);
+    CHECK(verified == 1);
+    CHECK_RC(eula_export(NULL, store, NULL, NULL, GATEKIT_EULA_EXPORT_CSV | GATEKIT_EULA_EXPORT_EVERYONE, collect, &csv), GATEKIT_OK);
+    if (csv.data) {
+        CHECK(strncmp(csv.data, "record,id,document_id,user,", 27) == 0);
+        write_file(path_in("all.csv"), csv.data, csv.length);
+    }
+    CHECK_RC(eula_verify_export(&verified, store, path_in("all.csv")), GATEKIT_OK);
+    CHECK(verified > 1);
+    /* One byte changed in the address: found, and named. */
+    if (lines.data) {
+        char *address = strstr(lines.data, "198.51.100.4");
+        if (address) address[11] = '5';
+        write_file(path_in("edited.jsonl"), lines.data, lines.length);
+    }
+    CHECK_RC(eula_verify_export(&verified, store, path_in("edited.jsonl")), GATEKIT_EEULA_EXPORT_ALTERED);
+    CHECK(verified == 0 && strstr(gatekit_last_error(), "client_address") != NULL);
+    CHECK_RC(eula_export(NULL, store, NULL, NULL, GATEKIT_EULA_EXPORT_EVERYONE, stop_writing, NULL), GATEKIT_EIO);
+    CHECK_RC(eula_export(NULL, store, NULL, "ann", GATEKIT_EULA_EXPORT_EVERYONE, collect, &csv), GATEKIT_EINVAL);
+    CHECK_RC(eula_export(NULL, store, NULL, NULL, 8, collect, &csv), GATEKIT_EINVAL);
+    free(lines.data);
+    free(csv.data);
+}
+
 static void test_invalid_arguments(gatekit_store *store) {
     char h[GATEKIT_HASH_HEX_SIZE];
     CHECK_RC(eula_hash_bytes(h, "x", 1), GATEKIT_OK);
@@ -359,6 +491,7 @@ int main(void) {
         test_gating(store);
         test_users_and_history(store);
         test_consent_and_withdrawal(store);
+        test_publication_and_export(store);
         test_invalid_arguments(store);
         gatekit_store_close(store);
     }

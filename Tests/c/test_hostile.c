@@ -100,6 +100,11 @@ typedef enum {
     CONSENT,    /* const gatekit_eula_consent * that may be NULL (nothing said) */
     NAMES,      /* required "document@hash-prefix" list */
     ENV_VAR,    /* required environment variable name */
+    PUBLICATION,/* const gatekit_eula_publication * (required) */
+    PRESENT_OUT,/* gatekit_eula_presentation *out that may be NULL */
+    WRITE_FN,   /* gatekit_write_fn (required) */
+    EFLAGS,     /* unsigned int GATEKIT_EULA_EXPORT_* flags */
+    OPT_LL_OUT, /* long long *out that may be NULL */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -156,6 +161,18 @@ static int call_eula_withdraw(arg *a) { return eula_withdraw((gatekit_store *)a[
 static int call_eula_accept_named(arg *a) {
     return eula_accept_named((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s, a[4].s, (const gatekit_eula_consent *)a[5].p);
 }
+static int call_eula_publication_init(arg *a) { return eula_publication_init((gatekit_eula_publication *)a[0].p, (unsigned)a[1].i); }
+static int call_eula_publish(arg *a) { return eula_publish((gatekit_store *)a[0].p, a[1].s, (const gatekit_eula_publication *)a[2].p); }
+static int call_eula_should_present_at(arg *a) {
+    return eula_should_present_at((gatekit_eula_presentation *)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].s, a[5].ll);
+}
+static int call_eula_text(arg *a) { return eula_text((void **)a[0].p, (size_t *)a[1].p, (gatekit_store *)a[2].p, a[3].s, a[4].s); }
+static int call_eula_export(arg *a) {
+    return eula_export((long long *)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, (unsigned)a[4].i, (gatekit_write_fn)a[5].p, a[6].p);
+}
+static int call_eula_verify_export(arg *a) { return eula_verify_export((long long *)a[0].p, (gatekit_store *)a[1].p, a[2].s); }
+static int export_sink(void *context, const void *bytes, size_t length) { (void)context; (void)bytes; (void)length; return 0; }
+static int export_stop(void *context, const void *bytes, size_t length) { (void)context; (void)bytes; (void)length; return 7; }
 static int call_eula_accept_from_env(arg *a) {
     return eula_accept_from_env((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s, a[4].s, (const gatekit_eula_consent *)a[5].p);
 }
@@ -511,6 +528,12 @@ static const api_entry api[] = {
     {"eula_withdraw", call_eula_withdraw, {STORE, STR, OPT_BYTES, CONSENT, END}, 0},
     {"eula_accept_named", call_eula_accept_named, {STORE, STR, HASH, OPT_BYTES, NAMES, CONSENT, END}, 0},
     {"eula_accept_from_env", call_eula_accept_from_env, {STORE, STR, HASH, OPT_BYTES, ENV_VAR, CONSENT, END}, 0},
+    {"eula_publication_init", call_eula_publication_init, {OPTS_INIT, INT, END}, 0},
+    {"eula_publish", call_eula_publish, {STORE, STR, PUBLICATION, END}, 0},
+    {"eula_should_present_at", call_eula_should_present_at, {PRESENT_OUT, STORE, STR, OPT_BYTES, OPT_STR, AT_MS, END}, 0},
+    {"eula_text", call_eula_text, {OUT_PTR, OUT_SIZE, STORE, STR, HASH, END}, 0},
+    {"eula_export", call_eula_export, {OPT_LL_OUT, STORE, OPT_STR, OPT_BYTES, EFLAGS, WRITE_FN, PAYLOAD, END}, 0},
+    {"eula_verify_export", call_eula_verify_export, {OPT_LL_OUT, STORE, PATH, END}, 0},
     {"receipt_options_init", call_receipt_options_init, {OPTS_INIT, INT, END}, 0},
     {"receipt_validate", call_receipt_validate, {OUT_PTR, R_DATA, LEN, R_OPTIONS, END}, 0},
     {"receipt_validate_file", call_receipt_validate_file, {OUT_PTR, PATH, R_OPTIONS, END}, 0},
@@ -676,7 +699,7 @@ static gatekit_jws_options jopt, jopt_production, jopt_v0, jopt_v999, jopt_no_bu
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage, jopt_unsigned_sandbox;
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
-               gatekit_ledger_sync_options s; gatekit_eula_consent e; } init_target;
+               gatekit_ledger_sync_options s; gatekit_eula_consent e; gatekit_eula_publication p; } init_target;
 static gatekit_eula_consent consent, consent_v0, consent_v999, consent_method_99, consent_not_ip, consent_bad_locale,
     consent_33_pairs, consent_keys_null, consent_key_twice, consent_agent_non_utf8, consent_agent_2k;
 static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = {"T-1", "T-2"};
@@ -689,6 +712,10 @@ static int cats_status[2] = {1, 2};  /* Apple's subscription statuses, for the A
 static int out_cats[8], int_slot;
 static gatekit_ledger_query lq, lq_v0, lq_v999, lq_no_env, lq_bad_env, lq_bad_flags, lq_negative_at, lq_negative_budget, lq_huge_budget;
 static gatekit_entitlement ent_slot, ent_v99;
+static gatekit_eula_text publication_texts[2], publication_bad_language[1], publication_path_and_bytes[1];
+static gatekit_eula_publication publication, publication_v0, publication_v999, publication_65_texts, publication_texts_null,
+    publication_bad_tag, publication_both, publication_negative_grace;
+static gatekit_eula_presentation presentation_slot, presentation_v99;
 static gatekit_purchase purchase_v0, purchase_v99;  /* versions the library does not fill */
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
 static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
@@ -761,6 +788,11 @@ static arg valid_value(const api_entry *e, int k) {
     case AS_CLIENT: case OPT_CLIENT: v.p = appstore_client; break;
     case S_OPTIONS: v.p = &sopt; break;
     case CONSENT: v.p = &consent; break;
+    case PUBLICATION: v.p = &publication; break;
+    case PRESENT_OUT: presentation_slot = (gatekit_eula_presentation){.version = GATEKIT_EULA_PRESENTATION_VERSION}; v.p = &presentation_slot; break;
+    case WRITE_FN: v.p = (void *)export_sink; break;
+    case EFLAGS: v.i = (int)GATEKIT_EULA_EXPORT_TEXTS; break;
+    case OPT_LL_OUT: v.p = &ll_slot; break;
     case NAMES: v.s = "terms@ba7816bf"; break;  /* valid_hash's first 8 digits */
     case ENV_VAR: v.s = "GATEKIT_HOSTILE_ACCEPT"; break;
     case J_OPTS_LIST: jopts_list[0] = &jopt; jopts_list[1] = &jopt_production; v.p = jopts_list; break;
@@ -778,6 +810,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
+    if (e->args[k] == INT && e->call == call_eula_publication_init) v.i = GATEKIT_EULA_PUBLICATION_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_changes) v.i = 10;
     if (e->args[k] == STR && e->call == call_ledger_sync_state) v.s = "Sandbox";
     if (k == 1 && e->args[k] == STR && (e->call == call_ledger_link || e->call == call_ledger_unlink)) v.s = "Sandbox";
@@ -812,7 +845,8 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == PERM_NAME || what == USAGE || what == CATS || what == OUT_INT || what == OUT_CATS || what == CHANGED ||
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
                    what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
-                   what == S_OPTIONS || what == J_OPTS_LIST || what == NAMES || what == ENV_VAR;
+                   what == S_OPTIONS || what == J_OPTS_LIST || what == NAMES || what == ENV_VAR || what == PUBLICATION ||
+                   what == WRITE_FN;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -822,6 +856,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case CHANGED: case PAYLOAD: case SIGNED: case OPT_OUT: case L_QUERY: case ENT_OUT: case IDS: case JWS_LIST:
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
+    case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -980,6 +1015,22 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"not hex", {.s = "terms@zzzzzzzz"}, 1};
         out[n++] = (variant){"another text's hash", {.s = "terms@00000000"}, 0};
         out[n++] = (variant){"a trailing comma", {.s = "terms@ba7816bf,"}, 1};
+    }
+    if (what == PUBLICATION) {
+        out[n++] = (variant){"version 0", {.p = &publication_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &publication_v999}, 0};
+        out[n++] = (variant){"text_count 65", {.p = &publication_65_texts}, 2};
+        out[n++] = (variant){"text_count 1, texts NULL", {.p = &publication_texts_null}, 1};
+        out[n++] = (variant){"language \"de_AT\"", {.p = &publication_bad_tag}, 1};
+        out[n++] = (variant){"a path and bytes", {.p = &publication_both}, 1};
+        out[n++] = (variant){"grace_ms -1", {.p = &publication_negative_grace}, 1};
+    }
+    if (what == PRESENT_OUT) out[n++] = (variant){"version 99", {.p = &presentation_v99}, 0};
+    if (what == WRITE_FN) out[n++] = (variant){"a write that stops the export", {.p = (void *)export_stop}, 0};
+    if (what == EFLAGS) {
+        out[n++] = (variant){"an unknown bit", {.i = 0x80}, 1};
+        out[n++] = (variant){"every bit", {.i = -1}, 1};
+        out[n++] = (variant){"CSV", {.i = (int)GATEKIT_EULA_EXPORT_CSV}, 0};
     }
     if (what == ENV_VAR) {
         out[n++] = (variant){"\"1BAD\"", {.s = "1BAD"}, 1};
@@ -1288,6 +1339,28 @@ static void setup_receipts_and_jws(void) {
     consent_agent_non_utf8.user_agent = non_utf8;
     memset(consent_agent_long, 'a', sizeof consent_agent_long - 1);
     consent_agent_2k.user_agent = consent_agent_long;
+    CHECK_RC(eula_publication_init(&publication, GATEKIT_EULA_PUBLICATION_VERSION), GATEKIT_OK);
+    publication_texts[0] = (gatekit_eula_text){.language = "en", .bytes = "hostile terms", .length = 13};
+    publication_texts[1] = (gatekit_eula_text){.language = "de-AT", .path = text_path};
+    publication.label = "hostile-1";
+    publication.default_language = "en";
+    publication.texts = publication_texts;
+    publication.text_count = 2;
+    publication_v0 = publication_v999 = publication_65_texts = publication_texts_null = publication;
+    publication_bad_tag = publication_both = publication_negative_grace = publication;
+    publication_v0.version = 0;
+    publication_v999.version = 999;
+    publication_65_texts.text_count = 65;  /* refused before the array is read */
+    publication_texts_null.texts = NULL;
+    publication_texts_null.text_count = 1;
+    publication_bad_language[0] = (gatekit_eula_text){.language = "de_AT", .bytes = "x", .length = 1};
+    publication_bad_tag.texts = publication_bad_language;
+    publication_bad_tag.text_count = 1;
+    publication_path_and_bytes[0] = (gatekit_eula_text){.language = "en", .path = text_path, .bytes = "x", .length = 1};
+    publication_both.texts = publication_path_and_bytes;
+    publication_both.text_count = 1;
+    publication_negative_grace.grace_ms = -1;
+    presentation_v99.version = 99;
 
     if (jws_anchor && jws_verify(&signed_data, GATEKIT_JWS_TRANSACTION, jws_text, &jopt) != 0)
         printf("  JWS fixture did not verify (%s): signed-data rows use NULL only\n", gatekit_last_error());

@@ -56,7 +56,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_decline(gatekit_store *store, const cha
  *     "decision":"accepted"|"declined"|"withdrawn","at":"2026-11-22T06:52:02.123Z"}, ...]}
  * followed, in an entry, by the consent's parts that were given (eula_accept_with): "method"
  * ("click-through", "cli-flag", "environment", "api", "admin"), "client_address",
- * "user_agent", "locale", "metadata" (an object of strings, in the host's order).
+ * "user_agent", "locale", "metadata" (an object of strings, in the host's order), and
+ * "language" when the text is a published translation (eula_publish).
  * A user name that is not valid UTF-8 appears with U+FFFD replacements in "user" and exactly
  * in "user_hex". document_id NULL: every document. *out is freed with gatekit_free(). */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_history(char **out_json, gatekit_store *store, const char *document_id, const char *user);
@@ -131,6 +132,113 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept_named(gatekit_store *store, cons
  * "GATEKIT_ACCEPT"; unset or empty: 0). Recorded with method GATEKIT_EULA_METHOD_ENVIRONMENT
  * and the metadata "variable": the variable's name, unless consent says otherwise. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept_from_env(gatekit_store *store, const char *document_id, const char *hash, const char *user, const char *variable, const gatekit_eula_consent *consent);
+
+/* ----------------------------------------------------------------------------------------
+ * Published versions: translations and schedules. A version of a document has a label
+ * ("2026-12"), the instant it takes effect, an optional grace period, and one text per
+ * language (BCP 47; "de-AT"), kept in the store. A user is shown the text in their language
+ * (fallback: "de-AT", then "de", then the version's default language); accepting any text of
+ * a version accepts the version, and the history records the text's hash and language. Until
+ * a version is required (its effect plus its grace), the previous version's acceptance still
+ * counts. eula_should_present_hash() applies the same rules to a published text's hash.
+ * -------------------------------------------------------------------------------------- */
+
+#define GATEKIT_EEULA_EXPORT_ALTERED   (-501)  /* a consent export does not match the store: edited, cut short, or not from it */
+#define GATEKIT_EEULA_VERSION_CONFLICT (-502)  /* the label or a text is already published differently: publish a new label */
+
+/* One translation: its language and its text, from a file (path) or from memory (bytes,
+ * length; path NULL). At most 16 MiB. */
+typedef struct gatekit_eula_text {
+    const char *language;                 /* a BCP 47 tag; kept in canonical case ("de-AT") */
+    const char *path;                     /* the text's file, or NULL to use bytes */
+    const void *bytes;                    /* length bytes (NULL only when length is 0) */
+    size_t length;
+} gatekit_eula_text;
+
+#define GATEKIT_EULA_PUBLICATION_VERSION 1u
+
+typedef struct gatekit_eula_publication {
+    unsigned int version;                 /* GATEKIT_EULA_PUBLICATION_VERSION (eula_publication_init) */
+    const char *label;                    /* 1-128 bytes of UTF-8, unique per document */
+    long long effective_ms;               /* Unix milliseconds it takes effect; 0: now */
+    long long grace_ms;                   /* 0 to ten years: the previous acceptance counts until effective_ms + grace_ms */
+    const char *default_language;         /* the language shown when the user's has no text; one of texts */
+    const gatekit_eula_text *texts;       /* text_count translations, languages unique */
+    size_t text_count;                    /* 1 to 64 */
+} gatekit_eula_publication;
+
+/* Static initialiser: gatekit_eula_publication p = GATEKIT_EULA_PUBLICATION_INIT; */
+#define GATEKIT_EULA_PUBLICATION_INIT { .version = GATEKIT_EULA_PUBLICATION_VERSION }
+
+/* Sets *publication to empty for `version`. NULL: GATEKIT_EINVAL; unknown: GATEKIT_EVERSION. */
+GATEKIT_API GATEKIT_WARN_UNUSED int eula_publication_init(gatekit_eula_publication *publication, unsigned int version);
+
+/* Publishes a version of the document with its texts (their bytes are stored). Publishing the
+ * same version again is a no-op; a label already published with other texts or instants, or a
+ * text already part of another version, is GATEKIT_EEULA_VERSION_CONFLICT. Durable when it
+ * returns 0. */
+GATEKIT_API GATEKIT_WARN_UNUSED int eula_publish(gatekit_store *store, const char *document_id, const gatekit_eula_publication *publication);
+
+#define GATEKIT_EULA_ACCEPTED 0   /* the version in effect is accepted */
+#define GATEKIT_EULA_IN_GRACE 1   /* not accepted, but the previous version's acceptance counts until required_at_ms */
+#define GATEKIT_EULA_REQUIRED 2   /* present the text; it must be accepted to go on */
+
+#define GATEKIT_EULA_PRESENTATION_VERSION 1u
+#define GATEKIT_EULA_LABEL_SIZE 129      /* 128 bytes + NUL */
+#define GATEKIT_EULA_LANGUAGE_SIZE 36    /* 35 bytes + NUL */
+
+/* What to do about a published document for one user at one instant (eula_should_present_at).
+ * The caller sets version to GATEKIT_EULA_PRESENTATION_VERSION; the library fills the rest. */
+typedef struct gatekit_eula_presentation {
+    unsigned int version;                 /* in: GATEKIT_EULA_PRESENTATION_VERSION */
+    int status;                           /* GATEKIT_EULA_ACCEPTED, _IN_GRACE or _REQUIRED */
+    char label[GATEKIT_EULA_LABEL_SIZE];  /* the version in effect */
+    char language[GATEKIT_EULA_LANGUAGE_SIZE];  /* the text to show: its language ... */
+    char hash[GATEKIT_HASH_HEX_SIZE];     /* ... and its sha256 (eula_text() gives its bytes) */
+    long long effective_ms;               /* when this version took effect */
+    long long required_at_ms;             /* when its acceptance is required (effect + grace) */
+    long long next_effective_ms;          /* the next version's effect, if one is scheduled; else 0 */
+} gatekit_eula_presentation;
+
+/* 1: the text must be presented (GATEKIT_EULA_REQUIRED); 0: it need not (accepted, or in
+ * grace: the host may show it); <0: error — GATEKIT_ENOTFOUND when no version of the document
+ * is in effect at the instant. language NULL: the default language. at_ms 0: now; an earlier
+ * instant answers as the gate did then (decisions made later do not count). out may be NULL. */
+GATEKIT_API GATEKIT_WARN_UNUSED int eula_should_present_at(gatekit_eula_presentation *out, gatekit_store *store, const char *document_id, const char *user, const char *language, long long at_ms);
+
+/* The bytes of a published text, found by its hash (*out_bytes freed with gatekit_free();
+ * NUL-terminated beyond *out_length, for hosts that show it as a string).
+ * GATEKIT_ENOTFOUND when no version of the document has that text. */
+GATEKIT_API GATEKIT_WARN_UNUSED int eula_text(void **out_bytes, size_t *out_length, gatekit_store *store, const char *document_id, const char *hash);
+
+/* ----------------------------------------------------------------------------------------
+ * Proof of consent: an export of the history (one user's, or everyone's), oldest first, each
+ * decision with its text's hash, language and version label, instant, how it was given, and
+ * its link in the user's hash chain — and on request each published text itself. JSON lines
+ * (default) or CSV, streamed through the host's write callback from one snapshot of the store,
+ * in bounded memory for any number of rows. eula_verify_export() checks such a file against
+ * the store: any edit, removal, addition, truncation — or a history rewritten in the store
+ * since — is GATEKIT_EEULA_EXPORT_ALTERED naming the first record that differs.
+ * -------------------------------------------------------------------------------------- */
+
+#define GATEKIT_EULA_EXPORT_CSV      1u   /* CSV (RFC 4180) instead of JSON lines */
+#define GATEKIT_EULA_EXPORT_EVERYONE 2u   /* every user (user must be NULL) */
+#define GATEKIT_EULA_EXPORT_TEXTS    4u   /* each published text once, before its first decision */
+
+/* Receives the export in chunks; returns 0 to go on, anything else to stop it (the export then
+ * fails with GATEKIT_EIO). It must not use the store being exported. */
+typedef int (*gatekit_write_fn)(void *context, const void *bytes, size_t length);
+
+/* Exports the consent record of `user` (NULL: the default user, or everyone with
+ * GATEKIT_EULA_EXPORT_EVERYONE) for document_id (NULL: every document) through `write`.
+ * *out_count (may be NULL) receives the number of decisions. Decisions recorded while it runs
+ * are not in it. */
+GATEKIT_API GATEKIT_WARN_UNUSED int eula_export(long long *out_count, gatekit_store *store, const char *document_id, const char *user, unsigned int flags, gatekit_write_fn write, void *context);
+
+/* Checks the export at path (either format) against the store. 0 when it matches
+ * (*out_count, may be NULL: its number of decisions); GATEKIT_EEULA_EXPORT_ALTERED with
+ * gatekit_last_error() naming the first record that differs. */
+GATEKIT_API GATEKIT_WARN_UNUSED int eula_verify_export(long long *out_count, gatekit_store *store, const char *path);
 
 #ifdef __cplusplus
 }

@@ -16,18 +16,20 @@ from .errors import (CommitUncertainError, ConnectionLostError, CorruptStoreErro
                      NotAStoreError, NotFoundError, StoreError, UnsafeStoreError, strerror)
 
 if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
-    from . import api_client, api_models, apple, appstore, eula, jws, ledger, permissions, receipt, store, testing
+    from . import api_client, api_models, apple, appstore, eula, eula_versions, jws, ledger, permissions, receipt, store, testing
     from .eula import Consent, EulaAnswer, EulaDecision, EulaMethod, hash_bytes, hash_file
+    from .eula_versions import EulaStatus, Presentation
     from .ledger import Entitlement, SubscriptionStatus
     from .permissions import Category, ChangeSource, Decision, PermissionChange, PermissionProvider, State, Subscription
     from .receipt import InAppPurchase, Receipt, ReceiptError
     from .store import Store
 
-_SUBMODULES = frozenset({"api_client", "api_models", "apple", "appstore", "eula", "jws", "ledger", "permissions", "receipt", "store", "testing"})
+_SUBMODULES = frozenset({"api_client", "api_models", "apple", "appstore", "eula", "eula_versions", "jws", "ledger", "permissions", "receipt", "store", "testing"})
 
 #: Names the package re-exports from a submodule, imported when first asked for.
 _LAZY_NAMES: Dict[str, str] = {
     "Consent": "eula", "EulaAnswer": "eula", "EulaDecision": "eula", "EulaMethod": "eula", "hash_bytes": "eula", "hash_file": "eula",
+    "EulaStatus": "eula_versions", "Presentation": "eula_versions",
     "Entitlement": "ledger", "SubscriptionStatus": "ledger",
     "Category": "permissions", "ChangeSource": "permissions", "Decision": "permissions", "PermissionChange": "permissions",
     "PermissionProvider": "permissions", "State": "permissions", "Subscription": "permissions",
@@ -52,12 +54,12 @@ def __dir__() -> List[str]:
 
 
 __all__ = [
-    "Category", "ChangeSource", "CommitUncertainError", "Consent", "ConnectionLostError", "CorruptStoreError", "ForkedStoreError", "Decision", "EulaAnswer", "EulaDecision", "EulaMethod", "InAppPurchase", "PermissionChange",
+    "Category", "ChangeSource", "CommitUncertainError", "Consent", "ConnectionLostError", "CorruptStoreError", "ForkedStoreError", "Decision", "EulaAnswer", "EulaDecision", "EulaMethod", "EulaStatus", "InAppPurchase", "PermissionChange",
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "api_models", "apple", "eula", "jws", "store", "testing",
-    "Entitlement", "SubscriptionStatus", "strerror", "version", "version_number",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "api_models", "apple", "eula", "eula_versions", "jws", "store", "testing",
+    "Entitlement", "Presentation", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 
 

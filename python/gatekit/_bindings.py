@@ -48,6 +48,18 @@ GATEKIT_EULA_METHOD_ENVIRONMENT = 3
 GATEKIT_EULA_METHOD_API = 4
 GATEKIT_EULA_METHOD_ADMIN = 5
 GATEKIT_EULA_CONSENT_VERSION = 1
+GATEKIT_EEULA_EXPORT_ALTERED = -501
+GATEKIT_EEULA_VERSION_CONFLICT = -502
+GATEKIT_EULA_PUBLICATION_VERSION = 1
+GATEKIT_EULA_ACCEPTED = 0
+GATEKIT_EULA_IN_GRACE = 1
+GATEKIT_EULA_REQUIRED = 2
+GATEKIT_EULA_PRESENTATION_VERSION = 1
+GATEKIT_EULA_LABEL_SIZE = 129
+GATEKIT_EULA_LANGUAGE_SIZE = 36
+GATEKIT_EULA_EXPORT_CSV = 1
+GATEKIT_EULA_EXPORT_EVERYONE = 2
+GATEKIT_EULA_EXPORT_TEXTS = 4
 GATEKIT_EJWS_MALFORMED = -300
 GATEKIT_EJWS_ALGORITHM = -301
 GATEKIT_EJWS_CHAIN_LENGTH = -302
@@ -237,6 +249,40 @@ class gatekit_eula_consent(ctypes.Structure):
     ]
 
 
+class gatekit_eula_text(ctypes.Structure):
+    _fields_ = [
+        ("language", ctypes.c_char_p),
+        ("path", ctypes.c_char_p),
+        ("bytes", ctypes.c_void_p),
+        ("length", ctypes.c_size_t),
+    ]
+
+
+class gatekit_eula_publication(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("label", ctypes.c_char_p),
+        ("effective_ms", ctypes.c_longlong),
+        ("grace_ms", ctypes.c_longlong),
+        ("default_language", ctypes.c_char_p),
+        ("texts", ctypes.POINTER(gatekit_eula_text)),
+        ("text_count", ctypes.c_size_t),
+    ]
+
+
+class gatekit_eula_presentation(ctypes.Structure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("status", ctypes.c_int),
+        ("label", ctypes.c_char * GATEKIT_EULA_LABEL_SIZE),
+        ("language", ctypes.c_char * GATEKIT_EULA_LANGUAGE_SIZE),
+        ("hash", ctypes.c_char * GATEKIT_HASH_HEX_SIZE),
+        ("effective_ms", ctypes.c_longlong),
+        ("required_at_ms", ctypes.c_longlong),
+        ("next_effective_ms", ctypes.c_longlong),
+    ]
+
+
 class gatekit_jws_options(ctypes.Structure):
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -335,6 +381,7 @@ class gatekit_purchase(ctypes.Structure):
     ]
 
 
+gatekit_write_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 gatekit_perm_changed_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int)
 gatekit_perm_provider_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
 
@@ -405,6 +452,12 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'eula_withdraw': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
     'eula_accept_named': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
     'eula_accept_from_env': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(gatekit_eula_consent),),
+    'eula_publication_init': (ctypes.c_int, ctypes.POINTER(gatekit_eula_publication), ctypes.c_uint,),
+    'eula_publish': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_eula_publication),),
+    'eula_should_present_at': (ctypes.c_int, ctypes.POINTER(gatekit_eula_presentation), ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong,),
+    'eula_text': (ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p,),
+    'eula_export': (ctypes.c_int, ctypes.POINTER(ctypes.c_longlong), ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint, gatekit_write_fn, ctypes.c_void_p,),
+    'eula_verify_export': (ctypes.c_int, ctypes.POINTER(ctypes.c_longlong), ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
     'jws_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_jws_options), ctypes.c_uint,),
     'jws_options_size': (ctypes.c_size_t,),
     'jws_verify_transaction': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
@@ -564,6 +617,12 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     eula_withdraw: Callable[..., Any]
     eula_accept_named: Callable[..., Any]
     eula_accept_from_env: Callable[..., Any]
+    eula_publication_init: Callable[..., Any]
+    eula_publish: Callable[..., Any]
+    eula_should_present_at: Callable[..., Any]
+    eula_text: Callable[..., Any]
+    eula_export: Callable[..., Any]
+    eula_verify_export: Callable[..., Any]
     jws_options_init: Callable[..., Any]
     jws_options_size: Callable[..., Any]
     jws_verify_transaction: Callable[..., Any]

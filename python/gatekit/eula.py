@@ -7,9 +7,11 @@ import enum
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Dict, List, Mapping, Optional, Union
+from datetime import timedelta
+from typing import IO, Any, Dict, List, Mapping, Optional, Union
 
-from . import _bindings, _native, _time
+from . import _bindings, _native, _time, eula_versions
+from .eula_versions import Presentation, TextSource
 from ._result import JSONResult
 from .errors import GateKitError, check, file_path, register
 
@@ -117,6 +119,8 @@ class EulaDecision(JSONResult):
     at: datetime             # aware, UTC, millisecond precision
     #: How it was given (what the host said; Consent() when nothing was).
     consent: Consent = field(default_factory=Consent)
+    #: The language of the text, when it is a published translation (Eula.publish).
+    language: Optional[str] = None
 
     @property
     def accepted(self) -> bool:
@@ -141,6 +145,8 @@ class EulaDecision(JSONResult):
                 members[key] = value
         if c.metadata:
             members["metadata"] = dict(c.metadata)
+        if self.language is not None:
+            members["language"] = self.language
         return members
 
     @classmethod
@@ -152,7 +158,8 @@ class EulaDecision(JSONResult):
             user = str(entry["user"])
         consent = Consent(EulaMethod(entry["method"]) if "method" in entry else None, entry.get("client_address"),
                           entry.get("user_agent"), entry.get("locale"), dict(entry.get("metadata", {})))
-        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), _parse_rfc3339(entry["at"]), consent)
+        return cls(entry["document_id"], entry["hash"], user, EulaAnswer(entry["decision"]), _parse_rfc3339(entry["at"]), consent,
+                   entry.get("language"))
 
 
 def _parse_rfc3339(text: str) -> datetime:
@@ -267,3 +274,35 @@ class Eula:
         out = ctypes.c_void_p()
         check(_history_all(ctypes.byref(out), self._store.handle, _text(document_id, "document_id")))
         return _history_list(_native.take_string(out))
+
+    def publish(self, document_id: str, label: str, texts: Mapping[str, TextSource], default_language: str,
+                effective: Optional[datetime] = None, grace: Optional[timedelta] = None) -> None:
+        """Publishes a version: its texts by language (bytes, or a file's path), the language
+        shown when a user's has none, the instant it takes effect (None: now) and the grace
+        period during which the previous version's acceptance still counts.
+        EulaVersionConflictError when the label or a text is already published differently."""
+        eula_versions.publish(self._store.handle, _text(document_id, "document_id"), label, texts, default_language,
+                              effective, grace)
+
+    def should_present_at(self, document_id: str, user: User = None, language: Optional[str] = None,
+                          at: Optional[datetime] = None) -> Presentation:
+        """The published version in effect at ``at`` (None: now), the text to show ``user``
+        in ``language`` (fallback "de-AT" -> "de" -> the default), and whether its acceptance
+        is there, may wait (in grace) or is required. NotFoundError when none is in effect."""
+        return eula_versions.should_present_at(self._store.handle, _text(document_id, "document_id"), _user(user), language, at)
+
+    def text(self, document_id: str, hash: str) -> bytes:
+        """The bytes of a published text, by its hash."""
+        return eula_versions.text(self._store.handle, _text(document_id, "document_id"), hash)
+
+    def export(self, out: IO[bytes], document_id: Optional[str] = None, user: User = None, everyone: bool = False,
+               csv: bool = False, texts: bool = False) -> int:
+        """Writes the consent record of ``user`` (or of everyone) to the binary file ``out``
+        as JSON lines (or CSV), with each published text when ``texts``; returns the number
+        of decisions. Streams: any number of rows in bounded memory."""
+        return eula_versions.export(self._store.handle, out, _text(document_id, "document_id"), _user(user), everyone, csv, texts)
+
+    def verify_export(self, path: Union[str, "os.PathLike[str]"]) -> int:
+        """Checks an export against the store: its number of decisions when it matches;
+        EulaExportAlteredError naming the first record that differs otherwise."""
+        return eula_versions.verify_export(self._store.handle, path)

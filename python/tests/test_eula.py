@@ -303,3 +303,101 @@ def test_store_check_finds_a_decision_edited_behind_gatekits_back(tmp_path):
     tool = os.environ.get("GATEKIT_TOOL", str(Path(__file__).resolve().parents[2] / ".build" / "c" / "gatekit"))
     checked = subprocess.run([tool, "--store", str(path), "store", "check"], capture_output=True, text=True)
     assert checked.returncode == 5 and "was changed" in checked.stderr + checked.stdout
+
+
+# ---- Published versions: translations, schedules, and the export that proves consent ----
+
+def test_a_user_is_asked_in_their_language_and_any_translation_accepts(store, tmp_path):
+    from gatekit.eula_versions import EulaStatus, EulaVersionConflictError
+    german = write(tmp_path / "de.txt", "Bedingungen")
+    store.eula.publish("terms", "2026-12", {"en": b"Terms", "de": german, "pt-BR": b"Termos"}, default_language="en")
+    shown = store.eula.should_present_at("terms", user="ann", language="de-AT")
+    assert (shown.status, shown.label, shown.language) == (EulaStatus.REQUIRED, "2026-12", "de") and shown.must_present
+    assert shown.hash == gatekit.hash_bytes(b"Bedingungen") and store.eula.text("terms", shown.hash) == b"Bedingungen"
+    assert store.eula.should_present_at("terms", user="ann", language="pt").language == "en"  # pt-BR is not pt
+    store.eula.accept("terms", shown.hash, user="ann")
+    for language in ("en", "pt-BR", None):
+        assert store.eula.should_present_at("terms", user="ann", language=language).status is EulaStatus.ACCEPTED
+    assert not store.eula.should_present_hash("terms", gatekit.hash_bytes(b"Terms"), user="ann")
+    [decision] = store.eula.history("terms", user="ann")
+    assert decision.language == "de" and decision.to_dict()["language"] == "de"
+    with pytest.raises(EulaVersionConflictError, match="2026-12"):
+        store.eula.publish("terms", "2026-12", {"en": b"Terms, edited"}, default_language="en")
+    with pytest.raises(gatekit.InvalidArgumentError, match="de_AT"):
+        store.eula.should_present_at("terms", language="de_AT")
+    store.check()
+
+
+def test_a_schedule_crosses_at_the_exact_millisecond_with_grace(store):
+    from datetime import timedelta
+    from gatekit.eula_versions import EulaStatus
+    store.eula.publish("terms", "v1", {"en": b"one"}, default_language="en")
+    effective = datetime(2100, 1, 1, tzinfo=timezone.utc)
+    store.eula.publish("terms", "v2", {"en": b"two"}, default_language="en", effective=effective, grace=timedelta(days=14))
+    store.eula.accept("terms", gatekit.hash_bytes(b"one"), user="ann")
+    ms = timedelta(milliseconds=1)
+    before = store.eula.should_present_at("terms", user="ann", at=effective - ms)
+    assert (before.label, before.status, before.next_effective) == ("v1", EulaStatus.ACCEPTED, effective)
+    crossing = store.eula.should_present_at("terms", user="ann", at=effective)
+    assert (crossing.label, crossing.status, crossing.required_at) == ("v2", EulaStatus.IN_GRACE, effective + timedelta(days=14))
+    assert not crossing.must_present
+    assert store.eula.should_present_at("terms", user="ann", at=effective + timedelta(days=14) - ms).status is EulaStatus.IN_GRACE
+    assert store.eula.should_present_at("terms", user="ann", at=effective + timedelta(days=14)).must_present
+    assert store.eula.should_present_at("terms", user="bo", at=effective).must_present
+    with pytest.raises(gatekit.NotFoundError):
+        store.eula.should_present_at("terms", at=datetime(2000, 1, 1, tzinfo=timezone.utc))
+
+
+def test_an_export_proves_the_history_and_an_edit_is_found(store, tmp_path):
+    import io
+    from gatekit.eula import Consent, EulaMethod
+    from gatekit.eula_versions import EulaExportAlteredError
+    store.eula.publish("terms", "v1", {"en": b"one", "de": b"eins"}, default_language="en")
+    store.eula.accept("terms", gatekit.hash_bytes(b"eins"), user="ann",
+                      consent=Consent(EulaMethod.CLICK_THROUGH, client_address="192.0.2.9", metadata={"box": "a, \"b\""}))
+    store.eula.decline("privacy", gatekit.hash_bytes(b"p"), user=b"\xff-not-utf8")
+    store.eula.withdraw("terms", user="ann")
+    for csv in (False, True):
+        path = tmp_path / ("all.csv" if csv else "all.jsonl")
+        with open(path, "wb") as out:
+            assert store.eula.export(out, everyone=True, csv=csv, texts=True) == 3
+        assert store.eula.verify_export(path) == 3
+        text = path.read_bytes()
+        path.write_bytes(text.replace(b"192.0.2.9", b"192.0.2.8", 1))
+        with pytest.raises(EulaExportAlteredError, match="client_address"):
+            store.eula.verify_export(path)
+        path.write_bytes(text[: text.rindex(b"\n", 0, len(text) - 1) + 1])  # the end record cut off
+        with pytest.raises(EulaExportAlteredError):
+            store.eula.verify_export(path)
+    buffer = io.BytesIO()
+    assert store.eula.export(buffer, document_id="terms", user="ann") == 2
+    records = [__import__("json").loads(line) for line in buffer.getvalue().splitlines()]
+    assert [r["record"] for r in records] == ["export", "decision", "decision", "end"]
+    assert records[1]["language"] == "de" and records[1]["version"] == "v1" and records[2]["decision"] == "withdrawn"
+
+    class Full(io.RawIOBase):
+        def write(self, b):  # type: ignore[override]
+            raise OSError(28, "No space left on device")
+    with pytest.raises(OSError, match="No space"):
+        store.eula.export(Full(), everyone=True)  # type: ignore[arg-type]
+
+
+def test_eight_processes_accept_translations_into_one_history(store_location, open_store, tmp_path):
+    """Eight processes ask in four languages and accept at once: every acceptance is kept with
+    its text's language, and the export of everyone verifies."""
+    with open_store("translations") as store:
+        store.eula.publish("terms", "v1", {"en": b"Terms", "de": b"Bedingungen", "fr": b"Conditions", "pt-BR": b"Termos"},
+                           default_language="en")
+    per_process = 20
+    procs = [worker("accept-translations", store_location("translations"), f"p{n}", str(per_process)) for n in range(8)]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    with open_store("translations") as store:
+        history = store.eula.history_all("terms")
+        assert len(history) == 8 * per_process
+        assert sorted({d.language for d in history}) == ["de", "en", "fr", "pt-BR"]
+        assert all(not store.eula.should_present_at("terms", user=d.user).must_present for d in history[:8])
+        with open(tmp_path / "everyone.jsonl", "wb") as out:
+            assert store.eula.export(out, everyone=True) == 8 * per_process
+        assert store.eula.verify_export(tmp_path / "everyone.jsonl") == 8 * per_process
+        store.check()

@@ -259,7 +259,7 @@ def test_one_exit_code_table_and_json_answers(tmp_path):
     # The README and the man page carry the same table.
     readme = (REPO_ROOT / "README.md").read_text()
     table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", readme.split("One exit-code table")[1].split("Refusals")[0], re.M))
-    assert sorted(map(int, table)) == [0, 1, 2, 3, 4, 5, 6, 10, 11, 12, 172]
+    assert sorted(map(int, table)) == [0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 172]
     page = (REPO_ROOT / ".build" / "c" / "gatekit.1").read_text()
     listed = re.findall(r"^(\d+) +\S", page.split(".SH EXIT STATUS")[1].split(".SH ")[0], re.M)
     assert sorted(map(int, listed)) == sorted(map(int, table))

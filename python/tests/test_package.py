@@ -127,11 +127,11 @@ def test_every_code_and_number_the_package_spells_is_the_headers():
     """One definition per number: each E* code, receipt attribute, in-app field and flag the
     Python package names exists in the header under that name with that value, and every
     code in the header is spelled the same way somewhere in the package."""
-    from gatekit import api_client, appstore, errors, eula, jws, ledger, permissions, receipt, store
+    from gatekit import api_client, appstore, errors, eula, eula_versions, jws, ledger, permissions, receipt, store
     header = header_defines()
     assert len(header) > 100
     spelled = {}
-    for module in (errors, receipt, jws, permissions, appstore, api_client, eula):
+    for module in (errors, receipt, jws, permissions, appstore, api_client, eula, eula_versions):
         for name, value in vars(module).items():
             if re.fullmatch(r"E[A-Z_0-9]+|RECEIPT_[A-Z_0-9]+|IAP_[A-Z_0-9]+", name) and isinstance(value, int):
                 assert header.get(name) == value, f"{module.__name__}.{name} = {value}; the header says {header.get(name)}"

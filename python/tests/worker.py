@@ -31,6 +31,17 @@ def decide_one_chain(where: str, app_id: Optional[str], tag: str, count: int) ->
                 store.eula.accept("terms", digest, user="shared", consent=how)
 
 
+def accept_translations(where: str, app_id: Optional[str], tag: str, count: int) -> None:
+    """Accepts the published "terms" version for `count` users of its own, each in the
+    language the store shows them (its translations in turn)."""
+    languages = ["en", "de-AT", "fr-CA", "pt-BR"]
+    with open_store(where, app_id) as store:
+        for i in range(count):
+            user = f"{tag}-{i}"
+            shown = store.eula.should_present_at("terms", user=user, language=languages[i % len(languages)])
+            store.eula.accept("terms", shown.hash, user=user)
+
+
 def accept_forever(where: str, app_id: Optional[str]) -> None:
     """Prints each index after its acceptance returned: the parent kills us at random."""
     with open_store(where, app_id) as store:
@@ -108,6 +119,8 @@ if __name__ == "__main__":
         accept_many(where, app_id, rest[0], int(rest[1]))
     elif command == "decide-one-chain":
         decide_one_chain(where, app_id, rest[0], int(rest[1]))
+    elif command == "accept-translations":
+        accept_translations(where, app_id, rest[0], int(rest[1]))
     elif command == "accept-forever":
         accept_forever(where, app_id)
     elif command == "accept-through-outage":

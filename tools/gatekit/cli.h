@@ -20,6 +20,8 @@ enum {
     GK_EXIT_STORE_DAMAGED = 5,      /* store check: the file is damaged or not a GateKit store */
     GK_EXIT_OTHER_TEXT = 6,         /* eula check: the headless acceptance names another text of the
                                        document (its hash differs): nothing was accepted */
+    GK_EXIT_ALTERED = 7,            /* eula verify-export: the export does not match the store (edited,
+                                       cut short, or another store's history) */
     GK_EXIT_MALFORMED = 10,         /* receipt or signed data refused: not well-formed (Apple 21002) */
     GK_EXIT_NOT_AUTHENTIC = 11,     /* refused: not signed by Apple (or the test anchor), or for
                                        another app or device (Apple 21003) */

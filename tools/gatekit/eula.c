@@ -1,5 +1,5 @@
 /* gatekit eula: EULA gating as a launch gate would do it. */
-#include "cli.h"
+#include "eula_args.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -11,9 +11,15 @@
 const char gk_eula_usage[] =
     "gatekit eula <subcommand> ...\n"
     "  status  --doc ID --file PATH [--user U] [--json]  exit 0: accepted, 3: must be presented\n"
-    "  show    --file PATH                            print the text, then a last line \"sha256 HASH\"\n"
-    "  check   --doc ID --file PATH [--user U] [--accept | --accept-hash PREFIX] [CONSENT]\n"
-    "          the launch gate: exit 0 when accepted (now or before); shows the text and asks\n"
+    "  status  --doc ID [--language TAG] [--at TIME] [--user U] [--json]\n"
+    "          the published version in effect (at TIME: as the gate answered then): exit 0\n"
+    "          when accepted or in its grace period, 3 when it must be presented\n"
+    "  show    --file PATH | --doc ID [--language TAG] [--at TIME]\n"
+    "          print the text (a file, or the published version in effect), then a last line\n"
+    "          \"sha256 HASH\"\n"
+    "  check   --doc ID (--file PATH | [--language TAG]) [--user U] [--accept | --accept-hash PREFIX]\n"
+    "          [CONSENT]  the launch gate: exit 0 when accepted (now or before); without --file,\n"
+    "          the published version in effect, in the user's language; shows the text and asks\n"
     "          on a terminal; headless acceptance of exactly the text named by\n"
     "          --accept-hash PREFIX or GATEKIT_ACCEPT=ID@PREFIX (8-64 hex digits of its sha256;\n"
     "          another text's hash is exit 6, nothing accepted), or of whatever text is\n"
@@ -27,20 +33,19 @@ const char gk_eula_usage[] =
     "  withdraw --doc ID [--user U] [CONSENT]           consent taken back: presented again\n"
     "  history [--doc ID] [--user U | --all] [--json]\n"
     "  minor   --doc ID --from HASH --to HASH          an acceptance of FROM covers TO\n"
+    "  publish --doc ID --label L --text LANG=PATH... [--default-language LANG] [--effective TIME]\n"
+    "          [--grace-days N]  a version with its translations (the first --text's language is\n"
+    "          the default), in effect from TIME (default now); during the grace period the\n"
+    "          previous version's acceptance still counts\n"
+    "  export  [--doc ID] [--user U | --all] [--csv] [--texts] [--output NEW-FILE]\n"
+    "          the consent record as JSON lines (or CSV), with each published text (--texts)\n"
+    "  verify-export --file PATH                       exit 0: the export is what the store holds;\n"
+    "          7: it was edited, cut short, or is another store's\n"
     "  CONSENT (how it was given, kept in the history): --method click-through|cli-flag|\n"
     "          environment|api|admin, --client-address IP, --user-agent UA, --locale TAG,\n"
     "          --meta KEY=VALUE (repeatable, up to 32)";
 
-enum { MAX_META = 32 };
 
-typedef struct {
-    const char *doc, *file, *user, *hash, *from, *to, *accept_hash;
-    const char *method, *client_address, *user_agent, *locale;
-    const char *meta_keys[MAX_META], *meta_values[MAX_META];
-    char *meta_text[MAX_META];  /* KEY=VALUE copies split at "=" */
-    size_t meta_count;
-    int accept, all, json;
-} eula_args;
 
 /* --meta KEY=VALUE: split in a copy (the key may not be empty; the value may). */
 static int add_meta(eula_args *a, const char *pair) {
@@ -49,8 +54,8 @@ static int add_meta(eula_args *a, const char *pair) {
         fprintf(stderr, "gatekit eula: --meta needs KEY=VALUE, got \"%s\"\n", pair);
         return -1;
     }
-    if (a->meta_count == MAX_META) {
-        fprintf(stderr, "gatekit eula: at most %d --meta pairs\n", MAX_META);
+    if (a->meta_count == GK_EULA_MAX_META) {
+        fprintf(stderr, "gatekit eula: at most %d --meta pairs\n", GK_EULA_MAX_META);
         return -1;
     }
     char *copy = strdup(pair);
@@ -63,8 +68,29 @@ static int add_meta(eula_args *a, const char *pair) {
     return 0;
 }
 
+/* --text LANG=PATH: a translation read from its file. */
+static int add_text(eula_args *a, const char *spec) {
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || !eq[1]) {
+        fprintf(stderr, "gatekit eula: --text needs LANG=PATH, got \"%s\"\n", spec);
+        return -1;
+    }
+    if (a->text_count == GK_EULA_MAX_TEXTS) {
+        fprintf(stderr, "gatekit eula: at most %d --text translations\n", GK_EULA_MAX_TEXTS);
+        return -1;
+    }
+    char *copy = strdup(spec);
+    if (!copy) return -1;
+    copy[eq - spec] = 0;
+    a->text_spec[a->text_count] = copy;
+    a->texts[a->text_count] = (gatekit_eula_text){.language = copy, .path = copy + (eq - spec) + 1};
+    a->text_count++;
+    return 0;
+}
+
 static void free_args(eula_args *a) {
     for (size_t i = 0; i < a->meta_count; i++) free(a->meta_text[i]);
+    for (size_t i = 0; i < a->text_count; i++) free(a->text_spec[i]);
 }
 
 /* The CONSENT options as the library's struct; `method` overrides --method when given. */
@@ -101,7 +127,14 @@ static int parse(int argc, char **argv, eula_args *a) {
             (r = gk_option(argc, argv, &i, "--method", &a->method)) ||
             (r = gk_option(argc, argv, &i, "--client-address", &a->client_address)) ||
             (r = gk_option(argc, argv, &i, "--user-agent", &a->user_agent)) ||
-            (r = gk_option(argc, argv, &i, "--locale", &a->locale))) {
+            (r = gk_option(argc, argv, &i, "--locale", &a->locale)) ||
+            (r = gk_option(argc, argv, &i, "--label", &a->label)) ||
+            (r = gk_option(argc, argv, &i, "--default-language", &a->default_language)) ||
+            (r = gk_option(argc, argv, &i, "--effective", &a->effective)) ||
+            (r = gk_option(argc, argv, &i, "--grace-days", &a->grace_days)) ||
+            (r = gk_option(argc, argv, &i, "--language", &a->language)) ||
+            (r = gk_option(argc, argv, &i, "--at", &a->at)) ||
+            (r = gk_option(argc, argv, &i, "--output", &a->output))) {
             if (r < 0) return -1;
             continue;
         }
@@ -110,9 +143,15 @@ static int parse(int argc, char **argv, eula_args *a) {
             if (r < 0 || add_meta(a, pair) < 0) return -1;
             continue;
         }
+        if ((r = gk_option(argc, argv, &i, "--text", &pair))) {
+            if (r < 0 || add_text(a, pair) < 0) return -1;
+            continue;
+        }
         if (strcmp(argv[i], "--accept") == 0) a->accept = 1;
         else if (strcmp(argv[i], "--all") == 0) a->all = 1;
         else if (strcmp(argv[i], "--json") == 0) a->json = 1;
+        else if (strcmp(argv[i], "--csv") == 0) a->csv = 1;
+        else if (strcmp(argv[i], "--texts") == 0) a->with_texts = 1;
         else {
             fprintf(stderr, "gatekit eula: unexpected argument %s\n", argv[i]);
             return -1;
@@ -142,7 +181,8 @@ static int load_document(const char *path, document *d) {
 /* A question: answered from the store if there is one, never creating it (no store: nothing
  * was accepted yet). */
 static int status_of(gk_cli *cli, const eula_args *a) {
-    if (!a->doc || !a->file) return gk_usage(gk_eula_usage);
+    if (a->doc && !a->file) return gk_eula_published_status(cli, a);
+    if (!a->doc) return gk_usage(gk_eula_usage);
     gatekit_store *store = NULL;
     if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
     char hash[GATEKIT_HASH_HEX_SIZE];
@@ -160,11 +200,17 @@ static int status_of(gk_cli *cli, const eula_args *a) {
     return rc ? GK_EXIT_NO : GK_EXIT_OK;
 }
 
-static int show(const eula_args *a) {
-    if (!a->file) return gk_usage(gk_eula_usage);
+static int show(gk_cli *cli, const eula_args *a) {
     document d;
-    int status = load_document(a->file, &d);
-    if (status) return status;
+    if (!a->file && a->doc) {
+        int status = gk_eula_show_published(cli, a, &d.text, &d.len, d.hash);
+        if (status) return status;
+    } else if (!a->file) {
+        return gk_usage(gk_eula_usage);
+    } else {
+        int status = load_document(a->file, &d);
+        if (status) return status;
+    }
     fwrite(d.text, 1, d.len, stdout);
     if (d.len && d.text[d.len - 1] != '\n') putchar('\n');
     printf("sha256 %s\n", d.hash);
@@ -275,22 +321,27 @@ static void show_text(const char *doc, const document *d, int paging) {
 }
 
 static int check(gk_cli *cli, const eula_args *a) {
-    if (!a->doc || !a->file) return gk_usage(gk_eula_usage);
+    if (!a->doc) return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     document d;
-    int status = load_document(a->file, &d);
-    if (status) return status;
-
-    int rc = eula_should_present_hash(store, a->doc, d.hash, a->user);
-    if (rc < 0) {
-        free(d.text);
-        return gk_fail("eula_should_present", rc);
-    }
-    if (rc == 0) {
-        printf("eula %s: accepted (sha256 %s), not presented\n", a->doc, d.hash);
-        free(d.text);
-        return GK_EXIT_OK;
+    if (!a->file) {
+        /* The published version in effect, in the user's language. */
+        int published = gk_eula_published_text(store, a, &d.text, &d.len, d.hash);
+        if (published <= 0) return -published;
+    } else {
+        int status = load_document(a->file, &d);
+        if (status) return status;
+        int rc = eula_should_present_hash(store, a->doc, d.hash, a->user);
+        if (rc < 0) {
+            free(d.text);
+            return gk_fail("eula_should_present", rc);
+        }
+        if (rc == 0) {
+            printf("eula %s: accepted (sha256 %s), not presented\n", a->doc, d.hash);
+            free(d.text);
+            return GK_EXIT_OK;
+        }
     }
 
     int named = accept_named_text(store, a, &d);
@@ -301,8 +352,8 @@ static int check(gk_cli *cli, const eula_args *a) {
     int headless = headless_method(a);
     if (!headless && !isatty(STDIN_FILENO)) {
         fprintf(stderr, "gatekit: eula %s (sha256 %s) must be accepted, but there is no terminal to ask on;\n"
-                        "  read it with 'gatekit eula show --file %s', then pass --accept-hash %.8s or set GATEKIT_ACCEPT=%s@%.8s\n",
-                a->doc, d.hash, a->file, d.hash, a->doc, d.hash);
+                        "  read it with 'gatekit eula show %s %s', then pass --accept-hash %.8s or set GATEKIT_ACCEPT=%s@%.8s\n",
+                a->doc, d.hash, a->file ? "--file" : "--doc", a->file ? a->file : a->doc, d.hash, a->doc, d.hash);
         free(d.text);
         return GK_EXIT_NEEDS_ACCEPTANCE;
     }
@@ -311,6 +362,7 @@ static int check(gk_cli *cli, const eula_args *a) {
     free(d.text);
 
     int answer = headless ? 1 : ask();
+    int status;
     if (answer < 0) {
         fprintf(stderr, "gatekit: no answer; nothing recorded\n");
         return GK_EXIT_DECLINED;
@@ -318,7 +370,7 @@ static int check(gk_cli *cli, const eula_args *a) {
     gatekit_eula_consent how;
     status = consent_of(a, a->method ? 0 : headless ? headless : GATEKIT_EULA_METHOD_CLICK_THROUGH, &how);
     if (status) return status;
-    rc = answer ? eula_accept_with(store, a->doc, d.hash, a->user, &how) : eula_decline_with(store, a->doc, d.hash, a->user, &how);
+    int rc = answer ? eula_accept_with(store, a->doc, d.hash, a->user, &how) : eula_decline_with(store, a->doc, d.hash, a->user, &how);
     if (rc < 0) return gk_fail(answer ? "eula_accept" : "eula_decline", rc);
     printf("eula %s: %s%s (sha256 %s)\n", a->doc, answer ? "accepted" : "declined",
            headless ? " headless" : "", d.hash);
@@ -452,13 +504,16 @@ int gk_cmd_eula(gk_cli *cli, int argc, char **argv) {
     const char *sub = argv[1];
     int status;
     if (strcmp(sub, "status") == 0) status = status_of(cli, &a);
-    else if (strcmp(sub, "show") == 0) status = show(&a);
+    else if (strcmp(sub, "show") == 0) status = show(cli, &a);
     else if (strcmp(sub, "check") == 0) status = check(cli, &a);
     else if (strcmp(sub, "accept") == 0) status = record(cli, &a, 1);
     else if (strcmp(sub, "decline") == 0) status = record(cli, &a, 0);
     else if (strcmp(sub, "withdraw") == 0) status = withdraw(cli, &a);
     else if (strcmp(sub, "history") == 0) status = history(cli, &a);
     else if (strcmp(sub, "minor") == 0) status = minor(cli, &a);
+    else if (strcmp(sub, "publish") == 0) status = gk_eula_publish(cli, &a);
+    else if (strcmp(sub, "export") == 0) status = gk_eula_export(cli, &a);
+    else if (strcmp(sub, "verify-export") == 0) status = gk_eula_verify_export(cli, &a);
     else {
         fprintf(stderr, "gatekit eula: unknown subcommand %s\n", sub);
         status = gk_usage(gk_eula_usage);

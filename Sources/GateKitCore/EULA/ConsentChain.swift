@@ -28,6 +28,9 @@ enum ConsentChain {
                       d.consent.userAgent ?? "", d.consent.locale ?? "", d.consent.metadataJSON ?? ""] {
             append(&bytes, Array(field.utf8))
         }
+        // Since migration 10, and only when the text is a published translation: the links
+        // of earlier decisions stay as they were (one field more is another byte string).
+        if let language = d.language { append(&bytes, Array(language.utf8)) }
         return bytes
     }
 
@@ -38,20 +41,29 @@ enum ConsentChain {
         return Hex.encode(try Digest.hash(.sha256, bytes))
     }
 
+    /// `EULAGate.decisionColumns`, each prefixed with a table's alias.
+    static func prefixed(_ alias: String) -> String {
+        EULAGate.decisionColumns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
     private static func append(_ bytes: inout [UInt8], _ field: [UInt8]) {
         var length = UInt64(field.count).bigEndian
         withUnsafeBytes(of: &length) { bytes += $0 }
         bytes += field
     }
 
-    /// Inserts the decision and its link. On PostgreSQL one statement does it on the server —
-    /// the previous link read, the decision inserted, the link computed with the server's
-    /// `sha256` — autocommitted (`write(.singleInsert)`): one round trip and no lock, as the
+    /// Inserts the decision and its link, and returns it with the language of its text when
+    /// that text is published. On PostgreSQL one statement does it on the server — the
+    /// text's language and the previous link read, the decision inserted, the link computed
+    /// with the server's `sha256` over the canonical bytes (the language's field appended
+    /// there) — autocommitted (`write(.singleInsert)`): one round trip and no lock, as the
     /// released single INSERT was. Two writers of one chain at once both read link n; the
     /// unique (subject, seq) lets one insert n + 1 and fails the other, which the store retries
     /// (a race), reading the new link. SQLite runs one writer at a time and reads for free.
-    static func insert(_ d: EULADecision, subject: String, _ db: any DatabaseConnection) throws(GateKitError) {
-        let columns = "document_id, user_name, hash, decision, at_ms, withdrawal, method, client_address, user_agent, locale, metadata"
+    @discardableResult
+    static func insert(_ given: EULADecision, subject: String, _ db: any DatabaseConnection) throws(GateKitError) -> EULADecision {
+        var d = given
+        let columns = EULAGate.decisionColumns
         func bindDecision(_ s: any DatabaseStatement, from first: Int32) {
             let withdrawal: Int64? = d.kind == .withdrawn ? 1 : nil
             s.bind(first, text: d.documentID).bind(first + 1, blob: d.user).bind(first + 2, text: d.hash)
@@ -60,32 +72,45 @@ enum ConsentChain {
             s.bind(first + 8, text: d.consent.userAgent).bind(first + 9, text: d.consent.locale).bind(first + 10, text: d.consent.metadataJSON)
         }
         if db.dialect == .postgresql {
+            d.language = nil  // the server appends it to the canonical bytes
             let s = try db.statement("""
                 WITH prev AS (SELECT seq, chain FROM eula_chain WHERE subject = ?1 ORDER BY seq DESC LIMIT 1),
-                     d AS (INSERT INTO eula_decisions(\(columns)) VALUES (?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id)
+                     lang AS (SELECT (SELECT language FROM eula_texts WHERE document_id = ?2 AND hash = ?4) AS language),
+                     d AS (INSERT INTO eula_decisions(\(columns))
+                           SELECT ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, language FROM lang RETURNING id, language)
                 INSERT INTO eula_chain(decision_id, subject, seq, chain)
                 SELECT d.id, ?1, coalesce((SELECT seq FROM prev), 0) + 1,
-                       encode(sha256(coalesce(decode((SELECT chain FROM prev), 'hex'), decode(repeat('00', 32), 'hex')) || ?13), 'hex')
+                       encode(sha256(coalesce(decode((SELECT chain FROM prev), 'hex'), decode(repeat('00', 32), 'hex')) || ?13
+                                     || coalesce(int8send(octet_length(convert_to(d.language, 'UTF8'))::bigint) || convert_to(d.language, 'UTF8'),
+                                                 ''::bytea)), 'hex')
                 FROM d
+                RETURNING (SELECT language FROM d)
                 """)
+            defer { s.reset() }
             s.bind(1, text: subject)
             bindDecision(s, from: 2)
-            return try s.bind(13, blob: canonical(d)).run()
+            s.bind(13, blob: canonical(d))
+            guard try s.step() else { throw .internalError("the decision was not recorded") }
+            d.language = s.text(0)
+            return d
         }
         let read = try db.statement("""
-            SELECT (SELECT coalesce(max(id), 0) + 1 FROM eula_decisions), c.seq, c.chain
+            SELECT (SELECT coalesce(max(id), 0) + 1 FROM eula_decisions), c.seq, c.chain,
+                   (SELECT language FROM eula_texts WHERE document_id = ?2 AND hash = ?3)
             FROM (SELECT 1) AS one LEFT JOIN (SELECT seq, chain FROM eula_chain WHERE subject = ?1 ORDER BY seq DESC LIMIT 1) AS c ON 1 = 1
             """)
-        read.bind(1, text: subject)
+        read.bind(1, text: subject).bind(2, text: d.documentID).bind(3, text: d.hash)
         guard try read.step() else { throw .internalError("the next decision id could not be drawn") }
         let id = read.int64(0), previousSeq = read.isNull(1) ? 0 : read.int64(1), previous = read.text(2)
+        d.language = read.text(3)
         read.reset()
-        let decision = try db.statement("INSERT INTO eula_decisions(id, \(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
+        let decision = try db.statement("INSERT INTO eula_decisions(id, \(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
         decision.bind(1, id)
         bindDecision(decision, from: 2)
-        try decision.run()
+        try decision.bind(13, text: d.language).run()
         let link = try db.statement("INSERT INTO eula_chain(decision_id, subject, seq, chain) VALUES (?1, ?2, ?3, ?4)")
         try link.bind(1, id).bind(2, text: subject).bind(3, previousSeq &+ 1).bind(4, text: try ConsentChain.link(after: previous, d)).run()
+        return d
     }
 
     /// What breaks a chain, in words (empty: every chain holds), at most `limit` of them. One
@@ -95,8 +120,7 @@ enum ConsentChain {
         var problems: [String] = []
         func report(_ text: String) { if problems.count < limit { problems.append(text) } }
         let links = try db.statement("""
-            SELECT c.subject, c.seq, c.chain, c.decision_id, d.id, d.document_id, d.user_name, d.hash, d.decision, d.at_ms,
-                   d.withdrawal, d.method, d.client_address, d.user_agent, d.locale, d.metadata
+            SELECT c.subject, c.seq, c.chain, c.decision_id, d.id, \(ConsentChain.prefixed("d"))
             FROM eula_chain c LEFT JOIN eula_decisions d ON d.id = c.decision_id
             ORDER BY c.subject, c.seq
             """)

@@ -33,9 +33,13 @@ public struct EULADecision: Equatable, Sendable {
     public var kind: Kind
     public var atMilliseconds: Int64
     public var consent: EULAConsent = .none
+    /// The language of the text decided on, when that text is a published translation
+    /// (`EULAVersion`): the store records it from the text's hash.
+    public var language: String? = nil
 
     /// `{"document_id","hash","user","decision","at"}`, then the consent's parts that were
-    /// given (`method`, `client_address`, `user_agent`, `locale`, `metadata`); a user name
+    /// given (`method`, `client_address`, `user_agent`, `locale`, `metadata`), and the text's
+    /// `language` when it is a published translation; a user name
     /// that is not valid UTF-8 is shown with replacement characters and given exactly in
     /// `user_hex`.
     public var json: JSONValue {
@@ -55,6 +59,8 @@ public struct EULADecision: Equatable, Sendable {
         }
         members.append(("decision", .string(kind.name)))
         members.append(("at", .string(Timestamp.rfc3339Milliseconds(atMilliseconds))))
-        return .object(members + consent.jsonMembers)
+        members += consent.jsonMembers
+        if let language { members.append(("language", .string(language))) }
+        return .object(members)
     }
 }

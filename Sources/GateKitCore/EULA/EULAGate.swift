@@ -42,14 +42,22 @@ public struct EULAGate: Sendable {
             var decision: (stored: Int64, id: Int64)? = nil
             var withdrawnID: Int64? = nil
             var revised = false
+            var publishedVersion: Int64? = nil
             while try direct.step() {
                 switch direct.int64(0) {
                 case 0: decision = (direct.int64(1), direct.int64(2))
                 case 1: revised = true
-                default: withdrawnID = direct.int64(2)
+                case 2: withdrawnID = direct.int64(2)
+                default: publishedVersion = direct.int64(1)
                 }
             }
             direct.reset()
+            // A published translation: any text of its version counts, and so, before the
+            // version is required, does the version before it (`presentation`).
+            if let publishedVersion {
+                let version = try EULAGate.inEffect(versionID: publishedVersion, db)
+                return try EULAGate.status(of: version, documentID: documentID, user: user, at: Clock.nowMilliseconds(), db) == .required
+            }
             if revised {
                 let s = try db.statement(named ? EULAGate.coveredForNamedUser : EULAGate.coveredForDefaultUser)
                 s.bind(1, text: documentID).bind(2, blob: user).bind(3, text: hash)
@@ -73,6 +81,8 @@ public struct EULAGate: Sendable {
         UNION ALL
         SELECT 2, 0, id FROM (SELECT id FROM eula_decisions
             WHERE document_id = ?1 AND \(byUser) AND withdrawal IS NOT NULL ORDER BY id DESC LIMIT 1) AS withdrawn
+        UNION ALL
+        SELECT 3, version_id, 0 FROM eula_texts WHERE document_id = ?1 AND hash = ?3
         """
     }
 
@@ -116,8 +126,7 @@ public struct EULAGate: Sendable {
         let decision = EULADecision(documentID: documentID, hash: hash, user: user, kind: kind,
                                     atMilliseconds: Clock.nowMilliseconds(), consent: consent)
         let subject = try ConsentChain.subject(documentID: documentID, user: user)
-        try store.write(.singleInsert) { (db) throws(GateKitError) in try ConsentChain.insert(decision, subject: subject, db) }
-        return decision
+        return try store.write(.singleInsert) { (db) throws(GateKitError) -> EULADecision in try ConsentChain.insert(decision, subject: subject, db) }
     }
 
     /// Withdraws `user`'s consent to the document: recorded as a withdrawal of the text whose
@@ -150,13 +159,14 @@ public struct EULAGate: Sendable {
             }
             let decision = EULADecision(documentID: documentID, hash: hash, user: user, kind: .withdrawn,
                                         atMilliseconds: Clock.nowMilliseconds(), consent: consent)
-            try ConsentChain.insert(decision, subject: subject, db)
-            return decision
+            return try ConsentChain.insert(decision, subject: subject, db)
         }
     }
 
-    /// A decision from a statement's columns `c` … `c + 10`: document_id, user_name, hash,
-    /// decision, at_ms, withdrawal, method, client_address, user_agent, locale, metadata.
+    /// The columns `decision(from:at:)` reads, in its order.
+    static let decisionColumns = "document_id, user_name, hash, decision, at_ms, withdrawal, method, client_address, user_agent, locale, metadata, language"
+
+    /// A decision from a statement's columns `c` … `c + 11` (`decisionColumns`).
     static func decision(from s: any DatabaseStatement, at c: Int32) -> EULADecision {
         let consent = EULAConsent(
             method: s.isNull(c + 6) ? nil : EULAConsent.Method(rawValue: s.int64(c + 6)),
@@ -164,7 +174,7 @@ public struct EULAGate: Sendable {
             metadata: EULAConsent.metadata(fromJSON: s.text(c + 10)))
         return EULADecision(documentID: s.text(c) ?? "", hash: s.text(c + 2) ?? "", user: s.blob(c + 1),
                             kind: EULADecision.Kind(storedDecision: s.int64(c + 3), withdrawal: !s.isNull(c + 5)),
-                            atMilliseconds: s.int64(c + 4), consent: consent)
+                            atMilliseconds: s.int64(c + 4), consent: consent, language: s.text(c + 11))
     }
 
     static func describe(_ user: [UInt8]?) -> String {
@@ -202,11 +212,7 @@ public struct EULAGate: Sendable {
         if let documentID { try EULAGate.validate(documentID: documentID) }
         if case let .named(name) = user { try EULAGate.validate(user: name) }
         return try store.read { (db) throws(GateKitError) -> [EULADecision] in
-            var sql = """
-                SELECT document_id, user_name, hash, decision, at_ms, withdrawal, method, client_address, user_agent, locale,
-                       metadata
-                FROM eula_decisions WHERE (?1 IS NULL OR document_id = ?1)
-                """
+            var sql = "SELECT \(EULAGate.decisionColumns) FROM eula_decisions WHERE (?1 IS NULL OR document_id = ?1)"
             switch user {
             case .defaultUser: sql += " AND user_name IS NULL"
             case .named: sql += " AND user_name = ?2"

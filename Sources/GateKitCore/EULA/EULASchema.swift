@@ -69,4 +69,32 @@ public enum EULASchema {
         ], constraints: ["UNIQUE (subject, seq)"]),
         .appendOnly("eula_chain"),
     ])
+
+    /// Migration 10 (EULA II): published versions — a label, the instant each takes effect
+    /// and its grace period — and their texts, one per language, with the bytes (an export
+    /// can carry the text that was accepted). Both append-only: a published version is never
+    /// edited, only followed by another. A decision records the language of the text it was
+    /// on when that text is published (`language`, part of its chain link).
+    public static let versions = Migration([
+        .table("eula_versions", [
+            Column("id", .identity),
+            Column("document_id", .text, notNull: true),
+            Column("label", .text, notNull: true, check: "length(label) BETWEEN 1 AND 128"),
+            Column("effective_ms", .integer, notNull: true, check: "effective_ms >= 0"),
+            Column("grace_ms", .integer, notNull: true, check: "grace_ms >= 0"),
+            Column("default_language", .text, notNull: true),
+            Column("published_ms", .integer, notNull: true),
+        ], constraints: ["UNIQUE (document_id, label)"]),
+        .index("eula_versions_by_effect", on: "eula_versions", ["document_id", "effective_ms", "id"]),
+        .table("eula_texts", [
+            Column("version_id", .integer, notNull: true),
+            Column("document_id", .text, notNull: true),
+            Column("language", .text, notNull: true),
+            Column("hash", .text, notNull: true, check: "length(hash) = 64"),
+            Column("body", .blob, notNull: true),
+        ], constraints: ["PRIMARY KEY (version_id, language)", "UNIQUE (document_id, hash)"]),
+        .appendOnly("eula_versions"),
+        .appendOnly("eula_texts"),
+        .addColumn("eula_decisions", Column("language", .text)),
+    ])
 }

@@ -17,5 +17,6 @@ extension StoreSchema {
         LedgerSchema.accounts,                         // 7
         LedgerSchema.changes,                          // 8
         EULASchema.consent,                            // 9
+        EULASchema.versions,                           // 10
     ])
 }

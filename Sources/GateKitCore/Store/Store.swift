@@ -42,6 +42,24 @@ public final class Store: @unchecked Sendable {
         try engine.read(body)
     }
 
+    /// Runs `body` under the handle's lock in one read-only transaction, so every statement
+    /// sees the same snapshot of the store (SQLite: a deferred transaction; PostgreSQL:
+    /// REPEATABLE READ). For reads in many statements that must agree, such as an export
+    /// read page by page; other writers are not held up.
+    public func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try engine.read { (db) throws(GateKitError) -> T in
+            try db.execute(db.dialect == .postgresql ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN")
+            do throws(GateKitError) {
+                let result = try body(db)
+                try db.execute("COMMIT")
+                return result
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
     /// Runs `body` in one write transaction, committing on success and rolling back on error;
     /// conflicts with other writers are retried, so `body` may run more than once and must
     /// only touch the database. When `write` returns, the transaction is durable.

@@ -97,6 +97,8 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
 
         // EULA (-500 … -599).
         case eulaHashMismatch = -500
+        case eulaExportAltered = -501
+        case eulaVersionConflict = -502
 
         /// Static text for the code, as `gatekit_strerror` returns it.
         public var summary: StaticString {
@@ -183,6 +185,8 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
 
             // EULA.
             case .eulaHashMismatch: "the acceptance names another text of the document (its hash differs): nothing was accepted"
+            case .eulaExportAltered: "the consent export does not match the store's history (edited, truncated or not from this store)"
+            case .eulaVersionConflict: "the version or text is already published differently (a published version is never edited)"
             }
         }
     }
