@@ -1,3 +1,5 @@
+import Glibc
+import Synchronization
 import Testing
 @testable import GateKitSupport
 
@@ -86,5 +88,32 @@ import Testing
 
     @Test func writerEscapesControlCharacters() {
         #expect(JSONWriter.serialize(.string("a\"b\\c\n\u{1}")) == #""a\"b\\c\n\u0001""#)
+    }
+}
+
+/// Work spread over threads for one call: every index done exactly once, results in order,
+/// helper threads on other threads than the caller's.
+@Suite struct ParallelWorkTests {
+    @Test func everyIndexOnceInOrder() {
+        for (count, threads) in [(0, 4), (1, 4), (7, 4), (100, 1), (100, 2), (1000, 8), (33, 64)] {
+            let calls = Mutex<[Int]>([])
+            let out = ParallelWork.map(count, threads: threads, minimumPerThread: 4) { (i) -> Int in
+                calls.withLock { $0.append(i) }
+                return i * i
+            }
+            #expect(out == (0..<count).map { $0 * $0 }, "\(count) on \(threads)")
+            #expect(calls.withLock { $0.sorted() } == Array(0..<count))
+        }
+    }
+
+    @Test func helpersRunOnOtherThreads() {
+        let me = pthread_self()
+        let elsewhere = Mutex(0)
+        _ = ParallelWork.map(64, threads: 4, minimumPerThread: 8) { (i) -> Int in
+            if pthread_equal(pthread_self(), me) == 0 { elsewhere.withLock { $0 += 1 } }
+            usleep(200)
+            return i
+        }
+        #expect(elsewhere.withLock { $0 } == 48)  // three helpers, sixteen indices each
     }
 }

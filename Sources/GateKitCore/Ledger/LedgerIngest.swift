@@ -58,13 +58,16 @@ extension Ledger {
         try commit(try pendingAppTransaction(text, options: options))
     }
 
-    /// Several signed items of one kind, each verified as the single-item functions do, then
-    /// recorded together in one durable transaction (one fsync for all: what a backlog or a page
+    /// Several signed items of one kind, each verified as the single-item functions do (on
+    /// every core: verification is most of an item's cost), then recorded together in one
+    /// durable transaction (one fsync for all: what a backlog or a page
     /// of the App Store Server API's transaction history wants). An item that fails
     /// verification is reported in its place and skipped; a store failure records none.
     public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
         guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
-        let pending = texts.map { text in Result { () throws(GateKitError) -> PendingItem in try pendingItem(text, kind: kind, options: options) } }
+        let pending = ParallelWork.map(texts.count) { i in
+            Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(texts[i], kind: kind, options: options) }
+        }
         return try record(pending, options: options, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports
     }
 
@@ -73,8 +76,8 @@ extension Ledger {
     /// both or neither). `scope` names what `alongside` reads to decide what it writes.
     package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
                                    _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
-        let pending = items.map { item in
-            Result { () throws(GateKitError) -> PendingItem in try pendingItem(item.text, kind: item.kind, options: options) }
+        let pending = ParallelWork.map(items.count) { i in
+            Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(items[i].text, kind: items[i].kind, options: options) }
         }
         return try record(pending, options: options, alongside: scope, alongside)
     }
