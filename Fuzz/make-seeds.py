@@ -88,6 +88,18 @@ def eula_history_seeds() -> None:
         put("eula-history", bytes(rng.randrange(256) for _ in range(n)))
 
 
+def eula_export_seeds() -> None:
+    """The first byte picks the file: 1 and 2 edit the store's own JSON-lines and CSV export
+    (the target makes them), 0 takes the rest as the file; no edit is a valid export."""
+    rng = random.Random(11)
+    put("eula-export", bytes([1, 0]))
+    put("eula-export", bytes([2, 0]))
+    for n in (2, 12, 40):
+        put("eula-export", bytes([1 + n % 2]) + bytes(rng.randrange(256) for _ in range(n)))
+    put("eula-export", b"\x00" + b'{"record":"export","version":"gatekit-eula-export/1","id":4,"document_id":null,'
+                                  b'"decision":"everyone","at":"2026-11-26T10:00:00.000Z","text":"texts"}\n{"record":"end","id":0}\n')
+
+
 def store_file_seeds() -> None:
     """A real GateKit store (the schema of migration 1), an empty and a foreign database."""
     scratch = OUT / "scratch"
@@ -183,6 +195,7 @@ GENERATORS = {
     "date": date_seeds,
     "base64": base64_seeds,
     "eula-history": eula_history_seeds,
+    "eula-export": eula_export_seeds,
     "store-file": store_file_seeds,
     "receipts": receipt_seeds,
     "jws": jws_seeds,

@@ -87,7 +87,7 @@ for target in "${targets[@]}"; do
     fi
     dict=()
     case $target in
-        json|eula-history|jws-verify) dict=(-dict=Fuzz/dict/json.dict) ;;
+        json|eula-history|eula-export|jws-verify) dict=(-dict=Fuzz/dict/json.dict) ;;
         jws-parse) dict=(-dict=Fuzz/dict/jws.dict) ;;
         date) dict=(-dict=Fuzz/dict/date.dict) ;;
         receipt*|store-file|ber-differential) dict=(-dict=Fuzz/dict/asn1.dict) ;;

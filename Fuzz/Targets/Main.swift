@@ -13,6 +13,7 @@ let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void
     ("date", fuzzDate),
     ("base64", fuzzBase64),
     ("eula-history", fuzzEULAHistory),
+    ("eula-export", fuzzEULAExport),
     ("store-file", fuzzStoreFile),
     ("receipt-container", fuzzReceiptContainer),
     ("receipt-payload", fuzzReceiptPayload),

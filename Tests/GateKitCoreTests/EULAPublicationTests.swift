@@ -205,6 +205,20 @@ import Testing
             #expect(verdict(text + text) != nil)                                                    // more after the end
             #expect(verdict(text.replacingFirst(Base64.encode(Array("eins".utf8)), Base64.encode(Array("zwei".utf8))))?.contains("text") == true)
             #expect(verdict("") != nil && verdict("not an export\n") != nil)
+            // Decisions cut off the end with the header and the end record edited to match:
+            // every record is the store's, but the store never wrote this file.
+            let cut = records.filter { !$0.contains("privacy") }.map { line in
+                line.contains("\"export\"") || line.hasPrefix("export,") || line.contains("\"end\"") || line.hasPrefix("end,")
+                    ? line.replacingFirst(format == .csv ? "export,4," : "\"id\":4", format == .csv ? "export,3," : "\"id\":3")
+                        .replacingFirst(format == .csv ? "end,4," : "\"id\":4}", format == .csv ? "end,3," : "\"id\":3}")
+                    : line
+            }
+            #expect(verdict(cut.joined(separator: newline))?.contains("never wrote this file") == true, "\(cut)")
+            // Its instant edited: the same.
+            let year = text.firstRange(of: "\"at\":\"").map { text[$0.upperBound...].prefix(4) } ?? ""
+            if format == .jsonLines {
+                #expect(verdict(text.replacingFirst("\"at\":\"\(year)", "\"at\":\"2019"))?.contains("never wrote this file") == true)
+            }
         }
         // The store's history rewritten after an export (its triggers off, as only its owner
         // can, and the chain recomputed would not help): the old export no longer matches.

@@ -192,6 +192,14 @@ static int ro_file_ro_folder(void) {
     return check_failed;
 }
 
+static size_t exported_bytes;
+
+static int count_bytes(void *context, const void *bytes, size_t length) {
+    (void)bytes;
+    *(size_t *)context += length;
+    return 0;
+}
+
 /* Read-only file in a folder the user owns: reads answer, writes fail with EREADONLY. */
 static int ro_file_rw_folder(void) {
     gatekit_store *s = NULL;
@@ -202,6 +210,9 @@ static int ro_file_rw_folder(void) {
     CHECK_RC(eula_mark_minor_revision(s, "k0i0", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
                                       "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), GATEKIT_EREADONLY);
     CHECK_RC(gatekit_store_check(s), GATEKIT_OK);
+    /* An export is recorded in the store (its digest): refused before a byte is written. */
+    CHECK_RC(eula_export(NULL, s, NULL, NULL, GATEKIT_EULA_EXPORT_EVERYONE, count_bytes, &exported_bytes), GATEKIT_EREADONLY);
+    CHECK(exported_bytes == 0);
     gatekit_store_close(s);
     CHECK(same_bytes(ro_store, ro_before, ro_len));
     return check_failed;

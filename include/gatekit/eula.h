@@ -232,12 +232,15 @@ typedef int (*gatekit_write_fn)(void *context, const void *bytes, size_t length)
 /* Exports the consent record of `user` (NULL: the default user, or everyone with
  * GATEKIT_EULA_EXPORT_EVERYONE) for document_id (NULL: every document) through `write`.
  * *out_count (may be NULL) receives the number of decisions. Decisions recorded while it runs
- * are not in it. */
+ * are not in it. The store then records the export (its instant, its last decision and the
+ * SHA-256 of every byte written), which eula_verify_export() checks: a store open read-only
+ * cannot export (GATEKIT_EREADONLY, before anything is written). */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_export(long long *out_count, gatekit_store *store, const char *document_id, const char *user, unsigned int flags, gatekit_write_fn write, void *context);
 
-/* Checks the export at path (either format) against the store. 0 when it matches
- * (*out_count, may be NULL: its number of decisions); GATEKIT_EEULA_EXPORT_ALTERED with
- * gatekit_last_error() naming the first record that differs. */
+/* Checks the export at path (either format) against the store. 0 when every record is what
+ * the store holds and the file is one the store wrote (*out_count, may be NULL: its number of
+ * decisions); GATEKIT_EEULA_EXPORT_ALTERED with gatekit_last_error() naming the first record
+ * that differs, or saying that the store never wrote the file (a header edited with it). */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_verify_export(long long *out_count, gatekit_store *store, const char *path);
 
 #ifdef __cplusplus

@@ -299,7 +299,8 @@ class Eula:
                csv: bool = False, texts: bool = False) -> int:
         """Writes the consent record of ``user`` (or of everyone) to the binary file ``out``
         as JSON lines (or CSV), with each published text when ``texts``; returns the number
-        of decisions. Streams: any number of rows in bounded memory."""
+        of decisions. Streams: any number of rows in bounded memory. The store records the
+        export (its digest) for verify_export; a read-only store cannot export."""
         return eula_versions.export(self._store.handle, out, _text(document_id, "document_id"), _user(user), everyone, csv, texts)
 
     def verify_export(self, path: Union[str, "os.PathLike[str]"]) -> int:

@@ -44,11 +44,7 @@ public enum Digest {
     public static func hashFile(_ algorithm: DigestAlgorithm, path: String) throws(GateKitError) -> [UInt8] {
         let fd = try RegularFile.openForReading(path).fd
         defer { close(fd) }
-
-        guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
-        defer { EVP_MD_CTX_free(ctx) }
-        guard EVP_DigestInit_ex(ctx, algorithm.evp, nil) == 1 else { throw GateKitError.internalError("EVP_DigestInit_ex failed") }
-
+        let digest = try StreamingDigest(algorithm)
         let chunk = 256 * 1024  // fits in L2: the copy out of the page cache stays cheap
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 64)
         defer { buffer.deallocate() }
@@ -59,12 +55,8 @@ public enum Digest {
                 if errno == EINTR { continue }
                 throw GateKitError.io("cannot read \(Quoted.path(path)): \(String(cString: strerror(errno)))")
             }
-            guard EVP_DigestUpdate(ctx, buffer, n) == 1 else { throw GateKitError.internalError("EVP_DigestUpdate failed") }
+            try digest.update(UnsafeRawBufferPointer(start: buffer, count: n))
         }
-        var out = [UInt8](repeating: 0, count: algorithm.length)
-        var size: UInt32 = 0
-        let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(ctx, $0.baseAddress, &size) }
-        guard ok == 1 else { throw GateKitError.internalError("EVP_DigestFinal_ex failed") }
-        return out
+        return try digest.finish()
     }
 }

@@ -1,3 +1,4 @@
+import GateKitCrypto
 import GateKitStore
 import GateKitSupport
 
@@ -125,14 +126,22 @@ extension EULAGate.UserFilter {
 extension EULAGate {
     /// Writes the export through `sink` in chunks of about 64 KiB and returns how many
     /// decisions it holds. Reads one snapshot (other writers go on): decisions recorded while
-    /// it runs are not in it. `sink` must not use this store.
+    /// it runs are not in it. Then records the export — its instant, the snapshot's last
+    /// decision and the SHA-256 of every byte written — so that `verifyExport` can tell a
+    /// file the store wrote from one edited after (a read-only store cannot export).
+    /// `sink` must not use this store.
     @discardableResult
     public func export(_ options: EULAExport.Options, to sink: ([UInt8]) throws(GateKitError) -> Void) throws(GateKitError) -> Int64 {
         if let documentID = options.documentID { try EULAGate.validate(documentID: documentID) }
         if case let .named(name) = options.user { try EULAGate.validate(user: name) }
-        // Small records gathered into chunks for the host's sink.
+        guard !store.isReadOnly else {
+            throw GateKitError(.readOnly, "store \(Quoted.path(store.path)) is open read-only: an export is recorded in it (its digest, which verification checks)")
+        }
+        // Small records gathered into chunks for the host's sink, and digested as written.
+        let digest = try StreamingDigest(.sha256)
         var pending: [UInt8] = []
         func write(_ bytes: [UInt8]) throws(GateKitError) {
+            try digest.update(bytes)
             pending += bytes
             if pending.count >= 1 << 16 { try flush() }
         }
@@ -141,10 +150,11 @@ extension EULAGate {
             try sink(pending)
             pending.removeAll(keepingCapacity: true)
         }
+        var header = EULAExport.Header(documentID: options.documentID, user: options.user, includeTexts: options.includeTexts,
+                                       throughID: 0, exportedAt: 0)
         let count = try store.snapshot { (db) throws(GateKitError) -> Int64 in
-            let header = EULAExport.Header(documentID: options.documentID, user: options.user, includeTexts: options.includeTexts,
-                                           throughID: try db.scalar("SELECT coalesce(max(id), 0) FROM eula_decisions"),
-                                           exportedAt: Clock.nowMilliseconds())
+            header.throughID = try db.scalar("SELECT coalesce(max(id), 0) FROM eula_decisions")
+            header.exportedAt = Clock.nowMilliseconds()
             if options.format == .csv { try write(EULAExport.csvHeader) }
             try write(EULAExport.render(EULAExport.header(header), options.format))
             let count = try EULAGate.exportRecords(header, db) { (members) throws(GateKitError) in
@@ -154,6 +164,11 @@ extension EULAGate {
             return count
         }
         try flush()
+        let exported = Hex.encode(try digest.finish())
+        try store.write(.singleInsert) { (db) throws(GateKitError) in
+            let s = try db.statement("INSERT INTO eula_exports(exported_ms, through_id, decisions, digest) VALUES (?1, ?2, ?3, ?4)")
+            try s.bind(1, header.exportedAt).bind(2, header.throughID).bind(3, count).bind(4, text: exported).run()
+        }
         return count
     }
 

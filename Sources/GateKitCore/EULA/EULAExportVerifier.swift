@@ -1,12 +1,14 @@
+import GateKitCrypto
 import GateKitStore
 import GateKitSupport
 
 /// Checks a consent export against the store: the file must be, record for record and byte
 /// for byte, what the store exports for the same question (the header says which: document,
-/// user, texts, the last decision id of its snapshot). A decision edited, removed, added or
-/// reordered in the file, a text changed, a file cut short or a header altered is found, and
-/// so is a history rewritten in the store after the export was taken — the records differ
-/// either way. Verification streams, as the export does.
+/// user, texts, the last decision id of its snapshot), and its SHA-256 one the store recorded
+/// when it wrote the file. A decision edited, removed, added or reordered in the file, a text
+/// changed, a file cut short or a header altered is found, and so is a history rewritten in
+/// the store after the export was taken — the records differ either way. Verification
+/// streams, as the export does.
 extension EULAGate {
     /// The number of decisions the export holds when it matches the store;
     /// `.eulaExportAltered` naming the first record that differs otherwise.
@@ -15,12 +17,20 @@ extension EULAGate {
         var records = try DelimitedRecords(path: path, kind: .jsonLines)
         guard let first = try records.next() else { throw altered("the file is empty") }
         let format: EULAExport.Format = first == EULAExport.csvHeader ? .csv : .jsonLines
+        // Every byte read is digested: the store recorded the digest of each export it wrote.
+        let digest = try StreamingDigest(.sha256)
+        try digest.update(first)
         if format == .csv {
             records = try DelimitedRecords(path: path, kind: .csv)
             _ = try records.next()
         }
+        func next() throws(GateKitError) -> [UInt8]? {
+            guard let record = try records.next() else { return nil }
+            try digest.update(record)
+            return record
+        }
         var number = format == .csv ? 2 : 1
-        let headerRecord = format == .csv ? try records.next() ?? [] : first
+        let headerRecord = format == .csv ? try next() ?? [] : first
         guard let fields = EULAGate.fields(headerRecord, format), fields["record"] == "\"export\"" || fields["record"] == "export",
               let header = EULAGate.header(fields, format) else {
             throw altered("record \(number) is not the header of a GateKit consent export (\(EULAExport.formatName))")
@@ -29,15 +39,24 @@ extension EULAGate {
         return try store.snapshot { (db) throws(GateKitError) -> Int64 in
             let count = try EULAGate.exportRecords(header, db) { (members) throws(GateKitError) in
                 number += 1
-                guard let record = try records.next() else {
+                guard let record = try next() else {
                     throw altered("the export ends at record \(number - 1); the store has more (\(EULAGate.describe(members)))")
                 }
                 try EULAGate.compare(members, record, format, number)
             }
             number += 1
-            guard let end = try records.next() else { throw altered("the export ends at record \(number - 1), without its end record") }
+            guard let end = try next() else { throw altered("the export ends at record \(number - 1), without its end record") }
             try EULAGate.compare(EULAExport.end(count: count), end, format, number)
             if try records.next() != nil { throw altered("record \(number + 1) follows the end record") }
+            // Every record is the store's; the file as a whole must be one the store wrote —
+            // else its header was edited with it (its instant, or decisions cut off the end
+            // with the snapshot's last id lowered to match), or another store wrote it.
+            let logged = try db.statement("SELECT exported_ms, through_id FROM eula_exports WHERE digest = ?1")
+            logged.bind(1, text: Hex.encode(try digest.finish()))
+            defer { logged.reset() }
+            guard try logged.step(), logged.int64(0) == header.exportedAt, logged.int64(1) == header.throughID else {
+                throw altered("every record matches the store's history through decision \(header.throughID), but this store never wrote this file: its header was edited (the instant, or the last decision with decisions removed after it), or another store exported it")
+            }
             return count
         }
     }

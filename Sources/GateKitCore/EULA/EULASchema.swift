@@ -74,7 +74,8 @@ public enum EULASchema {
     /// and its grace period — and their texts, one per language, with the bytes (an export
     /// can carry the text that was accepted). Both append-only: a published version is never
     /// edited, only followed by another. A decision records the language of the text it was
-    /// on when that text is published (`language`, part of its chain link).
+    /// on when that text is published (`language`, part of its chain link). `eula_exports`
+    /// keeps the digest of every consent export taken.
     public static let versions = Migration([
         .table("eula_versions", [
             Column("id", .identity),
@@ -93,8 +94,19 @@ public enum EULASchema {
             Column("hash", .text, notNull: true, check: "length(hash) = 64"),
             Column("body", .blob, notNull: true),
         ], constraints: ["PRIMARY KEY (version_id, language)", "UNIQUE (document_id, hash)"]),
+        // Every consent export taken (`EULAExport`): what a file claims — the snapshot's last
+        // decision, its instant — is confirmed here by the file's digest, so a file whose
+        // header was edited along with its records (decisions cut off the end) is found.
+        .table("eula_exports", [
+            Column("id", .identity),
+            Column("exported_ms", .integer, notNull: true),
+            Column("through_id", .integer, notNull: true, check: "through_id >= 0"),
+            Column("decisions", .integer, notNull: true, check: "decisions >= 0"),
+            Column("digest", .text, notNull: true, unique: true, check: "length(digest) = 64"),
+        ]),
         .appendOnly("eula_versions"),
         .appendOnly("eula_texts"),
+        .appendOnly("eula_exports"),
         .addColumn("eula_decisions", Column("language", .text)),
     ])
 }
