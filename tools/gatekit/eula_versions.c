@@ -25,6 +25,35 @@ static void print_instant(long long ms) {
     fputs(text, stdout);
 }
 
+/* The published version in effect for `user` at --at, in --language, asked of *store (when
+ * NULL, of the existing store, opened without creating one). 0 and *p filled, else the exit
+ * status after printing why. */
+static int ask_published(gk_cli *cli, gatekit_store **store, const eula_args *a, const char *user, gatekit_eula_presentation *p) {
+    long long at = instant(a);
+    if (at < 0) return GK_EXIT_USAGE;
+    if (!*store) {
+        if (gk_existing_store(cli, store)) return GK_EXIT_ERROR;
+        if (!*store) {
+            fprintf(stderr, "gatekit: eula %s: no version is published (no store yet)\n", a->doc);
+            return GK_EXIT_ERROR;
+        }
+    }
+    *p = (gatekit_eula_presentation){.version = GATEKIT_EULA_PRESENTATION_VERSION};
+    int rc = eula_should_present_at(p, *store, a->doc, user, a->language, at);
+    return rc < 0 ? gk_fail("eula_should_present_at", rc) : GK_EXIT_OK;
+}
+
+/* The bytes of the text `p` names (malloc'd) and its hash; 0, else the exit status. */
+static int published_text(gatekit_store *store, const eula_args *a, const gatekit_eula_presentation *p, unsigned char **text, size_t *len,
+                          char hash[GATEKIT_HASH_HEX_SIZE]) {
+    void *bytes = NULL;
+    int rc = eula_text(&bytes, len, store, a->doc, p->hash);
+    if (rc < 0) return gk_fail("eula_text", rc);
+    *text = bytes;
+    memcpy(hash, p->hash, GATEKIT_HASH_HEX_SIZE);
+    return GK_EXIT_OK;
+}
+
 int gk_eula_publish(gk_cli *cli, const eula_args *a) {
     const char *who = "gatekit eula publish";
     if (gk_missing(who, "--doc", a->doc) || gk_missing(who, "--label", a->label) ||
@@ -64,17 +93,11 @@ static const char *status_name(int status) {
 
 int gk_eula_published_status(gk_cli *cli, const eula_args *a) {
     if (gk_missing("gatekit eula status", "--doc", a->doc)) return gk_usage(gk_eula_usage);
-    long long at = instant(a);
-    if (at < 0) return GK_EXIT_USAGE;
     gatekit_store *store = NULL;
-    if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
-    if (!store) {
-        fprintf(stderr, "gatekit: eula %s: no version is published (no store yet)\n", a->doc);
-        return GK_EXIT_ERROR;
-    }
-    gatekit_eula_presentation p = {.version = GATEKIT_EULA_PRESENTATION_VERSION};
-    int rc = eula_should_present_at(&p, store, a->doc, a->user, a->language, at);
-    if (rc < 0) return gk_fail("eula_should_present_at", rc);
+    gatekit_eula_presentation p;
+    int status = ask_published(cli, &store, a, a->user, &p);
+    if (status) return status;
+    int rc = p.status == GATEKIT_EULA_REQUIRED;
     if (a->json) {
         printf("{\"document\":");
         gk_json_string(stdout, a->doc);
@@ -92,44 +115,25 @@ int gk_eula_published_status(gk_cli *cli, const eula_args *a) {
 }
 
 int gk_eula_published_text(gatekit_store *store, const eula_args *a, unsigned char **text, size_t *len, char hash[GATEKIT_HASH_HEX_SIZE]) {
-    long long at = instant(a);
-    if (at < 0) return -GK_EXIT_USAGE;
-    gatekit_eula_presentation p = {.version = GATEKIT_EULA_PRESENTATION_VERSION};
-    int rc = eula_should_present_at(&p, store, a->doc, a->user, a->language, at);
-    if (rc < 0) return -gk_fail("eula_should_present_at", rc);
-    if (rc == 0) {
+    gatekit_eula_presentation p;
+    int status = ask_published(NULL, &store, a, a->user, &p);
+    if (status) return -status;
+    if (p.status != GATEKIT_EULA_REQUIRED) {
         printf("eula %s: version %s %s (%s, sha256 %s), not presented", a->doc, p.label,
                p.status == GATEKIT_EULA_ACCEPTED ? "accepted" : "in grace", p.language, p.hash);
         if (p.status == GATEKIT_EULA_IN_GRACE) { fputs("; required from ", stdout); print_instant(p.required_at_ms); }
         putchar('\n');
         return 0;
     }
-    void *bytes = NULL;
-    rc = eula_text(&bytes, len, store, a->doc, p.hash);
-    if (rc < 0) return -gk_fail("eula_text", rc);
-    *text = bytes;
-    memcpy(hash, p.hash, GATEKIT_HASH_HEX_SIZE);
-    return 1;
+    status = published_text(store, a, &p, text, len, hash);
+    return status ? -status : 1;
 }
 
 int gk_eula_show_published(gk_cli *cli, const eula_args *a, unsigned char **text, size_t *len, char hash[GATEKIT_HASH_HEX_SIZE]) {
-    long long at = instant(a);
-    if (at < 0) return GK_EXIT_USAGE;
     gatekit_store *store = NULL;
-    if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
-    if (!store) {
-        fprintf(stderr, "gatekit: eula %s: no version is published (no store yet)\n", a->doc);
-        return GK_EXIT_ERROR;
-    }
-    gatekit_eula_presentation p = {.version = GATEKIT_EULA_PRESENTATION_VERSION};
-    int rc = eula_should_present_at(&p, store, a->doc, NULL, a->language, at);
-    if (rc < 0) return gk_fail("eula_should_present_at", rc);
-    void *bytes = NULL;
-    rc = eula_text(&bytes, len, store, a->doc, p.hash);
-    if (rc < 0) return gk_fail("eula_text", rc);
-    *text = bytes;
-    memcpy(hash, p.hash, GATEKIT_HASH_HEX_SIZE);
-    return GK_EXIT_OK;
+    gatekit_eula_presentation p;
+    int status = ask_published(cli, &store, a, NULL, &p);
+    return status ? status : published_text(store, a, &p, text, len, hash);
 }
 
 static int write_out(void *context, const void *bytes, size_t length) {

@@ -112,7 +112,7 @@ public struct EULAConsent: Equatable, Sendable {
     }
 
     /// The metadata as a JSON object in the host's order.
-    private var metadataObject: JSONValue { .object(metadata.map { ($0.key, .string($0.value)) }) }
+    var metadataObject: JSONValue { .object(metadata.map { ($0.key, .string($0.value)) }) }
 
     /// The metadata as stored.
     var metadataJSON: String? { metadata.isEmpty ? nil : JSONWriter.serialize(metadataObject) }

@@ -85,7 +85,7 @@ public enum EULAExport {
                     ("client_address", d.consent.clientAddress.map(JSONValue.string) ?? .null),
                     ("user_agent", d.consent.userAgent.map(JSONValue.string) ?? .null),
                     ("locale", d.consent.locale.map(JSONValue.string) ?? .null),
-                    ("metadata", d.consent.metadataJSON.flatMap { try? JSONParser.parse(Array($0.utf8)) } ?? .null),
+                    ("metadata", d.consent.metadata.isEmpty ? .null : d.consent.metadataObject),
                     ("chain_seq", seq.map(JSONValue.number) ?? .null), ("chain", chain.map(JSONValue.string) ?? .null)]
         return members
     }

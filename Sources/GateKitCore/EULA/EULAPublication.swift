@@ -11,6 +11,9 @@ extension EULAGate {
         let version = try given.validated()
         let now = Clock.nowMilliseconds()
         let effective = version.effectiveMilliseconds ?? now
+        // Publishers of one document run one at a time (the check for a conflicting label
+        // or text, then the insert), under a lock subject of their own ("publish:" + the
+        // document; a document so named would only share the lock, never a chain row).
         let subject = try ConsentChain.subject(documentID: "publish:" + version.documentID, user: nil)
         try store.write(.subjects([subject])) { (db) throws(GateKitError) in
             if let existing = try EULAGate.published(label: version.label, documentID: version.documentID, db) {
