@@ -27,7 +27,7 @@ HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
 .PHONY: quick test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
-        fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak
+        fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
 	@scripts/install-deps.sh
@@ -134,11 +134,15 @@ demo: build
 # stops it) and against a local HTTPS stand-in of the App Store Server API on loopback
 # (scripts/with-appstore-standin.sh). GATEKIT_REQUIRE_POSTGRES, _DESKTOP (the private D-Bus
 # session of the portal tests) and _APPSTORE make a missing service a failure, never a skip.
-WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_REQUIRE_APPSTORE=1 \
+WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_REQUIRE_APPSTORE=1 GATEKIT_REQUIRE_BROWSER=1 \
                  scripts/with-postgres.sh scripts/with-appstore-standin.sh
 
 test: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-demo test-swift test-c test-install test-python test-dist test-fuzz-smoke
+
+# The report's screenshots in docs/images, made by its browser test (headless Chromium).
+screenshots: build python-deps
+	cd python && GATEKIT_REQUIRE_BROWSER=1 GATEKIT_SCREENSHOTS=$(CURDIR)/docs/images $(PYTHON) -m pytest -q tests/test_report_browser.py
 
 # The README's other command, as part of the tests: a demo that breaks fails `make test`.
 test-demo: build
@@ -162,7 +166,7 @@ mutation: deps
 	@$(PYTHON) Tests/mutation/run.py $(if $(MUTANTS),--only $(MUTANTS)) $(if $(DOMAIN),--domain $(DOMAIN))
 
 # The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
-SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests
+SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}

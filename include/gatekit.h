@@ -50,5 +50,6 @@
 #include "gatekit/appstore_sign.h"
 #include "gatekit/appstore_api.h"
 #include "gatekit/ledger_sync.h"
+#include "gatekit/ledger_insight.h"
 
 #endif /* GATEKIT_H */

@@ -34,7 +34,8 @@ private func entitlement(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_led
 }
 
 /// A query of any known version.
-private struct Question {
+/// A `gatekit_ledger_query` checked (shared with the insight exports).
+struct Question {
     let scope: LedgerScope
     let instant: LedgerInstant
     /// 0: never ask Apple first.
@@ -43,7 +44,7 @@ private struct Question {
     let byAppUser: Bool
 }
 
-private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> Question {
+func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> Question {
     let q = try Arguments.versioned(p, sizes: ledgerQuerySizes, zero: gatekit_ledger_query(), initializer: "ledger_query_init")
     let known = GATEKIT_LEDGER_TEST_SIGNED | GATEKIT_LEDGER_APP_USER
     guard q.flags & ~known == 0 else {
@@ -58,7 +59,7 @@ private func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitErro
                     byAppUser: q.flags & GATEKIT_LEDGER_APP_USER != 0)
 }
 
-private func ledger(_ store: OpaquePointer?) throws(GateKitError) -> Ledger {
+func ledger(_ store: OpaquePointer?) throws(GateKitError) -> Ledger {
     try StoreHandle.from(store).ledger
 }
 

@@ -6,6 +6,7 @@
 #include "jws_signing.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -641,6 +642,74 @@ static void test_threads(void) {
     gatekit_store_close(shared);
 }
 
+/* Metrics and the report (<gatekit/ledger_insight.h>): two subscriptions in 2025, worked out by
+ * hand. 900: 9.99 USD from Jan 1, renewed Feb 1, that renewal refunded Feb 10. 910: 4.99 EUR
+ * (DEU) from Jan 15, lapsed Feb 15 (no renewal info: cause "other"). */
+static void test_insight(void) {
+    gatekit_store *s = open_store("insight.sqlite");
+    const long long jan1 = 1735689600000LL, feb1 = jan1 + 31 * day, mar1 = feb1 + 28 * day, apr1 = mar1 + 31 * day;
+    const char *usd = ",\"price\":9990,\"currency\":\"USD\",\"storefront\":\"USA\"";
+    char refund[256];
+    snprintf(refund, sizeof refund, "%s,\"revocationDate\":%lld,\"revocationReason\":0,\"revocationType\":\"REFUND_FULL\"", usd, feb1 + 9 * day);
+    char *texts[4] = {
+        tx_json("901", "900", "pro.monthly", jan1, feb1, jan1, usd),
+        tx_json("902", "900", "pro.monthly", feb1, mar1, feb1, usd),
+        tx_json("902", "900", "pro.monthly", feb1, mar1, feb1 + 9 * day, refund),
+        tx_json("911", "910", "pro.monthly", jan1 + 14 * day, feb1 + 14 * day, jan1 + 14 * day,
+                ",\"price\":4990,\"currency\":\"EUR\",\"storefront\":\"DEU\""),
+    };
+    for (int i = 0; i < 4; i++) {
+        char *jws = sign_with("ES256", texts[i], "leaf", chain3, 3);
+        CHECK_RC(ledger_ingest_transaction(NULL, s, jws, &options), GATEKIT_LEDGER_NEW);
+        free(jws);
+        free(texts[i]);
+    }
+    gatekit_ledger_query q = query(apr1 - 1);
+    char *json = NULL;
+    CHECK_RC(ledger_metrics(&json, s, &q, jan1, apr1, GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL), 0);
+    CHECK(json && strstr(json, "\"buckets\":[1735689600000,1738368000000,1740787200000]")
+          && strstr(json, "\"activeSubscriptions\":[2,0,0]") && strstr(json, "\"new\":[2,0,0]")
+          && strstr(json, "\"renewals\":[0,1,0]") && strstr(json, "\"refunded\":[0,1,0]") && strstr(json, "\"expiredOther\":[0,1,0]")
+          && strstr(json, "\"revenue\":{\"EUR\":[4990,0,0],\"USD\":[9990,9990,0]}")
+          && strstr(json, "\"netRevenue\":{\"EUR\":[4990,0,0],\"USD\":[9990,0,0]}"));
+    gatekit_free(json);
+    json = NULL;
+    CHECK_RC(ledger_metrics(&json, s, &q, jan1, apr1, GATEKIT_METRICS_MONTH, GATEKIT_METRICS_BY_STOREFRONT), 0);
+    CHECK(json && strstr(json, "{\"key\":\"DEU\",\"activeSubscriptions\":[1,0,0]") && strstr(json, "{\"key\":\"USA\",\"activeSubscriptions\":[1,0,0]"));
+    gatekit_free(json);
+    /* As of Feb 5 the refund was not signed yet: February is read at that instant. */
+    gatekit_ledger_query early = query(feb1 + 4 * day);
+    json = NULL;
+    CHECK_RC(ledger_metrics(&json, s, &early, jan1, apr1, GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL), 0);
+    CHECK(json && strstr(json, "\"activeSubscriptions\":[2,2]") && strstr(json, "\"refunded\":[0,0]"));
+    gatekit_free(json);
+
+    char *html = NULL;
+    CHECK_RC(ledger_report(&html, s, &q, jan1, apr1, GATEKIT_METRICS_MONTH, NULL), 0);
+    CHECK(html && strncmp(html, "<!DOCTYPE html>", 15) == 0 && strstr(html, "id=\"mrr-USD\"") && strstr(html, "id=\"mrr-EUR\"")
+          && !strstr(html, "<script") && strstr(html, "</html>"));
+    gatekit_free(html);
+    html = NULL;
+    CHECK_RC(ledger_report(&html, s, &q, jan1, apr1, GATEKIT_METRICS_MONTH, "900"), 0);
+    CHECK(html && strstr(html, "Subscription 900") && strstr(html, ">Refunded<") && strstr(html, "href=\"#item-"));
+    gatekit_free(html);
+
+    /* Refusals name what was wrong. */
+    json = NULL;
+    CHECK_RC(ledger_metrics(&json, s, &q, jan1, apr1, 9, GATEKIT_METRICS_ALL), GATEKIT_EINVAL);
+    CHECK(json == NULL && strstr(gatekit_last_error(), "granularity"));
+    CHECK_RC(ledger_metrics(&json, s, &q, jan1, apr1, GATEKIT_METRICS_DAY, 42), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "dimension"));
+    CHECK_RC(ledger_metrics(&json, s, &q, apr1, jan1, GATEKIT_METRICS_DAY, GATEKIT_METRICS_ALL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_metrics(&json, s, &q, 0, 30000 * day, GATEKIT_METRICS_DAY, GATEKIT_METRICS_ALL), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "10000"));
+    gatekit_ledger_query by_user = q;
+    by_user.flags |= GATEKIT_LEDGER_APP_USER;
+    CHECK_RC(ledger_metrics(&json, s, &by_user, jan1, apr1, GATEKIT_METRICS_DAY, GATEKIT_METRICS_ALL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_report(&html, s, &by_user, jan1, apr1, GATEKIT_METRICS_DAY, NULL), GATEKIT_EINVAL);
+    gatekit_store_close(s);
+}
+
 static int tool(const char *args, char *out, size_t cap) {
     const char *path = getenv("GATEKIT_TOOL");
     char cmd[4096];
@@ -708,6 +777,20 @@ static void test_tool(void) {
     snprintf(args, sizeof args, "ledger catalog declare '%s'", catalog);
     CHECK_RC(tool(args, out, sizeof out), 2);  /* a term on a product that is not non-renewing */
     CHECK_RC(tool("ledger catalog declare", out, sizeof out), 2);
+    /* Metrics and the report from the tool. */
+    CHECK_RC(tool("ledger metrics --environment Sandbox --test-signed --from 2020-01-01 --to 2040-01-01 --by month --split product", out, sizeof out), 0);
+    CHECK(strstr(out, "\"dimension\":\"product\"") && strstr(out, "{\"key\":\"pro.monthly\"") && strstr(out, "\"granularity\":\"month\""));
+    CHECK_RC(tool("ledger metrics --environment Sandbox --from 2025-01-01 --to 2025-02-01 --by fortnight", out, sizeof out), 2);
+    CHECK(strstr(out, "--by is one of day week month, not fortnight") != NULL);
+    CHECK_RC(tool("ledger metrics --environment Sandbox --from yesterday --to 2025-02-01", out, sizeof out), 2);
+    const char *page = check_path_in(folder, "report.html");
+    snprintf(args, sizeof args, "ledger report --environment Sandbox --test-signed --from 2020-01-01 --to 2040-01-01 --customer 800 --output '%s'", page);
+    CHECK_RC(tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "bytes written to") != NULL);
+    struct stat st;
+    CHECK(stat(page, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size > 1000);
+    CHECK_RC(tool(args, out, sizeof out), 1);  /* a new file only */
+    CHECK(strstr(out, "cannot create") != NULL);
     free(tx);
     free(jws);
 }
@@ -735,6 +818,7 @@ int main(void) {
     test_catalog();
     test_receipts();
     test_threads();
+    test_insight();
     test_tool();
 
     free(anchor);

@@ -106,6 +106,15 @@ GATEKIT_LEDGER_TEST_SIGNED = 0x1
 GATEKIT_LEDGER_APP_USER = 0x2
 GATEKIT_LEDGER_QUERY_VERSION = 2
 GATEKIT_ENTITLEMENT_VERSION = 2
+GATEKIT_METRICS_DAY = 1
+GATEKIT_METRICS_WEEK = 2
+GATEKIT_METRICS_MONTH = 3
+GATEKIT_METRICS_ALL = 0
+GATEKIT_METRICS_BY_PRODUCT = 1
+GATEKIT_METRICS_BY_GROUP = 2
+GATEKIT_METRICS_BY_ENTITLEMENT = 3
+GATEKIT_METRICS_BY_STOREFRONT = 4
+GATEKIT_METRICS_BY_CURRENCY = 5
 GATEKIT_LEDGER_SYNC_DONE = 1
 GATEKIT_LEDGER_SYNC_PARTIAL = 2
 GATEKIT_LEDGER_SYNC_BUSY = 3
@@ -497,6 +506,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_changes': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_longlong, ctypes.c_int,),
     'ledger_wait_changes': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_longlong, ctypes.c_int,),
     'ledger_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
+    'ledger_metrics': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_int,),
+    'ledger_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_char_p,),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
     'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
@@ -662,6 +673,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_changes: Callable[..., Any]
     ledger_wait_changes: Callable[..., Any]
     ledger_history: Callable[..., Any]
+    ledger_metrics: Callable[..., Any]
+    ledger_report: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]
     ledger_sync_state: Callable[..., Any]

@@ -18,6 +18,7 @@ from ._structs import JWSOptions, ReceiptOptions, Signed, receipt_options, signe
 from .jws import KINDS, SignedDataVerifier
 
 if TYPE_CHECKING:
+    from .ledger_insight import CustomerReport, Metrics
     from .api_client import AppStoreServerAPIClient
 
 __all__ = ["Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
@@ -319,6 +320,8 @@ _refresh = _bindings.ledger_refresh
 _set_refresher = _bindings.ledger_set_refresher
 _declare_catalog = _bindings.ledger_declare_catalog
 _catalog = _bindings.ledger_catalog
+_metrics = _bindings.ledger_metrics
+_report = _bindings.ledger_report
 
 
 class Ledger:
@@ -600,3 +603,49 @@ class Ledger:
         check(_history(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
         document: Dict[str, Any] = json.loads(_native.take_string(out))
         return document
+
+    # ---- metrics and the report (gatekit.ledger_insight) --------------------------------------
+
+    @staticmethod
+    def _interval(start: datetime, end: datetime, granularity: str) -> Tuple[int, int, int]:
+        from .ledger_insight import GRANULARITIES
+        if granularity not in GRANULARITIES:
+            raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}, not {granularity!r}")
+        return _time.milliseconds(start, "start"), _time.milliseconds(end, "end"), GRANULARITIES[granularity]
+
+    def metrics(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month", by: str = "all",
+                at: Instant = None, test_signed: bool = False) -> "Metrics":
+        """Subscription metrics for [start, end) in UTC days, ISO weeks or months, split ``by``
+        product, group, entitlement, storefront or currency, from what Apple had signed by
+        ``at`` (None: now). One snapshot of the store."""
+        from .ledger_insight import BY, Metrics
+        if by not in BY:
+            raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
+        first, last, size = self._interval(start, end, granularity)
+        q = self._query(environment, at, test_signed)
+        out = ctypes.c_void_p()
+        check(_metrics(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size, BY[by]))
+        return Metrics.from_dict(json.loads(_native.take_string(out)))
+
+    def report(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
+               at: Instant = None, test_signed: bool = False) -> str:
+        """The app view as one self-contained HTML page (what ``gatekit ledger report`` writes)."""
+        return self._report_html(None, environment, start, end, granularity, at, test_signed, False)
+
+    def customer_report(self, customer: str, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
+                        at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> "CustomerReport":
+        """A customer's timelines, events linked to their signed items, and "entitled now? why?"
+        (``by_app_user``: ``customer`` is the host's user id). Jupyter shows it inline."""
+        from .ledger_insight import CustomerReport
+        html = self._report_html(customer, environment, start, end, granularity, at, test_signed, by_app_user)
+        return CustomerReport(customer=customer, html=html)
+
+    def _report_html(self, customer: Optional[str], environment: str, start: datetime, end: datetime, granularity: str,
+                     at: Instant, test_signed: bool, by_app_user: bool) -> str:
+        first, last, size = self._interval(start, end, granularity)
+        q = self._query(environment, at, test_signed, by_app_user=by_app_user)
+        out = ctypes.c_void_p()
+        check(_report(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size,
+                      _native.to_c_string(customer, "customer")))
+        return _native.take_string(out)
+

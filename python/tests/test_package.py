@@ -190,7 +190,7 @@ def test_every_module_declares_what_it_exports():
     import importlib
     for name in ("gatekit", "gatekit.errors", "gatekit.eula", "gatekit.jws", "gatekit.permissions",
                  "gatekit.receipt", "gatekit.store", "gatekit._native", "gatekit._managed", "gatekit.api_client",
-                 "gatekit.api_models", "gatekit.testing", "gatekit.ledger"):
+                 "gatekit.api_models", "gatekit.testing", "gatekit.ledger", "gatekit.ledger_insight"):
         module = importlib.import_module(name)
         assert isinstance(getattr(module, "__all__", None), list), name
         for exported in module.__all__:

@@ -227,6 +227,34 @@ long long gk_parse_time_ms(const char *s) {
     return seconds * 1000;
 }
 
+long long gk_parse_day_ms(const char *s) {
+    char full[32];
+    if (strlen(s) == 10 && s[4] == '-' && s[7] == '-') {
+        snprintf(full, sizeof full, "%sT00:00:00Z", s);
+        s = full;
+    }
+    return gk_parse_time_ms(s);
+}
+
+int gk_create_output(const char *path) {
+    if (!path || strcmp(path, "-") == 0) return STDOUT_FILENO;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) fprintf(stderr, "gatekit: cannot create %s: %s (a new file only)\n", path, strerror(errno));
+    return fd;
+}
+
+int gk_write_all(int fd, const void *bytes, size_t length) {
+    const char *p = bytes;
+    while (length) {
+        ssize_t n = write(fd, p, length);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        length -= (size_t)n;
+    }
+    return 0;
+}
+
 /* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
 long long gk_parse_time(const char *s) {
     long long v = gk_number(s);

@@ -99,12 +99,20 @@ unsigned char *gk_read_limited(const char *path, size_t limit, size_t *len);
  * writable by others; a warning when others can read it. */
 unsigned char *gk_read_secret(const char *path, size_t *len);
 
+/* A new output file (O_EXCL, never through a symbolic link, mode 0600): its descriptor, or
+ * -1 after printing why; "-" or NULL is standard output. */
+int gk_create_output(const char *path);
+/* Writes all of bytes to fd (EINTR retried); 0, or -1 on failure. */
+int gk_write_all(int fd, const void *bytes, size_t length);
+
 /* A non-negative decimal number, or -1. */
 long long gk_number(const char *s);
 
 /* Unix seconds from digits or YYYY-MM-DDTHH:MM:SSZ; -1 when neither. */
 long long gk_parse_time(const char *s);
 long long gk_parse_time_ms(const char *s);
+/* As gk_parse_time_ms, also YYYY-MM-DD (its midnight, UTC). */
+long long gk_parse_day_ms(const char *s);
 
 /* A certificate file as DER (PEM is decoded); malloc'd, NULL and a message on error. */
 unsigned char *gk_load_certificate(const char *path, size_t *len);
@@ -157,6 +165,8 @@ int gk_cmd_store(gk_cli *cli, int argc, char **argv);
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 /* gatekit ledger sync|sync-state|refresh (ledger_sync.c); -1000 when argv[1] is none of them. */
 int gk_ledger_sync(gk_cli *cli, int argc, char **argv);
+/* gatekit ledger metrics | report; -1000 for any other command. */
+int gk_ledger_insight(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 int gk_cmd_test(gk_cli *cli, int argc, char **argv);

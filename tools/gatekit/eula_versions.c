@@ -137,16 +137,7 @@ int gk_eula_show_published(gk_cli *cli, const eula_args *a, unsigned char **text
 }
 
 static int write_out(void *context, const void *bytes, size_t length) {
-    int fd = *(int *)context;
-    const char *p = bytes;
-    while (length) {
-        ssize_t n = write(fd, p, length);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 1;
-        p += n;
-        length -= (size_t)n;
-    }
-    return 0;
+    return gk_write_all(*(int *)context, bytes, length) == 0 ? 0 : 1;
 }
 
 int gk_eula_export(gk_cli *cli, const eula_args *a) {
@@ -161,11 +152,8 @@ int gk_eula_export(gk_cli *cli, const eula_args *a) {
         return GK_EXIT_ERROR;
     }
     /* A new file only: never through a planted symbolic link, never over another file. */
-    int fd = STDOUT_FILENO;
-    if (a->output && (fd = open(a->output, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
-        fprintf(stderr, "gatekit: cannot create %s: %s (the export writes a new file only)\n", a->output, strerror(errno));
-        return GK_EXIT_ERROR;
-    }
+    int fd = gk_create_output(a->output);
+    if (fd < 0) return GK_EXIT_ERROR;
     unsigned flags = (a->csv ? GATEKIT_EULA_EXPORT_CSV : 0) | (a->all ? GATEKIT_EULA_EXPORT_EVERYONE : 0) |
                      (a->with_texts ? GATEKIT_EULA_EXPORT_TEXTS : 0);
     long long count = 0;

@@ -49,6 +49,16 @@ const char gk_ledger_usage[] =
     "    one customer from Apple's transaction history and subscription statuses\n"
     "gatekit ledger sync-state --environment ENV\n"
     "    the checkpoint (\"syncedUntil\"), a window part-way, a lease held\n"
+    "gatekit ledger metrics  --environment ENV [--test-signed] --from DATE --to DATE [--by day|week|month]\n"
+    "                      [--split all|product|group|entitlement|storefront|currency] [--at …]\n"
+    "    subscription metrics for [--from, --to) as JSON (docs/ledger.md, \"Metrics\"): active,\n"
+    "    trials, paid subscribers, new, renewed, converted, recovered, expired by cause, refunds,\n"
+    "    revenue and MRR per currency, cohorts; DATE: YYYY-MM-DD (UTC) or a time as for --at\n"
+    "gatekit ledger report   --environment ENV [--test-signed] --from DATE --to DATE [--by …] [--at …]\n"
+    "                      [--customer CUSTOMER [--app-user]] [--output FILE.html]\n"
+    "    the report as one self-contained HTML page (no script, no network): the app view, or\n"
+    "    with --customer that customer's timelines and entitlement; --output: a new file (mode\n"
+    "    0600), default standard output\n"
     "KEY_OPTIONS: --key FILE.p8 --key-id ID --issuer-id ID [--base-url URL --ca-file PEM]\n"
     "[--timeout MS --retries N], as gatekit api. --at: the certificate-check time, as for ingest.\n"
     "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
@@ -257,6 +267,8 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     const char *command = argv[1];
     int synced = gk_ledger_sync(cli, argc, argv);
     if (synced != -1000) return synced;
+    int insight = gk_ledger_insight(cli, argc, argv);
+    if (insight != -1000) return insight;
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);

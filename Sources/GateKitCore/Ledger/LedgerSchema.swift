@@ -271,4 +271,16 @@ public enum LedgerSchema {
         ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id, product_id)"], withoutRowID: true),
         .index("ledger_answers_due", on: "ledger_answers", ["next_change_ms"], where: "next_change_ms IS NOT NULL"),
     ])
+
+    /// Migration 11: what each transaction sold (`TransactionVersion.Sale`), the metrics'
+    /// revenue and splits, as columns beside the version; rows already held are filled from
+    /// their stored signed text (`SaleColumns.fill`).
+    public static let sales = Migration([
+        .addColumn("ledger_transactions", Column("price", .integer)),
+        .addColumn("ledger_transactions", Column("currency", .text)),
+        .addColumn("ledger_transactions", Column("storefront", .text)),
+        .addColumn("ledger_transactions", Column("trial", .integer, check: "trial IN (0, 1)")),
+        .addColumn("ledger_transactions", Column("revocation_type", .text)),
+        .addColumn("ledger_transactions", Column("revocation_percentage", .integer)),
+    ], fill: SaleColumns.fill)
 }

@@ -8,8 +8,8 @@ import GateKitSupport
 struct LedgerWrites {
     private var items: RowInserts
     private var transactions = RowInserts(
-        into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), item_id, header_id, body)",
-        values: Array(repeating: "?", count: 21), then: "ON CONFLICT DO NOTHING")
+        into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), item_id, header_id, body, \(SaleColumns.names))",
+        values: Array(repeating: "?", count: 27), then: "ON CONFLICT DO NOTHING")
     private var renewals = RowInserts(
         into: "ledger_renewals(environment, test_signed, \(LedgerRows.renewalColumns), item_id, header_id, body)",
         values: Array(repeating: "?", count: 15), then: "ON CONFLICT DO NOTHING")
@@ -60,7 +60,7 @@ struct LedgerWrites {
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
             .integer(v.revocationMs), .integer(v.revocationReason), .integer(v.isUpgraded ? 1 : 0), .integer(v.offerType),
             .integer(v.signedMs), .text(v.identity), .integer(item), .integer(header), .text(body),
-        ])
+        ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {
             try products.append([.text(scope.environment), .integer(scope.testFlag), .text(v.productID), .text(group)])
         }

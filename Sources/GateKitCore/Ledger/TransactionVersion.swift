@@ -26,8 +26,50 @@ public struct TransactionVersion: Sendable, Equatable {
     /// The replay identity (hex) of the signed data this version came in: breaks ties between
     /// versions signed in the same millisecond, so the winner never depends on arrival order.
     public var identity: String
+    /// What the customer paid, as signed (the metrics' revenue): kept beside the version, not
+    /// read by entitlement answers.
+    public var sale: Sale = .none
 
     public static let introductoryOffer: Int64 = 1
+
+    /// A transaction's price and the facts the metrics split by. Receipt purchases carry no
+    /// price, currency or storefront.
+    public struct Sale: Sendable, Equatable {
+        /// Milliunits of `currency` (Apple's `price`: 9990 is 9.99).
+        public var price: Int64?
+        /// ISO 4217.
+        public var currency: String?
+        /// ISO 3166-1 alpha-3 (Apple's `storefront`).
+        public var storefront: String?
+        /// A free trial: `offerDiscountType` FREE_TRIAL, an introductory offer at price 0, or a
+        /// receipt's `is_trial_period`. Nil when the data cannot say (rows from before
+        /// migration 11 whose text is a receipt).
+        public var trial: Bool?
+        /// "REFUND_FULL", "REFUND_PRORATED" or "FAMILY_REVOKE" (Apple's `revocationType`).
+        public var revocationType: String?
+        /// The refunded share of a prorated refund, in thousandths of a percent (Apple's
+        /// `revocationPercentage`: 50000 is 50 %).
+        public var revocationPercentage: Int64?
+
+        public static let none = Sale()
+
+        public init(price: Int64? = nil, currency: String? = nil, storefront: String? = nil, trial: Bool? = nil,
+                    revocationType: String? = nil, revocationPercentage: Int64? = nil) {
+            self.price = price
+            self.currency = currency
+            self.storefront = storefront
+            self.trial = trial
+            self.revocationType = revocationType
+            self.revocationPercentage = revocationPercentage
+        }
+
+        /// From a StoreKit 2 transaction's fields.
+        public init(_ f: JWSTransaction.Fields) {
+            self.init(price: f.price, currency: f.currency, storefront: f.storefront,
+                      trial: f.offerDiscountType == "FREE_TRIAL" || (f.offerType == TransactionVersion.introductoryOffer && f.price == 0),
+                      revocationType: f.revocationType, revocationPercentage: f.revocationPercentage)
+        }
+    }
 
     /// A verified StoreKit 2 transaction. Nil when it lacks the ids the ledger keys on.
     public init?(_ t: JWSTransaction, identity: String) {
@@ -50,6 +92,7 @@ public struct TransactionVersion: Sendable, Equatable {
         offerType = f.offerType
         signedMs = signed
         self.identity = identity
+        sale = Sale(f)
     }
 
     /// A purchase of a verified receipt, signed when the receipt was created.
@@ -73,6 +116,7 @@ public struct TransactionVersion: Sendable, Equatable {
             : (p.promotionalOfferID != nil ? 2 : nil)
         signedMs = receiptCreatedMs
         self.identity = identity
+        sale = Sale(trial: p.isTrialPeriod == true)
     }
 
     public init(transactionID: String, originalTransactionID: String, appAccountToken: String?, productID: String,

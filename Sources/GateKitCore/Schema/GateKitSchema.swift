@@ -18,5 +18,6 @@ extension StoreSchema {
         LedgerSchema.changes,                          // 8
         EULASchema.consent,                            // 9
         EULASchema.versions,                           // 10
+        LedgerSchema.sales,                            // 11
     ])
 }

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// One forward step of the store's schema, as each backend runs it, with what it creates that
 /// the store checks afterwards (PostgreSQL's integrity and ownership checks name every table,
 /// append-only trigger and function). The domain whose tables it creates owns it
@@ -11,6 +13,11 @@ public struct Migration: Sendable {
     public let appendOnlyTables: [String]
     /// PostgreSQL functions it creates.
     public let functions: [String]
+    /// Rows it fills after its SQL, in the same transaction, with what only Swift can compute
+    /// (a stored signed payload decoded): the same code on both backends.
+    public let fill: Fill?
+
+    public typealias Fill = @Sendable (any DatabaseConnection) throws(GateKitError) -> Void
 
     /// A released migration, written per dialect. Never edit one: stores in the field were
     /// built from it (`ReleasedMigrationTests` pins each by SHA-256).
@@ -20,19 +27,28 @@ public struct Migration: Sendable {
         self.tables = tables
         self.appendOnlyTables = appendOnlyTables
         self.functions = functions
+        fill = nil
     }
 
     /// A migration written once and rendered for each backend: every migration after the
     /// released ones is written this way, so the two schemas cannot drift apart.
-    public init(_ statements: [DDL]) {
+    public init(_ statements: [DDL], fill: Fill? = nil) {
         sqlite = statements.map { $0.render(.sqlite) }.joined()
         postgres = statements.map { $0.render(.postgres) }.joined()
         tables = statements.compactMap(\.createdTable)
         appendOnlyTables = statements.compactMap(\.appendOnlyTable)
         functions = []
+        self.fill = fill
     }
 
-    /// Two parts run as one step (version 1 creates the store's own table and the EULA's).
+    /// Runs the step on a connection inside the migrating transaction.
+    func run(_ db: any DatabaseConnection) throws(GateKitError) {
+        try db.execute(db.dialect == .sqlite ? sqlite : postgres)
+        try fill?(db)
+    }
+
+    /// Two parts run as one step (version 1 creates the store's own table and the EULA's);
+    /// for SQL-only parts (a fill would be lost).
     public static func + (first: Migration, second: Migration) -> Migration {
         Migration(sqlite: first.sqlite + second.sqlite, postgres: first.postgres + second.postgres,
                   tables: first.tables + second.tables, appendOnlyTables: first.appendOnlyTables + second.appendOnlyTables,

@@ -121,7 +121,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                 if version < schema.currentVersion {
                     if version == 0 { try connection.execute("CREATE SCHEMA IF NOT EXISTS \(namespace)") }
                     while version < schema.currentVersion {
-                        try connection.execute(schema.migrations[Int(version)].postgres)
+                        try schema.migrations[Int(version)].run(connection)
                         version += 1
                     }
                     let meta = try connection.statement("""

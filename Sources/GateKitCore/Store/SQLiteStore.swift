@@ -140,7 +140,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
             guard version <= schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
             guard version >= 0 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes") }
             while version < schema.currentVersion {
-                try db.execute(schema.migrations[Int(version)].sqlite)
+                try schema.migrations[Int(version)].run(db)
                 version += 1
             }
             try db.execute("PRAGMA application_id=\(Schema.applicationID)")

@@ -1,0 +1,82 @@
+import GateKitSupport
+
+/// The metrics as the JSON document `ledger_metrics()` returns: every metric an array aligned
+/// with "buckets" (chart-ready), money per currency in milliunits as Apple signs prices.
+extension MetricsTally {
+    func json() -> JSONValue {
+        let buckets = bounds.isEmpty ? [] : Array(bounds.dropLast())
+        let ordered = series.keys.sorted { ($0 ?? "") < ($1 ?? "") || ($0 == nil && $1 != nil) }
+        return .object([
+            ("version", .number(JSONDocument.version)),
+            ("environment", .string(request.scope.environment)),
+            ("testSigned", .bool(request.scope.testSigned)),
+            ("asOf", .number(asOf)),
+            ("granularity", .string(request.granularity.rawValue)),
+            ("dimension", .string(request.dimension.rawValue)),
+            ("buckets", .array(buckets.map { .number($0) })),
+            ("end", bounds.last.map { .number($0) } ?? .null),
+            ("series", .array(ordered.compactMap { key in series[key].map { document(key, $0) } })),
+            ("cohorts", .array(cohortDocuments())),
+        ])
+    }
+
+    /// Level `level` at each bucket's end (the running sum of its difference array).
+    func levels(_ s: Series, _ level: Level) -> [Int] {
+        guard let l = Level.allCases.firstIndex(of: level) else { return [] }
+        return runningSum(s.levels[l].dropLast())
+    }
+
+    /// Paid subscriptions counted once per customer: a customer holding several at a bucket's
+    /// end counts once.
+    func paidSubscribers(_ s: Series) -> [Int] {
+        var counts = levels(s, .activeSubscriptions)
+        for coverage in s.sharedCustomers.values {
+            for (k, held) in runningSum(coverage.dropLast()).enumerated() where held > 1 && k < counts.count { counts[k] -= held - 1 }
+        }
+        return counts
+    }
+
+    func flows(_ s: Series, _ flow: Flow) -> [Int] {
+        Flow.allCases.firstIndex(of: flow).map { s.flows[$0] } ?? []
+    }
+
+    private func document(_ key: String?, _ s: Series) -> JSONValue {
+        var members: [(String, JSONValue)] = [("key", key.map { .string($0) } ?? .null)]
+        for level in Level.allCases { members.append((level.rawValue, numbers(levels(s, level)))) }
+        members.append(("paidSubscribers", numbers(paidSubscribers(s))))
+        for flow in Flow.allCases { members.append((flow.rawValue, numbers(flows(s, flow)))) }
+        let currencies = Set(s.revenue.keys).union(s.refunds.keys).sorted()
+        let zero = Array(repeating: Int64(0), count: bucketCount)
+        members.append(("revenue", money(currencies.map { ($0, s.revenue[$0] ?? zero) })))
+        members.append(("refunds", money(currencies.map { ($0, s.refunds[$0] ?? zero) })))
+        members.append(("netRevenue", money(currencies.map { c in
+            (c, zip(s.revenue[c] ?? zero, s.refunds[c] ?? zero).map { $0 &- $1 })
+        })))
+        members.append(("mrr", money(s.mrr.keys.sorted().map { ($0, runningSum(s.mrr[$0, default: []].dropLast())) })))
+        return .object(members)
+    }
+
+    private func cohortDocuments() -> [JSONValue] {
+        cohorts.keys.sorted { $0.product != $1.product ? $0.product < $1.product : $0.month < $1.month }.compactMap { key in
+            guard let cohort = cohorts[key], key.month < monthBounds.count else { return nil }
+            let retained = runningSum(cohort.retained.dropLast()).dropFirst(key.month)
+            return .object([
+                ("product", .string(key.product)),
+                ("month", .number(monthBounds[key.month])),
+                ("subscribers", .number(cohort.subscribers)),
+                ("retained", numbers(Array(retained))),
+            ])
+        }
+    }
+
+    private func numbers(_ values: [Int]) -> JSONValue { .array(values.map { .number($0) }) }
+
+    private func money(_ byCurrency: [(String, [Int64])]) -> JSONValue {
+        .object(byCurrency.map { ($0.0, .array($0.1.map { .number($0) })) })
+    }
+}
+
+func runningSum<C: Collection>(_ values: C) -> [C.Element] where C.Element: FixedWidthInteger {
+    var total: C.Element = 0
+    return values.map { total &+= $0; return total }
+}

@@ -1,0 +1,317 @@
+import Testing
+@testable import GateKitJWS
+@testable import GateKitLedger
+@testable import GateKitStore
+@testable import GateKitSupport
+
+/// The metrics of five generated customer lives in 2025 (python/tests/metrics_lives.py has the
+/// same lives), each figure worked out by hand from the definitions in docs/ledger.md:
+/// - anna: monthly from Jan 1 (9.99 USD), renews Feb 1 and Mar 1, cancels (intent 1): lapses Apr 1.
+/// - ben (anna's app account token): a 7-day free trial from Jan 10, paid from Jan 17, renews
+///   Feb 17, that renewal refunded Mar 1.
+/// - cleo: monthly from Feb 1 (8.99 EUR, DEU); Mar 1 fails into a grace period to Mar 17, lapses,
+///   recovered Mar 20; renews Apr 20; fails May 20 (no grace), Apple gives up Jun 25 (intent 2).
+/// - dora: family-shared from Jan 5, Family Sharing revoked Feb 3.
+/// - eve: monthly from Apr 1, upgrades to yearly (99.99 USD) Apr 15.
+@Suite struct LedgerMetricsTests {
+    typealias Life = LedgerLivesTests.Life
+    static let day: Int64 = 86_400_000
+
+    static func at(_ month: Int, _ day: Int) -> Int64 { Int64(Timestamp.days(year: 2025, month: month, day: day)) * LedgerMetricsTests.day }
+
+    static let monthly = "pro.monthly", yearly = "pro.yearly"
+    static let sharedToken = "3f1a1e6c-7a53-4d8e-9a39-1b3b2c0d7e11"
+
+    static func lives(_ pki: JWSTestPKI) throws -> [Life] {
+        let at = LedgerMetricsTests.at
+        let usd: [(String, JSONValue)] = [("price", .number(9990)), ("currency", .string("USD")), ("storefront", .string("USA"))]
+        let eur: [(String, JSONValue)] = [("price", .number(8990)), ("currency", .string("EUR")), ("storefront", .string("DEU"))]
+
+        var anna = Life(pki: pki, name: "anna", original: "5001", token: sharedToken)
+        for (i, month) in [1, 2, 3].enumerated() {
+            anna.transaction(try anna.tx("500\(i + 1)", monthly, purchase: at(month, 1), expires: at(month + 1, 1), usd))
+        }
+        try anna.notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", at(3, 15),
+                        renewal: try anna.renewal(at(3, 15), monthly, [("autoRenewStatus", .number(0)), ("expirationIntent", .number(1))]))
+
+        var ben = Life(pki: pki, name: "ben", original: "6001", token: sharedToken)
+        ben.transaction(try ben.tx("6001", monthly, purchase: at(1, 10), expires: at(1, 17), [
+            ("price", .number(0)), ("currency", .string("USD")), ("storefront", .string("USA")),
+            ("offerType", .number(1)), ("offerDiscountType", .string("FREE_TRIAL")),
+        ]))
+        ben.transaction(try ben.tx("6002", monthly, purchase: at(1, 17), expires: at(2, 17), usd))
+        let renewal = try ben.tx("6003", monthly, purchase: at(2, 17), expires: at(3, 17), usd)
+        ben.transaction(renewal)
+        try ben.notify("REFUND", nil, at(3, 1), tx: LedgerLivesTests.with(renewal, ("signedDate", .number(at(3, 1))),
+            ("revocationDate", .number(at(3, 1))), ("revocationReason", .number(0)), ("revocationType", .string("REFUND_FULL"))))
+
+        var cleo = Life(pki: pki, name: "cleo", original: "7001")
+        let first = try cleo.tx("7001", monthly, purchase: at(2, 1), expires: at(3, 1), eur)
+        cleo.transaction(first)
+        try cleo.notify("DID_FAIL_TO_RENEW", "GRACE_PERIOD", at(3, 1), tx: first, renewal: try cleo.renewal(at(3, 1), monthly, [
+            ("isInBillingRetryPeriod", .bool(true)), ("gracePeriodExpiresDate", .number(at(3, 17))),
+        ]))
+        try cleo.notify("DID_RENEW", "BILLING_RECOVERY", at(3, 20), tx: try cleo.tx("7002", monthly, purchase: at(3, 20), expires: at(4, 20), eur),
+                        renewal: try cleo.renewal(at(3, 20), monthly))
+        cleo.transaction(try cleo.tx("7003", monthly, purchase: at(4, 20), expires: at(5, 20), eur))
+        try cleo.notify("DID_FAIL_TO_RENEW", nil, at(5, 20), renewal: try cleo.renewal(at(5, 20), monthly, [("isInBillingRetryPeriod", .bool(true))]))
+        try cleo.notify("EXPIRED", "BILLING_RETRY", at(6, 25), renewal: try cleo.renewal(at(6, 25), monthly, [
+            ("autoRenewStatus", .number(0)), ("expirationIntent", .number(2)),
+        ]))
+
+        var dora = Life(pki: pki, name: "dora", original: "8001")
+        let shared = try dora.tx("8001", monthly, purchase: at(1, 5), expires: at(2, 5), usd + [("inAppOwnershipType", .string("FAMILY_SHARED"))])
+        dora.transaction(shared)
+        try dora.notify("REVOKE", nil, at(2, 3), tx: LedgerLivesTests.with(shared, ("signedDate", .number(at(2, 3))),
+            ("revocationDate", .number(at(2, 3))), ("revocationReason", .number(0)), ("revocationType", .string("FAMILY_REVOKE"))))
+
+        var eve = Life(pki: pki, name: "eve", original: "9001")
+        let monthlyPurchase = try eve.tx("9001", monthly, purchase: at(4, 1), expires: at(5, 1), usd)
+        eve.transaction(monthlyPurchase)
+        try eve.notify("DID_CHANGE_RENEWAL_PREF", "UPGRADE", at(4, 15),
+                       tx: try eve.tx("9002", yearly, purchase: at(4, 15), expires: Int64(Timestamp.days(year: 2026, month: 4, day: 15)) * day,
+                                      [("price", .number(99990)), ("currency", .string("USD")), ("storefront", .string("USA"))]))
+        eve.transaction(LedgerLivesTests.with(monthlyPurchase, ("signedDate", .number(at(4, 15))), ("isUpgraded", .bool(true)),
+                                              ("revocationDate", .number(at(4, 15)))))
+        return [anna, ben, cleo, dora, eve]
+    }
+
+    /// A ledger holding the lives (items shuffled: order never matters); nil without the test
+    /// PKI or Apple's payload models (the reason printed).
+    static func ledger(_ folder: TemporaryFolder, _ name: String = "metrics.sqlite") throws -> Ledger? {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return nil }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return nil
+        }
+        let ledger = Ledger(store: try TestStores.open(folder.file(name)))
+        var items = try lives(pki).flatMap(\.items)
+        var rng = SplitMix(seed: 31)
+        rng.shuffle(&items)
+        for item in items {
+            _ = item.kind == "notification" ? try ledger.ingestNotification(Array(item.jws.utf8), options: options)
+                                            : try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
+        }
+        return ledger
+    }
+
+    static let scope = LedgerScope(environment: .sandbox, testSigned: true)
+    /// The last millisecond of June 2025.
+    static let endOfJune = at(7, 1) - 1
+
+    static func tally(_ ledger: Ledger, from: Int64 = at(1, 1), to: Int64 = at(7, 1), _ granularity: MetricsRequest.Granularity = .month,
+                      by dimension: MetricsRequest.Dimension = .all, asOf: Int64 = endOfJune) throws -> MetricsTally {
+        try ledger.metricsTally(MetricsRequest(scope: scope, from: from, to: to, granularity: granularity, dimension: dimension, asOf: .asOf(asOf)))
+    }
+
+    @Test func monthlySeriesOfTheLives() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        let tally = try Self.tally(ledger)
+        #expect(tally.bucketCount == 6)
+        guard let all = tally.series[nil] else { Issue.record("no series"); return }
+        #expect(tally.series.count == 1)
+        let level = { (l: MetricsTally.Level) in tally.levels(all, l) }
+        let flow = { (f: MetricsTally.Flow) in tally.flows(all, f) }
+        #expect(level(.activeSubscriptions) == [2, 3, 2, 2, 1, 1])
+        #expect(level(.activeTrials) == [0, 0, 0, 0, 0, 0])
+        #expect(level(.inGracePeriod) == [0, 0, 0, 0, 0, 0])
+        #expect(level(.inBillingRetry) == [0, 0, 0, 0, 1, 0])
+        #expect(level(.familyShared) == [1, 0, 0, 0, 0, 0])
+        // anna and ben are one customer (one app account token).
+        #expect(tally.paidSubscribers(all) == [1, 2, 2, 2, 1, 1])
+        #expect(flow(.new) == [1, 1, 0, 1, 0, 0])
+        #expect(flow(.newTrials) == [1, 0, 0, 0, 0, 0])
+        #expect(flow(.conversions) == [1, 0, 0, 0, 0, 0])
+        #expect(flow(.renewals) == [0, 2, 1, 1, 0, 0])
+        #expect(flow(.recoveries) == [0, 0, 1, 0, 0, 0])
+        #expect(flow(.reactivations) == [0, 0, 0, 0, 0, 0])
+        #expect(flow(.productChanges) == [0, 0, 0, 1, 0, 0])
+        #expect(flow(.expiredVoluntary) == [0, 0, 0, 1, 0, 0])
+        #expect(flow(.expiredBilling) == [0, 0, 1, 0, 1, 0])
+        #expect(flow(.expiredOther) == [0, 0, 0, 0, 0, 0])
+        #expect(flow(.trialsExpired) == [0, 0, 0, 0, 0, 0])
+        #expect(flow(.refunded) == [0, 0, 1, 0, 0, 0])
+        #expect(flow(.revoked) == [0, 1, 0, 0, 0, 0])
+        #expect(all.revenue == ["USD": [19_980, 19_980, 9_990, 109_980, 0, 0], "EUR": [0, 8_990, 8_990, 8_990, 0, 0]])
+        #expect(all.refunds == ["USD": [0, 0, 9_990, 0, 0, 0]])
+        // A period's price over its length, times 30.436875 days: 9.99 over 31 days is 9.808.
+        #expect(all.mrr.mapValues { runningSum($0.dropLast()) } == ["USD": [19_616, 21_718, 9_808, 8_338, 8_338, 8_338],
+                                                                    "EUR": [0, 9_772, 8_826, 9_120, 0, 0]])
+        let cohorts = tally.cohorts.map { ($0.key.product, tally.monthBounds[$0.key.month], $0.value.subscribers,
+                                           Array(runningSum($0.value.retained.dropLast()).dropFirst($0.key.month))) }
+            .sorted { $0.1 < $1.1 }
+        #expect(cohorts.map(\.0) == [Self.monthly, Self.monthly, Self.monthly])
+        #expect(cohorts.map(\.1) == [Self.at(1, 1), Self.at(2, 1), Self.at(4, 1)])
+        #expect(cohorts.map(\.2) == [2, 1, 1])
+        #expect(cohorts.map(\.3) == [[2, 2, 1, 0, 0, 0], [1, 1, 1, 0, 0], [1, 1, 1]])
+    }
+
+    @Test func daysOfMarchShowGraceRetryAndRecovery() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        let tally = try Self.tally(ledger, from: Self.at(3, 1), to: Self.at(4, 1), .day)
+        #expect(tally.bucketCount == 31)
+        guard let all = tally.series[nil] else { Issue.record("no series"); return }
+        let active = tally.levels(all, .activeSubscriptions), grace = tally.levels(all, .inGracePeriod), retry = tally.levels(all, .inBillingRetry)
+        // Mar 1-16: anna, and cleo in her grace period; Mar 17-19: anna (cleo in billing retry); from Mar 20: both.
+        #expect(Array(active[0..<16]) == Array(repeating: 2, count: 16))
+        #expect(Array(active[16..<19]) == [1, 1, 1])
+        #expect(Array(active[19...]) == Array(repeating: 2, count: 12))
+        #expect(Array(grace[0..<16]) == Array(repeating: 1, count: 16) && grace[16...].allSatisfy { $0 == 0 })
+        #expect(Array(retry[16..<19]) == [1, 1, 1] && retry.reduce(0, +) == 3)
+        let flows = { (f: MetricsTally.Flow) in tally.flows(all, f).enumerated().filter { $0.element > 0 }.map { [$0.offset + 1, $0.element] } }
+        #expect(flows(.refunded) == [[1, 1]])
+        #expect(flows(.renewals) == [[1, 1]])
+        #expect(flows(.expiredBilling) == [[17, 1]])
+        #expect(flows(.recoveries) == [[20, 1]])
+    }
+
+    /// As of March 10 only what Apple had signed by then counts: April and later are left out,
+    /// March is read at the 10th (cleo still in her grace period, not yet recovered).
+    @Test func asOfAnInstantCountsOnlyWhatWasSignedByThen() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        let tally = try Self.tally(ledger, asOf: Self.at(3, 10))
+        #expect(tally.bucketCount == 3)
+        guard let all = tally.series[nil] else { Issue.record("no series"); return }
+        #expect(tally.levels(all, .activeSubscriptions) == [2, 3, 2])
+        #expect(tally.levels(all, .inGracePeriod) == [0, 0, 1])
+        #expect(tally.flows(all, .renewals) == [0, 2, 1])
+        #expect(tally.flows(all, .refunded) == [0, 0, 1])
+        #expect(tally.flows(all, .expiredBilling) == [0, 0, 0])
+        #expect(tally.flows(all, .recoveries) == [0, 0, 0])
+        #expect(all.revenue == ["USD": [19_980, 19_980, 9_990], "EUR": [0, 8_990, 0]])
+    }
+
+    @Test func seriesByCurrencyProductAndEntitlement() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        let byCurrency = try Self.tally(ledger, by: .currency)
+        #expect(Set(byCurrency.series.keys) == ["USD", "EUR"])
+        #expect(byCurrency.series["EUR"].map { byCurrency.levels($0, .activeSubscriptions) } == [0, 1, 1, 1, 0, 0])
+        #expect(byCurrency.series["EUR"]?.revenue == ["EUR": [0, 8_990, 8_990, 8_990, 0, 0]])
+        #expect(byCurrency.series["USD"].map { byCurrency.levels($0, .familyShared) } == [1, 0, 0, 0, 0, 0])
+
+        let byProduct = try Self.tally(ledger, by: .product)
+        #expect(byProduct.series[Self.yearly].map { byProduct.levels($0, .activeSubscriptions) } == [0, 0, 0, 1, 1, 1])
+        #expect(byProduct.series[Self.yearly].map { byProduct.flows($0, .productChanges) } == [0, 0, 0, 1, 0, 0])
+        #expect(byProduct.series[Self.monthly].map { byProduct.levels($0, .activeSubscriptions) } == [2, 3, 2, 1, 0, 0])
+
+        try ledger.declareCatalog(ProductCatalog(json: Array("""
+            {"products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
+                          "\(Self.yearly)": {"type": "auto-renewable", "entitlements": ["pro", "cloud"]}}}
+            """.utf8)), effectiveMs: Self.at(1, 1))
+        let byEntitlement = try Self.tally(ledger, by: .entitlement)
+        #expect(Set(byEntitlement.series.keys) == ["pro", "cloud"])
+        #expect(byEntitlement.series["pro"].map { byEntitlement.levels($0, .activeSubscriptions) } == [2, 3, 2, 2, 1, 1])
+        #expect(byEntitlement.series["cloud"].map { byEntitlement.levels($0, .activeSubscriptions) } == [0, 0, 0, 1, 1, 1])
+    }
+
+    @Test func theDocumentIsAlignedWithItsBuckets() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        let json = try ledger.metrics(MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(7, 1), granularity: .month,
+                                                     asOf: .asOf(Self.endOfJune)))
+        guard case let .object(top) = try JSONParser.parse(Array(json.utf8)),
+              case let .array(buckets)? = top.first(where: { $0.0 == "buckets" })?.1,
+              case let .array(series)? = top.first(where: { $0.0 == "series" })?.1,
+              case let .object(first)? = series.first else { Issue.record("unexpected document \(json)"); return }
+        #expect(buckets == (1...6).map { .number(Self.at($0, 1)) })
+        #expect(first.first { $0.0 == "paidSubscribers" }?.1 == .array([1, 2, 2, 2, 1, 1].map { .number($0) }))
+        #expect(first.first { $0.0 == "netRevenue" }?.1 == .object([
+            ("EUR", .array([0, 8_990, 8_990, 8_990, 0, 0].map { .number($0) })),
+            ("USD", .array([19_980, 19_980, 0, 109_980, 0, 0].map { .number($0) })),
+        ]))
+    }
+
+    @Test func requestsOutOfRangeAreRefused() {
+        let scope = Self.scope
+        #expect(failure { try MetricsRequest(scope: scope, from: 10, to: 10, granularity: .day) } == .invalidArgument)
+        #expect(failure { try MetricsRequest(scope: scope, from: -1, to: 10, granularity: .day) } == .invalidArgument)
+        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Int64.max, granularity: .month) } == .invalidArgument)
+        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: 20_000 * Self.day, granularity: .day) } == .invalidArgument)
+        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Self.day, granularity: .day, asOf: .asOf(-5)) } == .invalidArgument)
+        #expect((try? MetricsRequest(scope: scope, from: 0, to: 9_999 * Self.day, granularity: .day)) != nil)
+    }
+
+    @Test func calendarBucketsAreUTCDaysMondayWeeksAndMonths() {
+        // 2025-01-01 is a Wednesday: its week starts Monday 2024-12-30.
+        #expect(MetricsCalendar.start(of: Self.at(1, 1) + 5, .week) == Int64(Timestamp.days(year: 2024, month: 12, day: 30)) * Self.day)
+        #expect(MetricsCalendar.start(of: Self.at(2, 28) + 1, .month) == Self.at(2, 1))
+        #expect(MetricsCalendar.next(after: Int64(Timestamp.days(year: 2024, month: 12, day: 1)) * Self.day, .month) == Self.at(1, 1))
+        #expect(MetricsCalendar.boundaries(from: Self.at(1, 15), to: Self.at(3, 1), .month) == [Self.at(1, 1), Self.at(2, 1), Self.at(3, 1)])
+        #expect(MetricsCalendar.bucketCount(from: Self.at(1, 15), to: Self.at(3, 1), .month) == 2)
+        #expect(MetricsCalendar.bucketCount(from: Self.at(1, 1), to: Self.at(1, 8), .week) == 2)
+    }
+
+    /// The rows a GateKit before migration 11 wrote (its columns, by table; "#" marks an integer).
+    static let previousRows: [(table: String, columns: [String])] = [
+        ("ledger_jws_headers", ["#id", "header"]),
+        ("ledger_items", ["#id", "environment", "#test_signed", "identity", "#kind", "notification_uuid", "notification_type", "subtype",
+                          "#signed_ms", "#ingested_ms", "#outcome", "#header_id", "body"]),
+        ("ledger_transactions", ["#id", "environment", "#test_signed", "transaction_id", "original_transaction_id", "app_account_token",
+                                 "product_id", "group_id", "#product_type", "#family_shared", "#purchase_ms", "#original_purchase_ms",
+                                 "#expires_ms", "#revocation_ms", "#revocation_reason", "#is_upgraded", "#offer_type", "#signed_ms",
+                                 "identity", "#item_id", "#header_id", "body"]),
+    ]
+
+    /// Migration 11 from the previous version: the lives' rows as a store of schema 10 holds
+    /// them (copied column by column from a current store) gain their sale from the signed text
+    /// they were stored with, the table stays append-only, and the metrics read them.
+    @Test func aStoreOfTheConsentSchemaGainsItsSales() throws {
+        let folder = TemporaryFolder()
+        guard let current = try Self.ledger(folder, "current.sqlite") else { return }
+        var path = folder.file("previous.sqlite"), appID: String? = nil
+        if TestStores.onPostgres, let server = postgresTestServer() {
+            path = server
+            appID = uniqueAppID("ledger-sales-previous")
+        }
+        let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(10)))
+        do {
+            let old = try Store(schema: previous, path: path, appID: appID)
+            for (table, columns) in Self.previousRows {
+                let names = columns.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }
+                var rows: [[RowInserts.Value]] = []
+                try current.store.read { (db) throws(GateKitError) in
+                    let s = try db.statement("SELECT \(names.joined(separator: ", ")) FROM \(table) ORDER BY id")
+                    defer { s.reset() }
+                    while try s.step() {
+                        rows.append(columns.indices.map { i in
+                            columns[i].hasPrefix("#") ? .integer(s.optionalInt64(Int32(i))) : .text(s.text(Int32(i)))
+                        })
+                    }
+                }
+                try old.write { (db) throws(GateKitError) in
+                    var insert = RowInserts(into: "\(table)(\(names.joined(separator: ", ")))\(db.dialect == .postgresql ? " OVERRIDING SYSTEM VALUE" : "")",
+                                            values: Array(repeating: "?", count: names.count))
+                    for row in rows { try insert.append(row) }
+                    try insert.flush(db)
+                }
+            }
+        }
+        let upgraded = Ledger(store: try Store(schema: .gatekit, path: path, appID: appID))
+        let sales = try upgraded.store.read { (db) throws(GateKitError) -> [String] in
+            let s = try db.statement("""
+                SELECT transaction_id, price, currency, storefront, trial, revocation_type FROM ledger_transactions
+                WHERE transaction_id IN ('6001', '6003', '7001', '8001') ORDER BY transaction_id, signed_ms, revocation_type
+                """)
+            defer { s.reset() }
+            var out: [String] = []
+            while try s.step() {
+                out.append((0..<6).map { s.isNull($0) ? "-" : s.text($0) ?? String(s.int64($0)) }.joined(separator: " "))
+            }
+            return out
+        }
+        // 7001 once: the failed renewal's notification carried the same signed purchase.
+        #expect(sales == ["6001 0 USD USA 1 -", "6003 9990 USD USA 0 -", "6003 9990 USD USA 0 REFUND_FULL",
+                          "7001 8990 EUR DEU 0 -", "8001 9990 USD USA 0 -", "8001 9990 USD USA 0 FAMILY_REVOKE"])
+        let tally = try Self.tally(upgraded)
+        #expect(tally.series[nil]?.revenue == ["USD": [19_980, 19_980, 9_990, 109_980, 0, 0], "EUR": [0, 8_990, 8_990, 8_990, 0, 0]])
+        #expect(tally.series[nil]?.refunds == ["USD": [0, 0, 9_990, 0, 0, 0]])
+        #expect(failure {
+            try upgraded.store.write { (db) throws(GateKitError) in try db.execute("UPDATE ledger_transactions SET price = 1") }
+        } != nil)
+        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .newerStore)
+    }
+}

@@ -1,0 +1,103 @@
+"""Subscription metrics from the ledger and its report (``<gatekit/ledger_insight.h>``):
+``store.ledger.metrics(...)``, ``store.ledger.report(...)`` and
+``store.ledger.customer_report(...)``. Plain structures (lists and dicts, no pandas); money is
+in milliunits of each currency as Apple signed it, never converted. docs/ledger.md, "Metrics",
+defines every figure."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Dict, List, Mapping, Optional
+
+from . import _time
+
+__all__ = ["BY", "Cohort", "CustomerReport", "DAY", "GRANULARITIES", "METRICS", "MONTH", "Metrics", "MetricSeries", "WEEK"]
+
+#: gatekit_ledger_insight.h's bucket sizes.
+DAY, WEEK, MONTH = 1, 2, 3
+GRANULARITIES = {"day": DAY, "week": WEEK, "month": MONTH}
+#: What the series are split by (GATEKIT_METRICS_ALL, GATEKIT_METRICS_BY_*).
+BY = {"all": 0, "product": 1, "group": 2, "entitlement": 3, "storefront": 4, "currency": 5}
+#: The per-bucket counts of a series, in the order the library writes them.
+METRICS = ("activeSubscriptions", "activeTrials", "inGracePeriod", "inBillingRetry", "familyShared", "paidSubscribers",
+           "new", "newTrials", "conversions", "renewals", "recoveries", "reactivations", "productChanges",
+           "expiredVoluntary", "expiredBilling", "expiredOther", "trialsExpired", "refunded", "revoked")
+
+
+@dataclass(frozen=True)
+class MetricSeries:
+    """One series: ``key`` is what it is split by (None for the whole environment, or a value
+    the data did not name). ``counts[name]`` has one number per bucket; money per currency."""
+    key: Optional[str]
+    counts: Dict[str, List[int]]
+    revenue: Dict[str, List[int]]
+    refunds: Dict[str, List[int]]
+    net_revenue: Dict[str, List[int]]
+    mrr: Dict[str, List[int]]
+
+    def __getitem__(self, name: str) -> List[int]:
+        return self.counts[name]
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """Subscriptions whose first paid period began in ``month`` on ``product``; ``retained[k]``:
+    how many held a paid period (or grace) at the end of the k-th month after."""
+    product: str
+    month: datetime
+    subscribers: int
+    retained: List[int]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    environment: str
+    test_signed: bool
+    as_of: datetime
+    granularity: str
+    dimension: str
+    #: Each bucket's start (UTC); the last ends at ``end``.
+    buckets: List[datetime]
+    end: Optional[datetime]
+    series: List[MetricSeries]
+    cohorts: List[Cohort]
+    #: The library's document, as it came.
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    def __getitem__(self, key: Optional[str]) -> MetricSeries:
+        """The series of ``key`` (None: the whole environment, with ``by="all"``)."""
+        for s in self.series:
+            if s.key == key:
+                return s
+        raise KeyError(key)
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "Metrics":
+        def when(ms: Optional[int]) -> Optional[datetime]:
+            return _time.from_milliseconds(ms)
+        series = [MetricSeries(key=s["key"], counts={name: list(s[name]) for name in METRICS},
+                               revenue=dict(s["revenue"]), refunds=dict(s["refunds"]), net_revenue=dict(s["netRevenue"]),
+                               mrr=dict(s["mrr"])) for s in raw["series"]]
+        cohorts = [Cohort(product=c["product"], month=_time.from_milliseconds(c["month"]) or datetime.min,
+                          subscribers=c["subscribers"], retained=list(c["retained"])) for c in raw["cohorts"]]
+        return cls(environment=raw["environment"], test_signed=raw["testSigned"],
+                   as_of=_time.from_milliseconds(raw["asOf"]) or datetime.min, granularity=raw["granularity"],
+                   dimension=raw["dimension"], buckets=[_time.from_milliseconds(b) or datetime.min for b in raw["buckets"]],
+                   end=when(raw["end"]), series=series, cohorts=cohorts, raw=dict(raw))
+
+
+@dataclass(frozen=True)
+class CustomerReport:
+    """A customer's view as one HTML page; shown inline by Jupyter (``_repr_html_``)."""
+    customer: str
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def save(self, path: str) -> None:
+        """Writes the page to a new file (mode 0600; an existing file is refused)."""
+        import os
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(self.html)
