@@ -225,6 +225,22 @@ import Testing
         ]))
     }
 
+    /// Pages of any size give the same answer: subscriptions are never split between pages,
+    /// and pages added on the helper thread while the next is read add up as on one thread.
+    @Test func pagesOfAnySizeGiveTheSameAnswer() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        for dimension in [MetricsRequest.Dimension.all, .product, .currency] {
+            let request = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(7, 1), granularity: .week,
+                                             dimension: dimension, asOf: .asOf(Self.endOfJune))
+            let whole = JSONWriter.serialize(try ledger.metricsTally(request).json())
+            #expect(whole.contains("\"renewals\""))
+            for size in [1, 2, 3] {
+                #expect(JSONWriter.serialize(try ledger.metricsTally(request, pageSize: size).json()) == whole, "\(dimension) in pages of \(size)")
+            }
+        }
+    }
+
     @Test func requestsOutOfRangeAreRefused() {
         let scope = Self.scope
         #expect(failure { try MetricsRequest(scope: scope, from: 10, to: 10, granularity: .day) } == .invalidArgument)
@@ -233,6 +249,45 @@ import Testing
         #expect(failure { try MetricsRequest(scope: scope, from: 0, to: 20_000 * Self.day, granularity: .day) } == .invalidArgument)
         #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Self.day, granularity: .day, asOf: .asOf(-5)) } == .invalidArgument)
         #expect((try? MetricsRequest(scope: scope, from: 0, to: 9_999 * Self.day, granularity: .day)) != nil)
+    }
+
+    /// Signed data is text in the report, never markup: a product id, storefront or currency
+    /// made of HTML stays escaped in both views (and in the ids made from it).
+    @Test func markupInSignedDataStaysText() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("markup.sqlite")))
+        let hostile = "<script>alert(1)</script>\"'&"
+        var life = Life(pki: pki, name: "mallory", original: "4001")
+        life.transaction(try life.tx("4001", hostile, purchase: Self.at(1, 1), expires: Self.at(2, 1),
+                                     [("price", .number(100)), ("currency", .string(hostile)), ("storefront", .string(hostile))]))
+        for item in life.items { _ = try ledger.ingestTransaction(Array(item.jws.utf8), options: options) }
+        let request = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(3, 1), granularity: .month, asOf: .asOf(Self.endOfJune))
+        for page in [try ledger.report(request), try ledger.customerReport(customer: "4001", request: request)] {
+            #expect(!page.contains("<script") && !page.contains("alert(1)</"))
+            #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"))
+        }
+        #expect(try ledger.report(request).contains("id=\"mrr-_3cscript_3ealert_281_29_3c_2fscript_3e_22_27_26\""))
+    }
+
+    /// Series × buckets is bounded: a split with more series than fit is refused, not allocated.
+    @Test func aSplitTooLargeForMemoryIsRefused() throws {
+        let request = try MetricsRequest(scope: Self.scope, from: 0, to: 10_000 * Self.day, granularity: .day, dimension: .product)
+        var tally = MetricsTally(request: request, asOf: 10_000 * Self.day, catalog: .empty, sharedTokens: [])
+        #expect(tally.bucketCount == 10_000 && tally.maximumSeries == 100)
+        for n in 0...100 {
+            tally.add(transaction: TransactionVersion(
+                transactionID: "t\(n)", originalTransactionID: "o\(n)", appAccountToken: nil, productID: "p\(n)", groupID: nil,
+                productType: .consumable, familyShared: false, purchaseMs: Self.day, originalPurchaseMs: nil, expiresMs: nil,
+                revocationMs: nil, revocationReason: nil, isUpgraded: false, offerType: nil, signedMs: Self.day, identity: "i",
+                sale: TransactionVersion.Sale(price: 990, currency: "USD")))
+            #expect(tally.overflowed == (n == 100))
+        }
+        #expect(tally.series.count == 100)
     }
 
     @Test func calendarBucketsAreUTCDaysMondayWeeksAndMonths() {

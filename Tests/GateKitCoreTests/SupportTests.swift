@@ -117,3 +117,24 @@ import Testing
         #expect(elsewhere.withLock { $0 } == 48)  // three helpers, sixteen indices each
     }
 }
+
+/// A handoff between two threads: everything put is taken once, in order, while the producer
+/// waits at capacity; after close the consumer drains what waits and then gets nil.
+@Suite struct HandoffTests {
+    @Test func itemsPassInOrderAndCloseDrains() throws {
+        let handoff = Handoff<Int>(capacity: 2)
+        let taken = Mutex<[Int]>([])
+        let consumer = try BackgroundThread.start("test consumer") {
+            while let n = handoff.take() {
+                usleep(n % 7 == 0 ? 500 : 0)  // a slow consumer fills the queue
+                taken.withLock { $0.append(n) }
+            }
+        }
+        for n in 0..<200 { handoff.put(n) }
+        handoff.close()
+        consumer.finish()
+        #expect(taken.withLock { $0 } == Array(0..<200))
+        handoff.put(7)  // after close: dropped, never blocks
+        #expect(handoff.take() == nil)
+    }
+}

@@ -47,7 +47,9 @@ extern "C" {
  * "refunded":[...],"revoked":[...],"revenue":{"USD":[...]},"refunds":{...},"netRevenue":{...},
  * "mrr":{...}}],"cohorts":[{"product":...,"month":ms,"subscribers":n,"retained":[...]}]} —
  * every array one number per bucket (levels at the bucket's end, events within it), money in
- * milliunits; freed with gatekit_free. */
+ * milliunits; freed with gatekit_free. A split with more series than 1000000 / buckets is
+ * GATEKIT_ETOOLARGE. Past 2,000 subscriptions one helper thread counts a page while the next is
+ * read, joined before the call returns. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_metrics(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, long long from_ms, long long to_ms, int granularity, int dimension);
 
 /* The report as one self-contained HTML page (no script, no network: inline SVG charts, text a

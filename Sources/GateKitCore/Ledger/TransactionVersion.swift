@@ -122,7 +122,7 @@ public struct TransactionVersion: Sendable, Equatable {
     public init(transactionID: String, originalTransactionID: String, appAccountToken: String?, productID: String,
                 groupID: String?, productType: ProductType, familyShared: Bool, purchaseMs: Int64?,
                 originalPurchaseMs: Int64?, expiresMs: Int64?, revocationMs: Int64?, revocationReason: Int64?,
-                isUpgraded: Bool, offerType: Int64?, signedMs: Int64, identity: String) {
+                isUpgraded: Bool, offerType: Int64?, signedMs: Int64, identity: String, sale: Sale = .none) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
         self.appAccountToken = appAccountToken
@@ -139,6 +139,7 @@ public struct TransactionVersion: Sendable, Equatable {
         self.offerType = offerType
         self.signedMs = signedMs
         self.identity = identity
+        self.sale = sale
     }
 
     /// Newest signed wins; in the same millisecond the larger identity, so any arrival order

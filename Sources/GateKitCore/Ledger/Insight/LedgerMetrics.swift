@@ -4,7 +4,7 @@ import GateKitSupport
 /// Subscription metrics from the ledger's signed data (docs/ledger.md, "Metrics"): the
 /// environment's transactions and renewal infos are read from one snapshot, a page of
 /// subscriptions (original transaction ids) at a time, and each subscription is added to the
-/// tally as a whole, so memory holds one page and the answer, never the ledger.
+/// tally as a whole, so memory holds two pages and the answer, never the ledger.
 extension Ledger {
     /// Original transaction ids per page.
     static let metricsPage = 2_000
@@ -13,61 +13,86 @@ extension Ledger {
         try JSONWriter.serialize(metricsTally(request).json())
     }
 
-    func metricsTally(_ request: MetricsRequest) throws(GateKitError) -> MetricsTally {
+    /// `pageSize`: subscriptions per page (tests use small pages to cross page boundaries).
+    func metricsTally(_ request: MetricsRequest, pageSize: Int = Ledger.metricsPage) throws(GateKitError) -> MetricsTally {
         // A later instant is now: nothing signed after now can be known.
         let asOf = min(request.asOf.at, Clock.nowMilliseconds())
         let scope = request.scope
         return try store.snapshot { (db) throws(GateKitError) -> MetricsTally in
             let catalog = try CatalogRows.all(db).catalog(at: asOf)
-            var tally = MetricsTally(request: request, asOf: asOf, catalog: catalog, sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf))
-            var last = ""
-            while true {
-                let upper = try pageEnd(db, scope: scope, after: last)
-                // The page's rows of one table, signed by the instant asked.
-                func rows(_ columns: String, of table: String) throws(GateKitError) -> any DatabaseStatement {
-                    let s = try db.statement("""
-                        SELECT \(columns) FROM \(table)
-                        WHERE environment = ?1 AND test_signed = ?2 AND signed_ms <= ?3 AND original_transaction_id > ?4
-                        \(upper == nil ? "" : "AND original_transaction_id <= ?5")
-                        """)
-                    s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, asOf).bind(4, text: last)
-                    if let upper { s.bind(5, text: upper) }
-                    return s
+            let tally = Locked(MetricsTally(request: request, asOf: asOf, catalog: catalog,
+                                            sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf)))
+            // Past the first page, this thread reads the next page while a helper adds the last
+            // one to the tally (joined before the snapshot ends); without a helper (one page, or
+            // no thread to be had), each page is added here.
+            let pages = Handoff<MetricsPage>(capacity: 2)
+            var helper: BackgroundThread?
+            var failure: GateKitError?
+            do throws(GateKitError) {
+                var last = ""
+                while true {
+                    let upper = try pageEnd(db, scope: scope, after: last, pageSize: pageSize)
+                    let page = try readPage(db, scope: scope, asOf: asOf, after: last, through: upper)
+                    if helper == nil, upper != nil, last.isEmpty {
+                        helper = try? BackgroundThread.start("metrics") {
+                            while let page = pages.take() { tally.withLock { $0.add(page) } }
+                        }
+                    }
+                    if helper != nil { pages.put(page) } else { tally.withLock { $0.add(page) } }
+                    guard let upper else { break }
+                    last = upper
                 }
-                var versions: [String: [TransactionVersion]] = [:]
-                let t = try rows("\(LedgerRows.transactionColumns), \(SaleColumns.names)", of: "ledger_transactions")
-                while try t.step() {
-                    var v = LedgerRows.transaction(t)
-                    v.sale = SaleColumns.sale(t, from: 16)
-                    versions[v.originalTransactionID, default: []].append(v)
-                }
-                t.reset()
-                var renewals: [String: [RenewalVersion]] = [:]
-                let r = try rows(LedgerRows.renewalColumns, of: "ledger_renewals")
-                while try r.step() {
-                    let v = LedgerRows.renewal(r)
-                    renewals[v.originalTransactionID, default: []].append(v)
-                }
-                r.reset()
-                for (original, all) in versions {
-                    let newest = SubscriptionLife.newest(all)
-                    for v in newest { tally.add(transaction: v) }
-                    let signed = (renewals[original] ?? []).sorted { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }
-                    if let life = SubscriptionLife(original: original, newest: newest, renewals: signed, asOf: asOf) { tally.add(life) }
-                }
-                guard let upper else { break }
-                last = upper
+            } catch {
+                failure = error
             }
-            return tally
+            // Joined on every path: no thread outlives the call.
+            pages.close()
+            helper?.finish()
+            if let failure { throw failure }
+            let done = tally.withLock { $0 }
+            guard !done.overflowed else {
+                throw GateKitError(.tooLarge, "more than \(done.maximumSeries) series of \(done.bucketCount) buckets: ask for fewer buckets or another split")
+            }
+            return done
         }
     }
 
+    /// The versions and renewal infos, signed by `asOf`, of the subscriptions after `after`
+    /// through `upper` (nil: all the rest).
+    private func readPage(_ db: any DatabaseConnection, scope: LedgerScope, asOf: Int64, after last: String,
+                          through upper: String?) throws(GateKitError) -> MetricsPage {
+        func rows(_ columns: String, of table: String) throws(GateKitError) -> any DatabaseStatement {
+            let s = try db.statement("""
+                SELECT \(columns) FROM \(table)
+                WHERE environment = ?1 AND test_signed = ?2 AND signed_ms <= ?3 AND original_transaction_id > ?4
+                \(upper == nil ? "" : "AND original_transaction_id <= ?5")
+                """)
+            s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, asOf).bind(4, text: last)
+            if let upper { s.bind(5, text: upper) }
+            return s
+        }
+        var page = MetricsPage()
+        let t = try rows("\(LedgerRows.transactionColumns), \(SaleColumns.names)", of: "ledger_transactions")
+        defer { t.reset() }
+        while try t.step() {
+            var v = LedgerRows.transaction(t)
+            v.sale = SaleColumns.sale(t, from: 16)
+            page.versions.append(v)
+        }
+        let r = try rows(LedgerRows.renewalColumns, of: "ledger_renewals")
+        defer { r.reset() }
+        while try r.step() {
+            page.renewals.append(LedgerRows.renewal(r))
+        }
+        return page
+    }
+
     /// The last original transaction id of the page after `after`; nil when the rest fits in one.
-    private func pageEnd(_ db: any DatabaseConnection, scope: LedgerScope, after: String) throws(GateKitError) -> String? {
+    private func pageEnd(_ db: any DatabaseConnection, scope: LedgerScope, after: String, pageSize: Int) throws(GateKitError) -> String? {
         let s = try db.statement("""
             SELECT original_transaction_id FROM ledger_transactions
             WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id > ?3
-            GROUP BY original_transaction_id ORDER BY original_transaction_id LIMIT 1 OFFSET \(Ledger.metricsPage - 1)
+            GROUP BY original_transaction_id ORDER BY original_transaction_id LIMIT 1 OFFSET \(max(1, pageSize) - 1)
             """)
         defer { s.reset() }
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: after)

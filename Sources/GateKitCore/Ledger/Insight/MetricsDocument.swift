@@ -22,8 +22,7 @@ extension MetricsTally {
 
     /// Level `level` at each bucket's end (the running sum of its difference array).
     func levels(_ s: Series, _ level: Level) -> [Int] {
-        guard let l = Level.allCases.firstIndex(of: level) else { return [] }
-        return runningSum(s.levels[l].dropLast())
+        runningSum(s.levels[level.rawValue].dropLast())
     }
 
     /// Paid subscriptions counted once per customer: a customer holding several at a bucket's
@@ -37,14 +36,14 @@ extension MetricsTally {
     }
 
     func flows(_ s: Series, _ flow: Flow) -> [Int] {
-        Flow.allCases.firstIndex(of: flow).map { s.flows[$0] } ?? []
+        s.flows[flow.rawValue]
     }
 
     private func document(_ key: String?, _ s: Series) -> JSONValue {
         var members: [(String, JSONValue)] = [("key", key.map { .string($0) } ?? .null)]
-        for level in Level.allCases { members.append((level.rawValue, numbers(levels(s, level)))) }
+        for level in Level.allCases { members.append(("\(level)", numbers(levels(s, level)))) }
         members.append(("paidSubscribers", numbers(paidSubscribers(s))))
-        for flow in Flow.allCases { members.append((flow.rawValue, numbers(flows(s, flow)))) }
+        for flow in Flow.allCases { members.append(("\(flow)", numbers(flows(s, flow)))) }
         let currencies = Set(s.revenue.keys).union(s.refunds.keys).sorted()
         let zero = Array(repeating: Int64(0), count: bucketCount)
         members.append(("revenue", money(currencies.map { ($0, s.revenue[$0] ?? zero) })))

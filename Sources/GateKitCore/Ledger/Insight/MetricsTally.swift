@@ -5,14 +5,16 @@ import GateKitSupport
 /// Levels (how many at a bucket's end) are kept as difference arrays, so a period adds two
 /// numbers whatever its length.
 struct MetricsTally {
-    /// Events counted in the bucket they happened in.
-    enum Flow: String, CaseIterable {
+    /// Events counted in the bucket they happened in; the case's name is the document's member
+    /// name, its number the row of `Series.flows`.
+    enum Flow: Int, CaseIterable {
         case new, newTrials, conversions, renewals, recoveries, reactivations, productChanges
         case expiredVoluntary, expiredBilling, expiredOther, trialsExpired, refunded, revoked
     }
 
-    /// How many at the bucket's end (or at the as-of instant, for the bucket holding it).
-    enum Level: String, CaseIterable {
+    /// How many at the bucket's end (or at the as-of instant, for the bucket holding it); named
+    /// and numbered as `Flow`.
+    enum Level: Int, CaseIterable {
         case activeSubscriptions, activeTrials, inGracePeriod, inBillingRetry, familyShared
     }
 
@@ -51,6 +53,9 @@ struct MetricsTally {
     /// Customers (app account tokens) with more than one subscription.
     let sharedTokens: Set<String>
     private(set) var series: [String?: Series] = [:]
+    /// Series a question may hold: about 160 MB of counters (some 20 numbers per bucket each).
+    let maximumSeries: Int
+    private(set) var overflowed = false
     /// Empty values of each shape, the defaults of new entries.
     private let blank: Series
     private let blankMoney: [Int64]
@@ -62,6 +67,9 @@ struct MetricsTally {
         let product: String
         let month: Int
     }
+
+    /// The one key of an unsplit question (made once: this is asked for every row).
+    static let whole: [String?] = [nil]
 
     /// A month of days: MRR is a period's price scaled to 30.436875 days (the Gregorian mean).
     static let meanMonthMs: Int64 = 2_629_746_000
@@ -81,6 +89,7 @@ struct MetricsTally {
         monthInstants = months.count > 1 ? months.dropFirst().map { min($0, asOf + 1) - 1 } : []
         entitlements = catalog.products.mapValues(\.entitlements)
         let n = instants.count
+        maximumSeries = max(1, 1_000_000 / max(1, n))
         blank = Series(buckets: n)
         blankMoney = Array(repeating: 0, count: n)
         blankLevel = Array(repeating: 0, count: n + 1)
@@ -90,6 +99,20 @@ struct MetricsTally {
     var bucketCount: Int { instants.count }
 
     // MARK: adding
+
+    /// A page of subscriptions, each added whole: its transactions' money, then its life.
+    mutating func add(_ page: MetricsPage) {
+        var versions: [String: [TransactionVersion]] = [:]
+        for v in page.versions { versions[v.originalTransactionID, default: []].append(v) }
+        var renewals: [String: [RenewalVersion]] = [:]
+        for r in page.renewals { renewals[r.originalTransactionID, default: []].append(r) }
+        for (original, all) in versions {
+            let newest = SubscriptionLife.newest(all)
+            for v in newest { add(transaction: v) }
+            let signed = (renewals[original] ?? []).sorted { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }
+            if let life = SubscriptionLife(original: original, newest: newest, renewals: signed, asOf: asOf) { add(life) }
+        }
+    }
 
     /// A transaction's money and refund, whatever its product type (the newest version).
     mutating func add(transaction v: TransactionVersion) {
@@ -103,13 +126,15 @@ struct MetricsTally {
                     let share = v.sale.revocationType == "REFUND_PRORATED" ? (v.sale.revocationPercentage ?? 100_000) : 100_000
                     let (product, overflow) = price.multipliedReportingOverflow(by: share)
                     let amount = overflow ? price : product / 100_000
-                    for key in keys { series[key, default: blank].refunds[currency, default: blankMoney].withBucket(k) { $0 &+= amount } }
+                    let zero = blankMoney
+                    for key in keys { update(key) { $0.refunds[currency, default: zero].withBucket(k) { $0 &+= amount } } }
                 }
             }
         }
         // Family Sharing pays nothing: the organizer's purchase carries the revenue.
         if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency, let k = bucket(of: at) {
-            for key in keys { series[key, default: blank].revenue[currency, default: blankMoney].withBucket(k) { $0 &+= price } }
+            let zero = blankMoney
+            for key in keys { update(key) { $0.revenue[currency, default: zero].withBucket(k) { $0 &+= price } } }
         }
     }
 
@@ -167,7 +192,7 @@ struct MetricsTally {
     /// The series a version counts in: one, or one per entitlement its product grants.
     func keys(_ v: TransactionVersion) -> [String?] {
         switch request.dimension {
-        case .all: return [nil]
+        case .all: return MetricsTally.whole
         case .product: return [v.productID]
         case .group: return [v.groupID]
         case .storefront: return [v.sale.storefront]
@@ -208,17 +233,34 @@ struct MetricsTally {
         return low
     }
 
+    /// Changes the series of `key`, made on first use; past `maximumSeries` nothing is kept
+    /// and `overflowed` says so (the question is refused: it would not fit in memory).
+    private mutating func update(_ key: String?, _ change: (inout Series) -> Void) {
+        if series[key] == nil {
+            guard series.count < maximumSeries else {
+                overflowed = true
+                return
+            }
+            series[key] = blank
+        }
+        change(&series[key, default: blank])
+    }
+
     private mutating func count(_ flow: Flow, at ms: Int64, keys: [String?]) {
-        guard let k = bucket(of: ms), let f = Flow.allCases.firstIndex(of: flow) else { return }
-        for key in keys { series[key, default: blank].flows[f][k] += 1 }
+        guard let k = bucket(of: ms) else { return }
+        let f = flow.rawValue
+        for key in keys { update(key) { $0.flows[f][k] += 1 } }
     }
 
     private mutating func cover(_ level: Level, _ a: Int64, _ b: Int64, keys: [String?]) {
         let (i, j) = span(a, b, in: instants)
-        guard i < j, let l = Level.allCases.firstIndex(of: level) else { return }
+        guard i < j else { return }
+        let l = level.rawValue
         for key in keys {
-            series[key, default: blank].levels[l][i] += 1
-            series[key, default: blank].levels[l][j] -= 1
+            update(key) {
+                $0.levels[l][i] += 1
+                $0.levels[l][j] -= 1
+            }
         }
     }
 
@@ -226,8 +268,11 @@ struct MetricsTally {
         let (i, j) = span(a, b, in: instants)
         guard i < j else { return }
         for key in keys {
-            series[key, default: blank].mrr[currency, default: blankLevel].withBucket(i) { $0 &+= amount }
-            series[key, default: blank].mrr[currency, default: blankLevel].withBucket(j) { $0 &-= amount }
+            let zero = blankLevel
+            update(key) {
+                $0.mrr[currency, default: zero].withBucket(i) { $0 &+= amount }
+                $0.mrr[currency, default: zero].withBucket(j) { $0 &-= amount }
+            }
         }
     }
 
@@ -235,8 +280,11 @@ struct MetricsTally {
         let (i, j) = span(a, b, in: instants)
         guard i < j else { return }
         for key in keys {
-            series[key, default: blank].sharedCustomers[customer, default: blankCount][i] += 1
-            series[key, default: blank].sharedCustomers[customer, default: blankCount][j] -= 1
+            let zero = blankCount
+            update(key) {
+                $0.sharedCustomers[customer, default: zero][i] += 1
+                $0.sharedCustomers[customer, default: zero][j] -= 1
+            }
         }
     }
 }
@@ -248,4 +296,10 @@ extension Array where Element == Int64 {
         guard indices.contains(index) else { return }
         change(&self[index])
     }
+}
+
+/// The rows of one page of subscriptions as read (grouped by the thread that adds them).
+struct MetricsPage {
+    var versions: [TransactionVersion] = []
+    var renewals: [RenewalVersion] = []
 }
