@@ -251,6 +251,22 @@ import Testing
         #expect((try? MetricsRequest(scope: scope, from: 0, to: 9_999 * Self.day, granularity: .day)) != nil)
     }
 
+    /// The customer view as of an instant shows only what was signed by then: as of March 10,
+    /// cleo's recovery (signed March 20) is neither an event nor an item yet.
+    @Test func theCustomerViewAsOfAnInstantLeavesOutLaterItems() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        func page(_ asOf: Int64) throws -> String {
+            try ledger.customerReport(customer: "7001", request: MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(7, 1),
+                                                                                  granularity: .month, asOf: .asOf(asOf)))
+        }
+        let early = try page(Self.at(3, 10)), late = try page(Self.endOfJune)
+        #expect(early.contains("Billing failed: grace period until 2025-03-17") && !early.contains("Recovered after a billing failure"))
+        #expect(late.contains("Recovered after a billing failure"))
+        let items = { (html: String) in html.ranges(of: "<li id=\"item-").count }
+        #expect(items(early) == 2 && items(late) == 6)
+    }
+
     /// Signed data is text in the report, never markup: a product id, storefront or currency
     /// made of HTML stays escaped in both views (and in the ids made from it).
     @Test func markupInSignedDataStaysText() throws {

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any, Dict, List, Mapping, Optional
 
 from . import _time
+from ._result import JSONResult
 
 __all__ = ["BY", "Cohort", "CustomerReport", "DAY", "GRANULARITIES", "METRICS", "MONTH", "Metrics", "MetricSeries", "WEEK"]
 
@@ -50,7 +51,9 @@ class Cohort:
 
 
 @dataclass(frozen=True)
-class Metrics:
+class Metrics(JSONResult):
+    """``to_dict()`` is ``ledger_metrics()``' document (what ``gatekit ledger metrics`` prints);
+    ``from_json()`` reads it back."""
     environment: str
     test_signed: bool
     as_of: datetime
@@ -63,6 +66,9 @@ class Metrics:
     cohorts: List[Cohort]
     #: The library's document, as it came.
     raw: Dict[str, Any] = field(repr=False, compare=False)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.raw)
 
     def __getitem__(self, key: Optional[str]) -> MetricSeries:
         """The series of ``key`` (None: the whole environment, with ``by="all"``)."""

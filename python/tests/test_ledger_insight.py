@@ -173,10 +173,15 @@ def test_the_app_view_is_one_self_contained_page_with_the_figures(ledger_store):
     assert "2 · 100%" in text and "1 · 50%" in text   # January's cohort: both in February, one in March
 
 
-def test_the_customer_view_links_every_event_to_its_signed_item(ledger_store):
+def test_the_customer_view_links_every_event_to_its_signed_item(ledger_store, tmp_path: Path):
     report = ledger_store.ledger.customer_report(SHARED_TOKEN, environment="Sandbox", start=JAN, end=JUL,
                                                  at=utc(ms=END_OF_JUNE), test_signed=True)
     assert isinstance(report, CustomerReport) and report._repr_html_() == report.html
+    saved = tmp_path / "customer.html"
+    report.save(str(saved))
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600 and saved.read_text(encoding="utf-8") == report.html
+    with pytest.raises(FileExistsError):
+        report.save(str(saved))   # a new file only
     page = Page(report.html)
     text = " ".join(page.text)
     for event in ("Subscribed", "Renewed", "Expired: the customer cancelled", "Free trial started", "Converted to paid", "Refunded"):
@@ -206,6 +211,9 @@ def test_the_tool_prints_the_metrics_and_writes_the_report(ledger_store, tmp_pat
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert {name: document["series"][0][name] for name in METRICS} == MONTHLY_SERIES
+    # The Python result is the same document, and reads back from its JSON.
+    python = metrics(ledger_store)
+    assert python.to_dict() == document and type(python).from_json(python.to_json()) == python
     page = tmp_path / "report.html"
     done = tool(ledger_store, "ledger", "report", "--environment", "Sandbox", "--test-signed", "--from", "2025-01-01",
                 "--to", "2025-07-01", "--at-ms", str(END_OF_JUNE), "--output", str(page))

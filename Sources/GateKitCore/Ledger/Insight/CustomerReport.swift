@@ -45,7 +45,7 @@ extension Ledger {
         }
         let history = try historyJSON(customers: customers, scope: scope)
         let body = CustomerView(request: request, asOf: asOf, subscriptions: subscriptions, answers: answers,
-                                items: CustomerView.items(history)).body
+                                items: CustomerView.items(history, signedBy: asOf)).body
         return ReportPage.page(title: "Customer \(label) · \(ReportPage.scopeName(scope))",
                                subtitle: "Entitlement as of \(HTML.date(asOf)); timelines from \(HTML.date(request.from)) to \(HTML.date(request.to)).",
                                body: body)
@@ -179,8 +179,9 @@ struct CustomerView {
     let answers: [(String, Entitlement)]
     let items: [(id: Int64, summary: String, payload: String)]
 
-    /// The items of `ledger_history()`'s document: id, what it was, its decoded payload.
-    static func items(_ history: String) -> [(id: Int64, summary: String, payload: String)] {
+    /// The items of `ledger_history()`'s document signed by `asOf`: id, what it was, its
+    /// decoded payload (what was signed later is not part of an as-of view).
+    static func items(_ history: String, signedBy asOf: Int64) -> [(id: Int64, summary: String, payload: String)] {
         guard case let .object(top)? = try? JSONParser.parse(Array(history.utf8)),
               case let .array(list)? = top.first(where: { $0.0 == "items" })?.1 else { return [] }
         return list.compactMap { item in
@@ -191,7 +192,10 @@ struct CustomerView {
             if case let .string(kind)? = member("kind") { parts.append(kind) }
             if case let .string(type)? = member("notificationType") { parts.append(type) }
             if case let .string(subtype)? = member("subtype") { parts.append(subtype) }
-            if case let .number(signed)? = member("signedDate"), let ms = Int64(signed) { parts.append("signed \(HTML.date(ms))") }
+            if case let .number(signed)? = member("signedDate"), let ms = Int64(signed) {
+                guard ms <= asOf else { return nil }
+                parts.append("signed \(HTML.date(ms))")
+            }
             return (id, parts.joined(separator: " · "), member("payload").map(JSONWriter.serialize) ?? "")
         }
     }
