@@ -236,9 +236,61 @@ import Testing
             let whole = JSONWriter.serialize(try ledger.metricsTally(request).json())
             #expect(whole.contains("\"renewals\""))
             for size in [1, 2, 3] {
-                #expect(JSONWriter.serialize(try ledger.metricsTally(request, pageSize: size).json()) == whole, "\(dimension) in pages of \(size)")
+                #expect(JSONWriter.serialize(try ledger.metricsTally(request, streaming: true, pageSize: size).json()) == whole, "\(dimension) in pages of \(size)")
             }
         }
+    }
+
+    /// The day roll-up answers what reading every row answers: items arriving in four shuffled
+    /// steps (the roll-up refreshed between them), questions by day, week and month, every
+    /// split, and as of instants at midnight, inside a day something happens on, between
+    /// items and now — and a roll-up left stale (items newer than it) still answers exactly.
+    @Test func theRollupAnswersAsEveryRowDoes() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("rollup.sqlite")))
+        try ledger.declareCatalog(ProductCatalog(json: Array("""
+            {"products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
+                          "\(Self.yearly)": {"type": "auto-renewable", "entitlements": ["pro", "cloud"]}}}
+            """.utf8)), effectiveMs: Self.at(1, 1))
+        var items = try Self.lives(pki).flatMap(\.items)
+        var rng = SplitMix(seed: 77)
+        rng.shuffle(&items)
+        let hour: Int64 = 3_600_000
+        let instants = [Self.endOfJune, Self.at(3, 10) + 12 * hour, Self.at(3, 17) + hour, Self.at(2, 3), Self.at(5, 20) + 5 * hour,
+                        Self.at(1, 17), Self.at(4, 15) + 30 * 60_000, Clock.nowMilliseconds()]
+        let shapes: [(Int64, Int64, MetricsRequest.Granularity)] = [(Self.at(1, 1), Self.at(7, 1), .month), (Self.at(1, 1), Self.at(7, 1), .week),
+                                                                   (Self.at(3, 1), Self.at(4, 1), .day)]
+        var compared = 0
+        func compare(refresh: Bool) throws {
+            for asOf in instants {
+                for (from, to, granularity) in shapes {
+                    for dimension in MetricsRequest.Dimension.allCases {
+                        let request = try MetricsRequest(scope: Self.scope, from: from, to: to, granularity: granularity,
+                                                         dimension: dimension, asOf: .asOf(asOf))
+                        let rolled = JSONWriter.serialize(try ledger.metricsTally(request, refresh: refresh).json())
+                        let streamed = JSONWriter.serialize(try ledger.metricsTally(request, streaming: true).json())
+                        #expect(rolled == streamed, "\(granularity) by \(dimension) as of \(asOf)")
+                        compared += 1
+                    }
+                }
+            }
+        }
+        for (step, chunk) in items.chunks((items.count + 3) / 4).enumerated() {
+            for item in chunk {
+                _ = item.kind == "notification" ? try ledger.ingestNotification(Array(item.jws.utf8), options: options)
+                                                : try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
+            }
+            // After the first step the roll-up exists; ask once without refreshing it: stale.
+            try compare(refresh: step == 0)
+        }
+        #expect(compared == 4 * instants.count * shapes.count * MetricsRequest.Dimension.allCases.count)
+        let rows = try ledger.store.read { (db) throws(GateKitError) -> Int64 in try db.scalar("SELECT count(*) FROM ledger_metric_days") }
+        #expect(rows > 0)
     }
 
     @Test func requestsOutOfRangeAreRefused() {

@@ -48,8 +48,12 @@ extern "C" {
  * "mrr":{...}}],"cohorts":[{"product":...,"month":ms,"subscribers":n,"retained":[...]}]} —
  * every array one number per bucket (levels at the bucket's end, events within it), money in
  * milliunits; freed with gatekit_free. A split with more series than 1000000 / buckets is
- * GATEKIT_ETOOLARGE. Past 2,000 subscriptions one helper thread counts a page while the next is
- * read, joined before the call returns. */
+ * GATEKIT_ETOOLARGE. Counted from the store's day roll-up (docs/ledger.md): on a store that can
+ * be written the call first brings it up to date with the items since it last counted (the
+ * first call on a store builds it from every row, once: seconds per hundred thousand
+ * transactions), so it writes; the answer is always the one every row gives. A store open
+ * read-only without a roll-up is read row by row (one helper thread, joined before the call
+ * returns, counts a page while the next is read). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_metrics(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, long long from_ms, long long to_ms, int granularity, int dimension);
 
 /* The report as one self-contained HTML page (no script, no network: inline SVG charts, text a

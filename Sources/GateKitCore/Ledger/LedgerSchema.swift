@@ -283,4 +283,42 @@ public enum LedgerSchema {
         .addColumn("ledger_transactions", Column("revocation_type", .text)),
         .addColumn("ledger_transactions", Column("revocation_percentage", .integer)),
     ], fill: SaleColumns.fill)
+
+    /// Migration 12: the metrics' day roll-up (`MetricsRollup`), derived from the ledger and
+    /// kept in step with it when a question is asked: per-day sums of what subscriptions
+    /// contribute, the days each subscription touches, each subscription's newest signed
+    /// instant, and the last item counted. Never the source of an answer's facts: it can be
+    /// rebuilt from the ledger at any time.
+    public static let metricsRollup = Migration([
+        .table("ledger_metric_state", [
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("last_item", .integer, notNull: true, check: "last_item >= 0"),
+        ], constraints: ["PRIMARY KEY (environment, test_signed)"], withoutRowID: true),
+        .table("ledger_metric_days", [
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("day", .integer, notNull: true),
+            Column("metric", .integer, notNull: true),
+            Column("product", .text, notNull: true),
+            Column("grp", .text, notNull: true),
+            Column("storefront", .text, notNull: true),
+            Column("currency", .text, notNull: true),
+            Column("cohort", .integer, notNull: true),
+            Column("value", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, day, metric, product, grp, storefront, currency, cohort)"], withoutRowID: true),
+        .table("ledger_metric_marks", [
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("day", .integer, notNull: true),
+            Column("original_transaction_id", .text, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, day, original_transaction_id)"], withoutRowID: true),
+        .table("ledger_metric_subscriptions", [
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("original_transaction_id", .text, notNull: true),
+            Column("last_signed_ms", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id)"], withoutRowID: true),
+        .index("ledger_metric_subscriptions_by_signed", on: "ledger_metric_subscriptions", ["environment", "test_signed", "last_signed_ms"]),
+    ])
 }

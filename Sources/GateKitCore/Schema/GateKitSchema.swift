@@ -19,5 +19,6 @@ extension StoreSchema {
         EULASchema.consent,                            // 9
         EULASchema.versions,                           // 10
         LedgerSchema.sales,                            // 11
+        LedgerSchema.metricsRollup,                    // 12
     ])
 }

@@ -221,6 +221,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         let slots: [Int64]
         switch scope {
         case .wholeStore: slots = [PostgresSchema.wholeStoreSlot]
+        case .everyWriter: slots = Array(0...PostgresSchema.wholeStoreSlot)
         case .singleInsert: return
         case .subjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
         }

@@ -91,6 +91,10 @@ public enum StoreBackend: Sendable { case sqlite, postgresql }
 public enum WriteScope: Sendable {
     /// Everything: no other whole-store writer runs at the same time.
     case wholeStore
+    /// No other writer at all runs at the same time (on PostgreSQL every subject's slot is
+    /// taken): what commits before this write is everything with a smaller row id, so a
+    /// watermark of ids read inside it misses nothing (the metrics' roll-up).
+    case everyWriter
     /// Only these subjects (e.g. one subscription's original transaction id); an empty list
     /// for a write that only appends rows no other write reads to decide (an EULA decision).
     case subjects([String])

@@ -13,11 +13,28 @@ extension Ledger {
         try JSONWriter.serialize(metricsTally(request).json())
     }
 
-    /// `pageSize`: subscriptions per page (tests use small pages to cross page boundaries).
-    func metricsTally(_ request: MetricsRequest, pageSize: Int = Ledger.metricsPage) throws(GateKitError) -> MetricsTally {
+    /// From the store's day roll-up (`MetricsRollup`), brought up to date first when the store
+    /// can be written (`refresh`: tests ask a stale one); `streaming`, or a store without one:
+    /// from every row. `pageSize`: subscriptions per page when streaming (tests use small pages
+    /// to cross page boundaries).
+    func metricsTally(_ request: MetricsRequest, streaming: Bool = false, refresh: Bool = true,
+                      pageSize: Int = Ledger.metricsPage) throws(GateKitError) -> MetricsTally {
         // A later instant is now: nothing signed after now can be known.
         let asOf = min(request.asOf.at, Clock.nowMilliseconds())
         let scope = request.scope
+        if !streaming {
+            if refresh, !store.isReadOnly { try refreshRollup(scope) }
+            let rolledUp = try store.snapshot { (db) throws(GateKitError) -> MetricsTally? in
+                var tally = MetricsTally(request: request, asOf: asOf, catalog: try CatalogRows.all(db).catalog(at: asOf),
+                                         sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf))
+                guard try rollupTally(db, &tally) else { return nil }
+                return tally
+            }
+            if let rolledUp {
+                guard !rolledUp.overflowed else { throw Ledger.tooManySeries(rolledUp) }
+                return rolledUp
+            }
+        }
         return try store.snapshot { (db) throws(GateKitError) -> MetricsTally in
             let catalog = try CatalogRows.all(db).catalog(at: asOf)
             let tally = Locked(MetricsTally(request: request, asOf: asOf, catalog: catalog,
@@ -35,10 +52,10 @@ extension Ledger {
                     let page = try readPage(db, scope: scope, asOf: asOf, after: last, through: upper)
                     if helper == nil, upper != nil, last.isEmpty {
                         helper = try? BackgroundThread.start("metrics") {
-                            while let page = pages.take() { tally.withLock { $0.add(page) } }
+                            while let page = pages.take() { tally.withLock { $0.add(page, asOf: asOf) } }
                         }
                     }
-                    if helper != nil { pages.put(page) } else { tally.withLock { $0.add(page) } }
+                    if helper != nil { pages.put(page) } else { tally.withLock { $0.add(page, asOf: asOf) } }
                     guard let upper else { break }
                     last = upper
                 }
@@ -50,11 +67,13 @@ extension Ledger {
             helper?.finish()
             if let failure { throw failure }
             let done = tally.withLock { $0 }
-            guard !done.overflowed else {
-                throw GateKitError(.tooLarge, "more than \(done.maximumSeries) series of \(done.bucketCount) buckets: ask for fewer buckets or another split")
-            }
+            guard !done.overflowed else { throw Ledger.tooManySeries(done) }
             return done
         }
+    }
+
+    static func tooManySeries(_ tally: MetricsTally) -> GateKitError {
+        GateKitError(.tooLarge, "more than \(tally.maximumSeries) series of \(tally.bucketCount) buckets: ask for fewer buckets or another split")
     }
 
     /// The versions and renewal infos, signed by `asOf`, of the subscriptions after `after`

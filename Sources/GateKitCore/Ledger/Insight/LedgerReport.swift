@@ -158,7 +158,7 @@ struct AppView {
     private func cohorts() -> String {
         var out = "<section aria-labelledby=\"cohorts\"><h2 id=\"cohorts\">Cohorts</h2>\n"
         out += "<p class=\"note\">Subscriptions by the month of their first paid period and its product; each cell: how many still held a paid period (or grace) at the end of that month after.</p>\n"
-        let keys = tally.cohorts.keys.sorted { $0.product != $1.product ? $0.product < $1.product : $0.month < $1.month }
+        let keys = tally.cohorts.filter { $0.value.subscribers != 0 }.keys.sorted { $0.product != $1.product ? $0.product < $1.product : $0.month < $1.month }
         guard !keys.isEmpty else { return out + "<p class=\"note\">No paid subscription began in the interval.</p></section>\n" }
         let width = keys.map { tally.monthInstants.count - $0.month }.max() ?? 0
         out += "<table class=\"cohorts\" id=\"cohort-table\"><thead><tr><th scope=\"col\">Product</th><th scope=\"col\">Started</th><th scope=\"col\">Subscribers</th>"

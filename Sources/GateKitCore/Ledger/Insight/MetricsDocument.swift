@@ -15,9 +15,17 @@ extension MetricsTally {
             ("dimension", .string(request.dimension.rawValue)),
             ("buckets", .array(buckets.map { .number($0) })),
             ("end", bounds.last.map { .number($0) } ?? .null),
-            ("series", .array(ordered.compactMap { key in series[key].map { document(key, $0) } })),
+            ("series", .array(ordered.compactMap { key in series[key].flatMap { holdsAnything($0) ? document(key, $0) : nil } })),
             ("cohorts", .array(cohortDocuments())),
         ])
+    }
+
+    /// Whether a series has any number other than zero (one whose contributions cancel out, or
+    /// only a free trial's price of 0, is left out of the document).
+    func holdsAnything(_ s: Series) -> Bool {
+        Level.allCases.contains { levels(s, $0).contains { $0 != 0 } } || s.flows.contains { $0.contains { $0 != 0 } }
+            || [s.revenue, s.refunds].contains { $0.values.contains { $0.contains { $0 != 0 } } }
+            || s.mrr.keys.contains { runningSum((s.mrr[$0] ?? []).dropLast()).contains { $0 != 0 } }
     }
 
     /// Level `level` at each bucket's end (the running sum of its difference array).
@@ -44,20 +52,23 @@ extension MetricsTally {
         for level in Level.allCases { members.append(("\(level)", numbers(levels(s, level)))) }
         members.append(("paidSubscribers", numbers(paidSubscribers(s))))
         for flow in Flow.allCases { members.append(("\(flow)", numbers(flows(s, flow)))) }
-        let currencies = Set(s.revenue.keys).union(s.refunds.keys).sorted()
+        // A currency is listed when it has money in the buckets (a free trial's price of 0
+        // alone, or amounts that cancel out, list nothing).
+        let nonzero = { (values: [Int64]?) in values?.contains { $0 != 0 } ?? false }
+        let currencies = Set(s.revenue.keys).union(s.refunds.keys).filter { nonzero(s.revenue[$0]) || nonzero(s.refunds[$0]) }.sorted()
         let zero = Array(repeating: Int64(0), count: bucketCount)
         members.append(("revenue", money(currencies.map { ($0, s.revenue[$0] ?? zero) })))
         members.append(("refunds", money(currencies.map { ($0, s.refunds[$0] ?? zero) })))
         members.append(("netRevenue", money(currencies.map { c in
             (c, zip(s.revenue[c] ?? zero, s.refunds[c] ?? zero).map { $0 &- $1 })
         })))
-        members.append(("mrr", money(s.mrr.keys.sorted().map { ($0, runningSum(s.mrr[$0, default: []].dropLast())) })))
+        members.append(("mrr", money(s.mrr.keys.sorted().map { ($0, runningSum(s.mrr[$0, default: []].dropLast())) }.filter { nonzero($0.1) })))
         return .object(members)
     }
 
     private func cohortDocuments() -> [JSONValue] {
         cohorts.keys.sorted { $0.product != $1.product ? $0.product < $1.product : $0.month < $1.month }.compactMap { key in
-            guard let cohort = cohorts[key], key.month < monthBounds.count else { return nil }
+            guard let cohort = cohorts[key], cohort.subscribers != 0, key.month < monthBounds.count else { return nil }
             let retained = runningSum(cohort.retained.dropLast()).dropFirst(key.month)
             return .object([
                 ("product", .string(key.product)),

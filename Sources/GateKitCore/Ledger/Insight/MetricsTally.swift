@@ -4,7 +4,7 @@ import GateKitSupport
 /// added one at a time, in any order, into per-bucket arrays per series key; `json` writes them.
 /// Levels (how many at a bucket's end) are kept as difference arrays, so a period adds two
 /// numbers whatever its length.
-struct MetricsTally {
+struct MetricsTally: MetricsSink {
     /// Events counted in the bucket they happened in; the case's name is the document's member
     /// name, its number the row of `Series.flows`.
     enum Flow: Int, CaseIterable {
@@ -100,105 +100,111 @@ struct MetricsTally {
 
     // MARK: adding
 
-    /// A page of subscriptions, each added whole: its transactions' money, then its life.
-    mutating func add(_ page: MetricsPage) {
-        var versions: [String: [TransactionVersion]] = [:]
-        for v in page.versions { versions[v.originalTransactionID, default: []].append(v) }
-        var renewals: [String: [RenewalVersion]] = [:]
-        for r in page.renewals { renewals[r.originalTransactionID, default: []].append(r) }
-        for (original, all) in versions {
-            let newest = SubscriptionLife.newest(all)
-            for v in newest { add(transaction: v) }
-            let signed = (renewals[original] ?? []).sorted { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }
-            if let life = SubscriptionLife(original: original, newest: newest, renewals: signed, asOf: asOf) { add(life) }
-        }
+    // The sink's primitives: where each thing a subscription contributes is counted.
+
+    mutating func event(_ flow: Flow, at ms: Int64, _ v: TransactionVersion) {
+        count(flow, at: ms, keys: keys(v))
     }
 
-    /// A transaction's money and refund, whatever its product type (the newest version).
-    mutating func add(transaction v: TransactionVersion) {
-        let keys = keys(v)
-        if let at = v.revocationMs, !v.isUpgraded {
-            if v.familyShared || v.sale.revocationType == "FAMILY_REVOKE" {
-                count(.revoked, at: at, keys: keys)
-            } else {
-                count(.refunded, at: at, keys: keys)
-                if let price = v.sale.price, let currency = v.sale.currency, let k = bucket(of: at) {
-                    let share = v.sale.revocationType == "REFUND_PRORATED" ? (v.sale.revocationPercentage ?? 100_000) : 100_000
-                    let (product, overflow) = price.multipliedReportingOverflow(by: share)
-                    let amount = overflow ? price : product / 100_000
-                    let zero = blankMoney
-                    for key in keys { update(key) { $0.refunds[currency, default: zero].withBucket(k) { $0 &+= amount } } }
+    mutating func span(_ level: Level, _ a: Int64, _ b: Int64, _ v: TransactionVersion) {
+        cover(level, a, b, keys: keys(v))
+    }
+
+    mutating func money(_ kind: MetricsMoney, _ amount: Int64, currency: String, at ms: Int64, _ v: TransactionVersion) {
+        guard let k = bucket(of: ms) else { return }
+        let zero = blankMoney
+        for key in keys(v) {
+            update(key) {
+                switch kind {
+                case .revenue: $0.revenue[currency, default: zero].withBucket(k) { $0 &+= amount }
+                case .refunds: $0.refunds[currency, default: zero].withBucket(k) { $0 &+= amount }
                 }
             }
         }
-        // Family Sharing pays nothing: the organizer's purchase carries the revenue.
-        if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency, let k = bucket(of: at) {
-            let zero = blankMoney
-            for key in keys { update(key) { $0.revenue[currency, default: zero].withBucket(k) { $0 &+= price } } }
-        }
     }
 
-    /// A subscription's periods: how each began and ended, and what it held at each bucket's end.
-    mutating func add(_ life: SubscriptionLife) {
-        var firstPaid: SubscriptionLife.Period?
-        for p in life.periods {
-            let keys = keys(p.version)
-            if life.familyShared {
-                cover(.familyShared, p.start, p.coveredUntil, keys: keys)
-                continue
-            }
-            if !p.trial, firstPaid == nil { firstPaid = p }
-            switch p.began {
-            case .new: count(.new, at: p.start, keys: keys)
-            case .newTrial: count(.newTrials, at: p.start, keys: keys)
-            case .conversion: count(.conversions, at: p.start, keys: keys)
-            case .renewal: count(.renewals, at: p.start, keys: keys)
-            case .recovery: count(.recoveries, at: p.start, keys: keys)
-            case .reactivation: count(.reactivations, at: p.start, keys: keys)
-            case .productChange: count(.productChanges, at: p.start, keys: keys)
-            }
-            if case let (.expired(cause), at)? = p.end {
-                let flow: Flow = p.trial ? .trialsExpired : (cause == .voluntary ? .expiredVoluntary : cause == .billing ? .expiredBilling : .expiredOther)
-                count(flow, at: at, keys: keys)
-            }
-            let paidEnd = p.graceUntil.map { max($0, p.coveredUntil) } ?? p.coveredUntil
-            cover(p.trial ? .activeTrials : .activeSubscriptions, p.start, paidEnd, keys: keys)
-            if let grace = p.graceUntil, let expires = p.version.expiresMs { cover(.inGracePeriod, expires, grace, keys: keys) }
-            if let retry = p.retryUntil { cover(.inBillingRetry, p.graceUntil ?? p.version.expiresMs ?? p.start, retry, keys: keys) }
-            if !p.trial {
-                if let price = p.version.sale.price, let currency = p.version.sale.currency, let expires = p.version.expiresMs {
-                    let (scaled, overflow) = price.multipliedReportingOverflow(by: MetricsTally.meanMonthMs)
-                    if !overflow { addMRR(scaled / (expires - p.start), currency: currency, p.start, p.coveredUntil, keys: keys) }
-                }
-                if sharedTokens.contains(life.customer) { coverCustomer(life.customer, p.start, paidEnd, keys: keys) }
-            }
-        }
-        guard let first = firstPaid, !monthInstants.isEmpty,
-              first.start >= request.from, first.start < request.to, let month = monthIndex(of: first.start) else { return }
+    mutating func mrr(_ amount: Int64, currency: String, _ a: Int64, _ b: Int64, _ v: TransactionVersion) {
+        addMRR(amount, currency: currency, a, b, keys: keys(v))
+    }
+
+    mutating func paidCustomer(_ customer: String, _ a: Int64, _ b: Int64, _ v: TransactionVersion) {
+        if sharedTokens.contains(customer) { coverCustomer(customer, a, b, keys: keys(v)) }
+    }
+
+    /// Cohorts: months starting in the interval (from its first month) and by the as-of instant.
+    mutating func cohort(_ first: SubscriptionLife.Period, paid: [(Int64, Int64)]) {
+        guard !monthInstants.isEmpty, MetricsCalendar.start(of: first.start, .month) < request.to,
+              let month = monthIndex(of: first.start) else { return }
         let key = CohortKey(product: first.version.productID, month: month)
         var cohort = cohorts[key] ?? Cohort(retained: Array(repeating: 0, count: monthInstants.count + 1))
         cohort.subscribers += 1
-        for p in life.periods where !p.trial {
-            let (a, b) = span(p.start, p.graceUntil.map { max($0, p.coveredUntil) } ?? p.coveredUntil, in: monthInstants)
-            guard a < b else { continue }
-            cohort.retained[a] += 1
-            cohort.retained[b] -= 1
+        for (a, b) in paid {
+            let (i, j) = span(a, b, in: monthInstants)
+            guard i < j else { continue }
+            cohort.retained[i] += 1
+            cohort.retained[j] -= 1
         }
         cohorts[key] = cohort
+    }
+
+    /// A day's sum of the store's roll-up (`DayRollup`), `value` times (negative: taken out).
+    /// Only days before the as-of instant's day, or of subscriptions the roll-up holds exactly.
+    mutating func add(_ key: DayRollup.Key, _ value: Int64) {
+        let dayStart = key.day &* MetricsCalendar.day
+        let keys = keys(product: key.product, group: key.group.isEmpty ? nil : key.group,
+                        storefront: key.storefront.isEmpty ? nil : key.storefront, currency: key.currency.isEmpty ? nil : key.currency)
+        switch key.metric {
+        case 0..<20:
+            guard let flow = Flow(rawValue: key.metric), let k = bucket(of: dayStart) else { return }
+            for series in keys { update(series) { $0.flows[flow.rawValue][k] += Int(truncatingIfNeeded: value) } }
+        case 20..<30:
+            guard let level = Level(rawValue: key.metric - 20) else { return }
+            let i = firstIndex(in: instants, atLeast: dayStart)
+            for series in keys { update(series) { $0.levels[level.rawValue][i] += Int(truncatingIfNeeded: value) } }
+        case DayRollup.Metric.revenue, DayRollup.Metric.refunds:
+            guard let k = bucket(of: dayStart), !key.currency.isEmpty else { return }
+            let zero = blankMoney, revenue = key.metric == DayRollup.Metric.revenue
+            for series in keys {
+                update(series) {
+                    if revenue { $0.revenue[key.currency, default: zero].withBucket(k) { $0 &+= value } }
+                    else { $0.refunds[key.currency, default: zero].withBucket(k) { $0 &+= value } }
+                }
+            }
+        case DayRollup.Metric.mrr:
+            guard !key.currency.isEmpty else { return }
+            let i = firstIndex(in: instants, atLeast: dayStart), zero = blankLevel
+            for series in keys { update(series) { $0.mrr[key.currency, default: zero].withBucket(i) { $0 &+= value } } }
+        case DayRollup.Metric.cohortSubscribers, DayRollup.Metric.cohortRetained:
+            guard !monthInstants.isEmpty, key.cohort < request.to, let month = monthIndex(of: key.cohort) else { return }
+            let cohortKey = CohortKey(product: key.product, month: month)
+            var cohort = cohorts[cohortKey] ?? Cohort(retained: Array(repeating: 0, count: monthInstants.count + 1))
+            if key.metric == DayRollup.Metric.cohortSubscribers {
+                cohort.subscribers += Int(truncatingIfNeeded: value)
+            } else {
+                cohort.retained[firstIndex(in: monthInstants, atLeast: dayStart)] += Int(truncatingIfNeeded: value)
+            }
+            cohorts[cohortKey] = cohort
+        default:
+            return
+        }
     }
 
     // MARK: keys and buckets
 
     /// The series a version counts in: one, or one per entitlement its product grants.
     func keys(_ v: TransactionVersion) -> [String?] {
+        keys(product: v.productID, group: v.groupID, storefront: v.sale.storefront, currency: v.sale.currency)
+    }
+
+    func keys(product: String, group: String?, storefront: String?, currency: String?) -> [String?] {
         switch request.dimension {
         case .all: return MetricsTally.whole
-        case .product: return [v.productID]
-        case .group: return [v.groupID]
-        case .storefront: return [v.sale.storefront]
-        case .currency: return [v.sale.currency]
+        case .product: return [product]
+        case .group: return [group]
+        case .storefront: return [storefront]
+        case .currency: return [currency]
         case .entitlement:
-            let names = entitlements[v.productID] ?? []
+            let names = entitlements[product] ?? []
             return names.isEmpty ? [nil] : names
         }
     }

@@ -1,0 +1,99 @@
+/// What one subscription contributes to the metrics, decided once (docs/ledger.md, "Metrics")
+/// and handed to a sink: the question's buckets (`MetricsTally`) or the day roll-up a store
+/// keeps (`DayRollup`). The sink decides where each thing counts; this decides what there is.
+protocol MetricsSink {
+    /// An event at an instant.
+    mutating func event(_ flow: MetricsTally.Flow, at ms: Int64, _ v: TransactionVersion)
+    /// A level held over [a, b).
+    mutating func span(_ level: MetricsTally.Level, _ a: Int64, _ b: Int64, _ v: TransactionVersion)
+    /// Money at an instant, in milliunits of `currency`.
+    mutating func money(_ kind: MetricsMoney, _ amount: Int64, currency: String, at ms: Int64, _ v: TransactionVersion)
+    /// Monthly recurring revenue held over [a, b).
+    mutating func mrr(_ amount: Int64, currency: String, _ a: Int64, _ b: Int64, _ v: TransactionVersion)
+    /// A paid period of a customer (paid subscribers count each customer once).
+    mutating func paidCustomer(_ customer: String, _ a: Int64, _ b: Int64, _ v: TransactionVersion)
+    /// The subscription's first paid period and every paid span it held (cohorts).
+    mutating func cohort(_ first: SubscriptionLife.Period, paid: [(Int64, Int64)])
+}
+
+enum MetricsMoney {
+    case revenue, refunds
+}
+
+extension MetricsSink {
+    /// A page of subscriptions, each added whole: its transactions' money, then its life.
+    mutating func add(_ page: MetricsPage, asOf: Int64) {
+        var versions: [String: [TransactionVersion]] = [:]
+        for v in page.versions { versions[v.originalTransactionID, default: []].append(v) }
+        var renewals: [String: [RenewalVersion]] = [:]
+        for r in page.renewals { renewals[r.originalTransactionID, default: []].append(r) }
+        for (original, all) in versions { add(original: original, versions: all, renewals: renewals[original] ?? [], asOf: asOf) }
+    }
+
+    /// One subscription's versions and renewal infos (any order), as of `asOf`.
+    mutating func add(original: String, versions: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
+        let newest = SubscriptionLife.newest(versions)
+        for v in newest { add(transaction: v) }
+        let signed = renewals.sorted { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }
+        if let life = SubscriptionLife(original: original, newest: newest, renewals: signed, asOf: asOf) { add(life) }
+    }
+
+    /// A transaction's money and refund, whatever its product type (the newest version).
+    mutating func add(transaction v: TransactionVersion) {
+        if let at = v.revocationMs, !v.isUpgraded {
+            if v.familyShared || v.sale.revocationType == "FAMILY_REVOKE" {
+                event(.revoked, at: at, v)
+            } else {
+                event(.refunded, at: at, v)
+                if let price = v.sale.price, let currency = v.sale.currency {
+                    let share = v.sale.revocationType == "REFUND_PRORATED" ? (v.sale.revocationPercentage ?? 100_000) : 100_000
+                    let (product, overflow) = price.multipliedReportingOverflow(by: share)
+                    money(.refunds, overflow ? price : product / 100_000, currency: currency, at: at, v)
+                }
+            }
+        }
+        // Family Sharing pays nothing: the organizer's purchase carries the revenue.
+        if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency {
+            money(.revenue, price, currency: currency, at: at, v)
+        }
+    }
+
+    /// A subscription's periods: how each began and ended, and what it held when.
+    mutating func add(_ life: SubscriptionLife) {
+        var firstPaid: SubscriptionLife.Period?
+        var paid: [(Int64, Int64)] = []
+        for p in life.periods {
+            let v = p.version
+            if life.familyShared {
+                span(.familyShared, p.start, p.coveredUntil, v)
+                continue
+            }
+            if !p.trial, firstPaid == nil { firstPaid = p }
+            switch p.began {
+            case .new: event(.new, at: p.start, v)
+            case .newTrial: event(.newTrials, at: p.start, v)
+            case .conversion: event(.conversions, at: p.start, v)
+            case .renewal: event(.renewals, at: p.start, v)
+            case .recovery: event(.recoveries, at: p.start, v)
+            case .reactivation: event(.reactivations, at: p.start, v)
+            case .productChange: event(.productChanges, at: p.start, v)
+            }
+            if case let (.expired(cause), at)? = p.end {
+                event(p.trial ? .trialsExpired : (cause == .voluntary ? .expiredVoluntary : cause == .billing ? .expiredBilling : .expiredOther), at: at, v)
+            }
+            let paidEnd = p.graceUntil.map { max($0, p.coveredUntil) } ?? p.coveredUntil
+            span(p.trial ? .activeTrials : .activeSubscriptions, p.start, paidEnd, v)
+            if let grace = p.graceUntil, let expires = v.expiresMs { span(.inGracePeriod, expires, grace, v) }
+            if let retry = p.retryUntil { span(.inBillingRetry, p.graceUntil ?? v.expiresMs ?? p.start, retry, v) }
+            if !p.trial {
+                if let price = v.sale.price, let currency = v.sale.currency, let expires = v.expiresMs {
+                    let (scaled, overflow) = price.multipliedReportingOverflow(by: MetricsTally.meanMonthMs)
+                    if !overflow { mrr(scaled / (expires - p.start), currency: currency, p.start, p.coveredUntil, v) }
+                }
+                paidCustomer(life.customer, p.start, paidEnd, v)
+                paid.append((p.start, paidEnd))
+            }
+        }
+        if let first = firstPaid { cohort(first, paid: paid) }
+    }
+}
