@@ -27,7 +27,14 @@ extension Ledger {
             let counted = try rollupState(db, scope)
             guard counted.map({ newest > $0 }) ?? true else { return }
             let since = counted ?? 0
-            // The first time, every subscription of the scope; then those items since touched.
+            // The first time (or after its state row was removed to have it rebuilt), from
+            // nothing; then the subscriptions the items since touched.
+            if counted == nil {
+                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_subscriptions"] {
+                    try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2")
+                        .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
+                }
+            }
             let touched = counted == nil
                 ? try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2") {
                     $0.bind(1, text: scope.environment).bind(2, scope.testFlag)
