@@ -10,6 +10,7 @@ import os
 import random
 import stat
 import subprocess
+import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 import gatekit
 from gatekit.jws import SignedDataVerifier
 from gatekit.ledger_insight import METRICS, CustomerReport
-from conftest import REPO_ROOT, utc
+from conftest import REPO_ROOT, child_env, utc
 from ledger_lives import BUNDLE, MODELS
 import metrics_lives as lives_module
 from metrics_lives import (COHORTS, END_OF_JUNE, MONTHLY, MONTHLY_SERIES, MRR, NET_REVENUE, REFUNDS, REVENUE, SHARED_TOKEN,
@@ -120,6 +121,31 @@ def test_bad_requests_are_refused_with_the_reason(ledger_store):
         metrics(ledger_store, start=utc(0), end=JUL, granularity="day")
     with pytest.raises(TypeError):
         ledger_store.ledger.metrics(environment="Sandbox", start=at(1, 1), end=at(7, 1))
+
+
+def test_questions_while_four_processes_ingest_end_with_the_figures(tmp_path: Path, pki, store_location, open_store):
+    """Four processes ingest the lives (each its own shuffled order, with repeats) while this
+    one keeps asking — each question brings the store's roll-up up to date under their feet
+    (on PostgreSQL their items commit out of id order): the last answer is every figure worked
+    out by hand, as from a store filled before anyone asked."""
+    stream = tmp_path / "stream.json"
+    stream.write_text(json.dumps({"items": lives_module.items(lives_module.build(pki)), "anchor": pki.der("root").hex(),
+                                  "now": int(time.time()) + 120}))
+    where, app_id = store_location("busy")
+    worker = Path(__file__).resolve().parent / "ledger_worker.py"
+    with open_store("busy") as store:
+        procs = [subprocess.Popen([sys.executable, str(worker), where, app_id or "", str(stream), str(seed)], env=child_env(),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seed in range(4)]
+        asked = 0
+        while any(p.poll() is None for p in procs):
+            metrics(store)
+            asked += 1
+        for p in procs:
+            out, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err
+        whole = metrics(store)[None]
+        assert {name: whole[name] for name in METRICS} == MONTHLY_SERIES and whole.revenue == REVENUE and whole.mrr == MRR
+        assert asked > 0
 
 
 class Page(HTMLParser):
