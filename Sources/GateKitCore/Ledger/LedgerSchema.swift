@@ -294,6 +294,10 @@ public enum LedgerSchema {
             Column("environment", .text, notNull: true),
             Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
             Column("last_item", .integer, notNull: true, check: "last_item >= 0"),
+            // While it is first built, a chunk of subscriptions per transaction: the item it
+            // counts up to and the last subscription done (both NULL once built).
+            Column("build_through", .integer),
+            Column("build_after", .text),
         ], constraints: ["PRIMARY KEY (environment, test_signed)"], withoutRowID: true),
         .table("ledger_metric_days", [
             Column("environment", .text, notNull: true),

@@ -13,56 +13,95 @@ extension Ledger {
     /// Subscriptions read per statement.
     static let rollupChunk = 500
 
+    /// Subscriptions counted per transaction while the roll-up is first built: other writers
+    /// run between them (on SQLite, the one writer, a build is not one long lock).
+    static let rollupBuildChunk = 10_000
+
     /// Brings the scope's roll-up up to the newest item. The newest item id is read in a
     /// moment with every other writer held off (`everyWriter`): on PostgreSQL items commit out
     /// of id order across subscriptions, and only then is every item up to it committed. The
     /// counting itself holds off only other refreshes of the scope (rows are append-only: those
-    /// up to that id no longer change).
-    func refreshRollup(_ scope: LedgerScope) throws(GateKitError) {
-        let (newest, counted) = try store.write(.everyWriter) { (db) throws(GateKitError) -> (Int64, Int64?) in
+    /// up to that id no longer change). The first time, it is built from every row, a chunk of
+    /// subscriptions per transaction (a build cut short goes on from where it stopped).
+    /// `buildChunk`: subscriptions per transaction of a first build; `chunks`: how many to run
+    /// now (tests cut a build short: the next refresh goes on with it).
+    func refreshRollup(_ scope: LedgerScope, buildChunk: Int = Ledger.rollupBuildChunk, chunks: Int = .max) throws(GateKitError) {
+        let (newest, state) = try store.write(.everyWriter) { (db) throws(GateKitError) -> (Int64, RollupState?) in
             (try db.scalar("SELECT coalesce(max(id), 0) FROM ledger_items"), try rollupState(db, scope))
         }
-        if let counted, counted >= newest { return }
-        try store.write(.subjects(["ledger-metrics:\(scope.environment):\(scope.testFlag)"])) { (db) throws(GateKitError) in
-            let counted = try rollupState(db, scope)
-            guard counted.map({ newest > $0 }) ?? true else { return }
-            let since = counted ?? 0
-            // The first time (or after its state row was removed to have it rebuilt), from
-            // nothing; then the subscriptions the items since touched.
-            if counted == nil {
+        if let state, state.isBuilt, state.lastItem >= newest { return }
+        let refreshes = WriteScope.subjects(["ledger-metrics:\(scope.environment):\(scope.testFlag)"])
+        if state?.isBuilt != true {
+            try store.write(refreshes) { (db) throws(GateKitError) in
+                guard try rollupState(db, scope) == nil else { return }
                 for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_subscriptions"] {
                     try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2")
                         .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
                 }
+                try db.statement("""
+                    INSERT INTO ledger_metric_state(environment, test_signed, last_item, build_through, build_after) VALUES (?1, ?2, 0, ?3, '')
+                    """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, newest).run()
             }
-            let touched = counted == nil
-                ? try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2") {
-                    $0.bind(1, text: scope.environment).bind(2, scope.testFlag)
-                }
-                : try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, since) }
-            var total = DayRollup()
-            var marked: [(Int64, String)] = [], unmarked: [(Int64, String)] = []
-            var signed: [(String, Int64)] = []
-            for chunk in touched.chunks(Ledger.rollupChunk) {
-                for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
-                    let before = rows.contribution(through: since), after = rows.contribution(through: newest)
-                    var delta = after
-                    delta.subtract(before)
-                    total.add(delta)
-                    for day in after.days.subtracting(before.days) { marked.append((day, original)) }
-                    for day in before.days.subtracting(after.days) { unmarked.append((day, original)) }
-                    signed.append((original, rows.lastSigned))
-                }
+            var left = chunks
+            while left > 0, try store.write(refreshes, { (db) throws(GateKitError) -> Bool in try self.buildChunk(db, scope, size: buildChunk) }) {
+                left -= 1
             }
-            try writeRollup(db, scope: scope, total, marked: marked, unmarked: unmarked, signed: signed, through: newest)
+            guard left > 0 else { return }
         }
+        try store.write(refreshes) { (db) throws(GateKitError) in
+            guard let state = try rollupState(db, scope), state.isBuilt, newest > state.lastItem else { return }
+            let touched = try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") {
+                $0.bind(1, state.lastItem)
+            }
+            try count(db, scope: scope, touched, from: state.lastItem, through: newest)
+            try setState(db, scope, lastItem: newest, buildThrough: nil, buildAfter: nil)
+        }
+    }
+
+    /// The next chunk of a first build; whether more remain.
+    private func buildChunk(_ db: any DatabaseConnection, _ scope: LedgerScope, size: Int) throws(GateKitError) -> Bool {
+        guard let state = try rollupState(db, scope), let through = state.buildThrough else { return false }
+        let originals = try strings(db, """
+            SELECT DISTINCT original_transaction_id FROM ledger_transactions
+            WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id > ?3
+            ORDER BY original_transaction_id LIMIT \(max(1, size))
+            """) { $0.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: state.buildAfter ?? "") }
+        try count(db, scope: scope, originals, from: 0, through: through)
+        guard let last = originals.last, originals.count == max(1, size) else {
+            try setState(db, scope, lastItem: through, buildThrough: nil, buildAfter: nil)
+            return false
+        }
+        try setState(db, scope, lastItem: 0, buildThrough: through, buildAfter: last)
+        return true
+    }
+
+    /// Counts these subscriptions again: their contribution from the rows up to item `since`
+    /// taken out of the sums, from the rows up to `newest` put in.
+    private func count(_ db: any DatabaseConnection, scope: LedgerScope, _ originals: [String], from since: Int64,
+                       through newest: Int64) throws(GateKitError) {
+        var total = DayRollup()
+        var marked: [(Int64, String)] = [], unmarked: [(Int64, String)] = []
+        var signed: [(String, Int64)] = []
+        for chunk in originals.chunks(Ledger.rollupChunk) {
+            for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
+                let before = rows.contribution(through: since), after = rows.contribution(through: newest)
+                var delta = after
+                delta.subtract(before)
+                total.add(delta)
+                for day in after.days.subtracting(before.days) { marked.append((day, original)) }
+                for day in before.days.subtracting(after.days) { unmarked.append((day, original)) }
+                signed.append((original, rows.lastSigned))
+            }
+        }
+        try writeRollup(db, scope: scope, total, marked: marked, unmarked: unmarked, signed: signed)
     }
 
     /// The tally from the roll-up; nil when the store has none for the scope (never refreshed:
     /// a read-only store from before it).
     func rollupTally(_ db: any DatabaseConnection, _ tally: inout MetricsTally) throws(GateKitError) -> Bool {
         let scope = tally.request.scope, asOf = tally.asOf
-        guard let counted = try rollupState(db, scope) else { return false }
+        guard let state = try rollupState(db, scope), state.isBuilt else { return false }
+        let counted = state.lastItem
         let day = DayRollup.day(asOf)
         // The subscriptions counted exactly.
         var exact = Set(try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, counted) })
@@ -96,11 +135,29 @@ extension Ledger {
         return true
     }
 
-    private func rollupState(_ db: any DatabaseConnection, _ scope: LedgerScope) throws(GateKitError) -> Int64? {
-        let s = try db.statement("SELECT last_item FROM ledger_metric_state WHERE environment = ?1 AND test_signed = ?2")
+    struct RollupState {
+        let lastItem: Int64
+        let buildThrough: Int64?
+        let buildAfter: String?
+        var isBuilt: Bool { buildThrough == nil }
+    }
+
+    private func rollupState(_ db: any DatabaseConnection, _ scope: LedgerScope) throws(GateKitError) -> RollupState? {
+        let s = try db.statement("SELECT last_item, build_through, build_after FROM ledger_metric_state WHERE environment = ?1 AND test_signed = ?2")
         defer { s.reset() }
         s.bind(1, text: scope.environment).bind(2, scope.testFlag)
-        return try s.step() ? s.int64(0) : nil
+        guard try s.step() else { return nil }
+        return RollupState(lastItem: s.int64(0), buildThrough: s.optionalInt64(1), buildAfter: s.text(2))
+    }
+
+    private func setState(_ db: any DatabaseConnection, _ scope: LedgerScope, lastItem: Int64, buildThrough: Int64?,
+                          buildAfter: String?) throws(GateKitError) {
+        try db.statement("""
+            INSERT INTO ledger_metric_state(environment, test_signed, last_item, build_through, build_after) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (environment, test_signed) DO UPDATE SET last_item = excluded.last_item, build_through = excluded.build_through,
+                build_after = excluded.build_after
+            """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, lastItem).bind(4, buildThrough)
+            .bind(5, text: buildAfter).run()
     }
 
     private func strings(_ db: any DatabaseConnection, _ sql: String,
@@ -164,7 +221,7 @@ extension Ledger {
     }
 
     private func writeRollup(_ db: any DatabaseConnection, scope: LedgerScope, _ total: DayRollup, marked: [(Int64, String)],
-                             unmarked: [(Int64, String)], signed: [(String, Int64)], through newest: Int64) throws(GateKitError) {
+                             unmarked: [(Int64, String)], signed: [(String, Int64)]) throws(GateKitError) {
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         var sums = RowInserts(into: "ledger_metric_days(environment, test_signed, day, metric, product, grp, storefront, currency, cohort, value)",
                               values: Array(repeating: "?", count: 10), then: """
@@ -193,10 +250,6 @@ extension Ledger {
             """)
         for (original, last) in signed { try subscriptions.append([env, test, .text(original), .integer(last)]) }
         try subscriptions.flush(db)
-        try db.statement("""
-            INSERT INTO ledger_metric_state(environment, test_signed, last_item) VALUES (?1, ?2, ?3)
-            ON CONFLICT (environment, test_signed) DO UPDATE SET last_item = excluded.last_item
-            """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, newest).run()
     }
 }
 
