@@ -22,9 +22,8 @@ extension Ledger {
     /// of id order across subscriptions, and only then is every item up to it committed. The
     /// counting itself holds off only other refreshes of the scope (rows are append-only: those
     /// up to that id no longer change). The first time, it is built from every row, a chunk of
-    /// subscriptions per transaction (a build cut short goes on from where it stopped).
-    /// `buildChunk`: subscriptions per transaction of a first build; `chunks`: how many to run
-    /// now (tests cut a build short: the next refresh goes on with it).
+    /// subscriptions per transaction (a build cut short goes on from where it stopped):
+    /// `buildChunk` subscriptions each, at most `chunks` of them now (tests cut one short).
     func refreshRollup(_ scope: LedgerScope, buildChunk: Int = Ledger.rollupBuildChunk, chunks: Int = .max) throws(GateKitError) {
         let (newest, state) = try store.write(.everyWriter) { (db) throws(GateKitError) -> (Int64, RollupState?) in
             (try db.scalar("SELECT coalesce(max(id), 0) FROM ledger_items"), try rollupState(db, scope))
@@ -96,8 +95,8 @@ extension Ledger {
         try writeRollup(db, scope: scope, total, marked: marked, unmarked: unmarked, signed: signed)
     }
 
-    /// The tally from the roll-up; nil when the store has none for the scope (never refreshed:
-    /// a read-only store from before it).
+    /// Adds the roll-up's answer to `tally`; false (nothing added) when the scope has no finished
+    /// roll-up yet (never refreshed — a read-only store — or its first build cut short).
     func rollupTally(_ db: any DatabaseConnection, _ tally: inout MetricsTally) throws(GateKitError) -> Bool {
         let scope = tally.request.scope, asOf = tally.asOf
         guard let state = try rollupState(db, scope), state.isBuilt else { return false }
