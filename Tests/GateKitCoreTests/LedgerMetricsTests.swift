@@ -378,6 +378,27 @@ import Testing
         #expect(tally.series.count == 100)
     }
 
+    /// Signed dates at the ends of Int64 neither trap nor count: a period outside 1970–9999 is
+    /// no period, and money dated there falls in no bucket or day the question reads.
+    @Test func datesAtTheEndsOfTheRangeAreLeftOut() throws {
+        func version(_ id: String, purchase: Int64, expires: Int64?, revoked: Int64? = nil) -> TransactionVersion {
+            TransactionVersion(transactionID: id, originalTransactionID: "o", appAccountToken: nil, productID: "p", groupID: "g",
+                               productType: .autoRenewable, familyShared: false, purchaseMs: purchase, originalPurchaseMs: nil,
+                               expiresMs: expires, revocationMs: revoked, revocationReason: nil, isUpgraded: false, offerType: nil,
+                               signedMs: 1, identity: id, sale: TransactionVersion.Sale(price: .max, currency: "USD", trial: false))
+        }
+        let extremes = [version("a", purchase: .min, expires: .max), version("b", purchase: .max - 1, expires: .max, revoked: .min),
+                        version("c", purchase: -5, expires: 10, revoked: .max)]
+        #expect(SubscriptionLife(original: "o", newest: extremes, renewals: [], asOf: .max) == nil)
+        let request = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(2, 1), granularity: .day)
+        var tally = MetricsTally(request: request, asOf: Self.at(2, 1), catalog: .empty, sharedTokens: [])
+        var rollup = DayRollup()
+        tally.add(original: "o", versions: extremes, renewals: [], asOf: Self.at(2, 1))
+        rollup.add(original: "o", versions: extremes, renewals: [], asOf: .max)
+        #expect(!tally.series.values.contains { tally.holdsAnything($0) })
+        #expect(rollup.days.allSatisfy { $0 < 0 || $0 > DayRollup.day(MetricsCalendar.latest) })
+    }
+
     @Test func calendarBucketsAreUTCDaysMondayWeeksAndMonths() {
         // 2025-01-01 is a Wednesday: its week starts Monday 2024-12-30.
         #expect(MetricsCalendar.start(of: Self.at(1, 1) + 5, .week) == Int64(Timestamp.days(year: 2024, month: 12, day: 30)) * Self.day)

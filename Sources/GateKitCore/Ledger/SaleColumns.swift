@@ -20,6 +20,16 @@ enum SaleColumns {
                                 revocationPercentage: s.optionalInt64(first + 5))
     }
 
+    /// The columns a sold version is read with: `LedgerRows.transactionColumns`, then `names`.
+    static let versionColumns = "\(LedgerRows.transactionColumns), \(names)"
+
+    /// A version and its sale, from `versionColumns` at column 0.
+    static func version(_ s: any DatabaseStatement) -> TransactionVersion {
+        var v = LedgerRows.transaction(s)
+        v.sale = sale(s, from: 16)
+        return v
+    }
+
     /// Rows updated per statement (7 parameters each).
     private static let rowsPerUpdate = 256
 

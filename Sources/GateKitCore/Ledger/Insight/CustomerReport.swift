@@ -68,15 +68,14 @@ struct CustomerSubscription {
 
     static func load(_ db: any DatabaseConnection, original: String, scope: LedgerScope, asOf: Int64) throws(GateKitError) -> CustomerSubscription {
         let t = try db.statement("""
-            SELECT \(LedgerRows.transactionColumns), \(SaleColumns.names), item_id FROM ledger_transactions
+            SELECT \(SaleColumns.versionColumns), item_id FROM ledger_transactions
             WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 AND signed_ms <= ?4 ORDER BY item_id
             """)
         t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original).bind(4, asOf)
         var versions: [TransactionVersion] = []
         var firstItem: [String: Int64] = [:], newestItem: [String: Int64] = [:], newestVersion: [String: TransactionVersion] = [:]
         while try t.step() {
-            var v = LedgerRows.transaction(t)
-            v.sale = SaleColumns.sale(t, from: 16)
+            let v = SaleColumns.version(t)
             let item = t.int64(22)
             versions.append(v)
             if firstItem[v.transactionID] == nil { firstItem[v.transactionID] = item }

@@ -91,11 +91,10 @@ extension Ledger {
             return s
         }
         var page = MetricsPage()
-        let t = try rows("\(LedgerRows.transactionColumns), \(SaleColumns.names)", of: "ledger_transactions")
+        let t = try rows(SaleColumns.versionColumns, of: "ledger_transactions")
         defer { t.reset() }
         while try t.step() {
-            var v = LedgerRows.transaction(t)
-            v.sale = SaleColumns.sale(t, from: 16)
+            let v = SaleColumns.version(t)
             page.versions.append(v)
         }
         let r = try rows(LedgerRows.renewalColumns, of: "ledger_renewals")

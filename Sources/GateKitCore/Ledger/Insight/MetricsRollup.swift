@@ -202,11 +202,10 @@ extension Ledger {
             for (i, original) in originals.enumerated() { s.bind(Int32(i + 3), text: original) }
             return s
         }
-        let t = try select("\(LedgerRows.transactionColumns), \(SaleColumns.names)", from: "ledger_transactions")
+        let t = try select(SaleColumns.versionColumns, from: "ledger_transactions")
         defer { t.reset() }
         while try t.step() {
-            var v = LedgerRows.transaction(t)
-            v.sale = SaleColumns.sale(t, from: 16)
+            let v = SaleColumns.version(t)
             rows[v.originalTransactionID, default: RollupRows()].versions.append((v, t.int64(22)))
         }
         let r = try select(LedgerRows.renewalColumns, from: "ledger_renewals")

@@ -72,7 +72,10 @@ struct SubscriptionLife {
     /// has no auto-renewable period.
     init?(original: String, newest: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
         let ordered = newest.compactMap { v -> (Int64, Int64, TransactionVersion)? in
-            guard v.productType == .autoRenewable, let start = v.purchaseMs, let expires = v.expiresMs, expires > start else { return nil }
+            // Periods inside the calendar the metrics count (1970 to 9999): no sum of signed
+            // dates below can overflow, whatever a payload says.
+            guard v.productType == .autoRenewable, let start = v.purchaseMs, let expires = v.expiresMs, start >= 0, expires > start,
+                  expires <= MetricsCalendar.latest else { return nil }
             return (start, expires, v)
         }.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.2.transactionID < $1.2.transactionID }
         guard let first = ordered.first?.2 else { return nil }
