@@ -26,7 +26,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
-.PHONY: quick test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench install clean \
+.PHONY: quick test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -122,6 +122,11 @@ test-dist: wheel deb
 
 bench: static python-deps
 	@scripts/with-postgres.sh scripts/with-desktop-session.sh scripts/with-appstore-standin.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
+
+# Issue 29's floor: the ingestion benchmarks against this library and two experiment builds
+# that write less (bench/floor/*.patch); see BENCHMARKS.md, "The floor of one call per item".
+bench-floor: static
+	@scripts/with-postgres.sh bench/floor.sh $(STATIC_DIR)/libgatekit.so
 
 test-install:
 	@rm -rf $(C_OUT)/install-test && $(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(C_OUT)/install-test >/dev/null

@@ -392,6 +392,8 @@ static void ingestion(char **items, int total) {
     }
 }
 
+static void everything(char **items, int total, int signed_count);
+
 int main(void) {
     server = getenv("GATEKIT_TEST_POSTGRES");
     if (!server) { printf("\n### PostgreSQL\n\nSKIPPED: no server (run through `make bench`, which starts one)\n"); return 0; }
@@ -403,6 +405,18 @@ int main(void) {
     long long base = ((long long)time(NULL) - 86400) * 1000;
     for (int i = 0; i < LEDGER; i++) items[i] = signed_transaction(i, 0, base);
 
+    /* BENCH_POSTGRES_PART=ingestion: only the ingestion table (issue 29's A/B runs). */
+    const char *part = getenv("BENCH_POSTGRES_PART");
+    if (part && strcmp(part, "ingestion") == 0) ingestion(items, LEDGER);
+    else everything(items, TOTAL, LEDGER);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+    if (system(cmd) != 0) fprintf(stderr, "bench_postgres: could not remove %s\n", folder);
+    return 0;
+}
+
+/* Every table: throughput, ingestion, latency. */
+static void everything(char **items, int total, int signed_count) {
     printf("\n### PostgreSQL: throughput with 1, 4 and 8 concurrent clients (rows/s; threads, one handle each)\n\n");
     printf("| clients | plain libpq INSERT (reference) | eula_accept PostgreSQL | ratio | eula_accept SQLite | plain libpq INSERT of the transaction row (reference) | ledger_ingest_transaction PostgreSQL | ratio | ledger ingest SQLite |\n");
     printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -410,16 +424,16 @@ int main(void) {
     char ledger_pg[96] = "", ledger_lite[96] = "", eula_pg[96] = "", eula_lite[96] = "";
     for (int k = 0; k < 3; k++) {
         int n = counts[k];
-        double raw = rate(RAW_LIBPQ, "raw", n, TOTAL, NULL);
-        double pg = rate(GATEKIT_PG, "eula", n, TOTAL, NULL);
-        double lite = rate(GATEKIT_SQLITE, "eula", n, TOTAL, NULL);
-        double lraw = rate(RAW_LIBPQ, "rawledger", n, LEDGER, items);
-        double lpg = rate(GATEKIT_PG, "ledger", n, LEDGER, items);
-        double llite = rate(GATEKIT_SQLITE, "ledger", n, LEDGER, items);
+        double raw = rate(RAW_LIBPQ, "raw", n, total, NULL);
+        double pg = rate(GATEKIT_PG, "eula", n, total, NULL);
+        double lite = rate(GATEKIT_SQLITE, "eula", n, total, NULL);
+        double lraw = rate(RAW_LIBPQ, "rawledger", n, signed_count, items);
+        double lpg = rate(GATEKIT_PG, "ledger", n, signed_count, items);
+        double llite = rate(GATEKIT_SQLITE, "ledger", n, signed_count, items);
         printf("| %d | %.0f | %.0f | **%.2f×** | %.0f | %.0f | %.0f | **%.2f×** | %.0f |\n", n, raw, pg, pg / raw, lite, lraw, lpg, lpg / lraw, llite);
         fflush(stdout);
     }
-    ingestion(items, LEDGER);
+    ingestion(items, signed_count);
     snprintf(eula_pg, sizeof eula_pg, "bench.%s.eula.%d.1", run_tag, (int)GATEKIT_PG);
     snprintf(eula_lite, sizeof eula_lite, "bench.%s.eula.%d.1", run_tag, (int)GATEKIT_SQLITE);
     snprintf(ledger_pg, sizeof ledger_pg, "bench.%s.ledger.%d.1", run_tag, (int)GATEKIT_PG);
@@ -427,8 +441,4 @@ int main(void) {
     latency(eula_pg, ledger_pg, eula_lite, ledger_lite);
     printf("\nReproduce: `make bench BENCH=postgres`. Each client commits one durable transaction per row "
            "(eula_accept: one autocommitted INSERT, like the reference; ledger ingestion: BEGIN, the subscription's advisory lock, its reads and INSERTs, NOTIFY + COMMIT). Latencies are medians of 10 interleaved rounds.\n");
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
-    if (system(cmd) != 0) fprintf(stderr, "bench_postgres: could not remove %s\n", folder);
-    return 0;
 }

@@ -29,6 +29,9 @@ enum LastError {
 /// "function: reason" recorded for `gatekit_last_error()`.
 @inline(__always)
 func exportBoundary(_ function: StaticString, _ body: () throws(GateKitError) -> Int32) -> Int32 {
+    // Counting forks from the first call on: a thread that used the library before a fork
+    // is then known in the child (`FreshThread`).
+    _ = ForkGeneration.current
     do {
         return try body()
     } catch {

@@ -91,30 +91,83 @@ import Testing
     }
 }
 
-/// Work spread over threads for one call: every index done exactly once, results in order,
-/// helper threads on other threads than the caller's.
-@Suite struct ParallelWorkTests {
+/// Work done ahead on helper threads for a caller taking it in order: every index done exactly
+/// once, results in order, helpers working while the caller is busy elsewhere, the caller doing
+/// the work itself when there is no helper, and no wait after `finish`.
+@Suite struct WorkAheadTests {
     @Test func everyIndexOnceInOrder() {
-        for (count, threads) in [(0, 4), (1, 4), (7, 4), (100, 1), (100, 2), (1000, 8), (33, 64)] {
+        for (count, helpers) in [(0, 3), (1, 3), (7, 3), (100, 0), (100, 1), (1000, 7), (33, 63)] {
             let calls = Mutex<[Int]>([])
-            let out = ParallelWork.map(count, threads: threads, minimumPerThread: 4) { (i) -> Int in
+            let work = WorkAhead(count, helpers: helpers, minimumPerHelper: 4) { (i) -> Int in
                 calls.withLock { $0.append(i) }
                 return i * i
             }
-            #expect(out == (0..<count).map { $0 * $0 }, "\(count) on \(threads)")
+            let out = (0..<count).map { work.value($0) }
+            #expect(work.value(count) == nil && work.value(-1) == nil)
+            work.finish()
+            #expect(out == (0..<count).map { $0 * $0 }, "\(count) with \(helpers) helpers")
             #expect(calls.withLock { $0.sorted() } == Array(0..<count))
         }
+    }
+
+    @Test func helpersWorkWhileTheCallerIsBusy() {
+        let done = Mutex(0)
+        let work = WorkAhead(64, helpers: 1, minimumPerHelper: 8) { (i) -> Int in
+            done.withLock { $0 += 1 }
+            return i
+        }
+        defer { work.finish() }
+        // The caller takes nothing: the helper alone gets through every piece.
+        var waited = 0
+        while done.withLock({ $0 }) < 64 && waited < 5000 {
+            usleep(1000)
+            waited += 1
+        }
+        #expect(done.withLock { $0 } == 64)
+        #expect((0..<64).map { work.value($0) } == Array(0..<64))
+    }
+
+    @Test func theCallerWorksWhenNoHelperCan() {
+        let me = pthread_self()
+        let elsewhere = Mutex(0)
+        let work = WorkAhead(40, helpers: 0) { (i) -> Int in
+            if pthread_equal(pthread_self(), me) == 0 { elsewhere.withLock { $0 += 1 } }
+            return i
+        }
+        #expect((0..<40).map { work.value($0) } == Array(0..<40))
+        work.finish()
+        #expect(elsewhere.withLock { $0 } == 0)
     }
 
     @Test func helpersRunOnOtherThreads() {
         let me = pthread_self()
         let elsewhere = Mutex(0)
-        _ = ParallelWork.map(64, threads: 4, minimumPerThread: 8) { (i) -> Int in
+        let work = WorkAhead(64, helpers: 3, minimumPerHelper: 8) { (i) -> Int in
             if pthread_equal(pthread_self(), me) == 0 { elsewhere.withLock { $0 += 1 } }
             usleep(200)
             return i
         }
-        #expect(elsewhere.withLock { $0 } == 48)  // three helpers, sixteen indices each
+        usleep(20_000)  // the helpers are busy before the caller asks for anything
+        #expect((0..<64).map { work.value($0) } == Array(0..<64))
+        work.finish()
+        #expect(elsewhere.withLock { $0 } > 0)
+    }
+
+    @Test func finishStopsTheRestAndNothingWaitsAfter() {
+        let started = Mutex(0)
+        let work = WorkAhead(1000, helpers: 2, minimumPerHelper: 8) { (i) -> Int in
+            started.withLock { $0 += 1 }
+            usleep(1000)
+            return i
+        }
+        #expect(work.value(0) == 0)
+        work.finish()
+        let begun = started.withLock { $0 }
+        #expect(begun < 1000)  // the helpers stopped handing out pieces
+        // Done before the finish: its value; never begun: nil at once, never a wait.
+        for i in [1, 999] { #expect(work.value(i) == nil || work.value(i) == i) }
+        #expect(work.value(999) == nil)
+        #expect(started.withLock { $0 } == begun)
     }
 }
 

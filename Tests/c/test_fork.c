@@ -1,9 +1,12 @@
 /* A store handle belongs to the process that opened it: in a child made by fork(2) every call
  * on the inherited handle fails with GATEKIT_EFORKED and closing it touches nothing, while
- * the parent keeps using it; a store the child opens itself works. Both backends. */
+ * the parent keeps using it; a store the child opens itself works. Children of a parent that
+ * used the library ingest batches on helper threads without hanging. Both backends. */
 #include "check.h"
+#include "jws_signing.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 static char folder[] = "/tmp/gatekit-fork-XXXXXX";
 static char path[128];
@@ -24,6 +27,52 @@ static int child(void) {
     return check_failed;
 }
 
+/* Batches in forked children. The parent has used the library, so its thread holds an id in
+ * the Swift runtime's cache of thread ids, which the child's main thread inherits; each child's
+ * first batch runs the ingestion's lazy initializers for the first time, verifying on helper
+ * threads. Were the child's main thread among those threads, it and a helper could both spin
+ * forever in one initializer's lock (Support/FreshThread.swift); the alarm turns that into a
+ * failure. Each child runs it once, so the parent must not have ingested anything. */
+enum { FORKED_CHILDREN = 24, FORKED_ITEMS = 16 };
+static char *forked_items[FORKED_ITEMS];
+static gatekit_jws_options forked_options;
+
+static int batch_child(void) {
+    alarm(60);
+    char name[160];
+    snprintf(name, sizeof name, "%s/batch-%d.sqlite", folder, (int)getpid());
+    gatekit_store *own = NULL;
+    CHECK_RC(check_store_open(&own, name), GATEKIT_OK);
+    CHECK_RC(ledger_ingest_batch(NULL, own, GATEKIT_JWS_TRANSACTION, (const char *const *)forked_items, FORKED_ITEMS, &forked_options),
+             FORKED_ITEMS);
+    gatekit_store_close(own);
+    return check_failed;
+}
+
+static void test_batches_in_forked_children(void) {
+    if (signing_make_pki(folder) != 0) {
+        CHECK(!"the openssl CLI could not make the test PKI");
+        return;
+    }
+    size_t anchor_len = 0;
+    unsigned char *anchor = pki_der("root", &anchor_len);
+    forked_options = opts("com.example", "Sandbox", 0, anchor, anchor_len);
+    long long t = (long long)time(NULL) * 1000;
+    for (int i = 0; i < FORKED_ITEMS; i++) {
+        char payload[640];
+        snprintf(payload, sizeof payload,
+                 "{\"transactionId\":\"77%d\",\"originalTransactionId\":\"77%d\",\"bundleId\":\"com.example\","
+                 "\"productId\":\"pro.monthly\",\"subscriptionGroupIdentifier\":\"21000001\",\"purchaseDate\":%lld,"
+                 "\"originalPurchaseDate\":%lld,\"expiresDate\":%lld,\"quantity\":1,\"type\":\"Auto-Renewable Subscription\","
+                 "\"inAppOwnershipType\":\"PURCHASED\",\"signedDate\":%lld,\"environment\":\"Sandbox\"}",
+                 i, i, t, t, t + 86400000LL, t);
+        forked_items[i] = sign_with("ES256", payload, "leaf", chain3, 3);
+    }
+    for (int c = 0; c < FORKED_CHILDREN; c++) CHECK_RC(check_in_child(0, batch_child), 0);
+    for (int i = 0; i < FORKED_ITEMS; i++) free(forked_items[i]);
+    free(anchor);
+}
+
 int main(int argc, char **argv) {
     (void)argc;
     check_disable_swift_backtracer(argv);
@@ -36,6 +85,7 @@ int main(int argc, char **argv) {
     CHECK_RC(eula_should_present_hash(inherited, "terms", hash, "child"), 0);
     CHECK_RC(eula_accept(inherited, "terms", hash, "parent"), GATEKIT_OK);
     gatekit_store_close(inherited);
+    test_batches_in_forked_children();
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf %s", folder);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);

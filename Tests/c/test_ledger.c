@@ -473,6 +473,35 @@ static void test_batch(void) {
     for (const char *p = json; p && (p = strstr(p, "\"kind\":\"transaction\"")); p++) recorded++;
     CHECK(recorded == N);
     gatekit_free(json);
+    /* A batch long enough for helper threads (8 items or more each): every result in its item's
+     * place, whichever thread verified it and whenever it was recorded. */
+    enum { M = 48 };
+    const char *many[M];
+    char *made[M];
+    int forged = 0;
+    for (int k = 0; k < M; k++) {
+        char tid[32], original[32];
+        snprintf(tid, sizeof tid, "93%02d", k);
+        snprintf(original, sizeof original, "92%02d", k);
+        char *body = tx_json(tid, original, "pro.monthly", t - day, t + 30 * day, t - day, "");
+        int forge = k % 7 == 3;
+        forged += forge;
+        many[k] = made[k] = sign_with("ES256", body, forge ? "other_root" : "leaf", chain3, 3);
+        free(body);
+    }
+    CHECK_RC(ledger_ingest_batch(&json, s, GATEKIT_JWS_TRANSACTION, many, M, &options), M - forged);
+    const char *at = json ? strstr(json, "\"results\":[") : NULL;
+    for (int k = 0; k < M && at; k++) {
+        char mark[48];
+        if (k % 7 == 3) snprintf(mark, sizeof mark, "{\"error\":-307,");
+        else snprintf(mark, sizeof mark, "\"92%02d\"", k);
+        at = strstr(at, mark);
+        if (!at) fprintf(stderr, "test_batch: result %d (%s) is missing or out of order\n", k, mark);
+        else at += strlen(mark);
+    }
+    CHECK(at != NULL);
+    gatekit_free(json);
+    for (int k = 0; k < M; k++) free(made[k]);
     CHECK_RC(ledger_ingest_batch(NULL, s, 9, items, 1, &options), GATEKIT_EINVAL);
     CHECK_RC(ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, NULL, 1, &options), GATEKIT_EINVAL);
     CHECK_RC(ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, NULL, 0, &options), 0);

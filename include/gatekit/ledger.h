@@ -151,8 +151,10 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_notification_any(char **out_js
  * than 10000 items; GATEKIT_ETOOLARGE: more than 64 MiB of text in all; store errors).
  * out_json (may be NULL): {"version":1,"results":[...]} in input order, each the single-item
  * report or {"error":-307,"message":"..."}. One fsync for the whole batch instead of one per
- * item (figures in BENCHMARKS.md). A batch of 16 or more items is verified on every core:
- * helper threads that live only for the call (joined before it returns). */
+ * item (figures in BENCHMARKS.md). A batch of 8 or more items is verified on every core:
+ * helper threads that live only for the call (joined before it returns). On SQLite the items
+ * are recorded while the helpers verify the next ones; on PostgreSQL once all are verified
+ * (the transaction first locks every subscription they name). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_batch(char **out_json, gatekit_store *store, int kind, const char *const *jws, size_t count, const gatekit_jws_options *options);
 
 /* Ingest an app receipt: validate it exactly as receipt_validate() does, then record each

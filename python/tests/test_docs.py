@@ -104,3 +104,17 @@ def test_every_released_version_has_its_tag():
                                 capture_output=True, text=True)
         assert header.returncode == 0, f"no tag v{version} (or it lacks include/gatekit/common.h): {header.stderr.strip()}"
         assert f'#define GATEKIT_VERSION_STRING "{version}"' in header.stdout
+
+
+def test_the_floor_experiments_still_apply():
+    """`make bench-floor` builds the library with bench/floor/*.patch (BENCHMARKS.md, issue 29's
+    floor): each patch must still apply to the tree, or the figures could not be reproduced."""
+    import subprocess
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout: `git apply --check` needs one")
+    patches = sorted((REPO_ROOT / "bench" / "floor").glob("*.patch"))
+    assert [p.name for p in patches] == ["item-and-versions-only.patch", "no-derived-rows.patch"]
+    for patch in patches:
+        check = subprocess.run(["git", "-C", str(REPO_ROOT), "apply", "--check", str(patch)], capture_output=True, text=True)
+        assert check.returncode == 0, f"{patch.name} no longer applies: {check.stderr.strip()}"
+        assert "EXPERIMENT (issue 29 floor)" in patch.read_text()

@@ -65,10 +65,13 @@ extension Ledger {
     /// verification is reported in its place and skipped; a store failure records none.
     public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
         guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
-        let pending = ParallelWork.map(texts.count) { i in
-            Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(texts[i], kind: kind, options: options) }
+        return try FreshThread.run("ledger batch") { () throws(GateKitError) in
+            let pending = WorkAhead(texts.count) { i in
+                Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(texts[i], kind: kind, options: options) }
+            }
+            defer { pending.finish() }
+            return try record(pending, texts.count, options: options, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports
         }
-        return try record(pending, options: options, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports
     }
 
     /// Signed items of any kinds, each verified as the single-item functions do, recorded in one
@@ -76,10 +79,13 @@ extension Ledger {
     /// both or neither). `scope` names what `alongside` reads to decide what it writes.
     package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
                                    _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
-        let pending = ParallelWork.map(items.count) { i in
-            Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(items[i].text, kind: items[i].kind, options: options) }
+        try FreshThread.run("ledger batch") { () throws(GateKitError) in
+            let pending = WorkAhead(items.count) { i in
+                Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(items[i].text, kind: items[i].kind, options: options) }
+            }
+            defer { pending.finish() }
+            return try record(pending, items.count, options: options, alongside: scope, alongside)
         }
-        return try record(pending, options: options, alongside: scope, alongside)
     }
 
     private func pendingItem<C: Collection>(_ text: C, kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
@@ -92,24 +98,43 @@ extension Ledger {
         }
     }
 
-    /// Records the verified items in one write transaction, then runs `alongside` in it.
-    private func record<T>(_ pending: [Result<PendingItem, GateKitError>], options: JWSOptions, alongside scope: WriteScope,
+    /// Records the `count` items `pending` verifies in one write transaction, then runs
+    /// `alongside` in it. On PostgreSQL every item is verified before the write begins: its
+    /// scope locks every subscription the items name, and the rows all writers share are
+    /// committed ahead. SQLite has one writer and no scope to name, so its write begins once
+    /// the first item is verified and records each item while the helpers verify the next
+    /// ones: storing overlaps verifying.
+    private func record<T>(_ pending: WorkAhead<Result<PendingItem, GateKitError>>, _ count: Int, options: JWSOptions, alongside scope: WriteScope,
                            _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
-        let items = pending.compactMap { try? $0.get() }
-        if !items.isEmpty { try bindBundle(options.bundleID) }
-        try storeSharedRowsAhead(items)
-        var subjects = items.flatMap(\.subjects)
+        func item(_ i: Int) throws(GateKitError) -> Result<PendingItem, GateKitError> {
+            guard let item = pending.value(i) else { throw .internalError("item \(i) of \(count) was not verified") }
+            return item
+        }
+        // What the write needs before it begins: the bundle binding (its own commit, only once
+        // an item verified for that bundle) and, on PostgreSQL, every item.
+        var ahead: [PendingItem] = []
+        for i in 0..<count {
+            if case let .success(verified) = try item(i) {
+                ahead.append(verified)
+                if store.backend != .postgresql { break }
+            }
+        }
+        if !ahead.isEmpty { try bindBundle(options.bundleID) }
+        try storeSharedRowsAhead(ahead)
+        var subjects = ahead.flatMap(\.subjects)
         if case let .subjects(more) = scope { subjects += more }
         let writeScope: WriteScope = if case .wholeStore = scope { .wholeStore } else { .subjects(subjects) }
         return try store.write(writeScope) { (db) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) in
             forgetRecords()
             var state = RecordingState(db.dialect)
             var out: [Result<IngestReport, GateKitError>] = []
-            out.reserveCapacity(pending.count)
-            for (i, item) in pending.enumerated() {
+            out.reserveCapacity(count)
+            for i in 0..<count {
                 let copy = i % Ledger.prefetchCopies
-                if copy == 0 { try prefetchIndependent(pending[i...].prefix(Ledger.prefetchCopies), db) }
-                switch item {
+                if copy == 0 && db.dialect == .postgresql {
+                    try prefetchIndependent(try (i..<min(count, i + Ledger.prefetchCopies)).map(item), db)
+                }
+                switch try item(i) {
                 case let .success(item): out.append(.success(try record(item, db, &state, copy: copy)))
                 case let .failure(error): out.append(.failure(error))
                 }
@@ -365,7 +390,7 @@ extension Ledger {
     /// answered together, one round trip per chunk instead of one per item (the writes of
     /// earlier chunks were sent before, so the reads see them). An item that shares a
     /// subscription with an earlier one of its chunk sends its reads when its turn comes.
-    private func prefetchIndependent(_ chunk: ArraySlice<Result<PendingItem, GateKitError>>, _ db: any DatabaseConnection) throws(GateKitError) {
+    private func prefetchIndependent(_ chunk: [Result<PendingItem, GateKitError>], _ db: any DatabaseConnection) throws(GateKitError) {
         guard db.dialect == .postgresql, chunk.count > 1 else { return }
         var seen = Set<String>()
         for (i, item) in chunk.enumerated() {

@@ -9,9 +9,14 @@ public enum ForkGeneration {
     // Written only by the atfork child handler, while the just-forked child has one thread;
     // in every other moment of a process's life it is only read.
     nonisolated(unsafe) private static var generation: UInt64 = 0
+    /// The thread that called the last fork (in the child, its one thread then).
+    nonisolated(unsafe) private static var forker = pthread_t()
 
     private static let counting: Bool = {
-        pthread_atfork(nil, nil, { ForkGeneration.generation &+= 1 })
+        pthread_atfork(nil, nil, {
+            ForkGeneration.generation &+= 1
+            ForkGeneration.forker = pthread_self()
+        })
         return true
     }()
 
@@ -19,5 +24,11 @@ public enum ForkGeneration {
     public static var current: UInt64 {
         _ = counting
         return generation
+    }
+
+    /// Whether this process was forked and this thread is the one that called fork(2)
+    /// (`FreshThread` says why that matters).
+    public static var isForkingThread: Bool {
+        current > 0 && pthread_equal(forker, pthread_self()) != 0
     }
 }

@@ -35,7 +35,14 @@ extension Ledger {
                 return rolledUp
             }
         }
-        return try store.snapshot { (db) throws(GateKitError) -> MetricsTally in
+        return try FreshThread.run("metrics") { () throws(GateKitError) -> MetricsTally in
+            try streamedTally(request, scope: scope, asOf: asOf, pageSize: pageSize)
+        }
+    }
+
+    /// Every row of the environment, a page at a time, in one snapshot.
+    private func streamedTally(_ request: MetricsRequest, scope: LedgerScope, asOf: Int64, pageSize: Int) throws(GateKitError) -> MetricsTally {
+        try store.snapshot { (db) throws(GateKitError) -> MetricsTally in
             let catalog = try CatalogRows.all(db).catalog(at: asOf)
             let tally = Locked(MetricsTally(request: request, asOf: asOf, catalog: catalog,
                                             sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf)))
