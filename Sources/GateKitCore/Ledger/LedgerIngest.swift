@@ -65,13 +65,9 @@ extension Ledger {
     /// verification is reported in its place and skipped; a store failure records none.
     public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
         guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
-        return try FreshThread.run("ledger batch") { () throws(GateKitError) in
-            let pending = WorkAhead(texts.count) { i in
-                Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(texts[i], kind: kind, options: options) }
-            }
-            defer { pending.finish() }
-            return try record(pending, texts.count, options: options, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports
-        }
+        return try verifyAndRecord(texts.count, options: options, alongside: .subjects([]), { (i) throws(GateKitError) in
+            try self.pendingItem(texts[i], kind: kind, options: options)
+        }, { (_) throws(GateKitError) in }).reports
     }
 
     /// Signed items of any kinds, each verified as the single-item functions do, recorded in one
@@ -79,12 +75,20 @@ extension Ledger {
     /// both or neither). `scope` names what `alongside` reads to decide what it writes.
     package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
                                    _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
+        try verifyAndRecord(items.count, options: options, alongside: scope, { (i) throws(GateKitError) in
+            try self.pendingItem(items[i].text, kind: items[i].kind, options: options)
+        }, alongside)
+    }
+
+    /// `count` items verified by `verify` on helper threads (`WorkAhead`) and recorded together
+    /// (`record`) — off the thread that forked, in a forked process (`FreshThread`).
+    private func verifyAndRecord<T>(_ count: Int, options: JWSOptions, alongside scope: WriteScope,
+                                    _ verify: @escaping (Int) throws(GateKitError) -> PendingItem,
+                                    _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
         try FreshThread.run("ledger batch") { () throws(GateKitError) in
-            let pending = WorkAhead(items.count) { i in
-                Result { () throws(GateKitError) -> PendingItem in try self.pendingItem(items[i].text, kind: items[i].kind, options: options) }
-            }
+            let pending = WorkAhead(count) { i in Result { () throws(GateKitError) -> PendingItem in try verify(i) } }
             defer { pending.finish() }
-            return try record(pending, items.count, options: options, alongside: scope, alongside)
+            return try record(pending, count, options: options, alongside: scope, alongside)
         }
     }
 

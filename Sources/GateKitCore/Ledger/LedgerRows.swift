@@ -12,6 +12,11 @@ enum LedgerRows {
         original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
         grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity
         """
+    /// How many columns each list names: the index of a column selected after it.
+    static let transactionColumnCount = columnCount(transactionColumns)
+    static let renewalColumnCount = columnCount(renewalColumns)
+
+    static func columnCount(_ columns: String) -> Int32 { Int32(truncatingIfNeeded: columns.split(separator: ",").count) }
     /// The customer's original transaction ids: the id itself (when the ledger holds it), or
     /// every one whose transactions ever carried the token (history; entitlement answers count
     /// only those whose newest token is this one: `CustomerRecord.token`).

@@ -22,11 +22,12 @@ enum SaleColumns {
 
     /// The columns a sold version is read with: `LedgerRows.transactionColumns`, then `names`.
     static let versionColumns = "\(LedgerRows.transactionColumns), \(names)"
+    static let versionColumnCount = LedgerRows.columnCount(versionColumns)
 
     /// A version and its sale, from `versionColumns` at column 0.
     static func version(_ s: any DatabaseStatement) -> TransactionVersion {
         var v = LedgerRows.transaction(s)
-        v.sale = sale(s, from: 16)
+        v.sale = sale(s, from: LedgerRows.transactionColumnCount)
         return v
     }
 

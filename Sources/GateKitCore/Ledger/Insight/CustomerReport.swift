@@ -76,7 +76,7 @@ struct CustomerSubscription {
         var firstItem: [String: Int64] = [:], newestItem: [String: Int64] = [:], newestVersion: [String: TransactionVersion] = [:]
         while try t.step() {
             let v = SaleColumns.version(t)
-            let item = t.int64(22)
+            let item = t.int64(SaleColumns.versionColumnCount)
             versions.append(v)
             if firstItem[v.transactionID] == nil { firstItem[v.transactionID] = item }
             if newestVersion[v.transactionID].map({ v.isNewer(than: $0) }) ?? true {
@@ -95,7 +95,7 @@ struct CustomerSubscription {
         while try r.step() {
             let v = LedgerRows.renewal(r)
             renewals.append(v)
-            renewalItem[v.identity] = r.int64(10)
+            renewalItem[v.identity] = r.int64(LedgerRows.renewalColumnCount)
         }
         r.reset()
         renewals.sort { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }

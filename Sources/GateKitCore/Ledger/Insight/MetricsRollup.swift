@@ -206,14 +206,14 @@ extension Ledger {
         defer { t.reset() }
         while try t.step() {
             let v = SaleColumns.version(t)
-            rows[v.originalTransactionID, default: RollupRows()].versions.append((v, t.int64(22)))
+            rows[v.originalTransactionID, default: RollupRows()].versions.append((v, t.int64(SaleColumns.versionColumnCount)))
         }
         let r = try select(LedgerRows.renewalColumns, from: "ledger_renewals")
         defer { r.reset() }
         while try r.step() {
             let v = LedgerRows.renewal(r)
             // Renewal infos of a subscription without a transaction count for nothing (no period).
-            if rows[v.originalTransactionID] != nil { rows[v.originalTransactionID]?.renewals.append((v, r.int64(10))) }
+            if rows[v.originalTransactionID] != nil { rows[v.originalTransactionID]?.renewals.append((v, r.int64(LedgerRows.renewalColumnCount))) }
         }
         return rows
     }
