@@ -25,17 +25,39 @@ from typing import Any, Dict, Optional
 import gatekit
 
 
+MAX_SEQ = (1 << 63) - 1
+
+
+class CursorError(Exception):
+    """The cursor file is not one this program wrote."""
+
+
 def read_cursor(path: Path) -> int:
+    """The last change delivered (0: none yet). The file is not followed if it is a link."""
     try:
-        return int(path.read_text().strip() or 0)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
         return 0
+    except OSError as error:
+        raise CursorError(f"{path}: cannot be read ({error.strerror}; a symbolic link is not followed)") from None
+    with os.fdopen(fd, "rb") as f:
+        text = f.read(64).strip()
+    if not text:
+        return 0
+    if not text.isdigit() or len(text) > 19 or int(text) > MAX_SEQ:
+        raise CursorError(f"{path}: not a cursor ({text[:20]!r}…): expected a change number from 0 to {MAX_SEQ}")
+    return int(text)
 
 
 def write_cursor(path: Path, seq: int) -> None:
-    """Atomically, readable by its owner only."""
+    """Atomically, readable by its owner only: the temporary file is made anew (a stale one,
+    whatever its mode, is removed first), never followed if it is a link."""
     temporary = path.with_name(path.name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.unlink(temporary)
+    except FileNotFoundError:
+        pass
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(f"{seq}\n")
         f.flush()
@@ -85,6 +107,9 @@ if __name__ == "__main__":
     parser.add_argument("--cursor", type=Path, required=True, help="the file keeping the last change delivered")
     parser.add_argument("--until-idle", type=float, help="exit when no change came for this many seconds")
     args = parser.parse_args()
-    with gatekit.Store(args.store, app_id=args.app_id) as store:
-        count = forward(store, args.url, args.cursor, args.until_idle)
-        print(f"delivered {count} changes")
+    try:
+        with gatekit.Store(args.store, app_id=args.app_id) as store:
+            count = forward(store, args.url, args.cursor, args.until_idle)
+            print(f"delivered {count} changes")
+    except CursorError as error:
+        raise SystemExit(f"webhook_forwarder: {error}")

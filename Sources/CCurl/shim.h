@@ -12,7 +12,7 @@
 #define GK_CURL_FUNCTIONS(X) \
     X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_setopt) \
     X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_slist_append) \
-    X(curl_slist_free_all) X(curl_version_info)
+    X(curl_slist_free_all) X(curl_version_info) X(curl_easy_header)
 
 #define GK_CURL_FIELD(name) __typeof__(name) *_Nonnull name;
 /* Every libcurl function GateKit calls (non-null once gk_curl_bind succeeded). */
@@ -60,5 +60,11 @@ static inline CURLcode gk_curl_get_string(const gk_curl *c, CURL *h, CURLINFO in
     CURLcode rc = c->curl_easy_getinfo(h, info, &value);
     *out = value;
     return rc;
+}
+/* The last response's header `name` (its first occurrence), or NULL when absent. */
+static inline const char *gk_curl_header(const gk_curl *c, CURL *h, const char *name) {
+    struct curl_header *header = NULL;
+    if (c->curl_easy_header(h, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || !header) return NULL;
+    return header->value;
 }
 #endif

@@ -34,7 +34,7 @@ public func ledgerSyncNotifications(_ out: OutString?, _ store: OpaquePointer?, 
         core.sinceMs = o.since_ms == 0 ? nil : o.since_ms
         core.untilMs = o.until_ms == 0 ? nil : o.until_ms
         core.overlapMs = o.overlap_ms
-        core.budgetMs = o.budget_ms == 0 ? nil : o.budget_ms
+        core.budgetMs = o.budget_ms == 0 ? NotificationSync.Options.defaultBudgetMs : o.budget_ms
         core.maximumPages = o.max_pages == 0 ? nil : Int(o.max_pages)
         core.leaseMs = o.lease_ms
         let report = try NotificationSync.run(ledger: handle.ledger, client: client, options: core)

@@ -30,11 +30,13 @@ final class StoreHandle {
 
     deinit { gatekitFree(cPath) }
 
-    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
+    var opaque: OpaquePointer { StoreSlot.open(self) }
 
     static func from(_ p: OpaquePointer?) throws(GateKitError) -> StoreHandle {
         guard let p else { throw .invalid("store is NULL") }
-        let handle = Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+        guard let handle = StoreSlot.slot(p).current else {
+            throw .invalid("store was closed (gatekit_store_close): open the store again")
+        }
         guard handle.generation == ForkGeneration.current else {
             throw GateKitError(.forked, "this handle was opened before the process forked; its connection belongs to the parent. Open the store again in the child (gunicorn: in post_fork or without preload_app; uWSGI: lazy-apps)")
         }
@@ -71,20 +73,19 @@ public func gatekitStoreOpenFlags(_ out: UnsafeMutablePointer<OpaquePointer?>?, 
 @c(gatekit_store_close)
 public func gatekitStoreClose(_ store: OpaquePointer?) {
     guard let store else { return }
-    let handle = Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store))
     // A handle inherited over fork is left alone: closing it would close the parent's
     // connection (PostgreSQL's Terminate on the shared socket) and join threads the child
     // does not have. Its memory stays with the child's copy of the parent's.
-    guard handle.takeUnretainedValue().generation == ForkGeneration.current else { return }
+    guard let handle = StoreSlot.slot(store).close(keep: { $0.generation != ForkGeneration.current }) else { return }
     // Nothing may call the host after close: stop the watcher, drop callbacks and provider.
-    handle.takeUnretainedValue().permissions.close()
-    handle.release()
+    // A call still under way on another thread holds its own reference: the handle ends after it.
+    handle.permissions.close()
 }
 
 @c(gatekit_store_path)
 public func gatekitStorePath(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let store else { return nil }
-    return UnsafePointer(Unmanaged<StoreHandle>.fromOpaque(UnsafeRawPointer(store)).takeUnretainedValue().cPath)
+    guard let store, let handle = StoreSlot.slot(store).current else { return nil }
+    return UnsafePointer(handle.cPath)
 }
 
 @c(gatekit_store_check)

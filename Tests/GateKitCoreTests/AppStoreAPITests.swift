@@ -71,6 +71,31 @@ import Testing
         #expect(throws: GateKitError(.tooLarge, "transaction_id is longer than 4096 bytes")) { try APIEndpoint.getTransactionInfo(transactionID: long) }
     }
 
+    /// What a server sends is kept only if it can be sent back as an argument (Hardening IV, 1).
+    @Test func onlyWhatCanBeSentBackIsSendable() throws {
+        let limit = String(repeating: "x", count: APIEndpoint.maximumArgumentLength)
+        #expect(APIEndpoint.isSendable(limit) && !APIEndpoint.isSendable(limit + "x") && !APIEndpoint.isSendable(""))
+        #expect(!APIEndpoint.isSendable("a\u{0}b"))
+        #expect(throws: GateKitError.self) { try APIEndpoint.getNotificationHistory(paginationToken: limit + "x", request: Array("{}".utf8)) }
+        _ = try APIEndpoint.getNotificationHistory(paginationToken: limit, request: Array("{}".utf8))
+    }
+
+    @Test func theServersDateAndRetryAfterAreReadWhateverTheirSize() {
+        #expect(HTTPHeaderValues.date("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777_000)
+        #expect(HTTPHeaderValues.date("Sat, 28 Nov 2026 11:18:12 GMT") == 1_795_864_692_000)
+        for bad in ["", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT",
+                    "Sun, 06 Nov 1994 24:49:37 GMT", "Sun, 06 Xyz 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT "] {
+            #expect(HTTPHeaderValues.date(bad) == nil, "\(bad)")
+        }
+        #expect(HTTPHeaderValues.retryAfterSeconds("120", serverDate: nil) == 120)
+        #expect(HTTPHeaderValues.retryAfterSeconds("9000000000000000000", serverDate: nil) == 9_000_000_000_000_000_000)
+        // More than 64 bits hold: the longest wait, never "absent" (then it would be retried at once).
+        #expect(HTTPHeaderValues.retryAfterSeconds("1" + String(repeating: "0", count: 24), serverDate: nil) == .max)
+        #expect(HTTPHeaderValues.retryAfterSeconds("Sun, 06 Nov 1994 08:51:37 GMT", serverDate: 784_111_777_000) == 120)
+        #expect(HTTPHeaderValues.retryAfterSeconds("Sun, 06 Nov 1994 08:48:37 GMT", serverDate: 784_111_777_000) == 0)
+        for bad in ["", "-5", "1.5", " 5", "soon"] { #expect(HTTPHeaderValues.retryAfterSeconds(bad, serverDate: nil) == nil, "\(bad)") }
+    }
+
     @Test func errorAnswersAreReadAsApplesLibrariesDo() {
         let json = HTTPResponse(status: 404, contentType: "application/json; charset=utf-8", retryAfter: nil,
                                 body: Array(#"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#.utf8))

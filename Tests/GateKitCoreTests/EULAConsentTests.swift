@@ -214,6 +214,52 @@ import Testing
         #expect(problems.contains("eula decision \(first + 1) was removed (its chain link 2 remains)"), "\(problems)")
     }
 
+    /// Hardening IV, 23: every field a reader of the history relies on is in the chain's link,
+    /// each one tested (only the address was; a backdated instant went unnoticed by the tests).
+    @Test func everyFieldOfADecisionIsInItsChainLink() throws {
+        let v1 = try sha256Hex("v1"), v2 = try sha256Hex("v2")
+        // A published text, so the decision records its language (a field of its own).
+        try gate.publish(EULAVersion(documentID: "terms", label: "v1", effectiveMilliseconds: 0, graceMilliseconds: 0, defaultLanguage: "en",
+                                     texts: [EULAVersion.Text(language: "en", bytes: Array("v1".utf8))]))
+        try gate.record(.accepted, documentID: "terms", hash: v1, user: Array("ann".utf8),
+                        consent: EULAConsent(method: .clickThrough, clientAddress: "192.0.2.1", userAgent: "agent", locale: "en-US",
+                                             metadata: [("k", "v")]))
+        let id = try gate.store.read { (db) throws(GateKitError) in try db.scalar("SELECT max(id) FROM eula_decisions") }
+        #expect(try gate.store.read { (db) throws(GateKitError) in try db.scalar("SELECT count(*) FROM eula_decisions WHERE language = 'en'") } == 1)
+        #expect(try gate.chainProblems() == [])
+        let postgres = TestStores.onPostgres
+        func tampering(_ sql: String) throws {
+            try gate.store.write { (db) throws(GateKitError) in
+                if postgres { try db.execute("SET LOCAL session_replication_role = replica") }
+                else { try db.execute("DROP TRIGGER eula_decisions_no_update; DROP TRIGGER eula_decisions_no_delete") }
+                try db.execute(sql)
+                if !postgres { try db.execute(DDL.sqliteAppendOnly("eula_decisions")) }
+            }
+        }
+        let bytes = { (hex: String) in postgres ? "decode('\(hex)', 'hex')" : "X'\(hex)'" }
+        let edits = ["document_id = 'privacy'", "user_name = \(bytes("626f62"))", "hash = '\(v2)'", "decision = 2", "at_ms = at_ms - 86400000",
+                     "method = 4", "client_address = '192.0.2.2'", "user_agent = 'other'", "locale = 'de-DE'",
+                     "metadata = '{\"k\":\"w\"}'", "language = 'de'"]
+        for edit in edits {
+            let original = try gate.store.read { (db) throws(GateKitError) -> [String?] in
+                let s = try db.statement("SELECT document_id, \(postgres ? "encode(user_name, 'hex')" : "hex(user_name)"), hash, decision, at_ms, method, client_address, user_agent, locale, metadata, language FROM eula_decisions WHERE id = ?1")
+                defer { s.reset() }
+                s.bind(1, id)
+                _ = try s.step()
+                return (0..<11).map { s.text(Int32($0)) }
+            }
+            try tampering("UPDATE eula_decisions SET \(edit) WHERE id = \(id)")
+            #expect(try gate.chainProblems() == ["eula decision \(id) was changed (it no longer matches its chain link)"], "\(edit)")
+            let restore = ["document_id", "user_name", "hash", "decision", "at_ms", "method", "client_address", "user_agent", "locale", "metadata", "language"]
+                .enumerated().map { (i, column) in
+                    guard let value = original[i] else { return "\(column) = NULL" }
+                    return column == "user_name" ? "user_name = \(bytes(value))" : "\(column) = '\(value)'"  // no value here holds a quote
+                }.joined(separator: ", ")
+            try tampering("UPDATE eula_decisions SET \(restore) WHERE id = \(id)")
+            #expect(try gate.chainProblems() == [], "restored after \(edit)")
+        }
+    }
+
     /// Eight handles record decisions of one user on one document at once: every decision is
     /// kept and the chain stays one line (on PostgreSQL the racing writers meet at the chain's
     /// unique (subject, seq) and retry).

@@ -130,6 +130,44 @@ import Testing
         #expect(failure { try gate.store.write { (db) throws(GateKitError) in try db.execute("DELETE FROM eula_texts") } } != nil)
     }
 
+    /// Hardening IV, 18: a publication edited in the file (its grace, effect, language or a
+    /// text's hash), a version removed, or a text's bytes changed: the store check names it, and
+    /// a text read back is checked against its hash.
+    @Test func publicationsAndTextsCarryTamperEvidence() throws {
+        try gate.publish(Self.version("v1", effective: 1_000, [("en", "one"), ("de", "eins")]))
+        try gate.publish(Self.version("v2", effective: 2_000, grace: 86_400_000, [("en", "two")]))
+        #expect(try gate.chainProblems() == [])
+        let postgres = TestStores.onPostgres
+        func tampering(_ sql: String) throws {
+            try gate.store.write { (db) throws(GateKitError) in
+                if postgres { try db.execute("SET LOCAL session_replication_role = replica") }
+                else {
+                    try db.execute("DROP TRIGGER eula_versions_no_update; DROP TRIGGER eula_versions_no_delete; "
+                                   + "DROP TRIGGER eula_texts_no_update; DROP TRIGGER eula_texts_no_delete")
+                }
+                try db.execute(sql)
+                if !postgres { try db.execute(DDL.sqliteAppendOnly("eula_versions") + DDL.sqliteAppendOnly("eula_texts")) }
+            }
+        }
+        for (edit, undo) in [("grace_ms = 315360000000", "grace_ms = 86400000"), ("effective_ms = 1500", "effective_ms = 2000"),
+                             ("default_language = 'de'", "default_language = 'en'"), ("published_ms = 7", nil)] {
+            let before = try gate.store.read { (db) throws(GateKitError) in try db.scalar("SELECT published_ms FROM eula_versions WHERE label = 'v2'") }
+            try tampering("UPDATE eula_versions SET \(edit) WHERE label = 'v2'")
+            let problems = try gate.chainProblems()
+            #expect(problems.count == 1 && problems[0].contains("version \"v2\" of \"terms\" does not match its seal"), "\(edit): \(problems)")
+            try tampering("UPDATE eula_versions SET \(undo ?? "published_ms = \(before)") WHERE label = 'v2'")
+            #expect(try gate.chainProblems() == [], "restored after \(edit)")
+        }
+        let eins = try sha256Hex("eins")
+        try tampering("UPDATE eula_texts SET language = 'fr' WHERE hash = '\(eins)'")
+        #expect(try gate.chainProblems().contains { $0.contains("version \"v1\"") })
+        try tampering("UPDATE eula_texts SET language = 'de' WHERE hash = '\(eins)'")
+        try tampering("UPDATE eula_texts SET body = \(postgres ? "'\\x65696e7a'::bytea" : "X'65696e7a'") WHERE hash = '\(eins)'")
+        #expect(failure { try gate.text(documentID: "terms", hash: eins) } == .corrupt)
+        #expect(try gate.chainProblems().contains { $0.contains("is not that text") })
+        #expect(try gate.text(documentID: "terms", hash: try sha256Hex("one")) == Array("one".utf8))
+    }
+
     func exportText(_ options: EULAExport.Options) throws -> [UInt8] {
         var out: [UInt8] = []
         try gate.export(options) { (chunk) throws(GateKitError) in out += chunk }

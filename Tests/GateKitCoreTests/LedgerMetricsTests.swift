@@ -199,7 +199,7 @@ import Testing
         #expect(byProduct.series[Self.monthly].map { byProduct.levels($0, .activeSubscriptions) } == [2, 3, 2, 1, 0, 0])
 
         try ledger.declareCatalog(ProductCatalog(json: Array("""
-            {"products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
+            {"correction": "the lives of 2025 predate this store", "products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
                           "\(Self.yearly)": {"type": "auto-renewable", "entitlements": ["pro", "cloud"]}}}
             """.utf8)), effectiveMs: Self.at(1, 1))
         let byEntitlement = try Self.tally(ledger, by: .entitlement)
@@ -254,7 +254,7 @@ import Testing
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("rollup.sqlite")))
         try ledger.declareCatalog(ProductCatalog(json: Array("""
-            {"products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
+            {"correction": "the lives of 2025 predate this store", "products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
                           "\(Self.yearly)": {"type": "auto-renewable", "entitlements": ["pro", "cloud"]}}}
             """.utf8)), effectiveMs: Self.at(1, 1))
         var items = try Self.lives(pki).flatMap(\.items)
@@ -311,6 +311,47 @@ import Testing
         try ledger.refreshRollup(Self.scope, buildChunk: 2)
         #expect(JSONWriter.serialize(try ledger.metricsTally(request, refresh: false).json()) == streamed)
         #expect(try rows() == kept)
+    }
+
+    /// Hardening IV, 19: money sums wrapped in memory, the SQLite roll-up stored a REAL that
+    /// disagreed with the rows, and PostgreSQL failed every metrics question for good ("bigint
+    /// out of range"). An absurd signed price is left out of money everywhere, counted as
+    /// pricesExcluded; a large real price (an IDR year) still makes its MRR (it was dropped when
+    /// price × a month in ms passed 64 bits). Both backends, roll-up equal to the rows.
+    @Test func absurdPricesAreLeftOutTheSameWayEverywhere() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("absurd.sqlite")))
+        let at = Self.at
+        var life = Life(pki: pki, name: "absurd", original: "9100")
+        for (i, price) in [Int64.max, 9_000_000_000_000_000_000, Int64.max].enumerated() {
+            life.transaction(try life.tx("910\(i)", Self.monthly, purchase: at(1, 5 + i), expires: at(2, 5 + i),
+                                         [("price", .number(price)), ("currency", .string("USD")), ("storefront", .string("USA"))]))
+        }
+        life.transaction(try life.tx("9200", Self.monthly, purchase: at(1, 8), expires: at(2, 8),
+                                     [("price", .number(9990)), ("currency", .string("USD")), ("storefront", .string("USA"))]))
+        var idr = Life(pki: pki, name: "idr", original: "9300")
+        idr.transaction(try idr.tx("9300", Self.yearly, purchase: at(1, 1), expires: Int64(Timestamp.days(year: 2026, month: 1, day: 1)) * Self.day,
+                                   [("price", .number(150_000_000_000)), ("currency", .string("IDR")), ("storefront", .string("IDN"))]))
+        for item in life.items + idr.items { _ = try ledger.ingestTransaction(Array(item.jws.utf8), options: options) }
+        for dimension in [MetricsRequest.Dimension.all, .currency] {
+            let request = try MetricsRequest(scope: Self.scope, from: at(1, 1), to: at(3, 1), granularity: .month, dimension: dimension,
+                                             asOf: .asOf(Self.endOfJune))
+            let rolled = try ledger.metricsTally(request)
+            let streamed = try ledger.metricsTally(request, streaming: true)
+            #expect(JSONWriter.serialize(rolled.json()) == JSONWriter.serialize(streamed.json()), "\(dimension)")
+            guard let all = rolled.series[dimension == .all ? nil : "USD"] else { Issue.record("no series"); continue }
+            #expect(all.revenue["USD"] == [9990, 0])
+            // Three absurd prices: each one's revenue and each one's period's MRR left out.
+            #expect(rolled.flows(all, .pricesExcluded) == [6, 0])
+            let monthly = Int64(Int128(150_000_000_000) * Int128(MetricsTally.meanMonthMs) / Int128(365 * Self.day))
+            let idrSeries = rolled.series[dimension == .all ? nil : "IDR"]
+            #expect(idrSeries?.mrr["IDR"].map { runningSum($0.dropLast()) } == [monthly, monthly])
+        }
     }
 
     @Test func requestsOutOfRangeAreRefused() {

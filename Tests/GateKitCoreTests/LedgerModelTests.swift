@@ -23,6 +23,27 @@ import Testing
                        signedMs: signed, identity: identity)
     }
 
+    /// Hardening IV, 21c: nothing entitles before its purchase instant, a subscription included
+    /// (one bought and signed ten days ahead counted as entitled now, and its status active).
+    @Test func aSubscriptionEntitlesFromItsPurchaseInstantOn() {
+        let d = Self.day, t = Self.t0
+        let ahead = Self.tx("1", purchase: t + 10 * d, expires: t + 40 * d, signed: t + 10 * d)
+        let record = CustomerRecord(transactions: [ahead])
+        func answer(_ at: Int64) -> Entitlement { record.view(at: at, knownBy: nil).entitlement(to: "pro") }
+        #expect(answer(t).reason == .notYetPurchased && !answer(t).isEntitled)
+        #expect(answer(t + 10 * d - 1).reason == .notYetPurchased)
+        #expect(answer(t + 10 * d).reason == .subscription && answer(t + 10 * d).untilMs == t + 40 * d)  // at the purchase instant
+        #expect(record.view(at: t, knownBy: nil).subscriptions.isEmpty)
+        #expect(record.view(at: t, knownBy: nil).active.isEmpty)
+        // A renewal bought ahead leaves the period bought before it in force until then.
+        let month = Self.tx("0", purchase: t - 20 * d, expires: t + 10 * d)
+        let both = CustomerRecord(transactions: [month, ahead])
+        let now = both.view(at: t, knownBy: nil)
+        #expect(now.entitlement(to: "pro").transactionID == "0" && now.entitlement(to: "pro").untilMs == t + 10 * d)
+        #expect(now.subscriptions.first?.status == .active && now.subscriptions.first?.latest.transactionID == "0")
+        #expect(both.view(at: t + 10 * d, knownBy: nil).entitlement(to: "pro").transactionID == "1")
+    }
+
     @Test func appleStatusNumbersFromTheLatestTransactionAndRenewalInfo() {
         let d = Self.day, t = Self.t0
         let month = Self.tx("1", purchase: t, expires: t + 30 * d)

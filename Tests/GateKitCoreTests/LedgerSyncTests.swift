@@ -78,6 +78,40 @@ import Testing
         #expect(try NotificationSync.state(store, environment: .xcode) == #"{"version":1,"environment":"Xcode","syncedUntil":null}"#)
     }
 
+    /// Hardening IV, 1 and 5: a page of more items than Apple sends is refused before any is
+    /// verified; a token or revision that could not be sent back is never kept.
+    @Test func nothingTheServerSendsIsKeptUnlessItCanBeSentBack() throws {
+        func page(_ records: Int, token: String) -> String {
+            let items = Array(repeating: #"{"signedPayload":"a.b.c"}"#, count: records).joined(separator: ",")
+            return #"{"notificationHistory":["# + items + #"],"hasMore":true,"paginationToken":""# + token + #""}"#
+        }
+        #expect(try HistoryPage.notifications(Self.answer(page(100, token: "t"))).signed.count == 100)
+        #expect(throws: GateKitError.self) { try HistoryPage.notifications(Self.answer(page(101, token: "t"))) }
+        let long = String(repeating: "x", count: APIEndpoint.maximumArgumentLength + 1)
+        let refused = try HistoryPage.notifications(Self.answer(page(1, token: long)))
+        #expect(refused.unsendableNext && refused.next == nil && refused.hasMore)
+        let fits = try HistoryPage.notifications(Self.answer(page(1, token: String(long.dropFirst()))))
+        #expect(!fits.unsendableNext && fits.next?.utf8.count == APIEndpoint.maximumArgumentLength)
+        let revision = try HistoryPage.transactions(Self.answer(#"{"signedTransactions":[],"hasMore":false,"revision":""# + long + #""}"#))
+        #expect(revision.unsendableNext && revision.next == nil)
+        let many = Array(repeating: #""x.y.z""#, count: 101).joined(separator: ",")
+        #expect(throws: GateKitError.self) { try HistoryPage.transactions(Self.answer(#"{"signedTransactions":["# + many + "]}")) }
+        #expect(!APIEndpoint.isSendable("") && !APIEndpoint.isSendable("a\u{0}b") && APIEndpoint.isSendable("tok"))
+    }
+
+    /// Hardening IV, 3 and 22: a window starts an overlap before the checkpoint (Apple indexes
+    /// late), and ends no later than the server's clock says it knows.
+    @Test func windowsOverlapTheCheckpointAndNeverPassTheServersClock() {
+        #expect(NotificationSync.windowStart(checkpoint: 10_000_000, overlapMs: 3_600_000) == 6_400_000)
+        #expect(NotificationSync.windowStart(checkpoint: .min + 5, overlapMs: 3_600_000) == .min)
+        #expect(NotificationSync.windowStart(checkpoint: nil, overlapMs: 3_600_000) == nil)
+        let server: Int64 = 1_800_000_000_000, six: Int64 = 6 * 3_600_000
+        #expect(NotificationSync.checkpoint(windowEnd: server + six, serverDate: server) == server)        // a clock six hours fast
+        #expect(NotificationSync.checkpoint(windowEnd: server + 999, serverDate: server) == server + 999)  // within the Date's second
+        #expect(NotificationSync.checkpoint(windowEnd: server - six, serverDate: server) == server - six)  // until_ms in the past
+        #expect(NotificationSync.checkpoint(windowEnd: server + NotificationSync.clockToleranceMs + 1, serverDate: server) == server)
+    }
+
     @Test func historyReachesAsFarBackAsAppleKeepsIt() {
         let until: Int64 = 1_800_000_000_000
         #expect(until - NotificationSync.horizonMs(.production, until: until) == 180 * Self.day - 3_600_000)

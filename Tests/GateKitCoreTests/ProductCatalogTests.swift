@@ -1,5 +1,6 @@
 import Testing
 @testable import GateKitLedger
+@testable import GateKitStore
 @testable import GateKitSupport
 
 /// The host's product catalog: what it accepts, the terms it adds, and the answers it changes.
@@ -32,9 +33,9 @@ import Testing
         #expect(try end("P1Y1M1D") == "2025-03-01T01:00:00.000Z")
         #expect(try end("P30D") == "2024-03-01T01:00:00.000Z")
         // Signed data may carry any date: outside the calendar the term never overflows.
-        let longest = try ProductCatalog.Term("P99999Y99999M")
+        let longest = try ProductCatalog.Term("P100Y")
         #expect(longest.end(from: .max) == .max && longest.end(from: .min) == .min)
-        #expect(longest.end(from: ProductCatalog.Term.latest) > ProductCatalog.Term.latest)
+        #expect(longest.end(from: ProductCatalog.Term.latest) == ProductCatalog.Term.latest)  // the calendar's end, not past it
         #expect(longest.end(from: ProductCatalog.Term.earliest) > ProductCatalog.Term.earliest)
     }
 
@@ -58,6 +59,13 @@ import Testing
         // A group signed in the data is the purchase's group; the catalog's does not move it.
         let other = try Self.catalog(#"{"products":{"pro.monthly":{"group":"elsewhere"}}}"#)
         #expect(record.view(at: t + d, knownBy: nil, catalog: other).entitlement(to: "elsewhere").reason == .noPurchase)
+        // Hardening IV, 24: a name is matched whole, never as a prefix of a longer one, and as
+        // bytes ("K" is not the Kelvin sign).
+        let max = try Self.catalog(#"{"products":{"pro.monthly":{"entitlements":["pro_max","\#u{212A}ey"]}}}"#)
+        let maxView = record.view(at: t + d, knownBy: nil, catalog: max)
+        #expect(maxView.entitlement(to: "pro").reason == .noPurchase && maxView.entitlement(to: "pro_max").isEntitled)
+        #expect(maxView.entitlement(to: "pro_").reason == .noPurchase && maxView.entitlement(to: "Key").reason == .noPurchase)
+        #expect(maxView.entitlement(to: "\u{212A}ey").isEntitled)
     }
 
     @Test func theCatalogInEffectIsTheLastToTakeEffect() throws {
@@ -66,5 +74,61 @@ import Testing
                                             .init(effectiveMs: 20, declaredMs: 3, catalog: b)])
         #expect(all.effective(at: 9) == nil && all.catalog(at: 9) == .empty)
         #expect(all.catalog(at: 19) == a && all.catalog(at: 20) == b && all.catalog(at: .max) == b)
+    }
+
+    /// Hardening IV, 10, 12, 13: names checked in linear time and bounded, terms bounded to a
+    /// century (an end past year 9999 no host can convert), no member named twice anywhere.
+    @Test func namesTermsAndMembersAreBounded() throws {
+        func names(_ n: Int, prefix: String = "e") -> String { (0..<n).map { "\"\(prefix)\($0)\"" }.joined(separator: ",") }
+        let thousand = try Self.catalog(#"{"products":{"p":{"entitlements":["# + names(1000) + "]}}}")
+        #expect(thousand.products["p"]?.entitlements.count == 1000 && thousand.grants("p", "e999") && !thousand.grants("p", "e1000"))
+        #expect(throws: GateKitError.self) { try Self.catalog(#"{"products":{"p":{"entitlements":["# + names(1001) + "]}}}") }
+        // A prefix is not a name, nor a canonically equal one ("K" and the Kelvin sign).
+        let pro = try Self.catalog(#"{"products":{"p":{"entitlements":["pro_max","\#u{212A}ey"]}}}"#)
+        #expect(!pro.grants("p", "pro") && pro.grants("p", "pro_max") && !pro.grants("p", "Key") && pro.grants("p", "\u{212A}ey"))
+        #expect(try ProductCatalog.Term("P100Y").end(from: ProductCatalog.Term.latest - 1) == ProductCatalog.Term.latest)
+        #expect(try ProductCatalog.Term("P1200M").end(from: 0) == Int64(Timestamp.days(year: 2070, month: 1, day: 1)) * 86_400_000)
+        for term in ["P101Y", "P1201M", "P36526D", "P9999Y", "P100Y1M"] {
+            #expect(throws: GateKitError.self, "\(term)") { try ProductCatalog.Term(term) }
+        }
+        for repeated in [#"{"products":{"a":{}},"products":{"b":{}}}"#, #"{"products":{"a":{"group":"g","group":"h"}}}"#,
+                         #"{"correction":"x","correction":"y","products":{}}"#] {
+            #expect(throws: GateKitError.self, "\(repeated)") { try Self.catalog(repeated) }
+        }
+    }
+
+    /// Hardening IV, 11: a catalog that takes effect before it is declared would change answers
+    /// already given; it is refused unless it says why, and the reason is kept with it.
+    @Test func aBackDatedCatalogMustSayWhy() throws {
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("catalog.sqlite")))
+        let d: Int64 = 86_400_000, now = Clock.nowMilliseconds()
+        let plain = try Self.catalog(#"{"products":{"p":{"entitlements":["pro"]}}}"#)
+        #expect(throws: GateKitError.self) { try ledger.declareCatalog(plain, effectiveMs: now - 90 * d) }
+        #expect(try ledger.catalog(at: .now) == nil)  // nothing stored
+        try ledger.declareCatalog(plain, effectiveMs: now + d)  // ahead of its date: nothing given changes
+        try ledger.declareCatalog(plain, effectiveMs: nil)
+        let corrected = try Self.catalog(#"{"correction":"purchases predate the catalog","products":{"p":{"entitlements":["pro"]}}}"#)
+        try ledger.declareCatalog(corrected, effectiveMs: now - 90 * d)
+        #expect(try ledger.catalog(at: .asOf(now - 80 * d))?.catalog.correction == "purchases predate the catalog")
+        #expect(JSONWriter.serialize(corrected.json).hasPrefix(#"{"correction":"purchases predate the catalog","products""#))
+        #expect(throws: GateKitError.self) { try Self.catalog(#"{"correction":"","products":{}}"#) }
+    }
+
+    /// Hardening IV, 10: each stored catalog is parsed once per handle, however often writes
+    /// drop the other caches (an 8,000-name catalog made every ingestion take 3.4 s).
+    @Test func aStoredCatalogIsParsedOnce() throws {
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("parsed.sqlite")))
+        try ledger.declareCatalog(try Self.catalog(#"{"products":{"p":{"entitlements":["pro"]}}}"#), effectiveMs: nil)
+        #expect(try ledger.catalog(at: .now)?.catalog.grants("p", "pro") == true)
+        let ids = ledger.parsedCatalogs.withLock { Array($0.keys) }
+        #expect(ids.count == 1)
+        // What this handle parsed is what it answers from, after writes too: the row is not parsed again.
+        let marked = try Self.catalog(#"{"products":{"p":{"entitlements":["kept"]}}}"#)
+        ledger.parsedCatalogs.withLock { $0[ids[0]] = marked }
+        try ledger.declareCatalog(try Self.catalog(#"{"products":{"q":{}}}"#), effectiveMs: Clock.nowMilliseconds() + 86_400_000)
+        #expect(try ledger.catalog(at: .now)?.catalog == marked)
+        #expect(ledger.parsedCatalogs.withLock { $0.count } == 2)
     }
 }

@@ -21,7 +21,7 @@ import Testing
         #expect(failure { try JWSTransaction(json: nul) } == .jwsPayloadField)
         let list = try JSONParser.parse(Array(#"{"eligibleWinBackOfferIds":["a","b\u0000"]}"#.utf8))
         #expect(failure { try JWSRenewalInfo(json: list) } == .jwsPayloadField)
-        let twice = try JSONParser.parse(Array(#"{"productId":"a","productId":"b"}"#.utf8))
+        let twice = try JSONParser.parse(Array(#"{"productId":"a","productId":"b"}"#.utf8), allowingRepeatedNames: true)
         #expect(failure { try JWSTransaction(json: twice) } == .jwsPayloadField)
     }
 }

@@ -86,6 +86,35 @@ import Testing
         #expect(throws: GateKitError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }  // invalid UTF-8
     }
 
+    /// Hardening IV, 13: a member named twice in any object is refused (one reader keeps the
+    /// first, another the last), names compared as bytes; small objects by a scan, large by a set.
+    @Test func aMemberNamedTwiceIsRefusedAnywhere() throws {
+        let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        for twice in [#"{"a":1,"a":2}"#, #"{"x":{"a":1,"b":{"c":1,"c":1}}}"#, #"[{"a":1},{"b":1,"b":1}]"#,
+                      "{" + many + ",\"k3\":0}", "{" + many + ",\"k39\":0}", "{\"k0\":0," + many + "}"] {
+            #expect(throws: GateKitError.self, "accepted \(twice)") { try JSONParser.parse(Array(twice.utf8)) }
+        }
+        // Canonically equal, different bytes: two names (as the store compares).
+        let kelvin = try JSONParser.parse(Array("{\"\u{212A}\":1,\"K\":2}".utf8))
+        guard case let .object(members) = kelvin else { Issue.record("not an object"); return }
+        #expect(members.count == 2)
+        #expect(try JSONParser.parse(Array(("{" + many + "}").utf8))["k39"] == .number("39"))
+        #expect(try JSONParser.parse(Array(#"{"a":1,"a":2}"#.utf8), allowingRepeatedNames: true)["a"] == .number("1"))
+    }
+
+    /// CSV cells a spreadsheet would run as formulas are neutralised (OWASP), and read back
+    /// as written (Hardening IV, 16).
+    @Test func csvCellsNeverStartAFormula() {
+        for text in ["=1+1", "+1", "-2", "@SUM(A1)", "\t=1", "\r=1", "=HYPERLINK(\"x\",\"y\")"] {
+            let field = DelimitedRecords.csvField(text)
+            #expect(field.hasPrefix("\"'"), "\(text) -> \(field)")
+            let read = DelimitedRecords.csvFields(Array((field + "\r\n").utf8))
+            #expect(read.count == 1 && DelimitedRecords.csvValue(read[0]) == text, "\(text)")
+        }
+        #expect(DelimitedRecords.csvField("plain") == "plain" && DelimitedRecords.csvField("a,b") == "\"a,b\"")
+        #expect(DelimitedRecords.csvValue("'plain") == "'plain")  // only a neutralised formula loses its '
+    }
+
     @Test func writerEscapesControlCharacters() {
         #expect(JSONWriter.serialize(.string("a\"b\\c\n\u{1}")) == #""a\"b\\c\n\u0001""#)
     }

@@ -322,7 +322,8 @@ static void test_options(void) {
     const char *link = check_path_in(folder, "link.pem");
     CHECK(symlink(env("GATEKIT_TEST_APPSTORE_CA"), link) == 0);
     o.ca_file = link;
-    CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_EIO);
+    CHECK_RC(appstore_client_new(&c, key, &o), GATEKIT_EUNSAFE);
+    CHECK(strstr(gatekit_last_error(), "symbolic link") != NULL);
     unlink(link);
     unlink(open_ca);
     rmdir(folder);

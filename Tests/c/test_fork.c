@@ -5,6 +5,7 @@
 #include "check.h"
 #include "jws_signing.h"
 
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,7 +39,7 @@ static char *forked_items[FORKED_ITEMS];
 static gatekit_jws_options forked_options;
 
 static int batch_child(void) {
-    alarm(60);
+    alarm(20);
     char name[160];
     snprintf(name, sizeof name, "%s/batch-%d.sqlite", folder, (int)getpid());
     gatekit_store *own = NULL;
@@ -69,8 +70,43 @@ static void test_batches_in_forked_children(void) {
         forked_items[i] = sign_with("ES256", payload, "leaf", chain3, 3);
     }
     for (int c = 0; c < FORKED_CHILDREN; c++) CHECK_RC(check_in_child(0, batch_child), 0);
+}
+
+static void free_forked_items(void) {
     for (int i = 0; i < FORKED_ITEMS; i++) free(forked_items[i]);
-    free(anchor);
+    free((void *)forked_options.test_anchor_der);
+}
+
+/* Hardening IV, 21a: the parent forks while another of its threads is inside batches (its
+ * helper threads verifying). Whatever lock a verifying thread held at that instant must not be
+ * inherited held: each child's own batch, verifying on its own helpers, finishes within the
+ * alarm. (4 of 13 runs hung before forks waited for verification in flight to finish.) */
+static volatile int keep_ingesting;
+
+static void *ingest_in_parent(void *arg) {
+    gatekit_store *s = arg;
+    while (keep_ingesting) {
+        int rc = ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, (const char *const *)forked_items, FORKED_ITEMS, &forked_options);
+        if (rc < 0) { fprintf(stderr, "parent batch: %s\n", gatekit_last_error()); break; }
+    }
+    return NULL;
+}
+
+static void test_forks_during_batches(void) {
+    char name[160];
+    snprintf(name, sizeof name, "%s/parent-batches.sqlite", folder);
+    gatekit_store *s = NULL;
+    CHECK_RC(check_store_open(&s, name), GATEKIT_OK);
+    keep_ingesting = 1;
+    pthread_t ingester;
+    CHECK(pthread_create(&ingester, NULL, ingest_in_parent, s) == 0);
+    for (int c = 0; c < FORKED_CHILDREN; c++) {
+        usleep(2000 + 1000 * (unsigned)(c % 5));
+        CHECK_RC(check_in_child(0, batch_child), 0);
+    }
+    keep_ingesting = 0;
+    pthread_join(ingester, NULL);
+    gatekit_store_close(s);
 }
 
 int main(int argc, char **argv) {
@@ -86,6 +122,8 @@ int main(int argc, char **argv) {
     CHECK_RC(eula_accept(inherited, "terms", hash, "parent"), GATEKIT_OK);
     gatekit_store_close(inherited);
     test_batches_in_forked_children();
+    test_forks_during_batches();
+    free_forked_items();
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf %s", folder);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", folder);

@@ -56,7 +56,7 @@ static void test_pki(void) {
     char link[512], open_folder[512];
     snprintf(link, sizeof link, "%s/link", folder);
     CHECK(symlink(pki, link) == 0);
-    CHECK_RC(jws_test_pki_create(link), GATEKIT_EIO);
+    CHECK_RC(jws_test_pki_create(link), GATEKIT_EUNSAFE);
     snprintf(open_folder, sizeof open_folder, "%s/open", folder);
     CHECK(mkdir(open_folder, 0700) == 0 && chmod(open_folder, 0777) == 0);
     CHECK_RC(jws_test_pki_create(open_folder), GATEKIT_EUNSAFE);
@@ -143,7 +143,18 @@ static void test_refusals(void) {
     snprintf(key, sizeof key, "%s/leaf.key", pki);
     CHECK(chmod(key, 0666) == 0);
     CHECK_RC(jws_test_sign(&jws, pki, GATEKIT_JWS_TRANSACTION, transaction), GATEKIT_EUNSAFE);
+    /* Each error says what is wrong with which file (Hardening IV, 21): the summary names a
+     * file GateKit relies on, not "the store", and the message the key and its mode. */
+    CHECK(strstr(gatekit_strerror(GATEKIT_EUNSAFE), "key") != NULL);
+    CHECK(strstr(gatekit_last_error(), "leaf.key") && strstr(gatekit_last_error(), "0666") && !strstr(gatekit_last_error(), "symbolic"));
     CHECK(chmod(key, 0600) == 0);
+    /* A key that is a symbolic link: refused as unsafe (it was "I/O error"), naming the link. */
+    char real_key[512];
+    snprintf(real_key, sizeof real_key, "%s/real.key", pki);
+    CHECK(rename(key, real_key) == 0 && symlink("real.key", key) == 0);
+    CHECK_RC(jws_test_sign(&jws, pki, GATEKIT_JWS_TRANSACTION, transaction), GATEKIT_EUNSAFE);
+    CHECK(strstr(gatekit_last_error(), "leaf.key") && strstr(gatekit_last_error(), "symbolic link"));
+    CHECK(unlink(key) == 0 && rename(real_key, key) == 0);
     /* A certificate that is not the key's: the signature would not verify, so nothing is returned. */
     char other[128], cmd[1024];
     snprintf(other, sizeof other, "%s/other", folder);

@@ -25,19 +25,23 @@ transactions, revision = what was already returned) and Get All Subscription Sta
 
     PUT  /standin/world        {"bundleId":…,"now":ms,"pageSize":20,"notifications":[{"signedPayload":…,
                                "sendAttempts":[{"attemptDate":ms,"sendAttemptResult":"SUCCESS"}]}],
-                               "transactions":[signed…],"faults":[{"request":N,"errorCode":C}],"delayMs":0}
+                               "transactions":[signed…],"faults":[{"request":N,"errorCode":C}],"delayMs":0,
+                               "trickleMs":0}
     POST /standin/world/clock  {"bundleId":…,"now":ms}     moves the world's clock forward
     GET  /standin/world?bundleId=…                         the world's request counters
 
 authorized by `Authorization: Bearer <control token>` (env: GATEKIT_TEST_APPSTORE_CONTROL). A
 fault answers the world's Nth history request (notification or transaction history, counted
-from 1) with Apple's error C instead.
+from 1) with Apple's error C instead, or, as a hostile server would, with the body
+{"request":N,"answer":{…}} gives (whatever page token it came with). "trickleMs" sends each
+answer's body a byte at a time over that long.
 
 Path arguments steer it, so tests reach every branch through the real client:
   error-CODE          Apple's error CODE with its HTTP status (the model's body when there is one)
   error-text          HTTP 500 with a text/plain body (no Apple error code)
   ratelimit-N-NAME    429 with Retry-After: 1 for the first N requests naming NAME, then success
   hugeretry           429 with a Retry-After of 9e18 seconds (more than any timedelta holds)
+  absurdretry         429 with a Retry-After of 10^24 seconds (more than 64 bits hold)
   retryable-N-NAME    Apple's retryable 5000001 for the first N requests naming NAME, then success
   garbage             HTTP 200 whose body is not JSON
   tampered            signed members whose signature does not verify
@@ -247,7 +251,8 @@ class World:
         self.now: Optional[int] = spec.get("now")
         self.page_size = int(spec.get("pageSize", 20))
         self.delay = float(spec.get("delayMs", 0)) / 1000
-        self.faults = {int(f["request"]): int(f["errorCode"]) for f in spec.get("faults", [])}
+        self.trickle = float(spec.get("trickleMs", 0)) / 1000
+        self.faults: Dict[int, Dict[str, Any]] = {int(f["request"]): f for f in spec.get("faults", [])}
         self.counters = {"notificationHistory": 0, "transactionHistory": 0, "subscriptionStatuses": 0, "requests": 0}
         self.tokens: Dict[str, Tuple[str, int]] = {}
         records = [(min(a["attemptDate"] for a in record.get("sendAttempts") or []), order, record)
@@ -286,11 +291,16 @@ class World:
         return self.now if self.now is not None else int(time.time() * 1000)
 
     def fault(self, counter: str) -> Optional[Tuple[int, Dict[str, Any]]]:
-        """Counts the request; Apple's error instead of the answer when a fault names it."""
+        """Counts the request; Apple's error, or a hostile answer, when a fault names it."""
         self.counters[counter] += 1
         self.counters["requests"] += 1
-        code = self.faults.get(self.counters["requests"])
-        return None if code is None else (http_status(code), {"errorCode": code, "errorMessage": f"stand-in fault {code}"})
+        fault = self.faults.get(self.counters["requests"])
+        if fault is None:
+            return None
+        if "answer" in fault:
+            return 200, fault["answer"]
+        code = int(fault["errorCode"])
+        return http_status(code), {"errorCode": code, "errorMessage": f"stand-in fault {code}"}
 
     def customer(self, transaction_id: str) -> Tuple[Optional[str], Tuple[int, Dict[str, Any]]]:
         """The original transaction id a transaction id belongs to, or Apple's 404."""
@@ -476,7 +486,8 @@ def make_handler(standin: StandIn) -> type:
             pass
 
         def answer(self, status: int, body: bytes = b"", content_type: str = "application/json",
-                   headers: Optional[Dict[str, str]] = None) -> None:
+                   headers: Optional[Dict[str, str]] = None, trickle: float = 0) -> None:
+            """``trickle``: seconds over which the body goes out a byte at a time."""
             self.send_response(status)
             if body:
                 self.send_header("Content-Type", content_type)
@@ -484,7 +495,12 @@ def make_handler(standin: StandIn) -> type:
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            if body:
+            if body and trickle > 0:
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(trickle / len(body))
+            elif body:
                 self.wfile.write(body)
 
         def handle_any(self) -> None:
@@ -534,7 +550,9 @@ def make_handler(standin: StandIn) -> type:
                 else:
                     return False
             time.sleep(world.delay)  # a slow API, for tests that act while a sync runs
-            self.answer(status, json.dumps(body).encode())
+            # The real clock in Date, as for every answer: it is the clock the bearer token is
+            # judged by too (a world's clock is the history's, not the server's).
+            self.answer(status, json.dumps(body).encode(), trickle=world.trickle)
             return True
 
         def control(self, path: str, query: Dict[str, str], raw: bytes) -> None:
@@ -577,7 +595,7 @@ def make_handler(standin: StandIn) -> type:
 
         def respond(self, route: Any, segments: List[str]) -> None:
             steer = next((s for s in segments if s.startswith(("error-", "ratelimit-", "retryable-"))
-                          or s in ("garbage", "tampered", "wrongbundle", "slow", "huge", "hugeretry")), "")
+                          or s in ("garbage", "tampered", "wrongbundle", "slow", "huge", "hugeretry", "absurdretry")), "")
             if steer.startswith("error-"):
                 what = steer[6:]
                 if what == "text":
@@ -591,9 +609,9 @@ def make_handler(standin: StandIn) -> type:
                 if m.group(1) == "ratelimit":
                     return self.answer(429, json.dumps(model("apiTooManyRequestsException")).encode(), headers={"Retry-After": "1"})
                 return self.answer(500, json.dumps({"errorCode": 5000001, "errorMessage": "An unknown error occurred. Please try again."}).encode())
-            if steer == "hugeretry":
-                return self.answer(429, json.dumps(model("apiTooManyRequestsException")).encode(),
-                                   headers={"Retry-After": "9000000000000000000"})
+            if steer in ("hugeretry", "absurdretry"):
+                seconds = "9000000000000000000" if steer == "hugeretry" else "1" + "0" * 24
+                return self.answer(429, json.dumps(model("apiTooManyRequestsException")).encode(), headers={"Retry-After": seconds})
             if steer == "slow":
                 time.sleep(3)
             if steer == "garbage":
@@ -613,10 +631,12 @@ def make_handler(standin: StandIn) -> type:
 def tls_material(folder: Path) -> ssl.SSLContext:
     """A throw-away CA and a server certificate for 127.0.0.1 / localhost signed by it."""
     now = datetime.datetime.now(datetime.timezone.utc)
+    # Valid from a day ago, as a real server's certificate is: a host whose clock is hours slow
+    # still reaches it (the ledger's clock tests run such hosts).
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "GateKit stand-in CA")])
     ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
           .not_valid_after(now + datetime.timedelta(days=2))
           .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
           .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
@@ -624,7 +644,7 @@ def tls_material(folder: Path) -> ssl.SSLContext:
     key = ec.generate_private_key(ec.SECP256R1())
     cert = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
             .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=2))
+            .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=2))
             .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
                                                         x509.DNSName("localhost")]), critical=False)
             .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)

@@ -28,7 +28,9 @@ extern "C" {
 #define GATEKIT_EREADONLY       (-10)  /* the store cannot be written */
 #define GATEKIT_EVERSION        (-11)  /* an options struct's version is not supported */
 #define GATEKIT_ETOOLARGE       (-12)  /* an input exceeds a documented limit */
-#define GATEKIT_EUNSAFE         (-13)  /* the store or its folder is a symbolic link, or another user owns or can write it (left untouched) */
+#define GATEKIT_EUNSAFE         (-13)  /* a file GateKit relies on (the store, a signing key, a CA file) or its
+                                          * folder is a symbolic link, or another user owns or can write it
+                                          * (left untouched); the message names the file */
 #define GATEKIT_ECONNECTION     (-14)  /* PostgreSQL store: the server cannot be reached, refused the login, or the connection broke; nothing was written (the next call reconnects) */
 #define GATEKIT_EUNCERTAIN      (-15)  /* PostgreSQL store: the connection broke during COMMIT, so the write may or may not be recorded; retrying it is safe (every write is idempotent or append-only) */
 #define GATEKIT_EFORKED         (-16)  /* the store handle was opened before this process forked: it belongs to the parent (its connection, its locks); open the store again in the child */

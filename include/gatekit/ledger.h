@@ -169,10 +169,14 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatek
  * "group":"<subscription group id>","entitlements":["pro"],"term":"P30D"}}} — every member
  * optional; type one of auto-renewable, non-consumable, consumable, non-renewing; term (an ISO
  * 8601 duration of days, weeks, months or years) only for non-renewing subscriptions, whose
- * term Apple leaves to the app. It takes effect at effective_ms (Unix ms; 0: now) and stays in
- * effect until a later one does: answers as of an instant use the catalog in effect then. A
- * member unknown or of the wrong type, a repeated name, a term on another type: GATEKIT_EINVAL
- * (nothing is stored). */
+ * term Apple leaves to the app; a term is at most 100 years, a product grants at most 1000
+ * entitlements. It takes effect at effective_ms (Unix ms; 0: now) and stays in effect until a
+ * later one does: answers as of an instant use the catalog in effect then. An effective_ms
+ * before now would change answers already given as of the instants between: it is refused
+ * unless the document says why ("correction":"<reason>", kept with the catalog and shown by
+ * ledger_catalog). A member unknown or of the wrong type, a member named twice anywhere, a
+ * repeated entitlement, a term on another type, a back-dated catalog without a correction:
+ * GATEKIT_EINVAL (nothing is stored). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog(gatekit_store *store, const char *catalog_json, long long effective_ms);
 
 /* The catalog in effect at at_ms (0: now): {"version":1,"effective":ms,"declared":ms,
@@ -219,12 +223,15 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_intro_eligible(gatekit_store *store, 
  * kept in the history). Questions with GATEKIT_LEDGER_APP_USER then name the app account.
  * Every link and unlink is kept with its instant: as-of questions use the links of their time.
  * An app account linked to a token follows Apple's transfers (a transaction re-signed with
- * another appAccountToken leaves it); one linked to an original transaction id keeps it until
- * unlinked. app_user_id: 1 to 256 bytes; customer as for the questions. */
+ * another appAccountToken leaves it). A subscription is one account's whichever identifier was
+ * linked: the newest claim holds it (a link of its original transaction id from the link; of
+ * its token from the link or from Apple's first signature with that token, whichever is later).
+ * app_user_id: 1 to 256 bytes; customer as for the questions. */
 
-/* Returns 1 (linked), 2 (moved from another app account, which lost it) or 0 (already linked
- * to this one); < 0 on error (GATEKIT_EINVAL: a NULL or empty argument, an unknown
- * environment). */
+/* Returns 1 (linked), 2 (moved from another app account, which lost it — the customer, or a
+ * subscription it stands for that another account held through its other identifier) or 0
+ * (already linked to this one, and holding all it stands for); < 0 on error (GATEKIT_EINVAL: a
+ * NULL or empty argument, an unknown environment). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_link(gatekit_store *store, const char *environment, const char *app_user_id, const char *customer);
 
 /* Returns 1 (unlinked) or 0 (it was not linked to this app account). */

@@ -2,7 +2,7 @@
 with its prototype, every struct and every integer constant of the headers. Do not edit:
 run `python3 scripts/gen-abi.py write`. The modules of the package import from here."""
 import ctypes
-from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 
 from ._native import lib
 
@@ -223,6 +223,58 @@ GATEKIT_STORE_GROUP_SHARED = 0x1
 GATEKIT_STORE_EXISTING = 0x2
 
 
+# Range checks: ctypes wraps an integer its C type cannot hold (2**64 + 1 becomes 1); every
+# integer argument and struct member is checked instead.
+
+
+def _integer_range(ctype: Any) -> Optional[Tuple[int, int]]:
+    """The values a ctypes integer type holds; None for any other type."""
+    code = getattr(ctype, "_type_", None) if isinstance(ctype, type) and issubclass(ctype, ctypes._SimpleCData) else None
+    if not isinstance(code, str) or len(code) != 1 or code not in "bBhHiIlLqQnN":
+        return None
+    bits = 8 * ctypes.sizeof(ctype)
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if ctype(-1).value < 0 else (0, (1 << bits) - 1)
+
+
+def _check_integer(value: Any, bounds: Tuple[int, int], name: str) -> None:
+    """ctypes wraps an integer its C type cannot hold (2**64 + 1 becomes 1): refuse it instead."""
+    if isinstance(value, int) and not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"{name} must be an integer from {bounds[0]} to {bounds[1]}, not {value}")
+
+
+def _ranged(function: Any, name: str, argtypes: Sequence[Any], parameters: Sequence[str]) -> Any:
+    """``function`` as it is when no parameter is an integer; else checked before each call."""
+    checks = [(i, bounds, parameters[i] if i < len(parameters) and parameters[i] else f"argument {i + 1}")
+              for i, t in enumerate(argtypes) for bounds in [_integer_range(t)] if bounds is not None]
+    if not checks:
+        return function
+
+    def call(*args: Any) -> Any:
+        for i, bounds, parameter in checks:
+            if i < len(args):
+                _check_integer(args[i], bounds, f"{name}: {parameter}")
+        return function(*args)
+    call.__name__ = name
+    call.__wrapped__ = function  # type: ignore[attr-defined]
+    return call
+
+
+class CheckedStructure(ctypes.Structure):
+    """A struct of the ABI whose integer members refuse values their C type cannot hold."""
+    _integer_bounds: Dict[str, Tuple[int, int]]
+
+    def __setattr__(self, member: str, value: Any) -> None:
+        cls = type(self)
+        bounds = cls.__dict__.get("_integer_bounds")
+        if bounds is None:  # worked out once per struct type
+            bounds = {f[0]: r for f in cls._fields_ for r in [_integer_range(f[1])] if r is not None}
+            cls._integer_bounds = bounds
+        if member in bounds:
+            _check_integer(value, bounds[member], f"{cls.__name__}.{member}")
+        super().__setattr__(member, value)
+
+
+
 # Types
 
 class gatekit_appstore_client(ctypes.Structure):
@@ -245,7 +297,7 @@ class gatekit_store(ctypes.Structure):
     """Opaque: only pointers to a gatekit_store cross the ABI."""
 
 
-class gatekit_eula_consent(ctypes.Structure):
+class gatekit_eula_consent(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("method", ctypes.c_int),
@@ -258,7 +310,7 @@ class gatekit_eula_consent(ctypes.Structure):
     ]
 
 
-class gatekit_eula_text(ctypes.Structure):
+class gatekit_eula_text(CheckedStructure):
     _fields_ = [
         ("language", ctypes.c_char_p),
         ("path", ctypes.c_char_p),
@@ -267,7 +319,7 @@ class gatekit_eula_text(ctypes.Structure):
     ]
 
 
-class gatekit_eula_publication(ctypes.Structure):
+class gatekit_eula_publication(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("label", ctypes.c_char_p),
@@ -279,7 +331,7 @@ class gatekit_eula_publication(ctypes.Structure):
     ]
 
 
-class gatekit_eula_presentation(ctypes.Structure):
+class gatekit_eula_presentation(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("status", ctypes.c_int),
@@ -292,7 +344,7 @@ class gatekit_eula_presentation(ctypes.Structure):
     ]
 
 
-class gatekit_jws_options(ctypes.Structure):
+class gatekit_jws_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("bundle_id", ctypes.c_char_p),
@@ -305,7 +357,7 @@ class gatekit_jws_options(ctypes.Structure):
     ]
 
 
-class gatekit_appstore_client_options(ctypes.Structure):
+class gatekit_appstore_client_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("environment", ctypes.c_char_p),
@@ -320,7 +372,7 @@ class gatekit_appstore_client_options(ctypes.Structure):
     ]
 
 
-class gatekit_ledger_query(ctypes.Structure):
+class gatekit_ledger_query(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("environment", ctypes.c_char_p),
@@ -330,7 +382,7 @@ class gatekit_ledger_query(ctypes.Structure):
     ]
 
 
-class gatekit_entitlement(ctypes.Structure):
+class gatekit_entitlement(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("entitled", ctypes.c_int),
@@ -343,7 +395,7 @@ class gatekit_entitlement(ctypes.Structure):
     ]
 
 
-class gatekit_ledger_sync_options(ctypes.Structure):
+class gatekit_ledger_sync_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("verify", ctypes.POINTER(gatekit_jws_options)),
@@ -356,7 +408,7 @@ class gatekit_ledger_sync_options(ctypes.Structure):
     ]
 
 
-class gatekit_receipt_options(ctypes.Structure):
+class gatekit_receipt_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("bundle_id", ctypes.c_char_p),
@@ -370,7 +422,7 @@ class gatekit_receipt_options(ctypes.Structure):
     ]
 
 
-class gatekit_purchase(ctypes.Structure):
+class gatekit_purchase(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
         ("present", ctypes.c_uint),
@@ -565,6 +617,174 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'gatekit_store_check': (ctypes.c_int, ctypes.POINTER(gatekit_store),),
 }
 
+# Each function's parameter names, for the errors of its range checks.
+_PARAMETERS: Dict[str, Tuple[str, ...]] = {
+    'appstore_client_options_init': ('options', 'version', ),
+    'appstore_client_new': ('out', 'key', 'options', ),
+    'appstore_client_free': ('client', ),
+    'appstore_get_transaction_info': ('out_json', 'out_decoded', 'client', 'transaction_id', ),
+    'appstore_get_transaction_history': ('out_json', 'out_decoded', 'client', 'transaction_id', 'revision', 'history_request_json', 'version', ),
+    'appstore_get_all_subscription_statuses': ('out_json', 'out_decoded', 'client', 'transaction_id', 'statuses', 'count', ),
+    'appstore_get_refund_history': ('out_json', 'out_decoded', 'client', 'transaction_id', 'revision', ),
+    'appstore_look_up_order_id': ('out_json', 'out_decoded', 'client', 'order_id', ),
+    'appstore_get_app_transaction_info': ('out_json', 'out_decoded', 'client', 'transaction_id', ),
+    'appstore_finish_transaction': ('out_json', 'client', 'transaction_id', ),
+    'appstore_send_consumption_information': ('out_json', 'client', 'transaction_id', 'request_json', ),
+    'appstore_send_consumption_data': ('out_json', 'client', 'transaction_id', 'request_json', ),
+    'appstore_set_app_account_token': ('out_json', 'client', 'original_transaction_id', 'request_json', ),
+    'appstore_extend_subscription_renewal_date': ('out_json', 'client', 'original_transaction_id', 'request_json', ),
+    'appstore_extend_renewal_date_for_all_active_subscribers': ('out_json', 'client', 'request_json', ),
+    'appstore_get_status_of_subscription_renewal_date_extensions': ('out_json', 'client', 'request_identifier', 'product_id', ),
+    'appstore_get_notification_history': ('out_json', 'out_decoded', 'client', 'pagination_token', 'notification_history_request_json', ),
+    'appstore_request_test_notification': ('out_json', 'client', ),
+    'appstore_get_test_notification_status': ('out_json', 'out_decoded', 'client', 'test_notification_token', ),
+    'appstore_upload_image': ('out_json', 'client', 'image_identifier', 'image', 'image_len', 'image_size', ),
+    'appstore_delete_image': ('out_json', 'client', 'image_identifier', ),
+    'appstore_get_image_list': ('out_json', 'client', ),
+    'appstore_upload_message': ('out_json', 'client', 'message_identifier', 'request_json', ),
+    'appstore_delete_message': ('out_json', 'client', 'message_identifier', ),
+    'appstore_get_message_list': ('out_json', 'client', ),
+    'appstore_configure_default_message': ('out_json', 'client', 'product_id', 'locale', 'request_json', ),
+    'appstore_delete_default_message': ('out_json', 'client', 'product_id', 'locale', ),
+    'appstore_get_default_message': ('out_json', 'client', 'product_id', 'locale', ),
+    'appstore_configure_realtime_url': ('out_json', 'client', 'request_json', ),
+    'appstore_delete_realtime_url': ('out_json', 'client', ),
+    'appstore_get_realtime_url': ('out_json', 'client', ),
+    'appstore_initiate_performance_test': ('out_json', 'client', 'request_json', ),
+    'appstore_get_performance_test_results': ('out_json', 'client', 'request_id', ),
+    'appstore_key_load': ('out', 'pem', 'pem_len', 'key_id', 'issuer_id', 'bundle_id', ),
+    'appstore_key_free': ('key', ),
+    'appstore_promotional_offer_signature': ('out_base64', 'key', 'product_identifier', 'subscription_offer_id', 'application_username', 'nonce', 'timestamp_ms', ),
+    'appstore_promotional_offer_v2_signature': ('out_jws', 'key', 'product_id', 'offer_identifier', 'transaction_id', ),
+    'appstore_intro_eligibility_signature': ('out_jws', 'key', 'product_id', 'allow_introductory_offer', 'transaction_id', ),
+    'appstore_advanced_commerce_signature': ('out_jws', 'key', 'request_json', ),
+    'appstore_api_token': ('out_jwt', 'key', 'lifetime_s', ),
+    'gatekit_version': (),
+    'gatekit_version_number': (),
+    'gatekit_strerror': ('code', ),
+    'gatekit_last_error': (),
+    'gatekit_free': ('ptr', ),
+    'gatekit_clear_caches': (),
+    'gatekit_hash_hex_size': (),
+    'eula_hash_file': ('out', 'path', ),
+    'eula_hash_bytes': ('out', 'data', 'len', ),
+    'eula_should_present': ('store', 'document_id', 'path', 'user', ),
+    'eula_should_present_hash': ('store', 'document_id', 'hash', 'user', ),
+    'eula_accept': ('store', 'document_id', 'hash', 'user', ),
+    'eula_decline': ('store', 'document_id', 'hash', 'user', ),
+    'eula_history': ('out_json', 'store', 'document_id', 'user', ),
+    'eula_history_all': ('out_json', 'store', 'document_id', ),
+    'eula_mark_minor_revision': ('store', 'document_id', 'from_hash', 'to_hash', ),
+    'eula_consent_init': ('consent', 'version', ),
+    'eula_accept_with': ('store', 'document_id', 'hash', 'user', 'consent', ),
+    'eula_decline_with': ('store', 'document_id', 'hash', 'user', 'consent', ),
+    'eula_withdraw': ('store', 'document_id', 'user', 'consent', ),
+    'eula_accept_named': ('store', 'document_id', 'hash', 'user', 'names', 'consent', ),
+    'eula_accept_from_env': ('store', 'document_id', 'hash', 'user', 'variable', 'consent', ),
+    'eula_publication_init': ('publication', 'version', ),
+    'eula_publish': ('store', 'document_id', 'publication', ),
+    'eula_should_present_at': ('out', 'store', 'document_id', 'user', 'language', 'at_ms', ),
+    'eula_text': ('out_bytes', 'out_length', 'store', 'document_id', 'hash', ),
+    'eula_export': ('out_count', 'store', 'document_id', 'user', 'flags', 'write', 'context', ),
+    'eula_verify_export': ('out_count', 'store', 'path', ),
+    'jws_options_init': ('options', 'version', ),
+    'jws_options_size': (),
+    'jws_verify_transaction': ('out_json', 'jws', 'options', ),
+    'jws_verify_renewal_info': ('out_json', 'jws', 'options', ),
+    'jws_verify_notification': ('out_json', 'jws', 'options', ),
+    'jws_verify_app_transaction': ('out_json', 'jws', 'options', ),
+    'jws_verify_realtime_request': ('out_json', 'jws', 'options', ),
+    'jws_notification_subject': ('out_json', 'payload_json', ),
+    'jws_verify_chain': ('out_public_key_pem', 'x5c_json', 'test_anchor_der', 'test_anchor_len', 'verify_time', ),
+    'jws_verify': ('out', 'kind', 'jws', 'options', ),
+    'jws_json': ('signed_data', ),
+    'jws_identity': ('signed_data', ),
+    'jws_is_test_signed': ('signed_data', ),
+    'jws_free': ('signed_data', ),
+    'jws_transaction_is_entitled': ('jws', 'options', 'product_id', 'at_ms', ),
+    'jws_transaction_payload_is_entitled': ('payload_json', 'product_id', 'at_ms', ),
+    'jws_test_pki_create': ('directory', ),
+    'jws_test_sign': ('out_jws', 'pki_directory', 'kind', 'payload_json', ),
+    'ledger_query_init': ('query', 'version', ),
+    'ledger_ingest_notification': ('out_json', 'store', 'jws', 'options', ),
+    'ledger_ingest_transaction': ('out_json', 'store', 'jws', 'options', ),
+    'ledger_ingest_renewal_info': ('out_json', 'store', 'jws', 'options', ),
+    'ledger_ingest_app_transaction': ('out_json', 'store', 'jws', 'options', ),
+    'ledger_ingest_notification_any': ('out_json', 'store', 'jws', 'options', 'count', ),
+    'ledger_ingest_batch': ('out_json', 'store', 'kind', 'jws', 'count', 'options', ),
+    'ledger_ingest_receipt': ('out_json', 'store', 'data', 'len', 'options', ),
+    'ledger_declare_catalog': ('store', 'catalog_json', 'effective_ms', ),
+    'ledger_catalog': ('out_json', 'store', 'at_ms', ),
+    'ledger_is_entitled': ('out', 'store', 'query', 'customer', 'product_or_group', ),
+    'ledger_entitlement': ('out_json', 'store', 'query', 'customer', 'product_or_group', ),
+    'ledger_active': ('out_json', 'store', 'query', 'customer', ),
+    'ledger_subscription_status': ('out_json', 'store', 'query', 'customer', 'group', ),
+    'ledger_intro_eligible': ('store', 'query', 'customer', 'group', ),
+    'ledger_link': ('store', 'environment', 'app_user_id', 'customer', ),
+    'ledger_unlink': ('store', 'environment', 'app_user_id', 'customer', ),
+    'ledger_links': ('out_json', 'store', 'environment', 'app_user_id', 'customer', 'at_ms', ),
+    'ledger_changes': ('out_json', 'store', 'after_seq', 'limit', ),
+    'ledger_wait_changes': ('store', 'after_seq', 'timeout_ms', ),
+    'ledger_history': ('out_json', 'store', 'query', 'customer', ),
+    'ledger_metrics': ('out_json', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'dimension', ),
+    'ledger_report': ('out_html', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'customer', ),
+    'ledger_sync_options_init': ('options', 'version', ),
+    'ledger_sync_notifications': ('out_json', 'store', 'client', 'options', ),
+    'ledger_sync_state': ('out_json', 'store', 'environment', ),
+    'ledger_refresh': ('out_json', 'store', 'client', 'verify', 'customer', ),
+    'ledger_set_refresher': ('store', 'client', 'verify', ),
+    'perm_category_name': ('category', ),
+    'perm_category_from_name': ('store', 'name', ),
+    'perm_state_name': ('state', ),
+    'perm_allows_prompt': ('state', ),
+    'perm_set_system_provider': ('store', 'fn', 'payload', ),
+    'perm_set_usage_description': ('store', 'category', 'text', ),
+    'perm_register_category': ('store', 'category', 'name', 'usage_description', ),
+    'perm_state': ('store', 'category', ),
+    'perm_record': ('store', 'category', 'decision', ),
+    'perm_pending': ('out', 'out_count', 'store', 'categories', 'count', ),
+    'perm_next': ('out', 'store', 'categories', 'count', 'after', ),
+    'perm_reset': ('store', 'category', ),
+    'perm_history': ('out_json', 'store', 'category', ),
+    'perm_list': ('out_json', 'store', ),
+    'perm_subscribe': ('out_token', 'store', 'fn', 'payload', ),
+    'perm_unsubscribe': ('store', 'token', ),
+    'perm_refresh': ('store', ),
+    'perm_watch_start': ('store', 'interval_ms', 'flags', ),
+    'perm_watch_stop': ('store', ),
+    'perm_use_portal': ('store', 'app_id', ),
+    'perm_portal_map': ('store', 'category', 'table', 'id', ),
+    'perm_portal_status': ('store', ),
+    'receipt_options_init': ('options', 'version', ),
+    'receipt_validate': ('out', 'data', 'len', 'options', ),
+    'receipt_validate_file': ('out', 'path', 'options', ),
+    'receipt_free': ('receipt', ),
+    'receipt_to_json': ('out_json', 'receipt', ),
+    'receipt_is_entitled': ('receipt', 'product_id', 'at_ms', ),
+    'receipt_active_products': ('out_json', 'receipt', 'at_ms', ),
+    'receipt_string': ('receipt', 'attribute', ),
+    'receipt_integer': ('out', 'receipt', 'attribute', ),
+    'receipt_date_ms': ('out', 'receipt', 'attribute', ),
+    'receipt_bytes': ('out', 'out_len', 'receipt', 'attribute', ),
+    'receipt_is_test_signed': ('receipt', ),
+    'receipt_identity': ('receipt', ),
+    'receipt_purchase_count': ('receipt', ),
+    'receipt_purchase_string': ('receipt', 'index', 'field', ),
+    'receipt_purchase_integer': ('out', 'receipt', 'index', 'field', ),
+    'receipt_purchase_date_ms': ('out', 'receipt', 'index', 'field', ),
+    'receipt_purchase': ('out', 'receipt', 'index', ),
+    'receipt_inspect': ('out_json', 'data', 'len', ),
+    'receipt_apple_status': ('code', ),
+    'receipt_intro_eligible': ('receipt', 'product_ids', 'count', ),
+    'receipt_transaction_id': ('out', 'data', 'len', ),
+    'receipt_legacy_transaction_id': ('out', 'transaction_receipt', ),
+    'gatekit_store_open': ('out', 'path', 'app_id', ),
+    'gatekit_store_open_flags': ('out', 'path', 'app_id', 'flags', ),
+    'gatekit_store_close': ('store', ),
+    'gatekit_store_path': ('store', ),
+    'gatekit_store_check': ('store', ),
+}
+
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each on first use
     appstore_client_options_init: Callable[..., Any]
     appstore_client_new: Callable[..., Any]
@@ -740,5 +960,6 @@ def __getattr__(name: str) -> Any:
     function = getattr(lib, name)
     function.restype = restype
     function.argtypes = argtypes
-    globals()[name] = function
-    return function
+    checked = _ranged(function, name, argtypes, _PARAMETERS[name])
+    globals()[name] = checked
+    return checked

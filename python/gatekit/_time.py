@@ -35,9 +35,19 @@ def milliseconds(value: Instant, name: str) -> int:
     return (moment - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: The instants a datetime holds (years 1 to 9999), in Unix milliseconds.
+_EARLIEST_MS = (datetime.min.replace(tzinfo=timezone.utc) - _EPOCH) // timedelta(milliseconds=1)
+_LATEST_MS = (datetime.max.replace(tzinfo=timezone.utc) - _EPOCH) // timedelta(milliseconds=1)
+
+
 def from_milliseconds(ms: Optional[int]) -> Optional[datetime]:
-    """The aware UTC datetime of Unix milliseconds (None stays None)."""
-    return None if ms is None else datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+    """The aware UTC datetime of Unix milliseconds (None stays None). Signed data may carry any
+    instant: one before year 1 or after 9999 is the calendar's first or last instant a datetime
+    holds, never an OverflowError that would stop a feed consumer for good."""
+    if ms is None:
+        return None
+    return _EPOCH + timedelta(milliseconds=min(max(ms, _EARLIEST_MS), _LATEST_MS))
 
 
 def span_milliseconds(span: timedelta, name: str) -> int:

@@ -261,6 +261,8 @@ class SyncReport(JSONResult):
     """What one sync (or refresh) did: pages read, items ingested by outcome, items refused
     (``rejections``: their errors), and the checkpoint. ``to_dict()`` is the C JSON."""
     outcome: Optional[SyncOutcome]
+    #: Why a sync stopped: "caught-up", "budget", "max-pages" or "busy" (None for a refresh).
+    stopped_by: Optional[str]
     pages: int
     items: int
     new: int
@@ -274,7 +276,8 @@ class SyncReport(JSONResult):
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "SyncReport":
         outcome = raw.get("outcome")
-        return cls(outcome=SyncOutcome[outcome.upper()] if outcome else None, pages=int(raw.get("pages", 0)),
+        return cls(outcome=SyncOutcome[outcome.upper()] if outcome else None, stopped_by=raw.get("stoppedBy"),
+                   pages=int(raw.get("pages", 0)),
                    items=raw["items"], new=raw["new"], duplicate=raw["duplicate"], superseded=raw["superseded"],
                    rejected=raw["rejected"], rejections=tuple(error_for(r["error"], r["message"]) for r in raw["rejections"]),
                    synced_until=_time.from_milliseconds(raw.get("syncedUntil")), raw=dict(raw))
@@ -423,9 +426,10 @@ class Ledger:
         Notification History), each verified with ``verifier``: lost ones are recovered, the
         rest are duplicates. Resumable (a checkpoint per page), one process or host at a time
         (``outcome`` BUSY otherwise). ``since``: the first sync's start (default: as far back
-        as Apple keeps); ``until``: the end (default now); ``budget`` / ``max_pages``: stop
-        early (PARTIAL) and go on at the next call; ``verify_time`` as for the ingest methods.
-        docs/ledger.md, "Syncing from Apple"."""
+        as Apple keeps); ``until``: the end (default now); ``budget`` (default 10 minutes, at
+        most a day; it bounds each request too) / ``max_pages``: stop early (PARTIAL,
+        ``stopped_by`` says which) and go on at the next call; ``verify_time`` as for the ingest
+        methods. docs/ledger.md, "Syncing from Apple"."""
         options = _bindings.gatekit_ledger_sync_options()
         check(_sync_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_SYNC_OPTIONS_VERSION))
         verify = verifier.c_options(verify_time)
@@ -451,7 +455,8 @@ class Ledger:
     def refresh(self, client: "AppStoreServerAPIClient", customer: str, verifier: SignedDataVerifier,
                 verify_time: Instant = None) -> SyncReport:
         """One customer (an original transaction id, or an app account token the ledger knows)
-        from Apple's transaction history and subscription statuses, verified and ingested."""
+        from Apple's transaction history and subscription statuses, verified and ingested,
+        within the client's ``timeout`` for the whole refresh."""
         verify = verifier.c_options(verify_time)
         out = ctypes.c_void_p()
         check(_refresh(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(verify),
@@ -520,12 +525,20 @@ class Ledger:
 
     # ---- the product catalog ---------------------------------------------------------------
 
-    def declare_catalog(self, catalog: Mapping[str, Any], effective: Instant = None) -> None:
+    def declare_catalog(self, catalog: Union[Mapping[str, Any], str, bytes], effective: Instant = None, *,
+                        correction: Optional[str] = None) -> None:
         """Declares the app's products: ``{"products": {product_id: {"type": …, "group": …,
         "entitlements": ["pro"], "term": "P30D"}}}`` (docs/ledger.md), in effect from
         ``effective`` (an aware datetime; default now) until a later one is. Kept, never
-        replaced: answers as of an earlier instant keep the catalog in effect then."""
-        check(_declare_catalog(self._store.handle, json.dumps(catalog).encode("utf-8"), _ms(effective)))
+        replaced: answers as of an earlier instant keep the catalog in effect then. An
+        ``effective`` in the past changes answers already given: pass ``correction`` (why; kept
+        with the catalog as its "correction" member), or it is refused."""
+        if isinstance(catalog, (str, bytes)):  # the document's text, as a file holds it
+            catalog = json.loads(catalog)
+        if not isinstance(catalog, Mapping):
+            raise TypeError(f"catalog must be a dict such as {{'products': {{…}}}} (or its JSON text), not {type(catalog).__name__}")
+        document = dict(catalog) if correction is None else dict(catalog, correction=correction)
+        check(_declare_catalog(self._store.handle, json.dumps(document).encode("utf-8"), _ms(effective)))
 
     def catalog(self, at: Instant = None) -> Dict[str, Any]:
         """The catalog in effect at ``at`` (default now): ``{"products": {…}}``, with

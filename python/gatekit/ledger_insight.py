@@ -22,7 +22,7 @@ BY = {"all": 0, "product": 1, "group": 2, "entitlement": 3, "storefront": 4, "cu
 #: The per-bucket counts of a series, in the order the library writes them.
 METRICS = ("activeSubscriptions", "activeTrials", "inGracePeriod", "inBillingRetry", "familyShared", "paidSubscribers",
            "new", "newTrials", "conversions", "renewals", "recoveries", "reactivations", "productChanges",
-           "expiredVoluntary", "expiredBilling", "expiredOther", "trialsExpired", "refunded", "revoked")
+           "expiredVoluntary", "expiredBilling", "expiredOther", "trialsExpired", "refunded", "revoked", "pricesExcluded")
 
 
 @dataclass(frozen=True)

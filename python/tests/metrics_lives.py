@@ -99,6 +99,7 @@ MONTHLY_SERIES = {
     "trialsExpired": [0, 0, 0, 0, 0, 0],
     "refunded": [0, 0, 1, 0, 0, 0],
     "revoked": [0, 1, 0, 0, 0, 0],
+    "pricesExcluded": [0, 0, 0, 0, 0, 0],  # every price of the lives is an App Store price
 }
 REVENUE = {"EUR": [0, 8990, 8990, 8990, 0, 0], "USD": [19980, 19980, 9990, 109980, 0, 0]}
 REFUNDS = {"EUR": [0, 0, 0, 0, 0, 0], "USD": [0, 0, 9990, 0, 0, 0]}

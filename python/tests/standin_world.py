@@ -41,18 +41,21 @@ class World:
             return result
 
     def put(self, notifications: Iterable[str], *, now: Optional[int] = None, page_size: int = 20,
-            transactions: Iterable[str] = (), faults: Iterable[Mapping[str, int]] = (),
-            attempts: Optional[Mapping[str, str]] = None, delay_ms: int = 0) -> None:
+            transactions: Iterable[str] = (), faults: Iterable[Mapping[str, Any]] = (),
+            attempts: Optional[Mapping[str, str]] = None, delay_ms: int = 0, trickle_ms: int = 0) -> None:
         """Apple's history: each signed notification attempted at its signedDate (result
         ``attempts[jws]``, default SUCCESS), extra signed ``transactions``, the clock ``now``
         (Unix ms; None: the real clock), ``faults`` ({"request": N, "errorCode": C}: the Nth
-        request answered with Apple's error C) and ``delay_ms`` before each answer."""
+        request answered with Apple's error C; {"request": N, "answer": {…}}: with that body, as a
+        hostile server would), ``delay_ms`` before each answer and ``trickle_ms`` over which each
+        answer's body goes out a byte at a time."""
         records: List[Dict[str, Any]] = []
         for jws in notifications:
             result = (attempts or {}).get(jws, "SUCCESS")
             records.append({"signedPayload": jws, "sendAttempts": [{"attemptDate": signed_date(jws), "sendAttemptResult": result}]})
         self._call("PUT", "/standin/world", {"now": now, "pageSize": page_size, "notifications": records,
-                                             "transactions": list(transactions), "faults": list(faults), "delayMs": delay_ms})
+                                             "transactions": list(transactions), "faults": list(faults), "delayMs": delay_ms,
+                                             "trickleMs": trickle_ms})
 
     def clock(self, now: int) -> None:
         """Moves the world's clock forward to ``now`` (never back: time does not)."""

@@ -510,6 +510,13 @@ def test_the_call_has_one_deadline_retries_included(api):
         with pytest.raises(gk.APIException) as huge:
             c.get_transaction_info("hugeretry")
     assert huge.value.retry_after == datetime.timedelta.max
+    # 10^24 s overflows 64 bits: still the longest wait (never "absent", and never retried).
+    with make_client(api, max_retries=2) as c:
+        with pytest.raises(gk.APIException) as absurd:
+            c.get_transaction_info("absurdretry")
+    assert absurd.value.retry_after == datetime.timedelta.max
+    assert [r["path"] for r in requests_seen(api)[-1:]] == ["/inApps/v1/transactions/absurdretry"]
+    assert sum(r["path"].endswith("/absurdretry") for r in requests_seen(api)) == 1
 
 
 def test_a_base_url_with_credentials_is_refused(api):

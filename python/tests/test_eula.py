@@ -382,6 +382,96 @@ def test_an_export_proves_the_history_and_an_edit_is_found(store, tmp_path):
         store.eula.export(Full(), everyone=True)  # type: ignore[arg-type]
 
 
+def test_a_csv_export_runs_no_formula_in_a_spreadsheet_and_still_verifies(store, tmp_path):
+    """Cells beginning with =, +, -, @, a tab or a carriage return (a user agent, a user name,
+    metadata) were written as is: a spreadsheet opening the export ran them (Hardening IV, 16)."""
+    import csv as csvmodule
+    from gatekit.eula import Consent, EulaMethod
+    hostile = ['=HYPERLINK("http://x","y")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\t=1", "\r=1"]
+    terms = gatekit.hash_bytes(b"terms")
+    for n, text in enumerate(hostile):
+        store.eula.accept("terms", terms, user=text if n % 2 == 0 else f"u{n}",
+                          consent=Consent(EulaMethod.API, user_agent=text if n % 2 else "agent", metadata={"note": text}))
+    path = tmp_path / "everyone.csv"
+    with open(path, "wb") as out:
+        assert store.eula.export(out, everyone=True, csv=True) == len(hostile)
+    with open(path, newline="") as f:
+        rows = list(csvmodule.reader(f))
+    cells = [cell for row in rows for cell in row]
+    assert all(cell[:1] not in ("=", "+", "-", "@", "\t", "\r") for cell in cells), [c for c in cells if c[:1] in "=+-@\t\r"]
+    for text in hostile:
+        assert f"'{text}" in cells, text  # neutralised, the text itself kept after the '
+    assert store.eula.verify_export(path) == len(hostile)
+    # The store's own record of who said what is untouched by the neutralisation.
+    assert {d.user for d in store.eula.history_all("terms")} >= {hostile[0], hostile[2], hostile[4]}
+
+
+def test_verifying_a_crafted_export_is_bounded_by_what_the_store_holds(store, tmp_path):
+    """A header claiming decision 10^15 (everyone's export) made verification step through a
+    thousand ids at a time up to it: killed after 20 s, months extrapolated (Hardening IV, 17)."""
+    import json as jsonmodule
+    import subprocess
+    import sys
+    from conftest import child_env, location_of
+    for n in range(3):
+        store.eula.accept("terms", gatekit.hash_bytes(b"terms"), user=f"u{n}")
+    path = tmp_path / "everyone.jsonl"
+    with open(path, "wb") as out:
+        assert store.eula.export(out, everyone=True) == 3
+    lines = path.read_bytes().splitlines(keepends=True)
+    header = jsonmodule.loads(lines[0])
+    header["id"] = 10**15
+    path.write_bytes(jsonmodule.dumps(header, separators=(",", ":")).encode() + b"\n" + b"".join(lines[1:]))
+    where, app_id = location_of(store)
+    code = ("import sys, gatekit\n"
+            "from gatekit.eula_versions import EulaExportAlteredError\n"
+            "with gatekit.Store(sys.argv[1], app_id=sys.argv[2] or None) as s:\n"
+            "    try: s.eula.verify_export(sys.argv[3])\n"
+            "    except EulaExportAlteredError as e: print('altered:', e); sys.exit(7)\n")
+    done = subprocess.run([sys.executable, "-c", code, where, app_id or "", str(path)], capture_output=True, text=True,
+                          env=child_env(), timeout=60)
+    assert done.returncode == 7 and "never wrote this file" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_publication_or_text_edited_in_the_file_is_found(tmp_path):
+    """Version 2's grace set to ten years in the SQLite file passed `store check` and turned a
+    REQUIRED answer into IN_GRACE; a text's body edited passed too, and eula_text() returned
+    bytes whose SHA-256 was not the hash they were looked up by (Hardening IV, 18)."""
+    import sqlite3
+    from datetime import timedelta
+    from gatekit.eula_versions import EulaStatus
+    path = tmp_path / "sealed.sqlite"
+    with gatekit.Store(str(path)) as store:
+        store.eula.publish("terms", "v1", {"en": b"one"}, default_language="en")
+        store.eula.publish("terms", "v2", {"en": b"two", "de": b"zwei"}, default_language="en", grace=timedelta(days=1))
+        store.eula.publish("privacy", "p1", {"en": b"private"}, default_language="en")
+        store.eula.accept("terms", gatekit.hash_bytes(b"one"), user="ann")
+        store.check()
+        at = datetime.now(timezone.utc) + timedelta(days=2)
+        assert store.eula.should_present_at("terms", user="ann", at=at).status is EulaStatus.REQUIRED
+
+    def edited(sql: str, *args: object) -> None:
+        with sqlite3.connect(path) as db:  # what anyone with the file can do
+            for table in ("eula_versions", "eula_texts"):
+                db.execute(f"DROP TRIGGER IF EXISTS {table}_no_update")
+            db.execute(sql, args)
+
+    edited("UPDATE eula_versions SET grace_ms = ? WHERE label = 'v2'", 10 * 365 * 86_400_000)
+    with gatekit.Store(str(path)) as store:
+        with pytest.raises(gatekit.CorruptStoreError, match="version \"v2\" of \"terms\" does not match its seal"):
+            store.check()
+    edited("UPDATE eula_versions SET grace_ms = ? WHERE label = 'v2'", 86_400_000)
+    with gatekit.Store(str(path)) as store:
+        store.check()  # as published again
+    edited("UPDATE eula_texts SET body = ? WHERE hash = ?", b"zwo", gatekit.hash_bytes(b"zwei"))
+    with gatekit.Store(str(path)) as store:
+        with pytest.raises(gatekit.CorruptStoreError, match="is not that text"):
+            store.eula.text("terms", gatekit.hash_bytes(b"zwei"))
+        with pytest.raises(gatekit.CorruptStoreError, match="is not that text"):
+            store.check()
+        assert store.eula.text("terms", gatekit.hash_bytes(b"two")) == b"two"
+
+
 def test_eight_processes_accept_translations_into_one_history(store_location, open_store, tmp_path):
     """Eight processes ask in four languages and accept at once: every acceptance is kept with
     its text's language, and the export of everyone verifies."""

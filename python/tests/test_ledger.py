@@ -486,7 +486,7 @@ def test_the_catalog_names_entitlements_and_terms_over_time(store, pki, verifier
     assert store.ledger.catalog() == {"products": {}}
     before = store.ledger.entitled("9710", "season.pass", at=utc(ms=T0 + 40 * DAY), **ask)
     assert before.reason == Reason.NON_RENEWING and before.until is None  # no term known: no end, never "non-consumable"
-    store.ledger.declare_catalog(CATALOG, effective=utc(ms=T0 - DAY))
+    store.ledger.declare_catalog(CATALOG, effective=utc(ms=T0 - DAY), correction="the lives of 2025 predate this store")
     pro = store.ledger.entitled("9700", "pro", at=utc(ms=T0 + DAY), **ask)
     assert pro.reason == Reason.SUBSCRIPTION and pro.product_id == "pro.monthly" and pro.grants == ("pro",)
     extras = store.ledger.entitled("9710", "extras", at=utc(ms=T0 + DAY), **ask)
@@ -494,7 +494,8 @@ def test_the_catalog_names_entitlements_and_terms_over_time(store, pki, verifier
     assert store.ledger.entitled("9710", "extras", at=utc(ms=T0 + 31 * DAY), **ask).reason == Reason.EXPIRED
     assert [e.grants for e in store.ledger.active("9710", at=utc(ms=T0 + DAY), **ask)] == [("pro", "extras")]
     # A later catalog takes over from its instant; earlier answers keep the first.
-    store.ledger.declare_catalog({"products": {"pro.monthly": {"entitlements": ["premium"]}}}, effective=utc(ms=T0 + 10 * DAY))
+    store.ledger.declare_catalog({"products": {"pro.monthly": {"entitlements": ["premium"]}}}, effective=utc(ms=T0 + 10 * DAY),
+                                 correction="renamed in 2025")
     assert store.ledger.is_entitled("9700", "premium", at=utc(ms=T0 + 11 * DAY), **ask)
     assert not store.ledger.is_entitled("9700", "pro", at=utc(ms=T0 + 11 * DAY), **ask)
     assert store.ledger.is_entitled("9700", "pro", at=utc(ms=T0 + 9 * DAY), **ask)

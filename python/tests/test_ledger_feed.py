@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -219,10 +219,82 @@ def test_the_webhook_forwarder_delivers_each_change_at_least_once_across_a_resta
         assert [(e["id"], e["productId"]) for e in received] == [("1", "product.5301"), ("2", "product.5302")]
         assert cursor.read_text() == "2\n" and (cursor.stat().st_mode & 0o777) == 0o600
         ingest("5303")
+        # A stale temporary file another user could read (0666) leaves no such cursor behind.
+        stale = cursor.with_name(cursor.name + ".tmp")
+        stale.write_text("0\n")
+        stale.chmod(0o666)
         assert run() == "delivered 1 changes"
         assert [e["id"] for e in received] == ["1", "2", "3"]
+        assert (cursor.stat().st_mode & 0o777) == 0o600 and not stale.exists()
+        # A cursor file that is not a cursor: the reason, exit 1, no traceback and no delivery.
+        for hostile in ("-1\n", "abc\n", f"{2**64 + 1}\n", "9" * 5000):
+            cursor.write_text(hostile)
+            refused = subprocess.run(example("webhook_forwarder.py") + ["--app-id", "com.example.app", "--store", str(path), "--url",
+                                                                        "http://127.0.0.1:9/unused", "--cursor", str(cursor)],
+                                     capture_output=True, text=True, env=example_env(), timeout=60)
+            assert refused.returncode == 1 and "not a cursor" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
     finally:
         hook.shutdown()
+
+
+def test_a_waiter_wakes_at_the_instant_time_changes_an_answer_and_at_its_timeout(open_store, pki: PKI) -> None:
+    """The header promises a wake at the instant: a wait of seconds for time alone to end a
+    period woke 0.58 s late after 5 s (each turn subtracted its intended 2 ms, not the time that
+    passed), and a plain 4 s timeout returned after about 5.6 s."""
+    verifier = SignedDataVerifier(BUNDLE, "Sandbox", test_anchor=pki.der("root"))
+    life = Life(pki, "waker", original="5400")
+    with open_store() as store, open_store() as reader:
+        t = now_ms()
+        ends = t + 5000
+        store.ledger.ingest_transaction(pki.sign(life.tx("5401", "pro.monthly", t - 1000, ends, signed=t), CHAIN), verifier)
+        after = reader.ledger.changes().last
+        assert reader.ledger.wait_changes(after, timedelta(seconds=20))
+        late = now_ms() - ends
+        change = reader.ledger.changes(after).changes[0]
+        assert change.cause == "time" and change.reason == Reason.EXPIRED, change
+        assert 0 <= late < 300, f"woke {late} ms after the period ended"
+        started = time.monotonic()
+        assert not reader.ledger.wait_changes(change.seq, timedelta(seconds=4))
+        waited = time.monotonic() - started
+        assert 4.0 <= waited < 4.3, f"a 4 s timeout returned after {waited:.2f} s"
+
+
+def test_an_instant_past_year_9999_reaches_python_as_the_calendars_end(open_store, pki: PKI) -> None:
+    """Signed data may say a subscription ends in year 33658: C answers, and Python's entitled(),
+    active() and changes() gave OverflowError (a feed consumer stuck on that change for good)."""
+    verifier = SignedDataVerifier(BUNDLE, "Sandbox", test_anchor=pki.der("root"))
+    life = Life(pki, "far", original="5500")
+    t = now_ms()
+    with open_store() as store:
+        store.ledger.ingest_transaction(pki.sign(life.tx("5501", "pro.monthly", t - 1000, 10**15, signed=t), CHAIN), verifier)
+        ask = dict(environment="Sandbox", test_signed=True)
+        entitled = store.ledger.entitled("5500", "pro.monthly", **ask)
+        last = datetime.max.replace(tzinfo=timezone.utc, microsecond=999_000)  # the last millisecond
+        assert entitled.entitled and entitled.until == last, entitled
+        assert [e.until for e in store.ledger.active("5500", **ask)] == [last]
+        assert [c.until for c in store.ledger.changes().changes] == [last]
+    assert gatekit._time.from_milliseconds(-(10**18)) == datetime.min.replace(tzinfo=timezone.utc)
+    assert gatekit._time.from_milliseconds(2**63 - 1) == last
+
+
+def test_integers_python_passes_to_c_are_range_checked(open_store) -> None:
+    """ctypes wraps an integer its C type cannot hold (2**64 + 1 became 1: the feed read from
+    the wrong place); every integer argument and struct member is checked instead."""
+    from gatekit import _bindings
+    with open_store() as store:
+        for cursor in (2**64 + 1, 2**63, -(2**63) - 1):
+            with pytest.raises(ValueError, match="after_seq must be an integer from"):
+                store.ledger.changes(cursor)
+        with pytest.raises(ValueError, match="limit must be an integer from"):
+            store.ledger.changes(0, 2**32 + 100)
+        with pytest.raises(ValueError, match="after_seq"):
+            store.ledger.wait_changes(2**64, timedelta(milliseconds=1))
+        assert store.ledger.changes(2**63 - 1).changes == []
+    options = _bindings.gatekit_ledger_sync_options()
+    with pytest.raises(ValueError, match="gatekit_ledger_sync_options.max_pages"):
+        options.max_pages = 2**31
+    options.max_pages = 2**31 - 1
+    assert options.max_pages == 2**31 - 1
 
 
 def test_a_catalog_term_taking_effect_is_a_change_dated_then(open_store, pki: PKI) -> None:

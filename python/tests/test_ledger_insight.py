@@ -103,7 +103,7 @@ def test_splits_by_currency_product_storefront_and_entitlement(ledger_store):
     assert by_storefront["DEU"]["renewals"] == [0, 0, 0, 1, 0, 0]
     ledger_store.ledger.declare_catalog({"products": {MONTHLY: {"type": "auto-renewable", "entitlements": ["pro"]},
                                                       YEARLY: {"type": "auto-renewable", "entitlements": ["pro", "cloud"]}}},
-                                        effective=JAN)
+                                        effective=JAN, correction="the lives of 2025 predate this store")
     by_name = metrics(ledger_store, by="entitlement")
     assert [s.key for s in by_name.series] == ["cloud", "pro"]
     assert by_name["pro"]["activeSubscriptions"] == MONTHLY_SERIES["activeSubscriptions"]

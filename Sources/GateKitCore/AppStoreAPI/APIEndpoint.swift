@@ -181,6 +181,12 @@ public struct APIEndpoint: Sendable, Equatable {
     }
 
     /// A non-empty argument of bounded length.
+    /// Whether a value a server sent (a page token, a revision) can be sent back as an argument:
+    /// a caller keeps nothing it could not send, or one answer would wedge it for good.
+    public static func isSendable(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= maximumArgumentLength && !value.utf8.contains(0)
+    }
+
     private static func text(_ value: String, _ name: String) throws(GateKitError) -> String {
         guard !value.isEmpty else { throw .invalid("\(name) is empty") }
         guard value.utf8.count <= maximumArgumentLength else { throw GateKitError(.tooLarge, "\(name) is longer than \(maximumArgumentLength) bytes") }

@@ -39,6 +39,8 @@ public final class AppStoreServerClient: @unchecked Sendable {
         public let httpStatus: Int
         public let body: String?
         public let decoded: String?
+        /// When the server answered, from its `Date` header (Unix ms); nil when it sent none.
+        public var serverDate: Int64? = nil
     }
 
     public enum Outcome: Sendable {
@@ -59,6 +61,10 @@ public final class AppStoreServerClient: @unchecked Sendable {
     public let baseURL: String
     private let token: APIToken
     private let transport: HTTPSTransport
+    /// The server's clock minus this host's, in seconds, once an answer's `Date` showed them
+    /// more than a minute apart (0 otherwise): tokens are minted on the server's clock, so a
+    /// host whose clock is wrong is not refused for a token "from the future" or expired.
+    private let serverOffsetSeconds = Locked<Int64>(0)
 
     public init(key: SigningKey, options: Options) throws(GateKitError) {
         let apple = try AppStoreServerClient.baseURL(for: options.environment)  // refuses Xcode
@@ -107,14 +113,21 @@ public final class AppStoreServerClient: @unchecked Sendable {
             url += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         }
         var attempt = 0
+        var reauthenticated = false
         while true {
-            var headers = ["Authorization: Bearer \(try token.token())", "Accept: application/json"]
+            let offset = serverOffsetSeconds.withLock { $0 }
+            var headers = ["Authorization: Bearer \(try token.token(now: Clock.nowMilliseconds() / 1000 &+ offset))", "Accept: application/json"]
             if let contentType = endpoint.contentType { headers.append("Content-Type: \(contentType)") }
             let left = remainingMilliseconds()
             guard left > 0 else { throw GateKitError(.appStoreTransport, "the call's timeout (\(timeout) ms, retries included) passed before an answer") }
             let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
                                                timeoutMilliseconds: left)
+            let learnt = learnServerClock(response.serverDate)
             if (200..<300).contains(response.status) { return .success(try answer(response, verifying: verifying)) }
+            if response.status == 401, learnt != offset, !reauthenticated {
+                reauthenticated = true  // refused for a token on this host's wrong clock: once more on the server's
+                continue
+            }
             let failure = APIFailure(response)
             if attempt < options.maximumRetries, failure.isRetryable {
                 let wait = failure.retryAfter.map { $0 > Int64(Int.max / 1000) ? Int.max : Int($0) * 1000 } ?? (500 << attempt)
@@ -128,17 +141,29 @@ public final class AppStoreServerClient: @unchecked Sendable {
         }
     }
 
+    /// Keeps the server's clock offset from an answer's `Date` (within a minute counts as none);
+    /// returns the offset now in force.
+    private func learnServerClock(_ serverDate: Int64?) -> Int64 {
+        guard let serverDate else { return serverOffsetSeconds.withLock { $0 } }
+        let difference = serverDate / 1000 - Clock.nowMilliseconds() / 1000
+        let offset = abs(difference) > 60 ? difference : 0
+        serverOffsetSeconds.withLock { $0 = offset }
+        return offset
+    }
+
     private func answer(_ response: HTTPResponse, verifying: Bool) throws(GateKitError) -> Answer {
-        guard !response.body.isEmpty else { return Answer(httpStatus: response.status, body: nil, decoded: nil) }
+        guard !response.body.isEmpty else { return Answer(httpStatus: response.status, body: nil, decoded: nil, serverDate: response.serverDate) }
         let document: JSONValue
         do { document = try JSONParser.parse(response.body) } catch {
             throw GateKitError(.appStoreResponse, "HTTP \(response.status) with a body that is not JSON: \(error.message)")
         }
         guard case .object = document else { throw GateKitError(.appStoreResponse, "HTTP \(response.status) with a body that is not a JSON object") }
         let body = String(decoding: response.body, as: UTF8.self)
-        guard verifying, let verification = options.verification else { return Answer(httpStatus: response.status, body: body, decoded: nil) }
+        guard verifying, let verification = options.verification else {
+            return Answer(httpStatus: response.status, body: body, decoded: nil, serverDate: response.serverDate)
+        }
         let decoded = try SignedMembers.verified(document, options: verification)
-        return Answer(httpStatus: response.status, body: body, decoded: JSONWriter.serialize(decoded))
+        return Answer(httpStatus: response.status, body: body, decoded: JSONWriter.serialize(decoded), serverDate: response.serverDate)
     }
 
     private static func checkedBaseURL(_ url: String) throws(GateKitError) -> String {

@@ -16,6 +16,8 @@ struct HTTPResponse {
     let contentType: String?
     /// Seconds from `Retry-After` (429 and 503 answers), when the server sent one.
     let retryAfter: Int64?
+    /// When the server answered (its `Date` header, Unix ms), when it sent one.
+    var serverDate: Int64? = nil
     let body: [UInt8]
 }
 
@@ -121,10 +123,12 @@ final class HTTPSTransport: @unchecked Sendable {
         _ = gk_curl_get_long(c, handle, CURLINFO_RESPONSE_CODE, &status)
         var contentType: UnsafePointer<CChar>?
         _ = gk_curl_get_string(c, handle, CURLINFO_CONTENT_TYPE, &contentType)
-        var retryAfter: curl_off_t = 0
-        _ = gk_curl_get_off(c, handle, CURLINFO_RETRY_AFTER, &retryAfter)
+        let serverDate = gk_curl_header(c, handle, "Date").flatMap { HTTPHeaderValues.date(String(cString: $0)) }
+        let retryAfter = gk_curl_header(c, handle, "Retry-After").flatMap {
+            HTTPHeaderValues.retryAfterSeconds(String(cString: $0), serverDate: serverDate)
+        }
         return HTTPResponse(status: status, contentType: contentType.map { String(cString: $0) },
-                            retryAfter: retryAfter > 0 ? Int64(retryAfter) : nil, body: sink.bytes)
+                            retryAfter: retryAfter, serverDate: serverDate, body: sink.bytes)
     }
 
     /// Scheme, host and port of a URL, for messages (never the path: it may hold ids).

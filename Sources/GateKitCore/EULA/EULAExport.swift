@@ -205,10 +205,16 @@ extension EULAGate {
         sql += byUser ? " ORDER BY d.id LIMIT \(EULAExport.pageRows)" : " ORDER BY d.id"
         var after: Int64 = 0, count: Int64 = 0
         var textsSent = Set<String>()
+        // The work is bounded by what the store holds, never by what a header claims (a
+        // crafted file's id of 10^15 would step through a thousand ids at a time for months):
+        // windows stop at the newest decision, and skip every gap between decisions at once.
+        let newest = try db.scalar("SELECT COALESCE(MAX(id), 0) FROM eula_decisions")
+        let through = min(h.throughID, newest)
+        let following = try db.statement("SELECT MIN(id) FROM eula_decisions WHERE id > ?1")
         while true {
             let s = try db.statement(sql)
             let (window, overflow) = after.addingReportingOverflow(EULAExport.pageRows)
-            s.bind(1, after).bind(2, byUser || overflow ? h.throughID : min(window, h.throughID))
+            s.bind(1, after).bind(2, byUser || overflow ? through : min(window, through))
             if let documentParameter { s.bind(documentParameter, text: h.documentID) }
             if let userParameter, case let .named(name) = h.user { s.bind(userParameter, blob: name) }
             var page: [(id: Int64, decision: EULADecision, label: String?, seq: Int64?, chain: String?)] = []
@@ -227,8 +233,15 @@ extension EULAGate {
                 guard let last = page.last, page.count == Int(EULAExport.pageRows) else { return count }
                 after = last.id
             } else {
-                guard !overflow, window < h.throughID else { return count }
+                guard !overflow, window < through else { return count }
                 after = window
+                if page.isEmpty {  // a gap: on to the decision after it
+                    following.bind(1, window)
+                    let next = try following.step() ? following.optionalInt64(0) : nil
+                    following.reset()
+                    guard let next, next <= through else { return count }
+                    after = next - 1
+                }
             }
         }
     }
@@ -242,6 +255,6 @@ extension EULAGate {
         defer { s.reset() }
         guard try s.step() else { throw .internalError("the text \(hash) vanished from the snapshot") }
         return EULAExport.text(documentID: documentID, label: s.text(0) ?? "", language: s.text(1) ?? "", hash: hash,
-                               effective: s.int64(2), body: s.blob(3) ?? [])
+                               effective: s.int64(2), body: try PublicationSeal.checkedBody(s.blob(3) ?? [], hash: hash, documentID: documentID))
     }
 }

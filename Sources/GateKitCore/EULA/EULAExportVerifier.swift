@@ -114,7 +114,7 @@ extension EULAGate {
             let values = DelimitedRecords.csvFields(record)
             guard values.count == EULAExport.columns.count else { return nil }
             var out: [String: String] = [:]
-            for (name, value) in zip(EULAExport.columns, values) where !value.isEmpty { out[name] = value }
+            for (name, value) in zip(EULAExport.columns, values) where !value.isEmpty { out[name] = DelimitedRecords.csvValue(value) }
             return out
         }
     }

@@ -201,10 +201,11 @@ public struct EULAGate: Sendable {
         case everyone
     }
 
-    /// What breaks the history's chains (`ConsentChain`); empty when every decision since
-    /// migration 9 is as GateKit recorded it. `gatekit_store_check` reports these.
+    /// What breaks the history's chains (`ConsentChain`) and the publications' seals
+    /// (`PublicationSeal`); empty when every decision since migration 9 and every published
+    /// version and text is as GateKit recorded it. `gatekit_store_check` reports these.
     public func chainProblems() throws(GateKitError) -> [String] {
-        try store.read { (db) throws(GateKitError) -> [String] in try ConsentChain.problems(db) }
+        try store.read { (db) throws(GateKitError) -> [String] in try ConsentChain.problems(db) + PublicationSeal.problems(db) }
     }
 
     /// Decisions oldest first, for one document or all (`documentID` nil).

@@ -43,6 +43,10 @@ extension EULAGate {
                 let s = try db.statement("INSERT INTO eula_texts(version_id, document_id, language, hash, body) VALUES (?1, ?2, ?3, ?4, ?5)")
                 try s.bind(1, id).bind(2, text: version.documentID).bind(3, text: text.language).bind(4, text: text.hash).bind(5, blob: text.bytes).run()
             }
+            let row = PublicationSeal.Row(id: id, documentID: version.documentID, label: version.label, effectiveMs: effective,
+                                          graceMs: version.graceMilliseconds, defaultLanguage: version.defaultLanguage, publishedMs: now,
+                                          texts: PublicationSeal.ordered(version.texts.map { ($0.language, $0.hash) }))
+            try PublicationSeal.append(db, versionID: id, seal: try PublicationSeal.seal(after: try PublicationSeal.last(db, documentID: version.documentID), row))
         }
     }
 
@@ -75,7 +79,7 @@ extension EULAGate {
             guard try s.step() else {
                 throw GateKitError(.notFound, "no published version of \(Quoted.text(documentID)) has the text \(hash)")
             }
-            return s.blob(0) ?? []
+            return try PublicationSeal.checkedBody(s.blob(0) ?? [], hash: hash, documentID: documentID)
         }
     }
 

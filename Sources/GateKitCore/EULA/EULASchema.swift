@@ -109,4 +109,15 @@ public enum EULASchema {
         .appendOnly("eula_exports"),
         .addColumn("eula_decisions", Column("language", .text)),
     ])
+
+    /// Migration 13 (Hardening IV): a seal for every published version (`PublicationSeal`),
+    /// chained per document, so an edit of a publication or its texts in the file is found by
+    /// `gatekit_store_check`; the versions published before are sealed by the migration.
+    public static let publicationSeals = Migration([
+        .table("eula_version_seals", [
+            Column("version_id", .integer, notNull: true, primaryKey: true),
+            Column("seal", .text, notNull: true, check: "length(seal) = 64"),
+        ]),
+        .appendOnly("eula_version_seals"),
+    ], fill: PublicationSeal.fill)
 }

@@ -107,7 +107,7 @@ public struct CompactJWS {
         }
         let value: JSONValue
         do {
-            value = try JSONParser.parse(json)
+            value = try JSONParser.parse(json, allowingRepeatedNames: true)  // refused by PayloadFields, as .jwsPayloadField
         } catch {
             throw GateKitError(.jwsMalformed, "the \(name) is not JSON (\(error.message))")
         }

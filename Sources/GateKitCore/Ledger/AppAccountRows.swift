@@ -9,6 +9,8 @@ enum AppAccountRows {
         let appUserID: String
         let customer: String
         let sinceMs: Int64
+        /// Its place among the changes it was read with: orders two links of one millisecond.
+        var sequence = 0
     }
 
     struct Change {
@@ -75,15 +77,18 @@ enum AppAccountRows {
     /// The links in effect at `atMs` (nil: now) among `changes` (oldest first): the last change
     /// of each customer made by then, where it links.
     static func current(_ changes: [Change], atMs: Int64?) -> [Link] {
-        var last: [String: Change] = [:]
-        var order: [String] = []
-        for change in changes where atMs.map({ change.atMs <= $0 }) ?? true {
-            if last[change.customer] == nil { order.append(change.customer) }
-            last[change.customer] = change
+        // Customers compared as bytes, as the store compares (Swift's String == would merge a
+        // Kelvin sign with a K: the real owner's link read as another's).
+        var last: [[UInt8]: (change: Change, sequence: Int)] = [:]
+        var order: [[UInt8]] = []
+        for (sequence, change) in changes.enumerated() where atMs.map({ change.atMs <= $0 }) ?? true {
+            let key = Array(change.customer.utf8)
+            if last[key] == nil { order.append(key) }
+            last[key] = (change, sequence)
         }
-        return order.compactMap { customer in
-            guard let change = last[customer], change.linked else { return nil }
-            return Link(appUserID: change.appUserID, customer: customer, sinceMs: change.atMs)
+        return order.compactMap { key in
+            guard let (change, sequence) = last[key], change.linked else { return nil }
+            return Link(appUserID: change.appUserID, customer: change.customer, sinceMs: change.atMs, sequence: sequence)
         }
     }
 }

@@ -17,6 +17,14 @@ public struct CurrentVersions: Sendable {
         public let renewal: RenewalVersion?
     }
 
+    /// The same without the subscriptions (original transaction ids) in `originals`: those
+    /// another app account holds, for a question by app account.
+    func excluding(_ originals: Set<[UInt8]>) -> CurrentVersions {
+        guard !originals.isEmpty else { return self }
+        return CurrentVersions(transactions: transactions.filter { !originals.contains(Array($0.originalTransactionID.utf8)) },
+                               renewals: renewals.filter { !originals.contains(Array($0.key.utf8)) })
+    }
+
     init(transactions: [TransactionVersion], renewals: [String: RenewalVersion]) {
         self.transactions = transactions
         self.renewals = renewals

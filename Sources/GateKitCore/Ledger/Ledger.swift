@@ -19,6 +19,8 @@ public final class Ledger: @unchecked Sendable {
     @exclusivity(unchecked) private var testSignedData: [String: Bool] = [:]
     /// The host's catalogs, read once; forgotten with `records`.
     @exclusivity(unchecked) private var catalogs: ProductCatalogs?
+    /// Each stored catalog parsed once (`CatalogRows.all`): kept across the caches' resets.
+    let parsedCatalogs = Locked<[Int64: ProductCatalog]>([:])
     private let probe: any ChangeProbe
     /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
     /// handle saw the store's ledger bound to.
@@ -108,7 +110,7 @@ public final class Ledger: @unchecked Sendable {
     /// The catalogs, read once until the store changes (inside `store.read`).
     func loadedCatalogs(_ db: any DatabaseConnection) throws(GateKitError) -> ProductCatalogs {
         if let kept = catalogs { return kept }
-        let read = try CatalogRows.all(db)
+        let read = try CatalogRows.all(db, parsed: parsedCatalogs)
         catalogs = read
         return read
     }
@@ -124,6 +126,11 @@ public final class Ledger: @unchecked Sendable {
     public func declareCatalog(_ catalog: ProductCatalog, effectiveMs: Int64?) throws(GateKitError) {
         if let effectiveMs, effectiveMs < 0 { throw .invalid("effective_ms is negative") }
         let now = Clock.nowMilliseconds()
+        if let effectiveMs, effectiveMs < now - Ledger.nowWindowMs, catalog.correction == nil {
+            throw .invalid("the catalog would take effect at \(Timestamp.rfc3339Milliseconds(effectiveMs)), before it is declared: answers "
+                           + "already given as of the instants between would change. To do so on purpose, say why in the document "
+                           + "(\"correction\": \"…\"): it is kept with the catalog")
+        }
         try store.write(.wholeStore) { (db) throws(GateKitError) in
             let effective = effectiveMs ?? now
             // The products whose terms may change then: the change feed looks at them again at that instant.
@@ -161,32 +168,42 @@ public final class Ledger: @unchecked Sendable {
         }
     }
 
-    public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> LedgerView {
+    /// `excluding`: subscriptions (original transaction ids, as bytes) left out — those another
+    /// app account holds, for a question by app account.
+    public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant,
+                     excluding: Set<[UInt8]> = []) throws(GateKitError) -> LedgerView {
         let known = try known(customer: customer, scope: scope)
         let cached = known.cached
         let at = instant.at
         let catalog = known.catalogs.catalog(at: at)
         switch instant {
-        case .now: return LedgerView(at: at, current: cached.current, catalog: catalog)
+        case .now: return LedgerView(at: at, current: cached.current.excluding(excluding), catalog: catalog)
         case let .asOf(ms):
             // Now (within `nowWindowMs`: a host reads its clock before the call) or later: from
             // everything known, exactly as `.now` answers (a version Apple signed a moment "in
             // the future" by this clock counts in both).
-            if ms >= Clock.nowMilliseconds() - Ledger.nowWindowMs { return LedgerView(at: ms, current: cached.current, catalog: catalog) }
-            return cached.record.view(at: ms, knownBy: ms, catalog: catalog)
+            if ms >= Clock.nowMilliseconds() - Ledger.nowWindowMs {
+                return LedgerView(at: ms, current: cached.current.excluding(excluding), catalog: catalog)
+            }
+            return LedgerView(at: ms, current: cached.record.current(knownBy: ms).excluding(excluding), catalog: catalog)
         }
+    }
+
+    /// The customer's versions as this handle holds them (for who holds each subscription).
+    func record(customer: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+        try known(customer: customer, scope: scope).cached.record
     }
 
     /// Entitlement to a product id, a subscription group id or a catalog entitlement name.
     /// `naming`: fill `grants` (the answer's JSON shows them; the yes/no fast path skips it).
     public func entitlement(customer: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant,
-                            naming: Bool = true) throws(GateKitError) -> Entitlement {
+                            naming: Bool = true, excluding: Set<[UInt8]> = []) throws(GateKitError) -> Entitlement {
         try Ledger.validate(filter: filter, name: "product_or_group")
-        let answer = try view(customer: customer, scope: scope, at: instant).entitlement(to: filter, naming: naming)
+        let answer = try view(customer: customer, scope: scope, at: instant, excluding: excluding).entitlement(to: filter, naming: naming)
         // "No purchase" where test-signed data would answer otherwise: say so, so a test that
         // forgot the test flag is not told the customer bought nothing.
         guard answer.reason == .noPurchase, !scope.testSigned, try holdsTestSignedData(scope.environment) else { return answer }
-        let test = try view(customer: customer, scope: scope.testSignedPart, at: instant).entitlement(to: filter)
+        let test = try view(customer: customer, scope: scope.testSignedPart, at: instant, excluding: excluding).entitlement(to: filter)
         return test.reason == .noPurchase ? answer : Entitlement(reason: .onlyTestSigned)
     }
 
@@ -197,28 +214,31 @@ public final class Ledger: @unchecked Sendable {
         return try store.read { (db) throws(GateKitError) in try LedgerRows.originals(db, customer: LedgerCustomer(customer), scope: scope) }
     }
 
-    public func active(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {
-        try view(customer: customer, scope: scope, at: instant).active
+    public func active(customer: String, scope: LedgerScope, at instant: LedgerInstant,
+                       excluding: Set<[UInt8]> = []) throws(GateKitError) -> [Entitlement] {
+        try view(customer: customer, scope: scope, at: instant, excluding: excluding).active
     }
 
-    public func isEligibleForIntroductoryOffer(customer: String, group: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Bool {
+    public func isEligibleForIntroductoryOffer(customer: String, group: String, scope: LedgerScope, at instant: LedgerInstant,
+                                               excluding: Set<[UInt8]> = []) throws(GateKitError) -> Bool {
         try Ledger.validate(filter: group, name: "group")
-        return try view(customer: customer, scope: scope, at: instant).isEligibleForIntroductoryOffer(group: group)
+        return try view(customer: customer, scope: scope, at: instant, excluding: excluding).isEligibleForIntroductoryOffer(group: group)
     }
 
     /// The customer's subscriptions, grouped as Apple's "Get All Subscription Statuses" returns
     /// them, each with the signed transaction and renewal info it was computed from.
     public func subscriptionStatuses(customer: String, group: String?, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> String {
-        try subscriptionStatuses(customers: [customer], group: group, scope: scope, at: instant)
+        try subscriptionStatuses(customers: [(customer, [])], group: group, scope: scope, at: instant)
     }
 
     /// The subscriptions of several customers together (an app account's, `LedgerAccounts`).
-    func subscriptionStatuses(customers: [String], group: String?, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> String {
+    func subscriptionStatuses(customers: [(customer: String, excluded: Set<[UInt8]>)], group: String?, scope: LedgerScope,
+                              at instant: LedgerInstant) throws(GateKitError) -> String {
         if let group { try Ledger.validate(filter: group, name: "group") }
         var subscriptions: [LedgerView.Subscription] = []
         var seen = Set<String>()
-        for customer in customers {
-            for s in try view(customer: customer, scope: scope, at: instant).subscriptions
+        for (customer, excluded) in customers {
+            for s in try view(customer: customer, scope: scope, at: instant, excluding: excluded).subscriptions
                 where (group == nil || s.groupID == group) && seen.insert(s.originalTransactionID).inserted { subscriptions.append(s) }
         }
         let signed = try store.read { (db) throws(GateKitError) -> [String: (String?, String?)] in

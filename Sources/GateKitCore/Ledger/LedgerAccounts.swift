@@ -8,7 +8,9 @@ import GateKitSupport
 /// A customer belongs to one app account at a time: linking it to another moves it there (a
 /// transfer, kept in the link history), as RevenueCat's default "transfer to the new App User
 /// ID" does. Apple's own transfer — a transaction re-signed with another `appAccountToken` — needs
-/// no link change: an app account linked to a token follows the token (`CustomerRecord`).
+/// no link change: an app account linked to a token follows the token (`CustomerRecord`). A
+/// subscription is one account's whichever of its identifiers (original transaction id, token)
+/// was linked: the newest claim holds it (`SubscriptionHolder`).
 extension Ledger {
     /// What `link` did.
     public enum LinkOutcome: Int32, Sendable {
@@ -40,16 +42,26 @@ extension Ledger {
         try Ledger.validate(appUserID: appUserID)
         let name = try Ledger.linkedName(customer)
         let env = environment.rawValue
-        return try store.write(.subjects([Ledger.subject(env, name)])) { (db) throws(GateKitError) -> LinkOutcome in
+        return try store.write(.wholeStore) { (db) throws(GateKitError) -> LinkOutcome in
             let now = Clock.nowMilliseconds()
             let holder = try AppAccountRows.holder(db, environment: env, customer: name, atMs: nil)
-            if holder?.appUserID == appUserID { return .unchanged }
-            if let holder {
+            // A subscription this customer stands for that another account holds through its
+            // other identifier moves too: the newest claim, this link, holds it (a link made
+            // again renews the claim).
+            var heldElsewhere = false
+            for testSigned in [false, true] {
+                let record = try LedgerRows.record(db, customer: LedgerCustomer(name), scope: LedgerScope(environment: environment, testSigned: testSigned))
+                let originals = Array(Set(record.transactions.map(\.originalTransactionID)))
+                for case let held? in try SubscriptionHolder.holders(db, environment: env, record: record, originals: originals, atMs: nil).values
+                    where held != appUserID { heldElsewhere = true }
+            }
+            if holder?.appUserID == appUserID, !heldElsewhere { return .unchanged }
+            if let holder, holder.appUserID != appUserID {
                 try AppAccountRows.append(db, environment: env, appUserID: holder.appUserID, customer: name, linked: false, atMs: now, cause: "transfer")
             }
             try AppAccountRows.append(db, environment: env, appUserID: appUserID, customer: name, linked: true, atMs: now, cause: nil)
             forgetRecords()
-            return holder == nil ? .linked : .transferred
+            return holder == nil && !heldElsewhere ? .linked : .transferred
         }
     }
 
@@ -88,13 +100,24 @@ extension Ledger {
         ]))
     }
 
-    /// The customers linked to the app account at the instant.
-    func linkedCustomers(appUserID: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [String] {
+    /// The customers linked to the app account at the instant, each with the subscriptions it
+    /// stands for that another account holds (`SubscriptionHolder`): those are left out.
+    func linkedCustomers(appUserID: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [(customer: String, excluded: Set<[UInt8]>)] {
         try Ledger.validate(appUserID: appUserID)
+        let atMs = Ledger.linkInstant(instant)
         let changes = try store.read { (db) throws(GateKitError) in
             try AppAccountRows.changes(db, environment: scope.environment, appUserID: appUserID, customers: [])
         }
-        return AppAccountRows.current(changes, atMs: Ledger.linkInstant(instant)).map(\.customer)
+        var out: [(customer: String, excluded: Set<[UInt8]>)] = []
+        for customer in AppAccountRows.current(changes, atMs: atMs).map(\.customer) {
+            let record = try record(customer: customer, scope: scope)
+            let originals = Array(Set(record.transactions.map(\.originalTransactionID)))
+            let holders = try store.read { (db) throws(GateKitError) in
+                try SubscriptionHolder.holders(db, environment: scope.environment, record: record, originals: originals, atMs: atMs)
+            }
+            out.append((customer, Set(holders.compactMap { $0.value == appUserID ? nil : Array($0.key.utf8) })))
+        }
+        return out
     }
 
     /// The links of an as-of question, nil for "now" (within `nowWindowMs`, as answers are).
@@ -108,18 +131,18 @@ extension Ledger {
     /// The best answer among the app account's customers (entitled first, then the longest).
     public func entitlement(appUserID: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant,
                             naming: Bool = true) throws(GateKitError) -> Entitlement {
-        try bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer) throws(GateKitError) in
-            try entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+        try bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
+            try entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluded)
         }
     }
 
     /// The best of `answer` over the customers linked to the app account at the instant: entitled
     /// first, then the longest (`LedgerView.lastsLonger`); "only test-signed" over "no purchase".
     package func bestAnswer(appUserID: String, scope: LedgerScope, at instant: LedgerInstant,
-                            _ answer: (String) throws(GateKitError) -> Entitlement) throws(GateKitError) -> Entitlement {
+                            _ answer: (String, Set<[UInt8]>) throws(GateKitError) -> Entitlement) throws(GateKitError) -> Entitlement {
         var best: Entitlement?
-        for customer in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
-            let e = try answer(customer)
+        for (customer, excluded) in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
+            let e = try answer(customer, excluded)
             let better = best.map { b in LedgerView.lastsLonger(e, than: b) || (b.reason == .noPurchase && e.reason == .onlyTestSigned) } ?? true
             if better { best = e }
         }
@@ -128,8 +151,8 @@ extension Ledger {
 
     public func active(appUserID: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {
         var best: [String: Entitlement] = [:]
-        for customer in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
-            for e in try active(customer: customer, scope: scope, at: instant) {
+        for (customer, excluded) in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
+            for e in try active(customer: customer, scope: scope, at: instant, excluding: excluded) {
                 guard let product = e.productID else { continue }
                 if best[product].map({ LedgerView.lastsLonger(e, than: $0) }) ?? true { best[product] = e }
             }
@@ -138,8 +161,8 @@ extension Ledger {
     }
 
     public func isEligibleForIntroductoryOffer(appUserID: String, group: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Bool {
-        for customer in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant)
-            where !(try isEligibleForIntroductoryOffer(customer: customer, group: group, scope: scope, at: instant)) { return false }
+        for (customer, excluded) in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant)
+            where !(try isEligibleForIntroductoryOffer(customer: customer, group: group, scope: scope, at: instant, excluding: excluded)) { return false }
         return true
     }
 
@@ -149,6 +172,7 @@ extension Ledger {
 
     /// The history of every customer linked to the app account now.
     public func historyJSON(appUserID: String, scope: LedgerScope) throws(GateKitError) -> String {
-        try historyJSON(customers: try linkedCustomers(appUserID: appUserID, scope: scope, at: .now), scope: scope)
+        let linked = try linkedCustomers(appUserID: appUserID, scope: scope, at: .now)
+        return try historyJSON(customers: linked.map(\.customer), scope: scope, excluding: linked.reduce(into: []) { $0.formUnion($1.excluded) })
     }
 }

@@ -116,29 +116,34 @@ extension Ledger {
             if last > seq { return true }
             let now = Clock.monotonicNanoseconds()
             guard now < deadline else { return false }
-            var slice = Int((deadline - now) / 1_000_000) + 1
+            var wake = deadline
             if let due = nextDue {
                 let wall = Clock.nowMilliseconds()
-                slice = min(slice, due > wall ? Int(min(due - wall, Int64(Ledger.maximumWaitMilliseconds))) + 1 : 1)
+                if due > wall {
+                    wake = min(wake, now &+ UInt64(min(due - wall, Int64(Ledger.maximumWaitMilliseconds))) &* 1_000_000)
+                } else if !store.isReadOnly {
+                    wake = min(wake, now &+ 1_000_000)  // came due since it was emitted: the next turn emits it
+                }
+                // A read-only handle cannot emit what is due: a writer's commit of it wakes this one.
             }
-            try sleep(milliseconds: slice, orUntil: commits, after: seq)
+            try sleep(until: wake, orUntil: commits, after: seq)
         }
     }
 
-    /// Sleeps at most `milliseconds`, less when another connection commits (or, on SQLite,
-    /// this handle appends past `seq`: its own commits do not move the probe).
-    private func sleep(milliseconds: Int, orUntil commits: any ChangeProbe, after seq: Int64) throws(GateKitError) {
-        var left = milliseconds
-        while left > 0 {
+    /// Sleeps until the monotonic instant `wake`, or less when another connection commits (or,
+    /// on SQLite, this handle appends past `seq`: its own commits do not move the probe). Each
+    /// turn measures the time that passed, so the reads between naps never make it late.
+    private func sleep(until wake: UInt64, orUntil commits: any ChangeProbe, after seq: Int64) throws(GateKitError) {
+        while true {
+            let now = Clock.monotonicNanoseconds()
+            guard now < wake else { return }
+            let left = Int((wake - now + 999_999) / 1_000_000)
             if let socket = store.notificationSocket() {
                 var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                let slice = min(left, 50)
-                if poll(&entry, 1, Int32(slice)) > 0 { return }
-                left -= slice
+                if poll(&entry, 1, Int32(min(left, 50))) > 0 { return }
             } else {
-                let slice = min(left, 2)
-                usleep(UInt32(slice) * 1000)
-                left -= slice
+                var nap = timespec(tv_sec: 0, tv_nsec: min(left, 2) * 1_000_000)
+                _ = nanosleep(&nap, nil)
                 let arrived = try store.read { (db) throws(GateKitError) -> Bool in
                     if try commits.changed() { return true }
                     return try ChangeFeed.lastSeq(db) > seq

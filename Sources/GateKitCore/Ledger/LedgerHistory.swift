@@ -10,13 +10,14 @@ extension Ledger {
     }
 
     /// For several customers together (an app account's, `LedgerAccounts`); nil: every item.
-    func historyJSON(customers: [String]?, scope: LedgerScope) throws(GateKitError) -> String {
+    /// `excluding`: subscriptions another app account holds, left out.
+    func historyJSON(customers: [String]?, scope: LedgerScope, excluding: Set<[UInt8]> = []) throws(GateKitError) -> String {
         for customer in customers ?? [] { try Ledger.validate(customer: customer) }
         return try store.read { (db) throws(GateKitError) -> String in
             let originals = try customers.map { (list) throws(GateKitError) -> [String] in
                 var all: [String] = []
                 for c in list { all += try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
-                return Array(Set(all)).sorted()
+                return Array(Set(all.filter { !excluding.contains(Array($0.utf8)) })).sorted()
             }
             let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body"
             var itemList: [JSONValue] = []

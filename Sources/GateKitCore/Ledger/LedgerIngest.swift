@@ -72,23 +72,27 @@ extension Ledger {
 
     /// Signed items of any kinds, each verified as the single-item functions do, recorded in one
     /// durable transaction together with `alongside` (a sync's checkpoint, in the same commit:
-    /// both or neither). `scope` names what `alongside` reads to decide what it writes.
+    /// both or neither). `scope` names what `alongside` reads to decide what it writes. Every
+    /// item is verified before the write begins, on either backend: what a server sent is
+    /// untrusted, and verifying it must not hold other writers off.
     package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
                                    _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
-        try verifyAndRecord(items.count, options: options, alongside: scope, { (i) throws(GateKitError) in
+        try verifyAndRecord(items.count, options: options, alongside: scope, allBeforeWrite: true, { (i) throws(GateKitError) in
             try self.pendingItem(items[i].text, kind: items[i].kind, options: options)
         }, alongside)
     }
 
     /// `count` items verified by `verify` on helper threads (`WorkAhead`) and recorded together
     /// (`record`) — off the thread that forked, in a forked process (`FreshThread`).
-    private func verifyAndRecord<T>(_ count: Int, options: JWSOptions, alongside scope: WriteScope,
+    private func verifyAndRecord<T>(_ count: Int, options: JWSOptions, alongside scope: WriteScope, allBeforeWrite: Bool = false,
                                     _ verify: @escaping (Int) throws(GateKitError) -> PendingItem,
                                     _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
         try FreshThread.run("ledger batch") { () throws(GateKitError) in
-            let pending = WorkAhead(count) { i in Result { () throws(GateKitError) -> PendingItem in try verify(i) } }
-            defer { pending.finish() }
-            return try record(pending, count, options: options, alongside: scope, alongside)
+            try ForkGate.section { () throws(GateKitError) in  // helper threads at work: no fork meanwhile
+                let pending = WorkAhead(count) { i in Result { () throws(GateKitError) -> PendingItem in try verify(i) } }
+                defer { pending.finish() }
+                return try record(pending, count, options: options, alongside: scope, allBeforeWrite: allBeforeWrite, alongside)
+            }
         }
     }
 
@@ -107,8 +111,9 @@ extension Ledger {
     /// scope locks every subscription the items name, and the rows all writers share are
     /// committed ahead. SQLite has one writer and no scope to name, so its write begins once
     /// the first item is verified and records each item while the helpers verify the next
-    /// ones: storing overlaps verifying.
+    /// ones: storing overlaps verifying (unless `allBeforeWrite`).
     private func record<T>(_ pending: WorkAhead<Result<PendingItem, GateKitError>>, _ count: Int, options: JWSOptions, alongside scope: WriteScope,
+                           allBeforeWrite: Bool,
                            _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
         func item(_ i: Int) throws(GateKitError) -> Result<PendingItem, GateKitError> {
             guard let item = pending.value(i) else { throw .internalError("item \(i) of \(count) was not verified") }
@@ -120,7 +125,7 @@ extension Ledger {
         for i in 0..<count {
             if case let .success(verified) = try item(i) {
                 ahead.append(verified)
-                if store.backend != .postgresql { break }
+                if store.backend != .postgresql, !allBeforeWrite { break }
             }
         }
         if !ahead.isEmpty { try bindBundle(options.bundleID) }

@@ -19,9 +19,9 @@ public struct LedgerView: Sendable {
         public let status: SubscriptionStatus
     }
 
-    /// Every auto-renewable subscription, ordered by original transaction id.
+    /// Every auto-renewable subscription purchased by `at`, ordered by original transaction id.
     public var subscriptions: [Subscription] {
-        current.subscriptions.map { s in
+        current.subscriptions.compactMap(purchased).map { s in
             Subscription(originalTransactionID: s.originalTransactionID, groupID: s.groupID, latest: s.latest, renewal: s.renewal,
                          status: LedgerView.status(latest: s.latest, renewal: s.renewal, at: at))
         }
@@ -59,15 +59,24 @@ public struct LedgerView: Sendable {
     /// says it grants.
     func matches(_ t: TransactionVersion, _ filter: String?) -> Bool {
         guard let filter else { return true }
-        if t.productID == filter || t.groupID == filter { return true }
+        // Names are compared as bytes, as the store compares ("pro" is not a prefix match of
+        // "pro_max", nor a K the Kelvin sign).
+        func same(_ name: String?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
+        if same(t.productID) || same(t.groupID) { return true }
         guard !catalog.products.isEmpty, let product = catalog.products[t.productID] else { return false }
-        return (t.groupID == nil && product.group == filter) || product.entitlements.contains(filter)
+        return (t.groupID == nil && same(product.group)) || product.entitlements.contains(where: same)
     }
 
     /// Every answer about products matching `filter`, entitling or not (one per subscription,
     /// one per other transaction), to `visit`.
     func answers(matching filter: String?, _ visit: (Entitlement) -> Void) {
-        for s in current.subscriptions where matches(s.latest, filter) {
+        for subscription in current.subscriptions where matches(subscription.latest, filter) {
+            // Nothing entitles before its purchase instant (one rule for every product type):
+            // a period bought after the instant gives way to the one bought by then, if any.
+            guard let s = purchased(subscription) else {
+                visit(Entitlement(reason: .notYetPurchased, transaction: subscription.latest, group: subscription.groupID))
+                continue
+            }
             let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
             switch status {
             case .active:
@@ -85,6 +94,23 @@ public struct LedgerView: Sendable {
         for i in current.others where matches(current.transactions[i], filter) {
             visit(answer(current.transactions[i]))
         }
+    }
+
+    /// The subscription as of `at`: its latest transaction if purchased by then, else the
+    /// latest of its transactions purchased by then; nil when none was.
+    private func purchased(_ s: CurrentVersions.Subscription) -> CurrentVersions.Subscription? {
+        guard let purchase = s.latest.purchaseMs, purchase > at else { return s }
+        var best: TransactionVersion?
+        for t in current.transactions where t.originalTransactionID == s.originalTransactionID && t.productType == .autoRenewable
+            && (t.purchaseMs ?? .min) <= at {
+            if let b = best {  // as `CurrentVersions` picks: not upgraded first, then the latest purchase
+                let (kept, offered) = (b.isUpgraded ? 0 : 1, t.isUpgraded ? 0 : 1)
+                if kept > offered || (kept == offered && !LedgerView.purchasedBefore(b, t)) { continue }
+            }
+            best = t
+        }
+        return best.map { CurrentVersions.Subscription(originalTransactionID: s.originalTransactionID, groupID: $0.groupID ?? s.groupID,
+                                                       latest: $0, renewal: s.renewal) }
     }
 
     /// The answer with the entitlement names the catalog says its product grants.

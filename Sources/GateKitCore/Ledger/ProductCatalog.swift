@@ -11,7 +11,9 @@ import GateKitSupport
 ///                                            "entitlements": ["pro"]}}}
 ///
 /// Every member is checked: an unknown one, a term on a product that is not non-renewing, or an
-/// entitlement name that is empty or repeated is an error, never ignored.
+/// entitlement name that is empty or repeated is an error, never ignored. A catalog that takes
+/// effect before it is declared changes answers already given as of earlier instants: it must
+/// say why (`"correction": "…"`, kept with it), or it is refused.
 public struct ProductCatalog: Sendable, Equatable {
     public struct Product: Sendable, Equatable {
         public var type: ProductType
@@ -49,11 +51,17 @@ public struct ProductCatalog: Sendable, Equatable {
                 digits = 0
             }
             guard digits == 0, years + months + days > 0 else { throw Term.invalid(text) }
+            // At most a century: every end it gives then lies in the calendar's years.
+            guard years * 12 + months <= Term.maximumMonths, days <= Term.maximumDays else {
+                throw .invalid("a term is at most 100 years (P100Y, P1200M, P36525D), not \(Quoted.text(text))")
+            }
             self.text = text
             self.years = years
             self.months = months
             self.days = days
         }
+
+        static let maximumMonths = 1200, maximumDays = 36_525
 
         static func invalid(_ text: String) -> GateKitError {
             .invalid("a term is an ISO 8601 duration of days, weeks, months or years such as \"P30D\" or \"P1Y\", not \(Quoted.text(text))")
@@ -74,19 +82,29 @@ public struct ProductCatalog: Sendable, Equatable {
             let year = monthIndex / 12, month = monthIndex % 12 + 1
             let day = min(c.day, Timestamp.daysInMonth(year: year, month: month))
             let timeOfDay = Int64(((c.hour * 60 + c.minute) * 60 + c.second) * 1000 + c.millisecond)
-            return Int64(Timestamp.days(year: year, month: month, day: day) + days) * msPerDay + timeOfDay
+            // Past year 9999 (a century after a start in its last century): the calendar's end,
+            // an instant every host can convert.
+            guard year <= 9999 else { return Term.latest }
+            return min(Int64(Timestamp.days(year: year, month: month, day: day) + days) * msPerDay + timeOfDay, Term.latest)
         }
     }
 
     public var products: [String: Product]
+    /// Why a catalog takes effect before it was declared (a correction, on purpose); nil: it does not.
+    public var correction: String?
 
     public static let empty = ProductCatalog(products: [:])
     /// Largest catalog document accepted, and most products / entitlement names per product.
     public static let maximumLength = 1 << 20
     public static let maximumProducts = 10_000
+    public static let maximumEntitlements = 1_000
     public static let maximumNameLength = 256
+    public static let maximumCorrectionLength = 1024
 
-    public init(products: [String: Product]) { self.products = products }
+    public init(products: [String: Product], correction: String? = nil) {
+        self.products = products
+        self.correction = correction
+    }
 
     /// The catalog from its JSON document, every member checked.
     public init(json bytes: [UInt8]) throws(GateKitError) {
@@ -96,9 +114,18 @@ public struct ProductCatalog: Sendable, Equatable {
         let document: JSONValue
         do { document = try JSONParser.parse(bytes) } catch { throw .invalid("the catalog is not JSON: \(error.message)") }
         guard case let .object(top) = document else { throw .invalid("the catalog is not a JSON object") }
+        var correction: String?
         var products: [String: Product] = [:]
         for (key, value) in top {
-            guard key == "products" else { throw .invalid("the catalog has \(Quoted.text(key)); it knows only \"products\"") }
+            if key == "correction" {
+                guard case let .string(why) = value, !why.isEmpty, why.utf8.count <= ProductCatalog.maximumCorrectionLength,
+                      !why.utf8.contains(where: { $0 < 0x20 }) else {
+                    throw .invalid("the catalog's correction says why it takes effect before it is declared: 1 to \(ProductCatalog.maximumCorrectionLength) bytes of text")
+                }
+                correction = why
+                continue
+            }
+            guard key == "products" else { throw .invalid("the catalog has \(Quoted.text(key)); it knows only \"products\" and \"correction\"") }
             guard case let .object(entries) = value else { throw .invalid("the catalog's products is not an object") }
             guard entries.count <= ProductCatalog.maximumProducts else { throw .invalid("the catalog has more than \(ProductCatalog.maximumProducts) products") }
             for (productID, entry) in entries {
@@ -108,12 +135,14 @@ public struct ProductCatalog: Sendable, Equatable {
             }
         }
         self.products = products
+        self.correction = correction
     }
 
     private static func product(_ id: String, _ entry: JSONValue) throws(GateKitError) -> Product {
         guard case let .object(members) = entry else { throw .invalid("product \(Quoted.text(id)) is not an object") }
         var product = Product(type: .unknown, group: nil, entitlements: [], term: nil)
         var seen: Set<String> = []
+        var granted = Set<[UInt8]>()  // names compared as bytes, in linear time
         for (name, value) in members {
             guard seen.insert(name).inserted else { throw .invalid("product \(Quoted.text(id)) names \(Quoted.text(name)) twice") }
             switch (name, value) {
@@ -126,10 +155,13 @@ public struct ProductCatalog: Sendable, Equatable {
                 try checkName(g, "product \(Quoted.text(id))'s group")
                 product.group = g
             case ("entitlements", .array(let items)):
+                guard items.count <= ProductCatalog.maximumEntitlements else {
+                    throw .invalid("product \(Quoted.text(id)) grants more than \(ProductCatalog.maximumEntitlements) entitlements")
+                }
                 for item in items {
                     guard case let .string(e) = item else { throw .invalid("product \(Quoted.text(id)): entitlements are strings") }
                     try checkName(e, "an entitlement name")
-                    guard !product.entitlements.contains(e) else { throw .invalid("product \(Quoted.text(id)) grants \(Quoted.text(e)) twice") }
+                    guard granted.insert(Array(e.utf8)).inserted else { throw .invalid("product \(Quoted.text(id)) grants \(Quoted.text(e)) twice") }
                     product.entitlements.append(e)
                 }
             case ("term", .string(let t)):
@@ -153,9 +185,10 @@ public struct ProductCatalog: Sendable, Equatable {
         }
     }
 
-    /// Whether the product grants the entitlement `name`.
+    /// Whether the product grants the entitlement `name` (the same bytes: "Pro" is not "pro",
+    /// nor "pro" a part of "pro_max").
     public func grants(_ productID: String, _ name: String) -> Bool {
-        products[productID]?.entitlements.contains(name) ?? false
+        products[productID]?.entitlements.contains { $0.utf8.elementsEqual(name.utf8) } ?? false
     }
 
     /// The catalog as its JSON document, products in id order.
@@ -170,6 +203,6 @@ public struct ProductCatalog: Sendable, Equatable {
             if let term = p.term { members.append(("term", .string(term.text))) }
             return (id, .object(members))
         }
-        return .object([("products", .object(entries))])
+        return .object((correction.map { [("correction", JSONValue.string($0))] } ?? []) + [("products", .object(entries))])
     }
 }

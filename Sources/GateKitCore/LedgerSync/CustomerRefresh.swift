@@ -18,11 +18,19 @@ public enum CustomerRefresh {
         public var asked: [String] = []
         public var requests = 0
         var tally = IngestTally()
+        /// Signed items Get All Subscription Statuses returned: none for a subscription the
+        /// ledger knows is no evidence that it ended.
+        public var statusItems = 0
+        /// Histories read again from the start because the server's revision could not be
+        /// used: Apple refused it, it could not be sent back, or it repeated an earlier one.
+        public var restartedHistories = 0
 
         public var json: String {
-            JSONWriter.serialize(.object([("version", .number(1)), ("customer", .string(customer)),
-                                          ("originalTransactionIds", .array(asked.map { .string($0) })),
-                                          ("requests", .number(requests))] + tally.members))
+            var members: [(String, JSONValue)] = [("version", .number(1)), ("customer", .string(customer)),
+                                                  ("originalTransactionIds", .array(asked.map { .string($0) })),
+                                                  ("requests", .number(requests))]
+            if restartedHistories > 0 { members.append(("restartedHistories", .number(restartedHistories))) }
+            return JSONWriter.serialize(.object(members + tally.members))
         }
     }
 
@@ -30,12 +38,14 @@ public enum CustomerRefresh {
     static let refusedRevision: Int64 = 4_000_005
 
     /// `customer`: an original transaction id, or an app account token the ledger knows
-    /// transactions of. `deadline` (monotonic ns): every request ends by it.
+    /// transactions of. `deadline` (monotonic ns): every request ends by it; nil: the whole
+    /// refresh ends within the client's timeout (`timeout_ms`, every request and page included).
     public static func run(ledger: Ledger, client: AppStoreServerClient, verification: JWSOptions, customer: String,
                            depth: Depth = .full, deadline: UInt64? = nil) throws(GateKitError) -> Report {
         guard client.options.environment == verification.environment else {
             throw .invalid("the verification environment (\(verification.environment.rawValue)) is not the client's (\(client.options.environment.rawValue))")
         }
+        let deadline = deadline ?? Clock.monotonicNanoseconds() &+ UInt64(client.options.timeoutMilliseconds) &* 1_000_000
         var report = Report(customer: customer)
         let ids = try originalTransactionIDs(ledger, customer: customer, verification: verification)
         var covered = Set<String>()
@@ -69,7 +79,7 @@ public enum CustomerRefresh {
 
     /// Pages through Get Transaction History; answers the original transaction ids it saw.
     private static func history(_ ledger: Ledger, _ client: AppStoreServerClient, _ verification: JWSOptions, _ id: String,
-                                _ deadline: UInt64?, _ report: inout Report) throws(GateKitError) -> Set<String> {
+                                _ deadline: UInt64, _ report: inout Report) throws(GateKitError) -> Set<String> {
         let environment = verification.environment.rawValue
         let subject = "ledger-refresh/\(environment)/\(id)"
         var revision = try ledger.store.read { (db) throws(GateKitError) -> String? in
@@ -79,20 +89,34 @@ public enum CustomerRefresh {
             return try s.step() ? s.text(0) : nil
         }
         var seen = Set<String>()
-        var restarted = false
+        var revisions = Set<String>()
+        /// Reads the history again from its start, once: a server that never gives a usable
+        /// revision fails the refresh (nothing unusable was kept).
+        func restart(_ why: String) throws(GateKitError) {
+            guard report.restartedHistories == 0 else { throw GateKitError(.appStoreResponse, "Get Transaction History: \(why), after reading it again from the start") }
+            report.restartedHistories += 1
+            revision = nil
+            revisions = []
+        }
         while true {
             let page: HistoryPage
             report.requests += 1
+            if let revision { revisions.insert(revision) }
             switch try client.send(.getTransactionHistory(transactionID: id, revision: revision, request: nil, version: 2),
                                    verifying: false, timeoutMilliseconds: try remaining(deadline)) {
             case let .success(answer): page = try HistoryPage.transactions(answer)
             case let .failure(failure):
-                if revision != nil, failure.errorCode == refusedRevision, !restarted {
-                    restarted = true
-                    revision = nil
+                if revision != nil, failure.errorCode == refusedRevision, report.restartedHistories == 0 {
+                    try restart("Apple refused the revision")
                     continue
                 }
                 throw GateKitError(.appStoreAPIError, "Get Transaction History: \(failure.description)")
+            }
+            var restartAfter: String?
+            if page.hasMore, page.unsendableNext {
+                restartAfter = "the revision could not be sent back (over \(APIEndpoint.maximumArgumentLength) bytes or with a NUL)"
+            } else if page.hasMore, let next = page.next, revisions.contains(next) {
+                restartAfter = "the server repeated an earlier revision (a cycle)"
             }
             let now = Clock.nowMilliseconds()
             let recorded = try ledger.ingestTogether(page.signed.map { (text: Array($0.utf8), kind: JWSVerifier.Kind.transaction) },
@@ -107,14 +131,20 @@ public enum CustomerRefresh {
             }
             for case let .success(r) in recorded.reports { seen.formUnion(r.originalTransactionIDs) }
             report.tally.add(recorded.reports)
-            guard page.hasMore else { return seen }
-            guard page.next != revision else { throw GateKitError(.appStoreResponse, "Get Transaction History gave the same revision twice") }
+            if let why = restartAfter {
+                try restart(why)
+                continue
+            }
+            guard page.hasMore else {
+                if page.unsendableNext { report.restartedHistories += 1 }  // kept as none: the next refresh reads it all
+                return seen
+            }
             revision = page.next
         }
     }
 
     private static func statuses(_ ledger: Ledger, _ client: AppStoreServerClient, _ verification: JWSOptions, _ id: String,
-                                 _ deadline: UInt64?, _ report: inout Report) throws(GateKitError) {
+                                 _ deadline: UInt64, _ report: inout Report) throws(GateKitError) {
         report.requests += 1
         let last: [(transaction: String?, renewal: String?)]
         switch try client.send(.getAllSubscriptionStatuses(transactionID: id, statuses: []), verifying: false,
@@ -127,13 +157,13 @@ public enum CustomerRefresh {
             if let transaction { items.append((Array(transaction.utf8), .transaction)) }
             if let renewal { items.append((Array(renewal.utf8), .renewalInfo)) }
         }
+        report.statusItems += items.count
         guard !items.isEmpty else { return }
         report.tally.add(try ledger.ingestTogether(items, options: verification, alongside: .subjects([])) { (_) throws(GateKitError) in }.reports)
     }
 
     /// What is left of the deadline for one request; past it, the refresh stops.
-    private static func remaining(_ deadline: UInt64?) throws(GateKitError) -> Int? {
-        guard let deadline else { return nil }
+    private static func remaining(_ deadline: UInt64) throws(GateKitError) -> Int? {
         let now = Clock.monotonicNanoseconds()
         guard now < deadline else { throw GateKitError(.appStoreTransport, "the refresh's time budget ran out") }
         return Int(min((deadline - now) / 1_000_000, UInt64(Int32.max)))

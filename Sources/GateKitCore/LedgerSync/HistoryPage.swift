@@ -6,14 +6,25 @@ import GateKitSupport
 struct HistoryPage {
     var signed: [String]
     var hasMore: Bool
-    /// Notification history: the next page's token. Transaction history: the revision.
+    /// Notification history: the next page's token. Transaction history: the revision. Nil
+    /// when the server sent none, or one that could not be sent back (`unsendableNext`).
     var next: String?
+    /// The server sent a token or revision too long (or otherwise impossible) to send back:
+    /// it is never kept, and the caller starts over as after Apple's expired-token errors.
+    var unsendableNext = false
+    /// When the server answered (its `Date` header), when it said.
+    var serverDate: Int64?
+
+    /// Most signed items one page may hold. Apple sends at most 20; a page of more is a
+    /// server's error, refused before anything in it is verified or a write lock is taken.
+    static let maximumItems = 100
 
     /// Apple's NotificationHistoryResponse: {"notificationHistory":[{"signedPayload":…}],
     /// "hasMore":…,"paginationToken":…}.
     static func notifications(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> HistoryPage {
         let document = try body(answer)
         let records = try list(document, "notificationHistory")
+        try checkCount(records.count, "notificationHistory")
         var signed: [String] = []
         for record in records {
             guard let payload = record["signedPayload"]?.stringValue else {
@@ -21,18 +32,20 @@ struct HistoryPage {
             }
             signed.append(payload)
         }
-        return try page(document, signed: signed, next: "paginationToken")
+        return try page(document, signed: signed, next: "paginationToken", serverDate: answer.serverDate)
     }
 
     /// Apple's HistoryResponse: {"signedTransactions":[…],"hasMore":…,"revision":…}.
     static func transactions(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> HistoryPage {
         let document = try body(answer)
         var signed: [String] = []
-        for item in try list(document, "signedTransactions") {
+        let items = try list(document, "signedTransactions")
+        try checkCount(items.count, "signedTransactions")
+        for item in items {
             guard let s = item.stringValue else { throw GateKitError(.appStoreResponse, "signedTransactions holds a non-string") }
             signed.append(s)
         }
-        return try page(document, signed: signed, next: "revision")
+        return try page(document, signed: signed, next: "revision", serverDate: answer.serverDate)
     }
 
     /// Apple's StatusResponse: every group's last transactions, each a signed transaction and
@@ -43,6 +56,7 @@ struct HistoryPage {
         for group in try list(document, "data") {
             for last in try list(group, "lastTransactions") {
                 out.append((last["signedTransactionInfo"]?.stringValue, last["signedRenewalInfo"]?.stringValue))
+                try checkCount(out.count, "data[].lastTransactions")
             }
         }
         return out
@@ -64,10 +78,19 @@ struct HistoryPage {
         }
     }
 
-    private static func page(_ document: JSONValue, signed: [String], next name: String) throws(GateKitError) -> HistoryPage {
+    private static func checkCount(_ count: Int, _ name: String) throws(GateKitError) {
+        guard count <= maximumItems else {
+            throw GateKitError(.appStoreResponse, "\(name) holds more than \(maximumItems) items (Apple sends at most 20 a page): nothing of this answer was recorded")
+        }
+    }
+
+    private static func page(_ document: JSONValue, signed: [String], next name: String, serverDate: Int64?) throws(GateKitError) -> HistoryPage {
         let hasMore = document["hasMore"]?.boolValue ?? false
         let next = document[name]?.stringValue
         if hasMore, next?.isEmpty ?? true { throw GateKitError(.appStoreResponse, "hasMore without a \(name) to continue with") }
-        return HistoryPage(signed: signed, hasMore: hasMore, next: next)
+        guard let next, !next.isEmpty, !APIEndpoint.isSendable(next) else {
+            return HistoryPage(signed: signed, hasMore: hasMore, next: next, serverDate: serverDate)
+        }
+        return HistoryPage(signed: signed, hasMore: hasMore, next: nil, unsendableNext: true, serverDate: serverDate)
     }
 }

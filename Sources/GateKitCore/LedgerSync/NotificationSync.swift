@@ -22,12 +22,13 @@ public enum NotificationSync {
         /// The first sync only (no checkpoint yet): where history starts; nil: as far back as
         /// Apple keeps it.
         public var sinceMs: Int64?
-        /// Where the sync stops; nil: now.
+        /// Where the sync stops; nil: now (the server's now, when its clock and the host's differ).
         public var untilMs: Int64?
         public var overlapMs = Options.defaultOverlapMs
-        /// Stop after this long (the next call resumes); nil: until caught up.
-        public var budgetMs: Int64?
-        /// Stop after this many pages; nil: until caught up.
+        /// Stop after this long (the next call resumes); it bounds each request too, so a
+        /// server that trickles its answer cannot hold the sync past it.
+        public var budgetMs = Options.defaultBudgetMs
+        /// Stop after this many pages; nil: until caught up or out of budget.
         public var maximumPages: Int?
         /// How long the lease lasts without a page recorded: another host takes over a sync
         /// that stopped (killed, partitioned) after this long.
@@ -35,6 +36,7 @@ public enum NotificationSync {
 
         public static let defaultOverlapMs: Int64 = 3_600_000
         public static let defaultLeaseMs: Int64 = 120_000
+        public static let defaultBudgetMs: Int64 = 600_000
 
         public init(verification: JWSOptions) { self.verification = verification }
     }
@@ -53,19 +55,35 @@ public enum NotificationSync {
         }
     }
 
+    /// Why a sync stopped (the report's "stoppedBy").
+    public enum Stop: String, Sendable {
+        case caughtUp = "caught-up", budget, maximumPages = "max-pages", busy
+    }
+
     public struct Report: Sendable {
         public var outcome: Outcome
+        public var stoppedBy = Stop.caughtUp
         public let environment: String
         public var pages = 0
         var tally = IngestTally()
         var state = SyncState()
-        /// Windows begun again because Apple refused their page token (expired or unknown).
+        /// Windows begun again because the server's page token could not be used: Apple refused
+        /// it (expired or unknown), it could not be sent back (`unsendableTokens`), or it
+        /// repeated one of the window's earlier tokens (`repeatedTokens`).
         public var restartedWindows = 0
+        public var unsendableTokens = 0
+        public var repeatedTokens = 0
         /// History Apple no longer keeps between the checkpoint and its horizon: lost for good.
         public var gap: (fromMs: Int64, toMs: Int64)?
+        /// The host's clock minus the server's (its `Date`), as last seen; nil: no Date seen.
+        public var clockSkewMs: Int64?
+        /// A checkpoint later than the server's clock (written by a host whose clock ran
+        /// fast) was found and history read again from `toMs`.
+        public var healed: (fromMs: Int64, toMs: Int64)?
 
         public var json: String {
             var members: [(String, JSONValue)] = [("version", .number(1)), ("outcome", .string(outcome.name)),
+                                                  ("stoppedBy", .string(stoppedBy.rawValue)),
                                                   ("environment", .string(environment)), ("pages", .number(pages))]
             members += tally.members
             members.append(("syncedUntil", state.syncedUntilMs.map { .number($0) } ?? .null))
@@ -74,7 +92,11 @@ public enum NotificationSync {
             }
             if outcome == .busy, let until = state.leaseUntilMs { members.append(("leaseUntil", .number(until))) }
             members.append(("restartedWindows", .number(restartedWindows)))
+            if unsendableTokens > 0 { members.append(("unsendableTokens", .number(unsendableTokens))) }
+            if repeatedTokens > 0 { members.append(("repeatedTokens", .number(repeatedTokens))) }
             if let gap { members.append(("gap", .object([("from", .number(gap.fromMs)), ("to", .number(gap.toMs))]))) }
+            if let clockSkewMs { members.append(("clockSkewMs", .number(clockSkewMs))) }
+            if let healed { members.append(("healed", .object([("checkpoint", .number(healed.fromMs)), ("from", .number(healed.toMs))]))) }
             return JSONWriter.serialize(.object(members))
         }
     }
@@ -86,16 +108,35 @@ public enum NotificationSync {
         return until - days * 86_400_000 + 3_600_000
     }
 
+    /// How far the host's clock may be from the server's before the server's is believed.
+    static let clockToleranceMs: Int64 = 60_000
+
+    /// Where a window after `checkpoint` starts: `overlapMs` before it, since Apple indexes
+    /// its history late (a notification first attempted just before the checkpoint may be
+    /// listed only after it). Saturating: a checkpoint is the store's data, not trusted to be in
+    /// range. Nil without a checkpoint.
+    static func windowStart(checkpoint: Int64?, overlapMs: Int64) -> Int64? {
+        checkpoint.map { $0.subtractingReportingOverflow(overlapMs).overflow ? Int64.min : $0 - overlapMs }
+    }
+
+    /// The checkpoint a finished window leaves: its end, but never past what the server has
+    /// shown it knows (its `Date`), so a host whose clock runs fast cannot move every host's
+    /// checkpoint into the future. The Date counts whole seconds: within the tolerance, the end.
+    static func checkpoint(windowEnd: Int64, serverDate: Int64) -> Int64 {
+        windowEnd > serverDate &+ clockToleranceMs ? serverDate : windowEnd
+    }
+
     /// Apple's errors for a page token it no longer knows: the window is read again from its start.
     static let refusedPageToken: Set<Int64> = [4_000_014, 4_000_017]
+    /// Windows begun again in one sync before the server is taken to be broken.
+    static let maximumRestarts = 3
 
     public static func run(ledger: Ledger, client: AppStoreServerClient, options: Options) throws(GateKitError) -> Report {
         let environment = options.verification.environment
         try check(options, client: client)
-        let started = Clock.monotonicNanoseconds()
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(options.budgetMs) &* 1_000_000
         let now = Clock.nowMilliseconds()
-        let until = min(options.untilMs ?? now, now)
-        let horizon = horizonMs(environment, until: until)
+        var until = min(options.untilMs ?? now, now)
         let lease = options.leaseMs
         let owner = LeaseOwner.make()
         let subject = SyncState.subject(environment.rawValue)
@@ -113,49 +154,115 @@ public enum NotificationSync {
         report.state = state
         guard taken.1 else {
             report.outcome = .busy
+            report.stoppedBy = .busy
             return report
         }
+        /// What is left of the budget for one request; nil: spent.
+        func remainingMilliseconds() -> Int? {
+            let clock = Clock.monotonicNanoseconds()
+            guard clock < deadline else { return nil }
+            return Int(min((deadline - clock) / 1_000_000, UInt64(Int32.max)))
+        }
         do throws(GateKitError) {
+            // The server's clock, learnt from its answers: the checkpoint never passes it.
+            var serverNow: Int64?
+            if options.untilMs == nil, let synced = state.syncedUntilMs, synced > now + clockToleranceMs, state.window == nil {
+                // A checkpoint in this host's future: this host's clock is slow, or a host
+                // whose clock ran fast wrote it. Only the server can tell which.
+                guard let left = remainingMilliseconds() else { throw GateKitError(.appStoreTransport, "the sync's budget ran out") }
+                serverNow = try serverClock(client, environment: environment, now: now, overlapMs: options.overlapMs, timeout: left)
+                if let server = serverNow {
+                    report.clockSkewMs = now - server
+                    if synced > server + clockToleranceMs {
+                        state.syncedUntilMs = nil
+                        report.healed = (synced, horizonMs(environment, until: server))
+                    }
+                    until = server
+                }
+            }
+            var seenTokens = Set<String>()
+            var windowServerDate: Int64?
             while true {
                 if state.window == nil {
                     if let synced = state.syncedUntilMs, synced >= until { break }
-                    // Saturating: a checkpoint is the store's data, not trusted to be in range.
-                    let from = state.syncedUntilMs.map { $0.subtractingReportingOverflow(options.overlapMs).overflow ? Int64.min : $0 - options.overlapMs }
-                        ?? options.sinceMs ?? horizon
+                    let horizon = horizonMs(environment, until: until)
+                    let from = report.healed.map { $0.toMs }
+                        ?? windowStart(checkpoint: state.syncedUntilMs, overlapMs: options.overlapMs) ?? options.sinceMs ?? horizon
                     if from < horizon, state.syncedUntilMs != nil || options.sinceMs != nil { report.gap = (from, horizon) }
                     let start = max(from, horizon)
                     guard start < until else { break }
                     state.window = SyncState.Window(startMs: start, endMs: until, pageToken: nil, pages: 0)
+                    seenTokens = []
+                    windowServerDate = nil
                 }
-                if let budget = options.budgetMs, Clock.monotonicNanoseconds() &- started >= UInt64(budget) * 1_000_000 {
+                guard let left = remainingMilliseconds() else {
                     report.outcome = .partial
+                    report.stoppedBy = .budget
                     break
                 }
                 if let maximum = options.maximumPages, report.pages >= maximum {
                     report.outcome = .partial
+                    report.stoppedBy = .maximumPages
                     break
                 }
                 guard let window = state.window else { break }
+                if let token = window.pageToken { seenTokens.insert(token) }
+                /// Reads the window again from its first page (bounded: a server that never gives
+                /// a usable token fails the sync; nothing unusable was kept).
+                func restart(_ why: String) throws(GateKitError) {
+                    guard report.restartedWindows < maximumRestarts else {
+                        throw GateKitError(.appStoreResponse, "Get Notification History: \(why), and the window was already begun again \(maximumRestarts) times")
+                    }
+                    report.restartedWindows += 1
+                    state.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0)
+                    seenTokens = []
+                }
                 let request = JSONWriter.serialize(.object([("startDate", .number(window.startMs)), ("endDate", .number(window.endMs))]))
                 let page: HistoryPage
-                switch try client.send(.getNotificationHistory(paginationToken: window.pageToken, request: Array(request.utf8)), verifying: false) {
+                let outcome: AppStoreServerClient.Outcome
+                let asked = Clock.monotonicNanoseconds()
+                do throws(GateKitError) {
+                    outcome = try client.send(.getNotificationHistory(paginationToken: window.pageToken, request: Array(request.utf8)),
+                                              verifying: false, timeoutMilliseconds: left)
+                } catch where error.code == .appStoreTransport && left < client.options.timeoutMilliseconds
+                                && Clock.monotonicNanoseconds() &- asked >= UInt64(max(left - 50, 0)) * 1_000_000 {
+                    report.outcome = .partial  // the budget, not the client's timeout, ended the request
+                    report.stoppedBy = .budget
+                    break
+                }
+                switch outcome {
                 case let .success(answer): page = try HistoryPage.notifications(answer)
                 case let .failure(failure):
-                    if window.pageToken != nil, let code = failure.errorCode, refusedPageToken.contains(code), report.restartedWindows < 3 {
-                        report.restartedWindows += 1
-                        state.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0)
+                    if window.pageToken != nil, let code = failure.errorCode, refusedPageToken.contains(code), report.restartedWindows < maximumRestarts {
+                        try restart("Apple refused the page token")
                         continue
                     }
                     throw GateKitError(.appStoreAPIError, "Get Notification History: \(failure.description)")
                 }
+                let local = Clock.nowMilliseconds()
+                if let date = page.serverDate {
+                    report.clockSkewMs = local - date
+                    windowServerDate = min(windowServerDate ?? date, date)
+                }
                 var next = state
-                if page.hasMore {
-                    guard page.next != window.pageToken else { throw GateKitError(.appStoreResponse, "Get Notification History gave the same page token twice") }
+                var restartAfter: String?
+                if page.hasMore, page.unsendableNext {
+                    report.unsendableTokens += 1
+                    restartAfter = "the page token could not be sent back (empty, over \(APIEndpoint.maximumArgumentLength) bytes or with a NUL)"
+                } else if page.hasMore, let token = page.next, seenTokens.contains(token) {
+                    report.repeatedTokens += 1
+                    restartAfter = "the server repeated an earlier page token of this window (a cycle)"
+                }
+                if restartAfter != nil {
+                    next.window = window  // this page's items are recorded; the window is read again
+                } else if page.hasMore {
                     next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: page.next,
                                                    pages: window.pages == .max ? .max : window.pages + 1)
                 } else {
-                    next.syncedUntilMs = max(state.syncedUntilMs ?? .min, window.endMs)
+                    let known = checkpoint(windowEnd: window.endMs, serverDate: windowServerDate ?? local)
+                    next.syncedUntilMs = max(state.syncedUntilMs ?? .min, known)
                     next.window = nil
+                    until = min(until, known)  // caught up with what the server knows
                 }
                 let committed = Clock.nowMilliseconds()
                 next.leaseUntilMs = committed + lease
@@ -169,6 +276,7 @@ public enum NotificationSync {
                 report.tally.add(recorded.reports)
                 report.pages += 1
                 state = next
+                if let why = restartAfter { try restart(why) }
             }
         } catch {
             try? release(ledger.store, environment: environment.rawValue, owner: owner, subject: subject)
@@ -183,11 +291,24 @@ public enum NotificationSync {
         return report
     }
 
+    /// The server's clock, from the `Date` of one history request over the last `overlapMs`
+    /// by this host's clock (its items are read again by the window that follows); nil when
+    /// the server sends no Date.
+    private static func serverClock(_ client: AppStoreServerClient, environment: AppStoreEnvironment, now: Int64, overlapMs: Int64,
+                                    timeout: Int) throws(GateKitError) -> Int64? {
+        let request = JSONWriter.serialize(.object([("startDate", .number(now - max(overlapMs, 1))), ("endDate", .number(now))]))
+        switch try client.send(.getNotificationHistory(paginationToken: nil, request: Array(request.utf8)), verifying: false,
+                               timeoutMilliseconds: timeout) {
+        case let .success(answer): return answer.serverDate
+        case let .failure(failure): throw GateKitError(.appStoreAPIError, "Get Notification History: \(failure.description)")
+        }
+    }
+
     /// Where the environment's sync stands (`ledger_sync_state`).
     public static func state(_ store: Store, environment: AppStoreEnvironment) throws(GateKitError) -> String {
         JSONWriter.serialize(try store.read { (db) throws(GateKitError) -> SyncState in
             try SyncState.read(db, environment: environment.rawValue)
-        }.json(environment: environment.rawValue))
+        }.json(environment: environment.rawValue, now: Clock.nowMilliseconds(), toleranceMs: clockToleranceMs))
     }
 
     private static func check(_ options: Options, client: AppStoreServerClient) throws(GateKitError) {
@@ -198,7 +319,7 @@ public enum NotificationSync {
         if let until = options.untilMs, until < 0 { throw .invalid("until_ms is negative") }
         guard (0...30 * 86_400_000).contains(options.overlapMs) else { throw .invalid("overlap_ms must be 0 to 30 days") }
         guard (100...86_400_000).contains(options.leaseMs) else { throw .invalid("lease_ms must be 100 ms to a day") }
-        if let budget = options.budgetMs, !(1...86_400_000).contains(budget) { throw .invalid("budget_ms must be 1 ms to a day") }
+        guard (1...86_400_000).contains(options.budgetMs) else { throw .invalid("budget_ms must be 1 ms to a day") }
         if let pages = options.maximumPages, pages < 1 { throw .invalid("max_pages must be positive") }
     }
 

@@ -22,8 +22,9 @@ public struct Refresher: Sendable {
     /// The answer, refreshed first when it awaits a renewal and `budgetMs` > 0. A refresh
     /// is asked only about the subscription in question, and only for `.now` questions.
     public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, customer: String, to filter: String,
-                                   scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
-        let answer = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+                                   scope: LedgerScope, at instant: LedgerInstant, naming: Bool,
+                                   excluding: Set<[UInt8]> = []) throws(GateKitError) -> Entitlement {
+        let answer = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
         guard budgetMs > 0, instant == .now, answer.awaitsRenewal, let original = answer.originalTransactionID else { return answer }
         var stale = answer
         stale.stale = true
@@ -37,9 +38,10 @@ public struct Refresher: Sendable {
             return stale  // no answer in time (or Apple's API failed): the stored answer, marked
         }
         // Apple's word now, even if it still awaits the renewal (Apple has not billed yet),
-        // unless Apple's answer could not be verified: then the ledger still does not know.
-        var refreshed = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
-        if refreshed.awaitsRenewal, report.tally.rejected > 0 { refreshed.stale = true }
+        // unless Apple's answer could not be verified or said nothing of the subscription (an
+        // empty status list is no evidence that it ended): then the ledger still does not know.
+        var refreshed = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
+        if refreshed.awaitsRenewal, report.tally.rejected > 0 || report.statusItems == 0 { refreshed.stale = true }
         return refreshed
     }
 
@@ -48,11 +50,11 @@ public struct Refresher: Sendable {
     public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, appUserID: String, to filter: String,
                                    scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
         let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
-        return try ledger.bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer) throws(GateKitError) in
+        return try ledger.bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
             let now = Clock.monotonicNanoseconds()
             let left = now < deadline ? max(1, Int64((deadline - now) / 1_000_000)) : 1
             return try entitlement(ledger, refresher: refresher, budgetMs: left, customer: customer, to: filter, scope: scope,
-                                   at: instant, naming: naming)
+                                   at: instant, naming: naming, excluding: excluded)
         }
     }
 }

@@ -48,10 +48,15 @@ struct SyncState: Equatable {
             .bind(9, now).run()
     }
 
-    /// What `ledger_sync_state` shows.
-    func json(environment: String) -> JSONValue {
+    /// What `ledger_sync_state` shows; a checkpoint more than `toleranceMs` after this host's
+    /// `now` is flagged ("checkpointAheadMs"): this host's clock is slow, or a host whose clock
+    /// ran fast wrote it (the next sync asks the server which, and heals the latter).
+    func json(environment: String, now: Int64? = nil, toleranceMs: Int64 = 0) -> JSONValue {
         var members: [(String, JSONValue)] = [("version", .number(1)), ("environment", .string(environment)),
                                               ("syncedUntil", syncedUntilMs.map { .number($0) } ?? .null)]
+        if let now, let synced = syncedUntilMs, synced > now, synced - now > toleranceMs {
+            members.append(("checkpointAheadMs", .number(synced - now)))
+        }
         if let window {
             members.append(("window", .object([("start", .number(window.startMs)), ("end", .number(window.endMs)),
                                                 ("pages", .number(window.pages))])))

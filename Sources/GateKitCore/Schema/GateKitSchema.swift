@@ -20,5 +20,6 @@ extension StoreSchema {
         EULASchema.versions,                           // 10
         LedgerSchema.sales,                            // 11
         LedgerSchema.metricsRollup,                    // 12
+        EULASchema.publicationSeals,                   // 13
     ])
 }

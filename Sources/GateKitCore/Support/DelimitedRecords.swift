@@ -93,9 +93,24 @@ public final class DelimitedRecords {
         return fields
     }
 
-    /// One CSV field as written: quoted when it holds a comma, a quote or a line break.
+    /// One CSV field as written: quoted when it holds a comma, a quote or a line break. Text
+    /// that a spreadsheet would run as a formula (it begins with =, +, -, @, a tab or a carriage
+    /// return) is neutralised as OWASP recommends: a leading ' and quoted (`csvValue` undoes it).
     public static func csvField(_ text: String) -> String {
+        if let first = text.utf8.first, formulaStarts.contains(first) {
+            return "\"'" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+        }
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) else { return text }
         return "\"" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+
+    /// The bytes a spreadsheet reads as the start of a formula.
+    static let formulaStarts: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D]
+
+    /// The text of a field `csvFields` read, its formula neutralisation undone.
+    public static func csvValue(_ field: String) -> String {
+        let bytes = Array(field.utf8)
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "'"), formulaStarts.contains(bytes[1]) else { return field }
+        return String(decoding: bytes.dropFirst(), as: UTF8.self)
     }
 }

@@ -115,7 +115,7 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
             case .readOnly: "store is read-only"
             case .unsupportedVersion: "unsupported options or structure version"
             case .tooLarge: "input too large"
-            case .unsafeStore: "store or its folder is a symbolic link or open to another user"
+            case .unsafeStore: "a file GateKit relies on (a store, a key, a CA file) or its folder is a symbolic link or open to another user"
             case .connection: "cannot reach the store's server"
             case .commitUncertain: "the connection was lost while committing"
             case .forked: "the store handle belongs to the parent process (open the store after fork)"

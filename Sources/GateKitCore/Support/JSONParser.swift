@@ -1,15 +1,23 @@
 /// A strict RFC 8259 parser for untrusted input: bounded nesting, valid UTF-8 only,
-/// escapes and surrogate pairs checked, nothing after the document but white space.
+/// escapes and surrogate pairs checked, nothing after the document but white space, and no
+/// member named twice in one object (readers disagree on which one counts: one keeps the
+/// first, another the last; names are compared as bytes, never as canonically equal text).
 public struct JSONParser {
     public static let maximumDepth = 64
 
     private let b: [UInt8]
     private var i = 0
+    private let refusesRepeatedNames: Bool
 
-    private init(_ bytes: [UInt8]) { b = bytes }
+    private init(_ bytes: [UInt8], refusesRepeatedNames: Bool) {
+        b = bytes
+        self.refusesRepeatedNames = refusesRepeatedNames
+    }
 
-    public static func parse<C: Collection>(_ bytes: C) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
-        var p = JSONParser(Array(bytes))
+    /// `allowingRepeatedNames`: for a reader that refuses them itself with an error of its own
+    /// (signed data: `.jwsPayloadField`).
+    public static func parse<C: Collection>(_ bytes: C, allowingRepeatedNames: Bool = false) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
+        var p = JSONParser(Array(bytes), refusesRepeatedNames: !allowingRepeatedNames)
         guard String(validating: p.b, as: UTF8.self) != nil else { throw p.fail("not valid UTF-8") }
         p.whitespace()
         let v = try p.value(depth: 0)
@@ -52,12 +60,20 @@ public struct JSONParser {
     private mutating func object(depth: Int) throws(GateKitError) -> JSONValue {
         i += 1
         var members: [(String, JSONValue)] = []
+        var large = Set<ByteKey>()  // the names once there are `scannedNames` of them
         whitespace()
         if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
         while true {
             whitespace()
             guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+            let at = i
             let key = try string()
+            if refusesRepeatedNames,
+               members.count < JSONParser.scannedNames ? JSONParser.names(members, contain: key) : !large.insert(ByteKey(key)).inserted {
+                i = at
+                throw fail("the member \(Quoted.text(key)) is named twice in one object")
+            }
+            if refusesRepeatedNames, members.count + 1 == JSONParser.scannedNames { large = Set(members.map { ByteKey($0.0) } + [ByteKey(key)]) }
             whitespace()
             guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             i += 1
@@ -69,6 +85,23 @@ public struct JSONParser {
             if b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
             throw fail("expected ',' or '}'")
         }
+    }
+
+    /// Objects with fewer members are checked by a scan; larger ones by a set.
+    static let scannedNames = 16
+
+    /// A member name hashed and compared by its bytes.
+    private struct ByteKey: Hashable {
+        let text: String
+        init(_ text: String) { self.text = text }
+        static func == (a: ByteKey, b: ByteKey) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+        func hash(into hasher: inout Hasher) { for byte in text.utf8 { hasher.combine(byte) } }
+    }
+
+    /// Whether a member of `members` has exactly the bytes of `key`.
+    private static func names(_ members: [(String, JSONValue)], contain key: String) -> Bool {
+        let count = key.utf8.count
+        return members.contains { $0.0.utf8.count == count && $0.0.utf8.elementsEqual(key.utf8) }
     }
 
     private mutating func array(depth: Int) throws(GateKitError) -> JSONValue {

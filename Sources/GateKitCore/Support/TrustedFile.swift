@@ -11,15 +11,15 @@ package enum TrustedFile {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
-            if e == ELOOP { throw GateKitError.io("\(what) \(Quoted.path(path)) is a symbolic link (refused: its target could be changed)") }
+            if e == ELOOP { throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is a symbolic link (refused: its target could be changed)") }
             throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "\(what) \(Quoted.path(path)): \(String(cString: strerror(e)))")
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw GateKitError.io("cannot stat \(what) \(Quoted.path(path))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError.io("\(what) \(Quoted.path(path)) is not a regular file") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is not a regular file") }
         guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))), so it cannot decide whom to trust")
+            throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): refused, as it could have been replaced (chmod go-w)")
         }
         try checkFolders(of: path, what: what)
         guard st.st_size <= limit else { throw GateKitError(.tooLarge, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }

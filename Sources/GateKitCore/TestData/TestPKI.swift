@@ -64,8 +64,10 @@ public enum TestPKI {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
-            let why = e == ELOOP || e == ENOTDIR ? "it is a symbolic link or not a folder" : String(cString: strerror(e))
-            throw GateKitError.io("cannot use \(Quoted.path(directory)) for a test PKI: \(why)")
+            if e == ELOOP || e == ENOTDIR {
+                throw GateKitError(.unsafeStore, "cannot use \(Quoted.path(directory)) for a test PKI: it is a symbolic link or not a folder")
+            }
+            throw GateKitError.io("cannot use \(Quoted.path(directory)) for a test PKI: \(String(cString: strerror(e)))")
         }
         var st = stat()
         guard fstat(fd, &st) == 0 else {

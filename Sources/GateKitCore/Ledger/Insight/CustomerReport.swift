@@ -7,7 +7,7 @@ import GateKitSupport
 extension Ledger {
     /// The view of one customer (an app account token or original transaction id).
     public func customerReport(customer: String, request: MetricsRequest) throws(GateKitError) -> String {
-        try customerReport(customers: [customer], label: customer, request: request)
+        try customerReport(customers: [(customer, [])], label: customer, request: request)
     }
 
     /// The view of the customers linked to the host's app account at the as-of instant.
@@ -16,15 +16,17 @@ extension Ledger {
                            label: appUserID, request: request)
     }
 
-    /// `customers`: the customer, or the customers linked to an app account, the view is about.
-    func customerReport(customers: [String], label: String, request: MetricsRequest) throws(GateKitError) -> String {
-        for customer in customers { try Ledger.validate(customer: customer) }
+    /// `customers`: the customer, or the customers linked to an app account, the view is about,
+    /// each less the subscriptions another account holds.
+    func customerReport(customers: [(customer: String, excluded: Set<[UInt8]>)], label: String, request: MetricsRequest) throws(GateKitError) -> String {
+        for (customer, _) in customers { try Ledger.validate(customer: customer) }
         let asOf = request.asOf.at
         let scope = request.scope
+        let excluded = customers.reduce(into: Set<[UInt8]>()) { $0.formUnion($1.excluded) }
         let subscriptions = try store.snapshot { (db) throws(GateKitError) -> [CustomerSubscription] in
             var originals: [String] = []
-            for c in customers { originals += try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
-            return try Array(Set(originals)).sorted().map { (original) throws(GateKitError) in
+            for (c, _) in customers { originals += try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
+            return try Array(Set(originals.filter { !excluded.contains(Array($0.utf8)) })).sorted().map { (original) throws(GateKitError) in
                 try CustomerSubscription.load(db, original: original, scope: scope, asOf: asOf)
             }
         }
@@ -37,13 +39,13 @@ extension Ledger {
         }
         for subject in subjects {
             var best: Entitlement?
-            for customer in customers {
-                let answer = try entitlement(customer: customer, to: subject, scope: scope, at: request.asOf)
+            for (customer, excluded) in customers {
+                let answer = try entitlement(customer: customer, to: subject, scope: scope, at: request.asOf, excluding: excluded)
                 if best == nil || (answer.reason.entitles && !(best?.reason.entitles ?? false)) { best = answer }
             }
             if let best { answers.append((subject, best)) }
         }
-        let history = try historyJSON(customers: customers, scope: scope)
+        let history = try historyJSON(customers: customers.map(\.customer), scope: scope, excluding: excluded)
         let body = CustomerView(request: request, asOf: asOf, subscriptions: subscriptions, answers: answers,
                                 items: CustomerView.items(history, signedBy: asOf)).body
         return ReportPage.page(title: "Customer \(label) · \(ReportPage.scopeName(scope))",

@@ -25,7 +25,7 @@ extension Ledger {
         if !streaming {
             if refresh, !store.isReadOnly { try refreshRollup(scope) }
             let rolledUp = try store.snapshot { (db) throws(GateKitError) -> MetricsTally? in
-                var tally = MetricsTally(request: request, asOf: asOf, catalog: try CatalogRows.all(db).catalog(at: asOf),
+                var tally = MetricsTally(request: request, asOf: asOf, catalog: try CatalogRows.all(db, parsed: parsedCatalogs).catalog(at: asOf),
                                          sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf))
                 guard try rollupTally(db, &tally) else { return nil }
                 return tally
@@ -36,14 +36,16 @@ extension Ledger {
             }
         }
         return try FreshThread.run("metrics") { () throws(GateKitError) -> MetricsTally in
-            try streamedTally(request, scope: scope, asOf: asOf, pageSize: pageSize)
+            try ForkGate.section { () throws(GateKitError) in  // a helper thread at work: no fork meanwhile
+                try streamedTally(request, scope: scope, asOf: asOf, pageSize: pageSize)
+            }
         }
     }
 
     /// Every row of the environment, a page at a time, in one snapshot.
     private func streamedTally(_ request: MetricsRequest, scope: LedgerScope, asOf: Int64, pageSize: Int) throws(GateKitError) -> MetricsTally {
         try store.snapshot { (db) throws(GateKitError) -> MetricsTally in
-            let catalog = try CatalogRows.all(db).catalog(at: asOf)
+            let catalog = try CatalogRows.all(db, parsed: parsedCatalogs).catalog(at: asOf)
             let tally = Locked(MetricsTally(request: request, asOf: asOf, catalog: catalog,
                                             sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf)))
             // Past the first page, this thread reads the next page while a helper adds the last

@@ -18,6 +18,14 @@ protocol MetricsSink {
 
 enum MetricsMoney {
     case revenue, refunds
+
+    /// The largest price counted, in milliunits: 10^13, ten billion units, above every App
+    /// Store price in every currency. A signed price beyond it is absurd: its money is left out
+    /// and counted as `pricesExcluded` (per currency when split by it), so one item can never
+    /// drive a sum past 64 bits, and every path (row by row, roll-up, either backend) agrees.
+    static let maximumPrice: Int64 = 10_000_000_000_000
+
+    static func counts(_ price: Int64) -> Bool { price >= -maximumPrice && price <= maximumPrice }
 }
 
 extension MetricsSink {
@@ -46,15 +54,19 @@ extension MetricsSink {
             } else {
                 event(.refunded, at: at, v)
                 if let price = v.sale.price, let currency = v.sale.currency {
-                    let share = v.sale.revocationType == "REFUND_PRORATED" ? (v.sale.revocationPercentage ?? 100_000) : 100_000
-                    let (product, overflow) = price.multipliedReportingOverflow(by: share)
-                    money(.refunds, overflow ? price : product / 100_000, currency: currency, at: at, v)
+                    if MetricsMoney.counts(price) {
+                        let share = Int128(v.sale.revocationType == "REFUND_PRORATED" ? (v.sale.revocationPercentage ?? 100_000) : 100_000)
+                        let refunded = Int128(price) * min(max(share, 0), 100_000) / 100_000
+                        money(.refunds, Int64(refunded), currency: currency, at: at, v)
+                    } else {
+                        event(.pricesExcluded, at: at, v)
+                    }
                 }
             }
         }
         // Family Sharing pays nothing: the organizer's purchase carries the revenue.
         if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency {
-            money(.revenue, price, currency: currency, at: at, v)
+            if MetricsMoney.counts(price) { money(.revenue, price, currency: currency, at: at, v) } else { event(.pricesExcluded, at: at, v) }
         }
     }
 
@@ -86,9 +98,16 @@ extension MetricsSink {
             if let grace = p.graceUntil, let expires = v.expiresMs { span(.inGracePeriod, expires, grace, v) }
             if let retry = p.retryUntil { span(.inBillingRetry, p.graceUntil ?? v.expiresMs ?? p.start, retry, v) }
             if !p.trial {
-                if let price = v.sale.price, let currency = v.sale.currency, let expires = v.expiresMs {
-                    let (scaled, overflow) = price.multipliedReportingOverflow(by: MetricsTally.meanMonthMs)
-                    if !overflow { mrr(scaled / (expires - p.start), currency: currency, p.start, p.coveredUntil, v) }
+                // 128-bit: a price in a currency of large numbers times a month in ms passes 64 bits
+                // (an IDR yearly price did, and its MRR was dropped without a word).
+                // A period of absurd length (a millisecond) makes an absurd MRR: left out the same way.
+                if let price = v.sale.price, let currency = v.sale.currency, let expires = v.expiresMs, expires > p.start {
+                    let monthly = Int128(price) * Int128(MetricsTally.meanMonthMs) / Int128(expires - p.start)
+                    if MetricsMoney.counts(price), let amount = Int64(exactly: monthly), MetricsMoney.counts(amount) {
+                        mrr(amount, currency: currency, p.start, p.coveredUntil, v)
+                    } else {
+                        event(.pricesExcluded, at: p.start, v)
+                    }
                 }
                 paidCustomer(life.customer, p.start, paidEnd, v)
                 paid.append((p.start, paidEnd))

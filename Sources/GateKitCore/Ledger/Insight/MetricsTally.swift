@@ -10,6 +10,8 @@ struct MetricsTally: MetricsSink {
     enum Flow: Int, CaseIterable {
         case new, newTrials, conversions, renewals, recoveries, reactivations, productChanges
         case expiredVoluntary, expiredBilling, expiredOther, trialsExpired, refunded, revoked
+        /// Signed prices left out of money as absurd (`MetricsMoney.maximumPrice`).
+        case pricesExcluded
     }
 
     /// How many at the bucket's end (or at the as-of instant, for the bucket holding it); named

@@ -1,0 +1,35 @@
+import Glibc
+
+/// Keeps fork(2) out of the library's multi-threaded sections. A process that forks while one
+/// of its threads is inside such a section — helper threads verifying a batch, the Swift runtime
+/// instantiating metadata or taking a once-lock on their behalf — hands the child locks held by
+/// threads it does not have, and the child's own batch then spins for good (Hardening IV, 21a:
+/// 4 runs in 13). The sections take this gate's read side; a pthread_atfork prepare handler
+/// takes its write side, so fork waits until the sections under way end (a batch, a sync's page,
+/// a metrics read: bounded) and none begins until it returns. Writers are preferred, so a
+/// thread that ingests batches back to back cannot keep a fork waiting. Sections never nest.
+public enum ForkGate {
+    nonisolated(unsafe) private static let gate: UnsafeMutablePointer<pthread_rwlock_t> = {
+        let gate = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+        initialise(gate)
+        pthread_atfork({ pthread_rwlock_wrlock(ForkGate.gate) },
+                       { pthread_rwlock_unlock(ForkGate.gate) },
+                       { ForkGate.initialise(ForkGate.gate) })  // the child's one thread: a fresh gate
+        return gate
+    }()
+
+    private static func initialise(_ gate: UnsafeMutablePointer<pthread_rwlock_t>) {
+        var attributes = pthread_rwlockattr_t()
+        pthread_rwlockattr_init(&attributes)
+        pthread_rwlockattr_setkind_np(&attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
+        pthread_rwlock_init(gate, &attributes)
+        pthread_rwlockattr_destroy(&attributes)
+    }
+
+    /// Runs `body` with fork held off until it returns.
+    public static func section<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_rwlock_rdlock(gate)
+        defer { pthread_rwlock_unlock(gate) }
+        return try body()
+    }
+}
