@@ -1,4 +1,5 @@
 import Testing
+@testable import GateKitJWS
 @testable import GateKitLedger
 @testable import GateKitStore
 @testable import GateKitSupport
@@ -52,5 +53,33 @@ import Testing
         #expect(changes.map(\.itemID) == [7, nil, nil])
         #expect(try store.read { (db) throws(GateKitError) in try ChangeFeed.lastSeq(db) } == 3)
         #expect(try store.read { (db) throws(GateKitError) in try ChangeFeed.nextDue(db) } == nil)
+    }
+
+    /// Hardening IV, 26: the feed's rules caught by this domain's own suites (they were only in
+    /// pytest): the cursor is exclusive, and an item that changes no answer (a duplicate, a
+    /// renewal info that keeps the subscription as it was) adds no change.
+    @Test func theCursorIsExclusiveAndAnUnchangedAnswerAddsNoChange() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("cursor.sqlite")))
+        let now = Clock.nowMilliseconds()
+        func seqs(after: Int64) throws -> [Int64] {
+            guard case let .array(changes)? = try JSONParser.parse(Array(try ledger.changesJSON(after: after, limit: 100).utf8))["changes"] else { return [] }
+            return changes.compactMap { $0["seq"]?.int64Value }
+        }
+        let first = pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now - 5_000), chain: JWSGeneratedTests.chain)
+        _ = try ledger.ingestTransaction(Array(first.utf8), options: options)
+        #expect(try seqs(after: 0) == [1])
+        #expect(try seqs(after: 1) == [])            // after 1: exclusive
+        _ = try ledger.ingestTransaction(Array(first.utf8), options: options)
+        #expect(try seqs(after: 0) == [1])            // a duplicate: no change
+        let renewal = pki.sign(#"{"originalTransactionId":"2000000100","autoRenewProductId":"pro.monthly","productId":"pro.monthly","autoRenewStatus":1,"signedDate":\#(now - 4_000),"environment":"Sandbox","recentSubscriptionStartDate":\#(now - 6_000)}"#,
+                               chain: JWSGeneratedTests.chain)
+        _ = try ledger.ingestRenewalInfo(Array(renewal.utf8), options: options)
+        #expect(try seqs(after: 0) == [1])            // still active, until the same instant: no change
+        let refund = pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now - 3_000, extra: ",\"revocationDate\":\(now - 3_000),\"revocationReason\":0"),
+                              chain: JWSGeneratedTests.chain)
+        _ = try ledger.ingestTransaction(Array(refund.utf8), options: options)
+        #expect(try seqs(after: 0) == [1, 2] && (try seqs(after: 1)) == [2])
     }
 }

@@ -166,6 +166,36 @@ import Testing
         #expect(failure { try gate.text(documentID: "terms", hash: eins) } == .corrupt)
         #expect(try gate.chainProblems().contains { $0.contains("is not that text") })
         #expect(try gate.text(documentID: "terms", hash: try sha256Hex("one")) == Array("one".utf8))
+        try tampering("UPDATE eula_texts SET body = \(postgres ? "'\\x65696e73'::bytea" : "X'65696e73'") WHERE hash = '\(eins)'")
+        #expect(try gate.chainProblems() == [])
+    }
+
+    /// An export with texts carries each text's version seal (format 2): an edit of a
+    /// publication made after it — even one that wrote the seals again, so `store check` passes —
+    /// is found by verifying the earlier export.
+    @Test func anEarlierExportFindsAPublicationEditedAfterIt() throws {
+        try gate.publish(Self.version("v1", effective: 1_000, grace: 86_400_000, [("en", "one")]))
+        try gate.record(.accepted, documentID: "terms", hash: try sha256Hex("one"), user: Self.ann)
+        let earlier = write(try exportText(EULAExport.Options(includeTexts: true)), "earlier.jsonl")
+        #expect(String(decoding: Array(Files.read(earlier) ?? []), as: UTF8.self).contains(#""version":"gatekit-eula-export/2""#))
+        try gate.verifyExport(path: earlier)
+        let postgres = TestStores.onPostgres
+        try gate.store.write { (db) throws(GateKitError) in
+            if postgres { try db.execute("SET LOCAL session_replication_role = replica") }
+            else { try db.execute("DROP TRIGGER eula_versions_no_update; DROP TRIGGER eula_version_seals_no_update") }
+            try db.execute("UPDATE eula_versions SET grace_ms = 315360000000")
+            // The seals written again to match, as someone with the file could.
+            let row = try PublicationSeal.rows(db, documentID: "terms")[0]
+            try db.statement("UPDATE eula_version_seals SET seal = ?1 WHERE version_id = ?2")
+                .bind(1, text: try PublicationSeal.seal(after: nil, row)).bind(2, row.id).run()
+            if !postgres {
+                try db.execute("CREATE TRIGGER eula_versions_no_update BEFORE UPDATE ON eula_versions BEGIN SELECT RAISE(ABORT, 'x'); END;")
+                try db.execute("CREATE TRIGGER eula_version_seals_no_update BEFORE UPDATE ON eula_version_seals BEGIN SELECT RAISE(ABORT, 'x'); END;")
+            }
+        }
+        #expect(try gate.chainProblems() == [])  // consistent in the store
+        let found = failure { try gate.verifyExport(path: earlier) }
+        #expect(found == .eulaExportAltered)
     }
 
     func exportText(_ options: EULAExport.Options) throws -> [UInt8] {

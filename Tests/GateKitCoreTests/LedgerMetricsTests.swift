@@ -440,6 +440,33 @@ import Testing
         #expect(rollup.days.allSatisfy { $0 < 0 || $0 > DayRollup.day(MetricsCalendar.latest) })
     }
 
+    /// Hardening IV, 25: a free trial spanning a bucket's end counts as a trial there, never as
+    /// paid; converting in the next month is a conversion then; the cohort is the month of the
+    /// first paid period, not the trial's (the hand-worked lives end every trial in a bucket).
+    @Test func aTrialAcrossABucketsEndIsATrialAndItsCohortIsTheFirstPaidMonth() throws {
+        func version(_ id: String, purchase: Int64, expires: Int64, trial: Bool) -> TransactionVersion {
+            TransactionVersion(transactionID: id, originalTransactionID: "o", appAccountToken: nil, productID: Self.monthly, groupID: "g",
+                               productType: .autoRenewable, familyShared: false, purchaseMs: purchase, originalPurchaseMs: Self.at(1, 25),
+                               expiresMs: expires, revocationMs: nil, revocationReason: nil, isUpgraded: false, offerType: trial ? 1 : nil,
+                               signedMs: purchase, identity: id,
+                               sale: TransactionVersion.Sale(price: trial ? 0 : 9990, currency: "USD", storefront: "USA", trial: trial))
+        }
+        let versions = [version("t", purchase: Self.at(1, 25), expires: Self.at(2, 1), trial: true),
+                        version("p1", purchase: Self.at(2, 1), expires: Self.at(3, 1), trial: false),
+                        version("p2", purchase: Self.at(3, 1), expires: Self.at(4, 1), trial: false)]
+        let request = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(5, 1), granularity: .month, asOf: .asOf(Self.endOfJune))
+        var tally = MetricsTally(request: request, asOf: Self.endOfJune, catalog: .empty, sharedTokens: [])
+        tally.add(original: "o", versions: versions, renewals: [], asOf: Self.endOfJune)
+        guard let all = tally.series[nil] else { Issue.record("no series"); return }
+        #expect(tally.levels(all, .activeTrials) == [1, 0, 0, 0])          // at the end of January: in the trial
+        #expect(tally.levels(all, .activeSubscriptions) == [0, 1, 1, 0])   // paid from February
+        #expect(tally.flows(all, .newTrials) == [1, 0, 0, 0] && tally.flows(all, .new) == [0, 0, 0, 0])
+        #expect(tally.flows(all, .conversions) == [0, 1, 0, 0] && tally.flows(all, .renewals) == [0, 0, 1, 0])
+        #expect(all.revenue["USD"] == [0, 9990, 9990, 0])
+        let cohorts = JSONWriter.serialize(.array(tally.json()["cohorts"].map { [$0] } ?? []))
+        #expect(cohorts.contains(#""month":\#(Self.at(2, 1))"#) && !cohorts.contains(#""month":\#(Self.at(1, 1))"#), "\(cohorts)")
+    }
+
     @Test func calendarBucketsAreUTCDaysMondayWeeksAndMonths() {
         // 2025-01-01 is a Wednesday: its week starts Monday 2024-12-30.
         #expect(MetricsCalendar.start(of: Self.at(1, 1) + 5, .week) == Int64(Timestamp.days(year: 2024, month: 12, day: 30)) * Self.day)

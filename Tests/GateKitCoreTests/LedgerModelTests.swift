@@ -23,6 +23,27 @@ import Testing
                        signedMs: signed, identity: identity)
     }
 
+    /// Hardening IV, 21d: a purchase whose type the data does not name (a receipt without its
+    /// product type) is never guessed to be a non-consumable — an unfinished consumable would
+    /// entitle for good: with no end it entitles only as the catalog's type for its product.
+    @Test func aPurchaseOfUnknownTypeEntitlesOnlyAsTheCatalogSays() throws {
+        let d = Self.day, t = Self.t0
+        let untyped = Self.tx("1", product: "gems", group: nil, type: .unknown, purchase: t)
+        let record = CustomerRecord(transactions: [untyped])
+        func answer(_ catalog: String?) throws -> Entitlement {
+            try record.view(at: t + d, knownBy: nil, catalog: catalog.map { try ProductCatalog(json: Array($0.utf8)) } ?? .empty).entitlement(to: "gems")
+        }
+        #expect(try answer(nil).reason == .unknownType && !(try answer(nil)).isEntitled)
+        #expect(try answer(#"{"products":{"gems":{"type":"consumable"}}}"#).reason == .consumable)
+        #expect(try answer(#"{"products":{"gems":{"type":"non-consumable"}}}"#).reason == .nonConsumable)
+        #expect(try answer(#"{"products":{"gems":{"type":"non-renewing","term":"P7D"}}}"#).untilMs == t + 7 * d)
+        #expect(try answer(#"{"products":{"other":{"type":"non-consumable"}}}"#).reason == .unknownType)
+        // With an end in its data, it is a period, as before.
+        let period = CustomerRecord(transactions: [Self.tx("2", product: "gems", group: nil, type: .unknown, purchase: t, expires: t + 2 * d)])
+        #expect(period.view(at: t + d, knownBy: nil).entitlement(to: "gems").untilMs == t + 2 * d)
+        #expect(period.view(at: t + 3 * d, knownBy: nil).entitlement(to: "gems").reason == .expired)
+    }
+
     /// Hardening IV, 21c: nothing entitles before its purchase instant, a subscription included
     /// (one bought and signed ten days ahead counted as entitled now, and its status active).
     @Test func aSubscriptionEntitlesFromItsPurchaseInstantOn() {

@@ -112,6 +112,18 @@ import Testing
         #expect(NotificationSync.checkpoint(windowEnd: server + NotificationSync.clockToleranceMs + 1, serverDate: server) == server)
     }
 
+    /// Hardening IV, 26: Apple's expired or unknown page token starts the window again — in
+    /// this domain's suite too, not only pytest's.
+    @Test func applesRefusalOfAPageTokenStartsTheWindowAgain() {
+        func failure(_ code: Int64?) -> APIFailure {
+            APIFailure(HTTPResponse(status: 400, contentType: "application/json", retryAfter: nil,
+                                    body: Array((code.map { #"{"errorCode":\#($0)}"# } ?? "{}").utf8)))
+        }
+        #expect(NotificationSync.refusesToken(failure(4_000_014), sent: "t") && NotificationSync.refusesToken(failure(4_000_017), sent: "t"))
+        #expect(!NotificationSync.refusesToken(failure(4_000_014), sent: nil))   // a first page refused is Apple's error
+        #expect(!NotificationSync.refusesToken(failure(4_000_012), sent: "t") && !NotificationSync.refusesToken(failure(nil), sent: "t"))
+    }
+
     @Test func historyReachesAsFarBackAsAppleKeepsIt() {
         let until: Int64 = 1_800_000_000_000
         #expect(until - NotificationSync.horizonMs(.production, until: until) == 180 * Self.day - 3_600_000)

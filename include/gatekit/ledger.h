@@ -63,6 +63,10 @@ extern "C" {
 #define GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED   17  /* nothing App Store-signed matches, but data accepted
                                                       * under a test anchor does: ask with
                                                       * GATEKIT_LEDGER_TEST_SIGNED (tests), never entitled */
+#define GATEKIT_LEDGER_REASON_UNKNOWN_TYPE       18  /* (since 0.2.0) a purchase with no end whose type
+                                                      * neither the data nor the catalog names (a
+                                                      * receipt without its product type): declare the
+                                                      * product's type in the catalog; never entitled */
 
 /* gatekit_ledger_query flags. */
 #define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests

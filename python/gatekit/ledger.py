@@ -48,6 +48,7 @@ class Reason(IntEnum):
     CONSUMABLE = 15
     UPGRADED = 16
     ONLY_TEST_SIGNED = 17   # nothing App Store-signed matches, but test-signed data does
+    UNKNOWN_TYPE = 18       # a purchase with no end whose type neither the data nor the catalog names
 
     @property
     def entitles(self) -> bool:
@@ -66,7 +67,7 @@ _REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PE
             "no-purchase": Reason.NO_PURCHASE, "expired": Reason.EXPIRED, "billing-retry": Reason.BILLING_RETRY,
             "revoked": Reason.REVOKED, "not-yet-purchased": Reason.NOT_YET_PURCHASED,
             "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED,
-            "only-test-signed": Reason.ONLY_TEST_SIGNED}
+            "only-test-signed": Reason.ONLY_TEST_SIGNED, "unknown-type": Reason.UNKNOWN_TYPE}
 _REASON_NAMES = {reason: name for name, reason in _REASONS.items()}
 
 

@@ -25,7 +25,11 @@ public enum EULAExport {
         }
     }
 
-    public static let formatName = "gatekit-eula-export/1"
+    /// Format 2 (Hardening IV) carries each text's version seal (`PublicationSeal`) in its text
+    /// record, so an export taken before a publication was edited in the store finds the edit;
+    /// files of format 1 (no seals) are still verified as they were written.
+    public static let formatName = "gatekit-eula-export/2"
+    static func formatName(_ format: Int) -> String { "gatekit-eula-export/\(format)" }
     static let pageRows: Int64 = 1000
 
     /// CSV's columns. Every record uses them: an "export" record says what was exported
@@ -43,16 +47,18 @@ public enum EULAExport {
         var includeTexts: Bool
         var throughID: Int64
         var exportedAt: Int64
+        /// 2 when written now; 1 for a file an earlier GateKit wrote.
+        var format = 2
 
         static func == (a: Header, b: Header) -> Bool {
             a.documentID == b.documentID && a.includeTexts == b.includeTexts && a.throughID == b.throughID && a.exportedAt == b.exportedAt
-                && a.user.sameFilter(as: b.user)
+                && a.user.sameFilter(as: b.user) && a.format == b.format
         }
     }
 
     /// One record, as named members; CSV writes them in `columns`' order, JSON in theirs.
     static func header(_ h: Header) -> [(String, JSONValue)] {
-        var members: [(String, JSONValue)] = [("record", .string("export")), ("version", .string(formatName)), ("id", .number(h.throughID))]
+        var members: [(String, JSONValue)] = [("record", .string("export")), ("version", .string(formatName(h.format))), ("id", .number(h.throughID))]
         members.append(("document_id", h.documentID.map(JSONValue.string) ?? .null))
         switch h.user {
         case .everyone: members.append(("decision", .string("everyone")))
@@ -70,9 +76,15 @@ public enum EULAExport {
         return [("user", .string(String(decoding: user, as: UTF8.self))), ("user_hex", .string(Hex.encode(user)))]
     }
 
-    static func text(documentID: String, label: String, language: String, hash: String, effective: Int64, body: [UInt8]) -> [(String, JSONValue)] {
-        [("record", .string("text")), ("document_id", .string(documentID)), ("hash", .string(hash)), ("language", .string(language)),
-         ("version", .string(label)), ("at", .string(Timestamp.rfc3339Milliseconds(effective))), ("text", .string(Base64.encode(body)))]
+    /// `seal`: the version's seal (format 2), in the `chain` column; nil in format 1.
+    static func text(documentID: String, label: String, language: String, hash: String, effective: Int64, body: [UInt8],
+                     seal: String?) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("record", .string("text")), ("document_id", .string(documentID)), ("hash", .string(hash)),
+                                              ("language", .string(language)), ("version", .string(label)),
+                                              ("at", .string(Timestamp.rfc3339Milliseconds(effective)))]
+        if let seal { members.append(("chain", .string(seal))) }
+        members.append(("text", .string(Base64.encode(body))))
+        return members
     }
 
     static func decision(id: Int64, _ d: EULADecision, label: String?, seq: Int64?, chain: String?) -> [(String, JSONValue)] {
@@ -224,7 +236,7 @@ extension EULAGate {
             s.reset()
             for row in page {
                 if h.includeTexts, row.label != nil, textsSent.insert(row.decision.documentID + "\u{0}" + row.decision.hash).inserted {
-                    try emit(try EULAGate.textRecord(documentID: row.decision.documentID, hash: row.decision.hash, db))
+                    try emit(try EULAGate.textRecord(documentID: row.decision.documentID, hash: row.decision.hash, format: h.format, db))
                 }
                 try emit(EULAExport.decision(id: row.id, row.decision, label: row.label, seq: row.seq, chain: row.chain))
                 count += 1
@@ -246,15 +258,17 @@ extension EULAGate {
         }
     }
 
-    private static func textRecord(documentID: String, hash: String, _ db: any DatabaseConnection) throws(GateKitError) -> [(String, JSONValue)] {
+    private static func textRecord(documentID: String, hash: String, format: Int, _ db: any DatabaseConnection) throws(GateKitError) -> [(String, JSONValue)] {
         let s = try db.statement("""
-            SELECT v.label, t.language, v.effective_ms, t.body FROM eula_texts t JOIN eula_versions v ON v.id = t.version_id
+            SELECT v.label, t.language, v.effective_ms, t.body, p.seal FROM eula_texts t JOIN eula_versions v ON v.id = t.version_id
+            LEFT JOIN eula_version_seals p ON p.version_id = v.id
             WHERE t.document_id = ?1 AND t.hash = ?2
             """)
         s.bind(1, text: documentID).bind(2, text: hash)
         defer { s.reset() }
         guard try s.step() else { throw .internalError("the text \(hash) vanished from the snapshot") }
         return EULAExport.text(documentID: documentID, label: s.text(0) ?? "", language: s.text(1) ?? "", hash: hash,
-                               effective: s.int64(2), body: try PublicationSeal.checkedBody(s.blob(3) ?? [], hash: hash, documentID: documentID))
+                               effective: s.int64(2), body: try PublicationSeal.checkedBody(s.blob(3) ?? [], hash: hash, documentID: documentID),
+                               seal: format >= 2 ? s.text(4) ?? "" : nil)
     }
 }

@@ -127,7 +127,7 @@ extension EULAGate {
             if case let .string(s)? = try? JSONParser.parse(Array(raw.utf8)) { return s }
             return raw == "null" ? nil : raw
         }
-        guard text("version") == EULAExport.formatName, let throughText = text("id"), let throughID = Int64(throughText), throughID >= 0,
+        guard let format = [1, 2].first(where: { text("version") == EULAExport.formatName($0) }), let throughText = text("id"), let throughID = Int64(throughText), throughID >= 0,
               let at = text("at"), let exportedAt = Timestamp.parseRFC3339(Array(at.utf8)) else { return nil }
         let user: EULAGate.UserFilter
         switch text("decision") {
@@ -144,7 +144,7 @@ extension EULAGate {
         default: return nil
         }
         return EULAExport.Header(documentID: text("document_id"), user: user, includeTexts: text("text") == "texts",
-                                 throughID: throughID, exportedAt: exportedAt)
+                                 throughID: throughID, exportedAt: exportedAt, format: format)
     }
 }
 

@@ -18,6 +18,7 @@ public struct Entitlement: Sendable, Equatable {
         case consumable = 15         // consumables never entitle
         case upgraded = 16           // upgraded to another product of its group
         case onlyTestSigned = 17     // nothing App Store-signed matches, but test-signed data does
+        case unknownType = 18        // neither the data nor the catalog says what kind of product it is
 
         public var entitles: Bool { rawValue < 10 }
 
@@ -35,6 +36,7 @@ public struct Entitlement: Sendable, Equatable {
             case .consumable: "consumable"
             case .upgraded: "upgraded"
             case .onlyTestSigned: "only-test-signed"
+            case .unknownType: "unknown-type"
             }
         }
     }

@@ -125,10 +125,14 @@ public struct LedgerView: Sendable {
     /// A transaction that is not the latest of a subscription: earlier renewals, upgraded-away
     /// subscriptions, and every other product type.
     private func answer(_ t: TransactionVersion) -> Entitlement {
-        if t.productType == .consumable { return Entitlement(reason: .consumable, transaction: t, group: t.groupID) }
+        // A purchase whose data names no type (a receipt without its product type) has the type
+        // the catalog gives its product; it is never guessed (an unfinished consumable would
+        // otherwise entitle for good, as a non-consumable).
+        let type = t.productType == .unknown ? catalog.products[t.productID]?.type ?? .unknown : t.productType
+        if type == .consumable { return Entitlement(reason: .consumable, transaction: t, group: t.groupID) }
         if let revoked = t.revocationMs, revoked <= at { return Entitlement(reason: .revoked, transaction: t, group: t.groupID) }
         if let purchased = t.purchaseMs, at < purchased { return Entitlement(reason: .notYetPurchased, transaction: t, group: t.groupID) }
-        switch t.productType {
+        switch type {
         case .autoRenewable:
             // Superseded by the subscription's latest transaction (answered there).
             return Entitlement(reason: t.isUpgraded ? .upgraded : .expired, transaction: t, group: t.groupID, status: .expired)
@@ -136,10 +140,11 @@ public struct LedgerView: Sendable {
             return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID)
         case .nonRenewing, .unknown:
             // A non-renewing subscription's term is the app's (Apple signs none): the
-            // catalog's, else the expiry the data carries, else it has no known end.
+            // catalog's, else the expiry the data carries, else it has no known end. A purchase
+            // of no known type with an end is a period; with none it entitles to nothing.
             let term = catalog.products[t.productID]?.term
             guard let expires = term.flatMap({ term in t.purchaseMs.map { term.end(from: $0) } }) ?? t.expiresMs else {
-                return Entitlement(reason: t.productType == .nonRenewing ? .nonRenewing : .nonConsumable, transaction: t, group: t.groupID)
+                return Entitlement(reason: type == .nonRenewing ? .nonRenewing : .unknownType, transaction: t, group: t.groupID)
             }
             return at < expires ? Entitlement(reason: .nonRenewing, transaction: t, group: t.groupID, untilMs: expires)
                 : Entitlement(reason: .expired, transaction: t, group: t.groupID)

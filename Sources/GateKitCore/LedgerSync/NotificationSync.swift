@@ -128,6 +128,12 @@ public enum NotificationSync {
 
     /// Apple's errors for a page token it no longer knows: the window is read again from its start.
     static let refusedPageToken: Set<Int64> = [4_000_014, 4_000_017]
+
+    /// Whether Apple's answer refuses the page token sent (expired or unknown): the window is
+    /// then read again from its first page. A first page (no token) refused is Apple's error.
+    static func refusesToken(_ failure: APIFailure, sent token: String?) -> Bool {
+        token != nil && failure.errorCode.map(refusedPageToken.contains) == true
+    }
     /// Windows begun again in one sync before the server is taken to be broken.
     static let maximumRestarts = 3
 
@@ -233,7 +239,7 @@ public enum NotificationSync {
                 switch outcome {
                 case let .success(answer): page = try HistoryPage.notifications(answer)
                 case let .failure(failure):
-                    if window.pageToken != nil, let code = failure.errorCode, refusedPageToken.contains(code), report.restartedWindows < maximumRestarts {
+                    if refusesToken(failure, sent: window.pageToken), report.restartedWindows < maximumRestarts {
                         try restart("Apple refused the page token")
                         continue
                     }

@@ -299,6 +299,7 @@ struct CustomerView {
         case .consumable: return "Consumables never entitle\(product)."
         case .upgraded: return "Upgraded to another product of its group\(product)."
         case .onlyTestSigned: return "Only test-signed data matches."
+        case .unknownType: return "Neither the purchase nor the catalog says what kind of product it is\(product)."
         }
     }
 }
