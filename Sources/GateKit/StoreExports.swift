@@ -32,14 +32,16 @@ final class StoreHandle {
 
     var opaque: OpaquePointer { StoreSlot.open(self) }
 
+    private static let forked = GateKitError(.forked, "this handle was opened before the process forked; its connection belongs to the parent. Open the store again in the child (gunicorn: in post_fork or without preload_app; uWSGI: lazy-apps)")
+
     static func from(_ p: OpaquePointer?) throws(GateKitError) -> StoreHandle {
         guard let p else { throw .invalid("store is NULL") }
-        guard let handle = StoreSlot.slot(p).current else {
+        let slot = StoreSlot.slot(p)
+        guard slot.openedHere else { throw forked }
+        guard let handle = slot.current else {
             throw .invalid("store was closed (gatekit_store_close): open the store again")
         }
-        guard handle.generation == ForkGeneration.current else {
-            throw GateKitError(.forked, "this handle was opened before the process forked; its connection belongs to the parent. Open the store again in the child (gunicorn: in post_fork or without preload_app; uWSGI: lazy-apps)")
-        }
+        guard handle.generation == ForkGeneration.current else { throw forked }
         return handle
     }
 }
@@ -76,7 +78,7 @@ public func gatekitStoreClose(_ store: OpaquePointer?) {
     // A handle inherited over fork is left alone: closing it would close the parent's
     // connection (PostgreSQL's Terminate on the shared socket) and join threads the child
     // does not have. Its memory stays with the child's copy of the parent's.
-    guard let handle = StoreSlot.slot(store).close(keep: { $0.generation != ForkGeneration.current }) else { return }
+    guard let handle = StoreSlot.slot(store).close() else { return }
     // Nothing may call the host after close: stop the watcher, drop callbacks and provider.
     // A call still under way on another thread holds its own reference: the handle ends after it.
     handle.permissions.close()
@@ -84,7 +86,7 @@ public func gatekitStoreClose(_ store: OpaquePointer?) {
 
 @c(gatekit_store_path)
 public func gatekitStorePath(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let store, let handle = StoreSlot.slot(store).current else { return nil }
+    guard let store, StoreSlot.slot(store).openedHere, let handle = StoreSlot.slot(store).current else { return nil }
     return UnsafePointer(handle.cPath)
 }
 
