@@ -38,10 +38,10 @@ final class StoreHandle {
         guard let p else { throw .invalid("store is NULL") }
         let slot = StoreSlot.slot(p)
         guard slot.openedHere else { throw forked }
+        // The slot's generation is its handle's (`StoreSlot.open`): checked above, without a lock.
         guard let handle = slot.current else {
             throw .invalid("store was closed (gatekit_store_close): open the store again")
         }
-        guard handle.generation == ForkGeneration.current else { throw forked }
         return handle
     }
 }
@@ -86,7 +86,9 @@ public func gatekitStoreClose(_ store: OpaquePointer?) {
 
 @c(gatekit_store_path)
 public func gatekitStorePath(_ store: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let store, StoreSlot.slot(store).openedHere, let handle = StoreSlot.slot(store).current else { return nil }
+    guard let store else { return nil }
+    let slot = StoreSlot.slot(store)
+    guard slot.openedHere, let handle = slot.current else { return nil }
     return UnsafePointer(handle.cPath)
 }
 

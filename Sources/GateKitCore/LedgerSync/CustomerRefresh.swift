@@ -163,7 +163,7 @@ public enum CustomerRefresh {
     }
 
     /// What is left of the deadline for one request; past it, the refresh stops.
-    private static func remaining(_ deadline: UInt64) throws(GateKitError) -> Int? {
+    private static func remaining(_ deadline: UInt64) throws(GateKitError) -> Int {
         let now = Clock.monotonicNanoseconds()
         guard now < deadline else { throw GateKitError(.appStoreTransport, "the refresh's time budget ran out") }
         return Int(min((deadline - now) / 1_000_000, UInt64(Int32.max)))

@@ -170,14 +170,11 @@ public enum NotificationSync {
             return Int(min((deadline - clock) / 1_000_000, UInt64(Int32.max)))
         }
         do throws(GateKitError) {
-            // The server's clock, learnt from its answers: the checkpoint never passes it.
-            var serverNow: Int64?
             if options.untilMs == nil, let synced = state.syncedUntilMs, synced > now + clockToleranceMs, state.window == nil {
                 // A checkpoint in this host's future: this host's clock is slow, or a host
                 // whose clock ran fast wrote it. Only the server can tell which.
                 guard let left = remainingMilliseconds() else { throw GateKitError(.appStoreTransport, "the sync's budget ran out") }
-                serverNow = try serverClock(client, environment: environment, now: now, overlapMs: options.overlapMs, timeout: left)
-                if let server = serverNow {
+                if let server = try serverClock(client, environment: environment, now: now, overlapMs: options.overlapMs, timeout: left) {
                     report.clockSkewMs = now - server
                     if synced > server + clockToleranceMs {
                         state.syncedUntilMs = nil
