@@ -58,7 +58,7 @@ def post(base: str, signed_payload: str) -> int:
 def test_a_subscription_life_through_the_endpoint(endpoint: Endpoint) -> None:
     pki, store, base = endpoint
     life = pki.subscription(bundleId=BUNDLE, productId="pro.monthly", subscriptionGroupIdentifier="pro",
-                            originalTransactionId="1000", start=START, period=timedelta(days=30))
+                            originalTransactionId="1000", start=START, period=timedelta(days=30), price=9990, currency="USD")
     assert post(base, life.subscribe()) == 200
     assert post(base, life.renew()) == 200                             # day 30: a new period
     assert post(base, life.fail_to_renew(grace=timedelta(days=6))) == 200   # day 60

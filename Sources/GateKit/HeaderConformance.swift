@@ -105,6 +105,7 @@ func headerConformance() {
     exactly(ledgerCatalog, as: type(of: ledger_catalog))
     exactly(ledgerChanges, as: type(of: ledger_changes))
     exactly(ledgerDeclareCatalog, as: type(of: ledger_declare_catalog))
+    exactly(ledgerDeclareCatalogReport, as: type(of: ledger_declare_catalog_report))
     exactly(ledgerEntitlement, as: type(of: ledger_entitlement))
     exactly(ledgerHistory, as: type(of: ledger_history))
     exactly(ledgerIngestAppTransaction, as: type(of: ledger_ingest_app_transaction))

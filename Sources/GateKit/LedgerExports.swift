@@ -301,6 +301,24 @@ public func ledgerDeclareCatalog(_ store: OpaquePointer?, _ catalogJSON: UnsafeP
     }
 }
 
+@c(ledger_declare_catalog_report)
+public func ledgerDeclareCatalogReport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
+                                       _ catalogJSON: UnsafePointer<CChar>?, _ effectiveMs: Int64, _ flags: UInt32) -> Int32 {
+    exportBoundary("ledger_declare_catalog_report") { () throws(GateKitError) in
+        let out = try Arguments.out(out, "out_json")
+        out.pointee = nil
+        guard let bytes = try Arguments.optionalBytes(catalogJSON, "catalog_json", limit: ProductCatalog.maximumLength) else {
+            throw .invalid("catalog_json is NULL")
+        }
+        guard effectiveMs >= 0 else { throw .invalid("effective_ms is negative") }
+        guard flags & ~GATEKIT_CATALOG_CHECK_ONLY == 0 else { throw .invalid("flags has unknown bits 0x\(String(flags & ~GATEKIT_CATALOG_CHECK_ONLY, radix: 16))") }
+        let report = try ledger(store).declareCatalog(try ProductCatalog(json: bytes), effectiveMs: effectiveMs == 0 ? nil : effectiveMs,
+                                                      checkOnly: flags & GATEKIT_CATALOG_CHECK_ONLY != 0)
+        out.pointee = try Owned.cString(JSONWriter.serialize(report.json))
+        return GATEKIT_OK
+    }
+}
+
 @c(ledger_catalog)
 public func ledgerCatalog(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ atMs: Int64) -> Int32 {
     exportBoundary("ledger_catalog") { () throws(GateKitError) in

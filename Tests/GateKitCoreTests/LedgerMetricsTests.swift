@@ -135,9 +135,10 @@ import Testing
         #expect(flow(.revoked) == [0, 1, 0, 0, 0, 0])
         #expect(all.revenue == ["USD": [19_980, 19_980, 9_990, 109_980, 0, 0], "EUR": [0, 8_990, 8_990, 8_990, 0, 0]])
         #expect(all.refunds == ["USD": [0, 0, 9_990, 0, 0, 0]])
-        // A period's price over its length, times 30.436875 days: 9.99 over 31 days is 9.808.
-        #expect(all.mrr.mapValues { runningSum($0.dropLast()) } == ["USD": [19_616, 21_718, 9_808, 8_338, 8_338, 8_338],
-                                                                    "EUR": [0, 9_772, 8_826, 9_120, 0, 0]])
+        // A period's price over its length, times 30.436875 days, each period's share rounded to
+        // the nearest milliunit, then summed (MRRRoundingTests: the rounding itself).
+        #expect(all.mrr.mapValues { runningSum($0.dropLast()) } == ["USD": [19_618, 21_718, 9_809, 8_338, 8_338, 8_338],
+                                                                    "EUR": [0, 9_772, 8_827, 9_121, 0, 0]])
         let cohorts = tally.cohorts.map { ($0.key.product, tally.monthBounds[$0.key.month], $0.value.subscribers,
                                            Array(runningSum($0.value.retained.dropLast()).dropFirst($0.key.month))) }
             .sorted { $0.1 < $1.1 }
@@ -348,10 +349,54 @@ import Testing
             #expect(all.revenue["USD"] == [9990, 0])
             // Three absurd prices: each one's revenue and each one's period's MRR left out.
             #expect(rolled.flows(all, .pricesExcluded) == [6, 0])
-            let monthly = Int64(Int128(150_000_000_000) * Int128(MetricsTally.meanMonthMs) / Int128(365 * Self.day))
+            // 150,000,000 IDR a year is 12,508,304.79452 a month: 12508304795 milliunits, rounded.
+            let monthly: Int64 = 12_508_304_795
             let idrSeries = rolled.series[dimension == .all ? nil : "IDR"]
             #expect(idrSeries?.mrr["IDR"].map { runningSum($0.dropLast()) } == [monthly, monthly])
         }
+    }
+
+    /// MRR rounds to the nearest milliunit, halves away from zero (truncation dropped up to a
+    /// milliunit a period: 2 over three months is 0.667, not 0).
+    @Test func mrrRoundsToTheNearestMilliunit() {
+        let month = MetricsTally.meanMonthMs
+        #expect(MetricsMoney.monthly(2, periodMs: 3 * month) == 1)
+        #expect(MetricsMoney.monthly(1, periodMs: 3 * month) == 0)
+        #expect(MetricsMoney.monthly(1, periodMs: 2 * month) == 1)     // a half: away from zero
+        #expect(MetricsMoney.monthly(-1, periodMs: 2 * month) == -1)
+        #expect(MetricsMoney.monthly(-2, periodMs: 3 * month) == -1)
+        #expect(MetricsMoney.monthly(9990, periodMs: 31 * LedgerMetricsTests.day) == 9809)   // 9808.53
+        #expect(MetricsMoney.monthly(9990, periodMs: 28 * LedgerMetricsTests.day) == 10859)  // 10859.42
+        #expect(MetricsMoney.monthly(150_000_000_000, periodMs: 365 * LedgerMetricsTests.day) == 12_508_304_795)  // …794.52
+    }
+
+    /// The second hour (issue 44): metrics and the report of App Store data from a ledger that
+    /// holds only test-signed data say so, as `only-test-signed` answers do — not zeros unexplained.
+    @Test func aLedgerOfTestDataSaysSoWhenAskedAboutAppStoreData() throws {
+        let folder = TemporaryFolder()
+        guard let ledger = try Self.ledger(folder) else { return }
+        func request(_ testSigned: Bool) throws -> MetricsRequest {
+            try MetricsRequest(scope: LedgerScope(environment: .sandbox, testSigned: testSigned), from: Self.at(1, 1), to: Self.at(7, 1),
+                               granularity: .month, asOf: .asOf(Self.endOfJune))
+        }
+        let appStore = try ledger.metrics(request(false))
+        #expect(appStore.contains(#""series":[]"#) && appStore.hasSuffix(#","onlyTestSigned":true}"#), "\(appStore.suffix(80))")
+        #expect(!(try ledger.metrics(request(true))).contains("onlyTestSigned"))
+        #expect(try ledger.report(request(false)).contains("is test-signed, and this page shows App Store data only"))
+        #expect(!(try ledger.report(request(true))).contains("is test-signed, and this page shows"))
+        // Another environment holding nothing at all: no hint (there is nothing to point to).
+        let production = try MetricsRequest(scope: LedgerScope(environment: .production, testSigned: false), from: Self.at(1, 1),
+                                            to: Self.at(7, 1), granularity: .month, asOf: .asOf(Self.endOfJune))
+        #expect(!(try ledger.metrics(production)).contains("onlyTestSigned"))
+        // One App Store item beside the test data: the App Store figures stand without a hint
+        // (the row is written directly: only Apple can sign one).
+        try ledger.store.write { (db) throws(GateKitError) in
+            try db.statement("""
+                INSERT INTO ledger_items(environment, test_signed, identity, kind, signed_ms, ingested_ms, outcome, body)
+                VALUES ('Sandbox', 0, '\(String(repeating: "a", count: 64))', 4, 1, 1, 1, '{}')
+                """).run()
+        }
+        #expect(!(try ledger.metrics(request(false))).contains("onlyTestSigned"))
     }
 
     @Test func requestsOutOfRangeAreRefused() {

@@ -104,6 +104,7 @@ typedef enum {
     PRESENT_OUT,/* gatekit_eula_presentation *out that may be NULL */
     WRITE_FN,   /* gatekit_write_fn (required) */
     EFLAGS,     /* unsigned int GATEKIT_EULA_EXPORT_* flags */
+    CFLAGS,     /* unsigned int GATEKIT_CATALOG_* flags */
     OPT_LL_OUT, /* long long *out that may be NULL */
 } kind;
 
@@ -399,6 +400,9 @@ static int call_ledger_set_refresher(arg *a) {
     return ledger_set_refresher((gatekit_store *)a[0].p, (gatekit_appstore_client *)a[1].p, (const gatekit_jws_options *)a[2].p);
 }
 static int call_ledger_declare_catalog(arg *a) { return ledger_declare_catalog((gatekit_store *)a[0].p, a[1].s, a[2].ll); }
+static int call_ledger_declare_catalog_report(arg *a) {
+    return ledger_declare_catalog_report((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].ll, (unsigned)a[4].i);
+}
 static int call_ledger_catalog(arg *a) {
     int rc = ledger_catalog((char **)a[0].p, (gatekit_store *)a[1].p, a[2].ll);
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
@@ -614,6 +618,7 @@ static const api_entry api[] = {
     {"ledger_entitlement", call_ledger_entitlement, {OUT_PTR, STORE, L_QUERY, STR, PRODUCT, END}, 0},
     {"ledger_active", call_ledger_active, {OUT_PTR, STORE, L_QUERY, STR, END}, 0},
     {"ledger_declare_catalog", call_ledger_declare_catalog, {STORE, JSON_OBJ, AT_MS, END}, 0},
+    {"ledger_declare_catalog_report", call_ledger_declare_catalog_report, {OUT_PTR, STORE, JSON_OBJ, AT_MS, CFLAGS, END}, 0},
     {"ledger_catalog", call_ledger_catalog, {OUT_PTR, STORE, AT_MS, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
@@ -804,6 +809,7 @@ static arg valid_value(const api_entry *e, int k) {
     case PRESENT_OUT: presentation_slot = (gatekit_eula_presentation){.version = GATEKIT_EULA_PRESENTATION_VERSION}; v.p = &presentation_slot; break;
     case WRITE_FN: v.p = (void *)export_sink; break;
     case EFLAGS: v.i = (int)GATEKIT_EULA_EXPORT_TEXTS; break;
+    case CFLAGS: v.i = (int)GATEKIT_CATALOG_CHECK_ONLY; break;
     case OPT_LL_OUT: v.p = &ll_slot; break;
     case NAMES: v.s = "terms@ba7816bf"; break;  /* valid_hash's first 8 digits */
     case ENV_VAR: v.s = "GATEKIT_HOSTILE_ACCEPT"; break;
@@ -1039,6 +1045,11 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     }
     if (what == PRESENT_OUT) out[n++] = (variant){"version 99", {.p = &presentation_v99}, 0};
     if (what == WRITE_FN) out[n++] = (variant){"a write that stops the export", {.p = (void *)export_stop}, 0};
+    if (what == CFLAGS) {
+        out[n++] = (variant){"an unknown bit", {.i = 0x80}, 1};
+        out[n++] = (variant){"every bit", {.i = -1}, 1};
+        out[n++] = (variant){"none (declare)", {.i = 0}, 0};
+    }
     if (what == EFLAGS) {
         out[n++] = (variant){"an unknown bit", {.i = 0x80}, 1};
         out[n++] = (variant){"every bit", {.i = -1}, 1};

@@ -626,6 +626,30 @@ static void test_catalog(void) {
     CHECK_RC(ledger_catalog(NULL, s, 0), GATEKIT_EINVAL);
     q = query(0);
     CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "premium"), 1);  /* still the last good catalog */
+    /* Issue 44: a typo'd product id, checked before it is declared; a name the catalog does not
+     * know answers unknown-name, with the nearest name it knows. */
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "999", "premum"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_UNKNOWN_NAME);
+    CHECK_RC(ledger_entitlement(&json, s, &q, "999", "premum"), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"reason\":\"unknown-name\",\"didYouMean\":\"premium\""));
+    gatekit_free(json);
+    const char *typo = "{\"products\":{\"pro.montly\":{\"entitlements\":[\"premium\"]},\"season.pass\":{\"type\":\"non-renewing\"}}}";
+    CHECK_RC(ledger_declare_catalog_report(&json, s, typo, 0, GATEKIT_CATALOG_CHECK_ONLY), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"declared\":false") && strstr(json, "{\"product\":\"pro.montly\",\"didYouMean\":\"pro.monthly\"}")
+          && strstr(json, "\"unnamedProducts\":[\"pro.monthly\"]")
+          && strstr(json, "{\"product\":\"pro.monthly\",\"gained\":[],\"lost\":[\"premium\"]}"));
+    gatekit_free(json);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "premium"), 1);  /* a check declares nothing */
+    CHECK_RC(ledger_declare_catalog_report(&json, s, typo, 0, 0), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"declared\":true") && strstr(json, "\"warnings\":[\""));
+    gatekit_free(json);
+    CHECK_RC(ledger_is_entitled(&e, s, &q, "600", "premium"), 0);
+    json = (char *)1;
+    CHECK_RC(ledger_declare_catalog_report(&json, s, typo, 0, 0x80), GATEKIT_EINVAL);
+    CHECK(json == NULL);
+    CHECK_RC(ledger_declare_catalog_report(NULL, s, typo, 0, 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_declare_catalog_report(&json, s, "{", 0, 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_declare_catalog_report(&json, NULL, typo, 0, 0), GATEKIT_EINVAL);
     free(tx); free(signed_tx); free(signed_pass);
     gatekit_store_close(s);
 }

@@ -67,6 +67,10 @@ extern "C" {
                                                       * neither the data nor the catalog names (a
                                                       * receipt without its product type): declare the
                                                       * product's type in the catalog; never entitled */
+#define GATEKIT_LEDGER_REASON_UNKNOWN_NAME       19  /* (since 0.2.0) a catalog is in effect and names no
+                                                      * such product, group or entitlement: a typo, not
+                                                      * a non-customer (the answer's JSON names the
+                                                      * nearest name, "didYouMean"); never entitled */
 
 /* gatekit_ledger_query flags. */
 #define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests
@@ -182,6 +186,21 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatek
  * repeated entitlement, a term on another type, a back-dated catalog without a correction:
  * GATEKIT_EINVAL (nothing is stored). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog(gatekit_store *store, const char *catalog_json, long long effective_ms);
+
+/* Since 0.2.0: ledger_declare_catalog, and what it changes as *out_json (free with
+ * gatekit_free), worked out against the purchases the ledger holds — so a typo'd product id is
+ * seen before it turns an entitlement off: {"version":1,"declared":true,"effective":ms,
+ * "unseenProducts":[{"product":"…","didYouMean":"…"}],"unnamedProducts":["…"],"warnings":["…"],
+ * "entitlementChanges":[{"product":"…","gained":["…"],"lost":["…"]}]}. unseenProducts: named by
+ * the catalog, never purchased (didYouMean: a purchased product id one or two edits away, or
+ * the same in another case); unnamedProducts: purchased, not named by the catalog;
+ * entitlementChanges: the names a purchased product gains and loses against the catalog in
+ * effect at effective_ms; warnings: a sentence for each likely mistake (a didYouMean, an
+ * unnamed product, a name lost), none for a catalog that only adds. flags GATEKIT_CATALOG_CHECK_ONLY: the report only, nothing declared
+ * ("declared":false). Errors as ledger_declare_catalog; unknown flag bits: GATEKIT_EINVAL. */
+#define GATEKIT_CATALOG_CHECK_ONLY 0x1u
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog_report(char **out_json, gatekit_store *store, const char *catalog_json,
+                                                                  long long effective_ms, unsigned int flags);
 
 /* The catalog in effect at at_ms (0: now): {"version":1,"effective":ms,"declared":ms,
  * "products":{...as declared...}}, or {"version":1,"products":{}} when none was declared by

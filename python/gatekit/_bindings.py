@@ -103,10 +103,12 @@ GATEKIT_LEDGER_REASON_CONSUMABLE = 15
 GATEKIT_LEDGER_REASON_UPGRADED = 16
 GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED = 17
 GATEKIT_LEDGER_REASON_UNKNOWN_TYPE = 18
+GATEKIT_LEDGER_REASON_UNKNOWN_NAME = 19
 GATEKIT_LEDGER_TEST_SIGNED = 0x1
 GATEKIT_LEDGER_APP_USER = 0x2
 GATEKIT_LEDGER_QUERY_VERSION = 2
 GATEKIT_ENTITLEMENT_VERSION = 2
+GATEKIT_CATALOG_CHECK_ONLY = 0x1
 GATEKIT_METRICS_DAY = 1
 GATEKIT_METRICS_WEEK = 2
 GATEKIT_METRICS_MONTH = 3
@@ -547,6 +549,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_ingest_batch': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_receipt': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(gatekit_receipt_options),),
     'ledger_declare_catalog': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_longlong,),
+    'ledger_declare_catalog_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_longlong, ctypes.c_uint,),
     'ledger_catalog': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_longlong,),
     'ledger_is_entitled': (ctypes.c_int, ctypes.POINTER(gatekit_entitlement), ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_entitlement': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p, ctypes.c_char_p,),
@@ -715,6 +718,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_ingest_batch': ('out_json', 'store', 'kind', 'jws', 'count', 'options', ),
     'ledger_ingest_receipt': ('out_json', 'store', 'data', 'len', 'options', ),
     'ledger_declare_catalog': ('store', 'catalog_json', 'effective_ms', ),
+    'ledger_declare_catalog_report': ('out_json', 'store', 'catalog_json', 'effective_ms', 'flags', ),
     'ledger_catalog': ('out_json', 'store', 'at_ms', ),
     'ledger_is_entitled': ('out', 'store', 'query', 'customer', 'product_or_group', ),
     'ledger_entitlement': ('out_json', 'store', 'query', 'customer', 'product_or_group', ),
@@ -882,6 +886,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_ingest_batch: Callable[..., Any]
     ledger_ingest_receipt: Callable[..., Any]
     ledger_declare_catalog: Callable[..., Any]
+    ledger_declare_catalog_report: Callable[..., Any]
     ledger_catalog: Callable[..., Any]
     ledger_is_entitled: Callable[..., Any]
     ledger_entitlement: Callable[..., Any]

@@ -79,5 +79,13 @@ def to_c_string(value: "str | bytes | None", name: str) -> "bytes | None":
     return bytes(value)
 
 
+def required_c_string(value: "str | bytes | None", name: str) -> bytes:
+    """As to_c_string for an argument that must be given: None names the parameter."""
+    encoded = to_c_string(value, name)
+    if encoded is None:
+        raise TypeError(f"{name} is required: a str, not None")
+    return encoded
+
+
 # Last: _bindings reads `lib` from this module.
 from . import _bindings  # noqa: E402

@@ -3,9 +3,12 @@ the conversions of signed data and request models into C arguments. A module imp
 here, never another module's private names (python/tests/test_package.py checks)."""
 from __future__ import annotations
 
+import base64
+import binascii
 import ctypes
 import dataclasses
 import enum
+import os
 import uuid
 from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -15,8 +18,8 @@ from ._time import Instant
 from .apple_enums import raw_name
 from .errors import check
 
-__all__ = ["JWSOptions", "PRODUCTION_ONLY", "RECEIPT_OPTIONS_VERSION", "REQUIRE_SHA256", "ReceiptOptions",
-           "SANDBOX_ONLY", "Signed", "plain_json", "receipt_options", "signed_text"]
+__all__ = ["Anchor", "JWSOptions", "PRODUCTION_ONLY", "RECEIPT_OPTIONS_VERSION", "REQUIRE_SHA256", "ReceiptOptions",
+           "SANDBOX_ONLY", "Signed", "anchor_der", "plain_json", "receipt_options", "signed_text"]
 
 #: Signed data as the library takes it: the compact JWS text.
 Signed = Union[str, bytes]
@@ -34,8 +37,42 @@ SANDBOX_ONLY = _bindings.GATEKIT_RECEIPT_SANDBOX_ONLY
 _receipt_options_init = _bindings.receipt_options_init
 
 
+#: A certificate trusted in test mode, as Apple's users pass one: DER or PEM bytes, PEM text,
+#: or the path of a file holding either.
+Anchor = Union[bytes, bytearray, str, "os.PathLike[str]"]
+
+
+def anchor_der(anchor: Optional[Anchor], name: str = "test_anchor") -> Optional[bytes]:
+    """The certificate's DER bytes (None stays None): a path is read, PEM is decoded."""
+    if anchor is None:
+        return None
+    if isinstance(anchor, os.PathLike) or (isinstance(anchor, str) and "-----BEGIN" not in anchor):
+        try:
+            with open(anchor, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError as e:
+            raise ValueError(f"{name}: {anchor!s} cannot be read ({e.strerror}); pass the certificate's DER or PEM bytes, or its file's path") from None
+    elif isinstance(anchor, str):
+        data = anchor.encode("ascii", "replace")
+    elif isinstance(anchor, (bytes, bytearray)):
+        data = bytes(anchor)
+    else:
+        raise TypeError(f"{name} must be a certificate's DER or PEM bytes, or its file's path, not {type(anchor).__name__}")
+    if data.lstrip().startswith(b"-----BEGIN"):
+        body = data.split(b"-----BEGIN CERTIFICATE-----", 1)[-1].split(b"-----END CERTIFICATE-----", 1)[0]
+        try:
+            data = base64.b64decode(b"".join(body.split()), validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"{name} is PEM without a readable CERTIFICATE block") from None
+    return data  # DER, checked by the library
+
+
 def signed_text(signed: Signed) -> bytes:
     """Signed data as the C string the library reads (surrounding white space removed)."""
+    if isinstance(signed, dict):
+        member = next((k for k in ("signedPayload", "signedTransactionInfo", "signedRenewalInfo") if k in signed), None)
+        raise TypeError(f"signed data is the compact JWS text, not a dict: pass body[{member!r}]" if member
+                        else "signed data is the compact JWS text (str or bytes), not a dict")
     encoded = _native.to_c_string(signed.strip() if isinstance(signed, (str, bytes)) else signed, "signed data")
     if encoded is None:
         raise TypeError("signed data must be str or bytes, not None")
@@ -58,7 +95,7 @@ def device_bytes(device_id: Union[bytes, str, uuid.UUID, None]) -> Optional[byte
 
 def receipt_options(bundle_id: str, app_version: Optional[str], device_id: Any, verify_time: Instant,
              require_sha256: bool, production_only: bool, sandbox_only: bool,
-             test_anchor: Optional[bytes]) -> Tuple[ReceiptOptions, List[Any]]:
+             test_anchor: Optional[Anchor]) -> Tuple[ReceiptOptions, List[Any]]:
     """The options struct, and the buffers it points into (keep them alive while it is used)."""
     options = ReceiptOptions()
     check(_receipt_options_init(ctypes.byref(options), RECEIPT_OPTIONS_VERSION))
@@ -77,11 +114,11 @@ def receipt_options(bundle_id: str, app_version: Optional[str], device_id: Any, 
         options.verify_time = _time.seconds(verify_time, "verify_time")
     options.flags = (REQUIRE_SHA256 if require_sha256 else 0) | (PRODUCTION_ONLY if production_only else 0) | \
         (SANDBOX_ONLY if sandbox_only else 0)
-    if test_anchor is not None:
-        anchor = bytes(test_anchor)
+    anchor = anchor_der(test_anchor)
+    if anchor is not None:
         keep.append(anchor)
         options.test_anchor_der = anchor
-        options.test_anchor_len = len(test_anchor)
+        options.test_anchor_len = len(anchor)
     return options, keep
 
 

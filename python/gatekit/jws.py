@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ctypes
 from datetime import datetime, timezone
-import enum
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, Type, TypeVar, Union
@@ -27,8 +26,9 @@ from .apple_enums import (AutoRenewStatus, Environment, ExpirationIntent, InAppO
                           RevocationType, Status, Subtype, TransactionReason)
 from .apple_enums import Type as PurchaseType
 from .apple_enums import member, raw_name
-from ._structs import JWSOptions, Signed, signed_text as _text
+from ._structs import Anchor, JWSOptions, Signed, anchor_der, signed_text as _text
 from .errors import GateKitError, check, register
+from ._named_enum import NamedIntEnum
 
 __all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
     "EJWS_CERTIFICATE", "EJWS_CERT_TIME", "EJWS_CHAIN_LENGTH", "EJWS_ENVIRONMENT",
@@ -71,7 +71,7 @@ class SignedDataError(GateKitError):
         return f"Verification failed with status {self.status.name}: {super().__str__()}"
 
 
-class VerificationStatus(enum.IntEnum):
+class VerificationStatus(NamedIntEnum):
     """Apple's ``VerificationStatus``: what ``SignedDataError.status`` says for Apple's callers."""
     OK = 0
     VERIFICATION_FAILURE = 1
@@ -445,13 +445,14 @@ class SignedDataVerifier:
     """What the caller expects of signed data; the methods verify and decode.
 
     ``environment``: "Production" (requires ``app_apple_id``), "Sandbox", "Xcode" or
-    "LocalTesting". ``test_anchor``: DER bytes of Apple's test root or of the StoreKit
-    Testing in Xcode certificate — test mode, trusted instead of Apple Root CA - G3.
+    "LocalTesting". ``test_anchor``: Apple's test root or the StoreKit Testing in Xcode
+    certificate — DER or PEM bytes, or its file's path — test mode, trusted instead of Apple
+    Root CA - G3.
     Verification is offline: no OCSP. Instances are immutable and safe to share between threads.
     """
 
     def __init__(self, bundle_id: str, environment: str, app_apple_id: Optional[int] = None,
-                 test_anchor: Optional[bytes] = None, *apples_order: Any, test_production: bool = False,
+                 test_anchor: Optional[Anchor] = None, *apples_order: Any, test_production: bool = False,
                  unsigned_local: bool = False) -> None:
         """``test_production`` (test only): accept test-signed data whose environment is
         Production; without it such data raises SignatureError (EJWS_TEST_SIGNED).
@@ -467,13 +468,14 @@ class SignedDataVerifier:
         if environment not in ENVIRONMENTS:
             raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}, not {environment!r}")
         if environment == "Production" and not app_apple_id:
-            raise ValueError("app_apple_id is required when the environment is Production")
+            raise ValueError("app_apple_id is required when the environment is Production: Production data is checked "
+                             "against the app's Apple ID (App Store Connect, App Information)")
         if unsigned_local and (environment not in ("Xcode", "LocalTesting") or test_anchor is not None):
             raise ValueError("unsigned_local reads Xcode and LocalTesting data only, and without a test anchor")
         self.bundle_id = bundle_id
         self.environment = environment
         self.app_apple_id = app_apple_id
-        self.test_anchor = bytes(test_anchor) if test_anchor is not None else None
+        self.test_anchor = anchor_der(test_anchor)
         self.test_production = test_production
         self.unsigned_local = unsigned_local
         self._bundle = _native.to_c_string(bundle_id, "bundle_id")
@@ -578,13 +580,13 @@ class SignedDataVerifier:
                                   _native.to_c_string(product_id, "product_id"), _time.milliseconds(at, "at"))) == 1
 
 
-def verify_chain(certificates: Sequence[str], test_anchor: Optional[bytes] = None, verify_time: Instant = None) -> str:
+def verify_chain(certificates: Sequence[str], test_anchor: Optional[Anchor] = None, verify_time: Instant = None) -> str:
     """Checks an x5c chain on its own (base64 DER certificates, leaf first) by the rules of
     signed data — Apple Root CA - G3, or ``test_anchor`` (DER) in test mode; Apple's OIDs;
     valid at ``verify_time`` (an aware datetime; default now) — and returns the leaf's public
     key as PEM. Failures raise SignatureError (``.status`` in Apple's terms)."""
     out = ctypes.c_void_p()
-    anchor = bytes(test_anchor) if test_anchor is not None else None
+    anchor = anchor_der(test_anchor)
     check(_verify_chain(ctypes.byref(out), json.dumps(list(certificates)).encode("utf-8"), anchor,
                         len(anchor) if anchor is not None else 0, _time.seconds(verify_time, "verify_time")))
     return _native.take_string(out)

@@ -6,7 +6,6 @@ import ctypes
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import _bindings, _native
@@ -16,16 +15,17 @@ from .errors import GateKitError, check, error_for
 from ._result import JSONResult
 from ._structs import JWSOptions, ReceiptOptions, Signed, receipt_options, signed_text
 from .jws import KINDS, SignedDataVerifier
+from ._named_enum import NamedIntEnum
 
 if TYPE_CHECKING:
     from .ledger_insight import CustomerReport, Metrics
     from .api_client import AppStoreServerAPIClient
 
-__all__ = ["Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+__all__ = ["CatalogReport", "Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
-class SubscriptionStatus(IntEnum):
+class SubscriptionStatus(NamedIntEnum):
     """Apple's subscription status numbers ("Get All Subscription Statuses")."""
     ACTIVE = 1
     EXPIRED = 2
@@ -34,7 +34,7 @@ class SubscriptionStatus(IntEnum):
     REVOKED = 5
 
 
-class Reason(IntEnum):
+class Reason(NamedIntEnum):
     """Why a customer is (SUBSCRIPTION … NON_RENEWING) or is not entitled."""
     SUBSCRIPTION = 1
     GRACE_PERIOD = 2
@@ -49,13 +49,14 @@ class Reason(IntEnum):
     UPGRADED = 16
     ONLY_TEST_SIGNED = 17   # nothing App Store-signed matches, but test-signed data does
     UNKNOWN_TYPE = 18       # a purchase with no end whose type neither the data nor the catalog names
+    UNKNOWN_NAME = 19       # the catalog in effect names no such product, group or entitlement (a typo)
 
     @property
     def entitles(self) -> bool:
         return self.value < 10
 
 
-class Outcome(IntEnum):
+class Outcome(NamedIntEnum):
     """What an ingestion did."""
     NEW = 1          # recorded, and it brought something the ledger lacked
     DUPLICATE = 2    # already recorded: nothing written
@@ -67,7 +68,8 @@ _REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PE
             "no-purchase": Reason.NO_PURCHASE, "expired": Reason.EXPIRED, "billing-retry": Reason.BILLING_RETRY,
             "revoked": Reason.REVOKED, "not-yet-purchased": Reason.NOT_YET_PURCHASED,
             "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED,
-            "only-test-signed": Reason.ONLY_TEST_SIGNED, "unknown-type": Reason.UNKNOWN_TYPE}
+            "only-test-signed": Reason.ONLY_TEST_SIGNED, "unknown-type": Reason.UNKNOWN_TYPE,
+            "unknown-name": Reason.UNKNOWN_NAME}
 _REASON_NAMES = {reason: name for name, reason in _REASONS.items()}
 
 
@@ -100,6 +102,7 @@ class Entitlement(JSONResult):
     until: Optional[datetime] = None   # None: no end (non-consumable), or not entitled
     grants: Tuple[str, ...] = ()       # the entitlement names the catalog says the product grants
     stale: bool = False                # a refresh was asked for and Apple gave no answer in time
+    did_you_mean: Optional[str] = None  # UNKNOWN_NAME: the catalog's nearest name, if one is close
 
     def __bool__(self) -> bool:
         return self.entitled
@@ -113,7 +116,7 @@ class Entitlement(JSONResult):
                    status=SubscriptionStatus(status) if status is not None else None,
                    family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
                    until=_time.from_milliseconds(raw.get("until")), grants=tuple(raw.get("entitlements", ())),
-                   stale=bool(raw.get("stale", False)))
+                   stale=bool(raw.get("stale", False)), did_you_mean=raw.get("didYouMean"))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
@@ -126,7 +129,37 @@ class Entitlement(JSONResult):
             "until": _time.milliseconds(self.until, "until") if self.until else None,
             "entitlements": list(self.grants) if self.grants else None,
             "stale": True if self.stale else None,
+            "didYouMean": self.did_you_mean,
         })
+
+
+@dataclass(frozen=True)
+class CatalogReport(JSONResult):
+    """What declaring a catalog changes, against the purchases the ledger holds
+    (ledger_declare_catalog_report's JSON): products it names that nobody bought (each with the
+    purchased product id it is likely a typo of), purchased products it no longer names, and
+    the entitlement names purchased products gain and lose."""
+    declared: bool                                    # False for a check: nothing was declared
+    effective: datetime
+    unseen_products: Tuple[Tuple[str, Optional[str]], ...]   # (product id, did you mean)
+    unnamed_products: Tuple[str, ...]
+    warnings: Tuple[str, ...]      # a sentence per likely mistake: look before relying on the catalog
+    entitlement_changes: Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...]], ...]  # (product, gained, lost)
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "CatalogReport":
+        effective = _time.from_milliseconds(raw["effective"])
+        assert effective is not None
+        return cls(declared=bool(raw["declared"]), effective=effective,
+                   unseen_products=tuple((u["product"], u.get("didYouMean")) for u in raw["unseenProducts"]),
+                   unnamed_products=tuple(raw["unnamedProducts"]), warnings=tuple(raw["warnings"]),
+                   entitlement_changes=tuple((c["product"], tuple(c["gained"]), tuple(c["lost"])) for c in raw["entitlementChanges"]))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"version": 1, "declared": self.declared, "effective": _time.milliseconds(self.effective, "effective"),
+                "unseenProducts": [_present({"product": p, "didYouMean": d}) for p, d in self.unseen_products],
+                "unnamedProducts": list(self.unnamed_products), "warnings": list(self.warnings),
+                "entitlementChanges": [{"product": p, "gained": list(g), "lost": list(l)} for p, g, l in self.entitlement_changes]}
 
 
 @dataclass(frozen=True)
@@ -243,14 +276,14 @@ class ChangePage(NamedTuple):
     last: int
 
 
-class LinkOutcome(IntEnum):
+class LinkOutcome(NamedIntEnum):
     """What Ledger.link() did."""
     UNCHANGED = 0    # already linked to this app account
     LINKED = 1
     TRANSFERRED = 2  # it was linked to another app account, which lost it
 
 
-class SyncOutcome(IntEnum):
+class SyncOutcome(NamedIntEnum):
     """What ledger_sync_notifications() did (GATEKIT_LEDGER_SYNC_*)."""
     DONE = _bindings.GATEKIT_LEDGER_SYNC_DONE        # caught up
     PARTIAL = _bindings.GATEKIT_LEDGER_SYNC_PARTIAL  # stopped by the budget or page limit: call again
@@ -322,7 +355,8 @@ _sync = _bindings.ledger_sync_notifications
 _sync_state = _bindings.ledger_sync_state
 _refresh = _bindings.ledger_refresh
 _set_refresher = _bindings.ledger_set_refresher
-_declare_catalog = _bindings.ledger_declare_catalog
+_declare_catalog_report = _bindings.ledger_declare_catalog_report
+_CATALOG_CHECK_ONLY = _bindings.GATEKIT_CATALOG_CHECK_ONLY
 _catalog = _bindings.ledger_catalog
 _metrics = _bindings.ledger_metrics
 _report = _bindings.ledger_report
@@ -344,6 +378,9 @@ class Ledger:
     # ---- ingestion ------------------------------------------------------------------------
 
     def _ingest(self, kind: str, signed: Signed, verifier: SignedDataVerifier, verify_time: Instant) -> IngestResult:
+        if not isinstance(verifier, SignedDataVerifier):
+            raise TypeError("verifier must be a SignedDataVerifier (what the data must be: bundle id, environment, app "
+                            f"Apple ID), not {type(verifier).__name__}")
         options = verifier.c_options(verify_time)
         out = ctypes.c_void_p()
         check(_ingest[kind](ctypes.byref(out), self._store.handle, signed_text(signed), ctypes.byref(options)))
@@ -356,6 +393,9 @@ class Ledger:
         Sandbox: the environment the payload names picks the verifier that checks it."""
         if isinstance(verifier, SignedDataVerifier):
             return self._ingest("notification", signed_payload, verifier, verify_time)
+        if not isinstance(verifier, Sequence) or not all(isinstance(v, SignedDataVerifier) for v in verifier):
+            raise TypeError("verifier must be a SignedDataVerifier (what the payload must be: bundle id, environment, app "
+                            f"Apple ID), or a list of them, one per environment, not {type(verifier).__name__}")
         choices = [v.c_options(verify_time) for v in verifier]
         array = (ctypes.POINTER(JWSOptions) * max(len(choices), 1))(*(ctypes.pointer(o) for o in choices))
         out = ctypes.c_void_p()
@@ -411,7 +451,7 @@ class Ledger:
                by_app_user: bool = False) -> _Query:
         q = _Query()
         check(_query_init(ctypes.byref(q), QUERY_VERSION))
-        q.environment = _native.to_c_string(environment, "environment")
+        q.environment = _native.required_c_string(environment, "environment")
         q.at_ms = _ms(at)
         q.flags = (TEST_SIGNED if test_signed else 0) | (APP_USER if by_app_user else 0)
         q.refresh_budget_ms = 0 if refresh_within is None else max(1, _time.span_milliseconds(refresh_within, "refresh_within"))
@@ -449,7 +489,7 @@ class Ledger:
         """Where the environment's sync stands: ``syncedUntil`` (Unix ms or None), the window
         part-way (``window``) and the lease (``leaseUntil``) when there is one."""
         out = ctypes.c_void_p()
-        check(_sync_state(ctypes.byref(out), self._store.handle, _native.to_c_string(environment, "environment")))
+        check(_sync_state(ctypes.byref(out), self._store.handle, _native.required_c_string(environment, "environment")))
         document: Dict[str, Any] = json.loads(_native.take_string(out))
         return document
 
@@ -461,7 +501,7 @@ class Ledger:
         verify = verifier.c_options(verify_time)
         out = ctypes.c_void_p()
         check(_refresh(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(verify),
-                       _native.to_c_string(customer, "customer")))
+                       _native.required_c_string(customer, "customer")))
         return SyncReport.from_json(json.loads(_native.take_string(out)))
 
     def set_refresher(self, client: Optional["AppStoreServerAPIClient"], verifier: Optional[SignedDataVerifier] = None,
@@ -506,20 +546,20 @@ class Ledger:
         """Links your own user id to a ledger customer (an app account token or an original
         transaction id): questions with ``by_app_user=True`` then answer for it. A customer
         belongs to one app account at a time: linking it elsewhere moves it (TRANSFERRED)."""
-        return LinkOutcome(check(_link(self._store.handle, _native.to_c_string(environment, "environment"),
-                                       _native.to_c_string(app_user_id, "app_user_id"), _native.to_c_string(customer, "customer"))))
+        return LinkOutcome(check(_link(self._store.handle, _native.required_c_string(environment, "environment"),
+                                       _native.required_c_string(app_user_id, "app_user_id"), _native.required_c_string(customer, "customer"))))
 
     def unlink(self, app_user_id: str, customer: str, *, environment: str) -> bool:
         """True when the link existed."""
-        return check(_unlink(self._store.handle, _native.to_c_string(environment, "environment"),
-                             _native.to_c_string(app_user_id, "app_user_id"), _native.to_c_string(customer, "customer"))) == 1
+        return check(_unlink(self._store.handle, _native.required_c_string(environment, "environment"),
+                             _native.required_c_string(app_user_id, "app_user_id"), _native.required_c_string(customer, "customer"))) == 1
 
     def links(self, *, environment: str, app_user_id: Optional[str] = None, customer: Optional[str] = None,
               at: Instant = None) -> Dict[str, Any]:
         """The links in effect at ``at`` (default now) and every change, of an app account
         and/or a customer: ``{"links": [{"appUserId", "customer", "since"}], "changes": [...]}``."""
         out = ctypes.c_void_p()
-        check(_links(ctypes.byref(out), self._store.handle, _native.to_c_string(environment, "environment"),
+        check(_links(ctypes.byref(out), self._store.handle, _native.required_c_string(environment, "environment"),
                      _native.to_c_string(app_user_id, "app_user_id"), _native.to_c_string(customer, "customer"), _ms(at)))
         document: Dict[str, Any] = json.loads(_native.take_string(out))
         return document
@@ -527,19 +567,27 @@ class Ledger:
     # ---- the product catalog ---------------------------------------------------------------
 
     def declare_catalog(self, catalog: Union[Mapping[str, Any], str, bytes], effective: Instant = None, *,
-                        correction: Optional[str] = None) -> None:
+                        correction: Optional[str] = None, check_only: bool = False) -> CatalogReport:
         """Declares the app's products: ``{"products": {product_id: {"type": …, "group": …,
         "entitlements": ["pro"], "term": "P30D"}}}`` (docs/ledger.md), in effect from
         ``effective`` (an aware datetime; default now) until a later one is. Kept, never
         replaced: answers as of an earlier instant keep the catalog in effect then. An
         ``effective`` in the past changes answers already given: pass ``correction`` (why; kept
-        with the catalog as its "correction" member), or it is refused."""
+        with the catalog as its "correction" member), or it is refused. Returns what it changes
+        (:class:`CatalogReport`: a typo'd product id shows there); ``check_only``: only that,
+        nothing declared."""
         if isinstance(catalog, (str, bytes)):  # the document's text, as a file holds it
-            catalog = json.loads(catalog)
+            try:
+                catalog = json.loads(catalog)
+            except ValueError as e:
+                raise ValueError(f"catalog is text that is not JSON ({e}); pass a dict such as {{'products': {{…}}}} or its JSON text") from None
         if not isinstance(catalog, Mapping):
             raise TypeError(f"catalog must be a dict such as {{'products': {{…}}}} (or its JSON text), not {type(catalog).__name__}")
         document = dict(catalog) if correction is None else dict(catalog, correction=correction)
-        check(_declare_catalog(self._store.handle, json.dumps(document).encode("utf-8"), _ms(effective)))
+        out = ctypes.c_void_p()
+        check(_declare_catalog_report(ctypes.byref(out), self._store.handle, json.dumps(document).encode("utf-8"), _ms(effective),
+                                      _CATALOG_CHECK_ONLY if check_only else 0))
+        return CatalogReport.from_dict(json.loads(_native.take_string(out)))
 
     def catalog(self, at: Instant = None) -> Dict[str, Any]:
         """The catalog in effect at ``at`` (default now): ``{"products": {…}}``, with
@@ -561,8 +609,8 @@ class Ledger:
         first (set_refresher) for at most that long. ``by_app_user``: ``customer`` is your own
         user id (link()), answered from every customer linked to it."""
         q = self._query(environment, at, test_signed, refresh_within, by_app_user)
-        return check(_is_entitled(None, self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
-                                  _native.to_c_string(product_or_group, "product_or_group"))) == 1
+        return check(_is_entitled(None, self._store.handle, ctypes.byref(q), _native.required_c_string(customer, "customer"),
+                                  _native.required_c_string(product_or_group, "product_or_group"))) == 1
 
     def entitled(self, customer: str, product_or_group: str, *, environment: str,
                  at: Instant = None, test_signed: bool = False, refresh_within: Optional[timedelta] = None,
@@ -573,7 +621,7 @@ class Ledger:
         q = self._query(environment, at, test_signed, refresh_within, by_app_user)
         out = ctypes.c_void_p()
         check(_entitlement(ctypes.byref(out), self._store.handle, ctypes.byref(q),
-                           _native.to_c_string(customer, "customer"), _native.to_c_string(product_or_group, "product_or_group")))
+                           _native.required_c_string(customer, "customer"), _native.required_c_string(product_or_group, "product_or_group")))
         return Entitlement.from_json(json.loads(_native.take_string(out)))
 
     def active(self, customer: str, *, environment: str, at: Instant = None,
@@ -581,7 +629,7 @@ class Ledger:
         """Every product the customer (or app account) is entitled to, once each, ordered by product id."""
         q = self._query(environment, at, test_signed, by_app_user=by_app_user)
         out = ctypes.c_void_p()
-        check(_active(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
+        check(_active(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.required_c_string(customer, "customer")))
         return [Entitlement.from_json(e) for e in json.loads(_native.take_string(out))["entitlements"]]
 
     def subscription_status(self, customer: str, group: Optional[str] = None, *, environment: str,
@@ -589,7 +637,7 @@ class Ledger:
         """Apple's "Get All Subscription Statuses" response body for the customer (dict)."""
         q = self._query(environment, at, test_signed, by_app_user=by_app_user)
         out = ctypes.c_void_p()
-        check(_status(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
+        check(_status(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.required_c_string(customer, "customer"),
                       _native.to_c_string(group, "group")))
         document: Dict[str, Any] = json.loads(_native.take_string(out))
         return document
@@ -606,8 +654,8 @@ class Ledger:
                        at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> bool:
         """May the customer (or app account) be offered the group's introductory offer?"""
         q = self._query(environment, at, test_signed, by_app_user=by_app_user)
-        return check(_intro(self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer"),
-                            _native.to_c_string(group, "group"))) == 1
+        return check(_intro(self._store.handle, ctypes.byref(q), _native.required_c_string(customer, "customer"),
+                            _native.required_c_string(group, "group"))) == 1
 
     def history(self, customer: Optional[str] = None, *, environment: str, test_signed: bool = False,
                 by_app_user: bool = False) -> Dict[str, Any]:

@@ -34,6 +34,7 @@ class MetricSeries:
     revenue: Dict[str, List[int]]
     refunds: Dict[str, List[int]]
     net_revenue: Dict[str, List[int]]
+    #: Per currency: each paid period's price × 30.436875 days ÷ its length, to the nearest milliunit.
     mrr: Dict[str, List[int]]
 
     def __getitem__(self, name: str) -> List[int]:
@@ -64,6 +65,9 @@ class Metrics(JSONResult):
     end: Optional[datetime]
     series: List[MetricSeries]
     cohorts: List[Cohort]
+    #: Asked about App Store data of a ledger whose every item of the environment is
+    #: test-signed: ask with ``test_signed=True`` to see the test data's metrics.
+    only_test_signed: bool
     #: The library's document, as it came.
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
@@ -89,7 +93,8 @@ class Metrics(JSONResult):
         return cls(environment=raw["environment"], test_signed=raw["testSigned"],
                    as_of=_time.from_milliseconds(raw["asOf"]) or datetime.min, granularity=raw["granularity"],
                    dimension=raw["dimension"], buckets=[_time.from_milliseconds(b) or datetime.min for b in raw["buckets"]],
-                   end=when(raw["end"]), series=series, cohorts=cohorts, raw=dict(raw))
+                   end=when(raw["end"]), series=series, cohorts=cohorts, only_test_signed=bool(raw.get("onlyTestSigned", False)),
+                   raw=dict(raw))
 
 
 @dataclass(frozen=True)

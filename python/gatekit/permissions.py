@@ -24,12 +24,13 @@ import threading
 import weakref
 from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum, IntEnum
+from enum import Enum
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _bindings, _native, _time
 from ._result import JSONResult
 from .errors import GateKitError, InvalidArgumentError, error_for, register
+from ._named_enum import NamedIntEnum
 
 __all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike", "ChangeSource",
     "Decision", "EPERM_BLOCKED", "EPERM_CATEGORY", "EPERM_CONFLICT", "EPERM_DECISION",
@@ -42,7 +43,7 @@ __all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "
     "state_name"]
 
 
-class Category(IntEnum):
+class Category(NamedIntEnum):
     """Built-in categories. Host categories are plain ints from HOST_FIRST."""
     ACTIVITY = 1000
     HEALTH = 2000
@@ -70,7 +71,7 @@ class Category(IntEnum):
         return category_name(int(self)) or str(int(self))
 
 
-class State(IntEnum):
+class State(NamedIntEnum):
     UNKNOWN = 0
     ASK_AGAIN = 100
     AUTHORIZED = 200
@@ -91,7 +92,7 @@ class State(IntEnum):
 _STATE_BY_VALUE = {int(s): s for s in State}
 
 
-class Decision(IntEnum):
+class Decision(NamedIntEnum):
     ASK_LATER = 1
     DONT_ASK = 2
     AUTHORIZED = 3

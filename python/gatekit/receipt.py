@@ -18,17 +18,17 @@ import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 from datetime import datetime
-from enum import IntEnum
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _bindings, _native
 from ._managed import Managed
 from ._result import JSONResult
-from ._structs import (PRODUCTION_ONLY, RECEIPT_OPTIONS_VERSION, REQUIRE_SHA256, SANDBOX_ONLY, ReceiptOptions,
+from ._structs import (PRODUCTION_ONLY, RECEIPT_OPTIONS_VERSION, Anchor, REQUIRE_SHA256, SANDBOX_ONLY, ReceiptOptions,
                        receipt_options as _options)
 from . import _time
 from ._time import Instant
 from .errors import EINVAL, GateKitError, InvalidArgumentError, check, file_path, register
+from ._named_enum import NamedIntEnum
 
 __all__ = ["ERECEIPT_ALGORITHM", "ERECEIPT_APP_VERSION", "ERECEIPT_BAD_CERT", "ERECEIPT_BUNDLE_ID",
     "ERECEIPT_CERT_SIGNATURE", "ERECEIPT_CERT_TIME", "ERECEIPT_CHAIN", "ERECEIPT_CHAIN_LENGTH",
@@ -148,7 +148,7 @@ def apple_status(code: int) -> int:
     return int(_apple_status(int(code)))
 
 
-class ProductType(IntEnum):
+class ProductType(NamedIntEnum):
     """An in-app purchase's product type (field 1707, as the receipt numbers it)."""
     NON_CONSUMABLE = 0
     CONSUMABLE = 1
@@ -431,11 +431,11 @@ def _purchases(p: Any) -> Tuple[InAppPurchase, ...]:
 def validate(data: Union[bytes, bytearray, str], bundle_id: str, *, app_version: Optional[str] = None,
              device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Instant = None,
              require_sha256: bool = False, production_only: bool = False, sandbox_only: bool = False,
-             test_anchor: Optional[bytes] = None) -> Receipt:
+             test_anchor: Optional[Anchor] = None) -> Receipt:
     """Validates a receipt given as DER bytes or base64 text (str or bytes).
 
     verify_time: when certificates must be valid (default: the receipt's creation date).
-    test_anchor: DER certificate trusted for Xcode (StoreKit testing) receipts only."""
+    test_anchor: the certificate trusted for Xcode (StoreKit testing) receipts only (DER or PEM bytes, or its path)."""
     if isinstance(data, str) and (os.path.exists(data) or _NOT_BASE64.search(data)):
         raise InvalidArgumentError(EINVAL, f"validate() takes a receipt's bytes or its base64 text, and {data[:60]!r} is "
                                            "neither; for a file, use validate_file(path, bundle_id, ...)")
@@ -451,7 +451,7 @@ def validate(data: Union[bytes, bytearray, str], bundle_id: str, *, app_version:
 def validate_file(path: Union[str, "os.PathLike[str]"], bundle_id: str, *, app_version: Optional[str] = None,
                   device_id: Union[bytes, str, uuid.UUID, None] = None, verify_time: Instant = None,
                   require_sha256: bool = False, production_only: bool = False, sandbox_only: bool = False,
-                  test_anchor: Optional[bytes] = None) -> Receipt:
+                  test_anchor: Optional[Anchor] = None) -> Receipt:
     """validate() on a file's contents (DER or base64 text); the same keyword arguments."""
     options, keep = _options(bundle_id, app_version, device_id, verify_time, require_sha256, production_only,
                              sandbox_only, test_anchor)

@@ -144,11 +144,18 @@ class TestPKI:
 
     def subscription(self, *, bundleId: str, productId: str, subscriptionGroupIdentifier: str,
                      originalTransactionId: str, start: datetime, period: timedelta = timedelta(days=30),
-                     environment: str = "Sandbox", appAccountToken: Optional[str] = None) -> "SubscriptionLife":
-        """A subscription bought at ``start`` and renewing every ``period``."""
+                     environment: str = "Sandbox", appAccountToken: Optional[str] = None,
+                     price: Optional[int] = None, currency: Optional[str] = None) -> "SubscriptionLife":
+        """A subscription bought at ``start`` and renewing every ``period``. ``price`` (in
+        milliunits, as Apple signs it: 9990 is 9.99) and ``currency`` (ISO 4217, "USD") go in
+        every transaction, so metrics and the report show its revenue and MRR."""
+        if (price is None) != (currency is None):
+            raise ValueError("price and currency go together: a price in milliunits (9990 for 9.99) and its ISO 4217 code")
+        if price is not None and (not isinstance(price, int) or isinstance(price, bool) or price < 0):
+            raise TypeError(f"price is an int of milliunits (9990 for 9.99), not {price!r}")
         return SubscriptionLife(self, bundleId=bundleId, productId=productId, group=subscriptionGroupIdentifier,
                                 originalTransactionId=originalTransactionId, start=start, period=period,
-                                environment=environment, appAccountToken=appAccountToken)
+                                environment=environment, appAccountToken=appAccountToken, price=price, currency=currency)
 
 
 @dataclass
@@ -165,6 +172,8 @@ class SubscriptionLife:
     period: timedelta
     environment: str = "Sandbox"
     appAccountToken: Optional[str] = None
+    price: Optional[int] = None      # milliunits, in every transaction with currency
+    currency: Optional[str] = None
     renewals: int = 0
     now: datetime = field(init=False)
     expires: datetime = field(init=False)
@@ -191,7 +200,8 @@ class SubscriptionLife:
             signedDate=self.now, appAccountToken=self.appAccountToken,
             transactionReason="PURCHASE" if self.renewals == 0 else "RENEWAL",
             webOrderLineItemId=f"{self.originalTransactionId}{self.renewals:04d}",
-            revocationDate=self._revoked, revocationReason=0 if self._revoked else None)
+            revocationDate=self._revoked, revocationReason=0 if self._revoked else None,
+            price=self.price, currency=self.currency)
 
     def _renewal(self, **fields: Any) -> str:
         return self.pki.renewal_info(originalTransactionId=self.originalTransactionId, productId=self.productId,

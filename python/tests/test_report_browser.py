@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator, List
 
@@ -74,7 +75,10 @@ def pages(tmp_path_factory, pki: PKI) -> dict:
         customer.write_text(store.ledger.customer_report(SHARED_TOKEN, **common).html, encoding="utf-8")
         cleo = folder / "cleo.html"
         cleo.write_text(store.ledger.customer_report("7001", **common).html, encoding="utf-8")
-    return {"app": app, "customer": customer, "cleo": cleo}
+        # Two years of months: the cohort table is as wide as 24 months.
+        wide = folder / "wide.html"
+        wide.write_text(store.ledger.report(**dict(common, end=utc(ms=at(1, 1)) + timedelta(days=730), at=None)), encoding="utf-8")
+    return {"app": app, "customer": customer, "cleo": cleo, "wide": wide}
 
 
 def load(browser: Any, path: Path) -> List[dict]:
@@ -134,6 +138,29 @@ def test_the_app_view_draws_every_chart_and_passes_axe(browser, pages):
     assert axe_violations(browser) == []
     screenshot(browser, "report-app.png")
     assert browser.get_log("browser") == []
+
+
+def test_a_wide_cohort_table_scrolls_within_the_page(browser, pages):
+    """Issue 44, item 13: at a 1000-px window the cohort table of two years ran off the right
+    edge, months 7 and on cut off. It scrolls within the page now: the page itself is no wider
+    than the window, and the table's last month can be scrolled to (by keyboard too)."""
+    browser.set_window_size(1000, 1200)
+    assert load(browser, pages["wide"]) == []
+    months = browser.execute_script("return document.querySelectorAll('#cohort-table thead th').length") - 3
+    assert months >= 12, months
+    widths = browser.execute_script("""
+        const box = document.querySelector('#cohort-table').parentElement;
+        return {page: document.documentElement.scrollWidth, window: window.innerWidth, box: box.clientWidth,
+                table: box.scrollWidth, focusable: box.tabIndex, right: box.getBoundingClientRect().right};""")
+    assert widths["page"] <= widths["window"], widths
+    assert widths["right"] <= widths["window"] and widths["table"] > widths["box"] and widths["focusable"] == 0, widths
+    last = browser.execute_script("""
+        const box = document.querySelector('#cohort-table').parentElement;
+        box.scrollLeft = box.scrollWidth;
+        const cell = document.querySelector('#cohort-table thead th:last-child').getBoundingClientRect();
+        return cell.right <= window.innerWidth && cell.left >= 0;""")
+    assert last
+    assert axe_violations(browser) == []
 
 
 def test_the_customer_view_shows_the_known_events_linked_to_their_items(browser, pages):

@@ -39,10 +39,16 @@ def test_questions_never_create_a_store(tmp_path: Path, home: Dict[str, str]):
     questions = [
         (["store", "path"], 3), (["store", "info"], 3), (["store", "check"], 1),
         (["ledger", "entitled", "--environment", "Sandbox", "1000", "pro"], 3),
-        (["ledger", "active", "--environment", "Sandbox", "1000"], 0),
-        (["ledger", "status", "--environment", "Sandbox", "1000"], 0),
-        (["ledger", "eligible", "--environment", "Sandbox", "1000", "group"], 0),
-        (["ledger", "history", "--environment", "Sandbox"], 0),
+        (["ledger", "active", "--environment", "Sandbox", "1000"], 3),
+        (["ledger", "status", "--environment", "Sandbox", "1000"], 3),
+        (["ledger", "eligible", "--environment", "Sandbox", "1000", "group"], 3),
+        (["ledger", "history", "--environment", "Sandbox"], 3),
+        (["ledger", "links", "--environment", "Sandbox"], 3),
+        (["ledger", "catalog"], 3),
+        (["ledger", "changes"], 3),
+        (["ledger", "changes", "--follow"], 3),   # never waits on a store that is not there
+        (["ledger", "sync-state", "--environment", "Sandbox"], 3),
+        (["ledger", "metrics", "--environment", "Sandbox", "--from", "2025-01-01", "--to", "2025-02-01"], 3),
         (["perm", "list"], 0), (["perm", "state", "camera"], 3), (["perm", "history"], 0),
         (["eula", "status", "--doc", "terms", "--file", str(eula)], 3),
     ]
@@ -51,9 +57,11 @@ def test_questions_never_create_a_store(tmp_path: Path, home: Dict[str, str]):
         assert done.returncode == code, (args, done.returncode, done.stderr)
         assert everything_under(tmp_path / "state") == [], args
         assert everything_under(tmp_path / "tmp") == [], args   # the empty stand-in is removed
-    # An absent store answers as an empty one would: the same JSON.
+    # A ledger question of an absent store says so, naming the path (a forgotten --app-id is
+    # seen at once, not answered "no-purchase" from a store that does not exist).
     absent = gk(home, "--app-id", "com.example.app", "ledger", "entitled", "--environment", "Sandbox", "1000", "pro")
-    assert json.loads(absent.stdout) == {"version": 1, "entitled": False, "reason": "no-purchase"}
+    assert absent.stdout == "" and absent.stderr.startswith("gatekit ledger entitled: no store yet")
+    assert str(tmp_path / "state" / "gatekit" / "com.example.app.sqlite") in absent.stderr and "--app-id" in absent.stderr
     path = gk(home, "--app-id", "com.example.app", "store", "path")
     assert "no store yet" in path.stderr and str(tmp_path / "state" / "gatekit" / "com.example.app.sqlite") in path.stderr
     # What records something creates it; then store path answers.

@@ -115,7 +115,7 @@ static int parse(int argc, char **argv, api_args *a) {
 }
 
 /* Apple's AppStoreServerAPIClient methods, as the tool names them. */
-static const char *const endpoints[] = {
+const char *const gk_api_subcommands[] = {
     "get-transaction-info", "get-transaction-history", "get-all-subscription-statuses", "get-refund-history",
     "look-up-order-id", "get-app-transaction-info", "finish-transaction", "send-consumption-information",
     "send-consumption-data", "set-app-account-token", "extend-subscription-renewal-date",
@@ -123,13 +123,11 @@ static const char *const endpoints[] = {
     "get-notification-history", "request-test-notification", "get-test-notification-status", "upload-image",
     "delete-image", "get-image-list", "upload-message", "delete-message", "get-message-list",
     "configure-default-message", "delete-default-message", "get-default-message", "configure-realtime-url",
-    "delete-realtime-url", "get-realtime-url", "initiate-performance-test", "get-performance-test-results",
+    "delete-realtime-url", "get-realtime-url", "initiate-performance-test", "get-performance-test-results", NULL,
 };
 
 int gk_is_api_endpoint(const char *name) {
-    for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++)
-        if (strcmp(name, endpoints[i]) == 0) return 1;
-    return 0;
+    return gk_is_one_of(name, gk_api_subcommands);
 }
 
 /* Calls the endpoint named e with the parsed arguments; -1000: no such endpoint. */

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_appstore_subcommands[] = {"offer-signature", "offer-v2", "intro-eligibility", "commerce-request", "token", "transaction-id", "legacy-transaction-id", NULL};
+
 const char gk_appstore_usage[] =
     "gatekit appstore offer-signature  KEY_OPTIONS --product ID --offer ID --nonce UUID --timestamp MS [--username NAME]\n"
     "    the promotional offer signature of StoreKit's original API (base64)\n"
@@ -58,7 +61,8 @@ static int emit(const char *what, int rc, char *out) {
 }
 
 static int transaction_id(const appstore_args *a, int legacy) {
-    if (!a->file) return gk_usage(gk_appstore_usage);
+    if (gk_missing(legacy ? "gatekit appstore legacy-transaction-id" : "gatekit appstore transaction-id", "FILE (or -)", a->file))
+        return gk_usage(gk_appstore_usage);
     char *out = NULL;
     int rc;
     if (legacy) {
@@ -89,7 +93,10 @@ int gk_cmd_appstore(gk_cli *cli, int argc, char **argv) {
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_appstore_usage);
     if (strcmp(command, "transaction-id") == 0) return transaction_id(&a, 0);
     if (strcmp(command, "legacy-transaction-id") == 0) return transaction_id(&a, 1);
-    if (!a.key || !a.key_id || !a.bundle_id) return gk_usage(gk_appstore_usage);
+    char who[80];
+    snprintf(who, sizeof who, "gatekit appstore %s", command);
+    if (gk_missing(who, "--key FILE", a.key) || gk_missing(who, "--key-id", a.key_id) || gk_missing(who, "--bundle-id", a.bundle_id))
+        return gk_usage(gk_appstore_usage);
     long long lifetime = a.lifetime ? gk_number(a.lifetime) : 300;
     if (lifetime < 1 || lifetime > 3600) {
         fprintf(stderr, "gatekit appstore: --lifetime must be 1 to 3600 seconds (Apple refuses longer tokens)\n");
@@ -116,7 +123,14 @@ int gk_cmd_appstore(gk_cli *cli, int argc, char **argv) {
         rc = appstore_api_token(&out, key, (int)lifetime);
     }
     appstore_key_free(key);
-    if (rc == 1) return gk_usage(gk_appstore_usage);
+    if (rc == 1) {
+        fprintf(stderr, "%s: missing one of its options (%s)\n", who,
+                strcmp(command, "offer-signature") == 0 ? "--product, --offer, --nonce, --timestamp"
+                : strcmp(command, "offer-v2") == 0 ? "--product, --offer"
+                : strcmp(command, "intro-eligibility") == 0 ? "--product, --transaction, --allow yes|no"
+                : strcmp(command, "commerce-request") == 0 ? "FILE" : "see the usage");
+        return gk_usage(gk_appstore_usage);
+    }
     if (rc == GATEKIT_EINVAL) {
         gk_fail(command, rc);
         return GK_EXIT_USAGE;

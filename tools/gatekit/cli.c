@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 gatekit_store *gk_store(gk_cli *cli) {
@@ -30,6 +31,18 @@ int gk_existing_store(gk_cli *cli, gatekit_store **out) {
     if (rc < 0) return gk_fail("cannot open the store", rc);
     *out = cli->store;
     return 0;
+}
+
+gatekit_store *gk_asked_store(gk_cli *cli, const char *who, int *status) {
+    gatekit_store *store = NULL;
+    *status = gk_existing_store(cli, &store);
+    if (!*status && !store) {
+        fprintf(stderr, "%s: no store yet: %s\n"
+                "  Questions never create one (recording does: ledger ingest, sync, link, catalog declare); check\n"
+                "  --store, or --app-id (the default store is named after it, default \"gatekit\").\n", who, gatekit_last_error());
+        *status = GK_EXIT_NO;
+    }
+    return store;
 }
 
 gatekit_store *gk_question_store(gk_cli *cli) {
@@ -81,9 +94,12 @@ int gk_jws_kind(const char *who, const char *option, const char *name) {
         {"renewal-info", GATEKIT_JWS_RENEWAL_INFO}, {"app-transaction", GATEKIT_JWS_APP_TRANSACTION},
         {"realtime-request", GATEKIT_JWS_REALTIME_REQUEST},
     };
+    static const char *const names[] = {"notification", "transaction", "renewal-info", "app-transaction", "realtime-request", NULL};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (strcmp(name, kinds[k].name) == 0) return kinds[k].kind;
-    fprintf(stderr, "%s: %s %s is not notification, transaction, renewal-info, app-transaction or realtime-request\n", who, option, name);
+    const char *near = gk_nearest(name, names);
+    fprintf(stderr, "%s: %s %s is not notification, transaction, renewal-info, app-transaction or realtime-request%s%s%s\n", who,
+            option, name, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
     return -1;
 }
 
@@ -96,11 +112,90 @@ int gk_check_environment(const char *who, const char *name) {
 }
 
 int gk_fail(const char *what, int rc) {
-    fprintf(stderr, "gatekit: %s: %s (%s)\n", what, gatekit_strerror(rc), gatekit_last_error());
+    /* "gatekit ledger sync: …", never "gatekit: gatekit ledger sync: …". */
+    fprintf(stderr, "%s%s: %s (%s)\n", strncmp(what, "gatekit ", 8) == 0 ? "" : "gatekit: ", what, gatekit_strerror(rc), gatekit_last_error());
     return GK_EXIT_ERROR;
 }
 
+/* The command and subcommand being run (main sets them): usage after a mistake shows only that
+ * subcommand's entries. */
+static const char *usage_command, *usage_subcommand;
+
+void gk_usage_context(const char *command, const char *subcommand) {
+    usage_command = command;
+    usage_subcommand = subcommand;
+}
+
+/* The first word of an entry line of a usage text — "gatekit <command> WORD …" (returns 1) or
+ * "  WORD …" (two spaces: the eula and perm style; returns 2) — as [*word, *word + *length);
+ * 0 when the line is not an entry (a continuation indented deeper, or a note). */
+static int entry_word(const char *line, size_t line_length, const char *command, const char **word, size_t *length) {
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "gatekit %s ", command);
+    size_t n = strlen(prefix);
+    const char *w;
+    int style;
+    if (line_length > n && strncmp(line, prefix, n) == 0) w = line + n, style = 1;
+    else if (line_length > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ') w = line + 2, style = 2;
+    else return 0;
+    size_t k = 0;
+    while (w + k < line + line_length && w[k] != ' ') k++;
+    *word = w;
+    *length = k;
+    return style;
+}
+
+/* Prints to out the entries of text that are about subcommand — each group of entry lines
+ * with the lines indented under them — and returns how many groups it printed. Consecutive
+ * "gatekit <command> …" entries share what follows (link and unlink); "  WORD" entries are
+ * one line each unless the word repeats (eula status, twice). */
+static int print_entries(FILE *out, const char *text, const char *command, const char *subcommand) {
+    int printed = 0, matches = 0, in_group = 0, seen_continuation = 0;
+    const char *group = text, *last_word = "";
+    size_t last_length = 0;
+    for (const char *line = text; ; ) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        const char *word = "";
+        size_t wlen = 0;
+        int entry = *line ? entry_word(line, len, command, &word, &wlen) : 0;
+        int continuation = !entry && len > 2 && line[0] == ' ' && line[1] == ' ' && line[2] == ' ';
+        int another = entry == 2 && (wlen != last_length || strncmp(word, last_word, wlen) != 0);
+        /* The group so far ends at a note, the text's end, or an entry after its continuations. */
+        if (in_group && (!(entry || continuation) || (entry && (seen_continuation || another)))) {
+            if (matches) {
+                fprintf(out, "%.*s\n", (int)(line - group - (line > group && line[-1] == '\n')), group);
+                printed++;
+            }
+            in_group = matches = seen_continuation = 0;
+        }
+        if (entry) {
+            if (!in_group) group = line;
+            in_group = 1;
+            last_word = word;
+            last_length = wlen;
+            if (wlen == strlen(subcommand) && strncmp(word, subcommand, wlen) == 0) matches = 1;
+        } else if (continuation && in_group) {
+            seen_continuation = 1;
+        }
+        if (!eol) break;
+        line = eol + 1;
+    }
+    if (in_group && matches) {
+        fprintf(out, "%s\n", group);
+        printed++;
+    }
+    return printed;
+}
+
 int gk_usage(const char *text) {
+    if (usage_command && usage_subcommand && usage_subcommand[0] != '-') {
+        fprintf(stderr, "usage:\n");
+        if (print_entries(stderr, text, usage_command, usage_subcommand) > 0) {
+            fprintf(stderr, "(gatekit help %s: every subcommand, and the notes that apply to them all)\n", usage_command);
+            return GK_EXIT_USAGE;
+        }
+    }
     fprintf(stderr, "usage: %s\n", text);
     return GK_EXIT_USAGE;
 }
@@ -111,6 +206,10 @@ int gk_option(int argc, char **argv, int *i, const char *name, const char **valu
     if (strncmp(arg, name, n) != 0) return 0;
     if (arg[n] == '=') {
         *value = arg + n + 1;
+        if (!**value) {
+            fprintf(stderr, "gatekit: %s= is empty; it needs a value (is a shell variable unset?)\n", name);
+            return -1;
+        }
         return 1;
     }
     if (arg[n] != '\0') return 0;
@@ -120,6 +219,10 @@ int gk_option(int argc, char **argv, int *i, const char *name, const char **valu
     }
     *i += 1;
     *value = argv[*i];
+    if (!**value) {  /* --bundle-id "" (an unset shell variable): say which option */
+        fprintf(stderr, "gatekit: %s is empty; it needs a value (is a shell variable unset?)\n", name);
+        return -1;
+    }
     return 1;
 }
 
@@ -344,6 +447,11 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
         fprintf(stderr, "%s: --app-apple-id must be a positive number\n", who);
         return GK_EXIT_USAGE;
     }
+    if (!s->app_apple_id && strcmp(s->environment, "Production") == 0) {
+        fprintf(stderr, "%s: Production data is checked against the app's Apple ID: add --app-apple-id N "
+                "(App Store Connect, App Information)\n", who);
+        return GK_EXIT_USAGE;
+    }
     if (s->at && allow_now && strcmp(s->at, "now") == 0) {
         o->verify_time = (long long)time(NULL);
     } else if (s->at && (o->verify_time = gk_parse_time(s->at)) <= 0) {
@@ -353,6 +461,12 @@ int gk_jws_options(const char *who, const gk_signed_options *s, int allow_now, g
     if (s->test_anchor) {
         size_t len = 0;
         if (!(*anchor = gk_load_certificate(s->test_anchor, &len))) return GK_EXIT_ERROR;
+        if (len == 0) {
+            fprintf(stderr, "%s: --test-anchor %s is empty: it must hold a certificate (DER or PEM)\n", who, s->test_anchor);
+            free(*anchor);
+            *anchor = NULL;
+            return GK_EXIT_USAGE;
+        }
         o->test_anchor_der = *anchor;
         o->test_anchor_len = len;
     }
@@ -406,6 +520,11 @@ static int verdict_exit(int rc) {
 }
 
 int gk_refused(const char *who, int rc) {
+    /* Not a verdict on the data (a file that cannot be read, a bad argument): exit 1 is never JSON. */
+    if (verdict_exit(rc) == GK_EXIT_ERROR) {
+        fprintf(stderr, "gatekit %s: %s (%s)\n", who, gatekit_strerror(rc), gatekit_last_error());
+        return GK_EXIT_ERROR;
+    }
     int receipt = rc <= -100 && rc > -200;
     int status = receipt ? receipt_apple_status(rc) : 0;
     if (receipt) printf("{\"status\":%d,", status);
@@ -418,4 +537,102 @@ int gk_refused(const char *who, int rc) {
     if (receipt) fprintf(stderr, "gatekit %s: %s (%s) [Apple status %d]\n", who, gatekit_strerror(rc), gatekit_last_error(), status);
     else fprintf(stderr, "gatekit %s: %s (%s)\n", who, gatekit_strerror(rc), gatekit_last_error());
     return verdict_exit(rc);
+}
+
+int gk_is_one_of(const char *name, const char *const *names) {
+    for (; *names; names++)
+        if (strcmp(name, *names) == 0) return 1;
+    return 0;
+}
+
+/* Edits between a and b (each at most 63 bytes; longer: a large number). */
+static size_t edits(const char *a, const char *b) {
+    size_t m = strlen(a), n = strlen(b), row[64];
+    if (m > 63 || n > 63) return 64;
+    for (size_t j = 0; j <= n; j++) row[j] = j;
+    for (size_t i = 1; i <= m; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= n; j++) {
+            size_t up = row[j];
+            size_t best = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = up;
+        }
+    }
+    return row[n];
+}
+
+const char *gk_nearest(const char *name, const char *const *names) {
+    const char *best = NULL;
+    size_t fewest = 3;
+    for (; *names; names++) {
+        if (strcasecmp(name, *names) == 0) return *names;
+        /* A name cut short ("renewal" for "renewal-info") is one edit away. */
+        size_t n = strlen(name);
+        size_t e = n >= 3 && strncmp(*names, name, n) == 0 ? 1 : edits(name, *names);
+        if (e < fewest) { fewest = e; best = *names; }
+    }
+    return best;
+}
+
+/* Decodes the JSON string whose opening quote is at p into a new buffer (escapes resolved; a
+ * \\u escape outside ASCII becomes '?': enough for messages). *end: past the closing quote. */
+static char *json_string_at(const char *p, const char **end) {
+    if (*p != '"') return NULL;
+    size_t cap = strlen(p) + 1, n = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    for (p++; *p && *p != '"'; p++) {
+        char c = *p;
+        if (c == '\\' && p[1]) {
+            p++;
+            switch (*p) {
+            case 'n': c = '\n'; break;
+            case 't': c = '\t'; break;
+            case 'r': c = '\r'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'u': {
+                unsigned v = 0;
+                int k = 0;
+                for (; k < 4 && isxdigit((unsigned char)p[k + 1]); k++) v = v * 16 + (unsigned)(isdigit((unsigned char)p[k + 1]) ? p[k + 1] - '0' : (tolower((unsigned char)p[k + 1]) - 'a' + 10));
+                p += k;
+                c = v < 0x80 ? (char)v : '?';
+                break;
+            }
+            default: c = *p;  /* \" \\ \/ */
+            }
+        }
+        out[n++] = c;
+    }
+    out[n] = 0;
+    if (end) *end = *p ? p + 1 : p;
+    return out;
+}
+
+char *gk_json_string_member(const char *json, const char *name) {
+    char key[128];
+    snprintf(key, sizeof key, "\"%s\":", name);
+    const char *p = strstr(json, key);
+    return p ? json_string_at(p + strlen(key), NULL) : NULL;
+}
+
+int gk_json_each_string(const char *json, const char *name, void (*each)(const char *value, void *context), void *context) {
+    char key[128];
+    snprintf(key, sizeof key, "\"%s\":[", name);
+    const char *p = strstr(json, key);
+    if (!p) return 0;
+    int count = 0;
+    for (p += strlen(key); *p == '"'; ) {
+        char *value = json_string_at(p, &p);
+        if (!value) break;
+        each(value, context);
+        free(value);
+        count++;
+        if (*p == ',') p++;
+    }
+    return count;
 }

@@ -54,7 +54,12 @@ gatekit_store *gk_store(gk_cli *cli);
  * is created). Returns 0, or GK_EXIT_ERROR after printing why. */
 int gk_existing_store(gk_cli *cli, gatekit_store **out);
 
-/* For questions asked of the library (ledger, perm): the store if it exists, else an empty
+/* For questions about what was recorded (ledger, store path|info): the store if it exists; else
+ * prints "<who>: no store yet: <path>" with what to check (--store, --app-id), sets *status to
+ * GK_EXIT_NO and returns NULL (also NULL, *status GK_EXIT_ERROR, when it cannot be opened). */
+gatekit_store *gk_asked_store(gk_cli *cli, const char *who, int *status);
+
+/* For questions asked of the library (perm): the store if it exists, else an empty
  * store in a private temporary folder that gk_close removes, so the answer is exactly an empty
  * store's and nothing is created where the store would be. NULL after printing why. */
 gatekit_store *gk_question_store(gk_cli *cli);
@@ -76,11 +81,21 @@ int gk_check_environment(const char *who, const char *name);
 /* Prints "gatekit: <what>: <strerror> (<last error>)" and returns GK_EXIT_ERROR. */
 int gk_fail(const char *what, int rc);
 
+/* The value of the first string member `name` of a GateKit JSON document, decoded (malloc'd;
+ * free it), or NULL when there is none. For messages: it does not parse the document. */
+char *gk_json_string_member(const char *json, const char *name);
+/* Calls each(value, context) for every string of the first array member `name`; returns how many. */
+int gk_json_each_string(const char *json, const char *name, void (*each)(const char *value, void *context), void *context);
+
 /* The first object of a GateKit list document ({"version":1,"<items>":[{...},...]}), or NULL. */
 const char *gk_json_first_item(const char *json);
 
-/* Prints a usage message to stderr and returns GK_EXIT_USAGE. */
+/* Prints a usage message to stderr and returns GK_EXIT_USAGE: the subcommand's entries when the
+ * context names one the text has, else the whole text. The caller prints the reason first. */
 int gk_usage(const char *text);
+/* The command and subcommand run (main sets them): gk_usage then prints only the entries of
+ * that subcommand, after the one line that said what was wrong. */
+void gk_usage_context(const char *command, const char *subcommand);
 
 /* Option parsing over argv[*i]: "--name value" or "--name=value". Returns 1 and sets *value
  * (advancing *i past the value) when argv[*i] is that option; 0 otherwise; -1 when the
@@ -156,6 +171,17 @@ gatekit_appstore_client *gk_make_client(const char *who, const gk_client_options
 /* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
 extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
     gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[], gk_test_usage[];
+/* Each command's subcommands (NULL-terminated): main refuses any other by name, and `gatekit
+ * help commands` prints them (the docs' command-table test reads that list). */
+extern const char *const gk_eula_subcommands[], *const gk_receipt_subcommands[], *const gk_perm_subcommands[],
+    *const gk_jws_subcommands[], *const gk_store_subcommands[], *const gk_ledger_subcommands[],
+    *const gk_appstore_subcommands[], *const gk_api_subcommands[], *const gk_test_subcommands[];
+
+/* 1 when name is one of the NULL-terminated names. */
+int gk_is_one_of(const char *name, const char *const *names);
+/* The name nearest to `name` (the same but for case, one it cuts short, or one or two edits
+ * away), or NULL. */
+const char *gk_nearest(const char *name, const char *const *names);
 
 int gk_cmd_eula(gk_cli *cli, int argc, char **argv);
 int gk_cmd_receipt(gk_cli *cli, int argc, char **argv);

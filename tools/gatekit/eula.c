@@ -8,6 +8,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_eula_subcommands[] = {"status", "show", "check", "accept", "decline", "withdraw", "history", "minor", "publish", "export", "verify-export", NULL};
+
 const char gk_eula_usage[] =
     "gatekit eula <subcommand> ...\n"
     "  status  --doc ID --file PATH [--user U] [--json]  exit 0: accepted, 3: must be presented\n"
@@ -28,8 +31,9 @@ const char gk_eula_usage[] =
     "          only \"yes\" or \"no\" is an answer (anything else asks again); no answer within\n"
     "          GATEKIT_EULA_TIMEOUT seconds (default 300) records nothing (exit 4); a text longer\n"
     "          than the terminal is shown through $PAGER (default less)\n"
-    "  accept  --doc ID (--hash H | --file PATH) [--user U] [CONSENT]\n"
-    "  decline --doc ID (--hash H | --file PATH) [--user U] [CONSENT]\n"
+    "  accept  --doc ID (--hash H | --file PATH | [--language TAG]) [--user U] [CONSENT]\n"
+    "          without --hash or --file: the published version in effect (in TAG's text)\n"
+    "  decline --doc ID (--hash H | --file PATH | [--language TAG]) [--user U] [CONSENT]\n"
     "  withdraw --doc ID [--user U] [CONSENT]           consent taken back: presented again\n"
     "  history [--doc ID] [--user U | --all] [--json]\n"
     "  minor   --doc ID --from HASH --to HASH          an acceptance of FROM covers TO\n"
@@ -182,7 +186,7 @@ static int load_document(const char *path, document *d) {
  * was accepted yet). */
 static int status_of(gk_cli *cli, const eula_args *a) {
     if (a->doc && !a->file) return gk_eula_published_status(cli, a);
-    if (!a->doc) return gk_usage(gk_eula_usage);
+    if (gk_missing("gatekit eula status", "--doc", a->doc)) return gk_usage(gk_eula_usage);
     gatekit_store *store = NULL;
     if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
     char hash[GATEKIT_HASH_HEX_SIZE];
@@ -206,6 +210,7 @@ static int show(gk_cli *cli, const eula_args *a) {
         int status = gk_eula_show_published(cli, a, &d.text, &d.len, d.hash);
         if (status) return status;
     } else if (!a->file) {
+        fprintf(stderr, "gatekit eula show: missing --file PATH or --doc ID (its published version)\n");
         return gk_usage(gk_eula_usage);
     } else {
         int status = load_document(a->file, &d);
@@ -321,7 +326,7 @@ static void show_text(const char *doc, const document *d, int paging) {
 }
 
 static int check(gk_cli *cli, const eula_args *a) {
-    if (!a->doc) return gk_usage(gk_eula_usage);
+    if (gk_missing("gatekit eula check", "--doc", a->doc)) return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     document d;
@@ -377,17 +382,37 @@ static int check(gk_cli *cli, const eula_args *a) {
     return answer ? GK_EXIT_OK : GK_EXIT_DECLINED;
 }
 
+/* accept | decline: of the text named by --hash or --file, else of the published version in
+ * effect (in --language): what the user was shown. */
 static int record(gk_cli *cli, const eula_args *a, int accept) {
-    if (!a->doc || (!a->hash == !a->file)) return gk_usage(gk_eula_usage);
-    gatekit_store *store = gk_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    const char *who = accept ? "gatekit eula accept" : "gatekit eula decline";
+    if (gk_missing(who, "--doc", a->doc)) return gk_usage(gk_eula_usage);
+    if (a->hash && a->file) {
+        fprintf(stderr, "%s: --hash or --file, not both (each names the text decided on)\n", who);
+        return gk_usage(gk_eula_usage);
+    }
     char hash[GATEKIT_HASH_HEX_SIZE];
     const char *h = a->hash;
-    if (!h) {
+    if (!h && a->file) {
         int rc = eula_hash_file(hash, a->file);
         if (rc < 0) return gk_fail(a->file, rc);
         h = hash;
+    } else if (!h) {
+        /* The published version in effect now, in the user's --language. */
+        gatekit_store *existing = NULL;
+        if (gk_existing_store(cli, &existing)) return GK_EXIT_ERROR;
+        gatekit_eula_presentation p = {.version = GATEKIT_EULA_PRESENTATION_VERSION};
+        int rc = existing ? eula_should_present_at(&p, existing, a->doc, a->user, a->language, 0) : GATEKIT_ENOTFOUND;
+        if (rc == GATEKIT_ENOTFOUND) {
+            fprintf(stderr, "%s: missing --hash H or --file PATH, the text the user saw (no version of %s is published: eula publish)\n", who, a->doc);
+            return gk_usage(gk_eula_usage);
+        }
+        if (rc < 0) return gk_fail(who, rc);
+        memcpy(hash, p.hash, GATEKIT_HASH_HEX_SIZE);
+        h = hash;
     }
+    gatekit_store *store = gk_store(cli);
+    if (!store) return GK_EXIT_ERROR;
     gatekit_eula_consent how;
     int status = consent_of(a, 0, &how);
     if (status) return status;
@@ -398,7 +423,7 @@ static int record(gk_cli *cli, const eula_args *a, int accept) {
 }
 
 static int withdraw(gk_cli *cli, const eula_args *a) {
-    if (!a->doc) return gk_usage(gk_eula_usage);
+    if (gk_missing("gatekit eula withdraw", "--doc", a->doc)) return gk_usage(gk_eula_usage);
     gatekit_store *store = NULL;
     if (gk_existing_store(cli, &store)) return GK_EXIT_ERROR;
     gatekit_eula_consent how;
@@ -485,7 +510,9 @@ static int history(gk_cli *cli, const eula_args *a) {
 }
 
 static int minor(gk_cli *cli, const eula_args *a) {
-    if (!a->doc || !a->from || !a->to) return gk_usage(gk_eula_usage);
+    if (gk_missing("gatekit eula minor", "--doc", a->doc) || gk_missing("gatekit eula minor", "--from HASH", a->from) ||
+        gk_missing("gatekit eula minor", "--to HASH", a->to))
+        return gk_usage(gk_eula_usage);
     gatekit_store *store = gk_store(cli);
     if (!store) return GK_EXIT_ERROR;
     int rc = eula_mark_minor_revision(store, a->doc, a->from, a->to);

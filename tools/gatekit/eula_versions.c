@@ -164,7 +164,7 @@ int gk_eula_export(gk_cli *cli, const eula_args *a) {
         fprintf(stderr, "gatekit: %s: %s\n", a->output, strerror(errno));
         return GK_EXIT_ERROR;
     }
-    if (a->output) printf("eula export: %lld decisions written to %s\n", count, a->output);
+    if (a->output) printf("eula export: %lld decision%s written to %s\n", count, count == 1 ? "" : "s", a->output);
     return GK_EXIT_OK;
 }
 

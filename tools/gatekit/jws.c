@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_jws_subcommands[] = {"verify", "entitled", NULL};
+
 const char gk_jws_usage[] =
     "gatekit jws verify --type transaction|renewal-info|notification|app-transaction|realtime-request\n"
     "                   --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
@@ -57,7 +60,10 @@ int gk_cmd_jws(gk_cli *cli, int argc, char **argv) {
     if (argc < 2) return gk_usage(gk_jws_usage);
     const char *command = argv[1];
     int entitled = strcmp(command, "entitled") == 0;
-    if (!entitled && strcmp(command, "verify") != 0) return gk_usage(gk_jws_usage);
+    if (!entitled && strcmp(command, "verify") != 0) {
+        fprintf(stderr, "gatekit jws: unknown subcommand %s\n", command);
+        return gk_usage(gk_jws_usage);
+    }
     jws_args a = {0};
     const char *who = entitled ? "gatekit jws entitled" : "gatekit jws verify";
     if (parse(argc, argv, &a) < 0 || (!entitled && gk_missing(who, "--type", a.type)) || gk_missing(who, "--bundle-id", a.s.bundle_id) ||

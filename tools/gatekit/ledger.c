@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "metrics", "report", NULL};
+
 const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
     "                      --bundle-id ID --environment Production|Sandbox|Xcode|LocalTesting\n"
@@ -14,7 +17,8 @@ const char gk_ledger_usage[] =
     "    11, 12). --at: the certificate-check time, Unix\n"
     "    seconds, YYYY-MM-DDTHH:MM:SSZ or now (default: the payload's signedDate).\n"
     "gatekit ledger entitled --environment ENV [--test-signed] [--app-user] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
-    "    the answer as JSON; exit 0 when entitled, 3 when not\n"
+    "    the answer as JSON; exit 0 when entitled, 3 when not (a name the catalog in effect does\n"
+    "    not know is \"unknown-name\", with the nearest it knows)\n"
     "gatekit ledger status   --environment ENV [--test-signed] [--at …] CUSTOMER [GROUP]\n"
     "    the subscriptions as Apple's \"Get All Subscription Statuses\" returns them\n"
     "gatekit ledger active   --environment ENV [--test-signed] [--at …] CUSTOMER\n"
@@ -23,10 +27,14 @@ const char gk_ledger_usage[] =
     "    exit 0 when the group's introductory offer may be shown, 3 when not\n"
     "gatekit ledger history  --environment ENV [--test-signed] [CUSTOMER]\n"
     "    every ingested item and status change as JSON\n"
-    "gatekit ledger catalog  declare [--at TIME | --at-ms MS] FILE|-\n"
+    "gatekit ledger catalog  declare [--check] [--at TIME | --at-ms MS] FILE|-\n"
     "    declares the app's products: their entitlement names, groups, types and non-renewing\n"
     "    terms (JSON, docs/ledger.md), in effect from --at (default now); PRODUCT|GROUP above\n"
-    "    may then be an entitlement name\n"
+    "    may then be an entitlement name. Prints the catalog; on stderr, a warning for each\n"
+    "    likely mistake against the purchases the ledger holds (a product nobody bought next to\n"
+    "    one it is a typo of, a bought product left out, a name a bought product loses).\n"
+    "    --check: declares nothing; prints what declaring would change as JSON, exit 3 when it\n"
+    "    warns\n"
     "gatekit ledger catalog  [--at TIME | --at-ms MS]\n"
     "    the catalog in effect at that instant (default now) as JSON\n"
     "gatekit ledger link     --environment ENV APP_USER CUSTOMER\n"
@@ -63,13 +71,14 @@ const char gk_ledger_usage[] =
     "[--timeout MS --retries N], as gatekit api. --at: the certificate-check time, as for ingest.\n"
     "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
     "that instant (only what Apple had signed by then counts); default now. --test-signed asks\n"
-    "about data accepted under a test anchor, never mixed with App Store data.";
+    "about data accepted under a test anchor, never mixed with App Store data. Questions never\n"
+    "create a store: asked of one that does not exist, they say so and exit 3.";
 
 typedef struct {
     gk_signed_options s;  /* --at: for ingest the certificate-check time, for questions the instant asked about */
     const char *type, *at_ms, *customer, *after, *limit;
     const char *positional[3];
-    int count, test_signed, app_user, follow;
+    int count, test_signed, app_user, follow, check;
 } ledger_args;
 
 static int parse(int argc, char **argv, ledger_args *a) {
@@ -84,8 +93,9 @@ static int parse(int argc, char **argv, ledger_args *a) {
         if (strcmp(argv[i], "--test-signed") == 0) { a->test_signed = 1; continue; }
         if (strcmp(argv[i], "--app-user") == 0) { a->app_user = 1; continue; }
         if (strcmp(argv[i], "--follow") == 0) { a->follow = 1; continue; }
+        if (strcmp(argv[i], "--check") == 0) { a->check = 1; continue; }
         if ((argv[i][0] == '-' && argv[i][1] != '\0') || a->count == 3) {
-            fprintf(stderr, "gatekit ledger: unexpected argument %s\n", argv[i]);
+            fprintf(stderr, "gatekit ledger %s: unexpected argument %s\n", argv[1], argv[i]);
             return -1;
         }
         a->positional[a->count++] = argv[i];
@@ -98,7 +108,17 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
     if (gk_missing(who, "--type", a->type) || gk_missing(who, "--bundle-id", a->s.bundle_id) ||
         gk_missing(who, "--environment", a->s.environment) || gk_missing(who, "FILE (or - for standard input)", a->count ? a->positional[0] : NULL))
         return gk_usage(gk_ledger_usage);
-    if (a->count != 1) return gk_usage(gk_ledger_usage);
+    if (a->count != 1) {
+        fprintf(stderr, "%s: takes one FILE (or -), not %d\n", who, a->count);
+        return gk_usage(gk_ledger_usage);
+    }
+    static const char *const kinds[] = {"notification", "transaction", "renewal-info", "app-transaction", "receipt", NULL};
+    if (!gk_is_one_of(a->type, kinds) && strcmp(a->type, "realtime-request") != 0) {
+        const char *near = gk_nearest(a->type, kinds);
+        fprintf(stderr, "%s: --type %s is not notification, transaction, renewal-info, app-transaction or receipt%s%s%s\n", who,
+                a->type, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+        return gk_usage(gk_ledger_usage);
+    }
     int receipt = strcmp(a->type, "receipt") == 0;
     int kind = receipt ? 0 : gk_jws_kind(who, "--type", a->type);
     if (kind < 0) return gk_usage(gk_ledger_usage);
@@ -148,25 +168,52 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
     return GK_EXIT_OK;
 }
 
-/* gatekit ledger catalog [declare FILE|-]: the instant is --at / --at-ms (0: now). */
+static void print_warning(const char *warning, void *who) {
+    fprintf(stderr, "%s: warning: %s\n", (const char *)who, warning);
+}
+
+/* gatekit ledger catalog [declare [--check] FILE|-]: the instant is --at / --at-ms (0: now). */
 static int catalog(gk_cli *cli, const ledger_args *a, long long at_ms) {
     int declare = a->count > 0 && strcmp(a->positional[0], "declare") == 0;
-    if (a->s.environment || a->test_signed || (declare ? a->count != 2 : a->count != 0)) return gk_usage(gk_ledger_usage);
-    gatekit_store *store = declare ? gk_store(cli) : gk_question_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    const char *who = declare ? "gatekit ledger catalog declare" : "gatekit ledger catalog";
+    if (a->s.environment || a->test_signed) {
+        fprintf(stderr, "%s: %s does not apply: a catalog is the app's, for every environment\n", who, a->s.environment ? "--environment" : "--test-signed");
+        return gk_usage(gk_ledger_usage);
+    }
+    if (declare ? a->count != 2 : a->count != 0) {
+        if (declare && a->count < 2) fprintf(stderr, "%s: missing FILE (or - for standard input)\n", who);
+        else fprintf(stderr, "%s: unexpected argument %s\n", who, a->positional[declare ? 2 : 0]);
+        return gk_usage(gk_ledger_usage);
+    }
+    if (a->check && !declare) {
+        fprintf(stderr, "%s: --check goes with declare (catalog declare --check FILE)\n", who);
+        return gk_usage(gk_ledger_usage);
+    }
+    /* A check creates nothing: without a store it checks against an empty ledger (no warning). */
+    int status = GK_EXIT_ERROR;
+    gatekit_store *store = a->check ? gk_question_store(cli) : declare ? gk_store(cli) : gk_asked_store(cli, who, &status);
+    if (!store) return status;
     if (declare) {
         char *text = gk_load_text(a->positional[1]);
         if (!text) return GK_EXIT_ERROR;
-        int rc = ledger_declare_catalog(store, text, at_ms);
+        char *report = NULL;
+        int rc = ledger_declare_catalog_report(&report, store, text, at_ms, a->check ? GATEKIT_CATALOG_CHECK_ONLY : 0);
         free(text);
         if (rc < 0) {
-            int code = gk_fail("ledger catalog declare", rc);
+            int code = gk_fail(who, rc);
             return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
         }
+        int warnings = gk_json_each_string(report, "warnings", print_warning, (void *)who);
+        if (a->check) {
+            puts(report);
+            gatekit_free(report);
+            return warnings ? GK_EXIT_NO : GK_EXIT_OK;
+        }
+        gatekit_free(report);
     }
     char *json = NULL;
     int rc = ledger_catalog(&json, store, declare ? 0 : at_ms);
-    if (rc < 0) return gk_fail("ledger catalog", rc);
+    if (rc < 0) return gk_fail(who, rc);
     puts(json);
     gatekit_free(json);
     return GK_EXIT_OK;
@@ -175,20 +222,25 @@ static int catalog(gk_cli *cli, const ledger_args *a, long long at_ms) {
 /* gatekit ledger link|unlink ENV APP_USER CUSTOMER, links [APP_USER] [--customer C]. */
 static int accounts(gk_cli *cli, const char *command, const ledger_args *a, long long at_ms) {
     int links = strcmp(command, "links") == 0;
-    if (gk_missing("gatekit ledger", "--environment", a->s.environment)) return gk_usage(gk_ledger_usage);
-    if (gk_check_environment("gatekit ledger", a->s.environment)) return GK_EXIT_USAGE;
+    char who[64];
+    snprintf(who, sizeof who, "gatekit ledger %s", command);
+    if (gk_missing(who, "--environment", a->s.environment)) return gk_usage(gk_ledger_usage);
+    if (gk_check_environment(who, a->s.environment)) return GK_EXIT_USAGE;
     if (links ? a->count > 1 : (a->count != 2 || a->customer)) {
-        if (!links && a->count < 2) fprintf(stderr, "gatekit ledger %s: missing %s\n", command, a->count ? "CUSTOMER" : "APP_USER");
+        if (!links && a->count < 2) fprintf(stderr, "%s: missing %s\n", who, a->count ? "CUSTOMER" : "APP_USER");
+        else if (!links && a->customer) fprintf(stderr, "%s: --customer is for ledger links; the customer is the second argument\n", who);
+        else fprintf(stderr, "%s: unexpected argument %s\n", who, a->positional[links ? 1 : 2]);
         return gk_usage(gk_ledger_usage);
     }
-    gatekit_store *store = links ? gk_question_store(cli) : gk_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    int status = GK_EXIT_ERROR;
+    gatekit_store *store = links ? gk_asked_store(cli, who, &status) : gk_store(cli);
+    if (!store) return status;
     char *json = NULL;
     int rc = links ? ledger_links(&json, store, a->s.environment, a->count ? a->positional[0] : NULL, a->customer, at_ms)
            : strcmp(command, "link") == 0 ? ledger_link(store, a->s.environment, a->positional[0], a->positional[1])
            : ledger_unlink(store, a->s.environment, a->positional[0], a->positional[1]);
     if (rc < 0) {
-        int code = gk_fail(command, rc);
+        int code = gk_fail(who, rc);
         return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
     }
     if (links) {
@@ -239,14 +291,21 @@ static int print_changes(const char *json, long long *last) {
 
 /* gatekit ledger changes [--after N] [--limit N] [--follow]. */
 static int changes(gk_cli *cli, const ledger_args *a) {
-    if (a->count || a->s.environment) return gk_usage(gk_ledger_usage);
+    const char *who = "gatekit ledger changes";
+    if (a->count || a->s.environment) {
+        if (a->count) fprintf(stderr, "%s: unexpected argument %s\n", who, a->positional[0]);
+        else fprintf(stderr, "%s: --environment does not apply: the feed holds every environment's changes\n", who);
+        return gk_usage(gk_ledger_usage);
+    }
     long long after = a->after ? gk_number(a->after) : 0, limit = a->limit ? gk_number(a->limit) : 1000;
     if (after < 0 || limit < 1 || limit > 10000) {
         fprintf(stderr, "gatekit ledger changes: --after is a sequence number (0 or more), --limit 1 to 10000\n");
         return GK_EXIT_USAGE;
     }
-    gatekit_store *store = a->follow ? gk_store(cli) : gk_question_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    /* --follow too: a store that does not exist is a mistake (--app-id, --store), not one to wait on. */
+    int status;
+    gatekit_store *store = gk_asked_store(cli, who, &status);
+    if (!store) return status;
     for (;;) {
         char *json = NULL;
         int rc = ledger_changes(&json, store, after, (int)limit);
@@ -263,7 +322,10 @@ static int changes(gk_cli *cli, const ledger_args *a) {
 }
 
 int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
-    if (argc < 2) return gk_usage(gk_ledger_usage);
+    if (argc < 2) {
+        fprintf(stderr, "gatekit ledger: missing the subcommand\n");
+        return gk_usage(gk_ledger_usage);
+    }
     const char *command = argv[1];
     int synced = gk_ledger_sync(cli, argc, argv);
     if (synced != -1000) return synced;
@@ -287,28 +349,47 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
         return GK_EXIT_USAGE;
     }
     if (strcmp(command, "catalog") == 0) return catalog(cli, &a, q.at_ms);
+    if (a.check) {
+        fprintf(stderr, "gatekit ledger %s: --check is for ledger catalog declare\n", command);
+        return gk_usage(gk_ledger_usage);
+    }
     if (strcmp(command, "changes") == 0) return changes(cli, &a);
-    if (a.after || a.limit || a.follow) return gk_usage(gk_ledger_usage);
+    if (a.after || a.limit || a.follow) {
+        fprintf(stderr, "gatekit ledger %s: %s is for ledger changes\n", command, a.after ? "--after" : a.limit ? "--limit" : "--follow");
+        return gk_usage(gk_ledger_usage);
+    }
     if (strcmp(command, "link") == 0 || strcmp(command, "unlink") == 0 || strcmp(command, "links") == 0)
         return accounts(cli, command, &a, q.at_ms);
-    if (a.customer) return gk_usage(gk_ledger_usage);
-    if (gk_missing("gatekit ledger", "--environment", a.s.environment)) return gk_usage(gk_ledger_usage);
-    if (gk_check_environment("gatekit ledger", a.s.environment)) return GK_EXIT_USAGE;
+    char who[64];
+    snprintf(who, sizeof who, "gatekit ledger %s", command);
+    if (a.customer) {
+        fprintf(stderr, "%s: --customer is for ledger links and report; CUSTOMER is an argument here\n", who);
+        return gk_usage(gk_ledger_usage);
+    }
+    if (gk_missing(who, "--environment", a.s.environment)) return gk_usage(gk_ledger_usage);
+    if (gk_check_environment(who, a.s.environment)) return GK_EXIT_USAGE;
     const char *customer = a.count > 0 ? a.positional[0] : NULL;
     const char *subject = a.count > 1 ? a.positional[1] : NULL;
     int entitled = strcmp(command, "entitled") == 0, eligible = strcmp(command, "eligible") == 0;
     int status = strcmp(command, "status") == 0, active = strcmp(command, "active") == 0;
     int history = strcmp(command, "history") == 0;
-    if (!(entitled || eligible || status || active || history)) return gk_usage(gk_ledger_usage);
+    if (!(entitled || eligible || status || active || history)) {
+        fprintf(stderr, "gatekit ledger: unknown subcommand %s\n", command);
+        return gk_usage(gk_ledger_usage);
+    }
     int needed = entitled || eligible ? 2 : history ? 0 : 1;
     int allowed = entitled || eligible || status ? 2 : 1;
     if (a.count < needed) {
         fprintf(stderr, "gatekit ledger %s: missing %s\n", command, a.count == 0 && needed > 0 ? "CUSTOMER" : eligible ? "GROUP" : "PRODUCT|GROUP");
         return gk_usage(gk_ledger_usage);
     }
-    if (a.count > allowed) return gk_usage(gk_ledger_usage);
-    gatekit_store *store = gk_question_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    if (a.count > allowed) {
+        fprintf(stderr, "%s: unexpected argument %s\n", who, a.positional[allowed]);
+        return gk_usage(gk_ledger_usage);
+    }
+    int missing;
+    gatekit_store *store = gk_asked_store(cli, who, &missing);
+    if (!store) return missing;
 
     char *json = NULL;
     int rc;
@@ -318,8 +399,15 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     else if (active) rc = ledger_active(&json, store, &q, customer);
     else rc = ledger_history(&json, store, &q, customer);
     if (rc < 0) {
-        int code = gk_fail(command, rc);
+        int code = gk_fail(who, rc);
         return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
+    }
+    if (entitled && json && strstr(json, "\"reason\":\"unknown-name\"")) {
+        char *near = gk_json_string_member(json, "didYouMean");
+        fprintf(stderr, "%s: the catalog in effect names no product, group or entitlement \"%s\"", who, subject);
+        if (near) fprintf(stderr, " (did you mean \"%s\"?)", near);
+        fprintf(stderr, "; `gatekit ledger catalog` shows the names it knows\n");
+        free(near);
     }
     if (json) puts(json);
     else puts(rc == 1 ? "eligible" : "not eligible");

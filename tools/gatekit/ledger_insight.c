@@ -50,8 +50,14 @@ int gk_ledger_insight(gk_cli *cli, int argc, char **argv) {
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (gk_missing(who, "--environment", a.environment) || gk_missing(who, "--from", a.from) || gk_missing(who, "--to", a.to))
         return gk_usage(gk_ledger_usage);
-    if (!report && (a.customer || a.output || a.app_user)) return gk_usage(gk_ledger_usage);
-    if (report && a.split) return gk_usage(gk_ledger_usage);
+    if (!report && (a.customer || a.output || a.app_user)) {
+        fprintf(stderr, "%s: %s is for ledger report\n", who, a.customer ? "--customer" : a.output ? "--output" : "--app-user");
+        return gk_usage(gk_ledger_usage);
+    }
+    if (report && a.split) {
+        fprintf(stderr, "%s: --split is for ledger metrics (the report shows the whole app)\n", who);
+        return gk_usage(gk_ledger_usage);
+    }
     if (gk_check_environment(who, a.environment)) return GK_EXIT_USAGE;
     static const char *const sizes[] = {"day", "week", "month", NULL};
     static const char *const splits[] = {"all", "product", "group", "entitlement", "storefront", "currency", NULL};
@@ -72,15 +78,19 @@ int gk_ledger_insight(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "%s: --at is a time as for --from, --at-ms Unix milliseconds\n", who);
         return GK_EXIT_USAGE;
     }
-    gatekit_store *store = gk_question_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    int missing;
+    gatekit_store *store = gk_asked_store(cli, who, &missing);
+    if (!store) return missing;
     char *text = NULL;
     rc = report ? ledger_report(&text, store, &q, from, to, GATEKIT_METRICS_DAY + size, a.customer)
                 : ledger_metrics(&text, store, &q, from, to, GATEKIT_METRICS_DAY + size, split);
     if (rc < 0) {
-        int code = gk_fail(command, rc);
+        int code = gk_fail(who, rc);
         return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
     }
+    if (!report && strstr(text, "\"onlyTestSigned\":true"))
+        fprintf(stderr, "%s: every item the ledger holds for %s is test-signed, and these are App Store data's metrics: "
+                "add --test-signed to see the test data's\n", who, a.environment);
     if (!report) {
         puts(text);
         gatekit_free(text);

@@ -66,7 +66,10 @@ static int with_client(gk_cli *cli, const char *command, const sync_args *a) {
     if (gk_missing_client_option(who, &a->client) || gk_missing(who, "--bundle-id", a->s.bundle_id) ||
         gk_missing(who, "--environment", a->s.environment) || (refresh && gk_missing(who, "CUSTOMER", a->customer)))
         return gk_usage(gk_ledger_usage);
-    if (!refresh && a->count) return gk_usage(gk_ledger_usage);
+    if (!refresh && a->count) {
+        fprintf(stderr, "%s: unexpected argument %s\n", who, a->customer);
+        return gk_usage(gk_ledger_usage);
+    }
     if (gk_check_environment(who, a->s.environment)) return GK_EXIT_USAGE;
     gatekit_ledger_sync_options o;
     int rc = ledger_sync_options_init(&o, GATEKIT_LEDGER_SYNC_OPTIONS_VERSION);
@@ -106,10 +109,16 @@ int gk_ledger_sync(gk_cli *cli, int argc, char **argv) {
     sync_args a = {0};
     if (parse("gatekit ledger", argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (!state) return with_client(cli, command, &a);
-    if (gk_missing("gatekit ledger sync-state", "--environment", a.s.environment) || a.count) return gk_usage(gk_ledger_usage);
-    if (gk_check_environment("gatekit ledger sync-state", a.s.environment)) return GK_EXIT_USAGE;
-    gatekit_store *store = gk_question_store(cli);
-    if (!store) return GK_EXIT_ERROR;
+    const char *who = "gatekit ledger sync-state";
+    if (gk_missing(who, "--environment", a.s.environment)) return gk_usage(gk_ledger_usage);
+    if (a.count) {
+        fprintf(stderr, "%s: unexpected argument %s\n", who, a.customer);
+        return gk_usage(gk_ledger_usage);
+    }
+    if (gk_check_environment(who, a.s.environment)) return GK_EXIT_USAGE;
+    int missing;
+    gatekit_store *store = gk_asked_store(cli, who, &missing);
+    if (!store) return missing;
     char *json = NULL;
     int rc = ledger_sync_state(&json, store, a.s.environment);
     return report("gatekit ledger sync-state", rc, json);

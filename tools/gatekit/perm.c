@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_perm_subcommands[] = {"list", "state", "usage", "register", "record", "pending", "reset", "history", "watch", NULL};
+
 const char gk_perm_usage[] =
     "gatekit perm [--portal APP_ID|-] <subcommand> ...   (CATEGORY: a name such as camera, or a number)\n"
     "  --portal APP_ID                         answer from the desktop's permission store (xdg-desktop-portal)\n"
@@ -209,7 +212,10 @@ static int watch(gatekit_store *store, int argc, char **argv) {
     }
     int limit = count ? atoi(count) : 0;
     double seconds = timeout ? atof(timeout) : 0;
-    if ((count && limit <= 0) || (timeout && seconds <= 0)) return gk_usage(gk_perm_usage);
+    if ((count && limit <= 0) || (timeout && seconds <= 0)) {
+        fprintf(stderr, "gatekit perm watch: --count and --timeout are positive numbers\n");
+        return gk_usage(gk_perm_usage);
+    }
 
     watch_state w = {store, 0};
     int token = 0, rc = perm_subscribe(&token, store, print_change, &w);
@@ -278,7 +284,10 @@ int gk_cmd_perm(gk_cli *cli, int argc, char **argv) {
     if (strcmp(sub, "record") == 0 && nargs == 2) {
         if (category_arg(store, args[0], &category)) return GK_EXIT_ERROR;
         int decision = decision_arg(args[1]);
-        if (!decision) return gk_usage(gk_perm_usage);
+        if (!decision) {
+            fprintf(stderr, "gatekit perm record: the decision is ask-later, dont-ask, authorized or denied, not %s\n", args[1]);
+            return gk_usage(gk_perm_usage);
+        }
         if ((rc = perm_record(store, category, decision)) < 0) return gk_fail("perm_record", rc);
         return state(store, category, as_json) == GK_EXIT_ERROR ? GK_EXIT_ERROR : GK_EXIT_OK;
     }

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_receipt_subcommands[] = {"verify", "inspect", "entitled", NULL};
+
 const char gk_receipt_usage[] =
     "gatekit receipt <subcommand> ...\n"
     "  verify --bundle-id ID [--version V] [--device-id HEX|UUID|MAC] [--at TIME]\n"
@@ -118,7 +121,10 @@ static int verify(int argc, char **argv, int entitled) {
 }
 
 static int inspect(int argc, char **argv) {
-    if (argc != 3) return gk_usage(gk_receipt_usage);
+    if (argc != 3) {
+        fprintf(stderr, "gatekit receipt inspect: takes one FILE (or -)%s\n", argc < 3 ? ", which is missing" : "");
+        return gk_usage(gk_receipt_usage);
+    }
     size_t len = 0;
     unsigned char *data = gk_read_all(argv[2], &len);
     if (!data) return GK_EXIT_ERROR;

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_store_subcommands[] = {"check", "path", "info", NULL};
+
 const char gk_store_usage[] =
     "gatekit [--store PATH] store <subcommand>\n"
     "  path    print the store file's path (exit 3 when there is no store yet: nothing is created)\n"
@@ -71,20 +74,9 @@ static long long file_size(const char *path, const char *suffix) {
     return stat(name, &st) == 0 ? (long long)st.st_size : -1;
 }
 
-/* path and info are questions: they open only a store that exists. None yet: exit 3. */
-static gatekit_store *existing(gk_cli *cli, const char *command, int *status) {
-    gatekit_store *store = NULL;
-    *status = gk_existing_store(cli, &store);
-    if (!*status && !store) {
-        fprintf(stderr, "gatekit store %s: no store yet: %s\n", command, gatekit_last_error());
-        *status = GK_EXIT_NO;
-    }
-    return store;
-}
-
 static int store_info(gk_cli *cli) {
     int status;
-    gatekit_store *store = existing(cli, "info", &status);
+    gatekit_store *store = gk_asked_store(cli, "gatekit store info", &status);
     if (!store) return status;
     const char *path = gatekit_store_path(store);
     char *json = NULL;
@@ -113,7 +105,7 @@ int gk_cmd_store(gk_cli *cli, int argc, char **argv) {
     if (strcmp(argv[1], "info") == 0) return store_info(cli);
     if (strcmp(argv[1], "path") == 0) {
         int status;
-        gatekit_store *store = existing(cli, "path", &status);
+        gatekit_store *store = gk_asked_store(cli, "gatekit store path", &status);
         if (!store) return status;
         puts(gatekit_store_path(store));
         return GK_EXIT_OK;

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The subcommands, as main checks them and `gatekit help commands` lists them. */
+const char *const gk_test_subcommands[] = {"pki", "sign", NULL};
+
 const char gk_test_usage[] =
     "gatekit test pki DIR\n"
     "    makes a test PKI shaped like Apple's StoreKit 2 chain in DIR (created 0700 when absent;\n"

@@ -33,8 +33,10 @@ public enum EULAExport {
     static let pageRows: Int64 = 1000
 
     /// CSV's columns. Every record uses them: an "export" record says what was exported
-    /// (`id`: the last decision id the snapshot held; `decision`: "everyone" or "one user";
-    /// `version`: the format; `at`: when; `text`: "texts" when they are included), a "text"
+    /// (`id`: the last decision id the snapshot held; `decision`: whose, "every user's
+    /// decisions" or "one user's decisions"; `version`: the format; `at`: when; `text`:
+    /// "published texts included" when they are; an earlier GateKit wrote "everyone", "one
+    /// user" and "texts", which still verify), a "text"
     /// record one published text (`at`: its effect; `text`: its bytes in base64), an "end"
     /// record how many decisions came (`id`).
     static let columns = ["record", "id", "document_id", "user", "user_hex", "hash", "language", "version", "decision", "at", "at_ms",
@@ -50,6 +52,11 @@ public enum EULAExport {
         /// 2 when written now; 1 for a file an earlier GateKit wrote.
         var format = 2
 
+        /// The header's values, in words that say what they mean (format 2); `earlier`: as
+        /// format 1 (GateKit 0.1) wrote them, still verified as written.
+        static let everyone = "every user's decisions", oneUser = "one user's decisions", textsIncluded = "published texts included"
+        static let earlier = (everyone: "everyone", oneUser: "one user", textsIncluded: "texts")
+
         static func == (a: Header, b: Header) -> Bool {
             a.documentID == b.documentID && a.includeTexts == b.includeTexts && a.throughID == b.throughID && a.exportedAt == b.exportedAt
                 && a.user.sameFilter(as: b.user) && a.format == b.format
@@ -60,13 +67,14 @@ public enum EULAExport {
     static func header(_ h: Header) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [("record", .string("export")), ("version", .string(formatName(h.format))), ("id", .number(h.throughID))]
         members.append(("document_id", h.documentID.map(JSONValue.string) ?? .null))
+        let words = h.format == 1 ? Header.earlier : (everyone: Header.everyone, oneUser: Header.oneUser, textsIncluded: Header.textsIncluded)
         switch h.user {
-        case .everyone: members.append(("decision", .string("everyone")))
-        case .defaultUser: members += [("decision", .string("one user")), ("user", .null)]
-        case let .named(name): members += [("decision", .string("one user"))] + userMembers(name)
+        case .everyone: members.append(("decision", .string(words.everyone)))
+        case .defaultUser: members += [("decision", .string(words.oneUser)), ("user", .null)]
+        case let .named(name): members += [("decision", .string(words.oneUser))] + userMembers(name)
         }
         members.append(("at", .string(Timestamp.rfc3339Milliseconds(h.exportedAt))))
-        if h.includeTexts { members.append(("text", .string("texts"))) }
+        if h.includeTexts { members.append(("text", .string(words.textsIncluded))) }
         return members
     }
 

@@ -130,9 +130,10 @@ extension EULAGate {
         guard let format = [1, 2].first(where: { text("version") == EULAExport.formatName($0) }), let throughText = text("id"), let throughID = Int64(throughText), throughID >= 0,
               let at = text("at"), let exportedAt = Timestamp.parseRFC3339(Array(at.utf8)) else { return nil }
         let user: EULAGate.UserFilter
+        typealias H = EULAExport.Header
         switch text("decision") {
-        case "everyone": user = .everyone
-        case "one user":
+        case H.everyone?, H.earlier.everyone?: user = .everyone
+        case H.oneUser?, H.earlier.oneUser?:
             if let hex = text("user_hex") {
                 guard let bytes = Hex.decode(hex) else { return nil }
                 user = .named(bytes)
@@ -143,7 +144,7 @@ extension EULAGate {
             }
         default: return nil
         }
-        return EULAExport.Header(documentID: text("document_id"), user: user, includeTexts: text("text") == "texts",
+        return EULAExport.Header(documentID: text("document_id"), user: user, includeTexts: [H.textsIncluded, H.earlier.textsIncluded].contains(text("text")),
                                  throughID: throughID, exportedAt: exportedAt, format: format)
     }
 }

@@ -59,6 +59,11 @@ public struct CompactJWS {
         }
         let bytes = Array(text)
         guard !bytes.isEmpty else { throw GateKitError(.jwsMalformed, "signed data is empty") }
+        if let wrapper = wrappingMember(bytes) {
+            throw GateKitError(.jwsMalformed, wrapper.isEmpty
+                ? "this is a JSON document, not signed data (a compact JWS: three base64url parts joined by dots)"
+                : "this is a JSON document holding signed data, not the signed data: pass the value of its \"\(wrapper)\" member (for a notification, the POST body's signedPayload)")
+        }
         var dots: [Int] = []
         for (i, c) in bytes.enumerated() where c == UInt8(ascii: ".") {
             dots.append(i)
@@ -70,6 +75,20 @@ public struct CompactJWS {
                 : "not a compact JWS: more than 3 dot-separated parts")
         }
         return (bytes, dots)
+    }
+
+    /// For a text that is a JSON object rather than a JWS: the member it carries signed data in
+    /// — Apple's notification POST body {"signedPayload": …}, an API answer's
+    /// signedTransactionInfo — or "" when it names none. nil: not JSON.
+    private static func wrappingMember(_ bytes: [UInt8]) -> String? {
+        guard bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") else { return nil }
+        let head = Array(bytes.prefix(4096))
+        func holds(_ member: String) -> Bool {
+            let quoted = Array("\"\(member)\"".utf8)
+            return head.count >= quoted.count && (0...(head.count - quoted.count)).contains { head[$0..<($0 + quoted.count)].elementsEqual(quoted) }
+        }
+        return ["signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedAppTransactionInfo", "signedTransactions"]
+            .first(where: holds) ?? ""
     }
 
     /// The header's shape rules; what passes is memoized by its exact text.

@@ -27,7 +27,7 @@ public struct JWSOptions: Sendable {
                 allowTestSignedProduction: Bool = false, readsUnsignedLocalData: Bool = false) throws(GateKitError) {
         guard !bundleID.isEmpty else { throw .invalid("bundle_id is empty") }
         if environment == .production && appAppleID == nil {
-            throw .invalid("app_apple_id is required when the environment is Production")
+            throw .invalid("Production data is checked against the app's Apple ID: it is required (app_apple_id in Python and C, --app-apple-id in the tool)")
         }
         if let appAppleID, appAppleID <= 0 { throw .invalid("app_apple_id must be positive (0 means none)") }
         if let testAnchorDER, testAnchorDER.isEmpty { throw .invalid("test_anchor_der is empty") }

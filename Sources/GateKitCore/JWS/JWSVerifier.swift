@@ -174,6 +174,7 @@ public enum JWSVerifier {
     static func verifiedPayload<C: Collection>(_ text: C, kind: Kind, options: JWSOptions) throws(GateKitError) -> (JSONValue, Provenance) where C.Element == UInt8 {
         if options.readsUnsignedLocalData {  // Xcode / LocalTesting only (JWSOptions): never App Store data
             let (payload, bytes) = try CompactJWS.parseUnverified(text)
+            try SignedKind.require(kind, payload)
             return (payload, Provenance(isTestSigned: true, signedContent: bytes))
         }
         let jws = try CompactJWS.parse(text)
@@ -191,6 +192,7 @@ public enum JWSVerifier {
             }
         }
         guard ok else { throw GateKitError(.jwsSignature, "the ES256 signature does not verify with the key of \(Quoted.text(chain.leafSubject))") }
+        try SignedKind.require(kind, jws.payload)
         return (jws.payload, Provenance(isTestSigned: chain.isTestAnchored, signedContent: jws.payloadBytes))
     }
 
@@ -199,7 +201,7 @@ public enum JWSVerifier {
     /// or environment gets the same verdict Apple's verifier gives it.
     static func refuseTestSignedProduction(_ provenance: Provenance?, _ options: JWSOptions) throws(GateKitError) {
         guard let provenance, provenance.isTestSigned, options.environment == .production, !options.allowTestSignedProduction else { return }
-        throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this sets the test-only flag GATEKIT_JWS_TEST_PRODUCTION)")
+        throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this says so: test_production=True in Python, --test-production in the tool, GATEKIT_JWS_TEST_PRODUCTION in C)")
     }
 
     /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an

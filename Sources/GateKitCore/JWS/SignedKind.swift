@@ -20,4 +20,37 @@ package enum SignedKind {
             throw GateKitError(.jwsPayloadField, "\(path) lacks \(member), which every renewal info has: it is not a renewal info")
         }
     }
+
+    /// The kind a payload positively is, by members that kind always has and the others never
+    /// do together; nil when it shows no kind clearly (then the typed decoding says what is
+    /// wrong). Checked before anything else is read, so data of the wrong kind is named as such
+    /// ("this is a notification, not a transaction"), not as another app's or environment's.
+    package static func recognised(_ json: JSONValue) -> JWSVerifier.Kind? {
+        func has(_ members: String...) -> Bool { members.allSatisfy { json[$0] != nil } }
+        if has("notificationType", "notificationUUID") { return .notification }
+        if has("requestIdentifier", "userLocale"), json["transactionId"] == nil { return .realtimeRequest }
+        if has("autoRenewStatus"), json["transactionId"] == nil { return .renewalInfo }
+        if has("receiptType", "originalApplicationVersion") { return .appTransaction }
+        if has("transactionId", "purchaseDate") { return .transaction }
+        return nil
+    }
+
+    /// Refuses a payload that is recognisably another kind than the one asked for.
+    package static func require(_ kind: JWSVerifier.Kind, _ json: JSONValue) throws(GateKitError) {
+        guard let other = recognised(json), other != kind else { return }
+        throw GateKitError(.jwsPayloadField, "this is \(other.described), not \(kind.described): verify or ingest it as \(other.described)")
+    }
+}
+
+extension JWSVerifier.Kind {
+    /// The kind in a sentence, with the name every command and binding uses for it.
+    package var described: String {
+        switch self {
+        case .transaction: "a transaction (transaction)"
+        case .renewalInfo: "a renewal info (renewal-info)"
+        case .notification: "a notification (notification)"
+        case .appTransaction: "an app transaction (app-transaction)"
+        case .realtimeRequest: "a realtime request (realtime-request)"
+        }
+    }
 }

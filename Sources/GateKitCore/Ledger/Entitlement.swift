@@ -19,6 +19,7 @@ public struct Entitlement: Sendable, Equatable {
         case upgraded = 16           // upgraded to another product of its group
         case onlyTestSigned = 17     // nothing App Store-signed matches, but test-signed data does
         case unknownType = 18        // neither the data nor the catalog says what kind of product it is
+        case unknownName = 19        // the catalog in effect names no such product, group or entitlement (a typo)
 
         public var entitles: Bool { rawValue < 10 }
 
@@ -37,6 +38,7 @@ public struct Entitlement: Sendable, Equatable {
             case .upgraded: "upgraded"
             case .onlyTestSigned: "only-test-signed"
             case .unknownType: "unknown-type"
+            case .unknownName: "unknown-name"
             }
         }
     }
@@ -62,6 +64,8 @@ public struct Entitlement: Sendable, Equatable {
     public var awaitsRenewal = false
     /// A refresh was asked for and gave no answer in time: this is the stored answer.
     public var stale = false
+    /// For `unknownName`: the catalog's name nearest to the one asked about, if one is close.
+    public var didYouMean: String?
 
     public var isEntitled: Bool { reason.entitles }
 
@@ -95,6 +99,7 @@ public struct Entitlement: Sendable, Equatable {
         add("until", untilMs)
         if let grants, !grants.isEmpty { members.append(("entitlements", .array(grants.map { .string($0) }))) }
         if stale { members.append(("stale", .bool(true))) }
+        add("didYouMean", didYouMean)
         return .object(members)
     }
 }

@@ -123,7 +123,9 @@ public final class Ledger: @unchecked Sendable {
     /// Declares the host's products (`ProductCatalog`), in effect from `effectiveMs` (nil:
     /// now). Catalogs are kept, never replaced: answers as of an earlier instant keep the
     /// catalog in effect then.
-    public func declareCatalog(_ catalog: ProductCatalog, effectiveMs: Int64?) throws(GateKitError) {
+    /// Returns what the declaration changes (`CatalogReport`); `checkOnly`: only that, nothing declared.
+    @discardableResult
+    public func declareCatalog(_ catalog: ProductCatalog, effectiveMs: Int64?, checkOnly: Bool = false) throws(GateKitError) -> CatalogReport {
         if let effectiveMs, effectiveMs < 0 { throw .invalid("effective_ms is negative") }
         let now = Clock.nowMilliseconds()
         if let effectiveMs, effectiveMs < now - Ledger.nowWindowMs, catalog.correction == nil {
@@ -131,13 +133,22 @@ public final class Ledger: @unchecked Sendable {
                            + "already given as of the instants between would change. To do so on purpose, say why in the document "
                            + "(\"correction\": \"…\"): it is kept with the catalog")
         }
-        try store.write(.wholeStore) { (db) throws(GateKitError) in
-            let effective = effectiveMs ?? now
+        let effective = effectiveMs ?? now
+        if checkOnly {
+            return try store.read { (db) throws(GateKitError) -> CatalogReport in
+                CatalogReport.of(before: try currentCatalogs(db).catalog(at: effective), after: catalog,
+                                 purchased: try CatalogReport.purchasedProducts(db), declared: false, effectiveMs: effective)
+            }
+        }
+        return try store.write(.wholeStore) { (db) throws(GateKitError) -> CatalogReport in
             // The products whose terms may change then: the change feed looks at them again at that instant.
             let before = try loadedCatalogs(db).catalog(at: effective)
+            let report = CatalogReport.of(before: before, after: catalog, purchased: try CatalogReport.purchasedProducts(db),
+                                          declared: true, effectiveMs: effective)
             try CatalogRows.append(db, catalog, effectiveMs: effective, declaredMs: now)
             forgetRecords()
             try ChangeFeed.revisit(db, products: Set(before.products.keys).union(catalog.products.keys), at: max(effective, now))
+            return report
         }
     }
 
@@ -165,6 +176,18 @@ public final class Ledger: @unchecked Sendable {
             let holds = try s.step() && s.int64(0) > 0
             testSignedData[environment] = holds
             return holds
+        }
+    }
+
+    /// Whether every item of the environment is test-signed (and there is one): metrics and the
+    /// report of App Store data then say so, rather than show zeros without a hint.
+    package func holdsOnlyTestSignedData(_ scope: LedgerScope) throws(GateKitError) -> Bool {
+        guard !scope.testSigned, try holdsTestSignedData(scope.environment) else { return false }
+        return try store.read { (db) throws(GateKitError) -> Bool in
+            let s = try db.statement("SELECT COUNT(*) FROM (SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = 0 LIMIT 1) AS any_item")
+            defer { s.reset() }
+            s.bind(1, text: scope.environment)
+            return try s.step() && s.int64(0) == 0
         }
     }
 
@@ -199,12 +222,33 @@ public final class Ledger: @unchecked Sendable {
     public func entitlement(customer: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant,
                             naming: Bool = true, excluding: Set<[UInt8]> = []) throws(GateKitError) -> Entitlement {
         try Ledger.validate(filter: filter, name: "product_or_group")
-        let answer = try view(customer: customer, scope: scope, at: instant, excluding: excluding).entitlement(to: filter, naming: naming)
+        let view = try view(customer: customer, scope: scope, at: instant, excluding: excluding)
+        let answer = view.entitlement(to: filter, naming: naming)
+        guard answer.reason == .noPurchase else { return answer }
         // "No purchase" where test-signed data would answer otherwise: say so, so a test that
         // forgot the test flag is not told the customer bought nothing.
-        guard answer.reason == .noPurchase, !scope.testSigned, try holdsTestSignedData(scope.environment) else { return answer }
-        let test = try view(customer: customer, scope: scope.testSignedPart, at: instant, excluding: excluding).entitlement(to: filter)
-        return test.reason == .noPurchase ? answer : Entitlement(reason: .onlyTestSigned)
+        if !scope.testSigned, try holdsTestSignedData(scope.environment),
+           try self.view(customer: customer, scope: scope.testSignedPart, at: instant, excluding: excluding).entitlement(to: filter).reason != .noPurchase {
+            return Entitlement(reason: .onlyTestSigned)
+        }
+        return Ledger.named(answer, filter: filter, catalog: view.catalog)
+    }
+
+    /// A no-purchase answer about a name the catalog in effect does not know is a typo, not a
+    /// non-customer ("por" for "pro"): `unknownName`, with the nearest name the catalog knows.
+    /// Without a declared catalog every name may be a product id, and the answer stands.
+    static func named(_ answer: Entitlement, filter: String, catalog: ProductCatalog) -> Entitlement {
+        guard answer.reason == .noPurchase, !catalog.products.isEmpty, !catalog.knows(filter) else { return answer }
+        var unknown = Entitlement(reason: .unknownName)
+        unknown.didYouMean = catalog.nearestName(to: filter)
+        return unknown
+    }
+
+    /// `named` for an answer computed elsewhere (an app account's best): the catalog in effect at the instant.
+    package func named(_ answer: Entitlement, filter: String, at instant: LedgerInstant) throws(GateKitError) -> Entitlement {
+        guard answer.reason == .noPurchase else { return answer }
+        let catalogs = try store.read { (db) throws(GateKitError) -> ProductCatalogs in try currentCatalogs(db) }
+        return Ledger.named(answer, filter: filter, catalog: catalogs.catalog(at: instant.at))
     }
 
     /// The customer's original transaction ids the ledger holds (`LedgerRows.originals`): what

@@ -131,9 +131,9 @@ extension Ledger {
     /// The best answer among the app account's customers (entitled first, then the longest).
     public func entitlement(appUserID: String, to filter: String, scope: LedgerScope, at instant: LedgerInstant,
                             naming: Bool = true) throws(GateKitError) -> Entitlement {
-        try bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
+        try named(try bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
             try entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluded)
-        }
+        }, filter: filter, at: instant)
     }
 
     /// The best of `answer` over the customers linked to the app account at the instant: entitled

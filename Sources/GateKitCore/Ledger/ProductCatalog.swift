@@ -89,9 +89,12 @@ public struct ProductCatalog: Sendable, Equatable {
         }
     }
 
-    public var products: [String: Product]
+    public private(set) var products: [String: Product]
     /// Why a catalog takes effect before it was declared (a correction, on purpose); nil: it does not.
     public var correction: String?
+    /// Every name a question may use — product ids, groups and entitlement names — as bytes
+    /// (made once with the catalog: a no-purchase answer checks the name in constant time).
+    private var names: Set<[UInt8]> = []
 
     public static let empty = ProductCatalog(products: [:])
     /// Largest catalog document accepted, and most products / entitlement names per product.
@@ -104,6 +107,26 @@ public struct ProductCatalog: Sendable, Equatable {
     public init(products: [String: Product], correction: String? = nil) {
         self.products = products
         self.correction = correction
+        names = ProductCatalog.names(of: products)
+    }
+
+    private static func names(of products: [String: Product]) -> Set<[UInt8]> {
+        var names = Set<[UInt8]>()
+        for (id, p) in products {
+            names.insert(Array(id.utf8))
+            if let group = p.group { names.insert(Array(group.utf8)) }
+            for e in p.entitlements { names.insert(Array(e.utf8)) }
+        }
+        return names
+    }
+
+    /// Whether a question may name `name`: a product id, group or entitlement name of this
+    /// catalog (the same bytes). An empty catalog (none declared) knows no names and judges none.
+    public func knows(_ name: String) -> Bool { names.contains(Array(name.utf8)) }
+
+    /// The catalog's name nearest to one it does not know (`NearestName`), for "did you mean".
+    public func nearestName(to name: String) -> String? {
+        NearestName.nearest(to: name, among: names.lazy.compactMap { String(validating: $0, as: UTF8.self) })
     }
 
     /// The catalog from its JSON document, every member checked.
@@ -134,8 +157,7 @@ public struct ProductCatalog: Sendable, Equatable {
                 products[productID] = try ProductCatalog.product(productID, entry)
             }
         }
-        self.products = products
-        self.correction = correction
+        self.init(products: products, correction: correction)
     }
 
     private static func product(_ id: String, _ entry: JSONValue) throws(GateKitError) -> Product {

@@ -50,11 +50,11 @@ public struct Refresher: Sendable {
     public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, appUserID: String, to filter: String,
                                    scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
         let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
-        return try ledger.bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
+        return try ledger.named(try ledger.bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
             let now = Clock.monotonicNanoseconds()
             let left = now < deadline ? max(1, Int64((deadline - now) / 1_000_000)) : 1
             return try entitlement(ledger, refresher: refresher, budgetMs: left, customer: customer, to: filter, scope: scope,
                                    at: instant, naming: naming, excluding: excluded)
-        }
+        }, filter: filter, at: instant)
     }
 }

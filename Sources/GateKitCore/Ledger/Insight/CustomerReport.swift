@@ -219,13 +219,14 @@ struct CustomerView {
             let id = ReportIDs.token(s.original)
             out += "<section aria-labelledby=\"s-\(id)\"><h2 id=\"s-\(id)\">Subscription \(HTML.escape(s.original))</h2>\n"
             if let life = s.life { out += "<figure>\n" + timeline(life, id: id, events: s.events()) + legend + "</figure>\n" }
+            out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Events of subscription \(HTML.escape(s.original))\">"
             out += "<table class=\"events\" id=\"events-\(id)\"><thead><tr><th scope=\"col\">When</th><th scope=\"col\">What</th><th scope=\"col\">Product</th>"
             out += "<th scope=\"col\">Transaction</th><th scope=\"col\">Signed item</th></tr></thead><tbody>\n"
             for e in s.events() {
                 out += "<tr><td class=\"text\">\(HTML.escape(HTML.date(e.at)))</td><td class=\"text\">\(HTML.escape(e.what))</td><td class=\"text\">\(HTML.escape(e.product))</td>"
                 out += "<td class=\"text\">\(HTML.escape(e.transactionID))</td><td class=\"text\">\(e.item.map { "<a href=\"#item-\($0)\">item \($0)</a>" } ?? "")</td></tr>\n"
             }
-            out += "</tbody></table></section>\n"
+            out += "</tbody></table></div></section>\n"
         }
         out += "<section aria-labelledby=\"items\"><h2 id=\"items\">Signed items</h2><ol class=\"items\">\n"
         for item in items {
@@ -300,6 +301,7 @@ struct CustomerView {
         case .upgraded: return "Upgraded to another product of its group\(product)."
         case .onlyTestSigned: return "Only test-signed data matches."
         case .unknownType: return "Neither the purchase nor the catalog says what kind of product it is\(product)."
+        case .unknownName: return "The catalog in effect names no such product, group or entitlement" + (e.didYouMean.map { " (did you mean \(Quoted.text($0))?)" } ?? "") + "."
         }
     }
 }

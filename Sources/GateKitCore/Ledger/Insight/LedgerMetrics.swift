@@ -9,8 +9,14 @@ extension Ledger {
     /// Original transaction ids per page.
     static let metricsPage = 2_000
 
+    /// The document; on a ledger whose data in the environment is all test-signed, asked about
+    /// App Store data, it says so (`"onlyTestSigned": true`) rather than show nothing unexplained.
     public func metrics(_ request: MetricsRequest) throws(GateKitError) -> String {
-        try JSONWriter.serialize(metricsTally(request).json())
+        var document = try metricsTally(request).json()
+        if try holdsOnlyTestSignedData(request.scope), case let .object(members) = document {
+            document = .object(members + [("onlyTestSigned", .bool(true))])
+        }
+        return JSONWriter.serialize(document)
     }
 
     /// From the store's day roll-up (`MetricsRollup`), brought up to date first when the store

@@ -7,8 +7,9 @@ extension Ledger {
     /// The app view: now, MRR, revenue, active subscriptions, trials, churn by cause, cohorts.
     public func report(_ request: MetricsRequest) throws(GateKitError) -> String {
         let tally = try metricsTally(request)
+        let hint = try holdsOnlyTestSignedData(request.scope) ? ReportPage.onlyTestSigned(request.scope) : ""
         return ReportPage.page(title: "Subscriptions · \(ReportPage.scopeName(request.scope))",
-                               subtitle: ReportPage.interval(request, asOf: tally.asOf), body: AppView(tally: tally).body)
+                               subtitle: ReportPage.interval(request, asOf: tally.asOf), body: hint + AppView(tally: tally).body)
     }
 }
 
@@ -16,6 +17,12 @@ extension Ledger {
 enum ReportPage {
     static func scopeName(_ scope: LedgerScope) -> String {
         scope.environment + (scope.testSigned ? " (test-signed data)" : "")
+    }
+
+    /// The note on a page of App Store data from a ledger that holds only test-signed data.
+    static func onlyTestSigned(_ scope: LedgerScope) -> String {
+        "<p class=\"note warning\">Every item this ledger holds for \(HTML.escape(scope.environment)) is test-signed, and this page shows "
+            + "App Store data only: ask for test-signed data (<code>--test-signed</code>, GATEKIT_LEDGER_TEST_SIGNED) to see it.</p>\n"
     }
 
     static func interval(_ request: MetricsRequest, asOf: Int64) -> String {
@@ -50,7 +57,7 @@ enum ReportPage {
     static let style = """
         body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1b1f24;background:#fff;margin:0 auto;max-width:780px;padding:0 16px 32px}
         h1{font-size:1.6em;margin:24px 0 4px}h2{font-size:1.25em;margin:32px 0 8px;border-bottom:1px solid #d0d7de}h3{font-size:1.05em;margin:20px 0 6px}
-        header p,footer p,.note{color:#3d444d}footer{margin-top:40px;border-top:1px solid #d0d7de;font-size:.9em}
+        header p,footer p,.note{color:#3d444d}.warning{border-left:4px solid #d4a72c;padding:4px 10px;background:#fff8c5}footer{margin-top:40px;border-top:1px solid #d0d7de;font-size:.9em}
         .tiles{display:flex;flex-wrap:wrap;gap:12px;margin:0;padding:0}.tiles div{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;min-width:140px}
         .tiles dt{font-size:.85em;color:#3d444d}.tiles dd{margin:0;font-size:1.35em;font-weight:600}
         svg.chart,svg.timeline{max-width:100%;height:auto;display:block}
@@ -62,7 +69,7 @@ enum ReportPage {
         .swatch.paid{background:#1f6feb}.swatch.trial{background:#2da44e}.swatch.grace{background:#d4a72c}.swatch.retry{background:#cf222e}
         .swatch.voluntary{background:#bf8700}.swatch.billing{background:#cf222e}.swatch.other{background:#6e7781}.swatch.refund{background:#8250df}
         .swatch.renewal{background:#0a3069}.swatch.revenue{background:#1f6feb}.swatch.family{background:#8250df}
-        table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}th[scope=row],td.text{text-align:left}
+        .scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:right}th[scope=row],td.text{text-align:left}
         figure{margin:16px 0 4px}figcaption{font-weight:600;margin-bottom:4px}details{margin:6px 0}summary{cursor:pointer;color:#0a3069}pre{white-space:pre-wrap;word-break:break-all;font-size:.85em;background:#f6f8fa;padding:8px}
         a{color:#0a3069}.yes{color:#116329;font-weight:600}.no{color:#a40e26;font-weight:600}
         """
@@ -83,7 +90,7 @@ struct AppView {
         var out = summary(series, last: labels.count - 1)
 
         out += "<section aria-labelledby=\"mrr\"><h2 id=\"mrr\">Monthly recurring revenue</h2>\n"
-        out += "<p class=\"note\">Each paid period's price spread over a mean month (30.436875 days), summed at the end of each period shown; per currency.</p>\n"
+        out += "<p class=\"note\">Each paid period's price × 30.436875 days (the mean month) ÷ the period's length, to the nearest milliunit, summed at the end of each period shown; per currency.</p>\n"
         let mrr = series.mrr.keys.sorted()
         if mrr.isEmpty { out += "<p class=\"note\">No paid subscription with a signed price.</p>\n" }
         for currency in mrr {
@@ -161,6 +168,8 @@ struct AppView {
         let keys = tally.cohorts.filter { $0.value.subscribers != 0 }.keys.sorted { $0.product != $1.product ? $0.product < $1.product : $0.month < $1.month }
         guard !keys.isEmpty else { return out + "<p class=\"note\">No paid subscription began in the interval.</p></section>\n" }
         let width = keys.map { tally.monthInstants.count - $0.month }.max() ?? 0
+        // A year of months is wider than the page: the table scrolls within it (keyboard too).
+        out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Cohorts table\">"
         out += "<table class=\"cohorts\" id=\"cohort-table\"><thead><tr><th scope=\"col\">Product</th><th scope=\"col\">Started</th><th scope=\"col\">Subscribers</th>"
         out += (0..<width).map { "<th scope=\"col\">Month \($0)</th>" }.joined() + "</tr></thead><tbody>\n"
         for key in keys {
@@ -175,7 +184,7 @@ struct AppView {
             }
             out += "</tr>\n"
         }
-        return out + "</tbody></table></section>\n"
+        return out + "</tbody></table></div></section>\n"
     }
 }
 

@@ -26,6 +26,13 @@ enum MetricsMoney {
     static let maximumPrice: Int64 = 10_000_000_000_000
 
     static func counts(_ price: Int64) -> Bool { price >= -maximumPrice && price <= maximumPrice }
+
+    /// A period's price as MRR: price × 30.436875 days ÷ the period, rounded to the nearest
+    /// milliunit (halves away from zero), in 128 bits. `periodMs` > 0.
+    static func monthly(_ price: Int64, periodMs: Int64) -> Int128 {
+        let scaled = Int128(price) * Int128(MetricsTally.meanMonthMs), period = Int128(periodMs)
+        return (scaled + (scaled < 0 ? -period / 2 : period / 2)) / period
+    }
 }
 
 extension MetricsSink {
@@ -102,7 +109,7 @@ extension MetricsSink {
                 // (an IDR yearly price did, and its MRR was dropped without a word).
                 // A period of absurd length (a millisecond) makes an absurd MRR: left out the same way.
                 if let price = v.sale.price, let currency = v.sale.currency, let expires = v.expiresMs, expires > p.start {
-                    let monthly = Int128(price) * Int128(MetricsTally.meanMonthMs) / Int128(expires - p.start)
+                    let monthly = MetricsMoney.monthly(price, periodMs: expires - p.start)
                     if MetricsMoney.counts(price), let amount = Int64(exactly: monthly), MetricsMoney.counts(amount) {
                         mrr(amount, currency: currency, p.start, p.coveredUntil, v)
                     } else {
