@@ -26,7 +26,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
-.PHONY: quick test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
+.PHONY: quick test-abi test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -143,7 +143,7 @@ WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_RE
                  scripts/with-postgres.sh scripts/with-appstore-standin.sh
 
 test: build python-deps
-	$(WITH_SERVICES) $(MAKE) --no-print-directory test-demo test-swift test-c test-install test-python test-dist test-fuzz-smoke
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-abi test-demo test-swift test-c test-install test-python test-dist test-fuzz-smoke
 
 # The report's screenshots in docs/images, made by its browser test (headless Chromium).
 screenshots: build python-deps
@@ -157,7 +157,7 @@ test-demo: build
 # The inner loop: the Swift, C and Python suites, without the install test and fuzzing
 # (about a minute warm). `make test` is the full run CI does.
 check: build python-deps
-	$(WITH_SERVICES) $(MAKE) --no-print-directory test-swift test-c test-python
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-abi test-swift test-c test-python
 
 # One domain's Swift, C and Python tests on SQLite (Tests/domains.tsv), after an incremental
 # build: the fast loop while changing a rule. DOMAIN=ledger, receipts, jws, eula, …
@@ -193,6 +193,10 @@ test-c: $(C_TESTS) tool
 	else echo "SKIP: the C contract tests on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 	@scripts/check-symbols.sh $(DEBUG_DIR)/libgatekit.so
+
+# The generated ABI files are current and the header's conventions hold (scripts/gen-abi.py):
+# first, so a stale list or a broken rule stops the run before any suite.
+test-abi:
 	@$(PYTHON) scripts/gen-abi.py check
 
 python-deps:

@@ -13,7 +13,12 @@
  *   - A function that can fail returns int: 0 (or a documented positive result) on success,
  *     a negative GATEKIT_E* code on failure. gatekit_last_error() then describes the failure
  *     for the calling thread. Codes never change meaning; new codes are only ever added.
- *   - Output parameters come first; the single output is named out.
+ *   - Output parameters come first, and their names start with out: `out` for the one
+ *     handle, struct or number a function exists to fill (gatekit_store **out,
+ *     gatekit_entitlement *out); `out_<what>` for text in a named form (out_json for a JSON
+ *     document, out_jws, out_jwt, out_html, out_base64, out_transaction_id, …) and for a
+ *     number beside the result (out_len, out_count, out_token). scripts/gen-abi.py checks it,
+ *     and the rest of these conventions it can check.
  *   - What the library returns through an out pointer is owned by the caller and freed with
  *     the matching function: strings with gatekit_free(), handles with their *_free/_close.
  *     Never free library memory with your own free(), never pass your memory to gatekit_free().
@@ -26,8 +31,9 @@
  *     data carries it in GateKit's "gatekit" member. Within a version members are only added.
  *   - Options structs start with their version: *_options_init(&o, <header's VERSION>) or
  *     GATEKIT_*_OPTIONS_INIT; a newer library reads and writes only that version's members.
- *     Output structs (gatekit_entitlement, gatekit_purchase) start with it too: the caller sets
- *     it to the header's GATEKIT_*_VERSION and the library fills only that version's members.
+ *     Output structs (gatekit_entitlement, gatekit_purchase, gatekit_eula_presentation) start
+ *     with it too: the caller sets it to the header's GATEKIT_*_VERSION and the library fills
+ *     only that version's members.
  *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_,
  *     ledger_, appstore_): the names the library was asked to export; the prefixes keep them
  *     apart from a host's. python/tests/test_package.py checks that every function has one.

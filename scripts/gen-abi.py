@@ -2,8 +2,8 @@
 includes: the contract) and the exports' @c names.
 
     python3 scripts/gen-abi.py write   regenerates Sources/GateKit/exports.map,
-                                       Sources/GateKit/HeaderConformance.swift and
-                                       python/gatekit/_bindings.py
+                                       Sources/GateKit/HeaderConformance.swift,
+                                       python/gatekit/_bindings.py and python/gatekit/_enums.py
     python3 scripts/gen-abi.py check   fails when one is not what `write` would make (make
                                        check and make test run it)
 
@@ -24,6 +24,20 @@ EXPORTS = ROOT / "Sources" / "GateKit"
 MAP = EXPORTS / "exports.map"
 CONFORMANCE = EXPORTS / "HeaderConformance.swift"
 BINDINGS = ROOT / "python" / "gatekit" / "_bindings.py"
+ENUMS = ROOT / "python" / "gatekit" / "_enums.py"
+
+#: The Python enumerations the headers' blocks of #defines make (python/gatekit/_enums.py):
+#: (class, header, the comment that opens the block, the prefix its names drop, the class of
+#: python/gatekit/_enum_rules.py that gives it behaviour, or None).
+ENUM_BLOCKS = [
+    ("State", "perm.h", "/* States (persisted numbers).", "GATEKIT_PERM_STATE_", "StateRules"),
+    ("Decision", "perm.h", "/* Decisions the host records.", "GATEKIT_PERM_DECISION_", None),
+    ("Category", "perm.h", "/* Built-in categories", "GATEKIT_PERM_", "CategoryRules"),
+    ("Outcome", "ledger.h", "/* What ingestion did", "GATEKIT_LEDGER_", None),
+    ("SubscriptionStatus", "ledger.h", "/* Subscription statuses", "GATEKIT_SUBSCRIPTION_", None),
+    ("Reason", "ledger.h", "/* Why a customer is", "GATEKIT_LEDGER_REASON_", "ReasonRules"),
+    ("SyncOutcome", "ledger_sync.h", "/* What ledger_sync_notifications did", "GATEKIT_LEDGER_SYNC_", None),
+]
 
 
 def functions() -> List["tuple[str, str, List[str]]"]:
@@ -250,6 +264,122 @@ def bindings() -> str:
     return "\n".join(out) + "\n"
 
 
+SYMBOLS = ROOT / "packaging" / "debian" / "libgatekit0.symbols"
+
+
+def declarations_with_comments() -> List["tuple[str, str, str]"]:
+    """Each GATEKIT_API line of the domain headers: (header, the line, the comment block above it —
+    the lines up to the blank line before, shared by declarations that follow one comment)."""
+    found = []
+    for header in HEADERS:
+        lines = header.read_text().split("\n")
+        for i, line in enumerate(lines):
+            if not line.startswith("GATEKIT_API"):
+                continue
+            j = i - 1
+            while j >= 0 and lines[j].strip():
+                j -= 1
+            found.append((header.name, line, "\n".join(lines[j + 1:i])))
+    return found
+
+
+def parameter_name(declaration: str) -> str:
+    m = re.search(r"([A-Za-z_]\w*)\s*(\[[^]]*\])?\s*$", declaration.strip())
+    return m.group(1) if m else ""
+
+
+def rules() -> List[str]:
+    """The conventions gatekit.h states, checked against every declaration (each a sentence of
+    that comment): outputs first and named for what they are, the "since" marks, results that
+    report failure cannot be ignored silently, versions are unsigned, the output structs named."""
+    broken: List[str] = []
+    text = header_text()
+    output_structs = set()
+    for struct, body in re.findall(r"typedef struct (gatekit_\w+) \{(.*?)\}", text, re.S):
+        first = body.strip().split(";")[0].split()
+        has_init = re.search(rf"\b{struct[len('gatekit_'):]}_init\b|\b{struct.upper()}_INIT\b", text)
+        if first[-1:] == ["version"] and not has_init:
+            output_structs.add(struct)
+    umbrella = (ROOT / "include" / "gatekit.h").read_text()
+    listed = re.search(r"Output structs \(([^)]*)\)", umbrella)
+    named = set(re.findall(r"gatekit_\w+", listed.group(1))) if listed else set()
+    if named != output_structs:
+        broken.append(f"gatekit.h's list of output structs names {sorted(named)}; the headers' are {sorted(output_structs)}")
+    for ret, name, params in functions():
+        names = [parameter_name(p) for p in params]
+        outputs = [i for i, n in enumerate(names) if n.startswith("out")]
+        if outputs != list(range(len(outputs))):
+            broken.append(f"{name}: output parameters come first ({', '.join(names)})")
+        for p, n in zip(params, names):
+            kind = " ".join(p.strip()[:len(p.strip()) - len(n)].split()).replace("* *", "**")   # "char **"
+            if "**" in kind and not kind.startswith("const") and not n.startswith("out"):
+                broken.append(f"{name}: {n} is an output (a pointer to fill): its name starts with out")
+            if n == "out" and kind == "char **":
+                broken.append(f"{name}: text comes out as out_<what> (out_json, out_jws, …), not out")
+            filled = re.fullmatch(r"(gatekit_\w+) (\*\*|\*)", kind)
+            if n.startswith("out_") and len(outputs) == 1 and filled and (filled.group(2) == "**" or filled.group(1) in output_structs):
+                broken.append(f"{name}: the one handle or struct a function fills is named out, not {n}")
+    marked = {}
+    for header, line, comment in declarations_with_comments():
+        m = re.search(r"\b([a-z_][a-z0-9_]*)\s*\(", line[len("GATEKIT_API"):])
+        if not m:
+            continue
+        name = m.group(1)
+        since = re.search(r"[Ss]ince (\d+\.\d+\.\d+)", comment)
+        marked[name] = since.group(1) if since else "0.1.0"
+        if line.split("GATEKIT_API", 1)[1].split()[0] == "int" and "GATEKIT_WARN_UNUSED" not in line and "GATEKIT_E" in comment:
+            broken.append(f"{name} reports failures (its comment names a GATEKIT_E code) but lacks GATEKIT_WARN_UNUSED")
+    released = dict(re.findall(r"^ (\w+)@Base (\S+)$", SYMBOLS.read_text(), re.M))
+    for name, version in sorted(marked.items()):
+        if released.get(name) != version:
+            broken.append(f"{name}: the header says since {version}, {SYMBOLS.name} says {released.get(name, 'nothing')}"
+                          " (the comment above a function says \"Since X.Y.Z\" unless it came in 0.1.0)")
+    for macro, value in re.findall(r"^#define (GATEKIT_\w+_VERSION) (\S+)", text, re.M):
+        if not value.endswith("u"):
+            broken.append(f"{macro} {value}: struct versions are unsigned ({value}u), as the version members are")
+    return broken
+
+
+def enum_block(header: str, opening: str, prefix: str) -> "tuple[str, List[tuple[str, str, str]]]":
+    """The block of #defines a comment opens (to the next blank line): its comment, and each
+    (name without the prefix, value, the define's own comment's first line)."""
+    lines = (ROOT / "include" / "gatekit" / header).read_text().split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith(opening)), None)
+    if start is None:
+        raise SystemExit(f"gen-abi: {header} has no block opened by {opening!r}")
+    title = lines[start].strip("/* ").rstrip("*/ ").strip()
+    members = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        m = re.match(rf"#define {prefix}([A-Z0-9_]+)\s+(\d+)\s*(?:/\*\s*(.*?)\s*(?:\*/)?)?$", line)
+        if m:
+            members.append((m.group(1), m.group(2), (m.group(3) or "").rstrip("*/ ").strip()))
+        elif members and re.match(r"\s+\*\s", line):   # the define's comment goes on
+            name, value, comment = members[-1]
+            members[-1] = (name, value, f"{comment} {line.strip().lstrip('*').rstrip('*/').strip()}".strip())
+    if not members:
+        raise SystemExit(f"gen-abi: the block {opening!r} of {header} defines nothing named {prefix}*")
+    return title, members
+
+
+def enums() -> str:
+    out = ['"""Generated by scripts/gen-abi.py from include/gatekit/*.h: the C enumerations as Python',
+           "enumerations, each value the header's (one definition). Do not edit: run",
+           "`python3 scripts/gen-abi.py write`. Their behaviour asks the library (_enum_rules.py); the",
+           'modules of the package re-export them (gatekit.ledger.Reason, gatekit.permissions.State)."""',
+           "from ._enum_rules import " + ", ".join(sorted({r for *_, r in ENUM_BLOCKS if r})),
+           "from ._named_enum import NamedIntEnum", "",
+           "__all__ = [" + ", ".join(f'"{c}"' for c, *_ in sorted(ENUM_BLOCKS)) + "]"]
+    for cls, header, opening, prefix, rules in ENUM_BLOCKS:
+        title, members = enum_block(header, opening, prefix)
+        out += ["", "", f"class {cls}({rules + ', ' if rules else ''}NamedIntEnum):",
+                f'    """{prefix}* (gatekit/{header}): {title}"""']
+        for name, value, comment in members:
+            out.append(f"    {name} = {value}" + (f"  # {comment}" if comment else ""))
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     if mode not in ("write", "check"):
@@ -264,7 +394,12 @@ def main() -> int:
         for n in extra:
             print(f"gen-abi: @c({n}) exports a function the header does not declare", file=sys.stderr)
         return 1
-    wanted = {MAP: export_map(names), CONFORMANCE: conformance(names, swift), BINDINGS: bindings()}
+    broken = rules()
+    for rule in broken:
+        print(f"gen-abi: {rule}", file=sys.stderr)
+    if broken:
+        return 1
+    wanted = {MAP: export_map(names), CONFORMANCE: conformance(names, swift), BINDINGS: bindings(), ENUMS: enums()}
     stale = [p for p, text in wanted.items() if not p.exists() or p.read_text() != text]
     if mode == "write":
         for p in stale:
@@ -274,7 +409,7 @@ def main() -> int:
     for p in stale:
         print(f"gen-abi: {p.relative_to(ROOT)} is stale: run `python3 scripts/gen-abi.py write`", file=sys.stderr)
     if not stale:
-        print(f"gen-abi: {len(names)} functions; exports.map, HeaderConformance.swift and _bindings.py are current")
+        print(f"gen-abi: {len(names)} functions; exports.map, HeaderConformance.swift, _bindings.py and _enums.py are current")
     return 1 if stale else 0
 
 

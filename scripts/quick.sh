@@ -14,12 +14,14 @@ if [ -z "$domain" ] || [ -z "$row" ]; then
     exit 2
 fi
 IFS=$'\t' read -r _ suites c_tests py_tests <<<"$row"
+[ "$suites" = - ] && suites=""
+[ "$c_tests" = - ] && c_tests=""
 start=$(date +%s)
 swift build --build-tests 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
 ln -sfn libgatekit.so .build/debug/libgatekit.so.0
 export SWIFT_BACKTRACE=enable=no GATEKIT_LIBRARY="$root/.build/debug/libgatekit.so" GATEKIT_TOOL="$root/.build/c/gatekit"
 unset GATEKIT_TEST_BACKEND GATEKIT_TEST_POSTGRES
-swift test --skip-build --filter "$suites" 2>&1 | grep -E "✘|Test run with" | tail -20
+[ -z "$suites" ] || swift test --skip-build --filter "$suites" 2>&1 | grep -E "✘|Test run with" | tail -20
 make --no-print-directory -s tool >/dev/null
 for t in $c_tests; do make --no-print-directory -s ".build/c/tests/$t" >/dev/null; done
 run_tests() {

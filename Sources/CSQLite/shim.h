@@ -2,8 +2,9 @@
 #define GATEKIT_CSQLITE_SHIM_H
 /* SQLite (Debian libsqlite3-dev) for the embedded store, loaded with dlopen on the first store
  * open: a host that validates a receipt or signed data at launch never loads libsqlite3 (its
- * symbol relocations are 0.2 ms of every process start). The prototypes come from SQLite's own
- * header, so every call through the table is type-checked. */
+ * symbol relocations would be paid at every process start: BENCHMARKS.md, "Launch check and
+ * big receipts"). The prototypes come from SQLite's own header, so every call through the
+ * table is type-checked. */
 #include <sqlite3.h>
 #include <dlfcn.h>
 #include <string.h>

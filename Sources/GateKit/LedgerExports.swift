@@ -301,6 +301,16 @@ public func ledgerDeclareCatalog(_ store: OpaquePointer?, _ catalogJSON: UnsafeP
     }
 }
 
+@c(ledger_reason_name)
+public func ledgerReasonName(_ reason: Int32) -> UnsafePointer<CChar>? {
+    Entitlement.Reason(rawValue: reason).map { UnsafeRawPointer($0.staticName.utf8Start).assumingMemoryBound(to: CChar.self) }
+}
+
+@c(ledger_reason_entitles)
+public func ledgerReasonEntitles(_ reason: Int32) -> Int32 {
+    Entitlement.Reason(rawValue: reason)?.entitles == true ? 1 : 0
+}
+
 @c(ledger_declare_catalog_report)
 public func ledgerDeclareCatalogReport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                                        _ catalogJSON: UnsafePointer<CChar>?, _ effectiveMs: Int64, _ flags: UInt32) -> Int32 {

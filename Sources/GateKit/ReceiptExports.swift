@@ -235,6 +235,13 @@ public func receiptIsTestSigned(_ receipt: OpaquePointer?) -> Int32 {
     }
 }
 
+@c(receipt_is_sandbox)
+public func receiptIsSandbox(_ receipt: OpaquePointer?) -> Int32 {
+    exportBoundary("receipt_is_sandbox") { () throws(GateKitError) in
+        try ReceiptHandle.from(receipt).validated.receipt.environmentClass == .sandbox ? 1 : 0
+    }
+}
+
 @c(receipt_identity)
 public func receiptIdentity(_ receipt: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let handle = ReceiptHandle.peek(receipt) else { return nil }
@@ -354,7 +361,7 @@ public func receiptIntroEligible(_ receipt: OpaquePointer?, _ productIDs: Unsafe
 @c(receipt_transaction_id)
 public func receiptTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ data: UnsafeRawPointer?, _ len: Int) -> Int32 {
     exportBoundary("receipt_transaction_id") { () throws(GateKitError) in
-        let out = try Arguments.out(out)
+        let out = try Arguments.out(out, "out_transaction_id")
         out.pointee = nil
         guard let id = try ReceiptUtility.transactionID(appReceipt: try Arguments.buffer(data, try receiptLength(len), "data")) else { return 0 }
         out.pointee = try Owned.cString(id)
@@ -365,7 +372,7 @@ public func receiptTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointe
 @c(receipt_legacy_transaction_id)
 public func receiptLegacyTransactionID(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ text: UnsafePointer<CChar>?) -> Int32 {
     exportBoundary("receipt_legacy_transaction_id") { () throws(GateKitError) in
-        let out = try Arguments.out(out)
+        let out = try Arguments.out(out, "out_transaction_id")
         out.pointee = nil
         guard let text else { throw .invalid("transaction_receipt is NULL") }
         let limit = ReceiptUtility.maximumTransactionReceiptLength

@@ -208,6 +208,7 @@ static int call_receipt_integer(arg *a) { return receipt_integer((long long *)a[
 static int call_receipt_date_ms(arg *a) { return receipt_date_ms((long long *)a[0].p, R(a[1].p), a[2].i); }
 static int call_receipt_bytes(arg *a) { return receipt_bytes((const unsigned char **)a[0].p, (size_t *)a[1].p, R(a[2].p), a[3].i); }
 static int call_receipt_is_test_signed(arg *a) { return receipt_is_test_signed(R(a[0].p)); }
+static int call_receipt_is_sandbox(arg *a) { return receipt_is_sandbox(R(a[0].p)); }
 static int call_receipt_purchase_count(arg *a) { return receipt_purchase_count(R(a[0].p)); }
 static int call_receipt_purchase_string(arg *a) { (void)receipt_purchase_string(R(a[0].p), a[1].n, a[2].i); return 0; }
 static int call_receipt_purchase_integer(arg *a) { return receipt_purchase_integer((long long *)a[0].p, R(a[1].p), a[2].n, a[3].i); }
@@ -267,6 +268,8 @@ static int call_perm_category_name(arg *a) { (void)perm_category_name(a[0].i); r
 static int call_perm_category_from_name(arg *a) { return perm_category_from_name(S(a[0].p), a[1].s); }
 static int call_perm_state_name(arg *a) { (void)perm_state_name(a[0].i); return 0; }
 static int call_perm_allows_prompt(arg *a) { return perm_allows_prompt(a[0].i); }
+static int call_ledger_reason_name(arg *a) { (void)ledger_reason_name(a[0].i); return 0; }
+static int call_ledger_reason_entitles(arg *a) { return ledger_reason_entitles(a[0].i); }
 static int call_perm_set_system_provider(arg *a) { return perm_set_system_provider(S(a[0].p), (gatekit_perm_provider_fn)a[1].p, a[2].p); }
 static int call_perm_set_usage_description(arg *a) { return perm_set_usage_description(S(a[0].p), a[1].i, a[2].s); }
 static int call_perm_register_category(arg *a) { return perm_register_category(S(a[0].p), a[1].i, a[2].s, a[3].s); }
@@ -560,6 +563,7 @@ static const api_entry api[] = {
     {"receipt_date_ms", call_receipt_date_ms, {OUT_LL, RECEIPT, ATTR, END}, 0},
     {"receipt_bytes", call_receipt_bytes, {OUT_BYTES, OUT_SIZE, RECEIPT, ATTR, END}, 0},
     {"receipt_is_test_signed", call_receipt_is_test_signed, {RECEIPT, END}, 0},
+    {"receipt_is_sandbox", call_receipt_is_sandbox, {RECEIPT, END}, 0},
     {"receipt_identity", call_receipt_identity, {RECEIPT, END}, 1},
     {"receipt_purchase_count", call_receipt_purchase_count, {RECEIPT, END}, 0},
     {"receipt_purchase_string", call_receipt_purchase_string, {RECEIPT, INDEX, ATTR, END}, 1},
@@ -590,6 +594,8 @@ static const api_entry api[] = {
     {"perm_category_from_name", call_perm_category_from_name, {OPT_STORE, PERM_NAME, END}, 0},
     {"perm_state_name", call_perm_state_name, {INT, END}, 1},
     {"perm_allows_prompt", call_perm_allows_prompt, {INT, END}, 0},
+    {"ledger_reason_name", call_ledger_reason_name, {INT, END}, 1},
+    {"ledger_reason_entitles", call_ledger_reason_entitles, {INT, END}, 0},
     {"perm_set_system_provider", call_perm_set_system_provider, {STORE, PROVIDER, PAYLOAD, END}, 0},
     {"perm_set_usage_description", call_perm_set_usage_description, {STORE, CATEGORY, USAGE, END}, 0},
     {"perm_register_category", call_perm_register_category, {STORE, CATEGORY, PERM_NAME, USAGE, END}, 0},

@@ -102,24 +102,24 @@ typedef struct gatekit_eula_consent {
 /* Static initialiser: gatekit_eula_consent c = GATEKIT_EULA_CONSENT_INIT; */
 #define GATEKIT_EULA_CONSENT_INIT { .version = GATEKIT_EULA_CONSENT_VERSION }
 
-/* Sets *consent to nothing said for `version` (pass GATEKIT_EULA_CONSENT_VERSION).
+/* Since 0.2.0. Sets *consent to nothing said for `version` (pass GATEKIT_EULA_CONSENT_VERSION).
  * NULL: GATEKIT_EINVAL; an unknown version: GATEKIT_EVERSION. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_consent_init(gatekit_eula_consent *consent, unsigned int version);
 
-/* eula_accept() / eula_decline() with how the decision was given (consent may be NULL).
+/* Since 0.2.0. eula_accept() / eula_decline() with how the decision was given (consent may be NULL).
  * A part that is malformed is GATEKIT_EINVAL (an address that is not an IP literal, a locale
  * that is not a language tag, text that is not UTF-8, a key given twice, an unknown method);
  * one over its bound is GATEKIT_ETOOLARGE. Nothing is recorded then. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept_with(gatekit_store *store, const char *document_id, const char *hash, const char *user, const gatekit_eula_consent *consent);
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_decline_with(gatekit_store *store, const char *document_id, const char *hash, const char *user, const gatekit_eula_consent *consent);
 
-/* Withdraws the user's consent to the document: recorded as a withdrawal (decision
+/* Since 0.2.0. Withdraws the user's consent to the document: recorded as a withdrawal (decision
  * "withdrawn", with the hash of the text whose acceptance it ends), after which every text of
  * the document is presented again until accepted anew. GATEKIT_ENOTFOUND when no acceptance is
  * in force (never accepted, or withdrawn since): nothing is recorded. consent may be NULL. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_withdraw(gatekit_store *store, const char *document_id, const char *user, const gatekit_eula_consent *consent);
 
-/* Headless acceptance bound to one text. `names` is "document@hash-prefix" entries separated
+/* Since 0.2.0. Headless acceptance bound to one text. `names` is "document@hash-prefix" entries separated
  * by commas ("terms@3fa1b2c4,privacy@9e01d2c3"; 8 to 64 hex digits of the text's sha256; a
  * document id holding "," cannot be named). Returns 1 when it names document_id with a prefix
  * of `hash` (the acceptance is recorded with `consent`), 0 when it does not name document_id
@@ -128,7 +128,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_withdraw(gatekit_store *store, const ch
  * GATEKIT_EINVAL for a malformed entry. Call it when eula_should_present*() answers 1. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept_named(gatekit_store *store, const char *document_id, const char *hash, const char *user, const char *names, const gatekit_eula_consent *consent);
 
-/* eula_accept_named() with the value of the environment variable the host names (like
+/* Since 0.2.0. eula_accept_named() with the value of the environment variable the host names (like
  * "GATEKIT_ACCEPT"; unset or empty: 0). Recorded with method GATEKIT_EULA_METHOD_ENVIRONMENT
  * and the metadata "variable": the variable's name, unless consent says otherwise. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_accept_from_env(gatekit_store *store, const char *document_id, const char *hash, const char *user, const char *variable, const gatekit_eula_consent *consent);
@@ -170,10 +170,10 @@ typedef struct gatekit_eula_publication {
 /* Static initialiser: gatekit_eula_publication p = GATEKIT_EULA_PUBLICATION_INIT; */
 #define GATEKIT_EULA_PUBLICATION_INIT { .version = GATEKIT_EULA_PUBLICATION_VERSION }
 
-/* Sets *publication to empty for `version`. NULL: GATEKIT_EINVAL; unknown: GATEKIT_EVERSION. */
+/* Since 0.2.0. Sets *publication to empty for `version`. NULL: GATEKIT_EINVAL; unknown: GATEKIT_EVERSION. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_publication_init(gatekit_eula_publication *publication, unsigned int version);
 
-/* Publishes a version of the document with its texts (their bytes are stored). Publishing the
+/* Since 0.2.0. Publishes a version of the document with its texts (their bytes are stored). Publishing the
  * same version again is a no-op; a label already published with other texts or instants, or a
  * text already part of another version, is GATEKIT_EEULA_VERSION_CONFLICT. Durable when it
  * returns 0. */
@@ -200,13 +200,13 @@ typedef struct gatekit_eula_presentation {
     long long next_effective_ms;          /* the next version's effect, if one is scheduled; else 0 */
 } gatekit_eula_presentation;
 
-/* 1: the text must be presented (GATEKIT_EULA_REQUIRED); 0: it need not (accepted, or in
+/* Since 0.2.0. 1: the text must be presented (GATEKIT_EULA_REQUIRED); 0: it need not (accepted, or in
  * grace: the host may show it); <0: error — GATEKIT_ENOTFOUND when no version of the document
  * is in effect at the instant. language NULL: the default language. at_ms 0: now; an earlier
  * instant answers as the gate did then (decisions made later do not count). out may be NULL. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_should_present_at(gatekit_eula_presentation *out, gatekit_store *store, const char *document_id, const char *user, const char *language, long long at_ms);
 
-/* The bytes of a published text, found by its hash (*out_bytes freed with gatekit_free();
+/* Since 0.2.0. The bytes of a published text, found by its hash (*out_bytes freed with gatekit_free();
  * NUL-terminated beyond *out_length, for hosts that show it as a string).
  * GATEKIT_ENOTFOUND when no version of the document has that text. */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_text(void **out_bytes, size_t *out_length, gatekit_store *store, const char *document_id, const char *hash);
@@ -229,7 +229,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int eula_text(void **out_bytes, size_t *out_leng
  * fails with GATEKIT_EIO). It must not use the store being exported. */
 typedef int (*gatekit_write_fn)(void *context, const void *bytes, size_t length);
 
-/* Exports the consent record of `user` (NULL: the default user, or everyone with
+/* Since 0.2.0. Exports the consent record of `user` (NULL: the default user, or everyone with
  * GATEKIT_EULA_EXPORT_EVERYONE) for document_id (NULL: every document) through `write`.
  * *out_count (may be NULL) receives the number of decisions. Decisions recorded while it runs
  * are not in it. The store then records the export (its instant, its last decision and the
@@ -237,7 +237,7 @@ typedef int (*gatekit_write_fn)(void *context, const void *bytes, size_t length)
  * cannot export (GATEKIT_EREADONLY, before anything is written). */
 GATEKIT_API GATEKIT_WARN_UNUSED int eula_export(long long *out_count, gatekit_store *store, const char *document_id, const char *user, unsigned int flags, gatekit_write_fn write, void *context);
 
-/* Checks the export at path (either format) against the store. 0 when every record is what
+/* Since 0.2.0. Checks the export at path (either format) against the store. 0 when every record is what
  * the store holds and the file is one the store wrote (*out_count, may be NULL: its number of
  * decisions); GATEKIT_EEULA_EXPORT_ALTERED with gatekit_last_error() naming the first record
  * that differs, or saying that the store never wrote the file (a header edited with it). */

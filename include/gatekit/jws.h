@@ -74,7 +74,7 @@ extern "C" {
 #define GATEKIT_EJWS_CERTIFICATE      (-312)  /* an x5c certificate is not DER X.509 */
 #define GATEKIT_EJWS_PAYLOAD_FIELD    (-313)  /* a known payload field has the wrong JSON type, or a header or payload member repeats */
 
-#define GATEKIT_JWS_OPTIONS_VERSION 2
+#define GATEKIT_JWS_OPTIONS_VERSION 2u
 
 /* Options flags (version 2). */
 #define GATEKIT_JWS_TEST_PRODUCTION 0x1u  /* TEST ONLY: accept data signed under the test anchor
@@ -149,7 +149,7 @@ typedef struct gatekit_jws gatekit_jws;
 #define GATEKIT_JWS_APP_TRANSACTION  4
 #define GATEKIT_JWS_REALTIME_REQUEST 5
 
-/* The app and environment a notification is about, from its decoded payload (payload_json:
+/* Since 0.2.0. The app and environment a notification is about, from its decoded payload (payload_json:
  * a notification's JSON, as jws_verify_notification returns it, or as read before
  * verification to choose which app's options to verify it with — the verification then
  * checks it): *out_json = {"bundleId":…,"appAppleId":…,"environment":…} (null where the
@@ -159,7 +159,7 @@ typedef struct gatekit_jws gatekit_jws;
  * GATEKIT_EJWS_PAYLOAD_FIELD (a known member of the wrong type), GATEKIT_EINVAL. */
 GATEKIT_API GATEKIT_WARN_UNUSED int jws_notification_subject(char **out_json, const char *payload_json);
 
-/* Checks an x5c certificate chain on its own, by the rules of signed data: x5c_json is a
+/* Since 0.2.0. Checks an x5c certificate chain on its own, by the rules of signed data: x5c_json is a
  * JSON array of standard-base64 DER certificates, leaf first ("x5c" of a JWS header); it must
  * chain leaf -> intermediate -> Apple Root CA - G3, or, with test_anchor_der, that test anchor
  * (the anchor as the single certificate too, as for Xcode), with Apple's OIDs, valid at

@@ -72,6 +72,14 @@ extern "C" {
                                                       * a non-customer (the answer's JSON names the
                                                       * nearest name, "didYouMean"); never entitled */
 
+/* Since 0.2.0. A reason's name as the JSON answers say it ("no-purchase"), static storage;
+ * NULL for a number that is no reason. */
+GATEKIT_API const char *ledger_reason_name(int reason);
+
+/* Since 0.2.0. 1 when the reason entitles (a subscription, grace period, non-consumable or
+ * non-renewing period covers the instant), 0 for every other number. */
+GATEKIT_API int ledger_reason_entitles(int reason);
+
 /* gatekit_ledger_query flags. */
 #define GATEKIT_LEDGER_TEST_SIGNED 0x1u  /* answer from data accepted under a test anchor (tests
                                           * only): never mixed with App Store data */
@@ -172,7 +180,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_batch(char **out_json, gatekit
  * GATEKIT_ERECEIPT_* code. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_receipt(char **out_json, gatekit_store *store, const void *data, size_t len, const gatekit_receipt_options *options);
 
-/* The host's product catalog, declared once and kept (docs/ledger.md "Products and named
+/* Since 0.2.0. The host's product catalog, declared once and kept (docs/ledger.md "Products and named
  * entitlements"): catalog_json = {"products":{"<product id>":{"type":"auto-renewable",
  * "group":"<subscription group id>","entitlements":["pro"],"term":"P30D"}}} — every member
  * optional; type one of auto-renewable, non-consumable, consumable, non-renewing; term (an ISO
@@ -202,7 +210,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog(gatekit_store *store,
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog_report(char **out_json, gatekit_store *store, const char *catalog_json,
                                                                   long long effective_ms, unsigned int flags);
 
-/* The catalog in effect at at_ms (0: now): {"version":1,"effective":ms,"declared":ms,
+/* Since 0.2.0. The catalog in effect at at_ms (0: now): {"version":1,"effective":ms,"declared":ms,
  * "products":{...as declared...}}, or {"version":1,"products":{}} when none was declared by
  * then. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_catalog(char **out_json, gatekit_store *store, long long at_ms);
@@ -251,16 +259,16 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_intro_eligible(gatekit_store *store, 
  * its token from the link or from Apple's first signature with that token, whichever is later).
  * app_user_id: 1 to 256 bytes; customer as for the questions. */
 
-/* Returns 1 (linked), 2 (moved from another app account, which lost it — the customer, or a
+/* Since 0.2.0. Returns 1 (linked), 2 (moved from another app account, which lost it — the customer, or a
  * subscription it stands for that another account held through its other identifier) or 0
  * (already linked to this one, and holding all it stands for); < 0 on error (GATEKIT_EINVAL: a
  * NULL or empty argument, an unknown environment). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_link(gatekit_store *store, const char *environment, const char *app_user_id, const char *customer);
 
-/* Returns 1 (unlinked) or 0 (it was not linked to this app account). */
+/* Since 0.2.0. Returns 1 (unlinked) or 0 (it was not linked to this app account). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_unlink(gatekit_store *store, const char *environment, const char *app_user_id, const char *customer);
 
-/* The links in effect at at_ms (0: now) and every change, of app_user_id and/or customer (NULL:
+/* Since 0.2.0. The links in effect at at_ms (0: now) and every change, of app_user_id and/or customer (NULL:
  * any): {"version":1,"environment":...,"links":[{"appUserId":...,"customer":...,"since":ms}],
  * "changes":[{"appUserId":...,"customer":...,"linked":true,"at":ms,"cause":"transfer"|null}]}. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store *store, const char *environment, const char *app_user_id, const char *customer, long long at_ms);
@@ -276,7 +284,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
  * once. Each change names the subscription's app account token and the app accounts linked to
  * it or the token when it was appended ("appUserIds"). */
 
-/* The changes after after_seq (0: from the first), oldest first, at most limit (1 to 10000):
+/* Since 0.2.0. The changes after after_seq (0: from the first), oldest first, at most limit (1 to 10000):
  * {"version":1,"changes":[{"seq":1,"environment":...,"testSigned":...,"originalTransactionId":
  * ...,"appAccountToken":...,"appUserIds":[...],"productId":...,"entitlements":["pro"],
  * "entitled":true,"reason":"subscription","status":1,"until":ms,"at":ms,"cause":"ingest",
@@ -284,7 +292,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
  * cursor to pass next (after_seq when there was nothing new). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_changes(char **out_json, gatekit_store *store, long long after_seq, int limit);
 
-/* 1 as soon as a change after after_seq exists, 0 when timeout_ms (0 to 3600000) passed first.
+/* Since 0.2.0. 1 as soon as a change after after_seq exists, 0 when timeout_ms (0 to 3600000) passed first.
  * Woken by any process's commit (SQLite: the store's change probe, read every 2 ms;
  * PostgreSQL: the commit notifications on the store's connection) and at the instant time next
  * changes an answer. Blocks the calling thread only; other threads may use the handle. */

@@ -35,7 +35,7 @@ extern "C" {
 #define GATEKIT_METRICS_BY_STOREFRONT  4
 #define GATEKIT_METRICS_BY_CURRENCY    5
 
-/* The metrics of query->environment for [from_ms, to_ms) (from_ms moves back to the start of
+/* Since 0.2.0. The metrics of query->environment for [from_ms, to_ms) (from_ms moves back to the start of
  * its bucket; at most 10000 buckets; buckets starting after the as-of instant are left out), as
  * of query->at_ms (0: now). query->flags may hold GATEKIT_LEDGER_TEST_SIGNED only. *out_json
  * receives {"version":1,"environment":...,"testSigned":...,"asOf":ms,"granularity":"month",
@@ -56,7 +56,7 @@ extern "C" {
  * returns, counts a page while the next is read). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_metrics(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, long long from_ms, long long to_ms, int granularity, int dimension);
 
-/* The report as one self-contained HTML page (no script, no network: inline SVG charts, text a
+/* Since 0.2.0. The report as one self-contained HTML page (no script, no network: inline SVG charts, text a
  * reader can select): customer NULL, the app view of ledger_metrics(dimension ALL) — MRR,
  * active subscriptions, trials and conversions, churn by cause, the cohort heat map; else the
  * customer view (an app account token or original transaction id; with GATEKIT_LEDGER_APP_USER

@@ -56,11 +56,11 @@ typedef struct gatekit_ledger_sync_options {
 #define GATEKIT_LEDGER_SYNC_OPTIONS_INIT \
     { .version = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION, .overlap_ms = 3600000, .lease_ms = 120000 }
 
-/* Sets *options to the defaults of `version` (pass GATEKIT_LEDGER_SYNC_OPTIONS_VERSION).
+/* Since 0.2.0. Sets *options to the defaults of `version` (pass GATEKIT_LEDGER_SYNC_OPTIONS_VERSION).
  * NULL: GATEKIT_EINVAL; an unknown version: GATEKIT_EVERSION. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_options_init(gatekit_ledger_sync_options *options, unsigned int version);
 
-/* Pages through Apple's Get Notification History from the store's checkpoint for the
+/* Since 0.2.0. Pages through Apple's Get Notification History from the store's checkpoint for the
  * environment (the first time: options->since_ms) to options->until_ms, verifying and ingesting
  * every notification Apple attempted to send, delivered or not. Each page is recorded in one
  * durable transaction together with the checkpoint that follows it, so a sync killed at any
@@ -89,14 +89,14 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_options_init(gatekit_ledger_sync
  * keeps, lost for good), freed with gatekit_free. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_notifications(char **out_json, gatekit_store *store, gatekit_appstore_client *client, const gatekit_ledger_sync_options *options);
 
-/* Where the environment's sync stands: {"version":1,"environment":"Sandbox","syncedUntil":ms
+/* Since 0.2.0. Where the environment's sync stands: {"version":1,"environment":"Sandbox","syncedUntil":ms
  * or null,"checkpointAheadMs":n,"window":{...},"leaseUntil":ms} ("window" while one is part-way,
  * "leaseUntil" while a sync holds the lease, "checkpointAheadMs" when the checkpoint is more than
  * a minute after this host's clock: its clock is slow, or a fast one wrote it). For monitoring:
  * an old syncedUntil means the timer stopped. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_state(char **out_json, gatekit_store *store, const char *environment);
 
-/* One customer brought up to date from Apple: Get Transaction History (from the revision Apple
+/* Since 0.2.0. One customer brought up to date from Apple: Get Transaction History (from the revision Apple
  * gave at this customer's last refresh) and Get All Subscription Statuses, every signed item
  * verified with `verify` and ingested. customer: an original transaction id, or an app account
  * token the ledger knows transactions of (GATEKIT_ENOTFOUND when it knows none). For support
@@ -108,7 +108,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_state(char **out_json, gatekit_s
  * "duplicate":..,"superseded":..,"rejected":..,"rejections":[...]}. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_refresh(char **out_json, gatekit_store *store, gatekit_appstore_client *client, const gatekit_jws_options *verify, const char *customer);
 
-/* Lets this store handle's questions ask Apple before saying no (gatekit_ledger_query's
+/* Since 0.2.0. Lets this store handle's questions ask Apple before saying no (gatekit_ledger_query's
  * refresh_budget_ms): the handle keeps its own reference to the client (free yours when you
  * like) and a copy of the options. client NULL: questions no longer ask (they answer stale).
  * Errors: GATEKIT_EINVAL (NULL store, verify NULL with a client, environments that differ). */

@@ -261,7 +261,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int perm_portal_map(gatekit_store *store, int ca
 /* 0 while answers come from the desktop's permission store; GATEKIT_EPERM_PORTAL when they
  * fall back to the stored state now (gatekit_last_error() says why: the store left the bus,
  * the bus connection was lost) or when the portal is not this handle's provider. */
-GATEKIT_API int perm_portal_status(gatekit_store *store);
+GATEKIT_API GATEKIT_WARN_UNUSED int perm_portal_status(gatekit_store *store);
 
 #ifdef __cplusplus
 }

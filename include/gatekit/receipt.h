@@ -170,6 +170,11 @@ GATEKIT_API GATEKIT_WARN_UNUSED int receipt_bytes(const unsigned char **out, siz
  * receipt, GATEKIT_EINVAL for NULL. */
 GATEKIT_API GATEKIT_WARN_UNUSED int receipt_is_test_signed(const gatekit_receipt *receipt);
 
+/* Since 0.2.0. 1 when the receipt's environment is a sandbox one (Sandbox, ProductionSandbox,
+ * ProductionVPPSandbox), 0 otherwise (Production, ProductionVPP, Xcode, another name),
+ * GATEKIT_EINVAL for NULL: the rule GATEKIT_RECEIPT_PRODUCTION_ONLY applies. */
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_is_sandbox(const gatekit_receipt *receipt);
+
 /* The receipt's replay identity: SHA-256 of its signed payload as 64 lowercase hex digits,
  * owned by the receipt. Re-encodings of one genuine receipt (BER or DER, base64 with or
  * without white space, certificates reordered or added, unsigned attributes) all verify and
@@ -240,12 +245,12 @@ GATEKIT_API GATEKIT_WARN_UNUSED int receipt_intro_eligible(const gatekit_receipt
 /* Apple's ReceiptUtility, WITHOUT validation: for calling the App Store Server API only, never
  * for an entitlement decision. receipt_transaction_id: the first in-app purchase's transaction
  * id (else its original transaction id) of an app receipt (DER, BER or base64, as
- * receipt_validate takes it): 1 with *out set, 0 with *out NULL when there is no purchase,
+ * receipt_validate takes it): 1 with *out_transaction_id set, 0 with it NULL when there is no purchase,
  * GATEKIT_ERECEIPT_MALFORMED / _PAYLOAD when it does not parse. receipt_legacy_transaction_id:
  * the transaction-id of a legacy transaction receipt (base64 of an old-style plist with
  * "purchase-info"): 1 / 0 likewise, GATEKIT_ERECEIPT_MALFORMED when it is not base64. */
-GATEKIT_API GATEKIT_WARN_UNUSED int receipt_transaction_id(char **out, const void *data, size_t len);
-GATEKIT_API GATEKIT_WARN_UNUSED int receipt_legacy_transaction_id(char **out, const char *transaction_receipt);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_transaction_id(char **out_transaction_id, const void *data, size_t len);
+GATEKIT_API GATEKIT_WARN_UNUSED int receipt_legacy_transaction_id(char **out_transaction_id, const char *transaction_receipt);
 
 #ifdef __cplusplus
 }

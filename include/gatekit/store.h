@@ -57,7 +57,7 @@ extern "C" {
  * (every GateKit write is idempotent or append-only, so retrying it is safe). Caches (the
  * ledger's, the permission snapshot) stay coherent: handles in one process see each other's
  * commits at once, as on SQLite; a commit by another process or machine is seen once its
- * LISTEN/NOTIFY notification arrives (under a millisecond on one host).
+ * LISTEN/NOTIFY notification arrives (BENCHMARKS.md, "Change feed latency", has the delay).
  * Messages never hold the password; gatekit_store_path() answers the URI without it. */
 typedef struct gatekit_store gatekit_store;
 

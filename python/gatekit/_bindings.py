@@ -540,6 +540,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'jws_transaction_payload_is_entitled': (ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong,),
     'jws_test_pki_create': (ctypes.c_int, ctypes.c_char_p,),
     'jws_test_sign': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,),
+    'ledger_reason_name': (ctypes.c_char_p, ctypes.c_int,),
+    'ledger_reason_entitles': (ctypes.c_int, ctypes.c_int,),
     'ledger_query_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_query), ctypes.c_uint,),
     'ledger_ingest_notification': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
     'ledger_ingest_transaction': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(gatekit_jws_options),),
@@ -603,6 +605,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'receipt_date_ms': (ctypes.c_int, ctypes.POINTER(ctypes.c_longlong), ctypes.POINTER(gatekit_receipt), ctypes.c_int,),
     'receipt_bytes': (ctypes.c_int, c_char_p_p, ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(gatekit_receipt), ctypes.c_int,),
     'receipt_is_test_signed': (ctypes.c_int, ctypes.POINTER(gatekit_receipt),),
+    'receipt_is_sandbox': (ctypes.c_int, ctypes.POINTER(gatekit_receipt),),
     'receipt_identity': (ctypes.c_char_p, ctypes.POINTER(gatekit_receipt),),
     'receipt_purchase_count': (ctypes.c_int, ctypes.POINTER(gatekit_receipt),),
     'receipt_purchase_string': (ctypes.c_char_p, ctypes.POINTER(gatekit_receipt), ctypes.c_size_t, ctypes.c_int,),
@@ -709,6 +712,8 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'jws_transaction_payload_is_entitled': ('payload_json', 'product_id', 'at_ms', ),
     'jws_test_pki_create': ('directory', ),
     'jws_test_sign': ('out_jws', 'pki_directory', 'kind', 'payload_json', ),
+    'ledger_reason_name': ('reason', ),
+    'ledger_reason_entitles': ('reason', ),
     'ledger_query_init': ('query', 'version', ),
     'ledger_ingest_notification': ('out_json', 'store', 'jws', 'options', ),
     'ledger_ingest_transaction': ('out_json', 'store', 'jws', 'options', ),
@@ -772,6 +777,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'receipt_date_ms': ('out', 'receipt', 'attribute', ),
     'receipt_bytes': ('out', 'out_len', 'receipt', 'attribute', ),
     'receipt_is_test_signed': ('receipt', ),
+    'receipt_is_sandbox': ('receipt', ),
     'receipt_identity': ('receipt', ),
     'receipt_purchase_count': ('receipt', ),
     'receipt_purchase_string': ('receipt', 'index', 'field', ),
@@ -781,8 +787,8 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'receipt_inspect': ('out_json', 'data', 'len', ),
     'receipt_apple_status': ('code', ),
     'receipt_intro_eligible': ('receipt', 'product_ids', 'count', ),
-    'receipt_transaction_id': ('out', 'data', 'len', ),
-    'receipt_legacy_transaction_id': ('out', 'transaction_receipt', ),
+    'receipt_transaction_id': ('out_transaction_id', 'data', 'len', ),
+    'receipt_legacy_transaction_id': ('out_transaction_id', 'transaction_receipt', ),
     'gatekit_store_open': ('out', 'path', 'app_id', ),
     'gatekit_store_open_flags': ('out', 'path', 'app_id', 'flags', ),
     'gatekit_store_close': ('store', ),
@@ -877,6 +883,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     jws_transaction_payload_is_entitled: Callable[..., Any]
     jws_test_pki_create: Callable[..., Any]
     jws_test_sign: Callable[..., Any]
+    ledger_reason_name: Callable[..., Any]
+    ledger_reason_entitles: Callable[..., Any]
     ledger_query_init: Callable[..., Any]
     ledger_ingest_notification: Callable[..., Any]
     ledger_ingest_transaction: Callable[..., Any]
@@ -940,6 +948,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     receipt_date_ms: Callable[..., Any]
     receipt_bytes: Callable[..., Any]
     receipt_is_test_signed: Callable[..., Any]
+    receipt_is_sandbox: Callable[..., Any]
     receipt_identity: Callable[..., Any]
     receipt_purchase_count: Callable[..., Any]
     receipt_purchase_string: Callable[..., Any]

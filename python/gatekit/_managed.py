@@ -1,9 +1,9 @@
 """One owned C handle per Python object: the base of Store, Receipt and every handle to come."""
 from __future__ import annotations
 
-from typing import Any, Optional, TypeVar
+from typing import Any, Callable, List, Optional, Protocol, Tuple, TypeVar
 
-__all__ = ["Managed"]
+__all__ = ["Managed", "StoreOwner"]
 
 M = TypeVar("M", bound="Managed")
 
@@ -14,9 +14,23 @@ class Managed:
     globals may already be gone). Subclasses set ``_handle`` and implement ``_release``."""
 
     _handle: Optional[Any] = None
+    _closing: Optional[List[Tuple[Callable[[Any], None], Callable[[], None]]]] = None
 
     def _release(self, handle: Any) -> None:
         raise NotImplementedError
+
+    def when_closing(self, before: Callable[[Any], None], after: Callable[[], None]) -> None:
+        """A part of this object (a store's permissions) is told around the release: ``before``
+        with the handle still open (stop a watcher whose callbacks need the part), ``after``
+        once it is gone (nothing in C can call the part's callbacks any more)."""
+        if self._closing is None:
+            self._closing = []
+        self._closing.append((before, after))
+
+    @property
+    def open_handle(self) -> Optional[Any]:
+        """The C handle, or None once closed (``handle`` raises instead)."""
+        return self._handle
 
     @property
     def handle(self) -> Any:
@@ -31,8 +45,13 @@ class Managed:
 
     def close(self) -> None:
         handle, self._handle = self._handle, None
-        if handle is not None:
-            self._release(handle)
+        if handle is None:
+            return
+        for before, _ in self._closing or ():
+            before(handle)
+        self._release(handle)
+        for _, after in self._closing or ():
+            after()
 
     def __enter__(self: M) -> M:
         return self
@@ -45,3 +64,15 @@ class Managed:
             self.close()
         except Exception:
             pass
+
+
+class StoreOwner(Protocol):
+    """What the store's feature objects (Eula, Permissions, Ledger) need of their Store."""
+
+    @property
+    def handle(self) -> Any: ...
+
+    @property
+    def open_handle(self) -> Optional[Any]: ...
+
+    def when_closing(self, before: Callable[[Any], None], after: Callable[[], None]) -> None: ...

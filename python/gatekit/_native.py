@@ -5,9 +5,9 @@ from __future__ import annotations
 import ctypes
 import os
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Protocol, Tuple
+from typing import Iterator, List, Optional, Tuple
 
-__all__ = ["StoreOwner", "lib", "library_path", "take_string", "to_c_string"]
+__all__ = ["lib", "library_path", "required_c_string", "take_string", "to_c_string"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _REPO_ROOT = _PACKAGE_DIR.parent.parent
@@ -25,7 +25,7 @@ def _candidates() -> Iterator[Tuple[str, str]]:
         for build in (".build/debug", ".build/release", ".build-static/release"):
             yield "build tree", str(_REPO_ROOT / build / "libgatekit.so")
     yield "system", "libgatekit.so.0"
-    import ctypes.util  # the last resort only: it imports subprocess (~10 ms at start-up)
+    import ctypes.util  # the last resort only: it imports subprocess, slow at start-up
     found = ctypes.util.find_library("gatekit")
     if found:
         yield "system", found
@@ -47,14 +47,6 @@ def _load() -> Tuple[ctypes.CDLL, str]:
 
 
 lib, library_path = _load()
-
-class StoreOwner(Protocol):
-    """What the store's feature objects (Eula, Permissions) need of their Store."""
-    _handle: Optional[Any]
-
-    @property
-    def handle(self) -> Any: ...
-
 
 def take_string(pointer: ctypes.c_void_p) -> str:
     """Copies a library-owned C string, then frees it with gatekit_free."""

@@ -58,13 +58,15 @@ class SigningKey(Managed):
         self._handle = handle
         self.key_id, self.issuer_id, self.bundle_id = key_id, issuer_id, bundle_id
 
-    def _call(self, function: Any, *args: Any) -> str:
-        out = ctypes.c_void_p()
-        check(function(ctypes.byref(out), self.handle, *args))
-        return _native.take_string(out)
-
     def _release(self, handle: Any) -> None:
         _free(handle)
+
+
+def _signed(key: SigningKey, function: Any, *args: Any) -> str:
+    """What a signing function of the library makes with the key (a string it allocates)."""
+    out = ctypes.c_void_p()
+    check(function(ctypes.byref(out), key.handle, *args))
+    return _native.take_string(out)
 
 
 class PromotionalOfferSignatureCreator:
@@ -76,7 +78,7 @@ class PromotionalOfferSignatureCreator:
     def create_signature(self, product_identifier: str, subscription_offer_id: str, application_username: str,
                          nonce: Union[uuid.UUID, str], timestamp: int) -> str:
         """The base64 DER ECDSA signature; ``timestamp`` in Unix milliseconds."""
-        return self._key._call(_offer_v1, _s(product_identifier, "product_identifier"),
+        return _signed(self._key, _offer_v1, _s(product_identifier, "product_identifier"),
                                _s(subscription_offer_id, "subscription_offer_id"),
                                _s(application_username, "application_username"), _s(str(nonce), "nonce"), int(timestamp))
 
@@ -92,7 +94,7 @@ class PromotionalOfferV2SignatureCreator(_JWSSignatureCreator):
     def create_signature(self, product_id: str, offer_identifier: str, transaction_id: Optional[str]) -> str:
         if product_id is None or offer_identifier is None:
             raise ValueError("product_id and offer_identifier cannot be null")
-        return self._key._call(_offer_v2, _s(product_id, "product_id"), _s(offer_identifier, "offer_identifier"),
+        return _signed(self._key, _offer_v2, _s(product_id, "product_id"), _s(offer_identifier, "offer_identifier"),
                                _s(transaction_id, "transaction_id"))
 
 
@@ -102,7 +104,7 @@ class IntroductoryOfferEligibilitySignatureCreator(_JWSSignatureCreator):
     def create_signature(self, product_id: str, allow_introductory_offer: bool, transaction_id: str) -> str:
         if product_id is None or allow_introductory_offer is None or transaction_id is None:
             raise ValueError("product_id, allow_introductory_offer and transaction_id cannot be null")
-        return self._key._call(_intro, _s(product_id, "product_id"), 1 if allow_introductory_offer else 0,
+        return _signed(self._key, _intro, _s(product_id, "product_id"), 1 if allow_introductory_offer else 0,
                                _s(transaction_id, "transaction_id"))
 
 
@@ -116,7 +118,7 @@ class AdvancedCommerceAPIInAppSignatureCreator(_JWSSignatureCreator):
         if advanced_commerce_in_app_request is None:
             raise ValueError("advanced_commerce_in_app_request cannot be null")
         request = json.dumps(_plain(advanced_commerce_in_app_request))
-        return self._key._call(_commerce, _s(request, "request"))
+        return _signed(self._key, _commerce, _s(request, "request"))
 
 
 class APIToken:
@@ -127,7 +129,7 @@ class APIToken:
         self.lifetime = lifetime
 
     def token(self) -> str:
-        return self._key._call(_token, int(self.lifetime))
+        return _signed(self._key, _token, int(self.lifetime))
 
 
 class ReceiptUtility:

@@ -14,6 +14,7 @@ from . import _bindings, _native, _time, eula_versions
 from .eula_versions import Presentation, TextSource
 from ._result import JSONResult
 from .errors import GateKitError, check, file_path, register
+from ._managed import StoreOwner
 
 __all__ = ["Consent", "EEULA_HASH_MISMATCH", "Eula", "EulaAnswer", "EulaDecision", "EulaHashMismatchError", "EulaMethod",
            "HASH_HEX_SIZE", "User", "hash_bytes", "hash_file"]
@@ -89,22 +90,6 @@ class Consent:
     user_agent: Optional[str] = None
     locale: Optional[str] = None
     metadata: Mapping[str, str] = field(default_factory=dict)
-
-    def _native(self) -> "tuple[_bindings.gatekit_eula_consent, List[Any]]":
-        """The C struct, and the buffers it points into (kept alive by the caller)."""
-        c = _bindings.gatekit_eula_consent()
-        check(_consent_init(ctypes.byref(c), _bindings.GATEKIT_EULA_CONSENT_VERSION))
-        c.method = EulaMethod(self.method).code if self.method is not None else 0
-        c.client_address = _text(self.client_address, "client_address")
-        c.user_agent = _text(self.user_agent, "user_agent")
-        c.locale = _text(self.locale, "locale")
-        pairs = list(self.metadata.items())
-        keys = (ctypes.c_char_p * max(len(pairs), 1))(*[_text(k, "metadata key") for k, _ in pairs])
-        values = (ctypes.c_char_p * max(len(pairs), 1))(*[_text(v, "metadata value") for _, v in pairs])
-        c.metadata_keys = ctypes.cast(keys, type(c.metadata_keys))
-        c.metadata_values = ctypes.cast(values, type(c.metadata_values))
-        c.metadata_count = len(pairs)
-        return c, [keys, values]
 
 
 @dataclass(frozen=True)
@@ -192,11 +177,28 @@ def _text(value: Optional[str], name: str) -> Optional[bytes]:
     return _native.to_c_string(value, name)
 
 
+def _consent_struct(consent: Consent) -> "tuple[_bindings.gatekit_eula_consent, List[Any]]":
+    """The C struct, and the buffers it points into (kept alive by the caller)."""
+    c = _bindings.gatekit_eula_consent()
+    check(_consent_init(ctypes.byref(c), _bindings.GATEKIT_EULA_CONSENT_VERSION))
+    c.method = EulaMethod(consent.method).code if consent.method is not None else 0
+    c.client_address = _text(consent.client_address, "client_address")
+    c.user_agent = _text(consent.user_agent, "user_agent")
+    c.locale = _text(consent.locale, "locale")
+    pairs = list(consent.metadata.items())
+    keys = (ctypes.c_char_p * max(len(pairs), 1))(*[_text(k, "metadata key") for k, _ in pairs])
+    values = (ctypes.c_char_p * max(len(pairs), 1))(*[_text(v, "metadata value") for _, v in pairs])
+    c.metadata_keys = ctypes.cast(keys, type(c.metadata_keys))
+    c.metadata_values = ctypes.cast(values, type(c.metadata_values))
+    c.metadata_count = len(pairs)
+    return c, [keys, values]
+
+
 def _consent_argument(consent: Optional[Consent]) -> "tuple[Any, List[Any]]":
     """The C argument for a consent (None: NULL, nothing said), and what must outlive the call."""
     if consent is None:
         return None, []
-    native, keep = consent._native()
+    native, keep = _consent_struct(consent)
     return ctypes.byref(native), [native, *keep]
 
 
@@ -208,7 +210,7 @@ class Eula:
     """EULA gating on one store: ``store.eula``. A document's version is the SHA-256 of its
     bytes; a user is a str or bytes (need not be UTF-8), None for the app's default user."""
 
-    def __init__(self, store: "_native.StoreOwner") -> None:
+    def __init__(self, store: StoreOwner) -> None:
         self._store = store
 
     def should_present(self, document_id: str, path: Union[str, "os.PathLike[str]"], user: User = None) -> bool:

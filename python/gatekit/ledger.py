@@ -15,70 +15,23 @@ from .errors import GateKitError, check, error_for
 from ._result import JSONResult
 from ._structs import JWSOptions, ReceiptOptions, Signed, receipt_options, signed_text
 from .jws import KINDS, SignedDataVerifier
+from ._enums import Outcome, Reason, SubscriptionStatus, SyncOutcome  # noqa: F401  (SyncOutcome: gatekit.ledger's name too)
 from ._named_enum import NamedIntEnum
-
-if TYPE_CHECKING:
-    from .ledger_insight import CustomerReport, Metrics
-    from .api_client import AppStoreServerAPIClient
+from ._managed import StoreOwner
+from ._ledger_query import APP_USER, QUERY_VERSION, TEST_SIGNED, instant_ms, query
+from .ledger_insight import LedgerInsight
+from .ledger_sync import LedgerSync, SyncReport
 
 __all__ = ["CatalogReport", "Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
-class SubscriptionStatus(NamedIntEnum):
-    """Apple's subscription status numbers ("Get All Subscription Statuses")."""
-    ACTIVE = 1
-    EXPIRED = 2
-    BILLING_RETRY = 3
-    BILLING_GRACE_PERIOD = 4
-    REVOKED = 5
+#: The ledger's answers name reasons as the library does ("no-purchase").
+_REASONS = {r.wire_name: r for r in Reason}
+_REASON_NAMES = {r: name for name, r in _REASONS.items()}
 
 
-class Reason(NamedIntEnum):
-    """Why a customer is (SUBSCRIPTION … NON_RENEWING) or is not entitled."""
-    SUBSCRIPTION = 1
-    GRACE_PERIOD = 2
-    NON_CONSUMABLE = 3
-    NON_RENEWING = 4
-    NO_PURCHASE = 10
-    EXPIRED = 11
-    BILLING_RETRY = 12
-    REVOKED = 13
-    NOT_YET_PURCHASED = 14
-    CONSUMABLE = 15
-    UPGRADED = 16
-    ONLY_TEST_SIGNED = 17   # nothing App Store-signed matches, but test-signed data does
-    UNKNOWN_TYPE = 18       # a purchase with no end whose type neither the data nor the catalog names
-    UNKNOWN_NAME = 19       # the catalog in effect names no such product, group or entitlement (a typo)
-
-    @property
-    def entitles(self) -> bool:
-        return self.value < 10
-
-
-class Outcome(NamedIntEnum):
-    """What an ingestion did."""
-    NEW = 1          # recorded, and it brought something the ledger lacked
-    DUPLICATE = 2    # already recorded: nothing written
-    SUPERSEDED = 3   # recorded; what it carries was known or older: no state change
-
-
-_REASONS = {"subscription": Reason.SUBSCRIPTION, "grace-period": Reason.GRACE_PERIOD,
-            "non-consumable": Reason.NON_CONSUMABLE, "non-renewing": Reason.NON_RENEWING,
-            "no-purchase": Reason.NO_PURCHASE, "expired": Reason.EXPIRED, "billing-retry": Reason.BILLING_RETRY,
-            "revoked": Reason.REVOKED, "not-yet-purchased": Reason.NOT_YET_PURCHASED,
-            "consumable": Reason.CONSUMABLE, "upgraded": Reason.UPGRADED,
-            "only-test-signed": Reason.ONLY_TEST_SIGNED, "unknown-type": Reason.UNKNOWN_TYPE,
-            "unknown-name": Reason.UNKNOWN_NAME}
-_REASON_NAMES = {reason: name for name, reason in _REASONS.items()}
-
-
-def _ms(at: Instant) -> int:
-    """0 (now) for None; Unix ms of an aware datetime (a plain number is refused: _time)."""
-    value = _time.milliseconds(at, "at")
-    if at is not None and value <= 0:
-        raise ValueError("at must be after 1970-01-01T00:00:00Z")
-    return value
+_ms = instant_ms
 
 
 def _present(members: Dict[str, Any]) -> Dict[str, Any]:
@@ -283,55 +236,8 @@ class LinkOutcome(NamedIntEnum):
     TRANSFERRED = 2  # it was linked to another app account, which lost it
 
 
-class SyncOutcome(NamedIntEnum):
-    """What ledger_sync_notifications() did (GATEKIT_LEDGER_SYNC_*)."""
-    DONE = _bindings.GATEKIT_LEDGER_SYNC_DONE        # caught up
-    PARTIAL = _bindings.GATEKIT_LEDGER_SYNC_PARTIAL  # stopped by the budget or page limit: call again
-    BUSY = _bindings.GATEKIT_LEDGER_SYNC_BUSY        # another process or host is syncing: nothing done
-
-
-@dataclass(frozen=True)
-class SyncReport(JSONResult):
-    """What one sync (or refresh) did: pages read, items ingested by outcome, items refused
-    (``rejections``: their errors), and the checkpoint. ``to_dict()`` is the C JSON."""
-    outcome: Optional[SyncOutcome]
-    #: Why a sync stopped: "caught-up", "budget", "max-pages" or "busy" (None for a refresh).
-    stopped_by: Optional[str]
-    pages: int
-    items: int
-    new: int
-    duplicate: int
-    superseded: int
-    rejected: int
-    rejections: Tuple[GateKitError, ...]
-    synced_until: Optional[datetime]
-    raw: Mapping[str, Any]
-
-    @classmethod
-    def from_dict(cls, raw: Mapping[str, Any]) -> "SyncReport":
-        outcome = raw.get("outcome")
-        return cls(outcome=SyncOutcome[outcome.upper()] if outcome else None, stopped_by=raw.get("stoppedBy"),
-                   pages=int(raw.get("pages", 0)),
-                   items=raw["items"], new=raw["new"], duplicate=raw["duplicate"], superseded=raw["superseded"],
-                   rejected=raw["rejected"], rejections=tuple(error_for(r["error"], r["message"]) for r in raw["rejections"]),
-                   synced_until=_time.from_milliseconds(raw.get("syncedUntil")), raw=dict(raw))
-
-    def to_dict(self) -> Dict[str, Any]:
-        return dict(self.raw)
-
-
-QUERY_VERSION = _bindings.GATEKIT_LEDGER_QUERY_VERSION
 ENTITLEMENT_VERSION = _bindings.GATEKIT_ENTITLEMENT_VERSION
-TEST_SIGNED = _bindings.GATEKIT_LEDGER_TEST_SIGNED
-APP_USER = _bindings.GATEKIT_LEDGER_APP_USER
 
-_S = ctypes.POINTER(_bindings.gatekit_store)
-_Query = _bindings.gatekit_ledger_query
-_Entitlement = _bindings.gatekit_entitlement
-_Q = ctypes.POINTER(_Query)
-_O = ctypes.POINTER(JWSOptions)
-_out = _bindings.c_char_p_p
-_query_init = _bindings.ledger_query_init
 _ingest = {kind: getattr(_bindings, f"ledger_ingest_{kind}")
            for kind in ("notification", "transaction", "renewal_info", "app_transaction")}
 _ingest_batch = _bindings.ledger_ingest_batch
@@ -350,20 +256,15 @@ _wait_changes = _bindings.ledger_wait_changes
 _link = _bindings.ledger_link
 _unlink = _bindings.ledger_unlink
 _links = _bindings.ledger_links
-_sync_options_init = _bindings.ledger_sync_options_init
-_sync = _bindings.ledger_sync_notifications
-_sync_state = _bindings.ledger_sync_state
-_refresh = _bindings.ledger_refresh
-_set_refresher = _bindings.ledger_set_refresher
 _declare_catalog_report = _bindings.ledger_declare_catalog_report
 _CATALOG_CHECK_ONLY = _bindings.GATEKIT_CATALOG_CHECK_ONLY
 _catalog = _bindings.ledger_catalog
-_metrics = _bindings.ledger_metrics
-_report = _bindings.ledger_report
 
 
-class Ledger:
-    """``store.ledger``. Ingestion verifies in the same call (with a
+class Ledger(LedgerSync, LedgerInsight):
+    """``store.ledger``: this module's ingestion, questions, change feed, app accounts and
+    catalog, with :class:`gatekit.ledger_sync.LedgerSync` (syncing from Apple) and
+    :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) — one module per header. Ingestion verifies in the same call (with a
     :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` in Unix seconds for
     the certificate checks, default the payload's signedDate; or receipt options) and is
     durable when it returns.
@@ -372,7 +273,7 @@ class Ledger:
     Unix ms): the answer the ledger would have given then, from what Apple had signed by then.
     Safe from many threads and processes."""
 
-    def __init__(self, store: "_native.StoreOwner") -> None:
+    def __init__(self, store: StoreOwner) -> None:
         self._store = store
 
     # ---- ingestion ------------------------------------------------------------------------
@@ -446,74 +347,7 @@ class Ledger:
         del keep
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
-    @staticmethod
-    def _query(environment: str, at: Instant, test_signed: bool, refresh_within: Optional[timedelta] = None,
-               by_app_user: bool = False) -> _Query:
-        q = _Query()
-        check(_query_init(ctypes.byref(q), QUERY_VERSION))
-        q.environment = _native.required_c_string(environment, "environment")
-        q.at_ms = _ms(at)
-        q.flags = (TEST_SIGNED if test_signed else 0) | (APP_USER if by_app_user else 0)
-        q.refresh_budget_ms = 0 if refresh_within is None else max(1, _time.span_milliseconds(refresh_within, "refresh_within"))
-        return q
-
-    # ---- syncing from Apple ----------------------------------------------------------------
-
-    def sync_notifications(self, client: "AppStoreServerAPIClient", verifier: SignedDataVerifier, *,
-                           since: Instant = None, until: Instant = None, overlap: timedelta = timedelta(hours=1),
-                           budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
-                           lease: timedelta = timedelta(minutes=2), verify_time: Instant = None) -> SyncReport:
-        """Ingests every notification Apple attempted to send since the last sync (Get
-        Notification History), each verified with ``verifier``: lost ones are recovered, the
-        rest are duplicates. Resumable (a checkpoint per page), one process or host at a time
-        (``outcome`` BUSY otherwise). ``since``: the first sync's start (default: as far back
-        as Apple keeps); ``until``: the end (default now); ``budget`` (default 10 minutes, at
-        most a day; it bounds each request too) / ``max_pages``: stop early (PARTIAL,
-        ``stopped_by`` says which) and go on at the next call; ``verify_time`` as for the ingest
-        methods. docs/ledger.md, "Syncing from Apple"."""
-        options = _bindings.gatekit_ledger_sync_options()
-        check(_sync_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_SYNC_OPTIONS_VERSION))
-        verify = verifier.c_options(verify_time)
-        options.verify = ctypes.pointer(verify)
-        options.since_ms = _ms(since)
-        options.until_ms = _ms(until)
-        options.overlap_ms = _time.span_milliseconds(overlap, "overlap")
-        options.budget_ms = 0 if budget is None else max(1, _time.span_milliseconds(budget, "budget"))
-        options.max_pages = 0 if max_pages is None else int(max_pages)
-        options.lease_ms = _time.span_milliseconds(lease, "lease")
-        out = ctypes.c_void_p()
-        check(_sync(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(options)))
-        return SyncReport.from_json(json.loads(_native.take_string(out)))
-
-    def sync_state(self, environment: str) -> Dict[str, Any]:
-        """Where the environment's sync stands: ``syncedUntil`` (Unix ms or None), the window
-        part-way (``window``) and the lease (``leaseUntil``) when there is one."""
-        out = ctypes.c_void_p()
-        check(_sync_state(ctypes.byref(out), self._store.handle, _native.required_c_string(environment, "environment")))
-        document: Dict[str, Any] = json.loads(_native.take_string(out))
-        return document
-
-    def refresh(self, client: "AppStoreServerAPIClient", customer: str, verifier: SignedDataVerifier,
-                verify_time: Instant = None) -> SyncReport:
-        """One customer (an original transaction id, or an app account token the ledger knows)
-        from Apple's transaction history and subscription statuses, verified and ingested,
-        within the client's ``timeout`` for the whole refresh."""
-        verify = verifier.c_options(verify_time)
-        out = ctypes.c_void_p()
-        check(_refresh(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(verify),
-                       _native.required_c_string(customer, "customer")))
-        return SyncReport.from_json(json.loads(_native.take_string(out)))
-
-    def set_refresher(self, client: Optional["AppStoreServerAPIClient"], verifier: Optional[SignedDataVerifier] = None,
-                      verify_time: Instant = None) -> None:
-        """Lets questions with ``refresh_within`` ask Apple before saying no (None: stop)."""
-        if client is None:
-            check(_set_refresher(self._store.handle, None, None))
-            return
-        if verifier is None:
-            raise TypeError("set_refresher needs the verifier the refreshed data is checked with")
-        verify = verifier.c_options(verify_time)
-        check(_set_refresher(self._store.handle, client.handle, ctypes.byref(verify)))
+    _query = staticmethod(query)
 
     # ---- the change feed -------------------------------------------------------------------
 
@@ -665,49 +499,3 @@ class Ledger:
         check(_history(ctypes.byref(out), self._store.handle, ctypes.byref(q), _native.to_c_string(customer, "customer")))
         document: Dict[str, Any] = json.loads(_native.take_string(out))
         return document
-
-    # ---- metrics and the report (gatekit.ledger_insight) --------------------------------------
-
-    @staticmethod
-    def _interval(start: datetime, end: datetime, granularity: str) -> Tuple[int, int, int]:
-        from .ledger_insight import GRANULARITIES
-        if granularity not in GRANULARITIES:
-            raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}, not {granularity!r}")
-        return _time.milliseconds(start, "start"), _time.milliseconds(end, "end"), GRANULARITIES[granularity]
-
-    def metrics(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month", by: str = "all",
-                at: Instant = None, test_signed: bool = False) -> "Metrics":
-        """Subscription metrics for [start, end) in UTC days, ISO weeks or months, split ``by``
-        product, group, entitlement, storefront or currency, from what Apple had signed by
-        ``at`` (None: now). One snapshot of the store."""
-        from .ledger_insight import BY, Metrics
-        if by not in BY:
-            raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
-        first, last, size = self._interval(start, end, granularity)
-        q = self._query(environment, at, test_signed)
-        out = ctypes.c_void_p()
-        check(_metrics(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size, BY[by]))
-        return Metrics.from_dict(json.loads(_native.take_string(out)))
-
-    def report(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
-               at: Instant = None, test_signed: bool = False) -> str:
-        """The app view as one self-contained HTML page (what ``gatekit ledger report`` writes)."""
-        return self._report_html(None, environment, start, end, granularity, at, test_signed, False)
-
-    def customer_report(self, customer: str, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
-                        at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> "CustomerReport":
-        """A customer's timelines, events linked to their signed items, and "entitled now? why?"
-        (``by_app_user``: ``customer`` is the host's user id). Jupyter shows it inline."""
-        from .ledger_insight import CustomerReport
-        html = self._report_html(customer, environment, start, end, granularity, at, test_signed, by_app_user)
-        return CustomerReport(customer=customer, html=html)
-
-    def _report_html(self, customer: Optional[str], environment: str, start: datetime, end: datetime, granularity: str,
-                     at: Instant, test_signed: bool, by_app_user: bool) -> str:
-        first, last, size = self._interval(start, end, granularity)
-        q = self._query(environment, at, test_signed, by_app_user=by_app_user)
-        out = ctypes.c_void_p()
-        check(_report(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size,
-                      _native.to_c_string(customer, "customer")))
-        return _native.take_string(out)
-

@@ -5,20 +5,31 @@ in milliunits of each currency as Apple signed it, never converted. docs/ledger.
 defines every figure."""
 from __future__ import annotations
 
+import ctypes
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from . import _time
+from . import _bindings, _native, _time
+from ._ledger_query import query
+from ._managed import StoreOwner
 from ._result import JSONResult
+from ._time import Instant
+from .errors import check
 
-__all__ = ["BY", "Cohort", "CustomerReport", "DAY", "GRANULARITIES", "METRICS", "MONTH", "Metrics", "MetricSeries", "WEEK"]
+__all__ = ["BY", "Cohort", "CustomerReport", "DAY", "GRANULARITIES", "LedgerInsight", "METRICS", "MONTH", "Metrics",
+           "MetricSeries", "WEEK"]
 
 #: gatekit_ledger_insight.h's bucket sizes.
-DAY, WEEK, MONTH = 1, 2, 3
+DAY, WEEK, MONTH = _bindings.GATEKIT_METRICS_DAY, _bindings.GATEKIT_METRICS_WEEK, _bindings.GATEKIT_METRICS_MONTH
 GRANULARITIES = {"day": DAY, "week": WEEK, "month": MONTH}
 #: What the series are split by (GATEKIT_METRICS_ALL, GATEKIT_METRICS_BY_*).
-BY = {"all": 0, "product": 1, "group": 2, "entitlement": 3, "storefront": 4, "currency": 5}
+BY = {"all": _bindings.GATEKIT_METRICS_ALL, "product": _bindings.GATEKIT_METRICS_BY_PRODUCT,
+      "group": _bindings.GATEKIT_METRICS_BY_GROUP, "entitlement": _bindings.GATEKIT_METRICS_BY_ENTITLEMENT,
+      "storefront": _bindings.GATEKIT_METRICS_BY_STOREFRONT, "currency": _bindings.GATEKIT_METRICS_BY_CURRENCY}
+_metrics = _bindings.ledger_metrics
+_report = _bindings.ledger_report
 #: The per-bucket counts of a series, in the order the library writes them.
 METRICS = ("activeSubscriptions", "activeTrials", "inGracePeriod", "inBillingRetry", "familyShared", "paidSubscribers",
            "new", "newTrials", "conversions", "renewals", "recoveries", "reactivations", "productChanges",
@@ -112,3 +123,48 @@ class CustomerReport:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(self.html)
+
+
+class LedgerInsight:
+    """The ledger's metrics and report: a part of :class:`gatekit.ledger.Ledger`."""
+    _store: StoreOwner
+
+    @staticmethod
+    def _interval(start: datetime, end: datetime, granularity: str) -> Tuple[int, int, int]:
+        if granularity not in GRANULARITIES:
+            raise ValueError(f"granularity must be one of {', '.join(GRANULARITIES)}, not {granularity!r}")
+        return _time.milliseconds(start, "start"), _time.milliseconds(end, "end"), GRANULARITIES[granularity]
+
+    def metrics(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month", by: str = "all",
+                at: Instant = None, test_signed: bool = False) -> Metrics:
+        """Subscription metrics for [start, end) in UTC days, ISO weeks or months, split ``by``
+        product, group, entitlement, storefront or currency, from what Apple had signed by
+        ``at`` (None: now). One snapshot of the store."""
+        if by not in BY:
+            raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
+        first, last, size = self._interval(start, end, granularity)
+        q = query(environment, at, test_signed)
+        out = ctypes.c_void_p()
+        check(_metrics(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size, BY[by]))
+        return Metrics.from_dict(json.loads(_native.take_string(out)))
+
+    def report(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
+               at: Instant = None, test_signed: bool = False) -> str:
+        """The app view as one self-contained HTML page (what ``gatekit ledger report`` writes)."""
+        return self._report_html(None, environment, start, end, granularity, at, test_signed, False)
+
+    def customer_report(self, customer: str, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
+                        at: Instant = None, test_signed: bool = False, by_app_user: bool = False) -> CustomerReport:
+        """A customer's timelines, events linked to their signed items, and "entitled now? why?"
+        (``by_app_user``: ``customer`` is the host's user id). Jupyter shows it inline."""
+        html = self._report_html(customer, environment, start, end, granularity, at, test_signed, by_app_user)
+        return CustomerReport(customer=customer, html=html)
+
+    def _report_html(self, customer: Optional[str], environment: str, start: datetime, end: datetime, granularity: str,
+                     at: Instant, test_signed: bool, by_app_user: bool) -> str:
+        first, last, size = self._interval(start, end, granularity)
+        q = query(environment, at, test_signed, by_app_user=by_app_user)
+        out = ctypes.c_void_p()
+        check(_report(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size,
+                      _native.to_c_string(customer, "customer")))
+        return _native.take_string(out)

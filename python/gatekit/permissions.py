@@ -30,7 +30,9 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 from . import _bindings, _native, _time
 from ._result import JSONResult
 from .errors import GateKitError, InvalidArgumentError, error_for, register
-from ._named_enum import NamedIntEnum
+from ._enum_rules import allows_prompt, category_name, state_name
+from ._enums import Category, Decision, State
+from ._managed import StoreOwner
 
 __all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "CategoryLike", "ChangeSource",
     "Decision", "EPERM_BLOCKED", "EPERM_CATEGORY", "EPERM_CONFLICT", "EPERM_DECISION",
@@ -43,66 +45,13 @@ __all__ = ["ALL", "BlockedCategoryError", "Category", "CategoryConflictError", "
     "state_name"]
 
 
-class Category(NamedIntEnum):
-    """Built-in categories. Host categories are plain ints from HOST_FIRST."""
-    ACTIVITY = 1000
-    HEALTH = 2000
-    LOCATION_ALWAYS = 3100
-    LOCATION_WHEN_IN_USE = 3200
-    MICROPHONE = 4000
-    PHOTO_LIBRARY = 5050
-    CAMERA = 5100
-    NOTIFICATION_LOCAL = 6100
-    NOTIFICATION_REMOTE = 6200
-    USER_NOTIFICATION = 6500
-    SOCIAL_FACEBOOK = 7100
-    SOCIAL_TWITTER = 7110
-    SOCIAL_SINA_WEIBO = 7120
-    SOCIAL_TENCENT_WEIBO = 7130
-    EVENTS = 8200
-    REMINDERS = 8250
-    CONTACTS = 8500
-    SIRI = 9000
-    SPEECH_RECOGNITION = 10000
-    MUSIC_LIBRARY = 11000
-
-    def __str__(self) -> str:
-        """The name C and the tool print: "camera", "location-always"."""
-        return category_name(int(self)) or str(int(self))
-
-
-class State(NamedIntEnum):
-    UNKNOWN = 0
-    ASK_AGAIN = 100
-    AUTHORIZED = 200
-    DENIED = 403
-    DO_NOT_ASK = 406
-    UNSUPPORTED = 501
-
-    @property
-    def allows_prompt(self) -> bool:
-        """The library's rule (perm_allows_prompt), not a copy of it."""
-        return allows_prompt(int(self))
-
-    def __str__(self) -> str:
-        """The name C and the tool print: "unknown", "authorized", "do-not-ask"."""
-        return state_name(int(self)) or str(int(self))
-
-
 _STATE_BY_VALUE = {int(s): s for s in State}
-
-
-class Decision(NamedIntEnum):
-    ASK_LATER = 1
-    DONT_ASK = 2
-    AUTHORIZED = 3
-    DENIED = 4
 
 
 #: "Every category", for Permissions.reset() and Permissions.history().
 ALL = _bindings.GATEKIT_PERM_ALL
 #: First number of host categories.
-HOST_FIRST = 1_000_000
+HOST_FIRST = _bindings.GATEKIT_PERM_HOST_FIRST
 #: Permissions.watch_start(provider=True): also ask the provider on every poll.
 WATCH_PROVIDER = _bindings.GATEKIT_PERM_WATCH_PROVIDER
 
@@ -194,10 +143,7 @@ _CHANGED = _bindings.gatekit_perm_changed_fn
 _PROVIDER = _bindings.gatekit_perm_provider_fn
 _int_p = ctypes.POINTER(ctypes.c_int)
 
-_category_name = _bindings.perm_category_name
 _category_from_name = _bindings.perm_category_from_name
-_state_name = _bindings.perm_state_name
-_allows_prompt = _bindings.perm_allows_prompt
 _set_provider = _bindings.perm_set_system_provider
 _set_usage = _bindings.perm_set_usage_description
 _register = _bindings.perm_register_category
@@ -228,31 +174,12 @@ def category(value: int) -> CategoryLike:
         return int(value)
 
 
-def category_name(value: int) -> Optional[str]:
-    """"camera" for a built-in category, None for any other number."""
-    if isinstance(value, bool) or not isinstance(value, int) or not _INT_MIN <= value <= _INT_MAX:
-        return None
-    raw = _category_name(value)
-    return raw.decode("ascii") if raw else None
-
 
 def category_from_name(name: str) -> Category:
     """The built-in category with this name (host names: store.permissions.category_from_name)."""
     return Category(_check(_category_from_name(None, _native.to_c_string(name, "name"))))
 
 
-def state_name(value: int) -> Optional[str]:
-    if isinstance(value, bool) or not isinstance(value, int) or not _INT_MIN <= value <= _INT_MAX:
-        return None
-    raw = _state_name(value)
-    return raw.decode("ascii") if raw else None
-
-
-def allows_prompt(state: int) -> bool:
-    """True only for unknown and ask again."""
-    if isinstance(state, bool) or not isinstance(state, int) or not _INT_MIN <= state <= _INT_MAX:
-        return False
-    return bool(_allows_prompt(state) == 1)
 
 
 # ---- exceptions from callbacks: raised on the calling thread, or reported ----
@@ -355,7 +282,7 @@ _watching: "weakref.WeakSet[Permissions]" = weakref.WeakSet()
 @atexit.register
 def _stop_watchers_at_exit() -> None:
     for permissions in list(_watching):
-        handle = permissions._store._handle
+        handle = permissions.store_handle
         if handle is not None:
             _watch_stop(handle)
 
@@ -365,7 +292,7 @@ def _capture(error: BaseException, owner: "Permissions", what: str) -> None:
     if getattr(_local, "depth", 0) > 0:
         _local.pending.append(error)
         return
-    handler = owner._on_error
+    handler = owner.error_handler
     if handler is not None:
         try:
             handler(error)
@@ -468,7 +395,7 @@ class Subscription:
     """Returned by :meth:`Permissions.subscribe`: call it (or ``unsubscribe()``) to
     stop the callback; also a context manager. Idempotent."""
 
-    def __init__(self, store: "_native.StoreOwner", token: int, key: int) -> None:
+    def __init__(self, store: StoreOwner, token: int, key: int) -> None:
         self._store, self.token, self._key = store, token, key
         self._done = False
         self._lock = threading.Lock()
@@ -478,7 +405,7 @@ class Subscription:
             if self._done:
                 return
             self._done = True
-        handle = self._store._handle
+        handle = self._store.open_handle
         if handle is not None:
             _call(_unsubscribe, handle, self.token)
         _callbacks.remove(self._key)
@@ -500,13 +427,25 @@ def _category_array(categories: Iterable[int]) -> Tuple["ctypes.Array[ctypes.c_i
 class Permissions:
     """Permission state on one store: ``store.permissions``."""
 
-    def __init__(self, store: "_native.StoreOwner") -> None:
+    def __init__(self, store: StoreOwner) -> None:
         self._store = store
         #: The latest exceptions callbacks or providers raised (each also raised or reported).
         self.errors: "collections.deque[BaseException]" = collections.deque(maxlen=256)
         self._keys: List[int] = []
         self._provider_key: Optional[int] = None
         self._on_error: Optional[Callable[[BaseException], None]] = None
+        store.when_closing(self._before_close, self._forget)
+
+    @property
+    def error_handler(self) -> Optional[Callable[[BaseException], None]]:
+        """What watch_start(on_error=…) or set_provider(on_error=…) gave: called with an exception
+        a callback or provider raised on the watcher's thread (None: the unraisable hook)."""
+        return self._on_error
+
+    @property
+    def store_handle(self) -> Optional[Any]:
+        """The store's C handle, None once it is closed."""
+        return self._store.open_handle
 
     # -- configuration --
 

@@ -63,6 +63,7 @@ _integer = _bindings.receipt_integer
 _date_ms = _bindings.receipt_date_ms
 _bytes = _bindings.receipt_bytes
 _is_test_signed = _bindings.receipt_is_test_signed
+_is_sandbox = _bindings.receipt_is_sandbox
 _purchase_count = _bindings.receipt_purchase_count
 _purchase_string = _bindings.receipt_purchase_string
 _purchase_integer = _bindings.receipt_purchase_integer
@@ -347,7 +348,8 @@ class Receipt(Managed):
 
     @property
     def is_sandbox(self) -> bool:
-        return self.environment in ("ProductionSandbox", "ProductionVPPSandbox", "Sandbox")
+        """A sandbox environment (Sandbox, ProductionSandbox, ProductionVPPSandbox): the library's rule."""
+        return check(_is_sandbox(self.handle)) == 1
 
     def __repr__(self) -> str:
         return (f"Receipt(environment={self.environment!r}, bundle_id={self.bundle_id!r}, "

@@ -70,10 +70,8 @@ class Store(Managed):
         check(_check(self.handle))
 
     def _release(self, handle: Any) -> None:
-        # The watcher's callbacks need the Python objects: stop it before the C handle goes.
-        self.permissions._before_close(handle)
+        # The permissions' watcher is stopped before (when_closing): its callbacks need them.
         _close(handle)
-        self.permissions._forget()
 
     def __repr__(self) -> str:
         state = "closed" if self._handle is None else repr(self.path)

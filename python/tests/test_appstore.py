@@ -139,7 +139,7 @@ def test_api_token_claims_lifetime_and_reuse(key, public_key):
         with pytest.raises(gatekit.InvalidArgumentError):
             appstore.APIToken(key, "keyId", "issuerId", "bundleId", lifetime=lifetime).token()
     with pytest.raises(gatekit.InvalidArgumentError):   # no issuer id: no API token
-        appstore.SigningKey(key, "keyId", "bundleId")._call(appstore._token, 300)
+        appstore._signed(appstore.SigningKey(key, "keyId", "bundleId"), appstore._token, 300)
 
 
 def test_keys_that_are_not_app_store_keys(tmp_path):

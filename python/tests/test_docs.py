@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List, Tuple
 
 import pytest
 
@@ -118,22 +118,113 @@ def test_the_architecture_map_names_files_that_exist():
     assert sorted(p for p in core if not (REPO_ROOT / "Sources" / "GateKitCore" / p).exists()) == []
 
 
-def test_every_released_version_has_its_tag():
-    """Each `## X.Y.Z (date)` of CHANGELOG.md is a release: the tag vX.Y.Z exists and its
-    header carries that version, so a release can be checked out as it shipped."""
-    import subprocess
-    if not (REPO_ROOT / ".git").exists():
-        pytest.skip("not a git checkout (an unpacked source tree has no tags to check)")
-    tags = subprocess.run(["git", "-C", str(REPO_ROOT), "tag", "--list", "v*"], capture_output=True, text=True)
-    if tags.returncode == 0 and not tags.stdout.strip():
-        pytest.skip("this clone carries no tags (a CI clone of the main branch only); the tags live in the release repository")
-    released = re.findall(r"^## (\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)$", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M)
+def test_every_test_file_is_on_the_map_and_in_a_domain():
+    """docs/ARCHITECTURE.md's domain table names every test file (Swift, C, pytest), and
+    Tests/domains.tsv runs each in a domain (its Swift suites by name), so `make quick` and
+    `make mutation` reach every test and the map cannot leave one out."""
+    text = (REPO_ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    rows = [line.split("\t") for line in (REPO_ROOT / "Tests" / "domains.tsv").read_text().splitlines()
+            if line and not line.startswith("#")]
+    suites = {s for row in rows for s in row[1].split("|")}
+    c_tests = {t for row in rows for t in row[2].split()}
+    py_tests = {t for row in rows for t in row[3].split()}
+    unmapped, homeless = [], []
+    for path in sorted((REPO_ROOT / "Tests" / "GateKitCoreTests").glob("*.swift")):
+        if f"Tests/GateKitCoreTests/{path.name}" not in text:
+            unmapped.append(path.name)
+        homeless += [f"{path.name}: {suite}" for suite in re.findall(r"@Suite[^{]*?struct (\w+)", path.read_text()) if suite not in suites]
+    for path in sorted((REPO_ROOT / "Tests" / "c").glob("test_*.c")):
+        if f"Tests/c/{path.name}" not in text:
+            unmapped.append(path.name)
+        if path.stem not in c_tests:
+            homeless.append(path.name)
+    for path in sorted((REPO_ROOT / "python" / "tests").glob("test_*.py")):
+        if f"python/tests/{path.name}" not in text:
+            unmapped.append(path.name)
+        if path.name not in py_tests:
+            homeless.append(path.name)
+    assert unmapped == [], f"not on docs/ARCHITECTURE.md's map: {unmapped}"
+    assert homeless == [], f"in no row of Tests/domains.tsv: {homeless}"
+
+
+def released_versions() -> List[str]:
+    return re.findall(r"^## (\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)$", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M)
+
+
+def version_key(version: str) -> Tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def test_the_release_agrees_with_itself():
+    """CHANGELOG.md's newest release is the header's version (its copies agree:
+    test_package.py), and the symbols file names only released versions and, while the
+    changelog has an "Unreleased" section, the one after the newest release."""
+    released = released_versions()
     assert released, "CHANGELOG.md names no release"
-    for version in released:
+    header = (REPO_ROOT / "include" / "gatekit" / "common.h").read_text()
+    assert f'#define GATEKIT_VERSION_STRING "{released[0]}"' in header, "the header's version is not the newest release"
+    symbols = set(re.findall(r"@Base (\S+)$", (REPO_ROOT / "packaging" / "debian" / "libgatekit0.symbols").read_text(), re.M))
+    unreleased = re.search(r"^## Unreleased$", (REPO_ROOT / "CHANGELOG.md").read_text(), re.M) is not None
+    later = sorted(symbols - set(released), key=version_key)
+    assert len(later) <= 1 and (not later or unreleased), f"symbols of versions never released: {later}"
+    assert all(version_key(v) > version_key(released[0]) for v in later)
+
+
+def test_every_released_version_has_its_tag():
+    """Each `## X.Y.Z (date)` of CHANGELOG.md is a release: where the clone carries tags (the
+    release repository), the tag vX.Y.Z exists and its header carries that version. A CI clone
+    of main carries none: then the release step itself is what is checked
+    (test_the_release_step_tags_the_release), so nothing here is skipped."""
+    import subprocess
+    tags = subprocess.run(["git", "-C", str(REPO_ROOT), "tag", "--list", "v*"], capture_output=True, text=True)
+    for version in released_versions() if tags.returncode == 0 and tags.stdout.strip() else []:
         header = subprocess.run(["git", "-C", str(REPO_ROOT), "show", f"v{version}:include/gatekit/common.h"],
                                 capture_output=True, text=True)
         assert header.returncode == 0, f"no tag v{version} (or it lacks include/gatekit/common.h): {header.stderr.strip()}"
         assert f'#define GATEKIT_VERSION_STRING "{version}"' in header.stdout
+
+
+def test_the_release_step_tags_the_release(tmp_path: Path):
+    """scripts/release.sh, the documented step (CHANGELOG.md's header), run on a copy of this
+    checkout for the version its symbols file is waiting for: it moves every copy of the
+    version, dates the changelog's section, commits and tags — and refuses a dirty tree."""
+    import subprocess
+    if not (REPO_ROOT / ".git").exists():
+        pytest.fail("not a git checkout: the release step needs one (make test runs in a clone)")
+    import shutil
+    # The working tree as it is (what is being tested may be uncommitted), as a repository of its own.
+    copy = tmp_path / "copy"
+    listed = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (REPO_ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO_ROOT / name, copy / name)
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.com")
+    git = ["git", "-C", str(copy)]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the tree under test"]):
+        subprocess.run(git + step, check=True, env=env)
+    symbols = re.findall(r"@Base (\S+)$", (copy / "packaging" / "debian" / "libgatekit0.symbols").read_text(), re.M)
+    version = max(symbols, key=version_key)
+    if version in released_versions():   # nothing waits: release the next patch
+        major, minor, patch = version_key(version)
+        version = f"{major}.{minor}.{patch + 1}"
+    (copy / "stray.txt").write_text("uncommitted")
+    refused = subprocess.run(["bash", str(copy / "scripts" / "release.sh"), version], capture_output=True, text=True, env=env)
+    assert refused.returncode == 1 and "uncommitted" in refused.stderr
+    (copy / "stray.txt").unlink()
+    done = subprocess.run(["bash", str(copy / "scripts" / "release.sh"), version], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    shown = subprocess.run(git + ["show", f"v{version}:include/gatekit/common.h"], capture_output=True, text=True)
+    assert f'#define GATEKIT_VERSION_STRING "{version}"' in shown.stdout
+    assert re.search(rf"^## {re.escape(version)} \(\d{{4}}-\d{{2}}-\d{{2}}\)$", (copy / "CHANGELOG.md").read_text(), re.M)
+    for path, pattern in (("python/pyproject.toml", rf'^version = "{version}"'), ("python/gatekit/__init__.py", rf'^__version__ = "{version}"'),
+                          ("pkgconfig/gatekit.pc", rf"^Version: {version}$"),
+                          ("Sources/GateKitCore/Support/GateKitVersion.swift", rf'string: StaticString = "{version}"')):
+        assert re.search(pattern, (copy / path).read_text(), re.M), path
+    again = subprocess.run(["bash", str(copy / "scripts" / "release.sh"), version], capture_output=True, text=True, env=env)
+    assert again.returncode == 1 and "exists" in again.stderr
 
 
 def test_the_floor_experiments_still_apply():

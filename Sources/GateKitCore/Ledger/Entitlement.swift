@@ -23,7 +23,10 @@ public struct Entitlement: Sendable, Equatable {
 
         public var entitles: Bool { rawValue < 10 }
 
-        public var name: String {
+        /// The name the JSON answers use ("no-purchase"), and C's ledger_reason_name.
+        public var name: String { "\(staticName)" }
+
+        public var staticName: StaticString {
             switch self {
             case .subscription: "subscription"
             case .gracePeriod: "grace-period"

@@ -390,7 +390,7 @@ extension Ledger {
 
     /// Items of a batch whose reads are prefetched together (`prefetchIndependent`), each with
     /// its own statement copies (`DatabaseConnection.statement(_:copy:)`). A copy plans its
-    /// first executions itself (PostgreSQL's custom plans, ~0.1–0.2 ms for the record's read)
+    /// first executions itself (PostgreSQL's custom plans, each costly for the record's read)
     /// before its generic plan: few copies, each used often, keep that warm-up short.
     static let prefetchCopies = 16
 

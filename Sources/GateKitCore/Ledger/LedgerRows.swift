@@ -118,7 +118,7 @@ enum LedgerRows {
             """
     }
     /// The id compared directly: a CTE of a parameter made PostgreSQL plan the statement anew
-    /// on every call (~150 µs).
+    /// on every call (BENCHMARKS.md, "Ledger ingestion at the speed of verification").
     private static let wholeOriginal = wholeCustomer(matching: "original_transaction_id = ?3")
     private static let wholeToken = wholeCustomer(with: """
         WITH originals(o) AS (SELECT DISTINCT original_transaction_id FROM ledger_transactions

@@ -17,8 +17,8 @@ public final class PermissionEngine: @unchecked Sendable {
 
     // Guarded by the store's lock (touched only inside store.read / store.write). That lock
     // already makes every access exclusive, so Swift's dynamic exclusivity check is skipped:
-    // across the module boundary to the Store it could no longer be proven away, and cost
-    // perm_state 8% (BENCHMARKS.md, "Layers as modules").
+    // across the module boundary to the Store it could no longer be proven away (what it
+    // cost perm_state: BENCHMARKS.md, "Layers as modules").
     @exclusivity(unchecked) var snapshot = PermissionSnapshot()
     @exclusivity(unchecked) var snapshotIsStale = true
     private let probe: any ChangeProbe

@@ -190,9 +190,9 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     }
 
     /// A write's statements are equality lookups and inserts, whose generic plans are as good
-    /// as planning anew; PostgreSQL's default may plan some on every call (~25 µs each), which
-    /// with several writers cost more than the rows (BENCHMARKS.md, "Ledger ingestion at the
-    /// speed of verification"). For the transaction only: reads keep the server's choice.
+    /// as planning anew; PostgreSQL's default may plan some on every call, which with several
+    /// writers cost more than the rows (the figures: BENCHMARKS.md, "Ledger ingestion at the
+    /// speed of verification", "Generic plans inside writes"). For the transaction only: reads keep the server's choice.
     static let genericPlans = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// One autocommitted statement: its own commit, so a connection that breaks while it runs
