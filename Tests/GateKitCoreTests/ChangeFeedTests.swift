@@ -16,12 +16,12 @@ import Testing
         let month = LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d)
         func next(_ at: Int64, _ renewals: [RenewalVersion] = []) -> Int64? {
             let e = CustomerRecord(transactions: [month], renewals: renewals).view(at: at, knownBy: nil).entitlement(to: "pro")
-            return ChangeFeed.Answer.nextChange(e, after: at)
+            return ChangeFeedRows.Answer.nextChange(e, after: at)
         }
         #expect(next(t + d) == t + 30 * d)                     // a period: its end
         let lifetime = LedgerModelTests.tx("2", original: "2", product: "life", group: nil, type: .nonConsumable, purchase: t)
         let later = CustomerRecord(transactions: [lifetime]).view(at: t - d, knownBy: nil).entitlement(to: "life")
-        #expect(later.reason == .notYetPurchased && ChangeFeed.Answer.nextChange(later, after: t - d) == t)  // bought later: the purchase
+        #expect(later.reason == .notYetPurchased && ChangeFeedRows.Answer.nextChange(later, after: t - d) == t)  // bought later: the purchase
         #expect(next(t + 31 * d) == nil)                       // expired: only new data changes it
         let grace = LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)
         #expect(next(t + 31 * d, [grace]) == t + 46 * d)       // the grace period's end
@@ -35,24 +35,24 @@ import Testing
         let scope = LedgerScope(environment: .sandbox, testSigned: true)
         let record = CustomerRecord(transactions: [LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d)],
                                     renewals: [LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)])
-        var changes: [ChangeFeed.Change] = []
+        var changes: [ChangeFeedRows.Change] = []
         try store.write(.wholeStore) { (db) throws(GateKitError) in
-            try ChangeFeed.keep(db, scope: scope, original: "1",
-                                try ChangeFeed.ingested(db, scope: scope, original: "1", record: record, after: ChangeFeed.Kept(stored: [:]),
+            try ChangeFeedRows.keep(db, scope: scope, original: "1",
+                                try ChangeFeedRows.ingested(db, scope: scope, original: "1", record: record, after: ChangeFeedRows.Kept(stored: [:]),
                                                         catalogs: ProductCatalogs(entries: []), now: t + d, item: 7, into: &changes))
             for now in [t + 50 * d, t + 60 * d] {  // the second: nothing left to cross
-                let stored = try ChangeFeed.stored(db, scope: scope, original: "1")
-                let kept = try ChangeFeed.sweep(db, scope: scope, original: "1", record: record, stored: stored,
+                let stored = try ChangeFeedRows.stored(db, scope: scope, original: "1")
+                let kept = try ChangeFeedRows.sweep(db, scope: scope, original: "1", record: record, stored: stored,
                                                 catalogs: ProductCatalogs(entries: []), now: now, into: &changes)
-                try ChangeFeed.keep(db, scope: scope, original: "1", kept)
+                try ChangeFeedRows.keep(db, scope: scope, original: "1", kept)
             }
-            try ChangeFeed.append(db, changes, now: t + 60 * d)
+            try ChangeFeedRows.append(db, changes, now: t + 60 * d)
         }
         #expect(changes.map(\.atMs) == [t + d, t + 30 * d, t + 46 * d])
         #expect(changes.map(\.answer.reason) == [1, 2, 12])     // subscription, grace period, billing retry
         #expect(changes.map(\.itemID) == [7, nil, nil])
-        #expect(try store.read { (db) throws(GateKitError) in try ChangeFeed.lastSeq(db) } == 3)
-        #expect(try store.read { (db) throws(GateKitError) in try ChangeFeed.nextDue(db) } == nil)
+        #expect(try store.read { (db) throws(GateKitError) in try ChangeFeedRows.lastSeq(db) } == 3)
+        #expect(try store.read { (db) throws(GateKitError) in try ChangeFeedRows.nextDue(db) } == nil)
     }
 
     /// Hardening IV, 26: the feed's rules caught by this domain's own suites (they were only in

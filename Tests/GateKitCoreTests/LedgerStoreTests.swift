@@ -20,7 +20,7 @@ import Testing
         for migration in StoreSchema.gatekit.migrations.prefix(2) { sqlite3_exec(db, migration.sqlite, nil, nil, nil) }
         let hash = try sha256Hex("terms v1")
         sqlite3_exec(db, "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES ('terms', NULL, '\(hash)', 1, 1);"
-                     + "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=2;", nil, nil, nil)
+                     + "PRAGMA application_id=\(StoreFormat.applicationID); PRAGMA user_version=2;", nil, nil, nil)
         sqlite3_close(db)
         let store = try Store(schema: .gatekit, path: path, appID: nil)
         #expect(try store.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == StoreSchema.gatekit.currentVersion)

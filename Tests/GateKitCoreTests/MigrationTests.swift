@@ -65,7 +65,7 @@ import Testing
         guard let server = postgresTestServer() else { return (sqlite, nil) }
         let appID = uniqueAppID(tag)
         let postgres = try SchemaAgreementTests.postgresShape(try Store(schema: schema, path: server, appID: appID),
-                                                              schema: try PostgresSchema.namespace(appID: appID))
+                                                              schema: try PostgresNamespace.namespace(appID: appID))
         return (sqlite, postgres)
     }
 

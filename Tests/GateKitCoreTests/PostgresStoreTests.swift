@@ -48,11 +48,11 @@ func uniqueAppID(_ tag: String) -> String {
     }
 
     @Test func namespacesFitPostgresIdentifiers() throws {
-        #expect(try PostgresSchema.namespace(appID: "com.example.app") == "gatekit/com.example.app")
+        #expect(try PostgresNamespace.namespace(appID: "com.example.app") == "gatekit/com.example.app")
         let long = String(repeating: "a", count: 128)
-        let name = try PostgresSchema.namespace(appID: long)
+        let name = try PostgresNamespace.namespace(appID: long)
         #expect(name.utf8.count <= 63)
-        #expect(name != (try PostgresSchema.namespace(appID: long + "b")))
+        #expect(name != (try PostgresNamespace.namespace(appID: long + "b")))
     }
 }
 
@@ -96,11 +96,11 @@ func uniqueAppID(_ tag: String) -> String {
 
         let foreign = uniqueAppID("foreign")
         try store.write { (db) throws(GateKitError) in
-            try db.execute("CREATE SCHEMA \(PostgresSchema.quoted(try PostgresSchema.namespace(appID: foreign))); CREATE TABLE \(PostgresSchema.quoted(try PostgresSchema.namespace(appID: foreign))).orders(id int)")
+            try db.execute("CREATE SCHEMA \(PostgresNamespace.quoted(try PostgresNamespace.namespace(appID: foreign))); CREATE TABLE \(PostgresNamespace.quoted(try PostgresNamespace.namespace(appID: foreign))).orders(id int)")
         }
         #expect { try Store(schema: .gatekit, path: server, appID: foreign) } throws: { ($0 as? GateKitError)?.code == .notAStore }
         let tables = try store.read { (db) throws(GateKitError) in
-            try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1").bind(1, text: try PostgresSchema.namespace(appID: foreign))
+            try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1").bind(1, text: try PostgresNamespace.namespace(appID: foreign))
         }
         #expect(try tables.step() && tables.int64(0) == 1)
         tables.reset()
@@ -112,7 +112,7 @@ func uniqueAppID(_ tag: String) -> String {
         #expect { try Store(schema: .gatekit, path: server, appID: app, mustExist: true) } throws: { ($0 as? GateKitError)?.code == .notFound }
         let other = try Store(schema: .gatekit, path: server, appID: uniqueAppID("observer"))
         let schemas = try other.read { (db) throws(GateKitError) in
-            try db.statement("SELECT count(*) FROM pg_namespace WHERE nspname = ?1").bind(1, text: try PostgresSchema.namespace(appID: app))
+            try db.statement("SELECT count(*) FROM pg_namespace WHERE nspname = ?1").bind(1, text: try PostgresNamespace.namespace(appID: app))
         }
         #expect(try schemas.step() && schemas.int64(0) == 0)
         schemas.reset()

@@ -4,8 +4,8 @@ import Testing
 @testable import GateKitStore
 @testable import GateKitSupport
 
-/// The two backends' schemas are one schema (Schema.swift and PostgresSchema.swift write the
-/// DDL twice): a fresh store on each, migrated to the current version, has the same tables,
+/// The two backends' schemas are one schema (each migration is written once, with `DDL`, and
+/// rendered per backend): a fresh store on each, migrated to the current version, has the same tables,
 /// columns (name, kind of type, NOT NULL, primary key), secondary and unique indexes, and the
 /// same append-only triggers. Read from each database's own catalog, not from the DDL text.
 @Suite struct SchemaAgreementTests {
@@ -81,7 +81,7 @@ import Testing
                 var shape = Shape()
                 let tables = try rows(db, "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1 AND c.relkind = 'r' ORDER BY 1", bind: schema, columns: 1)
                 for table in tables.map({ $0[0] }) {
-                    let qualified = PostgresSchema.quoted(schema) + "." + PostgresSchema.quoted(table)
+                    let qualified = PostgresNamespace.quoted(schema) + "." + PostgresNamespace.quoted(table)
                     shape.columns[table] = try rows(db, """
                         SELECT a.attname, format_type(a.atttypid, a.atttypmod), CASE WHEN a.attnotnull THEN '1' ELSE '0' END,
                                CASE WHEN EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary
@@ -122,7 +122,7 @@ import Testing
         guard let server = postgresTestServer() else { return }
         let appID = uniqueAppID("schema")
         let postgres = try SchemaAgreementTests.postgresShape(try Store(schema: .gatekit, path: server, appID: appID),
-                                                              schema: try PostgresSchema.namespace(appID: appID))
+                                                              schema: try PostgresNamespace.namespace(appID: appID))
         #expect(Set(sqlite.columns.keys) == Set(postgres.columns.keys))
         print("schema: SQLite \(sqlite.summary); PostgreSQL \(postgres.summary)")
         for table in sqlite.columns.keys.sorted() {

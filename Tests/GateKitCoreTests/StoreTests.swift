@@ -18,7 +18,7 @@ import Testing
         }
         #expect(mode == "wal")
         #expect(version == StoreSchema.gatekit.currentVersion)
-        #expect(appID == Schema.applicationID)
+        #expect(appID == StoreFormat.applicationID)
         #expect(try store.integrityReport().isEmpty)
     }
 
@@ -177,7 +177,7 @@ import Testing
         var db: OpaquePointer?
         sqlite3_open(path, &db)
         sqlite3_exec(db, StoreSchema.gatekit.migrations[0].sqlite, nil, nil, nil)
-        sqlite3_exec(db, "PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=1;", nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA application_id=\(StoreFormat.applicationID); PRAGMA user_version=1;", nil, nil, nil)
         let hash = try sha256Hex("old")
         sqlite3_exec(db, "INSERT INTO eula_decisions(document_id, user_name, hash, decision, at_ms) VALUES ('terms', NULL, '\(hash)', 1, 1000)", nil, nil, nil)
         sqlite3_close(db)
@@ -193,7 +193,7 @@ import Testing
         // GateKit's application id and version 1, but not version 1's tables.
         var db: OpaquePointer?
         sqlite3_open(path, &db)
-        sqlite3_exec(db, "CREATE TABLE gatekit_meta(x); PRAGMA application_id=\(Schema.applicationID); PRAGMA user_version=1;", nil, nil, nil)
+        sqlite3_exec(db, "CREATE TABLE gatekit_meta(x); PRAGMA application_id=\(StoreFormat.applicationID); PRAGMA user_version=1;", nil, nil, nil)
         sqlite3_close(db)
         let before = Files.read(path)
         #expect(refusal(path) == .corrupt)

@@ -118,6 +118,49 @@ def test_the_architecture_map_names_files_that_exist():
     assert sorted(p for p in core if not (REPO_ROOT / "Sources" / "GateKitCore" / p).exists()) == []
 
 
+def test_the_data_paths_name_real_functions():
+    """docs/ARCHITECTURE.md's two walks (a receipt to its verdict, a notification to its rows)
+    name functions as `Type.function` or `function`: each is declared in Sources (a function,
+    or a type and its function), so the walk cannot go stale when the code moves."""
+    text = (REPO_ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    walks = text.split("## Two data paths, file by file", 1)[1].split("\n## ", 1)[0]
+    sources = "\n".join(p.read_text() for p in (REPO_ROOT / "Sources").rglob("*.swift"))
+    named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)(?:\(…\))?`", walks))
+    functions = [n for n in named if not n.endswith((".swift", ".c", ".h")) and (("." in n) or n[0].islower())]
+    assert len(functions) >= 15, functions
+    header = (REPO_ROOT / "include" / "gatekit.h").read_text() + "".join(
+        h.read_text() for h in (REPO_ROOT / "include" / "gatekit").glob("*.h"))
+    missing = []
+    for name in sorted(functions):
+        if re.search(rf"\bGATEKIT_API\b[^;]*\b{re.escape(name)}\(", header):
+            continue   # a C function of the header
+        owner, _, function = name.rpartition(".")
+        if not re.search(rf"\bfunc {re.escape(function)}\b", sources):
+            missing.append(name)
+        elif owner and not re.search(rf"\b(enum|struct|class|extension|actor) {re.escape(owner)}\b", sources):
+            missing.append(name)
+    assert missing == [], f"the walks name functions that do not exist: {missing}"
+
+
+def test_every_mutant_still_applies():
+    """Tests/mutation/mutants.tsv: each mutant's text is in its file exactly once, in a domain
+    of Tests/domains.tsv — code that moves takes its mutants along, or `make mutation` would
+    find nothing to mutate."""
+    domains = {line.split("\t")[0] for line in (REPO_ROOT / "Tests" / "domains.tsv").read_text().splitlines()
+               if line and not line.startswith("#")}
+    stale = []
+    for line in (REPO_ROOT / "Tests" / "mutation" / "mutants.tsv").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        assert len(fields) == 6, line
+        path = REPO_ROOT / fields[2]
+        count = path.read_text().count(fields[3]) if path.exists() else -1
+        if count != 1 or fields[1] not in domains:
+            stale.append(f"{fields[0]}: {fields[2]} holds its text {count} times (domain {fields[1]})")
+    assert stale == [], "\n".join(stale)
+
+
 def test_every_test_file_is_on_the_map_and_in_a_domain():
     """docs/ARCHITECTURE.md's domain table names every test file (Swift, C, pytest), and
     Tests/domains.tsv runs each in a domain (its Swift suites by name), so `make quick` and

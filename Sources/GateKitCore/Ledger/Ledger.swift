@@ -147,7 +147,7 @@ public final class Ledger: @unchecked Sendable {
                                           declared: true, effectiveMs: effective)
             try CatalogRows.append(db, catalog, effectiveMs: effective, declaredMs: now)
             forgetRecords()
-            try ChangeFeed.revisit(db, products: Set(before.products.keys).union(catalog.products.keys), at: max(effective, now))
+            try ChangeFeedRows.revisit(db, products: Set(before.products.keys).union(catalog.products.keys), at: max(effective, now))
             return report
         }
     }

@@ -279,14 +279,14 @@ extension Ledger {
     /// a batch of N versions of one transaction reads the store once and costs O(N), not O(N²).
     struct RecordingState {
         var records: [String: CustomerRecord] = [:]
-        /// The answers' changes the items made, numbered and appended last (`ChangeFeed.append`).
-        var changes: [ChangeFeed.Change] = []
+        /// The answers' changes the items made, numbered and appended last (`ChangeFeedRows.append`).
+        var changes: [ChangeFeedRows.Change] = []
         /// The rows the items add, sent together before the commit (`finish`).
         var writes: LedgerWrites
         /// What the items recorded so far answer for the duplicate check (identities, notification
         /// UUIDs) and for the feed (each subscription's answers): their rows are not sent yet.
         var recorded = Set<String>()
-        var answers: [String: ChangeFeed.Kept] = [:]
+        var answers: [String: ChangeFeedRows.Kept] = [:]
         /// SQLite: the id the next item takes (the store's write lock is held, so none other
         /// is drawn meanwhile); PostgreSQL draws each from the sequence.
         var nextItemID: Int64?
@@ -305,7 +305,7 @@ extension Ledger {
         /// Sends the rows, then numbers and appends the feed's changes.
         mutating func finish(_ db: any DatabaseConnection) throws(GateKitError) {
             try writes.flush(db)
-            try ChangeFeed.append(db, changes, now: Clock.nowMilliseconds())
+            try ChangeFeedRows.append(db, changes, now: Clock.nowMilliseconds())
         }
     }
 
@@ -424,12 +424,12 @@ extension Ledger {
         guard let original = item.originals.first else { return }
         if state?.records[original] == nil { try LedgerRows.prefetchRecord(db, original: original, scope: item.scope, copy: copy) }
         if state?.answers[RecordingState.answersKey(item.scope, original)] == nil {
-            try ChangeFeed.prefetchStored(db, scope: item.scope, original: original, copy: copy)
+            try ChangeFeedRows.prefetchStored(db, scope: item.scope, original: original, copy: copy)
         }
         // The token the subscription will have: the item's, else the one it had.
         let token = item.transactions.lazy.filter { $0.0.originalTransactionID == original }.compactMap(\.0.appAccountToken).first
-            ?? state?.records[original].flatMap { ChangeFeed.newestToken($0, original: original) }
-        try ChangeFeed.prefetchParties(db, scope: item.scope, original: original, token: token, copy: copy)
+            ?? state?.records[original].flatMap { ChangeFeedRows.newestToken($0, original: original) }
+        try ChangeFeedRows.prefetchParties(db, scope: item.scope, original: original, token: token, copy: copy)
     }
 
     /// Records one item inside the caller's write transaction (whose scope holds its subjects).
@@ -460,12 +460,12 @@ extension Ledger {
         let before = statuses(records, at: now)
         // What time alone changed before this item: those changes come first, dated when they happened.
         let catalogs = try loadedCatalogs(db)
-        var answered: [String: ChangeFeed.Kept] = [:]
+        var answered: [String: ChangeFeedRows.Kept] = [:]
         for original in originals {
             let key = RecordingState.answersKey(scope, original)
-            let stored: [String: ChangeFeed.Stored]
-            if let known = state.answers[key] { stored = known.stored } else { stored = try ChangeFeed.stored(db, scope: scope, original: original, copy: copy) }
-            answered[original] = try ChangeFeed.sweep(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
+            let stored: [String: ChangeFeedRows.Stored]
+            if let known = state.answers[key] { stored = known.stored } else { stored = try ChangeFeedRows.stored(db, scope: scope, original: original, copy: copy) }
+            answered[original] = try ChangeFeedRows.sweep(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
                                                       stored: stored, catalogs: catalogs, now: now, into: &state.changes, copy: copy)
         }
         // New unless a version as new or newer is held (the compacted record keeps the newest).
@@ -498,11 +498,11 @@ extension Ledger {
         for original in originals { state.records[original] = records[original]?.compacted() }
         let after = statuses(records, at: now)
         for original in originals {
-            let kept = try ChangeFeed.ingested(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
-                                               after: answered[original] ?? ChangeFeed.Kept(stored: [:]), catalogs: catalogs, now: now,
+            let kept = try ChangeFeedRows.ingested(db, scope: scope, original: original, record: records[original] ?? CustomerRecord(),
+                                               after: answered[original] ?? ChangeFeedRows.Kept(stored: [:]), catalogs: catalogs, now: now,
                                                item: itemID, into: &state.changes, copy: copy)
             state.writes.keep(scope: scope, original: original, kept)
-            state.answers[RecordingState.answersKey(scope, original)] = ChangeFeed.Kept(stored: kept.stored)
+            state.answers[RecordingState.answersKey(scope, original)] = ChangeFeedRows.Kept(stored: kept.stored)
         }
         for original in originals {
             guard let to = after[original], before[original]?.status != to.status else { continue }

@@ -1,8 +1,8 @@
 import GateKitStore
 import GateKitSupport
 
-/// The ledger's rows in the store: reading a customer's versions, writing items and versions.
-/// Every statement is prepared once per connection (SQLiteConnection caches them).
+/// The ledger's rows in the store: reading a customer's versions and items (the writes are
+/// `LedgerWrites`'). Every statement is prepared once per connection (each connection caches them).
 enum LedgerRows {
     static let transactionColumns = """
         transaction_id, original_transaction_id, app_account_token, product_id, group_id, product_type, family_shared,

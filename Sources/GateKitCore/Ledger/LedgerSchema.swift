@@ -249,7 +249,7 @@ public enum LedgerSchema {
         Column("until_ms", .integer),
     ]
 
-    /// Migration 8: the change feed (`ChangeFeed`): every change of an answer, numbered in commit
+    /// Migration 8: the change feed (`ChangeFeedRows`): every change of an answer, numbered in commit
     /// order by the one head row; and the answer each subscription's product last gave, with the
     /// instant it next changes by time alone.
     public static let changes = Migration([

@@ -87,12 +87,12 @@ struct LedgerWrites {
     }
 
     /// The entries `kept` changed; a later entry of the same product replaces an earlier one.
-    mutating func keep(scope: LedgerScope, original: String, _ kept: ChangeFeed.Kept) {
+    mutating func keep(scope: LedgerScope, original: String, _ kept: ChangeFeedRows.Kept) {
         for product in kept.changed {
             guard let entry = kept.stored[product] else { continue }
             let key = AnswerKey(scope: scope, original: original, product: product)
             if answers[key] == nil { answerOrder.append(key) }
-            answers[key] = ChangeFeed.answerRow(scope: scope, original: original, product: product, entry)
+            answers[key] = ChangeFeedRows.answerRow(scope: scope, original: original, product: product, entry)
         }
     }
 
@@ -105,7 +105,7 @@ struct LedgerWrites {
         try subjects.flush(db)
         try statusChanges.flush(db)
         guard !answerOrder.isEmpty else { return }
-        var rows = ChangeFeed.answerRows()
+        var rows = ChangeFeedRows.answerRows()
         for key in answerOrder { if let row = answers[key] { try rows.append(row) } }
         try rows.flush(db)
         answers.removeAll(keepingCapacity: true)

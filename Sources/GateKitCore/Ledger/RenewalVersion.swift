@@ -1,6 +1,5 @@
-import GateKitJWS
-
-/// One signed version of a subscription's renewal info (per original transaction id).
+/// One signed version of a subscription's renewal intent (per subscription: its original
+/// transaction id), in the ledger's model; Apple's renewal info maps to it in `Ledger/Apple/`.
 public struct RenewalVersion: Sendable, Equatable {
     public var originalTransactionID: String
     public var productID: String?
@@ -13,21 +12,6 @@ public struct RenewalVersion: Sendable, Equatable {
     public var renewalMs: Int64?
     public var signedMs: Int64
     public var identity: String
-
-    public init?(_ r: JWSRenewalInfo, identity: String) {
-        let f = r.fields
-        guard let original = f.originalTransactionId, let signed = f.signedDate else { return nil }
-        originalTransactionID = original
-        productID = f.productId
-        autoRenewProductID = f.autoRenewProductId
-        autoRenewStatus = f.autoRenewStatus
-        isInBillingRetryPeriod = f.isInBillingRetryPeriod ?? false
-        gracePeriodExpiresMs = f.gracePeriodExpiresDate
-        expirationIntent = f.expirationIntent
-        renewalMs = f.renewalDate
-        signedMs = signed
-        self.identity = identity
-    }
 
     public init(originalTransactionID: String, productID: String?, autoRenewProductID: String?, autoRenewStatus: Int64?,
                 isInBillingRetryPeriod: Bool, gracePeriodExpiresMs: Int64?, expirationIntent: Int64?, renewalMs: Int64?,

@@ -1,8 +1,6 @@
-import GateKitJWS
-import GateKitReceipts
-
-/// One signed version of one transaction, as the ledger keeps it: what decides entitlement,
-/// and which version it is (Apple re-signs a transaction when it is refunded, revoked,
+/// One signed version of one purchase, as the ledger keeps it — the store-neutral model its
+/// rules decide on (a store's data is mapped to it by that store's adapter: Apple's in
+/// `Ledger/Apple/`): what decides entitlement, and which version it is (Apple re-signs a transaction when it is refunded, revoked,
 /// reinstated, upgraded away or extended; the newest `signedMs` is the truth).
 public struct TransactionVersion: Sendable, Equatable {
     public var transactionID: String
@@ -62,61 +60,6 @@ public struct TransactionVersion: Sendable, Equatable {
             self.revocationType = revocationType
             self.revocationPercentage = revocationPercentage
         }
-
-        /// From a StoreKit 2 transaction's fields.
-        public init(_ f: JWSTransaction.Fields) {
-            self.init(price: f.price, currency: f.currency, storefront: f.storefront,
-                      trial: f.offerDiscountType == "FREE_TRIAL" || (f.offerType == TransactionVersion.introductoryOffer && f.price == 0),
-                      revocationType: f.revocationType, revocationPercentage: f.revocationPercentage)
-        }
-    }
-
-    /// A verified StoreKit 2 transaction. Nil when it lacks the ids the ledger keys on.
-    public init?(_ t: JWSTransaction, identity: String) {
-        let f = t.fields
-        guard let id = f.transactionId, let original = f.originalTransactionId, let product = f.productId,
-              let signed = f.signedDate else { return nil }
-        transactionID = id
-        originalTransactionID = original
-        appAccountToken = LedgerCustomer.normalizedToken(f.appAccountToken)
-        productID = product
-        groupID = f.subscriptionGroupIdentifier
-        productType = ProductType(jwsType: f.type)
-        familyShared = f.inAppOwnershipType == "FAMILY_SHARED"
-        purchaseMs = f.purchaseDate
-        originalPurchaseMs = f.originalPurchaseDate
-        expiresMs = f.expiresDate
-        revocationMs = f.revocationDate ?? (f.revocationReason != nil ? f.signedDate : nil)
-        revocationReason = f.revocationReason
-        isUpgraded = f.isUpgraded ?? false
-        offerType = f.offerType
-        signedMs = signed
-        self.identity = identity
-        sale = Sale(f)
-    }
-
-    /// A purchase of a verified receipt, signed when the receipt was created.
-    public init?(_ p: InAppPurchase, receiptCreatedMs: Int64, identity: String) {
-        guard let id = p.transactionID, let product = p.productID else { return nil }
-        transactionID = id
-        originalTransactionID = p.originalTransactionID ?? id
-        appAccountToken = nil
-        productID = product
-        groupID = nil
-        productType = ProductType(receiptType: p.productType, hasExpiry: p.expiresDate != nil,
-                                  hasWebOrderLineItem: p.webOrderLineItemID != nil)
-        familyShared = false
-        purchaseMs = p.purchaseDate?.milliseconds
-        originalPurchaseMs = p.originalPurchaseDate?.milliseconds
-        expiresMs = p.expiresDate?.milliseconds
-        revocationMs = p.cancellationDate?.milliseconds
-        revocationReason = nil
-        isUpgraded = false
-        offerType = (p.isTrialPeriod == true || p.isInIntroOfferPeriod == true) ? TransactionVersion.introductoryOffer
-            : (p.promotionalOfferID != nil ? 2 : nil)
-        signedMs = receiptCreatedMs
-        self.identity = identity
-        sale = Sale(trial: p.isTrialPeriod == true)
     }
 
     public init(transactionID: String, originalTransactionID: String, appAccountToken: String?, productID: String,

@@ -1,7 +1,7 @@
 import Glibc
 import GateKitSupport
 
-/// The store on a PostgreSQL server: one namespace per app id (`PostgresSchema`), versioned
+/// The store on a PostgreSQL server: one namespace per app id (`PostgresNamespace`), versioned
 /// and migrated like the SQLite file, with every commit announced on a LISTEN/NOTIFY channel
 /// so caches in other processes and machines stay coherent without a round trip per read.
 ///
@@ -40,8 +40,8 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         self.schema = schema
         self.appID = appID
         self.sharedOwner = sharedOwner
-        let name = try PostgresSchema.namespace(appID: appID)
-        namespace = PostgresSchema.quoted(name)
+        let name = try PostgresNamespace.namespace(appID: appID)
+        namespace = PostgresNamespace.quoted(name)
         connection = try PostgresConnection(connectionString: connectionString,
                                             sessionSetup: ["SET search_path TO \(namespace)", "LISTEN \(namespace)"])
         localCommits = LocalCommits.of(connection.location + "/" + name)
@@ -92,13 +92,13 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         defer { read.reset() }
         var values: [String: String] = [:]
         while try read.step() { values[read.text(0) ?? ""] = read.text(1) }
-        guard values[PostgresSchema.formatKey] == PostgresSchema.formatValue else {
+        guard values[PostgresNamespace.formatKey] == PostgresNamespace.formatValue else {
             throw GateKitError(.notAStore, "schema \(where_) has a gatekit_meta table but is not a GateKit store; left untouched")
         }
-        guard values[PostgresSchema.appIDKey] == appID else {
-            throw GateKitError(.notAStore, "schema \(where_) is the store of app \(Quoted.text(values[PostgresSchema.appIDKey] ?? "")), not \(Quoted.text(appID)); left untouched")
+        guard values[PostgresNamespace.appIDKey] == appID else {
+            throw GateKitError(.notAStore, "schema \(where_) is the store of app \(Quoted.text(values[PostgresNamespace.appIDKey] ?? "")), not \(Quoted.text(appID)); left untouched")
         }
-        guard let text = values[PostgresSchema.versionKey], let version = Int64(text), version >= 1 else {
+        guard let text = values[PostgresNamespace.versionKey], let version = Int64(text), version >= 1 else {
             throw GateKitError(.corrupt, "store \(where_) has no valid schema version; left untouched")
         }
         guard version <= schema.currentVersion else {
@@ -127,11 +127,11 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                     let meta = try connection.statement("""
                         INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value
                         """)
-                    for (key, value) in [(PostgresSchema.formatKey, PostgresSchema.formatValue), (PostgresSchema.appIDKey, appID),
-                                         (PostgresSchema.versionKey, String(version))] {
+                    for (key, value) in [(PostgresNamespace.formatKey, PostgresNamespace.formatValue), (PostgresNamespace.appIDKey, appID),
+                                         (PostgresNamespace.versionKey, String(version))] {
                         try meta.bind(1, text: key).bind(2, text: value).run()
                     }
-                    try Schema.recordWriter(connection)
+                    try StoreFormat.recordWriter(connection)
                     // What was just built, in a schema another role might have made first.
                     try PostgresOwnership.check(connection, namespace: name, sharedOwner: sharedOwner, location: connection.location, schema: schema)
                 }
@@ -220,10 +220,10 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     private func lock(_ scope: WriteScope) throws(GateKitError) {
         let slots: [Int64]
         switch scope {
-        case .wholeStore: slots = [PostgresSchema.wholeStoreSlot]
-        case .everyWriter: slots = Array(0...PostgresSchema.wholeStoreSlot)
+        case .wholeStore: slots = [PostgresNamespace.wholeStoreSlot]
+        case .everyWriter: slots = Array(0...PostgresNamespace.wholeStoreSlot)
         case .singleInsert: return
-        case .subjects(let subjects): slots = Set(subjects.map(PostgresSchema.lockSlot)).sorted()
+        case .subjects(let subjects): slots = Set(subjects.map(PostgresNamespace.lockSlot)).sorted()
         }
         let list = "{" + slots.map(String.init).joined(separator: ",") + "}"
         try connection.statement("SELECT slot FROM gatekit_locks WHERE slot = ANY(CAST(?1 AS BIGINT[])) ORDER BY slot FOR UPDATE")
@@ -233,7 +233,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     func integrityReport(quick: Bool) throws(GateKitError) -> [String] {
         try read { (db) throws(GateKitError) -> [String] in
             var problems: [String] = []
-            let name = try PostgresSchema.namespace(appID: appID)
+            let name = try PostgresNamespace.namespace(appID: appID)
             let table = try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1 AND tablename = ?2")
             for t in schema.tables {
                 guard try table.bind(1, text: name).bind(2, text: t).step(), table.int64(0) == 1 else {

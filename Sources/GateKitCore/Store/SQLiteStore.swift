@@ -82,7 +82,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         }
         let isNew = appID == 0 && version == 0 && objects == 0
         if !isNew {
-            guard appID == Schema.applicationID else {
+            guard appID == StoreFormat.applicationID else {
                 throw GateKitError(.notAStore, "\(Quoted.path(path)) is an SQLite database but not a GateKit store\(untouched)")
             }
             guard version <= schema.currentVersion else {
@@ -134,7 +134,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
             let appID = try db.scalar("PRAGMA application_id")
             var version = try db.scalar("PRAGMA user_version")
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master")
-            guard appID == Schema.applicationID || (appID == 0 && version == 0 && objects == 0) else {
+            guard appID == StoreFormat.applicationID || (appID == 0 && version == 0 && objects == 0) else {
                 throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store")
             }
             guard version <= schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
@@ -143,9 +143,9 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
                 try schema.migrations[Int(version)].run(db)
                 version += 1
             }
-            try db.execute("PRAGMA application_id=\(Schema.applicationID)")
+            try db.execute("PRAGMA application_id=\(StoreFormat.applicationID)")
             try db.execute("PRAGMA user_version=\(version)")
-            try Schema.recordWriter(db)
+            try StoreFormat.recordWriter(db)
         }
     }
 

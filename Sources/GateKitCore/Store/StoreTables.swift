@@ -25,7 +25,7 @@ public enum StoreTables {
     /// Migration 4: write-lock slots. PostgreSQL's writers lock rows of this table (only the
     /// store's own role can), not advisory keys any role could hold; SQLite's writers take the
     /// database's own lock, so there it stays empty and exists to keep the schemas equal. A
-    /// writer locks the rows of its subjects' slots (`PostgresSchema.lockSlot`) with
+    /// writer locks the rows of its subjects' slots (`PostgresNamespace.lockSlot`) with
     /// SELECT … FOR UPDATE, which needs UPDATE on the table.
     public static let writeLocks = Migration(
         sqlite: """

@@ -1,13 +1,13 @@
 import GateKitSupport
 
-/// What marks a file as a GateKit store, and what every migration records. The migrations
-/// themselves are the domains' (`StoreSchema`).
-enum Schema {
+/// What marks a file as a GateKit store, and what every migration records: the store's format.
+/// "Schema" means one thing: the ordered migrations (`StoreSchema`, the Schema layer's list).
+enum StoreFormat {
     /// `PRAGMA application_id`: "GTKT". Marks a file as a GateKit store.
     static let applicationID: Int64 = 0x4754_4B54
 }
 
-extension Schema {
+extension StoreFormat {
     /// Records which GateKit last migrated the store (inside the migration's transaction).
     static func recordWriter(_ db: any DatabaseConnection) throws(GateKitError) {
         let meta = try db.statement("""

@@ -9,7 +9,7 @@ import GateKitSupport
 /// the subscription next ingested. Changes are numbered by the one `ledger_feed_head` row,
 /// updated last in the writing transaction: its lock is held until commit, so numbers follow
 /// commit order with no gaps, and a reader's cursor never skips a change committed late.
-enum ChangeFeed {
+enum ChangeFeedRows {
     /// The part of an answer the feed reports a change of.
     struct Answer: Equatable {
         let entitled: Bool

@@ -2,7 +2,7 @@ import Glibc
 import GateKitStore
 import GateKitSupport
 
-/// The change feed through the ledger (`ChangeFeed` keeps its rows): what a host reads with a
+/// The change feed through the ledger (`ChangeFeedRows` keeps its rows): what a host reads with a
 /// cursor it keeps (at least once: it moves the cursor after handling a change), and waits on.
 extension Ledger {
     public static let maximumFeedPage = 10_000
@@ -19,20 +19,20 @@ extension Ledger {
         let now = Clock.nowMilliseconds()
         var total = 0
         while true {
-            let due = try store.read { (db) throws(GateKitError) in try ChangeFeed.due(db, now: now, limit: Ledger.sweepBatch) }
+            let due = try store.read { (db) throws(GateKitError) in try ChangeFeedRows.due(db, now: now, limit: Ledger.sweepBatch) }
             if due.isEmpty { return total }
             let subjects = due.map { "ledger/\($0.0.environment)/\($0.0.testFlag)/\($0.1)" }
             total += try store.write(.subjects(subjects)) { (db) throws(GateKitError) -> Int in
                 let catalogs = try loadedCatalogs(db)
-                var changes: [ChangeFeed.Change] = []
+                var changes: [ChangeFeedRows.Change] = []
                 for (scope, original) in due {
                     let record = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope).compacted()
-                    let stored = try ChangeFeed.stored(db, scope: scope, original: original)
-                    try ChangeFeed.keep(db, scope: scope, original: original,
-                                        try ChangeFeed.sweep(db, scope: scope, original: original, record: record, stored: stored,
+                    let stored = try ChangeFeedRows.stored(db, scope: scope, original: original)
+                    try ChangeFeedRows.keep(db, scope: scope, original: original,
+                                        try ChangeFeedRows.sweep(db, scope: scope, original: original, record: record, stored: stored,
                                                              catalogs: catalogs, now: now, into: &changes))
                 }
-                try ChangeFeed.append(db, changes, now: Clock.nowMilliseconds())
+                try ChangeFeedRows.append(db, changes, now: Clock.nowMilliseconds())
                 return changes.count
             }
             if due.count < Ledger.sweepBatch { return total }
@@ -111,7 +111,7 @@ extension Ledger {
             _ = try emitDueChanges()
             let (last, nextDue) = try store.read { (db) throws(GateKitError) -> (Int64, Int64?) in
                 _ = try commits.changed()  // what arrived so far is seen by this read
-                return (try ChangeFeed.lastSeq(db), try ChangeFeed.nextDue(db))
+                return (try ChangeFeedRows.lastSeq(db), try ChangeFeedRows.nextDue(db))
             }
             if last > seq { return true }
             let now = Clock.monotonicNanoseconds()
@@ -146,7 +146,7 @@ extension Ledger {
                 _ = nanosleep(&nap, nil)
                 let arrived = try store.read { (db) throws(GateKitError) -> Bool in
                     if try commits.changed() { return true }
-                    return try ChangeFeed.lastSeq(db) > seq
+                    return try ChangeFeedRows.lastSeq(db) > seq
                 }
                 if arrived { return }
             }

@@ -2,10 +2,10 @@ import GateKitCrypto
 import GateKitSupport
 
 /// Where a store lives on PostgreSQL, and how its writers lock. Each app id gets its own
-/// PostgreSQL schema (namespace), so several apps share one database without seeing each
+/// namespace (a PostgreSQL "schema"), so several apps share one database without seeing each
 /// other's rows, and the store's SQL runs unchanged under `search_path`. The tables are the
 /// domains' migrations (`StoreSchema`), rendered in PostgreSQL's types.
-enum PostgresSchema {
+enum PostgresNamespace {
     /// `gatekit_meta` rows that mark a namespace as a GateKit store.
     static let formatKey = "format"
     static let formatValue = "gatekit-store"

@@ -1,0 +1,64 @@
+import GateKitJWS
+import GateKitReceipts
+
+/// Apple's data as the ledger's model: a verified StoreKit 2 transaction or a receipt's
+/// purchase as a `TransactionVersion` (Apple's numbers kept where its API reports them:
+/// `offerType`, `revocationReason`).
+extension TransactionVersion {
+    /// A verified StoreKit 2 transaction. Nil when it lacks the ids the ledger keys on.
+    public init?(_ t: JWSTransaction, identity: String) {
+        let f = t.fields
+        guard let id = f.transactionId, let original = f.originalTransactionId, let product = f.productId,
+              let signed = f.signedDate else { return nil }
+        transactionID = id
+        originalTransactionID = original
+        appAccountToken = LedgerCustomer.normalizedToken(f.appAccountToken)
+        productID = product
+        groupID = f.subscriptionGroupIdentifier
+        productType = ProductType(jwsType: f.type)
+        familyShared = f.inAppOwnershipType == "FAMILY_SHARED"
+        purchaseMs = f.purchaseDate
+        originalPurchaseMs = f.originalPurchaseDate
+        expiresMs = f.expiresDate
+        revocationMs = f.revocationDate ?? (f.revocationReason != nil ? f.signedDate : nil)
+        revocationReason = f.revocationReason
+        isUpgraded = f.isUpgraded ?? false
+        offerType = f.offerType
+        signedMs = signed
+        self.identity = identity
+        sale = Sale(f)
+    }
+
+    /// A purchase of a verified receipt, signed when the receipt was created.
+    public init?(_ p: InAppPurchase, receiptCreatedMs: Int64, identity: String) {
+        guard let id = p.transactionID, let product = p.productID else { return nil }
+        transactionID = id
+        originalTransactionID = p.originalTransactionID ?? id
+        appAccountToken = nil
+        productID = product
+        groupID = nil
+        productType = ProductType(receiptType: p.productType, hasExpiry: p.expiresDate != nil,
+                                  hasWebOrderLineItem: p.webOrderLineItemID != nil)
+        familyShared = false
+        purchaseMs = p.purchaseDate?.milliseconds
+        originalPurchaseMs = p.originalPurchaseDate?.milliseconds
+        expiresMs = p.expiresDate?.milliseconds
+        revocationMs = p.cancellationDate?.milliseconds
+        revocationReason = nil
+        isUpgraded = false
+        offerType = (p.isTrialPeriod == true || p.isInIntroOfferPeriod == true) ? TransactionVersion.introductoryOffer
+            : (p.promotionalOfferID != nil ? 2 : nil)
+        signedMs = receiptCreatedMs
+        self.identity = identity
+        sale = Sale(trial: p.isTrialPeriod == true)
+    }
+}
+
+extension TransactionVersion.Sale {
+    /// From a StoreKit 2 transaction's fields.
+    public init(_ f: JWSTransaction.Fields) {
+        self.init(price: f.price, currency: f.currency, storefront: f.storefront,
+                  trial: f.offerDiscountType == "FREE_TRIAL" || (f.offerType == TransactionVersion.introductoryOffer && f.price == 0),
+                  revocationType: f.revocationType, revocationPercentage: f.revocationPercentage)
+    }
+}
