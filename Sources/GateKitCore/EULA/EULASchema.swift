@@ -1,9 +1,9 @@
 import GateKitStore
 
 /// The EULA's tables: every decision (append-only) and the minor revisions.
-public enum EULASchema {
+package enum EULASchema {
     /// Released in migration 1, after the store's metadata: never edit it.
-    public static let decisions = Migration(
+    package static let decisions = Migration(
         sqlite: """
             CREATE TABLE eula_decisions(
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -51,7 +51,7 @@ public enum EULASchema {
     /// query of the released schema still reads it right. The partial index finds a user's
     /// last withdrawal of a document in one probe. `eula_chain` holds each decision's link in
     /// its user's hash chain for the document (`ConsentChain`).
-    public static let consent = Migration([
+    package static let consent = Migration([
         .addColumn("eula_decisions", Column("withdrawal", .integer, check: "withdrawal = 1")),
         .addColumn("eula_decisions", Column("method", .integer, check: "method BETWEEN 1 AND 5")),
         .addColumn("eula_decisions", Column("client_address", .text, check: "length(client_address) BETWEEN 2 AND 45")),
@@ -76,7 +76,7 @@ public enum EULASchema {
     /// edited, only followed by another. A decision records the language of the text it was
     /// on when that text is published (`language`, part of its chain link). `eula_exports`
     /// keeps the digest of every consent export taken.
-    public static let versions = Migration([
+    package static let versions = Migration([
         .table("eula_versions", [
             Column("id", .identity),
             Column("document_id", .text, notNull: true),
@@ -113,7 +113,7 @@ public enum EULASchema {
     /// Migration 13 (Hardening IV): a seal for every published version (`PublicationSeal`),
     /// chained per document, so an edit of a publication or its texts in the file is found by
     /// `gatekit_store_check`; the versions published before are sealed by the migration.
-    public static let publicationSeals = Migration([
+    package static let publicationSeals = Migration([
         .table("eula_version_seals", [
             Column("version_id", .integer, notNull: true, primaryKey: true),
             Column("seal", .text, notNull: true, check: "length(seal) = 64"),

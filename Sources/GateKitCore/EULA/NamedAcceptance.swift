@@ -6,16 +6,16 @@ import GateKitSupport
 /// environment variable, after reading it. Only the text whose hash starts so is accepted; a
 /// name whose hash differs (the text changed since it was read) is an error, never an
 /// acceptance of the new text.
-public struct NamedAcceptance: Equatable, Sendable {
-    public let documentID: String
+package struct NamedAcceptance: Equatable, Sendable {
+    package let documentID: String
     /// 8 to 64 lowercase hex digits.
-    public let hashPrefix: String
+    package let hashPrefix: String
 
-    public static let minimumPrefixDigits = 8
+    package static let minimumPrefixDigits = 8
 
     /// "doc@prefix" entries separated by commas (a document id may hold "@": the last one
     /// separates). Every entry must be well-formed: one that is not is an error, not ignored.
-    public static func parse(_ text: String, from source: String) throws(GateKitError) -> [NamedAcceptance] {
+    package static func parse(_ text: String, from source: String) throws(GateKitError) -> [NamedAcceptance] {
         var out: [NamedAcceptance] = []
         for raw in text.split(separator: ",", omittingEmptySubsequences: false) {
             let entry = raw.trimmingBlanks

@@ -5,12 +5,12 @@ import GateKitStore
 /// when it has none (a receipt purchase). Items, versions, subjects and status changes are
 /// append-only; the products table only ever gains rows. No AUTOINCREMENT on SQLite: rows are
 /// never deleted, so ids only grow, without a sqlite_sequence write per insert.
-public enum LedgerSchema {
+package enum LedgerSchema {
     static let appendOnlyTables = ["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals", "ledger_item_subjects", "ledger_status_changes"]
 
     /// Released as migration 3: never edit it (its text runs straight into the triggers, as
     /// it shipped).
-    public static let ledger = Migration(
+    package static let ledger = Migration(
         sqlite: """
             CREATE TABLE ledger_jws_headers(
                 id INTEGER PRIMARY KEY,
@@ -208,7 +208,7 @@ public enum LedgerSchema {
 
     /// Migration 5: the host's product catalogs (`ProductCatalog`), each with the instant it
     /// took effect; append-only, so as-of answers keep the catalog of their time.
-    public static let catalogs = Migration([
+    package static let catalogs = Migration([
         .table("ledger_catalogs", [
             Column("id", .identity),
             Column("effective_ms", .integer, notNull: true, check: "effective_ms >= 0"),
@@ -221,7 +221,7 @@ public enum LedgerSchema {
 
     /// Migration 7: the host's app accounts linked to ledger customers (`AppAccountRows`), every
     /// link and unlink kept with its instant, so as-of answers use the links of their time.
-    public static let accounts = Migration([
+    package static let accounts = Migration([
         .table("ledger_account_links", [
             Column("id", .identity),
             Column("environment", .text, notNull: true),
@@ -252,7 +252,7 @@ public enum LedgerSchema {
     /// Migration 8: the change feed (`ChangeFeedRows`): every change of an answer, numbered in commit
     /// order by the one head row; and the answer each subscription's product last gave, with the
     /// instant it next changes by time alone.
-    public static let changes = Migration([
+    package static let changes = Migration([
         .table("ledger_feed_head", [
             Column("id", .integer, notNull: true, primaryKey: true, check: "id = 1"),
             Column("last_seq", .integer, notNull: true, check: "last_seq >= 0"),
@@ -275,7 +275,7 @@ public enum LedgerSchema {
     /// Migration 11: what each transaction sold (`TransactionVersion.Sale`), the metrics'
     /// revenue and splits, as columns beside the version; rows already held are filled from
     /// their stored signed text (`SaleColumns.fill`).
-    public static let sales = Migration([
+    package static let sales = Migration([
         .addColumn("ledger_transactions", Column("price", .integer)),
         .addColumn("ledger_transactions", Column("currency", .text)),
         .addColumn("ledger_transactions", Column("storefront", .text)),
@@ -289,7 +289,7 @@ public enum LedgerSchema {
     /// contribute, the days each subscription touches, each subscription's newest signed
     /// instant, and the last item counted. Never the source of an answer's facts: it can be
     /// rebuilt from the ledger at any time.
-    public static let metricsRollup = Migration([
+    package static let metricsRollup = Migration([
         .table("ledger_metric_state", [
             Column("environment", .text, notNull: true),
             Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),

@@ -2,8 +2,8 @@ import GateKitStore
 
 /// The sync's own tables (migration 6): where each environment's notification-history sync
 /// stands, and the transaction-history revision Apple gave for each customer refreshed.
-public enum LedgerSyncSchema {
-    public static let sync = Migration([
+package enum LedgerSyncSchema {
+    package static let sync = Migration([
         .table("ledger_sync", [
             Column("environment", .text, notNull: true, primaryKey: true),
             // Every notification Apple attempted before this instant is ingested (nil: never caught up).

@@ -1,9 +1,9 @@
 import GateKitStore
 
 /// Permission state. Keys are category numbers, never names; the history is append-only.
-public enum PermissionSchema {
+package enum PermissionSchema {
     /// Released as migration 2: never edit it.
-    public static let states = Migration(
+    package static let states = Migration(
         sqlite: """
             CREATE TABLE perm_categories(
                 category INTEGER PRIMARY KEY CHECK (category BETWEEN 1000000 AND 2147483647),

@@ -7,8 +7,8 @@ import GateKitSupport
 /// one row (the profile in BENCHMARKS.md, "Ledger ingestion at the speed of verification"):
 /// one statement per `rowsPerStatement` rows pays it once for all of them. Both engines take
 /// the same SQL, so SQLite runs the same statements.
-public struct RowInserts {
-    public enum Value: Sendable {
+package struct RowInserts {
+    package enum Value: Sendable {
         case integer(Int64?)
         case text(String?)
     }
@@ -16,7 +16,7 @@ public struct RowInserts {
     /// `into`: the table and its columns, e.g. "t(a, b)"; `values`: each column's expression,
     /// with `?` where its value goes ("?" alone for most); `then`: what follows the VALUES
     /// (an ON CONFLICT clause, or nothing).
-    public init(into: String, values: [String], then suffix: String = "") {
+    package init(into: String, values: [String], then suffix: String = "") {
         self.into = into
         self.expressions = values
         self.suffix = suffix
@@ -29,11 +29,11 @@ public struct RowInserts {
 
     /// Rows per statement: a statement's parameters stay far below both engines' limits
     /// (SQLite 32,766; PostgreSQL 65,535) at any table's width.
-    public static let rowsPerStatement = 64
+    package static let rowsPerStatement = 64
 
-    public var isEmpty: Bool { rows.isEmpty }
+    package var isEmpty: Bool { rows.isEmpty }
 
-    public mutating func append(_ row: [Value]) throws(GateKitError) {
+    package mutating func append(_ row: [Value]) throws(GateKitError) {
         guard row.count == expressions.count else {
             throw .internalError("a row of \(row.count) values for the \(expressions.count) columns of \(into)")
         }
@@ -41,7 +41,7 @@ public struct RowInserts {
     }
 
     /// Sends the rows gathered so far, in the order they came.
-    public mutating func flush(_ db: any DatabaseConnection) throws(GateKitError) {
+    package mutating func flush(_ db: any DatabaseConnection) throws(GateKitError) {
         var start = 0
         while start < rows.count {
             let count = min(RowInserts.rowsPerStatement, rows.count - start)

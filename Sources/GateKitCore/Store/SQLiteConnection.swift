@@ -4,12 +4,12 @@ import GateKitSupport
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe by itself:
 /// `Store` serializes every use behind its lock.
-public final class SQLiteConnection: DatabaseConnection {
-    public var dialect: SQLDialect { .sqlite }
+package final class SQLiteConnection: DatabaseConnection {
+    package var dialect: SQLDialect { .sqlite }
     let db: OpaquePointer
     /// libsqlite3's functions (loaded by the first open).
     let sqlite: UnsafePointer<gk_sqlite>
-    public let path: String
+    package let path: String
     private var cache: [String: SQLiteStatement] = [:]
 
     /// How the file is opened. On a read-only file system no -shm can be made: a store whose
@@ -81,16 +81,16 @@ public final class SQLiteConnection: DatabaseConnection {
         SQLiteConnection.classify(rc, "\(context): \(sqlite.pointee.errmsg(db).map { String(cString: $0) } ?? "no message") (SQLite \(rc))")
     }
 
-    public func execute(_ sql: String) throws(GateKitError) {
+    package func execute(_ sql: String) throws(GateKitError) {
         let rc = sqlite.pointee.exec(db, sql, nil, nil, nil)
         guard rc == SQLITE_OK else { throw error(rc, "cannot execute '\(sql.prefix(60))'") }
     }
 
     /// A cached prepared statement, reset and with bindings cleared.
     /// One statement whatever the copy: a read costs no round trip here.
-    public func statement(_ sql: String, copy: Int) throws(GateKitError) -> any DatabaseStatement { try statement(sql) }
+    package func statement(_ sql: String, copy: Int) throws(GateKitError) -> any DatabaseStatement { try statement(sql) }
 
-    public func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement {
+    package func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement {
         try sqliteStatement(sql)
     }
 
@@ -116,7 +116,7 @@ public final class SQLiteConnection: DatabaseConnection {
     }
 
     /// Changes whenever another connection commits to the database (`PRAGMA data_version`).
-    public func dataVersion() throws(GateKitError) -> Int64 {
+    package func dataVersion() throws(GateKitError) -> Int64 {
         try scalar("PRAGMA data_version")
     }
 
@@ -130,9 +130,9 @@ public final class SQLiteConnection: DatabaseConnection {
 }
 
 /// A prepared statement. Columns and parameters are 0- and 1-based, as in SQLite.
-public final class SQLiteStatement: DatabaseStatement {
+package final class SQLiteStatement: DatabaseStatement {
     /// A read costs no round trip here (`DatabaseStatement.prefetch`).
-    public func prefetch() {}
+    package func prefetch() {}
 
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
@@ -148,20 +148,20 @@ public final class SQLiteStatement: DatabaseStatement {
 
     deinit { _ = sqlite.pointee.finalize(handle) }
 
-    public func reset() {
+    package func reset() {
         _ = sqlite.pointee.reset(handle)
         _ = sqlite.pointee.clear_bindings(handle)
     }
 
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64) -> Self {
+    package func bind(_ index: Int32, _ value: Int64) -> Self {
         _ = sqlite.pointee.bind_int64(handle, index, value)
         return self
     }
 
     /// An optional integer: nil binds NULL.
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64?) -> Self {
+    package func bind(_ index: Int32, _ value: Int64?) -> Self {
         guard let value else {
             _ = sqlite.pointee.bind_null(handle, index)
             return self
@@ -170,7 +170,7 @@ public final class SQLiteStatement: DatabaseStatement {
     }
 
     @discardableResult
-    public func bind(_ index: Int32, text: String?) -> Self {
+    package func bind(_ index: Int32, text: String?) -> Self {
         if let text {
             _ = sqlite.pointee.bind_text(handle, index, text, -1, gk_sqlite_transient())
         } else {
@@ -180,7 +180,7 @@ public final class SQLiteStatement: DatabaseStatement {
     }
 
     @discardableResult
-    public func bind(_ index: Int32, blob: [UInt8]?) -> Self {
+    package func bind(_ index: Int32, blob: [UInt8]?) -> Self {
         guard let blob else {
             _ = sqlite.pointee.bind_null(handle, index)
             return self
@@ -194,7 +194,7 @@ public final class SQLiteStatement: DatabaseStatement {
     }
 
     /// Advances: true with a row, false when done.
-    public func step() throws(GateKitError) -> Bool {
+    package func step() throws(GateKitError) -> Bool {
         let rc = sqlite.pointee.step(handle)
         switch rc {
         case SQLITE_ROW: return true
@@ -207,22 +207,22 @@ public final class SQLiteStatement: DatabaseStatement {
     }
 
     /// Runs a statement that returns no rows.
-    public func run() throws(GateKitError) {
+    package func run() throws(GateKitError) {
         defer { _ = sqlite.pointee.reset(handle) }
         while try step() {}
     }
 
-    public func int64(_ column: Int32) -> Int64 { sqlite.pointee.column_int64(handle, column) }
+    package func int64(_ column: Int32) -> Int64 { sqlite.pointee.column_int64(handle, column) }
 
-    public func isNull(_ column: Int32) -> Bool { sqlite.pointee.column_type(handle, column) == SQLITE_NULL }
+    package func isNull(_ column: Int32) -> Bool { sqlite.pointee.column_type(handle, column) == SQLITE_NULL }
 
-    public func text(_ column: Int32) -> String? {
+    package func text(_ column: Int32) -> String? {
         guard let p = sqlite.pointee.column_text(handle, column) else { return nil }
         let n = Int(sqlite.pointee.column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
-    public func blob(_ column: Int32) -> [UInt8]? {
+    package func blob(_ column: Int32) -> [UInt8]? {
         if isNull(column) { return nil }
         let n = Int(sqlite.pointee.column_bytes(handle, column))
         guard n > 0, let p = sqlite.pointee.column_blob(handle, column) else { return [] }

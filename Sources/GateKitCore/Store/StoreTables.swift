@@ -1,8 +1,8 @@
 /// The store's own tables: its metadata (with PostgreSQL's append-only trigger function the
 /// domains' tables use) and the write-lock slots. Released migrations: never edit them.
-public enum StoreTables {
+package enum StoreTables {
     /// Migration 1 begins with it (`StoreSchema.gatekit`).
-    public static let metadata = Migration(
+    package static let metadata = Migration(
         sqlite: """
             CREATE TABLE gatekit_meta(
                 key TEXT PRIMARY KEY NOT NULL,
@@ -27,7 +27,7 @@ public enum StoreTables {
     /// database's own lock, so there it stays empty and exists to keep the schemas equal. A
     /// writer locks the rows of its subjects' slots (`PostgresNamespace.lockSlot`) with
     /// SELECT … FOR UPDATE, which needs UPDATE on the table.
-    public static let writeLocks = Migration(
+    package static let writeLocks = Migration(
         sqlite: """
             CREATE TABLE gatekit_locks(
                 slot INTEGER PRIMARY KEY CHECK (slot BETWEEN 0 AND 1024)

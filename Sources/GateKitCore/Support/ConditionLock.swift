@@ -2,11 +2,11 @@ import Glibc
 
 /// A pthread mutex with a condition variable (monotonic clock), for waits that another
 /// thread ends: a watcher's sleep, "wait until no other thread is inside this callback".
-public final class ConditionLock: @unchecked Sendable {
+package final class ConditionLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    public init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -27,17 +27,17 @@ public final class ConditionLock: @unchecked Sendable {
     }
 
     @inline(__always)
-    public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits for a broadcast. Only inside `withLock`.
-    public func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Waits for a broadcast or until `milliseconds` have passed. Only inside `withLock`.
-    public func wait(milliseconds: Int) {
+    package func wait(milliseconds: Int) {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let ms = max(0, milliseconds)
@@ -50,5 +50,5 @@ public final class ConditionLock: @unchecked Sendable {
         pthread_cond_timedwait(condition, mutex, &deadline)
     }
 
-    public func broadcast() { pthread_cond_broadcast(condition) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
 }

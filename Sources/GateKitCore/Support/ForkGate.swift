@@ -8,7 +8,7 @@ import Glibc
 /// takes its write side, so fork waits until the sections under way end (a batch, a sync's page,
 /// a metrics read: bounded) and none begins until it returns. Writers are preferred, so a
 /// thread that ingests batches back to back cannot keep a fork waiting. Sections never nest.
-public enum ForkGate {
+package enum ForkGate {
     nonisolated(unsafe) private static let gate: UnsafeMutablePointer<pthread_rwlock_t> = {
         let gate = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
         initialise(gate)
@@ -27,7 +27,7 @@ public enum ForkGate {
     }
 
     /// Runs `body` with fork held off until it returns.
-    public static func section<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    package static func section<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_rwlock_rdlock(gate)
         defer { pthread_rwlock_unlock(gate) }
         return try body()
