@@ -7,8 +7,9 @@ let libdbusArchIncludes = "/usr/lib/aarch64-linux-gnu/dbus-1.0/include"
 let libdbusArchIncludes = "/usr/lib/x86_64-linux-gnu/dbus-1.0/include"
 #endif
 
-// libdbus's headers, for the layer that imports CDBus and every module above it (pkg-config
-// would also link libdbus, which GateKit loads with dlopen).
+// libdbus's headers, for the layer that imports CDBus and the modules that import that layer
+// (they load its module, and with it CDBus's; pkg-config would also link libdbus, which GateKit
+// loads with dlopen). No other target gets these flags.
 let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbus-1.0", "-Xcc", "-I\(libdbusArchIncludes)"])]
 
 // The layers are modules of one library: release builds let the optimizer inline and specialize
@@ -20,11 +21,12 @@ let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
-    .target(
+    let seesDBus = dependencies.contains("CDBus") || dependencies.contains("Permissions")
+    return .target(
         name: "GateKit\(layer)",
         dependencies: dependencies.map { coreLayers.contains($0) ? .target(name: "GateKit\($0)") : .target(name: $0) },
         path: "Sources/GateKitCore/\(layer)",
-        swiftSettings: libdbusIncludes + crossModuleOptimization
+        swiftSettings: (seesDBus ? libdbusIncludes : []) + crossModuleOptimization
     )
 }
 

@@ -11,15 +11,15 @@ public struct JWSNotification: SignedPayload {
     public let fields: Fields
 
     public struct Fields: Decodable, Sendable {
-        public let notificationType: String?
-        public let subtype: String?
-        public let notificationUUID: String?
+        package let notificationType: String?
+        package let subtype: String?
+        package let notificationUUID: String?
         public let data: NotificationData?
         public let summary: NotificationSummary?
-        public let externalPurchaseToken: ExternalPurchaseToken?
-        public let appData: NotificationAppData?
+        package let externalPurchaseToken: ExternalPurchaseToken?
+        package let appData: NotificationAppData?
         public let version: String?
-        public let signedDate: Int64?
+        package let signedDate: Int64?
     }
 
     public init(json: JSONValue) throws(GateKitError) {
@@ -30,7 +30,7 @@ public struct JWSNotification: SignedPayload {
     /// The app and environment the notification is about, taken from `data`, else `summary`,
     /// else `externalPurchaseToken` (Sandbox iff its externalPurchaseId starts with
     /// "SANDBOX", else Production), else `appData` — the order Apple's verifier uses.
-    public var subject: (bundleId: String?, appAppleId: Int64?, environment: String?) {
+    package var subject: (bundleId: String?, appAppleId: Int64?, environment: String?) {
         if let data = fields.data { return (data.bundleId, data.appAppleId, data.environment) }
         if let summary = fields.summary { return (summary.bundleId, summary.appAppleId, summary.environment) }
         if let token = fields.externalPurchaseToken {
@@ -53,47 +53,47 @@ public struct JWSNotification: SignedPayload {
 /// `data` of a notification about one app's transaction.
 public struct NotificationData: Decodable, Sendable {
     public let environment: String?
-    public let appAppleId: Int64?
-    public let bundleId: String?
-    public let bundleVersion: String?
+    package let appAppleId: Int64?
+    package let bundleId: String?
+    package let bundleVersion: String?
     /// Nested JWS, verified separately (decoded into `transactionInfo` in the JSON output).
-    public let signedTransactionInfo: String?
+    package let signedTransactionInfo: String?
     /// Nested JWS, verified separately (decoded into `renewalInfo` in the JSON output).
-    public let signedRenewalInfo: String?
+    package let signedRenewalInfo: String?
     /// 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
     public let status: Int64?
-    public let consumptionRequestReason: String?
+    package let consumptionRequestReason: String?
 
 }
 
 /// `summary` of a notification about a bulk request (e.g. RENEWAL_EXTENSION / SUMMARY).
 public struct NotificationSummary: Decodable, Sendable {
     public let environment: String?
-    public let appAppleId: Int64?
-    public let bundleId: String?
-    public let productId: String?
+    package let appAppleId: Int64?
+    package let bundleId: String?
+    package let productId: String?
     public let requestIdentifier: String?
-    public let storefrontCountryCodes: [String]?
-    public let succeededCount: Int64?
-    public let failedCount: Int64?
+    package let storefrontCountryCodes: [String]?
+    package let succeededCount: Int64?
+    package let failedCount: Int64?
 
 }
 
 /// `externalPurchaseToken` of an EXTERNAL_PURCHASE_TOKEN notification.
 public struct ExternalPurchaseToken: Decodable, Sendable {
-    public let externalPurchaseId: String?
-    public let tokenCreationDate: Int64?
-    public let appAppleId: Int64?
-    public let bundleId: String?
+    package let externalPurchaseId: String?
+    package let tokenCreationDate: Int64?
+    package let appAppleId: Int64?
+    package let bundleId: String?
 
 }
 
 /// `appData` of an app-level notification (e.g. RESCIND_CONSENT).
 public struct NotificationAppData: Decodable, Sendable {
-    public let appAppleId: Int64?
-    public let bundleId: String?
+    package let appAppleId: Int64?
+    package let bundleId: String?
     public let environment: String?
     /// Nested JWS AppTransaction, verified separately (decoded into `appTransactionInfo`).
-    public let signedAppTransactionInfo: String?
+    package let signedAppTransactionInfo: String?
 
 }

@@ -9,18 +9,18 @@ public final class VerifiedChain: @unchecked Sendable {
 
     /// Owned `EVP_PKEY*` of the leaf. Immutable after init; OpenSSL allows concurrent verifies.
     package let leafKey: OpaquePointer
-    public let keyType: KeyType
-    public let leafSubject: String
+    package let keyType: KeyType
+    package let leafSubject: String
     /// Certificates in the built chain, anchor included.
     public let length: Int
     /// Latest notBefore of the chain (Unix seconds).
-    public let validFrom: Int64
+    package let validFrom: Int64
     /// Earliest notAfter of the chain (Unix seconds).
-    public let validUntil: Int64
+    package let validUntil: Int64
     /// The anchor was a caller-supplied test anchor: never an App Store chain.
-    public let isTestAnchored: Bool
+    package let isTestAnchored: Bool
     /// Digest NIDs of the non-anchor certificate signatures, leaf first (for reporting).
-    public let signatureDigests: [String]
+    package let signatureDigests: [String]
 
     init(leafKey: OpaquePointer, leafSubject: String, length: Int, validFrom: Int64, validUntil: Int64,
          isTestAnchored: Bool, signatureDigests: [String]) {
@@ -41,7 +41,7 @@ public final class VerifiedChain: @unchecked Sendable {
     deinit { EVP_PKEY_free(leafKey) }
 
     /// The leaf's public key as PEM ("BEGIN PUBLIC KEY", SubjectPublicKeyInfo).
-    public func leafPublicKeyPEM() throws(GateKitError) -> String {
+    package func leafPublicKeyPEM() throws(GateKitError) -> String {
         String(decoding: try PEMWriter.text("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, leafKey) }, as: UTF8.self)
     }
 
@@ -51,7 +51,7 @@ public final class VerifiedChain: @unchecked Sendable {
 
     /// Verifies `signature` over `message` with the leaf key: RSA PKCS#1 v1.5 for RSA keys,
     /// ECDSA with a DER-encoded (r, s) signature for EC keys.
-    public func verifySignature(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer,
+    package func verifySignature(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer,
                                 digest: DigestAlgorithm) -> Bool {
         guard let ctx = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(ctx) }
