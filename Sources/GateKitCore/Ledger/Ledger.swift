@@ -1,7 +1,7 @@
 import GateKitStore
 import GateKitSupport
 
-/// The entitlement ledger over a store: ingests signed data it verifies itself (LedgerIngest)
+/// The entitlement ledger over a store: ingests signed data it verifies itself (Apple/AppleIngest, LedgerRecording)
 /// and answers "is this customer entitled now, and why?" from every version Apple signed, in
 /// any arrival order (docs/ledger.md).
 ///

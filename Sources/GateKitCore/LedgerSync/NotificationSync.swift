@@ -138,166 +138,29 @@ public enum NotificationSync {
     static let maximumRestarts = 3
 
     public static func run(ledger: Ledger, client: AppStoreServerClient, options: Options) throws(GateKitError) -> Report {
-        let environment = options.verification.environment
         try check(options, client: client)
-        let deadline = Clock.monotonicNanoseconds() &+ UInt64(options.budgetMs) &* 1_000_000
-        let now = Clock.nowMilliseconds()
-        var until = min(options.untilMs ?? now, now)
-        let lease = options.leaseMs
-        let owner = LeaseOwner.make()
-        let subject = SyncState.subject(environment.rawValue)
-        var report = Report(outcome: .done, environment: environment.rawValue)
-
-        let taken = try ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) -> (SyncState, Bool) in
-            var state = try SyncState.read(db, environment: environment.rawValue)
-            if let holder = state.leaseOwner, holder != owner, (state.leaseUntilMs ?? 0) > now { return (state, false) }
-            state.leaseOwner = owner
-            state.leaseUntilMs = now + lease
-            try state.write(db, environment: environment.rawValue, now: now)
-            return (state, true)
-        }
-        var state = taken.0
-        report.state = state
-        guard taken.1 else {
-            report.outcome = .busy
-            report.stoppedBy = .busy
-            return report
-        }
-        /// What is left of the budget for one request; nil: spent.
-        func remainingMilliseconds() -> Int? {
-            let clock = Clock.monotonicNanoseconds()
-            guard clock < deadline else { return nil }
-            return Int(min((deadline - clock) / 1_000_000, UInt64(Int32.max)))
-        }
+        var sync = SyncRun(ledger: ledger, client: client, options: options)
+        guard try sync.takeLease() else { return sync.report }
         do throws(GateKitError) {
-            if options.untilMs == nil, let synced = state.syncedUntilMs, synced > now + clockToleranceMs, state.window == nil {
-                // A checkpoint in this host's future: this host's clock is slow, or a host
-                // whose clock ran fast wrote it. Only the server can tell which.
-                guard let left = remainingMilliseconds() else { throw GateKitError(.appStoreTransport, "the sync's budget ran out") }
-                if let server = try serverClock(client, environment: environment, now: now, overlapMs: options.overlapMs, timeout: left) {
-                    report.clockSkewMs = now - server
-                    if synced > server + clockToleranceMs {
-                        state.syncedUntilMs = nil
-                        report.healed = (synced, horizonMs(environment, until: server))
-                    }
-                    until = server
-                }
-            }
-            var seenTokens = Set<String>()
-            var windowServerDate: Int64?
-            while true {
-                if state.window == nil {
-                    if let synced = state.syncedUntilMs, synced >= until { break }
-                    let horizon = horizonMs(environment, until: until)
-                    let from = report.healed.map { $0.toMs }
-                        ?? windowStart(checkpoint: state.syncedUntilMs, overlapMs: options.overlapMs) ?? options.sinceMs ?? horizon
-                    if from < horizon, state.syncedUntilMs != nil || options.sinceMs != nil { report.gap = (from, horizon) }
-                    let start = max(from, horizon)
-                    guard start < until else { break }
-                    state.window = SyncState.Window(startMs: start, endMs: until, pageToken: nil, pages: 0)
-                    seenTokens = []
-                    windowServerDate = nil
-                }
-                guard let left = remainingMilliseconds() else {
-                    report.outcome = .partial
-                    report.stoppedBy = .budget
-                    break
-                }
-                if let maximum = options.maximumPages, report.pages >= maximum {
-                    report.outcome = .partial
-                    report.stoppedBy = .maximumPages
-                    break
-                }
-                guard let window = state.window else { break }
-                if let token = window.pageToken { seenTokens.insert(token) }
-                /// Reads the window again from its first page (bounded: a server that never gives
-                /// a usable token fails the sync; nothing unusable was kept).
-                func restart(_ why: String) throws(GateKitError) {
-                    guard report.restartedWindows < maximumRestarts else {
-                        throw GateKitError(.appStoreResponse, "Get Notification History: \(why), and the window was already begun again \(maximumRestarts) times")
-                    }
-                    report.restartedWindows += 1
-                    state.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0)
-                    seenTokens = []
-                }
-                let request = JSONWriter.serialize(.object([("startDate", .number(window.startMs)), ("endDate", .number(window.endMs))]))
-                let page: HistoryPage
-                let outcome: AppStoreServerClient.Outcome
-                let asked = Clock.monotonicNanoseconds()
-                do throws(GateKitError) {
-                    outcome = try client.send(.getNotificationHistory(paginationToken: window.pageToken, request: Array(request.utf8)),
-                                              verifying: false, timeoutMilliseconds: left)
-                } catch where error.code == .appStoreTransport && left < client.options.timeoutMilliseconds
-                                && Clock.monotonicNanoseconds() &- asked >= UInt64(max(left - 50, 0)) * 1_000_000 {
-                    report.outcome = .partial  // the budget, not the client's timeout, ended the request
-                    report.stoppedBy = .budget
-                    break
-                }
-                switch outcome {
-                case let .success(answer): page = try HistoryPage.notifications(answer)
-                case let .failure(failure):
-                    if refusesToken(failure, sent: window.pageToken), report.restartedWindows < maximumRestarts {
-                        try restart("Apple refused the page token")
-                        continue
-                    }
-                    throw GateKitError(.appStoreAPIError, "Get Notification History: \(failure.description)")
-                }
-                let local = Clock.nowMilliseconds()
-                if let date = page.serverDate {
-                    report.clockSkewMs = local - date
-                    windowServerDate = min(windowServerDate ?? date, date)
-                }
-                var next = state
-                var restartAfter: String?
-                if page.hasMore, page.unsendableNext {
-                    report.unsendableTokens += 1
-                    restartAfter = "the page token could not be sent back (empty, over \(APIEndpoint.maximumArgumentLength) bytes or with a NUL)"
-                } else if page.hasMore, let token = page.next, seenTokens.contains(token) {
-                    report.repeatedTokens += 1
-                    restartAfter = "the server repeated an earlier page token of this window (a cycle)"
-                }
-                if restartAfter != nil {
-                    next.window = window  // this page's items are recorded; the window is read again
-                } else if page.hasMore {
-                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: page.next,
-                                                   pages: window.pages == .max ? .max : window.pages + 1)
-                } else {
-                    let known = checkpoint(windowEnd: window.endMs, serverDate: windowServerDate ?? local)
-                    next.syncedUntilMs = max(state.syncedUntilMs ?? .min, known)
-                    next.window = nil
-                    until = min(until, known)  // caught up with what the server knows
-                }
-                let committed = Clock.nowMilliseconds()
-                next.leaseUntilMs = committed + lease
-                let recorded = try ledger.ingestTogether(page.signed.map { (text: Array($0.utf8), kind: JWSVerifier.Kind.notification) },
-                                                        options: options.verification, alongside: .subjects([subject])) { (db) throws(GateKitError) in
-                    guard try SyncState.read(db, environment: environment.rawValue).leaseOwner == owner else {
-                        throw GateKitError(.busy, "another host took over this environment's sync (the lease of \(lease) ms lapsed): this page was not recorded")
-                    }
-                    try next.write(db, environment: environment.rawValue, now: committed)
-                }
-                report.tally.add(recorded.reports)
-                report.pages += 1
-                state = next
-                if let why = restartAfter { try restart(why) }
-            }
+            try sync.healFutureCheckpoint()
+            while try sync.nextPage() {}
         } catch {
-            try? release(ledger.store, environment: environment.rawValue, owner: owner, subject: subject)
+            try? release(ledger.store, environment: sync.environment.rawValue, owner: sync.owner, subject: sync.subject)
             throw error
         }
-        state.leaseOwner = nil
-        state.leaseUntilMs = nil
-        report.state = state
-        try release(ledger.store, environment: environment.rawValue, owner: owner, subject: subject)
+        sync.state.leaseOwner = nil
+        sync.state.leaseUntilMs = nil
+        sync.report.state = sync.state
+        try release(ledger.store, environment: sync.environment.rawValue, owner: sync.owner, subject: sync.subject)
         // The change feed's time-made changes are due now too: a timer's sync appends them.
         _ = try ledger.emitDueChanges()
-        return report
+        return sync.report
     }
 
     /// The server's clock, from the `Date` of one history request over the last `overlapMs`
     /// by this host's clock (its items are read again by the window that follows); nil when
     /// the server sends no Date.
-    private static func serverClock(_ client: AppStoreServerClient, environment: AppStoreEnvironment, now: Int64, overlapMs: Int64,
+    static func serverClock(_ client: AppStoreServerClient, environment: AppStoreEnvironment, now: Int64, overlapMs: Int64,
                                     timeout: Int) throws(GateKitError) -> Int64? {
         let request = JSONWriter.serialize(.object([("startDate", .number(now - max(overlapMs, 1))), ("endDate", .number(now))]))
         switch try client.send(.getNotificationHistory(paginationToken: nil, request: Array(request.utf8)), verifying: false,
@@ -327,7 +190,7 @@ public enum NotificationSync {
     }
 
     /// Gives the lease back (only if still this sync's).
-    private static func release(_ store: Store, environment: String, owner: String, subject: String) throws(GateKitError) {
+    static func release(_ store: Store, environment: String, owner: String, subject: String) throws(GateKitError) {
         try store.write(.subjects([subject])) { (db) throws(GateKitError) in
             var state = try SyncState.read(db, environment: environment)
             guard state.leaseOwner == owner else { return }

@@ -1,4 +1,3 @@
-import COpenSSL
 import CPostgres
 import Glibc
 import GateKitSupport
@@ -19,17 +18,17 @@ final class PostgresConnection: DatabaseConnection {
     private let password: String?
     /// Statements run after every (re)connect: search_path, LISTEN.
     private let sessionSetup: [String]
-    private(set) var conn: OpaquePointer?
+    var conn: OpaquePointer?
     /// Moves on with every (re)connect.
-    private(set) var session: UInt64 = 0
+    var session: UInt64 = 0
     /// Notifications on `channel` sent by other sessions, counted as they arrive.
-    private(set) var notificationsFromOthers: UInt64 = 0
-    private var cache: [StatementKey: PostgresStatement] = [:]
-    private var statementNumber = 0
+    var notificationsFromOthers: UInt64 = 0
+    var cache: [StatementKey: PostgresStatement] = [:]
+    var statementNumber = 0
     /// The server and database, without the password (for messages and `gatekit_store_path`).
-    private(set) var location = "postgresql://"
+    var location = "postgresql://"
     /// The SQLSTATE of the last failed statement (which failures a write may retry).
-    private(set) var lastSQLState: String?
+    var lastSQLState: String?
     /// TLS was GateKit's default (a TCP connection whose string said nothing of sslmode).
     private let tlsByDefault: Bool
 
@@ -82,24 +81,6 @@ final class PostgresConnection: DatabaseConnection {
         try connect()
     }
 
-    /// Whether libpq will reach any of the hosts over TCP (a host that is not a socket folder,
-    /// or a hostaddr); no host at all is the local socket.
-    static func usesTCP(_ given: [String: String]) -> Bool {
-        if let address = given["hostaddr"] ?? getenv("PGHOSTADDR").map({ String(cString: $0) }), !address.isEmpty { return true }
-        guard let hosts = given["host"] ?? getenv("PGHOST").map({ String(cString: $0) }) else { return false }
-        return hosts.split(separator: ",", omittingEmptySubsequences: false).contains { h in
-            !h.isEmpty && !h.hasPrefix("/") && !h.hasPrefix("@")
-        }
-    }
-
-    /// The system's CA certificates for `sslrootcert`: libpq 16 reads "system" itself; before,
-    /// OpenSSL's default file (Debian: /usr/lib/ssl/cert.pem, the ca-certificates bundle).
-    /// Nil when libpq's own ~/.postgresql/root.crt is there to decide.
-    static func systemCAs(_ pq: gk_pq) -> String? {
-        if let home = getenv("HOME"), access(String(cString: home) + "/.postgresql/root.crt", F_OK) == 0 { return nil }
-        if pq.PQlibVersion() >= 160000 { return "system" }
-        return X509_get_default_cert_file().map { String(cString: $0) }
-    }
 
     deinit {
         cache.removeAll()
@@ -148,19 +129,6 @@ final class PostgresConnection: DatabaseConnection {
         }
     }
 
-    /// A pooler between GateKit and the server (PgBouncer, in any pool mode) hands out a backend
-    /// key of its own: the pid libpq was told is not the server process answering. Behind one,
-    /// session state (search_path, prepared statements, LISTEN) can be lost between
-    /// transactions or reach another client, so GateKit refuses it rather than guess.
-    private func refusePooler(_ c: OpaquePointer) throws(GateKitError) {
-        let result = pq.PQexec(c, "SELECT pg_backend_pid()")
-        defer { pq.PQclear(result) }
-        try check(result, "SELECT pg_backend_pid()")
-        let server = result.flatMap { pq.PQgetvalue($0, 0, 0) }.map { String(cString: $0) }
-        guard server == String(pq.PQbackendPID(c)) else {
-            throw GateKitError(.invalidArgument, "\(location) is reached through a connection pooler (the server's backend pid \(server ?? "?") is not the \(pq.PQbackendPID(c)) the connection was given): GateKit needs a session of its own (prepared statements, LISTEN, session settings), which a pooler in transaction mode loses or shares; connect to the server directly")
-        }
-    }
 
     /// Reconnects when the connection is gone, and leaves any transaction a failure left open.
     /// Before a write (`probing`), reading what the socket holds notices a connection the
@@ -214,20 +182,20 @@ final class PostgresConnection: DatabaseConnection {
     /// transaction's writes then cost one round trip together instead of one each. A failure
     /// in a statement sent earlier surfaces at that read or at COMMIT, with its own statement
     /// named; the server aborted the transaction at it either way.
-    private(set) var pipelining = false
+    var pipelining = false
     /// What was sent and not yet answered, in order.
-    private var awaited: [Awaited] = []
-    private var awaitedRead = 0
-    private var syncsUnread = 0
+    var awaited: [Awaited] = []
+    var awaitedRead = 0
+    var syncsUnread = 0
     /// Statements holding a prefetched answer (`DatabaseStatement.prefetch`), dropped when
     /// the transaction ends.
-    private var prefetching: [PostgresStatement] = []
+    var prefetching: [PostgresStatement] = []
 
     /// Answers read together at the latest after this many statements: what the server has
     /// to answer stays small, and a long batch cannot fill both sockets' buffers.
     static let maximumAwaited = 512
 
-    private struct Awaited {
+    struct Awaited {
         let context: String
         /// The statement whose rows this answer carries.
         var reader: PostgresStatement?
@@ -235,130 +203,8 @@ final class PostgresConnection: DatabaseConnection {
         var prepares: PostgresStatement?
     }
 
-    func prefetchedBy(_ statement: PostgresStatement) { prefetching.append(statement) }
 
-    private func endPipeline() {
-        pipelining = false
-        for s in prefetching { s.dropPrefetched() }
-        prefetching.removeAll(keepingCapacity: true)
-    }
-
-    /// BEGIN, in pipeline mode.
-    func beginPipelined() throws(GateKitError) {
-        let conn = try live()
-        guard pq.PQenterPipelineMode(conn) == 1 else {
-            throw GateKitError(.internal, "libpq could not enter pipeline mode: \(redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(conn)))))")
-        }
-        pipelining = true
-        try sendPlain("BEGIN")
-    }
-
-    /// Sends a statement without parameters (BEGIN, NOTIFY, COMMIT) in the pipeline.
-    private func sendPlain(_ sql: String) throws(GateKitError) {
-        let conn = try live()
-        try sent(pq.PQsendQueryParams(conn, sql, 0, nil, nil, nil, nil, 0), Awaited(context: "'\(sql.prefix(60))'"))
-    }
-
-    /// Records what a `PQsend…` call (its return value `ok`) will be answered with.
-    private func sent(_ ok: Int32, _ awaiting: @autoclosure () -> Awaited) throws(GateKitError) {
-        guard ok == 1 else {
-            if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
-            throw GateKitError(.internal, "libpq refused to send a statement: \(conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? "")")
-        }
-        awaited.append(awaiting())
-        if awaited.count - awaitedRead >= PostgresConnection.maximumAwaited { try readAnswers() }
-    }
-
-    /// A statement sent in the pipeline: preparing it, running it.
-    func sentPrepare(_ ok: Int32, _ statement: PostgresStatement, _ context: String) throws(GateKitError) {
-        try sent(ok, Awaited(context: "preparing \(context)", prepares: statement))
-    }
-
-    func sentQuery(_ ok: Int32, _ context: String, reader: PostgresStatement?) throws(GateKitError) {
-        try sent(ok, Awaited(context: context, reader: reader))
-    }
-
-    /// Reads every answer sent for so far (one round trip), handing rows to their statement.
-    /// Throws the first failure; the rest are left for `abandonPipeline`.
-    func readAnswers() throws(GateKitError) {
-        let conn = try live()
-        guard awaitedRead < awaited.count else { return }
-        guard pq.PQsendFlushRequest(conn) == 1, pq.PQflush(conn) == 0 else { throw lost() }
-        while awaitedRead < awaited.count {
-            let next = awaited[awaitedRead]
-            awaitedRead += 1
-            let result = takeAnswer(conn)
-            do throws(GateKitError) {
-                try check(result, next.context)
-            } catch {
-                next.prepares?.forgetPrepared()
-                pq.PQclear(result)
-                throw error
-            }
-            if let reader = next.reader { reader.received(result) } else { pq.PQclear(result) }
-        }
-        awaited.removeAll(keepingCapacity: true)
-        awaitedRead = 0
-    }
-
-    /// One statement's answer: its result, then the NULL that ends it.
-    private func takeAnswer(_ conn: OpaquePointer) -> OpaquePointer? {
-        let result = pq.PQgetResult(conn)
-        if result != nil, let extra = pq.PQgetResult(conn) { pq.PQclear(extra) }
-        return result
-    }
-
-    /// NOTIFY and COMMIT in the pipeline, then every answer. A broken connection after COMMIT
-    /// was sent leaves the outcome unknown: `.commitUncertain`.
-    func commitPipelined(after before: String) throws(GateKitError) {
-        try sendPlain(before)
-        try sendPlain("COMMIT")
-        let conn = try live()
-        do throws(GateKitError) {
-            guard pq.PQpipelineSync(conn) == 1 else { throw lost() }
-            syncsUnread += 1
-            try readAnswers()
-            let sync = pq.PQgetResult(conn)
-            defer { pq.PQclear(sync) }
-            guard sync.map({ pq.PQresultStatus($0) }) == PGRES_PIPELINE_SYNC else { throw lost() }
-            syncsUnread -= 1
-        } catch where error.code == .connection {
-            // COMMIT was sent and its answer never arrived: it may have committed.
-            throw GateKitError(.commitUncertain, "the connection to the PostgreSQL store \(location) broke during COMMIT: the write may or may not be recorded; retrying it is safe")
-        }
-        _ = pq.PQexitPipelineMode(conn)
-        endPipeline()
-    }
-
-    /// Leaves pipeline mode after a failure: reads what is still to come up to a sync (so
-    /// statements a failure aborted are prepared again next time), then ROLLBACK can run.
-    /// A connection that cannot be brought back to a clean state is dropped (the next call
-    /// reconnects).
-    func abandonPipeline() {
-        guard pipelining else { return }
-        defer {
-            endPipeline()
-            awaited.removeAll(keepingCapacity: true)
-            awaitedRead = 0
-            syncsUnread = 0
-        }
-        guard let conn, pq.PQstatus(conn) == CONNECTION_OK, pq.PQpipelineSync(conn) == 1 else { return dropConnection() }
-        for next in awaited[awaitedRead...] {
-            let result = takeAnswer(conn)
-            if result.map({ pq.PQresultStatus($0) }) != PGRES_COMMAND_OK { next.prepares?.forgetPrepared() }
-            pq.PQclear(result)
-        }
-        // Up to the sync just sent, past a COMMIT's that was not read.
-        syncsUnread += 1
-        while syncsUnread > 0 {
-            guard let result = pq.PQgetResult(conn) else { return dropConnection() }
-            if pq.PQresultStatus(result) == PGRES_PIPELINE_SYNC { syncsUnread -= 1 }
-            pq.PQclear(result)
-        }
-        if pq.PQexitPipelineMode(conn) != 1 { dropConnection() }
-    }
-
-    private func dropConnection() {
+    func dropConnection() {
         if let conn { pq.PQfinish(conn) }
         conn = nil
         endPipeline()
@@ -379,78 +225,11 @@ final class PostgresConnection: DatabaseConnection {
         return s
     }
 
-    private struct StatementKey: Hashable {
+    struct StatementKey: Hashable {
         let sql: String
         let copy: Int
     }
 
-    /// Throws the classified error unless `result` succeeded.
-    func check(_ result: OpaquePointer?, _ context: String) throws(GateKitError) {
-        guard let result else {
-            if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
-            throw GateKitError(.outOfMemory, "libpq returned no result for \(context)")
-        }
-        let status = pq.PQresultStatus(result)
-        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
-        if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
-        func field(_ code: UInt8) -> String? { pq.PQresultErrorField(result, Int32(code)).map { String(cString: $0) } }
-        // No SQLSTATE: libpq's own failure (the server vanished mid-answer), not the server's.
-        guard let state = field(UInt8(ascii: "C")) else { throw lost() }
-        lastSQLState = state
-        let message = redacted(field(UInt8(ascii: "M")) ?? PostgresConnection.trimmed(PostgresConnection.string(pq.PQresultErrorMessage(result))))
-        if state == "57014" || state == "55P03" {
-            // What it waited for: the server's context ("while locking tuple (0,3) in relation …").
-            let waited = field(UInt8(ascii: "W")).map { "; it waited \(redacted(PostgresConnection.trimmed($0)))" } ?? ""
-            throw GateKitError(.busy, "\(context) gave up after the connection's statement_timeout (30 s unless the connection string sets another)\(waited): \(message) (SQLSTATE \(state)); nothing was written")
-        }
-        throw PostgresConnection.classify(state: state, "\(context) failed: \(message) (SQLSTATE \(state))")
-    }
-
-    /// Failures a write transaction retries: another writer won a race (a serialization
-    /// failure, a deadlock, a unique key it inserted first). A statement or lock timeout is
-    /// not: it already waited as long as the connection allows.
-    var lastFailureIsRace: Bool {
-        ["40001", "40P01", "23505"].contains(lastSQLState ?? "")
-    }
-
-    /// Maps a SQLSTATE onto GateKit's stable codes.
-    static func classify(state: String, _ message: String) -> GateKitError {
-        switch state {
-        // Serialization, deadlock, lock or statement timeout; a unique key another writer
-        // inserted first (the retry then finds its row).
-        case "40001", "40P01", "55P03", "57014", "23505": GateKitError(.busy, message)
-        case "25006", "42501": GateKitError(.readOnly, message)  // read-only transaction (a standby), no privilege
-        case "53100": GateKitError(.io, message)  // disk full
-        case "53200": GateKitError(.outOfMemory, message)
-        case "54000", "54001": GateKitError(.tooLarge, message)
-        case "XX001", "XX002": GateKitError(.corrupt, message)  // data or index corrupted
-        default:
-            switch state.prefix(2) {
-            case "08", "57", "53", "28": GateKitError(.connection, message)  // connection, shutdown, resources, login
-            default: GateKitError(.internal, message)
-            }
-        }
-    }
-
-    /// Counts notifications other sessions sent since the last call; no round trip (reads what
-    /// the socket already holds).
-    func pollNotifications() {
-        guard let conn else { return }
-        _ = pq.PQconsumeInput(conn)
-        let own = pq.PQbackendPID(conn)
-        while let n = pq.PQnotifies(conn) {
-            if n.pointee.be_pid != own { notificationsFromOthers &+= 1 }
-            pq.PQfreemem(n)
-        }
-    }
-
-    static func string(_ p: UnsafeMutablePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
-
-    static func trimmed(_ message: String) -> String {
-        var lines = message.split(separator: "\n").map { $0.trimmingCharacters() }
-        lines.removeAll { $0.isEmpty }
-        return lines.joined(separator: "; ")
-    }
 
     /// A NULL-terminated array of C strings for the duration of `body`.
     /// nil when memory ran out.
@@ -460,11 +239,5 @@ final class PostgresConnection: DatabaseConnection {
         guard !copies.contains(where: { $0 == nil }) else { return nil }
         let pointers = copies.map { UnsafePointer($0) } + [nil]
         return pointers.withUnsafeBufferPointer { buffer in buffer.baseAddress.flatMap(body) }
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters() -> String {
-        String(drop { $0 == " " || $0 == "\t" })
     }
 }

@@ -1,0 +1,36 @@
+import GateKitStore
+
+/// The write path's unit: an item a store told the ledger, verified and mapped to the model (its
+/// transaction and renewal versions), about to be recorded.
+extension Ledger {
+    /// An item about to be recorded, with the versions it carries.
+    struct PendingItem {
+        let kind: IngestReport.Kind
+        let scope: LedgerScope
+        /// The app the item was verified for (a store's ledger holds one app's data).
+        let bundleID: String
+        let identity: String
+        let signedMs: Int64
+        var notificationUUID: String?
+        var notificationType: String?
+        var subtype: String?
+        /// The item's own signed text (a JWS, its header stored once), or a receipt's JSON
+        /// with no header.
+        let header: String?
+        let body: String
+        var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = []
+        /// Each version with its own signed text; nil when that is the item's own.
+        var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = []
+
+        /// The subscriptions the item speaks of, sorted.
+        var originals: [String] {
+            Array(Set(transactions.map(\.0.originalTransactionID) + renewals.map(\.0.originalTransactionID))).sorted()
+        }
+
+        /// What recording the item reads to decide what it writes: its subscriptions (write
+        /// transactions on the same subscription run one at a time).
+        var subjects: [String] {
+            originals.map { "ledger/\(scope.environment)/\(scope.testFlag)/\($0)" }
+        }
+    }
+}
