@@ -4,8 +4,9 @@
                                              Sources/GateKitCore that need not be public (exit 1)
     python3 scripts/check-access.py --fix    makes those `package` (their public members too)
 
-A member may be public when the export layer names it (or it witnesses a standard protocol's
-requirement, or @inlinable code reaches it). A top-level declaration may be public when
+Members of a public type stay public: made `package`, the release build (cross-module
+optimization) stopped inlining them across layers, and warm JWS verification ran 1.3× slower
+(BENCHMARKS.md, "Architecture III"). A top-level declaration may be public when
 Sources/GateKit (the export layer) names it, or when
 one that may be public names it (a public signature, an enum case, a default argument or
 @inlinable code of it must see it)."""
@@ -77,49 +78,18 @@ def needed(found: Dict[str, List["tuple[Path, int, int]"]]) -> Set[str]:
     return keep
 
 
-#: Members that witness a standard protocol's requirement: public with their type, named or not.
-WITNESSES = {"description", "hash", "hashValue", "encode", "makeIterator", "next", "rawValue", "id", "debugDescription",
-             "count", "startIndex", "endIndex", "index", "callAsFunction", "errorDescription"}
-MEMBER = re.compile(r"^(\s+)((?:@\w+(?:\([^)]*\))?\s+)*)public\s+((?:(?:static|final|override|mutating|nonmutating|convenience|"
-                    r"required|lazy|nonisolated|class)\s+)*)(func|var|let)\s+([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def spare_members() -> List["tuple[Path, int, str]"]:
-    """Public members (functions, properties) of core types that the export layer never names:
-    a layer shares them upward as `package` (a witness of a standard protocol, and what
-    @inlinable code reaches, stay public)."""
-    export = "\n".join(p.read_text() for p in (ROOT / "Sources" / "GateKit").glob("*.swift"))
-    words = set(WORD.findall(export))
-    found = []
-    for path in sorted(CORE.rglob("*.swift")):
-        for i, line in enumerate(path.read_text().split("\n")):
-            m = MEMBER.match(line)
-            if m and m.group(5) not in words and m.group(5) not in WITNESSES and "@inlinable" not in m.group(2) \
-                    and "@usableFromInline" not in line:
-                found.append((path, i, m.group(5)))
-    return found
-
-
 def main() -> int:
     found = declarations()
     keep = needed(found)
     public = {name for name, places in found.items()
               if any(TOP.match(path.read_text().split("\n")[start]) for path, start, _ in places)}
     spare = sorted(public - keep)
-    members = spare_members()
     if "--fix" not in sys.argv:
         for name in spare:
             path, line, _ = found[name][0]
             print(f"{path.relative_to(ROOT)}:{line + 1}: {name} is public but the export layer never needs it: make it package")
-        for path, line, name in members:
-            print(f"{path.relative_to(ROOT)}:{line + 1}: the member {name} is public but the export layer never names it: make it package")
-        print(f"check-access: {len(keep)} public top-level declarations the export layer needs; {len(spare)} declarations and "
-              f"{len(members)} members that should be package")
-        return 1 if spare or members else 0
-    for path, line, _ in members:
-        lines = path.read_text().split("\n")
-        lines[line] = re.sub(r"^(\s*(?:@\w+(?:\([^)]*\))?\s+)*)public\b", r"\1package", lines[line])
-        path.write_text("\n".join(lines))
+        print(f"check-access: {len(keep)} public top-level declarations the export layer needs, {len(spare)} that should be package")
+        return 1 if spare else 0
     edits: Dict[Path, Set[int]] = {}
     for name in spare:
         for path, start, end in found[name]:

@@ -9,7 +9,7 @@ public struct APIEndpoint: Sendable, Equatable {
     public let path: String
     public let query: [(String, String)]
     public let body: [UInt8]?
-    package let contentType: String?
+    public let contentType: String?
 
     public static func == (a: APIEndpoint, b: APIEndpoint) -> Bool {
         a.method == b.method && a.path == b.path && a.body == b.body && a.contentType == b.contentType
@@ -17,7 +17,7 @@ public struct APIEndpoint: Sendable, Equatable {
     }
 
     /// Longest path argument accepted (Apple's ids, tokens and UUIDs are under 200 bytes).
-    package static let maximumArgumentLength = 4096
+    public static let maximumArgumentLength = 4096
     /// Longest JSON request body accepted (Apple's largest, a notification history request, is small).
     public static let maximumBodyLength = 1 << 20
     /// Largest retention-messaging image accepted.
@@ -183,7 +183,7 @@ public struct APIEndpoint: Sendable, Equatable {
     /// A non-empty argument of bounded length.
     /// Whether a value a server sent (a page token, a revision) can be sent back as an argument:
     /// a caller keeps nothing it could not send, or one answer would wedge it for good.
-    package static func isSendable(_ value: String) -> Bool {
+    public static func isSendable(_ value: String) -> Bool {
         !value.isEmpty && value.utf8.count <= maximumArgumentLength && !value.utf8.contains(0)
     }
 

@@ -4,16 +4,16 @@ import GateKitSupport
 /// message when the body carries them (developer.apple.com/documentation/appstoreserverapi/error_codes),
 /// whether Apple calls the error retryable, and `Retry-After` in seconds when sent.
 public struct APIFailure: Sendable, Equatable {
-    package let httpStatus: Int
-    package let errorCode: Int64?
-    package let errorMessage: String?
-    package let retryAfter: Int64?
+    public let httpStatus: Int
+    public let errorCode: Int64?
+    public let errorMessage: String?
+    public let retryAfter: Int64?
 
     /// The codes whose name in Apple's documentation ends in "Retryable", and the rate limit.
-    package static let retryableCodes: Set<Int64> = [4040002, 4040004, 4040006, 5000001, 4290000]
+    public static let retryableCodes: Set<Int64> = [4040002, 4040004, 4040006, 5000001, 4290000]
 
     /// Apple's errors can be retried later: its "…Retryable" codes, and 429 (after Retry-After).
-    package var isRetryable: Bool { httpStatus == 429 || errorCode.map(APIFailure.retryableCodes.contains) == true }
+    public var isRetryable: Bool { httpStatus == 429 || errorCode.map(APIFailure.retryableCodes.contains) == true }
 
     /// Reads an error answer as Apple's libraries do: a JSON body with `errorCode` and
     /// `errorMessage` when its content type is application/json; the status alone otherwise.

@@ -36,11 +36,11 @@ public final class AppStoreServerClient: @unchecked Sendable {
     /// A successful answer: Apple's body (nil when empty), and with verification the same
     /// document with each signed member replaced by its verified payload.
     public struct Answer: Sendable {
-        package let httpStatus: Int
+        public let httpStatus: Int
         public let body: String?
         public let decoded: String?
         /// When the server answered, from its `Date` header (Unix ms); nil when it sent none.
-        package var serverDate: Int64? = nil
+        public var serverDate: Int64? = nil
     }
 
     public enum Outcome: Sendable {

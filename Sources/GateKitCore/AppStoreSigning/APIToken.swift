@@ -11,8 +11,8 @@ public final class APIToken: @unchecked Sendable {
     private let lock = Lock()
     private var cached: (token: String, expires: Int64)?
 
-    package static let maximumLifetime: Int64 = 3600
-    package static let audience = "appstoreconnect-v1"
+    public static let maximumLifetime: Int64 = 3600
+    public static let audience = "appstoreconnect-v1"
 
     public init(key: SigningKey, lifetime: Int64 = 300) throws(GateKitError) {
         guard key.issuerID != nil else { throw .invalid("issuer_id is required for App Store Server API tokens") }

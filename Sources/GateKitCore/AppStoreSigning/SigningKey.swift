@@ -15,7 +15,7 @@ public final class SigningKey: @unchecked Sendable {
     public let issuerID: String?
     public let bundleID: String
 
-    package static let maximumPEMLength = 64 * 1024
+    public static let maximumPEMLength = 64 * 1024
 
     public init(pem: UnsafeRawBufferPointer, keyID: String, issuerID: String?, bundleID: String) throws(GateKitError) {
         guard pem.count > 0, pem.count <= SigningKey.maximumPEMLength else {

@@ -4,10 +4,10 @@ import GateKitSupport
 /// ECDSA P-256 with SHA-256 as JWS writes it (RFC 7518 §3.4): the signature is the raw
 /// 32-byte big-endian r followed by the 32-byte s, which OpenSSL wants as a DER ECDSA-Sig-Value.
 public enum ES256 {
-    package static let signatureLength = 64
+    public static let signatureLength = 64
 
     /// Converts raw r‖s into DER. Nil when the input is not 64 bytes or OpenSSL refuses it.
-    package static func derSignature<C: Collection>(raw: C) -> [UInt8]? where C.Element == UInt8 {
+    public static func derSignature<C: Collection>(raw: C) -> [UInt8]? where C.Element == UInt8 {
         guard raw.count == signatureLength else { return nil }
         let bytes = Array(raw)
         guard let sig = ECDSA_SIG_new() else { return nil }
@@ -35,7 +35,7 @@ public enum ES256 {
     }
 
     /// True when `key` is an EC key on P-256 (ES256 allows no other curve).
-    package static func isP256(_ key: OpaquePointer) -> Bool {
+    public static func isP256(_ key: OpaquePointer) -> Bool {
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else { return false }
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
@@ -50,7 +50,7 @@ public enum ES256 {
     /// Whether a P-256 private key's scalar is one ECDSA can use (1 ≤ d < n, at most 32 bytes)
     /// and, where the key carries its public point, that the point is d·G: a key outside this
     /// loads in OpenSSL and signs junk.
-    package static func isUsablePrivateKey(_ key: OpaquePointer) -> Bool {
+    public static func isUsablePrivateKey(_ key: OpaquePointer) -> Bool {
         var d: OpaquePointer?
         // "priv" is OSSL_PKEY_PARAM_PRIV_KEY (a macro Swift cannot import).
         guard EVP_PKEY_get_bn_param(key, "priv", &d) == 1, let d else { ERR_clear_error(); return false }
@@ -91,7 +91,7 @@ public enum ES256 {
 
     /// Loads an unencrypted PEM private key (PKCS#8, or SEC1 "EC PRIVATE KEY") that can sign
     /// ES256. The caller owns the `EVP_PKEY *` (EVP_PKEY_free).
-    package static func privateKey(pem: UnsafeRawBufferPointer) -> Result<OpaquePointer, KeyProblem> {
+    public static func privateKey(pem: UnsafeRawBufferPointer) -> Result<OpaquePointer, KeyProblem> {
         ERR_clear_error()
         guard pem.count > 0, pem.count <= Int(Int32.max), let bio = BIO_new_mem_buf(pem.baseAddress, Int32(pem.count)) else { return .failure(.notPEM) }
         defer { BIO_free(bio) }
@@ -112,7 +112,7 @@ public enum ES256 {
     }
 
     /// ECDSA P-256 / SHA-256 over `message` with a private `EVP_PKEY *`: the DER ECDSA-Sig-Value.
-    package static func signDER(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
+    public static func signDER(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
         guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }
         ERR_clear_error()
@@ -133,7 +133,7 @@ public enum ES256 {
 
     /// The same signature as JWS writes it: raw 32-byte r ‖ 32-byte s, read from the DER
     /// SEQUENCE { INTEGER r, INTEGER s } OpenSSL made.
-    package static func signRaw(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
+    public static func signRaw(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
         let der = try signDER(message, key: key)
         guard let raw = rawSignature(der) else { throw .internalError("OpenSSL made an ECDSA signature that is not DER r, s") }
         return raw

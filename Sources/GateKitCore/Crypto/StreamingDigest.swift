@@ -19,17 +19,17 @@ public final class StreamingDigest {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    package func update(_ bytes: UnsafeRawBufferPointer) throws(GateKitError) {
+    public func update(_ bytes: UnsafeRawBufferPointer) throws(GateKitError) {
         guard bytes.count > 0 else { return }
         guard EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1 else { throw GateKitError.internalError("EVP_DigestUpdate failed") }
     }
 
-    package func update(_ bytes: [UInt8]) throws(GateKitError) {
+    public func update(_ bytes: [UInt8]) throws(GateKitError) {
         try bytes.withUnsafeBytes { buffer in Result { () throws(GateKitError) in try update(buffer) } }.get()
     }
 
     /// The digest of everything fed so far; the object is spent.
-    package func finish() throws(GateKitError) -> [UInt8] {
+    public func finish() throws(GateKitError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: algorithm.length)
         var size: UInt32 = 0
         let ok = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &size) }

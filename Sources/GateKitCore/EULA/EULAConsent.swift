@@ -28,11 +28,11 @@ public struct EULAConsent: Equatable, Sendable {
         }
     }
 
-    package static let maximumUserAgentBytes = 1024
-    package static let maximumLocaleBytes = 35
+    public static let maximumUserAgentBytes = 1024
+    public static let maximumLocaleBytes = 35
     public static let maximumMetadataPairs = 32
-    package static let maximumKeyBytes = 64
-    package static let maximumValueBytes = 1024
+    public static let maximumKeyBytes = 64
+    public static let maximumValueBytes = 1024
 
     public var method: Method?
     /// An IPv4 or IPv6 address, kept in its canonical text (inet_ntop).

@@ -28,7 +28,7 @@ public enum EULAExport {
     /// Format 2 (Hardening IV) carries each text's version seal (`PublicationSeal`) in its text
     /// record, so an export taken before a publication was edited in the store finds the edit;
     /// files of format 1 (no seals) are still verified as they were written.
-    package static let formatName = "gatekit-eula-export/2"
+    public static let formatName = "gatekit-eula-export/2"
     static func formatName(_ format: Int) -> String { "gatekit-eula-export/\(format)" }
     static let pageRows: Int64 = 1000
 

@@ -9,7 +9,7 @@ public struct EULAGate: Sendable {
 
     public init(store: Store) { self.store = store }
 
-    package static let maximumDocumentIDLength = 1024
+    public static let maximumDocumentIDLength = 1024
     public static let maximumUserLength = 4096
 
     static func validate(documentID: String) throws(GateKitError) {

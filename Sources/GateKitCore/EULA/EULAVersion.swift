@@ -19,12 +19,12 @@ public struct EULAVersion: Equatable, Sendable {
         }
     }
 
-    package static let maximumLabelBytes = 128
+    public static let maximumLabelBytes = 128
     public static let maximumTexts = 64
     /// A text is what a person reads before agreeing: 16 MiB is far beyond any EULA.
     public static let maximumTextBytes = 16 << 20
     /// Ten years: a grace period is weeks; more is a mistake, not a policy.
-    package static let maximumGraceMilliseconds: Int64 = 10 * 366 * 86_400_000
+    public static let maximumGraceMilliseconds: Int64 = 10 * 366 * 86_400_000
 
     public var documentID: String
     public var label: String

@@ -7,7 +7,7 @@ public enum LanguageTag {
     /// The tag in BCP 47's conventional case: the language lowercase, a 4-letter script
     /// titlecase ("Latn"), a 2-letter region uppercase ("AT"), the rest lowercase. A tag that
     /// is not well-formed is `.invalidArgument`, naming `name`.
-    package static func canonical(_ tag: String, name: String = "language") throws(GateKitError) -> String {
+    public static func canonical(_ tag: String, name: String = "language") throws(GateKitError) -> String {
         do {
             try EULAConsent.validate(locale: tag)
         } catch {
@@ -29,7 +29,7 @@ public enum LanguageTag {
 
     /// The tags to try for `canonical`, most specific first: "de-Latn-AT", "de-Latn", "de".
     /// A single-letter subtag (an extension's singleton) is dropped with the subtag after it.
-    package static func fallbacks(_ canonical: String) -> [String] {
+    public static func fallbacks(_ canonical: String) -> [String] {
         var subtags = canonical.split(separator: "-").map(String.init)
         var out: [String] = []
         while !subtags.isEmpty {

@@ -11,22 +11,22 @@ public struct AppTransaction: SignedPayload {
     public let fields: Fields
 
     public struct Fields: Decodable, Sendable {
-        package let receiptType: String?
-        package let appAppleId: Int64?
-        package let bundleId: String?
-        package let applicationVersion: String?
-        package let versionExternalIdentifier: Int64?
-        package let receiptCreationDate: Int64?
+        public let receiptType: String?
+        public let appAppleId: Int64?
+        public let bundleId: String?
+        public let applicationVersion: String?
+        public let versionExternalIdentifier: Int64?
+        public let receiptCreationDate: Int64?
         /// Xcode writes -62135769600000 (0001-01-01).
         public let originalPurchaseDate: Int64?
-        package let originalApplicationVersion: String?
+        public let originalApplicationVersion: String?
         /// Base64 SHA-384 of lowercase(nonce) + lowercase(device verification id); see docs/jws.md.
-        package let deviceVerification: String?
-        package let deviceVerificationNonce: String?
-        package let preorderDate: Int64?
-        package let appTransactionId: String?
+        public let deviceVerification: String?
+        public let deviceVerificationNonce: String?
+        public let preorderDate: Int64?
+        public let appTransactionId: String?
         /// "iOS", "macOS", "tvOS", "visionOS".
-        package let originalPlatform: String?
+        public let originalPlatform: String?
     }
 
     public init(json: JSONValue, path: String = "appTransaction") throws(GateKitError) {

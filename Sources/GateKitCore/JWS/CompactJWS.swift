@@ -12,15 +12,15 @@ public struct CompactJWS {
     public static let maximumLength = 1 << 20
 
     /// The ASCII bytes `header.payload`: what the signature covers.
-    package let signingInput: [UInt8]
+    public let signingInput: [UInt8]
     public let header: JSONValue
     public let payload: JSONValue
     /// The payload's bytes as signed (base64url-decoded): what the replay identity hashes.
-    package let payloadBytes: [UInt8]
+    public let payloadBytes: [UInt8]
     /// The x5c certificates as DER, leaf first.
-    package let certificates: [[UInt8]]
+    public let certificates: [[UInt8]]
     /// The decoded signature bytes (64 for a well-formed ES256 signature).
-    package let signature: [UInt8]
+    public let signature: [UInt8]
 
     public static func parse<C: Collection>(_ text: C) throws(GateKitError) -> CompactJWS where C.Element == UInt8 {
         let (bytes, dots) = try split(text)
@@ -46,7 +46,7 @@ public struct CompactJWS {
     /// Data the App Store never signs (Xcode, LocalTesting) as Apple's verifier reads it in
     /// those environments: three parts, header and payload JSON objects; neither `alg`, `x5c`
     /// nor the signature is looked at. The payload and its bytes.
-    package static func parseUnverified<C: Collection>(_ text: C) throws(GateKitError) -> (payload: JSONValue, payloadBytes: [UInt8]) where C.Element == UInt8 {
+    public static func parseUnverified<C: Collection>(_ text: C) throws(GateKitError) -> (payload: JSONValue, payloadBytes: [UInt8]) where C.Element == UInt8 {
         let (bytes, dots) = try split(text)
         _ = try decodeObject(bytes[0..<dots[0]], "header")
         return try decodeObject(bytes[(dots[0] + 1)..<dots[1]], "payload")

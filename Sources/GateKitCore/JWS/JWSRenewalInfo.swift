@@ -12,32 +12,32 @@ public struct JWSRenewalInfo: SignedPayload {
 
     public struct Fields: Decodable, Sendable {
         /// 1: cancelled, 2: billing error, 3: declined a price increase, 4: unavailable, 5: other.
-        package let expirationIntent: Int64?
-        package let originalTransactionId: String?
-        package let autoRenewProductId: String?
-        package let productId: String?
+        public let expirationIntent: Int64?
+        public let originalTransactionId: String?
+        public let autoRenewProductId: String?
+        public let productId: String?
         /// 0: off, 1: on.
-        package let autoRenewStatus: Int64?
-        package let isInBillingRetryPeriod: Bool?
+        public let autoRenewStatus: Int64?
+        public let isInBillingRetryPeriod: Bool?
         /// 0: not responded, 1: consented.
-        package let priceIncreaseStatus: Int64?
-        package let gracePeriodExpiresDate: Int64?
-        package let offerType: Int64?
+        public let priceIncreaseStatus: Int64?
+        public let gracePeriodExpiresDate: Int64?
+        public let offerType: Int64?
         public let offerIdentifier: String?
-        package let offerDiscountType: String?
-        package let offerPeriod: String?
-        package let signedDate: Int64?
+        public let offerDiscountType: String?
+        public let offerPeriod: String?
+        public let signedDate: Int64?
         public let environment: String?
-        package let recentSubscriptionStartDate: Int64?
-        package let renewalDate: Int64?
-        package let renewalPrice: Int64?
+        public let recentSubscriptionStartDate: Int64?
+        public let renewalDate: Int64?
+        public let renewalPrice: Int64?
         public let currency: String?
-        package let eligibleWinBackOfferIds: [String]?
-        package let appAccountToken: String?
-        package let appTransactionId: String?
-        package let renewalBillingPlanType: String?
-        package let advancedCommerceInfo: JSONValue?
-        package let commitmentInfo: JSONValue?
+        public let eligibleWinBackOfferIds: [String]?
+        public let appAccountToken: String?
+        public let appTransactionId: String?
+        public let renewalBillingPlanType: String?
+        public let advancedCommerceInfo: JSONValue?
+        public let commitmentInfo: JSONValue?
     }
 
     public init(json: JSONValue, path: String = "renewalInfo") throws(GateKitError) {

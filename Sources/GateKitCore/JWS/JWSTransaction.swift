@@ -12,45 +12,45 @@ public struct JWSTransaction: SignedPayload {
     public let fields: Fields
 
     public struct Fields: Decodable, Sendable {
-        package let originalTransactionId: String?
-        package let transactionId: String?
-        package let webOrderLineItemId: String?
-        package let bundleId: String?
-        package let productId: String?
-        package let subscriptionGroupIdentifier: String?
+        public let originalTransactionId: String?
+        public let transactionId: String?
+        public let webOrderLineItemId: String?
+        public let bundleId: String?
+        public let productId: String?
+        public let subscriptionGroupIdentifier: String?
         public let purchaseDate: Int64?
         public let originalPurchaseDate: Int64?
         public let expiresDate: Int64?
         public let quantity: Int64?
         /// "Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription".
         public let type: String?
-        package let appAccountToken: String?
+        public let appAccountToken: String?
         /// "FAMILY_SHARED" or "PURCHASED".
-        package let inAppOwnershipType: String?
-        package let signedDate: Int64?
+        public let inAppOwnershipType: String?
+        public let signedDate: Int64?
         /// 0: other, 1: an issue in the app.
-        package let revocationReason: Int64?
-        package let revocationDate: Int64?
-        package let revocationType: String?
-        package let revocationPercentage: Int64?
-        package let isUpgraded: Bool?
+        public let revocationReason: Int64?
+        public let revocationDate: Int64?
+        public let revocationType: String?
+        public let revocationPercentage: Int64?
+        public let isUpgraded: Bool?
         /// 1: introductory, 2: promotional, 3: offer code, 4: win-back.
-        package let offerType: Int64?
+        public let offerType: Int64?
         public let offerIdentifier: String?
-        package let offerDiscountType: String?
-        package let offerPeriod: String?
+        public let offerDiscountType: String?
+        public let offerPeriod: String?
         public let environment: String?
         public let storefront: String?
-        package let storefrontId: String?
+        public let storefrontId: String?
         /// "PURCHASE" or "RENEWAL".
-        package let transactionReason: String?
+        public let transactionReason: String?
         /// Milliunits of the currency.
-        package let price: Int64?
+        public let price: Int64?
         public let currency: String?
-        package let appTransactionId: String?
-        package let billingPlanType: String?
-        package let advancedCommerceInfo: JSONValue?
-        package let commitmentInfo: JSONValue?
+        public let appTransactionId: String?
+        public let billingPlanType: String?
+        public let advancedCommerceInfo: JSONValue?
+        public let commitmentInfo: JSONValue?
     }
 
     public init(json: JSONValue, path: String = "transaction") throws(GateKitError) {

@@ -37,7 +37,7 @@ public enum JWSVerifier {
         return t
     }
 
-    package static func verifyRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSRenewalInfo where C.Element == UInt8 {
+    public static func verifyRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> JWSRenewalInfo where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .renewalInfo, options: options)
         var r = try JWSRenewalInfo(json: payload)
         r.provenance = provenance
@@ -46,7 +46,7 @@ public enum JWSVerifier {
         return r
     }
 
-    package static func verifyAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> AppTransaction where C.Element == UInt8 {
+    public static func verifyAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> AppTransaction where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .appTransaction, options: options)
         var a = try AppTransaction(json: payload)
         a.provenance = provenance
@@ -60,7 +60,7 @@ public enum JWSVerifier {
     /// A Retention Messaging realtime request: checked as Apple's
     /// `verify_and_decode_realtime_request` does — the app Apple id in Production, the
     /// environment (the payload names no bundle id).
-    package static func verifyRealtimeRequest<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> RealtimeRequest where C.Element == UInt8 {
+    public static func verifyRealtimeRequest<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> RealtimeRequest where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .realtimeRequest, options: options)
         var r = try RealtimeRequest(json: payload)
         r.provenance = provenance
@@ -72,7 +72,7 @@ public enum JWSVerifier {
 
     /// `withJSON` false: `json` is the payload as signed, without the decoded nested data and
     /// the marking (the ledger reads the typed values only, and skips building that tree).
-    package static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions, withJSON: Bool = true) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
+    public static func verifyNotification<C: Collection>(_ text: C, options: JWSOptions, withJSON: Bool = true) throws(GateKitError) -> VerifiedNotification where C.Element == UInt8 {
         let (payload, provenance) = try verifiedPayload(text, kind: .notification, options: options)
         var n = try JWSNotification(json: payload)
         n.provenance = provenance

@@ -11,13 +11,13 @@ public struct RealtimeRequest: SignedPayload {
     public let fields: Fields
 
     public struct Fields: Decodable, Sendable {
-        package let originalTransactionId: String?
-        package let appAppleId: Int64?
-        package let productId: String?
-        package let userLocale: String?
+        public let originalTransactionId: String?
+        public let appAppleId: Int64?
+        public let productId: String?
+        public let userLocale: String?
         public let requestIdentifier: String?
         public let environment: String?
-        package let signedDate: Int64?
+        public let signedDate: Int64?
     }
 
     public init(json: JSONValue, path: String = "realtimeRequest") throws(GateKitError) {

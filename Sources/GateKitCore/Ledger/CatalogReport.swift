@@ -13,27 +13,27 @@ import GateKitSupport
 public struct CatalogReport: Sendable, Equatable {
     public struct Unseen: Sendable, Equatable {
         public let product: String
-        package let didYouMean: String?
+        public let didYouMean: String?
     }
 
     public struct Change: Sendable, Equatable {
         public let product: String
-        package let gained: [String]
-        package let lost: [String]
+        public let gained: [String]
+        public let lost: [String]
     }
 
     /// False for a check (`declareCatalog(…, checkOnly: true)`): nothing was declared.
     public let declared: Bool
     public let effectiveMs: Int64
-    package let unseenProducts: [Unseen]
-    package let unnamedProducts: [String]
-    package let entitlementChanges: [Change]
+    public let unseenProducts: [Unseen]
+    public let unnamedProducts: [String]
+    public let entitlementChanges: [Change]
 
     /// What a user should look at before relying on the catalog, a sentence each (the tool
     /// prints them on stderr): products nobody bought, purchased products left out, names lost.
     /// A product gaining a name, or a catalog for products not sold yet, is no warning — but a
     /// product nobody bought beside a purchased one it is a typo of, is.
-    package var warnings: [String] {
+    public var warnings: [String] {
         var out: [String] = []
         for u in unseenProducts {
             if let near = u.didYouMean {

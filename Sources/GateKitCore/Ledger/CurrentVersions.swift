@@ -3,7 +3,7 @@
 public struct CurrentVersions: Sendable {
     /// Ordered by (original transaction id, transaction id).
     public let transactions: [TransactionVersion]
-    package let renewals: [String: RenewalVersion]
+    public let renewals: [String: RenewalVersion]
     public let subscriptions: [Subscription]
     /// Indices into `transactions` of those that are no subscription's latest transaction.
     let others: [Int]
@@ -11,10 +11,10 @@ public struct CurrentVersions: Sendable {
     /// One auto-renewable subscription (an original transaction id).
     public struct Subscription: Sendable {
         public let originalTransactionID: String
-        package let groupID: String?
+        public let groupID: String?
         /// Its most recent transaction: the newest purchase not upgraded away.
-        package let latest: TransactionVersion
-        package let renewal: RenewalVersion?
+        public let latest: TransactionVersion
+        public let renewal: RenewalVersion?
     }
 
     /// The same without the subscriptions (original transaction ids) in `originals`: those

@@ -2,9 +2,9 @@
 /// transactions and renewal infos), and the answers computed from it. Pure: no store, no clock.
 public struct CustomerRecord: Sendable {
     public var transactions: [TransactionVersion]
-    package var renewals: [RenewalVersion]
+    public var renewals: [RenewalVersion]
     /// Product id → subscription group id, for versions that do not say (receipt purchases).
-    package var productGroups: [String: String]
+    public var productGroups: [String: String]
     /// Set when the record is an app account token's (lowercased): an original transaction
     /// counts only while the newest of its versions that carries a token carries this one, so
     /// an account transfer (Apple re-signing with another token) leaves the old account.
@@ -22,7 +22,7 @@ public struct CustomerRecord: Sendable {
     /// transaction (with the group an older version gave it), the newest token-carrying version
     /// of each original transaction, and the newest version of each renewal info. What
     /// ingestion keeps between the items of a batch.
-    package func compacted() -> CustomerRecord {
+    public func compacted() -> CustomerRecord {
         var newest: [String: TransactionVersion] = [:]
         var groups: [String: String] = [:]
         var tokened: [String: TransactionVersion] = [:]
@@ -46,7 +46,7 @@ public struct CustomerRecord: Sendable {
 
     /// What the ledger says at `at` (Unix ms) from the versions Apple had signed by `knownBy`
     /// (nil: every version): per transaction and per subscription the newest such version.
-    package func view(at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
+    public func view(at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
         LedgerView(at: at, current: current(knownBy: knownBy), catalog: catalog)
     }
 

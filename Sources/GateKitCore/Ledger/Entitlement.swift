@@ -48,7 +48,7 @@ public struct Entitlement: Sendable, Equatable {
 
     public var reason: Reason
     public var productID: String?
-    package var groupID: String?
+    public var groupID: String?
     public var transactionID: String?
     public var originalTransactionID: String?
     /// The subscription's status when the deciding transaction is an auto-renewable one.
@@ -61,14 +61,14 @@ public struct Entitlement: Sendable, Equatable {
     public var untilMs: Int64?
     /// The entitlement names the host's catalog says the product grants ("pro"); nil: none
     /// (an optional: answers are copied often, and nil costs no reference count).
-    package var grants: [String]?
+    public var grants: [String]?
     /// The subscription's period ended with auto-renew on, and nothing recorded since says
     /// whether it renewed: Apple's API can tell (a refresh), the ledger cannot yet.
-    package var awaitsRenewal = false
+    public var awaitsRenewal = false
     /// A refresh was asked for and gave no answer in time: this is the stored answer.
     public var stale = false
     /// For `unknownName`: the catalog's name nearest to the one asked about, if one is close.
-    package var didYouMean: String?
+    public var didYouMean: String?
 
     public var isEntitled: Bool { reason.entitles }
 

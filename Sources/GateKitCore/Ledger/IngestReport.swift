@@ -39,7 +39,7 @@ public struct IngestReport: Sendable {
 
     public struct StatusChange: Sendable, Equatable {
         public let originalTransactionID: String
-        package let groupID: String?
+        public let groupID: String?
         public let from: SubscriptionStatus?
         public let to: SubscriptionStatus
     }
@@ -48,13 +48,13 @@ public struct IngestReport: Sendable {
     public let kind: Kind
     public let scope: LedgerScope
     public let identity: String
-    package let notificationType: String?
-    package let subtype: String?
-    package let notificationUUID: String?
+    public let notificationType: String?
+    public let subtype: String?
+    public let notificationUUID: String?
     /// The original transaction ids the item is about, sorted.
-    package let originalTransactionIDs: [String]
-    package let appAccountToken: String?
-    package let statusChanges: [StatusChange]
+    public let originalTransactionIDs: [String]
+    public let appAccountToken: String?
+    public let statusChanges: [StatusChange]
 
     /// The customer it touched: the app account token when the data carries one, else the
     /// (first) original transaction id.

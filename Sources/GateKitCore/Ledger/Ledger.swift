@@ -50,11 +50,11 @@ public final class Ledger: @unchecked Sendable {
     /// customers once each gain nothing from keeping them).
     static let cachedCustomers = 4096
     /// Longest customer string accepted (app account tokens are UUIDs, transaction ids digits).
-    package static let maximumCustomerLength = 256
+    public static let maximumCustomerLength = 256
     /// An instant this close to the clock (before it) is "now": the host's own reading of the
     /// clock, taken just before the call, must not lose a version Apple signed "ahead" of it.
-    package static let nowWindowMs: Int64 = 2_000
-    package static let maximumFilterLength = 1024
+    public static let nowWindowMs: Int64 = 2_000
+    public static let maximumFilterLength = 1024
 
     /// The customer compared byte for byte, as the store compares (`LedgerCustomer`'s own
     /// equality: Swift's String equality is canonical equivalence, the store's is not).
@@ -193,7 +193,7 @@ public final class Ledger: @unchecked Sendable {
 
     /// `excluding`: subscriptions (original transaction ids, as bytes) left out — those another
     /// app account holds, for a question by app account.
-    package func view(customer: String, scope: LedgerScope, at instant: LedgerInstant,
+    public func view(customer: String, scope: LedgerScope, at instant: LedgerInstant,
                      excluding: Set<[UInt8]> = []) throws(GateKitError) -> LedgerView {
         let known = try known(customer: customer, scope: scope)
         let cached = known.cached

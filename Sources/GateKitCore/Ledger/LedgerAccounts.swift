@@ -19,7 +19,7 @@ extension Ledger {
         case transferred = 2  // it was linked to another app account, which lost it
     }
 
-    package static let maximumAppUserIDLength = 256
+    public static let maximumAppUserIDLength = 256
 
     static func validate(appUserID: String) throws(GateKitError) {
         guard !appUserID.isEmpty, appUserID.utf8.count <= maximumAppUserIDLength else {

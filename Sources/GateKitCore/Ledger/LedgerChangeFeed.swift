@@ -5,7 +5,7 @@ import GateKitSupport
 /// The change feed through the ledger (`ChangeFeedRows` keeps its rows): what a host reads with a
 /// cursor it keeps (at least once: it moves the cursor after handling a change), and waits on.
 extension Ledger {
-    package static let maximumFeedPage = 10_000
+    public static let maximumFeedPage = 10_000
     /// Subscriptions swept per write: a long-idle store catches up in bounded transactions.
     static let sweepBatch = 256
 
@@ -14,7 +14,7 @@ extension Ledger {
     /// it first, so a host reading the feed sees them; answers to questions never wait on it.
     /// A store opened read-only (a read-only file or file system) reads the feed as it stands:
     /// a writer appends time's changes.
-    package func emitDueChanges() throws(GateKitError) -> Int {
+    public func emitDueChanges() throws(GateKitError) -> Int {
         guard !store.isReadOnly else { return 0 }
         let now = Clock.nowMilliseconds()
         var total = 0
@@ -94,7 +94,7 @@ extension Ledger {
         return .object(members)
     }
 
-    package static let maximumWaitMilliseconds = 3_600_000
+    public static let maximumWaitMilliseconds = 3_600_000
 
     /// True as soon as a change after `seq` exists, false when `timeoutMilliseconds` passed
     /// first. Woken by any process's commit — on SQLite through the store's change probe (a read

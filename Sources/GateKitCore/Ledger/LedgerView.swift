@@ -13,9 +13,9 @@ public struct LedgerView: Sendable {
     /// One auto-renewable subscription at `at`.
     public struct Subscription: Sendable {
         public let originalTransactionID: String
-        package let groupID: String?
-        package let latest: TransactionVersion
-        package let renewal: RenewalVersion?
+        public let groupID: String?
+        public let latest: TransactionVersion
+        public let renewal: RenewalVersion?
         public let status: SubscriptionStatus
     }
 

@@ -19,7 +19,7 @@ public struct ProductCatalog: Sendable, Equatable {
         public var type: ProductType
         public var group: String?
         public var entitlements: [String]
-        package var term: Term?
+        public var term: Term?
     }
 
     /// An ISO 8601 duration of whole days, weeks, months or years ("P30D", "P1M", "P1Y"),
@@ -73,7 +73,7 @@ public struct ProductCatalog: Sendable, Equatable {
         /// `start` plus the term (Unix milliseconds, UTC calendar; the day clamped to the
         /// month's length). A start outside years 1 to 9999 (signed data may say anything) is
         /// never put through the calendar: before it, the term has ended; after it, it has not.
-        package func end(from start: Int64) -> Int64 {
+        public func end(from start: Int64) -> Int64 {
             guard start >= Term.earliest else { return start }
             guard start <= Term.latest else { return .max }
             let msPerDay: Int64 = 86_400_000
@@ -91,7 +91,7 @@ public struct ProductCatalog: Sendable, Equatable {
 
     public private(set) var products: [String: Product]
     /// Why a catalog takes effect before it was declared (a correction, on purpose); nil: it does not.
-    package var correction: String?
+    public var correction: String?
     /// Every name a question may use — product ids, groups and entitlement names — as bytes
     /// (made once with the catalog: a no-purchase answer checks the name in constant time).
     private var names: Set<[UInt8]> = []
@@ -99,10 +99,10 @@ public struct ProductCatalog: Sendable, Equatable {
     public static let empty = ProductCatalog(products: [:])
     /// Largest catalog document accepted, and most products / entitlement names per product.
     public static let maximumLength = 1 << 20
-    package static let maximumProducts = 10_000
-    package static let maximumEntitlements = 1_000
-    package static let maximumNameLength = 256
-    package static let maximumCorrectionLength = 1024
+    public static let maximumProducts = 10_000
+    public static let maximumEntitlements = 1_000
+    public static let maximumNameLength = 256
+    public static let maximumCorrectionLength = 1024
 
     public init(products: [String: Product], correction: String? = nil) {
         self.products = products
@@ -125,7 +125,7 @@ public struct ProductCatalog: Sendable, Equatable {
     public func knows(_ name: String) -> Bool { names.contains(Array(name.utf8)) }
 
     /// The catalog's name nearest to one it does not know (`NearestName`), for "did you mean".
-    package func nearestName(to name: String) -> String? {
+    public func nearestName(to name: String) -> String? {
         NearestName.nearest(to: name, among: names.lazy.compactMap { String(validating: $0, as: UTF8.self) })
     }
 
@@ -209,7 +209,7 @@ public struct ProductCatalog: Sendable, Equatable {
 
     /// Whether the product grants the entitlement `name` (the same bytes: "Pro" is not "pro",
     /// nor "pro" a part of "pro_max").
-    package func grants(_ productID: String, _ name: String) -> Bool {
+    public func grants(_ productID: String, _ name: String) -> Bool {
         products[productID]?.entitlements.contains { $0.utf8.elementsEqual(name.utf8) } ?? false
     }
 

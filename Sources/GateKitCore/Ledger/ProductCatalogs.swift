@@ -10,7 +10,7 @@ public struct ProductCatalogs: Sendable {
     }
 
     /// In the order they take effect.
-    package let entries: [Entry]
+    public let entries: [Entry]
 
     public static let none = ProductCatalogs(entries: [])
 

@@ -3,14 +3,14 @@
 public struct RenewalVersion: Sendable, Equatable {
     public var originalTransactionID: String
     public var productID: String?
-    package var autoRenewProductID: String?
+    public var autoRenewProductID: String?
     /// 0 off, 1 on.
-    package var autoRenewStatus: Int64?
-    package var isInBillingRetryPeriod: Bool
-    package var gracePeriodExpiresMs: Int64?
-    package var expirationIntent: Int64?
-    package var renewalMs: Int64?
-    package var signedMs: Int64
+    public var autoRenewStatus: Int64?
+    public var isInBillingRetryPeriod: Bool
+    public var gracePeriodExpiresMs: Int64?
+    public var expirationIntent: Int64?
+    public var renewalMs: Int64?
+    public var signedMs: Int64
     public var identity: String
 
     public init(originalTransactionID: String, productID: String?, autoRenewProductID: String?, autoRenewStatus: Int64?,
@@ -28,7 +28,7 @@ public struct RenewalVersion: Sendable, Equatable {
         self.identity = identity
     }
 
-    package func isNewer(than other: RenewalVersion) -> Bool {
+    public func isNewer(than other: RenewalVersion) -> Bool {
         signedMs != other.signedMs ? signedMs > other.signedMs : identity > other.identity
     }
 }

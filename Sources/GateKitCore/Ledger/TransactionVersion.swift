@@ -6,35 +6,35 @@ public struct TransactionVersion: Sendable, Equatable {
     public var transactionID: String
     public var originalTransactionID: String
     /// Lowercased; nil when the transaction carries none, or one that is not a UUID.
-    package var appAccountToken: String?
+    public var appAccountToken: String?
     public var productID: String
-    package var groupID: String?
+    public var groupID: String?
     public var productType: ProductType
     public var familyShared: Bool
-    package var purchaseMs: Int64?
-    package var originalPurchaseMs: Int64?
-    package var expiresMs: Int64?
-    package var revocationMs: Int64?
-    package var revocationReason: Int64?
-    package var isUpgraded: Bool
+    public var purchaseMs: Int64?
+    public var originalPurchaseMs: Int64?
+    public var expiresMs: Int64?
+    public var revocationMs: Int64?
+    public var revocationReason: Int64?
+    public var isUpgraded: Bool
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
-    package var offerType: Int64?
+    public var offerType: Int64?
     /// When Apple signed this version (a receipt's purchases: the receipt's creation date).
-    package var signedMs: Int64
+    public var signedMs: Int64
     /// The replay identity (hex) of the signed data this version came in: breaks ties between
     /// versions signed in the same millisecond, so the winner never depends on arrival order.
     public var identity: String
     /// What the customer paid, as signed (the metrics' revenue): kept beside the version, not
     /// read by entitlement answers.
-    package var sale: Sale = .none
+    public var sale: Sale = .none
 
-    package static let introductoryOffer: Int64 = 1
+    public static let introductoryOffer: Int64 = 1
 
     /// A transaction's price and the facts the metrics split by. Receipt purchases carry no
     /// price, currency or storefront.
     public struct Sale: Sendable, Equatable {
         /// Milliunits of `currency` (Apple's `price`: 9990 is 9.99).
-        package var price: Int64?
+        public var price: Int64?
         /// ISO 4217.
         public var currency: String?
         /// ISO 3166-1 alpha-3 (Apple's `storefront`).
@@ -42,12 +42,12 @@ public struct TransactionVersion: Sendable, Equatable {
         /// A free trial: `offerDiscountType` FREE_TRIAL, an introductory offer at price 0, or a
         /// receipt's `is_trial_period`. Nil when the data cannot say (rows from before
         /// migration 11 whose text is a receipt).
-        package var trial: Bool?
+        public var trial: Bool?
         /// "REFUND_FULL", "REFUND_PRORATED" or "FAMILY_REVOKE" (Apple's `revocationType`).
-        package var revocationType: String?
+        public var revocationType: String?
         /// The refunded share of a prorated refund, in thousandths of a percent (Apple's
         /// `revocationPercentage`: 50000 is 50 %).
-        package var revocationPercentage: Int64?
+        public var revocationPercentage: Int64?
 
         public static let none = Sale()
 
@@ -87,7 +87,7 @@ public struct TransactionVersion: Sendable, Equatable {
 
     /// Newest signed wins; in the same millisecond the larger identity, so any arrival order
     /// picks the same version.
-    package func isNewer(than other: TransactionVersion) -> Bool {
+    public func isNewer(than other: TransactionVersion) -> Bool {
         signedMs != other.signedMs ? signedMs > other.signedMs : identity > other.identity
     }
 }

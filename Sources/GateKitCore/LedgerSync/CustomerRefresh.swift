@@ -20,10 +20,10 @@ public enum CustomerRefresh {
         var tally = IngestTally()
         /// Signed items Get All Subscription Statuses returned: none for a subscription the
         /// ledger knows is no evidence that it ended.
-        package var statusItems = 0
+        public var statusItems = 0
         /// Histories read again from the start because the server's revision could not be
         /// used: Apple refused it, it could not be sent back, or it repeated an earlier one.
-        package var restartedHistories = 0
+        public var restartedHistories = 0
 
         public var json: String {
             var members: [(String, JSONValue)] = [("version", .number(1)), ("customer", .string(customer)),

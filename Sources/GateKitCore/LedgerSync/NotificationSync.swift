@@ -62,24 +62,24 @@ public enum NotificationSync {
 
     public struct Report: Sendable {
         public var outcome: Outcome
-        package var stoppedBy = Stop.caughtUp
+        public var stoppedBy = Stop.caughtUp
         public let environment: String
-        package var pages = 0
+        public var pages = 0
         var tally = IngestTally()
         var state = SyncState()
         /// Windows begun again because the server's page token could not be used: Apple refused
         /// it (expired or unknown), it could not be sent back (`unsendableTokens`), or it
         /// repeated one of the window's earlier tokens (`repeatedTokens`).
-        package var restartedWindows = 0
-        package var unsendableTokens = 0
-        package var repeatedTokens = 0
+        public var restartedWindows = 0
+        public var unsendableTokens = 0
+        public var repeatedTokens = 0
         /// History Apple no longer keeps between the checkpoint and its horizon: lost for good.
-        package var gap: (fromMs: Int64, toMs: Int64)?
+        public var gap: (fromMs: Int64, toMs: Int64)?
         /// The host's clock minus the server's (its `Date`), as last seen; nil: no Date seen.
-        package var clockSkewMs: Int64?
+        public var clockSkewMs: Int64?
         /// A checkpoint later than the server's clock (written by a host whose clock ran
         /// fast) was found and history read again from `toMs`.
-        package var healed: (fromMs: Int64, toMs: Int64)?
+        public var healed: (fromMs: Int64, toMs: Int64)?
 
         public var json: String {
             var members: [(String, JSONValue)] = [("version", .number(1)), ("outcome", .string(outcome.name)),

@@ -6,42 +6,42 @@ import GateKitSupport
 /// 5000 and 8100 are retired and refused. Hosts register their own categories with numbers
 /// from `hostRange` (1,000,000 up) and a name.
 public enum PermissionCategory {
-    package static let activity: Int32 = 1000
-    package static let health: Int32 = 2000
-    package static let locationAlways: Int32 = 3100
-    package static let locationWhenInUse: Int32 = 3200
-    package static let microphone: Int32 = 4000
-    package static let photoLibrary: Int32 = 5050
-    package static let camera: Int32 = 5100
-    package static let notificationLocal: Int32 = 6100
-    package static let notificationRemote: Int32 = 6200
-    package static let userNotification: Int32 = 6500
-    package static let socialFacebook: Int32 = 7100
-    package static let socialTwitter: Int32 = 7110
-    package static let socialSinaWeibo: Int32 = 7120
-    package static let socialTencentWeibo: Int32 = 7130
-    package static let events: Int32 = 8200
-    package static let reminders: Int32 = 8250
-    package static let contacts: Int32 = 8500
-    package static let siri: Int32 = 9000
-    package static let speechRecognition: Int32 = 10000
-    package static let musicLibrary: Int32 = 11000
+    public static let activity: Int32 = 1000
+    public static let health: Int32 = 2000
+    public static let locationAlways: Int32 = 3100
+    public static let locationWhenInUse: Int32 = 3200
+    public static let microphone: Int32 = 4000
+    public static let photoLibrary: Int32 = 5050
+    public static let camera: Int32 = 5100
+    public static let notificationLocal: Int32 = 6100
+    public static let notificationRemote: Int32 = 6200
+    public static let userNotification: Int32 = 6500
+    public static let socialFacebook: Int32 = 7100
+    public static let socialTwitter: Int32 = 7110
+    public static let socialSinaWeibo: Int32 = 7120
+    public static let socialTencentWeibo: Int32 = 7130
+    public static let events: Int32 = 8200
+    public static let reminders: Int32 = 8250
+    public static let contacts: Int32 = 8500
+    public static let siri: Int32 = 9000
+    public static let speechRecognition: Int32 = 10000
+    public static let musicLibrary: Int32 = 11000
 
     /// `GATEKIT_PERM_ALL`: "every category", accepted by reset and history only.
     public static let all: Int32 = -1
 
     /// Numbers hosts may register. Everything below is GateKit's.
-    package static let hostRange: ClosedRange<Int32> = 1_000_000...Int32.max
+    public static let hostRange: ClosedRange<Int32> = 1_000_000...Int32.max
 
     public struct BuiltIn: Sendable {
         public let number: Int32
         public let name: StaticString
         /// Kept for stored data; the platform API behind it is deprecated.
-        package let deprecated: Bool
+        public let deprecated: Bool
     }
 
     /// Every built-in category, in number order.
-    package static let builtIns: [BuiltIn] = [
+    public static let builtIns: [BuiltIn] = [
         BuiltIn(number: activity, name: "activity", deprecated: false),
         BuiltIn(number: health, name: "health", deprecated: false),
         BuiltIn(number: locationAlways, name: "location-always", deprecated: false),
@@ -65,7 +65,7 @@ public enum PermissionCategory {
     ]
 
     /// Retired numbers: data stored under them once meant something else.
-    package static func retiredMeaning(_ number: Int32) -> StaticString? {
+    public static func retiredMeaning(_ number: Int32) -> StaticString? {
         switch number {
         case 5000: "the old photo library (assets library)"
         case 8100: "the old address book"
@@ -106,11 +106,11 @@ public enum PermissionCategory {
         builtIns.first { $0.name.description == name }
     }
 
-    package static let maximumNameLength = 64
+    public static let maximumNameLength = 64
 
     /// Host category names: 1-64 of [a-z0-9._-], starting with a letter (they appear in the
     /// tool's command lines and in JSON).
-    package static func validateName(_ name: String) throws(GateKitError) {
+    public static func validateName(_ name: String) throws(GateKitError) {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumNameLength else {
             throw .invalid("category name must be 1 to \(maximumNameLength) characters")

@@ -11,7 +11,7 @@ public enum PermissionDecision: Int32, CaseIterable, Sendable {
     /// The system dialog denied it.
     case denied = 4
 
-    package var resultingState: PermissionState {
+    public var resultingState: PermissionState {
         switch self {
         case .askLater: .askAgain
         case .dontAsk: .doNotAsk

@@ -68,7 +68,7 @@ extension PermissionEngine {
         try? detectChanges(askProvider: true, shouldDeliver: { true })
     }
 
-    package var hasSystemProvider: Bool {
+    public var hasSystemProvider: Bool {
         (try? store.read { (_) throws(GateKitError) -> Bool in provider != nil }) ?? false
     }
 
@@ -84,7 +84,7 @@ extension PermissionEngine {
         return number
     }
 
-    package func categoryName(_ category: Int32) throws(GateKitError) -> String {
+    public func categoryName(_ category: Int32) throws(GateKitError) -> String {
         try store.read { (db) throws(GateKitError) -> String in
             try refreshSnapshot(db)
             try snapshot.validate(category)

@@ -39,7 +39,7 @@ extension PermissionEngine {
         return w != nil
     }
 
-    package var isWatching: Bool { watcherLock.withLock { watcher != nil } }
+    public var isWatching: Bool { watcherLock.withLock { watcher != nil } }
 
     /// Ends everything that could call the host: the watcher, subscriptions, the provider.
     public func close() {

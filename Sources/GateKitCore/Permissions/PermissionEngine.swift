@@ -33,9 +33,9 @@ public final class PermissionEngine: @unchecked Sendable {
     let watcherLock = Lock()
     var watcher: PermissionWatcher?
 
-    package static let maximumUsageDescriptionLength = 4096
+    public static let maximumUsageDescriptionLength = 4096
     public static let maximumSequenceLength = 65_536
-    package static let watchIntervalMilliseconds: ClosedRange<Int> = 1...3_600_000
+    public static let watchIntervalMilliseconds: ClosedRange<Int> = 1...3_600_000
 
     /// One engine per `Store` (the C layer makes one per handle): the snapshot relies on the
     /// data version, which does not move for the connection's own commits, so a second

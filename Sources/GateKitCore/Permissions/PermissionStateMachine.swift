@@ -23,7 +23,7 @@ public enum PermissionStateMachine {
     /// provider already reports (the system now says "denied" and the host records the
     /// denial it just saw) is accepted while the stored state still allows a prompt, so the
     /// history gets the user's answer.
-    package static func apply(_ decision: PermissionDecision, category: String, stored: PermissionState, system: ProviderAnswer) throws(GateKitError) -> PermissionState {
+    public static func apply(_ decision: PermissionDecision, category: String, stored: PermissionState, system: ProviderAnswer) throws(GateKitError) -> PermissionState {
         let before = effective(stored: stored, system: system)
         let reportedBySystem = system.state == decision.resultingState && decision.source == .system
         guard before.allowsPrompt || (reportedBySystem && stored.allowsPrompt) else {
@@ -42,12 +42,12 @@ public enum PermissionStateMachine {
 /// app the user refused location).
 public enum PermissionSequencing {
     /// The category whose answer can rule `category` out.
-    package static func prerequisite(of category: Int32) -> Int32? {
+    public static func prerequisite(of category: Int32) -> Int32? {
         category == PermissionCategory.locationAlways ? PermissionCategory.locationWhenInUse : nil
     }
 
     /// True when the prerequisite's state rules the dependent category out.
-    package static func blocks(_ prerequisiteState: PermissionState) -> Bool {
+    public static func blocks(_ prerequisiteState: PermissionState) -> Bool {
         prerequisiteState == .denied || prerequisiteState == .doNotAsk
     }
 }

@@ -44,7 +44,7 @@ public struct InAppPurchase: Sendable {
     }
 
     /// Whether the product id is exactly `id`, without making a String of it.
-    package func hasProductID(_ id: String) -> Bool {
+    public func hasProductID(_ id: String) -> Bool {
         guard record.productID.isPresent else { return false }
         var id = id
         return id.withUTF8 { wanted in

@@ -33,23 +33,23 @@ public struct ReceiptDate: Sendable, Equatable {
 /// The decoded payload of an app receipt. Fields by Apple's attribute type numbers.
 public struct Receipt: Sendable {
     public var environment: String?                 // 0 (receipt_type)
-    package var appItemID: Int64?                    // 1 (adam_id)
+    public var appItemID: Int64?                    // 1 (adam_id)
     public var bundleID: String?                    // 2
     /// The raw value bytes of attribute 2 (DER UTF8String): input of the device hash.
-    package var bundleIDData: [UInt8] = []
+    public var bundleIDData: [UInt8] = []
     public var appVersion: String?                  // 3
-    package var opaqueValue: [UInt8]?                // 4
-    package var sha1Hash: [UInt8]?                   // 5
-    package var ageRating: String?                   // 10
-    package var creationDate: ReceiptDate?           // 12
-    package var downloadID: Int64?                   // 15
-    package var versionExternalIdentifier: Int64?    // 16
+    public var opaqueValue: [UInt8]?                // 4
+    public var sha1Hash: [UInt8]?                   // 5
+    public var ageRating: String?                   // 10
+    public var creationDate: ReceiptDate?           // 12
+    public var downloadID: Int64?                   // 15
+    public var versionExternalIdentifier: Int64?    // 16
     public var originalPurchaseDate: ReceiptDate?   // 18
-    package var originalAppVersion: String?          // 19
-    package var expirationDate: ReceiptDate?         // 21
+    public var originalAppVersion: String?          // 19
+    public var expirationDate: ReceiptDate?         // 21
     public var purchases = InAppPurchases()         // 17, in receipt order
     /// Number of payload attributes (all types, known or not).
-    package var attributeCount = 0
+    public var attributeCount = 0
 
     public init() {}
 

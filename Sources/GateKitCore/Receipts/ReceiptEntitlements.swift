@@ -5,7 +5,7 @@
 /// - otherwise (non-consumables; non-renewing subscriptions, whose term the app defines):
 ///   from the purchase date on.
 public enum ReceiptEntitlements {
-    package static func covers(_ p: InAppPurchase, at ms: Int64) -> Bool {
+    public static func covers(_ p: InAppPurchase, at ms: Int64) -> Bool {
         guard p.cancellationDate == nil, p.productType != 1 else { return false }
         if let start = p.purchaseDate?.milliseconds, ms < start { return false }
         if let end = p.expiresDate?.milliseconds { return ms < end }

@@ -7,7 +7,7 @@ import GateKitTrust
 public enum ReceiptJSON {
     /// With an identity, GateKit's marking is appended last (see `Provenance.marking`):
     /// `"gatekit":{"version":1,"identity":"<64 hex>","testSigned":bool}`.
-    package static func verifyReceiptBody(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) throws(GateKitError) -> String {
+    public static func verifyReceiptBody(_ v: ValidatedReceipt, identity: ReplayIdentity? = nil) throws(GateKitError) -> String {
         String(decoding: try write(v, identity: identity).bytes(), as: UTF8.self)
     }
 
@@ -55,7 +55,7 @@ public enum ReceiptJSON {
     }
 
     /// "Production", "Sandbox" (sandbox, TestFlight, VPP sandbox) or "Xcode".
-    package static func environmentName(_ r: Receipt) -> String {
+    public static func environmentName(_ r: Receipt) -> String {
         switch r.environmentClass {
         case .production: "Production"
         case .sandbox: "Sandbox"

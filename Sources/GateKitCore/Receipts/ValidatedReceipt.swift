@@ -7,11 +7,11 @@ public struct ValidatedReceipt: Sendable {
     public let receipt: Receipt
     /// Signed under a caller-supplied test anchor (Xcode receipts): never an App Store purchase.
     public let isTestSigned: Bool
-    package let digest: DigestAlgorithm
+    public let digest: DigestAlgorithm
     /// Unix seconds at which the chain was verified.
-    package let verificationTime: Int64
+    public let verificationTime: Int64
     /// When the validation ran (epoch ms): verifyReceipt's request_date.
-    package let validatedAt: Int64
+    public let validatedAt: Int64
     /// The signed payload (the eContent octets the signature covers).
     let signedPayload: [UInt8]
 
@@ -21,5 +21,5 @@ public struct ValidatedReceipt: Sendable {
         try ReplayIdentity(signedContent: signedPayload)
     }
 
-    package var provenance: Provenance { Provenance(isTestSigned: isTestSigned, signedContent: signedPayload) }
+    public var provenance: Provenance { Provenance(isTestSigned: isTestSigned, signedContent: signedPayload) }
 }

@@ -11,7 +11,7 @@ public enum DDL: Sendable {
 
     public enum Dialect: Sendable { case sqlite, postgres }
 
-    package func render(_ dialect: Dialect) -> String {
+    public func render(_ dialect: Dialect) -> String {
         switch self {
         case let .table(name, columns, constraints, withoutRowID):
             let body = (columns.map { "    " + $0.render(dialect) } + constraints.map { "    " + $0 }).joined(separator: ",\n")
@@ -37,7 +37,7 @@ public enum DDL: Sendable {
     }
 
     /// SQLite's append-only triggers, as the released ledger migration writes them.
-    package static func sqliteAppendOnly(_ table: String) -> String {
+    public static func sqliteAppendOnly(_ table: String) -> String {
         """
         CREATE TRIGGER \(table)_no_update BEFORE UPDATE ON \(table)
             BEGIN SELECT RAISE(ABORT, '\(table) is append-only'); END;
@@ -49,7 +49,7 @@ public enum DDL: Sendable {
 
     /// PostgreSQL's append-only triggers over `gatekit_append_only()` (the store's own function,
     /// created by migration 1), as every released migration writes them.
-    package static func postgresAppendOnly(_ table: String) -> String {
+    public static func postgresAppendOnly(_ table: String) -> String {
         """
         CREATE TRIGGER \(table)_append_only BEFORE UPDATE OR DELETE ON \(table)
             FOR EACH ROW EXECUTE FUNCTION gatekit_append_only();
@@ -74,10 +74,10 @@ public struct Column: Sendable {
 
     public let name: String
     public let kind: Kind
-    package let notNull: Bool
-    package let primaryKey: Bool
-    package let unique: Bool
-    package let check: String?
+    public let notNull: Bool
+    public let primaryKey: Bool
+    public let unique: Bool
+    public let check: String?
     public let references: String?
 
     public init(_ name: String, _ kind: Kind, notNull: Bool = false, primaryKey: Bool = false, unique: Bool = false,

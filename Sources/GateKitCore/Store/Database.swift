@@ -20,7 +20,7 @@ public enum SQLDialect: Sendable { case sqlite, postgresql }
 
 extension DatabaseConnection {
     /// The first column of the first row of a query as an integer (0 when there is no row).
-    package func scalar(_ sql: String) throws(GateKitError) -> Int64 {
+    public func scalar(_ sql: String) throws(GateKitError) -> Int64 {
         let s = try statement(sql)
         defer { s.reset() }
         return try s.step() ? s.int64(0) : 0
@@ -52,10 +52,10 @@ public protocol DatabaseStatement: AnyObject {
 
 extension DatabaseStatement {
     /// The column as an integer; nil when NULL.
-    package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
     /// Runs an `INSERT … RETURNING id` and answers the id.
-    package func insertedID() throws(GateKitError) -> Int64 {
+    public func insertedID() throws(GateKitError) -> Int64 {
         defer { reset() }
         guard try step() else { throw GateKitError(.internal, "an insert returned no id") }
         return int64(0)

@@ -5,14 +5,14 @@ import GateKitSupport
 /// append-only trigger and function). The domain whose tables it creates owns it
 /// (`EULA/EULASchema.swift`, `Ledger/LedgerSchema.swift`, ...); `StoreSchema` orders them.
 public struct Migration: Sendable {
-    package let sqlite: String
-    package let postgres: String
+    public let sqlite: String
+    public let postgres: String
     /// Tables it creates.
-    package let tables: [String]
+    public let tables: [String]
     /// Tables whose rows can never change once written (refused by triggers on both backends).
-    package let appendOnlyTables: [String]
+    public let appendOnlyTables: [String]
     /// PostgreSQL functions it creates.
-    package let functions: [String]
+    public let functions: [String]
     /// Rows it fills after its SQL, in the same transaction, with what only Swift can compute
     /// (a stored signed payload decoded): the same code on both backends.
     public let fill: Fill?

@@ -12,8 +12,8 @@ public final class Store: @unchecked Sendable {
     /// The file's path, or for PostgreSQL the server and database as a URI without its password.
     public var path: String { engine.location }
     /// Opened for reading only (a read-only file or file system): every write is `.readOnly`.
-    package var isReadOnly: Bool { engine.isReadOnly }
-    package var backend: StoreBackend { engine.backend }
+    public var isReadOnly: Bool { engine.isReadOnly }
+    public var backend: StoreBackend { engine.backend }
 
     /// The schema it was opened with: its migrations have all run.
     public let schema: StoreSchema
@@ -46,7 +46,7 @@ public final class Store: @unchecked Sendable {
     /// sees the same snapshot of the store (SQLite: a deferred transaction; PostgreSQL:
     /// REPEATABLE READ). For reads in many statements that must agree, such as an export
     /// read page by page; other writers are not held up.
-    package func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+    public func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         try engine.read { (db) throws(GateKitError) -> T in
             try db.execute(db.dialect == .postgresql ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN")
             do throws(GateKitError) {
@@ -77,12 +77,12 @@ public final class Store: @unchecked Sendable {
 
     /// The socket on which other clients' commit notifications arrive (PostgreSQL), for a
     /// thread that waits for them with poll(2); nil for SQLite or while disconnected.
-    package func notificationSocket() -> Int32? { engine.notificationSocket() }
+    public func notificationSocket() -> Int32? { engine.notificationSocket() }
 
     /// A probe for commits by other connections, for caches kept per handle.
-    package func makeChangeProbe() -> any ChangeProbe { engine.makeChangeProbe() }
+    public func makeChangeProbe() -> any ChangeProbe { engine.makeChangeProbe() }
 
-    package var schemaVersion: Int64 { schema.currentVersion }
+    public var schemaVersion: Int64 { schema.currentVersion }
 }
 
 public enum StoreBackend: Sendable { case sqlite, postgresql }

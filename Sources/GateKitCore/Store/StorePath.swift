@@ -5,10 +5,10 @@ import GateKitSupport
 /// XDG state directory.
 public enum StorePath {
     /// The app id of a PostgreSQL store opened without one (it names the schema).
-    package static let defaultPostgresAppID = "default"
+    public static let defaultPostgresAppID = "default"
 
     /// App ids become file names: letters, digits, '.', '-', '_'; no "..", at most 128 bytes.
-    package static func validateAppID(_ appID: String) throws(GateKitError) {
+    public static func validateAppID(_ appID: String) throws(GateKitError) {
         guard !appID.isEmpty, appID.utf8.count <= 128 else {
             throw .invalid("app_id must be 1 to 128 characters")
         }
@@ -23,7 +23,7 @@ public enum StorePath {
     /// The store's path. A variable that is set is either used or an error naming it: a
     /// value GateKit cannot use never silently selects another file (every earlier decision
     /// would look gone). An empty `$XDG_STATE_HOME` counts as unset, as the XDG spec says.
-    package static func resolve(path: String?, appID: String?,
+    public static func resolve(path: String?, appID: String?,
                                environment: (String) -> [UInt8]? = StorePath.environment) throws(GateKitError) -> String {
         if let appID { try validateAppID(appID) }
         if let path {

@@ -2,13 +2,13 @@
 /// store from version N-1 to N; a store's version is how many it has run. The library's
 /// list is `StoreSchema.gatekit` (the Schema layer, above every domain that owns tables).
 public struct StoreSchema: Sendable {
-    package let migrations: [Migration]
+    public let migrations: [Migration]
 
     public init(_ migrations: [Migration]) {
         self.migrations = migrations
     }
 
-    package var currentVersion: Int64 { Int64(migrations.count) }
+    public var currentVersion: Int64 { Int64(migrations.count) }
 
     /// Every table a current store has (what the PostgreSQL integrity check looks for).
     var tables: [String] { migrations.flatMap(\.tables) }

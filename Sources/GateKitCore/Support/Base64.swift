@@ -32,7 +32,7 @@ public enum Base64 {
 
     /// Decodes, or returns nil for any character outside the alphabet, misplaced or missing
     /// padding (standard), any padding (url), or non-zero unused bits.
-    package static func decode<C: Collection>(_ text: C, alphabet: Alphabet) -> [UInt8]? where C.Element == UInt8 {
+    public static func decode<C: Collection>(_ text: C, alphabet: Alphabet) -> [UInt8]? where C.Element == UInt8 {
         let t = alphabet == .standard ? standardTable : urlTable
         var out = [UInt8]()
         out.reserveCapacity(text.count / 4 * 3 + 3)

@@ -24,14 +24,14 @@ public struct ByteWriter: ~Copyable {
     /// A pointer to `n` writable bytes at the end, or nil when memory ran out. The caller
     /// writes them and then calls `advance(n)`.
     @inline(__always)
-    package mutating func room(_ n: Int) -> UnsafeMutablePointer<UInt8>? {
+    public mutating func room(_ n: Int) -> UnsafeMutablePointer<UInt8>? {
         if count &+ n > capacity { grow(to: count &+ n) }
         guard let base else { return nil }
         return base + count
     }
 
     @inline(__always)
-    package mutating func advance(_ n: Int) { count &+= n }
+    public mutating func advance(_ n: Int) { count &+= n }
 
     @inline(never)
     private mutating func grow(to needed: Int) {
@@ -79,14 +79,14 @@ public struct ByteWriter: ~Copyable {
     }
 
     /// `value` in decimal, without a String.
-    package mutating func appendDecimal(_ value: Int64) {
+    public mutating func appendDecimal(_ value: Int64) {
         guard let target = room(20) else { return }
         count &+= ByteWriter.writeDecimal(value, into: target)
     }
 
     /// Writes `value` in decimal at `target` (room for 20 bytes) and answers how many bytes it
     /// took: two digits per division, written backwards and moved into place.
-    package static func writeDecimal(_ value: Int64, into target: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func writeDecimal(_ value: Int64, into target: UnsafeMutablePointer<UInt8>) -> Int {
         var rest = value.magnitude
         var i = 20
         while rest >= 100 {
@@ -119,7 +119,7 @@ public struct ByteWriter: ~Copyable {
     }
 
     /// `bytes` (valid UTF-8) as a JSON string, quoted and escaped as `JSONWriter` escapes.
-    package mutating func appendJSONString(_ bytes: UnsafeRawBufferPointer) {
+    public mutating func appendJSONString(_ bytes: UnsafeRawBufferPointer) {
         append(byte: 0x22)
         if !bytes.contains(where: JSONWriter.needsEscape) {
             append(bytes)

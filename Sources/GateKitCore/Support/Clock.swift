@@ -9,7 +9,7 @@ public enum Clock {
     }
 
     /// A monotonic reading in nanoseconds, for measuring durations.
-    package static func monotonicNanoseconds() -> UInt64 {
+    public static func monotonicNanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

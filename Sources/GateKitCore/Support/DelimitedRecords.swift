@@ -13,7 +13,7 @@ public final class DelimitedRecords {
     private var start = 0
     private var atEnd = false
     /// A record longer than this is not one GateKit wrote.
-    package static let maximumRecordBytes = 64 << 20
+    public static let maximumRecordBytes = 64 << 20
 
     /// Opens a regular file (`RegularFile`).
     public init(path: String, kind: Kind) throws(GateKitError) {
@@ -65,7 +65,7 @@ public final class DelimitedRecords {
     }
 
     /// A CSV record's fields (RFC 4180 quoting; the line break removed).
-    package static func csvFields(_ record: [UInt8]) -> [String] {
+    public static func csvFields(_ record: [UInt8]) -> [String] {
         var fields: [String] = [], field: [UInt8] = [], quoted = false, i = 0
         var body = record[...]
         if body.last == UInt8(ascii: "\n") { body = body.dropLast() }
@@ -96,7 +96,7 @@ public final class DelimitedRecords {
     /// One CSV field as written: quoted when it holds a comma, a quote or a line break. Text
     /// that a spreadsheet would run as a formula (it begins with =, +, -, @, a tab or a carriage
     /// return) is neutralised as OWASP recommends: a leading ' and quoted (`csvValue` undoes it).
-    package static func csvField(_ text: String) -> String {
+    public static func csvField(_ text: String) -> String {
         if let first = text.utf8.first, formulaStarts.contains(first) {
             return "\"'" + text.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
         }
@@ -108,7 +108,7 @@ public final class DelimitedRecords {
     static let formulaStarts: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D]
 
     /// The text of a field `csvFields` read, its formula neutralisation undone.
-    package static func csvValue(_ field: String) -> String {
+    public static func csvValue(_ field: String) -> String {
         let bytes = Array(field.utf8)
         guard bytes.count >= 2, bytes[0] == UInt8(ascii: "'"), formulaStarts.contains(bytes[1]) else { return field }
         return String(decoding: bytes.dropFirst(), as: UTF8.self)

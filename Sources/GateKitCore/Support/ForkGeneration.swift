@@ -28,7 +28,7 @@ public enum ForkGeneration {
 
     /// Whether this process was forked and this thread is the one that called fork(2)
     /// (`FreshThread` says why that matters).
-    package static var isForkingThread: Bool {
+    public static var isForkingThread: Bool {
         current > 0 && pthread_equal(forker, pthread_self()) != 0
     }
 }

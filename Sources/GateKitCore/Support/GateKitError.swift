@@ -195,5 +195,5 @@ public struct GateKitError: Error, Equatable, CustomStringConvertible {
 extension GateKitError {
     public static func invalid(_ message: String) -> GateKitError { GateKitError(.invalidArgument, message) }
     public static func io(_ message: String) -> GateKitError { GateKitError(.io, message) }
-    package static func internalError(_ message: String) -> GateKitError { GateKitError(.internal, message) }
+    public static func internalError(_ message: String) -> GateKitError { GateKitError(.internal, message) }
 }

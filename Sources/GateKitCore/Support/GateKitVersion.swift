@@ -1,9 +1,9 @@
 /// The library's version: include/gatekit.h defines it (GATEKIT_VERSION_*); this copy, pyproject.toml and
 /// pkgconfig/gatekit.pc repeat it, and HeaderAgreementTests / test_package.py fail when one drifts.
 public enum GateKitVersion {
-    package static let major = 0
-    package static let minor = 1
-    package static let patch = 0
+    public static let major = 0
+    public static let minor = 1
+    public static let patch = 0
     public static let string: StaticString = "0.1.0"
     public static var text: String { "\(string)" }
     public static var number: Int { major * 10000 + minor * 100 + patch }

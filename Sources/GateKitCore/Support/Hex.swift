@@ -13,7 +13,7 @@ public enum Hex {
     }
 
     /// Decodes hex digits (either case); nil for odd length or a non-hex character.
-    package static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0 else { return nil }
         var out = [UInt8]()
@@ -28,7 +28,7 @@ public enum Hex {
     }
 
     /// True when `text` is exactly `length` lowercase hex digits.
-    package static func isLowercase(_ text: String, length: Int) -> Bool {
+    public static func isLowercase(_ text: String, length: Int) -> Bool {
         var n = 0
         for c in text.utf8 {
             guard (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) else { return false }

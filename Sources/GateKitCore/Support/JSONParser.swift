@@ -3,7 +3,7 @@
 /// member named twice in one object (readers disagree on which one counts: one keeps the
 /// first, another the last; names are compared as bytes, never as canonically equal text).
 public struct JSONParser {
-    package static let maximumDepth = 64
+    public static let maximumDepth = 64
 
     private let b: [UInt8]
     private var i = 0

@@ -29,19 +29,19 @@ public indirect enum JSONValue: Equatable, Sendable {
         return members.first { $0.0 == key }?.1
     }
 
-    package var stringValue: String? {
+    public var stringValue: String? {
         if case let .string(s) = self { return s }
         return nil
     }
 
-    package var boolValue: Bool? {
+    public var boolValue: Bool? {
         if case let .bool(b) = self { return b }
         return nil
     }
 
     /// An integer, accepting a fractional part by truncation toward zero (Xcode writes
     /// `1697679936049.7297` where Apple's servers write integers). Nil when out of range.
-    package var int64Value: Int64? {
+    public var int64Value: Int64? {
         guard case let .number(text) = self else { return nil }
         if let v = Int64(text) { return v }
         guard let dot = text.firstIndex(where: { $0 == "." || $0 == "e" || $0 == "E" }), text[dot] == "." else {
@@ -52,7 +52,7 @@ public indirect enum JSONValue: Equatable, Sendable {
         return Int64(text[..<dot])
     }
 
-    package var doubleValue: Double? {
+    public var doubleValue: Double? {
         guard case let .number(text) = self else { return nil }
         return Double(text)
     }

@@ -5,11 +5,11 @@
 /// work: names longer than `maximumLength` are never compared, and at most `maximumCandidates`
 /// are looked at, so a question about a hostile name costs the same as any other.
 public enum NearestName {
-    package static let maximumEdits = 2
+    public static let maximumEdits = 2
     static let maximumLength = 256
     static let maximumCandidates = 20_000
 
-    package static func nearest<Names: Sequence>(to name: String, among names: Names) -> String? where Names.Element == String {
+    public static func nearest<Names: Sequence>(to name: String, among names: Names) -> String? where Names.Element == String {
         let wanted = Array(name.utf8)
         guard !wanted.isEmpty, wanted.count <= maximumLength else { return nil }
         let folded = wanted.map(lowercased)

@@ -4,12 +4,12 @@
 /// `days_from_civil` / `civil_from_days` algorithms.
 public enum Timestamp {
     public struct Civil: Equatable, Sendable {
-        package var year: Int, month: Int, day: Int
-        package var hour: Int, minute: Int, second: Int, millisecond: Int
+        public var year: Int, month: Int, day: Int
+        public var hour: Int, minute: Int, second: Int, millisecond: Int
     }
 
     /// Days since 1970-01-01 for a civil date.
-    package static func days(year: Int, month: Int, day: Int) -> Int {
+    public static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -20,7 +20,7 @@ public enum Timestamp {
     }
 
     /// The civil date of a day number (days since 1970-01-01).
-    package static func civilDate(days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civilDate(days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -33,12 +33,12 @@ public enum Timestamp {
     }
 
     /// 0 = Sunday … 6 = Saturday.
-    package static func weekday(days: Int) -> Int {
+    public static func weekday(days: Int) -> Int {
         let w = (days + 4) % 7
         return w < 0 ? w + 7 : w
     }
 
-    package static func civil(milliseconds ms: Int64) -> Civil {
+    public static func civil(milliseconds ms: Int64) -> Civil {
         let msPerDay: Int64 = 86_400_000
         var dayNumber = ms / msPerDay
         var rest = ms % msPerDay
@@ -51,18 +51,18 @@ public enum Timestamp {
     }
 
     /// `2020-07-14T19:36:40.123Z`
-    package static func rfc3339Milliseconds(_ ms: Int64) -> String {
+    public static func rfc3339Milliseconds(_ ms: Int64) -> String {
         let c = civil(milliseconds: ms)
         return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)).\(pad(c.millisecond, 3))Z"
     }
 
     /// `2020-07-14 19:36:40` (the layout of verifyReceipt's date strings, without the zone).
-    package static func spaced(_ ms: Int64) -> String {
+    public static func spaced(_ ms: Int64) -> String {
         let c = civil(milliseconds: ms)
         return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2)) \(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))"
     }
 
-    package static func pad(_ value: Int, _ width: Int) -> String {
+    public static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value < 0 ? -value : value)
         let sign = value < 0 ? "-" : ""
         return digits.count >= width ? sign + digits : sign + String(repeating: "0", count: width - digits.count) + digits
@@ -71,7 +71,7 @@ public enum Timestamp {
     /// Parses RFC 3339 / ISO 8601 date-times as Apple writes them:
     /// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±hh:mm|±hhmm)`. Returns epoch milliseconds, or nil
     /// for anything else (including out-of-range fields).
-    package static func parseRFC3339<C: Collection>(_ text: C) -> Int64? where C.Element == UInt8 {
+    public static func parseRFC3339<C: Collection>(_ text: C) -> Int64? where C.Element == UInt8 {
         let b = Array(text)
         var i = 0
         func number(_ width: Int) -> Int? {
@@ -133,9 +133,9 @@ public enum Timestamp {
         return seconds * 1000 + Int64(millis)
     }
 
-    package static func isLeapYear(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+    public static func isLeapYear(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
 
-    package static func daysInMonth(year: Int, month: Int) -> Int {
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: 30

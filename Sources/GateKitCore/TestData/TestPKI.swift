@@ -13,10 +13,10 @@ import GateKitSupport
 /// Data signed under it is test-signed: it verifies only when the caller names root.der as its
 /// test anchor, is marked so, and is refused as Production data (`JWSVerifier`).
 public enum TestPKI {
-    package static let rootFile = "root.der"
-    package static let intermediateFile = "intermediate.der"
-    package static let leafFile = "leaf.der"
-    package static let keyFile = "leaf.key"
+    public static let rootFile = "root.der"
+    public static let intermediateFile = "intermediate.der"
+    public static let leafFile = "leaf.der"
+    public static let keyFile = "leaf.key"
     /// Largest file of a PKI read back (certificates and the key are well under 4 KiB).
     static let fileLimit = 64 * 1024
 

@@ -38,9 +38,9 @@ public final class ChainVerifier: @unchecked Sendable {
     }
 
     /// Number of cached chains (for tests and diagnostics).
-    package var cachedChains: Int { cache.count }
+    public var cachedChains: Int { cache.count }
 
-    package func clearCache() { cache.removeAll() }
+    public func clearCache() { cache.removeAll() }
 
     /// Verifies that `leaf` chains to `policy.anchor` at Unix time `time`, using `untrusted`
     /// (typically every certificate shipped with the signed data, leaf included or not) only
@@ -54,7 +54,7 @@ public final class ChainVerifier: @unchecked Sendable {
     }
 
     /// The same verification with no cache involved (reference path for tests and benchmarks).
-    package func verifyUncached(leaf: [UInt8], untrusted: [[UInt8]], at time: Int64, policy: TrustPolicy) throws(TrustFailure) -> VerifiedChain {
+    public func verifyUncached(leaf: [UInt8], untrusted: [[UInt8]], at time: Int64, policy: TrustPolicy) throws(TrustFailure) -> VerifiedChain {
         let store = try store(for: policy.anchor)
         guard let stack = gk_sk_X509_new_null() else { throw .resources("sk_X509_new_null failed") }
         defer { gk_sk_X509_pop_free(stack) }
@@ -128,7 +128,7 @@ public final class ChainVerifier: @unchecked Sendable {
     /// Checks a signature with a certificate's key alone, trusting nothing (used on failure
     /// paths to report "the content was modified" ahead of chain problems). Nil when the
     /// certificate or its key cannot be read.
-    package static func signatureVerifies(certificate der: [UInt8], signature: [UInt8], over message: [UInt8],
+    public static func signatureVerifies(certificate der: [UInt8], signature: [UInt8], over message: [UInt8],
                                          digest: DigestAlgorithm) -> Bool? {
         guard let cert = try? Certificate(der: der, role: "signer"), let key = X509_get_pubkey(cert.x509) else {
             ERR_clear_error()

@@ -6,7 +6,7 @@ public struct Provenance: Sendable, Equatable {
     public let isTestSigned: Bool
     /// The bytes the signature covers as content: what the identity hashes (on demand: a
     /// verification that never asks for it does not pay for the digest).
-    package let signedContent: [UInt8]
+    public let signedContent: [UInt8]
 
     public init(isTestSigned: Bool, signedContent: [UInt8]) {
         self.isTestSigned = isTestSigned
@@ -20,7 +20,7 @@ public struct Provenance: Sendable, Equatable {
     /// The member GateKit adds to the JSON of verified data, last:
     /// `"gatekit":{"version":1,"identity":"<64 hex>","testSigned":false}`. A member of that name
     /// in the signed data itself is dropped, so the marking cannot be forged from inside.
-    package static let jsonMember = "gatekit"
+    public static let jsonMember = "gatekit"
 
     /// `{"version":1,"identity":"<64 hex>","testSigned":bool}`.
     public func json(identity: ReplayIdentity) -> JSONValue {
@@ -28,7 +28,7 @@ public struct Provenance: Sendable, Equatable {
                  ("testSigned", .bool(isTestSigned))])
     }
 
-    package func marking(_ json: JSONValue, identity: ReplayIdentity) -> JSONValue {
+    public func marking(_ json: JSONValue, identity: ReplayIdentity) -> JSONValue {
         guard case var .object(members) = json else { return json }
         members.removeAll { $0.0 == Provenance.jsonMember }
         members.append((Provenance.jsonMember, self.json(identity: identity)))

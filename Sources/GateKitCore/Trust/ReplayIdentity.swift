@@ -9,7 +9,7 @@ import GateKitSupport
 /// signature — and every such variant still verifies. None of them changes this identity,
 /// while any change to the signed content does.
 public struct ReplayIdentity: Sendable, Hashable {
-    package let sha256: [UInt8]
+    public let sha256: [UInt8]
 
     public init(signedContent: [UInt8]) throws(GateKitError) {
         sha256 = try Digest.hash(.sha256, signedContent)

@@ -9,9 +9,9 @@ public struct TrustAnchor: Sendable, Hashable {
     public let name: String
     public let der: [UInt8]
     /// SHA-256 of `der`: the anchor's identity (cache keys, store lookup).
-    package let sha256: [UInt8]
+    public let sha256: [UInt8]
     /// True for caller-supplied anchors. Chains ending here are never App Store chains.
-    package let isTestAnchor: Bool
+    public let isTestAnchor: Bool
 
     public static func == (a: TrustAnchor, b: TrustAnchor) -> Bool {
         a.sha256 == b.sha256 && a.isTestAnchor == b.isTestAnchor
@@ -23,18 +23,18 @@ public struct TrustAnchor: Sendable, Hashable {
     }
 
     /// SHA-256 B0B1730E CBC7FF45 05142C49 F1295E6E DA6BCAED 7E2C68C5 BE91B5A1 1001F024.
-    package static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
+    public static let appleIncRootFingerprint = "b0b1730ecbc7ff4505142c49f1295e6eda6bcaed7e2c68c5be91b5a11001f024"
     /// SHA-256 63343ABF B89A6A03 EBB57E9B 3F5FA7BE 7C4F5C75 6F3017B3 A8C488C3 653E9179.
-    package static let appleRootCAG3Fingerprint = "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
+    public static let appleRootCAG3Fingerprint = "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
 
     /// Apple Inc. Root CA (RSA): anchors App Store receipts. Fails if the embedded bytes
     /// do not match the pinned fingerprint.
-    package static func appleIncRoot() throws(TrustFailure) -> TrustAnchor {
+    public static func appleIncRoot() throws(TrustFailure) -> TrustAnchor {
         try pinnedAppleIncRoot.get()
     }
 
     /// Apple Root CA - G3 (ECC P-384): anchors StoreKit 2 / App Store Server signed data.
-    package static func appleRootCAG3() throws(TrustFailure) -> TrustAnchor {
+    public static func appleRootCAG3() throws(TrustFailure) -> TrustAnchor {
         try pinnedAppleRootCAG3.get()
     }
 

@@ -10,15 +10,15 @@ public struct TrustPolicy: Sendable, Hashable {
         case anchorItselfOr(Int)
     }
 
-    package static let appleLeafOID = "1.2.840.113635.100.6.11.1"
-    package static let appleIntermediateOID = "1.2.840.113635.100.6.2.1"
+    public static let appleLeafOID = "1.2.840.113635.100.6.11.1"
+    public static let appleIntermediateOID = "1.2.840.113635.100.6.2.1"
 
     public var anchor: TrustAnchor
     public var length: Length
     /// Dotted OID the leaf must carry as an extension; nil: not checked.
-    package var leafOID: String?
+    public var leafOID: String?
     /// Dotted OID the certificate directly above the leaf must carry; nil: not checked.
-    package var intermediateOID: String?
+    public var intermediateOID: String?
     /// Reject SHA-1 (and weaker) signatures on every non-anchor certificate of the chain.
     public var requireSHA256: Bool
 
@@ -31,13 +31,13 @@ public struct TrustPolicy: Sendable, Hashable {
     }
 
     /// App Store receipts: leaf (6.11.1) → WWDR intermediate (6.2.1) → Apple Inc. Root CA.
-    package static func appStoreReceipts(requireSHA256: Bool = false) throws(TrustFailure) -> TrustPolicy {
+    public static func appStoreReceipts(requireSHA256: Bool = false) throws(TrustFailure) -> TrustPolicy {
         TrustPolicy(anchor: try .appleIncRoot(), length: .exactly(3),
                     leafOID: appleLeafOID, intermediateOID: appleIntermediateOID, requireSHA256: requireSHA256)
     }
 
     /// StoreKit 2 signed data (JWS x5c): leaf (6.11.1) → WWDR G6 (6.2.1) → Apple Root CA - G3.
-    package static func appStoreSignedData(requireSHA256: Bool = false) throws(TrustFailure) -> TrustPolicy {
+    public static func appStoreSignedData(requireSHA256: Bool = false) throws(TrustFailure) -> TrustPolicy {
         TrustPolicy(anchor: try .appleRootCAG3(), length: .exactly(3),
                     leafOID: appleLeafOID, intermediateOID: appleIntermediateOID, requireSHA256: requireSHA256)
     }
@@ -45,7 +45,7 @@ public struct TrustPolicy: Sendable, Hashable {
     /// Explicit test mode: chains ending at a caller-supplied anchor. The anchor may sign
     /// directly (Xcode's self-signed StoreKit certificate), or the chain must mirror Apple's
     /// shape (`length` certificates, Apple's marker OIDs). The result is flagged as test-anchored.
-    package static func testing(anchorDER: [UInt8], length: Length = .anchorItselfOr(3),
+    public static func testing(anchorDER: [UInt8], length: Length = .anchorItselfOr(3),
                                leafOID: String? = appleLeafOID, intermediateOID: String? = appleIntermediateOID,
                                requireSHA256: Bool = false) throws(TrustFailure) -> TrustPolicy {
         TrustPolicy(anchor: try .test(der: anchorDER), length: length,

@@ -9,18 +9,18 @@ public final class VerifiedChain: @unchecked Sendable {
 
     /// Owned `EVP_PKEY*` of the leaf. Immutable after init; OpenSSL allows concurrent verifies.
     package let leafKey: OpaquePointer
-    package let keyType: KeyType
-    package let leafSubject: String
+    public let keyType: KeyType
+    public let leafSubject: String
     /// Certificates in the built chain, anchor included.
     public let length: Int
     /// Latest notBefore of the chain (Unix seconds).
-    package let validFrom: Int64
+    public let validFrom: Int64
     /// Earliest notAfter of the chain (Unix seconds).
-    package let validUntil: Int64
+    public let validUntil: Int64
     /// The anchor was a caller-supplied test anchor: never an App Store chain.
-    package let isTestAnchored: Bool
+    public let isTestAnchored: Bool
     /// Digest NIDs of the non-anchor certificate signatures, leaf first (for reporting).
-    package let signatureDigests: [String]
+    public let signatureDigests: [String]
 
     init(leafKey: OpaquePointer, leafSubject: String, length: Int, validFrom: Int64, validUntil: Int64,
          isTestAnchored: Bool, signatureDigests: [String]) {
@@ -41,7 +41,7 @@ public final class VerifiedChain: @unchecked Sendable {
     deinit { EVP_PKEY_free(leafKey) }
 
     /// The leaf's public key as PEM ("BEGIN PUBLIC KEY", SubjectPublicKeyInfo).
-    package func leafPublicKeyPEM() throws(GateKitError) -> String {
+    public func leafPublicKeyPEM() throws(GateKitError) -> String {
         String(decoding: try PEMWriter.text("PEM_write_bio_PUBKEY") { PEM_write_bio_PUBKEY($0, leafKey) }, as: UTF8.self)
     }
 
@@ -51,7 +51,7 @@ public final class VerifiedChain: @unchecked Sendable {
 
     /// Verifies `signature` over `message` with the leaf key: RSA PKCS#1 v1.5 for RSA keys,
     /// ECDSA with a DER-encoded (r, s) signature for EC keys.
-    package func verifySignature(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer,
+    public func verifySignature(_ signature: UnsafeRawBufferPointer, over message: UnsafeRawBufferPointer,
                                 digest: DigestAlgorithm) -> Bool {
         guard let ctx = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(ctx) }

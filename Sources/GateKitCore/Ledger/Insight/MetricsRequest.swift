@@ -23,7 +23,7 @@ public struct MetricsRequest: Sendable {
     public let asOf: LedgerInstant
 
     /// More buckets than this is a mistake (ten years of days is 3,653).
-    package static let maximumBuckets = 10_000
+    public static let maximumBuckets = 10_000
 
     public init(scope: LedgerScope, from: Int64, to: Int64, granularity: Granularity, dimension: Dimension = .all,
                 asOf: LedgerInstant = .now) throws(GateKitError) {
