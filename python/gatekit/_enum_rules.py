@@ -3,7 +3,7 @@ each rule asks the library — perm_state_name, perm_allows_prompt, perm_categor
 ledger_reason_name, ledger_reason_entitles — so none is written twice."""
 from __future__ import annotations
 
-from typing import Optional, SupportsInt, cast
+from typing import Callable, Optional, SupportsInt, cast
 
 from . import _bindings
 
@@ -20,19 +20,20 @@ def _c_int(value: object) -> Optional[int]:
     return value
 
 
-def _text(raw: Optional[bytes]) -> Optional[str]:
+def _name(function: Callable[[int], Optional[bytes]], value: object) -> Optional[str]:
+    """What a C name function (static storage, NULL for an unknown number) says of value."""
+    number = _c_int(value)
+    raw = None if number is None else function(number)
     return raw.decode("ascii") if raw else None
 
 
 def category_name(value: int) -> Optional[str]:
     """"camera" for a built-in category, None for any other number."""
-    number = _c_int(value)
-    return None if number is None else _text(_bindings.perm_category_name(number))
+    return _name(_bindings.perm_category_name, value)
 
 
 def state_name(value: int) -> Optional[str]:
-    number = _c_int(value)
-    return None if number is None else _text(_bindings.perm_state_name(number))
+    return _name(_bindings.perm_state_name, value)
 
 
 def allows_prompt(state: int) -> bool:
@@ -43,8 +44,7 @@ def allows_prompt(state: int) -> bool:
 
 def reason_name(reason: int) -> Optional[str]:
     """"no-purchase": the name the ledger's JSON answers give; None for a number that is no reason."""
-    number = _c_int(reason)
-    return None if number is None else _text(_bindings.ledger_reason_name(number))
+    return _name(_bindings.ledger_reason_name, reason)
 
 
 def reason_entitles(reason: int) -> bool:

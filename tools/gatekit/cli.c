@@ -89,14 +89,12 @@ int gk_missing(const char *who, const char *name, const char *value) {
 }
 
 int gk_jws_kind(const char *who, const char *option, const char *name) {
-    static const struct { const char *name; int kind; } kinds[] = {
-        {"notification", GATEKIT_JWS_NOTIFICATION}, {"transaction", GATEKIT_JWS_TRANSACTION},
-        {"renewal-info", GATEKIT_JWS_RENEWAL_INFO}, {"app-transaction", GATEKIT_JWS_APP_TRANSACTION},
-        {"realtime-request", GATEKIT_JWS_REALTIME_REQUEST},
-    };
+    /* One list: the names, and the GATEKIT_JWS_* kind each names at the same position. */
     static const char *const names[] = {"notification", "transaction", "renewal-info", "app-transaction", "realtime-request", NULL};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        if (strcmp(name, kinds[k].name) == 0) return kinds[k].kind;
+    static const int kinds[] = {GATEKIT_JWS_NOTIFICATION, GATEKIT_JWS_TRANSACTION, GATEKIT_JWS_RENEWAL_INFO,
+                                GATEKIT_JWS_APP_TRANSACTION, GATEKIT_JWS_REALTIME_REQUEST};
+    for (size_t k = 0; names[k]; k++)
+        if (strcmp(name, names[k]) == 0) return kinds[k];
     const char *near = gk_nearest(name, names);
     fprintf(stderr, "%s: %s %s is not notification, transaction, renewal-info, app-transaction or realtime-request%s%s%s\n", who,
             option, name, near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");

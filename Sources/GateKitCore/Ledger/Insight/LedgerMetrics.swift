@@ -12,8 +12,10 @@ extension Ledger {
     /// The document; on a ledger whose data in the environment is all test-signed, asked about
     /// App Store data, it says so (`"onlyTestSigned": true`) rather than show nothing unexplained.
     public func metrics(_ request: MetricsRequest) throws(GateKitError) -> String {
-        var document = try metricsTally(request).json()
-        if try holdsOnlyTestSignedData(request.scope), case let .object(members) = document {
+        let tally = try metricsTally(request)
+        var document = tally.json()
+        // A series at all means App Store data in the scope: only an empty answer asks the store.
+        if tally.series.isEmpty, try holdsOnlyTestSignedData(request.scope), case let .object(members) = document {
             document = .object(members + [("onlyTestSigned", .bool(true))])
         }
         return JSONWriter.serialize(document)

@@ -7,7 +7,9 @@ extension Ledger {
     /// The app view: now, MRR, revenue, active subscriptions, trials, churn by cause, cohorts.
     public func report(_ request: MetricsRequest) throws(GateKitError) -> String {
         let tally = try metricsTally(request)
-        let hint = try holdsOnlyTestSignedData(request.scope) ? ReportPage.onlyTestSigned(request.scope) : ""
+        // A series at all means App Store data in the scope: only an empty page asks the store.
+        let onlyTestSigned = tally.series.isEmpty ? try holdsOnlyTestSignedData(request.scope) : false
+        let hint = onlyTestSigned ? ReportPage.onlyTestSigned(request.scope) : ""
         return ReportPage.page(title: "Subscriptions · \(ReportPage.scopeName(request.scope))",
                                subtitle: ReportPage.interval(request, asOf: tally.asOf), body: hint + AppView(tally: tally).body)
     }
