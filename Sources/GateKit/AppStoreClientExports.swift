@@ -80,7 +80,7 @@ private func call(_ function: StaticString, _ client: OpaquePointer?, _ out: Out
             return GATEKIT_OK
         case let .failure(failure):
             if let out { out.pointee = try Owned.cString(failure.json) }
-            throw GateKitError(.appStoreAPIError, failure.description)
+            throw GateKitError(.EAPPSTORE_API, failure.description)
         }
     }
 }
@@ -93,7 +93,7 @@ private func body(_ p: UnsafePointer<CChar>?, _ name: String) throws(GateKitErro
     guard let p else { throw .invalid("\(name) is NULL") }
     let limit = APIEndpoint.maximumBodyLength
     let n = strnlen(p, limit + 1)
-    guard n <= limit else { throw GateKitError(.tooLarge, "\(name) is longer than \(limit) bytes") }
+    guard n <= limit else { throw GateKitError(.ETOOLARGE, "\(name) is longer than \(limit) bytes") }
     return Array(UnsafeRawBufferPointer(start: p, count: n))
 }
 
@@ -120,7 +120,7 @@ public func appstoreGetTransactionHistory(_ out: OutString?, _ decoded: OutStrin
 public func appstoreGetAllSubscriptionStatuses(_ out: OutString?, _ decoded: OutString?,
                                                _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ statuses: UnsafePointer<Int32>?, _ count: Int) -> Int32 {
     call("appstore_get_all_subscription_statuses", client, out, decoded) { () throws(GateKitError) in
-        guard count >= 0, count <= 5 else { throw GateKitError(.tooLarge, "count \(UInt(bitPattern: count)) is more than the 5 statuses Apple has") }
+        guard count >= 0, count <= 5 else { throw GateKitError(.ETOOLARGE, "count \(UInt(bitPattern: count)) is more than the 5 statuses Apple has") }
         guard count == 0 || statuses != nil else { throw .invalid("statuses is NULL with count \(count)") }
         let list = statuses.map { Array(UnsafeBufferPointer(start: $0, count: count)).map(Int.init) } ?? []
         return try .getAllSubscriptionStatuses(transactionID: try text(id, "transaction_id"), statuses: list)
@@ -235,7 +235,7 @@ public func appstoreUploadImage(_ out: OutString?,
                                 _ client: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ image: UnsafeRawPointer?, _ length: Int, _ size: UnsafePointer<CChar>?) -> Int32 {
     call("appstore_upload_image", client, out) { () throws(GateKitError) in
         guard length >= 0, length <= APIEndpoint.maximumImageLength else {
-            throw GateKitError(.tooLarge, "image_len \(UInt(bitPattern: length)) is over \(APIEndpoint.maximumImageLength) bytes")
+            throw GateKitError(.ETOOLARGE, "image_len \(UInt(bitPattern: length)) is over \(APIEndpoint.maximumImageLength) bytes")
         }
         return try .uploadImage(identifier: try text(id, "image_identifier"), image: Array(try Arguments.buffer(image, length, "image")),
                                 imageSize: try optionalText(size, "image_size"))

@@ -41,7 +41,7 @@ public func appstoreKeyLoad(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pem:
     exportBoundary("appstore_key_load") { () throws(GateKitError) in
         let out = try Arguments.out(out)
         out.pointee = nil
-        guard pemLen >= 0 else { throw GateKitError(.tooLarge, "pem_len \(UInt(bitPattern: pemLen)) is beyond any key") }
+        guard pemLen >= 0 else { throw GateKitError(.ETOOLARGE, "pem_len \(UInt(bitPattern: pemLen)) is beyond any key") }
         let key = try SigningKey(pem: try Arguments.buffer(pem, pemLen, "pem"), keyID: try Arguments.string(keyID, "key_id"),
                                  issuerID: try Arguments.optionalString(issuerID, "issuer_id"), bundleID: try Arguments.string(bundleID, "bundle_id"))
         out.pointee = OpaquePointer(Unmanaged.passRetained(AppStoreKeyHandle(key)).toOpaque())
@@ -108,7 +108,7 @@ public func appstoreAdvancedCommerceSignature(_ out: UnsafeMutablePointer<Unsafe
         try give(out, "out_jws") { () throws(GateKitError) in
             guard let requestJSON else { throw .invalid("request_json is NULL") }
             let n = strnlen(requestJSON, maximumRequestLength + 1)
-            guard n <= maximumRequestLength else { throw GateKitError(.tooLarge, "request_json is longer than \(maximumRequestLength) bytes") }
+            guard n <= maximumRequestLength else { throw GateKitError(.ETOOLARGE, "request_json is longer than \(maximumRequestLength) bytes") }
             return try RequestSignatureCreator.advancedCommerceInApp(requestJSON: Array(UnsafeRawBufferPointer(start: requestJSON, count: n)),
                                                                      key: try AppStoreKeyHandle.from(key).key)
         }

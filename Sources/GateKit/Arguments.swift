@@ -42,7 +42,7 @@ enum Arguments {
         guard let p else { throw .invalid("options is NULL") }
         let version = UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)
         guard version >= 1, Int(version) <= sizes.count else {
-            throw GateKitError(.unsupportedVersion, "options->version is \(version); this library reads 1 to \(sizes.count) (call \(initializer))")
+            throw GateKitError(.EVERSION, "options->version is \(version); this library reads 1 to \(sizes.count) (call \(initializer))")
         }
         var value = zero
         withUnsafeMutableBytes(of: &value) { destination in
@@ -57,7 +57,7 @@ enum Arguments {
     static func outputBytes<T>(_ p: UnsafeMutablePointer<T>, sizes: [Int], constant: String) throws(GateKitError) -> Int {
         let version = UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)
         guard version >= 1, Int(version) <= sizes.count else {
-            throw GateKitError(.unsupportedVersion, "out->version is \(version); this library fills 1 to \(sizes.count) (set \(constant))")
+            throw GateKitError(.EVERSION, "out->version is \(version); this library fills 1 to \(sizes.count) (set \(constant))")
         }
         return sizes[Int(version) - 1]
     }
@@ -75,7 +75,7 @@ enum Arguments {
     static func initialiseVersioned<T>(_ p: UnsafeMutablePointer<T>?, version: UInt32, sizes: [Int], _ what: String) throws(GateKitError) -> Int32 {
         guard let p else { throw .invalid("options is NULL") }
         guard version >= 1, Int(version) <= sizes.count else {
-            throw GateKitError(.unsupportedVersion, "\(what) version \(version) is unknown to this library (it knows 1 to \(sizes.count))")
+            throw GateKitError(.EVERSION, "\(what) version \(version) is unknown to this library (it knows 1 to \(sizes.count))")
         }
         let raw = UnsafeMutableRawPointer(p)
         raw.initializeMemory(as: UInt8.self, repeating: 0, count: sizes[Int(version) - 1])
@@ -103,7 +103,7 @@ enum Arguments {
 /// Library-owned copies handed to the caller, freed with `gatekit_free` (plain `free`).
 enum Owned {
     static func cString(_ s: String) throws(GateKitError) -> UnsafeMutablePointer<CChar> {
-        guard let p = strdup(s) else { throw GateKitError(.outOfMemory, "cannot allocate \(s.utf8.count + 1) bytes") }
+        guard let p = strdup(s) else { throw GateKitError(.ENOMEM, "cannot allocate \(s.utf8.count + 1) bytes") }
         return p
     }
 

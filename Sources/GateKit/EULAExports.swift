@@ -91,7 +91,7 @@ private func consent(_ p: UnsafePointer<gatekit_eula_consent>?) throws(GateKitEr
     out.userAgent = try Arguments.optionalString(c.user_agent, "consent->user_agent")
     out.locale = try Arguments.optionalString(c.locale, "consent->locale")
     guard c.metadata_count <= EULAConsent.maximumMetadataPairs else {
-        throw GateKitError(.tooLarge, "consent->metadata_count is \(c.metadata_count); at most \(EULAConsent.maximumMetadataPairs)")
+        throw GateKitError(.ETOOLARGE, "consent->metadata_count is \(c.metadata_count); at most \(EULAConsent.maximumMetadataPairs)")
     }
     if c.metadata_count > 0 {
         guard let keys = c.metadata_keys, let values = c.metadata_values else {

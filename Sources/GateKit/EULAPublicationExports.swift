@@ -22,7 +22,7 @@ public func eulaPublicationInit(_ publication: UnsafeMutablePointer<gatekit_eula
 private func publication(_ documentID: String, _ p: UnsafePointer<gatekit_eula_publication>?) throws(GateKitError) -> EULAVersion {
     let c = try Arguments.versioned(p, sizes: publicationSizes, zero: gatekit_eula_publication(), initializer: "eula_publication_init")
     guard c.text_count <= EULAVersion.maximumTexts else {
-        throw GateKitError(.tooLarge, "publication->text_count is \(c.text_count); at most \(EULAVersion.maximumTexts)")
+        throw GateKitError(.ETOOLARGE, "publication->text_count is \(c.text_count); at most \(EULAVersion.maximumTexts)")
     }
     var texts: [EULAVersion.Text] = []
     if c.text_count > 0 {
@@ -36,7 +36,7 @@ private func publication(_ documentID: String, _ p: UnsafePointer<gatekit_eula_p
                 bytes = try FileBytes.read(path, limit: EULAVersion.maximumTextBytes)
             } else {
                 guard t.length <= EULAVersion.maximumTextBytes else {
-                    throw GateKitError(.tooLarge, "\(name).length is \(t.length); at most \(EULAVersion.maximumTextBytes)")
+                    throw GateKitError(.ETOOLARGE, "\(name).length is \(t.length); at most \(EULAVersion.maximumTextBytes)")
                 }
                 bytes = Array(try Arguments.buffer(t.bytes, Int(t.length), "\(name).bytes"))
             }
@@ -101,7 +101,7 @@ public func eulaText(_ outBytes: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         outLength.pointee = 0
         let text = try StoreHandle.from(store).eula.text(documentID: try Arguments.string(documentID, "document_id"),
                                                          hash: try Arguments.string(hash, "hash"))
-        guard let copy = malloc(text.count + 1) else { throw GateKitError(.outOfMemory, "cannot allocate \(text.count + 1) bytes") }
+        guard let copy = malloc(text.count + 1) else { throw GateKitError(.ENOMEM, "cannot allocate \(text.count + 1) bytes") }
         text.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: text.count) } }
         copy.storeBytes(of: 0, toByteOffset: text.count, as: UInt8.self)
         outBytes.pointee = copy

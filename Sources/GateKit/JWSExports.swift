@@ -37,7 +37,7 @@ func jwsBytes(_ p: UnsafePointer<CChar>?) throws(GateKitError) -> UnsafeRawBuffe
     guard let p else { throw .invalid("jws is NULL") }
     let limit = CompactJWS.maximumLength
     let n = strnlen(p, limit + 1)
-    guard n <= limit else { throw GateKitError(.tooLarge, "jws is longer than \(limit) bytes") }
+    guard n <= limit else { throw GateKitError(.ETOOLARGE, "jws is longer than \(limit) bytes") }
     return UnsafeRawBufferPointer(start: p, count: n)
 }
 
@@ -119,8 +119,8 @@ public func jwsNotificationSubject(_ out: UnsafeMutablePointer<UnsafeMutablePoin
         out.pointee = nil
         guard let bytes = try Arguments.optionalBytes(payloadJSON, "payload_json", limit: CompactJWS.maximumLength) else { throw .invalid("payload_json is NULL") }
         let json: JSONValue
-        do throws(GateKitError) { json = try JSONParser.parse(bytes) } catch { throw GateKitError(.jwsMalformed, "payload_json is not JSON: \(error.message)") }
-        guard case .object = json else { throw GateKitError(.jwsMalformed, "payload_json is not a JSON object") }
+        do throws(GateKitError) { json = try JSONParser.parse(bytes) } catch { throw GateKitError(.EJWS_MALFORMED, "payload_json is not JSON: \(error.message)") }
+        guard case .object = json else { throw GateKitError(.EJWS_MALFORMED, "payload_json is not a JSON object") }
         out.pointee = try Owned.cString(try JWSNotification(json: json).subjectJSON)
         return GATEKIT_OK
     }

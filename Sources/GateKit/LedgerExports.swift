@@ -141,40 +141,44 @@ private let maximumBatchBytes = 64 << 20
 @c(ledger_ingest_batch)
 public func ledgerIngestBatch(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?, _ rawKind: Int32,
                               _ jws: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ options: UnsafePointer<gatekit_jws_options>?) -> Int32 {
+    // The whole call, the export's own first-use work included, is a fork section: a fork
+    // meanwhile would hand the child a runtime lock this thread holds (Hardening IV, 21a).
     exportBoundary("ledger_ingest_batch") { () throws(GateKitError) in
-        out?.pointee = nil
-        let ledger = try ledger(store)
-        let kind = try jwsKind(rawKind)
-        guard count >= 0, count <= maximumBatch else { throw .invalid("count is \(UInt(bitPattern: count)); at most \(maximumBatch) items") }
-        guard jws != nil || count == 0 else { throw .invalid("jws is NULL but count is \(count)") }
-        let options = try jwsOptions(options)
-        var texts: [UnsafeRawBufferPointer] = []
-        texts.reserveCapacity(count)
-        var total = 0
-        for i in 0..<count {
-            do throws(GateKitError) {
-                texts.append(try jwsBytes(jws?[i]))
-            } catch {
-                throw GateKitError(error.code, "jws[\(i)]: \(error.message)")
-            }
-            total += texts[i].count
-            guard total <= maximumBatchBytes else {
-                throw GateKitError(.tooLarge, "the batch holds more than \(maximumBatchBytes >> 20) MiB of signed text by jws[\(i)]; split it")
-            }
-        }
-        let results = try ledger.ingestBatch(texts, kind: kind, options: options)
-        if let out {
-            let items: [JSONValue] = results.map { result in
-                switch result {
-                case let .success(report):
-                    return (try? JSONParser.parse(Array(report.json.utf8))) ?? .null
-                case let .failure(error):
-                    return .object([("error", .number(Int64(error.code.rawValue))), ("message", .string(error.message))])
+        try ForkGate.section { () throws(GateKitError) in
+            out?.pointee = nil
+            let ledger = try ledger(store)
+            let kind = try jwsKind(rawKind)
+            guard count >= 0, count <= maximumBatch else { throw .invalid("count is \(UInt(bitPattern: count)); at most \(maximumBatch) items") }
+            guard jws != nil || count == 0 else { throw .invalid("jws is NULL but count is \(count)") }
+            let options = try jwsOptions(options)
+            var texts: [UnsafeRawBufferPointer] = []
+            texts.reserveCapacity(count)
+            var total = 0
+            for i in 0..<count {
+                do throws(GateKitError) {
+                    texts.append(try jwsBytes(jws?[i]))
+                } catch {
+                    throw GateKitError(error.code, "jws[\(i)]: \(error.message)")
+                }
+                total += texts[i].count
+                guard total <= maximumBatchBytes else {
+                    throw GateKitError(.ETOOLARGE, "the batch holds more than \(maximumBatchBytes >> 20) MiB of signed text by jws[\(i)]; split it")
                 }
             }
-            out.pointee = try Owned.cString(JSONDocument.list("results", items))
+            let results = try ledger.ingestBatch(texts, kind: kind, options: options)
+            if let out {
+                let items: [JSONValue] = results.map { result in
+                    switch result {
+                    case let .success(report):
+                        return (try? JSONParser.parse(Array(report.json.utf8))) ?? .null
+                    case let .failure(error):
+                        return .object([("error", .number(Int64(error.code.rawValue))), ("message", .string(error.message))])
+                    }
+                }
+                out.pointee = try Owned.cString(JSONDocument.list("results", items))
+            }
+            return Int32(results.count { if case let .success(r) = $0 { r.outcome != .duplicate } else { false } })
         }
-        return Int32(results.count { if case let .success(r) = $0 { r.outcome != .duplicate } else { false } })
     }
 }
 

@@ -30,12 +30,16 @@ private func granularityNamed(_ granularity: Int32) throws(GateKitError) -> Metr
 public func ledgerMetrics(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                           _ q: UnsafePointer<gatekit_ledger_query>?, _ fromMs: Int64, _ toMs: Int64,
                           _ granularity: Int32, _ dimension: Int32) -> Int32 {
+    // The whole call, the export's own first-use work included, is a fork section: a fork
+    // meanwhile would hand the child a runtime lock this thread holds (Hardening IV, 21a).
     exportBoundary("ledger_metrics") { () throws(GateKitError) in
-        let out = try Arguments.out(out, "out_json")
-        out.pointee = nil
-        let request = try metricsRequest(q, fromMs, toMs, granularity, dimension)
-        out.pointee = try Owned.cString(try ledger(store).metrics(request))
-        return GATEKIT_OK
+        try ForkGate.section { () throws(GateKitError) in
+            let out = try Arguments.out(out, "out_json")
+            out.pointee = nil
+            let request = try metricsRequest(q, fromMs, toMs, granularity, dimension)
+            out.pointee = try Owned.cString(try ledger(store).metrics(request))
+            return GATEKIT_OK
+        }
     }
 }
 
@@ -43,22 +47,26 @@ public func ledgerMetrics(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
 public func ledgerReport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                          _ q: UnsafePointer<gatekit_ledger_query>?, _ fromMs: Int64, _ toMs: Int64,
                          _ granularity: Int32, _ customer: UnsafePointer<CChar>?) -> Int32 {
+    // The whole call, the export's own first-use work included, is a fork section: a fork
+    // meanwhile would hand the child a runtime lock this thread holds (Hardening IV, 21a).
     exportBoundary("ledger_report") { () throws(GateKitError) in
-        let out = try Arguments.out(out, "out_html")
-        out.pointee = nil
-        let question = try query(q)
-        let who = try Arguments.optionalString(customer, "customer")
-        if question.byAppUser, who == nil { throw .invalid("GATEKIT_LEDGER_APP_USER needs the app account's id as customer") }
-        let request = try MetricsRequest(scope: question.scope, from: fromMs, to: toMs, granularity: try granularityNamed(granularity),
-                                         asOf: question.instant)
-        let ledger = try ledger(store)
-        let html: String
-        switch (who, question.byAppUser) {
-        case (nil, _): html = try ledger.report(request)
-        case let (user?, true): html = try ledger.customerReport(appUserID: user, request: request)
-        case let (customer?, false): html = try ledger.customerReport(customer: customer, request: request)
+        try ForkGate.section { () throws(GateKitError) in
+            let out = try Arguments.out(out, "out_html")
+            out.pointee = nil
+            let question = try query(q)
+            let who = try Arguments.optionalString(customer, "customer")
+            if question.byAppUser, who == nil { throw .invalid("GATEKIT_LEDGER_APP_USER needs the app account's id as customer") }
+            let request = try MetricsRequest(scope: question.scope, from: fromMs, to: toMs, granularity: try granularityNamed(granularity),
+                                             asOf: question.instant)
+            let ledger = try ledger(store)
+            let html: String
+            switch (who, question.byAppUser) {
+            case (nil, _): html = try ledger.report(request)
+            case let (user?, true): html = try ledger.customerReport(appUserID: user, request: request)
+            case let (customer?, false): html = try ledger.customerReport(customer: customer, request: request)
+            }
+            out.pointee = try Owned.cString(html)
+            return GATEKIT_OK
         }
-        out.pointee = try Owned.cString(html)
-        return GATEKIT_OK
     }
 }

@@ -33,7 +33,7 @@ private func staticCString(_ s: StaticString) -> UnsafePointer<CChar> {
 /// `count` categories at `p`; NULL only when `count` is 0.
 private func categoryList(_ p: UnsafePointer<Int32>?, _ count: Int) throws(GateKitError) -> [Int32] {
     guard count >= 0, count <= PermissionEngine.maximumSequenceLength else {
-        throw GateKitError(.tooLarge, "count must be at most \(PermissionEngine.maximumSequenceLength)")
+        throw GateKitError(.ETOOLARGE, "count must be at most \(PermissionEngine.maximumSequenceLength)")
     }
     guard count > 0 else { return [] }
     guard let p else { throw .invalid("categories is NULL but count is \(count)") }
@@ -55,7 +55,7 @@ public func permCategoryFromName(_ store: OpaquePointer?, _ name: UnsafePointer<
         let name = try Arguments.string(name, "name")
         if store == nil {
             guard let b = PermissionCategory.builtIn(named: name) else {
-                throw GateKitError(.permissionCategory, "no built-in permission category is named \(Quoted.text(name)) (pass a store for host categories)")
+                throw GateKitError(.EPERM_CATEGORY, "no built-in permission category is named \(Quoted.text(name)) (pass a store for host categories)")
             }
             return b.number
         }
@@ -234,7 +234,7 @@ public func permPortalMap(_ store: OpaquePointer?, _ category: Int32, _ table: U
 public func permPortalStatus(_ store: OpaquePointer?) -> Int32 {
     exportBoundary("perm_portal_status") { () throws(GateKitError) in
         if let reason = try engine(store).portalFailure() {
-            throw GateKitError(.permissionPortal, "answers fall back to the stored state: \(reason)")
+            throw GateKitError(.EPERM_PORTAL, "answers fall back to the stored state: \(reason)")
         }
         return GATEKIT_OK
     }

@@ -90,7 +90,7 @@ func receiptOptions(_ p: UnsafePointer<gatekit_receipt_options>?) throws(GateKit
 }
 
 func receiptLength(_ len: Int) throws(GateKitError) -> Int {
-    guard len >= 0 else { throw GateKitError(.tooLarge, "length \(UInt(bitPattern: len)) is beyond any receipt") }
+    guard len >= 0 else { throw GateKitError(.ETOOLARGE, "length \(UInt(bitPattern: len)) is beyond any receipt") }
     return len
 }
 
@@ -377,7 +377,7 @@ public func receiptLegacyTransactionID(_ out: UnsafeMutablePointer<UnsafeMutable
         guard let text else { throw .invalid("transaction_receipt is NULL") }
         let limit = ReceiptUtility.maximumTransactionReceiptLength
         let n = strnlen(text, limit + 1)
-        guard n <= limit else { throw GateKitError(.tooLarge, "transaction_receipt is longer than \(limit) bytes") }
+        guard n <= limit else { throw GateKitError(.ETOOLARGE, "transaction_receipt is longer than \(limit) bytes") }
         guard let id = try ReceiptUtility.transactionID(transactionReceipt: Array(UnsafeRawBufferPointer(start: text, count: n))) else { return 0 }
         out.pointee = try Owned.cString(id)
         return 1

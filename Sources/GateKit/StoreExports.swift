@@ -32,7 +32,7 @@ final class StoreHandle {
 
     var opaque: OpaquePointer { StoreSlot.open(self) }
 
-    private static let forked = GateKitError(.forked, "this handle was opened before the process forked; its connection belongs to the parent. Open the store again in the child (gunicorn: in post_fork or without preload_app; uWSGI: lazy-apps)")
+    private static let forked = GateKitError(.EFORKED, "this handle was opened before the process forked; its connection belongs to the parent. Open the store again in the child (gunicorn: in post_fork or without preload_app; uWSGI: lazy-apps)")
 
     static func from(_ p: OpaquePointer?) throws(GateKitError) -> StoreHandle {
         guard let p else { throw .invalid("store is NULL") }
@@ -100,7 +100,7 @@ public func gatekitStoreCheck(_ store: OpaquePointer?) -> Int32 {
         // A sound file can still hold a history edited behind GateKit's back: its chains say.
         if problems.isEmpty { problems = try handle.eula.chainProblems() }
         guard problems.isEmpty else {
-            throw GateKitError(.corrupt, "\(problems.count) problem(s): \(problems.prefix(5).joined(separator: "; "))")
+            throw GateKitError(.ECORRUPT, "\(problems.count) problem(s): \(problems.prefix(5).joined(separator: "; "))")
         }
         return GATEKIT_OK
     }

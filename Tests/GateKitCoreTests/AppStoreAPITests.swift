@@ -68,7 +68,7 @@ import Testing
         #expect(throws: GateKitError.self) { try APIEndpoint.configureRealtimeURL(request: self.body("[]")) }
         #expect(throws: GateKitError.self) { try APIEndpoint.configureRealtimeURL(request: self.body("{")) }
         let long = String(repeating: "1", count: APIEndpoint.maximumArgumentLength + 1)
-        #expect(throws: GateKitError(.tooLarge, "transaction_id is longer than 4096 bytes")) { try APIEndpoint.getTransactionInfo(transactionID: long) }
+        #expect(throws: GateKitError(.ETOOLARGE, "transaction_id is longer than 4096 bytes")) { try APIEndpoint.getTransactionInfo(transactionID: long) }
     }
 
     /// What a server sends is kept only if it can be sent back as an argument (Hardening IV, 1).

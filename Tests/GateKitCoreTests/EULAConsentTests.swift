@@ -54,20 +54,20 @@ import Testing
                                 consent: EULAConsent(clientAddress: "198.51.100.23")).consent.clientAddress == "198.51.100.23")
         let tooMany = (0...EULAConsent.maximumMetadataPairs).map { (key: "k\($0)", value: "v") }
         let refused: [(EULAConsent, GateKitError.Code)] = [
-            (EULAConsent(clientAddress: "example.com"), .invalidArgument),
-            (EULAConsent(clientAddress: "192.0.2.1:443"), .invalidArgument),
-            (EULAConsent(clientAddress: "1.2.3"), .invalidArgument),
-            (EULAConsent(clientAddress: "192.0.2.1\u{0}evil"), .invalidArgument),
-            (EULAConsent(userAgent: ""), .invalidArgument),
-            (EULAConsent(userAgent: String(repeating: "a", count: 1025)), .tooLarge),
-            (EULAConsent(locale: "de_AT"), .invalidArgument),
-            (EULAConsent(locale: "d"), .invalidArgument),
-            (EULAConsent(locale: "de-AT-" + String(repeating: "x", count: 9)), .invalidArgument),
-            (EULAConsent(metadata: tooMany), .tooLarge),
-            (EULAConsent(metadata: [("", "v")]), .invalidArgument),
-            (EULAConsent(metadata: [(String(repeating: "k", count: 65), "v")]), .tooLarge),
-            (EULAConsent(metadata: [("k", String(repeating: "v", count: 1025))]), .tooLarge),
-            (EULAConsent(metadata: [("k", "1"), ("k", "2")]), .invalidArgument),
+            (EULAConsent(clientAddress: "example.com"), .EINVAL),
+            (EULAConsent(clientAddress: "192.0.2.1:443"), .EINVAL),
+            (EULAConsent(clientAddress: "1.2.3"), .EINVAL),
+            (EULAConsent(clientAddress: "192.0.2.1\u{0}evil"), .EINVAL),
+            (EULAConsent(userAgent: ""), .EINVAL),
+            (EULAConsent(userAgent: String(repeating: "a", count: 1025)), .ETOOLARGE),
+            (EULAConsent(locale: "de_AT"), .EINVAL),
+            (EULAConsent(locale: "d"), .EINVAL),
+            (EULAConsent(locale: "de-AT-" + String(repeating: "x", count: 9)), .EINVAL),
+            (EULAConsent(metadata: tooMany), .ETOOLARGE),
+            (EULAConsent(metadata: [("", "v")]), .EINVAL),
+            (EULAConsent(metadata: [(String(repeating: "k", count: 65), "v")]), .ETOOLARGE),
+            (EULAConsent(metadata: [("k", String(repeating: "v", count: 1025))]), .ETOOLARGE),
+            (EULAConsent(metadata: [("k", "1"), ("k", "2")]), .EINVAL),
         ]
         for (consent, code) in refused {
             #expect(failure { try gate.record(.accepted, documentID: "t", hash: v1, user: nil, consent: consent) } == code, "\(consent)")
@@ -86,7 +86,7 @@ import Testing
     @Test func withdrawalPresentsEveryTextAgainUntilAcceptedAnew() throws {
         let v1 = try sha256Hex("v1"), v1a = try sha256Hex("v1 typo fixed"), v2 = try sha256Hex("v2")
         let ann = Array("ann".utf8)
-        #expect(failure { try gate.withdraw(documentID: "terms", user: ann) } == .notFound)
+        #expect(failure { try gate.withdraw(documentID: "terms", user: ann) } == .ENOTFOUND)
         try gate.record(.accepted, documentID: "terms", hash: v1, user: ann)
         try gate.markMinorRevision(documentID: "terms", from: v1, to: v1a)
         try gate.record(.accepted, documentID: "terms", hash: v2, user: ann)
@@ -98,8 +98,8 @@ import Testing
         let withdrawal = try gate.withdraw(documentID: "terms", user: ann, consent: EULAConsent(method: .api))
         #expect(withdrawal.kind == .withdrawn && withdrawal.hash == v1)  // v2's acceptance ended with its decline
         for text in [v1, v1a, v2] { #expect(try gate.shouldPresent(documentID: "terms", hash: text, user: ann)) }
-        #expect(failure { try gate.withdraw(documentID: "terms", user: ann) } == .notFound)  // nothing in force
-        #expect(failure { try gate.record(.withdrawn, documentID: "terms", hash: v1, user: ann) } == .invalidArgument)
+        #expect(failure { try gate.withdraw(documentID: "terms", user: ann) } == .ENOTFOUND)  // nothing in force
+        #expect(failure { try gate.record(.withdrawn, documentID: "terms", hash: v1, user: ann) } == .EINVAL)
 
         // Accepting anew counts again; a later withdrawal ends that one too.
         try gate.record(.accepted, documentID: "terms", hash: v1a, user: ann)
@@ -128,7 +128,7 @@ import Testing
             try gate.acceptIfNamed(documentID: "terms", hash: v2, user: nil, names: "terms@\(v1.prefix(8))", source: "--accept", consent: consent)
             Issue.record("another text's name accepted v2")
         } catch {
-            #expect(error.code == .eulaHashMismatch && error.message.contains(v2) && error.message.contains("--accept"))
+            #expect(error.code == .EEULA_HASH_MISMATCH && error.message.contains(v2) && error.message.contains("--accept"))
         }
         #expect(try gate.shouldPresent(documentID: "terms", hash: v2, user: nil))
         // Not named: false, nothing recorded. A document id with "@" is named by its last one.
@@ -137,7 +137,7 @@ import Testing
                                        source: "x", consent: consent))
         for malformed in ["terms", "terms@", "terms@1234567", "terms@\(v1)0", "terms@xyzxyzxy", "@\(v1.prefix(8))", "terms@\(v1.prefix(8)),"] {
             #expect(failure { try gate.acceptIfNamed(documentID: "terms", hash: v1, user: nil, names: malformed, source: "x", consent: consent) }
-                    == .invalidArgument, "\(malformed)")
+                    == .EINVAL, "\(malformed)")
         }
         #expect(try gate.history(documentID: nil, user: .everyone).count == 2)
     }
@@ -154,11 +154,11 @@ import Testing
         let entry = try gate.history(documentID: "terms", user: .defaultUser)
         #expect(entry.map(\.consent) == [EULAConsent(method: .environment, locale: "en", metadata: [("variable", variable)])])
         for bad in ["", "1X", "A-B", "A=B", String(repeating: "A", count: 256)] {
-            #expect(failure { try gate.acceptFromEnvironment(documentID: "terms", hash: v1, user: nil, variable: bad, consent: .none) } == .invalidArgument)
+            #expect(failure { try gate.acceptFromEnvironment(documentID: "terms", hash: v1, user: nil, variable: bad, consent: .none) } == .EINVAL)
         }
         // A consent that cannot be kept is an error even while the variable is unset.
         #expect(failure { try gate.acceptFromEnvironment(documentID: "terms", hash: v1, user: nil, variable: "GATEKIT_UNSET_\(getpid())",
-                                                         consent: EULAConsent(clientAddress: "nowhere")) } == .invalidArgument)
+                                                         consent: EULAConsent(clientAddress: "nowhere")) } == .EINVAL)
     }
 
     /// Each user's decisions on a document form a hash chain: a row changed, removed or
@@ -307,6 +307,6 @@ import Testing
                 == [EULADecision(documentID: "terms", hash: v1, user: nil, kind: .accepted, atMilliseconds: 5)])
         try gate.withdraw(documentID: "terms", user: nil, consent: EULAConsent(method: .admin))
         #expect(try gate.shouldPresent(documentID: "terms", hash: v1, user: nil))
-        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .newerStore)
+        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .ENEWER)
     }
 }

@@ -35,7 +35,7 @@ import Testing
         #expect(try shown("pt") == "en")                 // pt-BR is not pt: the default
         #expect(try shown("fr") == "en")
         #expect(try shown(nil) == "en")
-        #expect(failure { try shown("not a tag") } == .invalidArgument)
+        #expect(failure { try shown("not a tag") } == .EINVAL)
 
         let german = try gate.presentation(documentID: "terms", user: Self.ann, language: "de-CH", at: nil)
         let bedingungen = try sha256Hex("Bedingungen")
@@ -83,7 +83,7 @@ import Testing
         #expect(try at(accepted.atMilliseconds - 1).status == .required)
         #expect(try at(accepted.atMilliseconds).status == .accepted)
         // Before any version: nothing is in effect.
-        #expect(failure { try at(1) } == .notFound)
+        #expect(failure { try at(1) } == .ENOTFOUND)
         // Accepting v2 early answers "accepted" from its first millisecond.
         try gate.record(.accepted, documentID: "terms", hash: try sha256Hex("deux"), user: Self.ann)
         #expect(try at(effective).status == .accepted)
@@ -108,20 +108,20 @@ import Testing
         let v1 = Self.version("v1", effective: 1_000, [("en", "one"), ("de", "eins")])
         try gate.publish(v1)
         try gate.publish(v1)  // the same again: nothing to do
-        #expect(failure { try gate.publish(Self.version("v1", effective: 1_000, [("en", "one, edited")])) } == .eulaVersionConflict)
-        #expect(failure { try gate.publish(Self.version("v1", effective: 2_000, [("en", "one"), ("de", "eins")])) } == .eulaVersionConflict)
-        #expect(failure { try gate.publish(Self.version("v2", [("en", "one")])) } == .eulaVersionConflict)
+        #expect(failure { try gate.publish(Self.version("v1", effective: 1_000, [("en", "one, edited")])) } == .EEULA_VERSION_CONFLICT)
+        #expect(failure { try gate.publish(Self.version("v1", effective: 2_000, [("en", "one"), ("de", "eins")])) } == .EEULA_VERSION_CONFLICT)
+        #expect(failure { try gate.publish(Self.version("v2", [("en", "one")])) } == .EEULA_VERSION_CONFLICT)
         let refused: [(EULAVersion, GateKitError.Code)] = [
-            (Self.version("", [("en", "x")]), .invalidArgument),
-            (Self.version(String(repeating: "l", count: 129), [("en", "x")]), .invalidArgument),
-            (Self.version("v", [("english", "x")]), .invalidArgument),
-            (Self.version("v", [("en", "x"), ("EN", "y")]), .invalidArgument),
-            (Self.version("v", [("en", "x"), ("de", "x")]), .invalidArgument),
-            (Self.version("v", [("de", "x")]), .invalidArgument),               // no text in the default language
-            (Self.version("v", grace: -1, [("en", "x")]), .invalidArgument),
-            (Self.version("v", effective: -5, [("en", "x")]), .invalidArgument),
-            (Self.version("v", []), .invalidArgument),
-            (Self.version("v", (0...EULAVersion.maximumTexts).map { ("x\($0)", "text \($0)") }), .tooLarge),
+            (Self.version("", [("en", "x")]), .EINVAL),
+            (Self.version(String(repeating: "l", count: 129), [("en", "x")]), .EINVAL),
+            (Self.version("v", [("english", "x")]), .EINVAL),
+            (Self.version("v", [("en", "x"), ("EN", "y")]), .EINVAL),
+            (Self.version("v", [("en", "x"), ("de", "x")]), .EINVAL),
+            (Self.version("v", [("de", "x")]), .EINVAL),               // no text in the default language
+            (Self.version("v", grace: -1, [("en", "x")]), .EINVAL),
+            (Self.version("v", effective: -5, [("en", "x")]), .EINVAL),
+            (Self.version("v", []), .EINVAL),
+            (Self.version("v", (0...EULAVersion.maximumTexts).map { ("x\($0)", "text \($0)") }), .ETOOLARGE),
         ]
         for (version, code) in refused { #expect(failure { try gate.publish(version) } == code, "\(version.label)") }
         #expect(try gate.versions(documentID: "terms").count == 1)
@@ -163,7 +163,7 @@ import Testing
         #expect(try gate.chainProblems().contains { $0.contains("version \"v1\"") })
         try tampering("UPDATE eula_texts SET language = 'de' WHERE hash = '\(eins)'")
         try tampering("UPDATE eula_texts SET body = \(postgres ? "'\\x65696e7a'::bytea" : "X'65696e7a'") WHERE hash = '\(eins)'")
-        #expect(failure { try gate.text(documentID: "terms", hash: eins) } == .corrupt)
+        #expect(failure { try gate.text(documentID: "terms", hash: eins) } == .ECORRUPT)
         #expect(try gate.chainProblems().contains { $0.contains("is not that text") })
         #expect(try gate.text(documentID: "terms", hash: try sha256Hex("one")) == Array("one".utf8))
         try tampering("UPDATE eula_texts SET body = \(postgres ? "'\\x65696e73'::bytea" : "X'65696e73'") WHERE hash = '\(eins)'")
@@ -195,7 +195,7 @@ import Testing
         }
         #expect(try gate.chainProblems() == [])  // consistent in the store
         let found = failure { try gate.verifyExport(path: earlier) }
-        #expect(found == .eulaExportAltered)
+        #expect(found == .EEULA_EXPORT_ALTERED)
     }
 
     func exportText(_ options: EULAExport.Options) throws -> [UInt8] {
@@ -256,7 +256,7 @@ import Testing
                     try gate.verifyExport(path: write(Array(edited.utf8), "edited"))
                     return nil
                 } catch {
-                    return error.code == .eulaExportAltered ? error.message : "\(error)"
+                    return error.code == .EEULA_EXPORT_ALTERED ? error.message : "\(error)"
                 }
             }
             #expect(verdict(text) == nil)
@@ -299,7 +299,7 @@ import Testing
             }
             try db.execute("UPDATE eula_decisions SET at_ms = at_ms - 1000 WHERE document_id = 'privacy'")
         }
-        #expect(failure { try gate.verifyExport(path: export) } == .eulaExportAltered)
+        #expect(failure { try gate.verifyExport(path: export) } == .EEULA_EXPORT_ALTERED)
     }
 
     /// Pages of a thousand rows, one snapshot: a decision recorded during the export is not in
@@ -327,7 +327,7 @@ import Testing
                 do {
                     try EULAGate(store: try TestStores.open(folder.file("s.sqlite"))).record(.accepted, documentID: "terms", hash: v, user: nil)
                 } catch {
-                    throw GateKitError(.internal, "\(error)")
+                    throw GateKitError(.EINTERNAL, "\(error)")
                 }
             }
         }
@@ -377,7 +377,7 @@ import Testing
         var bytes: [UInt8] = []
         try gate.export(EULAExport.Options(documentID: "terms")) { (chunk) throws(GateKitError) in bytes += chunk }
         #expect(try gate.verifyExport(path: write(bytes, "upgraded")) == 2)
-        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .newerStore)
+        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .ENEWER)
     }
 }
 

@@ -13,12 +13,12 @@ import Testing
               let bundle = f.facts["bundle_id"]?.stringValue else { return FixtureFiles.skipNote("receipts") }
         _ = try ReceiptValidator.validate(f.bytes, options: ReceiptValidationOptions(bundleID: bundle))
         for other in [bundle.uppercased(), String(bundle.dropLast()) + "x", bundle + "\u{0}"] where other != bundle {
-            #expect(failure { try ReceiptValidator.validate(f.bytes, options: ReceiptValidationOptions(bundleID: other)) } == .receiptBundleID, "\(other)")
+            #expect(failure { try ReceiptValidator.validate(f.bytes, options: ReceiptValidationOptions(bundleID: other)) } == .ERECEIPT_BUNDLE_ID, "\(other)")
         }
         if let version = f.facts["app_version"]?.stringValue {
             var o = ReceiptValidationOptions(bundleID: bundle)
             o.appVersion = version + "0"
-            #expect(failure { try ReceiptValidator.validate(f.bytes, options: o) } == .receiptAppVersion)
+            #expect(failure { try ReceiptValidator.validate(f.bytes, options: o) } == .ERECEIPT_APP_VERSION)
         }
     }
 
@@ -30,16 +30,16 @@ import Testing
         let anchor = pki.der("root")
         #expect(failure { try JWSVerifier.verifyTransaction(jws.utf8, options: JWSOptions.test(anchor)!) } == nil)
         for bundle in ["COM.EXAMPLE", "com.exampla", "com.example\u{0}", "com.exam\u{0301}ple"] {
-            #expect(failure { try JWSVerifier.verifyTransaction(jws.utf8, options: JWSOptions.test(anchor, bundle: bundle)!) } == .jwsBundleID, "\(bundle)")
+            #expect(failure { try JWSVerifier.verifyTransaction(jws.utf8, options: JWSOptions.test(anchor, bundle: bundle)!) } == .EJWS_BUNDLE_ID, "\(bundle)")
         }
         let lower = pki.sign("{\"bundleId\":\"com.example\",\"environment\":\"sandbox\",\"signedDate\":\(now)}", chain: ["leaf", "int", "root"])
-        #expect(failure { try JWSVerifier.verifyTransaction(lower.utf8, options: JWSOptions.test(anchor)!) } == .jwsEnvironment)
+        #expect(failure { try JWSVerifier.verifyTransaction(lower.utf8, options: JWSOptions.test(anchor)!) } == .EJWS_ENVIRONMENT)
         // Production: the app's appAppleId to the digit.
         let prod = pki.sign("{\"bundleId\":\"com.example\",\"appAppleId\":1234,\"receiptType\":\"Production\",\"receiptCreationDate\":\(now)}",
                             chain: ["leaf", "int", "root"])
         let options = { (id: Int64) in JWSOptions.test(anchor, environment: .production, appAppleID: id, at: now / 1000) }
         #expect(failure { try JWSVerifier.verifyAppTransaction(prod.utf8, options: options(1234)!) } == nil)
-        #expect(failure { try JWSVerifier.verifyAppTransaction(prod.utf8, options: options(1235)!) } == .jwsAppAppleID)
+        #expect(failure { try JWSVerifier.verifyAppTransaction(prod.utf8, options: options(1235)!) } == .EJWS_APP_APPLE_ID)
     }
 
     @Test func aProductionChainOfTheWrongLengthIsAChainLengthError() throws {
@@ -47,12 +47,12 @@ import Testing
         let payload = "{\"bundleId\":\"com.example\",\"appAppleId\":1,\"environment\":\"Production\",\"signedDate\":\(nowSeconds() * 1000)}"
         let options = try JWSOptions(bundleID: "com.example", appAppleID: 1, environment: .production)
         for chain in [["leaf", "int"], ["leaf", "int", "root", "root"]] {
-            #expect(failure { try JWSVerifier.verifyTransaction(pki.sign(payload, chain: chain).utf8, options: options) } == .jwsChainLength,
+            #expect(failure { try JWSVerifier.verifyTransaction(pki.sign(payload, chain: chain).utf8, options: options) } == .EJWS_CHAIN_LENGTH,
                     "\(chain.count) certificates")
         }
         // One certificate is the shape of StoreKit Testing in Xcode's data: test-signed.
-        #expect(failure { try JWSVerifier.verifyTransaction(pki.sign(payload, chain: ["leaf"]).utf8, options: options) } == .jwsTestSigned)
-        #expect(failure { try JWSVerifier.verifyTransaction(pki.sign(payload, chain: ["leaf", "int", "root"]).utf8, options: options) } == .jwsUntrustedChain)
+        #expect(failure { try JWSVerifier.verifyTransaction(pki.sign(payload, chain: ["leaf"]).utf8, options: options) } == .EJWS_TEST_SIGNED)
+        #expect(failure { try JWSVerifier.verifyTransaction(pki.sign(payload, chain: ["leaf", "int", "root"]).utf8, options: options) } == .EJWS_UNTRUSTED)
     }
 
     @Test func anEULAHashMatchesOnlyItselfToTheLastDigit() throws {
@@ -68,8 +68,8 @@ import Testing
         #expect(try gate.shouldPresent(documentID: "terms", hash: first + String(hash.dropFirst()), user: nil))
         #expect(try gate.shouldPresent(documentID: "Terms", hash: hash, user: nil))
         #expect(try gate.shouldPresent(documentID: "terms", hash: hash, user: Array("bob".utf8)))
-        #expect(failure { try gate.shouldPresent(documentID: "terms", hash: String(hash.prefix(16)), user: nil) } == .invalidArgument)
-        #expect(failure { try gate.markMinorRevision(documentID: "terms", from: hash, to: hash.uppercased()) } == .invalidArgument)
+        #expect(failure { try gate.shouldPresent(documentID: "terms", hash: String(hash.prefix(16)), user: nil) } == .EINVAL)
+        #expect(failure { try gate.markMinorRevision(documentID: "terms", from: hash, to: hash.uppercased()) } == .EINVAL)
     }
 
     @Test func aMinorRevisionCoversExactlyTheTextItNames() throws {

@@ -54,12 +54,6 @@ import Testing
         #expect(headerIDs == Set(PurchaseField.allCases.map(\.rawValue)))
     }
 
-    @Test func errorCodes() {
-        let header = Set(Self.defines.filter { $0.key.hasPrefix("E") && $0.value < 0 }.values)
-        let core = Set(GateKitError.Code.allCases.map { Int64($0.rawValue) })
-        #expect(header == core, "only in the header: \(header.subtracting(core).sorted()); only in the core: \(core.subtracting(header).sorted())")
-    }
-
     @Test func version() {
         #expect(Self.defines["VERSION_MAJOR"] == Int64(GateKitVersion.major))
         #expect(Self.defines["VERSION_MINOR"] == Int64(GateKitVersion.minor))

@@ -26,8 +26,8 @@ import Testing
               let production = JWSOptions.test(anchor, environment: .production, appAppleID: 1234),
               let wrongApp = JWSOptions.test(anchor, environment: .production, appAppleID: 1235),
               let sandboxOtherApp = JWSOptions.test(anchor, environment: .sandbox, appAppleID: 1235) else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: production) } == .jwsEnvironment)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: wrongApp) } == .jwsAppAppleID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: production) } == .EJWS_ENVIRONMENT)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: wrongApp) } == .EJWS_APP_APPLE_ID)
         // Apple checks the app Apple id only in Production.
         #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: sandboxOtherApp) } == nil)
     }
@@ -47,7 +47,7 @@ import Testing
               let sandbox = JWSOptions.test(anchor, environment: .sandbox) else { return }
         // Sandbox data for a Production verifier: Apple's verdict (another environment) comes
         // first (JWSGeneratedTests: test-signed data that claims Production is refused as such).
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: strict) } == .jwsEnvironment)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(jws, options: strict) } == .EJWS_ENVIRONMENT)
         let verified = try JWSVerifier.verify(jws, kind: .notification, options: sandbox)
         #expect(verified.isTestSigned)
         let payload = jws.split(separator: UInt8(ascii: "."))[1]
@@ -69,7 +69,7 @@ import Testing
         #expect(r.signedDate == 1672956154000)
         // The transaction is for com.example: another bundle id is refused.
         guard let other = JWSOptions.test(anchor, bundle: "com.example.other") else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: other) } == .jwsBundleID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: other) } == .EJWS_BUNDLE_ID)
     }
 
     @Test func wrongBundleIdAndMissingX5C() throws {
@@ -78,9 +78,9 @@ import Testing
               let missing = JWSTestFiles.fixtureJWS(Self.mock + "missingX5CHeaderClaim"),
               let legacy = JWSTestFiles.fixtureJWS(Self.mock + "legacyTransaction"),
               let options = JWSOptions.test(anchor, bundle: "com.examplex") else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(wrong, options: options) } == .jwsBundleID)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(missing, options: options) } == .jwsMalformed)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(legacy, options: options) } == .jwsMalformed)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(wrong, options: options) } == .EJWS_BUNDLE_ID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(missing, options: options) } == .EJWS_MALFORMED)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(legacy, options: options) } == .EJWS_MALFORMED)
     }
 
     @Test func malformedPartsOfARealJWS() throws {
@@ -89,18 +89,18 @@ import Testing
         let text = String(decoding: jws, as: UTF8.self)
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let cases: [(String, GateKitError.Code)] = [
-            (parts[0] + "." + parts[1], .jwsMalformed),                              // two parts
-            (text + ".AAAA", .jwsMalformed),                                          // four parts
-            (parts[0] + "=." + parts[1] + "." + parts[2], .jwsMalformed),             // padding
-            (parts[0] + "." + parts[1] + "." + parts[2] + "=", .jwsMalformed),
-            (parts[0] + "." + parts[1].replacingFirst("e", "+") + "." + parts[2], .jwsMalformed), // not url alphabet
-            (parts[0] + " ." + parts[1] + "." + parts[2], .jwsMalformed),             // white space
-            ("." + parts[1] + "." + parts[2], .jwsMalformed),                         // empty header
-            (parts[0] + ".." + parts[2], .jwsMalformed),                              // empty payload
-            (parts[0] + "." + parts[1] + ".", .jwsMalformed),                         // empty signature
-            (Base64.encode(Array("[1]".utf8), alphabet: .url) + "." + parts[1] + "." + parts[2], .jwsMalformed),
-            (Base64.encode(Array("{\"alg\":".utf8), alphabet: .url) + "." + parts[1] + "." + parts[2], .jwsMalformed),
-            ("", .jwsMalformed),
+            (parts[0] + "." + parts[1], .EJWS_MALFORMED),                              // two parts
+            (text + ".AAAA", .EJWS_MALFORMED),                                          // four parts
+            (parts[0] + "=." + parts[1] + "." + parts[2], .EJWS_MALFORMED),             // padding
+            (parts[0] + "." + parts[1] + "." + parts[2] + "=", .EJWS_MALFORMED),
+            (parts[0] + "." + parts[1].replacingFirst("e", "+") + "." + parts[2], .EJWS_MALFORMED), // not url alphabet
+            (parts[0] + " ." + parts[1] + "." + parts[2], .EJWS_MALFORMED),             // white space
+            ("." + parts[1] + "." + parts[2], .EJWS_MALFORMED),                         // empty header
+            (parts[0] + ".." + parts[2], .EJWS_MALFORMED),                              // empty payload
+            (parts[0] + "." + parts[1] + ".", .EJWS_MALFORMED),                         // empty signature
+            (Base64.encode(Array("[1]".utf8), alphabet: .url) + "." + parts[1] + "." + parts[2], .EJWS_MALFORMED),
+            (Base64.encode(Array("{\"alg\":".utf8), alphabet: .url) + "." + parts[1] + "." + parts[2], .EJWS_MALFORMED),
+            ("", .EJWS_MALFORMED),
         ]
         for (input, expected) in cases {
             let got = jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(Array(input.utf8), options: options) }
@@ -113,7 +113,7 @@ import Testing
     @Test func testChainAgainstTheRealG3RootIsRefused() throws {
         guard let jws = JWSTestFiles.fixtureJWS(Self.mock + "transactionInfo"),
               let options = JWSOptions.test(nil) else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(jws, options: options) } == .jwsUntrustedChain)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(jws, options: options) } == .EJWS_UNTRUSTED)
     }
 
     // MARK: Xcode
@@ -133,12 +133,12 @@ import Testing
         // No anchor: refused, never returned unverified — whatever environment is expected.
         for env in AppStoreEnvironment.allCases {
             guard let o = JWSOptions.test(nil, bundle: Self.xcodeBundle, environment: env, appAppleID: 1) else { continue }
-            #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: o) } == .jwsTestSigned)
+            #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: o) } == .EJWS_TEST_SIGNED)
         }
         // The wrong anchor: refused.
         guard let wrongAnchor = JWSOptions.test(testCA, bundle: Self.xcodeBundle, environment: .xcode),
               let options = JWSOptions.test(cert, bundle: Self.xcodeBundle, environment: .xcode) else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: wrongAnchor) } == .jwsUntrustedChain)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: wrongAnchor) } == .EJWS_UNTRUSTED)
 
         let t = try JWSVerifier.verifyTransaction(transaction, options: options)
         #expect(t.transactionId == "0")
@@ -171,10 +171,10 @@ import Testing
 
         // The Xcode certificate expired on 2024-10-18: at a caller-given later time it fails.
         guard let later = JWSOptions.test(cert, bundle: Self.xcodeBundle, environment: .xcode, at: 1761962975) else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: later) } == .jwsCertificateTime)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: later) } == .EJWS_CERT_TIME)
         // Right anchor, wrong environment.
         guard let sandbox = JWSOptions.test(cert, bundle: Self.xcodeBundle, environment: .sandbox) else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: sandbox) } == .jwsEnvironment)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(transaction, options: sandbox) } == .EJWS_ENVIRONMENT)
     }
 
     // MARK: x509 chain vectors
@@ -189,11 +189,11 @@ import Testing
             jwsError { () throws(GateKitError) in try X5CChain.verifiedChain(certs, at: time, testAnchor: anchor) }
         }
         #expect(code([leaf, int, root], 1761962975, root) == nil)
-        #expect(code([leaf, int, root], 2280946846, root) == .jwsCertificateTime)
-        #expect(code([badLeaf, int, root], 1761962975, root) == .jwsLeafOID)
-        #expect(code([leafOfBadInt, badInt, root], 1761962975, root) == .jwsIntermediateOID)
-        #expect(code([leaf, int], 1761962975, root) == .jwsChainLength)
-        #expect(code([leaf, int, root], 1761962975, nil) == .jwsUntrustedChain)
+        #expect(code([leaf, int, root], 2280946846, root) == .EJWS_CERT_TIME)
+        #expect(code([badLeaf, int, root], 1761962975, root) == .EJWS_LEAF_OID)
+        #expect(code([leafOfBadInt, badInt, root], 1761962975, root) == .EJWS_INTERMEDIATE_OID)
+        #expect(code([leaf, int], 1761962975, root) == .EJWS_CHAIN_LENGTH)
+        #expect(code([leaf, int, root], 1761962975, nil) == .EJWS_UNTRUSTED)
         // x5c[2] is never an anchor: a chain whose third certificate is a stranger still
         // verifies against the anchor, and the anchor alone decides.
         #expect(code([leaf, int, leaf], 1761962975, root) == nil)
@@ -206,8 +206,8 @@ import Testing
         let chain = try X5CChain.verifiedChain([leaf, int, root], at: 1767225600, testAnchor: nil)
         #expect(chain.isP256)
         #expect(!chain.isTestAnchored)
-        #expect(jwsError { () throws(GateKitError) in try X5CChain.verifiedChain([leaf, int, root], at: 2280946846, testAnchor: nil) } == .jwsCertificateTime)
-        #expect(jwsError { () throws(GateKitError) in try X5CChain.verifiedChain([leaf, int, root], at: 1700000000, testAnchor: nil) } == .jwsCertificateTime)
+        #expect(jwsError { () throws(GateKitError) in try X5CChain.verifiedChain([leaf, int, root], at: 2280946846, testAnchor: nil) } == .EJWS_CERT_TIME)
+        #expect(jwsError { () throws(GateKitError) in try X5CChain.verifiedChain([leaf, int, root], at: 1700000000, testAnchor: nil) } == .EJWS_CERT_TIME)
     }
 }
 

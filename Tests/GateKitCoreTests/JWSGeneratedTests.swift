@@ -30,7 +30,7 @@ import Testing
         #expect(Self.code(jws384, options384) == nil)
         // Without the test anchor the same data is untrusted.
         guard let production = JWSOptions.test(nil) else { return }
-        #expect(Self.code(jws, production) == .jwsUntrustedChain)
+        #expect(Self.code(jws, production) == .EJWS_UNTRUSTED)
     }
 
     @Test func testSignedDataIsRefusedAsProductionAfterItsIdentity() throws {
@@ -38,13 +38,13 @@ import Testing
               let production = JWSOptions.test(pki.der("root"), environment: .production, appAppleID: 1234, testProduction: false),
               let allowed = JWSOptions.test(pki.der("root"), environment: .production, appAppleID: 1234, testProduction: true) else { return }
         let claimsProduction = pki.sign(Self.transactionPayload().replacingOccurrences("\"Sandbox\"", "\"Production\""), chain: Self.chain)
-        #expect(Self.code(claimsProduction, production) == .jwsTestSigned)
+        #expect(Self.code(claimsProduction, production) == .EJWS_TEST_SIGNED)
         #expect(Self.code(claimsProduction, allowed) == nil)
         // Data for another environment or app gets Apple's verdict for it first.
-        #expect(Self.code(pki.sign(Self.transactionPayload(), chain: Self.chain), production) == .jwsEnvironment)
+        #expect(Self.code(pki.sign(Self.transactionPayload(), chain: Self.chain), production) == .EJWS_ENVIRONMENT)
         let otherApp = pki.sign(Self.transactionPayload().replacingOccurrences("\"Sandbox\"", "\"Production\"")
                                     .replacingOccurrences("com.example", "com.other"), chain: Self.chain)
-        #expect(Self.code(otherApp, production) == .jwsBundleID)
+        #expect(Self.code(otherApp, production) == .EJWS_BUNDLE_ID)
     }
 
     @Test func tamperedPayloadAndSignature() throws {
@@ -52,61 +52,61 @@ import Testing
         let jws = pki.sign(Self.transactionPayload(), chain: Self.chain)
         let parts = jws.split(separator: ".").map(String.init)
         let otherPayload = Base64.encode(Array(Self.transactionPayload().replacingOccurrences("pro.monthly", "pro.lifetime").utf8), alphabet: .url)
-        #expect(Self.code(parts[0] + "." + otherPayload + "." + parts[2], options) == .jwsSignature)
+        #expect(Self.code(parts[0] + "." + otherPayload + "." + parts[2], options) == .EJWS_SIGNATURE)
         var signature = Base64.decode(parts[2].utf8, alphabet: .url) ?? []
         signature[10] ^= 0x01
-        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(signature, alphabet: .url), options) == .jwsSignature)
+        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(signature, alphabet: .url), options) == .EJWS_SIGNATURE)
         // 63 and 65 bytes, and an all-zero signature.
-        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(Array(signature.prefix(63)), alphabet: .url), options) == .jwsSignature)
-        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(signature + [0], alphabet: .url), options) == .jwsSignature)
-        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode([UInt8](repeating: 0, count: 64), alphabet: .url), options) == .jwsSignature)
+        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(Array(signature.prefix(63)), alphabet: .url), options) == .EJWS_SIGNATURE)
+        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(signature + [0], alphabet: .url), options) == .EJWS_SIGNATURE)
+        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode([UInt8](repeating: 0, count: 64), alphabet: .url), options) == .EJWS_SIGNATURE)
         // A DER signature where raw r‖s belongs is refused.
         let der = pki.rawSignature(parts[0] + "." + parts[1], key: pki.key("leaf"), keepDER: true)
         #expect(der.first == 0x30 && der.count > 64)
-        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(der, alphabet: .url), options) == .jwsSignature)
+        #expect(Self.code(parts[0] + "." + parts[1] + "." + Base64.encode(der, alphabet: .url), options) == .EJWS_SIGNATURE)
         #expect(Self.code(jws, options) == nil)
     }
 
     @Test func otherAlgorithmsAreRefused() throws {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root")) else { return }
         let payload = Self.transactionPayload()
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "none"), options) == .jwsUnsupportedAlgorithm)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "none"), options) == .EJWS_ALGORITHM)
         // alg none with an empty signature part (an "unsecured JWS"): refused for its algorithm.
         let none = pki.sign(payload, chain: Self.chain, algorithm: "none").split(separator: ".").prefix(2).joined(separator: ".") + "."
-        #expect(Self.code(none, options) == .jwsUnsupportedAlgorithm)
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "HS256"), options) == .jwsUnsupportedAlgorithm)
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "es256"), options) == .jwsUnsupportedAlgorithm)
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "ES384"), options) == .jwsUnsupportedAlgorithm)
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: nil), options) == .jwsMalformed)
+        #expect(Self.code(none, options) == .EJWS_ALGORITHM)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "HS256"), options) == .EJWS_ALGORITHM)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "es256"), options) == .EJWS_ALGORITHM)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: "ES384"), options) == .EJWS_ALGORITHM)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, algorithm: nil), options) == .EJWS_MALFORMED)
         // RS256 by an RSA signer with Apple's OIDs: refused by algorithm…
-        #expect(Self.code(pki.sign(payload, chain: ["leaf_rsa", "int", "root"], algorithm: "RS256"), options) == .jwsUnsupportedAlgorithm)
+        #expect(Self.code(pki.sign(payload, chain: ["leaf_rsa", "int", "root"], algorithm: "RS256"), options) == .EJWS_ALGORITHM)
         // …and an RSA signature labelled ES256 fails on the key type.
-        #expect(Self.code(pki.sign(payload, chain: ["leaf_rsa", "int", "root"]), options) == .jwsSignature)
+        #expect(Self.code(pki.sign(payload, chain: ["leaf_rsa", "int", "root"]), options) == .EJWS_SIGNATURE)
         // crit headers are refused.
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, extraHeader: ",\"crit\":[\"exp\"]"), options) == .jwsMalformed)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, extraHeader: ",\"crit\":[\"exp\"]"), options) == .EJWS_MALFORMED)
     }
 
     @Test func chainShapes() throws {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root")) else { return }
         let payload = Self.transactionPayload()
-        #expect(Self.code(pki.sign(payload, chain: ["leaf", "int", "root", "other_root"]), options) == .jwsChainLength)
-        #expect(Self.code(pki.sign(payload, chain: ["leaf", "int"]), options) == .jwsChainLength)
+        #expect(Self.code(pki.sign(payload, chain: ["leaf", "int", "root", "other_root"]), options) == .EJWS_CHAIN_LENGTH)
+        #expect(Self.code(pki.sign(payload, chain: ["leaf", "int"]), options) == .EJWS_CHAIN_LENGTH)
         #expect(Self.code(pki.sign(payload, chain: ["leaf", "int", "other_root"]), options) == nil) // x5c[2] ignored
-        #expect(Self.code(pki.sign(payload, chain: ["leaf_bad_oid", "int", "root"]), options) == .jwsLeafOID)
-        #expect(Self.code(pki.sign(payload, chain: ["leaf_under_bad_int", "int_bad_oid", "root"]), options) == .jwsIntermediateOID)
+        #expect(Self.code(pki.sign(payload, chain: ["leaf_bad_oid", "int", "root"]), options) == .EJWS_LEAF_OID)
+        #expect(Self.code(pki.sign(payload, chain: ["leaf_under_bad_int", "int_bad_oid", "root"]), options) == .EJWS_INTERMEDIATE_OID)
         // Leaf signed by a stranger's chain.
         guard let strangerOptions = JWSOptions.test(pki.der("other_root")) else { return }
-        #expect(Self.code(pki.sign(payload, chain: Self.chain), strangerOptions) == .jwsUntrustedChain)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain), strangerOptions) == .EJWS_UNTRUSTED)
         // The leaf swapped for another signer whose key made the signature: chain fine, signature wrong.
-        #expect(Self.code(pki.sign(payload, chain: Self.chain, signer: "leaf384"), options) == .jwsSignature)
+        #expect(Self.code(pki.sign(payload, chain: Self.chain, signer: "leaf384"), options) == .EJWS_SIGNATURE)
         // A certificate that is not DER.
         let garbage = "{\"alg\":\"ES256\",\"x5c\":[\"AAAA\",\"AAAA\",\"AAAA\"]}"
         let forged = Base64.encode(Array(garbage.utf8), alphabet: .url) + "." + Base64.encode(Array(payload.utf8), alphabet: .url) + "." + Base64.encode([UInt8](repeating: 1, count: 64), alphabet: .url)
-        #expect(Self.code(forged, options) == .jwsCertificate)
+        #expect(Self.code(forged, options) == .EJWS_CERTIFICATE)
         let notBase64 = "{\"alg\":\"ES256\",\"x5c\":[\"!!\",\"AAAA\",\"AAAA\"]}"
-        #expect(Self.code(Base64.encode(Array(notBase64.utf8), alphabet: .url) + "." + Base64.encode(Array(payload.utf8), alphabet: .url) + ".AAAA", options) == .jwsMalformed)
+        #expect(Self.code(Base64.encode(Array(notBase64.utf8), alphabet: .url) + "." + Base64.encode(Array(payload.utf8), alphabet: .url) + ".AAAA", options) == .EJWS_MALFORMED)
         let notArray = "{\"alg\":\"ES256\",\"x5c\":\"AAAA\"}"
-        #expect(Self.code(Base64.encode(Array(notArray.utf8), alphabet: .url) + "." + Base64.encode(Array(payload.utf8), alphabet: .url) + ".AAAA", options) == .jwsMalformed)
+        #expect(Self.code(Base64.encode(Array(notArray.utf8), alphabet: .url) + "." + Base64.encode(Array(payload.utf8), alphabet: .url) + ".AAAA", options) == .EJWS_MALFORMED)
     }
 
     @Test func verificationTimeIsTheSigningDate() throws {
@@ -114,31 +114,31 @@ import Testing
         // Signed "10 days ago": the certificates (valid from generation on) did not exist then.
         let old = Clock.nowMilliseconds() - 10 * 86_400_000
         let jws = pki.sign(Self.transactionPayload(signedDate: old), chain: Self.chain)
-        #expect(Self.code(jws, options) == .jwsCertificateTime)
+        #expect(Self.code(jws, options) == .EJWS_CERT_TIME)
         // The caller's time overrides it: valid now.
         guard let now = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
         #expect(Self.code(jws, now) == nil)
         // After the chain was cached at "now", a time outside the validity still fails.
         guard let future = JWSOptions.test(pki.der("root"), at: nowSeconds() + 60 * 86_400) else { return }
-        #expect(Self.code(jws, future) == .jwsCertificateTime)
+        #expect(Self.code(jws, future) == .EJWS_CERT_TIME)
         #expect(Self.code(jws, now) == nil)
     }
 
     @Test func payloadFieldTypesAreChecked() throws {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root")) else { return }
         let bad = "{\"bundleId\":42,\"environment\":\"Sandbox\",\"signedDate\":\(Clock.nowMilliseconds())}"
-        #expect(Self.code(pki.sign(bad, chain: Self.chain), options) == .jwsPayloadField)
+        #expect(Self.code(pki.sign(bad, chain: Self.chain), options) == .EJWS_PAYLOAD_FIELD)
         let badDate = "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"signedDate\":\"yesterday\"}"
-        #expect(Self.code(pki.sign(badDate, chain: Self.chain), options) == .jwsPayloadField)
+        #expect(Self.code(pki.sign(badDate, chain: Self.chain), options) == .EJWS_PAYLOAD_FIELD)
         let huge = "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"signedDate\":1e300}"
-        #expect(Self.code(pki.sign(huge, chain: Self.chain), options) == .jwsPayloadField)
+        #expect(Self.code(pki.sign(huge, chain: Self.chain), options) == .EJWS_PAYLOAD_FIELD)
         let repeated = "{\"bundleId\":\"com.example\",\"environment\":\"Sandbox\",\"bundleId\":\"com.evil\",\"signedDate\":\(Clock.nowMilliseconds())}"
-        #expect(Self.code(pki.sign(repeated, chain: Self.chain), options) == .jwsPayloadField)
+        #expect(Self.code(pki.sign(repeated, chain: Self.chain), options) == .EJWS_PAYLOAD_FIELD)
         let notObject = "[1,2,3]"
-        #expect(Self.code(pki.sign(notObject, chain: Self.chain), options) == .jwsMalformed)
+        #expect(Self.code(pki.sign(notObject, chain: Self.chain), options) == .EJWS_MALFORMED)
         // null reads as absent: the bundle id is then missing, so it does not match.
         let nullBundle = "{\"bundleId\":null,\"environment\":\"Sandbox\",\"signedDate\":\(Clock.nowMilliseconds())}"
-        #expect(Self.code(pki.sign(nullBundle, chain: Self.chain), options) == .jwsBundleID)
+        #expect(Self.code(pki.sign(nullBundle, chain: Self.chain), options) == .EJWS_BUNDLE_ID)
     }
 
     @Test func entitlement() throws {

@@ -24,8 +24,8 @@ import Testing
         #expect(full.groupID == "21000001" && full.productType == .autoRenewable && full.familyShared)
         #expect(full.purchaseMs == 1_699_000_000_000 && full.originalPurchaseMs == 1_698_000_000_000)
         #expect(full.expiresMs == 1_701_000_000_000)
-        #expect(full.revocationMs == 1_699_500_000_000 && full.revocationReason == 1)
-        #expect(full.isUpgraded && full.offerType == 2 && full.signedMs == 1_700_000_000_000)
+        #expect(full.revocationMs == 1_699_500_000_000 && full.revocationReason == .appIssue)
+        #expect(full.isUpgraded && full.offer == .promotional && full.signedMs == 1_700_000_000_000)
         // A revocation reason without a date: revoked from the signing date.
         let reasonOnly = try #require(try Self.transaction(",\"revocationReason\":0"))
         #expect(reasonOnly.revocationMs == 1_700_000_000_000)
@@ -44,7 +44,7 @@ import Testing
             """.utf8))
         let r = try #require(RenewalVersion(try JWSRenewalInfo(json: json), identity: "y"))
         #expect(r.originalTransactionID == "10" && r.productID == "pro" && r.autoRenewProductID == "pro.yearly")
-        #expect(r.autoRenewStatus == 0 && r.isInBillingRetryPeriod && r.gracePeriodExpiresMs == 1_701_500_000_000)
-        #expect(r.expirationIntent == 2 && r.renewalMs == 1_701_000_000_000 && r.signedMs == 1_700_000_000_001)
+        #expect(r.willAutoRenew == false && r.isInBillingRetryPeriod && r.gracePeriodExpiresMs == 1_701_500_000_000)
+        #expect(r.expirationCause == .billingError && r.renewalMs == 1_701_000_000_000 && r.signedMs == 1_700_000_000_001)
     }
 }

@@ -124,7 +124,7 @@ import Testing
         Self.checkAppTransaction(try JWSVerifier.verifyAppTransaction(Array(pki.sign(text, chain: Self.chain).utf8), options: options))
         // In Production the app Apple id must match (and receiptType must be Production).
         guard let production = Self.options(pki, environment: .production, appAppleID: 999) else { return }
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyAppTransaction(Array(pki.sign(text, chain: Self.chain).utf8), options: production) } == .jwsAppAppleID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyAppTransaction(Array(pki.sign(text, chain: Self.chain).utf8), options: production) } == .EJWS_APP_APPLE_ID)
     }
 
     @Test func notificationModelWithNestedSignedData() throws {
@@ -195,11 +195,11 @@ import Testing
         #expect(p.externalPurchaseToken?.tokenCreationDate == 1698148950000)
         #expect(p.externalPurchaseToken?.appAppleId == 55555)
         #expect(p.externalPurchaseToken?.bundleId == "com.example")
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(production.utf8), options: sandboxOptions) } == .jwsEnvironment)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(production.utf8), options: wrongApp) } == .jwsAppAppleID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(production.utf8), options: sandboxOptions) } == .EJWS_ENVIRONMENT)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(production.utf8), options: wrongApp) } == .EJWS_APP_APPLE_ID)
         let s = try JWSVerifier.verifyNotification(Array(sandbox.utf8), options: sandboxOptions).notification
         #expect(s.externalPurchaseToken?.externalPurchaseId == "SANDBOX_b2158121-7af9-49d4-9561-1f588205523e")
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(sandbox.utf8), options: productionOptions) } == .jwsEnvironment)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(sandbox.utf8), options: productionOptions) } == .EJWS_ENVIRONMENT)
     }
 
     @Test func appDataModel() throws {
@@ -229,7 +229,7 @@ import Testing
             _ = try JWSVerifier.verifyNotification(Array(jws.utf8), options: options)
             Issue.record("accepted an unsigned nested transaction")
         } catch {
-            #expect(error.code == .jwsMalformed)
+            #expect(error.code == .EJWS_MALFORMED)
             #expect(error.message.hasPrefix("data.signedTransactionInfo: "))
         }
         // A nested transaction for another bundle id.
@@ -237,6 +237,6 @@ import Testing
         let other = pki.sign(t.replacingOccurrences("\"bundleId\":\"com.example\"", "\"bundleId\":\"com.other\""), chain: Self.chain)
         let n = text.replacingOccurrences("\"signed_transaction_info_value\"", "\"\(other)\"")
             .replacingOccurrences("\"signed_renewal_info_value\"", "\"" + pki.sign(r, chain: Self.chain) + "\"")
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(pki.sign(n, chain: Self.chain).utf8), options: options) } == .jwsBundleID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(pki.sign(n, chain: Self.chain).utf8), options: options) } == .EJWS_BUNDLE_ID)
     }
 }

@@ -20,12 +20,12 @@ import Testing
         #expect(throws: GateKitError.self) { try JWSVerifier.verify(Self.unsigned(Self.transaction), kind: .transaction, options: strict) }
         // The bundle id and environment are still the caller's.
         let other = try JWSOptions(bundleID: "com.other", appAppleID: nil, environment: .localTesting, readsUnsignedLocalData: true)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Self.unsigned(Self.transaction), kind: .transaction, options: other) } == .jwsBundleID)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Self.unsigned(Self.transaction), kind: .transaction, options: other) } == .EJWS_BUNDLE_ID)
         let xcode = try JWSOptions(bundleID: "com.example", appAppleID: nil, environment: .xcode, readsUnsignedLocalData: true)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Self.unsigned(Self.transaction), kind: .transaction, options: xcode) } == .jwsEnvironment)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Self.unsigned(Self.transaction), kind: .transaction, options: xcode) } == .EJWS_ENVIRONMENT)
         // Shape is still checked: three parts, JSON objects.
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Array("a.b".utf8), kind: .transaction, options: local) } == .jwsMalformed)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Self.unsigned("[1]"), kind: .transaction, options: local) } == .jwsMalformed)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Array("a.b".utf8), kind: .transaction, options: local) } == .EJWS_MALFORMED)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verify(Self.unsigned("[1]"), kind: .transaction, options: local) } == .EJWS_MALFORMED)
     }
 
     @Test func onlyForEnvironmentsTheAppStoreNeverSigns() {

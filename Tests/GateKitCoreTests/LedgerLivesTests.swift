@@ -119,15 +119,54 @@ import Testing
         return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
     }
 
-    /// The lives and the table (the same as ledger_lives.build in Python).
-    static func build(_ pki: JWSTestPKI) throws -> ([Life], [Expect]) {
-        let (d, m, t0) = (day, month, t0)
+    /// The instants the tiers life changes product at.
+    static let up = t0 + 10 * day, down = up + 5 * day, renewal = up + month, cross = renewal + 3 * day
+
+    /// The table: what each customer is entitled to, when (the same rows as ledger_lives.build
+    /// returns in Python). It is about the ledger's model: `LedgerModelLivesTests` builds the
+    /// same lives without Apple's data and answers it too.
+    static let table: [Expect] = {
+        let (d, m, t0, up, down, renewal, cross) = (Self.day, Self.month, Self.t0, Self.up, Self.down, Self.renewal, Self.cross)
+        let token = LedgerLivesTests.yearToken
+        return [
+            Expect(customer: token, subject: "pro.monthly", at: t0 + 2 * m + 3 * d, reason: "subscription", until: t0 + 3 * m, status: 1),
+            Expect(customer: "1000", subject: "20000001", at: t0 + 2 * m + 3 * d, reason: "subscription", until: t0 + 3 * m, status: 1),
+            Expect(customer: token, subject: "pro.monthly", at: t0 + 6 * m + 2 * d, reason: "grace-period", until: t0 + 6 * m + 16 * d, status: 4),
+            Expect(customer: token, subject: "pro.monthly", at: t0 + 6 * m + 6 * d, reason: "subscription", until: t0 + 7 * m, status: 1),
+            Expect(customer: token, subject: "pro.monthly", at: t0 + 12 * m + d, reason: "expired", status: 2),
+            Expect(customer: token, subject: "other.product", at: t0 + 2 * m, reason: "no-purchase"),
+            Expect(customer: "2000", subject: "basic.monthly", at: t0 + 10 * d, reason: "subscription", until: t0 + m, status: 1),
+            Expect(customer: "2000", subject: "basic.monthly", at: t0 + m + 2 * d, reason: "billing-retry", status: 3),
+            Expect(customer: "2000", subject: "basic.monthly", at: t0 + m + 61 * d, reason: "expired", status: 2),
+            Expect(customer: "3000", subject: "lifetime", at: t0 + 5 * d, reason: "non-consumable"),
+            Expect(customer: "3000", subject: "lifetime", at: t0 + 15 * d, reason: "revoked"),
+            Expect(customer: "3000", subject: "lifetime", at: t0 + 25 * d, reason: "non-consumable"),
+            Expect(customer: "4000", subject: "family.yearly", at: t0 + m, reason: "subscription", until: t0 + 12 * m, status: 1),
+            Expect(customer: "4000", subject: "family.yearly", at: t0 + 4 * m, reason: "revoked", status: 5),
+            Expect(customer: "5000", subject: "basic.monthly.t", at: t0 + 5 * d, reason: "subscription", until: t0 + m, status: 1),
+            Expect(customer: "5000", subject: "pro.monthly.t", at: up + d, reason: "subscription", until: up + m, status: 1),
+            Expect(customer: "5000", subject: "basic.monthly.t", at: up + d, reason: "upgraded"),
+            Expect(customer: "5000", subject: "30000001", at: up + d, reason: "subscription", until: up + m, status: 1),
+            Expect(customer: "5000", subject: "pro.monthly.t", at: down + d, reason: "subscription", until: up + m, status: 1),
+            Expect(customer: "5000", subject: "basic.monthly.t", at: renewal + d, reason: "subscription", until: renewal + m, status: 1),
+            Expect(customer: "5000", subject: "basic.yearly.t", at: cross + d, reason: "subscription", until: cross + 12 * m, status: 1),
+            Expect(customer: "5000", subject: "basic.monthly.t", at: cross + d, reason: "upgraded"),
+            Expect(customer: "6000", subject: "news.monthly", at: t0 + m + 3 * d, reason: "subscription", until: t0 + m + 7 * d, status: 1),
+            Expect(customer: "6000", subject: "news.monthly", at: t0 + m + 8 * d, reason: "expired", status: 2),
+            Expect(customer: "6100", subject: "coins.100", at: t0 + 2 * d, reason: "consumable"),
+        ]
+    }()
+
+    static let yearToken = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+
+    /// The lives as Apple would send them (the same as ledger_lives.build in Python).
+    static func build(_ pki: JWSTestPKI) throws -> [Life] {
+        let (d, m, t0, up, down, renewal, cross) = (Self.day, Self.month, Self.t0, Self.up, Self.down, Self.renewal, Self.cross)
         var lives: [Life] = []
-        var table: [Expect] = []
 
         // A year of monthly renewals; the 7th fails into a 16-day grace period and recovers on
         // day 5 of it; the customer is known by an app account token.
-        let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+        let token = yearToken
         var year = Life(pki: pki, name: "year", original: "1000", token: token)
         for month in 0..<12 {
             var purchase = t0 + Int64(month) * m
@@ -146,14 +185,6 @@ import Testing
                             renewal: try year.renewal(purchase + 1000, "pro.monthly"))
         }
         lives.append(year)
-        table += [
-            Expect(customer: token, subject: "pro.monthly", at: t0 + 2 * m + 3 * d, reason: "subscription", until: t0 + 3 * m, status: 1),
-            Expect(customer: "1000", subject: "20000001", at: t0 + 2 * m + 3 * d, reason: "subscription", until: t0 + 3 * m, status: 1),
-            Expect(customer: token, subject: "pro.monthly", at: t0 + 6 * m + 2 * d, reason: "grace-period", until: t0 + 6 * m + 16 * d, status: 4),
-            Expect(customer: token, subject: "pro.monthly", at: t0 + 6 * m + 6 * d, reason: "subscription", until: t0 + 7 * m, status: 1),
-            Expect(customer: token, subject: "pro.monthly", at: t0 + 12 * m + d, reason: "expired", status: 2),
-            Expect(customer: token, subject: "other.product", at: t0 + 2 * m, reason: "no-purchase"),
-        ]
 
         // Billing retry without a grace period, then expiry when Apple gives up.
         var retry = Life(pki: pki, name: "retry", original: "2000")
@@ -164,11 +195,6 @@ import Testing
         try retry.notify("EXPIRED", "BILLING_RETRY", t0 + m + 60 * d, renewal: try retry.renewal(t0 + m + 60 * d, "basic.monthly", [
             ("isInBillingRetryPeriod", .bool(false)), ("autoRenewStatus", .number(0)), ("expirationIntent", .number(2))]))
         lives.append(retry)
-        table += [
-            Expect(customer: "2000", subject: "basic.monthly", at: t0 + 10 * d, reason: "subscription", until: t0 + m, status: 1),
-            Expect(customer: "2000", subject: "basic.monthly", at: t0 + m + 2 * d, reason: "billing-retry", status: 3),
-            Expect(customer: "2000", subject: "basic.monthly", at: t0 + m + 61 * d, reason: "expired", status: 2),
-        ]
 
         // A non-consumable refunded, a refund declined (signed earlier), then the refund reversed.
         var refund = Life(pki: pki, name: "refund", original: "3000")
@@ -179,11 +205,6 @@ import Testing
         try refund.notify("REFUND_DECLINED", nil, t0 + 9 * d, tx: with(lifetime, ("signedDate", .number(t0 + 9 * d))))
         try refund.notify("REFUND_REVERSED", nil, t0 + 20 * d, tx: with(lifetime, ("signedDate", .number(t0 + 20 * d))))
         lives.append(refund)
-        table += [
-            Expect(customer: "3000", subject: "lifetime", at: t0 + 5 * d, reason: "non-consumable"),
-            Expect(customer: "3000", subject: "lifetime", at: t0 + 15 * d, reason: "revoked"),
-            Expect(customer: "3000", subject: "lifetime", at: t0 + 25 * d, reason: "non-consumable"),
-        ]
 
         // Family sharing, then revoked when sharing stops.
         var family = Life(pki: pki, name: "family", original: "4000")
@@ -192,39 +213,21 @@ import Testing
         try family.notify("REVOKE", nil, t0 + 3 * m, tx: with(shared, ("signedDate", .number(t0 + 3 * m)), ("revocationDate", .number(t0 + 3 * m)),
                                                             ("revocationReason", .number(0))))
         lives.append(family)
-        table += [
-            Expect(customer: "4000", subject: "family.yearly", at: t0 + m, reason: "subscription", until: t0 + 12 * m, status: 1),
-            Expect(customer: "4000", subject: "family.yearly", at: t0 + 4 * m, reason: "revoked", status: 5),
-        ]
 
         // Upgrade (at once), downgrade (at renewal), then a crossgrade, in group 30000001.
         var tiers = Life(pki: pki, name: "tiers", original: "5000", group: "30000001")
         let basic = try tiers.tx("5001", "basic.monthly.t", purchase: t0, expires: t0 + m)
         try tiers.notify("SUBSCRIBED", "INITIAL_BUY", t0 + 1000, tx: basic, renewal: try tiers.renewal(t0 + 1000, "basic.monthly.t"))
-        let up = t0 + 10 * d
         tiers.transaction(with(basic, ("signedDate", .number(up)), ("isUpgraded", .bool(true))))
         try tiers.notify("DID_CHANGE_RENEWAL_PREF", "UPGRADE", up + 1000, tx: try tiers.tx("5002", "pro.monthly.t", purchase: up, expires: up + m),
                          renewal: try tiers.renewal(up + 1000, "pro.monthly.t"))
-        let down = up + 5 * d
         try tiers.notify("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", down, renewal: try tiers.renewal(down, "pro.monthly.t", autoProduct: "basic.monthly.t"))
-        let renewal = up + m
         let back = try tiers.tx("5003", "basic.monthly.t", purchase: renewal, expires: renewal + m)
         try tiers.notify("DID_RENEW", nil, renewal + 1000, tx: back, renewal: try tiers.renewal(renewal + 1000, "basic.monthly.t"))
-        let cross = renewal + 3 * d
         tiers.transaction(with(back, ("signedDate", .number(cross)), ("isUpgraded", .bool(true))))
         try tiers.notify("DID_CHANGE_RENEWAL_PREF", "UPGRADE", cross + 1000, tx: try tiers.tx("5004", "basic.yearly.t", purchase: cross, expires: cross + 12 * m),
                          renewal: try tiers.renewal(cross + 1000, "basic.yearly.t"))
         lives.append(tiers)
-        table += [
-            Expect(customer: "5000", subject: "basic.monthly.t", at: t0 + 5 * d, reason: "subscription", until: t0 + m, status: 1),
-            Expect(customer: "5000", subject: "pro.monthly.t", at: up + d, reason: "subscription", until: up + m, status: 1),
-            Expect(customer: "5000", subject: "basic.monthly.t", at: up + d, reason: "upgraded"),
-            Expect(customer: "5000", subject: "30000001", at: up + d, reason: "subscription", until: up + m, status: 1),
-            Expect(customer: "5000", subject: "pro.monthly.t", at: down + d, reason: "subscription", until: up + m, status: 1),
-            Expect(customer: "5000", subject: "basic.monthly.t", at: renewal + d, reason: "subscription", until: renewal + m, status: 1),
-            Expect(customer: "5000", subject: "basic.yearly.t", at: cross + d, reason: "subscription", until: cross + 12 * m, status: 1),
-            Expect(customer: "5000", subject: "basic.monthly.t", at: cross + d, reason: "upgraded"),
-        ]
 
         // A renewal extension (the transaction re-signed with a later expiry) and a consumable.
         var extended = Life(pki: pki, name: "extended", original: "6000")
@@ -233,12 +236,7 @@ import Testing
         try extended.notify("RENEWAL_EXTENDED", nil, t0 + 20 * d, tx: with(news, ("signedDate", .number(t0 + 20 * d)), ("expiresDate", .number(t0 + m + 7 * d))))
         extended.transaction(try extended.tx("6100", "coins.100", purchase: t0 + d, type: "Consumable", [("originalTransactionId", .string("6100"))]))
         lives.append(extended)
-        table += [
-            Expect(customer: "6000", subject: "news.monthly", at: t0 + m + 3 * d, reason: "subscription", until: t0 + m + 7 * d, status: 1),
-            Expect(customer: "6000", subject: "news.monthly", at: t0 + m + 8 * d, reason: "expired", status: 2),
-            Expect(customer: "6100", subject: "coins.100", at: t0 + 2 * d, reason: "consumable"),
-        ]
-        return (lives, table)
+        return lives
     }
 
     /// The lives, their table and their items shuffled with a fixed seed, every `nth` item sent
@@ -249,7 +247,7 @@ import Testing
             FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
             return nil
         }
-        let (lives, table) = try build(pki)
+        let (lives, table) = (try build(pki), Self.table)
         let items = lives.flatMap(\.items)
         #expect(items.count == 32 && table.count == 25)
         var rng = SplitMix(seed: seed)
@@ -258,18 +256,20 @@ import Testing
         return (lives, table, order, options)
     }
 
+    /// Each item ingested as its kind, one call each.
+    static func ingest(_ order: [(kind: String, jws: String)], into ledger: Ledger, options: JWSOptions) throws {
+        for item in order {
+            let text = Array(item.jws.utf8)
+            _ = item.kind == "notification" ? try ledger.ingestNotification(text, options: options) : try ledger.ingestTransaction(text, options: options)
+        }
+    }
+
     @Test func everyRowOfTheTableInAnyOrder() throws {
         // Shuffled, every fifth item sent twice: order and repeats never matter.
         guard let (_, table, order, options) = try Self.shuffled(seed: 7, repeatEvery: 5) else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("lives.sqlite")))
-        for item in order {
-            if item.kind == "notification" {
-                _ = try ledger.ingestNotification(Array(item.jws.utf8), options: options)
-            } else {
-                _ = try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
-            }
-        }
+        try Self.ingest(order, into: ledger, options: options)
         let scope = LedgerScope(environment: .sandbox, testSigned: true)
         for e in table {
             let got = try ledger.entitlement(customer: e.customer, to: e.subject, scope: scope, at: .asOf(e.at))

@@ -401,11 +401,11 @@ import Testing
 
     @Test func requestsOutOfRangeAreRefused() {
         let scope = Self.scope
-        #expect(failure { try MetricsRequest(scope: scope, from: 10, to: 10, granularity: .day) } == .invalidArgument)
-        #expect(failure { try MetricsRequest(scope: scope, from: -1, to: 10, granularity: .day) } == .invalidArgument)
-        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Int64.max, granularity: .month) } == .invalidArgument)
-        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: 20_000 * Self.day, granularity: .day) } == .invalidArgument)
-        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Self.day, granularity: .day, asOf: .asOf(-5)) } == .invalidArgument)
+        #expect(failure { try MetricsRequest(scope: scope, from: 10, to: 10, granularity: .day) } == .EINVAL)
+        #expect(failure { try MetricsRequest(scope: scope, from: -1, to: 10, granularity: .day) } == .EINVAL)
+        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Int64.max, granularity: .month) } == .EINVAL)
+        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: 20_000 * Self.day, granularity: .day) } == .EINVAL)
+        #expect(failure { try MetricsRequest(scope: scope, from: 0, to: Self.day, granularity: .day, asOf: .asOf(-5)) } == .EINVAL)
         #expect((try? MetricsRequest(scope: scope, from: 0, to: 9_999 * Self.day, granularity: .day)) != nil)
     }
 
@@ -457,7 +457,7 @@ import Testing
             tally.add(transaction: TransactionVersion(
                 transactionID: "t\(n)", originalTransactionID: "o\(n)", appAccountToken: nil, productID: "p\(n)", groupID: nil,
                 productType: .consumable, familyShared: false, purchaseMs: Self.day, originalPurchaseMs: nil, expiresMs: nil,
-                revocationMs: nil, revocationReason: nil, isUpgraded: false, offerType: nil, signedMs: Self.day, identity: "i",
+                revocationMs: nil, revocationReason: nil, isUpgraded: false, offer: nil, signedMs: Self.day, identity: "i",
                 sale: TransactionVersion.Sale(price: 990, currency: "USD")))
             #expect(tally.overflowed == (n == 100))
         }
@@ -470,7 +470,7 @@ import Testing
         func version(_ id: String, purchase: Int64, expires: Int64?, revoked: Int64? = nil) -> TransactionVersion {
             TransactionVersion(transactionID: id, originalTransactionID: "o", appAccountToken: nil, productID: "p", groupID: "g",
                                productType: .autoRenewable, familyShared: false, purchaseMs: purchase, originalPurchaseMs: nil,
-                               expiresMs: expires, revocationMs: revoked, revocationReason: nil, isUpgraded: false, offerType: nil,
+                               expiresMs: expires, revocationMs: revoked, revocationReason: nil, isUpgraded: false, offer: nil,
                                signedMs: 1, identity: id, sale: TransactionVersion.Sale(price: .max, currency: "USD", trial: false))
         }
         let extremes = [version("a", purchase: .min, expires: .max), version("b", purchase: .max - 1, expires: .max, revoked: .min),
@@ -492,7 +492,7 @@ import Testing
         func version(_ id: String, purchase: Int64, expires: Int64, trial: Bool) -> TransactionVersion {
             TransactionVersion(transactionID: id, originalTransactionID: "o", appAccountToken: nil, productID: Self.monthly, groupID: "g",
                                productType: .autoRenewable, familyShared: false, purchaseMs: purchase, originalPurchaseMs: Self.at(1, 25),
-                               expiresMs: expires, revocationMs: nil, revocationReason: nil, isUpgraded: false, offerType: trial ? 1 : nil,
+                               expiresMs: expires, revocationMs: nil, revocationReason: nil, isUpgraded: false, offer: trial ? .introductory : nil,
                                signedMs: purchase, identity: id,
                                sale: TransactionVersion.Sale(price: trial ? 0 : 9990, currency: "USD", storefront: "USA", trial: trial))
         }
@@ -547,25 +547,7 @@ import Testing
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(10)))
         do {
             let old = try Store(schema: previous, path: path, appID: appID)
-            for (table, columns) in Self.previousRows {
-                let names = columns.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }
-                var rows: [[RowInserts.Value]] = []
-                try current.store.read { (db) throws(GateKitError) in
-                    let s = try db.statement("SELECT \(names.joined(separator: ", ")) FROM \(table) ORDER BY id")
-                    defer { s.reset() }
-                    while try s.step() {
-                        rows.append(columns.indices.map { i in
-                            columns[i].hasPrefix("#") ? .integer(s.optionalInt64(Int32(i))) : .text(s.text(Int32(i)))
-                        })
-                    }
-                }
-                try old.write { (db) throws(GateKitError) in
-                    var insert = RowInserts(into: "\(table)(\(names.joined(separator: ", ")))\(db.dialect == .postgresql ? " OVERRIDING SYSTEM VALUE" : "")",
-                                            values: Array(repeating: "?", count: names.count))
-                    for row in rows { try insert.append(row) }
-                    try insert.flush(db)
-                }
-            }
+            try TestStores.copy(Self.previousRows, from: current.store, to: old)
         }
         let upgraded = Ledger(store: try Store(schema: .gatekit, path: path, appID: appID))
         let sales = try upgraded.store.read { (db) throws(GateKitError) -> [String] in
@@ -589,6 +571,6 @@ import Testing
         #expect(failure {
             try upgraded.store.write { (db) throws(GateKitError) in try db.execute("UPDATE ledger_transactions SET price = 1") }
         } != nil)
-        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .newerStore)
+        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .ENEWER)
     }
 }

@@ -9,18 +9,19 @@ import Testing
 
     static func tx(_ id: String, original: String = "1", product: String = "pro", group: String? = "g1",
                    type: ProductType = .autoRenewable, purchase: Int64, expires: Int64? = nil, signed: Int64? = nil,
-                   revoked: Int64? = nil, upgraded: Bool = false, family: Bool = false, offer: Int64? = nil,
+                   revoked: Int64? = nil, upgraded: Bool = false, family: Bool = false, offer: Offer? = nil,
                    identity: String = "a") -> TransactionVersion {
         TransactionVersion(transactionID: id, originalTransactionID: original, appAccountToken: nil, productID: product,
                            groupID: group, productType: type, familyShared: family, purchaseMs: purchase, originalPurchaseMs: purchase,
-                           expiresMs: expires, revocationMs: revoked, revocationReason: revoked == nil ? nil : 0, isUpgraded: upgraded,
-                           offerType: offer, signedMs: signed ?? purchase, identity: identity)
+                           expiresMs: expires, revocationMs: revoked, revocationReason: revoked == nil ? nil : .other, isUpgraded: upgraded,
+                           offer: offer, signedMs: signed ?? purchase, identity: identity)
     }
 
-    static func renewal(original: String = "1", signed: Int64, retry: Bool = false, grace: Int64? = nil, identity: String = "r") -> RenewalVersion {
-        RenewalVersion(originalTransactionID: original, productID: "pro", autoRenewProductID: "pro", autoRenewStatus: 1,
-                       isInBillingRetryPeriod: retry, gracePeriodExpiresMs: grace, expirationIntent: nil, renewalMs: nil,
-                       signedMs: signed, identity: identity)
+    static func renewal(original: String = "1", signed: Int64, retry: Bool = false, grace: Int64? = nil, pausedUntil: Int64? = nil,
+                        identity: String = "r") -> RenewalVersion {
+        RenewalVersion(originalTransactionID: original, productID: "pro", autoRenewProductID: "pro", willAutoRenew: true,
+                       isInBillingRetryPeriod: retry, gracePeriodExpiresMs: grace, expirationCause: nil, renewalMs: nil,
+                       pausedUntilMs: pausedUntil, signedMs: signed, identity: identity)
     }
 
     /// Hardening IV, 21d: a purchase whose type the data does not name (a receipt without its
@@ -136,7 +137,7 @@ import Testing
                                                 group: rng.next(4) == 0 ? nil : "g\(original % 2)", type: type, purchase: purchase,
                                                 expires: rng.next(5) == 0 ? nil : purchase + Int64(10 + rng.next(40)) * d,
                                                 signed: purchase + Int64(rng.next(3)) * d, revoked: rng.next(4) == 0 ? purchase + 3 * d : nil,
-                                                upgraded: rng.next(6) == 0, family: rng.next(5) == 0, offer: rng.next(4) == 0 ? 1 : nil,
+                                                upgraded: rng.next(6) == 0, family: rng.next(5) == 0, offer: rng.next(4) == 0 ? .introductory : nil,
                                                 identity: "\(original)-\(n)-\(v)-\(rng.next(1000))"))
                     }
                 }

@@ -23,10 +23,10 @@ import Testing
         #expect(!answer(renewing, at: t + d).awaitsRenewal)  // still in its period: entitled, certain
         #expect(!answer(nil).awaitsRenewal)                  // no renewal info: nothing says it renews
         var off = renewing
-        off.autoRenewStatus = 0
+        off.willAutoRenew = false
         #expect(!answer(off).awaitsRenewal)
         var expired = renewing
-        expired.expirationIntent = 1
+        expired.expirationCause = .customerCancelled
         #expect(!answer(expired).awaitsRenewal)
         var retrying = renewing
         retrying.isInBillingRetryPeriod = true

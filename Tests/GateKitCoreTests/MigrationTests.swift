@@ -116,6 +116,6 @@ import Testing
         let upgraded = try Store(schema: extended, path: path, appID: nil)
         #expect(try upgraded.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == extended.currentVersion)
         #expect(try upgraded.read { (db) throws(GateKitError) in try db.scalar("SELECT state FROM perm_states WHERE category = 1000") } == 200)
-        #expect(failure { try Store(schema: .gatekit, path: path, appID: nil) } == .newerStore)
+        #expect(failure { try Store(schema: .gatekit, path: path, appID: nil) } == .ENEWER)
     }
 }

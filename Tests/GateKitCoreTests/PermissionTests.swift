@@ -101,7 +101,7 @@ private func describeAll(_ engine: PermissionEngine) throws {
                         #expect(result == decision.resultingState, "\(stored) \(answer) \(decision)")
                     } else {
                         #expect(result == nil, "\(stored) \(answer) \(decision)")
-                        #expect(failure { _ = try PermissionStateMachine.apply(decision, category: "x", stored: stored, system: answer) } == .permissionNotPromptable)
+                        #expect(failure { _ = try PermissionStateMachine.apply(decision, category: "x", stored: stored, system: answer) } == .EPERM_NOT_PROMPTABLE)
                     }
                 }
             }
@@ -114,7 +114,7 @@ private func describeAll(_ engine: PermissionEngine) throws {
         #expect(apply(.denied, category: "x", stored: .askAgain, system: .notDetermined) == .denied)
         for final: PermissionState in [.authorized, .denied, .doNotAsk] {
             for d in PermissionDecision.allCases {
-                #expect(failure { _ = try PermissionStateMachine.apply(d, category: "x", stored: final, system: .notDetermined) } == .permissionNotPromptable)
+                #expect(failure { _ = try PermissionStateMachine.apply(d, category: "x", stored: final, system: .notDetermined) } == .EPERM_NOT_PROMPTABLE)
             }
         }
     }
@@ -126,7 +126,7 @@ private func describeAll(_ engine: PermissionEngine) throws {
         #expect((try? ProviderAnswer(raw: 403, category: 5100)) == .denied)
         #expect((try? ProviderAnswer(raw: 501, category: 5100)) == .unsupported)
         for bad: Int32 in [100, 406, 1, 404, Int32.max] {
-            #expect(failure { _ = try ProviderAnswer(raw: bad, category: 5100) } == .permissionProvider)
+            #expect(failure { _ = try ProviderAnswer(raw: bad, category: 5100) } == .EPERM_PROVIDER)
         }
     }
 }
@@ -144,8 +144,8 @@ private func describeAll(_ engine: PermissionEngine) throws {
                 try engine.record(c, decision: decision.rawValue)
                 #expect(try engine.state(c) == state)
             }
-            #expect(failure { try engine.record(allBuiltIns[1], decision: PermissionDecision.askLater.rawValue) } == .permissionNotPromptable)
-            #expect(failure { try engine.record(allBuiltIns[0], decision: 9) } == .permissionDecision)
+            #expect(failure { try engine.record(allBuiltIns[1], decision: PermissionDecision.askLater.rawValue) } == .EPERM_NOT_PROMPTABLE)
+            #expect(failure { try engine.record(allBuiltIns[0], decision: 9) } == .EPERM_DECISION)
         }
         // Another store and engine on the same file (as another process would).
         let again = try openEngine(path)
@@ -173,15 +173,15 @@ private func describeAll(_ engine: PermissionEngine) throws {
 
     @Test func invalidCategoriesEachHaveTheirCode() throws {
         let engine = try openEngine(temporaryStorePath())
-        #expect(failure { _ = try engine.state(0) } == .permissionCategory)
-        #expect(failure { _ = try engine.state(-1) } == .permissionCategory)
-        #expect(failure { _ = try engine.state(1234) } == .permissionCategory)
-        #expect(failure { _ = try engine.state(Int32.min) } == .permissionCategory)
-        #expect(failure { _ = try engine.state(5000) } == .permissionRetired)
-        #expect(failure { _ = try engine.state(8100) } == .permissionRetired)
-        #expect(failure { _ = try engine.state(1_000_000) } == .permissionCategory)
-        #expect(failure { try engine.reset(8100) } == .permissionRetired)
-        #expect(failure { _ = try engine.history(5000) } == .permissionRetired)
+        #expect(failure { _ = try engine.state(0) } == .EPERM_CATEGORY)
+        #expect(failure { _ = try engine.state(-1) } == .EPERM_CATEGORY)
+        #expect(failure { _ = try engine.state(1234) } == .EPERM_CATEGORY)
+        #expect(failure { _ = try engine.state(Int32.min) } == .EPERM_CATEGORY)
+        #expect(failure { _ = try engine.state(5000) } == .EPERM_RETIRED)
+        #expect(failure { _ = try engine.state(8100) } == .EPERM_RETIRED)
+        #expect(failure { _ = try engine.state(1_000_000) } == .EPERM_CATEGORY)
+        #expect(failure { try engine.reset(8100) } == .EPERM_RETIRED)
+        #expect(failure { _ = try engine.history(5000) } == .EPERM_RETIRED)
     }
 
     /// ISHPermissionKit forgot the provider for five categories: here every category, every answer.
@@ -215,18 +215,18 @@ private func describeAll(_ engine: PermissionEngine) throws {
                     try engine.record(c, decision: decision.rawValue)
                     Issue.record("recorded \(c) without a usage description")
                 } catch {
-                    #expect(error.code == .permissionNoUsageDescription)
+                    #expect(error.code == .EPERM_NO_USAGE)
                     #expect(error.message.contains(name))
                 }
             }
-            #expect(failure { _ = try engine.pending([c]) } == .permissionNoUsageDescription)
-            #expect(failure { _ = try engine.next([c], after: 0) } == .permissionNoUsageDescription)
+            #expect(failure { _ = try engine.pending([c]) } == .EPERM_NO_USAGE)
+            #expect(failure { _ = try engine.next([c], after: 0) } == .EPERM_NO_USAGE)
             try engine.setUsageDescription(c, "Why \(name)")
             #expect(try engine.pending([c]) == [c])
             try engine.record(c, decision: PermissionDecision.askLater.rawValue)
         }
-        #expect(failure { try engine.setUsageDescription(5100, "") } == .invalidArgument)
-        #expect(failure { try engine.setUsageDescription(5100, String(repeating: "x", count: 4097)) } == .invalidArgument)
+        #expect(failure { try engine.setUsageDescription(5100, "") } == .EINVAL)
+        #expect(failure { try engine.setUsageDescription(5100, String(repeating: "x", count: 4097)) } == .EINVAL)
     }
 
     @Test func sequencingSkipsAndDeduplicates() throws {
@@ -244,11 +244,11 @@ private func describeAll(_ engine: PermissionEngine) throws {
         #expect(try engine.pending([whenInUse, always]) == [whenInUse, always])
         try engine.record(whenInUse, decision: PermissionDecision.dontAsk.rawValue)
         #expect(try engine.pending([whenInUse, always, camera]) == [camera])
-        #expect(failure { try engine.record(always, decision: PermissionDecision.authorized.rawValue) } == .permissionBlocked)
+        #expect(failure { try engine.record(always, decision: PermissionDecision.authorized.rawValue) } == .EPERM_BLOCKED)
         try engine.reset(whenInUse)
         try engine.record(whenInUse, decision: PermissionDecision.authorized.rawValue)
         #expect(try engine.pending([always]) == [always])
-        #expect(failure { _ = try engine.next([camera], after: mic) } == .invalidArgument)
+        #expect(failure { _ = try engine.next([camera], after: mic) } == .EINVAL)
     }
 
     /// The original advanced its index by one after a skip and could show a screen twice.
@@ -331,15 +331,15 @@ private func describeAll(_ engine: PermissionEngine) throws {
         let engine = try openEngine(temporaryStorePath())
         try engine.registerCategory(1_000_000, name: "telemetry", usageDescription: "stats")
         try engine.registerCategory(1_000_000, name: "telemetry", usageDescription: "stats, reworded")
-        #expect(failure { try engine.registerCategory(1_000_000, name: "crash-reports", usageDescription: "x") } == .permissionConflict)
-        #expect(failure { try engine.registerCategory(1_000_001, name: "telemetry", usageDescription: "x") } == .permissionConflict)
-        #expect(failure { try engine.registerCategory(5100, name: "cam", usageDescription: "x") } == .permissionConflict)
-        #expect(failure { try engine.registerCategory(1_000_002, name: "camera", usageDescription: "x") } == .permissionConflict)
-        #expect(failure { try engine.registerCategory(8100, name: "book", usageDescription: "x") } == .permissionRetired)
-        #expect(failure { try engine.registerCategory(999_999, name: "low", usageDescription: "x") } == .permissionCategory)
-        #expect(failure { try engine.registerCategory(1_000_003, name: "Upper", usageDescription: "x") } == .invalidArgument)
-        #expect(failure { try engine.registerCategory(1_000_003, name: "9lives", usageDescription: "x") } == .invalidArgument)
-        #expect(failure { try engine.registerCategory(1_000_003, name: String(repeating: "a", count: 65), usageDescription: "x") } == .invalidArgument)
+        #expect(failure { try engine.registerCategory(1_000_000, name: "crash-reports", usageDescription: "x") } == .EPERM_CONFLICT)
+        #expect(failure { try engine.registerCategory(1_000_001, name: "telemetry", usageDescription: "x") } == .EPERM_CONFLICT)
+        #expect(failure { try engine.registerCategory(5100, name: "cam", usageDescription: "x") } == .EPERM_CONFLICT)
+        #expect(failure { try engine.registerCategory(1_000_002, name: "camera", usageDescription: "x") } == .EPERM_CONFLICT)
+        #expect(failure { try engine.registerCategory(8100, name: "book", usageDescription: "x") } == .EPERM_RETIRED)
+        #expect(failure { try engine.registerCategory(999_999, name: "low", usageDescription: "x") } == .EPERM_CATEGORY)
+        #expect(failure { try engine.registerCategory(1_000_003, name: "Upper", usageDescription: "x") } == .EINVAL)
+        #expect(failure { try engine.registerCategory(1_000_003, name: "9lives", usageDescription: "x") } == .EINVAL)
+        #expect(failure { try engine.registerCategory(1_000_003, name: String(repeating: "a", count: 65), usageDescription: "x") } == .EINVAL)
         #expect(try engine.categoryNumber(named: "telemetry") == 1_000_000)
         #expect(try engine.categoryName(1_000_000) == "telemetry")
         #expect(try engine.pending([1_000_000]) == [1_000_000])
@@ -372,7 +372,7 @@ private func describeAll(_ engine: PermissionEngine) throws {
         try other.refresh()
         #expect(try engine.history(1000).filter { $0.source == .provider }.count == 1)
         try engine.unsubscribe(token)
-        #expect(failure { try engine.unsubscribe(token) } == .permissionToken)
+        #expect(failure { try engine.unsubscribe(token) } == .EPERM_TOKEN)
     }
 
     @Test func unsubscribingInsideACallbackStopsFurtherCalls() throws {
@@ -425,7 +425,7 @@ private final class ChangeLogToken: @unchecked Sendable {
             threads.add(pthread_self())
         }
         try engine.startWatching(intervalMilliseconds: 5, includeProvider: false)
-        #expect(failure { try engine.startWatching(intervalMilliseconds: 5, includeProvider: false) } == .permissionWatching)
+        #expect(failure { try engine.startWatching(intervalMilliseconds: 5, includeProvider: false) } == .EPERM_WATCHING)
         try other.record(PermissionCategory.contacts, decision: PermissionDecision.dontAsk.rawValue)
         var waited = 0
         while log.changes.isEmpty && waited < 5000 {
@@ -436,7 +436,7 @@ private final class ChangeLogToken: @unchecked Sendable {
         #expect(try !engine.stopWatching())
         #expect(log.changes == [PermissionChange(category: PermissionCategory.contacts, old: .unknown, new: .doNotAsk)])
         #expect(threads.all.allSatisfy { pthread_equal($0, pthread_self()) == 0 })
-        #expect(failure { try engine.startWatching(intervalMilliseconds: 0, includeProvider: false) } == .invalidArgument)
+        #expect(failure { try engine.startWatching(intervalMilliseconds: 0, includeProvider: false) } == .EINVAL)
     }
 }
 

@@ -44,7 +44,7 @@ import Testing
                 try db.statement("DELETE FROM eula_decisions WHERE decision = ?1").bind(1, Int64(1)).run()
                 try db.statement(fresh).bind(1, text: "after").bind(2, text: "1").run()
             }
-        } throws: { ($0 as? GateKitError)?.code != .commitUncertain && ($0 as? GateKitError)?.message.contains("append-only") == true }
+        } throws: { ($0 as? GateKitError)?.code != .EUNCERTAIN && ($0 as? GateKitError)?.message.contains("append-only") == true }
         #expect(try Self.value(store, "lost") == nil)
         #expect(try Self.value(store, "after") == nil)
         // The same connection goes on: the statement is prepared again and runs.

@@ -79,26 +79,26 @@ func uniqueAppID(_ tag: String) -> String {
         let app = uniqueAppID("newer")
         let store = try Store(schema: .gatekit, path: server, appID: app)
         try store.write { (db) throws(GateKitError) in try db.execute("UPDATE gatekit_meta SET value = '99' WHERE key = 'schema_version'") }
-        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .newerStore }
+        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .ENEWER }
         #expect(try store.read { (db) throws(GateKitError) in try db.scalar("SELECT value::bigint FROM gatekit_meta WHERE key = 'schema_version'") } == 99)
         // A newer GateKit's append-only tables carry triggers this one does not know: the
         // version still decides. The same unknown trigger in a store of this version is refused.
         try store.write { (db) throws(GateKitError) in
             try db.execute("CREATE TABLE later_facts(id int); CREATE TRIGGER later_facts_append_only BEFORE UPDATE ON later_facts FOR EACH ROW EXECUTE FUNCTION gatekit_append_only()")
         }
-        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .newerStore }
+        #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: { ($0 as? GateKitError)?.code == .ENEWER }
         try store.write { (db) throws(GateKitError) in
             try db.execute("UPDATE gatekit_meta SET value = '\(StoreSchema.gatekit.currentVersion)' WHERE key = 'schema_version'")
         }
         #expect { try Store(schema: .gatekit, path: server, appID: app) } throws: {
-            ($0 as? GateKitError)?.code == .unsafeStore && ($0 as? GateKitError)?.message.contains("later_facts_append_only") == true
+            ($0 as? GateKitError)?.code == .EUNSAFE && ($0 as? GateKitError)?.message.contains("later_facts_append_only") == true
         }
 
         let foreign = uniqueAppID("foreign")
         try store.write { (db) throws(GateKitError) in
             try db.execute("CREATE SCHEMA \(PostgresNamespace.quoted(try PostgresNamespace.namespace(appID: foreign))); CREATE TABLE \(PostgresNamespace.quoted(try PostgresNamespace.namespace(appID: foreign))).orders(id int)")
         }
-        #expect { try Store(schema: .gatekit, path: server, appID: foreign) } throws: { ($0 as? GateKitError)?.code == .notAStore }
+        #expect { try Store(schema: .gatekit, path: server, appID: foreign) } throws: { ($0 as? GateKitError)?.code == .ENOTSTORE }
         let tables = try store.read { (db) throws(GateKitError) in
             try db.statement("SELECT count(*) FROM pg_tables WHERE schemaname = ?1").bind(1, text: try PostgresNamespace.namespace(appID: foreign))
         }
@@ -109,7 +109,7 @@ func uniqueAppID(_ tag: String) -> String {
     @Test func openingOnlyAnExistingStoreCreatesNothing() throws {
         guard let server = postgresTestServer() else { return }
         let app = uniqueAppID("existing")
-        #expect { try Store(schema: .gatekit, path: server, appID: app, mustExist: true) } throws: { ($0 as? GateKitError)?.code == .notFound }
+        #expect { try Store(schema: .gatekit, path: server, appID: app, mustExist: true) } throws: { ($0 as? GateKitError)?.code == .ENOTFOUND }
         let other = try Store(schema: .gatekit, path: server, appID: uniqueAppID("observer"))
         let schemas = try other.read { (db) throws(GateKitError) in
             try db.statement("SELECT count(*) FROM pg_namespace WHERE nspname = ?1").bind(1, text: try PostgresNamespace.namespace(appID: app))
@@ -134,10 +134,10 @@ func uniqueAppID(_ tag: String) -> String {
 
     @Test func passwordsNeverReachAMessage() throws {
         guard postgresTestServer() != nil else { return }
-        for (string, code) in [("postgresql://gatekit:Sekr3tPw@127.0.0.1:1/gatekit_test?connect_timeout=2", GateKitError.Code.connection),
-                               ("postgresql://gatekit:Sekr3tPw@127.0.0.1/db?bogus_option=Sekr3tPw", .invalidArgument),
-                               ("host=127.0.0.1 port=1 password=Sekr3tPw connect_timeout=2", .connection),
-                               ("host=127.0.0.1 password='Sekr3tPw", .invalidArgument)] {
+        for (string, code) in [("postgresql://gatekit:Sekr3tPw@127.0.0.1:1/gatekit_test?connect_timeout=2", GateKitError.Code.ECONNECTION),
+                               ("postgresql://gatekit:Sekr3tPw@127.0.0.1/db?bogus_option=Sekr3tPw", .EINVAL),
+                               ("host=127.0.0.1 port=1 password=Sekr3tPw connect_timeout=2", .ECONNECTION),
+                               ("host=127.0.0.1 password='Sekr3tPw", .EINVAL)] {
             do {
                 _ = try Store(schema: .gatekit, path: string, appID: "com.example.app")
                 Issue.record("\(code) expected")
@@ -219,7 +219,7 @@ func uniqueAppID(_ tag: String) -> String {
         #expect(try Self.show(plain, ssl) == "false")
         #expect(try Self.show(Store(schema: .gatekit, path: server, appID: app), ssl) == "false")  // a Unix socket: no TLS needed
         #expect { try Store(schema: .gatekit, path: String(cString: tcp), appID: app) } throws: {
-            ($0 as? GateKitError)?.code == .connection && ($0 as? GateKitError)?.message.contains("certificate verify failed") == true
+            ($0 as? GateKitError)?.code == .ECONNECTION && ($0 as? GateKitError)?.message.contains("certificate verify failed") == true
         }
     }
 }

@@ -86,7 +86,7 @@ import Testing
                 _ = try ReceiptValidator.validate(f.bytes, options: o)
                 Issue.record("\(f.name) accepted at now")
             } catch {
-                #expect(error.code == .receiptCertificateTime, "\(f.name): \(error)")
+                #expect(error.code == .ERECEIPT_CERT_TIME, "\(f.name): \(error)")
             }
         }
     }
@@ -98,14 +98,14 @@ import Testing
             do {
                 _ = try ReceiptValidator.validate(f.bytes, options: o)
                 Issue.record("\(f.name) accepted without a test anchor")
-            } catch { #expect(error.code == .receiptXcodeNotTrusted) }
+            } catch { #expect(error.code == .ERECEIPT_XCODE) }
             // The test anchor never turns a receipt into a production one.
             o.testAnchorDER = Self.storeKitCertificate
             o.productionOnly = true
             do {
                 _ = try ReceiptValidator.validate(f.bytes, options: o)
                 Issue.record("\(f.name) accepted as production")
-            } catch { #expect(error.code == .receiptXcodeNotTrusted) }
+            } catch { #expect(error.code == .ERECEIPT_XCODE) }
         }
     }
 
@@ -121,7 +121,7 @@ import Testing
             do {
                 _ = try ReceiptValidator.validate(f.bytes, options: o)
                 Issue.record("zero device id accepted for \(f.name)")
-            } catch { #expect(error.code == .receiptDeviceHash) }
+            } catch { #expect(error.code == .ERECEIPT_DEVICE_HASH) }
         }
     }
 

@@ -12,17 +12,17 @@ import Testing
                       #"{"originalTransactionId":"1","autoRenewStatus":1,"signedDate":1,"userLocale":"en_US"}"#,
                       #"{"originalTransactionId":"1","autoRenewStatus":1,"signedDate":1,"transactionId":"2"}"#,
                       #"{"originalTransactionId":"1","signedDate":1}"#] {
-            #expect(failure { try SignedKind.requireRenewalInfo(try JSONParser.parse(Array(other.utf8)), path: "r") } == .jwsPayloadField, "\(other)")
+            #expect(failure { try SignedKind.requireRenewalInfo(try JSONParser.parse(Array(other.utf8)), path: "r") } == .EJWS_PAYLOAD_FIELD, "\(other)")
         }
     }
 
     @Test func signedStringsHoldNoNULAndNoMemberTwice() throws {
         let nul = try JSONParser.parse(Array(#"{"transactionId":"1\u0000evil","productId":"p"}"#.utf8))
-        #expect(failure { try JWSTransaction(json: nul) } == .jwsPayloadField)
+        #expect(failure { try JWSTransaction(json: nul) } == .EJWS_PAYLOAD_FIELD)
         let list = try JSONParser.parse(Array(#"{"eligibleWinBackOfferIds":["a","b\u0000"]}"#.utf8))
-        #expect(failure { try JWSRenewalInfo(json: list) } == .jwsPayloadField)
+        #expect(failure { try JWSRenewalInfo(json: list) } == .EJWS_PAYLOAD_FIELD)
         let twice = try JSONParser.parse(Array(#"{"productId":"a","productId":"b"}"#.utf8), allowingRepeatedNames: true)
-        #expect(failure { try JWSTransaction(json: twice) } == .jwsPayloadField)
+        #expect(failure { try JWSTransaction(json: twice) } == .EJWS_PAYLOAD_FIELD)
     }
 
     /// The second hour (issue 44): data of the wrong kind is named as such, before any check
@@ -45,18 +45,18 @@ import Testing
             _ = try JWSVerifier.verifyTransaction(Array(notification.utf8), options: options)
             Issue.record("a notification passed as a transaction")
         } catch {
-            #expect(error.code == .jwsPayloadField && error.message.hasPrefix("this is a notification (notification), not a transaction"), "\(error.message)")
+            #expect(error.code == .EJWS_PAYLOAD_FIELD && error.message.hasPrefix("this is a notification (notification), not a transaction"), "\(error.message)")
         }
         let transaction = pki.sign(JWSGeneratedTests.transactionPayload(), chain: JWSGeneratedTests.chain)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyRenewalInfo(Array(transaction.utf8), options: options) } == .jwsPayloadField)
-        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(transaction.utf8), options: options) } == .jwsPayloadField)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyRenewalInfo(Array(transaction.utf8), options: options) } == .EJWS_PAYLOAD_FIELD)
+        #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyNotification(Array(transaction.utf8), options: options) } == .EJWS_PAYLOAD_FIELD)
         #expect(jwsError { () throws(GateKitError) in try JWSVerifier.verifyTransaction(Array(transaction.utf8), options: options) } == nil)
         // Apple's POST body passed whole: named, with the member to pass.
         do {
             _ = try JWSVerifier.verifyNotification(Array("{\"signedPayload\":\"\(notification)\"}".utf8), options: options)
             Issue.record("a POST body passed as signed data")
         } catch {
-            #expect(error.code == .jwsMalformed && error.message.contains("its \"signedPayload\" member"), "\(error.message)")
+            #expect(error.code == .EJWS_MALFORMED && error.message.contains("its \"signedPayload\" member"), "\(error.message)")
         }
         do {
             _ = try CompactJWS.parse(Array(#" {"a":1}"#.utf8))

@@ -10,7 +10,7 @@ import Testing
         let open = folder.file("open")
         // Writable by others but not by the group: only the world-writable rule refuses it.
         #expect(mkdir(open, 0o700) == 0 && chmod(open, 0o707) == 0)
-        #expect(failure { try Store(schema: .gatekit, path: open + "/s.sqlite", appID: nil) } == .unsafeStore)
+        #expect(failure { try Store(schema: .gatekit, path: open + "/s.sqlite", appID: nil) } == .EUNSAFE)
         #expect(access(open + "/s.sqlite", F_OK) != 0)  // nothing created
         #expect(chmod(open, 0o1707) == 0)
         #expect(failure { try Store(schema: .gatekit, path: open + "/s.sqlite", appID: nil) } == nil)

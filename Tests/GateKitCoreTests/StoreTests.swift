@@ -48,7 +48,7 @@ import Testing
         let path = folder.file("notes.txt")
         let bytes = Array("these are my notes, not a database\n".utf8)
         Files.write(path, bytes)
-        #expect(refusal(path) == .notAStore)
+        #expect(refusal(path) == .ENOTSTORE)
         #expect(Files.read(path) == bytes)
     }
 
@@ -60,7 +60,7 @@ import Testing
         sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", nil, nil, nil)
         sqlite3_close(db)
         let before = Files.read(path)
-        #expect(refusal(path) == .notAStore)
+        #expect(refusal(path) == .ENOTSTORE)
         #expect(Files.read(path) == before)
     }
 
@@ -80,7 +80,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = try store(withSchemaVersion: StoreSchema.gatekit.currentVersion + 1, in: folder)
         let before = Files.read(path)
-        #expect(refusal(path) == .newerStore)
+        #expect(refusal(path) == .ENEWER)
         #expect(Files.read(path) == before)
     }
 
@@ -90,7 +90,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = try store(withSchemaVersion: -1, in: folder)
         let before = Files.read(path)
-        #expect(refusal(path) == .corrupt)
+        #expect(refusal(path) == .ECORRUPT)
         #expect(Files.read(path) == before)
     }
 
@@ -114,7 +114,7 @@ import Testing
         for i in stride(from: 4096 + 8, to: bytes.count, by: 97) { bytes[i] ^= 0xA5 }
         Files.write(path, bytes)
         let code = refusal(path)
-        #expect(code == .corrupt || code == .notAStore, "got \(String(describing: code))")
+        #expect(code == .ECORRUPT || code == .ENOTSTORE, "got \(String(describing: code))")
         #expect(Files.read(path) == bytes)
     }
 
@@ -122,12 +122,12 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("s.sqlite")
         Files.write(path, Array("SQLite format 3\0".utf8) + [1, 2, 3])
-        #expect(refusal(path) == .corrupt)
+        #expect(refusal(path) == .ECORRUPT)
     }
 
     @Test func refusesAFolderAsPath() {
         let folder = TemporaryFolder()
-        #expect(refusal(folder.path) == .invalidArgument)
+        #expect(refusal(folder.path) == .EINVAL)
     }
 
     @Test func validatesAppIDs() {
@@ -157,7 +157,7 @@ import Testing
                 _ = try StorePath.resolve(path: nil, appID: "app", environment: env(values))
                 return nil
             } catch {
-                return error.code == .invalidArgument ? error.message : "wrong code \(error.code)"
+                return error.code == .EINVAL ? error.message : "wrong code \(error.code)"
             }
         }
         let home = Array("/h".utf8)
@@ -196,7 +196,7 @@ import Testing
         sqlite3_exec(db, "CREATE TABLE gatekit_meta(x); PRAGMA application_id=\(StoreFormat.applicationID); PRAGMA user_version=1;", nil, nil, nil)
         sqlite3_close(db)
         let before = Files.read(path)
-        #expect(refusal(path) == .corrupt)
+        #expect(refusal(path) == .ECORRUPT)
         #expect(Files.read(path) == before)
     }
 

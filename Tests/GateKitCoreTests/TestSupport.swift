@@ -30,7 +30,7 @@ func failure(_ body: () throws -> Any) -> GateKitError.Code? {
     } catch let error as GateKitError {
         return error.code
     } catch {
-        return .internal
+        return .EINTERNAL
     }
 }
 
@@ -64,6 +64,30 @@ func sha256Hex(_ text: String) throws -> String {
 /// by file path then opens on the test server as the app id "swift.<folder>.<file>", unique to
 /// the run and the same for every handle of the test.
 enum TestStores {
+    /// Copies the rows of each table, the named columns only ("#" marks an integer column), from
+    /// `source` to `target`: a store of an older schema filled as it would hold the same data.
+    static func copy(_ tables: [(table: String, columns: [String])], from source: Store, to target: Store) throws {
+        for (table, columns) in tables {
+            let names = columns.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }
+            var rows: [[RowInserts.Value]] = []
+            try source.read { (db) throws(GateKitError) in
+                let s = try db.statement("SELECT \(names.joined(separator: ", ")) FROM \(table) ORDER BY id")
+                defer { s.reset() }
+                while try s.step() {
+                    rows.append(columns.indices.map { i in
+                        columns[i].hasPrefix("#") ? .integer(s.optionalInt64(Int32(i))) : .text(s.text(Int32(i)))
+                    })
+                }
+            }
+            try target.write { (db) throws(GateKitError) in
+                var insert = RowInserts(into: "\(table)(\(names.joined(separator: ", ")))\(db.dialect == .postgresql ? " OVERRIDING SYSTEM VALUE" : "")",
+                                        values: Array(repeating: "?", count: names.count))
+                for row in rows { try insert.append(row) }
+                try insert.flush(db)
+            }
+        }
+    }
+
     static var onPostgres: Bool {
         guard let backend = getenv("GATEKIT_TEST_BACKEND") else { return false }
         return String(cString: backend) == "postgresql"
@@ -72,7 +96,7 @@ enum TestStores {
     static func open(_ path: String) throws -> Store {
         guard onPostgres else { return try Store(schema: .gatekit, path: path, appID: nil) }
         guard let server = getenv("GATEKIT_TEST_POSTGRES") else {
-            throw GateKitError(.invalidArgument, "GATEKIT_TEST_BACKEND=postgresql needs GATEKIT_TEST_POSTGRES (scripts/with-postgres.sh)")
+            throw GateKitError(.EINVAL, "GATEKIT_TEST_BACKEND=postgresql needs GATEKIT_TEST_POSTGRES (scripts/with-postgres.sh)")
         }
         let parts = path.split(separator: "/").suffix(2).joined(separator: ".")
         let appID = String(("swift." + parts).map { c -> Character in

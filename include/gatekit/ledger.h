@@ -41,12 +41,16 @@ extern "C" {
 #define GATEKIT_LEDGER_DUPLICATE   2  /* already recorded (same signed content or notificationUUID): nothing written */
 #define GATEKIT_LEDGER_SUPERSEDED  3  /* recorded in the history; what it carries was known or older: no state change */
 
-/* Subscription statuses (Apple's numbers, as "Get All Subscription Statuses" returns them). */
+/* Subscription statuses (1-5 are Apple's numbers, as "Get All Subscription Statuses" returns
+ * them). */
 #define GATEKIT_SUBSCRIPTION_ACTIVE                1
 #define GATEKIT_SUBSCRIPTION_EXPIRED               2
 #define GATEKIT_SUBSCRIPTION_BILLING_RETRY         3
 #define GATEKIT_SUBSCRIPTION_BILLING_GRACE_PERIOD  4
 #define GATEKIT_SUBSCRIPTION_REVOKED               5
+#define GATEKIT_SUBSCRIPTION_PAUSED                6  /* (since 0.2.0) the customer paused it until
+                                                      * the store resumes billing (a store with
+                                                      * pauses: not Apple's) */
 
 /* Why a customer is (1-9) or is not (10 and up) entitled. */
 #define GATEKIT_LEDGER_REASON_SUBSCRIPTION       1   /* an auto-renewable subscription period covers the instant */
@@ -71,6 +75,9 @@ extern "C" {
                                                       * such product, group or entitlement: a typo, not
                                                       * a non-customer (the answer's JSON names the
                                                       * nearest name, "didYouMean"); never entitled */
+#define GATEKIT_LEDGER_REASON_PAUSED             20  /* (since 0.2.0) the customer paused the
+                                                      * subscription; it resumes when the store
+                                                      * bills again */
 
 /* Since 0.2.0. A reason's name as the JSON answers say it ("no-purchase"), static storage;
  * NULL for a number that is no reason. */

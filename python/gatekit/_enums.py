@@ -58,12 +58,13 @@ class Outcome(NamedIntEnum):
 
 
 class SubscriptionStatus(NamedIntEnum):
-    """GATEKIT_SUBSCRIPTION_* (gatekit/ledger.h): Subscription statuses (Apple's numbers, as "Get All Subscription Statuses" returns them)."""
+    """GATEKIT_SUBSCRIPTION_* (gatekit/ledger.h): Subscription statuses (1-5 are Apple's numbers, as "Get All Subscription Statuses" returns"""
     ACTIVE = 1
     EXPIRED = 2
     BILLING_RETRY = 3
     BILLING_GRACE_PERIOD = 4
     REVOKED = 5
+    PAUSED = 6  # (since 0.2.0) the customer paused it until the store resumes billing (a store with pauses: not Apple's)
 
 
 class Reason(ReasonRules, NamedIntEnum):
@@ -82,6 +83,7 @@ class Reason(ReasonRules, NamedIntEnum):
     ONLY_TEST_SIGNED = 17  # nothing App Store-signed matches, but data accepted under a test anchor does: ask with GATEKIT_LEDGER_TEST_SIGNED (tests), never entitled
     UNKNOWN_TYPE = 18  # (since 0.2.0) a purchase with no end whose type neither the data nor the catalog names (a receipt without its product type): declare the product's type in the catalog; never entitled
     UNKNOWN_NAME = 19  # (since 0.2.0) a catalog is in effect and names no such product, group or entitlement: a typo, not a non-customer (the answer's JSON names the nearest name, "didYouMean"); never entitled
+    PAUSED = 20  # (since 0.2.0) the customer paused the subscription; it resumes when the store bills again
 
 
 class SyncOutcome(NamedIntEnum):

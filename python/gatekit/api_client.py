@@ -13,33 +13,28 @@ import ctypes
 import datetime
 import json
 import uuid
+import warnings
 import dataclasses
 from typing import Any, Dict, Optional, Sequence, Type, TypeVar, Union
 
 from . import _bindings, _native, _time
+from . import api_models as _api_models
 from ._managed import Managed
 from ._model import ModelError
 from .apple_enums import Environment, Status
-from .api_models import *  # noqa: F401,F403  (the models are this module's names too, as in Apple's client)
-from .api_models import (APIError, GetTransactionHistoryVersion, ImageSize, MassExtendRenewalDateStatusResponse, Order,
-                         PerformanceTestResultResponse, ResponseModel)
+from .api_models import (APIError, AppTransactionInfoResponse, CheckTestNotificationResponse, DefaultConfigurationResponse,
+                         ExtendRenewalDateResponse, GetImageListResponse, GetMessageListResponse, GetTransactionHistoryVersion,
+                         HistoryResponse, ImageSize, MassExtendRenewalDateResponse, MassExtendRenewalDateStatusResponse,
+                         NotificationHistoryResponse, Order, OrderLookupResponse, PerformanceTestResponse,
+                         PerformanceTestResultResponse, RealtimeUrlResponse, RefundHistoryResponse, ResponseModel,
+                         SendTestNotificationResponse, StatusResponse, TransactionInfoResponse)
 from ._structs import plain_json
 from .appstore import SigningKey
 from .errors import GateKitError, check, register
 from .jws import SignedDataVerifier
 
-__all__ = ["APIError", "APIException", "APITransportError", "APIResponseError", "AppStoreServerAPIClient",
-           "AppTransactionInfoResponse", "CheckTestNotificationResponse", "ConsumptionRequest", "ConsumptionRequestV1",
-           "DefaultConfigurationRequest", "DefaultConfigurationResponse",
-           "Environment", "ExtendRenewalDateRequest", "ExtendRenewalDateResponse", "GetImageListResponse",
-           "GetMessageListResponse", "GetTransactionHistoryVersion", "HistoryResponse", "ImageSize",
-           "LastTransactionsItem", "MassExtendRenewalDateRequest", "MassExtendRenewalDateResponse",
-           "MassExtendRenewalDateStatusResponse", "NotificationHistoryRequest", "NotificationHistoryResponse",
-           "NotificationHistoryResponseItem", "Order", "OrderLookupResponse", "OrderLookupStatus", "PerformanceTestResponse",
-           "PerformanceTestRequest", "PerformanceTestResultResponse", "ProductType", "RealtimeUrlRequest", "RealtimeUrlResponse", "RefundHistoryResponse",
-           "SendAttemptItem", "SendAttemptResult", "SendTestNotificationResponse", "Status", "StatusResponse",
-           "SubscriptionGroupIdentifierItem", "TransactionHistoryRequest", "TransactionInfoResponse",
-           "UpdateAppAccountTokenRequest", "UploadMessageRequestBody"]
+__all__ = ["APIException", "APITransportError", "APIResponseError", "AppStoreServerAPIClient", "CLIENT_OPTIONS_VERSION",
+           "EAPPSTORE_API", "EAPPSTORE_RESPONSE", "EAPPSTORE_TRANSPORT"]
 
 EAPPSTORE_API = _bindings.GATEKIT_EAPPSTORE_API
 EAPPSTORE_TRANSPORT = _bindings.GATEKIT_EAPPSTORE_TRANSPORT
@@ -342,3 +337,12 @@ class AppStoreServerAPIClient(Managed):
     def get_performance_test_results(self, request_id: str) -> PerformanceTestResultResponse:
         return self._model(PerformanceTestResultResponse, _get_performance_test_results, _s(request_id, "request_id"))
 
+
+def __getattr__(name: str) -> Any:
+    """The request and response models are gatekit.api_models' (one definition); reaching them
+    here still works, with a DeprecationWarning, for hosts written against 0.1."""
+    if name in _api_models.__all__:
+        warnings.warn(f"gatekit.api_client.{name} is gatekit.api_models.{name}: import it from there", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(_api_models, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

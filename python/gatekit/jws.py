@@ -30,13 +30,13 @@ from ._structs import Anchor, JWSOptions, Signed, anchor_der, signed_text as _te
 from .errors import GateKitError, check, register
 from ._named_enum import NamedIntEnum
 
-__all__ = ["AppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
+__all__ = ["JWSAppTransaction", "EJWS_ALGORITHM", "EJWS_APP_APPLE_ID", "EJWS_BUNDLE_ID",
     "EJWS_CERTIFICATE", "EJWS_CERT_TIME", "EJWS_CHAIN_LENGTH", "EJWS_ENVIRONMENT",
     "EJWS_INTERMEDIATE_OID", "EJWS_LEAF_OID", "EJWS_MALFORMED", "EJWS_PAYLOAD_FIELD",
     "EJWS_SIGNATURE", "EJWS_TEST_SIGNED", "EJWS_UNTRUSTED", "ENVIRONMENTS", "KINDS",
-    "ExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
+    "NotificationExternalPurchaseToken", "IdentityError", "JWSRenewalInfo", "JWSTransaction",
     "NotificationAppData", "NotificationData", "NotificationSummary", "OPTIONS_VERSION",
-    "RealtimeRequest", "ResponseBodyV2", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier", "VerificationStatus",
+    "RealtimeRequest", "JWSNotification", "SignatureError", "Signed", "SignedDataError", "SignedDataVerifier", "VerificationStatus",
     "NotificationSubject", "TEST_PRODUCTION", "UNSIGNED_LOCAL", "notification_subject", "verify_chain"]
 
 # Signed-data error codes (include/gatekit.h, -300 … -399).
@@ -308,8 +308,8 @@ class JWSRenewalInfo(_Payload):
 
 
 @dataclass(frozen=True)
-class AppTransaction(_Payload):
-    """AppTransaction: the app's own purchase (environment in ``receiptType``)."""
+class JWSAppTransaction(_Payload):
+    """AppTransaction, verified: the app's own purchase (environment in ``receiptType``)."""
     receiptType: Optional[Environment] = None
     rawReceiptType: Optional[str] = None
     appAppleId: Optional[int] = None
@@ -390,7 +390,7 @@ class NotificationSummary(_Payload):
 
 
 @dataclass(frozen=True)
-class ExternalPurchaseToken(_Payload):
+class NotificationExternalPurchaseToken(_Payload):
     externalPurchaseId: Optional[str] = None
     tokenCreationDate: Optional[int] = None
     appAppleId: Optional[int] = None
@@ -407,17 +407,17 @@ class NotificationAppData(_Payload):
     rawEnvironment: Optional[str] = None
     signedAppTransactionInfo: Optional[str] = None
     #: signedAppTransactionInfo, verified and decoded by the library.
-    appTransactionInfo: Optional[AppTransaction] = None
+    appTransactionInfo: Optional[JWSAppTransaction] = None
 
     _ints = frozenset({"appAppleId"})
-    _nested = {"appTransactionInfo": AppTransaction.from_json}
+    _nested = {"appTransactionInfo": JWSAppTransaction.from_json}
     _enums = {"environment": Environment}
 
 
 
 @dataclass(frozen=True)
-class ResponseBodyV2(_Payload):
-    """ResponseBodyV2DecodedPayload: an App Store Server Notification V2."""
+class JWSNotification(_Payload):
+    """ResponseBodyV2DecodedPayload, verified: an App Store Server Notification V2."""
     notificationType: Optional[NotificationTypeV2] = None
     rawNotificationType: Optional[str] = None
     subtype: Optional[Subtype] = None
@@ -425,14 +425,14 @@ class ResponseBodyV2(_Payload):
     notificationUUID: Optional[str] = None
     data: Optional[NotificationData] = None
     summary: Optional[NotificationSummary] = None
-    externalPurchaseToken: Optional[ExternalPurchaseToken] = None
+    externalPurchaseToken: Optional[NotificationExternalPurchaseToken] = None
     appData: Optional[NotificationAppData] = None
     version: Optional[str] = None
     signedDate: Optional[int] = None
 
     _ints = frozenset({"signedDate"})
     _nested = {"data": NotificationData.from_json, "summary": NotificationSummary.from_json,
-               "externalPurchaseToken": ExternalPurchaseToken.from_json, "appData": NotificationAppData.from_json}
+               "externalPurchaseToken": NotificationExternalPurchaseToken.from_json, "appData": NotificationAppData.from_json}
     _enums = {"notificationType": NotificationTypeV2, "subtype": Subtype}
 
 
@@ -517,12 +517,12 @@ class SignedDataVerifier:
     def verify_renewal_info(self, signed: Signed, verify_time: Instant = None) -> JWSRenewalInfo:
         return JWSRenewalInfo.from_json(self._json(_verify_renewal, signed, verify_time))
 
-    def verify_notification(self, signed: Signed, verify_time: Instant = None) -> ResponseBodyV2:
+    def verify_notification(self, signed: Signed, verify_time: Instant = None) -> JWSNotification:
         """An App Store Server Notification V2 ``signedPayload``; nested signed data is verified too."""
-        return ResponseBodyV2.from_json(self._json(_verify_notification, signed, verify_time))
+        return JWSNotification.from_json(self._json(_verify_notification, signed, verify_time))
 
-    def verify_app_transaction(self, signed: Signed, verify_time: Instant = None) -> AppTransaction:
-        return AppTransaction.from_json(self._json(_verify_app, signed, verify_time))
+    def verify_app_transaction(self, signed: Signed, verify_time: Instant = None) -> JWSAppTransaction:
+        return JWSAppTransaction.from_json(self._json(_verify_app, signed, verify_time))
 
     def verify_realtime_request(self, signed: Signed, verify_time: Instant = None) -> RealtimeRequest:
         """A Retention Messaging realtime request (appAppleId in Production, environment)."""
@@ -535,10 +535,10 @@ class SignedDataVerifier:
     def verify_and_decode_renewal_info(self, signed_renewal_info: Signed) -> JWSRenewalInfo:
         return self.verify_renewal_info(signed_renewal_info)
 
-    def verify_and_decode_notification(self, signed_payload: Signed) -> ResponseBodyV2:
+    def verify_and_decode_notification(self, signed_payload: Signed) -> JWSNotification:
         return self.verify_notification(signed_payload)
 
-    def verify_and_decode_app_transaction(self, signed_app_transaction: Signed) -> AppTransaction:
+    def verify_and_decode_app_transaction(self, signed_app_transaction: Signed) -> JWSAppTransaction:
         return self.verify_app_transaction(signed_app_transaction)
 
     def verify_and_decode_realtime_request(self, signed_payload: Signed) -> RealtimeRequest:
@@ -611,3 +611,18 @@ def notification_subject(payload: Union[str, bytes, Dict[str, Any]]) -> Notifica
     subject = json.loads(_native.take_string(out))
     return NotificationSubject(subject["bundleId"], subject["appAppleId"], subject["environment"])
 
+
+
+#: The names 0.1 gave the verified results; gatekit.payload_models (Apple's library's models)
+#: uses the same names for other classes, so each now has one meaning.
+_RENAMED = {"AppTransaction": "JWSAppTransaction", "ResponseBodyV2": "JWSNotification",
+            "ExternalPurchaseToken": "NotificationExternalPurchaseToken"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        import warnings
+        warnings.warn(f"gatekit.jws.{name} is now gatekit.jws.{_RENAMED[name]} (Apple's models use the old name: "
+                      f"gatekit.apple.models.{name})", DeprecationWarning, stacklevel=2)
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

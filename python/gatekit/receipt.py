@@ -36,7 +36,7 @@ __all__ = ["ERECEIPT_ALGORITHM", "ERECEIPT_APP_VERSION", "ERECEIPT_BAD_CERT", "E
     "ERECEIPT_LEAF_OID", "ERECEIPT_MALFORMED", "ERECEIPT_NO_CREATION_DATE", "ERECEIPT_NO_SIGNER",
     "ERECEIPT_PAYLOAD", "ERECEIPT_PRODUCTION", "ERECEIPT_SANDBOX", "ERECEIPT_SIGNATURE",
     "ERECEIPT_SIGNED_ATTRS", "ERECEIPT_TEST_ANCHOR", "ERECEIPT_UNTRUSTED", "ERECEIPT_WEAK_DIGEST",
-    "ERECEIPT_XCODE", "InAppPurchase", "MalformedReceiptError", "OPTIONS_VERSION", "ProductType",
+    "ERECEIPT_XCODE", "InAppPurchase", "MalformedReceiptError", "OPTIONS_VERSION", "ReceiptProductType",
     "PRODUCTION_ONLY", "RECEIPT_AGE_RATING", "RECEIPT_APP_ITEM_ID", "RECEIPT_APP_VERSION",
     "RECEIPT_BUNDLE_ID", "RECEIPT_CREATION_DATE", "RECEIPT_DOWNLOAD_ID", "RECEIPT_ENVIRONMENT",
     "RECEIPT_EXPIRATION_DATE", "RECEIPT_HASH", "RECEIPT_OPAQUE", "RECEIPT_ORIGINAL_APP_VERSION",
@@ -149,7 +149,7 @@ def apple_status(code: int) -> int:
     return int(_apple_status(int(code)))
 
 
-class ProductType(NamedIntEnum):
+class ReceiptProductType(NamedIntEnum):
     """An in-app purchase's product type (field 1707, as the receipt numbers it)."""
     NON_CONSUMABLE = 0
     CONSUMABLE = 1
@@ -185,7 +185,7 @@ class InAppPurchase(JSONResult):
     original_transaction_id: Optional[str]
     purchase_date: Optional[datetime]
     original_purchase_date: Optional[datetime]
-    product_type: Optional[ProductType]   # None: absent, or a number this package does not know
+    product_type: Optional[ReceiptProductType]   # None: absent, or a number this package does not know
     expires_date: Optional[datetime]
     web_order_line_item_id: Optional[int]
     cancellation_date: Optional[datetime]
@@ -230,8 +230,8 @@ class InAppPurchase(JSONResult):
                    promotional_offer_id=raw.get("promotional_offer_id"))
 
 
-def _product_type(value: Optional[int]) -> Optional[ProductType]:
-    return ProductType(value) if value is not None and value in ProductType._value2member_map_ else None
+def _product_type(value: Optional[int]) -> Optional[ReceiptProductType]:
+    return ReceiptProductType(value) if value is not None and value in ReceiptProductType._value2member_map_ else None
 
 
 def _opt_int(getter: Any, *args: Any) -> Optional[int]:
@@ -470,3 +470,12 @@ def inspect(data: Union[bytes, bytearray, str]) -> Dict[str, Any]:
     check(_inspect(ctypes.byref(out), raw, len(raw)))
     described: Dict[str, Any] = json.loads(_native.take_string(out))
     return described
+
+
+def __getattr__(name: str) -> Any:
+    # 0.1 named it ProductType, which gatekit.api_models (Apple's library) names another enumeration.
+    if name == "ProductType":
+        import warnings
+        warnings.warn("gatekit.receipt.ProductType is now gatekit.receipt.ReceiptProductType", DeprecationWarning, stacklevel=2)
+        return ReceiptProductType
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

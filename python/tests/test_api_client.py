@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 
 from gatekit import api_client as gk
+from gatekit import api_models
 from gatekit.appstore import _plain
 from conftest import EXAMPLE_PYTHON, example, example_env
 from gatekit.jws import EJWS_BUNDLE_ID, IdentityError, SignatureError, SignedDataVerifier
@@ -190,11 +191,11 @@ def test_every_method_makes_apples_request_and_reads_apples_answer(api, client, 
 
 
 def test_history_v1_and_a_request_without_filters(api, client):
-    r = client.get_transaction_history("1234", None, gk.TransactionHistoryRequest())
+    r = client.get_transaction_history("1234", None, api_models.TransactionHistoryRequest())
     seen = last_request(api)
     assert seen["path"] == "/inApps/v1/history/1234" and seen["query"] == [] and seen["problem"] is None
     assert r.hasMore is True and r.environment == gk.Environment.LOCAL_TESTING and r.rawEnvironment == "LocalTesting"
-    client.get_transaction_history("1234", "rev", {"revoked": False, "productTypes": [gk.ProductType.NON_CONSUMABLE]},
+    client.get_transaction_history("1234", "rev", {"revoked": False, "productTypes": [api_models.ProductType.NON_CONSUMABLE]},
                                    gk.GetTransactionHistoryVersion.V2)
     assert last_request(api)["query"] == [["revision", "rev"], ["revoked", "false"], ["productType", "NON_CONSUMABLE"]]
 
@@ -216,7 +217,7 @@ def test_signed_members_are_verified_and_decoded(api, client):
     assert history.decoded["notificationHistory"][0]["signedPayload"]["notificationType"] == "SUBSCRIBED"
     assert history.notificationHistory and history.notificationHistory[0].sendAttempts
     attempt = history.notificationHistory[0].sendAttempts[0]
-    assert attempt.sendAttemptResult == gk.SendAttemptResult.NO_RESPONSE and attempt.rawSendAttemptResult == "NO_RESPONSE"
+    assert attempt.sendAttemptResult == api_models.SendAttemptResult.NO_RESPONSE and attempt.rawSendAttemptResult == "NO_RESPONSE"
 
 
 def test_tampered_or_foreign_signed_data_is_never_returned(client):
@@ -622,7 +623,7 @@ def test_apples_client_at_apples_path_behaves_as_apples(api):
     429 at once), `revoked` written as Python writes it, a missing request sent without a body."""
     from gatekit.apple.api_client import AppStoreServerAPIClient, APIException
     client = apple_client(api, AppStoreServerAPIClient)
-    client.get_transaction_history("1", None, gk.TransactionHistoryRequest(revoked=False), gk.GetTransactionHistoryVersion.V2)
+    client.get_transaction_history("1", None, api_models.TransactionHistoryRequest(revoked=False), gk.GetTransactionHistoryVersion.V2)
     seen = last_request(api)
     assert seen["userAgent"].startswith("app-store-server-library/python (gatekit ")
     assert ["revoked", "False"] in seen["query"]

@@ -272,9 +272,9 @@ def check_renewal(r: jws.JWSRenewalInfo) -> None:
     assert r.eligibleWinBackOfferIds == ["eligible1", "eligible2"] and r.renewalPrice == 9990
 
 
-def check_app_transaction(a: jws.AppTransaction) -> None:
+def check_app_transaction(a: jws.JWSAppTransaction) -> None:
     m = model("appTransaction")
-    assert a == jws.AppTransaction(raw={}, **with_raw(m, "receiptType", "originalPlatform"))
+    assert a == jws.JWSAppTransaction(raw={}, **with_raw(m, "receiptType", "originalPlatform"))
     assert a.appAppleId == 531412 and a.originalPlatform is PurchasePlatform.IOS and a.rawOriginalPlatform == "iOS"
 
 
@@ -313,7 +313,7 @@ def test_model_payloads_decode_every_field(pki):
 
     production = SignedDataVerifier("com.example", "Production", 55555, test_anchor=pki.der("root"), test_production=True)
     p = production.verify_notification(signed_notification(pki, "signedExternalPurchaseTokenNotification"), verify_time=at)
-    assert p.externalPurchaseToken == jws.ExternalPurchaseToken(raw={}, **model("signedExternalPurchaseTokenNotification")["externalPurchaseToken"])
+    assert p.externalPurchaseToken == jws.NotificationExternalPurchaseToken(raw={}, **model("signedExternalPurchaseTokenNotification")["externalPurchaseToken"])
     sandbox = SignedDataVerifier("com.example", "Sandbox", test_anchor=pki.der("root"))
     sb = sandbox.verify_notification(signed_notification(pki, "signedExternalPurchaseTokenSandboxNotification"), verify_time=at)
     assert sb.externalPurchaseToken is not None and sb.externalPurchaseToken.externalPurchaseId.startswith("SANDBOX")

@@ -232,6 +232,48 @@ def test_every_module_declares_what_it_exports():
             assert hasattr(module, exported), f"{name}.__all__ names {exported}, which it does not define"
 
 
+def test_one_name_means_one_class_across_the_package():
+    """No two modules of the package define different classes under one name (gatekit.jws's
+    verified results and Apple's models once both had an AppTransaction and a ResponseBodyV2),
+    and no module re-exports another's whole namespace: each class has one home."""
+    import importlib
+    import inspect
+    import pkgutil
+    homes: dict = {}
+    for info in pkgutil.walk_packages(gatekit.__path__, "gatekit."):
+        if info.name.startswith("gatekit.apple") or info.name.rsplit(".", 1)[-1].startswith("_"):
+            continue   # gatekit.apple is Apple's library at Apple's paths and names (subclasses, re-exports)
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and value.__module__ == info.name and not name.startswith("_"):
+                homes.setdefault(name, set()).add(info.name)
+    clashes = {name: sorted(modules) for name, modules in homes.items() if len(modules) > 1}
+    assert not clashes, f"one name, several classes: {clashes}"
+    assert len(homes) > 100   # the walk found the package's classes
+    sources = sorted((PYTHON_DIR / "gatekit").rglob("*.py"))
+    starred = [str(p.relative_to(PYTHON_DIR)) for p in sources if re.search(r"^from \.[\w.]* import \*", p.read_text(), re.M)
+               and "/apple/" not in str(p)]
+    assert starred == [], f"whole namespaces re-exported: {starred}"
+
+
+def test_renamed_results_still_answer_with_a_warning():
+    import warnings
+    from gatekit import api_client, api_models, jws
+    for old, new in (("AppTransaction", jws.JWSAppTransaction), ("ResponseBodyV2", jws.JWSNotification),
+                     ("ExternalPurchaseToken", jws.NotificationExternalPurchaseToken)):
+        with pytest.warns(DeprecationWarning, match=new.__name__):
+            assert getattr(jws, old) is new
+    from gatekit import receipt
+    with pytest.warns(DeprecationWarning, match="ReceiptProductType"):
+        assert receipt.ProductType is receipt.ReceiptProductType
+    with pytest.warns(DeprecationWarning, match="gatekit.api_models.ConsumptionRequest"):
+        assert api_client.ConsumptionRequest is api_models.ConsumptionRequest
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AttributeError):
+            getattr(jws, "NoSuchResult")
+
+
 def test_submodules_load_on_first_use():
     """A launch check pays only for what it uses: `from gatekit import receipt` loads neither the
     ledger, the permissions nor the API client; every lazy name still resolves; a code of a

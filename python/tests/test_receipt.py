@@ -95,7 +95,7 @@ def test_fixture_matches_its_facts(name: str):
         assert p.purchase_date == when(e.get("1704"))
         assert p.original_transaction_id == none_if_empty(e.get("1705"))
         assert p.original_purchase_date == when(e.get("1706"))
-        assert p.product_type == (None if e.get("1707") is None else R.ProductType(e["1707"]))
+        assert p.product_type == (None if e.get("1707") is None else R.ReceiptProductType(e["1707"]))
         assert p.expires_date == when(e.get("1708"))
         assert p.web_order_line_item_id == e.get("1711")
         assert p.cancellation_date == when(e.get("1712"))

@@ -121,7 +121,7 @@ public struct APIEndpoint: Sendable, Equatable {
     /// `imageSize`: Apple's ImageSize ("FULL_SIZE", "BULLET_POINT"), or nil.
     public static func uploadImage(identifier: String, image: [UInt8], imageSize: String?) throws(GateKitError) -> APIEndpoint {
         guard !image.isEmpty, image.count <= maximumImageLength else {
-            throw GateKitError(image.isEmpty ? .invalidArgument : .tooLarge, "the image must be 1 to \(maximumImageLength) bytes, not \(image.count)")
+            throw GateKitError(image.isEmpty ? .EINVAL : .ETOOLARGE, "the image must be 1 to \(maximumImageLength) bytes, not \(image.count)")
         }
         if let imageSize, imageSize != "FULL_SIZE", imageSize != "BULLET_POINT" {
             throw .invalid("image_size must be \"FULL_SIZE\" or \"BULLET_POINT\" (Apple's ImageSize), not \(Quoted.text(imageSize))")
@@ -189,7 +189,7 @@ public struct APIEndpoint: Sendable, Equatable {
 
     private static func text(_ value: String, _ name: String) throws(GateKitError) -> String {
         guard !value.isEmpty else { throw .invalid("\(name) is empty") }
-        guard value.utf8.count <= maximumArgumentLength else { throw GateKitError(.tooLarge, "\(name) is longer than \(maximumArgumentLength) bytes") }
+        guard value.utf8.count <= maximumArgumentLength else { throw GateKitError(.ETOOLARGE, "\(name) is longer than \(maximumArgumentLength) bytes") }
         return value
     }
 
@@ -208,7 +208,7 @@ public struct APIEndpoint: Sendable, Equatable {
 
     /// A JSON request body: one object, at most `maximumBodyLength` bytes, sent as given.
     private static func object(_ body: [UInt8]) throws(GateKitError) -> [UInt8] {
-        guard body.count <= maximumBodyLength else { throw GateKitError(.tooLarge, "the request JSON is longer than \(maximumBodyLength) bytes") }
+        guard body.count <= maximumBodyLength else { throw GateKitError(.ETOOLARGE, "the request JSON is longer than \(maximumBodyLength) bytes") }
         guard case .object = try requestJSON(body) else { throw .invalid("the request JSON must be an object") }
         return body
     }
@@ -220,7 +220,7 @@ public struct APIEndpoint: Sendable, Equatable {
     /// Apple's TransactionHistoryRequest members as query parameters (repeated for lists).
     private static func historyQuery(_ request: [UInt8]?) throws(GateKitError) -> [(String, String)] {
         guard let request else { return [] }
-        guard request.count <= maximumBodyLength else { throw GateKitError(.tooLarge, "the request JSON is longer than \(maximumBodyLength) bytes") }
+        guard request.count <= maximumBodyLength else { throw GateKitError(.ETOOLARGE, "the request JSON is longer than \(maximumBodyLength) bytes") }
         guard case let .object(members) = try requestJSON(request) else { throw .invalid("the transaction history request must be a JSON object") }
         var query: [(String, String)] = []
         var seen: Set<String> = []

@@ -119,7 +119,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
             var headers = ["Authorization: Bearer \(try token.token(now: Clock.nowMilliseconds() / 1000 &+ offset))", "Accept: application/json"]
             if let contentType = endpoint.contentType { headers.append("Content-Type: \(contentType)") }
             let left = remainingMilliseconds()
-            guard left > 0 else { throw GateKitError(.appStoreTransport, "the call's timeout (\(timeout) ms, retries included) passed before an answer") }
+            guard left > 0 else { throw GateKitError(.EAPPSTORE_TRANSPORT, "the call's timeout (\(timeout) ms, retries included) passed before an answer") }
             let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
                                                timeoutMilliseconds: left)
             let learnt = learnServerClock(response.serverDate)
@@ -155,9 +155,9 @@ public final class AppStoreServerClient: @unchecked Sendable {
         guard !response.body.isEmpty else { return Answer(httpStatus: response.status, body: nil, decoded: nil, serverDate: response.serverDate) }
         let document: JSONValue
         do { document = try JSONParser.parse(response.body) } catch {
-            throw GateKitError(.appStoreResponse, "HTTP \(response.status) with a body that is not JSON: \(error.message)")
+            throw GateKitError(.EAPPSTORE_RESPONSE, "HTTP \(response.status) with a body that is not JSON: \(error.message)")
         }
-        guard case .object = document else { throw GateKitError(.appStoreResponse, "HTTP \(response.status) with a body that is not a JSON object") }
+        guard case .object = document else { throw GateKitError(.EAPPSTORE_RESPONSE, "HTTP \(response.status) with a body that is not a JSON object") }
         let body = String(decoding: response.body, as: UTF8.self)
         guard verifying, let verification = options.verification else {
             return Answer(httpStatus: response.status, body: body, decoded: nil, serverDate: response.serverDate)

@@ -4,14 +4,14 @@ import GateKitSupport
 /// libcurl, loaded on the first App Store Server API client (the CCurl shim says why).
 enum CurlLibrary {
     nonisolated(unsafe) private static let loaded: Result<UnsafePointer<gk_curl>, GateKitError> = {
-        let result = LazyLibrary.load(["libcurl.so.4", "libcurl.so"], code: .appStoreTransport,
+        let result = LazyLibrary.load(["libcurl.so.4", "libcurl.so"], code: .EAPPSTORE_TRANSPORT,
                                       install: "Debian: libcurl4", bind: { gk_curl_bind($0, $1) })
         // Once, before any handle exists: curl_global_init is not thread-safe on old libcurls,
         // and this initialiser runs exactly once (Swift's lazy statics are thread-safe).
         guard case let .success(curl) = result else { return result }
         let code = curl.pointee.curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         guard code == CURLE_OK else {
-            return .failure(GateKitError(.appStoreTransport, "curl_global_init failed: \(describe(code, curl))"))
+            return .failure(GateKitError(.EAPPSTORE_TRANSPORT, "curl_global_init failed: \(describe(code, curl))"))
         }
         return result
     }()

@@ -64,7 +64,7 @@ final class HTTPSTransport: @unchecked Sendable {
         if request.method != "GET", !headers.contains(where: { $0.lowercased().hasPrefix("content-type:") }) { headers.append("Content-Type:") }
         for header in headers {
             guard let appended = c.pointee.curl_slist_append(headerList, try strings.make(header)) else {
-                throw GateKitError(.outOfMemory, "curl_slist_append failed")
+                throw GateKitError(.ENOMEM, "curl_slist_append failed")
             }
             headerList = appended
         }
@@ -107,17 +107,17 @@ final class HTTPSTransport: @unchecked Sendable {
             }
         }
         if let failed = set.first(where: { $0 != CURLE_OK }) {
-            throw GateKitError(.appStoreTransport, "libcurl refused an option: \(CurlLibrary.describe(failed, c)) (libcurl 7.85 or newer is needed)")
+            throw GateKitError(.EAPPSTORE_TRANSPORT, "libcurl refused an option: \(CurlLibrary.describe(failed, c)) (libcurl 7.85 or newer is needed)")
         }
 
         let code = c.pointee.curl_easy_perform(handle)
         if sink.overflowed {
-            throw GateKitError(.appStoreResponse, "the answer is longer than \(HTTPSTransport.maximumResponseLength) bytes")
+            throw GateKitError(.EAPPSTORE_RESPONSE, "the answer is longer than \(HTTPSTransport.maximumResponseLength) bytes")
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let reason = detail.isEmpty ? CurlLibrary.describe(code, c) : detail
-            throw GateKitError(.appStoreTransport, "\(request.method) \(HTTPSTransport.origin(of: request.url)): \(reason) (libcurl error \(code.rawValue))")
+            throw GateKitError(.EAPPSTORE_TRANSPORT, "\(request.method) \(HTTPSTransport.origin(of: request.url)): \(reason) (libcurl error \(code.rawValue))")
         }
         var status = 0
         _ = gk_curl_get_long(c, handle, CURLINFO_RESPONSE_CODE, &status)
@@ -142,7 +142,7 @@ final class HTTPSTransport: @unchecked Sendable {
 
     private func checkOut() throws(GateKitError) -> UnsafeMutableRawPointer {
         if let reused = lock.withLock({ idle.popLast() }) { return reused }
-        guard let fresh = curl.pointee.curl_easy_init() else { throw GateKitError(.outOfMemory, "curl_easy_init failed") }
+        guard let fresh = curl.pointee.curl_easy_init() else { throw GateKitError(.ENOMEM, "curl_easy_init failed") }
         return fresh
     }
 
@@ -176,13 +176,13 @@ private struct CStrings {
 
     mutating func make(_ s: String) throws(GateKitError) -> UnsafeMutablePointer<CChar> {
         guard !s.utf8.contains(0) else { throw .invalid("a request text contains a NUL byte") }
-        guard let p = strdup(s) else { throw GateKitError(.outOfMemory, "strdup failed") }
+        guard let p = strdup(s) else { throw GateKitError(.ENOMEM, "strdup failed") }
         owned.append(p)
         return p
     }
 
     mutating func bytes(_ b: [UInt8]) throws(GateKitError) -> UnsafeMutableRawPointer {
-        guard let p = malloc(max(b.count, 1)) else { throw GateKitError(.outOfMemory, "malloc failed") }
+        guard let p = malloc(max(b.count, 1)) else { throw GateKitError(.ENOMEM, "malloc failed") }
         owned.append(p)
         b.withUnsafeBytes { if let base = $0.baseAddress { memcpy(p, base, b.count) } }
         return p

@@ -54,7 +54,7 @@ enum SignedMembers {
             for (i, item) in items.enumerated() { out.append(try decoded(item, kind: kind, options: options, path: "\(path)[\(i)]")) }
             return .array(out)
         default:
-            throw GateKitError(.appStoreResponse, "\(path) is not signed data (a JWS string)")
+            throw GateKitError(.EAPPSTORE_RESPONSE, "\(path) is not signed data (a JWS string)")
         }
     }
 }

@@ -19,7 +19,7 @@ public final class SigningKey: @unchecked Sendable {
 
     public init(pem: UnsafeRawBufferPointer, keyID: String, issuerID: String?, bundleID: String) throws(GateKitError) {
         guard pem.count > 0, pem.count <= SigningKey.maximumPEMLength else {
-            throw GateKitError(.appStoreKey, "the key is \(pem.count) bytes; a .p8 key is a few hundred (at most \(SigningKey.maximumPEMLength))")
+            throw GateKitError(.EAPPSTORE_KEY, "the key is \(pem.count) bytes; a .p8 key is a few hundred (at most \(SigningKey.maximumPEMLength))")
         }
         for (name, value) in [("key_id", keyID), ("bundle_id", bundleID)] where value.isEmpty || value.utf8.count > 1024 {
             throw .invalid("\(name) must be 1 to 1024 bytes")
@@ -29,11 +29,11 @@ public final class SigningKey: @unchecked Sendable {
         switch ES256.privateKey(pem: pem) {
         case let .success(loaded): key = loaded
         case .failure(.notPEM):
-            throw GateKitError(.appStoreKey, "the key is not a PEM private key (\"-----BEGIN PRIVATE KEY-----\", unencrypted), as App Store Connect issues it")
+            throw GateKitError(.EAPPSTORE_KEY, "the key is not a PEM private key (\"-----BEGIN PRIVATE KEY-----\", unencrypted), as App Store Connect issues it")
         case .failure(.notP256):
-            throw GateKitError(.appStoreKeyType, "the key is a private key but not EC P-256: App Store Connect keys are, and ES256 needs one")
+            throw GateKitError(.EAPPSTORE_KEY_TYPE, "the key is a private key but not EC P-256: App Store Connect keys are, and ES256 needs one")
         case .failure(.unusable):
-            throw GateKitError(.appStoreKey, "the key's private scalar is not one P-256 can sign with (it must be 1 to n-1, at most 32 bytes, and match the key's public point): the file is damaged or not a real key")
+            throw GateKitError(.EAPPSTORE_KEY, "the key's private scalar is not one P-256 can sign with (it must be 1 to n-1, at most 32 bytes, and match the key's public point): the file is damaged or not a real key")
         }
         self.key = key
         self.keyID = keyID

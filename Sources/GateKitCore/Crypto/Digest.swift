@@ -40,7 +40,7 @@ public enum Digest {
     }
 
     /// Streams a file through the digest in fixed-size chunks (a 50 MB EULA never sits in memory).
-    /// A missing file is `.notFound`; a directory or unreadable file is `.io`.
+    /// A missing file is `.ENOTFOUND`; a directory or unreadable file is `.EIO`.
     public static func hashFile(_ algorithm: DigestAlgorithm, path: String) throws(GateKitError) -> [UInt8] {
         let fd = try RegularFile.openForReading(path).fd
         defer { close(fd) }

@@ -68,12 +68,12 @@ public enum ES256 {
     /// Verifies a raw r‖s signature over `message` with an EC P-256 public key (`EVP_PKEY *`).
     public static func verify(rawSignature: [UInt8], message: UnsafeRawBufferPointer, key: OpaquePointer) throws(GateKitError) -> Bool {
         guard let der = derSignature(raw: rawSignature) else { return false }
-        guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
+        guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.ENOMEM, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }
         ERR_clear_error()
         guard EVP_DigestVerifyInit(ctx, nil, EVP_sha256(), nil, key) == 1 else {
             ERR_clear_error()
-            throw GateKitError(.jwsSignature, "the signing key cannot verify ES256 signatures")
+            throw GateKitError(.EJWS_SIGNATURE, "the signing key cannot verify ES256 signatures")
         }
         let result = der.withUnsafeBufferPointer { sig in
             EVP_DigestVerify(ctx, sig.baseAddress, sig.count, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count)
@@ -113,7 +113,7 @@ public enum ES256 {
 
     /// ECDSA P-256 / SHA-256 over `message` with a private `EVP_PKEY *`: the DER ECDSA-Sig-Value.
     public static func signDER(_ message: [UInt8], key: OpaquePointer) throws(GateKitError) -> [UInt8] {
-        guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
+        guard let ctx = EVP_MD_CTX_new() else { throw GateKitError(.ENOMEM, "EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }
         ERR_clear_error()
         // EVP_PKEY_get_size: the largest signature the key makes (72 bytes for P-256).

@@ -5,7 +5,7 @@ import GateKitSupport
 package enum PEMWriter {
     /// `write` writes into the BIO it is given and answers OpenSSL's 1 on success.
     package static func text(_ what: String, _ write: (OpaquePointer) -> Int32) throws(GateKitError) -> [UInt8] {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw GateKitError(.outOfMemory, "BIO_new failed") }
+        guard let bio = BIO_new(BIO_s_mem()) else { throw GateKitError(.ENOMEM, "BIO_new failed") }
         defer { BIO_free(bio) }
         guard write(bio) == 1 else {
             ERR_clear_error()

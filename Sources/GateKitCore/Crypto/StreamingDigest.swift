@@ -8,7 +8,7 @@ public final class StreamingDigest {
     private let algorithm: DigestAlgorithm
 
     public init(_ algorithm: DigestAlgorithm) throws(GateKitError) {
-        guard let context = EVP_MD_CTX_new() else { throw GateKitError(.outOfMemory, "EVP_MD_CTX_new failed") }
+        guard let context = EVP_MD_CTX_new() else { throw GateKitError(.ENOMEM, "EVP_MD_CTX_new failed") }
         guard EVP_DigestInit_ex(context, algorithm.evp, nil) == 1 else {
             EVP_MD_CTX_free(context)
             throw GateKitError.internalError("EVP_DigestInit_ex failed")

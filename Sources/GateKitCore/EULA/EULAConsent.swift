@@ -67,21 +67,21 @@ public struct EULAConsent: Equatable, Sendable {
         if let userAgent {
             guard !userAgent.isEmpty else { throw .invalid("user_agent is empty (NULL: not known)") }
             guard userAgent.utf8.count <= EULAConsent.maximumUserAgentBytes else {
-                throw GateKitError(.tooLarge, "user_agent is \(userAgent.utf8.count) bytes; at most \(EULAConsent.maximumUserAgentBytes)")
+                throw GateKitError(.ETOOLARGE, "user_agent is \(userAgent.utf8.count) bytes; at most \(EULAConsent.maximumUserAgentBytes)")
             }
         }
         if let locale { try EULAConsent.validate(locale: locale) }
         guard metadata.count <= EULAConsent.maximumMetadataPairs else {
-            throw GateKitError(.tooLarge, "metadata has \(metadata.count) pairs; at most \(EULAConsent.maximumMetadataPairs)")
+            throw GateKitError(.ETOOLARGE, "metadata has \(metadata.count) pairs; at most \(EULAConsent.maximumMetadataPairs)")
         }
         var keys = Set<String>()
         for (key, value) in metadata {
             guard !key.isEmpty else { throw .invalid("a metadata key is empty") }
             guard key.utf8.count <= EULAConsent.maximumKeyBytes else {
-                throw GateKitError(.tooLarge, "metadata key \(Quoted.text(key)) is \(key.utf8.count) bytes; at most \(EULAConsent.maximumKeyBytes)")
+                throw GateKitError(.ETOOLARGE, "metadata key \(Quoted.text(key)) is \(key.utf8.count) bytes; at most \(EULAConsent.maximumKeyBytes)")
             }
             guard value.utf8.count <= EULAConsent.maximumValueBytes else {
-                throw GateKitError(.tooLarge, "metadata \(Quoted.text(key)) is \(value.utf8.count) bytes; at most \(EULAConsent.maximumValueBytes)")
+                throw GateKitError(.ETOOLARGE, "metadata \(Quoted.text(key)) is \(value.utf8.count) bytes; at most \(EULAConsent.maximumValueBytes)")
             }
             guard keys.insert(key).inserted else { throw .invalid("metadata key \(Quoted.text(key)) is given twice") }
         }

@@ -155,7 +155,7 @@ extension EULAGate {
         if let documentID = options.documentID { try EULAGate.validate(documentID: documentID) }
         if case let .named(name) = options.user { try EULAGate.validate(user: name) }
         guard !store.isReadOnly else {
-            throw GateKitError(.readOnly, "store \(Quoted.path(store.path)) is open read-only: an export is recorded in it (its digest, which verification checks)")
+            throw GateKitError(.EREADONLY, "store \(Quoted.path(store.path)) is open read-only: an export is recorded in it (its digest, which verification checks)")
         }
         // Small records gathered into chunks for the host's sink, and digested as written.
         let digest = try StreamingDigest(.sha256)

@@ -11,7 +11,7 @@ import GateKitSupport
 /// streams, as the export does.
 extension EULAGate {
     /// The number of decisions the export holds when it matches the store;
-    /// `.eulaExportAltered` naming the first record that differs otherwise.
+    /// `.EEULA_EXPORT_ALTERED` naming the first record that differs otherwise.
     @discardableResult
     public func verifyExport(path: String) throws(GateKitError) -> Int64 {
         var records = try DelimitedRecords(path: path, kind: .jsonLines)
@@ -61,7 +61,7 @@ extension EULAGate {
         }
     }
 
-    private func altered(_ what: String) -> GateKitError { GateKitError(.eulaExportAltered, what) }
+    private func altered(_ what: String) -> GateKitError { GateKitError(.EEULA_EXPORT_ALTERED, what) }
 
     /// The record must be exactly what the store exports; if not, the first field that differs.
     private static func compare(_ expected: [(String, JSONValue)], _ record: [UInt8], _ format: EULAExport.Format, _ number: Int) throws(GateKitError) {
@@ -69,16 +69,16 @@ extension EULAGate {
         guard rendered != record else { return }
         let want = fields(rendered, format) ?? [:]
         guard let have = fields(record, format) else {
-            throw GateKitError(.eulaExportAltered, "record \(number) is not a record GateKit wrote; the store has \(describe(expected)) there")
+            throw GateKitError(.EEULA_EXPORT_ALTERED, "record \(number) is not a record GateKit wrote; the store has \(describe(expected)) there")
         }
         if have["record"] != want["record"] || have["id"] != want["id"] {
-            throw GateKitError(.eulaExportAltered, "record \(number) is \(describe(have)) where the store has \(describe(expected)): a record was removed, added or moved")
+            throw GateKitError(.EEULA_EXPORT_ALTERED, "record \(number) is \(describe(have)) where the store has \(describe(expected)): a record was removed, added or moved")
         }
         let names = expected.map(\.0) + have.keys.filter { key in !expected.contains { $0.0 == key } }.sorted()
         for name in names where have[name] != want[name] {
-            throw GateKitError(.eulaExportAltered, "record \(number) (\(describe(expected))): \(name) is \(have[name] ?? "absent") in the export, \(want[name] ?? "absent") in the store")
+            throw GateKitError(.EEULA_EXPORT_ALTERED, "record \(number) (\(describe(expected))): \(name) is \(have[name] ?? "absent") in the export, \(want[name] ?? "absent") in the store")
         }
-        throw GateKitError(.eulaExportAltered, "record \(number) (\(describe(expected))) is not spelled as GateKit wrote it")
+        throw GateKitError(.EEULA_EXPORT_ALTERED, "record \(number) (\(describe(expected))) is not spelled as GateKit wrote it")
     }
 
     private static func describe(_ members: [(String, JSONValue)]) -> String {

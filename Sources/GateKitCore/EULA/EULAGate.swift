@@ -131,7 +131,7 @@ public struct EULAGate: Sendable {
 
     /// Withdraws `user`'s consent to the document: recorded as a withdrawal of the text whose
     /// acceptance was in force, after which every text of the document is presented again.
-    /// `.notFound` when no acceptance is in force (never accepted, or withdrawn since).
+    /// `.ENOTFOUND` when no acceptance is in force (never accepted, or withdrawn since).
     @discardableResult
     public func withdraw(documentID: String, user: [UInt8]?, consent: EULAConsent = .none) throws(GateKitError) -> EULADecision {
         try EULAGate.validate(documentID: documentID)
@@ -155,7 +155,7 @@ public struct EULAGate: Sendable {
             let hash = try s.step() ? s.text(0) : nil
             s.reset()
             guard let hash else {
-                throw GateKitError(.notFound, "\(EULAGate.describe(user)) has no acceptance of \(Quoted.text(documentID)) in force to withdraw")
+                throw GateKitError(.ENOTFOUND, "\(EULAGate.describe(user)) has no acceptance of \(Quoted.text(documentID)) in force to withdraw")
             }
             let decision = EULADecision(documentID: documentID, hash: hash, user: user, kind: .withdrawn,
                                         atMilliseconds: Clock.nowMilliseconds(), consent: consent)

@@ -6,7 +6,7 @@ import GateKitSupport
 extension EULAGate {
     /// Publishes a version of a document with its texts. Publishing the same version again
     /// (same label, texts and grace; the same instant of effect, or none given) is a no-op; a label or a text already published
-    /// differently is `.eulaVersionConflict`: a published version is never edited.
+    /// differently is `.EEULA_VERSION_CONFLICT`: a published version is never edited.
     public func publish(_ given: EULAVersion) throws(GateKitError) {
         let version = try given.validated()
         let now = Clock.nowMilliseconds()
@@ -18,7 +18,7 @@ extension EULAGate {
         try store.write(.subjects([subject])) { (db) throws(GateKitError) in
             if let existing = try EULAGate.published(label: version.label, documentID: version.documentID, db) {
                 guard existing.sameContent(as: version) else {
-                    throw GateKitError(.eulaVersionConflict, "version \(Quoted.text(version.label)) of \(Quoted.text(version.documentID)) is already published with other texts or instants; publish a new label")
+                    throw GateKitError(.EEULA_VERSION_CONFLICT, "version \(Quoted.text(version.label)) of \(Quoted.text(version.documentID)) is already published with other texts or instants; publish a new label")
                 }
                 return
             }
@@ -27,7 +27,7 @@ extension EULAGate {
                 s.bind(1, text: version.documentID).bind(2, text: text.hash)
                 defer { s.reset() }
                 if try s.step() {
-                    throw GateKitError(.eulaVersionConflict, "the \(text.language) text (sha256 \(text.hash.prefix(12))…) is already the \(s.text(1) ?? "") text of version \(Quoted.text(s.text(0) ?? "")): one text belongs to one version")
+                    throw GateKitError(.EEULA_VERSION_CONFLICT, "the \(text.language) text (sha256 \(text.hash.prefix(12))…) is already the \(s.text(1) ?? "") text of version \(Quoted.text(s.text(0) ?? "")): one text belongs to one version")
                 }
             }
             let insert = try db.statement("""
@@ -67,7 +67,7 @@ extension EULAGate {
         }
     }
 
-    /// The bytes of a published text, found by its hash. `.notFound` when no version of the
+    /// The bytes of a published text, found by its hash. `.ENOTFOUND` when no version of the
     /// document has that text.
     public func text(documentID: String, hash given: String) throws(GateKitError) -> [UInt8] {
         try EULAGate.validate(documentID: documentID)
@@ -77,7 +77,7 @@ extension EULAGate {
             s.bind(1, text: documentID).bind(2, text: hash)
             defer { s.reset() }
             guard try s.step() else {
-                throw GateKitError(.notFound, "no published version of \(Quoted.text(documentID)) has the text \(hash)")
+                throw GateKitError(.ENOTFOUND, "no published version of \(Quoted.text(documentID)) has the text \(hash)")
             }
             return try PublicationSeal.checkedBody(s.blob(0) ?? [], hash: hash, documentID: documentID)
         }
@@ -87,7 +87,7 @@ extension EULAGate {
     /// then: its text in `language` (nil or unpublished: the fallback chain, then the
     /// version's default), and whether acceptance is there, may wait (grace) or is required.
     /// Decisions after `at` do not count, so an auditor's as-of question gets the answer the
-    /// gate gave then. `.notFound` when no version is in effect at `at`.
+    /// gate gave then. `.ENOTFOUND` when no version is in effect at `at`.
     public func presentation(documentID: String, user: [UInt8]?, language: String?, at: Int64?) throws(GateKitError) -> EULAPresentation {
         try EULAGate.validate(documentID: documentID)
         try EULAGate.validate(user: user)
@@ -103,7 +103,7 @@ extension EULAGate {
             s.bind(1, text: documentID).bind(2, instant)
             guard try s.step() else {
                 s.reset()
-                throw GateKitError(.notFound, "no version of \(Quoted.text(documentID)) is in effect at \(Timestamp.rfc3339Milliseconds(instant)) (eula_publish)")
+                throw GateKitError(.ENOTFOUND, "no version of \(Quoted.text(documentID)) is in effect at \(Timestamp.rfc3339Milliseconds(instant)) (eula_publish)")
             }
             let version = InEffect(id: s.int64(0), effectiveMilliseconds: s.int64(2), graceMilliseconds: s.int64(3))
             let label = s.text(1) ?? "", defaultLanguage = s.text(4) ?? "", next = s.optionalInt64(5)
@@ -114,7 +114,7 @@ extension EULAGate {
             while try texts.step() { hashes[texts.text(0) ?? ""] = texts.text(1) }
             texts.reset()
             let chosen = (wanted.map(LanguageTag.fallbacks) ?? []).first { hashes[$0] != nil } ?? defaultLanguage
-            guard let hash = hashes[chosen] else { throw GateKitError(.corrupt, "version \(Quoted.text(label)) has no text in its default language \(defaultLanguage)") }
+            guard let hash = hashes[chosen] else { throw GateKitError(.ECORRUPT, "version \(Quoted.text(label)) has no text in its default language \(defaultLanguage)") }
             let status = try EULAGate.status(of: version, documentID: documentID, user: user, at: instant, db)
             return EULAPresentation(status: status, label: label, language: chosen, hash: hash,
                                     effectiveMilliseconds: version.effectiveMilliseconds, requiredAtMilliseconds: version.requiredAt,
@@ -137,7 +137,7 @@ extension EULAGate {
         let s = try db.statement("SELECT effective_ms, grace_ms FROM eula_versions WHERE id = ?1")
         s.bind(1, versionID)
         defer { s.reset() }
-        guard try s.step() else { throw GateKitError(.corrupt, "a published text names version \(versionID), which is not in the store") }
+        guard try s.step() else { throw GateKitError(.ECORRUPT, "a published text names version \(versionID), which is not in the store") }
         return InEffect(id: versionID, effectiveMilliseconds: s.int64(0), graceMilliseconds: s.int64(1))
     }
 

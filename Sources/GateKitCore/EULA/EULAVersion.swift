@@ -58,7 +58,7 @@ public struct EULAVersion: Equatable, Sendable {
         }
         guard !texts.isEmpty else { throw .invalid("a version needs at least one text") }
         guard texts.count <= EULAVersion.maximumTexts else {
-            throw GateKitError(.tooLarge, "a version has \(texts.count) texts; at most \(EULAVersion.maximumTexts)")
+            throw GateKitError(.ETOOLARGE, "a version has \(texts.count) texts; at most \(EULAVersion.maximumTexts)")
         }
         var out = self
         out.defaultLanguage = try LanguageTag.canonical(defaultLanguage, name: "default_language")
@@ -66,7 +66,7 @@ public struct EULAVersion: Equatable, Sendable {
         for i in texts.indices {
             out.texts[i].language = try LanguageTag.canonical(texts[i].language, name: "texts[\(i)].language")
             guard texts[i].bytes.count <= EULAVersion.maximumTextBytes else {
-                throw GateKitError(.tooLarge, "texts[\(i)] is \(texts[i].bytes.count) bytes; at most \(EULAVersion.maximumTextBytes)")
+                throw GateKitError(.ETOOLARGE, "texts[\(i)] is \(texts[i].bytes.count) bytes; at most \(EULAVersion.maximumTextBytes)")
             }
             out.texts[i].hash = Hex.encode(try Digest.hash(.sha256, texts[i].bytes))
             guard languages.insert(out.texts[i].language).inserted else {

@@ -6,7 +6,7 @@ import GateKitSupport
 public enum LanguageTag {
     /// The tag in BCP 47's conventional case: the language lowercase, a 4-letter script
     /// titlecase ("Latn"), a 2-letter region uppercase ("AT"), the rest lowercase. A tag that
-    /// is not well-formed is `.invalidArgument`, naming `name`.
+    /// is not well-formed is `.EINVAL`, naming `name`.
     public static func canonical(_ tag: String, name: String = "language") throws(GateKitError) -> String {
         do {
             try EULAConsent.validate(locale: tag)

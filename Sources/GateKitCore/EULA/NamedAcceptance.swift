@@ -44,7 +44,7 @@ package struct NamedAcceptance: Equatable, Sendable {
 extension EULAGate {
     /// Accepts the text whose hash is given when `names` names this document with a prefix of
     /// that hash: true when recorded, false when `names` does not name the document.
-    /// `.eulaHashMismatch` when it names the document with another text's hash.
+    /// `.EEULA_HASH_MISMATCH` when it names the document with another text's hash.
     @discardableResult
     public func acceptIfNamed(documentID: String, hash given: String, user: [UInt8]?, names: String, source: String,
                               consent: EULAConsent) throws(GateKitError) -> Bool {
@@ -58,7 +58,7 @@ extension EULAGate {
         guard !mine.isEmpty else { return false }
         guard mine.contains(where: { hash.hasPrefix($0.hashPrefix) }) else {
             let named = mine.map { Quoted.text("\($0.documentID)@\($0.hashPrefix)") }.joined(separator: ", ")
-            throw GateKitError(.eulaHashMismatch, "\(named) (from \(source)) does not name this text, whose sha256 is \(hash): it changed since it was named; nothing was accepted")
+            throw GateKitError(.EEULA_HASH_MISMATCH, "\(named) (from \(source)) does not name this text, whose sha256 is \(hash): it changed since it was named; nothing was accepted")
         }
         try record(.accepted, documentID: documentID, hash: hash, user: user, consent: consent)
         return true

@@ -92,7 +92,7 @@ enum PublicationSeal {
     /// A text's bytes, refused unless their SHA-256 is the hash they are stored under.
     static func checkedBody(_ body: [UInt8], hash: String, documentID: String) throws(GateKitError) -> [UInt8] {
         guard Hex.encode(try Digest.hash(.sha256, body)) == hash else {
-            throw GateKitError(.corrupt, "the stored text of \(Quoted.text(documentID)) with hash \(hash.prefix(12))… is not that text (its bytes were changed in the store)")
+            throw GateKitError(.ECORRUPT, "the stored text of \(Quoted.text(documentID)) with hash \(hash.prefix(12))… is not that text (its bytes were changed in the store)")
         }
         return body
     }

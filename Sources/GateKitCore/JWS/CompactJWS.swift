@@ -3,9 +3,9 @@ import GateKitSupport
 /// A JWS in compact serialization (RFC 7515 §7.1), split and decoded but not yet trusted:
 /// `base64url(header) "." base64url(payload) "." base64url(signature)`.
 ///
-/// Shape rules, each failure `.jwsMalformed` unless said otherwise: exactly three parts,
+/// Shape rules, each failure `.EJWS_MALFORMED` unless said otherwise: exactly three parts,
 /// strict unpadded base64url, header and payload JSON objects, no `crit` header, `alg`
-/// present (any value but "ES256" is `.jwsUnsupportedAlgorithm`), `x5c` a non-empty array of
+/// present (any value but "ES256" is `.EJWS_ALGORITHM`), `x5c` a non-empty array of
 /// standard-base64 DER certificates.
 public struct CompactJWS {
     /// Largest accepted input: a notification with two nested JWS is ~15 KB.
@@ -37,7 +37,7 @@ public struct CompactJWS {
         }
         let (payload, payloadBytes) = try decodeObject(payloadPart, "payload")
         guard !signaturePart.isEmpty, let signature = Base64.decode(signaturePart, alphabet: .url) else {
-            throw GateKitError(.jwsMalformed, signaturePart.isEmpty ? "the signature part is empty" : "the signature part is not strict base64url")
+            throw GateKitError(.EJWS_MALFORMED, signaturePart.isEmpty ? "the signature part is empty" : "the signature part is not strict base64url")
         }
         return CompactJWS(signingInput: Array(bytes[0..<dots[1]]), header: parsed.header, payload: payload, payloadBytes: payloadBytes,
                           certificates: parsed.certificates, signature: signature)
@@ -55,12 +55,12 @@ public struct CompactJWS {
     /// The text's bytes and the offsets of its two dots.
     private static func split<C: Collection>(_ text: C) throws(GateKitError) -> ([UInt8], [Int]) where C.Element == UInt8 {
         guard text.count <= maximumLength else {
-            throw GateKitError(.tooLarge, "signed data is \(text.count) bytes; the limit is \(maximumLength)")
+            throw GateKitError(.ETOOLARGE, "signed data is \(text.count) bytes; the limit is \(maximumLength)")
         }
         let bytes = Array(text)
-        guard !bytes.isEmpty else { throw GateKitError(.jwsMalformed, "signed data is empty") }
+        guard !bytes.isEmpty else { throw GateKitError(.EJWS_MALFORMED, "signed data is empty") }
         if let wrapper = wrappingMember(bytes) {
-            throw GateKitError(.jwsMalformed, wrapper.isEmpty
+            throw GateKitError(.EJWS_MALFORMED, wrapper.isEmpty
                 ? "this is a JSON document, not signed data (a compact JWS: three base64url parts joined by dots)"
                 : "this is a JSON document holding signed data, not the signed data: pass the value of its \"\(wrapper)\" member (for a notification, the POST body's signedPayload)")
         }
@@ -70,7 +70,7 @@ public struct CompactJWS {
             if dots.count > 2 { break }
         }
         guard dots.count == 2 else {
-            throw GateKitError(.jwsMalformed, dots.count < 2
+            throw GateKitError(.EJWS_MALFORMED, dots.count < 2
                 ? "not a compact JWS: expected 3 dot-separated parts, found \(dots.count + 1)"
                 : "not a compact JWS: more than 3 dot-separated parts")
         }
@@ -96,23 +96,23 @@ public struct CompactJWS {
         let (header, _) = try decodeObject(headerPart, "header")
         // The payloads' rule for the header too: a repeated member ("alg" twice) is refused.
         _ = try PayloadFields(header, path: "the header")
-        if header["crit"] != nil { throw GateKitError(.jwsMalformed, "the header has a \"crit\" member, which is not supported") }
-        guard let algMember = header["alg"] else { throw GateKitError(.jwsMalformed, "the header has no \"alg\"") }
-        guard case let .string(alg) = algMember else { throw GateKitError(.jwsMalformed, "the header's \"alg\" is not a string") }
+        if header["crit"] != nil { throw GateKitError(.EJWS_MALFORMED, "the header has a \"crit\" member, which is not supported") }
+        guard let algMember = header["alg"] else { throw GateKitError(.EJWS_MALFORMED, "the header has no \"alg\"") }
+        guard case let .string(alg) = algMember else { throw GateKitError(.EJWS_MALFORMED, "the header's \"alg\" is not a string") }
         guard alg == "ES256" else {
-            throw GateKitError(.jwsUnsupportedAlgorithm, "the header's alg is \(Quoted.text(alg)); only \"ES256\" is accepted")
+            throw GateKitError(.EJWS_ALGORITHM, "the header's alg is \(Quoted.text(alg)); only \"ES256\" is accepted")
         }
-        guard let x5cMember = header["x5c"] else { throw GateKitError(.jwsMalformed, "the header has no \"x5c\" certificate chain") }
+        guard let x5cMember = header["x5c"] else { throw GateKitError(.EJWS_MALFORMED, "the header has no \"x5c\" certificate chain") }
         guard case let .array(items) = x5cMember, !items.isEmpty else {
-            throw GateKitError(.jwsMalformed, "the header's \"x5c\" is not a non-empty array")
+            throw GateKitError(.EJWS_MALFORMED, "the header's \"x5c\" is not a non-empty array")
         }
-        guard items.count <= 8 else { throw GateKitError(.jwsChainLength, "x5c has \(items.count) certificates; exactly 3 are required") }
+        guard items.count <= 8 else { throw GateKitError(.EJWS_CHAIN_LENGTH, "x5c has \(items.count) certificates; exactly 3 are required") }
         var certificates: [[UInt8]] = []
         certificates.reserveCapacity(items.count)
         for (i, item) in items.enumerated() {
             guard case let .string(text) = item, !text.isEmpty,
                   let der = Base64.decode(text.utf8, alphabet: .standard), !der.isEmpty else {
-                throw GateKitError(.jwsMalformed, "x5c[\(i)] is not a base64 certificate")
+                throw GateKitError(.EJWS_MALFORMED, "x5c[\(i)] is not a base64 certificate")
             }
             certificates.append(der)
         }
@@ -120,17 +120,17 @@ public struct CompactJWS {
     }
 
     private static func decodeObject(_ part: ArraySlice<UInt8>, _ name: String) throws(GateKitError) -> (JSONValue, [UInt8]) {
-        guard !part.isEmpty else { throw GateKitError(.jwsMalformed, "the \(name) part is empty") }
+        guard !part.isEmpty else { throw GateKitError(.EJWS_MALFORMED, "the \(name) part is empty") }
         guard let json = Base64.decode(part, alphabet: .url) else {
-            throw GateKitError(.jwsMalformed, "the \(name) part is not strict base64url")
+            throw GateKitError(.EJWS_MALFORMED, "the \(name) part is not strict base64url")
         }
         let value: JSONValue
         do {
-            value = try JSONParser.parse(json, allowingRepeatedNames: true)  // refused by PayloadFields, as .jwsPayloadField
+            value = try JSONParser.parse(json, allowingRepeatedNames: true)  // refused by PayloadFields, as .EJWS_PAYLOAD_FIELD
         } catch {
-            throw GateKitError(.jwsMalformed, "the \(name) is not JSON (\(error.message))")
+            throw GateKitError(.EJWS_MALFORMED, "the \(name) is not JSON (\(error.message))")
         }
-        guard case .object = value else { throw GateKitError(.jwsMalformed, "the \(name) is not a JSON object") }
+        guard case .object = value else { throw GateKitError(.EJWS_MALFORMED, "the \(name) is not a JSON object") }
         return (value, json)
     }
 }

@@ -14,7 +14,7 @@ public struct JWSOptions: Sendable {
     /// certificate): test mode. Nil: only Apple Root CA - G3 is trusted.
     public var testAnchorDER: [UInt8]?
     /// Test only: accept test-signed data whose environment is Production. Without it such
-    /// data fails with `.jwsTestSigned`, so test-signed data never passes as App Store data.
+    /// data fails with `.EJWS_TEST_SIGNED`, so test-signed data never passes as App Store data.
     public var allowTestSignedProduction: Bool
     /// Xcode and LocalTesting only: read the data without checking its signature, as Apple's
     /// verifier does in those environments (the App Store never signs such data). The bundle

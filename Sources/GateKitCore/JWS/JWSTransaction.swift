@@ -62,7 +62,7 @@ public struct JWSTransaction: SignedPayload {
     /// host's own record, so it is decoded, not verified again; `provenance` stays nil.
     public init(verifiedJSON bytes: [UInt8]) throws(GateKitError) {
         let json = try JSONParser.parse(bytes)
-        guard case .object = json else { throw GateKitError(.jwsPayloadField, "the transaction is not a JSON object") }
+        guard case .object = json else { throw GateKitError(.EJWS_PAYLOAD_FIELD, "the transaction is not a JSON object") }
         try self.init(json: json)
     }
 

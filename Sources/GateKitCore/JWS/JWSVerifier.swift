@@ -181,17 +181,17 @@ public enum JWSVerifier {
         let time = verificationTime(jws.payload, options)
         let chain = try X5CChain.verifiedChain(jws.certificates, at: time, testAnchor: options.testAnchorDER)
         guard jws.signature.count == ES256.signatureLength, let der = ES256.derSignature(raw: jws.signature) else {
-            throw GateKitError(.jwsSignature, "the signature is \(jws.signature.count) bytes; ES256 needs 64 (raw r‖s)")
+            throw GateKitError(.EJWS_SIGNATURE, "the signature is \(jws.signature.count) bytes; ES256 needs 64 (raw r‖s)")
         }
         guard chain.keyType == .ec, chain.isP256 else {
-            throw GateKitError(.jwsSignature, "the signing certificate's key is not an EC P-256 key, so it cannot make ES256 signatures")
+            throw GateKitError(.EJWS_SIGNATURE, "the signing certificate's key is not an EC P-256 key, so it cannot make ES256 signatures")
         }
         let ok = der.withUnsafeBytes { sig in
             jws.signingInput.withUnsafeBytes { message in
                 chain.verifySignature(sig, over: message, digest: .sha256)
             }
         }
-        guard ok else { throw GateKitError(.jwsSignature, "the ES256 signature does not verify with the key of \(Quoted.text(chain.leafSubject))") }
+        guard ok else { throw GateKitError(.EJWS_SIGNATURE, "the ES256 signature does not verify with the key of \(Quoted.text(chain.leafSubject))") }
         try SignedKind.require(kind, jws.payload)
         return (jws.payload, Provenance(isTestSigned: chain.isTestAnchored, signedContent: jws.payloadBytes))
     }
@@ -201,7 +201,7 @@ public enum JWSVerifier {
     /// or environment gets the same verdict Apple's verifier gives it.
     static func refuseTestSignedProduction(_ provenance: Provenance?, _ options: JWSOptions) throws(GateKitError) {
         guard let provenance, provenance.isTestSigned, options.environment == .production, !options.allowTestSignedProduction else { return }
-        throw GateKitError(.jwsTestSigned, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this says so: test_production=True in Python, --test-production in the tool, GATEKIT_JWS_TEST_PRODUCTION in C)")
+        throw GateKitError(.EJWS_TEST_SIGNED, "the data is signed under the test anchor, so it cannot be accepted as Production data (a test that needs this says so: test_production=True in Python, --test-production in the tool, GATEKIT_JWS_TEST_PRODUCTION in C)")
     }
 
     /// The caller's time, else the payload's `signedDate` (`receiptCreationDate` for an
@@ -221,7 +221,7 @@ public enum JWSVerifier {
 
     private static func expect(bundleID: String?, _ options: JWSOptions) throws(GateKitError) {
         guard bundleID == options.bundleID else {
-            throw GateKitError(.jwsBundleID, "bundleId is \(Quoted.text(bundleID)); expected \(Quoted.text(options.bundleID))")
+            throw GateKitError(.EJWS_BUNDLE_ID, "bundleId is \(Quoted.text(bundleID)); expected \(Quoted.text(options.bundleID))")
         }
     }
 
@@ -231,13 +231,13 @@ public enum JWSVerifier {
         guard appAppleID == options.appAppleID else {
             let got = appAppleID.map { String($0) } ?? "absent"
             let want = options.appAppleID.map { String($0) } ?? "none"
-            throw GateKitError(.jwsAppAppleID, "appAppleId is \(got); expected \(want)")
+            throw GateKitError(.EJWS_APP_APPLE_ID, "appAppleId is \(got); expected \(want)")
         }
     }
 
     private static func expect(environment: String?, _ options: JWSOptions, field: String) throws(GateKitError) {
         guard environment == options.environment.rawValue else {
-            throw GateKitError(.jwsEnvironment, "\(field) is \(Quoted.text(environment)); expected \"\(options.environment.rawValue)\"")
+            throw GateKitError(.EJWS_ENVIRONMENT, "\(field) is \(Quoted.text(environment)); expected \"\(options.environment.rawValue)\"")
         }
     }
 

@@ -3,7 +3,7 @@ import GateKitSupport
 /// Decodes signed-data payload models declared as plain `Decodable` structs of optional
 /// members (each field name written once, as its property), strictly, through `PayloadFields`:
 /// a repeated member anywhere is refused, a member of the wrong JSON type is
-/// `.jwsPayloadField` naming its path, `null` reads as absent, unknown members are ignored
+/// `.EJWS_PAYLOAD_FIELD` naming its path, `null` reads as absent, unknown members are ignored
 /// (the model's `json` keeps them). Supported member types: `String`, `Int64` (a fractional
 /// value — Xcode's milliseconds — truncates), `Bool`, `[String]`, `JSONValue` (an object kept as
 /// JSON) and nested models.
@@ -14,7 +14,7 @@ enum PayloadDecoder {
         } catch let error as GateKitError {
             throw error
         } catch {
-            throw GateKitError(.internal, "\(path): the payload model cannot be decoded (\(error))")
+            throw GateKitError(.EINTERNAL, "\(path): the payload model cannot be decoded (\(error))")
         }
     }
 }
@@ -22,7 +22,7 @@ enum PayloadDecoder {
 extension JSONValue: Decodable {
     /// Only PayloadDecoder decodes a JSONValue (it hands over the member as it is).
     public init(from decoder: Decoder) throws {
-        throw GateKitError(.internal, "JSONValue decodes only through PayloadDecoder")
+        throw GateKitError(.EINTERNAL, "JSONValue decodes only through PayloadDecoder")
     }
 }
 
@@ -36,11 +36,11 @@ private struct ObjectDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
-        throw GateKitError(.internal, "\(fields.path): a payload model is an object")
+        throw GateKitError(.EINTERNAL, "\(fields.path): a payload model is an object")
     }
 
     func singleValueContainer() throws -> SingleValueDecodingContainer {
-        throw GateKitError(.internal, "\(fields.path): a payload model is an object")
+        throw GateKitError(.EINTERNAL, "\(fields.path): a payload model is an object")
     }
 }
 
@@ -70,7 +70,7 @@ private struct Members<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     // Every model member is optional; a required one is a declaration error, reported as such.
     private func required<T>(_ value: T?, _ key: Key) throws -> T {
-        guard let value else { throw GateKitError(.jwsPayloadField, "\(fields.path).\(key.stringValue) is missing") }
+        guard let value else { throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(fields.path).\(key.stringValue) is missing") }
         return value
     }
 
@@ -80,7 +80,7 @@ private struct Members<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try required(decodeIfPresent(type, forKey: key), key) }
 
     private func unsupported(_ type: Any.Type, _ key: Key) -> GateKitError {
-        GateKitError(.internal, "\(fields.path).\(key.stringValue): payload models use String, Int64, Bool, [String], JSONValue or a model, not \(type)")
+        GateKitError(.EINTERNAL, "\(fields.path).\(key.stringValue): payload models use String, Int64, Bool, [String], JSONValue or a model, not \(type)")
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw unsupported(type, key) }
@@ -96,7 +96,7 @@ private struct Members<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { throw unsupported(type, key) }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        guard let nested = try fields.fields(key.stringValue) else { throw GateKitError(.jwsPayloadField, "\(fields.path).\(key.stringValue) is missing") }
+        guard let nested = try fields.fields(key.stringValue) else { throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(fields.path).\(key.stringValue) is missing") }
         return KeyedDecodingContainer(Members<NestedKey>(fields: nested))
     }
 

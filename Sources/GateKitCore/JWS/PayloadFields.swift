@@ -1,19 +1,19 @@
 import GateKitSupport
 
 /// Typed reads of a decoded payload's members. A member that is absent or `null` reads as
-/// nil; a member of the wrong JSON type is `.jwsPayloadField` naming the path, because a
+/// nil; a member of the wrong JSON type is `.EJWS_PAYLOAD_FIELD` naming the path, because a
 /// decoder that guessed would let a field mean something Apple did not sign.
 struct PayloadFields {
     let object: JSONValue
     let path: String
 
     init(_ object: JSONValue, path: String) throws(GateKitError) {
-        guard case let .object(members) = object else { throw GateKitError(.jwsPayloadField, "\(path) is not a JSON object") }
+        guard case let .object(members) = object else { throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(path) is not a JSON object") }
         // A repeated member would be read here as its first value but by many JSON readers
         // (Python's json) as its last: refuse the ambiguity.
         var names = Set<String>(minimumCapacity: members.count)
         for (name, _) in members where !names.insert(name).inserted {
-            throw GateKitError(.jwsPayloadField, "\(path) repeats the member \(Quoted.text(name))")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(path) repeats the member \(Quoted.text(name))")
         }
         self.object = object
         self.path = path
@@ -25,7 +25,7 @@ struct PayloadFields {
     }
 
     private func wrongType(_ key: String, _ expected: String) -> GateKitError {
-        GateKitError(.jwsPayloadField, "\(path).\(key) is not \(expected)")
+        GateKitError(.EJWS_PAYLOAD_FIELD, "\(path).\(key) is not \(expected)")
     }
 
     func string(_ key: String) throws(GateKitError) -> String? {
@@ -70,7 +70,7 @@ struct PayloadFields {
     /// A NUL inside a signed string would be cut there by every C reader (the store, a host's
     /// strcmp): refused, so a string means the same to every reader.
     static func refuseNUL(_ s: String, _ path: String) throws(GateKitError) {
-        if s.utf8.contains(0) { throw GateKitError(.jwsPayloadField, "\(path) contains a NUL character") }
+        if s.utf8.contains(0) { throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(path) contains a NUL character") }
     }
 
     func fields(_ key: String) throws(GateKitError) -> PayloadFields? {

@@ -14,10 +14,10 @@ package enum SignedKind {
     /// (Apple's JWSRenewalInfoDecodedPayload always carries them), and none of `notRenewalInfo`.
     package static func requireRenewalInfo(_ json: JSONValue, path: String) throws(GateKitError) {
         for member in notRenewalInfo where json[member] != nil {
-            throw GateKitError(.jwsPayloadField, "\(path) has \(member), which a renewal info never has: it is another kind of signed data")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(path) has \(member), which a renewal info never has: it is another kind of signed data")
         }
         for member in ["originalTransactionId", "autoRenewStatus", "signedDate"] where json[member] == nil || json[member] == .null {
-            throw GateKitError(.jwsPayloadField, "\(path) lacks \(member), which every renewal info has: it is not a renewal info")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "\(path) lacks \(member), which every renewal info has: it is not a renewal info")
         }
     }
 
@@ -38,7 +38,7 @@ package enum SignedKind {
     /// Refuses a payload that is recognisably another kind than the one asked for.
     package static func require(_ kind: JWSVerifier.Kind, _ json: JSONValue) throws(GateKitError) {
         guard let other = recognised(json), other != kind else { return }
-        throw GateKitError(.jwsPayloadField, "this is \(other.described), not \(kind.described): verify or ingest it as \(other.described)")
+        throw GateKitError(.EJWS_PAYLOAD_FIELD, "this is \(other.described), not \(kind.described): verify or ingest it as \(other.described)")
     }
 }
 

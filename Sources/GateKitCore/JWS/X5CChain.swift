@@ -16,7 +16,7 @@ enum X5CChain {
         let policy: TrustPolicy
         if let testAnchor {
             guard certificates.count == 3 || certificates.count == 1 else {
-                throw GateKitError(.jwsChainLength, "x5c has \(certificates.count) certificates; exactly 3 (or, in test mode, the one test certificate) are required")
+                throw GateKitError(.EJWS_CHAIN_LENGTH, "x5c has \(certificates.count) certificates; exactly 3 (or, in test mode, the one test certificate) are required")
             }
             // The same shape rules as production: three certificates must be leaf →
             // intermediate → anchor with Apple's OIDs; the anchor signs by itself only as the
@@ -26,10 +26,10 @@ enum X5CChain {
             policy = testPolicy
         } else {
             if certificates.count == 1 {
-                throw GateKitError(.jwsTestSigned, "x5c holds one certificate (\(Quoted.text(subject(certificates[0])))): data signed by StoreKit Testing in Xcode, accepted only in test mode with that certificate as the test anchor")
+                throw GateKitError(.EJWS_TEST_SIGNED, "x5c holds one certificate (\(Quoted.text(subject(certificates[0])))): data signed by StoreKit Testing in Xcode, accepted only in test mode with that certificate as the test anchor")
             }
             guard certificates.count == 3 else {
-                throw GateKitError(.jwsChainLength, "x5c has \(certificates.count) certificates; exactly 3 are required")
+                throw GateKitError(.EJWS_CHAIN_LENGTH, "x5c has \(certificates.count) certificates; exactly 3 are required")
             }
             do {
                 policy = try TrustPolicy.appStoreSignedData()
@@ -41,7 +41,7 @@ enum X5CChain {
         // is offered, and the chain must end at the policy's own root.
         let untrusted = certificates.count == 3 ? [certificates[1]] : []
         if certificates.count == 1, let testAnchor, certificates[0] != testAnchor {
-            throw GateKitError(.jwsUntrustedChain, "the single x5c certificate (\(Quoted.text(subject(certificates[0])))) is not the test anchor")
+            throw GateKitError(.EJWS_UNTRUSTED, "the single x5c certificate (\(Quoted.text(subject(certificates[0])))) is not the test anchor")
         }
         do {
             return try ChainVerifier.shared.verify(leaf: certificates[0], untrusted: untrusted, at: time, policy: policy)
@@ -52,17 +52,17 @@ enum X5CChain {
 
     static func map(_ failure: TrustFailure) -> GateKitError {
         switch failure {
-        case let .malformedCertificate(m): GateKitError(.jwsCertificate, m)
-        case let .untrustedRoot(m): GateKitError(.jwsUntrustedChain, m)
-        case let .chainLength(m): GateKitError(.jwsChainLength, m)
-        case let .leafOID(m): GateKitError(.jwsLeafOID, m)
-        case let .intermediateOID(m): GateKitError(.jwsIntermediateOID, m)
-        case let .notValidAtTime(m): GateKitError(.jwsCertificateTime, m)
-        case let .weakDigest(m): GateKitError(.jwsUntrustedChain, m)
-        case let .certificateSignature(m): GateKitError(.jwsUntrustedChain, m)
-        case let .chainInvalid(m): GateKitError(.jwsUntrustedChain, m)
-        case let .pinnedRootMismatch(m): GateKitError(.internal, m)
-        case let .resources(m): GateKitError(.outOfMemory, m)
+        case let .malformedCertificate(m): GateKitError(.EJWS_CERTIFICATE, m)
+        case let .untrustedRoot(m): GateKitError(.EJWS_UNTRUSTED, m)
+        case let .chainLength(m): GateKitError(.EJWS_CHAIN_LENGTH, m)
+        case let .leafOID(m): GateKitError(.EJWS_LEAF_OID, m)
+        case let .intermediateOID(m): GateKitError(.EJWS_INTERMEDIATE_OID, m)
+        case let .notValidAtTime(m): GateKitError(.EJWS_CERT_TIME, m)
+        case let .weakDigest(m): GateKitError(.EJWS_UNTRUSTED, m)
+        case let .certificateSignature(m): GateKitError(.EJWS_UNTRUSTED, m)
+        case let .chainInvalid(m): GateKitError(.EJWS_UNTRUSTED, m)
+        case let .pinnedRootMismatch(m): GateKitError(.EINTERNAL, m)
+        case let .resources(m): GateKitError(.ENOMEM, m)
         }
     }
 
@@ -85,7 +85,7 @@ enum X5CChain {
             do {
                 p = try TrustPolicy.testing(anchorDER: anchor)
             } catch {
-                if case let .malformedCertificate(m) = error { throw GateKitError(.invalidArgument, "test_anchor_der: \(m)") }
+                if case let .malformedCertificate(m) = error { throw GateKitError(.EINVAL, "test_anchor_der: \(m)") }
                 throw map(error)
             }
             lock.withLock {

@@ -23,7 +23,7 @@ enum CatalogRows {
             } else {
                 // Stored only after the same checks: a row that no longer parses is a damaged store.
                 do throws(GateKitError) { catalog = try ProductCatalog(json: Array((s.text(3) ?? "").utf8)) } catch {
-                    throw GateKitError(.corrupt, "a stored product catalog does not parse: \(error.message)")
+                    throw GateKitError(.ECORRUPT, "a stored product catalog does not parse: \(error.message)")
                 }
                 parsed.withLock { $0[id] = catalog }
             }

@@ -7,12 +7,12 @@ public struct Entitlement: Sendable, Equatable {
     /// GATEKIT_LEDGER_REASON_*): 1-9 entitle, 10 and up do not.
     public enum Reason: Int32, Sendable, CaseIterable {
         case subscription = 1        // an auto-renewable subscription period covers the instant
-        case gracePeriod = 2         // billing failed, Apple's billing grace period still runs
+        case gracePeriod = 2         // billing failed, the store's billing grace period still runs
         case nonConsumable = 3       // a non-consumable purchase (no end)
         case nonRenewing = 4         // a non-renewing subscription covers the instant
         case noPurchase = 10         // nothing in the ledger matches
         case expired = 11            // the subscription (or non-renewing period) ended
-        case billingRetry = 12       // billing failed, Apple retries; no grace period left
+        case billingRetry = 12       // billing failed, the store retries (or holds the account); no grace period left
         case revoked = 13            // refunded, or revoked (family sharing removed)
         case notYetPurchased = 14    // the purchase is after the instant
         case consumable = 15         // consumables never entitle
@@ -20,6 +20,7 @@ public struct Entitlement: Sendable, Equatable {
         case onlyTestSigned = 17     // nothing App Store-signed matches, but test-signed data does
         case unknownType = 18        // neither the data nor the catalog says what kind of product it is
         case unknownName = 19        // the catalog in effect names no such product, group or entitlement (a typo)
+        case paused = 20             // the customer paused the subscription until the store bills again
 
         public var entitles: Bool { rawValue < 10 }
 
@@ -42,6 +43,7 @@ public struct Entitlement: Sendable, Equatable {
             case .onlyTestSigned: "only-test-signed"
             case .unknownType: "unknown-type"
             case .unknownName: "unknown-name"
+            case .paused: "paused"
             }
         }
     }

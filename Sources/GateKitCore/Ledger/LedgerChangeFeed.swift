@@ -71,11 +71,11 @@ extension Ledger {
         let product = s.text(4) ?? ""
         let at = s.int64(9)
         guard let reason = Int32(exactly: s.int64(6)).flatMap(Entitlement.Reason.init(rawValue:)) else {
-            throw GateKitError(.corrupt, "ledger_changes holds the unknown reason \(s.int64(6))")
+            throw GateKitError(.ECORRUPT, "ledger_changes holds the unknown reason \(s.int64(6))")
         }
         let users: JSONValue
         do throws(GateKitError) { users = try JSONParser.parse(Array((s.text(13) ?? "").utf8)) } catch {
-            throw GateKitError(.corrupt, "ledger_changes holds app user ids that are not JSON")
+            throw GateKitError(.ECORRUPT, "ledger_changes holds app user ids that are not JSON")
         }
         var members: [(String, JSONValue)] = [("seq", .number(s.int64(0))), ("environment", .string(s.text(1) ?? "")),
                                               ("testSigned", .bool(s.int64(2) == 1)), ("originalTransactionId", .string(s.text(3) ?? ""))]

@@ -104,14 +104,14 @@ extension Ledger {
         if isJWS {
             let segment = bytes.prefix { $0 != UInt8(ascii: ".") }
             guard let decoded = Base64.decode(segment, alphabet: .url) else {
-                throw GateKitError(.corrupt, "ledger item \(item): its stored payload is not base64url")
+                throw GateKitError(.ECORRUPT, "ledger item \(item): its stored payload is not base64url")
             }
             bytes = decoded
         }
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            throw GateKitError(.corrupt, "ledger item \(item): its stored payload is not JSON (\(error.message))")
+            throw GateKitError(.ECORRUPT, "ledger item \(item): its stored payload is not JSON (\(error.message))")
         }
     }
 }

@@ -26,7 +26,7 @@ enum LedgerJSON {
                         ("expiresDate", s.latest.expiresMs.map { .number($0) } ?? .null),
                         ("gracePeriodExpiresDate", s.renewal?.gracePeriodExpiresMs.map { .number($0) } ?? .null),
                         ("autoRenewProductId", s.renewal?.autoRenewProductID.map { .string($0) } ?? .null),
-                        ("autoRenewStatus", s.renewal?.autoRenewStatus.map { .number($0) } ?? .null),
+                        ("autoRenewStatus", s.renewal?.willAutoRenew.map { .number($0 ? 1 : 0) } ?? .null),
                     ])))
                     return .object(members)
                 })),

@@ -10,7 +10,7 @@ enum LedgerRows {
         """
     static let renewalColumns = """
         original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
-        grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity
+        grace_period_expires_ms, expiration_intent, renewal_ms, signed_ms, identity, paused_until_ms
         """
     /// How many columns each list names: the index of a column selected after it.
     static let transactionColumnCount = columnCount(transactionColumns)
@@ -97,11 +97,11 @@ enum LedgerRows {
 
     /// The same record from one statement: over a network each statement is a round trip, so
     /// the customer's transactions, renewals and receipt products' groups come tagged in one
-    /// result (1, 2, 3 in the first column; transaction columns from 1, renewal columns from 17).
+    /// result (1, 2, 3 in the first column; transaction columns from 1, renewal columns after them).
     /// `matching` selects the customer's rows by original transaction id from ?1 (environment),
     /// ?2 (test flag), ?3 and ?4 (the id, or the token in both spellings), with `with` before.
     private static func wholeCustomer(with: String = "", matching: String) -> String {
-        let txCount = 16, renewalCount = 10
+        let txCount = Int(transactionColumnCount), renewalCount = Int(renewalColumnCount)
         let nulls = { (n: Int) in Array(repeating: "NULL", count: n).joined(separator: ", ") }
         return """
             \(with)
@@ -156,7 +156,7 @@ enum LedgerRows {
                 let v = transaction(s, from: 1)
                 if v.groupID != nil { grouped.insert(v.productID) }
                 record.transactions.append(v)
-            case 2: record.renewals.append(renewal(s, from: 17))
+            case 2: record.renewals.append(renewal(s, from: 1 + transactionColumnCount))
             default: if let product = s.text(1), let group = s.text(2) { groups[product] = group }
             }
         }
@@ -174,7 +174,8 @@ enum LedgerRows {
             transactionID: text(0) ?? "", originalTransactionID: text(1) ?? "", appAccountToken: text(2),
             productID: text(3) ?? "", groupID: text(4), productType: ProductType(rawValue: int(5)) ?? .unknown,
             familyShared: int(6) != 0, purchaseMs: optional(7), originalPurchaseMs: optional(8), expiresMs: optional(9),
-            revocationMs: optional(10), revocationReason: optional(11), isUpgraded: int(12) != 0, offerType: optional(13),
+            revocationMs: optional(10), revocationReason: optional(11).map(RevocationReason.init(stored:)), isUpgraded: int(12) != 0,
+            offer: optional(13).map(Offer.init(stored:)),
             signedMs: int(14), identity: text(15) ?? "")
     }
 
@@ -183,8 +184,9 @@ enum LedgerRows {
         func optional(_ c: Int32) -> Int64? { s.optionalInt64(first + c) }
         return RenewalVersion(
             originalTransactionID: s.text(first) ?? "", productID: s.text(first + 1), autoRenewProductID: s.text(first + 2),
-            autoRenewStatus: optional(3), isInBillingRetryPeriod: s.int64(first + 4) != 0, gracePeriodExpiresMs: optional(5),
-            expirationIntent: optional(6), renewalMs: optional(7), signedMs: s.int64(first + 8), identity: s.text(first + 9) ?? "")
+            willAutoRenew: optional(3).map { $0 == 1 }, isInBillingRetryPeriod: s.int64(first + 4) != 0, gracePeriodExpiresMs: optional(5),
+            expirationCause: optional(6).map(ExpirationCause.init(stored:)), renewalMs: optional(7), pausedUntilMs: optional(10),
+            signedMs: s.int64(first + 8), identity: s.text(first + 9) ?? "")
     }
 
     // MARK: signed text

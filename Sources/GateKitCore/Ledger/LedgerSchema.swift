@@ -325,4 +325,10 @@ package enum LedgerSchema {
         ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id)"], withoutRowID: true),
         .index("ledger_metric_subscriptions_by_signed", on: "ledger_metric_subscriptions", ["environment", "test_signed", "last_signed_ms"]),
     ])
+
+    /// Migration 14: a paused subscription's resumption instant beside its renewal intent
+    /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.
+    package static let pauses = Migration([
+        .addColumn("ledger_renewals", Column("paused_until_ms", .integer)),
+    ])
 }

@@ -32,26 +32,28 @@ public struct LedgerView: Sendable {
         (a.purchaseMs ?? .min, a.expiresMs ?? .min, a.transactionID) < (b.purchaseMs ?? .min, b.expiresMs ?? .min, b.transactionID)
     }
 
-    /// Apple's status from the latest transaction and the renewal info: revoked when the latest
+    /// The status from the latest transaction and the renewal intent: revoked when the latest
     /// transaction was refunded or revoked; expired when it was upgraded away (its upgrade has
-    /// not arrived yet: it entitles to nothing, as `JWSTransaction.isEntitled` says); active
-    /// while it has not expired; after expiry, in
-    /// the billing grace period while Apple retries billing and the grace period runs, in
-    /// billing retry while it retries without one, else expired.
+    /// not arrived yet: it entitles to nothing); active while it has not expired; after expiry,
+    /// paused until the pause ends, in the billing grace period while the store retries
+    /// billing and the grace period runs, in billing retry while it retries without one, else
+    /// expired.
     static func status(latest: TransactionVersion, renewal: RenewalVersion?, at: Int64) -> SubscriptionStatus {
         if let revoked = latest.revocationMs, revoked <= at { return .revoked }
         if latest.isUpgraded { return .expired }
         if let expires = latest.expiresMs, at < expires { return .active }
+        if let resumes = renewal?.pausedUntilMs, at < resumes { return .paused }
         guard let renewal, renewal.isInBillingRetryPeriod else { return .expired }
         if let grace = renewal.gracePeriodExpiresMs, at < grace { return .billingGracePeriod }
         return .billingRetry
     }
 
-    /// An expired period whose renewal info, the newest held, still says it renews: no expiry,
-    /// billing failure or change of mind recorded after it (a renewal lost on its way here).
+    /// An expired period whose renewal intent, the newest held, still says it renews: no
+    /// expiry, billing failure, pause or change of mind recorded after it (a renewal lost on
+    /// its way here).
     static func awaitsRenewal(_ renewal: RenewalVersion?) -> Bool {
         guard let renewal else { return false }
-        return renewal.autoRenewStatus == 1 && renewal.expirationIntent == nil && !renewal.isInBillingRetryPeriod
+        return renewal.willAutoRenew == true && renewal.expirationCause == nil && !renewal.isInBillingRetryPeriod
     }
 
     /// Whether `filter` (nil: any) names this transaction's product: its product id, its
@@ -85,6 +87,7 @@ public struct LedgerView: Sendable {
                 visit(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
             case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
             case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
+            case .paused: visit(Entitlement(reason: .paused, transaction: s.latest, group: s.groupID, status: status))
             case .expired:
                 var e = Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status)
                 e.awaitsRenewal = !s.latest.isUpgraded && LedgerView.awaitsRenewal(s.renewal)

@@ -12,7 +12,7 @@ struct LedgerWrites {
         values: Array(repeating: "?", count: 27), then: "ON CONFLICT DO NOTHING")
     private var renewals = RowInserts(
         into: "ledger_renewals(environment, test_signed, \(LedgerRows.renewalColumns), item_id, header_id, body)",
-        values: Array(repeating: "?", count: 15), then: "ON CONFLICT DO NOTHING")
+        values: Array(repeating: "?", count: 16), then: "ON CONFLICT DO NOTHING")
     private var products = RowInserts(into: "ledger_products(environment, test_signed, product_id, group_id)",
                                       values: Array(repeating: "?", count: 4), then: "ON CONFLICT DO NOTHING")
     private var subjects = RowInserts(into: "ledger_item_subjects(original_transaction_id, item_id)",
@@ -58,7 +58,7 @@ struct LedgerWrites {
             .text(scope.environment), .integer(scope.testFlag), .text(v.transactionID), .text(v.originalTransactionID),
             .text(v.appAccountToken), .text(v.productID), .text(v.groupID), .integer(v.productType.rawValue),
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
-            .integer(v.revocationMs), .integer(v.revocationReason), .integer(v.isUpgraded ? 1 : 0), .integer(v.offerType),
+            .integer(v.revocationMs), .integer(v.revocationReason?.rawValue), .integer(v.isUpgraded ? 1 : 0), .integer(v.offer?.rawValue),
             .integer(v.signedMs), .text(v.identity), .integer(item), .integer(header), .text(body),
         ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {
@@ -70,9 +70,9 @@ struct LedgerWrites {
     mutating func add(_ v: RenewalVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?) throws(GateKitError) {
         try renewals.append([
             .text(scope.environment), .integer(scope.testFlag), .text(v.originalTransactionID), .text(v.productID),
-            .text(v.autoRenewProductID), .integer(v.autoRenewStatus), .integer(v.isInBillingRetryPeriod ? 1 : 0),
-            .integer(v.gracePeriodExpiresMs), .integer(v.expirationIntent), .integer(v.renewalMs), .integer(v.signedMs),
-            .text(v.identity), .integer(item), .integer(header), .text(body),
+            .text(v.autoRenewProductID), .integer(v.willAutoRenew.map { $0 ? 1 : 0 }), .integer(v.isInBillingRetryPeriod ? 1 : 0),
+            .integer(v.gracePeriodExpiresMs), .integer(v.expirationCause?.rawValue), .integer(v.renewalMs), .integer(v.signedMs),
+            .text(v.identity), .integer(v.pausedUntilMs), .integer(item), .integer(header), .text(body),
         ])
     }
 

@@ -32,5 +32,26 @@ extension Ledger {
         var subjects: [String] {
             originals.map { "ledger/\(scope.environment)/\(scope.testFlag)/\($0)" }
         }
+
+        /// New unless, for every version it carries, a version as new or newer is held
+        /// (`records`: its subscriptions' compacted records, which keep the newest); an item
+        /// that carries no version (a notification about nothing the ledger keys on) is new.
+        func outcome(against records: [String: CustomerRecord]) -> IngestReport.Outcome {
+            if transactions.isEmpty && renewals.isEmpty { return .new }
+            for (v, _) in transactions where !(records[v.originalTransactionID]?.transactions.contains {
+                $0.transactionID == v.transactionID && !v.isNewer(than: $0)
+            } ?? false) { return .new }
+            for (v, _) in renewals where !(records[v.originalTransactionID]?.renewals.contains {
+                $0.originalTransactionID == v.originalTransactionID && !v.isNewer(than: $0)
+            } ?? false) { return .new }
+            return .superseded
+        }
+
+        /// The report of its recording.
+        func report(_ outcome: IngestReport.Outcome, _ changes: [IngestReport.StatusChange]) -> IngestReport {
+            IngestReport(outcome: outcome, kind: kind, scope: scope, identity: identity, notificationType: notificationType,
+                         subtype: subtype, notificationUUID: notificationUUID, originalTransactionIDs: originals,
+                         appAccountToken: transactions.lazy.compactMap(\.0.appAccountToken).first, statusChanges: changes)
+        }
     }
 }

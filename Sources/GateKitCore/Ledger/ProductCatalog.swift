@@ -132,7 +132,7 @@ public struct ProductCatalog: Sendable, Equatable {
     /// The catalog from its JSON document, every member checked.
     public init(json bytes: [UInt8]) throws(GateKitError) {
         guard bytes.count <= ProductCatalog.maximumLength else {
-            throw GateKitError(.tooLarge, "the catalog is longer than \(ProductCatalog.maximumLength) bytes")
+            throw GateKitError(.ETOOLARGE, "the catalog is longer than \(ProductCatalog.maximumLength) bytes")
         }
         let document: JSONValue
         do { document = try JSONParser.parse(bytes) } catch { throw .invalid("the catalog is not JSON: \(error.message)") }

@@ -10,13 +10,13 @@ enum SaleColumns {
 
     static func values(_ sale: TransactionVersion.Sale) -> [RowInserts.Value] {
         [.integer(sale.price), .text(sale.currency), .text(sale.storefront), .integer(sale.trial.map { $0 ? 1 : 0 }),
-         .text(sale.revocationType), .integer(sale.revocationPercentage)]
+         .text(sale.refund?.rawValue), .integer(sale.revocationPercentage)]
     }
 
     /// A sale read from `names`, starting at column `first`.
     static func sale(_ s: any DatabaseStatement, from first: Int32) -> TransactionVersion.Sale {
         TransactionVersion.Sale(price: s.optionalInt64(first), currency: s.text(first + 1), storefront: s.text(first + 2),
-                                trial: s.optionalInt64(first + 3).map { $0 != 0 }, revocationType: s.text(first + 4),
+                                trial: s.optionalInt64(first + 3).map { $0 != 0 }, refund: s.text(first + 4).flatMap(RefundKind.init(rawValue:)),
                                 revocationPercentage: s.optionalInt64(first + 5))
     }
 
@@ -88,12 +88,12 @@ enum SaleColumns {
     private static func sale(_ body: String, row: Int64) throws(GateKitError) -> TransactionVersion.Sale {
         let segment = Array(body.utf8.prefix { $0 != UInt8(ascii: ".") })
         guard let payload = Base64.decode(segment, alphabet: .url) else {
-            throw GateKitError(.corrupt, "ledger transaction \(row): its stored payload is not base64url")
+            throw GateKitError(.ECORRUPT, "ledger transaction \(row): its stored payload is not base64url")
         }
         do {
             return TransactionVersion.Sale(try JWSTransaction(json: try JSONParser.parse(payload)).fields)
         } catch {
-            throw GateKitError(.corrupt, "ledger transaction \(row): its stored payload is not a transaction (\(error.message))")
+            throw GateKitError(.ECORRUPT, "ledger transaction \(row): its stored payload is not a transaction (\(error.message))")
         }
     }
 }

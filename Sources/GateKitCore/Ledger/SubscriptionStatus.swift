@@ -1,11 +1,13 @@
-/// An auto-renewable subscription's status, with Apple's numbers (the App Store Server API's
-/// `status` in "Get All Subscription Statuses").
+/// An auto-renewable subscription's status: 1-5 are Apple's numbers (the App Store Server
+/// API's `status` in "Get All Subscription Statuses"); `paused` is a store's with pauses.
+/// The C header's GATEKIT_SUBSCRIPTION_*.
 public enum SubscriptionStatus: Int64, Sendable, CaseIterable {
     case active = 1
     case expired = 2
     case billingRetry = 3
     case billingGracePeriod = 4
     case revoked = 5
+    case paused = 6
 
     public var name: String {
         switch self {
@@ -14,6 +16,7 @@ public enum SubscriptionStatus: Int64, Sendable, CaseIterable {
         case .billingRetry: "billing-retry"
         case .billingGracePeriod: "billing-grace-period"
         case .revoked: "revoked"
+        case .paused: "paused"
         }
     }
 }

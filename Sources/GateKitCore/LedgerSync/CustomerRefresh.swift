@@ -72,7 +72,7 @@ public enum CustomerRefresh {
                 where !ids.contains(id) { ids.append(id) }
         }
         guard !ids.isEmpty else {
-            throw GateKitError(.notFound, "the ledger holds no transaction of app account token \(customer) in \(verification.environment.rawValue): refresh it by an original transaction id")
+            throw GateKitError(.ENOTFOUND, "the ledger holds no transaction of app account token \(customer) in \(verification.environment.rawValue): refresh it by an original transaction id")
         }
         return ids
     }
@@ -93,7 +93,7 @@ public enum CustomerRefresh {
         /// Reads the history again from its start, once: a server that never gives a usable
         /// revision fails the refresh (nothing unusable was kept).
         func restart(_ why: String) throws(GateKitError) {
-            guard report.restartedHistories == 0 else { throw GateKitError(.appStoreResponse, "Get Transaction History: \(why), after reading it again from the start") }
+            guard report.restartedHistories == 0 else { throw GateKitError(.EAPPSTORE_RESPONSE, "Get Transaction History: \(why), after reading it again from the start") }
             report.restartedHistories += 1
             revision = nil
             revisions = []
@@ -110,7 +110,7 @@ public enum CustomerRefresh {
                     try restart("Apple refused the revision")
                     continue
                 }
-                throw GateKitError(.appStoreAPIError, "Get Transaction History: \(failure.description)")
+                throw GateKitError(.EAPPSTORE_API, "Get Transaction History: \(failure.description)")
             }
             var restartAfter: String?
             if page.hasMore, page.unsendableNext {
@@ -150,7 +150,7 @@ public enum CustomerRefresh {
         switch try client.send(.getAllSubscriptionStatuses(transactionID: id, statuses: []), verifying: false,
                                timeoutMilliseconds: try remaining(deadline)) {
         case let .success(answer): last = try HistoryPage.statuses(answer)
-        case let .failure(failure): throw GateKitError(.appStoreAPIError, "Get All Subscription Statuses: \(failure.description)")
+        case let .failure(failure): throw GateKitError(.EAPPSTORE_API, "Get All Subscription Statuses: \(failure.description)")
         }
         var items: [(text: [UInt8], kind: JWSVerifier.Kind)] = []
         for (transaction, renewal) in last {
@@ -165,7 +165,7 @@ public enum CustomerRefresh {
     /// What is left of the deadline for one request; past it, the refresh stops.
     private static func remaining(_ deadline: UInt64) throws(GateKitError) -> Int {
         let now = Clock.monotonicNanoseconds()
-        guard now < deadline else { throw GateKitError(.appStoreTransport, "the refresh's time budget ran out") }
+        guard now < deadline else { throw GateKitError(.EAPPSTORE_TRANSPORT, "the refresh's time budget ran out") }
         return Int(min((deadline - now) / 1_000_000, UInt64(Int32.max)))
     }
 }

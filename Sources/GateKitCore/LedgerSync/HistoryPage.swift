@@ -28,7 +28,7 @@ struct HistoryPage {
         var signed: [String] = []
         for record in records {
             guard let payload = record["signedPayload"]?.stringValue else {
-                throw GateKitError(.appStoreResponse, "a notificationHistory record has no signedPayload string")
+                throw GateKitError(.EAPPSTORE_RESPONSE, "a notificationHistory record has no signedPayload string")
             }
             signed.append(payload)
         }
@@ -42,7 +42,7 @@ struct HistoryPage {
         let items = try list(document, "signedTransactions")
         try checkCount(items.count, "signedTransactions")
         for item in items {
-            guard let s = item.stringValue else { throw GateKitError(.appStoreResponse, "signedTransactions holds a non-string") }
+            guard let s = item.stringValue else { throw GateKitError(.EAPPSTORE_RESPONSE, "signedTransactions holds a non-string") }
             signed.append(s)
         }
         return try page(document, signed: signed, next: "revision", serverDate: answer.serverDate)
@@ -63,9 +63,9 @@ struct HistoryPage {
     }
 
     private static func body(_ answer: AppStoreServerClient.Answer) throws(GateKitError) -> JSONValue {
-        guard let body = answer.body else { throw GateKitError(.appStoreResponse, "HTTP \(answer.httpStatus) without a body") }
+        guard let body = answer.body else { throw GateKitError(.EAPPSTORE_RESPONSE, "HTTP \(answer.httpStatus) without a body") }
         let document = try JSONParser.parse(Array(body.utf8))
-        guard case .object = document else { throw GateKitError(.appStoreResponse, "the answer is not a JSON object") }
+        guard case .object = document else { throw GateKitError(.EAPPSTORE_RESPONSE, "the answer is not a JSON object") }
         return document
     }
 
@@ -74,20 +74,20 @@ struct HistoryPage {
         switch document[name] {
         case nil, .null?: return []
         case let .array(items)?: return items
-        default: throw GateKitError(.appStoreResponse, "\(name) is not a list")
+        default: throw GateKitError(.EAPPSTORE_RESPONSE, "\(name) is not a list")
         }
     }
 
     private static func checkCount(_ count: Int, _ name: String) throws(GateKitError) {
         guard count <= maximumItems else {
-            throw GateKitError(.appStoreResponse, "\(name) holds more than \(maximumItems) items (Apple sends at most 20 a page): nothing of this answer was recorded")
+            throw GateKitError(.EAPPSTORE_RESPONSE, "\(name) holds more than \(maximumItems) items (Apple sends at most 20 a page): nothing of this answer was recorded")
         }
     }
 
     private static func page(_ document: JSONValue, signed: [String], next name: String, serverDate: Int64?) throws(GateKitError) -> HistoryPage {
         let hasMore = document["hasMore"]?.boolValue ?? false
         let next = document[name]?.stringValue
-        if hasMore, next?.isEmpty ?? true { throw GateKitError(.appStoreResponse, "hasMore without a \(name) to continue with") }
+        if hasMore, next?.isEmpty ?? true { throw GateKitError(.EAPPSTORE_RESPONSE, "hasMore without a \(name) to continue with") }
         guard let next, !next.isEmpty, !APIEndpoint.isSendable(next) else {
             return HistoryPage(signed: signed, hasMore: hasMore, next: next, serverDate: serverDate)
         }

@@ -166,7 +166,7 @@ public enum NotificationSync {
         switch try client.send(.getNotificationHistory(paginationToken: nil, request: Array(request.utf8)), verifying: false,
                                timeoutMilliseconds: timeout) {
         case let .success(answer): return answer.serverDate
-        case let .failure(failure): throw GateKitError(.appStoreAPIError, "Get Notification History: \(failure.description)")
+        case let .failure(failure): throw GateKitError(.EAPPSTORE_API, "Get Notification History: \(failure.description)")
         }
     }
 

@@ -68,7 +68,7 @@ struct SyncRun {
     mutating func healFutureCheckpoint() throws(GateKitError) {
         guard options.untilMs == nil, let synced = state.syncedUntilMs, synced > now + NotificationSync.clockToleranceMs,
               state.window == nil else { return }
-        guard let left = remainingMilliseconds() else { throw GateKitError(.appStoreTransport, "the sync's budget ran out") }
+        guard let left = remainingMilliseconds() else { throw GateKitError(.EAPPSTORE_TRANSPORT, "the sync's budget ran out") }
         guard let server = try NotificationSync.serverClock(client, environment: environment, now: now, overlapMs: options.overlapMs,
                                                              timeout: left) else { return }
         report.clockSkewMs = now - server
@@ -99,7 +99,7 @@ struct SyncRun {
     /// token fails the sync; nothing unusable was kept).
     mutating func restart(_ window: SyncState.Window, _ why: String) throws(GateKitError) {
         guard report.restartedWindows < NotificationSync.maximumRestarts else {
-            throw GateKitError(.appStoreResponse, "Get Notification History: \(why), and the window was already begun again \(NotificationSync.maximumRestarts) times")
+            throw GateKitError(.EAPPSTORE_RESPONSE, "Get Notification History: \(why), and the window was already begun again \(NotificationSync.maximumRestarts) times")
         }
         report.restartedWindows += 1
         state.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0)
@@ -136,7 +136,7 @@ struct SyncRun {
         do throws(GateKitError) {
             outcome = try client.send(.getNotificationHistory(paginationToken: window.pageToken, request: Array(request.utf8)),
                                       verifying: false, timeoutMilliseconds: left)
-        } catch where error.code == .appStoreTransport && left < client.options.timeoutMilliseconds
+        } catch where error.code == .EAPPSTORE_TRANSPORT && left < client.options.timeoutMilliseconds
                         && Clock.monotonicNanoseconds() &- asked >= UInt64(max(left - 50, 0)) * 1_000_000 {
             report.outcome = .partial  // the budget, not the client's timeout, ended the request
             report.stoppedBy = .budget
@@ -149,7 +149,7 @@ struct SyncRun {
                 try restart(window, "Apple refused the page token")
                 return nil
             }
-            throw GateKitError(.appStoreAPIError, "Get Notification History: \(failure.description)")
+            throw GateKitError(.EAPPSTORE_API, "Get Notification History: \(failure.description)")
         }
     }
 
@@ -187,7 +187,7 @@ struct SyncRun {
         let recorded = try ledger.ingestTogether(page.signed.map { (text: Array($0.utf8), kind: JWSVerifier.Kind.notification) },
                                                 options: options.verification, alongside: .subjects([subject])) { (db) throws(GateKitError) in
             guard try SyncState.read(db, environment: environment.rawValue).leaseOwner == owner else {
-                throw GateKitError(.busy, "another host took over this environment's sync (the lease of \(lease) ms lapsed): this page was not recorded")
+                throw GateKitError(.EBUSY, "another host took over this environment's sync (the lease of \(lease) ms lapsed): this page was not recorded")
             }
             try checkpoint.write(db, environment: environment.rawValue, now: committed)
         }

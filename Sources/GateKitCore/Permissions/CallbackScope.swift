@@ -36,7 +36,7 @@ enum CallbackScope {
 
     static func refuseInsideProvider(_ what: StaticString) throws(GateKitError) {
         guard !insideProvider else {
-            throw GateKitError(.permissionReentrant, "\(what) is not possible from inside the system state provider")
+            throw GateKitError(.EPERM_REENTRANT, "\(what) is not possible from inside the system state provider")
         }
     }
 }

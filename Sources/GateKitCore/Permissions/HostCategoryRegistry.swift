@@ -9,14 +9,14 @@ enum HostCategoryRegistry {
     static func validate(_ category: Int32, name: String) throws(GateKitError) {
         try PermissionCategory.validateName(name)
         if let b = PermissionCategory.builtIn(category) {
-            throw GateKitError(.permissionConflict, "category \(category) is the built-in category '\(b.name)'; host categories use numbers from \(PermissionCategory.hostRange.lowerBound)")
+            throw GateKitError(.EPERM_CONFLICT, "category \(category) is the built-in category '\(b.name)'; host categories use numbers from \(PermissionCategory.hostRange.lowerBound)")
         }
         if PermissionCategory.retiredMeaning(category) != nil || !PermissionCategory.hostRange.contains(category) {
             try PermissionSnapshot.refuse(category)
-            throw GateKitError(.permissionCategory, "host categories use numbers from \(PermissionCategory.hostRange.lowerBound) to \(Int32.max), not \(category)")
+            throw GateKitError(.EPERM_CATEGORY, "host categories use numbers from \(PermissionCategory.hostRange.lowerBound) to \(Int32.max), not \(category)")
         }
         if let b = PermissionCategory.builtIn(named: name) {
-            throw GateKitError(.permissionConflict, "name \(Quoted.text(name)) is the built-in category \(b.number)")
+            throw GateKitError(.EPERM_CONFLICT, "name \(Quoted.text(name)) is the built-in category \(b.number)")
         }
     }
 
@@ -28,14 +28,14 @@ enum HostCategoryRegistry {
         let existingName = try byNumber.step() ? byNumber.text(0) : nil
         byNumber.reset()
         if let existingName, existingName != name {
-            throw GateKitError(.permissionConflict, "category \(category) is already registered as \(Quoted.text(existingName)), not \(Quoted.text(name))")
+            throw GateKitError(.EPERM_CONFLICT, "category \(category) is already registered as \(Quoted.text(existingName)), not \(Quoted.text(name))")
         }
         let byName = try db.statement("SELECT category FROM perm_categories WHERE name = ?1")
         byName.bind(1, text: name)
         let existingNumber = try byName.step() ? byName.int64(0) : nil
         byName.reset()
         if let existingNumber, existingNumber != Int64(category) {
-            throw GateKitError(.permissionConflict, "name \(Quoted.text(name)) is already registered as category \(existingNumber), not \(category)")
+            throw GateKitError(.EPERM_CONFLICT, "name \(Quoted.text(name)) is already registered as category \(existingNumber), not \(category)")
         }
         guard existingName == nil else { return }
         let insert = try db.statement("INSERT INTO perm_categories(category, name, registered_ms) VALUES (?1, ?2, ?3)")

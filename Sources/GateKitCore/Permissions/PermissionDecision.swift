@@ -43,7 +43,7 @@ public enum PermissionDecision: Int32, CaseIterable, Sendable {
 
     static func from(_ raw: Int32) throws(GateKitError) -> PermissionDecision {
         guard let d = PermissionDecision(rawValue: raw) else {
-            throw GateKitError(.permissionDecision, "decision \(raw) is not one of ASK_LATER (1), DONT_ASK (2), AUTHORIZED (3), DENIED (4)")
+            throw GateKitError(.EPERM_DECISION, "decision \(raw) is not one of ASK_LATER (1), DONT_ASK (2), AUTHORIZED (3), DENIED (4)")
         }
         return d
     }

@@ -80,7 +80,7 @@ extension PermissionEngine {
             try refreshSnapshot(db)
             return snapshot.hostNumbers[name]
         }
-        guard let number else { throw GateKitError(.permissionCategory, "no permission category is named \(Quoted.text(name))") }
+        guard let number else { throw GateKitError(.EPERM_CATEGORY, "no permission category is named \(Quoted.text(name))") }
         return number
     }
 

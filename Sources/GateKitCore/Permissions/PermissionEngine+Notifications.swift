@@ -20,7 +20,7 @@ extension PermissionEngine {
             throw .invalid("watch interval must be \(PermissionEngine.watchIntervalMilliseconds.lowerBound) to \(PermissionEngine.watchIntervalMilliseconds.upperBound) ms, not \(intervalMilliseconds)")
         }
         try watcherLock.withLock { () throws(GateKitError) in
-            guard watcher == nil else { throw GateKitError(.permissionWatching, "the watcher is already running: stop it first") }
+            guard watcher == nil else { throw GateKitError(.EPERM_WATCHING, "the watcher is already running: stop it first") }
             let w = PermissionWatcher(engine: self, intervalMilliseconds: intervalMilliseconds, includeProvider: includeProvider)
             try w.start()
             watcher = w

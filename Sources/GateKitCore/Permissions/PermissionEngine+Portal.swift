@@ -4,7 +4,7 @@ import GateKitSupport
 extension PermissionEngine {
     /// Answers the system state from the Linux desktop's permission store for `appID` (nil:
     /// the sandboxed app's own id from /.flatpak-info). Replaces any other provider; changes
-    /// arrive through the store's `Changed` signal. Fails with `.permissionPortal` and the
+    /// arrive through the store's `Changed` signal. Fails with `.EPERM_PORTAL` and the
     /// reason when the session bus or the store cannot be reached now.
     public func usePortal(appID: String?) throws(GateKitError) {
         try CallbackScope.refuseInsideProvider("enabling the desktop permission store")
@@ -48,7 +48,7 @@ extension PermissionEngine {
     private func currentPortal() throws(GateKitError) -> PortalProvider {
         let portal = try store.read { (_) throws(GateKitError) -> PortalProvider? in provider?.value as? PortalProvider }
         guard let portal else {
-            throw GateKitError(.permissionPortal, "the desktop permission store is not this handle's provider: call perm_use_portal first")
+            throw GateKitError(.EPERM_PORTAL, "the desktop permission store is not this handle's provider: call perm_use_portal first")
         }
         return portal
     }

@@ -87,7 +87,7 @@ public final class PermissionEngine: @unchecked Sendable {
     /// Validates every category and its usage description; returns the stored states.
     private func prepareSequence(_ categories: [Int32]) throws(GateKitError) -> ([Int32: PermissionState], ProviderSlot?) {
         guard categories.count <= PermissionEngine.maximumSequenceLength else {
-            throw GateKitError(.tooLarge, "at most \(PermissionEngine.maximumSequenceLength) categories per sequence")
+            throw GateKitError(.ETOOLARGE, "at most \(PermissionEngine.maximumSequenceLength) categories per sequence")
         }
         return try store.read { (db) throws(GateKitError) -> ([Int32: PermissionState], ProviderSlot?) in
             try refreshSnapshot(db)
@@ -165,7 +165,7 @@ public final class PermissionEngine: @unchecked Sendable {
                 }
                 let blocker = PermissionStateMachine.effective(stored: stored, system: try ask(slot, prerequisite))
                 if PermissionSequencing.blocks(blocker) {
-                    throw GateKitError(.permissionBlocked, "cannot record '\(decision.name)' for category \(label): category \(PermissionCategory.label(prerequisite)) is \(blocker.name), which rules it out")
+                    throw GateKitError(.EPERM_BLOCKED, "cannot record '\(decision.name)' for category \(label): category \(PermissionCategory.label(prerequisite)) is \(blocker.name), which rules it out")
                 }
             }
             let now = Clock.nowMilliseconds()

@@ -65,18 +65,18 @@ struct PermissionSnapshot {
 
     static func refuse(_ category: Int32) throws(GateKitError) {
         if let meaning = PermissionCategory.retiredMeaning(category) {
-            throw GateKitError(.permissionRetired, "category \(category) is retired (it was \(meaning)); it is never reused")
+            throw GateKitError(.EPERM_RETIRED, "category \(category) is retired (it was \(meaning)); it is never reused")
         }
         if PermissionCategory.hostRange.contains(category) {
-            throw GateKitError(.permissionCategory, "category \(category) is not registered: register it first")
+            throw GateKitError(.EPERM_CATEGORY, "category \(category) is not registered: register it first")
         }
-        if category == 0 { throw GateKitError(.permissionCategory, "category 0 is the invalid category") }
-        throw GateKitError(.permissionCategory, "\(category) is not a permission category (built-in numbers are 1000-11000; host categories start at \(PermissionCategory.hostRange.lowerBound))")
+        if category == 0 { throw GateKitError(.EPERM_CATEGORY, "category 0 is the invalid category") }
+        throw GateKitError(.EPERM_CATEGORY, "\(category) is not a permission category (built-in numbers are 1000-11000; host categories start at \(PermissionCategory.hostRange.lowerBound))")
     }
 
     func requireUsageDescription(_ category: Int32) throws(GateKitError) {
         guard usageDescriptions[category] != nil else {
-            throw GateKitError(.permissionNoUsageDescription, "category \(label(category)) has no usage description: set one before asking for it")
+            throw GateKitError(.EPERM_NO_USAGE, "category \(label(category)) has no usage description: set one before asking for it")
         }
     }
 

@@ -50,7 +50,7 @@ public enum ProviderAnswer: Int32, Sendable {
             return
         }
         guard let answer = ProviderAnswer(rawValue: raw) else {
-            throw GateKitError(.permissionProvider, "the system state provider answered \(raw) for category \(PermissionCategory.label(category)); expected 0 (not determined), 200, 403 or 501")
+            throw GateKitError(.EPERM_PROVIDER, "the system state provider answered \(raw) for category \(PermissionCategory.label(category)); expected 0 (not determined), 200, 403 or 501")
         }
         self = answer
     }

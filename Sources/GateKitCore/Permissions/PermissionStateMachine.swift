@@ -28,7 +28,7 @@ public enum PermissionStateMachine {
         let reportedBySystem = system.state == decision.resultingState && decision.source == .system
         guard before.allowsPrompt || (reportedBySystem && stored.allowsPrompt) else {
             let why = system.state != nil ? "the system reports \(before.name)" : "it is \(before.name)"
-            throw GateKitError(.permissionNotPromptable, "cannot record '\(decision.name)' for category \(category): \(why), a final state (only a reset leaves it)")
+            throw GateKitError(.EPERM_NOT_PROMPTABLE, "cannot record '\(decision.name)' for category \(category): \(why), a final state (only a reset leaves it)")
         }
         return decision.resultingState
     }

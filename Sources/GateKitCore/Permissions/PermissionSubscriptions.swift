@@ -27,7 +27,7 @@ final class PermissionSubscriptions: @unchecked Sendable {
     func add(_ callback: @escaping PermissionChangeCallback) throws(GateKitError) -> Int32 {
         try lock.withLock { () throws(GateKitError) -> Int32 in
             guard slots.count < PermissionSubscriptions.maximumSubscriptions else {
-                throw GateKitError(.tooLarge, "at most \(PermissionSubscriptions.maximumSubscriptions) subscriptions per store handle")
+                throw GateKitError(.ETOOLARGE, "at most \(PermissionSubscriptions.maximumSubscriptions) subscriptions per store handle")
             }
             repeat {
                 lastToken = lastToken == Int32.max ? 1 : lastToken &+ 1
@@ -41,7 +41,7 @@ final class PermissionSubscriptions: @unchecked Sendable {
     func remove(_ token: Int32) throws(GateKitError) {
         let slot = try lock.withLock { () throws(GateKitError) -> CallbackSlot<PermissionChangeCallback> in
             guard let i = slots.firstIndex(where: { $0.token == token }) else {
-                throw GateKitError(.permissionToken, "no subscription has token \(token) (already unsubscribed?)")
+                throw GateKitError(.EPERM_TOKEN, "no subscription has token \(token) (already unsubscribed?)")
             }
             return slots.remove(at: i).slot
         }

@@ -4,13 +4,13 @@ import GateKitSupport
 /// as one error type thrown with typed throws. The kind decides the GateKit code.
 struct ReceiptParseError: Error {
     enum Kind: Sendable {
-        /// Not a well-formed PKCS#7 SignedData receipt (`.receiptMalformed`).
+        /// Not a well-formed PKCS#7 SignedData receipt (`.ERECEIPT_MALFORMED`).
         case malformed
-        /// The signed payload is not a well-formed attribute SET (`.receiptPayloadMalformed`).
+        /// The signed payload is not a well-formed attribute SET (`.ERECEIPT_PAYLOAD`).
         case payload
-        /// An algorithm or signer id Apple does not use (`.receiptUnsupportedAlgorithm`).
+        /// An algorithm or signer id Apple does not use (`.ERECEIPT_ALGORITHM`).
         case unsupportedAlgorithm
-        /// Signed attributes: Apple receipts sign the payload directly (`.receiptSignedAttributes`).
+        /// Signed attributes: Apple receipts sign the payload directly (`.ERECEIPT_SIGNED_ATTRS`).
         case signedAttributes
     }
 
@@ -27,10 +27,10 @@ struct ReceiptParseError: Error {
 
     var gateKitError: GateKitError {
         switch kind {
-        case .malformed: GateKitError(.receiptMalformed, message)
-        case .payload: GateKitError(.receiptPayloadMalformed, message)
-        case .unsupportedAlgorithm: GateKitError(.receiptUnsupportedAlgorithm, message)
-        case .signedAttributes: GateKitError(.receiptSignedAttributes, message)
+        case .malformed: GateKitError(.ERECEIPT_MALFORMED, message)
+        case .payload: GateKitError(.ERECEIPT_PAYLOAD, message)
+        case .unsupportedAlgorithm: GateKitError(.ERECEIPT_ALGORITHM, message)
+        case .signedAttributes: GateKitError(.ERECEIPT_SIGNED_ATTRS, message)
         }
     }
 }

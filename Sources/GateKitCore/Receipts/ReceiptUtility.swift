@@ -25,10 +25,10 @@ public enum ReceiptUtility {
     /// names none. Not validated: such receipts cannot be verified locally at all.
     public static func transactionID(transactionReceipt text: [UInt8]) throws(GateKitError) -> String? {
         guard text.count <= maximumTransactionReceiptLength else {
-            throw GateKitError(.tooLarge, "the transaction receipt is \(text.count) bytes; the limit is \(maximumTransactionReceiptLength)")
+            throw GateKitError(.ETOOLARGE, "the transaction receipt is \(text.count) bytes; the limit is \(maximumTransactionReceiptLength)")
         }
         guard let outer = Base64.decode(text.filter { !isWhiteSpace($0) }, alphabet: .standard) else {
-            throw GateKitError(.receiptMalformed, "the transaction receipt is not base64 text")
+            throw GateKitError(.ERECEIPT_MALFORMED, "the transaction receipt is not base64 text")
         }
         guard let purchaseInfo = quotedValue(of: "purchase-info", in: outer) else { return nil }
         guard let inner = Base64.decode(purchaseInfo, alphabet: .standard) else { return nil }

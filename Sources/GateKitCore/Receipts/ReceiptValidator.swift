@@ -43,7 +43,7 @@ public enum ReceiptValidator {
         let container = try parseContainer(der)
         let receipt = try parsePayload(container)
         guard let creation = receipt.creationDate else {
-            throw GateKitError(.receiptNoCreationDate, "the payload has no receipt creation date (attribute 12)")
+            throw GateKitError(.ERECEIPT_NO_CREATION_DATE, "the payload has no receipt creation date (attribute 12)")
         }
 
         // Which root: the caller's test anchor only for a receipt that says it is Xcode's;
@@ -54,16 +54,16 @@ public enum ReceiptValidator {
         let environment = receipt.environmentClass
         if environment == .xcode {
             guard let anchor = options.testAnchorDER else {
-                throw GateKitError(.receiptXcodeNotTrusted,
+                throw GateKitError(.ERECEIPT_XCODE,
                     "this is an Xcode (StoreKit testing) receipt; it is accepted only with an explicit test anchor")
             }
             guard !options.productionOnly else {
-                throw GateKitError(.receiptXcodeNotTrusted, "Xcode receipts are refused when production is required")
+                throw GateKitError(.ERECEIPT_XCODE, "Xcode receipts are refused when production is required")
             }
             do {
                 policy = try .testing(anchorDER: anchor, requireSHA256: options.requireSHA256)
             } catch {
-                throw GateKitError(.receiptTestAnchorInvalid, "test_anchor_der: \(error.message)")
+                throw GateKitError(.ERECEIPT_TEST_ANCHOR, "test_anchor_der: \(error.message)")
             }
         } else {
             do {
@@ -74,7 +74,7 @@ public enum ReceiptValidator {
         }
 
         guard let signerIndex = container.signerCertificateIndex() else {
-            throw GateKitError(.receiptSignerNotFound, "none of the \(container.certificates.count) embedded certificates matches the SignerInfo issuer and serial number")
+            throw GateKitError(.ERECEIPT_NO_SIGNER, "none of the \(container.certificates.count) embedded certificates matches the SignerInfo issuer and serial number")
         }
         let time = options.verifyTime ?? floorDivide(creation.milliseconds, 1000)
         let chain: VerifiedChain
@@ -86,15 +86,15 @@ public enum ReceiptValidator {
             // date outside the chain's validity): report it before the chain's problem.
             if ChainVerifier.signatureVerifies(certificate: container.certificates[signerIndex], signature: container.signature,
                                                over: container.payload, digest: container.digest) == false {
-                throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload (and the chain failed: \(error.message))")
+                throw GateKitError(.ERECEIPT_SIGNATURE, "the \(container.signatureAlgorithm) signature does not verify over the payload (and the chain failed: \(error.message))")
             }
             throw trustError(error)
         }
         guard chain.keyType == .rsa else {
-            throw GateKitError(.receiptUnsupportedAlgorithm, "the signer key is not RSA")
+            throw GateKitError(.ERECEIPT_ALGORITHM, "the signer key is not RSA")
         }
         if options.requireSHA256 && container.digest == .sha1 {
-            throw GateKitError(.receiptWeakDigest, "the receipt signature uses SHA-1; SHA-256 is required")
+            throw GateKitError(.ERECEIPT_WEAK_DIGEST, "the receipt signature uses SHA-1; SHA-256 is required")
         }
         let valid = container.signature.withUnsafeBytes { sig in
             container.payload.withUnsafeBytes { payload in
@@ -102,11 +102,11 @@ public enum ReceiptValidator {
             }
         }
         guard valid else {
-            throw GateKitError(.receiptSignatureInvalid, "the \(container.signatureAlgorithm) signature does not verify over the payload with \(Quoted.text(chain.leafSubject))")
+            throw GateKitError(.ERECEIPT_SIGNATURE, "the \(container.signatureAlgorithm) signature does not verify over the payload with \(Quoted.text(chain.leafSubject))")
         }
 
         if environment == .unknown {
-            throw GateKitError(.receiptUnknownEnvironment, "unknown receipt environment \(Quoted.text(receipt.environment))")
+            throw GateKitError(.ERECEIPT_ENVIRONMENT, "unknown receipt environment \(Quoted.text(receipt.environment))")
         }
         try checkRequirements(receipt, environment, options: options)
         return ValidatedReceipt(receipt: receipt, isTestSigned: chain.isTestAnchored, digest: container.digest,
@@ -117,25 +117,25 @@ public enum ReceiptValidator {
                                           options: ReceiptValidationOptions) throws(GateKitError) {
         switch environment {
         case .sandbox where options.productionOnly:
-            throw GateKitError(.receiptSandboxEnvironment, "the receipt environment is \(Quoted.text(receipt.environment)) but production is required (Apple status 21007)")
+            throw GateKitError(.ERECEIPT_SANDBOX, "the receipt environment is \(Quoted.text(receipt.environment)) but production is required (Apple status 21007)")
         case .production where options.sandboxOnly:
-            throw GateKitError(.receiptProductionEnvironment, "the receipt environment is \(Quoted.text(receipt.environment)) but sandbox is required (Apple status 21008)")
+            throw GateKitError(.ERECEIPT_PRODUCTION, "the receipt environment is \(Quoted.text(receipt.environment)) but sandbox is required (Apple status 21008)")
         default:
             break
         }
         guard receipt.bundleID == options.bundleID else {
-            throw GateKitError(.receiptBundleID, "the receipt is for \(Quoted.text(receipt.bundleID)), not \(Quoted.text(options.bundleID))")
+            throw GateKitError(.ERECEIPT_BUNDLE_ID, "the receipt is for \(Quoted.text(receipt.bundleID)), not \(Quoted.text(options.bundleID))")
         }
         if let version = options.appVersion, receipt.appVersion != version {
-            throw GateKitError(.receiptAppVersion, "the receipt is for version \(Quoted.text(receipt.appVersion)), not \(Quoted.text(version))")
+            throw GateKitError(.ERECEIPT_APP_VERSION, "the receipt is for version \(Quoted.text(receipt.appVersion)), not \(Quoted.text(version))")
         }
         if let device = options.deviceID {
             guard let opaque = receipt.opaqueValue, let hash = receipt.sha1Hash else {
-                throw GateKitError(.receiptDeviceHash, "the receipt has no opaque value or hash to check the device against")
+                throw GateKitError(.ERECEIPT_DEVICE_HASH, "the receipt has no opaque value or hash to check the device against")
             }
             let computed = try Digest.hash(.sha1, device + opaque + receipt.bundleIDData)
             guard computed == hash else {
-                throw GateKitError(.receiptDeviceHash, "SHA-1(device id, opaque value, bundle id) does not equal the receipt hash: the receipt was issued to another device")
+                throw GateKitError(.ERECEIPT_DEVICE_HASH, "SHA-1(device id, opaque value, bundle id) does not equal the receipt hash: the receipt was issued to another device")
             }
         }
     }
@@ -158,17 +158,17 @@ public enum ReceiptValidator {
 
     static func trustError(_ failure: TrustFailure) -> GateKitError {
         switch failure {
-        case let .malformedCertificate(m): GateKitError(.receiptBadCertificate, m)
-        case let .untrustedRoot(m): GateKitError(.receiptUntrustedRoot, m)
-        case let .chainLength(m): GateKitError(.receiptChainLength, m)
-        case let .leafOID(m): GateKitError(.receiptLeafOID, m)
-        case let .intermediateOID(m): GateKitError(.receiptIntermediateOID, m)
-        case let .notValidAtTime(m): GateKitError(.receiptCertificateTime, m)
-        case let .weakDigest(m): GateKitError(.receiptWeakDigest, m)
-        case let .certificateSignature(m): GateKitError(.receiptCertificateSignature, m)
-        case let .chainInvalid(m): GateKitError(.receiptChainInvalid, m)
-        case let .pinnedRootMismatch(m): GateKitError(.internal, m)
-        case let .resources(m): GateKitError(.outOfMemory, m)
+        case let .malformedCertificate(m): GateKitError(.ERECEIPT_BAD_CERT, m)
+        case let .untrustedRoot(m): GateKitError(.ERECEIPT_UNTRUSTED, m)
+        case let .chainLength(m): GateKitError(.ERECEIPT_CHAIN_LENGTH, m)
+        case let .leafOID(m): GateKitError(.ERECEIPT_LEAF_OID, m)
+        case let .intermediateOID(m): GateKitError(.ERECEIPT_INTERMEDIATE_OID, m)
+        case let .notValidAtTime(m): GateKitError(.ERECEIPT_CERT_TIME, m)
+        case let .weakDigest(m): GateKitError(.ERECEIPT_WEAK_DIGEST, m)
+        case let .certificateSignature(m): GateKitError(.ERECEIPT_CERT_SIGNATURE, m)
+        case let .chainInvalid(m): GateKitError(.ERECEIPT_CHAIN, m)
+        case let .pinnedRootMismatch(m): GateKitError(.EINTERNAL, m)
+        case let .resources(m): GateKitError(.ENOMEM, m)
         }
     }
 
@@ -184,17 +184,17 @@ public enum ReceiptValidator {
         guard code != 0 else { return 0 }
         guard let c = GateKitError.Code(rawValue: code) else { return 21009 }
         switch c {
-        case .receiptMalformed, .receiptPayloadMalformed, .receiptUnsupportedAlgorithm, .receiptNoCreationDate:
+        case .ERECEIPT_MALFORMED, .ERECEIPT_PAYLOAD, .ERECEIPT_ALGORITHM, .ERECEIPT_NO_CREATION_DATE:
             return 21002
-        case .receiptSandboxEnvironment:
+        case .ERECEIPT_SANDBOX:
             return 21007
-        case .receiptProductionEnvironment:
+        case .ERECEIPT_PRODUCTION:
             return 21008
-        case .receiptSignedAttributes, .receiptSignerNotFound, .receiptSignatureInvalid, .receiptUntrustedRoot,
-             .receiptChainLength, .receiptLeafOID, .receiptIntermediateOID, .receiptCertificateTime,
-             .receiptWeakDigest, .receiptCertificateSignature, .receiptChainInvalid, .receiptBadCertificate,
-             .receiptBundleID, .receiptAppVersion, .receiptDeviceHash, .receiptXcodeNotTrusted,
-             .receiptUnknownEnvironment:
+        case .ERECEIPT_SIGNED_ATTRS, .ERECEIPT_NO_SIGNER, .ERECEIPT_SIGNATURE, .ERECEIPT_UNTRUSTED,
+             .ERECEIPT_CHAIN_LENGTH, .ERECEIPT_LEAF_OID, .ERECEIPT_INTERMEDIATE_OID, .ERECEIPT_CERT_TIME,
+             .ERECEIPT_WEAK_DIGEST, .ERECEIPT_CERT_SIGNATURE, .ERECEIPT_CHAIN, .ERECEIPT_BAD_CERT,
+             .ERECEIPT_BUNDLE_ID, .ERECEIPT_APP_VERSION, .ERECEIPT_DEVICE_HASH, .ERECEIPT_XCODE,
+             .ERECEIPT_ENVIRONMENT:
             return 21003
         default:
             return 21009

@@ -21,5 +21,6 @@ extension StoreSchema {
         LedgerSchema.sales,                            // 11
         LedgerSchema.metricsRollup,                    // 12
         EULASchema.publicationSeals,                   // 13
+        LedgerSchema.pauses,                           // 14
     ])
 }

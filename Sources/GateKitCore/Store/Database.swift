@@ -57,7 +57,7 @@ extension DatabaseStatement {
     /// Runs an `INSERT … RETURNING id` and answers the id.
     public func insertedID() throws(GateKitError) -> Int64 {
         defer { reset() }
-        guard try step() else { throw GateKitError(.internal, "an insert returned no id") }
+        guard try step() else { throw GateKitError(.EINTERNAL, "an insert returned no id") }
         return int64(0)
     }
 }

@@ -44,7 +44,7 @@ final class PostgresConnection: DatabaseConnection {
         guard let parsed = pq.PQconninfoParse(connectionString, &parseError) else {
             if let parseError { pq.PQfreemem(parseError) }
             // libpq's reason quotes the offending part, which may be the password.
-            throw GateKitError(.invalidArgument, "the PostgreSQL connection string is malformed (libpq's reason is not repeated because it can quote the password); see https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING")
+            throw GateKitError(.EINVAL, "the PostgreSQL connection string is malformed (libpq's reason is not repeated because it can quote the password); see https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING")
         }
         var given: [String: String] = [:]
         var i = 0
@@ -103,15 +103,15 @@ final class PostgresConnection: DatabaseConnection {
         let c = PostgresConnection.withCStringArray(keywords) { k in
             PostgresConnection.withCStringArray(values) { v in pq.PQconnectdbParams(k, v, 1) }
         }
-        guard let c else { throw GateKitError(.outOfMemory, "libpq could not allocate a connection") }
+        guard let c else { throw GateKitError(.ENOMEM, "libpq could not allocate a connection") }
         guard pq.PQstatus(c) == CONNECTION_OK else {
             let reason = redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(c))))
             pq.PQfinish(c)
             if reason.contains("unsupported startup parameter") {
-                throw GateKitError(.invalidArgument, "the PostgreSQL store cannot be reached through this connection: \(reason). A connection pooler (PgBouncer) is in front of the server; GateKit needs a session of its own (prepared statements, LISTEN, session settings): connect to the server directly")
+                throw GateKitError(.EINVAL, "the PostgreSQL store cannot be reached through this connection: \(reason). A connection pooler (PgBouncer) is in front of the server; GateKit needs a session of its own (prepared statements, LISTEN, session settings): connect to the server directly")
             }
             let hint = tlsByDefault ? " (over TCP GateKit requires TLS and verifies the server's certificate and name: name its CA with sslrootcert=FILE, or say sslmode=require, or sslmode=disable, in the connection string to accept less)" : ""
-            throw GateKitError(.connection, "cannot connect to the PostgreSQL store: \(reason)\(hint)")
+            throw GateKitError(.ECONNECTION, "cannot connect to the PostgreSQL store: \(reason)\(hint)")
         }
         _ = pq.PQsetNoticeReceiver(c, gk_pq_ignore_notice, nil)
         conn = c
@@ -145,7 +145,7 @@ final class PostgresConnection: DatabaseConnection {
         if pq.PQtransactionStatus(conn) != PQTRANS_IDLE { try? execute("ROLLBACK") }
     }
 
-    /// The live connection, or `.connection` when it broke.
+    /// The live connection, or `.ECONNECTION` when it broke.
     func live() throws(GateKitError) -> OpaquePointer {
         guard let conn, pq.PQstatus(conn) == CONNECTION_OK else { throw lost() }
         return conn
@@ -153,7 +153,7 @@ final class PostgresConnection: DatabaseConnection {
 
     func lost() -> GateKitError {
         let reason = conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? ""
-        return GateKitError(.connection, "the connection to the PostgreSQL store \(location) broke\(reason.isEmpty ? "" : " (\(reason))"); nothing was written, and the next call reconnects")
+        return GateKitError(.ECONNECTION, "the connection to the PostgreSQL store \(location) broke\(reason.isEmpty ? "" : " (\(reason))"); nothing was written, and the next call reconnects")
     }
 
     /// Runs `sql` (one statement or several) and reads its answer. In a write transaction's
@@ -163,7 +163,7 @@ final class PostgresConnection: DatabaseConnection {
         if pipelining {
             try readAnswers()
             let conn = try live()
-            guard pq.PQexitPipelineMode(conn) == 1 else { throw GateKitError(.internal, "libpq could not leave pipeline mode to run '\(sql.prefix(60))'") }
+            guard pq.PQexitPipelineMode(conn) == 1 else { throw GateKitError(.EINTERNAL, "libpq could not leave pipeline mode to run '\(sql.prefix(60))'") }
             pipelining = false
             defer { if pq.PQenterPipelineMode(conn) == 1 { pipelining = true } else { dropConnection() } }
             return try execute(sql)

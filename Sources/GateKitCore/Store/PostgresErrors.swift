@@ -9,7 +9,7 @@ extension PostgresConnection {
     func check(_ result: OpaquePointer?, _ context: String) throws(GateKitError) {
         guard let result else {
             if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
-            throw GateKitError(.outOfMemory, "libpq returned no result for \(context)")
+            throw GateKitError(.ENOMEM, "libpq returned no result for \(context)")
         }
         let status = pq.PQresultStatus(result)
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
@@ -22,7 +22,7 @@ extension PostgresConnection {
         if state == "57014" || state == "55P03" {
             // What it waited for: the server's context ("while locking tuple (0,3) in relation …").
             let waited = field(UInt8(ascii: "W")).map { "; it waited \(redacted(PostgresConnection.trimmed($0)))" } ?? ""
-            throw GateKitError(.busy, "\(context) gave up after the connection's statement_timeout (30 s unless the connection string sets another)\(waited): \(message) (SQLSTATE \(state)); nothing was written")
+            throw GateKitError(.EBUSY, "\(context) gave up after the connection's statement_timeout (30 s unless the connection string sets another)\(waited): \(message) (SQLSTATE \(state)); nothing was written")
         }
         throw PostgresConnection.classify(state: state, "\(context) failed: \(message) (SQLSTATE \(state))")
     }
@@ -39,16 +39,16 @@ extension PostgresConnection {
         switch state {
         // Serialization, deadlock, lock or statement timeout; a unique key another writer
         // inserted first (the retry then finds its row).
-        case "40001", "40P01", "55P03", "57014", "23505": GateKitError(.busy, message)
-        case "25006", "42501": GateKitError(.readOnly, message)  // read-only transaction (a standby), no privilege
-        case "53100": GateKitError(.io, message)  // disk full
-        case "53200": GateKitError(.outOfMemory, message)
-        case "54000", "54001": GateKitError(.tooLarge, message)
-        case "XX001", "XX002": GateKitError(.corrupt, message)  // data or index corrupted
+        case "40001", "40P01", "55P03", "57014", "23505": GateKitError(.EBUSY, message)
+        case "25006", "42501": GateKitError(.EREADONLY, message)  // read-only transaction (a standby), no privilege
+        case "53100": GateKitError(.EIO, message)  // disk full
+        case "53200": GateKitError(.ENOMEM, message)
+        case "54000", "54001": GateKitError(.ETOOLARGE, message)
+        case "XX001", "XX002": GateKitError(.ECORRUPT, message)  // data or index corrupted
         default:
             switch state.prefix(2) {
-            case "08", "57", "53", "28": GateKitError(.connection, message)  // connection, shutdown, resources, login
-            default: GateKitError(.internal, message)
+            case "08", "57", "53", "28": GateKitError(.ECONNECTION, message)  // connection, shutdown, resources, login
+            default: GateKitError(.EINTERNAL, message)
             }
         }
     }

@@ -1,7 +1,7 @@
 import GateKitSupport
 
 /// Whom a PostgreSQL store's namespace belongs to. The SQLite store refuses a file another
-/// user owns or can write (`.unsafeStore`); this is the same rule for the server's roles: a
+/// user owns or can write (`.EUNSAFE`); this is the same rule for the server's roles: a
 /// role that owns the schema, or any object in it, or may create objects there, could drop the
 /// append-only history, rewrite states, or run code as GateKit's role through a trigger on a
 /// table GateKit writes. So before GateKit reads or builds a store, the schema and every
@@ -76,10 +76,10 @@ enum PostgresOwnership {
     }
 
     static func refusal(_ found: [String], namespace: String, location: String) -> GateKitError {
-        GateKitError(.unsafeStore, "the store \(Quoted.text(namespace)) in \(location) is not GateKit's alone: \(found.joined(separator: "; ")); nothing was read or written")
+        GateKitError(.EUNSAFE, "the store \(Quoted.text(namespace)) in \(location) is not GateKit's alone: \(found.joined(separator: "; ")); nothing was read or written")
     }
 
-    /// Refuses (`.unsafeStore`) a namespace with any problem.
+    /// Refuses (`.EUNSAFE`) a namespace with any problem.
     static func check(_ db: any DatabaseConnection, namespace: String, sharedOwner: Bool, location: String, schema: StoreSchema) throws(GateKitError) {
         let found = try problems(db, namespace: namespace, sharedOwner: sharedOwner, schema: schema)
         guard found.isEmpty else { throw refusal(found, namespace: namespace, location: location) }

@@ -17,7 +17,7 @@ extension PostgresConnection {
     func beginPipelined() throws(GateKitError) {
         let conn = try live()
         guard pq.PQenterPipelineMode(conn) == 1 else {
-            throw GateKitError(.internal, "libpq could not enter pipeline mode: \(redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(conn)))))")
+            throw GateKitError(.EINTERNAL, "libpq could not enter pipeline mode: \(redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(conn)))))")
         }
         pipelining = true
         try sendPlain("BEGIN")
@@ -33,7 +33,7 @@ extension PostgresConnection {
     func sent(_ ok: Int32, _ awaiting: @autoclosure () -> Awaited) throws(GateKitError) {
         guard ok == 1 else {
             if let conn, pq.PQstatus(conn) != CONNECTION_OK { throw lost() }
-            throw GateKitError(.internal, "libpq refused to send a statement: \(conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? "")")
+            throw GateKitError(.EINTERNAL, "libpq refused to send a statement: \(conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? "")")
         }
         awaited.append(awaiting())
         if awaited.count - awaitedRead >= PostgresConnection.maximumAwaited { try readAnswers() }
@@ -79,7 +79,7 @@ extension PostgresConnection {
     }
 
     /// NOTIFY and COMMIT in the pipeline, then every answer. A broken connection after COMMIT
-    /// was sent leaves the outcome unknown: `.commitUncertain`.
+    /// was sent leaves the outcome unknown: `.EUNCERTAIN`.
     func commitPipelined(after before: String) throws(GateKitError) {
         try sendPlain(before)
         try sendPlain("COMMIT")
@@ -92,9 +92,9 @@ extension PostgresConnection {
             defer { pq.PQclear(sync) }
             guard sync.map({ pq.PQresultStatus($0) }) == PGRES_PIPELINE_SYNC else { throw lost() }
             syncsUnread -= 1
-        } catch where error.code == .connection {
+        } catch where error.code == .ECONNECTION {
             // COMMIT was sent and its answer never arrived: it may have committed.
-            throw GateKitError(.commitUncertain, "the connection to the PostgreSQL store \(location) broke during COMMIT: the write may or may not be recorded; retrying it is safe")
+            throw GateKitError(.EUNCERTAIN, "the connection to the PostgreSQL store \(location) broke during COMMIT: the write may or may not be recorded; retrying it is safe")
         }
         _ = pq.PQexitPipelineMode(conn)
         endPipeline()

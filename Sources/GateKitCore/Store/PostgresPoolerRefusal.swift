@@ -14,7 +14,7 @@ extension PostgresConnection {
         try check(result, "SELECT pg_backend_pid()")
         let server = result.flatMap { pq.PQgetvalue($0, 0, 0) }.map { String(cString: $0) }
         guard server == String(pq.PQbackendPID(c)) else {
-            throw GateKitError(.invalidArgument, "\(location) is reached through a connection pooler (the server's backend pid \(server ?? "?") is not the \(pq.PQbackendPID(c)) the connection was given): GateKit needs a session of its own (prepared statements, LISTEN, session settings), which a pooler in transaction mode loses or shares; connect to the server directly")
+            throw GateKitError(.EINVAL, "\(location) is reached through a connection pooler (the server's backend pid \(server ?? "?") is not the \(pq.PQbackendPID(c)) the connection was given): GateKit needs a session of its own (prepared statements, LISTEN, session settings), which a pooler in transaction mode loses or shares; connect to the server directly")
         }
     }
 }

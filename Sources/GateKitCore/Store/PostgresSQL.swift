@@ -28,7 +28,7 @@ enum PostgresSQL {
                     n = n * 10 + Int(bytes[j] - UInt8(ascii: "0"))
                     j += 1
                 }
-                guard n > 0 else { throw GateKitError(.internal, "a statement has an unnumbered parameter: \(sql.prefix(60))") }
+                guard n > 0 else { throw GateKitError(.EINTERNAL, "a statement has an unnumbered parameter: \(sql.prefix(60))") }
                 highest = max(highest, n)
                 out.append(UInt8(ascii: "$"))
                 out.append(contentsOf: bytes[(i + 1)..<j])

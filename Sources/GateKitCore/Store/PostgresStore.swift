@@ -46,7 +46,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                                             sessionSetup: ["SET search_path TO \(namespace)", "LISTEN \(namespace)"])
         localCommits = LocalCommits.of(connection.location + "/" + name)
         if mustExist, case .new = try lock.withLock({ () throws(GateKitError) -> Found in try inspect(name) }) {
-            throw GateKitError(.notFound, "app \(Quoted.text(appID)) has no store in \(connection.location) (nothing was created)")
+            throw GateKitError(.ENOTFOUND, "app \(Quoted.text(appID)) has no store in \(connection.location) (nothing was created)")
         }
         try prepare(name)
     }
@@ -67,7 +67,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                    (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ?1),
                    (SELECT count(*) FROM pg_namespace WHERE nspname = ?1)
             """)
-        guard try meta.bind(1, text: name).step() else { throw GateKitError(.internal, "the catalog query returned no row") }
+        guard try meta.bind(1, text: name).step() else { throw GateKitError(.EINTERNAL, "the catalog query returned no row") }
         let (hasMeta, objects, exists) = (meta.int64(0) == 1, meta.int64(1), meta.int64(2) == 1)
         meta.reset()
         // Before anything in it is read or built on: a schema another role owns or can write
@@ -84,7 +84,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         }
         guard hasMeta else {
             guard objects == 0 else {
-                throw GateKitError(.notAStore, "schema \(where_) holds objects but is not a GateKit store; left untouched")
+                throw GateKitError(.ENOTSTORE, "schema \(where_) holds objects but is not a GateKit store; left untouched")
             }
             return .new
         }
@@ -93,16 +93,16 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         var values: [String: String] = [:]
         while try read.step() { values[read.text(0) ?? ""] = read.text(1) }
         guard values[PostgresNamespace.formatKey] == PostgresNamespace.formatValue else {
-            throw GateKitError(.notAStore, "schema \(where_) has a gatekit_meta table but is not a GateKit store; left untouched")
+            throw GateKitError(.ENOTSTORE, "schema \(where_) has a gatekit_meta table but is not a GateKit store; left untouched")
         }
         guard values[PostgresNamespace.appIDKey] == appID else {
-            throw GateKitError(.notAStore, "schema \(where_) is the store of app \(Quoted.text(values[PostgresNamespace.appIDKey] ?? "")), not \(Quoted.text(appID)); left untouched")
+            throw GateKitError(.ENOTSTORE, "schema \(where_) is the store of app \(Quoted.text(values[PostgresNamespace.appIDKey] ?? "")), not \(Quoted.text(appID)); left untouched")
         }
         guard let text = values[PostgresNamespace.versionKey], let version = Int64(text), version >= 1 else {
-            throw GateKitError(.corrupt, "store \(where_) has no valid schema version; left untouched")
+            throw GateKitError(.ECORRUPT, "store \(where_) has no valid schema version; left untouched")
         }
         guard version <= schema.currentVersion else {
-            throw GateKitError(.newerStore, "store \(where_) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion); left untouched")
+            throw GateKitError(.ENEWER, "store \(where_) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion); left untouched")
         }
         guard unknownTriggers.isEmpty else { throw PostgresOwnership.refusal(unknownTriggers, namespace: name, location: connection.location) }
         return .store(version: version)
@@ -148,7 +148,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             try connection.ensureConnected()
             do throws(GateKitError) {
                 return try body(connection)
-            } catch where error.code == .connection {
+            } catch where error.code == .ECONNECTION {
                 // Reads change nothing: one more try on a fresh connection.
                 try connection.connect()
                 return try body(connection)
@@ -176,10 +176,10 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         return result
                     } catch {
                         connection.abandonPipeline()
-                        if error.code != .commitUncertain { try? connection.execute("ROLLBACK") }
+                        if error.code != .EUNCERTAIN { try? connection.execute("ROLLBACK") }
                         throw error
                     }
-                } catch where ((error.code == .busy && connection.lastFailureIsRace) || error.code == .connection) && attempt < PostgresStore.writeAttempts {
+                } catch where ((error.code == .EBUSY && connection.lastFailureIsRace) || error.code == .ECONNECTION) && attempt < PostgresStore.writeAttempts {
                     // Nothing was committed: a conflict with another writer, or a connection
                     // that broke before COMMIT (the next round reconnects).
                     usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
@@ -204,11 +204,11 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                 try connection.ensureConnected(probing: true)  // failing here, nothing was sent
                 do throws(GateKitError) {
                     return try body(connection)
-                } catch where error.code == .busy && connection.lastFailureIsRace && attempt < PostgresStore.writeAttempts {
+                } catch where error.code == .EBUSY && connection.lastFailureIsRace && attempt < PostgresStore.writeAttempts {
                     usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
                     attempt += 1
-                } catch where error.code == .connection {
-                    throw GateKitError(.commitUncertain, "the connection to the PostgreSQL store \(connection.location) broke while the write ran: it may or may not be recorded; retrying it is safe")
+                } catch where error.code == .ECONNECTION {
+                    throw GateKitError(.EUNCERTAIN, "the connection to the PostgreSQL store \(connection.location) broke while the write ran: it may or may not be recorded; retrying it is safe")
                 }
             }
         }

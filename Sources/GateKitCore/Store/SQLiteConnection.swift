@@ -66,14 +66,14 @@ package final class SQLiteConnection: DatabaseConnection {
     /// Maps an SQLite result code onto GateKit's stable codes.
     static func classify(_ rc: Int32, _ message: String) -> GateKitError {
         switch rc & 0xFF {
-        case SQLITE_BUSY, SQLITE_LOCKED: GateKitError(.busy, message)
-        case SQLITE_CORRUPT: GateKitError(.corrupt, message)
-        case SQLITE_NOTADB: GateKitError(.notAStore, message)
-        case SQLITE_READONLY: GateKitError(.readOnly, message)
-        case SQLITE_NOMEM: GateKitError(.outOfMemory, message)
-        case SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM: GateKitError(.io, message)
-        case SQLITE_TOOBIG: GateKitError(.tooLarge, message)
-        default: GateKitError(.internal, message)
+        case SQLITE_BUSY, SQLITE_LOCKED: GateKitError(.EBUSY, message)
+        case SQLITE_CORRUPT: GateKitError(.ECORRUPT, message)
+        case SQLITE_NOTADB: GateKitError(.ENOTSTORE, message)
+        case SQLITE_READONLY: GateKitError(.EREADONLY, message)
+        case SQLITE_NOMEM: GateKitError(.ENOMEM, message)
+        case SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM: GateKitError(.EIO, message)
+        case SQLITE_TOOBIG: GateKitError(.ETOOLARGE, message)
+        default: GateKitError(.EINTERNAL, message)
         }
     }
 
@@ -106,7 +106,7 @@ package final class SQLiteConnection: DatabaseConnection {
             // that is missing means the file's schema was damaged (a flipped byte in it).
             let message = sqlite.pointee.errmsg(db).map { String(cString: $0) } ?? ""
             if rc & 0xFF == SQLITE_ERROR, message.hasPrefix("no such table") || message.hasPrefix("no such column") {
-                throw GateKitError(.corrupt, "the store's schema does not hold what its version says (\(message)): the file is damaged")
+                throw GateKitError(.ECORRUPT, "the store's schema does not hold what its version says (\(message)): the file is damaged")
             }
             throw error(rc, "cannot prepare statement")
         }

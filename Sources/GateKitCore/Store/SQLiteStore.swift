@@ -12,7 +12,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
     var backend: StoreBackend { .sqlite }
     let path: String
     var location: String { path }
-    /// Opened for reading only (a read-only file or file system): every write is `.readOnly`.
+    /// Opened for reading only (a read-only file or file system): every write is `.EREADONLY`.
     let isReadOnly: Bool
     private let lock = Lock()
     private let connection: SQLiteConnection
@@ -28,7 +28,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         if mustExist {
             var st = stat()
             guard lstat(resolved, &st) == 0 else {
-                throw GateKitError(.notFound, "store \(Quoted.path(resolved)) does not exist (nothing was created)")
+                throw GateKitError(.ENOTFOUND, "store \(Quoted.path(resolved)) does not exist (nothing was created)")
             }
         }
         try StorePath.createParentFolders(of: resolved, mode: sharing.folderMode)
@@ -52,15 +52,15 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         let n = header.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 100) }
         let magic = Array("SQLite format 3\0".utf8)
         guard n >= 16, Array(header[0..<16]) == magic else {
-            throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store (not an SQLite database); left untouched")
+            throw GateKitError(.ENOTSTORE, "\(Quoted.path(path)) is not a GateKit store (not an SQLite database); left untouched")
         }
-        guard n == 100 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated (\(size) bytes); left untouched") }
+        guard n == 100 else { throw GateKitError(.ECORRUPT, "store \(Quoted.path(path)) is truncated (\(size) bytes); left untouched") }
         // SQLite writes whole pages; a partial last page would be read back zero-filled and
         // pass the integrity check while its records silently changed.
         let pageSize = Int(header[16]) << 8 | Int(header[17])
         let bytesPerPage = pageSize == 1 ? 65536 : pageSize
         guard bytesPerPage >= 512, Int(size) % bytesPerPage == 0 else {
-            throw GateKitError(.corrupt, "store \(Quoted.path(path)) is truncated or damaged (\(size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
+            throw GateKitError(.ECORRUPT, "store \(Quoted.path(path)) is truncated or damaged (\(size) bytes is not a whole number of \(bytesPerPage)-byte pages); left untouched")
         }
     }
 
@@ -83,15 +83,15 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         let isNew = appID == 0 && version == 0 && objects == 0
         if !isNew {
             guard appID == StoreFormat.applicationID else {
-                throw GateKitError(.notAStore, "\(Quoted.path(path)) is an SQLite database but not a GateKit store\(untouched)")
+                throw GateKitError(.ENOTSTORE, "\(Quoted.path(path)) is an SQLite database but not a GateKit store\(untouched)")
             }
             guard version <= schema.currentVersion else {
-                throw GateKitError(.newerStore, "store \(Quoted.path(path)) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion)\(untouched)")
+                throw GateKitError(.ENEWER, "store \(Quoted.path(path)) has schema version \(version); this GateKit (\(GateKitVersion.string)) reads up to \(schema.currentVersion)\(untouched)")
             }
             // PRAGMA user_version is a signed 32-bit number: no GateKit ever wrote a negative one
             // (found by the store-file fuzz smoke: it indexed the migrations out of range).
             guard version >= 0 else {
-                throw GateKitError(.corrupt, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes\(untouched)")
+                throw GateKitError(.ECORRUPT, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes\(untouched)")
             }
         }
         // Checked for "new" (schema-less) databases too: a damaged empty SQLite file would
@@ -99,13 +99,13 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         // the store-file fuzz target; Tests/fuzz-regressions/store-file/).
         let check = try integrityReport(quick: true)
         guard check.isEmpty else {
-            throw GateKitError(.corrupt, "store \(Quoted.path(path)) is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
+            throw GateKitError(.ECORRUPT, "store \(Quoted.path(path)) is corrupt: \(check.prefix(3).joined(separator: "; "))\(untouched)")
         }
         try connection.execute("PRAGMA synchronous=FULL")
         if isReadOnly {
             // Nothing may be written: the store must already be current, in whatever journal mode.
             guard version == schema.currentVersion else {
-                throw GateKitError(.readOnly, "store \(Quoted.path(path)) has schema version \(version) and needs migrating to \(schema.currentVersion), but it is read-only; open it once where it can be written\(untouched)")
+                throw GateKitError(.EREADONLY, "store \(Quoted.path(path)) has schema version \(version) and needs migrating to \(schema.currentVersion), but it is read-only; open it once where it can be written\(untouched)")
             }
             return
         }
@@ -115,14 +115,14 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         if version < schema.currentVersion {
             do {
                 try migrate()
-            } catch where error.code == .internal && !isNew {
-                throw GateKitError(.corrupt, "store \(Quoted.path(path)) does not have the schema its version \(version) promises (\(error.message))\(untouched)")
+            } catch where error.code == .EINTERNAL && !isNew {
+                throw GateKitError(.ECORRUPT, "store \(Quoted.path(path)) does not have the schema its version \(version) promises (\(error.message))\(untouched)")
             }
         }
         try retryingBusy { () throws(GateKitError) in
             let mode = try connection.sqliteStatement("PRAGMA journal_mode=WAL")
             guard try mode.step(), mode.text(0) == "wal" else {
-                throw GateKitError(.io, "store \(Quoted.path(path)) cannot use write-ahead logging")
+                throw GateKitError(.EIO, "store \(Quoted.path(path)) cannot use write-ahead logging")
             }
             mode.reset()
         }
@@ -135,10 +135,10 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
             var version = try db.scalar("PRAGMA user_version")
             let objects = try db.scalar("SELECT count(*) FROM sqlite_master")
             guard appID == StoreFormat.applicationID || (appID == 0 && version == 0 && objects == 0) else {
-                throw GateKitError(.notAStore, "\(Quoted.path(path)) is not a GateKit store")
+                throw GateKitError(.ENOTSTORE, "\(Quoted.path(path)) is not a GateKit store")
             }
-            guard version <= schema.currentVersion else { throw GateKitError(.newerStore, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
-            guard version >= 0 else { throw GateKitError(.corrupt, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes") }
+            guard version <= schema.currentVersion else { throw GateKitError(.ENEWER, "store \(Quoted.path(path)) was migrated by a newer GateKit") }
+            guard version >= 0 else { throw GateKitError(.ECORRUPT, "store \(Quoted.path(path)) has schema version \(version), which no GateKit writes") }
             while version < schema.currentVersion {
                 try schema.migrations[Int(version)].run(db)
                 version += 1
@@ -160,7 +160,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
     /// `scope` does not matter here: SQLite runs one writer at a time.
     func write<T>(_ scope: WriteScope = .wholeStore, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         guard !isReadOnly else {
-            throw GateKitError(.readOnly, "store \(Quoted.path(path)) is open read-only (a read-only file or file system); nothing was written")
+            throw GateKitError(.EREADONLY, "store \(Quoted.path(path)) is open read-only (a read-only file or file system); nothing was written")
         }
         return try lock.withLock { () throws(GateKitError) -> T in
             try retryingBusy { () throws(GateKitError) -> T in
@@ -169,7 +169,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
                     // Checked under the write lock: a store deleted or replaced while open
                     // would silently swallow every later write.
                     guard !connection.fileHasMoved() else {
-                        throw GateKitError(.io, "store file \(Quoted.path(path)) was deleted or replaced while open; nothing was written (reopen the store)")
+                        throw GateKitError(.EIO, "store file \(Quoted.path(path)) was deleted or replaced while open; nothing was written (reopen the store)")
                     }
                     let result = try body(connection)
                     try connection.execute("COMMIT")
@@ -187,7 +187,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         while true {
             do {
                 return try attempt()
-            } catch where error.code == .busy && round < SQLiteStore.busyRetries {
+            } catch where error.code == .EBUSY && round < SQLiteStore.busyRetries {
                 round += 1
                 usleep(UInt32(1000 * (1 << min(round, 6))))  // 2 ms … 64 ms, then SQLite waits again
             }
@@ -206,7 +206,7 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
                     if line != "ok" { problems.append(line) }
                 }
                 return problems
-            } catch where error.code == .internal {
+            } catch where error.code == .EINTERNAL {
                 // A schema the check cannot even compile (e.g. a bit flip turned a CHECK
                 // constraint's `length()` into an unknown function) is damage, not a bug.
                 return ["the integrity check cannot run: \(error.message)"]

@@ -11,7 +11,7 @@ public final class Store: @unchecked Sendable {
     @usableFromInline let engine: any StoreEngine
     /// The file's path, or for PostgreSQL the server and database as a URI without its password.
     public var path: String { engine.location }
-    /// Opened for reading only (a read-only file or file system): every write is `.readOnly`.
+    /// Opened for reading only (a read-only file or file system): every write is `.EREADONLY`.
     public var isReadOnly: Bool { engine.isReadOnly }
     public var backend: StoreBackend { engine.backend }
 
@@ -19,8 +19,8 @@ public final class Store: @unchecked Sendable {
     public let schema: StoreSchema
 
     /// `schema`: the migrations to run (the library's is `StoreSchema.gatekit`); a store
-    /// already past them is `.newerStore`. `mustExist`: open only a store that exists
-    /// (`.notFound` otherwise, and nothing is created: for read-only questions such as "was
+    /// already past them is `.ENEWER`. `mustExist`: open only a store that exists
+    /// (`.ENOTFOUND` otherwise, and nothing is created: for read-only questions such as "was
     /// this accepted?").
     public init(schema: StoreSchema, path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false) throws(GateKitError) {
         self.schema = schema

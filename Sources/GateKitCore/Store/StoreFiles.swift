@@ -52,7 +52,7 @@ enum StoreFiles {
                 throw .io("cannot examine store \(Quoted.path(path)): \(String(cString: strerror(errno)))")
             }
             guard !readOnlyFileSystem else {
-                throw GateKitError(.readOnly, "store \(Quoted.path(path)) does not exist and cannot be created: its folder is on a read-only file system")
+                throw GateKitError(.EREADONLY, "store \(Quoted.path(path)) does not exist and cannot be created: its folder is on a read-only file system")
             }
             if try create(path, sharing: sharing) { return Facts(access: .readWrite, size: 0) }
             guard lstat(path, &st) == 0 else {  // another process created it first
@@ -85,7 +85,7 @@ enum StoreFiles {
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, sharing.fileMode)
         guard fd >= 0 else {
             if errno == EEXIST { return false }
-            let code: GateKitError.Code = errno == EROFS ? .readOnly : .io
+            let code: GateKitError.Code = errno == EROFS ? .EREADONLY : .EIO
             throw GateKitError(code, "cannot create store \(Quoted.path(path)): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
@@ -148,6 +148,6 @@ enum StoreFiles {
     }
 
     private static func unsafe(_ message: String) -> GateKitError {
-        GateKitError(.unsafeStore, message + "; left untouched")
+        GateKitError(.EUNSAFE, message + "; left untouched")
     }
 }

@@ -22,7 +22,7 @@ package struct BackgroundThread {
         }, context)
         guard rc == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw GateKitError(.internal, "cannot start the \(what) thread: \(String(cString: strerror(rc)))")
+            throw GateKitError(.EINTERNAL, "cannot start the \(what) thread: \(String(cString: strerror(rc)))")
         }
         return started
     }

@@ -136,7 +136,7 @@ public struct ByteWriter: ~Copyable {
         append(byte: 0)
         guard !failed, let taken = base else {
             _ = consume self
-            throw GateKitError(.outOfMemory, "cannot allocate a document's bytes")
+            throw GateKitError(.ENOMEM, "cannot allocate a document's bytes")
         }
         discard self  // the buffer is the caller's now: no deinit
         return UnsafeMutableRawPointer(taken).assumingMemoryBound(to: CChar.self)
@@ -144,7 +144,7 @@ public struct ByteWriter: ~Copyable {
 
     /// A copy of the bytes.
     public func bytes() throws(GateKitError) -> [UInt8] {
-        guard !failed else { throw GateKitError(.outOfMemory, "cannot allocate a document's bytes") }
+        guard !failed else { throw GateKitError(.ENOMEM, "cannot allocate a document's bytes") }
         guard let base else { return [] }
         return Array(UnsafeBufferPointer(start: base, count: count))
     }

@@ -39,7 +39,7 @@ public final class DelimitedRecords {
                 }
             }
             guard scan - start <= DelimitedRecords.maximumRecordBytes else {
-                throw GateKitError(.tooLarge, "a record is longer than \(DelimitedRecords.maximumRecordBytes) bytes")
+                throw GateKitError(.ETOOLARGE, "a record is longer than \(DelimitedRecords.maximumRecordBytes) bytes")
             }
             if atEnd {
                 guard start < buffer.count else { return nil }

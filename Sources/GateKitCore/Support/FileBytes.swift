@@ -5,7 +5,7 @@ public enum FileBytes {
     public static func read(_ path: String, limit: Int) throws(GateKitError) -> [UInt8] {
         let (fd, size) = try RegularFile.openForReading(path)
         defer { close(fd) }
-        guard size <= limit else { throw GateKitError(.tooLarge, "\(Quoted.path(path)) is \(size) bytes; the limit is \(limit)") }
+        guard size <= limit else { throw GateKitError(.ETOOLARGE, "\(Quoted.path(path)) is \(size) bytes; the limit is \(limit)") }
         return try read(fd: fd, size: size, path: path)
     }
 

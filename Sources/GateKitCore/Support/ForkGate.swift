@@ -7,7 +7,9 @@ import Glibc
 /// 4 runs in 13). The sections take this gate's read side; a pthread_atfork prepare handler
 /// takes its write side, so fork waits until the sections under way end (a batch, a sync's page,
 /// a metrics read: bounded) and none begins until it returns. Writers are preferred, so a
-/// thread that ingests batches back to back cannot keep a fork waiting. Sections never nest.
+/// thread that ingests batches back to back cannot keep a fork waiting. A section inside a
+/// section (an export that takes one around the core's) is the outer one: a second read lock
+/// would wait behind a pending fork that waits for the first.
 package enum ForkGate {
     nonisolated(unsafe) private static let gate: UnsafeMutablePointer<pthread_rwlock_t> = {
         let gate = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
@@ -26,10 +28,34 @@ package enum ForkGate {
         pthread_rwlockattr_destroy(&attributes)
     }
 
+    /// Marks the threads inside a section (any non-nil value).
+    private static let inside: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether this thread runs inside a section (its own, or one its starter holds for it).
+    package static var isInside: Bool { pthread_getspecific(inside) != nil }
+
     /// Runs `body` with fork held off until it returns.
     package static func section<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        if isInside { return try body() }
         pthread_rwlock_rdlock(gate)
-        defer { pthread_rwlock_unlock(gate) }
+        pthread_setspecific(inside, UnsafeRawPointer(bitPattern: 1))
+        defer {
+            pthread_setspecific(inside, nil)
+            pthread_rwlock_unlock(gate)
+        }
+        return try body()
+    }
+
+    /// Runs `body` on a thread another started and joins: inside that thread's section when
+    /// `held` (its starter's `isInside`), which lasts until the join.
+    package static func inherit<T, E: Error>(_ held: Bool, _ body: () throws(E) -> T) throws(E) -> T {
+        guard held else { return try body() }
+        pthread_setspecific(inside, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(inside, nil) }
         return try body()
     }
 }

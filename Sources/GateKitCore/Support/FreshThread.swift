@@ -15,8 +15,11 @@ package enum FreshThread {
     package static func run<T>(_ what: String, _ body: () throws(GateKitError) -> T) throws(GateKitError) -> T {
         guard ForkGeneration.isForkingThread else { return try body() }
         let outcome = Outcome<T>()
+        let held = ForkGate.isInside  // this thread's section covers the new one until the join
         try withoutActuallyEscaping(body) { (body) throws(GateKitError) in
-            let thread = try BackgroundThread.start(what) { outcome.result = Result { () throws(GateKitError) -> T in try body() } }
+            let thread = try BackgroundThread.start(what) {
+                outcome.result = ForkGate.inherit(held) { Result { () throws(GateKitError) -> T in try body() } }
+            }
             thread.finish()
         }
         guard let result = outcome.result else { throw .internalError("the \(what) thread ended without a result") }

@@ -15,7 +15,7 @@ public struct JSONParser {
     }
 
     /// `allowingRepeatedNames`: for a reader that refuses them itself with an error of its own
-    /// (signed data: `.jwsPayloadField`).
+    /// (signed data: `.EJWS_PAYLOAD_FIELD`).
     public static func parse<C: Collection>(_ bytes: C, allowingRepeatedNames: Bool = false) throws(GateKitError) -> JSONValue where C.Element == UInt8 {
         var p = JSONParser(Array(bytes), refusesRepeatedNames: !allowingRepeatedNames)
         guard String(validating: p.b, as: UTF8.self) != nil else { throw p.fail("not valid UTF-8") }
@@ -27,7 +27,7 @@ public struct JSONParser {
     }
 
     private func fail(_ reason: String) -> GateKitError {
-        GateKitError(.invalidArgument, "malformed JSON at byte \(i): \(reason)")
+        GateKitError(.EINVAL, "malformed JSON at byte \(i): \(reason)")
     }
 
     private mutating func whitespace() {

@@ -11,18 +11,18 @@ package enum TrustedFile {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
-            if e == ELOOP { throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is a symbolic link (refused: its target could be changed)") }
-            throw GateKitError(e == ENOENT || e == ENOTDIR ? .notFound : .io, "\(what) \(Quoted.path(path)): \(String(cString: strerror(e)))")
+            if e == ELOOP { throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) is a symbolic link (refused: its target could be changed)") }
+            throw GateKitError(e == ENOENT || e == ENOTDIR ? .ENOTFOUND : .EIO, "\(what) \(Quoted.path(path)): \(String(cString: strerror(e)))")
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw GateKitError.io("cannot stat \(what) \(Quoted.path(path))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is not a regular file") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) is not a regular file") }
         guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): refused, as it could have been replaced (chmod go-w)")
+            throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): refused, as it could have been replaced (chmod go-w)")
         }
         try checkFolders(of: path, what: what)
-        guard st.st_size <= limit else { throw GateKitError(.tooLarge, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }
+        guard st.st_size <= limit else { throw GateKitError(.ETOOLARGE, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }
         return try FileBytes.read(fd: fd, size: Int64(st.st_size), path: path)
     }
 
@@ -38,7 +38,7 @@ package enum TrustedFile {
             guard stat(folder, &st) == 0 else { throw GateKitError.io("cannot examine \(Quoted.path(folder)): \(String(cString: strerror(errno)))") }
             let sticky = st.st_mode & S_ISVTX != 0
             if (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH) != 0 && !sticky) {
-                throw GateKitError(.unsafeStore, "\(what) \(Quoted.path(path)) is in the folder \(Quoted.path(folder)), which another user can write (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): they could replace it")
+                throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) is in the folder \(Quoted.path(folder)), which another user can write (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): they could replace it")
             }
             if folder == "/" { return }
             folder = FileDescription.folder(of: folder)

@@ -31,7 +31,7 @@ struct TestCertificate {
         key = try TestCertificate.newP256Key()
         guard let x509 = X509_new() else {
             EVP_PKEY_free(key)
-            throw GateKitError(.outOfMemory, "X509_new failed")
+            throw GateKitError(.ENOMEM, "X509_new failed")
         }
         self.x509 = x509
         do {
@@ -70,7 +70,7 @@ struct TestCertificate {
     }
 
     private static func newP256Key() throws(GateKitError) -> OpaquePointer {
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw GateKitError(.outOfMemory, "EVP_PKEY_CTX_new_from_name failed") }
+        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw GateKitError(.ENOMEM, "EVP_PKEY_CTX_new_from_name failed") }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_group_name(ctx, "P-256") == 1,
@@ -87,7 +87,7 @@ struct TestCertificate {
               ASN1_TIME_set(X509_getm_notBefore(x509), TestCertificate.notBefore) != nil,
               ASN1_TIME_set(X509_getm_notAfter(x509), TestCertificate.notAfter) != nil,
               X509_set_pubkey(x509, key) == 1 else { throw failure("the certificate's fields") }
-        guard let name = X509_NAME_new() else { throw GateKitError(.outOfMemory, "X509_NAME_new failed") }
+        guard let name = X509_NAME_new() else { throw GateKitError(.ENOMEM, "X509_NAME_new failed") }
         defer { X509_NAME_free(name) }
         for (field, value) in [("CN", commonName), ("O", "GateKit Tests (not Apple)")] {
             guard X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, value, -1, -1, 0) == 1 else { throw failure("the subject name") }
@@ -121,7 +121,7 @@ struct TestCertificate {
     private func addMarker(_ oid: String) throws(GateKitError) {
         guard let object = OBJ_txt2obj(oid, 1) else { throw failure("OID \(oid)") }
         defer { ASN1_OBJECT_free(object) }
-        guard let value = ASN1_OCTET_STRING_new() else { throw GateKitError(.outOfMemory, "ASN1_OCTET_STRING_new failed") }
+        guard let value = ASN1_OCTET_STRING_new() else { throw GateKitError(.ENOMEM, "ASN1_OCTET_STRING_new failed") }
         defer { ASN1_OCTET_STRING_free(value) }
         let null: [UInt8] = [0x05, 0x00]
         guard ASN1_OCTET_STRING_set(value, null, Int32(null.count)) == 1,

@@ -65,7 +65,7 @@ public enum TestPKI {
         guard fd >= 0 else {
             let e = errno
             if e == ELOOP || e == ENOTDIR {
-                throw GateKitError(.unsafeStore, "cannot use \(Quoted.path(directory)) for a test PKI: it is a symbolic link or not a folder")
+                throw GateKitError(.EUNSAFE, "cannot use \(Quoted.path(directory)) for a test PKI: it is a symbolic link or not a folder")
             }
             throw GateKitError.io("cannot use \(Quoted.path(directory)) for a test PKI: \(String(cString: strerror(e)))")
         }
@@ -76,7 +76,7 @@ public enum TestPKI {
         }
         guard st.st_uid == geteuid(), st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             close(fd)
-            throw GateKitError(.unsafeStore, "the folder \(Quoted.path(directory)) is another user's or others can write it (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): a signing key is not written there")
+            throw GateKitError(.EUNSAFE, "the folder \(Quoted.path(directory)) is another user's or others can write it (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): a signing key is not written there")
         }
         return fd
     }

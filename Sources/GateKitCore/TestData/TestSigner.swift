@@ -14,16 +14,16 @@ public enum TestSigner {
 
     public static func sign<C: Collection>(payload: C, kind: JWSVerifier.Kind, pki directory: String) throws(GateKitError) -> String where C.Element == UInt8 {
         guard payload.count <= maximumPayloadLength else {
-            throw GateKitError(.tooLarge, "the payload is \(payload.count) bytes; at most \(maximumPayloadLength) are signed")
+            throw GateKitError(.ETOOLARGE, "the payload is \(payload.count) bytes; at most \(maximumPayloadLength) are signed")
         }
         let bytes = Array(payload)
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)
         } catch {
-            throw GateKitError(.jwsMalformed, "the payload is not JSON: \(error.message)")
+            throw GateKitError(.EJWS_MALFORMED, "the payload is not JSON: \(error.message)")
         }
-        guard case .object = json else { throw GateKitError(.jwsPayloadField, "the payload is not a JSON object") }
+        guard case .object = json else { throw GateKitError(.EJWS_PAYLOAD_FIELD, "the payload is not a JSON object") }
         try requireShape(of: json, kind: kind)
         let files = try TestPKI.load(from: directory)
         let key: OpaquePointer
@@ -62,7 +62,7 @@ public enum TestSigner {
     private static func requireShape(of json: JSONValue, kind: JWSVerifier.Kind) throws(GateKitError) {
         if kind == .renewalInfo { return try SignedKind.requireRenewalInfo(json, path: "the payload") }
         for member in requiredMembers[kind] ?? [] where json[member] == nil || json[member] == .null {
-            throw GateKitError(.jwsPayloadField, "the payload lacks \(member), which every \(kind.rawValue) has")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "the payload lacks \(member), which every \(kind.rawValue) has")
         }
     }
 
@@ -76,10 +76,10 @@ public enum TestSigner {
         }
         guard let name = subject.environment else {
             let member = kind == .appTransaction ? "receiptType" : kind == .notification ? "data.environment" : "environment"
-            throw GateKitError(.jwsPayloadField, "the payload names no \(member) (Production, Sandbox, Xcode or LocalTesting)")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "the payload names no \(member) (Production, Sandbox, Xcode or LocalTesting)")
         }
         guard let environment = AppStoreEnvironment(rawValue: name) else {
-            throw GateKitError(.jwsPayloadField, "the payload's environment is \(Quoted.text(name)); Apple spells it Production, Sandbox, Xcode or LocalTesting")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "the payload's environment is \(Quoted.text(name)); Apple spells it Production, Sandbox, Xcode or LocalTesting")
         }
         // A renewal info and a realtime request name no bundle id, and transactions no app id:
         // the verifier does not compare what the kind does not carry.

@@ -12,7 +12,8 @@ import json
 import threading
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from ..api_client import (APIError, APIException, APITransportError, APIResponseError, AppTransactionInfoResponse,
+from ..api_client import APIException, APITransportError, APIResponseError
+from ..api_models import (APIError, AppTransactionInfoResponse,
                           CheckTestNotificationResponse, ConsumptionRequest, ConsumptionRequestV1,
                           DefaultConfigurationRequest, DefaultConfigurationResponse, Environment,
                           ExtendRenewalDateRequest, ExtendRenewalDateResponse, GetImageListResponse,

@@ -91,10 +91,10 @@ extension Ledger {
         case .production: environment = .production
         case .sandbox: environment = .sandbox
         case .xcode: environment = .xcode
-        case .unknown: throw GateKitError(.receiptUnknownEnvironment, "the receipt's environment \(Quoted.text(receipt.environment)) is not one the ledger keeps")
+        case .unknown: throw GateKitError(.ERECEIPT_ENVIRONMENT, "the receipt's environment \(Quoted.text(receipt.environment)) is not one the ledger keeps")
         }
         guard let created = receipt.creationDate?.milliseconds else {
-            throw GateKitError(.receiptNoCreationDate, "the receipt has no creation date: its purchases cannot be ordered")
+            throw GateKitError(.ERECEIPT_NO_CREATION_DATE, "the receipt has no creation date: its purchases cannot be ordered")
         }
         let identity = try validated.identity()
         var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testSigned: validated.isTestSigned),
@@ -103,7 +103,7 @@ extension Ledger {
         for purchase in receipt.purchases {
             guard let v = TransactionVersion(purchase, receiptCreatedMs: created, identity: identity.hex) else { continue }
             for id in [v.transactionID, v.originalTransactionID, v.productID] where id.utf8.contains(0) {
-                throw GateKitError(.receiptPayloadMalformed, "a purchase's identifier \(Quoted.text(id)) contains a NUL character")
+                throw GateKitError(.ERECEIPT_PAYLOAD, "a purchase's identifier \(Quoted.text(id)) contains a NUL character")
             }
             item.transactions.append((v, nil))
         }
@@ -132,7 +132,7 @@ extension Ledger {
 
     func version(_ t: JWSTransaction) throws(GateKitError) -> TransactionVersion {
         guard let v = TransactionVersion(t, identity: try identity(t.provenance).hex) else {
-            throw GateKitError(.jwsPayloadField, "the transaction lacks transactionId, originalTransactionId, productId or signedDate, which the ledger keys on")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "the transaction lacks transactionId, originalTransactionId, productId or signedDate, which the ledger keys on")
         }
         return v
     }
@@ -140,7 +140,7 @@ extension Ledger {
     func version(_ r: JWSRenewalInfo) throws(GateKitError) -> RenewalVersion {
         try SignedKind.requireRenewalInfo(r.json, path: "renewalInfo")
         guard let v = RenewalVersion(r, identity: try identity(r.provenance).hex) else {
-            throw GateKitError(.jwsPayloadField, "the renewal info lacks originalTransactionId or signedDate, which the ledger keys on")
+            throw GateKitError(.EJWS_PAYLOAD_FIELD, "the renewal info lacks originalTransactionId or signedDate, which the ledger keys on")
         }
         return v
     }

@@ -9,11 +9,12 @@ extension RenewalVersion {
         originalTransactionID = original
         productID = f.productId
         autoRenewProductID = f.autoRenewProductId
-        autoRenewStatus = f.autoRenewStatus
+        willAutoRenew = f.autoRenewStatus.map { $0 == 1 }
         isInBillingRetryPeriod = f.isInBillingRetryPeriod ?? false
         gracePeriodExpiresMs = f.gracePeriodExpiresDate
-        expirationIntent = f.expirationIntent
+        expirationCause = f.expirationIntent.map(AppleCodes.expirationCause)
         renewalMs = f.renewalDate
+        pausedUntilMs = nil  // Apple has no pause
         signedMs = signed
         self.identity = identity
     }

@@ -2,8 +2,8 @@ import GateKitJWS
 import GateKitReceipts
 
 /// Apple's data as the ledger's model: a verified StoreKit 2 transaction or a receipt's
-/// purchase as a `TransactionVersion` (Apple's numbers kept where its API reports them:
-/// `offerType`, `revocationReason`).
+/// purchase as a `TransactionVersion`. Apple's codes are named here, once; an Apple code the
+/// model has no name for maps to its `other`.
 extension TransactionVersion {
     /// A verified StoreKit 2 transaction. Nil when it lacks the ids the ledger keys on.
     public init?(_ t: JWSTransaction, identity: String) {
@@ -21,9 +21,9 @@ extension TransactionVersion {
         originalPurchaseMs = f.originalPurchaseDate
         expiresMs = f.expiresDate
         revocationMs = f.revocationDate ?? (f.revocationReason != nil ? f.signedDate : nil)
-        revocationReason = f.revocationReason
+        revocationReason = f.revocationReason.map(AppleCodes.revocationReason)
         isUpgraded = f.isUpgraded ?? false
-        offerType = f.offerType
+        offer = f.offerType.map(AppleCodes.offer)
         signedMs = signed
         self.identity = identity
         sale = Sale(f)
@@ -46,8 +46,8 @@ extension TransactionVersion {
         revocationMs = p.cancellationDate?.milliseconds
         revocationReason = nil
         isUpgraded = false
-        offerType = (p.isTrialPeriod == true || p.isInIntroOfferPeriod == true) ? TransactionVersion.introductoryOffer
-            : (p.promotionalOfferID != nil ? 2 : nil)
+        offer = (p.isTrialPeriod == true || p.isInIntroOfferPeriod == true) ? .introductory
+            : (p.promotionalOfferID != nil ? .promotional : nil)
         signedMs = receiptCreatedMs
         self.identity = identity
         sale = Sale(trial: p.isTrialPeriod == true)
@@ -57,8 +57,9 @@ extension TransactionVersion {
 extension TransactionVersion.Sale {
     /// From a StoreKit 2 transaction's fields.
     public init(_ f: JWSTransaction.Fields) {
+        // A free trial: Apple's FREE_TRIAL discount, or an introductory offer at price 0.
         self.init(price: f.price, currency: f.currency, storefront: f.storefront,
-                  trial: f.offerDiscountType == "FREE_TRIAL" || (f.offerType == TransactionVersion.introductoryOffer && f.price == 0),
-                  revocationType: f.revocationType, revocationPercentage: f.revocationPercentage)
+                  trial: f.offerDiscountType == "FREE_TRIAL" || (f.offerType.map(AppleCodes.offer) == .introductory && f.price == 0),
+                  refund: f.revocationType.flatMap(RefundKind.init(rawValue:)), revocationPercentage: f.revocationPercentage)
     }
 }

@@ -16,7 +16,7 @@ extension Ledger {
         guard Set(environments).count == environments.count else { throw .invalid("two options are for the same environment: \(environments.joined(separator: ", "))") }
         let named = try JWSNotification(json: try CompactJWS.parseUnverified(text).payload).subject.environment
         guard let chosen = options.first(where: { $0.environment.rawValue == named }) else {
-            throw GateKitError(.jwsEnvironment, "the notification is for \(named.map(Quoted.text) ?? "no environment"); this endpoint takes \(environments.joined(separator: " and "))")
+            throw GateKitError(.EJWS_ENVIRONMENT, "the notification is for \(named.map(Quoted.text) ?? "no environment"); this endpoint takes \(environments.joined(separator: " and "))")
         }
         return try ingestNotification(text, options: chosen)
     }

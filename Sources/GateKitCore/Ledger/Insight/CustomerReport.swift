@@ -158,7 +158,7 @@ struct CustomerSubscription {
             guard let (end, at) = p.end else { continue }
             switch end {
             case let .expired(cause):
-                let intent = own.last { $0.expirationIntent != nil }
+                let intent = own.last { $0.expirationCause != nil }
                 let why = cause == .voluntary ? "the customer cancelled" : cause == .billing ? "billing failed" : "no renewal"
                 out.append(Event(at: at, what: (p.trial ? "Trial expired: " : "Expired: ") + why, product: v.productID, transactionID: v.transactionID,
                                  item: intent.flatMap { renewalItem[$0.identity] } ?? newestItem[v.transactionID]))
@@ -289,7 +289,7 @@ struct CustomerView {
         let product = e.productID.map { " (\($0))" } ?? ""
         switch e.reason {
         case .subscription: return "A subscription period covers now\(product)."
-        case .gracePeriod: return "Billing failed; Apple's grace period still runs\(product)."
+        case .gracePeriod: return "Billing failed; the store's grace period still runs\(product)."
         case .nonConsumable: return "A non-consumable purchase\(product)."
         case .nonRenewing: return "A non-renewing subscription covers now\(product)."
         case .noPurchase: return "Nothing in the ledger matches."
@@ -301,6 +301,7 @@ struct CustomerView {
         case .upgraded: return "Upgraded to another product of its group\(product)."
         case .onlyTestSigned: return "Only test-signed data matches."
         case .unknownType: return "Neither the purchase nor the catalog says what kind of product it is\(product)."
+        case .paused: return "The customer paused the subscription\(product)."
         case .unknownName: return "The catalog in effect names no such product, group or entitlement" + (e.didYouMean.map { " (did you mean \(Quoted.text($0))?)" } ?? "") + "."
         }
     }

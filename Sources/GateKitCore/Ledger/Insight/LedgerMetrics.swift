@@ -90,7 +90,7 @@ extension Ledger {
     }
 
     static func tooManySeries(_ tally: MetricsTally) -> GateKitError {
-        GateKitError(.tooLarge, "more than \(tally.maximumSeries) series of \(tally.bucketCount) buckets: ask for fewer buckets or another split")
+        GateKitError(.ETOOLARGE, "more than \(tally.maximumSeries) series of \(tally.bucketCount) buckets: ask for fewer buckets or another split")
     }
 
     /// The versions and renewal infos, signed by `asOf`, of the subscriptions after `after`

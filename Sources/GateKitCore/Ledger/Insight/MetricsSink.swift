@@ -56,13 +56,13 @@ extension MetricsSink {
     /// A transaction's money and refund, whatever its product type (the newest version).
     mutating func add(transaction v: TransactionVersion) {
         if let at = v.revocationMs, !v.isUpgraded {
-            if v.familyShared || v.sale.revocationType == "FAMILY_REVOKE" {
+            if v.familyShared || v.sale.refund == .familyRevoked {
                 event(.revoked, at: at, v)
             } else {
                 event(.refunded, at: at, v)
                 if let price = v.sale.price, let currency = v.sale.currency {
                     if MetricsMoney.counts(price) {
-                        let share = Int128(v.sale.revocationType == "REFUND_PRORATED" ? (v.sale.revocationPercentage ?? 100_000) : 100_000)
+                        let share = Int128(v.sale.refund == .prorated ? (v.sale.revocationPercentage ?? 100_000) : 100_000)
                         let refunded = Int128(price) * min(max(share, 0), 100_000) / 100_000
                         money(.refunds, Int64(refunded), currency: currency, at: at, v)
                     } else {

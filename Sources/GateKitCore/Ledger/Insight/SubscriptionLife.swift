@@ -87,7 +87,7 @@ struct SubscriptionLife {
         for (index, (start, expires, v)) in ordered.enumerated() {
             let next = index + 1 < ordered.count ? ordered[index + 1].0 : nil
             let revoked = v.revocationMs
-            let familyRevoke = revoked != nil && (v.familyShared || v.sale.revocationType == "FAMILY_REVOKE")
+            let familyRevoke = revoked != nil && (v.familyShared || v.sale.refund == .familyRevoked)
             // Renewal infos of this period: signed from its start until the next one's.
             let own = renewals.filter { r in r.signedMs >= start && (next.map { r.signedMs < $0 } ?? true) }
             let retried = own.contains { $0.isInBillingRetryPeriod }
@@ -104,7 +104,7 @@ struct SubscriptionLife {
                 retryUntil = min(next ?? .max, cleared ?? .max, expires + SubscriptionLife.retryWindow)
                 if let until = retryUntil, until <= lapse { retryUntil = nil }
             }
-            let trial = v.sale.trial ?? (v.offerType == TransactionVersion.introductoryOffer && v.sale.price == nil)
+            let trial = v.sale.trial ?? (v.offer == .introductory && v.sale.price == nil)
             let began: Start
             if let previous = periods.last {
                 let previousLapse = previous.graceUntil ?? previous.version.expiresMs ?? start
@@ -134,15 +134,13 @@ struct SubscriptionLife {
         self.periods = periods
     }
 
-    /// Why access lapsed: the newest expiration intent Apple signed for the period (1
-    /// cancelled and 3 declined a price increase are the customer's choice, 2 is billing),
-    /// else billing when Apple was retrying the payment.
+    /// Why access lapsed: the newest expiration cause the store signed for the period (a
+    /// cancellation or a declined price increase is the customer's choice), else billing when
+    /// the store was retrying the payment.
     static func cause(_ renewals: [RenewalVersion]) -> Cause {
-        switch renewals.last(where: { $0.expirationIntent != nil })?.expirationIntent {
-        case 1, 3: return .voluntary
-        case 2: return .billing
-        case nil: return renewals.contains { $0.isInBillingRetryPeriod } ? .billing : .other
-        default: return .other
+        guard let cause = renewals.last(where: { $0.expirationCause != nil })?.expirationCause else {
+            return renewals.contains { $0.isInBillingRetryPeriod } ? .billing : .other
         }
+        return cause.isCustomersChoice ? .voluntary : cause == .billingError ? .billing : .other
     }
 }

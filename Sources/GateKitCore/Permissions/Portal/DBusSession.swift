@@ -23,19 +23,19 @@ final class DBusSession: @unchecked Sendable {
     init(listening: Bool) throws(GateKitError) {
         bus = try DBusLibrary.functions().pointee
         guard let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 else {
-            throw GateKitError(.permissionPortal, "cannot connect to the session bus: $DBUS_SESSION_BUS_ADDRESS is not set (no desktop session)")
+            throw GateKitError(.EPERM_PORTAL, "cannot connect to the session bus: $DBUS_SESSION_BUS_ADDRESS is not set (no desktop session)")
         }
         var error = DBusError()
         bus.dbus_error_init(&error)
         guard let c = bus.dbus_connection_open_private(address, &error) else {
             let reason = DBusSession.describe(&error, bus)
-            throw GateKitError(.permissionPortal, "cannot connect to the session bus: \(reason)")
+            throw GateKitError(.EPERM_PORTAL, "cannot connect to the session bus: \(reason)")
         }
         guard bus.dbus_bus_register(c, &error) != 0 else {
             let reason = DBusSession.describe(&error, bus)
             bus.dbus_connection_close(c)
             bus.dbus_connection_unref(c)
-            throw GateKitError(.permissionPortal, "cannot connect to the session bus: \(reason)")
+            throw GateKitError(.EPERM_PORTAL, "cannot connect to the session bus: \(reason)")
         }
         connection = c  // from here on, deinit closes and frees it, also when init throws
         // A bus that goes away must not exit the host process (libdbus's default).
@@ -47,7 +47,7 @@ final class DBusSession: @unchecked Sendable {
             bus.dbus_bus_add_match(c, rule, &error)
             if bus.dbus_error_is_set(&error) != 0 {
                 let reason = DBusSession.describe(&error, bus)
-                throw GateKitError(.permissionPortal, "cannot subscribe to the permission store's signals: \(reason)")
+                throw GateKitError(.EPERM_PORTAL, "cannot subscribe to the permission store's signals: \(reason)")
             }
         }
     }
@@ -84,10 +84,10 @@ final class DBusSession: @unchecked Sendable {
     func serviceOwner() throws(GateKitError) -> String? {
         guard let owner = try callBus("GetNameOwner", DBusSession.service, absentWhen: "org.freedesktop.DBus.Error.NameHasNoOwner") else { return nil }
         guard let uid = try callBus("GetConnectionUnixUser", owner, absentWhen: nil, reading: "u") else {
-            throw GateKitError(.permissionPortal, "the session bus did not say which user runs \(DBusSession.service)")
+            throw GateKitError(.EPERM_PORTAL, "the session bus did not say which user runs \(DBusSession.service)")
         }
         guard uid == String(geteuid()) else {
-            throw GateKitError(.permissionPortal, "\(DBusSession.service) is owned by \(owner), a connection of user \(uid), not of this user (\(geteuid())): its answers are not believed")
+            throw GateKitError(.EPERM_PORTAL, "\(DBusSession.service) is owned by \(owner), a connection of user \(uid), not of this user (\(geteuid())): its answers are not believed")
         }
         return owner
     }
@@ -123,11 +123,11 @@ final class DBusSession: @unchecked Sendable {
     }
 
     /// A method call with string arguments, waited for: the reply (the caller unrefs it), or
-    /// nil when the error is `absentWhen`; any other error is `.permissionPortal`.
+    /// nil when the error is `absentWhen`; any other error is `.EPERM_PORTAL`.
     private func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ arguments: [String],
                       absentWhen: String?, failure: String) throws(GateKitError) -> OpaquePointer? {
         guard let message = bus.dbus_message_new_method_call(destination, path, interface, method) else {
-            throw GateKitError(.outOfMemory, "libdbus could not allocate a message")
+            throw GateKitError(.ENOMEM, "libdbus could not allocate a message")
         }
         defer { bus.dbus_message_unref(message) }
         var args = DBusMessageIter()
@@ -137,7 +137,7 @@ final class DBusSession: @unchecked Sendable {
                 var value: UnsafePointer<CChar>? = p
                 return bus.dbus_message_iter_append_basic(&args, Int32(UInt8(ascii: "s")), &value) != 0
             }
-            guard ok else { throw GateKitError(.outOfMemory, "libdbus could not build the \(method) call") }
+            guard ok else { throw GateKitError(.ENOMEM, "libdbus could not build the \(method) call") }
         }
         var error = DBusError()
         bus.dbus_error_init(&error)
@@ -145,7 +145,7 @@ final class DBusSession: @unchecked Sendable {
             let name = gk_dbus_error_name(&error).map { String(cString: $0) } ?? ""
             let reason = DBusSession.describe(&error, bus)
             if name == absentWhen { return nil }
-            throw GateKitError(.permissionPortal, "\(failure): \(reason)")
+            throw GateKitError(.EPERM_PORTAL, "\(failure): \(reason)")
         }
         return reply
     }

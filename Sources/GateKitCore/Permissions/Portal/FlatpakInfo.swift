@@ -4,13 +4,13 @@ import GateKitSupport
 enum FlatpakInfo {
     static let path = "/.flatpak-info"
 
-    /// `[Application] name=` of /.flatpak-info; `.invalidArgument` outside a Flatpak sandbox
+    /// `[Application] name=` of /.flatpak-info; `.EINVAL` outside a Flatpak sandbox
     /// (an explicit app id is then required: GateKit will not guess one).
     static func appID(path: String = FlatpakInfo.path) throws(GateKitError) -> String {
         let bytes: [UInt8]
         do {
             bytes = try FileBytes.read(path, limit: 1 << 20)
-        } catch where error.code == .notFound {
+        } catch where error.code == .ENOTFOUND {
             throw .invalid("app_id is required outside a Flatpak sandbox (\(path) does not exist)")
         }
         var inApplication = false
