@@ -3,7 +3,7 @@ import Glibc
 /// A consent export, edited: a real export of a small store (JSON lines or CSV, with the
 /// texts) with up to four edits carved from the bytes, or the bytes themselves as the file.
 /// `verifyExport` must accept the file exactly as the store wrote it and nothing else: any
-/// other file is `.eulaExportAltered` (never another error, never a trap).
+/// other file is `.EEULA_EXPORT_ALTERED` (never another error, never a trap).
 @Sendable func fuzzEULAExport(_ bytes: UnsafeRawBufferPointer) {
     var reader = FuzzReader(bytes)
     let base = Int(reader.byte() % 3)
@@ -29,7 +29,7 @@ import Glibc
         guard original, count == 4 else { fuzzFail("an edited export verified (\(count) decisions): \(Array(file.prefix(300)))") }
     } catch {
         guard !original else { fuzzFail("the store's own export did not verify: \(error.code): \(error.message)") }
-        guard error.code == .eulaExportAltered else { fuzzFail("an edited export gave \(error.code): \(error.message)") }
+        guard error.code == .EEULA_EXPORT_ALTERED else { fuzzFail("an edited export gave \(error.code): \(error.message)") }
     }
 }
 
