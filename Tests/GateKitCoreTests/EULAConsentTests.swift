@@ -288,11 +288,7 @@ import Testing
     /// Migration 9 from the previous version: decisions recorded before it keep their meaning
     /// (no consent, no withdrawal), and the upgraded store takes the new ones.
     @Test func aStoreOfTheReleasedEULASchemaMovesForward() throws {
-        var path = folder.file("previous.sqlite"), appID: String? = nil
-        if TestStores.onPostgres, let server = postgresTestServer() {
-            path = server
-            appID = uniqueAppID("eula-previous")
-        }
+        let (path, appID) = TestStores.previous(in: folder, "eula-previous")
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(8)))
         let v1 = try sha256Hex("v1")
         do {

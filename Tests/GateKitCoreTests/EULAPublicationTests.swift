@@ -342,11 +342,7 @@ import Testing
     /// Migration 10 from the previous version: decisions and chains recorded before it keep
     /// their links (no language), and the upgraded store publishes, answers and exports.
     @Test func aStoreOfTheConsentSchemaMovesForward() throws {
-        var path = folder.file("previous.sqlite"), appID: String? = nil
-        if TestStores.onPostgres, let server = postgresTestServer() {
-            path = server
-            appID = uniqueAppID("eula-versions-previous")
-        }
+        let (path, appID) = TestStores.previous(in: folder, "eula-versions-previous")
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(9)))
         let one = try sha256Hex("one")
         do {

@@ -539,11 +539,7 @@ import Testing
     @Test func aStoreOfTheConsentSchemaGainsItsSales() throws {
         let folder = TemporaryFolder()
         guard let current = try Self.ledger(folder, "current.sqlite") else { return }
-        var path = folder.file("previous.sqlite"), appID: String? = nil
-        if TestStores.onPostgres, let server = postgresTestServer() {
-            path = server
-            appID = uniqueAppID("ledger-sales-previous")
-        }
+        let (path, appID) = TestStores.previous(in: folder, "ledger-sales-previous")
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(10)))
         do {
             let old = try Store(schema: previous, path: path, appID: appID)

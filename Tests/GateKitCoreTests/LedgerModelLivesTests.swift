@@ -294,11 +294,7 @@ extension LedgerModelLivesTests {
         let folder = TemporaryFolder()
         let current = Ledger(store: try TestStores.open(folder.file("current.sqlite")))
         try Lives.ingest(order, into: current, options: options)
-        var path = folder.file("previous.sqlite"), appID: String? = nil
-        if TestStores.onPostgres, let server = postgresTestServer() {
-            path = server
-            appID = uniqueAppID("ledger-pauses-previous")
-        }
+        let (path, appID) = TestStores.previous(in: folder, "ledger-pauses-previous")
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(13)))
         do {
             let old = try Store(schema: previous, path: path, appID: appID)

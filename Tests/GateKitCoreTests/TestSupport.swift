@@ -64,6 +64,13 @@ func sha256Hex(_ text: String) throws -> String {
 /// by file path then opens on the test server as the app id "swift.<folder>.<file>", unique to
 /// the run and the same for every handle of the test.
 enum TestStores {
+    /// Where a test makes a store of an older schema: a file of `folder`, or on PostgreSQL
+    /// runs the test server under a fresh app id tagged `tag`.
+    static func previous(in folder: TemporaryFolder, _ tag: String) -> (path: String, appID: String?) {
+        guard onPostgres, let server = postgresTestServer() else { return (folder.file("previous.sqlite"), nil) }
+        return (server, uniqueAppID(tag))
+    }
+
     /// Copies the rows of each table, the named columns only ("#" marks an integer column), from
     /// `source` to `target`: a store of an older schema filled as it would hold the same data.
     static func copy(_ tables: [(table: String, columns: [String])], from source: Store, to target: Store) throws {

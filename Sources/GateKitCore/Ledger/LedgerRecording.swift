@@ -38,7 +38,7 @@ extension Ledger {
     /// statuses, and the answers the feed last published for them, brought up to `now` (what
     /// time alone changed before this item is fed first, dated when it happened).
     struct HeldBefore {
-        var records: [String: CustomerRecord]
+        let records: [String: CustomerRecord]
         let statuses: [String: (group: String?, status: SubscriptionStatus)]
         let answered: [String: ChangeFeedRows.Kept]
     }

@@ -18,12 +18,15 @@ extension Ledger {
         /// with no header.
         let header: String?
         let body: String
-        var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = []
+        var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = [] { didSet { originals = speaksOf() } }
         /// Each version with its own signed text; nil when that is the item's own.
-        var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = []
+        var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = [] { didSet { originals = speaksOf() } }
 
-        /// The subscriptions the item speaks of, sorted.
-        var originals: [String] {
+        /// The subscriptions the item speaks of, sorted: kept as its versions are added, since
+        /// every stage of recording reads it.
+        private(set) var originals: [String] = []
+
+        private func speaksOf() -> [String] {
             Array(Set(transactions.map(\.0.originalTransactionID) + renewals.map(\.0.originalTransactionID))).sorted()
         }
 

@@ -100,13 +100,15 @@ extension Ledger {
         var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testSigned: validated.isTestSigned),
                                bundleID: options.bundleID, identity: identity.hex, signedMs: created, header: nil,
                                body: try ReceiptJSON.verifyReceiptBody(validated, identity: identity))
+        var versions: [(TransactionVersion, LedgerRows.SignedText?)] = []
         for purchase in receipt.purchases {
             guard let v = TransactionVersion(purchase, receiptCreatedMs: created, identity: identity.hex) else { continue }
             for id in [v.transactionID, v.originalTransactionID, v.productID] where id.utf8.contains(0) {
                 throw GateKitError(.ERECEIPT_PAYLOAD, "a purchase's identifier \(Quoted.text(id)) contains a NUL character")
             }
-            item.transactions.append((v, nil))
+            versions.append((v, nil))
         }
+        item.transactions = versions  // once: the item's subscriptions are worked out on each change
         return try commit(item)
     }
 
