@@ -121,7 +121,7 @@ test-dist: wheel deb
 	@scripts/test-dist.sh $(DIST_DIR)
 
 bench: static python-deps
-	@scripts/with-postgres.sh scripts/with-desktop-session.sh scripts/with-appstore-standin.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
+	@scripts/with-postgres.sh scripts/with-desktop-session.sh scripts/with-appstore-standin.sh scripts/with-play-standin.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
 
 # Issue 29's floor: the ingestion benchmarks against this library and two experiment builds
 # that write less (bench/floor/*.patch); see BENCHMARKS.md, "The floor of one call per item".
@@ -136,11 +136,12 @@ demo: build
 	@scripts/demo.sh $(C_OUT)/gatekit
 
 # The suites run against a private PostgreSQL server too (scripts/with-postgres.sh starts and
-# stops it) and against a local HTTPS stand-in of the App Store Server API on loopback
-# (scripts/with-appstore-standin.sh). GATEKIT_REQUIRE_POSTGRES, _DESKTOP (the private D-Bus
-# session of the portal tests) and _APPSTORE make a missing service a failure, never a skip.
+# stops it) and against local HTTPS stand-ins on loopback of the App Store Server API
+# (scripts/with-appstore-standin.sh) and of Google's Play endpoints (scripts/with-play-standin.sh).
+# GATEKIT_REQUIRE_POSTGRES, _DESKTOP (the private D-Bus session of the portal tests), _APPSTORE
+# and _PLAY make a missing service a failure, never a skip.
 WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_REQUIRE_APPSTORE=1 GATEKIT_REQUIRE_BROWSER=1 \
-                 scripts/with-postgres.sh scripts/with-appstore-standin.sh
+                 GATEKIT_REQUIRE_PLAY=1 scripts/with-postgres.sh scripts/with-appstore-standin.sh scripts/with-play-standin.sh
 
 test: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-abi test-demo test-swift test-c test-install test-python test-dist test-fuzz-smoke

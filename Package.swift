@@ -17,7 +17,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
-                  "Ledger", "AppStoreSigning", "AppStoreAPI", "LedgerSync", "Schema"]
+                  "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "LedgerSync", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
@@ -59,13 +59,17 @@ let package = Package(
         core("Trust", ["Support", "Crypto", "COpenSSL"]),
         core("Receipts", ["Support", "Crypto", "Trust"]),
         core("JWS", ["Support", "Crypto", "Trust", "COpenSSL"]),
-        core("TestData", ["Support", "Crypto", "JWS", "COpenSSL"]),
+        core("TestData", ["Support", "Crypto", "JWS", "PlayAPI", "COpenSSL"]),
         core("Store", ["Support", "Crypto", "COpenSSL", "CSQLite", "CPostgres"]),
         core("EULA", ["Support", "Crypto", "Store"]),
         core("Permissions", ["Support", "Store", "CDBus"]),
         core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store"]),
         core("AppStoreSigning", ["Support", "Crypto", "COpenSSL"]),
-        core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "CCurl"]),
+        // HTTPS through libcurl, shared by the stores' API clients.
+        core("HTTPS", ["Support", "CCurl"]),
+        core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "HTTPS"]),
+        // Google Play: the Play Developer API (a service account's OAuth) and RTDN push verification.
+        core("PlayAPI", ["Support", "Crypto", "HTTPS"]),
         // The ledger kept in step with Apple's API: notification-history sync, refreshes.
         core("LedgerSync", ["Support", "JWS", "Store", "Ledger", "AppStoreAPI"]),
         // The ordered list of the domains' migrations: the one layer that sees every domain

@@ -190,6 +190,15 @@ def api_answer_seeds() -> None:
     put("api-answer", b"../x?y#z%2F..")
 
 
+def play_push_seeds() -> None:
+    data = base64.b64encode(b'{"version":"1.0","packageName":"com.example.app","eventTimeMillis":"1","subscriptionNotification":{"version":"1.0","notificationType":4,"purchaseToken":"t"}}')
+    put("play-push", b'{"message":{"data":"' + data + b'","messageId":"1"},"subscription":"s"}')
+    put("play-push", b'eyJhbGciOiJSUzI1NiIsImtpZCI6ImEifQ.eyJpc3MiOiJodHRwczovL2FjY291bnRzLmdvb2dsZS5jb20ifQ.AAAA')
+    put("play-push", b'{"keys":[{"kty":"RSA","kid":"a","n":"AQAB","e":"AQAB"}]}')
+    put("play-push", b'{"error":{"code":410,"status":"NOT_FOUND","errors":[{"reason":"subscriptionNoLongerAvailable"}]}}')
+    put("play-push", b'{"startTime":1,"type":1,"token":"x"}')
+
+
 GENERATORS = {
     "json": json_seeds,
     "date": date_seeds,
@@ -200,6 +209,7 @@ GENERATORS = {
     "receipts": receipt_seeds,
     "jws": jws_seeds,
     "api-answer": api_answer_seeds,
+    "play-push": play_push_seeds,
 }
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ flags="$(pkg-config --define-variable=libdir="$libdir" --cflags --libs gatekit) 
     for src in bench/bench_${BENCH:-*}.c; do
         [ -e "$src" ] || continue
         name=$(basename "$src" .c)
-        cc -std=c11 -O2 -D_GNU_SOURCE -Ibench -o "$out/$name" "$src" $flags -lcrypto -lssl -lsqlite3 -lpq -ldl -lpthread
+        cc -std=c11 -O2 -D_GNU_SOURCE -Ibench -o "$out/$name" "$src" $flags -lcrypto -lssl -lsqlite3 -lpq -lcurl -ldl -lpthread
         "$out/$name" "$lib"
     done
     for src in bench/bench_${BENCH:-*}.py; do

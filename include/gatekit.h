@@ -7,6 +7,7 @@
  * GateKit decides, at launch and at every purchase, what a user may do:
  *   - EULA gating: has this user accepted this exact text (its SHA-256)?
  *   - App Store receipts: did Apple really sell this product?
+ *   - Google Play: what does the Play Developer API say the user bought (gatekit/play.h)?
  *   - Permissions: may the app ask for this permission now?
  *
  * Conventions (every function of the domain headers follows them unless its comment says otherwise):
@@ -35,7 +36,7 @@
  *     with it too: the caller sets it to the header's GATEKIT_*_VERSION and the library fills
  *     only that version's members.
  *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_,
- *     ledger_, appstore_): the names the library was asked to export; the prefixes keep them
+ *     ledger_, appstore_, play_): the names the library was asked to export; the prefixes keep them
  *     apart from a host's. python/tests/test_package.py checks that every function has one.
  *   - Thread safety is stated per object: gatekit_store is safe to share between threads;
  *     the static functions are safe from any thread.
@@ -57,5 +58,6 @@
 #include "gatekit/appstore_api.h"
 #include "gatekit/ledger_sync.h"
 #include "gatekit/ledger_insight.h"
+#include "gatekit/play.h"
 
 #endif /* GATEKIT_H */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make quick DOMAIN=ledger: one domain's Swift suites, C test programs and pytest files
 # (Tests/domains.tsv), on SQLite only, after an incremental build: the loop while changing a
-# rule. The App Store API's and the ledger's tests get their local stand-in; nothing else is started.
+# rule. The App Store API's, the ledger's and Google Play's tests get their local stand-in;
+# nothing else is started.
 #   scripts/quick.sh DOMAIN
 set -euo pipefail
 trap 'echo "quick: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -31,6 +32,9 @@ run_tests() {
 if [ "$domain" = api ] || [ "$domain" = ledger ]; then  # the API client and the ledger's sync talk to the stand-in
     export -f run_tests; export c_tests py_tests
     scripts/with-appstore-standin.sh bash -c run_tests
+elif [ "$domain" = play ]; then
+    export -f run_tests; export c_tests py_tests
+    scripts/with-play-standin.sh bash -c run_tests
 else
     run_tests
 fi

@@ -22,6 +22,7 @@ let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void
     ("jws-verify", fuzzJWSVerify),
     ("ber-differential", fuzzBERDifferential),
     ("api-answer", fuzzAPIAnswer),
+    ("play-push", fuzzPlayPush),
 ]
 
 enum Selected {

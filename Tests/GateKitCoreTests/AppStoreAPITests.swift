@@ -1,6 +1,7 @@
 import COpenSSL
 import Testing
 @testable import GateKitAppStoreAPI
+import GateKitHTTPS
 @testable import GateKitAppStoreSigning
 @testable import GateKitSupport
 

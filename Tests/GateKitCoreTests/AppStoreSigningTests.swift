@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import GateKitAppStoreAPI
+import GateKitHTTPS
 @testable import GateKitAppStoreSigning
 @testable import GateKitCrypto
 @testable import GateKitSupport

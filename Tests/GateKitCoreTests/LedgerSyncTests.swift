@@ -1,5 +1,6 @@
 import Testing
 @testable import GateKitAppStoreAPI
+import GateKitHTTPS
 @testable import GateKitLedger
 @testable import GateKitLedgerSync
 @testable import GateKitStore

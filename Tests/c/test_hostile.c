@@ -106,6 +106,11 @@ typedef enum {
     EFLAGS,     /* unsigned int GATEKIT_EULA_EXPORT_* flags */
     CFLAGS,     /* unsigned int GATEKIT_CATALOG_* flags */
     OPT_LL_OUT, /* long long *out that may be NULL */
+    P_CLIENT,   /* gatekit_play_client * (required): one whose server refuses connections */
+    P_OPTIONS,  /* const gatekit_play_client_options * (required) */
+    PUSH_OPTIONS, /* const gatekit_play_push_options * (required) */
+    PUSH_V,     /* gatekit_play_push_verifier * (required): one with a fixed key set */
+    T_ISSUER,   /* const gatekit_play_test_issuer * (required) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -518,6 +523,54 @@ static int call_receipt_intro_eligible(arg *a) { return receipt_intro_eligible(R
 
 /* Returns-pointer / void functions still run every variant: only "no crash" is asserted
  * for them, plus their documented NULL answers in test_documented_null_answers(). */
+#define PC(p) ((gatekit_play_client *)(p))
+static int call_play_client_options_init(arg *a) { return play_client_options_init((gatekit_play_client_options *)a[0].p, (unsigned)a[1].i); }
+static int call_play_client_new(arg *a) {
+    int rc = play_client_new((gatekit_play_client **)a[0].p, (const gatekit_play_client_options *)a[1].p);
+    if (rc == 0 && a[0].p) play_client_free(*(gatekit_play_client **)a[0].p);
+    return rc;
+}
+static int call_play_client_free(arg *a) { play_client_free(PC(a[0].p)); return 0; }
+static int call_play_subscription_get(arg *a) { return free_outs(play_subscription_get(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
+static int call_play_subscription_revoke(arg *a) { return free_outs(play_subscription_revoke(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_play_subscription_cancel(arg *a) { return free_outs(play_subscription_cancel(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_play_subscription_defer(arg *a) { return free_outs(play_subscription_defer(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_play_subscription_acknowledge(arg *a) {
+    return free_outs(play_subscription_acknowledge(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s, a[4].s), a[0].p, NULL);
+}
+static int call_play_product_get(arg *a) { return free_outs(play_product_get(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_play_product_get_v2(arg *a) { return free_outs(play_product_get_v2(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
+static int call_play_product_acknowledge(arg *a) {
+    return free_outs(play_product_acknowledge(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s, a[4].s), a[0].p, NULL);
+}
+static int call_play_product_consume(arg *a) { return free_outs(play_product_consume(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_play_voided_purchases_list(arg *a) { return free_outs(play_voided_purchases_list(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
+static int call_play_order_get(arg *a) { return free_outs(play_order_get(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
+static int call_play_orders_batch_get(arg *a) {
+    return free_outs(play_orders_batch_get(OS(a[0].p), PC(a[1].p), (const char *const *)a[2].p, a[3].n), a[0].p, NULL);
+}
+static int call_play_push_options_init(arg *a) { return play_push_options_init((gatekit_play_push_options *)a[0].p, (unsigned)a[1].i); }
+static int call_play_push_verifier_new(arg *a) {
+    int rc = play_push_verifier_new((gatekit_play_push_verifier **)a[0].p, (const gatekit_play_push_options *)a[1].p);
+    if (rc == 0 && a[0].p) play_push_verifier_free(*(gatekit_play_push_verifier **)a[0].p);
+    return rc;
+}
+static int call_play_push_verifier_free(arg *a) { play_push_verifier_free((gatekit_play_push_verifier *)a[0].p); return 0; }
+static int call_play_verify_push(arg *a) {
+    return free_out(play_verify_push((char **)a[0].p, (gatekit_play_push_verifier *)a[1].p, a[2].s, a[3].p, a[4].n), a);
+}
+static int call_play_test_service_account(arg *a) { return free_out(play_test_service_account((char **)a[0].p, a[1].s, a[2].s), a); }
+static int call_play_test_issuer_new(arg *a) {
+    int rc = play_test_issuer_new((gatekit_play_test_issuer **)a[0].p, a[1].s);
+    if (rc == 0 && a[0].p) play_test_issuer_free(*(gatekit_play_test_issuer **)a[0].p);
+    return rc;
+}
+static int call_play_test_issuer_free(arg *a) { play_test_issuer_free((gatekit_play_test_issuer *)a[0].p); return 0; }
+static int call_play_test_issuer_keys(arg *a) { return free_out(play_test_issuer_keys((char **)a[0].p, (const gatekit_play_test_issuer *)a[1].p), a); }
+static int call_play_test_issuer_sign_push(arg *a) {
+    return free_out(play_test_issuer_sign_push((char **)a[0].p, (const gatekit_play_test_issuer *)a[1].p, a[2].s, a[3].s, a[4].i), a);
+}
+
 static const api_entry api[] = {
     {"gatekit_version", call_gatekit_version, {END}, 1},
     {"gatekit_version_number", call_gatekit_version_number, {END}, 0},
@@ -687,6 +740,30 @@ static const api_entry api[] = {
     {"appstore_get_realtime_url", call_appstore_get_realtime_url, {AS_CLIENT, OPT_OUT, END}, 0},
     {"appstore_initiate_performance_test", call_appstore_initiate_performance_test, {AS_CLIENT, JSON_OBJ, OPT_OUT, END}, 0},
     {"appstore_get_performance_test_results", call_appstore_get_performance_test_results, {AS_CLIENT, STR, OPT_OUT, END}, 0},
+    {"play_client_options_init", call_play_client_options_init, {OPTS_INIT, INT, END}, 0},
+    {"play_client_new", call_play_client_new, {OUT_PTR, P_OPTIONS, END}, 0},
+    {"play_client_free", call_play_client_free, {FREE_PTR, END}, 1},
+    {"play_subscription_get", call_play_subscription_get, {OPT_OUT, P_CLIENT, STR, END}, 0},
+    {"play_subscription_revoke", call_play_subscription_revoke, {OPT_OUT, P_CLIENT, STR, JSON_OBJ, END}, 0},
+    {"play_subscription_cancel", call_play_subscription_cancel, {OPT_OUT, P_CLIENT, STR, JSON_OBJ, END}, 0},
+    {"play_subscription_defer", call_play_subscription_defer, {OPT_OUT, P_CLIENT, STR, JSON_OBJ, END}, 0},
+    {"play_subscription_acknowledge", call_play_subscription_acknowledge, {OPT_OUT, P_CLIENT, PRODUCT, STR, OPT_JSON, END}, 0},
+    {"play_product_get", call_play_product_get, {OPT_OUT, P_CLIENT, PRODUCT, STR, END}, 0},
+    {"play_product_get_v2", call_play_product_get_v2, {OPT_OUT, P_CLIENT, STR, END}, 0},
+    {"play_product_acknowledge", call_play_product_acknowledge, {OPT_OUT, P_CLIENT, PRODUCT, STR, OPT_JSON, END}, 0},
+    {"play_product_consume", call_play_product_consume, {OPT_OUT, P_CLIENT, PRODUCT, STR, END}, 0},
+    {"play_voided_purchases_list", call_play_voided_purchases_list, {OPT_OUT, P_CLIENT, OPT_JSON, END}, 0},
+    {"play_order_get", call_play_order_get, {OPT_OUT, P_CLIENT, STR, END}, 0},
+    {"play_orders_batch_get", call_play_orders_batch_get, {OPT_OUT, P_CLIENT, IDS, ID_COUNT, END}, 0},
+    {"play_push_options_init", call_play_push_options_init, {OPTS_INIT, INT, END}, 0},
+    {"play_push_verifier_new", call_play_push_verifier_new, {OUT_PTR, PUSH_OPTIONS, END}, 0},
+    {"play_push_verifier_free", call_play_push_verifier_free, {FREE_PTR, END}, 1},
+    {"play_verify_push", call_play_verify_push, {OUT_PTR, PUSH_V, OPT_STR, DATA, LEN, END}, 0},
+    {"play_test_service_account", call_play_test_service_account, {OUT_PTR, STR, STR, END}, 0},
+    {"play_test_issuer_new", call_play_test_issuer_new, {OUT_PTR, OPT_STR, END}, 0},
+    {"play_test_issuer_free", call_play_test_issuer_free, {FREE_PTR, END}, 1},
+    {"play_test_issuer_keys", call_play_test_issuer_keys, {OUT_PTR, T_ISSUER, END}, 0},
+    {"play_test_issuer_sign_push", call_play_test_issuer_sign_push, {OUT_PTR, T_ISSUER, STR, STR, INT, END}, 0},
 };
 
 /* ---- argument values ------------------------------------------------------------------ */
@@ -722,7 +799,8 @@ static gatekit_jws_options jopt, jopt_production, jopt_v0, jopt_v999, jopt_no_bu
     jopt_anchor_huge, jopt_anchor_null, jopt_anchor_garbage, jopt_unsigned_sandbox;
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
-               gatekit_ledger_sync_options s; gatekit_eula_consent e; gatekit_eula_publication p; } init_target;
+               gatekit_ledger_sync_options s; gatekit_eula_consent e; gatekit_eula_publication p;
+               gatekit_play_client_options pc; gatekit_play_push_options pp; } init_target;
 static gatekit_eula_consent consent, consent_v0, consent_v999, consent_method_99, consent_not_ip, consent_bad_locale,
     consent_33_pairs, consent_keys_null, consent_key_twice, consent_agent_non_utf8, consent_agent_2k;
 static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = {"T-1", "T-2"};
@@ -748,6 +826,11 @@ static size_t pem_len;
 static gatekit_appstore_key *appstore_key;  /* loaded in the parent: immutable, valid in children */
 static gatekit_appstore_client *appstore_client;  /* made in the parent; its server (127.0.0.1:1) refuses */
 static gatekit_appstore_client_options copt, copt_v0, copt_v999, copt_no_env, copt_xcode, copt_http, copt_retries, copt_agent;
+static gatekit_play_client *play_client;       /* made in the parent; its server (127.0.0.1:1) refuses */
+static gatekit_play_push_verifier *push_verifier;  /* a fixed key set: no network */
+static gatekit_play_test_issuer *test_issuer;
+static gatekit_play_client_options popt, popt_v0, popt_v999, popt_no_package, popt_no_account, popt_http, popt_retries, popt_missing_key;
+static gatekit_play_push_options pushopt, pushopt_v0, pushopt_v999, pushopt_no_audience, pushopt_both_keys, pushopt_bad_keys, pushopt_skew;
 
 static arg valid_value(const api_entry *e, int k) {
     arg v = {0};
@@ -823,6 +906,11 @@ static arg valid_value(const api_entry *e, int k) {
     case J_OPTS_COUNT: v.n = 2; break;
     case C_OPTIONS: v.p = &copt; break;
     case OPT_JSON: v.s = "{\"startDate\":1}"; break;
+    case P_CLIENT: v.p = play_client; break;
+    case P_OPTIONS: v.p = &popt; break;
+    case PUSH_OPTIONS: v.p = &pushopt; break;
+    case PUSH_V: v.p = push_verifier; break;
+    case T_ISSUER: v.p = test_issuer; break;
     case PKI_DIR: v.s = pki_dir; break;
     case PAYLOAD_JSON:
         v.s = "{\"transactionId\":\"1\",\"originalTransactionId\":\"1\",\"bundleId\":\"b\",\"productId\":\"p\","
@@ -832,6 +920,9 @@ static arg valid_value(const api_entry *e, int k) {
     }
     if (e->args[k] == INT && e->call == call_ledger_query_init) v.i = GATEKIT_LEDGER_QUERY_VERSION;
     if (e->args[k] == INT && e->call == call_appstore_client_options_init) v.i = GATEKIT_APPSTORE_CLIENT_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_play_client_options_init) v.i = GATEKIT_PLAY_CLIENT_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_play_push_options_init) v.i = GATEKIT_PLAY_PUSH_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_play_test_issuer_sign_push) v.i = 3600;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
     if (e->args[k] == INT && e->call == call_eula_publication_init) v.i = GATEKIT_EULA_PUBLICATION_VERSION;
@@ -870,7 +961,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
                    what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
                    what == S_OPTIONS || what == J_OPTS_LIST || what == NAMES || what == ENV_VAR || what == PUBLICATION ||
-                   what == WRITE_FN;
+                   what == WRITE_FN || what == P_CLIENT || what == P_OPTIONS || what == PUSH_OPTIONS || what == PUSH_V || what == T_ISSUER;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -881,6 +972,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
+    case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -933,6 +1025,23 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"base_url http://", {.p = &copt_http}, 1};
         out[n++] = (variant){"max_retries -1", {.p = &copt_retries}, 1};
         out[n++] = (variant){"user_agent with CR LF", {.p = &copt_agent}, 1};
+    }
+    if (what == P_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &popt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &popt_v999}, 0};
+        out[n++] = (variant){"package_name NULL", {.p = &popt_no_package}, 1};
+        out[n++] = (variant){"service_account_file NULL", {.p = &popt_no_account}, 1};
+        out[n++] = (variant){"base_url http://", {.p = &popt_http}, 1};
+        out[n++] = (variant){"max_retries -1", {.p = &popt_retries}, 1};
+        out[n++] = (variant){"a missing key file", {.p = &popt_missing_key}, 0};
+    }
+    if (what == PUSH_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &pushopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &pushopt_v999}, 0};
+        out[n++] = (variant){"audience NULL", {.p = &pushopt_no_audience}, 1};
+        out[n++] = (variant){"keys_url and keys_json", {.p = &pushopt_both_keys}, 1};
+        out[n++] = (variant){"keys_json not a key set", {.p = &pushopt_bad_keys}, 0};
+        out[n++] = (variant){"clock_skew_s -1", {.p = &pushopt_skew}, 1};
     }
     if (what == OPT_JSON || what == JSON_OBJ) {
         out[n++] = (variant){"\"[1]\"", {.s = "[1]"}, 0};
@@ -1284,6 +1393,51 @@ static void setup_appstore_key(void) {
         printf("  SKIP deep App Store Server API paths: no client (%s)\n", gatekit_last_error());
 }
 
+static void setup_play(void) {
+    char *account = NULL, *keys = NULL;
+    static char account_path[700], keys_copy[8192];
+    snprintf(account_path, sizeof account_path, "%s/service-account.json", folder);
+    if (play_test_service_account(&account, "hostile@example.iam.gserviceaccount.com", "https://127.0.0.1:1/token") == 0) {
+        FILE *f = fopen(account_path, "w");
+        if (f) { fputs(account, f); fclose(f); }
+        chmod(account_path, 0600);
+    }
+    gatekit_free(account);
+    CHECK_RC(play_client_options_init(&popt, GATEKIT_PLAY_CLIENT_OPTIONS_VERSION), GATEKIT_OK);
+    popt.package_name = "com.example.app";
+    popt.service_account_file = account_path;
+    popt.base_url = "https://127.0.0.1:1";  /* nothing listens: every request fails at once */
+    popt.connect_timeout_ms = 1000;
+    popt.max_retries = 0;
+    popt_v0 = popt_v999 = popt_no_package = popt_no_account = popt_http = popt_retries = popt_missing_key = popt;
+    popt_v0.version = 0;
+    popt_v999.version = 999;
+    popt_no_package.package_name = NULL;
+    popt_no_account.service_account_file = NULL;
+    popt_http.base_url = "http://127.0.0.1:1";
+    popt_retries.max_retries = -1;
+    popt_missing_key.service_account_file = "/nonexistent/gatekit/key.json";
+    CHECK_RC(play_client_new(&play_client, &popt), GATEKIT_OK);
+    CHECK_RC(play_test_issuer_new(&test_issuer, NULL), GATEKIT_OK);
+    CHECK_RC(play_test_issuer_keys(&keys, test_issuer), GATEKIT_OK);
+    snprintf(keys_copy, sizeof keys_copy, "%s", keys ? keys : "");
+    gatekit_free(keys);
+    CHECK_RC(play_push_options_init(&pushopt, GATEKIT_PLAY_PUSH_OPTIONS_VERSION), GATEKIT_OK);
+    pushopt.package_name = "com.example.app";
+    pushopt.audience = "https://rtdn.example.com";
+    pushopt.service_account_email = "push@example.iam.gserviceaccount.com";
+    pushopt.issuer = "https://oidc.test.gatekit.invalid";
+    pushopt.keys_json = keys_copy;
+    pushopt_v0 = pushopt_v999 = pushopt_no_audience = pushopt_both_keys = pushopt_bad_keys = pushopt_skew = pushopt;
+    pushopt_v0.version = 0;
+    pushopt_v999.version = 999;
+    pushopt_no_audience.audience = NULL;
+    pushopt_both_keys.keys_url = "https://127.0.0.1:1/keys";
+    pushopt_bad_keys.keys_json = "{\"keys\":[{\"kty\":\"RSA\",\"kid\":\"a\",\"n\":\"AQAB\",\"e\":\"AQAB\"}]}";
+    pushopt_skew.clock_skew_s = -1;
+    CHECK_RC(play_push_verifier_new(&push_verifier, &pushopt), GATEKIT_OK);
+}
+
 static void setup_receipts_and_jws(void) {
     const char *fx = getenv("GATEKIT_FIXTURES") ? getenv("GATEKIT_FIXTURES") : "../shared/fixtures";
     char path[1024];
@@ -1419,6 +1573,7 @@ int main(int argc, char **argv) {
     long_string[(1 << 20) - 1] = 0;
     setup_receipts_and_jws();
     setup_appstore_key();
+    setup_play();
     /* NULL store paths resolve under the temporary folder, never the real home. */
     setenv("XDG_STATE_HOME", folder, 1);
     unsetenv("GATEKIT_STORE");

@@ -475,34 +475,37 @@ class StandIn:
         return None, claims
 
 
+class StandInHandler(BaseHTTPRequestHandler):
+    """What every stand-in's handler shares: keep-alive, quiet, and one way to answer."""
+    protocol_version = "HTTP/1.1"  # keep-alive, as Apple's and Google's servers do
+    # Headers and body are written separately: with Nagle's algorithm the body would wait
+    # for the client's delayed ACK (40 ms on Linux) on every answer.
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args: Any) -> None:  # quiet: requests.jsonl is the log
+        pass
+
+    def answer(self, status: int, body: bytes = b"", content_type: str = "application/json",
+               headers: Optional[Dict[str, str]] = None, trickle: float = 0) -> None:
+        """``trickle``: seconds over which the body goes out a byte at a time."""
+        self.send_response(status)
+        if body:
+            self.send_header("Content-Type", content_type)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body and trickle > 0:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                time.sleep(trickle / len(body))
+        elif body:
+            self.wfile.write(body)
+
+
 def make_handler(standin: StandIn) -> type:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as Apple's servers do
-        # Headers and body are written separately: with Nagle's algorithm the body would wait
-        # for the client's delayed ACK (40 ms on Linux) on every answer.
-        disable_nagle_algorithm = True
-
-        def log_message(self, *args: Any) -> None:  # quiet: requests.jsonl is the log
-            pass
-
-        def answer(self, status: int, body: bytes = b"", content_type: str = "application/json",
-                   headers: Optional[Dict[str, str]] = None, trickle: float = 0) -> None:
-            """``trickle``: seconds over which the body goes out a byte at a time."""
-            self.send_response(status)
-            if body:
-                self.send_header("Content-Type", content_type)
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if body and trickle > 0:
-                for i in range(len(body)):
-                    self.wfile.write(body[i:i + 1])
-                    self.wfile.flush()
-                    time.sleep(trickle / len(body))
-            elif body:
-                self.wfile.write(body)
-
+    class Handler(StandInHandler):
         def handle_any(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw_body = self.rfile.read(length) if length else b""
@@ -657,6 +660,15 @@ def tls_material(folder: Path) -> ssl.SSLContext:
     return context
 
 
+def publish_and_serve(server: ThreadingHTTPServer, folder: Path, env: Dict[str, Any]) -> None:
+    """Writes DIR/env (shell assignments, renamed into place once complete: the wrapper waits
+    for it) and serves until SIGTERM."""
+    write(folder / "env.tmp", "".join(f"export {k}='{v}'\n" for k, v in env.items()).encode())
+    os.rename(folder / "env.tmp", folder / "env")
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+    server.serve_forever()
+
+
 def write(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
@@ -696,10 +708,7 @@ def main() -> int:
            "GATEKIT_TEST_APPSTORE_ISSUER": ISSUER_ID, "GATEKIT_TEST_APPSTORE_BUNDLE_ID": bundle_id,
            "GATEKIT_TEST_APPSTORE_ENVIRONMENT": environment, "GATEKIT_TEST_APPSTORE_ANCHOR": folder / "pki" / "root.der",
            "GATEKIT_TEST_APPSTORE_LOG": folder / "requests.jsonl", "GATEKIT_TEST_APPSTORE_CONTROL": standin.control_token}
-    write(folder / "env.tmp", "".join(f"export {k}='{v}'\n" for k, v in env.items()).encode())
-    os.rename(folder / "env.tmp", folder / "env")
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
-    server.serve_forever()
+    publish_and_serve(server, folder, env)
     return 0
 
 

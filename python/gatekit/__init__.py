@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # what the lazy names below resolve to, for type checkers
     from .receipt import InAppPurchase, Receipt, ReceiptError
     from .store import Store
 
-_SUBMODULES = frozenset({"api_client", "api_models", "apple", "appstore", "eula", "eula_versions", "jws", "ledger", "permissions", "receipt", "store", "testing"})
+_SUBMODULES = frozenset({"api_client", "api_models", "apple", "appstore", "eula", "eula_versions", "jws", "ledger", "permissions", "play", "play_models", "receipt", "store", "testing"})
 
 #: Names the package re-exports from a submodule, imported when first asked for.
 _LAZY_NAMES: Dict[str, str] = {
@@ -58,7 +58,7 @@ __all__ = [
     "PermissionProvider", "Receipt", "ReceiptError", "State", "Subscription", "permissions",
     "GateKitError", "InvalidArgumentError", "NewerStoreError",
     "NotAStoreError", "NotFoundError", "Store", "StoreError", "UnsafeStoreError", "hash_bytes", "hash_file",
-    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "api_models", "apple", "eula", "eula_versions", "jws", "store", "testing",
+    "__version__", "clear_caches", "library_path", "receipt", "ledger", "appstore", "api_client", "api_models", "apple", "eula", "eula_versions", "jws", "play", "play_models", "store", "testing",
     "Entitlement", "Presentation", "SubscriptionStatus", "strerror", "version", "version_number",
 ]
 

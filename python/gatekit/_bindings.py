@@ -169,6 +169,22 @@ GATEKIT_EPERM_REENTRANT = -208
 GATEKIT_EPERM_TOKEN = -209
 GATEKIT_EPERM_WATCHING = -210
 GATEKIT_EPERM_PORTAL = -211
+GATEKIT_EPLAY_API = -700
+GATEKIT_EPLAY_TRANSPORT = -701
+GATEKIT_EPLAY_RESPONSE = -702
+GATEKIT_EPLAY_AUTH = -703
+GATEKIT_EPLAY_KEY = -704
+GATEKIT_EPUSH_TOKEN = -710
+GATEKIT_EPUSH_ALGORITHM = -711
+GATEKIT_EPUSH_KEY = -712
+GATEKIT_EPUSH_SIGNATURE = -713
+GATEKIT_EPUSH_CLAIMS = -714
+GATEKIT_EPUSH_EXPIRED = -715
+GATEKIT_EPUSH_KEYSET = -716
+GATEKIT_EPUSH_MESSAGE = -717
+GATEKIT_EPUSH_PACKAGE = -718
+GATEKIT_PLAY_CLIENT_OPTIONS_VERSION = 1
+GATEKIT_PLAY_PUSH_OPTIONS_VERSION = 1
 GATEKIT_ERECEIPT_MALFORMED = -100
 GATEKIT_ERECEIPT_PAYLOAD = -101
 GATEKIT_ERECEIPT_ALGORITHM = -102
@@ -294,6 +310,18 @@ class gatekit_jws(ctypes.Structure):
     """Opaque: only pointers to a gatekit_jws cross the ABI."""
 
 
+class gatekit_play_client(ctypes.Structure):
+    """Opaque: only pointers to a gatekit_play_client cross the ABI."""
+
+
+class gatekit_play_push_verifier(ctypes.Structure):
+    """Opaque: only pointers to a gatekit_play_push_verifier cross the ABI."""
+
+
+class gatekit_play_test_issuer(ctypes.Structure):
+    """Opaque: only pointers to a gatekit_play_test_issuer cross the ABI."""
+
+
 class gatekit_receipt(ctypes.Structure):
     """Opaque: only pointers to a gatekit_receipt cross the ABI."""
 
@@ -410,6 +438,39 @@ class gatekit_ledger_sync_options(CheckedStructure):
         ("budget_ms", ctypes.c_longlong),
         ("max_pages", ctypes.c_int),
         ("lease_ms", ctypes.c_longlong),
+    ]
+
+
+class gatekit_play_client_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("package_name", ctypes.c_char_p),
+        ("service_account_file", ctypes.c_char_p),
+        ("base_url", ctypes.c_char_p),
+        ("ca_file", ctypes.c_char_p),
+        ("timeout_ms", ctypes.c_int),
+        ("connect_timeout_ms", ctypes.c_int),
+        ("max_retries", ctypes.c_int),
+        ("max_retry_wait_ms", ctypes.c_int),
+        ("user_agent", ctypes.c_char_p),
+    ]
+
+
+class gatekit_play_push_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("package_name", ctypes.c_char_p),
+        ("audience", ctypes.c_char_p),
+        ("service_account_email", ctypes.c_char_p),
+        ("issuer", ctypes.c_char_p),
+        ("keys_url", ctypes.c_char_p),
+        ("keys_json", ctypes.c_char_p),
+        ("ca_file", ctypes.c_char_p),
+        ("timeout_ms", ctypes.c_int),
+        ("max_token_age_s", ctypes.c_int),
+        ("clock_skew_s", ctypes.c_int),
+        ("key_refresh_interval_ms", ctypes.c_int),
+        ("duplicate_window", ctypes.c_int),
     ]
 
 
@@ -595,6 +656,30 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'perm_use_portal': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
     'perm_portal_map': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,),
     'perm_portal_status': (ctypes.c_int, ctypes.POINTER(gatekit_store),),
+    'play_client_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_play_client_options), ctypes.c_uint,),
+    'play_client_new': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_play_client)), ctypes.POINTER(gatekit_play_client_options),),
+    'play_client_free': (None, ctypes.POINTER(gatekit_play_client),),
+    'play_subscription_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
+    'play_subscription_revoke': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'play_subscription_cancel': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'play_subscription_defer': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'play_subscription_acknowledge': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
+    'play_product_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'play_product_get_v2': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
+    'play_product_acknowledge': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,),
+    'play_product_consume': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'play_voided_purchases_list': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
+    'play_order_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
+    'play_orders_batch_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,),
+    'play_push_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_play_push_options), ctypes.c_uint,),
+    'play_push_verifier_new': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_play_push_verifier)), ctypes.POINTER(gatekit_play_push_options),),
+    'play_push_verifier_free': (None, ctypes.POINTER(gatekit_play_push_verifier),),
+    'play_verify_push': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_push_verifier), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,),
+    'play_test_service_account': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.c_char_p,),
+    'play_test_issuer_new': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_play_test_issuer)), ctypes.c_char_p,),
+    'play_test_issuer_free': (None, ctypes.POINTER(gatekit_play_test_issuer),),
+    'play_test_issuer_keys': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_test_issuer),),
+    'play_test_issuer_sign_push': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_test_issuer), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,),
     'receipt_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_receipt_options), ctypes.c_uint,),
     'receipt_validate': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_receipt)), ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(gatekit_receipt_options),),
     'receipt_validate_file': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_receipt)), ctypes.c_char_p, ctypes.POINTER(gatekit_receipt_options),),
@@ -767,6 +852,30 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'perm_use_portal': ('store', 'app_id', ),
     'perm_portal_map': ('store', 'category', 'table', 'id', ),
     'perm_portal_status': ('store', ),
+    'play_client_options_init': ('options', 'version', ),
+    'play_client_new': ('out', 'options', ),
+    'play_client_free': ('client', ),
+    'play_subscription_get': ('out_json', 'client', 'purchase_token', ),
+    'play_subscription_revoke': ('out_json', 'client', 'purchase_token', 'request_json', ),
+    'play_subscription_cancel': ('out_json', 'client', 'purchase_token', 'request_json', ),
+    'play_subscription_defer': ('out_json', 'client', 'purchase_token', 'request_json', ),
+    'play_subscription_acknowledge': ('out_json', 'client', 'subscription_id', 'purchase_token', 'request_json', ),
+    'play_product_get': ('out_json', 'client', 'product_id', 'purchase_token', ),
+    'play_product_get_v2': ('out_json', 'client', 'purchase_token', ),
+    'play_product_acknowledge': ('out_json', 'client', 'product_id', 'purchase_token', 'request_json', ),
+    'play_product_consume': ('out_json', 'client', 'product_id', 'purchase_token', ),
+    'play_voided_purchases_list': ('out_json', 'client', 'query_json', ),
+    'play_order_get': ('out_json', 'client', 'order_id', ),
+    'play_orders_batch_get': ('out_json', 'client', 'order_ids', 'count', ),
+    'play_push_options_init': ('options', 'version', ),
+    'play_push_verifier_new': ('out', 'options', ),
+    'play_push_verifier_free': ('verifier', ),
+    'play_verify_push': ('out_json', 'verifier', 'authorization', 'body', 'body_len', ),
+    'play_test_service_account': ('out_json', 'client_email', 'token_uri', ),
+    'play_test_issuer_new': ('out', 'issuer', ),
+    'play_test_issuer_free': ('issuer', ),
+    'play_test_issuer_keys': ('out_json', 'issuer', ),
+    'play_test_issuer_sign_push': ('out_authorization', 'issuer', 'audience', 'email', 'lifetime_s', ),
     'receipt_options_init': ('options', 'version', ),
     'receipt_validate': ('out', 'data', 'len', 'options', ),
     'receipt_validate_file': ('out', 'path', 'options', ),
@@ -938,6 +1047,30 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     perm_use_portal: Callable[..., Any]
     perm_portal_map: Callable[..., Any]
     perm_portal_status: Callable[..., Any]
+    play_client_options_init: Callable[..., Any]
+    play_client_new: Callable[..., Any]
+    play_client_free: Callable[..., Any]
+    play_subscription_get: Callable[..., Any]
+    play_subscription_revoke: Callable[..., Any]
+    play_subscription_cancel: Callable[..., Any]
+    play_subscription_defer: Callable[..., Any]
+    play_subscription_acknowledge: Callable[..., Any]
+    play_product_get: Callable[..., Any]
+    play_product_get_v2: Callable[..., Any]
+    play_product_acknowledge: Callable[..., Any]
+    play_product_consume: Callable[..., Any]
+    play_voided_purchases_list: Callable[..., Any]
+    play_order_get: Callable[..., Any]
+    play_orders_batch_get: Callable[..., Any]
+    play_push_options_init: Callable[..., Any]
+    play_push_verifier_new: Callable[..., Any]
+    play_push_verifier_free: Callable[..., Any]
+    play_verify_push: Callable[..., Any]
+    play_test_service_account: Callable[..., Any]
+    play_test_issuer_new: Callable[..., Any]
+    play_test_issuer_free: Callable[..., Any]
+    play_test_issuer_keys: Callable[..., Any]
+    play_test_issuer_sign_push: Callable[..., Any]
     receipt_options_init: Callable[..., Any]
     receipt_validate: Callable[..., Any]
     receipt_validate_file: Callable[..., Any]

@@ -34,8 +34,9 @@ from . import _time
 from ._structs import plain_json
 from .errors import check
 from .jws import KINDS, SignedDataVerifier
+from .play_testing import PlaySubscriptionLife, PlayTestIssuer, play_service_account, push_body
 
-__all__ = ["KINDS", "SubscriptionLife", "TestPKI"]
+__all__ = ["KINDS", "PlaySubscriptionLife", "PlayTestIssuer", "SubscriptionLife", "TestPKI", "play_service_account", "push_body"]
 
 
 _pki_create = _bindings.jws_test_pki_create

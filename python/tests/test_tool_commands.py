@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO_ROOT
 
 TOOL = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
-COMMANDS = ("eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "store", "test", "version", "help")
+COMMANDS = ("eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "play", "store", "test", "version", "help")
 
 
 def run(*args: str) -> str:
@@ -51,7 +51,7 @@ def documents() -> Dict[str, str]:
 
 
 #: `gatekit [--store …] [--app-id …] COMMAND SUB`: global options may stand between.
-NAMED = re.compile(r"\bgatekit((?:\s+--(?:store|app-id)(?:=\S+|\s+\S+))*)\s+(eula|receipt|perm|jws|ledger|appstore|api|store|test|version|help)\b(?:\s+([a-z][a-z0-9-]*))?")
+NAMED = re.compile(r"\bgatekit((?:\s+--(?:store|app-id)(?:=\S+|\s+\S+))*)\s+(eula|receipt|perm|jws|ledger|appstore|api|play|store|test|version|help)\b(?:\s+([a-z][a-z0-9-]*))?")
 
 
 def named_commands(text: str) -> List[Tuple[str, str]]:

@@ -1,6 +1,6 @@
 /* gatekit — the command-line tool built on the public header. Shared helpers for the
  * commands, one file per command: eula.c, receipt.c, perm.c, jws.c, ledger.c (and its
- * ledger_sync.c), appstore.c, api.c, store.c, testdata.c (`gatekit test`); main.c dispatches. */
+ * ledger_sync.c), appstore.c, api.c, play.c, store.c, testdata.c (`gatekit test`); main.c dispatches. */
 #ifndef GATEKIT_CLI_H
 #define GATEKIT_CLI_H
 
@@ -22,9 +22,10 @@ enum {
                                        document (its hash differs): nothing was accepted */
     GK_EXIT_ALTERED = 7,            /* eula verify-export: the export does not match the store (edited,
                                        cut short, or another store's history) */
-    GK_EXIT_MALFORMED = 10,         /* receipt or signed data refused: not well-formed (Apple 21002) */
+    GK_EXIT_MALFORMED = 10,         /* receipt or signed data refused: not well-formed (Apple 21002);
+                                       a Play push that is not an envelope with a notification */
     GK_EXIT_NOT_AUTHENTIC = 11,     /* refused: not signed by Apple (or the test anchor), or for
-                                       another app or device (Apple 21003) */
+                                       another app or device (Apple 21003); a push not Google's */
     GK_EXIT_OTHER_ENVIRONMENT = 12, /* refused: genuine, for the other environment (Apple 21007/21008) */
     GK_EXIT_NEEDS_ACCEPTANCE = 172  /* eula check: acceptance required, no terminal and no --accept
                                        (the code Chef's license gate uses for the same case) */
@@ -170,12 +171,12 @@ gatekit_appstore_client *gk_make_client(const char *who, const gk_client_options
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 /* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
 extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
-    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[], gk_test_usage[];
+    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[], gk_play_usage[], gk_test_usage[];
 /* Each command's subcommands (NULL-terminated): main refuses any other by name, and `gatekit
  * help commands` prints them (the docs' command-table test reads that list). */
 extern const char *const gk_eula_subcommands[], *const gk_receipt_subcommands[], *const gk_perm_subcommands[],
     *const gk_jws_subcommands[], *const gk_store_subcommands[], *const gk_ledger_subcommands[],
-    *const gk_appstore_subcommands[], *const gk_api_subcommands[], *const gk_test_subcommands[];
+    *const gk_appstore_subcommands[], *const gk_api_subcommands[], *const gk_play_subcommands[], *const gk_test_subcommands[];
 
 /* 1 when name is one of the NULL-terminated names. */
 int gk_is_one_of(const char *name, const char *const *names);
@@ -195,6 +196,8 @@ int gk_ledger_sync(gk_cli *cli, int argc, char **argv);
 int gk_ledger_insight(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
+/* gatekit play: the Play Developer API and RTDN push verification (play.c). */
+int gk_cmd_play(gk_cli *cli, int argc, char **argv);
 int gk_cmd_test(gk_cli *cli, int argc, char **argv);
 /* 1 when name is an App Store Server API endpoint of gatekit api. */
 int gk_is_api_endpoint(const char *name);

@@ -21,8 +21,11 @@ static const char usage_text[] =
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"
     "  api get-transaction-info|get-transaction-history|...  the App Store Server API, every endpoint\n"
+    "  play subscription|product|product-v2|voided|order     Google Play: the Play Developer API\n"
+    "  play acknowledge|consume|revoke|cancel|defer          ... its changes\n"
+    "  play verify-push                                      a real-time developer notification push\n"
     "  store check|path|info                                 the store file: integrity, location\n"
-    "  test pki|sign                                         test-signed App Store data for your own tests\n"
+    "  test pki|sign|play-push                               test data for your own tests (App Store, Play)\n"
     "  version                                               library version (also --version)\n"
     "  help [COMMAND]                                        this text, or a command's (also -h, --help)\n"
     "  help commands                                         every command and subcommand, one per line\n"
@@ -51,12 +54,13 @@ static const gk_command commands[] = {
     {"ledger", gk_cmd_ledger, gk_ledger_usage, gk_ledger_subcommands},
     {"appstore", gk_cmd_appstore, gk_appstore_usage, gk_appstore_subcommands},
     {"api", gk_cmd_api, gk_api_usage, gk_api_subcommands},
+    {"play", gk_cmd_play, gk_play_usage, gk_play_subcommands},
     {"store", gk_cmd_store, gk_store_usage, gk_store_subcommands},
     {"test", gk_cmd_test, gk_test_usage, gk_test_subcommands},
     {"version", cmd_version, "gatekit version", NULL},
 };
 
-static const char *const command_names[] = {"eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "store", "test",
+static const char *const command_names[] = {"eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "play", "store", "test",
                                             "version", "help", NULL};
 
 /* `gatekit help commands`: every command and subcommand the tool takes, one per line (what

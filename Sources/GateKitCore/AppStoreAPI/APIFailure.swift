@@ -1,3 +1,4 @@
+import GateKitHTTPS
 import GateKitSupport
 
 /// An error answer of the App Store Server API: the HTTP status, Apple's numeric error code and

@@ -1,6 +1,7 @@
 import Glibc
 import GateKitAppStoreSigning
 import GateKitJWS
+import GateKitHTTPS
 import GateKitSupport
 
 /// A client of the App Store Server API (developer.apple.com/documentation/appstoreserverapi):
@@ -68,7 +69,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
 
     public init(key: SigningKey, options: Options) throws(GateKitError) {
         let apple = try AppStoreServerClient.baseURL(for: options.environment)  // refuses Xcode
-        let base = try options.baseURL.map(AppStoreServerClient.checkedBaseURL) ?? apple
+        let base = try options.baseURL.map { (url) throws(GateKitError) in try HTTPSURL.checked(url, what: "base_url") } ?? apple
         if let verification = options.verification, verification.environment != options.environment {
             throw .invalid("the verification environment (\(verification.environment.rawValue)) is not the client's (\(options.environment.rawValue))")
         }
@@ -89,7 +90,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
         token = try APIToken(key: key, lifetime: 300)
         transport = try HTTPSTransport(.init(certificateAuthorities: authorities,
                                              connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
-                                             userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)"))
+                                             userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)", errors: .appStore))
     }
 
     /// A CA bundle (the system's is about 200 KB).
@@ -103,11 +104,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
     /// a shorter bound than the client's for this call (a question's time budget).
     public func send(_ endpoint: APIEndpoint, verifying: Bool = true, timeoutMilliseconds: Int? = nil) throws(GateKitError) -> Outcome {
         let timeout = min(options.timeoutMilliseconds, max(1, timeoutMilliseconds ?? .max))
-        let deadline = Clock.monotonicNanoseconds() &+ UInt64(timeout) * 1_000_000
-        func remainingMilliseconds() -> Int {
-            let now = Clock.monotonicNanoseconds()
-            return now >= deadline ? 0 : Int((deadline - now) / 1_000_000)
-        }
+        let deadline = Deadline(milliseconds: timeout)
         var url = baseURL + endpoint.path
         if !endpoint.query.isEmpty {
             url += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
@@ -118,7 +115,7 @@ public final class AppStoreServerClient: @unchecked Sendable {
             let offset = serverOffsetSeconds.withLock { $0 }
             var headers = ["Authorization: Bearer \(try token.token(now: Clock.nowMilliseconds() / 1000 &+ offset))", "Accept: application/json"]
             if let contentType = endpoint.contentType { headers.append("Content-Type: \(contentType)") }
-            let left = remainingMilliseconds()
+            let left = deadline.remainingMilliseconds
             guard left > 0 else { throw GateKitError(.EAPPSTORE_TRANSPORT, "the call's timeout (\(timeout) ms, retries included) passed before an answer") }
             let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
                                                timeoutMilliseconds: left)
@@ -129,13 +126,12 @@ public final class AppStoreServerClient: @unchecked Sendable {
                 continue
             }
             let failure = APIFailure(response)
-            if attempt < options.maximumRetries, failure.isRetryable {
-                let wait = failure.retryAfter.map { $0 > Int64(Int.max / 1000) ? Int.max : Int($0) * 1000 } ?? (500 << attempt)
-                if wait <= options.maximumRetryWaitMilliseconds, wait < remainingMilliseconds() {
-                    AppStoreServerClient.sleep(milliseconds: wait)
-                    attempt += 1
-                    continue
-                }
+            if attempt < options.maximumRetries, failure.isRetryable,
+               let wait = RetryWait.milliseconds(retryAfterSeconds: failure.retryAfter, attempt: attempt,
+                                                 longest: options.maximumRetryWaitMilliseconds, deadline: deadline) {
+                Deadline.sleep(milliseconds: wait)
+                attempt += 1
+                continue
             }
             return .failure(failure)
         }
@@ -166,22 +162,4 @@ public final class AppStoreServerClient: @unchecked Sendable {
         return Answer(httpStatus: response.status, body: body, decoded: JSONWriter.serialize(decoded), serverDate: response.serverDate)
     }
 
-    private static func checkedBaseURL(_ url: String) throws(GateKitError) -> String {
-        guard url.hasPrefix("https://"), url.count > 8, !url.contains("?"), !url.contains("#"),
-              !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw .invalid("base_url must be an https:// URL without query, fragment or spaces, not \(Quoted.text(url))")
-        }
-        // Credentials in the URL would travel in every message that names the server.
-        let authority = url.dropFirst(8).prefix { $0 != "/" }
-        guard !authority.contains("@") else {
-            throw .invalid("base_url must not carry user information (user:password@): the client authenticates with its key")
-        }
-        return url.hasSuffix("/") ? String(url.dropLast()) : url
-    }
-
-    private static func sleep(milliseconds: Int) {
-        var request = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-    }
 }

@@ -98,6 +98,22 @@ extension GateKitError.Code {
         case .EAPPSTORE_TRANSPORT: "the App Store Server API cannot be reached (network, TLS or timeout)"
         case .EAPPSTORE_RESPONSE: "the App Store Server API's answer is not what Apple documents"
 
+        // Google Play.
+        case .EPLAY_API: "the Play Developer API answered with an error"
+        case .EPLAY_TRANSPORT: "the Play Developer API cannot be reached (network, TLS or timeout)"
+        case .EPLAY_RESPONSE: "the Play Developer API's answer is not what Google documents"
+        case .EPLAY_AUTH: "Google's token endpoint refused the service account"
+        case .EPLAY_KEY: "the file is not a Google service account key with an RSA private key"
+        case .EPUSH_TOKEN: "the push carries no bearer JWT"
+        case .EPUSH_ALGORITHM: "the push token's algorithm is not RS256"
+        case .EPUSH_KEY: "the push token names a key the issuer does not publish"
+        case .EPUSH_SIGNATURE: "the push token's signature does not verify"
+        case .EPUSH_CLAIMS: "the push token's issuer, audience or email is not the configured one"
+        case .EPUSH_EXPIRED: "the push token is expired, not yet valid or too long-lived"
+        case .EPUSH_KEYSET: "the issuer's key set cannot be fetched or read"
+        case .EPUSH_MESSAGE: "the push body is not a Pub/Sub envelope with a developer notification"
+        case .EPUSH_PACKAGE: "the notification is for another package"
+
         // EULA.
         case .EEULA_HASH_MISMATCH: "the acceptance names another text of the document (its hash differs): nothing was accepted"
         case .EEULA_EXPORT_ALTERED: "the consent export does not match the store's history (edited, truncated or not from this store)"

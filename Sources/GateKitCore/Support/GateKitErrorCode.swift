@@ -153,5 +153,33 @@ extension GateKitError {
         case EEULA_EXPORT_ALTERED = -501
         /// the label or a text is already published differently: publish a new label (include/gatekit/eula.h)
         case EEULA_VERSION_CONFLICT = -502
+        /// Google answered with an error status; *out_json describes it (below) (include/gatekit/play.h)
+        case EPLAY_API = -700
+        /// no answer: DNS, connection, TLS (an untrusted or misnamed server), timeout; or libcurl missing (include/gatekit/play.h)
+        case EPLAY_TRANSPORT = -701
+        /// a success answer that is not a JSON object (or empty where one is due), or over 16 MiB (include/gatekit/play.h)
+        case EPLAY_RESPONSE = -702
+        /// the token endpoint refused the service account (invalid_grant, ...) or answered without an access token (include/gatekit/play.h)
+        case EPLAY_AUTH = -703
+        /// the key file is not a service account key: type, client_email, token_uri or an unencrypted RSA private key missing (include/gatekit/play.h)
+        case EPLAY_KEY = -704
+        /// the push has no "Bearer" token, or it is not a compact JWT with a JSON header and claims (include/gatekit/play.h)
+        case EPUSH_TOKEN = -710
+        /// the token's alg is not RS256 (none, HS256 and every other are refused) (include/gatekit/play.h)
+        case EPUSH_ALGORITHM = -711
+        /// the token's kid is in none of the issuer's published keys, even after fetching them again (include/gatekit/play.h)
+        case EPUSH_KEY = -712
+        /// the RS256 signature does not verify with the issuer's key (include/gatekit/play.h)
+        case EPUSH_SIGNATURE = -713
+        /// iss, aud, email or email_verified is not what the options require (include/gatekit/play.h)
+        case EPUSH_CLAIMS = -714
+        /// exp has passed, iat is in the future, or the token lives longer than max_token_age_s (include/gatekit/play.h)
+        case EPUSH_EXPIRED = -715
+        /// the issuer's key set could not be fetched, or is not a JSON Web Key Set of RSA keys (include/gatekit/play.h)
+        case EPUSH_KEYSET = -716
+        /// the body is not a Pub/Sub push envelope holding one DeveloperNotification (include/gatekit/play.h)
+        case EPUSH_MESSAGE = -717
+        /// the notification is for another package than options->package_name (include/gatekit/play.h)
+        case EPUSH_PACKAGE = -718
     }
 }

@@ -155,7 +155,20 @@ public struct JSONParser {
 
     private mutating func string() throws(GateKitError) -> String {
         i += 1
-        var out = [UInt8]()
+        // Most strings hold no escape: one scan to the closing quote, one copy (the whole
+        // document was checked as UTF-8 already). An escape or a control byte takes the
+        // byte-by-byte path from where the scan stopped.
+        let start = i
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: "\"") {
+                i += 1
+                return String(decoding: b[start..<(i - 1)], as: UTF8.self)
+            }
+            if c == UInt8(ascii: "\\") || c < 0x20 { break }
+            i += 1
+        }
+        var out = Array(b[start..<i])
         while true {
             guard i < b.count else { throw fail("unterminated string") }
             let c = b[i]

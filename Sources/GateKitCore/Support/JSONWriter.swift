@@ -34,6 +34,9 @@ public struct JSONWriter {
         }
     }
 
+    /// JSON text another parse already validated, copied as it is.
+    public mutating func raw(bytes text: [UInt8]) { bytes.append(contentsOf: text) }
+
     public mutating func raw(_ s: String) {
         // Through withUTF8: appending `s.utf8` element by element was the largest cost of a
         // 187-purchase receipt's JSON.

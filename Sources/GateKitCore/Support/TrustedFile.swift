@@ -7,7 +7,9 @@ import Glibc
 /// as store folders are judged). The bytes are what the caller uses from then on: the path is
 /// never read again, so a file replaced later changes nothing.
 package enum TrustedFile {
-    package static func read(_ path: String, limit: Int, what: String) throws(GateKitError) -> [UInt8] {
+    /// `secret`: the file holds a private key, so a file other users can read is refused too
+    /// (it has leaked already: make a new key, and keep it `chmod 600`).
+    package static func read(_ path: String, limit: Int, what: String, secret: Bool = false) throws(GateKitError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let e = errno
@@ -20,6 +22,9 @@ package enum TrustedFile {
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) is not a regular file") }
         guard st.st_uid == geteuid() || st.st_uid == 0, st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) can be written by another user (owner \(st.st_uid), mode \(FileDescription.mode(st.st_mode))): refused, as it could have been replaced (chmod go-w)")
+        }
+        if secret, st.st_mode & (S_IRWXG | S_IRWXO) != 0 {
+            throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) holds a private key and other users can read it (mode \(FileDescription.mode(st.st_mode))): refused; chmod 600 it, and replace the key if others may have read it")
         }
         try checkFolders(of: path, what: what)
         guard st.st_size <= limit else { throw GateKitError(.ETOOLARGE, "\(what) \(Quoted.path(path)) is \(st.st_size) bytes; the limit is \(limit)") }

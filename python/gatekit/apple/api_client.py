@@ -6,10 +6,8 @@ and response models Apple's module names. Requests are made by libgatekit (libcu
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import functools
 import json
-import threading
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from ..api_client import APIException, APITransportError, APIResponseError
@@ -28,6 +26,7 @@ from ..api_models import (APIError, AppTransactionInfoResponse,
                           TransactionInfoResponse, UpdateAppAccountTokenRequest, UploadMessageRequestBody)
 from ..api_client import AppStoreServerAPIClient as _GateKitClient
 from .. import _bindings
+from .._executor import POOL_SIZE, run_blocking
 from .._structs import plain_json
 
 __all__ = ["APIError", "APIException", "APITransportError", "APIResponseError", "AppTransactionInfoResponse", "CheckTestNotificationResponse", "ConsumptionRequest", "ConsumptionRequestV1", "DefaultConfigurationRequest", "DefaultConfigurationResponse", "Environment", "ExtendRenewalDateRequest", "ExtendRenewalDateResponse", "GetImageListResponse", "GetMessageListResponse", "GetTransactionHistoryVersion", "HistoryResponse", "ImageSize", "LastTransactionsItem", "MassExtendRenewalDateRequest", "MassExtendRenewalDateResponse", "MassExtendRenewalDateStatusResponse", "NotificationHistoryRequest", "NotificationHistoryResponse", "NotificationHistoryResponseItem", "Order", "OrderLookupResponse", "OrderLookupStatus", "PerformanceTestResponse", "PerformanceTestRequest", "PerformanceTestResultResponse", "ProductType", "RealtimeUrlRequest", "RealtimeUrlResponse", "RefundHistoryResponse", "SendAttemptItem", "SendAttemptResult", "SendTestNotificationResponse", "Status", "StatusResponse", "SubscriptionGroupIdentifierItem", "TransactionHistoryRequest", "TransactionInfoResponse", "UpdateAppAccountTokenRequest", "UploadMessageRequestBody", "AppStoreServerAPIClient", "AsyncAppStoreServerAPIClient"]
@@ -63,9 +62,6 @@ class AsyncAppStoreServerAPIClient:
     (``max_concurrency``, default 16; ctypes releases the GIL while libcurl waits), so the
     event loop never blocks and no thread is made per call. ``async_close()`` as Apple's."""
 
-    _pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
-    _pool_lock = threading.Lock()
-
     def __init__(self, signing_key: bytes, key_id: str, issuer_id: str, bundle_id: str,
                  environment: Union[Environment, str], *, max_concurrency: int = 16, **options: Any) -> None:
         self._client = AppStoreServerAPIClient(signing_key, key_id, issuer_id, bundle_id, environment, **options)
@@ -74,23 +70,17 @@ class AsyncAppStoreServerAPIClient:
             raise ValueError("max_concurrency must be at least 1")
         self._max_concurrency = max_concurrency
         self._slots: Optional[asyncio.Semaphore] = None  # made in the running loop, on first use
-        with AsyncAppStoreServerAPIClient._pool_lock:
-            if AsyncAppStoreServerAPIClient._pool is None:
-                AsyncAppStoreServerAPIClient._pool = concurrent.futures.ThreadPoolExecutor(
-                    max_workers=16, thread_name_prefix="gatekit-appstore")
 
     async def async_close(self) -> None:
         self._client.close()
 
     async def _run(self, call: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        job = functools.partial(call, *args)
-        if self._max_concurrency >= 16:  # the shared pool bounds it already
-            return await loop.run_in_executor(AsyncAppStoreServerAPIClient._pool, job)
+        if self._max_concurrency >= POOL_SIZE:  # the shared pool bounds it already
+            return await run_blocking(call, *args)
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._max_concurrency)
         async with self._slots:
-            return await loop.run_in_executor(AsyncAppStoreServerAPIClient._pool, job)
+            return await run_blocking(call, *args)
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._client, name) if not name.startswith("_") else None

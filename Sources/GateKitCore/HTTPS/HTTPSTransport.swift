@@ -2,46 +2,83 @@ import CCurl
 import Glibc
 import GateKitSupport
 
-/// One HTTPS request, as the App Store Server API client makes it.
-struct HTTPRequest {
-    var method: String
-    var url: String
-    var headers: [String]
-    var body: [UInt8]?
+/// One HTTPS request, as the App Store and Play clients make it.
+package struct HTTPRequest {
+    package var method: String
+    package var url: String
+    package var headers: [String]
+    package var body: [UInt8]?
+
+    package init(method: String, url: String, headers: [String], body: [UInt8]?) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// An HTTP answer: status, the headers the client reads, and the body (bounded).
-struct HTTPResponse {
-    let status: Int
-    let contentType: String?
+package struct HTTPResponse {
+    package let status: Int
+    package let contentType: String?
     /// Seconds from `Retry-After` (429 and 503 answers), when the server sent one.
-    let retryAfter: Int64?
+    package let retryAfter: Int64?
     /// When the server answered (its `Date` header, Unix ms), when it sent one.
-    var serverDate: Int64? = nil
-    let body: [UInt8]
+    package var serverDate: Int64? = nil
+    /// Seconds from `Cache-Control: max-age` (a key set's lifetime), when sent and not no-store.
+    package var maxAge: Int64? = nil
+    package let body: [UInt8]
+
+    package init(status: Int, contentType: String?, retryAfter: Int64?, serverDate: Int64? = nil, maxAge: Int64? = nil, body: [UInt8]) {
+        self.status = status
+        self.contentType = contentType
+        self.retryAfter = retryAfter
+        self.serverDate = serverDate
+        self.maxAge = maxAge
+        self.body = body
+    }
 }
 
 /// HTTPS through libcurl: peer and host always verified, HTTPS only, no redirects followed,
 /// answers bounded in size. Idle easy handles are kept, so calls from one client reuse their
 /// TLS connections; each handle serves one request at a time, so threads may share a transport.
-final class HTTPSTransport: @unchecked Sendable {
-    struct Settings: Sendable {
+package final class HTTPSTransport: @unchecked Sendable {
+    package struct Settings: Sendable {
         /// PEM bytes of the CAs to trust instead of the system's (read once, by the client).
-        var certificateAuthorities: [UInt8]?
-        var connectTimeoutMilliseconds: Int
-        var userAgent: String
+        package var certificateAuthorities: [UInt8]?
+        package var connectTimeoutMilliseconds: Int
+        package var userAgent: String
+        /// The codes this transport's failures carry: each client's own (App Store, Play).
+        package var errors: ErrorCodes
+
+        package init(certificateAuthorities: [UInt8]?, connectTimeoutMilliseconds: Int, userAgent: String, errors: ErrorCodes) {
+            self.certificateAuthorities = certificateAuthorities
+            self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+            self.userAgent = userAgent
+            self.errors = errors
+        }
     }
 
-    /// Largest answer read: Apple's pages hold at most 20 signed items (a few hundred KB).
-    static let maximumResponseLength = 16 << 20
+    /// No answer (`transport`), and an answer too long to read (`response`).
+    package struct ErrorCodes: Sendable {
+        package let transport: GateKitError.Code
+        package let response: GateKitError.Code
+
+        package static let appStore = ErrorCodes(transport: .EAPPSTORE_TRANSPORT, response: .EAPPSTORE_RESPONSE)
+        package static let play = ErrorCodes(transport: .EPLAY_TRANSPORT, response: .EPLAY_RESPONSE)
+    }
+
+    /// Largest answer read: Apple's pages hold at most 20 signed items (a few hundred KB),
+    /// Google's at most 1000 voided purchases.
+    package static let maximumResponseLength = 16 << 20
 
     private let curl: UnsafePointer<gk_curl>
     private let settings: Settings
     private let lock = Lock()
     private var idle: [UnsafeMutableRawPointer] = []
 
-    init(_ settings: Settings) throws(GateKitError) {
-        curl = try CurlLibrary.functions()
+    package init(_ settings: Settings) throws(GateKitError) {
+        curl = try CurlLibrary.functions(settings.errors.transport)
         self.settings = settings
     }
 
@@ -50,7 +87,7 @@ final class HTTPSTransport: @unchecked Sendable {
     }
 
     /// `timeoutMilliseconds`: this attempt's share of the call's deadline.
-    func send(_ request: HTTPRequest, timeoutMilliseconds: Int) throws(GateKitError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest, timeoutMilliseconds: Int) throws(GateKitError) -> HTTPResponse {
         let handle = try checkOut()
         defer { checkIn(handle) }
         let c = curl
@@ -107,17 +144,17 @@ final class HTTPSTransport: @unchecked Sendable {
             }
         }
         if let failed = set.first(where: { $0 != CURLE_OK }) {
-            throw GateKitError(.EAPPSTORE_TRANSPORT, "libcurl refused an option: \(CurlLibrary.describe(failed, c)) (libcurl 7.85 or newer is needed)")
+            throw GateKitError(settings.errors.transport, "libcurl refused an option: \(CurlLibrary.describe(failed, c)) (libcurl 7.85 or newer is needed)")
         }
 
         let code = c.pointee.curl_easy_perform(handle)
         if sink.overflowed {
-            throw GateKitError(.EAPPSTORE_RESPONSE, "the answer is longer than \(HTTPSTransport.maximumResponseLength) bytes")
+            throw GateKitError(settings.errors.response, "the answer is longer than \(HTTPSTransport.maximumResponseLength) bytes")
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let reason = detail.isEmpty ? CurlLibrary.describe(code, c) : detail
-            throw GateKitError(.EAPPSTORE_TRANSPORT, "\(request.method) \(HTTPSTransport.origin(of: request.url)): \(reason) (libcurl error \(code.rawValue))")
+            throw GateKitError(settings.errors.transport, "\(request.method) \(HTTPSTransport.origin(of: request.url)): \(reason) (libcurl error \(code.rawValue))")
         }
         var status = 0
         _ = gk_curl_get_long(c, handle, CURLINFO_RESPONSE_CODE, &status)
@@ -127,12 +164,13 @@ final class HTTPSTransport: @unchecked Sendable {
         let retryAfter = gk_curl_header(c, handle, "Retry-After").flatMap {
             HTTPHeaderValues.retryAfterSeconds(String(cString: $0), serverDate: serverDate)
         }
+        let maxAge = gk_curl_header(c, handle, "Cache-Control").flatMap { HTTPHeaderValues.maxAge(String(cString: $0)) }
         return HTTPResponse(status: status, contentType: contentType.map { String(cString: $0) },
-                            retryAfter: retryAfter, serverDate: serverDate, body: sink.bytes)
+                            retryAfter: retryAfter, serverDate: serverDate, maxAge: maxAge, body: sink.bytes)
     }
 
     /// Scheme, host and port of a URL, for messages (never the path: it may hold ids).
-    static func origin(of url: String) -> String {
+    package static func origin(of url: String) -> String {
         let bytes = Array(url.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else { return "the server" }
         let hostStart = colon + 3

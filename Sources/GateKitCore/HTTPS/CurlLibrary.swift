@@ -1,7 +1,7 @@
 import CCurl
 import GateKitSupport
 
-/// libcurl, loaded on the first App Store Server API client (the CCurl shim says why).
+/// libcurl, loaded on the first App Store or Play client (the CCurl shim says why).
 enum CurlLibrary {
     nonisolated(unsafe) private static let loaded: Result<UnsafePointer<gk_curl>, GateKitError> = {
         let result = LazyLibrary.load(["libcurl.so.4", "libcurl.so"], code: .EAPPSTORE_TRANSPORT,
@@ -21,6 +21,12 @@ enum CurlLibrary {
         curl.pointee.curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)"
     }
 
-    /// libcurl's functions; the same table for the life of the process.
-    static func functions() throws(GateKitError) -> UnsafePointer<gk_curl> { try loaded.get() }
+    /// libcurl's functions; the same table for the life of the process. A failure to load
+    /// carries `code`, the asking client's transport code.
+    static func functions(_ code: GateKitError.Code) throws(GateKitError) -> UnsafePointer<gk_curl> {
+        switch loaded {
+        case let .success(curl): return curl
+        case let .failure(error): throw GateKitError(code, error.message)
+        }
+    }
 }

@@ -1,0 +1,19 @@
+import GateKitSupport
+
+/// The https:// URLs a host may set (a stand-in, a proxy, a key set): checked once, when the
+/// client is made, so a mistake is an error then and never a request sent somewhere else.
+package enum HTTPSURL {
+    /// `url` without a trailing slash. `what` names the setting in the error.
+    package static func checked(_ url: String, what: String) throws(GateKitError) -> String {
+        guard url.hasPrefix("https://"), url.count > 8, !url.contains("?"), !url.contains("#"),
+              !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw .invalid("\(what) must be an https:// URL without query, fragment or spaces, not \(Quoted.text(url))")
+        }
+        // Credentials in the URL would travel in every message that names the server.
+        let authority = url.dropFirst(8).prefix { $0 != "/" }
+        guard !authority.contains("@") else {
+            throw .invalid("\(what) must not carry user information (user:password@): the client authenticates itself")
+        }
+        return url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+}

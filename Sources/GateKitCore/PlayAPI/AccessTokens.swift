@@ -1,0 +1,88 @@
+import GateKitCrypto
+import GateKitHTTPS
+import GateKitSupport
+
+/// OAuth 2.0 access tokens for a service account (developers.google.com/identity/protocols/
+/// oauth2/service-account): a JWT bearer grant signed with the account's key (RS256, scope
+/// androidpublisher, one hour, `aud` Google's token endpoint: "when making an access token
+/// request this value is always https://oauth2.googleapis.com/token", as google-auth sends it
+/// whatever the key's token_uri) exchanged at the key's token URI; the token is kept
+/// until a minute before `expires_in` runs out, and dropped when the API refuses it (401).
+/// One exchange at a time: threads that need a token while one is fetched wait for it.
+final class AccessTokens: @unchecked Sendable {
+    static let scope = "https://www.googleapis.com/auth/androidpublisher"
+    static let audience = "https://oauth2.googleapis.com/token"
+    static let assertionLifetime: Int64 = 3600
+
+    private let account: ServiceAccountKey
+    private let transport: HTTPSTransport
+    private let lock = Lock()
+    private var cached: (token: String, refreshAtMs: Int64)?
+    /// The token endpoint's clock minus this host's (seconds), once its `Date` showed them more
+    /// than a minute apart: an assertion "from the future" or expired is made on its clock.
+    private var serverOffsetSeconds: Int64 = 0
+
+    init(account: ServiceAccountKey, transport: HTTPSTransport) {
+        self.account = account
+        self.transport = transport
+    }
+
+    /// A token valid now; `refusing` drops a token the API just refused, so a new one is fetched.
+    func token(deadline: Deadline, refusing refused: String? = nil) throws(GateKitError) -> String {
+        try lock.withLock { () throws(GateKitError) -> String in
+            if let cached, cached.token != refused, Clock.nowMilliseconds() < cached.refreshAtMs { return cached.token }
+            cached = nil
+            return try exchange(deadline: deadline, clockRetried: false)
+        }
+    }
+
+    private func exchange(deadline: Deadline, clockRetried: Bool) throws(GateKitError) -> String {
+        let nowSeconds = Clock.nowMilliseconds() / 1000 &+ serverOffsetSeconds
+        var header: [(String, JSONValue)] = [("alg", .string("RS256")), ("typ", .string("JWT"))]
+        if let kid = account.privateKeyID { header.append(("kid", .string(kid))) }
+        let claims: JSONValue = .object([
+            ("iss", .string(account.clientEmail)), ("scope", .string(AccessTokens.scope)), ("aud", .string(AccessTokens.audience)),
+            ("iat", .number(nowSeconds)), ("exp", .number(nowSeconds &+ AccessTokens.assertionLifetime)),
+        ])
+        let assertion = try CompactJWT.signed(header: .object(header), claims: claims, key: account.key)
+        let form = "grant_type=" + PercentEncoding.encode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + assertion
+        let left = deadline.remainingMilliseconds
+        guard left > 0 else { throw GateKitError(.EPLAY_TRANSPORT, "the call's timeout (\(deadline.milliseconds) ms) passed before an access token") }
+        let response = try transport.send(HTTPRequest(method: "POST", url: account.tokenURI,
+                                                      headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
+                                                      body: Array(form.utf8)), timeoutMilliseconds: left)
+        let body = try? JSONParser.parse(response.body)
+        guard response.status == 200 else {
+            let error = body?["error"]?.stringValue
+            let description = body?["error_description"]?.stringValue
+            if !clockRetried, response.status == 400, error == "invalid_grant", learnClock(response.serverDate) {
+                return try exchange(deadline: deadline, clockRetried: true)  // refused for this host's wrong clock
+            }
+            var text = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
+            if let error { text += ", \(Quoted.text(error))" }
+            if let description { text += ": \(Quoted.text(description))" }
+            if error == "invalid_grant" { text += " (is the key revoked, or this host's clock wrong?)" }
+            throw GateKitError(.EPLAY_AUTH, text)
+        }
+        guard let token = body?["access_token"]?.stringValue, !token.isEmpty, token.utf8.count <= 8192,
+              !token.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
+            throw GateKitError(.EPLAY_AUTH, "the token endpoint answered HTTP 200 without a usable access_token")
+        }
+        guard let expiresIn = body?["expires_in"]?.int64Value, expiresIn > 0 else {
+            throw GateKitError(.EPLAY_AUTH, "the token endpoint answered without a positive expires_in")
+        }
+        // A minute before it runs out; a token shorter-lived than two minutes, at half its life.
+        let margin = expiresIn > 120 ? 60 : expiresIn / 2
+        cached = (token, Clock.nowMilliseconds() &+ min(expiresIn - margin, 86_400) * 1000)
+        return token
+    }
+
+    /// Records the server's clock from a `Date` header; true when it moved the offset.
+    private func learnClock(_ serverDate: Int64?) -> Bool {
+        guard let serverDate else { return false }
+        let difference = serverDate / 1000 - Clock.nowMilliseconds() / 1000
+        let offset = abs(difference) > 60 ? difference : 0
+        defer { serverOffsetSeconds = offset }
+        return offset != serverOffsetSeconds
+    }
+}

@@ -1,0 +1,143 @@
+import GateKitSupport
+
+/// A Pub/Sub push of a real-time developer notification, decoded strictly: the envelope
+/// (`message.data` base64, `messageId`, `subscription`) and the `DeveloperNotification` in its
+/// data (developer.android.com/google/play/billing/rtdn-reference). Exactly one payload object
+/// is present; one GateKit does not know is kind `unknown`, kept as sent, never guessed at.
+package struct DeveloperNotification: Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
+        case subscription, oneTimeProduct, voidedPurchase, pendingRefundReview, test, unknown
+
+        /// The DeveloperNotification member that carries this kind.
+        var member: String? {
+            switch self {
+            case .subscription: "subscriptionNotification"
+            case .oneTimeProduct: "oneTimeProductNotification"
+            case .voidedPurchase: "voidedPurchaseNotification"
+            case .pendingRefundReview: "pendingRefundReviewNotification"
+            case .test: "testNotification"
+            case .unknown: nil
+            }
+        }
+    }
+
+    package let messageID: String
+    package let subscription: String
+    package let publishTime: String?
+    package let version: String
+    package let packageName: String
+    package let eventTimeMillis: Int64
+    package let kind: Kind
+    /// The kind's object as sent (for `unknown`, the members GateKit does not know).
+    package let payload: JSONValue
+    /// The whole DeveloperNotification: the message's data decoded, valid JSON as sent.
+    package let document: [UInt8]
+
+    /// A push body is a few KB; 1 MiB bounds the work.
+    package static let maximumBodyLength = 1 << 20
+
+    package init(body: [UInt8]) throws(GateKitError) {
+        func bad(_ why: String) -> GateKitError { GateKitError(.EPUSH_MESSAGE, why) }
+        guard body.count <= DeveloperNotification.maximumBodyLength else {
+            throw GateKitError(.ETOOLARGE, "the push body is \(body.count) bytes; at most \(DeveloperNotification.maximumBodyLength) are read")
+        }
+        let envelope: JSONValue
+        do { envelope = try JSONParser.parse(body) } catch { throw bad("the push body is not JSON: \(error.message)") }
+        guard case .object = envelope, let message = envelope["message"], case .object = message else {
+            throw bad("the push body has no \"message\" object (a Pub/Sub push envelope, wrapped)")
+        }
+        guard let messageID = message["messageId"]?.stringValue ?? message["message_id"]?.stringValue, !messageID.isEmpty else {
+            throw bad("the message has no messageId")
+        }
+        guard let subscription = envelope["subscription"]?.stringValue, !subscription.isEmpty else {
+            throw bad("the push body has no subscription")
+        }
+        guard let data = message["data"]?.stringValue else { throw bad("the message has no data") }
+        guard let decoded = Base64.decode(data.utf8, alphabet: .standard) else { throw bad("the message's data is not base64") }
+        let notification: JSONValue
+        do { notification = try JSONParser.parse(decoded) } catch { throw bad("the message's data is not JSON: \(error.message)") }
+        guard case let .object(members) = notification else { throw bad("the message's data is not a DeveloperNotification object") }
+        guard let packageName = notification["packageName"]?.stringValue, !packageName.isEmpty else {
+            throw bad("the DeveloperNotification has no packageName")
+        }
+        guard let version = notification["version"]?.stringValue else { throw bad("the DeveloperNotification has no version") }
+        // The reference's examples write eventTimeMillis as a string; a number is taken too.
+        let event = notification["eventTimeMillis"]
+        guard let eventTime = event?.stringValue.flatMap({ Int64($0) }) ?? event?.int64Value, eventTime >= 0 else {
+            throw bad("the DeveloperNotification's eventTimeMillis is not milliseconds since 1970")
+        }
+        let present = Kind.allCases.filter { kind in kind.member.map { notification[$0] != nil } ?? false }
+        guard present.count <= 1 else {
+            throw bad("the DeveloperNotification carries \(present.map { $0.member ?? "" }.joined(separator: " and ")): they are mutually exclusive")
+        }
+        let kind = present.first ?? .unknown
+        let payload: JSONValue
+        if let member = kind.member {
+            payload = notification[member] ?? .null
+            guard case .object = payload else { throw bad("\(member) is not an object") }
+            try DeveloperNotification.checkTypes(kind, payload)
+        } else {
+            let known: Set<String> = ["version", "packageName", "eventTimeMillis"]
+            payload = .object(members.filter { !known.contains($0.0) })
+        }
+        self.messageID = messageID
+        self.subscription = subscription
+        publishTime = message["publishTime"]?.stringValue ?? message["publish_time"]?.stringValue
+        self.version = version
+        self.packageName = packageName
+        eventTimeMillis = eventTime
+        self.kind = kind
+        self.payload = payload
+        document = decoded
+    }
+
+    /// The members each kind must carry, with their JSON types.
+    private static func checkTypes(_ kind: Kind, _ payload: JSONValue) throws(GateKitError) {
+        let member = kind.member ?? ""
+        func string(_ name: String) throws(GateKitError) {
+            guard let value = payload[name]?.stringValue, !value.isEmpty else { throw GateKitError(.EPUSH_MESSAGE, "\(member).\(name) is missing or not a string") }
+        }
+        func integer(_ name: String) throws(GateKitError) {
+            guard payload[name]?.int64Value != nil else { throw GateKitError(.EPUSH_MESSAGE, "\(member).\(name) is missing or not an integer") }
+        }
+        switch kind {
+        case .subscription: try integer("notificationType"); try string("purchaseToken")
+        case .oneTimeProduct: try integer("notificationType"); try string("purchaseToken"); try string("sku")
+        case .voidedPurchase: try string("purchaseToken"); try integer("productType"); try integer("refundType")
+        case .pendingRefundReview, .test, .unknown: break
+        }
+    }
+
+    /// Google's name of the payload's type, nil when GateKit does not know the number
+    /// (Google: "You should be able to handle unrecognized notification types").
+    package var typeName: String? {
+        switch kind {
+        case .subscription: payload["notificationType"]?.int64Value.flatMap { PlayNames.subscriptionNotification[$0] }
+        case .oneTimeProduct: payload["notificationType"]?.int64Value.flatMap { PlayNames.oneTimeProductNotification[$0] }
+        case .voidedPurchase: payload["productType"]?.int64Value.flatMap { PlayNames.voidedProductType[$0] }
+        case .pendingRefundReview, .test, .unknown: nil
+        }
+    }
+
+    /// The verifier's answer (include/gatekit/play.h describes it): the envelope's members, the
+    /// DeveloperNotification as sent, and GateKit's reading of it under "gatekit".
+    package func json(duplicate: Bool, issuer: String, testSigned: Bool) -> String {
+        var w = JSONWriter(reservingCapacity: 256 + document.count)
+        w.raw("{\"version\":\(JSONDocument.version),\"messageId\":")
+        w.string(messageID)
+        w.raw(",\"subscription\":")
+        w.string(subscription)
+        w.raw(",\"publishTime\":")
+        w.write(publishTime.map { .string($0) } ?? .null)
+        w.raw(",\"developerNotification\":")
+        w.raw(bytes: document)  // validated by the parse, kept as Google sent it
+        w.raw(",\"gatekit\":")
+        w.write(.object([
+            ("kind", .string(kind.rawValue)), ("notificationTypeName", typeName.map { .string($0) } ?? .null),
+            ("eventTimeMillis", .number(eventTimeMillis)), ("duplicate", .bool(duplicate)),
+            ("issuer", .string(issuer)), ("testSigned", .bool(testSigned)),
+        ]))
+        w.raw("}")
+        return w.text
+    }
+}

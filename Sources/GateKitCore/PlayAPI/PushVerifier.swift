@@ -1,0 +1,152 @@
+import GateKitCrypto
+import GateKitHTTPS
+import GateKitSupport
+
+/// Verifies Pub/Sub pushes of real-time developer notifications: the OIDC token Pub/Sub signs
+/// (cloud.google.com/pubsub/docs/authenticate-push-subscriptions) against the issuer's keys,
+/// its claims against what the host configured, then the envelope and the notification, which
+/// must be for the host's package. Safe to share between threads.
+public final class PushVerifier: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var packageName: String
+        public var audience: String
+        public var serviceAccountEmail: String
+        /// nil: Google's issuer (either spelling); else only this one (a test issuer).
+        public var issuer: String?
+        /// nil: Google's JWKS.
+        public var keysURL: String?
+        /// A fixed JWKS used instead of fetching.
+        public var keysJSON: [UInt8]?
+        public var caFile: String?
+        public var timeoutMilliseconds = 10_000
+        public var maximumTokenAgeSeconds = 3600
+        public var clockSkewSeconds = 60
+        public var keyRefreshIntervalMilliseconds = 30_000
+        public var duplicateWindow = 10_000
+
+        public init(packageName: String, audience: String, serviceAccountEmail: String) {
+            self.packageName = packageName
+            self.audience = audience
+            self.serviceAccountEmail = serviceAccountEmail
+        }
+    }
+
+    public static let googleKeysURL = "https://www.googleapis.com/oauth2/v3/certs"
+    /// Google's ID tokens carry either spelling (developers.google.com/identity/openid-connect).
+    public static let googleIssuers: Set<String> = ["https://accounts.google.com", "accounts.google.com"]
+
+    public let options: Options
+    private let issuers: Set<String>
+    private let keys: KeySetCache
+    private let recent: RecentMessageIDs
+    private let verifiedTokens = VerifiedTokens()
+
+    public init(options: Options) throws(GateKitError) {
+        for (name, value) in [("package_name", options.packageName), ("audience", options.audience),
+                              ("service_account_email", options.serviceAccountEmail)]
+            where value.isEmpty || value.utf8.count > 1024 {
+            throw .invalid("\(name) must be 1 to 1024 bytes")
+        }
+        if let issuer = options.issuer, issuer.isEmpty || issuer.utf8.count > 1024 { throw .invalid("issuer must be 1 to 1024 bytes, or NULL") }
+        guard (1...600_000).contains(options.timeoutMilliseconds) else { throw .invalid("timeout_ms must be 1 to 600000") }
+        guard (1...86_400).contains(options.maximumTokenAgeSeconds) else { throw .invalid("max_token_age_s must be 1 to 86400") }
+        guard (0...3600).contains(options.clockSkewSeconds) else { throw .invalid("clock_skew_s must be 0 to 3600") }
+        guard (0...3_600_000).contains(options.keyRefreshIntervalMilliseconds) else { throw .invalid("key_refresh_interval_ms must be 0 to 3600000") }
+        guard (0...1_000_000).contains(options.duplicateWindow) else { throw .invalid("duplicate_window must be 0 to 1000000") }
+        if let fixed = options.keysJSON {
+            guard options.keysURL == nil else { throw .invalid("keys_json and keys_url are both set: give one") }
+            keys = KeySetCache(.fixed(try JSONWebKeySet(json: fixed)), refreshIntervalMilliseconds: 0)
+        } else {
+            let url = try options.keysURL.map { (url) throws(GateKitError) in try HTTPSURL.checked(url, what: "keys_url") } ?? PushVerifier.googleKeysURL
+            let authorities = try options.caFile.map { (path) throws(GateKitError) in
+                try TrustedFile.read(path, limit: PlayDeveloperClient.maximumCAFileLength, what: "ca_file")
+            }
+            let transport = try HTTPSTransport(.init(certificateAuthorities: authorities, connectTimeoutMilliseconds: options.timeoutMilliseconds,
+                                                     userAgent: "gatekit/\(GateKitVersion.text)", errors: .play))
+            keys = KeySetCache(.fetched(url: url, transport: transport, timeoutMilliseconds: options.timeoutMilliseconds),
+                               refreshIntervalMilliseconds: options.keyRefreshIntervalMilliseconds)
+        }
+        self.options = options
+        issuers = options.issuer.map { [$0] } ?? PushVerifier.googleIssuers
+        recent = RecentMessageIDs(capacity: options.duplicateWindow)
+    }
+
+    /// A verified push: the notification, whether its message id was seen before, and who
+    /// signed it (`testSigned`: an issuer the host configured, never Google).
+    package struct Verified: Sendable {
+        package let notification: DeveloperNotification
+        package let duplicate: Bool
+        package let issuer: String
+        package let testSigned: Bool
+
+        /// include/gatekit/play.h's answer of play_verify_push.
+        package var json: String { notification.json(duplicate: duplicate, issuer: issuer, testSigned: testSigned) }
+    }
+
+    /// The notification when `authorization` proves Google (or the configured issuer) pushed
+    /// `body` for this app; throws EPUSH_* otherwise.
+    package func verify(authorization: String, body: [UInt8]) throws(GateKitError) -> Verified {
+        let issuer = try verifyToken(authorization: authorization)
+        let notification = try DeveloperNotification(body: body)
+        guard notification.packageName == options.packageName else {
+            throw GateKitError(.EPUSH_PACKAGE, "the notification is for \(Quoted.text(notification.packageName)), not \(Quoted.text(options.packageName))")
+        }
+        return Verified(notification: notification, duplicate: recent.checkAndRecord(notification.messageID), issuer: issuer,
+                        testSigned: !PushVerifier.googleIssuers.contains(issuer))
+    }
+
+    /// The token's issuer, once everything about it checks out.
+    private func verifyToken(authorization: String) throws(GateKitError) -> String {
+        let bytes = Array(authorization.utf8)
+        let scheme = Array("bearer ".utf8)
+        guard bytes.count > scheme.count, bytes.prefix(scheme.count).map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 }) else {
+            throw GateKitError(.EPUSH_TOKEN, "the Authorization header is not \"Bearer <token>\" (is authentication enabled on the push subscription?)")
+        }
+        let text = Array(bytes[scheme.count...].drop { $0 == 0x20 })
+        let key = String(decoding: text, as: UTF8.self)
+        let now = Clock.nowMilliseconds() / 1000
+        if let known = verifiedTokens.lookup(key, now: now, skew: Int64(options.clockSkewSeconds)), keys.publishes(known.kid) {
+            return known.issuer
+        }
+        let token = try CompactJWT(text)
+        // The algorithm is fixed before any key is looked at: none, HS256 with the public key as
+        // secret, and every other trick that bends verification to the token's word are refused.
+        guard token.header["alg"]?.stringValue == "RS256" else {
+            throw GateKitError(.EPUSH_ALGORITHM, "the token's alg is \(Quoted.text(token.header["alg"]?.stringValue)), not RS256")
+        }
+        guard let kid = token.header["kid"]?.stringValue, !kid.isEmpty else { throw GateKitError(.EPUSH_KEY, "the token's header has no kid") }
+        let publicKey = try keys.key(for: kid)
+        let verified = token.signingInput.withUnsafeBytes { publicKey.verify(signature: token.signature, message: $0) }
+        guard verified else { throw GateKitError(.EPUSH_SIGNATURE, "the token's RS256 signature does not verify with the issuer's key \(Quoted.text(kid))") }
+        let (issuer, expiresAt) = try checkClaims(token.claims, now: now)
+        verifiedTokens.record(key, .init(issuer: issuer, expiresAt: expiresAt, kid: kid), now: now)
+        return issuer
+    }
+
+    /// The issuer and expiry of claims that are what the options require at `now`.
+    private func checkClaims(_ claims: JSONValue, now: Int64) throws(GateKitError) -> (String, Int64) {
+        func fail(_ why: String) -> GateKitError { GateKitError(.EPUSH_CLAIMS, why) }
+        guard let issuer = claims["iss"]?.stringValue, issuers.contains(issuer) else {
+            let wanted = options.issuer.map { Quoted.text($0) } ?? "Google's (https://accounts.google.com)"
+            throw fail("the token's issuer is \(Quoted.text(claims["iss"]?.stringValue)), not \(wanted)")
+        }
+        // Pub/Sub sets one audience string; an array is not what it sends.
+        guard let audience = claims["aud"]?.stringValue, audience == options.audience else {
+            throw fail("the token's audience is \(Quoted.text(claims["aud"]?.stringValue)), not the push subscription's \(Quoted.text(options.audience))")
+        }
+        guard let email = claims["email"]?.stringValue, email == options.serviceAccountEmail else {
+            throw fail("the token's email is \(Quoted.text(claims["email"]?.stringValue)), not the push service account \(Quoted.text(options.serviceAccountEmail))")
+        }
+        guard claims["email_verified"]?.boolValue == true else { throw fail("the token's email_verified is not true") }
+        guard let exp = claims["exp"]?.int64Value, let iat = claims["iat"]?.int64Value else {
+            throw GateKitError(.EPUSH_EXPIRED, "the token has no numeric exp and iat")
+        }
+        let skew = Int64(options.clockSkewSeconds)
+        guard now <= exp &+ skew else { throw GateKitError(.EPUSH_EXPIRED, "the token expired at \(exp) (now \(now), skew \(skew) s)") }
+        guard iat <= now &+ skew else { throw GateKitError(.EPUSH_EXPIRED, "the token was issued at \(iat), in the future (now \(now), skew \(skew) s)") }
+        guard exp > iat, exp &- iat <= Int64(options.maximumTokenAgeSeconds) else {
+            throw GateKitError(.EPUSH_EXPIRED, "the token lives \(exp &- iat) s (iat \(iat), exp \(exp)); at most \(options.maximumTokenAgeSeconds) are accepted")
+        }
+        return (issuer, exp)
+    }
+}

@@ -1,0 +1,44 @@
+import GateKitSupport
+
+/// Push tokens this verifier has verified, by their exact text, with the issuer and expiry
+/// their claims gave. Pub/Sub reuses a push subscription's OIDC token (Google: tokens on push
+/// requests "can be up to one hour old"), so most pushes repeat a token whose signature and
+/// claims were already checked: for those the clock is checked again, and that the key that
+/// signed it is still in the issuer's current key set (a key Google stopped publishing
+/// stops its tokens, cached or not). The cache is the verifier's own, so the audience, email
+/// and issuer it checked are the ones it requires; a token is kept at most until it expires.
+final class VerifiedTokens: @unchecked Sendable {
+    struct Entry {
+        let issuer: String
+        let expiresAt: Int64
+        let kid: String
+    }
+
+    /// Pub/Sub uses one token per push subscription at a time: a few are plenty.
+    static let capacity = 256
+
+    private let lock = Lock()
+    private var entries: [String: Entry] = [:]
+
+    /// The entry for `token` while it has not expired (`now` and `skew` in seconds).
+    func lookup(_ token: String, now: Int64, skew: Int64) -> Entry? {
+        lock.withLock {
+            guard let entry = entries[token] else { return nil }
+            guard now <= entry.expiresAt &+ skew else {
+                entries[token] = nil
+                return nil
+            }
+            return entry
+        }
+    }
+
+    func record(_ token: String, _ entry: Entry, now: Int64) {
+        lock.withLock {
+            if entries.count >= VerifiedTokens.capacity {
+                entries = entries.filter { $0.value.expiresAt > now }
+                if entries.count >= VerifiedTokens.capacity { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[token] = entry
+        }
+    }
+}
