@@ -35,8 +35,9 @@ Control (`Authorization: Bearer <GATEKIT_TEST_PLAY_CONTROL>`):
                                   "pageSize":1000, "faults":[{"request":N,"status":503,
                                   "body":{…}|null,"retryAfter":"1"}], "delayMs":0,
                                   "token":{"delayMs":0,"status":200,"error":"invalid_grant",
-                                  "expiresIn":3599,"dateOffsetSeconds":0}, "keysMaxAge":300}
-                                 replaces the world (and zeroes the request counter)
+                                  "failures":0,"expiresIn":3599,"dateOffsetSeconds":0}, "keysMaxAge":300,
+                                  "keysStatus":503}
+                                 replaces the world (and zeroes the request counters)
     POST /standin/play/rotate    the push issuer's next key becomes its only key
     POST /standin/play/revoke    every access token issued so far is refused (401)
     POST /standin/play/push-token {"header":{…},"claims":{…},"sign":"current"|"old"|"none"}
@@ -206,6 +207,8 @@ def make_handler(standin: StandIn) -> type:
                     standin.key_requests += 1
                     keys = {"keys": [jwk(kid, key) for kid, key in standin.push_keys]}
                 age = int(standin.world.get("keysMaxAge", 300))
+                if "keysStatus" in standin.world:  # a key server that fails
+                    return self.answer(int(standin.world["keysStatus"]), b"<html>unavailable</html>", content_type="text/html")
                 return self.answer(200, json.dumps(keys).encode(), headers={"Cache-Control": f"public, max-age={age}, must-revalidate, no-transform"})
             self.api(url.path, query, raw)
 
@@ -223,6 +226,8 @@ def make_handler(standin: StandIn) -> type:
             if problem:
                 return self.answer(400, json.dumps({"error": "invalid_grant", "error_description": problem}).encode())
             status = int(settings.get("status", 200))
+            if standin.token_requests <= int(settings.get("failures", 0)):  # the first N exchanges fail, then it recovers
+                status = 503
             if status != 200:
                 error = settings.get("error", "internal_failure")
                 return self.answer(status, json.dumps({"error": error, "error_description": f"stand-in: {error}"}).encode())
@@ -375,6 +380,7 @@ def make_handler(standin: StandIn) -> type:
                 with standin.lock:
                     standin.world = json.loads(raw)
                     standin.api_requests = 0
+                    standin.token_requests = 0
                     standin.steered.clear()
                 return self.answer(204)
             if path == "/standin/play/rotate":

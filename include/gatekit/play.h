@@ -45,9 +45,10 @@ extern "C" {
  * Authenticated as a service account (its JSON key file, from Google Cloud, added in Play
  * Console > Users and permissions): the client signs a JWT bearer grant (RS256, scope
  * androidpublisher, one hour, aud https://oauth2.googleapis.com/token as Google documents it
- * and its libraries send it), exchanges it at the key's token_uri for an
- * access token, keeps that token until a minute before it expires, and fetches a new one once
- * when the API answers 401. The key's private key is never in an error, a log or an answer.
+ * and its libraries send it), exchanges it at the key's token_uri for an access token (a
+ * token endpoint answering 429, 5xx or internal_failure is asked again, as the API is), keeps
+ * that token until a minute before it expires, and fetches a new one once when the API
+ * answers 401. The key's private key is never in an error, a log or an answer.
  *
  * Every endpoint function takes its output first, then the client, then the request's
  * arguments; it returns 0 on success and writes *out_json: Google's answer body as sent
@@ -166,7 +167,7 @@ typedef struct gatekit_play_push_options {
     int timeout_ms;                    /* one key-set fetch, 1 to 600000; init: 10000 */
     int max_token_age_s;               /* longest exp - iat accepted, 1 to 86400; init: 3600 (Pub/Sub's tokens live an hour) */
     int clock_skew_s;                  /* tolerance for exp and iat, 0 to 3600; init: 60 */
-    int key_refresh_interval_ms;       /* least time between fetches that unknown kids cause, 0 to 3600000; init: 30000 */
+    int key_refresh_interval_ms;       /* least time between fetches that unknown kids cause, and before a failed fetch is tried again, 0 to 3600000; init: 30000 */
     int duplicate_window;              /* message ids remembered, 0 to 1000000; init: 10000 */
 } gatekit_play_push_options;
 

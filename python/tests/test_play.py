@@ -257,6 +257,20 @@ def test_the_token_endpoints_refusal_is_a_clear_error_without_the_key(play, life
     assert "PRIVATE KEY" not in text and key.splitlines()[1][:20] not in text
 
 
+def test_a_failing_token_endpoint_is_asked_again_within_the_deadline(play, life):
+    life.subscribe()
+    play.world(subscriptions={life.purchase_token: life.resource()}, token={"failures": 2})
+    with play.client(max_retries=3) as client:
+        assert client.get_subscription(life.purchase_token).subscription_state == SubscriptionState.ACTIVE
+    assert play.counters()["token"] == 3, "two 503s, then the token"
+    play.world(token={"status": 500, "error": "internal_failure"})
+    with play.client(max_retries=1) as client:
+        with pytest.raises(PlayAuthError) as caught:
+            client.get_subscription(life.purchase_token)
+    assert "internal_failure" in str(caught.value) and "asked 2 times" in str(caught.value)
+    assert play.counters()["token"] == 2
+
+
 def test_a_slow_token_endpoint_ends_at_the_timeout(play, life):
     play.world(token={"delayMs": 3000})
     with play.client(timeout=datetime.timedelta(seconds=1)) as client:
@@ -523,6 +537,20 @@ def test_test_data_never_passes_as_googles(play):
     assert caught.value.code == E.GATEKIT_EPUSH_CLAIMS and "Google" in str(caught.value)
     with pytest.raises(GateKitError):
         PlayTestIssuer("https://accounts.google.com")
+
+
+def test_a_failing_key_server_is_not_asked_again_within_the_refresh_interval(play):
+    play.world(keysStatus=503)
+    verifier = play.verifier(key_refresh_interval=datetime.timedelta(minutes=5))
+    before = play.counters()["keys"]
+    for i in range(3):
+        with pytest.raises(PushRejected) as caught:
+            verifier.verify_push(headers(play.push_token(claims(play, sub=f"f{i}"))), push_body(notification(play.s.package), f"f{i}"))
+        assert caught.value.code == E.GATEKIT_EPUSH_KEYSET and "HTTP 503" in str(caught.value)
+    assert play.counters()["keys"] == before + 1, "one fetch; the next pushes fail at once"
+    play.world(keysMaxAge=300)
+    again = play.verifier(key_refresh_interval=datetime.timedelta(0))
+    assert again.verify_push(headers(play.push_token(claims(play, sub="f9"))), push_body(notification(play.s.package), "f9")).kind
 
 
 def test_a_key_set_that_cannot_be_fetched_is_its_own_error(play):

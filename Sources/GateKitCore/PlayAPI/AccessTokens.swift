@@ -8,6 +8,8 @@ import GateKitSupport
 /// request this value is always https://oauth2.googleapis.com/token", as google-auth sends it
 /// whatever the key's token_uri) exchanged at the key's token URI; the token is kept
 /// until a minute before `expires_in` runs out, and dropped when the API refuses it (401).
+/// A busy or failing token endpoint (429, 5xx, or Google's `internal_failure`, which
+/// google-auth retries too) is asked again as the API is, within the call's deadline.
 /// One exchange at a time: threads that need a token while one is fetched wait for it.
 final class AccessTokens: @unchecked Sendable {
     static let scope = "https://www.googleapis.com/auth/androidpublisher"
@@ -16,15 +18,19 @@ final class AccessTokens: @unchecked Sendable {
 
     private let account: ServiceAccountKey
     private let transport: HTTPSTransport
+    private let maximumRetries: Int
+    private let maximumRetryWaitMilliseconds: Int
     private let lock = Lock()
     private var cached: (token: String, refreshAtMs: Int64)?
     /// The token endpoint's clock minus this host's (seconds), once its `Date` showed them more
     /// than a minute apart: an assertion "from the future" or expired is made on its clock.
     private var serverOffsetSeconds: Int64 = 0
 
-    init(account: ServiceAccountKey, transport: HTTPSTransport) {
+    init(account: ServiceAccountKey, transport: HTTPSTransport, maximumRetries: Int, maximumRetryWaitMilliseconds: Int) {
         self.account = account
         self.transport = transport
+        self.maximumRetries = maximumRetries
+        self.maximumRetryWaitMilliseconds = maximumRetryWaitMilliseconds
     }
 
     /// A token valid now; `refusing` drops a token the API just refused, so a new one is fetched.
@@ -32,11 +38,11 @@ final class AccessTokens: @unchecked Sendable {
         try lock.withLock { () throws(GateKitError) -> String in
             if let cached, cached.token != refused, Clock.nowMilliseconds() < cached.refreshAtMs { return cached.token }
             cached = nil
-            return try exchange(deadline: deadline, clockRetried: false)
+            return try exchange(deadline: deadline, clockRetried: false, attempt: 0)
         }
     }
 
-    private func exchange(deadline: Deadline, clockRetried: Bool) throws(GateKitError) -> String {
+    private func exchange(deadline: Deadline, clockRetried: Bool, attempt: Int) throws(GateKitError) -> String {
         let nowSeconds = Clock.nowMilliseconds() / 1000 &+ serverOffsetSeconds
         var header: [(String, JSONValue)] = [("alg", .string("RS256")), ("typ", .string("JWT"))]
         if let kid = account.privateKeyID { header.append(("kid", .string(kid))) }
@@ -56,12 +62,20 @@ final class AccessTokens: @unchecked Sendable {
             let error = body?["error"]?.stringValue
             let description = body?["error_description"]?.stringValue
             if !clockRetried, response.status == 400, error == "invalid_grant", learnClock(response.serverDate) {
-                return try exchange(deadline: deadline, clockRetried: true)  // refused for this host's wrong clock
+                return try exchange(deadline: deadline, clockRetried: true, attempt: attempt)  // refused for this host's wrong clock
+            }
+            let transient = [429, 500, 502, 503, 504].contains(response.status) || error == "internal_failure"
+            if transient, attempt < maximumRetries,
+               let wait = RetryWait.milliseconds(retryAfterSeconds: response.retryAfter, attempt: attempt,
+                                                 longest: maximumRetryWaitMilliseconds, deadline: deadline) {
+                Deadline.sleep(milliseconds: wait)
+                return try exchange(deadline: deadline, clockRetried: clockRetried, attempt: attempt + 1)
             }
             var text = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
             if let error { text += ", \(Quoted.text(error))" }
             if let description { text += ": \(Quoted.text(description))" }
             if error == "invalid_grant" { text += " (is the key revoked, or this host's clock wrong?)" }
+            if transient { text += " (asked \(attempt + 1) times)" }
             throw GateKitError(.EPLAY_AUTH, text)
         }
         guard let token = body?["access_token"]?.stringValue, !token.isEmpty, token.utf8.count <= 8192,

@@ -6,8 +6,10 @@ import GateKitSupport
 /// HTTPS transport, kept for the answer's Cache-Control max-age (Google: "examine the
 /// Cache-Control header in the response to determine when you should retrieve them again"),
 /// fetched again when a token names a kid the set lacks, at most once per refresh interval so
-/// that tokens with made-up kids cannot make the verifier hammer the issuer. Or a fixed set
-/// the host gave, never fetched. Keys never come from the request being verified.
+/// that tokens with made-up kids cannot make the verifier hammer the issuer; a fetch that
+/// failed is not tried again within that interval either (each push would otherwise wait a
+/// timeout behind the lock). Or a fixed set the host gave, never fetched. Keys never come from
+/// the request being verified.
 final class KeySetCache: @unchecked Sendable {
     enum Source {
         case fixed(JSONWebKeySet)
@@ -24,6 +26,8 @@ final class KeySetCache: @unchecked Sendable {
     private var current: JSONWebKeySet?
     private var expiresMs: Int64 = 0
     private var fetchedMs: Int64 = .min
+    /// The last fetch's failure, while no fetch has succeeded since.
+    private var failure: GateKitError?
 
     init(_ source: Source, refreshIntervalMilliseconds: Int) {
         self.source = source
@@ -51,7 +55,16 @@ final class KeySetCache: @unchecked Sendable {
             guard stale || now - fetchedMs >= refreshIntervalMilliseconds else {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys (fetched \(now - fetchedMs) ms ago)")
             }
-            try fetch(url, transport, timeout, now: now)
+            if let failure, now - fetchedMs < refreshIntervalMilliseconds {
+                throw GateKitError(.EPUSH_KEYSET, "\(failure.message) (\(now - fetchedMs) ms ago; tried again after key_refresh_interval_ms)")
+            }
+            do throws(GateKitError) {
+                try fetch(url, transport, timeout, now: now)
+                failure = nil
+            } catch {
+                failure = error
+                throw error
+            }
             guard let key = current?.keys[kid] else {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys, fetched just now")
             }

@@ -67,7 +67,8 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         account = try ServiceAccountKey.read(path: options.serviceAccountFile)
         transport = try HTTPSTransport(.init(certificateAuthorities: authorities, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
                                              userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)", errors: .play))
-        tokens = AccessTokens(account: account, transport: transport)
+        tokens = AccessTokens(account: account, transport: transport, maximumRetries: options.maximumRetries,
+                              maximumRetryWaitMilliseconds: options.maximumRetryWaitMilliseconds)
         prefix = baseURL + "/androidpublisher/v3/applications/" + PercentEncoding.encode(name)
         self.options = options
     }
