@@ -143,6 +143,19 @@ import GateKitTestData
         #expect(try (0..<2).map { _ in try off.verify(authorization: token, body: Self.body(Self.purchased)).duplicate } == [false, false])
     }
 
+    @Test func aVerifiedTokenIsKnownByAllItsBytesAndUntilItExpires() throws {
+        let cache = VerifiedTokens()
+        let token = "eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJhIn0." + String(repeating: "s", count: 342)
+        cache.record(token, .init(issuer: "i", expiresAt: 1000, kid: "k"), now: 500)
+        #expect(cache.lookup(token, now: 900, skew: 0)?.kid == "k")
+        #expect(cache.lookup(token, now: 1050, skew: 60) != nil, "within the skew")
+        // The same signature under other claims (what a forger can copy) is another token.
+        let forged = "eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJiIn0." + String(repeating: "s", count: 342)
+        #expect(cache.lookup(forged, now: 900, skew: 0) == nil)
+        #expect(cache.lookup(token, now: 1061, skew: 60) == nil, "expired: dropped")
+        #expect(cache.lookup(token, now: 900, skew: 0) == nil, "and not kept after")
+    }
+
     @Test func keySetsHoldOnlyUsableRSASigningKeys() throws {
         let key = try RSAKey.generate()
         let jwk = try JSONWebKeySet.jwk(kid: "a", key: key)

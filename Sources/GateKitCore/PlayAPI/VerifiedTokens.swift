@@ -17,15 +17,26 @@ final class VerifiedTokens: @unchecked Sendable {
     /// Pub/Sub uses one token per push subscription at a time: a few are plenty.
     static let capacity = 256
 
+    /// A token as a dictionary key: equal by all its bytes, hashed by its signature's last 32
+    /// characters (an RS256 signature is as good as random there), so a ~1 KB token is not
+    /// hashed whole on every push.
+    private struct Key: Hashable {
+        let token: String
+        static func == (a: Key, b: Key) -> Bool { a.token == b.token }
+        func hash(into hasher: inout Hasher) {
+            for byte in token.utf8.suffix(32) { hasher.combine(byte) }
+        }
+    }
+
     private let lock = Lock()
-    private var entries: [String: Entry] = [:]
+    private var entries: [Key: Entry] = [:]
 
     /// The entry for `token` while it has not expired (`now` and `skew` in seconds).
     func lookup(_ token: String, now: Int64, skew: Int64) -> Entry? {
         lock.withLock {
-            guard let entry = entries[token] else { return nil }
+            guard let entry = entries[Key(token: token)] else { return nil }
             guard now <= entry.expiresAt &+ skew else {
-                entries[token] = nil
+                entries[Key(token: token)] = nil
                 return nil
             }
             return entry
@@ -38,7 +49,7 @@ final class VerifiedTokens: @unchecked Sendable {
                 entries = entries.filter { $0.value.expiresAt > now }
                 if entries.count >= VerifiedTokens.capacity { entries.removeAll(keepingCapacity: true) }
             }
-            entries[token] = entry
+            entries[Key(token: token)] = entry
         }
     }
 }
