@@ -52,9 +52,7 @@ its status and body. Path steering, as the App Store stand-in has: a purchase to
 """
 from __future__ import annotations
 
-import base64
 import json
-import os
 import re
 import secrets
 import sys

@@ -8,7 +8,6 @@ authenticated request over TLS. A notification only says "ask": verify the push,
 """
 from __future__ import annotations
 
-import asyncio
 import base64
 import ctypes
 import dataclasses
@@ -16,7 +15,7 @@ import datetime
 import enum
 import json
 import os
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import _bindings, _native, _time
 from ._executor import run_blocking

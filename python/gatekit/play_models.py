@@ -12,7 +12,7 @@ import dataclasses
 import datetime
 import enum
 from decimal import Decimal
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple, Type, TypeVar
+from typing import Any, Callable, Dict, Optional, Tuple, Type, TypeVar
 
 __all__ = [
     "AcknowledgementState", "AutoRenewingPlan", "CanceledStateContext", "ConsumptionState", "ExternalAccountIdentifiers",

@@ -26,8 +26,8 @@ from gatekit import _bindings
 from gatekit.errors import GateKitError, UnsafeStoreError as UnsafeFileError
 from gatekit.play import (AsyncPlayClient, NotificationKind, PlayAPIError, PlayAuthError, PlayKeyError, PlayResponseError,
                           PlayTransportError, PushRejected, PushVerifier, SubscriptionNotificationType, push_body)
-from gatekit.play_models import (AcknowledgementState, ProductPurchaseState, ProductPurchaseType, SubscriptionPurchaseV2,
-                                 SubscriptionState, VoidedReason)
+from gatekit.play_models import (AcknowledgementState, ProductPurchaseState, ProductPurchaseType, SubscriptionState,
+                                 VoidedReason)
 from gatekit.testing import PlaySubscriptionLife, PlayTestIssuer, play_service_account
 from play_standin import PlayStandIn
 
