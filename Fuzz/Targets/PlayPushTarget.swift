@@ -1,7 +1,8 @@
 /// What Google's side sends GateKit, as the Play code reads it: any bytes as a push body (the
 /// Pub/Sub envelope and its DeveloperNotification), as a push's bearer token, as a key set, as
-/// Google's error answer, and as a voided-purchases query — fail with a GateKitError, never
-/// trap; and a push verified with a fixed key set is never accepted unless its token verifies.
+/// Google's error answer, as a SubscriptionPurchaseV2 and its timestamps, and as a
+/// voided-purchases query — fail with a GateKitError, never trap; and a push verified with a
+/// fixed key set is never accepted unless its token verifies.
 @Sendable func fuzzPlayPush(_ bytes: UnsafeRawBufferPointer) {
     let input = Array(bytes)
     _ = try? DeveloperNotification(body: input).json(duplicate: false, issuer: "i", testSigned: true)
@@ -11,6 +12,8 @@
     _ = failure.json
     _ = failure.description
     _ = try? PlayEndpoint.voidedPurchases(query: input)
+    _ = (try? SubscriptionPurchase(json: input))?.lineItems.first?.recurringPrice?.milliunits
+    _ = PlayTime.milliseconds(String(decoding: input.prefix(40), as: UTF8.self))
     guard let verifier = PlayFuzzVerifier.shared else { return }
     let text = String(decoding: input, as: UTF8.self)
     if (try? verifier.verify(authorization: "Bearer " + text, body: PlayFuzzVerifier.body)) != nil {

@@ -1,0 +1,203 @@
+import GateKitSupport
+
+/// A SubscriptionPurchaseV2, as the Play Developer API answered it, read strictly into what
+/// an entitlement decides on (the ledger's Play adapter reads this; the answer's bytes are
+/// what is kept). Members GateKit does not read are ignored here and kept in the bytes; a
+/// member it reads with the wrong type is an error, never a default.
+package struct SubscriptionPurchase: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
+        case pending, active, paused, inGracePeriod, onHold, canceled, expired, pendingPurchaseCanceled, unspecified
+        /// A state newer than GateKit: kept as Google named it, never mapped to a near one.
+        case other(String)
+
+        static let names: [String: State] = [
+            "SUBSCRIPTION_STATE_PENDING": .pending, "SUBSCRIPTION_STATE_ACTIVE": .active, "SUBSCRIPTION_STATE_PAUSED": .paused,
+            "SUBSCRIPTION_STATE_IN_GRACE_PERIOD": .inGracePeriod, "SUBSCRIPTION_STATE_ON_HOLD": .onHold,
+            "SUBSCRIPTION_STATE_CANCELED": .canceled, "SUBSCRIPTION_STATE_EXPIRED": .expired,
+            "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED": .pendingPurchaseCanceled, "SUBSCRIPTION_STATE_UNSPECIFIED": .unspecified,
+        ]
+    }
+
+    /// Who ended renewal (`canceledStateContext`'s one member).
+    package enum Cancellation: Sendable, Equatable {
+        case user(cancelMs: Int64?)
+        case system, developer, replacement
+    }
+
+    package enum OfferPhase: String, Sendable {
+        case basePrice, freeTrial, introductoryPrice, prorationPeriod
+    }
+
+    /// An amount exactly as Google sent it: whole units and billionths.
+    package struct Money: Sendable, Equatable {
+        package let currency: String
+        package let units: Int64
+        package let nanos: Int64
+
+        /// Milliunits (the ledger's price unit: 9990 is 9.99), when exact.
+        package var milliunits: Int64? {
+            guard nanos % 1_000_000 == 0 else { return nil }
+            let (whole, o1) = units.multipliedReportingOverflow(by: 1000)
+            let (total, o2) = whole.addingReportingOverflow(nanos / 1_000_000)
+            return o1 || o2 ? nil : total
+        }
+    }
+
+    package struct LineItem: Sendable, Equatable {
+        package let productID: String
+        package let expiryMs: Int64?
+        /// Auto-renewing items: whether the next period will be charged. Nil for prepaid items.
+        package let autoRenewEnabled: Bool?
+        package let prepaid: Bool
+        package let basePlanID: String?
+        package let offerID: String?
+        package let phase: OfferPhase?
+        package let latestSuccessfulOrderID: String?
+        package let recurringPrice: Money?
+        /// The product that replaces this item at its renewal (a deferred plan change).
+        package let deferredReplacementProductID: String?
+    }
+
+    package let state: State
+    package let startMs: Int64?
+    package let lineItems: [LineItem]
+    package let linkedPurchaseToken: String?
+    package let pausedUntilMs: Int64?
+    package let cancellation: Cancellation?
+    /// A license tester's purchase: never a sale.
+    package let isTest: Bool
+    package let acknowledged: Bool?
+    package let obfuscatedAccountID: String?
+    package let obfuscatedProfileID: String?
+    package let regionCode: String?
+
+    /// A SubscriptionPurchaseV2 is a few KB; 1 MiB bounds the work.
+    package static let maximumLength = 1 << 20
+
+    package init(json: [UInt8]) throws(GateKitError) {
+        guard json.count <= SubscriptionPurchase.maximumLength else {
+            throw GateKitError(.EPLAY_RESPONSE, "the SubscriptionPurchaseV2 is \(json.count) bytes; at most \(SubscriptionPurchase.maximumLength) are read")
+        }
+        let document: JSONValue
+        do { document = try JSONParser.parse(json) } catch { throw GateKitError(.EPLAY_RESPONSE, "the SubscriptionPurchaseV2 is not JSON: \(error.message)") }
+        guard case .object = document else { throw GateKitError(.EPLAY_RESPONSE, "the SubscriptionPurchaseV2 is not a JSON object") }
+        let read = Reader(document, "SubscriptionPurchaseV2")
+        let stateName = try read.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
+        state = State.names[stateName] ?? .other(stateName)
+        startMs = try read.time("startTime")
+        linkedPurchaseToken = try read.string("linkedPurchaseToken")
+        pausedUntilMs = try read.object("pausedStateContext").flatMap { (o) throws(GateKitError) in try Reader(o, "pausedStateContext").time("autoResumeTime") }
+        cancellation = try read.object("canceledStateContext").map { (o) throws(GateKitError) in try SubscriptionPurchase.cancellation(o) }
+        isTest = try read.object("testPurchase") != nil
+        acknowledged = try read.string("acknowledgementState").map { $0 == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" }
+        let ids = try read.object("externalAccountIdentifiers").map { Reader($0, "externalAccountIdentifiers") }
+        obfuscatedAccountID = try ids?.string("obfuscatedExternalAccountId")
+        obfuscatedProfileID = try ids?.string("obfuscatedExternalProfileId")
+        regionCode = try read.string("regionCode")
+        var items: [LineItem] = []
+        for (index, item) in try read.array("lineItems").enumerated() {
+            items.append(try SubscriptionPurchase.lineItem(item, "lineItems[\(index)]"))
+        }
+        lineItems = items
+    }
+
+    private static func cancellation(_ context: JSONValue) throws(GateKitError) -> Cancellation {
+        let read = Reader(context, "canceledStateContext")
+        if let user = try read.object("userInitiatedCancellation") {
+            return .user(cancelMs: try Reader(user, "userInitiatedCancellation").time("cancelTime"))
+        }
+        if try read.object("systemInitiatedCancellation") != nil { return .system }
+        if try read.object("developerInitiatedCancellation") != nil { return .developer }
+        if try read.object("replacementCancellation") != nil { return .replacement }
+        throw GateKitError(.EPLAY_RESPONSE, "canceledStateContext names no cause GateKit knows")
+    }
+
+    private static func lineItem(_ item: JSONValue, _ path: String) throws(GateKitError) -> LineItem {
+        let read = Reader(item, path)
+        guard let product = try read.string("productId") else { throw GateKitError(.EPLAY_RESPONSE, "\(path) has no productId") }
+        let plan = try read.object("autoRenewingPlan").map { Reader($0, "\(path).autoRenewingPlan") }
+        let offer = try read.object("offerDetails").map { Reader($0, "\(path).offerDetails") }
+        var phase: OfferPhase?
+        if let phases = try read.object("offerPhase"), case let .object(members) = phases {
+            phase = members.first.flatMap { OfferPhase(rawValue: $0.0) }
+        }
+        let price = try plan?.object("recurringPrice").map { (o) throws(GateKitError) in try money(o, "\(path).autoRenewingPlan.recurringPrice") }
+        return LineItem(productID: product, expiryMs: try read.time("expiryTime"), autoRenewEnabled: try plan?.bool("autoRenewEnabled"),
+                        prepaid: try read.object("prepaidPlan") != nil, basePlanID: try offer?.string("basePlanId"),
+                        offerID: try offer?.string("offerId"), phase: phase,
+                        latestSuccessfulOrderID: try read.string("latestSuccessfulOrderId"), recurringPrice: price,
+                        deferredReplacementProductID: try read.object("deferredItemReplacement").flatMap { (o) throws(GateKitError) in
+                            try Reader(o, "\(path).deferredItemReplacement").string("productId")
+                        })
+    }
+
+    private static func money(_ value: JSONValue, _ path: String) throws(GateKitError) -> Money {
+        let read = Reader(value, path)
+        guard let currency = try read.string("currencyCode") else { throw GateKitError(.EPLAY_RESPONSE, "\(path) has no currencyCode") }
+        let units = try read.int64("units") ?? 0
+        let nanos = try read.int64("nanos") ?? 0
+        guard abs(nanos) < 1_000_000_000, units == 0 || nanos == 0 || (units < 0) == (nanos < 0) else {
+            throw GateKitError(.EPLAY_RESPONSE, "\(path) has nanos \(nanos) for units \(units): Google's Money keeps them within a unit, of one sign")
+        }
+        return Money(currency: currency, units: units, nanos: nanos)
+    }
+
+    /// Typed reads of an object's members: absent or null is nil, a wrong type an error naming
+    /// the member.
+    private struct Reader {
+        let value: JSONValue
+        let path: String
+
+        init(_ value: JSONValue, _ path: String) {
+            self.value = value
+            self.path = path
+        }
+
+        private func member(_ name: String) -> JSONValue? {
+            guard let found = value[name], found != .null else { return nil }
+            return found
+        }
+
+        private func wrong(_ name: String, _ type: String) -> GateKitError {
+            GateKitError(.EPLAY_RESPONSE, "\(path).\(name) is not \(type)")
+        }
+
+        func string(_ name: String) throws(GateKitError) -> String? {
+            guard let found = member(name) else { return nil }
+            guard let text = found.stringValue else { throw wrong(name, "a string") }
+            return text
+        }
+
+        func bool(_ name: String) throws(GateKitError) -> Bool? {
+            guard let found = member(name) else { return nil }
+            guard let flag = found.boolValue else { throw wrong(name, "true or false") }
+            return flag
+        }
+
+        /// An int64 as Google writes them: a JSON string of digits (a number is taken too).
+        func int64(_ name: String) throws(GateKitError) -> Int64? {
+            guard let found = member(name) else { return nil }
+            if let text = found.stringValue, let number = Int64(text) { return number }
+            if case let .number(text) = found, let number = Int64(text) { return number }
+            throw wrong(name, "an integer")
+        }
+
+        func time(_ name: String) throws(GateKitError) -> Int64? {
+            guard let text = try string(name) else { return nil }
+            guard let ms = PlayTime.milliseconds(text) else { throw wrong(name, "an RFC 3339 UTC timestamp") }
+            return ms
+        }
+
+        func object(_ name: String) throws(GateKitError) -> JSONValue? {
+            guard let found = member(name) else { return nil }
+            guard case .object = found else { throw wrong(name, "an object") }
+            return found
+        }
+
+        func array(_ name: String) throws(GateKitError) -> [JSONValue] {
+            guard let found = member(name) else { return [] }
+            guard case let .array(items) = found else { throw wrong(name, "an array") }
+            return items
+        }
+    }
+}
