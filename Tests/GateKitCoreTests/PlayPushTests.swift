@@ -90,6 +90,7 @@ import GateKitTestData
             ("from the future", try issuer.token([("iat", .number(now + 600)), ("exp", .number(now + 1200))]), .EPUSH_EXPIRED),
             ("a day long", try issuer.token([("exp", .number(now + 86_400))]), .EPUSH_EXPIRED),
             ("no exp", try issuer.token([("exp", nil)]), .EPUSH_EXPIRED),
+            ("a lifetime past Int64", try issuer.token([("iat", .number(Int64.min)), ("exp", .number(Int64.max - 100))]), .EPUSH_EXPIRED),
         ]
         for (name, token, wanted) in cases {
             #expect(code { () throws(GateKitError) in _ = try verifier.verify(authorization: token, body: Self.body(Self.purchased)) } == wanted, "\(name)")

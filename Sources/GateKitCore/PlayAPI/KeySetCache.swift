@@ -25,7 +25,7 @@ final class KeySetCache: @unchecked Sendable {
     private let lock = Lock()
     private var current: JSONWebKeySet?
     private var expiresMs: Int64 = 0
-    private var fetchedMs: Int64 = .min
+    private var fetchedMs: Int64?
     /// The last fetch's failure, while no fetch has succeeded since.
     private var failure: GateKitError?
 
@@ -52,11 +52,12 @@ final class KeySetCache: @unchecked Sendable {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not in the key set the verifier was given")
             }
             let stale = now >= expiresMs
-            guard stale || now - fetchedMs >= refreshIntervalMilliseconds else {
-                throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys (fetched \(now - fetchedMs) ms ago)")
+            let sinceFetch = fetchedMs.map { now - $0 }
+            if !stale, let sinceFetch, sinceFetch < refreshIntervalMilliseconds {
+                throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys (fetched \(sinceFetch) ms ago)")
             }
-            if let failure, now - fetchedMs < refreshIntervalMilliseconds {
-                throw GateKitError(.EPUSH_KEYSET, "\(failure.message) (\(now - fetchedMs) ms ago; tried again after key_refresh_interval_ms)")
+            if let failure, let sinceFetch, sinceFetch < refreshIntervalMilliseconds {
+                throw GateKitError(.EPUSH_KEYSET, "\(failure.message) (\(sinceFetch) ms ago; tried again after key_refresh_interval_ms)")
             }
             do throws(GateKitError) {
                 try fetch(url, transport, timeout, now: now)

@@ -142,10 +142,12 @@ public final class PushVerifier: @unchecked Sendable {
             throw GateKitError(.EPUSH_EXPIRED, "the token has no numeric exp and iat")
         }
         let skew = Int64(options.clockSkewSeconds)
-        guard now <= exp &+ skew else { throw GateKitError(.EPUSH_EXPIRED, "the token expired at \(exp) (now \(now), skew \(skew) s)") }
-        guard iat <= now &+ skew else { throw GateKitError(.EPUSH_EXPIRED, "the token was issued at \(iat), in the future (now \(now), skew \(skew) s)") }
-        guard exp > iat, exp &- iat <= Int64(options.maximumTokenAgeSeconds) else {
-            throw GateKitError(.EPUSH_EXPIRED, "the token lives \(exp &- iat) s (iat \(iat), exp \(exp)); at most \(options.maximumTokenAgeSeconds) are accepted")
+        // Compared on this host's side of the clock: a claim near Int64's ends cannot wrap.
+        guard exp >= now - skew else { throw GateKitError(.EPUSH_EXPIRED, "the token expired at \(exp) (now \(now), skew \(skew) s)") }
+        guard iat <= now + skew else { throw GateKitError(.EPUSH_EXPIRED, "the token was issued at \(iat), in the future (now \(now), skew \(skew) s)") }
+        let (lifetime, overflow) = exp.subtractingReportingOverflow(iat)
+        guard exp > iat, !overflow, lifetime <= Int64(options.maximumTokenAgeSeconds) else {
+            throw GateKitError(.EPUSH_EXPIRED, "the token lives from \(iat) to \(exp); at most \(options.maximumTokenAgeSeconds) s are accepted")
         }
         return (issuer, exp)
     }

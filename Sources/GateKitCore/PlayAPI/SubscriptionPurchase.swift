@@ -136,7 +136,7 @@ package struct SubscriptionPurchase: Sendable, Equatable {
         guard let currency = try read.string("currencyCode") else { throw GateKitError(.EPLAY_RESPONSE, "\(path) has no currencyCode") }
         let units = try read.int64("units") ?? 0
         let nanos = try read.int64("nanos") ?? 0
-        guard abs(nanos) < 1_000_000_000, units == 0 || nanos == 0 || (units < 0) == (nanos < 0) else {
+        guard nanos > -1_000_000_000, nanos < 1_000_000_000, units == 0 || nanos == 0 || (units < 0) == (nanos < 0) else {
             throw GateKitError(.EPLAY_RESPONSE, "\(path) has nanos \(nanos) for units \(units): Google's Money keeps them within a unit, of one sign")
         }
         return Money(currency: currency, units: units, nanos: nanos)
