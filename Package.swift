@@ -63,7 +63,7 @@ let package = Package(
         core("Store", ["Support", "Crypto", "COpenSSL", "CSQLite", "CPostgres"]),
         core("EULA", ["Support", "Crypto", "Store"]),
         core("Permissions", ["Support", "Store", "CDBus"]),
-        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store"]),
+        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store", "PlayAPI"]),
         core("AppStoreSigning", ["Support", "Crypto", "COpenSSL"]),
         // HTTPS through libcurl, shared by the stores' API clients.
         core("HTTPS", ["Support", "CCurl"]),

@@ -59,5 +59,6 @@
 #include "gatekit/ledger_sync.h"
 #include "gatekit/ledger_insight.h"
 #include "gatekit/play.h"
+#include "gatekit/ledger_play.h"
 
 #endif /* GATEKIT_H */

@@ -64,7 +64,7 @@ func ledger(_ store: OpaquePointer?) throws(GateKitError) -> Ledger {
 }
 
 /// Hands the report to the caller (when asked) and returns its outcome.
-private func reported(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ report: () throws(GateKitError) -> IngestReport) throws(GateKitError) -> Int32 {
+func reported(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ report: () throws(GateKitError) -> IngestReport) throws(GateKitError) -> Int32 {
     out?.pointee = nil
     let result = try report()
     if let out { out.pointee = try Owned.cString(result.json) }

@@ -17,6 +17,12 @@ import GateKitSupport
        "latestSuccessfulOrderId":"GPA.1..2","somethingNewer":1}],"somethingElse":{"x":1}}
     """#
 
+    /// An answer's text with the resource's kind, as Google sends it.
+    static func answer(_ members: String) -> [UInt8] {
+        guard members.hasPrefix("{") else { return Array(members.utf8) }
+        return Array((#"{"kind":"androidpublisher#subscriptionPurchaseV2","# + members.dropFirst()).utf8)
+    }
+
     @Test func aCanceledSubscriptionIsReadWhole() throws {
         let s = try SubscriptionPurchase(json: Array(Self.canceled.utf8))
         #expect(s.state == .canceled && s.startMs == 1_767_225_600_123 && s.linkedPurchaseToken == "old-token")
@@ -37,15 +43,15 @@ import GateKitSupport
             ("SUBSCRIPTION_STATE_SOMETHING_NEW", .other("SUBSCRIPTION_STATE_SOMETHING_NEW")),
         ]
         for (name, state) in states {
-            #expect(try SubscriptionPurchase(json: Array(#"{"subscriptionState":"\#(name)","lineItems":[]}"#.utf8)).state == state)
+            #expect(try SubscriptionPurchase(json: Self.answer(#"{"subscriptionState":"\#(name)","lineItems":[]}"#)).state == state)
         }
         for (member, cause) in [("systemInitiatedCancellation", SubscriptionPurchase.Cancellation.system), ("developerInitiatedCancellation", .developer),
                                 ("replacementCancellation", .replacement)] {
             let text = #"{"subscriptionState":"SUBSCRIPTION_STATE_EXPIRED","canceledStateContext":{"\#(member)":{}},"testPurchase":{}}"#
-            let s = try SubscriptionPurchase(json: Array(text.utf8))
+            let s = try SubscriptionPurchase(json: Self.answer(text))
             #expect(s.cancellation == cause && s.isTest)
         }
-        let paused = try SubscriptionPurchase(json: Array(#"{"subscriptionState":"SUBSCRIPTION_STATE_PAUSED","pausedStateContext":{"autoResumeTime":"2026-03-01T00:00:00Z"},"lineItems":[{"productId":"p","prepaidPlan":{}}]}"#.utf8))
+        let paused = try SubscriptionPurchase(json: Self.answer(#"{"subscriptionState":"SUBSCRIPTION_STATE_PAUSED","pausedStateContext":{"autoResumeTime":"2026-03-01T00:00:00Z"},"lineItems":[{"productId":"p","prepaidPlan":{}}]}"#))
         #expect(paused.pausedUntilMs == 1_772_323_200_000 && paused.lineItems.first?.prepaid == true && paused.lineItems.first?.autoRenewEnabled == nil)
     }
 
@@ -62,10 +68,22 @@ import GateKitSupport
         ]
         for (text, named) in cases {
             do {
-                _ = try SubscriptionPurchase(json: Array(text.utf8))
+                _ = try SubscriptionPurchase(json: Self.answer(text))
                 Issue.record("accepted \(text)")
             } catch {
                 #expect(error.code == .EPLAY_RESPONSE && error.message.contains(named), "\(text): \(error.message)")
+            }
+        }
+        // A device's purchase JSON (the Billing Library's originalJson) or another resource is
+        // never read as the API's answer.
+        let foreign = [#"{"orderId":"GPA.1","packageName":"com.example","productId":"p","purchaseTime":1,"purchaseState":0,"purchaseToken":"t"}"#,
+                       #"{"kind":"androidpublisher#productPurchaseV2","lineItems":[]}"#, #"{"kind":5}"#]
+        for text in foreign {
+            do {
+                _ = try SubscriptionPurchase(json: Array(text.utf8))
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.code == .EPLAY_RESPONSE && error.message.contains("kind"), "\(text): \(error.message)")
             }
         }
     }

@@ -432,6 +432,16 @@ static int free_out(int rc, arg *a) {
     if (rc >= 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_ingest_play_subscription(arg *a) {
+    return free_out(ledger_ingest_play_subscription((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].p, a[5].n, a[6].ll), a);
+}
+static int call_ledger_ingest_play_product(arg *a) {
+    return free_out(ledger_ingest_play_product((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].p, a[5].n, a[6].ll), a);
+}
+static int call_ledger_ingest_play_push(arg *a) {
+    return free_out(ledger_ingest_play_push((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_play_push_verifier *)a[2].p,
+                                            (gatekit_play_client *)a[3].p, a[4].s, a[5].p, a[6].n), a);
+}
 static int call_appstore_promotional_offer_signature(arg *a) {
     return free_out(appstore_promotional_offer_signature((char **)a[0].p, AK(a[1].p), a[2].s, a[3].s, a[4].s, a[5].s, a[6].ll), a);
 }
@@ -679,6 +689,9 @@ static const api_entry api[] = {
     {"ledger_declare_catalog", call_ledger_declare_catalog, {STORE, JSON_OBJ, AT_MS, END}, 0},
     {"ledger_declare_catalog_report", call_ledger_declare_catalog_report, {OUT_PTR, STORE, JSON_OBJ, AT_MS, CFLAGS, END}, 0},
     {"ledger_catalog", call_ledger_catalog, {OUT_PTR, STORE, AT_MS, END}, 0},
+    {"ledger_ingest_play_subscription", call_ledger_ingest_play_subscription, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
+    {"ledger_ingest_play_product", call_ledger_ingest_play_product, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
+    {"ledger_ingest_play_push", call_ledger_ingest_play_push, {OPT_OUT, STORE, PUSH_V, P_CLIENT, OPT_STR, DATA, LEN, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},

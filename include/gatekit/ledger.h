@@ -51,6 +51,8 @@ extern "C" {
 #define GATEKIT_SUBSCRIPTION_PAUSED                6  /* (since 0.2.0) the customer paused it until
                                                       * the store resumes billing (a store with
                                                       * pauses: not Apple's) */
+#define GATEKIT_SUBSCRIPTION_PENDING               7  /* (since 0.2.0) the store awaits the first
+                                                      * payment (Google Play's pending purchase) */
 
 /* Why a customer is (1-9) or is not (10 and up) entitled. */
 #define GATEKIT_LEDGER_REASON_SUBSCRIPTION       1   /* an auto-renewable subscription period covers the instant */
@@ -78,6 +80,9 @@ extern "C" {
 #define GATEKIT_LEDGER_REASON_PAUSED             20  /* (since 0.2.0) the customer paused the
                                                       * subscription; it resumes when the store
                                                       * bills again */
+#define GATEKIT_LEDGER_REASON_PENDING            21  /* (since 0.2.0) the store awaits payment (Google
+                                                      * Play's pending purchase): no access until it
+                                                      * completes */
 
 /* Since 0.2.0. A reason's name as the JSON answers say it ("no-purchase"), static storage;
  * NULL for a number that is no reason. */

@@ -91,6 +91,7 @@ GATEKIT_SUBSCRIPTION_BILLING_RETRY = 3
 GATEKIT_SUBSCRIPTION_BILLING_GRACE_PERIOD = 4
 GATEKIT_SUBSCRIPTION_REVOKED = 5
 GATEKIT_SUBSCRIPTION_PAUSED = 6
+GATEKIT_SUBSCRIPTION_PENDING = 7
 GATEKIT_LEDGER_REASON_SUBSCRIPTION = 1
 GATEKIT_LEDGER_REASON_GRACE_PERIOD = 2
 GATEKIT_LEDGER_REASON_NON_CONSUMABLE = 3
@@ -106,6 +107,7 @@ GATEKIT_LEDGER_REASON_ONLY_TEST_SIGNED = 17
 GATEKIT_LEDGER_REASON_UNKNOWN_TYPE = 18
 GATEKIT_LEDGER_REASON_UNKNOWN_NAME = 19
 GATEKIT_LEDGER_REASON_PAUSED = 20
+GATEKIT_LEDGER_REASON_PENDING = 21
 GATEKIT_LEDGER_TEST_SIGNED = 0x1
 GATEKIT_LEDGER_APP_USER = 0x2
 GATEKIT_LEDGER_QUERY_VERSION = 2
@@ -629,6 +631,9 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
     'ledger_metrics': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_int,),
     'ledger_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_char_p,),
+    'ledger_ingest_play_subscription': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
+    'ledger_ingest_play_product': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
+    'ledger_ingest_play_push': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_push_verifier), ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
     'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
@@ -825,6 +830,9 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_history': ('out_json', 'store', 'query', 'customer', ),
     'ledger_metrics': ('out_json', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'dimension', ),
     'ledger_report': ('out_html', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'customer', ),
+    'ledger_ingest_play_subscription': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
+    'ledger_ingest_play_product': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
+    'ledger_ingest_play_push': ('out_json', 'store', 'verifier', 'client', 'authorization', 'body', 'body_len', ),
     'ledger_sync_options_init': ('options', 'version', ),
     'ledger_sync_notifications': ('out_json', 'store', 'client', 'options', ),
     'ledger_sync_state': ('out_json', 'store', 'environment', ),
@@ -1020,6 +1028,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_history: Callable[..., Any]
     ledger_metrics: Callable[..., Any]
     ledger_report: Callable[..., Any]
+    ledger_ingest_play_subscription: Callable[..., Any]
+    ledger_ingest_play_product: Callable[..., Any]
+    ledger_ingest_play_push: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]
     ledger_sync_state: Callable[..., Any]

@@ -65,6 +65,7 @@ class SubscriptionStatus(NamedIntEnum):
     BILLING_GRACE_PERIOD = 4
     REVOKED = 5
     PAUSED = 6  # (since 0.2.0) the customer paused it until the store resumes billing (a store with pauses: not Apple's)
+    PENDING = 7  # (since 0.2.0) the store awaits the first payment (Google Play's pending purchase)
 
 
 class Reason(ReasonRules, NamedIntEnum):
@@ -84,6 +85,7 @@ class Reason(ReasonRules, NamedIntEnum):
     UNKNOWN_TYPE = 18  # (since 0.2.0) a purchase with no end whose type neither the data nor the catalog names (a receipt without its product type): declare the product's type in the catalog; never entitled
     UNKNOWN_NAME = 19  # (since 0.2.0) a catalog is in effect and names no such product, group or entitlement: a typo, not a non-customer (the answer's JSON names the nearest name, "didYouMean"); never entitled
     PAUSED = 20  # (since 0.2.0) the customer paused the subscription; it resumes when the store bills again
+    PENDING = 21  # (since 0.2.0) the store awaits payment (Google Play's pending purchase): no access until it completes
 
 
 class SyncOutcome(NamedIntEnum):

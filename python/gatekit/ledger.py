@@ -20,6 +20,7 @@ from ._named_enum import NamedIntEnum
 from ._managed import StoreOwner
 from ._ledger_query import APP_USER, QUERY_VERSION, TEST_SIGNED, instant_ms, query
 from .ledger_insight import LedgerInsight
+from .ledger_play import LedgerPlay
 from .ledger_sync import LedgerSync, SyncReport
 
 __all__ = ["CatalogReport", "Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
@@ -56,6 +57,9 @@ class Entitlement(JSONResult):
     grants: Tuple[str, ...] = ()       # the entitlement names the catalog says the product grants
     stale: bool = False                # a refresh was asked for and Apple gave no answer in time
     did_you_mean: Optional[str] = None  # UNKNOWN_NAME: the catalog's nearest name, if one is close
+    store: Optional[str] = None        # "app-store" or "play": the store of the deciding purchase
+    store_state: Optional[str] = None  # the store's own state name ("SUBSCRIPTION_STATE_ACTIVE")
+    acknowledged: Optional[bool] = None  # False: Play waits for the acknowledgement (refunded after 3 days)
 
     def __bool__(self) -> bool:
         return self.entitled
@@ -69,7 +73,8 @@ class Entitlement(JSONResult):
                    status=SubscriptionStatus(status) if status is not None else None,
                    family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
                    until=_time.from_milliseconds(raw.get("until")), grants=tuple(raw.get("entitlements", ())),
-                   stale=bool(raw.get("stale", False)), did_you_mean=raw.get("didYouMean"))
+                   stale=bool(raw.get("stale", False)), did_you_mean=raw.get("didYouMean"), store=raw.get("store"),
+                   store_state=raw.get("storeState"), acknowledged=raw.get("acknowledged"))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
@@ -78,11 +83,14 @@ class Entitlement(JSONResult):
             "originalTransactionId": self.original_transaction_id,
             "status": int(self.status) if self.status is not None else None,
             "familyShared": self.family_shared if self.product_id is not None else None,
+            "store": self.store,
             "since": _time.milliseconds(self.since, "since") if self.since else None,
             "until": _time.milliseconds(self.until, "until") if self.until else None,
             "entitlements": list(self.grants) if self.grants else None,
             "stale": True if self.stale else None,
             "didYouMean": self.did_you_mean,
+            "storeState": self.store_state,
+            "acknowledged": self.acknowledged,
         })
 
 
@@ -152,6 +160,8 @@ class IngestResult(JSONResult):
     notification_uuid: Optional[str]
     status_changes: Tuple[StatusChange, ...]
     subtype: Optional[str] = None
+    store: str = "app-store"               # or "play"
+    acknowledged: Optional[bool] = None   # False: Play waits for the acknowledgement (refunded after 3 days)
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "IngestResult":
@@ -161,12 +171,13 @@ class IngestResult(JSONResult):
                    original_transaction_ids=tuple(raw.get("originalTransactionIds", [])),
                    notification_type=raw.get("notificationType"), notification_uuid=raw.get("notificationUUID"),
                    status_changes=tuple(StatusChange.from_dict(c) for c in raw.get("statusChanges", [])),
-                   subtype=raw.get("subtype"))
+                   subtype=raw.get("subtype"), store=raw.get("store", "app-store"), acknowledged=raw.get("acknowledged"))
 
     def to_dict(self) -> Dict[str, Any]:
         members = _present({
             "version": 1, "outcome": self.outcome.name.lower(), "kind": self.kind, "environment": self.environment,
-            "testSigned": self.test_signed, "identity": self.identity, "notificationType": self.notification_type,
+            "testSigned": self.test_signed, "identity": self.identity, "store": self.store, "acknowledged": self.acknowledged,
+            "notificationType": self.notification_type,
             "subtype": self.subtype, "notificationUUID": self.notification_uuid, "customer": self.customer,
             "appAccountToken": self.app_account_token,
         })
@@ -261,10 +272,11 @@ _CATALOG_CHECK_ONLY = _bindings.GATEKIT_CATALOG_CHECK_ONLY
 _catalog = _bindings.ledger_catalog
 
 
-class Ledger(LedgerSync, LedgerInsight):
+class Ledger(LedgerSync, LedgerInsight, LedgerPlay):
     """``store.ledger``: this module's ingestion, questions, change feed, app accounts and
     catalog, with :class:`gatekit.ledger_sync.LedgerSync` (syncing from Apple) and
-    :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) — one module per header. Ingestion verifies in the same call (with a
+    :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) and
+    :class:`gatekit.ledger_play.LedgerPlay` (Google Play's answers and notifications) — one module per header. Ingestion verifies in the same call (with a
     :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` in Unix seconds for
     the certificate checks, default the payload's signedDate; or receipt options) and is
     durable when it returns.

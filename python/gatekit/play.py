@@ -443,7 +443,7 @@ class DeveloperNotification:
                    test_signed=bool(gatekit["testSigned"]), raw=raw, **typed)
 
 
-def _authorization(headers: Union[Mapping[str, str], Iterable[Tuple[str, str]]]) -> Optional[str]:
+def authorization_header(headers: Union[Mapping[str, str], Iterable[Tuple[str, str]]]) -> Optional[str]:
     """The Authorization header from a mapping (any case) or (name, value) pairs; a WSGI
     environ's HTTP_AUTHORIZATION too."""
     pairs = headers.items() if isinstance(headers, Mapping) else headers
@@ -494,7 +494,7 @@ class PushVerifier(Managed):
     def verify_push(self, headers: Union[Mapping[str, str], Iterable[Tuple[str, str]]], body: bytes) -> DeveloperNotification:
         """The notification when the request is Google's push for this app; PushRejected
         otherwise. ``headers`` as any web framework gives them; ``body`` the raw bytes."""
-        authorization = _authorization(headers)
+        authorization = authorization_header(headers)
         data = bytes(body)
         out = ctypes.c_void_p()
         check(_bindings.play_verify_push(ctypes.byref(out), self.handle, _s(authorization, "authorization"), data, len(data)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import ssl
+import time
 import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
@@ -71,3 +72,11 @@ class PlayStandIn:
         options.setdefault("keys_url", self.s.keys_url)
         options.setdefault("ca_file", self.s.ca)
         return PushVerifier(self.s.package, self.s.audience, self.s.email, **options)
+
+
+def claims(play: PlayStandIn, **changes: Any) -> Dict[str, Any]:
+    now = int(time.time())
+    base = {"aud": play.s.audience, "azp": "1", "email": play.s.email, "email_verified": True, "exp": now + 3600,
+            "iat": now, "iss": play.s.issuer, "sub": "1"}
+    base.update(changes)
+    return {k: v for k, v in base.items() if v is not None}

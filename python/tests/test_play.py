@@ -29,7 +29,7 @@ from gatekit.play import (AsyncPlayClient, NotificationKind, PlayAPIError, PlayA
 from gatekit.play_models import (AcknowledgementState, ProductPurchaseState, ProductPurchaseType, SubscriptionState,
                                  VoidedReason)
 from gatekit.testing import PlaySubscriptionLife, PlayTestIssuer, play_service_account
-from play_standin import PlayStandIn
+from play_standin import PlayStandIn, claims
 
 UTC = datetime.timezone.utc
 START = datetime.datetime(2026, 1, 1, tzinfo=UTC)
@@ -350,14 +350,6 @@ def test_a_server_the_client_does_not_trust_is_not_spoken_to(play, life):
 
 
 # ---- RTDN push verification ----
-
-def claims(play: PlayStandIn, **changes: Any) -> Dict[str, Any]:
-    now = int(time.time())
-    base = {"aud": play.s.audience, "azp": "1", "email": play.s.email, "email_verified": True, "exp": now + 3600,
-            "iat": now, "iss": play.s.issuer, "sub": "1"}
-    base.update(changes)
-    return {k: v for k, v in base.items() if v is not None}
-
 
 def headers(token: str) -> Dict[str, str]:
     return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}

@@ -194,6 +194,9 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 int gk_ledger_sync(gk_cli *cli, int argc, char **argv);
 /* gatekit ledger metrics | report; -1000 for any other command. */
 int gk_ledger_insight(gk_cli *cli, int argc, char **argv);
+/* gatekit ledger ingest --store-kind play (ledger_play.c): asked when argv names a store kind. */
+int gk_ledger_play_asked(int argc, char **argv);
+int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 /* gatekit play: the Play Developer API and RTDN push verification (play.c). */

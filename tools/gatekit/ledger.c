@@ -16,6 +16,12 @@ const char gk_ledger_usage[] =
     "    JSON (\"outcome\": new, duplicate or superseded); refused data as jws verify (exit 10,\n"
     "    11, 12). --at: the certificate-check time, Unix\n"
     "    seconds, YYYY-MM-DDTHH:MM:SSZ or now (default: the payload's signedDate).\n"
+    "gatekit ledger ingest --store-kind play --type subscription|product --package NAME --token TOKEN\n"
+    "                      [--answered-ms MS] FILE|-\n"
+    "    records what the Play Developer API answered for the purchase token (`gatekit play\n"
+    "    subscription TOKEN` or `product-v2 TOKEN` output, exactly as Google sent it); prints what\n"
+    "    it did as JSON. --answered-ms: when Google answered (Unix ms), default now. Asked as Apple's\n"
+    "    purchases are, in --environment Production (a license tester's: --test-signed).\n"
     "gatekit ledger entitled --environment ENV [--test-signed] [--app-user] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
     "    the answer as JSON; exit 0 when entitled, 3 when not (a name the catalog in effect does\n"
     "    not know is \"unknown-name\", with the nearest it knows)\n"
@@ -331,6 +337,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (synced != -1000) return synced;
     int insight = gk_ledger_insight(cli, argc, argv);
     if (insight != -1000) return insight;
+    if (strcmp(command, "ingest") == 0 && gk_ledger_play_asked(argc, argv)) return gk_ledger_play_ingest(cli, argc, argv);
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);

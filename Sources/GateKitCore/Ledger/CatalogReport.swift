@@ -51,16 +51,18 @@ public struct CatalogReport: Sendable, Equatable {
 
     /// The report of replacing `before` with `after`, given the product ids with purchases.
     static func of(before: ProductCatalog, after: ProductCatalog, purchased: Set<String>, declared: Bool, effectiveMs: Int64) -> CatalogReport {
-        let unseen = after.products.keys.filter { !purchased.contains($0) }.sorted().map { id in
-            Unseen(product: id, didYouMean: NearestName.nearest(to: id, among: purchased.lazy.filter { after.products[$0] == nil }))
+        // A Play subscription's entry ("productId") names every base plan bought ("productId:basePlanId").
+        let namedByPrefix = Set(purchased.compactMap { id in id.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(id[..<$0]) } })
+        let unseen = after.products.keys.filter { !purchased.contains($0) && !namedByPrefix.contains($0) }.sorted().map { id in
+            Unseen(product: id, didYouMean: NearestName.nearest(to: id, among: purchased.lazy.filter { after.product($0) == nil }))
         }
         let changes: [Change] = purchased.sorted().compactMap { id in
-            let was = before.products[id]?.entitlements ?? [], now = after.products[id]?.entitlements ?? []
+            let was = before.product(id)?.entitlements ?? [], now = after.product(id)?.entitlements ?? []
             let gained = now.filter { !was.contains($0) }, lost = was.filter { !now.contains($0) }
             return gained.isEmpty && lost.isEmpty ? nil : Change(product: id, gained: gained.sorted(), lost: lost.sorted())
         }
         return CatalogReport(declared: declared, effectiveMs: effectiveMs, unseenProducts: unseen,
-                             unnamedProducts: purchased.filter { after.products[$0] == nil }.sorted(), entitlementChanges: changes)
+                             unnamedProducts: purchased.filter { after.product($0) == nil }.sorted(), entitlementChanges: changes)
     }
 
     /// The product ids the ledger holds a purchase of, in any environment (App Store and test data).

@@ -25,6 +25,14 @@ public struct CurrentVersions: Sendable {
                                renewals: renewals.filter { !originals.contains(Array($0.key.utf8)) })
     }
 
+    /// The same with one subscription (original transaction id) alone.
+    func only(_ original: String) -> CurrentVersions {
+        let id = Array(original.utf8)
+        guard transactions.contains(where: { !$0.originalTransactionID.utf8.elementsEqual(id) }) else { return self }
+        return CurrentVersions(transactions: transactions.filter { $0.originalTransactionID.utf8.elementsEqual(id) },
+                               renewals: renewals.filter { $0.key.utf8.elementsEqual(id) })
+    }
+
     init(transactions: [TransactionVersion], renewals: [String: RenewalVersion]) {
         self.transactions = transactions
         self.renewals = renewals

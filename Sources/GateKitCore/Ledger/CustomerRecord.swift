@@ -29,14 +29,15 @@ public struct CustomerRecord: Sendable {
         for t in transactions {
             if let g = t.groupID { groups[t.transactionID] = g }
             if t.appAccountToken != nil, tokened[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true { tokened[t.originalTransactionID] = t }
-            if newest[t.transactionID].map({ t.isNewer(than: $0) }) ?? true { newest[t.transactionID] = t }
+            let key = t.versionKey
+            if newest[key].map({ t.isNewer(than: $0) }) ?? true { newest[key] = t }
         }
         var kept = newest.values.map { (t: TransactionVersion) -> TransactionVersion in
             var t = t
             if t.groupID == nil { t.groupID = groups[t.transactionID] }
             return t
         }
-        for t in tokened.values where newest[t.transactionID]?.identity != t.identity || newest[t.transactionID]?.signedMs != t.signedMs {
+        for t in tokened.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.signedMs != t.signedMs {
             kept.append(t)
         }
         var renewal: [String: RenewalVersion] = [:]
@@ -48,6 +49,12 @@ public struct CustomerRecord: Sendable {
     /// (nil: every version): per transaction and per subscription the newest such version.
     public func view(at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
         LedgerView(at: at, current: current(knownBy: knownBy), catalog: catalog)
+    }
+
+    /// The same view of one subscription alone: its own answers (a record read for it also
+    /// holds the subscriptions that replaced it, which only decide whether it was superseded).
+    func view(of original: String, at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
+        LedgerView(at: at, current: current(knownBy: knownBy).only(original), catalog: catalog)
     }
 
     /// The newest version of each transaction and renewal info signed by `knownBy`, and the
@@ -66,8 +73,17 @@ public struct CustomerRecord: Sendable {
             if t.appAccountToken != nil, tokens[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true {
                 tokens[t.originalTransactionID] = t
             }
-            if let seen = current[t.transactionID], !t.isNewer(than: seen) { continue }
-            current[t.transactionID] = t
+            let key = t.versionKey
+            if let seen = current[key], !t.isNewer(than: seen) { continue }
+            current[key] = t
+        }
+        // A subscription another one replaced (a Play token chain: plan change, re-signup,
+        // top-up) is superseded while a replacing version is the newest known: never counted twice.
+        let replaced = Set(current.values.lazy.filter { $0.store == .play }.compactMap(\.replaces).map { Array($0.utf8) })
+        if !replaced.isEmpty {
+            for (id, t) in current where t.store == .play && replaced.contains(Array(t.originalTransactionID.utf8)) {
+                current[id]?.isUpgraded = true
+            }
         }
         if let token {
             current = current.filter { tokens[$0.value.originalTransactionID]?.appAccountToken == token }

@@ -21,6 +21,7 @@ public struct Entitlement: Sendable, Equatable {
         case unknownType = 18        // neither the data nor the catalog says what kind of product it is
         case unknownName = 19        // the catalog in effect names no such product, group or entitlement (a typo)
         case paused = 20             // the customer paused the subscription until the store bills again
+        case pending = 21            // the store awaits payment (Play's pending purchase): no access until it completes
 
         public var entitles: Bool { rawValue < 10 }
 
@@ -44,6 +45,7 @@ public struct Entitlement: Sendable, Equatable {
             case .unknownType: "unknown-type"
             case .unknownName: "unknown-name"
             case .paused: "paused"
+            case .pending: "pending"
             }
         }
     }
@@ -71,6 +73,13 @@ public struct Entitlement: Sendable, Equatable {
     public var stale = false
     /// For `unknownName`: the catalog's name nearest to the one asked about, if one is close.
     public var didYouMean: String?
+    /// The store that sold the deciding purchase.
+    public var store: PurchaseStore = .appStore
+    /// The store's own state name for it, as the store said it (Play's subscriptionState).
+    public var storeState: String?
+    /// False when the store still waits for the purchase to be acknowledged (Play refunds it
+    /// after three days); nil where the store has no such step.
+    public var acknowledged: Bool?
 
     public var isEntitled: Bool { reason.entitles }
 
@@ -88,6 +97,9 @@ public struct Entitlement: Sendable, Equatable {
         familyShared = t.familyShared
         sinceMs = t.purchaseMs
         self.untilMs = reason.entitles ? untilMs : nil
+        store = t.store
+        storeState = t.storeState
+        acknowledged = t.acknowledged
     }
 
     public var json: JSONValue {
@@ -99,7 +111,12 @@ public struct Entitlement: Sendable, Equatable {
         add("transactionId", transactionID)
         add("originalTransactionId", originalTransactionID)
         add("status", status?.rawValue)
-        if productID != nil { members.append(("familyShared", .bool(familyShared))) }
+        if productID != nil {
+            members.append(("familyShared", .bool(familyShared)))
+            members.append(("store", .string(store.rawValue)))
+        }
+        add("storeState", storeState)
+        if let acknowledged { members.append(("acknowledged", .bool(acknowledged))) }
         add("since", sinceMs)
         add("until", untilMs)
         if let grants, !grants.isEmpty { members.append(("entitlements", .array(grants.map { .string($0) }))) }

@@ -22,9 +22,14 @@ public struct IngestReport: Sendable {
         }
     }
 
-    /// What was ingested (the ledger_items.kind numbers).
+    /// What was ingested. Apple's kinds are the ledger_items.kind numbers; Google Play's are
+    /// kept in ledger_items.store_kind beside the nearest released number (the column's CHECK
+    /// allows only 1-5).
     public enum Kind: Int64, Sendable {
         case notification = 1, transaction = 2, renewalInfo = 3, receipt = 4, appTransaction = 5
+        /// What the Play Developer API answered for a subscription or a one-time product, and
+        /// an RTDN with the answer it led the ledger to ask for.
+        case playSubscription = 6, playProduct = 7, playNotification = 8
 
         public var name: String {
             switch self {
@@ -33,8 +38,36 @@ public struct IngestReport: Sendable {
             case .renewalInfo: "renewal-info"
             case .receipt: "receipt"
             case .appTransaction: "app-transaction"
+            case .playSubscription: "play-subscription"
+            case .playProduct: "play-product"
+            case .playNotification: "play-notification"
             }
         }
+
+        /// `ledger_items.kind`.
+        var storedKind: Int64 {
+            switch self {
+            case .playSubscription, .playProduct: Kind.transaction.rawValue
+            case .playNotification: Kind.notification.rawValue
+            default: rawValue
+            }
+        }
+
+        /// `ledger_items.store_kind`: nil for Apple's.
+        var storeKind: String? { rawValue > 5 ? name : nil }
+
+        init?(stored kind: Int64, storeKind: String?) {
+            switch storeKind {
+            case nil: self.init(rawValue: kind)
+            case "play-subscription"?: self = .playSubscription
+            case "play-product"?: self = .playProduct
+            case "play-notification"?: self = .playNotification
+            default: return nil
+            }
+        }
+
+        /// The store whose data it is.
+        public var store: PurchaseStore { rawValue > 5 ? .play : .appStore }
     }
 
     public struct StatusChange: Sendable, Equatable {
@@ -55,16 +88,24 @@ public struct IngestReport: Sendable {
     public let originalTransactionIDs: [String]
     public let appAccountToken: String?
     public let statusChanges: [StatusChange]
+    /// The subscription (or purchase) the item's own versions are of: a replacing Play
+    /// purchase also speaks of the one it replaced (`originalTransactionIDs`).
+    public var subject: String?
+    /// False when the store still waits for the purchase to be acknowledged (Play refunds a
+    /// purchase not acknowledged within three days); nil where the store has no such step.
+    public var acknowledged: Bool?
 
     /// The customer it touched: the app account token when the data carries one, else the
-    /// (first) original transaction id.
-    public var customer: String? { appAccountToken ?? originalTransactionIDs.first }
+    /// item's own (or first) original transaction id.
+    public var customer: String? { appAccountToken ?? subject ?? originalTransactionIDs.first }
 
     public var json: String {
         var members: [(String, JSONValue)] = [
             ("version", .number(JSONDocument.version)), ("outcome", .string(outcome.name)), ("kind", .string(kind.name)),
             ("environment", .string(scope.environment)), ("testSigned", .bool(scope.testSigned)), ("identity", .string(identity)),
+            ("store", .string(kind.store.rawValue)),
         ]
+        if let acknowledged { members.append(("acknowledged", .bool(acknowledged))) }
         if let notificationType { members.append(("notificationType", .string(notificationType))) }
         if let subtype { members.append(("subtype", .string(subtype))) }
         if let notificationUUID { members.append(("notificationUUID", .string(notificationUUID))) }

@@ -25,7 +25,7 @@ public final class Ledger: @unchecked Sendable {
     /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
     /// handle saw the store's ledger bound to.
     let committedShared = Locked(CommittedShared())
-    let boundBundle = Locked<String?>(nil)
+    let boundBundle = Locked<[PurchaseStore: String]>([:])
 
     /// A customer's versions, and their current versions (what "now" questions read). A
     /// class: a warm question takes it out of the cache with one reference count, not one per

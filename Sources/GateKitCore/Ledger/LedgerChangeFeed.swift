@@ -82,7 +82,7 @@ extension Ledger {
         if let token = s.text(12) { members.append(("appAccountToken", .string(token))) }
         members.append(("appUserIds", users))
         members.append(("productId", .string(product)))
-        if let names = catalogs.catalog(at: at).products[product]?.entitlements, !names.isEmpty {
+        if let names = catalogs.catalog(at: at).product(product)?.entitlements, !names.isEmpty {
             members.append(("entitlements", .array(names.map { .string($0) })))
         }
         members += [("entitled", .bool(s.int64(5) == 1)), ("reason", .string(reason.name))]

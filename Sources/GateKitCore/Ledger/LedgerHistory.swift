@@ -19,7 +19,7 @@ extension Ledger {
                 for c in list { all += try LedgerRows.originals(db, customer: LedgerCustomer(c), scope: scope) }
                 return Array(Set(all.filter { !excluding.contains(Array($0.utf8)) })).sorted()
             }
-            let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body"
+            let columns = "id, kind, identity, notification_uuid, notification_type, subtype, signed_ms, ingested_ms, outcome, header_id IS NOT NULL, body, store_kind"
             var itemList: [JSONValue] = []
             func add(_ items: any DatabaseStatement) throws(GateKitError) {
                 while try items.step() { itemList.append(try item(db, items)) }
@@ -76,7 +76,7 @@ extension Ledger {
     private func item(_ db: any DatabaseConnection, _ items: any DatabaseStatement) throws(GateKitError) -> JSONValue {
         let id = items.int64(0)
         var members: [(String, JSONValue)] = [("id", .number(id))]
-        members.append(("kind", .string(IngestReport.Kind(rawValue: items.int64(1))?.name ?? "unknown")))
+        members.append(("kind", .string(IngestReport.Kind(stored: items.int64(1), storeKind: items.text(11))?.name ?? "unknown")))
         members.append(("identity", .string(items.text(2) ?? "")))
         if let uuid = items.text(3) { members.append(("notificationUUID", .string(uuid))) }
         if let type = items.text(4) { members.append(("notificationType", .string(type))) }

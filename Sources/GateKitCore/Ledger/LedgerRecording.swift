@@ -7,7 +7,7 @@ import GateKitSupport
 extension Ledger {
     /// Records the item and its versions in one write transaction.
     func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
-        try bindBundle(item.bundleID)
+        try bindBundle(item.bundleID, store: item.kind.store)
         try storeSharedRowsAhead([item])
         return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
@@ -102,7 +102,11 @@ extension Ledger {
     private func derive(_ item: PendingItem, item itemID: Int64, before: HeldBefore, _ db: any DatabaseConnection,
                         _ state: inout RecordingState, catalogs: ProductCatalogs, now: Int64, copy: Int) throws(GateKitError) -> [IngestReport.StatusChange] {
         var records = before.records
-        for (v, _) in item.transactions { records[v.originalTransactionID]?.transactions.append(v) }
+        for (v, _) in item.transactions {
+            records[v.originalTransactionID]?.transactions.append(v)
+            // The replaced subscription's record holds its replacements (`LedgerRows.record`).
+            if let replaced = v.replaces, replaced != v.originalTransactionID { records[replaced]?.transactions.append(v) }
+        }
         for (v, _) in item.renewals { records[v.originalTransactionID]?.renewals.append(v) }
         for original in item.originals { state.records[original] = records[original]?.compacted() }
         for original in item.originals {

@@ -6,7 +6,8 @@ import GateKitSupport
 enum LedgerRows {
     static let transactionColumns = """
         transaction_id, original_transaction_id, app_account_token, product_id, group_id, product_type, family_shared,
-        purchase_ms, original_purchase_ms, expires_ms, revocation_ms, revocation_reason, is_upgraded, offer_type, signed_ms, identity
+        purchase_ms, original_purchase_ms, expires_ms, revocation_ms, revocation_reason, is_upgraded, offer_type, signed_ms, identity,
+        store, replaces, pending, acknowledged, store_state
         """
     static let renewalColumns = """
         original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
@@ -56,11 +57,54 @@ enum LedgerRows {
     static func record(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
         var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope, copy: copy)
             : try recordByStatements(db, customer: customer, scope: scope)
+        try addReplacements(db, &record, customer: customer, scope: scope)
         if case let .token(token) = customer {
             record.token = token
             for i in record.transactions.indices { record.transactions[i].appAccountToken = record.transactions[i].appAccountToken?.lowercased() }
         }
         return record
+    }
+
+    /// Most subscriptions a record follows through replacements (a Play token chain is one
+    /// subscription: a plan change, re-signup or top-up makes a new token naming the old).
+    static let maximumChain = 64
+
+    /// Adds the versions of every subscription that replaced one of the record's, transitively
+    /// (bounded): a question about an old token answers from its chain, and recording an old
+    /// token sees that it was superseded. Apple's ids (all digits) are never replaced this way:
+    /// no read for them.
+    private static func addReplacements(_ db: any DatabaseConnection, _ record: inout CustomerRecord, customer: LedgerCustomer,
+                                        scope: LedgerScope) throws(GateKitError) {
+        var known = Set(record.transactions.map { Array($0.originalTransactionID.utf8) })
+        var frontier = record.transactions.map(\.originalTransactionID)
+        if case let .originalTransactionID(original) = customer, known.insert(Array(original.utf8)).inserted { frontier.append(original) }
+        frontier = frontier.filter { !$0.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
+        var followed = 0
+        var seen = Set<[UInt8]>()
+        while let original = frontier.popLast() {
+            guard seen.insert(Array(original.utf8)).inserted else { continue }
+            let replacing = try db.statement("""
+                SELECT DISTINCT original_transaction_id FROM ledger_transactions
+                WHERE environment = ?1 AND test_signed = ?2 AND replaces = ?3 AND replaces IS NOT NULL
+                """)
+            replacing.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+            var found: [String] = []
+            while try replacing.step() { if let o = replacing.text(0) { found.append(o) } }
+            replacing.reset()
+            for successor in found where known.insert(Array(successor.utf8)).inserted {
+                guard followed < maximumChain else { return }
+                followed += 1
+                let t = try db.statement(transactionsByOriginal)
+                t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: successor)
+                while try t.step() { record.transactions.append(transaction(t)) }
+                t.reset()
+                let r = try db.statement(renewalsByOriginal)
+                r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: successor)
+                while try r.step() { record.renewals.append(renewal(r)) }
+                r.reset()
+                frontier.append(successor)
+            }
+        }
     }
 
     private static func recordByStatements(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
@@ -170,13 +214,19 @@ enum LedgerRows {
         func optional(_ c: Int32) -> Int64? { s.optionalInt64(first + c) }
         func text(_ c: Int32) -> String? { s.text(first + c) }
         func int(_ c: Int32) -> Int64 { s.int64(first + c) }
-        return TransactionVersion(
+        var v = TransactionVersion(
             transactionID: text(0) ?? "", originalTransactionID: text(1) ?? "", appAccountToken: text(2),
             productID: text(3) ?? "", groupID: text(4), productType: ProductType(rawValue: int(5)) ?? .unknown,
             familyShared: int(6) != 0, purchaseMs: optional(7), originalPurchaseMs: optional(8), expiresMs: optional(9),
             revocationMs: optional(10), revocationReason: optional(11).map(RevocationReason.init(stored:)), isUpgraded: int(12) != 0,
             offer: optional(13).map(Offer.init(stored:)),
             signedMs: int(14), identity: text(15) ?? "")
+        v.store = PurchaseStore(stored: text(16))
+        v.replaces = text(17)
+        v.isPending = optional(18) == 1
+        v.acknowledged = optional(19).map { $0 == 1 }
+        v.storeState = text(20)
+        return v
     }
 
     /// A renewal version from `renewalColumns`, starting at column `from`.

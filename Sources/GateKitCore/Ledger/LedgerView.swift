@@ -41,6 +41,7 @@ public struct LedgerView: Sendable {
     static func status(latest: TransactionVersion, renewal: RenewalVersion?, at: Int64) -> SubscriptionStatus {
         if let revoked = latest.revocationMs, revoked <= at { return .revoked }
         if latest.isUpgraded { return .expired }
+        if latest.isPending { return .pending }
         if let expires = latest.expiresMs, at < expires { return .active }
         if let resumes = renewal?.pausedUntilMs, at < resumes { return .paused }
         guard let renewal, renewal.isInBillingRetryPeriod else { return .expired }
@@ -65,7 +66,7 @@ public struct LedgerView: Sendable {
         // "pro_max", nor a K the Kelvin sign).
         func same(_ name: String?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
         if same(t.productID) || same(t.groupID) { return true }
-        guard !catalog.products.isEmpty, let product = catalog.products[t.productID] else { return false }
+        guard !catalog.products.isEmpty, let product = catalog.product(t.productID) else { return false }
         return (t.groupID == nil && same(product.group)) || product.entitlements.contains(where: same)
     }
 
@@ -88,6 +89,7 @@ public struct LedgerView: Sendable {
             case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
             case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
             case .paused: visit(Entitlement(reason: .paused, transaction: s.latest, group: s.groupID, status: status))
+            case .pending: visit(Entitlement(reason: .pending, transaction: s.latest, group: s.groupID, status: status))
             case .expired:
                 var e = Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status)
                 e.awaitsRenewal = !s.latest.isUpgraded && LedgerView.awaitsRenewal(s.renewal)
@@ -118,7 +120,7 @@ public struct LedgerView: Sendable {
 
     /// The answer with the entitlement names the catalog says its product grants.
     private func naming(_ e: Entitlement) -> Entitlement {
-        guard !catalog.products.isEmpty, let product = e.productID, let names = catalog.products[product]?.entitlements,
+        guard !catalog.products.isEmpty, let product = e.productID, let names = catalog.product(product)?.entitlements,
               !names.isEmpty else { return e }
         var named = e
         named.grants = names
@@ -131,9 +133,10 @@ public struct LedgerView: Sendable {
         // A purchase whose data names no type (a receipt without its product type) has the type
         // the catalog gives its product; it is never guessed (an unfinished consumable would
         // otherwise entitle for good, as a non-consumable).
-        let type = t.productType == .unknown ? catalog.products[t.productID]?.type ?? .unknown : t.productType
+        let type = t.productType == .unknown ? catalog.product(t.productID)?.type ?? .unknown : t.productType
         if type == .consumable { return Entitlement(reason: .consumable, transaction: t, group: t.groupID) }
         if let revoked = t.revocationMs, revoked <= at { return Entitlement(reason: .revoked, transaction: t, group: t.groupID) }
+        if t.isPending && type != .autoRenewable { return Entitlement(reason: .pending, transaction: t, group: t.groupID) }
         if let purchased = t.purchaseMs, at < purchased { return Entitlement(reason: .notYetPurchased, transaction: t, group: t.groupID) }
         switch type {
         case .autoRenewable:
@@ -145,7 +148,7 @@ public struct LedgerView: Sendable {
             // A non-renewing subscription's term is the app's (Apple signs none): the
             // catalog's, else the expiry the data carries, else it has no known end. A purchase
             // of no known type with an end is a period; with none it entitles to nothing.
-            let term = catalog.products[t.productID]?.term
+            let term = catalog.product(t.productID)?.term
             guard let expires = term.flatMap({ term in t.purchaseMs.map { term.end(from: $0) } }) ?? t.expiresMs else {
                 return Entitlement(reason: type == .nonRenewing ? .nonRenewing : .unknownType, transaction: t, group: t.groupID)
             }

@@ -9,7 +9,7 @@ struct LedgerWrites {
     private var items: RowInserts
     private var transactions = RowInserts(
         into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), item_id, header_id, body, \(SaleColumns.names))",
-        values: Array(repeating: "?", count: 27), then: "ON CONFLICT DO NOTHING")
+        values: Array(repeating: "?", count: 32), then: "ON CONFLICT DO NOTHING")
     private var renewals = RowInserts(
         into: "ledger_renewals(environment, test_signed, \(LedgerRows.renewalColumns), item_id, header_id, body)",
         values: Array(repeating: "?", count: 16), then: "ON CONFLICT DO NOTHING")
@@ -41,14 +41,15 @@ struct LedgerWrites {
         let overriding = dialect == .postgresql ? " OVERRIDING SYSTEM VALUE" : ""
         items = RowInserts(into: """
             ledger_items(id, environment, test_signed, identity, kind, notification_uuid, notification_type, subtype,
-                signed_ms, ingested_ms, outcome, header_id, body)\(overriding)
-            """, values: Array(repeating: "?", count: 13))
+                signed_ms, ingested_ms, outcome, header_id, body, store_kind)\(overriding)
+            """, values: Array(repeating: "?", count: 14))
     }
 
     mutating func addItem(_ item: Ledger.PendingItem, id: Int64, outcome: IngestReport.Outcome, header: Int64?, now: Int64) throws(GateKitError) {
         try items.append([.integer(id), .text(item.scope.environment), .integer(item.scope.testFlag), .text(item.identity),
-                          .integer(item.kind.rawValue), .text(item.notificationUUID), .text(item.notificationType), .text(item.subtype),
-                          .integer(item.signedMs), .integer(now), .integer(Int64(outcome.rawValue)), .integer(header), .text(item.body)])
+                          .integer(item.kind.storedKind), .text(item.notificationUUID), .text(item.notificationType), .text(item.subtype),
+                          .integer(item.signedMs), .integer(now), .integer(Int64(outcome.rawValue)), .integer(header), .text(item.body),
+                          .text(item.kind.storeKind)])
     }
 
     /// `body` nil: the version's signed text is its item's own (or, for a receipt purchase,
@@ -59,7 +60,8 @@ struct LedgerWrites {
             .text(v.appAccountToken), .text(v.productID), .text(v.groupID), .integer(v.productType.rawValue),
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
             .integer(v.revocationMs), .integer(v.revocationReason?.rawValue), .integer(v.isUpgraded ? 1 : 0), .integer(v.offer?.rawValue),
-            .integer(v.signedMs), .text(v.identity), .integer(item), .integer(header), .text(body),
+            .integer(v.signedMs), .text(v.identity), .text(v.store.stored), .text(v.replaces), .integer(v.isPending ? 1 : nil),
+            .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .integer(item), .integer(header), .text(body),
         ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {
             try products.append([.text(scope.environment), .integer(scope.testFlag), .text(v.productID), .text(group)])

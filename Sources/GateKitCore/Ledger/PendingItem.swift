@@ -27,7 +27,9 @@ extension Ledger {
         private(set) var originals: [String] = []
 
         private func speaksOf() -> [String] {
-            Array(Set(transactions.map(\.0.originalTransactionID) + renewals.map(\.0.originalTransactionID))).sorted()
+            // A replacing purchase speaks of the one it replaces too: that one's answers change.
+            Array(Set(transactions.map(\.0.originalTransactionID) + transactions.compactMap(\.0.replaces)
+                      + renewals.map(\.0.originalTransactionID))).sorted()
         }
 
         /// What recording the item reads to decide what it writes: its subscriptions (write
@@ -54,7 +56,9 @@ extension Ledger {
         func report(_ outcome: IngestReport.Outcome, _ changes: [IngestReport.StatusChange]) -> IngestReport {
             IngestReport(outcome: outcome, kind: kind, scope: scope, identity: identity, notificationType: notificationType,
                          subtype: subtype, notificationUUID: notificationUUID, originalTransactionIDs: originals,
-                         appAccountToken: transactions.lazy.compactMap(\.0.appAccountToken).first, statusChanges: changes)
+                         appAccountToken: transactions.lazy.compactMap(\.0.appAccountToken).first, statusChanges: changes,
+                         subject: kind.store == .play ? transactions.first?.0.originalTransactionID : nil,
+                         acknowledged: transactions.lazy.compactMap(\.0.acknowledged).min { !$0 && $1 })
         }
     }
 }

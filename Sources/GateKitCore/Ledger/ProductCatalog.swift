@@ -96,6 +96,15 @@ public struct ProductCatalog: Sendable, Equatable {
     /// (made once with the catalog: a no-purchase answer checks the name in constant time).
     private var names: Set<[UInt8]> = []
 
+    /// The catalog's entry for a purchase's product: its own id, else, for a Play
+    /// subscription's "productId:basePlanId" (RevenueCat's convention; Apple's product ids never
+    /// hold a colon), the subscription's entry "productId", which then names every base plan.
+    public func product(_ id: String) -> Product? {
+        if let exact = products[id] { return exact }
+        guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return products[String(id[..<colon])]
+    }
+
     public static let empty = ProductCatalog(products: [:])
     /// Largest catalog document accepted, and most products / entitlement names per product.
     public static let maximumLength = 1 << 20

@@ -68,18 +68,23 @@ extension Ledger {
     /// binding is its own commit, ahead of the item's transaction (insert if absent, then read:
     /// atomic without a transaction), so no writer waits on another's uncommitted binding; it
     /// stays even if the item then fails (its data was verified for that bundle id).
-    func bindBundle(_ bundleID: String) throws(GateKitError) {
-        if boundBundle.withLock({ $0 }) == bundleID { return }
-        let bound = try store.write(.singleInsert) { (db) throws(GateKitError) -> String? in
-            try db.statement("INSERT INTO gatekit_meta(key, value) VALUES ('ledger_bundle_id', ?1) ON CONFLICT(key) DO NOTHING")
-                .bind(1, text: bundleID).run()
-            let read = try db.statement("SELECT value FROM gatekit_meta WHERE key = 'ledger_bundle_id'")
+    /// Google Play's package is bound the same way, under its own key: an app's App Store
+    /// bundle id and Play package name often differ.
+    func bindBundle(_ bundleID: String, store: PurchaseStore = .appStore) throws(GateKitError) {
+        let key = store == .play ? "ledger_play_package" : "ledger_bundle_id"
+        if boundBundle.withLock({ $0[store] }) == bundleID { return }
+        let bound = try self.store.write(.singleInsert) { (db) throws(GateKitError) -> String? in
+            try db.statement("INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO NOTHING")
+                .bind(1, text: key).bind(2, text: bundleID).run()
+            let read = try db.statement("SELECT value FROM gatekit_meta WHERE key = ?1")
             defer { read.reset() }
+            read.bind(1, text: key)
             return try read.step() ? read.text(0) : nil
         }
         guard bound == bundleID else {
-            throw .invalid("this store's ledger holds the data of \(Quoted.text(bound ?? "")); data verified for \(Quoted.text(bundleID)) is refused (one ledger per app: open a store with another app id)")
+            let what = store == .play ? "Google Play package" : "app"
+            throw .invalid("this store's ledger holds the data of the \(what) \(Quoted.text(bound ?? "")); data for \(Quoted.text(bundleID)) is refused (one ledger per app: open a store with another app id)")
         }
-        boundBundle.withLock { $0 = bundleID }
+        boundBundle.withLock { $0[store] = bundleID }
     }
 }

@@ -33,6 +33,21 @@ public struct TransactionVersion: Sendable, Equatable {
     /// What the customer paid, as signed (the metrics' revenue): kept beside the version, not
     /// read by entitlement answers.
     public var sale: Sale = .none
+    /// The store that sold it.
+    public var store: PurchaseStore = .appStore
+    /// The subscription (original transaction id) this one replaced, when the store makes a
+    /// new one for a plan change, re-signup or top-up (Play's `linkedPurchaseToken`): the old
+    /// one is superseded while this version is the newest known (`CustomerRecord.current`).
+    /// Set only when the purchase took effect: a pending replacement supersedes nothing.
+    public var replaces: String?
+    /// The store awaits payment (Play's pending purchase): never entitles.
+    public var isPending = false
+    /// Whether the purchase was acknowledged to the store (Play refunds one not acknowledged
+    /// within three days); nil where the store has no such step.
+    public var acknowledged: Bool?
+    /// The store's own name for the purchase's state, kept as it said it
+    /// ("SUBSCRIPTION_STATE_IN_GRACE_PERIOD"); nil when the store names none (Apple).
+    public var storeState: String?
 
     /// A transaction's price and the facts the metrics split by. Receipt purchases carry no
     /// price, currency or storefront.
@@ -85,6 +100,13 @@ public struct TransactionVersion: Sendable, Equatable {
         self.signedMs = signedMs
         self.identity = identity
         self.sale = sale
+    }
+
+    /// What versions of one purchase share: Apple's transaction ids are unique in their
+    /// environment; Play's order ids are not per token (a deferred replacement's new token
+    /// carries the old order on its old item), so a Play purchase is its token's order.
+    var versionKey: String {
+        store == .play ? originalTransactionID + "\u{0}" + transactionID : transactionID
     }
 
     /// Newest signed wins; in the same millisecond the larger identity, so any arrival order

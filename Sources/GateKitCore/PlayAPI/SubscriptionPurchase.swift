@@ -59,6 +59,8 @@ package struct SubscriptionPurchase: Sendable, Equatable {
     }
 
     package let state: State
+    /// The state as Google named it ("SUBSCRIPTION_STATE_ACTIVE"), kept as is.
+    package let stateName: String
     package let startMs: Int64?
     package let lineItems: [LineItem]
     package let linkedPurchaseToken: String?
@@ -71,26 +73,22 @@ package struct SubscriptionPurchase: Sendable, Equatable {
     package let obfuscatedProfileID: String?
     package let regionCode: String?
 
-    /// A SubscriptionPurchaseV2 is a few KB; 1 MiB bounds the work.
-    package static let maximumLength = 1 << 20
+    /// A SubscriptionPurchaseV2 is a few KB; 1 MiB bounds the work (`PlayReader.maximumLength`).
+    package static let maximumLength = PlayReader.maximumLength
 
     package init(json: [UInt8]) throws(GateKitError) {
-        guard json.count <= SubscriptionPurchase.maximumLength else {
-            throw GateKitError(.EPLAY_RESPONSE, "the SubscriptionPurchaseV2 is \(json.count) bytes; at most \(SubscriptionPurchase.maximumLength) are read")
-        }
-        let document: JSONValue
-        do { document = try JSONParser.parse(json) } catch { throw GateKitError(.EPLAY_RESPONSE, "the SubscriptionPurchaseV2 is not JSON: \(error.message)") }
-        guard case .object = document else { throw GateKitError(.EPLAY_RESPONSE, "the SubscriptionPurchaseV2 is not a JSON object") }
-        let read = Reader(document, "SubscriptionPurchaseV2")
+        let read = try PlayReader(answer: json, "SubscriptionPurchaseV2")
+        try read.requireKind("androidpublisher#subscriptionPurchaseV2")
         let stateName = try read.string("subscriptionState") ?? "SUBSCRIPTION_STATE_UNSPECIFIED"
+        self.stateName = stateName
         state = State.names[stateName] ?? .other(stateName)
         startMs = try read.time("startTime")
         linkedPurchaseToken = try read.string("linkedPurchaseToken")
-        pausedUntilMs = try read.object("pausedStateContext").flatMap { (o) throws(GateKitError) in try Reader(o, "pausedStateContext").time("autoResumeTime") }
+        pausedUntilMs = try read.object("pausedStateContext").flatMap { (o) throws(GateKitError) in try PlayReader(o, "pausedStateContext").time("autoResumeTime") }
         cancellation = try read.object("canceledStateContext").map { (o) throws(GateKitError) in try SubscriptionPurchase.cancellation(o) }
         isTest = try read.object("testPurchase") != nil
         acknowledged = try read.string("acknowledgementState").map { $0 == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" }
-        let ids = try read.object("externalAccountIdentifiers").map { Reader($0, "externalAccountIdentifiers") }
+        let ids = try read.object("externalAccountIdentifiers").map { PlayReader($0, "externalAccountIdentifiers") }
         obfuscatedAccountID = try ids?.string("obfuscatedExternalAccountId")
         obfuscatedProfileID = try ids?.string("obfuscatedExternalProfileId")
         regionCode = try read.string("regionCode")
@@ -102,9 +100,9 @@ package struct SubscriptionPurchase: Sendable, Equatable {
     }
 
     private static func cancellation(_ context: JSONValue) throws(GateKitError) -> Cancellation {
-        let read = Reader(context, "canceledStateContext")
+        let read = PlayReader(context, "canceledStateContext")
         if let user = try read.object("userInitiatedCancellation") {
-            return .user(cancelMs: try Reader(user, "userInitiatedCancellation").time("cancelTime"))
+            return .user(cancelMs: try PlayReader(user, "userInitiatedCancellation").time("cancelTime"))
         }
         if try read.object("systemInitiatedCancellation") != nil { return .system }
         if try read.object("developerInitiatedCancellation") != nil { return .developer }
@@ -113,10 +111,10 @@ package struct SubscriptionPurchase: Sendable, Equatable {
     }
 
     private static func lineItem(_ item: JSONValue, _ path: String) throws(GateKitError) -> LineItem {
-        let read = Reader(item, path)
+        let read = PlayReader(item, path)
         guard let product = try read.string("productId") else { throw GateKitError(.EPLAY_RESPONSE, "\(path) has no productId") }
-        let plan = try read.object("autoRenewingPlan").map { Reader($0, "\(path).autoRenewingPlan") }
-        let offer = try read.object("offerDetails").map { Reader($0, "\(path).offerDetails") }
+        let plan = try read.object("autoRenewingPlan").map { PlayReader($0, "\(path).autoRenewingPlan") }
+        let offer = try read.object("offerDetails").map { PlayReader($0, "\(path).offerDetails") }
         var phase: OfferPhase?
         if let phases = try read.object("offerPhase"), case let .object(members) = phases {
             phase = members.first.flatMap { OfferPhase(rawValue: $0.0) }
@@ -127,12 +125,12 @@ package struct SubscriptionPurchase: Sendable, Equatable {
                         offerID: try offer?.string("offerId"), phase: phase,
                         latestSuccessfulOrderID: try read.string("latestSuccessfulOrderId"), recurringPrice: price,
                         deferredReplacementProductID: try read.object("deferredItemReplacement").flatMap { (o) throws(GateKitError) in
-                            try Reader(o, "\(path).deferredItemReplacement").string("productId")
+                            try PlayReader(o, "\(path).deferredItemReplacement").string("productId")
                         })
     }
 
     private static func money(_ value: JSONValue, _ path: String) throws(GateKitError) -> Money {
-        let read = Reader(value, path)
+        let read = PlayReader(value, path)
         guard let currency = try read.string("currencyCode") else { throw GateKitError(.EPLAY_RESPONSE, "\(path) has no currencyCode") }
         let units = try read.int64("units") ?? 0
         let nanos = try read.int64("nanos") ?? 0
@@ -140,64 +138,5 @@ package struct SubscriptionPurchase: Sendable, Equatable {
             throw GateKitError(.EPLAY_RESPONSE, "\(path) has nanos \(nanos) for units \(units): Google's Money keeps them within a unit, of one sign")
         }
         return Money(currency: currency, units: units, nanos: nanos)
-    }
-
-    /// Typed reads of an object's members: absent or null is nil, a wrong type an error naming
-    /// the member.
-    private struct Reader {
-        let value: JSONValue
-        let path: String
-
-        init(_ value: JSONValue, _ path: String) {
-            self.value = value
-            self.path = path
-        }
-
-        private func member(_ name: String) -> JSONValue? {
-            guard let found = value[name], found != .null else { return nil }
-            return found
-        }
-
-        private func wrong(_ name: String, _ type: String) -> GateKitError {
-            GateKitError(.EPLAY_RESPONSE, "\(path).\(name) is not \(type)")
-        }
-
-        func string(_ name: String) throws(GateKitError) -> String? {
-            guard let found = member(name) else { return nil }
-            guard let text = found.stringValue else { throw wrong(name, "a string") }
-            return text
-        }
-
-        func bool(_ name: String) throws(GateKitError) -> Bool? {
-            guard let found = member(name) else { return nil }
-            guard let flag = found.boolValue else { throw wrong(name, "true or false") }
-            return flag
-        }
-
-        /// An int64 as Google writes them: a JSON string of digits (a number is taken too).
-        func int64(_ name: String) throws(GateKitError) -> Int64? {
-            guard let found = member(name) else { return nil }
-            if let text = found.stringValue, let number = Int64(text) { return number }
-            if case let .number(text) = found, let number = Int64(text) { return number }
-            throw wrong(name, "an integer")
-        }
-
-        func time(_ name: String) throws(GateKitError) -> Int64? {
-            guard let text = try string(name) else { return nil }
-            guard let ms = PlayTime.milliseconds(text) else { throw wrong(name, "an RFC 3339 UTC timestamp") }
-            return ms
-        }
-
-        func object(_ name: String) throws(GateKitError) -> JSONValue? {
-            guard let found = member(name) else { return nil }
-            guard case .object = found else { throw wrong(name, "an object") }
-            return found
-        }
-
-        func array(_ name: String) throws(GateKitError) -> [JSONValue] {
-            guard let found = member(name) else { return [] }
-            guard case let .array(items) = found else { throw wrong(name, "an array") }
-            return items
-        }
     }
 }

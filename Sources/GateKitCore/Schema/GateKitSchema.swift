@@ -22,5 +22,6 @@ extension StoreSchema {
         LedgerSchema.metricsRollup,                    // 12
         EULASchema.publicationSeals,                   // 13
         LedgerSchema.pauses,                           // 14
+        LedgerSchema.play,                             // 15
     ])
 }

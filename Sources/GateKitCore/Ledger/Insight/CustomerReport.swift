@@ -35,7 +35,7 @@ extension Ledger {
         let catalog = try catalog(at: request.asOf)?.catalog ?? .empty
         for product in Set(subscriptions.flatMap { $0.versions.map(\.productID) }).sorted() {
             subjects.append(product)
-            for name in catalog.products[product]?.entitlements ?? [] where !subjects.contains(name) { subjects.append(name) }
+            for name in catalog.product(product)?.entitlements ?? [] where !subjects.contains(name) { subjects.append(name) }
         }
         for subject in subjects {
             var best: Entitlement?
@@ -294,14 +294,15 @@ struct CustomerView {
         case .nonRenewing: return "A non-renewing subscription covers now\(product)."
         case .noPurchase: return "Nothing in the ledger matches."
         case .expired: return "The subscription ended\(product)."
-        case .billingRetry: return "Billing failed; Apple is retrying, with no grace period left\(product)."
+        case .billingRetry: return "Billing failed; the store is retrying (or holds the account), with no grace period left\(product)."
         case .revoked: return "Refunded or revoked\(product)."
         case .notYetPurchased: return "The purchase is after the instant\(product)."
         case .consumable: return "Consumables never entitle\(product)."
-        case .upgraded: return "Upgraded to another product of its group\(product)."
+        case .upgraded: return "Upgraded to another product of its group, or replaced by a newer purchase\(product)."
         case .onlyTestSigned: return "Only test-signed data matches."
         case .unknownType: return "Neither the purchase nor the catalog says what kind of product it is\(product)."
         case .paused: return "The customer paused the subscription\(product)."
+        case .pending: return "The store awaits the payment; no access until it completes\(product)."
         case .unknownName: return "The catalog in effect names no such product, group or entitlement" + (e.didYouMean.map { " (did you mean \(Quoted.text($0))?)" } ?? "") + "."
         }
     }

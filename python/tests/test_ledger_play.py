@@ -1,0 +1,180 @@
+"""Google Play in the ledger through the C ABI (docs/ledger.md, "Google Play"): pushes verified
+and answered by the local Play stand-in `make test` starts (every request checked as Google
+would), recorded on SQLite and PostgreSQL, and asked as Apple's purchases are asked: by purchase
+token, by app account (a UUID obfuscatedExternalAccountId), by the catalog's names, with Apple's
+and Google's purchases of one app account answered together."""
+from __future__ import annotations
+
+import datetime
+import json
+import uuid
+from typing import Dict
+
+import pytest
+
+import gatekit
+from gatekit.errors import InvalidArgumentError
+from gatekit.jws import SignedDataVerifier
+from gatekit.ledger import Outcome, Reason, SubscriptionStatus
+from gatekit.play import PlayResponseError, push_body
+from gatekit.testing import PlaySubscriptionLife
+from ledger_lives import APP_APPLE_ID, BUNDLE, Life
+from play_standin import PlayStandIn, claims
+from signing import PKI, pki  # noqa: F401  (the test PKI fixture)
+
+UTC = datetime.timezone.utc
+ALICE = "0c2f4a4e-8a59-4d55-9a2e-3f7c8e1b2d6a"
+
+
+@pytest.fixture(scope="module")
+def play() -> PlayStandIn:
+    return PlayStandIn()
+
+
+def headers(play: PlayStandIn) -> Dict[str, str]:
+    return {"Authorization": f"Bearer {play.push_token(claims(play))}"}
+
+
+def life_now(play: PlayStandIn, token: str, **options: object) -> PlaySubscriptionLife:
+    """A life whose first period covers now (the answers are recorded at the real instant)."""
+    start = datetime.datetime.now(UTC).replace(microsecond=0) - datetime.timedelta(days=2)
+    return PlaySubscriptionLife(play.s.package, "pro.monthly", token, start=start, **options)  # type: ignore[arg-type]
+
+
+def push(store: gatekit.Store, play: PlayStandIn, life: PlaySubscriptionLife, notification: dict, message: str,
+         world: bool = True) -> gatekit.IngestResult:
+    """The push, with the stand-in answering the life's state (``world``: set it first; that
+    zeroes the stand-in's counters)."""
+    if world:
+        play.world(subscriptions={life.purchase_token: life.resource()})
+    with play.client() as client, play.verifier() as verifier:
+        return store.ledger.ingest_play_push(verifier, client, headers(play), push_body(notification, message))
+
+
+def asked(store: gatekit.Store, customer: str, subject: str, test_signed: bool = True) -> gatekit.Entitlement:
+    return store.ledger.entitled(customer, subject, environment="Production", test_signed=test_signed)
+
+
+def test_a_life_pushed_through_the_stand_in_answers_from_googles_answers(play, store):
+    life = life_now(play, "ledger-life-1", obfuscated_account_id=ALICE)
+    first = push(store, play, life, life.subscribe(), "lm-1")
+    assert first.outcome == Outcome.NEW and first.kind == "play-notification" and first.store == "play"
+    assert first.notification_type == "SUBSCRIPTION_PURCHASED" and first.notification_uuid == "lm-1"
+    assert first.test_signed, "pushed under the stand-in's issuer, not Google's: test data"
+    assert first.acknowledged is False, "not acknowledged yet: Google refunds it after three days"
+    assert first.customer == ALICE and first.app_account_token == ALICE
+    e = asked(store, "ledger-life-1", "pro.monthly")
+    assert e.reason == Reason.SUBSCRIPTION and e.store == "play" and e.product_id == "pro.monthly:monthly"
+    assert e.until == life.expires and e.store_state == "SUBSCRIPTION_STATE_ACTIVE" and e.acknowledged is False
+    assert asked(store, ALICE, "pro.monthly").reason == Reason.SUBSCRIPTION, "the UUID account id is the app account token"
+    assert asked(store, "ledger-life-1", "pro.monthly", test_signed=False).reason == Reason.ONLY_TEST_SIGNED
+
+    # Pub/Sub redelivers: the message is a duplicate, and Google is not asked again.
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    api = play.counters()["api"]
+    again = push(store, play, life, life.sent[-1], "lm-1", world=False)
+    assert again.outcome == Outcome.DUPLICATE and play.counters()["api"] == api
+
+    life.acknowledge()
+    canceled = push(store, play, life, life.cancel(), "lm-2")
+    assert canceled.outcome == Outcome.NEW and canceled.acknowledged is True
+    e = asked(store, "ledger-life-1", "pro.monthly")
+    assert e.reason == Reason.SUBSCRIPTION and e.until == life.expires and e.store_state == "SUBSCRIPTION_STATE_CANCELED"
+
+    revoked = push(store, play, life, life.revoke(datetime.timedelta(seconds=0)), "lm-3")
+    assert revoked.notification_type == "SUBSCRIPTION_REVOKED"
+    e = asked(store, "ledger-life-1", "pro.monthly")
+    assert e.reason == Reason.REVOKED and not e and e.status == SubscriptionStatus.REVOKED
+    history = store.ledger.history("ledger-life-1", environment="Production", test_signed=True)
+    assert [item["kind"] for item in history["items"]] == ["play-notification"] * 3
+    assert history["items"][-1]["payload"]["subscriptionState"] == "SUBSCRIPTION_STATE_EXPIRED", "Google's answer, as sent"
+
+
+def test_answers_the_host_fetched_are_recorded_as_sent_and_never_a_devices_json(play, store):
+    life = life_now(play, "ledger-life-2")
+    life.subscribe()
+    life.acknowledge()
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    with play.client() as client:
+        first = store.ledger.refresh_play_subscription(client, life.purchase_token)
+    assert first.outcome == Outcome.NEW and first.kind == "play-subscription" and not first.test_signed
+    e = store.ledger.entitled("ledger-life-2", "pro.monthly", environment="Production")
+    assert e.reason == Reason.SUBSCRIPTION and e.store == "play" and e.acknowledged is True
+    # The same answer again: a duplicate; the first instant it was known stays.
+    again = store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    assert again.outcome in (Outcome.DUPLICATE, Outcome.SUPERSEDED)
+    device_json = {"orderId": "GPA.1", "packageName": play.s.package, "productId": "pro.monthly", "purchaseTime": 1,
+                   "purchaseState": 0, "purchaseToken": life.purchase_token, "acknowledged": True}
+    with pytest.raises(PlayResponseError, match="kind"):
+        store.ledger.ingest_play_subscription(play.s.package, "forged", json.dumps(device_json))
+    future = datetime.datetime.now(UTC) + datetime.timedelta(minutes=5)
+    with pytest.raises(InvalidArgumentError, match="future"):
+        store.ledger.ingest_play_subscription(play.s.package, "later", json.dumps(life.resource()), answered=future)
+    with pytest.raises(InvalidArgumentError, match="one ledger per app"):
+        store.ledger.ingest_play_subscription("com.other.app", "other", json.dumps(life.resource()))
+    assert store.ledger.entitled("forged", "pro.monthly", environment="Production").reason == Reason.NO_PURCHASE
+
+
+def test_one_app_account_answers_for_both_stores_by_the_catalogs_names(play, store, pki: PKI):
+    """Alice subscribed on iOS (appAccountToken) and bought a Play product (the same UUID as
+    obfuscatedAccountId): "pro" and "no-ads" come from whichever store entitles."""
+    store.ledger.declare_catalog({"products": {
+        "apple.pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]},
+        "pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]},
+        "remove_ads": {"type": "non-consumable", "entitlements": ["no-ads"]},
+    }})
+    now = int(datetime.datetime.now(UTC).timestamp() * 1000)
+    apple = Life(pki, "alice-ios", "7000000001", environment="Production", token=ALICE)
+    apple.transaction(apple.tx("7000000001", "apple.pro.monthly", now - 86_400_000, expires=now + 10 * 86_400_000))
+    verifier = SignedDataVerifier(BUNDLE, "Production", APP_APPLE_ID, test_anchor=pki.der("root"), test_production=True)
+    for _, jws in apple.items:
+        store.ledger.ingest_transaction(jws, verifier, verify_time=datetime.datetime.now(UTC))
+    product = {"kind": "androidpublisher#productPurchaseV2", "purchaseStateContext": {"purchaseState": "PURCHASED"},
+               "purchaseCompletionTime": datetime.datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "orderId": "GPA.3333-0000",
+               "obfuscatedExternalAccountId": ALICE, "testPurchaseContext": {"fopType": "TEST"},
+               "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+               "productLineItem": [{"productId": "remove_ads", "productOfferDetails": {"quantity": 1, "consumptionState": "CONSUMPTION_STATE_YET_TO_BE_CONSUMED"}}]}
+    r = store.ledger.ingest_play_product(play.s.package, "otp-alice", json.dumps(product))
+    assert r.kind == "play-product" and r.test_signed and r.customer == ALICE
+    pro = asked(store, ALICE, "pro")
+    assert pro.reason == Reason.SUBSCRIPTION and pro.store == "app-store" and pro.product_id == "apple.pro.monthly"
+    ads = asked(store, ALICE, "no-ads")
+    assert ads.reason == Reason.NON_CONSUMABLE and ads.store == "play" and ads.grants == ("no-ads",)
+    active = {e.product_id: e.store for e in store.ledger.active(ALICE, environment="Production", test_signed=True)}
+    assert active == {"apple.pro.monthly": "app-store", "remove_ads": "play"}
+    # A Play subscription's base plan answers to the catalog's subscription entry.
+    life = life_now(play, "ledger-life-3", obfuscated_account_id=ALICE)
+    push(store, play, life, life.subscribe(), "lm-pro")
+    entitled = [e for e in store.ledger.active(ALICE, environment="Production", test_signed=True) if "pro" in e.grants]
+    assert sorted((e.store, e.product_id) for e in entitled) == [("app-store", "apple.pro.monthly"), ("play", "pro.monthly:monthly")]
+    assert str(uuid.UUID(ALICE)) == ALICE
+
+
+def test_the_tool_records_googles_answer_and_answers_for_it(play, tmp_path):
+    """`gatekit play subscription TOKEN` piped to `gatekit ledger ingest --store-kind play`, as
+    docs/ledger.md shows, then asked as Apple's purchases are."""
+    import os
+    import subprocess
+    from conftest import REPO_ROOT
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    life = life_now(play, "ledger-tool-1")
+    life.subscribe()
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    store = str(tmp_path / "tool.sqlite")
+    fetched = subprocess.run([tool, "play", "subscription", life.purchase_token, "--package", play.s.package, "--service-account",
+                              play.s.account, "--base-url", play.s.url, "--ca-file", play.s.ca], capture_output=True, timeout=60)
+    assert fetched.returncode == 0, fetched.stderr
+    ingested = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "play", "--type", "subscription",
+                               "--package", play.s.package, "--token", life.purchase_token, "-"],
+                              input=fetched.stdout, capture_output=True, timeout=60)
+    assert ingested.returncode == 0, ingested.stderr
+    report = json.loads(ingested.stdout)
+    assert report["outcome"] == "new" and report["kind"] == "play-subscription" and report["store"] == "play"
+    asked = subprocess.run([tool, "--store", store, "ledger", "entitled", "--environment", "Production", life.purchase_token,
+                            "pro.monthly"], capture_output=True, text=True, timeout=60)
+    assert asked.returncode == 0, asked.stderr
+    answer = json.loads(asked.stdout)
+    assert answer["reason"] == "subscription" and answer["store"] == "play" and answer["storeState"] == "SUBSCRIPTION_STATE_ACTIVE"
+    wrong = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "play", "--type", "subscripton",
+                            "--package", play.s.package, "--token", "t", "-"], input=b"{}", capture_output=True, text=False, timeout=60)
+    assert wrong.returncode == 2 and b"did you mean subscription" in wrong.stderr

@@ -1,0 +1,64 @@
+/* gatekit ledger ingest --store-kind play: what the Play Developer API answered, recorded in the
+ * store's ledger beside Apple's purchases (include/gatekit/ledger_play.h). */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 1 when argv asks for a store kind, so `ledger ingest` is this command's. */
+int gk_ledger_play_asked(int argc, char **argv) {
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--store-kind") == 0) return 1;
+    return 0;
+}
+
+int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
+    const char *who = "gatekit ledger ingest --store-kind play";
+    const char *store_kind = NULL, *type = NULL, *package = NULL, *token = NULL, *answered = NULL, *file = NULL;
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_option(argc, argv, &i, "--store-kind", &store_kind)) || (r = gk_option(argc, argv, &i, "--type", &type)) ||
+            (r = gk_option(argc, argv, &i, "--package", &package)) || (r = gk_option(argc, argv, &i, "--token", &token)) ||
+            (r = gk_option(argc, argv, &i, "--answered-ms", &answered))) {
+            if (r < 0) return gk_usage(gk_ledger_usage);
+            continue;
+        }
+        if ((argv[i][0] == '-' && argv[i][1] != '\0') || file) {
+            fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
+            return gk_usage(gk_ledger_usage);
+        }
+        file = argv[i];
+    }
+    if (!store_kind || strcmp(store_kind, "play") != 0) {
+        fprintf(stderr, "gatekit ledger ingest: --store-kind is play (Apple's data needs none), not %s\n", store_kind ? store_kind : "given");
+        return gk_usage(gk_ledger_usage);
+    }
+    if (gk_missing(who, "--type", type) || gk_missing(who, "--package", package) || gk_missing(who, "--token", token) ||
+        gk_missing(who, "FILE (or - for standard input)", file))
+        return gk_usage(gk_ledger_usage);
+    static const char *const types[] = {"subscription", "product", NULL};
+    if (!gk_is_one_of(type, types)) {
+        const char *near = gk_nearest(type, types);
+        fprintf(stderr, "%s: --type %s is not subscription or product%s%s%s\n", who, type, near ? " (did you mean " : "",
+                near ? near : "", near ? "?)" : "");
+        return gk_usage(gk_ledger_usage);
+    }
+    long long answered_ms = 0;
+    if (answered && (answered_ms = gk_number(answered)) <= 0) {
+        fprintf(stderr, "%s: --answered-ms must be Unix milliseconds (1 to 19 digits)\n", who);
+        return GK_EXIT_USAGE;
+    }
+    size_t len = 0;
+    unsigned char *data = gk_read_all(file, &len);
+    if (!data) return GK_EXIT_ERROR;
+    gatekit_store *store = gk_store(cli);
+    if (!store) { free(data); return GK_EXIT_ERROR; }
+    char *json = NULL;
+    int rc = strcmp(type, "subscription") == 0 ? ledger_ingest_play_subscription(&json, store, package, token, data, len, answered_ms)
+                                               : ledger_ingest_play_product(&json, store, package, token, data, len, answered_ms);
+    free(data);
+    if (rc < 0) return gk_fail("ledger ingest", rc);
+    puts(json);
+    gatekit_free(json);
+    return GK_EXIT_OK;
+}
