@@ -26,10 +26,11 @@ private func entitlement(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_led
             : try handle.ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
     }
     let refresher = handle.refresher.withLock { $0 }
+    let play = handle.playRefresher.withLock { $0 }
     return question.byAppUser
-        ? try Refresher.entitlement(handle.ledger, refresher: refresher, budgetMs: question.refreshBudgetMs, appUserID: customer,
+        ? try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, budgetMs: question.refreshBudgetMs, appUserID: customer,
                                     to: filter, scope: scope, at: instant, naming: naming)
-        : try Refresher.entitlement(handle.ledger, refresher: refresher, budgetMs: question.refreshBudgetMs, customer: customer,
+        : try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, budgetMs: question.refreshBudgetMs, customer: customer,
                                     to: filter, scope: scope, at: instant, naming: naming)
 }
 

@@ -1,5 +1,6 @@
 import CGateKitHeader
 import GateKitLedger
+import GateKitLedgerSync
 import GateKitPlayAPI
 import GateKitSupport
 
@@ -54,9 +55,8 @@ public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ v
     return exportBoundary("ledger_ingest_play_push") { () throws(GateKitError) in
         let ledger = try ledger(store)
         guard let verifier else { throw .invalid("verifier is NULL") }
-        guard let client else { throw .invalid("client is NULL") }
         let push = Unmanaged<PushVerifier>.fromOpaque(UnsafeRawPointer(verifier)).takeUnretainedValue()
-        let play = Unmanaged<PlayDeveloperClient>.fromOpaque(UnsafeRawPointer(client)).takeUnretainedValue()
+        let play = try playClient(client)
         let header = try Arguments.string(authorization, "authorization")
         guard len >= 0, len <= DeveloperNotification.maximumBodyLength else {
             throw GateKitError(.ETOOLARGE, "body_len \(UInt(bitPattern: len)) is over \(DeveloperNotification.maximumBodyLength) bytes")
@@ -65,5 +65,64 @@ public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ v
         return try reported(out) { () throws(GateKitError) in
             try ledger.ingestPlayPush(authorization: header, body: bytes, verifier: push, client: play)
         }
+    }
+}
+
+/// The client a `gatekit_play_client *` points at.
+private func playClient(_ client: OpaquePointer?) throws(GateKitError) -> PlayDeveloperClient {
+    guard let client else { throw .invalid("client is NULL") }
+    return Unmanaged<PlayDeveloperClient>.fromOpaque(UnsafeRawPointer(client)).takeUnretainedValue()
+}
+
+/// Bytes of `gatekit_ledger_play_sync_options` per version.
+private let playSyncOptionsSizes = [MemoryLayout<gatekit_ledger_play_sync_options>.size]
+
+@c(ledger_play_sync_options_init)
+public func ledgerPlaySyncOptionsInit(_ options: UnsafeMutablePointer<gatekit_ledger_play_sync_options>?, _ version: UInt32) -> Int32 {
+    exportBoundary("ledger_play_sync_options_init") { () throws(GateKitError) in
+        let rc = try Arguments.initialiseVersioned(options, version: version, sizes: playSyncOptionsSizes, "gatekit_ledger_play_sync_options")
+        guard let options else { return rc }
+        let defaults = PlaySync.Options()
+        options.pointee.overlap_ms = defaults.overlapMs
+        options.pointee.lease_ms = defaults.leaseMs
+        options.pointee.max_refreshes = Int32(defaults.maximumRefreshes)
+        return rc
+    }
+}
+
+@c(ledger_sync_play)
+public func ledgerSyncPlay(_ out: OutString?, _ store: OpaquePointer?, _ client: OpaquePointer?,
+                           _ options: UnsafePointer<gatekit_ledger_play_sync_options>?) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("ledger_sync_play") { () throws(GateKitError) in
+        let handle = try StoreHandle.from(store)
+        let play = try playClient(client)
+        var core = PlaySync.Options()
+        if options != nil {
+            let o = try Arguments.versioned(options, sizes: playSyncOptionsSizes, zero: gatekit_ledger_play_sync_options(),
+                                            initializer: "ledger_play_sync_options_init")
+            guard o.budget_ms >= 0, o.budget_ms <= 86_400_000, o.max_pages >= 0, o.max_refreshes >= 0, o.overlap_ms >= 0,
+                  o.overlap_ms <= 2_592_000_000, o.lease_ms > 0, o.lease_ms <= 86_400_000 else {
+                throw .invalid("budget_ms (at most a day), max_pages, max_refreshes and overlap_ms (at most the 30 days Google keeps) must not be negative; lease_ms is 1 ms to a day")
+            }
+            core.overlapMs = o.overlap_ms
+            core.budgetMs = o.budget_ms == 0 ? core.budgetMs : o.budget_ms
+            core.maximumPages = o.max_pages == 0 ? nil : Int(o.max_pages)
+            core.leaseMs = o.lease_ms
+            core.maximumRefreshes = Int(o.max_refreshes)
+        }
+        let report = try PlaySync.run(ledger: handle.ledger, client: play, options: core)
+        if let out { out.pointee = try Owned.cString(report.json) }
+        return report.outcome.rawValue
+    }
+}
+
+@c(ledger_set_play_refresher)
+public func ledgerSetPlayRefresher(_ store: OpaquePointer?, _ client: OpaquePointer?) -> Int32 {
+    exportBoundary("ledger_set_play_refresher") { () throws(GateKitError) in
+        let handle = try StoreHandle.from(store)
+        let play = try client.map { (c) throws(GateKitError) in try playClient(c) }
+        handle.playRefresher.withLock { $0 = play }
+        return GATEKIT_OK
     }
 }

@@ -3,6 +3,7 @@ import GateKitSchema
 import GateKitEULA
 import GateKitLedger
 import GateKitLedgerSync
+import GateKitPlayAPI
 import GateKitPermissions
 import GateKitStore
 import GateKitSupport
@@ -16,6 +17,8 @@ final class StoreHandle {
     let ledger: Ledger
     /// Who the ledger's questions ask before saying no (`ledger_set_refresher`); nil: nobody.
     let refresher = Locked<Refresher?>(nil)
+    /// Who a Google Play purchase's questions ask before saying no (`ledger_set_play_refresher`).
+    let playRefresher = Locked<PlayDeveloperClient?>(nil)
     let cPath: UnsafeMutablePointer<CChar>
     /// The process generation the handle was opened in (`ForkGeneration`).
     let generation = ForkGeneration.current

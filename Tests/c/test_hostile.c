@@ -111,6 +111,8 @@ typedef enum {
     PUSH_OPTIONS, /* const gatekit_play_push_options * (required) */
     PUSH_V,     /* gatekit_play_push_verifier * (required): one with a fixed key set */
     T_ISSUER,   /* const gatekit_play_test_issuer * (required) */
+    PS_OPTIONS, /* const gatekit_ledger_play_sync_options * that may be NULL (the defaults) */
+    OPT_P_CLIENT, /* gatekit_play_client * that may be NULL (ledger_set_play_refresher: detach) */
 } kind;
 
 enum { MAX_ARGS = 8 };
@@ -438,6 +440,16 @@ static int call_ledger_ingest_play_subscription(arg *a) {
 static int call_ledger_ingest_play_product(arg *a) {
     return free_out(ledger_ingest_play_product((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].p, a[5].n, a[6].ll), a);
 }
+static int call_ledger_play_sync_options_init(arg *a) {
+    return ledger_play_sync_options_init((gatekit_ledger_play_sync_options *)a[0].p, (unsigned)a[1].i);
+}
+static int call_ledger_sync_play(arg *a) {
+    return free_out(ledger_sync_play((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_play_client *)a[2].p,
+                                     (const gatekit_ledger_play_sync_options *)a[3].p), a);
+}
+static int call_ledger_set_play_refresher(arg *a) {
+    return ledger_set_play_refresher((gatekit_store *)a[0].p, (gatekit_play_client *)a[1].p);
+}
 static int call_ledger_ingest_play_push(arg *a) {
     return free_out(ledger_ingest_play_push((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_play_push_verifier *)a[2].p,
                                             (gatekit_play_client *)a[3].p, a[4].s, a[5].p, a[6].n), a);
@@ -692,6 +704,9 @@ static const api_entry api[] = {
     {"ledger_ingest_play_subscription", call_ledger_ingest_play_subscription, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
     {"ledger_ingest_play_product", call_ledger_ingest_play_product, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
     {"ledger_ingest_play_push", call_ledger_ingest_play_push, {OPT_OUT, STORE, PUSH_V, P_CLIENT, OPT_STR, DATA, LEN, END}, 0},
+    {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_sync_play", call_ledger_sync_play, {OPT_OUT, STORE, P_CLIENT, PS_OPTIONS, END}, 0},
+    {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
@@ -819,6 +834,7 @@ static gatekit_eula_consent consent, consent_v0, consent_v999, consent_method_99
 static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = {"T-1", "T-2"};
 static char consent_agent_long[2048];
 static const gatekit_jws_options *jopts_list[2], *jopts_with_null[2], *jopts_twice[2];
+static gatekit_ledger_play_sync_options psopt, psopt_v0, psopt_v999, psopt_lease_0, psopt_budget_negative, psopt_overlap_huge;
 static gatekit_ledger_sync_options sopt, sopt_v0, sopt_v999, sopt_no_verify, sopt_lease_0, sopt_overlap_negative, sopt_since_negative;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
 static int cats[2] = {GATEKIT_PERM_CAMERA, GATEKIT_PERM_MICROPHONE};
@@ -919,7 +935,8 @@ static arg valid_value(const api_entry *e, int k) {
     case J_OPTS_COUNT: v.n = 2; break;
     case C_OPTIONS: v.p = &copt; break;
     case OPT_JSON: v.s = "{\"startDate\":1}"; break;
-    case P_CLIENT: v.p = play_client; break;
+    case P_CLIENT: case OPT_P_CLIENT: v.p = play_client; break;
+    case PS_OPTIONS: v.p = &psopt; break;
     case P_OPTIONS: v.p = &popt; break;
     case PUSH_OPTIONS: v.p = &pushopt; break;
     case PUSH_V: v.p = push_verifier; break;
@@ -937,6 +954,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_play_push_options_init) v.i = GATEKIT_PLAY_PUSH_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_play_test_issuer_sign_push) v.i = 3600;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_ledger_play_sync_options_init) v.i = GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
     if (e->args[k] == INT && e->call == call_eula_publication_init) v.i = GATEKIT_EULA_PUBLICATION_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_changes) v.i = 10;
@@ -985,7 +1003,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
-    case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER:
+    case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -1142,6 +1160,13 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"lease_ms 0", {.p = &sopt_lease_0}, 1};
         out[n++] = (variant){"overlap_ms -1", {.p = &sopt_overlap_negative}, 1};
         out[n++] = (variant){"since_ms -1", {.p = &sopt_since_negative}, 1};
+    }
+    if (what == PS_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &psopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &psopt_v999}, 0};
+        out[n++] = (variant){"lease_ms 0", {.p = &psopt_lease_0}, 1};
+        out[n++] = (variant){"budget_ms -1", {.p = &psopt_budget_negative}, 1};
+        out[n++] = (variant){"overlap_ms LLONG_MAX", {.p = &psopt_overlap_huge}, 1};
     }
     if (what == CONSENT) {
         out[n++] = (variant){"version 0", {.p = &consent_v0}, 0};
@@ -1515,6 +1540,13 @@ static void setup_receipts_and_jws(void) {
     sopt_lease_0 = sopt; sopt_lease_0.lease_ms = 0;
     sopt_overlap_negative = sopt; sopt_overlap_negative.overlap_ms = -1;
     sopt_since_negative = sopt; sopt_since_negative.since_ms = -1;
+    CHECK_RC(ledger_play_sync_options_init(&psopt, GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION), GATEKIT_OK);
+    psopt.max_pages = 1;
+    psopt_v0 = psopt; psopt_v0.version = 0;
+    psopt_v999 = psopt; psopt_v999.version = 999;
+    psopt_lease_0 = psopt; psopt_lease_0.lease_ms = 0;
+    psopt_budget_negative = psopt; psopt_budget_negative.budget_ms = -1;
+    psopt_overlap_huge = psopt; psopt_overlap_huge.overlap_ms = LLONG_MAX;
     ent_v99.version = 99;
     purchase_v99.version = 99;
     CHECK_RC(eula_consent_init(&consent, GATEKIT_EULA_CONSENT_VERSION), GATEKIT_OK);

@@ -5,6 +5,7 @@
 
 #include "ledger.h"
 #include "play.h"
+#include "ledger_sync.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,6 +78,60 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product(char **out_json, 
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_push(char **out_json, gatekit_store *store, gatekit_play_push_verifier *verifier,
                                                             gatekit_play_client *client, const char *authorization,
                                                             const void *body, size_t body_len);
+
+/* Options of ledger_sync_play. Initialise with ledger_play_sync_options_init(). */
+#define GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION 1u
+
+typedef struct gatekit_ledger_play_sync_options {
+    unsigned int version;   /* set by ledger_play_sync_options_init */
+    long long overlap_ms;   /* each sync reads the voided list again from this long before its
+                             * checkpoint (Google records voids late); default 600000, at most
+                             * 30 days (what Google keeps) */
+    long long budget_ms;    /* stop after this long (PARTIAL; the next call goes on), each request
+                             * bounded by what is left; 0: the default, 600000 */
+    int max_pages;          /* pages of the voided list per call (PARTIAL); 0: no limit */
+    long long lease_ms;     /* how long this sync keeps others out without recording a page;
+                             * default 120000 */
+    int max_refreshes;      /* tokens refreshed per call; 0: no refresh pass; default 1000 */
+} gatekit_ledger_play_sync_options;
+
+#define GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_INIT \
+    { .version = GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION, .overlap_ms = 600000, .lease_ms = 120000, .max_refreshes = 1000 }
+
+/* Since 0.2.0. Sets *options to the defaults of `version` (pass
+ * GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION). NULL: GATEKIT_EINVAL; an unknown version:
+ * GATEKIT_EVERSION. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_sync_options_init(gatekit_ledger_play_sync_options *options, unsigned int version);
+
+/* Since 0.2.0. Heals the ledger's Play purchases of `client`'s package from Google's API, what
+ * RTDNs lost to an outage would have told it: (1) voidedpurchases.list (type 1: subscriptions
+ * too) from the store's checkpoint (the first time: the 30 days Google keeps), page by page; a
+ * void of a held token asks Google about the purchase again and records the answer with the
+ * voided order revoked at voidedTimeMillis (a quantity-based partial refund revokes nothing),
+ * each void once ("voidedBefore" on a second sight), a token the ledger does not hold counted
+ * ("voidedUnknown"); the next page token and the checkpoint kept with a lease, so a sync killed
+ * at any point resumes from its page and one process or host syncs a package at a time;
+ * (2) a refresh of every held token whose answer may have changed since (a period ended with
+ * renewal on, grace, account hold, pause, pending), each recorded as ledger_ingest_play_* would
+ * ("refreshed"; a token Google will not answer about is listed in "refreshFailures" and the rest
+ * go on). options NULL: the defaults. Returns GATEKIT_LEDGER_SYNC_DONE, _PARTIAL (budget,
+ * max_pages or max_refreshes: call again) or _BUSY, or < 0 (what was recorded stays):
+ * GATEKIT_EINVAL, GATEKIT_EVERSION, GATEKIT_EPLAY_API (the voided list refused: the message
+ * names Google's error; the service account needs "View financial data"), _TRANSPORT,
+ * _RESPONSE, _AUTH, GATEKIT_EBUSY (another sync took over after the lease lapsed), store errors.
+ * out_json (may be NULL): {"version":1,"outcome":"done","stoppedBy":"caught-up","packageName":…,
+ * "pages":1,"voided":0,"voidedBefore":0,"voidedUnknown":0,"refreshed":0,"refreshFailures":[],
+ * "state":{…}}. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_play(char **out_json, gatekit_store *store, gatekit_play_client *client,
+                                                     const gatekit_ledger_play_sync_options *options);
+
+/* Since 0.2.0. Lets this store handle's questions ask Google before saying no
+ * (gatekit_ledger_query's refresh_budget_ms), as ledger_set_refresher does for Apple: when the
+ * answer is "not entitled" only because a Play subscription's period ended with renewal on and
+ * nothing was recorded since, subscriptionsv2.get is asked within the budget and its answer
+ * recorded; without one in time the stored answer comes back with stale = 1. The handle keeps
+ * its own reference to the client; NULL: questions no longer ask. Errors: GATEKIT_EINVAL. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_set_play_refresher(gatekit_store *store, gatekit_play_client *client);
 
 #ifdef __cplusplus
 }

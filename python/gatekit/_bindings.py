@@ -122,6 +122,7 @@ GATEKIT_METRICS_BY_GROUP = 2
 GATEKIT_METRICS_BY_ENTITLEMENT = 3
 GATEKIT_METRICS_BY_STOREFRONT = 4
 GATEKIT_METRICS_BY_CURRENCY = 5
+GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION = 1
 GATEKIT_LEDGER_SYNC_DONE = 1
 GATEKIT_LEDGER_SYNC_PARTIAL = 2
 GATEKIT_LEDGER_SYNC_BUSY = 3
@@ -430,6 +431,17 @@ class gatekit_entitlement(CheckedStructure):
     ]
 
 
+class gatekit_ledger_play_sync_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("overlap_ms", ctypes.c_longlong),
+        ("budget_ms", ctypes.c_longlong),
+        ("max_pages", ctypes.c_int),
+        ("lease_ms", ctypes.c_longlong),
+        ("max_refreshes", ctypes.c_int),
+    ]
+
+
 class gatekit_ledger_sync_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -634,6 +646,9 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_ingest_play_subscription': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
     'ledger_ingest_play_product': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
     'ledger_ingest_play_push': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_push_verifier), ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,),
+    'ledger_play_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_play_sync_options), ctypes.c_uint,),
+    'ledger_sync_play': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client), ctypes.POINTER(gatekit_ledger_play_sync_options),),
+    'ledger_set_play_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client),),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
     'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
@@ -833,6 +848,9 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_ingest_play_subscription': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
     'ledger_ingest_play_product': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
     'ledger_ingest_play_push': ('out_json', 'store', 'verifier', 'client', 'authorization', 'body', 'body_len', ),
+    'ledger_play_sync_options_init': ('options', 'version', ),
+    'ledger_sync_play': ('out_json', 'store', 'client', 'options', ),
+    'ledger_set_play_refresher': ('store', 'client', ),
     'ledger_sync_options_init': ('options', 'version', ),
     'ledger_sync_notifications': ('out_json', 'store', 'client', 'options', ),
     'ledger_sync_state': ('out_json', 'store', 'environment', ),
@@ -1031,6 +1049,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_ingest_play_subscription: Callable[..., Any]
     ledger_ingest_play_product: Callable[..., Any]
     ledger_ingest_play_push: Callable[..., Any]
+    ledger_play_sync_options_init: Callable[..., Any]
+    ledger_sync_play: Callable[..., Any]
+    ledger_set_play_refresher: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]
     ledger_sync_state: Callable[..., Any]

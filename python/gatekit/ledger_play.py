@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import ctypes
 import json
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Tuple, Union
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
-from . import _bindings, _native
+from . import _bindings, _native, _time
+from ._enums import SyncOutcome
+from ._result import JSONResult
 from ._ledger_query import instant_ms
 from ._time import Instant
 from .errors import check
@@ -18,7 +22,7 @@ if TYPE_CHECKING:
     from ._managed import StoreOwner
     from .ledger import IngestResult
 
-__all__ = ["LedgerPlay"]
+__all__ = ["LedgerPlay", "PlaySyncReport"]
 
 Answer = Union[bytes, bytearray, str, Mapping[str, Any], PlayModel]
 
@@ -35,6 +39,32 @@ def _bytes(answer: Answer) -> bytes:
     if isinstance(answer, Mapping):
         return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     raise TypeError(f"answer must be what Google answered (bytes, text, a dict or a gatekit.play model), not {type(answer).__name__}")
+
+
+@dataclass(frozen=True)
+class PlaySyncReport(JSONResult):
+    """What one ``sync_play`` did (``to_dict()`` is ledger_sync_play()'s JSON): voided-list pages
+    read, voids recorded (``voided``), seen before, or of tokens the ledger does not hold,
+    tokens refreshed, and those Google would not answer about (``refresh_failures``: token →
+    message)."""
+    outcome: SyncOutcome
+    stopped_by: str
+    pages: int
+    voided: int
+    voided_before: int
+    voided_unknown: int
+    refreshed: int
+    refresh_failures: Dict[str, str]
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "PlaySyncReport":
+        return cls(outcome=SyncOutcome[raw["outcome"].upper()], stopped_by=raw["stoppedBy"], pages=raw["pages"], voided=raw["voided"],
+                   voided_before=raw["voidedBefore"], voided_unknown=raw["voidedUnknown"], refreshed=raw["refreshed"],
+                   refresh_failures={f["purchaseToken"]: f["error"] for f in raw["refreshFailures"]}, raw=dict(raw))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.raw)
 
 
 class LedgerPlay:
@@ -97,3 +127,31 @@ class LedgerPlay:
     def refresh_play_product(self, client: PlayClient, purchase_token: str) -> "IngestResult":
         """Asks Google (productsv2 through ``client``) and records the answer as sent."""
         return self.ingest_play_product(client.package_name, purchase_token, self._asked(client, "play_product_get_v2", purchase_token))
+
+    def sync_play(self, client: PlayClient, *, budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
+                  max_refreshes: int = 1000, overlap: timedelta = timedelta(minutes=10),
+                  lease: timedelta = timedelta(minutes=2)) -> PlaySyncReport:
+        """Heals the ledger's Play purchases of ``client``'s package: the voided-purchases list
+        from the checkpoint (each void recorded once, its order revoked), then a refresh of
+        every held token whose answer may have changed. Resumable, one process or host at a
+        time (BUSY otherwise); ``budget`` / ``max_pages`` / ``max_refreshes`` stop early
+        (PARTIAL) and the next call goes on. docs/ledger.md, "Google Play"."""
+        if not isinstance(client, PlayClient):
+            raise TypeError(f"client must be a PlayClient, not {type(client).__name__}")
+        options = _bindings.gatekit_ledger_play_sync_options()
+        check(_bindings.ledger_play_sync_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION))
+        options.overlap_ms = _time.span_milliseconds(overlap, "overlap")
+        options.budget_ms = 0 if budget is None else max(1, _time.span_milliseconds(budget, "budget"))
+        options.max_pages = 0 if max_pages is None else int(max_pages)
+        options.max_refreshes = int(max_refreshes)
+        options.lease_ms = _time.span_milliseconds(lease, "lease")
+        out = ctypes.c_void_p()
+        check(_bindings.ledger_sync_play(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(options)))
+        return PlaySyncReport.from_json(json.loads(_native.take_string(out)))
+
+    def set_play_refresher(self, client: Optional[PlayClient]) -> None:
+        """Lets questions with ``refresh_within`` ask Google before saying no about a Play
+        subscription whose period ended with renewal on (None: stop)."""
+        if client is not None and not isinstance(client, PlayClient):
+            raise TypeError(f"client must be a PlayClient or None, not {type(client).__name__}")
+        check(_bindings.ledger_set_play_refresher(self._store.handle, None if client is None else client.handle))

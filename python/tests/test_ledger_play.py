@@ -178,3 +178,132 @@ def test_the_tool_records_googles_answer_and_answers_for_it(play, tmp_path):
     wrong = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "play", "--type", "subscripton",
                             "--package", play.s.package, "--token", "t", "-"], input=b"{}", capture_output=True, text=False, timeout=60)
     assert wrong.returncode == 2 and b"did you mean subscription" in wrong.stderr
+
+
+def drop_test_lives(play: PlayStandIn, now: datetime.datetime):
+    """Eight lives whose every step lies in the past (so the voided list, which ends at now,
+    holds the revoked one), each a list of (message id, step) after its purchase."""
+    day = datetime.timedelta(days=1)
+
+    def life(name: str, days_ago: int) -> PlaySubscriptionLife:
+        return PlaySubscriptionLife(play.s.package, "pro.monthly", f"drop-{name}", start=now - days_ago * day)
+    lives = {n: life(n, d) for n, d in [("renew", 40), ("cancel", 20), ("revoke", 20), ("grace", 32), ("hold", 40),
+                                         ("pause", 40), ("expire", 40), ("recover", 45)]}
+    steps = {
+        "renew": [lambda l: l.renew()],
+        "cancel": [lambda l: l.cancel(day)],
+        "revoke": [lambda l: l.revoke(2 * day)],
+        "grace": [lambda l: l.enter_grace(7 * day)],
+        "hold": [lambda l: l.enter_grace(3 * day), lambda l: l.hold()],
+        "pause": [lambda l: l.pause(now + 20 * day)],
+        "expire": [lambda l: l.cancel(day), lambda l: l.expire()],
+        "recover": [lambda l: l.enter_grace(3 * day), lambda l: l.hold(), lambda l: l.recover(2 * day)],
+    }
+    return lives, steps
+
+
+@pytest.mark.parametrize("seed", [3, 8, 21])
+def test_notifications_lost_at_random_are_restored_by_sync_play(play, open_store, seed):
+    """The drop test: one store receives every RTDN, another loses each (but the purchase's)
+    with probability one half; ledger_sync_play (the voided list, then a refresh of every token
+    whose answer may have changed) restores the same answer for every token."""
+    import random
+    rng = random.Random(seed)
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    lives, steps = drop_test_lives(play, now)
+    full, lossy = open_store("full"), open_store("lossy")
+    voided = []
+
+    def deliver(life: PlaySubscriptionLife, notification: dict, message: str, lost: bool) -> None:
+        play.world(subscriptions={l.purchase_token: l.resource() for l in lives.values()}, voided=voided)
+        push(full, play, life, notification, message, world=False)
+        if not lost:
+            push(lossy, play, life, notification, message, world=False)
+
+    for name, life in lives.items():
+        life.acknowledge()
+        deliver(life, life.subscribe(), f"{name}-0", lost=False)
+    lost = 0
+    for name, life in lives.items():
+        for i, step in enumerate(steps[name], 1):
+            notification = step(life)
+            if name == "revoke":
+                voided.append({"kind": "androidpublisher#voidedPurchase", "purchaseToken": life.purchase_token, "orderId": life.order_id,
+                               "purchaseTimeMillis": str(int(life.start.timestamp() * 1000)),
+                               "voidedTimeMillis": str(int(life.now.timestamp() * 1000)), "voidedSource": 1, "voidedReason": 0,
+                               "_kind": "subscription"})
+            drop = rng.random() < 0.5
+            lost += drop
+            deliver(life, notification, f"{name}-{i}", lost=drop)
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives.values()}, voided=voided)
+
+    def answers(store: gatekit.Store) -> Dict[str, tuple]:
+        out = {}
+        for life in lives.values():
+            e = asked(store, life.purchase_token, "pro.monthly")
+            out[life.purchase_token] = (e.reason, e.until, e.status)
+        return out
+
+    expected = answers(full)
+    assert {r for r, _, _ in expected.values()} >= {Reason.SUBSCRIPTION, Reason.REVOKED, Reason.GRACE_PERIOD, Reason.BILLING_RETRY,
+                                                    Reason.PAUSED, Reason.EXPIRED}, expected
+    with play.client() as client:
+        report = full.ledger.sync_play(client)
+        assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.refresh_failures == {}
+        assert answers(full) == expected, "a sync of a store that heard everything changes no answer"
+        report = lossy.ledger.sync_play(client)
+        assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.voided_unknown == 0, report.raw
+        assert answers(lossy) == expected, f"seed {seed}: {lost} notifications lost"
+        again = lossy.ledger.sync_play(client, overlap=datetime.timedelta(days=29))
+        assert again.voided == 0 and again.voided_before == len(voided), "a void is recorded once"
+
+
+def test_the_tool_syncs_a_package(play, tmp_path):
+    """`gatekit ledger sync-play` runs the same sync: a void of a held token revokes it."""
+    import os
+    import subprocess
+    from conftest import REPO_ROOT
+    tool = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
+    store = str(tmp_path / "tool.sqlite")
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "tool-sync-1", start=now - datetime.timedelta(days=3))
+    life.subscribe()
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    client = ["--package", play.s.package, "--service-account", play.s.account, "--base-url", play.s.url, "--ca-file", play.s.ca]
+    fetched = subprocess.run([tool, "play", "subscription", life.purchase_token, *client], capture_output=True, timeout=60)
+    subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "play", "--type", "subscription", "--package",
+                    play.s.package, "--token", life.purchase_token, "-"], input=fetched.stdout, check=True, capture_output=True, timeout=60)
+    life.revoke(datetime.timedelta(days=1))
+    play.world(subscriptions={life.purchase_token: life.resource()},
+               voided=[{"purchaseToken": life.purchase_token, "orderId": life.order_id, "voidedTimeMillis": str(int(life.now.timestamp() * 1000)),
+                        "purchaseTimeMillis": "1", "voidedSource": 2, "voidedReason": 7, "_kind": "subscription"}])
+    synced = subprocess.run([tool, "--store", store, "ledger", "sync-play", *client], capture_output=True, text=True, timeout=60)
+    assert synced.returncode == 0, synced.stderr
+    report = json.loads(synced.stdout)
+    assert report["outcome"] == "done" and report["voided"] == 1 and report["packageName"] == play.s.package
+    asked = subprocess.run([tool, "--store", store, "ledger", "entitled", "--environment", "Production", life.purchase_token,
+                            "pro.monthly"], capture_output=True, text=True, timeout=60)
+    assert asked.returncode == 3 and json.loads(asked.stdout)["reason"] == "revoked"
+
+
+def test_a_question_asks_google_before_saying_no(play, store):
+    """Refresh-before-deny for Play: the stored answer says the period ended with renewal on
+    (the RENEWED notification was lost); with a Play refresher the question asks Google within
+    its budget and answers from the renewal, without one it comes back stale."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "deny-1", start=now - datetime.timedelta(days=31))
+    push(store, play, life, life.subscribe(), "deny-0")
+    lapsed = asked(store, "deny-1", "pro.monthly")
+    assert lapsed.reason == Reason.EXPIRED and not lapsed.stale
+    life.renew()   # Google renewed it; the notification never came
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    ask = dict(environment="Production", test_signed=True, refresh_within=datetime.timedelta(seconds=5))
+    stale = store.ledger.entitled("deny-1", "pro.monthly", **ask)
+    assert stale.reason == Reason.EXPIRED and stale.stale, "no refresher: the stored answer, marked"
+    with play.client() as client:
+        store.ledger.set_play_refresher(client)
+    renewed = store.ledger.entitled("deny-1", "pro.monthly", **ask)
+    assert renewed.reason == Reason.SUBSCRIPTION and renewed.until == life.expires and not renewed.stale
+    assert play.counters()["api"] == 1, "one question, one request"
+    assert asked(store, "deny-1", "pro.monthly").reason == Reason.SUBSCRIPTION, "the answer was recorded"
+    store.ledger.set_play_refresher(None)

@@ -87,10 +87,12 @@ def test_every_documented_kind_is_one_the_tool_takes():
     ingest = set(re.findall(r"[a-z-]+", re.search(r"ledger ingest --type ([a-z|-]+)", run("help", "ledger")).group(1)))
     assert kinds == {"transaction", "renewal-info", "notification", "app-transaction", "realtime-request"}
     assert ingest == {"notification", "transaction", "renewal-info", "app-transaction", "receipt"}
+    play = set(re.findall(r"[a-z-]+", re.search(r"ledger ingest --store-kind play --type ([a-z|-]+)", run("help", "ledger")).group(1)))
+    assert play == {"subscription", "product"}
     wrong = []
     for where, text in documents().items():
         for option, value in re.findall(r"(--type|--kind)[ =]([a-z][a-z-]*)", text):
-            if value not in kinds | ingest:
+            if value not in kinds | ingest | play:
                 wrong.append(f"{where}: {option} {value}")
     assert wrong == [], wrong
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The subcommands, as main checks them and `gatekit help commands` lists them. */
-const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "metrics", "report", NULL};
+const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "metrics", "report", NULL};
 
 const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
@@ -22,6 +22,11 @@ const char gk_ledger_usage[] =
     "    subscription TOKEN` or `product-v2 TOKEN` output, exactly as Google sent it); prints what\n"
     "    it did as JSON. --answered-ms: when Google answered (Unix ms), default now. Asked as Apple's\n"
     "    purchases are, in --environment Production (a license tester's: --test-signed).\n"
+    "gatekit ledger sync-play --package NAME --service-account FILE [--base-url URL --ca-file PEM]\n"
+    "                         [--budget-ms MS] [--max-pages N] [--max-refreshes N]\n"
+    "    heals the ledger's Google Play purchases: the voided-purchases list from the checkpoint,\n"
+    "    then a refresh of every token whose answer may have changed; prints the report as JSON;\n"
+    "    \"outcome\": done, partial (stopped by a limit: call again) or busy (another host syncs).\n"
     "gatekit ledger entitled --environment ENV [--test-signed] [--app-user] [--at TIME | --at-ms MS] CUSTOMER PRODUCT|GROUP\n"
     "    the answer as JSON; exit 0 when entitled, 3 when not (a name the catalog in effect does\n"
     "    not know is \"unknown-name\", with the nearest it knows)\n"
@@ -338,6 +343,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     int insight = gk_ledger_insight(cli, argc, argv);
     if (insight != -1000) return insight;
     if (strcmp(command, "ingest") == 0 && gk_ledger_play_asked(argc, argv)) return gk_ledger_play_ingest(cli, argc, argv);
+    if (strcmp(command, "sync-play") == 0) return gk_ledger_play_sync(cli, argc, argv);
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);

@@ -62,3 +62,48 @@ int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
     gatekit_free(json);
     return GK_EXIT_OK;
 }
+
+int gk_ledger_play_sync(gk_cli *cli, int argc, char **argv) {
+    const char *who = "gatekit ledger sync-play";
+    const char *package = NULL, *account = NULL, *base_url = NULL, *ca_file = NULL, *timeout = NULL, *retries = NULL;
+    const char *budget = NULL, *pages = NULL, *refreshes = NULL;
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_option(argc, argv, &i, "--package", &package)) || (r = gk_option(argc, argv, &i, "--service-account", &account)) ||
+            (r = gk_option(argc, argv, &i, "--base-url", &base_url)) || (r = gk_option(argc, argv, &i, "--ca-file", &ca_file)) ||
+            (r = gk_option(argc, argv, &i, "--timeout", &timeout)) || (r = gk_option(argc, argv, &i, "--retries", &retries)) ||
+            (r = gk_option(argc, argv, &i, "--budget-ms", &budget)) || (r = gk_option(argc, argv, &i, "--max-pages", &pages)) ||
+            (r = gk_option(argc, argv, &i, "--max-refreshes", &refreshes))) {
+            if (r < 0) return gk_usage(gk_ledger_usage);
+            continue;
+        }
+        fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
+        return gk_usage(gk_ledger_usage);
+    }
+    if (gk_missing(who, "--package", package) || gk_missing(who, "--service-account", account)) return gk_usage(gk_ledger_usage);
+    gatekit_ledger_play_sync_options o;
+    int rc = ledger_play_sync_options_init(&o, GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION);
+    if (rc < 0) return gk_fail("ledger_play_sync_options_init", rc);
+    long long b = budget ? gk_number(budget) : 0, p = pages ? gk_number(pages) : 0, n = refreshes ? gk_number(refreshes) : o.max_refreshes;
+    if (b < 0 || p < 0 || p > 1000000 || n < 0 || n > 1000000) {
+        fprintf(stderr, "%s: --budget-ms, --max-pages and --max-refreshes are numbers (0 or more)\n", who);
+        return GK_EXIT_USAGE;
+    }
+    o.budget_ms = b;
+    o.max_pages = (int)p;
+    o.max_refreshes = (int)n;
+    gatekit_play_client *client = gk_play_client(package, account, base_url, ca_file, timeout, retries);
+    if (!client) return GK_EXIT_ERROR;
+    gatekit_store *store = gk_store(cli);
+    if (!store) { play_client_free(client); return GK_EXIT_ERROR; }
+    char *json = NULL;
+    rc = ledger_sync_play(&json, store, client, &o);
+    play_client_free(client);
+    if (rc < 0) {
+        int code = gk_fail("ledger sync-play", rc);
+        return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : code;
+    }
+    puts(json);
+    gatekit_free(json);
+    return GK_EXIT_OK;
+}

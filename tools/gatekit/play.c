@@ -110,22 +110,27 @@ static char *one_member(const char *prefix, const char *value, const char *suffi
     return body;
 }
 
-static gatekit_play_client *make_client(const play_args *a) {
+gatekit_play_client *gk_play_client(const char *package, const char *account, const char *base_url, const char *ca_file,
+                                    const char *timeout_ms, const char *retries) {
     gatekit_play_client_options o;
     int rc = play_client_options_init(&o, GATEKIT_PLAY_CLIENT_OPTIONS_VERSION);
     gatekit_play_client *client = NULL;
     if (rc == 0) {
-        o.package_name = a->package;
-        o.service_account_file = a->account;
-        o.base_url = a->base_url;
-        o.ca_file = a->ca_file;
-        long long timeout = a->timeout ? gk_number(a->timeout) : o.timeout_ms, retries = a->retries ? gk_number(a->retries) : o.max_retries;
+        o.package_name = package;
+        o.service_account_file = account;
+        o.base_url = base_url;
+        o.ca_file = ca_file;
+        long long timeout = timeout_ms ? gk_number(timeout_ms) : o.timeout_ms, tries = retries ? gk_number(retries) : o.max_retries;
         o.timeout_ms = timeout > 600000 ? -1 : (int)timeout;  /* -1: refused by the library with the option's name */
-        o.max_retries = retries > 10 ? -1 : (int)retries;
+        o.max_retries = tries > 10 ? -1 : (int)tries;
         rc = play_client_new(&client, &o);
     }
     if (rc < 0) gk_fail("play", rc);
     return client;
+}
+
+static gatekit_play_client *make_client(const play_args *a) {
+    return gk_play_client(a->package, a->account, a->base_url, a->ca_file, a->timeout, a->retries);
 }
 
 /* The value of the Authorization line of an HTTP header block (malloc'd), or NULL. */

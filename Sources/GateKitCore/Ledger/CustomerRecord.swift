@@ -40,6 +40,14 @@ public struct CustomerRecord: Sendable {
         for t in tokened.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.signedMs != t.signedMs {
             kept.append(t)
         }
+        // A Play purchase's revocation is kept though newer answers do not repeat it (`current`).
+        var revoked: [String: TransactionVersion] = [:]
+        for t in transactions where t.store == .play && t.revocationMs != nil {
+            if revoked[t.versionKey].map({ (t.revocationMs ?? .max) < ($0.revocationMs ?? .max) }) ?? true { revoked[t.versionKey] = t }
+        }
+        for t in revoked.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.signedMs != t.signedMs {
+            kept.append(t)
+        }
         var renewal: [String: RenewalVersion] = [:]
         for r in renewals where renewal[r.originalTransactionID].map({ r.isNewer(than: $0) }) ?? true { renewal[r.originalTransactionID] = r }
         return CustomerRecord(transactions: kept, renewals: Array(renewal.values), productGroups: productGroups, token: token)
@@ -61,6 +69,7 @@ public struct CustomerRecord: Sendable {
     /// subscriptions they make: everything but the instant, so it can be kept and reused.
     public func current(knownBy: Int64?) -> CurrentVersions {
         var current: [String: TransactionVersion] = [:]
+        var revokedAt: [String: TransactionVersion] = [:]
         var groups: [String: String] = [:]
         // Per original transaction id, the newest version (signed by `knownBy`) that carries a
         // token: the token the subscription belongs to (a receipt purchase carries none).
@@ -74,8 +83,16 @@ public struct CustomerRecord: Sendable {
                 tokens[t.originalTransactionID] = t
             }
             let key = t.versionKey
+            if t.store == .play, let r = t.revocationMs, revokedAt[key].map({ r < $0.revocationMs ?? .max }) ?? true { revokedAt[key] = t }
             if let seen = current[key], !t.isNewer(than: seen) { continue }
             current[key] = t
+        }
+        // Google never takes a void back, and its later answers do not repeat it (an answer
+        // reads EXPIRED): a Play purchase known revoked stays revoked from that instant.
+        for (key, r) in revokedAt where current[key]?.revocationMs == nil {
+            current[key]?.revocationMs = r.revocationMs
+            current[key]?.revocationReason = r.revocationReason
+            current[key]?.sale.refund = r.sale.refund
         }
         // A subscription another one replaced (a Play token chain: plan change, re-signup,
         // top-up) is superseded while a replacing version is the newest known: never counted twice.

@@ -1,6 +1,7 @@
 import GateKitAppStoreAPI
 import GateKitJWS
 import GateKitLedger
+import GateKitPlayAPI
 import GateKitSupport
 
 /// Asks Apple before saying no, when the answer is one the ledger cannot be sure of: a
@@ -21,13 +22,26 @@ public struct Refresher: Sendable {
 
     /// The answer, refreshed first when it awaits a renewal and `budgetMs` > 0. A refresh
     /// is asked only about the subscription in question, and only for `.now` questions.
-    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, customer: String, to filter: String,
-                                   scope: LedgerScope, at instant: LedgerInstant, naming: Bool,
+    /// `play`: the client a Google Play purchase's question asks (`ledger_set_play_refresher`).
+    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, play: PlayDeveloperClient? = nil, budgetMs: Int64, customer: String,
+                                   to filter: String, scope: LedgerScope, at instant: LedgerInstant, naming: Bool,
                                    excluding: Set<[UInt8]> = []) throws(GateKitError) -> Entitlement {
         let answer = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
         guard budgetMs > 0, instant == .now, answer.awaitsRenewal, let original = answer.originalTransactionID else { return answer }
         var stale = answer
         stale.stale = true
+        if answer.store == .play {
+            guard let play else { return stale }
+            do throws(GateKitError) {
+                guard let holding = try ledger.playHolding(token: original) else { return stale }
+                _ = try ledger.refreshPlay(token: original, holding: holding, client: play,
+                                           withinMilliseconds: Int(min(budgetMs, Int64(Int32.max))))
+            } catch {
+                return stale  // no answer in time (or Google's API failed): the stored answer, marked
+            }
+            // Google's answer is the truth: a period still ended with renewal on is as Google says.
+            return try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
+        }
         guard let refresher, refresher.verification.environment.rawValue == scope.environment else { return stale }
         let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
         let report: CustomerRefresh.Report
@@ -47,13 +61,13 @@ public struct Refresher: Sendable {
 
     /// The same for an app account: each linked customer's answer, within what is left of the
     /// one budget; the best of them is the answer.
-    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, budgetMs: Int64, appUserID: String, to filter: String,
-                                   scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
+    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, play: PlayDeveloperClient? = nil, budgetMs: Int64, appUserID: String,
+                                   to filter: String, scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
         let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
         return try ledger.named(try ledger.bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
             let now = Clock.monotonicNanoseconds()
             let left = now < deadline ? max(1, Int64((deadline - now) / 1_000_000)) : 1
-            return try entitlement(ledger, refresher: refresher, budgetMs: left, customer: customer, to: filter, scope: scope,
+            return try entitlement(ledger, refresher: refresher, play: play, budgetMs: left, customer: customer, to: filter, scope: scope,
                                    at: instant, naming: naming, excluding: excluded)
         }, filter: filter, at: instant)
     }

@@ -81,8 +81,9 @@ public final class PlayDeveloperClient: @unchecked Sendable {
     }
 
     /// Sends one request; an error answer is a `.failure`, everything else that goes wrong throws.
-    public func send(_ endpoint: PlayEndpoint) throws(GateKitError) -> Outcome {
-        let deadline = Deadline(milliseconds: options.timeoutMilliseconds)
+    /// `withinMilliseconds`: a shorter deadline than the client's timeout (a question's budget).
+    public func send(_ endpoint: PlayEndpoint, withinMilliseconds: Int? = nil) throws(GateKitError) -> Outcome {
+        let deadline = Deadline(milliseconds: min(options.timeoutMilliseconds, max(1, withinMilliseconds ?? .max)))
         var url = prefix + endpoint.path
         if !endpoint.query.isEmpty {
             url += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")

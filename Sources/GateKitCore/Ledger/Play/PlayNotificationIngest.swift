@@ -54,7 +54,7 @@ extension Ledger {
     }
 
     /// The scope a message was recorded in, if it was (test data or not).
-    private func recordedMessage(_ messageID: String) throws(GateKitError) -> LedgerScope? {
+    func recordedMessage(_ messageID: String) throws(GateKitError) -> LedgerScope? {
         try store.read { (db) throws(GateKitError) -> LedgerScope? in
             for test in [false, true] {
                 let scope = LedgerScope(environment: .production, testSigned: test)
@@ -71,19 +71,19 @@ extension Ledger {
     }
 
     /// Google's answer for the purchase, or the API's error (GATEKIT_EPLAY_API).
-    private func ask(_ client: PlayDeveloperClient, _ endpoint: PlayEndpoint, _ token: String) throws(GateKitError) -> PlayAnswer {
-        switch try client.send(endpoint) {
+    func ask(_ client: PlayDeveloperClient, _ endpoint: PlayEndpoint, _ token: String, withinMilliseconds: Int? = nil) throws(GateKitError) -> PlayAnswer {
+        switch try client.send(endpoint, withinMilliseconds: withinMilliseconds) {
         case let .success(answer):
             guard let body = answer.body else { throw GateKitError(.EPLAY_RESPONSE, "Google answered without the purchase") }
             return PlayAnswer(packageName: client.options.packageName, purchaseToken: token, bytes: Array(body.utf8),
                               answeredMs: Clock.nowMilliseconds())
         case let .failure(failure):
-            throw GateKitError(.EPLAY_API, "asking Google for the notification's purchase: \(failure.description)")
+            throw GateKitError(.EPLAY_API, "asking Google about the purchase: \(failure.description)")
         }
     }
 
     /// Marks the item's transactions (`order`: only that order's; nil: all) revoked at `at`.
-    private func revoke(_ item: inout PendingItem, order: String?, at: Int64) {
+    func revoke(_ item: inout PendingItem, order: String?, at: Int64) {
         item.transactions = item.transactions.map { (v, text) in
             var v = v
             let id = v.transactionID

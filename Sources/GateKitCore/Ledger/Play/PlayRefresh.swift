@@ -1,0 +1,103 @@
+import GateKitPlayAPI
+import GateKitStore
+import GateKitSupport
+
+/// Asking Google again about a Play purchase the ledger holds (a sync's refresh, a voided
+/// order, refresh-before-deny): the answer is recorded in the part of the ledger that holds
+/// the token (test data stays test data), as a subscription or a one-time product as held.
+extension Ledger {
+    /// Where the ledger holds a Play purchase token, and whether it is a subscription.
+    public struct PlayHolding: Sendable, Equatable {
+        public let scope: LedgerScope
+        public let isSubscription: Bool
+    }
+
+    /// Nil when the ledger holds no Play purchase with this token.
+    public func playHolding(token: String) throws(GateKitError) -> PlayHolding? {
+        try store.read { (db) throws(GateKitError) -> PlayHolding? in
+            for test in [false, true] {
+                let scope = LedgerScope(environment: .production, testSigned: test)
+                let s = try db.statement("""
+                    SELECT product_type FROM ledger_transactions
+                    WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 AND store = 'play' LIMIT 1
+                    """)
+                defer { s.reset() }
+                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: token)
+                if try s.step() { return PlayHolding(scope: scope, isSubscription: s.int64(0) == ProductType.autoRenewable.rawValue) }
+            }
+            return nil
+        }
+    }
+
+    /// Asks Google about `token` (held as `holding`) and records the answer.
+    public func refreshPlay(token: String, holding: PlayHolding, client: PlayDeveloperClient,
+                            withinMilliseconds: Int? = nil) throws(GateKitError) -> IngestReport {
+        try commit(try askedItem(token: token, holding: holding, client: client, message: nil, withinMilliseconds: withinMilliseconds))
+    }
+
+    /// A voided order (the voided-purchases list): Google asked about its purchase again and
+    /// the answer recorded with the order revoked at `voidedMs` (all of a one-time purchase's
+    /// items; a quantity-based partial refund revokes nothing). Recorded once per void: a void
+    /// recorded before is a duplicate without asking Google.
+    public func recordPlayVoid(token: String, order: String?, voidedMs: Int64, partial: Bool, holding: PlayHolding,
+                               client: PlayDeveloperClient) throws(GateKitError) -> IngestReport {
+        let message = "voided:\(order ?? token):\(voidedMs)"
+        if let scope = try recordedMessage(message) {
+            return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: "VOIDED_PURCHASE",
+                                subtype: nil, notificationUUID: message, originalTransactionIDs: [token], appAccountToken: nil, statusChanges: [])
+        }
+        var item = try askedItem(token: token, holding: holding, client: client, message: message, withinMilliseconds: nil)
+        if !partial { revoke(&item, order: holding.isSubscription ? order : nil, at: voidedMs) }
+        item.notificationUUID = message
+        item.notificationType = "VOIDED_PURCHASE"
+        return try commit(item)
+    }
+
+    private func askedItem(token: String, holding: PlayHolding, client: PlayDeveloperClient, message: String?,
+                           withinMilliseconds: Int?) throws(GateKitError) -> PendingItem {
+        let kind: IngestReport.Kind = message == nil ? (holding.isSubscription ? .playSubscription : .playProduct) : .playNotification
+        if holding.isSubscription {
+            let answer = try ask(client, .subscriptionGet(token: token), token, withinMilliseconds: withinMilliseconds)
+            return try pendingPlaySubscription(answer, kind: kind, message: message, testData: holding.scope.testSigned)
+        }
+        let answer = try ask(client, .productGetV2(token: token), token, withinMilliseconds: withinMilliseconds)
+        return try pendingPlayProduct(answer, kind: kind, message: message, testData: holding.scope.testSigned)
+    }
+}
+
+extension Ledger {
+    /// Up to `limit` Play purchase tokens after `cursor` (in token order) whose answer may have
+    /// changed by `now` without the ledger hearing of it: a period ended with auto-renew on, a
+    /// grace period, an account hold, a pause, a pending purchase. The last token looked at is
+    /// returned as the next cursor (nil: the end).
+    public func playTokensToRefresh(after cursor: String?, limit: Int, now: Int64) throws(GateKitError) -> (tokens: [(String, PlayHolding)], next: String?) {
+        let page = try store.read { (db) throws(GateKitError) -> [(String, Bool)] in
+            let s = try db.statement("""
+                SELECT DISTINCT original_transaction_id, test_signed FROM ledger_transactions
+                WHERE environment = 'Production' AND store = 'play' AND original_transaction_id > ?1
+                ORDER BY original_transaction_id, test_signed LIMIT ?2
+                """)
+            defer { s.reset() }
+            s.bind(1, text: cursor ?? "").bind(2, Int64(limit))
+            var out: [(String, Bool)] = []
+            while try s.step() { out.append((s.text(0) ?? "", s.int64(1) == 1)) }
+            return out
+        }
+        var due: [(String, PlayHolding)] = []
+        for (token, test) in page {
+            let scope = LedgerScope(environment: .production, testSigned: test)
+            let record = try store.read { (db) throws(GateKitError) in try LedgerRows.record(db, customer: .originalTransactionID(token), scope: scope) }
+            let view = record.view(of: token, at: now, knownBy: nil)
+            let subscriptions = view.subscriptions
+            let waiting = subscriptions.contains { s in
+                switch s.status {
+                case .billingGracePeriod, .billingRetry, .paused, .pending: true
+                case .expired: LedgerView.awaitsRenewal(s.renewal) && !s.latest.isUpgraded
+                case .active, .revoked: false
+                }
+            } || (subscriptions.isEmpty && view.current.transactions.contains { $0.isPending })
+            if waiting { due.append((token, PlayHolding(scope: scope, isSubscription: !subscriptions.isEmpty))) }
+        }
+        return (due, page.count < limit ? nil : page.last?.0)
+    }
+}

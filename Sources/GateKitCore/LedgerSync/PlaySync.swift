@@ -1,0 +1,187 @@
+import GateKitLedger
+import GateKitPlayAPI
+import GateKitStore
+import GateKitSupport
+
+/// Heals the ledger's Google Play purchases (docs/ledger.md, "Google Play"): what an RTDN lost
+/// to an outage would have told it. Two passes, within one budget, under one lease per package
+/// (another host finds it busy and returns at once):
+/// 1. the voided-purchases list (refunds, chargebacks, revocations; subscriptions included)
+///    from the checkpoint, page by page; each void is recorded once (the purchase asked about
+///    again, the order revoked at its voided instant), the next page token kept with the
+///    lease, so a sync killed at any point resumes from its page;
+/// 2. a refresh of every held token whose answer may have changed since (`playTokensToRefresh`).
+public enum PlaySync {
+    public struct Options: Sendable {
+        /// Each window starts this long before the checkpoint (Google records voids late).
+        public var overlapMs: Int64 = 600_000
+        public var budgetMs: Int64 = 600_000
+        /// Pages of the voided list per call; nil: until caught up or out of budget.
+        public var maximumPages: Int?
+        public var leaseMs: Int64 = 120_000
+        /// Tokens refreshed per call; 0: no refresh pass.
+        public var maximumRefreshes = 1000
+
+        public init() {}
+    }
+
+    public struct Report: Sendable {
+        public var outcome = NotificationSync.Outcome.done
+        public var stoppedBy = NotificationSync.Stop.caughtUp
+        public let packageName: String
+        public var pages = 0
+        /// Voids recorded; voids already recorded (duplicates); voids of tokens the ledger
+        /// does not hold (nothing to revoke: a purchase never ingested).
+        public var voided = 0, voidedBefore = 0, voidedUnknown = 0
+        public var refreshed = 0
+        /// Tokens Google would not answer about (an error each; the rest go on).
+        public var refreshFailures: [(token: String, error: String)] = []
+        var state = SyncState()
+
+        public var json: String {
+            JSONWriter.serialize(.object([
+                ("version", .number(1)), ("outcome", .string(outcome.name)), ("stoppedBy", .string(stoppedBy.rawValue)),
+                ("packageName", .string(packageName)), ("pages", .number(Int64(pages))), ("voided", .number(Int64(voided))),
+                ("voidedBefore", .number(Int64(voidedBefore))), ("voidedUnknown", .number(Int64(voidedUnknown))),
+                ("refreshed", .number(Int64(refreshed))),
+                ("refreshFailures", .array(refreshFailures.map { .object([("purchaseToken", .string($0.token)), ("error", .string($0.error))]) })),
+                ("state", state.json(environment: PlaySync.key(packageName))),
+            ]))
+        }
+    }
+
+    /// Google keeps voided purchases for 30 days; a window never starts before that.
+    static let horizonMs: Int64 = 30 * 86_400_000 - 300_000
+
+    static func key(_ packageName: String) -> String { "play:\(packageName)" }
+
+    public static func run(ledger: Ledger, client: PlayDeveloperClient, options: Options) throws(GateKitError) -> Report {
+        guard options.budgetMs > 0, options.leaseMs > 0, options.overlapMs >= 0, options.maximumRefreshes >= 0,
+              (options.maximumPages ?? 1) > 0 else {
+            throw .invalid("budget_ms and lease_ms must be positive, overlap_ms and max_refreshes 0 or more, max_pages positive")
+        }
+        let package = client.options.packageName
+        let key = PlaySync.key(package)
+        let subject = SyncState.subject(key)
+        let owner = LeaseOwner.make()
+        let now = Clock.nowMilliseconds()
+        let deadline = Clock.monotonicNanoseconds() &+ UInt64(options.budgetMs) &* 1_000_000
+        func left() -> Int? {
+            let clock = Clock.monotonicNanoseconds()
+            return clock < deadline ? Int(min((deadline - clock) / 1_000_000, UInt64(Int32.max))) : nil
+        }
+        var report = Report(packageName: package)
+        // The lease: one sync per package at a time.
+        let taken = try ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) -> (SyncState, Bool) in
+            var state = try SyncState.read(db, environment: key)
+            if let holder = state.leaseOwner, holder != owner, (state.leaseUntilMs ?? 0) > now { return (state, false) }
+            state.leaseOwner = owner
+            state.leaseUntilMs = now + options.leaseMs
+            try state.write(db, environment: key, now: now)
+            return (state, true)
+        }
+        var state = taken.0
+        report.state = state
+        guard taken.1 else {
+            report.outcome = .busy
+            report.stoppedBy = .busy
+            return report
+        }
+        defer {
+            // The lease goes back whatever happened (a failure leaves it to lapse otherwise).
+            var released = state
+            released.leaseOwner = nil
+            released.leaseUntilMs = nil
+            _ = try? ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) in
+                if try SyncState.read(db, environment: key).leaseOwner == owner { try released.write(db, environment: key, now: Clock.nowMilliseconds()) }
+            }
+        }
+        // 1. The voided list, page by page.
+        while true {
+            if state.window == nil {
+                let from = max((state.syncedUntilMs ?? 0) - options.overlapMs, now - horizonMs)
+                guard from < now else { break }
+                state.window = SyncState.Window(startMs: from, endMs: now, pageToken: nil, pages: 0)
+            }
+            guard let window = state.window else { break }
+            guard let budget = left() else {
+                report.outcome = .partial
+                report.stoppedBy = .budget
+                break
+            }
+            if let maximum = options.maximumPages, report.pages >= maximum {
+                report.outcome = .partial
+                report.stoppedBy = .maximumPages
+                break
+            }
+            var query: [(String, JSONValue)] = [("type", .number(1)), ("maxResults", .number(1000))]
+            if let token = window.pageToken { query.append(("token", .string(token))) } else {
+                query += [("startTime", .number(window.startMs)), ("endTime", .number(window.endMs))]
+            }
+            let page: JSONValue
+            switch try client.send(.voidedPurchases(query: Array(JSONWriter.serialize(.object(query)).utf8)), withinMilliseconds: budget) {
+            case let .success(answer):
+                do { page = try JSONParser.parse(Array((answer.body ?? "{}").utf8)) } catch {
+                    throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not JSON")
+                }
+            case let .failure(failure): throw GateKitError(.EPLAY_API, "voidedpurchases.list: \(failure.description)")
+            }
+            var voids: [JSONValue] = []
+            if case let .array(items)? = page["voidedPurchases"] { voids = items }
+            for void in voids {
+                guard let token = void["purchaseToken"]?.stringValue, !token.isEmpty,
+                      let voided = void["voidedTimeMillis"]?.stringValue.flatMap({ Int64($0) }) ?? void["voidedTimeMillis"]?.int64Value else {
+                    throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: a voided purchase without purchaseToken or voidedTimeMillis")
+                }
+                guard let holding = try ledger.playHolding(token: token) else {
+                    report.voidedUnknown += 1
+                    continue
+                }
+                let recorded = try ledger.recordPlayVoid(token: token, order: void["orderId"]?.stringValue, voidedMs: voided,
+                                                         partial: void["voidedQuantity"] != nil, holding: holding, client: client)
+                if recorded.outcome == .duplicate { report.voidedBefore += 1 } else { report.voided += 1 }
+            }
+            var next = state
+            if let token = page["tokenPagination"]?["nextPageToken"]?.stringValue, !token.isEmpty, token != window.pageToken {
+                next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: token, pages: window.pages &+ 1)
+            } else {
+                next.window = nil
+                next.syncedUntilMs = window.endMs
+            }
+            let committed = Clock.nowMilliseconds()
+            next.leaseUntilMs = committed + options.leaseMs
+            let checkpoint = next
+            try ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) in
+                guard try SyncState.read(db, environment: key).leaseOwner == owner else {
+                    throw GateKitError(.EBUSY, "another host took over this package's sync (the lease of \(options.leaseMs) ms lapsed)")
+                }
+                try checkpoint.write(db, environment: key, now: committed)
+            }
+            state = next
+            report.pages += 1
+            if state.window == nil { break }
+        }
+        report.state = state
+        guard report.outcome == .done, options.maximumRefreshes > 0 else { return report }
+        // 2. The refresh of every token whose answer may have changed.
+        var cursor: String?
+        repeat {
+            let (due, next) = try ledger.playTokensToRefresh(after: cursor, limit: 500, now: now)
+            for (token, holding) in due {
+                guard report.refreshed + report.refreshFailures.count < options.maximumRefreshes, let budget = left() else {
+                    report.outcome = .partial
+                    report.stoppedBy = .budget
+                    return report
+                }
+                do throws(GateKitError) {
+                    _ = try ledger.refreshPlay(token: token, holding: holding, client: client, withinMilliseconds: budget)
+                    report.refreshed += 1
+                } catch where error.code == .EPLAY_API {
+                    report.refreshFailures.append((token, error.message))
+                }
+            }
+            cursor = next
+        } while cursor != nil
+        return report
+    }
+}
