@@ -11,6 +11,7 @@ private func metricsRequest(_ q: UnsafePointer<gatekit_ledger_query>?, _ fromMs:
     let dimensions: [Int32: MetricsRequest.Dimension] = [
         GATEKIT_METRICS_ALL: .all, GATEKIT_METRICS_BY_PRODUCT: .product, GATEKIT_METRICS_BY_GROUP: .group,
         GATEKIT_METRICS_BY_ENTITLEMENT: .entitlement, GATEKIT_METRICS_BY_STOREFRONT: .storefront, GATEKIT_METRICS_BY_CURRENCY: .currency,
+        GATEKIT_METRICS_BY_STORE: .store,
     ]
     guard let split = dimensions[dimension] else { throw .invalid("dimension must be GATEKIT_METRICS_ALL or a GATEKIT_METRICS_BY_* value, not \(dimension)") }
     return try MetricsRequest(scope: question.scope, from: fromMs, to: toMs, granularity: try granularityNamed(granularity),

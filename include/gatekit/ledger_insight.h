@@ -34,6 +34,8 @@ extern "C" {
                                            * in both, one granting none under null */
 #define GATEKIT_METRICS_BY_STOREFRONT  4
 #define GATEKIT_METRICS_BY_CURRENCY    5
+#define GATEKIT_METRICS_BY_STORE       6  /* (since 0.2.0) "app-store" or "play": read from every
+                                          * row (no day roll-up), so slower on a large ledger */
 
 /* Since 0.2.0. The metrics of query->environment for [from_ms, to_ms) (from_ms moves back to the start of
  * its bucket; at most 10000 buckets; buckets starting after the as-of instant are left out), as

@@ -27,7 +27,8 @@ GRANULARITIES = {"day": DAY, "week": WEEK, "month": MONTH}
 #: What the series are split by (GATEKIT_METRICS_ALL, GATEKIT_METRICS_BY_*).
 BY = {"all": _bindings.GATEKIT_METRICS_ALL, "product": _bindings.GATEKIT_METRICS_BY_PRODUCT,
       "group": _bindings.GATEKIT_METRICS_BY_GROUP, "entitlement": _bindings.GATEKIT_METRICS_BY_ENTITLEMENT,
-      "storefront": _bindings.GATEKIT_METRICS_BY_STOREFRONT, "currency": _bindings.GATEKIT_METRICS_BY_CURRENCY}
+      "storefront": _bindings.GATEKIT_METRICS_BY_STOREFRONT, "currency": _bindings.GATEKIT_METRICS_BY_CURRENCY,
+      "store": _bindings.GATEKIT_METRICS_BY_STORE}
 _metrics = _bindings.ledger_metrics
 _report = _bindings.ledger_report
 #: The per-bucket counts of a series, in the order the library writes them.
@@ -138,7 +139,7 @@ class LedgerInsight:
     def metrics(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month", by: str = "all",
                 at: Instant = None, test_signed: bool = False) -> Metrics:
         """Subscription metrics for [start, end) in UTC days, ISO weeks or months, split ``by``
-        product, group, entitlement, storefront or currency, from what Apple had signed by
+        product, group, entitlement, storefront, currency or store ("app-store", "play"), from what the stores had signed or answered by
         ``at`` (None: now). One snapshot of the store."""
         if by not in BY:
             raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")

@@ -147,7 +147,17 @@ def test_one_app_account_answers_for_both_stores_by_the_catalogs_names(play, sto
     push(store, play, life, life.subscribe(), "lm-pro")
     entitled = [e for e in store.ledger.active(ALICE, environment="Production", test_signed=True) if "pro" in e.grants]
     assert sorted((e.store, e.product_id) for e in entitled) == [("app-store", "apple.pro.monthly"), ("play", "pro.monthly:monthly")]
-    assert str(uuid.UUID(ALICE)) == ALICE
+    # The metrics split by store, and alice's report naming each store's purchases.
+    today = datetime.datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    window = dict(environment="Production", test_signed=True, start=today - datetime.timedelta(days=3), end=today + datetime.timedelta(days=1),
+                  granularity="day")
+    by_store = {s.key: s for s in store.ledger.metrics(by="store", **window).series}
+    assert set(by_store) == {"app-store", "play"}
+    assert by_store["play"]["new"] == [0, 1, 0, 0] and by_store["play"]["activeSubscriptions"] == [0, 1, 1, 1]
+    assert by_store["app-store"]["new"] == [0, 0, 1, 0]
+    page = store.ledger.customer_report(ALICE, **window).html
+    assert "Google Play subscription ledger-life-3" in page and "Subscription 7000000001" in page
+    assert "<td class=\"text\">Google Play</td>" in page and "<td class=\"text\">App Store</td>" in page
 
 
 def test_the_tool_records_googles_answer_and_answers_for_it(play, tmp_path):

@@ -60,7 +60,7 @@ int gk_ledger_insight(gk_cli *cli, int argc, char **argv) {
     }
     if (gk_check_environment(who, a.environment)) return GK_EXIT_USAGE;
     static const char *const sizes[] = {"day", "week", "month", NULL};
-    static const char *const splits[] = {"all", "product", "group", "entitlement", "storefront", "currency", NULL};
+    static const char *const splits[] = {"all", "product", "group", "entitlement", "storefront", "currency", "store", NULL};
     int size = named(who, "--by", a.by ? a.by : "month", sizes);
     int split = named(who, "--split", a.split ? a.split : "all", splits);
     if (size < 0 || split < 0) return GK_EXIT_USAGE;

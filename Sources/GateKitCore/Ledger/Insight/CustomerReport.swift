@@ -206,10 +206,12 @@ struct CustomerView {
         if answers.isEmpty {
             out += "<p class=\"note\">The ledger holds nothing signed for this customer by \(HTML.escape(HTML.date(asOf))).</p>\n"
         } else {
-            out += "<table id=\"answers\"><thead><tr><th scope=\"col\">Product or entitlement</th><th scope=\"col\">Entitled</th><th scope=\"col\">Why</th><th scope=\"col\">Until</th></tr></thead><tbody>\n"
+            out += "<table id=\"answers\"><thead><tr><th scope=\"col\">Product or entitlement</th><th scope=\"col\">Entitled</th><th scope=\"col\">Store</th><th scope=\"col\">Why</th><th scope=\"col\">Until</th></tr></thead><tbody>\n"
             for (subject, answer) in answers {
                 let yes = answer.reason.entitles
+                let store = answer.productID == nil ? "" : answer.store == .play ? "Google Play" : "App Store"
                 out += "<tr><th scope=\"row\">\(HTML.escape(subject))</th><td class=\"text \(yes ? "yes" : "no")\">\(yes ? "yes" : "no")</td>"
+                out += "<td class=\"text\">\(store)</td>"
                 out += "<td class=\"text\">\(HTML.escape(CustomerView.why(answer)))</td><td class=\"text\">\(answer.untilMs.map { HTML.escape(HTML.date($0)) } ?? "")</td></tr>\n"
             }
             out += "</tbody></table>\n"
@@ -217,7 +219,9 @@ struct CustomerView {
         out += "</section>\n"
         for s in subscriptions {
             let id = ReportIDs.token(s.original)
-            out += "<section aria-labelledby=\"s-\(id)\"><h2 id=\"s-\(id)\">Subscription \(HTML.escape(s.original))</h2>\n"
+            // Google Play's are named as such (a purchase token); Apple's by original transaction id.
+            let store = s.versions.contains { $0.store == .play } ? "Google Play subscription" : "Subscription"
+            out += "<section aria-labelledby=\"s-\(id)\"><h2 id=\"s-\(id)\">\(store) \(HTML.escape(s.original))</h2>\n"
             if let life = s.life { out += "<figure>\n" + timeline(life, id: id, events: s.events()) + legend + "</figure>\n" }
             out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Events of subscription \(HTML.escape(s.original))\">"
             out += "<table class=\"events\" id=\"events-\(id)\"><thead><tr><th scope=\"col\">When</th><th scope=\"col\">What</th><th scope=\"col\">Product</th>"

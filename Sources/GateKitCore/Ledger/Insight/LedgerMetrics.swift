@@ -30,7 +30,8 @@ extension Ledger {
         // A later instant is now: nothing signed after now can be known.
         let asOf = min(request.asOf.at, Clock.nowMilliseconds())
         let scope = request.scope
-        if !streaming {
+        // The day roll-up keeps no store: a split by it reads every row.
+        if !streaming, request.dimension != .store {
             if refresh, !store.isReadOnly { try refreshRollup(scope) }
             let rolledUp = try store.snapshot { (db) throws(GateKitError) -> MetricsTally? in
                 var tally = MetricsTally(request: request, asOf: asOf, catalog: try CatalogRows.all(db, parsed: parsedCatalogs).catalog(at: asOf),

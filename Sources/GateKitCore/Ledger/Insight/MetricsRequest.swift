@@ -11,6 +11,8 @@ public struct MetricsRequest: Sendable {
     /// What the series are split by. Revenue and MRR are always per currency besides.
     public enum Dimension: String, Sendable, CaseIterable {
         case all, product, group, entitlement, storefront, currency
+        /// The store that sold it: read from every row (the day roll-up keeps no store).
+        case store
     }
 
     public let scope: LedgerScope

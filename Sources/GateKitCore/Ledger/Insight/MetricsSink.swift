@@ -71,7 +71,10 @@ extension MetricsSink {
                 }
             }
         }
-        // Family Sharing pays nothing: the organizer's purchase carries the revenue.
+        // Family Sharing pays nothing: the organizer's purchase carries the revenue. A Play
+        // subscription's order is paid when its period begins (`add(_ life:)`), not at the
+        // subscription's start its answer names.
+        if v.store == .play && v.productType == .autoRenewable { return }
         if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency {
             if MetricsMoney.counts(price) { money(.revenue, price, currency: currency, at: at, v) } else { event(.pricesExcluded, at: at, v) }
         }
@@ -88,6 +91,9 @@ extension MetricsSink {
                 continue
             }
             if !p.trial, firstPaid == nil { firstPaid = p }
+            if v.store == .play, let price = v.sale.price, let currency = v.sale.currency {
+                if MetricsMoney.counts(price) { money(.revenue, price, currency: currency, at: p.start, v) } else { event(.pricesExcluded, at: p.start, v) }
+            }
             switch p.began {
             case .new: event(.new, at: p.start, v)
             case .newTrial: event(.newTrials, at: p.start, v)

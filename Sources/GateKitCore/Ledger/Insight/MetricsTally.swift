@@ -195,11 +195,13 @@ struct MetricsTally: MetricsSink {
 
     /// The series a version counts in: one, or one per entitlement its product grants.
     func keys(_ v: TransactionVersion) -> [String?] {
-        keys(product: v.productID, group: v.groupID, storefront: v.sale.storefront, currency: v.sale.currency)
+        keys(product: v.productID, group: v.groupID, storefront: v.sale.storefront, currency: v.sale.currency, store: v.store)
     }
 
-    func keys(product: String, group: String?, storefront: String?, currency: String?) -> [String?] {
+    /// `store`: nil from the day roll-up, which a split by store never reads (`metricsTally`).
+    func keys(product: String, group: String?, storefront: String?, currency: String?, store: PurchaseStore? = nil) -> [String?] {
         switch request.dimension {
+        case .store: return [store?.rawValue]
         case .all: return MetricsTally.whole
         case .product: return [product]
         case .group: return [group]

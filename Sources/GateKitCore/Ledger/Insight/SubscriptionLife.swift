@@ -71,10 +71,10 @@ struct SubscriptionLife {
     /// `renewals`: the original's renewal versions signed by `asOf`, oldest first. Nil when it
     /// has no auto-renewable period.
     init?(original: String, newest: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
-        let ordered = newest.compactMap { v -> (Int64, Int64, TransactionVersion)? in
+        let ordered = SubscriptionLife.periods(newest).compactMap { (start, v) -> (Int64, Int64, TransactionVersion)? in
             // Periods inside the calendar the metrics count (1970 to 9999): no sum of signed
             // dates below can overflow, whatever a payload says.
-            guard v.productType == .autoRenewable, let start = v.purchaseMs, let expires = v.expiresMs, start >= 0, expires > start,
+            guard v.productType == .autoRenewable, let start, let expires = v.expiresMs, start >= 0, expires > start,
                   expires <= MetricsCalendar.latest else { return nil }
             return (start, expires, v)
         }.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.2.transactionID < $1.2.transactionID }
@@ -119,6 +119,8 @@ struct SubscriptionLife {
                 } else {
                     began = .reactivation
                 }
+            } else if v.replaces != nil {
+                began = .productChange  // a Play token that replaced another: the same subscriber goes on
             } else {
                 began = trial ? .newTrial : .new
             }
@@ -132,6 +134,20 @@ struct SubscriptionLife {
                                   retryUntil: retryUntil, began: began, end: end))
         }
         self.periods = periods
+    }
+
+    /// Each version with the start of the period it paid for. Apple signs each period's
+    /// purchase date; Google answers a subscription's start, not each order's: a Play order's
+    /// period begins where the token's previous order (by expiry) ended.
+    static func periods(_ versions: [TransactionVersion]) -> [(Int64?, TransactionVersion)] {
+        guard versions.contains(where: { $0.store == .play }) else { return versions.map { ($0.purchaseMs, $0) } }
+        let byExpiry = versions.sorted { ($0.expiresMs ?? .min, $0.transactionID) < ($1.expiresMs ?? .min, $1.transactionID) }
+        var previousEnd: Int64?
+        return byExpiry.map { v in
+            defer { if let e = v.expiresMs { previousEnd = max(previousEnd ?? e, e) } }
+            guard let start = v.purchaseMs else { return (nil, v) }
+            return (max(start, previousEnd ?? start), v)
+        }
     }
 
     /// Why access lapsed: the newest expiration cause the store signed for the period (a

@@ -20,7 +20,9 @@ extension SubscriptionPurchase {
                 transactionID: id, originalTransactionID: token, appAccountToken: account,
                 productID: item.basePlanID.map { "\(item.productID):\($0)" } ?? item.productID, groupID: item.productID,
                 productType: .autoRenewable, familyShared: false, purchaseMs: startMs, originalPurchaseMs: startMs,
-                expiresMs: expiry(of: item, answeredMs: answeredMs), revocationMs: nil, revocationReason: nil, isUpgraded: false,
+                expiresMs: expiry(of: item, answeredMs: answeredMs), revocationMs: nil, revocationReason: nil,
+                // Google says a newer purchase replaced it (replacementCancellation): superseded.
+                isUpgraded: cancellation == .replacement,
                 offer: offer(of: item), signedMs: answeredMs, identity: identity,
                 sale: TransactionVersion.Sale(price: item.phase == .freeTrial ? 0 : item.recurringPrice?.milliunits,
                                               currency: item.recurringPrice?.currency, storefront: regionCode,
