@@ -112,6 +112,7 @@ func headerConformance() {
     exactly(ledgerIngestBatch, as: type(of: ledger_ingest_batch))
     exactly(ledgerIngestNotification, as: type(of: ledger_ingest_notification))
     exactly(ledgerIngestNotificationAny, as: type(of: ledger_ingest_notification_any))
+    exactly(ledgerIngestPlayBatch, as: type(of: ledger_ingest_play_batch))
     exactly(ledgerIngestPlayProduct, as: type(of: ledger_ingest_play_product))
     exactly(ledgerIngestPlayPush, as: type(of: ledger_ingest_play_push))
     exactly(ledgerIngestPlaySubscription, as: type(of: ledger_ingest_play_subscription))

@@ -166,21 +166,26 @@ public func ledgerIngestBatch(_ out: UnsafeMutablePointer<UnsafeMutablePointer<C
                     throw GateKitError(.ETOOLARGE, "the batch holds more than \(maximumBatchBytes >> 20) MiB of signed text by jws[\(i)]; split it")
                 }
             }
-            let results = try ledger.ingestBatch(texts, kind: kind, options: options)
-            if let out {
-                let items: [JSONValue] = results.map { result in
-                    switch result {
-                    case let .success(report):
-                        return (try? JSONParser.parse(Array(report.json.utf8))) ?? .null
-                    case let .failure(error):
-                        return .object([("error", .number(Int64(error.code.rawValue))), ("message", .string(error.message))])
-                    }
-                }
-                out.pointee = try Owned.cString(JSONDocument.list("results", items))
-            }
-            return Int32(results.count { if case let .success(r) = $0 { r.outcome != .duplicate } else { false } })
+            return try batchReported(out, try ledger.ingestBatch(texts, kind: kind, options: options))
         }
     }
+}
+
+/// A batch's reports to the caller (when asked), in input order, each the single item's report
+/// or its error; returns how many items were recorded (new or superseded).
+func batchReported(_ out: OutString?, _ results: [Result<IngestReport, GateKitError>]) throws(GateKitError) -> Int32 {
+    if let out {
+        let items: [JSONValue] = results.map { result in
+            switch result {
+            case let .success(report):
+                return (try? JSONParser.parse(Array(report.json.utf8))) ?? .null
+            case let .failure(error):
+                return .object([("error", .number(Int64(error.code.rawValue))), ("message", .string(error.message))])
+            }
+        }
+        out.pointee = try Owned.cString(JSONDocument.list("results", items))
+    }
+    return Int32(results.count { if case let .success(r) = $0 { r.outcome != .duplicate } else { false } })
 }
 
 @c(ledger_ingest_receipt)

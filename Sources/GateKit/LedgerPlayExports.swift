@@ -3,6 +3,7 @@ import GateKitLedger
 import GateKitLedgerSync
 import GateKitPlayAPI
 import GateKitSupport
+import Glibc
 
 // include/gatekit/ledger_play.h: Google Play's answers and notifications into the ledger.
 
@@ -124,5 +125,40 @@ public func ledgerSetPlayRefresher(_ store: OpaquePointer?, _ client: OpaquePoin
         let play = try client.map { (c) throws(GateKitError) in try playClient(c) }
         handle.playRefresher.withLock { $0 = play }
         return GATEKIT_OK
+    }
+}
+
+/// Most answers one ledger_ingest_play_batch call takes.
+private let maximumPlayBatch = 10_000
+
+@c(ledger_ingest_play_batch)
+public func ledgerIngestPlayBatch(_ out: OutString?, _ store: OpaquePointer?, _ package: UnsafePointer<CChar>?, _ kind: Int32,
+                                  _ tokens: UnsafePointer<UnsafePointer<CChar>?>?, _ answers: UnsafePointer<UnsafePointer<CChar>?>?,
+                                  _ count: Int, _ answeredMs: Int64) -> Int32 {
+    exportBoundary("ledger_ingest_play_batch") { () throws(GateKitError) in
+        try ForkGate.section { () throws(GateKitError) in  // helper threads at work: no fork meanwhile
+            out?.pointee = nil
+            let ledger = try ledger(store)
+            guard kind == GATEKIT_LEDGER_PLAY_SUBSCRIPTION || kind == GATEKIT_LEDGER_PLAY_PRODUCT else {
+                throw .invalid("kind must be GATEKIT_LEDGER_PLAY_SUBSCRIPTION or GATEKIT_LEDGER_PLAY_PRODUCT, not \(kind)")
+            }
+            guard count >= 0, count <= maximumPlayBatch else { throw .invalid("count is \(UInt(bitPattern: count)); at most \(maximumPlayBatch) answers") }
+            guard (tokens != nil && answers != nil) || count == 0 else { throw .invalid("purchase_tokens or answers is NULL but count is \(count)") }
+            let packageName = try Arguments.string(package, "package_name")
+            var batch: [(answer: Ledger.PlayAnswer, isSubscription: Bool)] = []
+            batch.reserveCapacity(count)
+            for i in 0..<count {
+                let token = try Arguments.string(tokens?[i], "purchase_tokens[\(i)]")
+                guard let text = answers?[i] else { throw .invalid("answers[\(i)] is NULL") }
+                let length = strnlen(text, SubscriptionPurchase.maximumLength + 1)
+                guard length <= SubscriptionPurchase.maximumLength else {
+                    throw GateKitError(.ETOOLARGE, "answers[\(i)] is over \(SubscriptionPurchase.maximumLength) bytes")
+                }
+                let bytes = Array(try Arguments.string(text, "answers[\(i)]").utf8)  // UTF-8, as JSON is
+                batch.append((Ledger.PlayAnswer(packageName: packageName, purchaseToken: token, bytes: bytes, answeredMs: answeredMs == 0 ? nil : answeredMs),
+                              kind == GATEKIT_LEDGER_PLAY_SUBSCRIPTION))
+            }
+            return try batchReported(out, try ledger.ingestPlayBatch(batch))
+        }
     }
 }

@@ -440,6 +440,10 @@ static int call_ledger_ingest_play_subscription(arg *a) {
 static int call_ledger_ingest_play_product(arg *a) {
     return free_out(ledger_ingest_play_product((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].p, a[5].n, a[6].ll), a);
 }
+static int call_ledger_ingest_play_batch(arg *a) {
+    return free_out(ledger_ingest_play_batch((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].i, (const char *const *)a[4].p,
+                                             (const char *const *)a[5].p, a[6].n, a[7].ll), a);
+}
 static int call_ledger_play_sync_options_init(arg *a) {
     return ledger_play_sync_options_init((gatekit_ledger_play_sync_options *)a[0].p, (unsigned)a[1].i);
 }
@@ -704,6 +708,7 @@ static const api_entry api[] = {
     {"ledger_ingest_play_subscription", call_ledger_ingest_play_subscription, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
     {"ledger_ingest_play_product", call_ledger_ingest_play_product, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
     {"ledger_ingest_play_push", call_ledger_ingest_play_push, {OPT_OUT, STORE, PUSH_V, P_CLIENT, OPT_STR, DATA, LEN, END}, 0},
+    {"ledger_ingest_play_batch", call_ledger_ingest_play_batch, {OPT_OUT, STORE, STR, INT, IDS, IDS, ID_COUNT, AT_MS}, 0},
     {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_sync_play", call_ledger_sync_play, {OPT_OUT, STORE, P_CLIENT, PS_OPTIONS, END}, 0},
     {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},
@@ -955,6 +960,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_play_test_issuer_sign_push) v.i = 3600;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_play_sync_options_init) v.i = GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_ledger_ingest_play_batch) v.i = GATEKIT_LEDGER_PLAY_SUBSCRIPTION;
     if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
     if (e->args[k] == INT && e->call == call_eula_publication_init) v.i = GATEKIT_EULA_PUBLICATION_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_changes) v.i = 10;

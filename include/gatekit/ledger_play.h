@@ -79,6 +79,22 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_push(char **out_json, gat
                                                             gatekit_play_client *client, const char *authorization,
                                                             const void *body, size_t body_len);
 
+/* ledger_ingest_play_batch's kinds. */
+#define GATEKIT_LEDGER_PLAY_SUBSCRIPTION 1  /* SubscriptionPurchaseV2 answers */
+#define GATEKIT_LEDGER_PLAY_PRODUCT      2  /* ProductPurchaseV2 answers */
+
+/* Since 0.2.0. Several answers of one kind for one package (purchase_tokens[i] answered
+ * answers[i], NUL-terminated JSON exactly as Google sent it), each checked and read as the
+ * single-answer function does, recorded together in one durable transaction (one fsync): a
+ * backlog, a migration from another system. One that is refused is reported in its place and
+ * skipped. Returns how many were recorded (new or superseded), or < 0 with nothing written
+ * (GATEKIT_EINVAL: a bad kind, NULL arrays with count > 0, a NULL token or answer, more than
+ * 10000; GATEKIT_ETOOLARGE: an answer over 1 MiB; store errors). out_json (may be NULL):
+ * {"version":1,"results":[...]} in input order, each the single report or {"error":…,"message":…}. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_batch(char **out_json, gatekit_store *store, const char *package_name, int kind,
+                                                             const char *const *purchase_tokens, const char *const *answers, size_t count,
+                                                             long long answered_ms);
+
 /* Options of ledger_sync_play. Initialise with ledger_play_sync_options_init(). */
 #define GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION 1u
 

@@ -7,14 +7,14 @@ import ctypes
 import json
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _bindings, _native, _time
 from ._enums import SyncOutcome
 from ._result import JSONResult
 from ._ledger_query import instant_ms
 from ._time import Instant
-from .errors import check
+from .errors import GateKitError, check, error_for
 from .play import EPLAY_API, PlayAPIError, PlayClient, PushVerifier, authorization_header
 from .play_models import PlayModel
 
@@ -91,6 +91,27 @@ class LedgerPlay:
     def ingest_play_product(self, package_name: str, purchase_token: str, answer: Answer, answered: Instant = None) -> "IngestResult":
         """What productsv2.getproductpurchasev2 answered (a ProductPurchaseV2)."""
         return self._answer(_bindings.ledger_ingest_play_product, package_name, purchase_token, answer, answered)
+
+    def ingest_play_batch(self, package_name: str, kind: str, answers: Sequence[Tuple[str, Answer]],
+                          answered: Instant = None) -> "List[Union[IngestResult, GateKitError]]":
+        """Several answers of one ``kind`` ("subscription" or "product") for one package, as
+        (purchase token, answer) pairs, recorded in one durable transaction: each result in
+        input order is an IngestResult, or the exception (not raised) for an answer refused."""
+        from .ledger import IngestResult
+        kinds = {"subscription": _bindings.GATEKIT_LEDGER_PLAY_SUBSCRIPTION, "product": _bindings.GATEKIT_LEDGER_PLAY_PRODUCT}
+        if kind not in kinds:
+            raise ValueError(f"kind must be subscription or product, not {kind!r}")
+        tokens = [_native.required_c_string(token, "purchase_token") for token, _ in answers]
+        texts = [_bytes(answer) for _, answer in answers]
+        token_array = (ctypes.c_char_p * max(len(tokens), 1))(*tokens)
+        text_array = (ctypes.c_char_p * max(len(texts), 1))(*texts)
+        out = ctypes.c_void_p()
+        check(_bindings.ledger_ingest_play_batch(ctypes.byref(out), self._store.handle, _native.required_c_string(package_name, "package_name"),
+                                                 kinds[kind], token_array, text_array, len(texts), instant_ms(answered)))
+        results: List[Union[IngestResult, GateKitError]] = []
+        for entry in json.loads(_native.take_string(out))["results"]:
+            results.append(error_for(entry["error"], entry["message"]) if "error" in entry else IngestResult.from_json(entry))
+        return results
 
     def ingest_play_push(self, verifier: PushVerifier, client: PlayClient,
                          headers: Union[Mapping[str, str], Iterable[Tuple[str, str]]], body: bytes) -> "IngestResult":

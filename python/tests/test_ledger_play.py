@@ -317,3 +317,22 @@ def test_a_question_asks_google_before_saying_no(play, store):
     assert play.counters()["api"] == 1, "one question, one request"
     assert asked(store, "deny-1", "pro.monthly").reason == Reason.SUBSCRIPTION, "the answer was recorded"
     store.ledger.set_play_refresher(None)
+
+
+def test_a_batch_records_every_answer_in_one_transaction(play, store):
+    """ledger_ingest_play_batch: answers of one package in one durable transaction, each as the
+    single call would; a refused one is reported in its place and the rest are recorded."""
+    lives = [life_now(play, f"batch-{i}") for i in range(3)]
+    for life in lives:
+        life.subscribe()
+    answers = [(life.purchase_token, json.dumps(life.resource())) for life in lives]
+    answers.insert(1, ("batch-bad", '{"kind":"androidpublisher#subscriptionPurchaseV2","lineItems":{}}'))
+    results = store.ledger.ingest_play_batch(play.s.package, "subscription", answers)
+    assert [getattr(r, "outcome", None) for r in results] == [Outcome.NEW, None, Outcome.NEW, Outcome.NEW]
+    assert isinstance(results[1], PlayResponseError) and "lineItems" in str(results[1])
+    for life in lives:
+        assert asked(store, life.purchase_token, "pro.monthly", test_signed=False).reason == Reason.SUBSCRIPTION
+    again = store.ledger.ingest_play_batch(play.s.package, "subscription", answers[:1])
+    assert again[0].outcome == Outcome.DUPLICATE
+    with pytest.raises(ValueError):
+        store.ledger.ingest_play_batch(play.s.package, "subscriptions", answers)

@@ -12,7 +12,7 @@ extension Ledger {
     /// verification is reported in its place and skipped; a store failure records none.
     public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
         guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
-        return try verifyAndRecord(texts.count, options: options, alongside: .subjects([]), { (i) throws(GateKitError) in
+        return try verifyAndRecord(texts.count, alongside: .subjects([]), { (i) throws(GateKitError) in
             try self.pendingItem(texts[i], kind: kind, options: options)
         }, { (_) throws(GateKitError) in }).reports
     }
@@ -24,21 +24,21 @@ extension Ledger {
     /// untrusted, and verifying it must not hold other writers off.
     package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
                                    _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
-        try verifyAndRecord(items.count, options: options, alongside: scope, allBeforeWrite: true, { (i) throws(GateKitError) in
+        try verifyAndRecord(items.count, alongside: scope, allBeforeWrite: true, { (i) throws(GateKitError) in
             try self.pendingItem(items[i].text, kind: items[i].kind, options: options)
         }, alongside)
     }
 
     /// `count` items verified by `verify` on helper threads (`WorkAhead`) and recorded together
     /// (`record`) — off the thread that forked, in a forked process (`FreshThread`).
-    func verifyAndRecord<T>(_ count: Int, options: JWSOptions, alongside scope: WriteScope, allBeforeWrite: Bool = false,
+    func verifyAndRecord<T>(_ count: Int, alongside scope: WriteScope, allBeforeWrite: Bool = false,
                                     _ verify: @escaping (Int) throws(GateKitError) -> PendingItem,
                                     _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
         try FreshThread.run("ledger batch") { () throws(GateKitError) in
             try ForkGate.section { () throws(GateKitError) in  // helper threads at work: no fork meanwhile
                 let pending = WorkAhead(count) { i in Result { () throws(GateKitError) -> PendingItem in try verify(i) } }
                 defer { pending.finish() }
-                return try record(pending, count, options: options, alongside: scope, allBeforeWrite: allBeforeWrite, alongside)
+                return try record(pending, count, alongside: scope, allBeforeWrite: allBeforeWrite, alongside)
             }
         }
     }
@@ -49,7 +49,7 @@ extension Ledger {
     /// committed ahead. SQLite has one writer and no scope to name, so its write begins once
     /// the first item is verified and records each item while the helpers verify the next
     /// ones: storing overlaps verifying (unless `allBeforeWrite`).
-    func record<T>(_ pending: WorkAhead<Result<PendingItem, GateKitError>>, _ count: Int, options: JWSOptions, alongside scope: WriteScope,
+    func record<T>(_ pending: WorkAhead<Result<PendingItem, GateKitError>>, _ count: Int, alongside scope: WriteScope,
                            allBeforeWrite: Bool,
                            _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
         func item(_ i: Int) throws(GateKitError) -> Result<PendingItem, GateKitError> {
@@ -57,7 +57,8 @@ extension Ledger {
             return item
         }
         // What the write needs before it begins: the bundle binding (its own commit, only once
-        // an item verified for that bundle) and, on PostgreSQL, every item.
+        // an item verified for that bundle: a batch is of one app, `ingestPlayBatch` checks its
+        // own) and, on PostgreSQL, every item.
         var ahead: [PendingItem] = []
         for i in 0..<count {
             if case let .success(verified) = try item(i) {
@@ -65,7 +66,7 @@ extension Ledger {
                 if store.backend != .postgresql, !allBeforeWrite { break }
             }
         }
-        if !ahead.isEmpty { try bindBundle(options.bundleID) }
+        if let first = ahead.first { try bindBundle(first.bundleID, store: first.kind.store) }
         try storeSharedRowsAhead(ahead)
         var subjects = ahead.flatMap(\.subjects)
         if case let .subjects(more) = scope { subjects += more }
@@ -90,5 +91,19 @@ extension Ledger {
             try state.finish(db)
             return (out, result)
         }
+    }
+
+    /// Several Play answers (subscriptions or one-time products) of one package, each checked
+    /// and read as the single-answer functions do, recorded in one durable transaction. An
+    /// answer that is refused is reported in its place and skipped; a store failure records none.
+    public func ingestPlayBatch(_ answers: [(answer: PlayAnswer, isSubscription: Bool)]) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
+        guard let package = answers.first?.answer.packageName else { return [] }
+        guard answers.allSatisfy({ $0.answer.packageName == package }) else {
+            throw .invalid("a batch of Play answers is of one package; these name several")
+        }
+        return try verifyAndRecord(answers.count, alongside: .subjects([]), { (i) throws(GateKitError) in
+            let (answer, isSubscription) = answers[i]
+            return isSubscription ? try self.pendingPlaySubscription(answer, kind: .playSubscription) : try self.pendingPlayProduct(answer, kind: .playProduct)
+        }, { (_) throws(GateKitError) in }).reports
     }
 }

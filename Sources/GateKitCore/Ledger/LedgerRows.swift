@@ -83,8 +83,10 @@ enum LedgerRows {
         var seen = Set<[UInt8]>()
         while let original = frontier.popLast() {
             guard seen.insert(Array(original.utf8)).inserted else { continue }
+            // The partial index named on SQLite: its planner otherwise walks the scope's rows.
             let replacing = try db.statement("""
                 SELECT DISTINCT original_transaction_id FROM ledger_transactions
+                \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_replaced" : "")
                 WHERE environment = ?1 AND test_signed = ?2 AND replaces = ?3 AND replaces IS NOT NULL
                 """)
             replacing.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
