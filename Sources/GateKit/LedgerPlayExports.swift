@@ -162,3 +162,14 @@ public func ledgerIngestPlayBatch(_ out: OutString?, _ store: OpaquePointer?, _ 
         }
     }
 }
+
+@c(ledger_play_acknowledge)
+public func ledgerPlayAcknowledge(_ out: OutString?, _ store: OpaquePointer?, _ client: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("ledger_play_acknowledge") { () throws(GateKitError) in
+        let ledger = try ledger(store)
+        let play = try playClient(client)
+        let purchaseToken = try Arguments.string(token, "purchase_token")
+        return try reported(out) { () throws(GateKitError) in try ledger.acknowledgePlay(token: purchaseToken, client: play) }
+    }
+}

@@ -444,6 +444,9 @@ static int call_ledger_ingest_play_batch(arg *a) {
     return free_out(ledger_ingest_play_batch((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].i, (const char *const *)a[4].p,
                                              (const char *const *)a[5].p, a[6].n, a[7].ll), a);
 }
+static int call_ledger_play_acknowledge(arg *a) {
+    return free_out(ledger_play_acknowledge((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_play_client *)a[2].p, a[3].s), a);
+}
 static int call_ledger_play_sync_options_init(arg *a) {
     return ledger_play_sync_options_init((gatekit_ledger_play_sync_options *)a[0].p, (unsigned)a[1].i);
 }
@@ -709,6 +712,7 @@ static const api_entry api[] = {
     {"ledger_ingest_play_product", call_ledger_ingest_play_product, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
     {"ledger_ingest_play_push", call_ledger_ingest_play_push, {OPT_OUT, STORE, PUSH_V, P_CLIENT, OPT_STR, DATA, LEN, END}, 0},
     {"ledger_ingest_play_batch", call_ledger_ingest_play_batch, {OPT_OUT, STORE, STR, INT, IDS, IDS, ID_COUNT, AT_MS}, 0},
+    {"ledger_play_acknowledge", call_ledger_play_acknowledge, {OPT_OUT, STORE, P_CLIENT, STR, END}, 0},
     {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_sync_play", call_ledger_sync_play, {OPT_OUT, STORE, P_CLIENT, PS_OPTIONS, END}, 0},
     {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},

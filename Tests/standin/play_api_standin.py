@@ -330,6 +330,13 @@ def make_handler(standin: StandIn) -> type:
                     return missing
                 if name == "defer":
                     return 200, json.dumps({"itemExpiryTimeDetails": []}).encode()
+                if name == "ackSubscription":
+                    # Google checks the subscription id against the token's, and says so afterwards.
+                    subscription = world["subscriptions"][token]
+                    if args["product"] not in [item.get("productId") for item in subscription.get("lineItems", [])]:
+                        return 400, google_error(400, "The subscription id does not match the purchase token.", "invalid")
+                    with standin.lock:
+                        subscription["acknowledgementState"] = "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED"
                 return 200, b""
             if name == "product":
                 found = world.get("products", {}).get(f"{args['product']}/{token}")

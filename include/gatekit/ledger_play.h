@@ -79,6 +79,16 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_push(char **out_json, gat
                                                             gatekit_play_client *client, const char *authorization,
                                                             const void *body, size_t body_len);
 
+/* Since 0.2.0. Acknowledges a Play purchase the ledger holds to Google (a purchase not
+ * acknowledged within three days is refunded and revoked: google-play.md §5.5) through `client`
+ * (subscriptions.acknowledge with the subscription's id, or products.acknowledge), then asks
+ * Google about it again and records the answer, which says it was acknowledged. Returns what
+ * that ingestion returns. Errors: GATEKIT_ENOTFOUND (no Play purchase with this token: ingest
+ * Google's answer first), GATEKIT_EPLAY_* (Google's error, e.g. a plan change pending),
+ * GATEKIT_EINVAL, store errors. out_json: the report of the answer recorded after it. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_acknowledge(char **out_json, gatekit_store *store, gatekit_play_client *client,
+                                                            const char *purchase_token);
+
 /* ledger_ingest_play_batch's kinds. */
 #define GATEKIT_LEDGER_PLAY_SUBSCRIPTION 1  /* SubscriptionPurchaseV2 answers */
 #define GATEKIT_LEDGER_PLAY_PRODUCT      2  /* ProductPurchaseV2 answers */

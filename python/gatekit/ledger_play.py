@@ -149,6 +149,17 @@ class LedgerPlay:
         """Asks Google (productsv2 through ``client``) and records the answer as sent."""
         return self.ingest_play_product(client.package_name, purchase_token, self._asked(client, "play_product_get_v2", purchase_token))
 
+    def acknowledge_play(self, client: PlayClient, purchase_token: str) -> "IngestResult":
+        """Acknowledges a held Play purchase to Google (one not acknowledged within three days is
+        refunded and revoked) and records Google's answer after it."""
+        from .ledger import IngestResult
+        if not isinstance(client, PlayClient):
+            raise TypeError(f"client must be a PlayClient, not {type(client).__name__}")
+        out = ctypes.c_void_p()
+        check(_bindings.ledger_play_acknowledge(ctypes.byref(out), self._store.handle, client.handle,
+                                                _native.required_c_string(purchase_token, "purchase_token")))
+        return IngestResult.from_json(json.loads(_native.take_string(out)))
+
     def sync_play(self, client: PlayClient, *, budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
                   max_refreshes: int = 1000, overlap: timedelta = timedelta(minutes=10),
                   lease: timedelta = timedelta(minutes=2)) -> PlaySyncReport:

@@ -75,6 +75,14 @@ def test_a_life_pushed_through_the_stand_in_answers_from_googles_answers(play, s
     again = push(store, play, life, life.sent[-1], "lm-1", world=False)
     assert again.outcome == Outcome.DUPLICATE and play.counters()["api"] == api
 
+    # Acknowledged through the ledger: Google is told, and its answer after it recorded.
+    with play.client() as client:
+        acked = store.ledger.acknowledge_play(client, "ledger-life-1")
+    assert acked.acknowledged is True and asked(store, "ledger-life-1", "pro.monthly").acknowledged is True
+    ack = [e for e in play.log() if e.get("path", "").endswith(":acknowledge")]
+    assert ack and ack[-1]["path"].endswith("/purchases/subscriptions/pro.monthly/tokens/ledger-life-1:acknowledge")
+    with play.client() as client, pytest.raises(gatekit.errors.NotFoundError):
+        store.ledger.acknowledge_play(client, "never-ingested")
     life.acknowledge()
     canceled = push(store, play, life, life.cancel(), "lm-2")
     assert canceled.outcome == Outcome.NEW and canceled.acknowledged is True
@@ -85,8 +93,12 @@ def test_a_life_pushed_through_the_stand_in_answers_from_googles_answers(play, s
     assert revoked.notification_type == "SUBSCRIPTION_REVOKED"
     e = asked(store, "ledger-life-1", "pro.monthly")
     assert e.reason == Reason.REVOKED and not e and e.status == SubscriptionStatus.REVOKED
+    # The change feed carries Play's changes in the same sequence as Apple's.
+    feed = [(c.original_transaction_id, c.reason) for c in store.ledger.changes(limit=1000).changes
+            if c.original_transaction_id == "ledger-life-1"]
+    assert feed[0] == ("ledger-life-1", Reason.SUBSCRIPTION) and feed[-1] == ("ledger-life-1", Reason.REVOKED)
     history = store.ledger.history("ledger-life-1", environment="Production", test_signed=True)
-    assert [item["kind"] for item in history["items"]] == ["play-notification"] * 3
+    assert [item["kind"] for item in history["items"]] == ["play-notification", "play-subscription", "play-notification", "play-notification"]
     assert history["items"][-1]["payload"]["subscriptionState"] == "SUBSCRIPTION_STATE_EXPIRED", "Google's answer, as sent"
 
 

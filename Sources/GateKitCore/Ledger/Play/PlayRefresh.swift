@@ -101,3 +101,28 @@ extension Ledger {
         return (due, page.count < limit ? nil : page.last?.0)
     }
 }
+
+extension Ledger {
+    /// Acknowledges a held Play purchase to Google (§5.5: one not acknowledged within three days
+    /// is refunded and revoked) and records Google's answer after it, which says so. The
+    /// subscription's (or product's) id is the one the ledger holds for the token.
+    public func acknowledgePlay(token: String, client: PlayDeveloperClient) throws(GateKitError) -> IngestReport {
+        guard let holding = try playHolding(token: token) else {
+            throw GateKitError(.ENOTFOUND, "the ledger holds no Google Play purchase with this token: ingest Google's answer first")
+        }
+        let record = try store.read { (db) throws(GateKitError) in
+            try LedgerRows.record(db, customer: .originalTransactionID(token), scope: holding.scope)
+        }
+        // The product of the token's own newest version: a subscription's id is its group (Play's productId).
+        guard let newest = record.transactions.filter({ $0.originalTransactionID == token }).max(by: { $1.isNewer(than: $0) }) else {
+            throw GateKitError(.ENOTFOUND, "the ledger holds no Google Play purchase with this token: ingest Google's answer first")
+        }
+        let endpoint: PlayEndpoint = holding.isSubscription
+            ? try .subscriptionAcknowledge(subscriptionID: newest.groupID ?? newest.productID, token: token, request: nil)
+            : try .productAcknowledge(productID: newest.productID, token: token, request: nil)
+        if case let .failure(failure) = try client.send(endpoint) {
+            throw GateKitError(.EPLAY_API, "acknowledging the purchase: \(failure.description)")
+        }
+        return try refreshPlay(token: token, holding: holding, client: client)
+    }
+}
