@@ -236,7 +236,13 @@ import Testing
         row("otp-3", "refunded", t + 2 * d, "revoked", "§3.8 purchaseState Canceled")
         row("otp-4", "later", t + d, "pending", "§3.8 pending")
 
-        // 14. A license tester's purchase: kept apart, never a sale (§5.11).
+        // 14. A base plan with an add-on, bought together in one order: each item entitles (§3.3, §3.5).
+        sub("addon", t, "ACTIVE", [Item(product: "base", expiry: t + m, order: "GPA.30"), Item(product: "extra", expiry: t + m, order: "GPA.30")])
+        row("addon", "base", t + d, "subscription", until: t + m, status: 1, "§3.3 lineItems: one per item, base and add-ons")
+        row("addon", "extra", t + d, "subscription", until: t + m, status: 1, "§3.3 an add-on entitles as its own item")
+        row("addon", "extra", t + m, "expired", status: 2, "§5.1 each item until its expiryTime")
+
+        // 15. A license tester's purchase: kept apart, never a sale (§5.11).
         sub("tester", t, "ACTIVE", [Item(product: "tested", expiry: t + m, order: "GPA.24")], test: true)
         row("tester", "tested", t + d, "only-test-signed", "§5.11 testPurchase: not a production purchase")
         row("tester", "tested", t + d, "subscription", until: t + m, status: 1, test: true, "§5.11 answered among test data")
@@ -259,6 +265,37 @@ import Testing
             if let status = r.status { #expect(got.status?.rawValue == status, "status: \(r.customer) \(r.subject) at t0+\(r.at - t0)") }
             if got.productID != nil, r.reason != "only-test-signed" { #expect(got.store == .play) }
         }
+    }
+
+    /// Known-by at every instant the data names, ±1 ms: as of each answer's instant (and every
+    /// row's), each question gets from the ledger holding every answer what a ledger holding
+    /// only the answers Google had given by then answers — a late answer never rewrites the past.
+    @Test func asOfEveryInstantOnlyWhatWasKnownThenCounts() throws {
+        let (answers, rows) = Self.lives()
+        let folder = TemporaryFolder()
+        let full = Ledger(store: try TestStores.open(folder.file("play-all.sqlite")))
+        try Self.ingest(answers, into: full)
+        let growing = Ledger(store: try TestStores.open(folder.file("play-growing.sqlite")))
+        let byTime = answers.sorted { $0.at < $1.at }
+        let instants = Set((answers.map(\.at) + rows.map(\.at)).flatMap { [$0 - 1, $0, $0 + 1] }).sorted()
+        let questions = Set(rows.map { "\($0.customer)\u{0}\($0.subject)\u{0}\($0.test)" }).sorted()
+        var next = 0
+        var asked = 0
+        for x in instants {
+            while next < byTime.count, byTime[next].at <= x {
+                try Self.ingest([byTime[next]], into: growing)
+                next += 1
+            }
+            for q in questions {
+                let parts = q.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+                let scope = LedgerScope(environment: .production, testSigned: parts[2] == "true")
+                let known = try growing.entitlement(customer: parts[0], to: parts[1], scope: scope, at: .asOf(x))
+                let all = try full.entitlement(customer: parts[0], to: parts[1], scope: scope, at: .asOf(x))
+                #expect(all == known, "\(parts[0]) \(parts[1]) at t0+\(x - Self.t0)")
+                asked += 1
+            }
+        }
+        #expect(instants.count > 40 && questions.count > 20 && asked == instants.count * questions.count)
     }
 
     @Test func everyLifeInAnyOrderWithRepeats() throws {

@@ -39,24 +39,29 @@ public struct CurrentVersions: Sendable {
         var subscriptions: [Subscription] = []
         var latestIndices = Set<Int>()
         var i = 0
-        // `transactions` is sorted by original transaction id: each subscription is one run.
+        // `transactions` is sorted by original transaction id: each subscription is one run. A
+        // Play token's line items of different products (add-ons) each entitle on their own: a
+        // Play run has a latest transaction per group (Play's productId).
         while i < transactions.count {
             let original = transactions[i].originalTransactionID
             var end = i
-            var best: Int?
-            var bestUpgraded: Int?
+            var best: [String?: Int] = [:]
+            var bestUpgraded: [String?: Int] = [:]
             while end < transactions.count && transactions[end].originalTransactionID == original {
                 let t = transactions[end]
                 if t.productType == .autoRenewable {
+                    let lane = t.store == .play ? t.groupID : nil
                     if t.isUpgraded {
-                        if bestUpgraded.map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true { bestUpgraded = end }
-                    } else if best.map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true {
-                        best = end
+                        if bestUpgraded[lane].map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true { bestUpgraded[lane] = end }
+                    } else if best[lane].map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true {
+                        best[lane] = end
                     }
                 }
                 end += 1
             }
-            if let latest = best ?? bestUpgraded {
+            let lanes = Set(best.keys).union(bestUpgraded.keys).sorted { ($0 ?? "") < ($1 ?? "") }
+            for lane in lanes {
+                guard let latest = best[lane] ?? bestUpgraded[lane] else { continue }
                 latestIndices.insert(latest)
                 subscriptions.append(Subscription(originalTransactionID: original, groupID: transactions[latest].groupID,
                                                   latest: transactions[latest], renewal: renewals[original]))
