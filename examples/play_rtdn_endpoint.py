@@ -1,71 +1,62 @@
-"""play_rtdn_endpoint.py: a Google Play real-time developer notification endpoint.
+"""play_rtdn_endpoint.py: a Google Play real-time developer notification endpoint, answering
+entitlement questions from the ledger.
 
     python3 examples/play_rtdn_endpoint.py --package com.example.app --service-account key.json \
-        --audience https://example.com/play/rtdn --push-email rtdn-push@PROJECT.iam.gserviceaccount.com [--port 8080]
+        --audience https://example.com/play/rtdn --push-email rtdn-push@PROJECT.iam.gserviceaccount.com \
+        [--store ledger.sqlite] [--port 8080]
 
-POST /play/rtdn  a Pub/Sub push. Believed only when its OIDC token is Google's for this push
-    subscription (audience, service account) and the notification is for --package; then, as
-    Google says to, the Play Developer API is asked for the subscription's state and that
-    answer is what is kept. 204 once done; 204 for a redelivered message (already done); 403
-    for a push that is not Google's (Pub/Sub retries, then gives up); 503 when Google's API
-    cannot be reached now (Pub/Sub retries later, so nothing is lost).
-GET /play/subscriptions/<purchase token>: the state the API last answered for it.
+POST /play/rtdn  a Pub/Sub push. ``store.ledger.ingest_play_push`` does the whole endpoint in one
+    call: the push believed only when its OIDC token is Google's for this push subscription
+    (audience, service account) and the notification is for --package; then, as Google says to,
+    the Play Developer API asked about the purchase and its answer recorded in the ledger as
+    sent. 204 once recorded; 204 for a redelivered message (recorded before: Google is not asked
+    again); 403 for a push that is not Google's (Pub/Sub retries, then gives up); 503 when
+    Google's API cannot be reached now (Pub/Sub retries later, so nothing is lost).
+GET /play/entitled/<customer>/<product, group or entitlement>: the ledger's answer (JSON), for a
+    purchase token or a UUID obfuscated account id, beside Apple's purchases in the same ledger.
 
-Putting Play purchases in the entitlement ledger is the ledger's part (docs/play.md); this
-endpoint shows the two halves GateKit gives today: verify the push, ask the API.
+docs/ledger.md, "Google Play", has the rules; run ``store.ledger.sync_play(client)`` from a
+timer to heal what lost notifications would have told the ledger.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import unquote
 
-from gatekit.play import (NotificationKind, PlayAPIError, PlayClient, PlayTransportError, PushRejected, PushVerifier)
+import gatekit
+from gatekit.play import PlayAPIError, PlayClient, PlayTransportError, PushRejected, PushVerifier
 
 MAX_BODY = 1 << 20  # a push is a few KB; GateKit refuses bodies over 1 MiB
 
 
 class Endpoint:
-    """What the endpoint knows: the verifier, the API client, and the last state per token."""
+    """The ledger, the verifier and the API client; ``test_data``: answer from the ledger's test
+    part (pushes signed by a test issuer, license testers' purchases)."""
 
-    def __init__(self, verifier: PushVerifier, client: PlayClient) -> None:
+    def __init__(self, store: gatekit.Store, verifier: PushVerifier, client: PlayClient, test_data: bool = False) -> None:
+        self.store = store
         self.verifier = verifier
         self.client = client
-        self.states: Dict[str, Dict[str, Any]] = {}
-        self.lock = threading.Lock()
+        self.test_data = test_data
 
     def push(self, headers: Any, body: bytes) -> Tuple[int, Optional[Dict[str, Any]]]:
         """(HTTP status, JSON answer or None) for one push."""
         try:
-            notification = self.verifier.verify_push(headers, body)
+            self.store.ledger.ingest_play_push(self.verifier, self.client, headers, body)
         except PushRejected as error:
             return 403, {"error": str(error)}
-        if notification.duplicate or notification.kind == NotificationKind.TEST:
-            return 204, None
-        token = notification.purchase_token
-        if notification.kind != NotificationKind.SUBSCRIPTION or token is None:
-            return 204, None  # one-time products and voids: ask get_product / list_voided_purchases likewise
-        try:
-            subscription = self.client.get_subscription(token)
         except PlayTransportError as error:
             return 503, {"error": str(error)}
         except PlayAPIError as error:
             return (503 if error.retryable else 204), {"error": str(error)}
-        item = subscription.line_items[0] if subscription.line_items else None
-        state = {"state": subscription.subscription_state.value if subscription.subscription_state else None,
-                 "productId": item.product_id if item else None,
-                 "expiryTime": item.expiry_time.isoformat() if item and item.expiry_time else None,
-                 "testPurchase": subscription.is_test, "linkedPurchaseToken": subscription.linked_purchase_token}
-        with self.lock:
-            self.states[token] = state
         return 204, None
 
-    def state(self, token: str) -> Optional[Dict[str, Any]]:
-        with self.lock:
-            return self.states.get(token)
+    def entitled(self, customer: str, name: str) -> Dict[str, Any]:
+        answer = self.store.ledger.entitled(customer, name, environment="Production", test_signed=self.test_data)
+        return answer.to_dict()
 
 
 def serve(endpoint: Endpoint, port: int) -> ThreadingHTTPServer:
@@ -88,11 +79,13 @@ def serve(endpoint: Endpoint, port: int) -> ThreadingHTTPServer:
             self.answer(*endpoint.push(self.headers.items(), self.rfile.read(length)))
 
         def do_GET(self) -> None:  # noqa: N802
-            prefix = "/play/subscriptions/"
-            state = endpoint.state(unquote(self.path[len(prefix):])) if self.path.startswith(prefix) else None
-            if state is None:
-                return self.answer(404, {"error": "no state for that token"})
-            self.answer(200, state)
+            parts = self.path.split("/")
+            if len(parts) != 5 or parts[1:3] != ["play", "entitled"]:
+                return self.answer(404, {"error": "ask /play/entitled/<customer>/<product or entitlement>"})
+            try:
+                self.answer(200, endpoint.entitled(unquote(parts[3]), unquote(parts[4])))
+            except gatekit.errors.InvalidArgumentError as error:
+                self.answer(400, {"error": str(error)})
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -106,12 +99,14 @@ def main() -> None:
     parser.add_argument("--service-account", required=True, help="the service account's JSON key file")
     parser.add_argument("--audience", required=True, help="the push subscription's audience")
     parser.add_argument("--push-email", required=True, help="the service account the push subscription authenticates as")
+    parser.add_argument("--store", default=None, help="the ledger's store (default: the app's store for --package)")
     parser.add_argument("--port", type=int, default=8080)
     args = parser.parse_args()
-    endpoint = Endpoint(PushVerifier(args.package, args.audience, args.push_email), PlayClient(args.package, args.service_account))
-    server = serve(endpoint, args.port)
-    print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
-    server.serve_forever()
+    with gatekit.Store(args.store, app_id=args.package) as store:
+        endpoint = Endpoint(store, PushVerifier(args.package, args.audience, args.push_email), PlayClient(args.package, args.service_account))
+        server = serve(endpoint, args.port)
+        print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
+        server.serve_forever()
 
 
 if __name__ == "__main__":

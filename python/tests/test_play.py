@@ -563,9 +563,10 @@ def test_a_service_account_from_the_test_data_gets_a_token_from_a_stand_in(play,
         client_for_key(play, key).get_subscription("x")
 
 
-def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life):
+def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life, tmp_path):
     """examples/play_rtdn_endpoint.py as a process, against the stand-in: a Google push is
-    verified, the API asked, its answer kept; a forged push is 403; a redelivery is 204."""
+    verified, the API asked, its answer recorded in the ledger and answered; a forged push is
+    403; a redelivery is 204 without asking Google again."""
     import subprocess
     import urllib.request
     from conftest import example, example_env
@@ -579,9 +580,11 @@ def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life):
         "v = PushVerifier(e['GATEKIT_TEST_PLAY_PACKAGE'], e['GATEKIT_TEST_PLAY_PUSH_AUDIENCE'], e['GATEKIT_TEST_PLAY_PUSH_EMAIL'],"
         " issuer=e['GATEKIT_TEST_PLAY_ISSUER'], keys_url=e['GATEKIT_TEST_PLAY_KEYS_URL'], ca_file=e['GATEKIT_TEST_PLAY_CA'])\n"
         "c = PlayClient(e['GATEKIT_TEST_PLAY_PACKAGE'], e['GATEKIT_TEST_PLAY_SERVICE_ACCOUNT'], base_url=e['GATEKIT_TEST_PLAY_URL'], ca_file=e['GATEKIT_TEST_PLAY_CA'])\n"
-        "s = m.serve(m.Endpoint(v, c), 0); print(s.server_address[1], flush=True); s.serve_forever()\n")
+        "import gatekit\n"
+        "store = gatekit.Store(sys.argv[2])\n"
+        "s = m.serve(m.Endpoint(store, v, c, test_data=True), 0); print(s.server_address[1], flush=True); s.serve_forever()\n")
     command = example("play_rtdn_endpoint.py")
-    process = subprocess.Popen([command[0], "-c", code, command[1]], stdout=subprocess.PIPE, text=True, env=example_env(**{
+    process = subprocess.Popen([command[0], "-c", code, command[1], str(tmp_path / "ledger.sqlite")], stdout=subprocess.PIPE, text=True, env=example_env(**{
         k: v for k, v in os.environ.items() if k.startswith("GATEKIT_")}))
     try:
         port = int(process.stdout.readline())
@@ -597,11 +600,13 @@ def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life):
                 return int(error.code)
         good = f"Bearer {play.push_token(claims(play))}"
         assert post(good, "x1") == 204
-        with urllib.request.urlopen(f"{url}/play/subscriptions/{life.purchase_token}", timeout=30) as answer:
+        with urllib.request.urlopen(f"{url}/play/entitled/{life.purchase_token}/pro.monthly", timeout=30) as answer:
             state = json.loads(answer.read())
-        assert state == {"state": "SUBSCRIPTION_STATE_ACTIVE", "productId": "pro.monthly", "expiryTime": "2026-01-31T00:00:00+00:00",
-                         "testPurchase": False, "linkedPurchaseToken": None}
-        assert post(good, "x1") == 204
+        # The life's period (January 2026) is over: the ledger answers from Google's answer, the store and state named.
+        assert state["reason"] == "expired" and state["store"] == "play" and state["storeState"] == "SUBSCRIPTION_STATE_ACTIVE"
+        assert state["productId"] == "pro.monthly:monthly" and state["originalTransactionId"] == life.purchase_token
+        asked = play.counters()["api"]
+        assert post(good, "x1") == 204 and play.counters()["api"] == asked, "a redelivery asks Google nothing"
         assert post(f"Bearer {play.push_token(claims(play, aud='https://elsewhere.example.com'))}", "x2") == 403
     finally:
         process.terminate()
