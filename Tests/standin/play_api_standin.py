@@ -32,7 +32,8 @@ Control (`Authorization: Bearer <GATEKIT_TEST_PLAY_CONTROL>`):
                                   "products":{"productId/token": ProductPurchase},
                                   "productsV2":{token: ProductPurchaseV2},
                                   "voided":[VoidedPurchase…], "orders":{orderId: Order},
-                                  "pageSize":1000, "faults":[{"request":N,"status":503,
+                                  "pageSize":1000, "voidedTokenCycle":false,
+                                  "faults":[{"request":N,"status":503,
                                   "body":{…}|null,"retryAfter":"1"}], "delayMs":0,
                                   "token":{"delayMs":0,"status":200,"error":"invalid_grant",
                                   "failures":0,"expiresIn":3599,"dateOffsetSeconds":0}, "keysMaxAge":300,
@@ -364,10 +365,14 @@ def make_handler(standin: StandIn) -> type:
                 except ValueError:
                     return 400, google_error(400, "Invalid pagination token.", "invalid")
                 query = dict(bound, **{k: v for k, v in query.items() if k == "maxResults"})
-            size = min(int(query.get("maxResults", world.get("pageSize", 1000))), 1000)
+            size = min(int(query.get("maxResults", 1000)), int(world.get("pageSize", 1000)), 1000)
             kind = int(query.get("type", 0))
             since = int(query.get("startTime", 0))
-            until = int(query.get("endTime", 2 ** 62))
+            # Google refuses a window ending after its now; without endTime, its now ends it.
+            clock_ms = int((time.time() + int(world.get("token", {}).get("dateOffsetSeconds", 0))) * 1000)
+            if "endTime" in query and int(query["endTime"]) > clock_ms + 1000:
+                return 400, google_error(400, "endTime cannot be in the future.", "invalid")
+            until = int(query.get("endTime", clock_ms))
             rows = [v for v in voided if since <= int(v["voidedTimeMillis"]) <= until
                     and (kind == 1 or "subscription" not in v.get("_kind", ""))]
             rows = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]
@@ -375,7 +380,8 @@ def make_handler(standin: StandIn) -> type:
             body: Dict[str, Any] = {"voidedPurchases": page, "pageInfo": {"totalResults": len(page), "resultPerPage": size}}
             if start + size < len(rows):
                 bound = {k: v for k, v in query.items() if k != "token"}
-                body["tokenPagination"] = {"nextPageToken": b64url(json.dumps([bound, start + size]).encode())}
+                # world voidedTokenCycle: a server that hands back its first page's token again.
+                body["tokenPagination"] = {"nextPageToken": b64url(json.dumps([bound, 0 if world.get("voidedTokenCycle") and start else start + size]).encode())}
             return 200, json.dumps(body).encode()
 
         def control(self, path: str, raw: bytes) -> None:

@@ -136,9 +136,13 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_sync_options_init(gatekit_ledger
  * voided order revoked at voidedTimeMillis (a quantity-based partial refund revokes nothing),
  * each void once ("voidedBefore" on a second sight), a token the ledger does not hold counted
  * ("voidedUnknown"); the next page token and the checkpoint kept with a lease, so a sync killed
- * at any point resumes from its page and one process or host syncs a package at a time;
+ * at any point resumes from its page and one process or host syncs a package at a time; no
+ * endTime is sent and the checkpoint never passes Google's clock (its Date; "clockSkewMs"); a
+ * page token repeating an earlier one of the window begins it again (3 times at most, then
+ * GATEKIT_EPLAY_RESPONSE, as for a page of more than 1000 voids);
  * (2) a refresh of every held token whose answer may have changed since (a period ended with
- * renewal on, grace, account hold, pause, pending), each recorded as ledger_ingest_play_* would
+ * renewal on, grace, account hold, pause, pending; a token another replaced whose own answer
+ * still gives access), each recorded as ledger_ingest_play_* would
  * ("refreshed"; a token Google will not answer about is listed in "refreshFailures" and the rest
  * go on). options NULL: the defaults. Returns GATEKIT_LEDGER_SYNC_DONE, _PARTIAL (budget,
  * max_pages or max_refreshes: call again) or _BUSY, or < 0 (what was recorded stays):
@@ -146,8 +150,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_sync_options_init(gatekit_ledger
  * names Google's error; the service account needs "View financial data"), _TRANSPORT,
  * _RESPONSE, _AUTH, GATEKIT_EBUSY (another sync took over after the lease lapsed), store errors.
  * out_json (may be NULL): {"version":1,"outcome":"done","stoppedBy":"caught-up","packageName":…,
- * "pages":1,"voided":0,"voidedBefore":0,"voidedUnknown":0,"refreshed":0,"refreshFailures":[],
- * "state":{…}}. */
+ * "pages":1,"voided":0,"voidedBefore":0,"voidedUnknown":0,"refreshed":0,"restartedWindows":0,
+ * "clockSkewMs":12,"refreshFailures":[],"state":{…}}. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_play(char **out_json, gatekit_store *store, gatekit_play_client *client,
                                                      const gatekit_ledger_play_sync_options *options);
 

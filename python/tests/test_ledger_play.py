@@ -203,14 +203,22 @@ def test_the_tool_records_googles_answer_and_answers_for_it(play, tmp_path):
 
 
 def drop_test_lives(play: PlayStandIn, now: datetime.datetime):
-    """Eight lives whose every step lies in the past (so the voided list, which ends at now,
+    """Ten lives (one an upgrade: two tokens) whose every step lies in the past (so the voided list, which ends at now,
     holds the revoked one), each a list of (message id, step) after its purchase."""
     day = datetime.timedelta(days=1)
 
     def life(name: str, days_ago: int) -> PlaySubscriptionLife:
         return PlaySubscriptionLife(play.s.package, "pro.monthly", f"drop-{name}", start=now - days_ago * day)
     lives = {n: life(n, d) for n, d in [("renew", 40), ("cancel", 20), ("revoke", 20), ("grace", 32), ("hold", 40),
-                                         ("pause", 40), ("expire", 40), ("recover", 45)]}
+                                         ("pause", 40), ("expire", 40), ("recover", 45), ("upgrade-old", 20)]}
+    # An upgrade: a new token naming the old; Google's answer for the old one says it was replaced.
+    lives["upgrade-new"] = PlaySubscriptionLife(play.s.package, "pro.monthly", "drop-upgrade-new", start=now - 10 * day,
+                                                linked_purchase_token="drop-upgrade-old")
+
+    def replaced(l: PlaySubscriptionLife) -> dict:
+        l.canceled = {"replacementCancellation": {}}
+        l.now = l.expires = now - 10 * day
+        return l.expire()
     steps = {
         "renew": [lambda l: l.renew()],
         "cancel": [lambda l: l.cancel(day)],
@@ -220,13 +228,15 @@ def drop_test_lives(play: PlayStandIn, now: datetime.datetime):
         "pause": [lambda l: l.pause(now + 20 * day)],
         "expire": [lambda l: l.cancel(day), lambda l: l.expire()],
         "recover": [lambda l: l.enter_grace(3 * day), lambda l: l.hold(), lambda l: l.recover(2 * day)],
+        "upgrade-old": [replaced],
+        "upgrade-new": [],
     }
     return lives, steps
 
 
 @pytest.mark.parametrize("seed", [3, 8, 21])
 def test_notifications_lost_at_random_are_restored_by_sync_play(play, open_store, seed):
-    """The drop test: one store receives every RTDN, another loses each (but the purchase's)
+    """The drop test: one store receives every RTDN, another loses each (but the purchases')
     with probability one half; ledger_sync_play (the voided list, then a refresh of every token
     whose answer may have changed) restores the same answer for every token."""
     import random
@@ -269,6 +279,11 @@ def test_notifications_lost_at_random_are_restored_by_sync_play(play, open_store
     expected = answers(full)
     assert {r for r, _, _ in expected.values()} >= {Reason.SUBSCRIPTION, Reason.REVOKED, Reason.GRACE_PERIOD, Reason.BILLING_RETRY,
                                                     Reason.PAUSED, Reason.EXPIRED}, expected
+
+    def metrics(store: gatekit.Store) -> list:
+        m = store.ledger.metrics(environment="Production", test_signed=True, by="store", granularity="day",
+                                 start=now - datetime.timedelta(days=50), end=now + datetime.timedelta(days=1))
+        return [(s.key, s.counts, s.revenue) for s in m.series]
     with play.client() as client:
         report = full.ledger.sync_play(client)
         assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.refresh_failures == {}
@@ -276,6 +291,17 @@ def test_notifications_lost_at_random_are_restored_by_sync_play(play, open_store
         report = lossy.ledger.sync_play(client)
         assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.voided_unknown == 0, report.raw
         assert answers(lossy) == expected, f"seed {seed}: {lost} notifications lost"
+        # The metrics agree on what the answers decide: today's levels (a replaced token asked
+        # again no longer counts beside its replacement) and every event's total. Not each
+        # event's day: a lost grace extension is history Google's current answer no longer
+        # tells, so a recovered period may begin days earlier than full delivery dates it.
+        got, want = metrics(lossy), metrics(full)
+        assert [k for k, _, _ in got] == [k for k, _, _ in want] == ["play"]
+        levels = ("activeSubscriptions", "activeTrials", "inGracePeriod", "inBillingRetry", "paidSubscribers")
+        assert {k: got[0][1][k][-1] for k in levels} == {k: want[0][1][k][-1] for k in levels}
+        flows = [k for k in want[0][1] if k not in levels and k != "familyShared"]
+        assert {k: sum(got[0][1][k]) for k in flows} == {k: sum(want[0][1][k]) for k in flows}
+        assert {c: sum(v) for c, v in got[0][2].items()} == {c: sum(v) for c, v in want[0][2].items()}
         again = lossy.ledger.sync_play(client, overlap=datetime.timedelta(days=29))
         assert again.voided == 0 and again.voided_before == len(voided), "a void is recorded once"
 
@@ -348,3 +374,41 @@ def test_a_batch_records_every_answer_in_one_transaction(play, store):
     assert again[0].outcome == Outcome.DUPLICATE
     with pytest.raises(ValueError):
         store.ledger.ingest_play_batch(play.s.package, "subscriptions", answers)
+
+
+def test_sync_play_trusts_googles_clock_and_survives_a_cycling_page_token(play, store):
+    """The lessons of Hardening IV for the voided list: the checkpoint never passes Google's
+    clock (its Date: a host whose clock runs fast cannot make the next sync skip voids), no
+    endTime in Google's future is sent, a page token that repeats an earlier one of the window
+    begins the window again (bounded), each void recorded once whatever is read twice."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    lives = [PlaySubscriptionLife(play.s.package, "pro.monthly", f"cycle-{i}", start=now - datetime.timedelta(days=5)) for i in range(3)]
+    for life in lives:
+        life.subscribe()
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives})
+    with play.client() as client:
+        for life in lives:
+            store.ledger.refresh_play_subscription(client, life.purchase_token)
+    voided = [{"purchaseToken": l.purchase_token, "orderId": l.order_id, "purchaseTimeMillis": "1", "voidedSource": 2, "voidedReason": 7,
+               "voidedTimeMillis": str(int((now - datetime.timedelta(days=1, minutes=i)).timestamp() * 1000)), "_kind": "subscription"}
+              for i, l in enumerate(lives)]
+    # Google's clock two hours behind this host's.
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives}, voided=voided, pageSize=1,
+               token={"dateOffsetSeconds": -7200})
+    with play.client() as client:
+        report = store.ledger.sync_play(client, max_refreshes=0)
+    assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.pages == 3 and report.voided == 3, report.raw
+    assert abs(report.raw["clockSkewMs"] - 7_200_000) < 60_000
+    checkpoint = report.raw["state"]["syncedUntil"]
+    assert checkpoint <= int(now.timestamp() * 1000) - 7_000_000, "the checkpoint is Google's clock, not this host's"
+    asked_end = [dict(e["query"]) for e in play.log() if e.get("path", "").endswith("/voidedpurchases")]
+    assert asked_end and all("endTime" not in q for q in asked_end)
+    for life in lives:
+        assert store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production").reason == Reason.REVOKED
+    # A server that hands back an earlier page token: the window begins again, three times at
+    # most, then the sync fails; nothing is recorded twice.
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives}, voided=voided, pageSize=1, voidedTokenCycle=True)
+    with play.client() as client, pytest.raises(PlayResponseError, match="repeated an earlier one"):
+        store.ledger.sync_play(client, max_refreshes=0, overlap=datetime.timedelta(days=29))
+    history = store.ledger.history(environment="Production")
+    assert sum(1 for item in history["items"] if item.get("notificationType") == "VOIDED_PURCHASE") == 3

@@ -34,6 +34,10 @@ public enum PlaySync {
         /// does not hold (nothing to revoke: a purchase never ingested).
         public var voided = 0, voidedBefore = 0, voidedUnknown = 0
         public var refreshed = 0
+        /// Windows begun again because Google repeated an earlier page token of the window.
+        public var restartedWindows = 0
+        /// This host's clock minus Google's (its `Date`), as last seen; nil: no Date seen.
+        public var clockSkewMs: Int64?
         /// Tokens Google would not answer about (an error each; the rest go on).
         public var refreshFailures: [(token: String, error: String)] = []
         var state = SyncState()
@@ -43,7 +47,8 @@ public enum PlaySync {
                 ("version", .number(1)), ("outcome", .string(outcome.name)), ("stoppedBy", .string(stoppedBy.rawValue)),
                 ("packageName", .string(packageName)), ("pages", .number(Int64(pages))), ("voided", .number(Int64(voided))),
                 ("voidedBefore", .number(Int64(voidedBefore))), ("voidedUnknown", .number(Int64(voidedUnknown))),
-                ("refreshed", .number(Int64(refreshed))),
+                ("refreshed", .number(Int64(refreshed))), ("restartedWindows", .number(Int64(restartedWindows))),
+                ("clockSkewMs", clockSkewMs.map { .number($0) } ?? .null),
                 ("refreshFailures", .array(refreshFailures.map { .object([("purchaseToken", .string($0.token)), ("error", .string($0.error))]) })),
                 ("state", state.json(environment: PlaySync.key(packageName))),
             ]))
@@ -52,6 +57,10 @@ public enum PlaySync {
 
     /// Google keeps voided purchases for 30 days; a window never starts before that.
     static let horizonMs: Int64 = 30 * 86_400_000 - 300_000
+    /// Most voids one page may hold (`maxResults` is 1000): a larger page is refused unread.
+    static let maximumPageItems = 1000
+    /// Windows begun again (a page token repeated) before the sync fails.
+    static let maximumRestarts = 3
 
     static func key(_ packageName: String) -> String { "play:\(packageName)" }
 
@@ -96,7 +105,11 @@ public enum PlaySync {
                 if try SyncState.read(db, environment: key).leaseOwner == owner { try released.write(db, environment: key, now: Clock.nowMilliseconds()) }
             }
         }
-        // 1. The voided list, page by page.
+        // 1. The voided list, page by page. The window's pages' tokens (a repeat is a cycle), and
+        // the earliest Date they carried: the checkpoint never passes Google's clock, so a host
+        // whose clock runs fast cannot make the next sync skip voids Google records meanwhile.
+        var seenTokens = Set<String>()
+        var windowServerDate: Int64?
         while true {
             if state.window == nil {
                 let from = max((state.syncedUntilMs ?? 0) - options.overlapMs, now - horizonMs)
@@ -114,9 +127,11 @@ public enum PlaySync {
                 report.stoppedBy = .maximumPages
                 break
             }
+            // No endTime: Google's default is its own now (one in its future is refused), and the
+            // checkpoint is taken from its Date, never from this host's clock alone.
             var query: [(String, JSONValue)] = [("type", .number(1)), ("maxResults", .number(1000))]
             if let token = window.pageToken { query.append(("token", .string(token))) } else {
-                query += [("startTime", .number(window.startMs)), ("endTime", .number(window.endMs))]
+                query.append(("startTime", .number(window.startMs)))
             }
             let page: JSONValue
             switch try client.send(.voidedPurchases(query: Array(JSONWriter.serialize(.object(query)).utf8)), withinMilliseconds: budget) {
@@ -124,10 +139,17 @@ public enum PlaySync {
                 do { page = try JSONParser.parse(Array((answer.body ?? "{}").utf8)) } catch {
                     throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not JSON")
                 }
+                if let date = answer.serverDate {
+                    report.clockSkewMs = Clock.nowMilliseconds() - date
+                    windowServerDate = min(windowServerDate ?? date, date)
+                }
             case let .failure(failure): throw GateKitError(.EPLAY_API, "voidedpurchases.list: \(failure.description)")
             }
             var voids: [JSONValue] = []
             if case let .array(items)? = page["voidedPurchases"] { voids = items }
+            guard voids.count <= PlaySync.maximumPageItems else {
+                throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: a page of \(voids.count) voided purchases; Google sends at most \(PlaySync.maximumPageItems)")
+            }
             for void in voids {
                 guard let token = void["purchaseToken"]?.stringValue, !token.isEmpty,
                       let voided = void["voidedTimeMillis"]?.stringValue.flatMap({ Int64($0) }) ?? void["voidedTimeMillis"]?.int64Value else {
@@ -142,11 +164,25 @@ public enum PlaySync {
                 if recorded.outcome == .duplicate { report.voidedBefore += 1 } else { report.voided += 1 }
             }
             var next = state
-            if let token = page["tokenPagination"]?["nextPageToken"]?.stringValue, !token.isEmpty, token != window.pageToken {
-                next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: token, pages: window.pages &+ 1)
+            if let token = page["tokenPagination"]?["nextPageToken"]?.stringValue, !token.isEmpty {
+                if let sent = window.pageToken { seenTokens.insert(sent) }
+                if seenTokens.contains(token) || token.utf8.count > 4096 {
+                    // A cycle, or a token that cannot be sent back: this page's voids are
+                    // recorded; the window is read again from its start (each void once).
+                    guard report.restartedWindows < PlaySync.maximumRestarts else {
+                        throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the page token repeated an earlier one of the window (or cannot be sent back), and the window was already begun again \(PlaySync.maximumRestarts) times")
+                    }
+                    report.restartedWindows += 1
+                    seenTokens = []
+                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0)
+                } else {
+                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: token, pages: window.pages &+ 1)
+                }
             } else {
                 next.window = nil
-                next.syncedUntilMs = window.endMs
+                next.syncedUntilMs = min(window.endMs, windowServerDate ?? window.endMs)
+                windowServerDate = nil
+                seenTokens = []
             }
             let committed = Clock.nowMilliseconds()
             next.leaseUntilMs = committed + options.leaseMs

@@ -29,6 +29,8 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         public let httpStatus: Int
         /// Google's body; nil when the answer had none.
         public let body: String?
+        /// When Google answered (its `Date` header, Unix ms), when it sent one.
+        public var serverDate: Int64? = nil
     }
 
     public enum Outcome: Sendable {
@@ -118,13 +120,13 @@ public final class PlayDeveloperClient: @unchecked Sendable {
     private func answer(_ response: HTTPResponse, _ endpoint: PlayEndpoint) throws(GateKitError) -> Answer {
         guard !response.body.isEmpty else {
             if endpoint.answersWithBody { throw GateKitError(.EPLAY_RESPONSE, "HTTP \(response.status) with an empty body where Google sends a resource") }
-            return Answer(httpStatus: response.status, body: nil)
+            return Answer(httpStatus: response.status, body: nil, serverDate: response.serverDate)
         }
         let document: JSONValue
         do { document = try JSONParser.parse(response.body) } catch {
             throw GateKitError(.EPLAY_RESPONSE, "HTTP \(response.status) with a body that is not JSON: \(error.message)")
         }
         guard case .object = document else { throw GateKitError(.EPLAY_RESPONSE, "HTTP \(response.status) with a body that is not a JSON object") }
-        return Answer(httpStatus: response.status, body: String(decoding: response.body, as: UTF8.self))
+        return Answer(httpStatus: response.status, body: String(decoding: response.body, as: UTF8.self), serverDate: response.serverDate)
     }
 }

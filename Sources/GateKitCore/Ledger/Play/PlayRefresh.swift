@@ -68,8 +68,10 @@ extension Ledger {
 extension Ledger {
     /// Up to `limit` Play purchase tokens after `cursor` (in token order) whose answer may have
     /// changed by `now` without the ledger hearing of it: a period ended with auto-renew on, a
-    /// grace period, an account hold, a pause, a pending purchase. The last token looked at is
-    /// returned as the next cursor (nil: the end).
+    /// grace period, an account hold, a pause, a pending purchase, and a token another replaced
+    /// whose own answer still gives access (Google's answer after the replacement ends it: the
+    /// metrics then count no overlap). The last token looked at is returned as the next cursor
+    /// (nil: the end).
     public func playTokensToRefresh(after cursor: String?, limit: Int, now: Int64) throws(GateKitError) -> (tokens: [(String, PlayHolding)], next: String?) {
         let page = try store.read { (db) throws(GateKitError) -> [(String, Bool)] in
             let s = try db.statement("""
@@ -89,13 +91,15 @@ extension Ledger {
             let record = try store.read { (db) throws(GateKitError) in try LedgerRows.record(db, customer: .originalTransactionID(token), scope: scope) }
             let view = record.view(of: token, at: now, knownBy: nil)
             let subscriptions = view.subscriptions
+            let own = record.transactions.filter { $0.originalTransactionID == token }.max { $1.isNewer(than: $0) }
+            let replacedUnsaid = subscriptions.contains { $0.latest.isUpgraded } && own.map { !$0.isUpgraded && ($0.expiresMs ?? .min) > now } ?? false
             let waiting = subscriptions.contains { s in
                 switch s.status {
                 case .billingGracePeriod, .billingRetry, .paused, .pending: true
                 case .expired: LedgerView.awaitsRenewal(s.renewal) && !s.latest.isUpgraded
                 case .active, .revoked: false
                 }
-            } || (subscriptions.isEmpty && view.current.transactions.contains { $0.isPending })
+            } || replacedUnsaid || (subscriptions.isEmpty && view.current.transactions.contains { $0.isPending })
             if waiting { due.append((token, PlayHolding(scope: scope, isSubscription: !subscriptions.isEmpty))) }
         }
         return (due, page.count < limit ? nil : page.last?.0)
