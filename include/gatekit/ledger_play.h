@@ -73,7 +73,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product(char **out_json, 
  * Errors: every play_verify_push error (GATEKIT_EPUSH_*), GATEKIT_EPLAY_API (Google answered
  * with an error, e.g. a token older than 60 days after expiry), _TRANSPORT, _RESPONSE, _AUTH,
  * GATEKIT_EINVAL (a client for another package), store errors. out_json: the report, "kind":
- * "play-notification", "notificationType" Google's name ("SUBSCRIPTION_RENEWED"),
+ * "play-notification", "notificationType" Google's name ("SUBSCRIPTION_RENEWED"; a voided purchase: "VOIDED_PURCHASE"),
  * "notificationUUID" the messageId. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_push(char **out_json, gatekit_store *store, gatekit_play_push_verifier *verifier,
                                                             gatekit_play_client *client, const char *authorization,

@@ -412,3 +412,40 @@ def test_sync_play_trusts_googles_clock_and_survives_a_cycling_page_token(play, 
         store.ledger.sync_play(client, max_refreshes=0, overlap=datetime.timedelta(days=29))
     history = store.ledger.history(environment="Production")
     assert sum(1 for item in history["items"] if item.get("notificationType") == "VOIDED_PURCHASE") == 3
+
+
+def test_one_time_product_and_voided_purchase_pushes(play, store):
+    """ONE_TIME_PRODUCT_PURCHASED asks productsv2 and records a non-consumable; a voided
+    purchase push with a full refund revokes it at its eventTimeMillis; a quantity-based partial
+    refund revokes nothing; a subscription's voided order is revoked the same way."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    def product(order: str) -> dict:
+        return {"kind": "androidpublisher#productPurchaseV2", "purchaseStateContext": {"purchaseState": "PURCHASED"},
+                "purchaseCompletionTime": (now - datetime.timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ"), "orderId": order,
+                "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+                "productLineItem": [{"productId": "gems", "productOfferDetails": {"quantity": 2, "refundableQuantity": 2,
+                                                                                 "consumptionState": "CONSUMPTION_STATE_YET_TO_BE_CONSUMED"}}]}
+    life = life_now(play, "voided-sub")
+    life.subscribe()
+    play.world(subscriptions={life.purchase_token: life.resource()}, productsV2={"otp-full": product("GPA.77"), "otp-part": product("GPA.78")})
+    event = str(int((now - datetime.timedelta(hours=1)).timestamp() * 1000))
+
+    def note(member: str, payload: dict) -> dict:
+        return {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": event, member: payload}
+    with play.client() as client, play.verifier() as verifier:
+        def send(notification: dict, message: str) -> gatekit.IngestResult:
+            return store.ledger.ingest_play_push(verifier, client, headers(play), push_body(notification, message))
+        for token in ("otp-full", "otp-part"):
+            r = send(note("oneTimeProductNotification", {"version": "1.0", "notificationType": 1, "purchaseToken": token, "sku": "gems"}), f"p-{token}")
+            assert r.notification_type == "ONE_TIME_PRODUCT_PURCHASED" and r.outcome == Outcome.NEW
+        send(note("subscriptionNotification", {"version": "1.0", "notificationType": 4, "purchaseToken": life.purchase_token}), "v-sub-0")
+        assert asked(store, "otp-full", "gems").reason == Reason.NON_CONSUMABLE
+        voids = [("otp-full", "GPA.77", 2, 1), ("otp-part", "GPA.78", 2, 2), (life.purchase_token, life.order_id, 1, 1)]
+        for token, order, product_type, refund_type in voids:
+            r = send(note("voidedPurchaseNotification", {"purchaseToken": token, "orderId": order, "productType": product_type,
+                                                         "refundType": refund_type}), f"v-{token}")
+            assert r.outcome == Outcome.NEW and r.store == "play" and r.notification_type == "VOIDED_PURCHASE"
+    full, partial, sub = (asked(store, t, s) for t, s in (("otp-full", "gems"), ("otp-part", "gems"), (life.purchase_token, "pro.monthly")))
+    assert full.reason == Reason.REVOKED and not full
+    assert partial.reason == Reason.NON_CONSUMABLE, "a quantity-based partial refund leaves the rest owned"
+    assert sub.reason == Reason.REVOKED and sub.status == SubscriptionStatus.REVOKED

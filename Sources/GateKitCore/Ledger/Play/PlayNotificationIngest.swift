@@ -18,7 +18,8 @@ extension Ledger {
         }
         // Pushed under a test issuer (not Google's): test data, whoever answers about the purchase.
         let testData = verified.testSigned
-        let name = n.typeName ?? n.kind.rawValue
+        // A voided purchase is named as the sync names its voids (its typeName is the product type).
+        let name = n.kind == .voidedPurchase ? "VOIDED_PURCHASE" : n.typeName ?? n.kind.rawValue
         if let scope = try recordedMessage(n.messageID) {
             return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: name,
                                 subtype: nil, notificationUUID: n.messageID, originalTransactionIDs: [], appAccountToken: nil, statusChanges: [])
