@@ -172,7 +172,7 @@ mutation: deps
 	@$(PYTHON) Tests/mutation/run.py $(if $(MUTANTS),--only $(MUTANTS)) $(if $(DOMAIN),--domain $(DOMAIN))
 
 # The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
-SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerModelLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests
+SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerModelLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests|PlayLedgerLivesTests|PlayMetricsTests|PlayMigrationTests
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
