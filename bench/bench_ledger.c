@@ -15,15 +15,7 @@
 
 static char folder[] = "/tmp/gatekit-bench-ledger-XXXXXX";
 static char shm[] = "/dev/shm/gatekit-bench-ledger-XXXXXX";
-static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) / 1e9; }
 
-static gatekit_store *open_store(const char *dir, const char *name) {
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    gatekit_store *s = NULL;
-    if (gatekit_store_open(&s, path, NULL) != 0) { fprintf(stderr, "open %s: %s\n", path, gatekit_last_error()); exit(1); }
-    return s;
-}
 
 /* The reference: the same rows inserted with plain SQLite, one durable transaction each, into
  * a table shaped like ledger_transactions (same columns and indexes), WAL + synchronous=FULL. */

@@ -17,6 +17,17 @@ static gatekit_jws_options options;
 static unsigned char *anchor;
 static size_t anchor_len;
 
+/* The store file `name` in `dir`, opened (the benchmark ends on failure). */
+static inline gatekit_store *open_store(const char *dir, const char *name) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    gatekit_store *s = NULL;
+    if (gatekit_store_open(&s, path, NULL) != 0) { fprintf(stderr, "open %s: %s\n", path, gatekit_last_error()); exit(1); }
+    return s;
+}
+
+static inline double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) / 1e9; }
+
 /* Makes the throw-away PKI in `folder` (Tests/scripts/jws-test-pki.sh) and the verify options. */
 static void setup_pki(const char *folder) {
     char cmd[1024], path[700];

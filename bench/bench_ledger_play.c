@@ -14,15 +14,7 @@
 static char folder[] = "/tmp/gatekit-bench-play-XXXXXX";
 static char shm[] = "/dev/shm/gatekit-bench-play-XXXXXX";
 static const char *package = "com.example.app";
-static double seconds_since(uint64_t t0) { return (double)(bench_now_ns() - t0) / 1e9; }
 
-static gatekit_store *open_store(const char *dir, const char *name) {
-    char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    gatekit_store *s = NULL;
-    if (gatekit_store_open(&s, path, NULL) != 0) { fprintf(stderr, "open %s: %s\n", path, gatekit_last_error()); exit(1); }
-    return s;
-}
 
 /* RFC 3339 UTC of Unix ms, as Google writes timestamps. */
 static void rfc3339(long long ms, char *out, size_t cap) {

@@ -69,8 +69,8 @@ public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ v
     }
 }
 
-/// The client a `gatekit_play_client *` points at.
-private func playClient(_ client: OpaquePointer?) throws(GateKitError) -> PlayDeveloperClient {
+/// The client a `gatekit_play_client *` points at (the Play exports' too).
+func playClient(_ client: OpaquePointer?) throws(GateKitError) -> PlayDeveloperClient {
     guard let client else { throw .invalid("client is NULL") }
     return Unmanaged<PlayDeveloperClient>.fromOpaque(UnsafeRawPointer(client)).takeUnretainedValue()
 }

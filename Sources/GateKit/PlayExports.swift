@@ -53,8 +53,7 @@ private func call(_ function: StaticString, _ client: OpaquePointer?, _ out: Out
                   _ endpoint: () throws(GateKitError) -> PlayEndpoint) -> Int32 {
     out?.pointee = nil
     return exportBoundary(function) { () throws(GateKitError) in
-        guard let client else { throw .invalid("client is NULL") }
-        let play = Unmanaged<PlayDeveloperClient>.fromOpaque(UnsafeRawPointer(client)).takeUnretainedValue()
+        let play = try playClient(client)
         switch try play.send(try endpoint()) {
         case let .success(answer):
             let body = try answer.body.map(Owned.cString)

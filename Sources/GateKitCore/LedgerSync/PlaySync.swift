@@ -112,7 +112,7 @@ public enum PlaySync {
         var windowServerDate: Int64?
         while true {
             if state.window == nil {
-                let from = max((state.syncedUntilMs ?? 0) - options.overlapMs, now - horizonMs)
+                let from = max((state.syncedUntilMs ?? 0) &- options.overlapMs, now - horizonMs)  // a stored checkpoint may be anything
                 guard from < now else { break }
                 state.window = SyncState.Window(startMs: from, endMs: now, pageToken: nil, pages: 0)
             }
@@ -140,7 +140,7 @@ public enum PlaySync {
                     throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not JSON")
                 }
                 if let date = answer.serverDate {
-                    report.clockSkewMs = Clock.nowMilliseconds() - date
+                    report.clockSkewMs = Clock.nowMilliseconds() &- date
                     windowServerDate = min(windowServerDate ?? date, date)
                 }
             case let .failure(failure): throw GateKitError(.EPLAY_API, "voidedpurchases.list: \(failure.description)")
