@@ -332,6 +332,13 @@ def test_the_tool_syncs_a_package(play, tmp_path):
     asked = subprocess.run([tool, "--store", store, "ledger", "entitled", "--environment", "Production", life.purchase_token,
                             "pro.monthly"], capture_output=True, text=True, timeout=60)
     assert asked.returncode == 3 and json.loads(asked.stdout)["reason"] == "revoked"
+    # A later answer (EXPIRED, saying nothing of the void) leaves the order revoked: Google never takes a void back.
+    later = subprocess.run([tool, "play", "subscription", life.purchase_token, *client], capture_output=True, timeout=60)
+    subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "play", "--type", "subscription", "--package",
+                    play.s.package, "--token", life.purchase_token, "-"], input=later.stdout, check=True, capture_output=True, timeout=60)
+    again = subprocess.run([tool, "--store", store, "ledger", "entitled", "--environment", "Production", life.purchase_token,
+                            "pro.monthly"], capture_output=True, text=True, timeout=60)
+    assert json.loads(again.stdout)["reason"] == "revoked"
 
 
 def test_a_question_asks_google_before_saying_no(play, store):
