@@ -171,18 +171,22 @@ quick: deps
 mutation: deps
 	@$(PYTHON) Tests/mutation/run.py $(if $(MUTANTS),--only $(MUTANTS)) $(if $(DOMAIN),--domain $(DOMAIN))
 
-# The store-contract suites again on PostgreSQL (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
+# The store-contract suites again on PostgreSQL, directly and through the test PgBouncer
+# (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
 SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerModelLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests|PlayLedgerLivesTests|PlayMetricsTests|PlayMigrationTests
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
 	@set -e; if [ -n "$$GATEKIT_TEST_POSTGRES" ]; then \
 	  echo "== swift test: $(SWIFT_CONTRACT_SUITES) on PostgreSQL"; \
-	  GATEKIT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}; \
+	  GATEKIT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test.log; test $${PIPESTATUS[0]} = 0; \
+	  echo "== swift test: the same through PgBouncer in transaction mode (pool of 4), hearing commits on a direct listen connection"; \
+	  GATEKIT_TEST_BACKEND=postgresql GATEKIT_TEST_POSTGRES_LISTEN="$$GATEKIT_TEST_POSTGRES" GATEKIT_TEST_POSTGRES="$$GATEKIT_TEST_POSTGRES_POOLED" \
+	    $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}; \
 	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-swift: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
 	else echo "SKIP: the Swift contract suites on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 
-# The contract tests again on PostgreSQL (Tests/c/check.h: check_store_open).
+# The contract tests again on PostgreSQL, directly and through the test PgBouncer (Tests/c/check.h: check_store_open).
 C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger $(C_OUT)/tests/test_ledger_sync \
                     $(C_OUT)/tests/test_fork
 
@@ -190,6 +194,8 @@ test-c: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
 	@set -e; if [ -n "$$GATEKIT_TEST_POSTGRES" ]; then \
 	  for t in $(C_CONTRACT_TESTS); do echo "== $$t (PostgreSQL)"; GATEKIT_TEST_BACKEND=postgresql GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done; \
+	  for t in $(C_CONTRACT_TESTS); do echo "== $$t (PostgreSQL through PgBouncer, no listen connection)"; \
+	    GATEKIT_TEST_BACKEND=postgresql GATEKIT_TEST_POSTGRES="$$GATEKIT_TEST_POSTGRES_POOLED" GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done; \
 	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-c: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
 	else echo "SKIP: the C contract tests on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h

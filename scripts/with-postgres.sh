@@ -8,6 +8,8 @@
 #     GATEKIT_TEST_POSTGRES_TCP   the same over TCP on 127.0.0.1
 #     GATEKIT_TEST_POSTGRES_CA    the CA that signed the server's certificate (PEM)
 #     GATEKIT_TEST_POSTGRES_CTL   a command that runs pg_ctl on this server: `$CTL restart -m immediate`
+#     GATEKIT_TEST_POSTGRES_POOLED  the test database through Debian's PgBouncer in transaction
+#                                 mode with a pool of 4 server connections (Unix socket)
 #     GATEKIT_TEST_POSTGRES_NETNS / _REMOTE   as root: a network namespace joined to this one by a
 #                                 veth pair, as a second host, and the libpq string that reaches
 #                                 the server from it (10.77.N.1); unset when namespaces are not
@@ -43,7 +45,9 @@ if [ ${#as_server[@]} -gt 0 ]; then chown -R nobody "$dir/data" "$dir/tls"; chow
 
 ctl=("${as_server[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60)
 netns=""
+bouncer=""
 stop() {
+    if [ -n "$bouncer" ]; then kill "$bouncer" 2>/dev/null || true; wait "$bouncer" 2>/dev/null || true; fi
     "${ctl[@]}" stop -m fast >/dev/null 2>&1 || true
     if [ -n "$netns" ]; then ip netns del "$netns" 2>/dev/null || true; ip link del "$netns-h" 2>/dev/null || true; fi
     rm -rf "$dir"
@@ -92,5 +96,33 @@ if [ -n "$netns" ]; then
     # names localhost and 127.0.0.1, not this address).
     export GATEKIT_TEST_POSTGRES_REMOTE="host=10.77.$net.1 port=$port user=gatekit dbname=gatekit_test sslmode=verify-ca sslrootcert=$dir/tls/ca.pem"
 fi
-echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $dir (port $port)"
+# PgBouncer in transaction mode, 4 server connections for every client: what a fleet of
+# many-process hosts puts in front of the server. It passes no startup `options`, as shipped.
+[ -x /usr/sbin/pgbouncer ] || { echo "with-postgres: no PgBouncer (Debian: pgbouncer); run scripts/install-deps.sh" >&2; exit 1; }
+bport=$("${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$dir/bouncer"
+printf '"gatekit" ""\n' > "$dir/bouncer/users.txt"
+cat > "$dir/bouncer/pgbouncer.ini" <<INI
+[databases]
+gatekit_test = host=$dir port=$port dbname=gatekit_test user=gatekit
+[pgbouncer]
+listen_addr =
+listen_port = $bport
+unix_socket_dir = $dir/bouncer
+auth_type = trust
+auth_file = $dir/bouncer/users.txt
+pool_mode = transaction
+default_pool_size = 4
+reserve_pool_size = 0
+max_client_conn = 1000
+logfile = $dir/bouncer/pgbouncer.log
+INI
+if [ ${#as_server[@]} -gt 0 ]; then chown -R nobody "$dir/bouncer"; fi
+"${as_server[@]}" /usr/sbin/pgbouncer -q "$dir/bouncer/pgbouncer.ini" 2>>"$dir/bouncer/stderr.log" &
+bouncer=$!
+for _ in $(seq 200); do [ -S "$dir/bouncer/.s.PGSQL.$bport" ] && break; sleep 0.05; done
+[ -S "$dir/bouncer/.s.PGSQL.$bport" ] || { cat "$dir/bouncer/pgbouncer.log" >&2; echo "with-postgres: PgBouncer did not start" >&2; exit 1; }
+export GATEKIT_TEST_POSTGRES_POOLED="host=$dir/bouncer port=$bport user=gatekit dbname=gatekit_test"
+
+echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $dir (port $port), PgBouncer $(/usr/sbin/pgbouncer --version | awk 'NR==1 {print $2}') in transaction mode on $dir/bouncer (port $bport)"
 "$@"

@@ -79,6 +79,7 @@ func headerConformance() {
     exactly(gatekitStoreClose, as: type(of: gatekit_store_close))
     exactly(gatekitStoreOpen, as: type(of: gatekit_store_open))
     exactly(gatekitStoreOpenFlags, as: type(of: gatekit_store_open_flags))
+    exactly(gatekitStoreOpenListening, as: type(of: gatekit_store_open_listening))
     exactly(gatekitStorePath, as: type(of: gatekit_store_path))
     exactly(gatekitStrerror, as: type(of: gatekit_strerror))
     exactly(gatekitVersion, as: type(of: gatekit_version))

@@ -50,7 +50,7 @@ final class StoreHandle {
 }
 
 private func openStore(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
-                       _ appID: UnsafePointer<CChar>?, flags: UInt32) throws(GateKitError) -> Int32 {
+                       _ appID: UnsafePointer<CChar>?, flags: UInt32, listenURI: UnsafePointer<CChar>? = nil) throws(GateKitError) -> Int32 {
     let out = try Arguments.out(out)
     out.pointee = nil
     let known = GATEKIT_STORE_GROUP_SHARED | GATEKIT_STORE_EXISTING
@@ -59,7 +59,8 @@ private func openStore(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: Uns
     }
     let sharing: StoreSharing = flags & GATEKIT_STORE_GROUP_SHARED != 0 ? .group : .ownerOnly
     let store = try Store(schema: .gatekit, path: try Arguments.optionalString(path, "path"), appID: try Arguments.optionalString(appID, "app_id"),
-                          sharing: sharing, mustExist: flags & GATEKIT_STORE_EXISTING != 0)
+                          sharing: sharing, mustExist: flags & GATEKIT_STORE_EXISTING != 0,
+                          listenURI: try Arguments.optionalString(listenURI, "listen_uri"))
     out.pointee = try StoreHandle(store: store).opaque
     return GATEKIT_OK
 }
@@ -73,6 +74,14 @@ public func gatekitStoreOpen(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ pat
 public func gatekitStoreOpenFlags(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
                                   _ appID: UnsafePointer<CChar>?, _ flags: UInt32) -> Int32 {
     exportBoundary("gatekit_store_open_flags") { () throws(GateKitError) in try openStore(out, path, appID, flags: flags) }
+}
+
+@c(gatekit_store_open_listening)
+public func gatekitStoreOpenListening(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ path: UnsafePointer<CChar>?,
+                                      _ appID: UnsafePointer<CChar>?, _ flags: UInt32, _ listenURI: UnsafePointer<CChar>?) -> Int32 {
+    exportBoundary("gatekit_store_open_listening") { () throws(GateKitError) in
+        try openStore(out, path, appID, flags: flags, listenURI: listenURI)
+    }
 }
 
 @c(gatekit_store_close)

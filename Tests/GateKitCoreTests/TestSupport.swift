@@ -109,6 +109,8 @@ enum TestStores {
         let appID = String(("swift." + parts).map { c -> Character in
             c.isLetter && c.isASCII || c.isNumber && c.isASCII || c == "." || c == "-" || c == "_" ? c : "-"
         }.prefix(128))
-        return try Store(schema: .gatekit, path: String(cString: server), appID: appID)
+        // Behind the test pooler (GATEKIT_TEST_POSTGRES its address), the direct server hears commits.
+        let listen = getenv("GATEKIT_TEST_POSTGRES_LISTEN").map { String(cString: $0) }
+        return try Store(schema: .gatekit, path: String(cString: server), appID: appID, listenURI: listen)
     }
 }

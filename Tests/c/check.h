@@ -91,6 +91,9 @@ static inline int check_store_open(gatekit_store **s, const char *path) {
         int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
         if (!ok) app[i] = '-';
     }
+    /* Behind the test pooler (GATEKIT_TEST_POSTGRES its address), the direct server hears commits. */
+    const char *listen = getenv("GATEKIT_TEST_POSTGRES_LISTEN");
+    if (listen) return gatekit_store_open_listening(s, server, app, 0, listen);
     return gatekit_store_open(s, server, app);
 }
 

@@ -137,6 +137,11 @@ static int call_gatekit_store_open_flags(arg *a) {
     if (rc == 0 && a[0].p) gatekit_store_close(*(gatekit_store **)a[0].p);
     return rc;
 }
+static int call_gatekit_store_open_listening(arg *a) {
+    int rc = gatekit_store_open_listening((gatekit_store **)a[0].p, a[1].s, a[2].s, (unsigned)a[3].i, a[4].s);
+    if (rc == 0 && a[0].p) gatekit_store_close(*(gatekit_store **)a[0].p);
+    return rc;
+}
 static int call_gatekit_store_open(arg *a) {
     int rc = gatekit_store_open((gatekit_store **)a[0].p, a[1].s, a[2].s);
     if (rc == 0 && a[0].p) gatekit_store_close(*(gatekit_store **)a[0].p);
@@ -609,6 +614,7 @@ static const api_entry api[] = {
     {"gatekit_hash_hex_size", call_gatekit_hash_hex_size, {END}, 0},
     {"gatekit_store_open", call_gatekit_store_open, {OUT_PTR, OPT_PATH, APP_ID, END}, 0},
     {"gatekit_store_open_flags", call_gatekit_store_open_flags, {OUT_PTR, OPT_PATH, APP_ID, INT, END}, 0},
+    {"gatekit_store_open_listening", call_gatekit_store_open_listening, {OUT_PTR, OPT_PATH, APP_ID, INT, OPT_STR, END}, 0},
     {"gatekit_store_close", call_gatekit_store_close, {FREE_PTR, END}, 1},
     {"gatekit_store_path", call_gatekit_store_path, {FREE_PTR, END}, 1},
     {"gatekit_store_check", call_gatekit_store_check, {STORE, END}, 0},

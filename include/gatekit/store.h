@@ -35,8 +35,16 @@ extern "C" {
  * requires TLS and verifies the server's certificate and name (sslmode=verify-full, with the
  * system's CAs unless sslrootcert names others) unless the string or $PGSSLMODE says another
  * sslmode; a Unix socket needs none. $PG* variables and ~/.pgpass count as libpq says.
- * GateKit needs a server session of its own: a connection pooler in between (PgBouncer, any
- * pool mode) is detected and refused with GATEKIT_EINVAL. The schema, and every table,
+ * A connection pooler in between (PgBouncer in transaction or session mode, or a managed
+ * equivalent) is detected (the backend pid the server reports is not the one libpq was given)
+ * and used as such: no state is kept in a server session; every read and write is a
+ * transaction that sets the store's search_path and the connection's settings (GateKit's
+ * timeouts, or the "options" the string or $PGOPTIONS gives, as -c name=value) with SET LOCAL,
+ * with unnamed statements; a pooler that refuses the "options" startup parameter is
+ * connected to without it (but $PGOPTIONS, which libpq always sends, is then an error). The
+ * checks below hold through it; TLS between the pooler and the server is the pooler's
+ * configuration. Commits by other clients are heard through a direct listen connection
+ * (gatekit_store_open_listening()) or not at all. The schema, and every table,
  * index, sequence, function, type and trigger in it, must be owned by the connecting role
  * (GATEKIT_STORE_GROUP_SHARED: by one role it is a member of), no other role may create in it
  * or write its tables, and every trigger must be GateKit's: otherwise GATEKIT_EUNSAFE naming
@@ -92,6 +100,22 @@ GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open(gatekit_store **out, cons
 
 /* gatekit_store_open() with flags (0 or GATEKIT_STORE_* above); GATEKIT_EINVAL for unknown bits. */
 GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open_flags(gatekit_store **out, const char *path, const char *app_id, unsigned int flags);
+
+/* gatekit_store_open_flags() for a PostgreSQL store behind a connection pooler, with
+ * listen_uri: a connection string reaching the same server and database directly (not
+ * through the pooler), used only to LISTEN for other clients' commits, so the handle's caches
+ * (the ledger's answers, the permission snapshot) and waits (ledger_wait_changes,
+ * the permission watcher) see them as they do on a direct connection. GATEKIT_EINVAL when
+ * path is not a PostgreSQL store behind a pooler (a direct connection listens itself), when
+ * listen_uri reaches a pooler, or when this store's commit notification does not arrive on it
+ * within 5 s (another server or database). NULL listen_uri is gatekit_store_open_flags().
+ *
+ * Behind a pooler without a listen URI every read asks the server (nothing is cached across
+ * processes) and a wait reads the change feed every 20 ms. (README, "Behind a connection
+ * pooler".)
+ * Since 0.2.0. */
+GATEKIT_API GATEKIT_WARN_UNUSED int gatekit_store_open_listening(gatekit_store **out, const char *path, const char *app_id, unsigned int flags,
+                                                                 const char *listen_uri);
 
 /* Closes a handle. NULL is a no-op. No other thread may be using the handle. Stops the
  * permission watcher (waiting for a callback it runs) and drops subscriptions and the provider.

@@ -731,6 +731,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'receipt_legacy_transaction_id': (ctypes.c_int, c_char_p_p, ctypes.c_char_p,),
     'gatekit_store_open': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_store)), ctypes.c_char_p, ctypes.c_char_p,),
     'gatekit_store_open_flags': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_store)), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint,),
+    'gatekit_store_open_listening': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_store)), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint, ctypes.c_char_p,),
     'gatekit_store_close': (None, ctypes.POINTER(gatekit_store),),
     'gatekit_store_path': (ctypes.c_char_p, ctypes.POINTER(gatekit_store),),
     'gatekit_store_check': (ctypes.c_int, ctypes.POINTER(gatekit_store),),
@@ -935,6 +936,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'receipt_legacy_transaction_id': ('out_transaction_id', 'transaction_receipt', ),
     'gatekit_store_open': ('out', 'path', 'app_id', ),
     'gatekit_store_open_flags': ('out', 'path', 'app_id', 'flags', ),
+    'gatekit_store_open_listening': ('out', 'path', 'app_id', 'flags', 'listen_uri', ),
     'gatekit_store_close': ('store', ),
     'gatekit_store_path': ('store', ),
     'gatekit_store_check': ('store', ),
@@ -1138,6 +1140,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     receipt_legacy_transaction_id: Callable[..., Any]
     gatekit_store_open: Callable[..., Any]
     gatekit_store_open_flags: Callable[..., Any]
+    gatekit_store_open_listening: Callable[..., Any]
     gatekit_store_close: Callable[..., Any]
     gatekit_store_path: Callable[..., Any]
     gatekit_store_check: Callable[..., Any]

@@ -14,7 +14,7 @@ from .permissions import Permissions
 
 __all__ = ["GROUP_SHARED", "PathLike", "Store"]
 
-_open = _bindings.gatekit_store_open_flags
+_open = _bindings.gatekit_store_open_listening
 _bindings.gatekit_store_open
 _close = _bindings.gatekit_store_close
 _path = _bindings.gatekit_store_path
@@ -35,7 +35,7 @@ class Store(Managed):
     entitlement questions from verified App Store data (:class:`gatekit.ledger.Ledger`)."""
 
     def __init__(self, path: Optional[PathLike] = None, app_id: Optional[str] = None, *,
-                 group_shared: bool = False) -> None:
+                 group_shared: bool = False, listen_uri: Optional[str] = None) -> None:
         """Opens (creating if needed) the store at ``path`` (default: ``$GATEKIT_STORE``, else the
         per-app file under the XDG state folder). Only the calling user can read it: a store
         another user owns or can write, or a symbolic link, raises :class:`UnsafeStoreError`.
@@ -45,14 +45,17 @@ class Store(Managed):
         ``postgres://…`` or libpq's ``host=… dbname=…``): the same store on a server, in the
         schema ``gatekit/<app_id>``. Network failures raise :class:`ConnectionLostError`
         (nothing written; the next call reconnects) or :class:`CommitUncertainError` (the
-        connection broke during COMMIT; retrying is safe)."""
+        connection broke during COMMIT; retrying is safe). Behind a connection pooler
+        (PgBouncer in transaction mode), ``listen_uri`` names a direct connection to the same
+        server and database on which other clients' commits are heard (see
+        ``gatekit_store_open_listening`` in the C header)."""
         self.eula = Eula(self)
         self.permissions = Permissions(self)
         self.ledger = Ledger(self)
         handle = ctypes.POINTER(_bindings.gatekit_store)()
         encoded = None if path is None else file_path(path, "path")  # a folder is refused; a URI passes
         check(_open(ctypes.byref(handle), encoded, _native.to_c_string(app_id, "app_id"),
-                    GROUP_SHARED if group_shared else 0))
+                    GROUP_SHARED if group_shared else 0, _native.to_c_string(listen_uri, "listen_uri")))
         self._handle = handle
 
     def use_portal(self, app_id: Optional[str] = None) -> None:

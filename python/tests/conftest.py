@@ -25,17 +25,29 @@ WORKER = Path(__file__).resolve().parent / "worker.py"
 import gatekit  # noqa: E402  (after the path constants, so a failure names the loader's list)
 
 
-BACKENDS = ["sqlite", "postgresql"]
+#: "pgbouncer": the PostgreSQL store through Debian's PgBouncer in transaction mode (a pool of 4
+#: server connections; no listen connection, so nothing is cached across processes).
+BACKENDS = ["sqlite", "postgresql", "pgbouncer"]
 
 
-def postgres_server() -> str:
-    """The test server's libpq string (scripts/with-postgres.sh); `make test` must have one."""
-    conninfo = os.environ.get("GATEKIT_TEST_POSTGRES")
+def _service(variable: str, what: str) -> str:
+    """A service scripts/with-postgres.sh started, by its variable; `make test` must have it."""
+    conninfo = os.environ.get(variable)
     if conninfo:
         return conninfo
     if os.environ.get("GATEKIT_REQUIRE_POSTGRES") == "1":
-        pytest.fail("GATEKIT_REQUIRE_POSTGRES=1 but no test server: run the suite through scripts/with-postgres.sh")
-    pytest.skip("no PostgreSQL test server (GATEKIT_TEST_POSTGRES unset): run `make test`, which starts one")
+        pytest.fail(f"GATEKIT_REQUIRE_POSTGRES=1 but no {what}: run the suite through scripts/with-postgres.sh")
+    pytest.skip(f"no {what} ({variable} unset): run `make test`, which starts one")
+
+
+def postgres_server() -> str:
+    """The test server's libpq string."""
+    return _service("GATEKIT_TEST_POSTGRES", "PostgreSQL test server")
+
+
+def pooled_server() -> str:
+    """The test database through the test PgBouncer (transaction mode, a pool of 4)."""
+    return _service("GATEKIT_TEST_POSTGRES_POOLED", "test PgBouncer")
 
 
 # Where a test's store lives: (path or connection string, app id). The same name in one test
@@ -43,9 +55,20 @@ def postgres_server() -> str:
 StoreLocation = Tuple[str, Optional[str]]
 
 
-@pytest.fixture(params=BACKENDS)
-def backend(request) -> str:
-    return request.param
+#: The contract suites that run through the pooler too (Issue 48: EULA, permissions, ledger,
+#: feed, metrics; the sync's contract runs through it in the Swift and C suites, LedgerSyncTests
+#: and test_ledger_sync); the others' PostgreSQL concerns (faults, hosting, hardening) are the
+#: direct server's, and test_pooler.py has the pooler's own.
+POOLED_MODULES = {"test_eula", "test_permissions", "test_ledger", "test_ledger_feed", "test_ledger_insight"}
+
+
+def pytest_generate_tests(metafunc) -> None:
+    """Every test that uses a store location runs once per backend of its module (unless it
+    names its own)."""
+    chosen = any(m.args and m.args[0] == "backend" for m in metafunc.definition.iter_markers("parametrize"))
+    if "backend" in metafunc.fixturenames and not chosen:
+        module = metafunc.module.__name__.rsplit(".", 1)[-1]
+        metafunc.parametrize("backend", BACKENDS if module in POOLED_MODULES else BACKENDS[:2])
 
 
 @pytest.fixture
@@ -55,7 +78,7 @@ def store_location(backend: str, tmp_path: Path) -> Callable[[str], StoreLocatio
     def location(name: str = "store") -> StoreLocation:
         if backend == "sqlite":
             return str(tmp_path / f"{name}.sqlite"), None
-        return postgres_server(), f"test.{run}.{name}"
+        return (pooled_server() if backend == "pgbouncer" else postgres_server()), f"test.{run}.{name}"
     return location
 
 

@@ -230,7 +230,7 @@ def tool(store: gatekit.Store, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([TOOL, "--store", store.path, *args], capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", ["sqlite"])
 def test_the_tool_prints_the_metrics_and_writes_the_report(ledger_store, tmp_path: Path):
     done = tool(ledger_store, "ledger", "metrics", "--environment", "Sandbox", "--test-signed", "--from", "2025-01-01",
                 "--to", "2025-07-01", "--at-ms", str(END_OF_JUNE))

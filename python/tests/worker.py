@@ -110,6 +110,25 @@ def sync_steps(where: str, app_id: Optional[str], settings_json: str) -> None:
                 time.sleep(0.05)
 
 
+def ledger_work(where: str, app_id: Optional[str], work_file: str, index: int) -> None:
+    """Ingests this worker's share of signed transactions (a JSON file the test wrote: the
+    test PKI's root, the verification instant, each worker's items), then asks about each of
+    its customers; prints the answers as JSON, one per customer, in order."""
+    import json
+    from gatekit.jws import SignedDataVerifier
+    work = json.loads(open(work_file).read())
+    verifier = SignedDataVerifier(work["bundle"], "Sandbox", test_anchor=bytes.fromhex(work["anchor"]))
+    at = gatekit._time.from_milliseconds(work["verify_at_ms"])
+    answers = []
+    with open_store(where, app_id) as store:
+        for signed in work["items"][index]:
+            store.ledger.ingest_transaction(signed, verifier, at)
+        for customer in work["customers"][index]:
+            e = store.ledger.entitled(customer, work["product"], environment="Sandbox", test_signed=True)
+            answers.append([e.entitled, e.reason.name, e.transaction_id, e.until.isoformat() if e.until else None])
+    sys.stdout.write(json.dumps(answers) + "\n")
+
+
 if __name__ == "__main__":
     # Every command starts with the store's location: a path or connection string, and an
     # app id ("" for none).
@@ -127,6 +146,8 @@ if __name__ == "__main__":
         accept_through_outage(where, app_id, rest[0], int(rest[1]))
     elif command == "sync-steps":
         sync_steps(where, app_id, rest[0])
+    elif command == "ledger-work":
+        ledger_work(where, app_id, rest[0], int(rest[1]))
     elif command == "perm-record":
         perm_record(where, app_id, int(rest[0]), int(rest[1]))
     else:

@@ -95,6 +95,9 @@ extension Ledger {
     }
 
     public static let maximumWaitMilliseconds = 3_600_000
+    /// How often a wait reads the feed when no commit can be heard (behind a pooler without a
+    /// listen connection): the latency of a change made by another client.
+    public static let blindPollMilliseconds = 20
 
     /// True as soon as a change after `seq` exists, false when `timeoutMilliseconds` passed
     /// first. Woken by any process's commit — on SQLite through the store's change probe (a read
@@ -142,10 +145,13 @@ extension Ledger {
                 var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 if poll(&entry, 1, Int32(min(left, 50))) > 0 { return }
             } else {
-                var nap = timespec(tv_sec: 0, tv_nsec: min(left, 2) * 1_000_000)
+                // A probe that hears no commits (PostgreSQL behind a pooler with no listen
+                // connection) leaves the feed itself to be read, every `blindPollMilliseconds`.
+                let interval = commits.seesCommits ? 2 : Ledger.blindPollMilliseconds
+                var nap = timespec(tv_sec: 0, tv_nsec: min(left, interval) * 1_000_000)
                 _ = nanosleep(&nap, nil)
                 let arrived = try store.read { (db) throws(GateKitError) -> Bool in
-                    if try commits.changed() { return true }
+                    if commits.seesCommits, try commits.changed() { return true }
                     return try ChangeFeedRows.lastSeq(db) > seq
                 }
                 if arrived { return }

@@ -10,4 +10,11 @@ public protocol ChangeProbe: AnyObject {
     func changed() throws(GateKitError) -> Bool
     /// Forgets what was seen: the next `changed` answers true.
     func invalidate()
+    /// False when no commit can be heard (a PostgreSQL store behind a pooler with no listen
+    /// connection): `changed` is always true, and a wait must poll the store instead.
+    var seesCommits: Bool { get }
+}
+
+extension ChangeProbe {
+    public var seesCommits: Bool { true }
 }

@@ -25,6 +25,19 @@ extension DatabaseConnection {
         defer { s.reset() }
         return try s.step() ? s.int64(0) : 0
     }
+
+    /// `body` between `begin` and COMMIT; ROLLBACK when it throws.
+    func transaction<T>(_ begin: String, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try execute(begin)
+        do throws(GateKitError) {
+            let result = try body(self)
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
 }
 
 /// A prepared statement. Columns are 0-based and parameters 1-based, as in SQLite.

@@ -16,13 +16,35 @@ final class PostgresConnection: DatabaseConnection {
     /// The password, when the connection string or `$PGPASSWORD` holds one: removed from every
     /// message GateKit passes on.
     private let password: String?
-    /// Statements run after every (re)connect: search_path, LISTEN.
+    /// Statements run after every (re)connect to the server itself: search_path, LISTEN.
     private let sessionSetup: [String]
+    /// The store's namespace, quoted: behind a pooler the search path of every transaction.
+    private let namespace: String?
+    /// A connection that must reach the server itself (the listen connection): a pooler is refused.
+    private let mustBeDirect: Bool
+    /// The connection's settings (`options`, `$PGOPTIONS` or GateKit's defaults) as name and
+    /// value, for a pooler that does not pass them on; the error when they are not settings.
+    private let optionSettings: Result<[(name: String, value: String)], GateKitError>
+    /// The connection parameters without `options`, for a pooler that refuses them.
+    private let keywordsWithoutOptions: [String]
+    private let valuesWithoutOptions: [String]
+    /// `options` was given by $PGOPTIONS, which libpq always sends: a pooler refusing it cannot
+    /// be reached without the host's change.
+    private let optionsFromEnvironment: Bool
+    /// A pooler is between GateKit and the server (`PostgresPooler`): set by every connect.
+    private(set) var pooled = false
+    /// The pooler refused `options`: connections are made without it from then on.
+    private var optionsRefused = false
+    /// What every transaction sets behind a pooler: the search path, then the settings.
+    private(set) var transactionSettings: [(name: String, value: String)] = []
     var conn: OpaquePointer?
     /// Moves on with every (re)connect.
     var session: UInt64 = 0
     /// Notifications on `channel` sent by other sessions, counted as they arrive.
     var notificationsFromOthers: UInt64 = 0
+    /// The payload of the notifications this connection's store sends through a pooler: not
+    /// another's commit when it arrives here.
+    var ownPayload: String?
     var cache: [StatementKey: PostgresStatement] = [:]
     var statementNumber = 0
     /// The server and database, without the password (for messages and `gatekit_store_path`).
@@ -38,7 +60,8 @@ final class PostgresConnection: DatabaseConnection {
     static let defaultConnectTimeoutSeconds = "10"
     static let defaultOptions = "-c statement_timeout=30000 -c idle_in_transaction_session_timeout=60000"
 
-    init(connectionString: String, sessionSetup: [String]) throws(GateKitError) {
+    /// `namespace` (quoted): the store's search path; `listen`: LISTEN on it (direct connections).
+    init(connectionString: String, namespace: String?, listen: Bool, mustBeDirect: Bool = false) throws(GateKitError) {
         pq = try PostgresLibrary.functions().pointee
         var parseError: UnsafeMutablePointer<CChar>? = nil
         guard let parsed = pq.PQconninfoParse(connectionString, &parseError) else {
@@ -69,15 +92,27 @@ final class PostgresConnection: DatabaseConnection {
             }
         }
         if getenv("PGCONNECT_TIMEOUT") == nil { k.append("connect_timeout"); v.append(PostgresConnection.defaultConnectTimeoutSeconds) }
-        if getenv("PGOPTIONS") == nil { k.append("options"); v.append(PostgresConnection.defaultOptions) }
-        k += ["keepalives_idle", "keepalives_interval", "keepalives_count", "dbname"]
-        v += ["30", "10", "3", connectionString]
+        let environmentOptions = getenv("PGOPTIONS").map { String(cString: $0) }
+        optionsFromEnvironment = given["options"] == nil && environmentOptions != nil
+        if environmentOptions == nil { k.append("options"); v.append(PostgresConnection.defaultOptions) }
+        let options = given["options"] ?? environmentOptions ?? PostgresConnection.defaultOptions
+        optionSettings = Result { () throws(GateKitError) in try PostgresOptions.settings(options) }
+        k += ["keepalives_idle", "keepalives_interval", "keepalives_count"]
+        v += ["30", "10", "3"]
+        // Without options: the string's own keywords, one by one, instead of the string.
+        let without = given.filter { $0.key != "options" }.sorted { $0.key < $1.key }
+        keywordsWithoutOptions = k.filter { $0 != "options" } + without.map(\.key) + ["client_encoding"]
+        valuesWithoutOptions = zip(k, v).filter { $0.0 != "options" }.map(\.1) + without.map(\.value) + ["UTF8"]
+        k.append("dbname")
+        v.append(connectionString)
         // Last, so it always wins: every string crosses as UTF-8.
         k.append("client_encoding")
         v.append("UTF8")
         keywords = k
         values = v
-        self.sessionSetup = sessionSetup
+        self.namespace = namespace
+        self.mustBeDirect = mustBeDirect
+        sessionSetup = (namespace.map { ["SET search_path TO \($0)"] } ?? []) + (listen ? namespace.map { ["LISTEN \($0)"] } ?? [] : [])
         try connect()
     }
 
@@ -100,15 +135,24 @@ final class PostgresConnection: DatabaseConnection {
         }
         cache.removeAll()
         session &+= 1
-        let c = PostgresConnection.withCStringArray(keywords) { k in
-            PostgresConnection.withCStringArray(values) { v in pq.PQconnectdbParams(k, v, 1) }
+        let c = PostgresConnection.withCStringArray(optionsRefused ? keywordsWithoutOptions : keywords) { k in
+            PostgresConnection.withCStringArray(optionsRefused ? valuesWithoutOptions : values) { v in
+                pq.PQconnectdbParams(k, v, optionsRefused ? 0 : 1)
+            }
         }
         guard let c else { throw GateKitError(.ENOMEM, "libpq could not allocate a connection") }
         guard pq.PQstatus(c) == CONNECTION_OK else {
             let reason = redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(c))))
             pq.PQfinish(c)
+            if reason.contains("unsupported startup parameter: options"), !optionsRefused, !optionsFromEnvironment {
+                // A pooler (PgBouncer) that does not take `options`: connect without them and
+                // set them in every transaction instead (`PostgresPooler`).
+                optionsRefused = true
+                return try connect()
+            }
             if reason.contains("unsupported startup parameter") {
-                throw GateKitError(.EINVAL, "the PostgreSQL store cannot be reached through this connection: \(reason). A connection pooler (PgBouncer) is in front of the server; GateKit needs a session of its own (prepared statements, LISTEN, session settings): connect to the server directly")
+                let which = optionsFromEnvironment && reason.contains(": options") ? " ($PGOPTIONS, which libpq always sends: unset it, or add options to the pooler's ignore_startup_parameters; GateKit sets them in every transaction)" : " (add it to the pooler's ignore_startup_parameters, or leave it out of the connection string)"
+                throw GateKitError(.EINVAL, "the PostgreSQL store cannot be reached through this connection: \(reason)\(which)")
             }
             let hint = tlsByDefault ? " (over TCP GateKit requires TLS and verifies the server's certificate and name: name its CA with sslrootcert=FILE, or say sslmode=require, or sslmode=disable, in the connection string to accept less)" : ""
             throw GateKitError(.ECONNECTION, "cannot connect to the PostgreSQL store: \(reason)\(hint)")
@@ -119,8 +163,16 @@ final class PostgresConnection: DatabaseConnection {
         location = PostgresConnectionString.display(user: text(pq.PQuser(c)), host: text(pq.PQhost(c)), port: text(pq.PQport(c)),
                                                    database: text(pq.PQdb(c)))
         do throws(GateKitError) {
-            for sql in sessionSetup { try execute(sql) }
-            try refusePooler(c)
+            let pidDiffers = try isPooled(c)
+            pooled = optionsRefused || pidDiffers
+            if pooled {
+                if mustBeDirect {
+                    throw GateKitError(.EINVAL, "\(location) is reached through a connection pooler (the server's backend pid is not the one the connection was given): a listen connection must reach the server directly (LISTEN needs a session of its own)")
+                }
+                transactionSettings = (namespace.map { [("search_path", $0 + ", pg_catalog, pg_temp")] } ?? []) + (try optionSettings.get())
+            } else {
+                for sql in sessionSetup { try execute(sql) }
+            }
         } catch {
             // Never left connected: the next call would take a refused connection for a good one.
             pq.PQfinish(c)
@@ -154,6 +206,19 @@ final class PostgresConnection: DatabaseConnection {
     func lost() -> GateKitError {
         let reason = conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? ""
         return GateKitError(.ECONNECTION, "the connection to the PostgreSQL store \(location) broke\(reason.isEmpty ? "" : " (\(reason))"); nothing was written, and the next call reconnects")
+    }
+
+    /// BEGIN (or `sql`), outside a pipeline; behind a pooler with the transaction's settings.
+    func begin(_ sql: String = "BEGIN") throws(GateKitError) {
+        try execute(sql)
+        guard pooled, !transactionSettings.isEmpty else { return }
+        let conn = try live()
+        let statement = PostgresConnection.transactionSettingsStatement(transactionSettings)
+        let result = PostgresConnection.withCStringArray(transactionSettings.flatMap { [$0.name, $0.value] }) { values in
+            pq.PQexecParams(conn, statement, Int32(transactionSettings.count * 2), nil, values, nil, nil, 0)
+        } ?? nil
+        defer { pq.PQclear(result) }
+        try check(result, "setting the transaction's search_path and options")
     }
 
     /// Runs `sql` (one statement or several) and reads its answer. In a write transaction's

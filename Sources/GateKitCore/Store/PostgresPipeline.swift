@@ -13,14 +13,26 @@ extension PostgresConnection {
         prefetching.removeAll(keepingCapacity: true)
     }
 
-    /// BEGIN, in pipeline mode.
-    func beginPipelined() throws(GateKitError) {
+    /// BEGIN (or `begin`, a BEGIN with its isolation), in pipeline mode; behind a pooler with
+    /// the transaction's settings after it.
+    func beginPipelined(_ begin: String = "BEGIN") throws(GateKitError) {
         let conn = try live()
         guard pq.PQenterPipelineMode(conn) == 1 else {
             throw GateKitError(.EINTERNAL, "libpq could not enter pipeline mode: \(redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(conn)))))")
         }
         pipelining = true
-        try sendPlain("BEGIN")
+        try sendPlain(begin)
+        if pooled, !transactionSettings.isEmpty { try sendTransactionSettings() }
+    }
+
+    /// The transaction's settings behind a pooler (`PostgresPooler`), sent in the pipeline.
+    private func sendTransactionSettings() throws(GateKitError) {
+        let conn = try live()
+        let sql = PostgresConnection.transactionSettingsStatement(transactionSettings)
+        let ok = PostgresConnection.withCStringArray(transactionSettings.flatMap { [$0.name, $0.value] }) { values in
+            pq.PQsendQueryParams(conn, sql, Int32(transactionSettings.count * 2), nil, values, nil, nil, 0)
+        } ?? 0
+        try sent(ok, Awaited(context: "setting the transaction's search_path and options"))
     }
 
     /// Sends a statement without parameters (BEGIN, NOTIFY, COMMIT) in the pipeline.
@@ -80,8 +92,8 @@ extension PostgresConnection {
 
     /// NOTIFY and COMMIT in the pipeline, then every answer. A broken connection after COMMIT
     /// was sent leaves the outcome unknown: `.EUNCERTAIN`.
-    func commitPipelined(after before: String) throws(GateKitError) {
-        try sendPlain(before)
+    func commitPipelined(after before: String?) throws(GateKitError) {
+        if let before { try sendPlain(before) }
         try sendPlain("COMMIT")
         let conn = try live()
         do throws(GateKitError) {

@@ -3,7 +3,9 @@ import Glibc
 import GateKitSupport
 
 /// A statement prepared on the server once per session (named, so later runs skip parsing
-/// and planning). Parameters cross as text, bytes as binary; results come back as text.
+/// and planning); behind a pooler, which may run each transaction on another session, an
+/// unnamed one, parsed with each run. Parameters cross as text, bytes as binary; results come
+/// back as text.
 final class PostgresStatement: DatabaseStatement {
     private unowned let connection: PostgresConnection
     /// libpq's functions, copied: `deinit` may run while the connection itself is going away.
@@ -126,16 +128,24 @@ final class PostgresStatement: DatabaseStatement {
             return try connection.readAnswers()
         }
         let conn = try connection.live()
-        if preparedIn != connection.session {
-            // Types from the first bindings; a parameter never bound is left to the server.
+        let executed: OpaquePointer?
+        if connection.pooled {
             let types = values.map { $0?.oid ?? 0 }
-            let prepared = pq.PQprepare(conn, name, sql, Int32(values.count), types)
-            defer { pq.PQclear(prepared) }
-            try connection.check(prepared, "preparing \(context)")
-            preparedIn = connection.session
-        }
-        let executed: OpaquePointer? = withParameters { count, pointers, lengths, formats in
-            pq.PQexecPrepared(conn, name, count, pointers, lengths, formats, 0)
+            executed = withParameters { count, pointers, lengths, formats in
+                pq.PQexecParams(conn, sql, count, types, pointers, lengths, formats, 0)
+            }
+        } else {
+            if preparedIn != connection.session {
+                // Types from the first bindings; a parameter never bound is left to the server.
+                let types = values.map { $0?.oid ?? 0 }
+                let prepared = pq.PQprepare(conn, name, sql, Int32(values.count), types)
+                defer { pq.PQclear(prepared) }
+                try connection.check(prepared, "preparing \(context)")
+                preparedIn = connection.session
+            }
+            executed = withParameters { count, pointers, lengths, formats in
+                pq.PQexecPrepared(conn, name, count, pointers, lengths, formats, 0)
+            }
         }
         do {
             try connection.check(executed, context)
@@ -150,6 +160,13 @@ final class PostgresStatement: DatabaseStatement {
     /// when `reading`, go to `received`.
     private func send(reading: Bool) throws(GateKitError) {
         let conn = try connection.live()
+        if connection.pooled {
+            let types = values.map { $0?.oid ?? 0 }
+            let ok: Int32 = withParameters { count, pointers, lengths, formats in
+                pq.PQsendQueryParams(conn, sql, count, types, pointers, lengths, formats, 0)
+            }
+            return try connection.sentQuery(ok, context, reader: reading ? self : nil)
+        }
         if preparedIn != connection.session {
             let types = values.map { $0?.oid ?? 0 }
             preparedIn = connection.session

@@ -11,6 +11,11 @@ import GateKitSupport
 /// decisions) run in parallel. SERIALIZABLE was measured first: its page-level predicate
 /// locks failed unrelated ledger ingestions with 4 writers after 10 retries.
 ///
+/// Behind a connection pooler (`PostgresPooler`) every read and write is a transaction that sets
+/// the store's search path and the connection's settings itself, with unnamed statements; other
+/// clients' commits arrive on a direct `listener` connection when the host names one, and are
+/// otherwise never cached (each read asks the server).
+///
 /// Network: every call may block on the server, bounded by the connection's timeouts
 /// (`connect_timeout`, 10 s by default; `statement_timeout`, 30 s by default; both settable in
 /// the connection string or `PG*` variables).
@@ -23,6 +28,11 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     private let namespace: String
     private let lock = Lock()
     private let connection: PostgresConnection
+    /// Behind a pooler, the direct connection that LISTENs for other clients' commits (the
+    /// host's listen URI); nil when the store's own connection listens, or nothing does.
+    private let listener: PostgresConnection?
+    /// This handle's commits name it in their notification, so its listener skips them.
+    private let notificationToken = Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
     /// This process's commits to this store, and how many of them were this handle's.
     private let localCommits: LocalCommits
     private var ownCommits: UInt64 = 0
@@ -35,20 +45,67 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     private let sharedOwner: Bool
     private let schema: StoreSchema
 
-    init(connectionString: String, appID: String, sharedOwner: Bool = false, mustExist: Bool = false, schema: StoreSchema) throws(GateKitError) {
+    /// `listenURI`: behind a pooler, a connection string reaching the same server and database
+    /// directly, used only to LISTEN (refused for a store not behind a pooler, and unless
+    /// this store's notifications arrive on it).
+    init(connectionString: String, appID: String, sharedOwner: Bool = false, mustExist: Bool = false, listenURI: String? = nil,
+         schema: StoreSchema) throws(GateKitError) {
         try StorePath.validateAppID(appID)
         self.schema = schema
         self.appID = appID
         self.sharedOwner = sharedOwner
         let name = try PostgresNamespace.namespace(appID: appID)
         namespace = PostgresNamespace.quoted(name)
-        connection = try PostgresConnection(connectionString: connectionString,
-                                            sessionSetup: ["SET search_path TO \(namespace)", "LISTEN \(namespace)"])
+        connection = try PostgresConnection(connectionString: connectionString, namespace: namespace, listen: true)
+        if let listenURI {
+            guard connection.pooled else {
+                throw GateKitError(.EINVAL, "a listen URI is for a store behind a connection pooler, and \(connection.location) is the server itself, whose connection listens for commits already: leave the listen URI out")
+            }
+            listener = try PostgresConnection(connectionString: listenURI, namespace: namespace, listen: true, mustBeDirect: true)
+            listener?.ownPayload = notificationToken
+        } else {
+            listener = nil
+        }
         localCommits = LocalCommits.of(connection.location + "/" + name)
-        if mustExist, case .new = try lock.withLock({ () throws(GateKitError) -> Found in try inspect(name) }) {
+        if mustExist, case .new = try lock.withLock({ () throws(GateKitError) -> Found in try inTransaction { () throws(GateKitError) in try inspect(name) } }) {
             throw GateKitError(.ENOTFOUND, "app \(Quoted.text(appID)) has no store in \(connection.location) (nothing was created)")
         }
         try prepare(name)
+        if let listener { try checkListener(listener) }
+    }
+
+    /// The listen connection receives this store's commits: a notification sent through the
+    /// store's connection arrives on it within 5 s, or the URI reaches another server or
+    /// database and is refused.
+    private func checkListener(_ listener: PostgresConnection) throws(GateKitError) {
+        let probe = "check-" + Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
+        try lock.withLock { () throws(GateKitError) in
+            try connection.beginPipelined()
+            do throws(GateKitError) {
+                try connection.commitPipelined(after: "NOTIFY \(namespace), '\(probe)'")
+            } catch {
+                connection.abandonPipeline()
+                throw error
+            }
+            guard listener.awaitNotification(payload: probe, milliseconds: 5_000) else {
+                throw GateKitError(.EINVAL, "the listen URI (\(listener.location)) did not receive this store's notification within 5 s: it must reach the same server and database as the store's connection (\(connection.location)), directly")
+            }
+        }
+    }
+
+    /// Behind a pooler, `body` in a transaction of its own (the search path is set per
+    /// transaction); directly, as it is.
+    private func inTransaction<T>(_ body: () throws(GateKitError) -> T) throws(GateKitError) -> T {
+        guard connection.pooled else { return try body() }
+        try connection.begin()
+        do throws(GateKitError) {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
     }
 
     private enum Found {
@@ -110,10 +167,10 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
 
     private func prepare(_ name: String) throws(GateKitError) {
         try lock.withLock { () throws(GateKitError) in
-            if case .store(let version) = try inspect(name), version == schema.currentVersion { return }
+            if case .store(let version) = try inTransaction({ () throws(GateKitError) in try inspect(name) }), version == schema.currentVersion { return }
             // Creating or migrating: one transaction, serialized across every client by an
             // advisory lock, so concurrent first opens build the schema once.
-            try connection.execute("BEGIN")
+            try connection.begin()
             do throws(GateKitError) {
                 try connection.statement("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(?1))) AS locked").bind(1, text: name).run()
                 var version: Int64 = 0
@@ -144,20 +201,57 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     }
 
     func read<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try read(begin: "BEGIN READ ONLY", body)
+    }
+
+    /// Directly, `body`'s statements each see the latest commit; behind a pooler they run in
+    /// one transaction (`begin`), which sets the search path and settings.
+    private func read<T>(begin: String, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         try lock.withLock { () throws(GateKitError) -> T in
             try connection.ensureConnected()
             do throws(GateKitError) {
-                return try body(connection)
+                return try readOnce(begin: begin, body)
             } catch where error.code == .ECONNECTION {
                 // Reads change nothing: one more try on a fresh connection.
                 try connection.connect()
-                return try body(connection)
+                return try readOnce(begin: begin, body)
             }
         }
     }
 
+    private func readOnce<T>(begin: String, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        guard connection.pooled else { return try body(connection) }
+        try connection.beginPipelined(begin)
+        let result: T
+        do throws(GateKitError) {
+            result = try body(connection)
+            try connection.commitPipelined(after: nil)
+        } catch {
+            connection.abandonPipeline()
+            // What was read stands when only the read-only transaction's COMMIT was lost.
+            guard error.code == .EUNCERTAIN else {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+            connection.dropConnection()
+            throw GateKitError(.ECONNECTION, "the connection to the PostgreSQL store \(connection.location) broke at the end of a read; nothing was written, and the next call reconnects")
+        }
+        return result
+    }
+
+    /// One snapshot for every statement of `body`: REPEATABLE READ, read only.
+    func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        if connection.pooled { return try read(begin: begin, body) }
+        return try read { (db) throws(GateKitError) -> T in try db.transaction(begin, body) }
+    }
+
     func write<T>(_ scope: WriteScope, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
-        if case .singleInsert = scope { return try singleInsert(body) }
+        if case .singleInsert = scope, !connection.pooled { return try singleInsert(body) }
+        // A single insert behind a pooler is a transaction too (its search path), and sends no
+        // notification: no cache reads what it writes.
+        let notifies: Bool
+        if case .singleInsert = scope { notifies = false } else { notifies = true }
         return try lock.withLock { () throws(GateKitError) -> T in
             var attempt = 1
             while true {
@@ -170,9 +264,11 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                         try connection.statement(PostgresStore.genericPlans).run()
                         try lock(scope)
                         let result = try body(connection)
-                        try connection.commitPipelined(after: "NOTIFY \(namespace)")
-                        ownCommits &+= 1
-                        localCommits.announce()
+                        try connection.commitPipelined(after: notifies ? "NOTIFY \(namespace), '\(notificationToken)'" : nil)
+                        if notifies {
+                            ownCommits &+= 1
+                            localCommits.announce()
+                        }
                         return result
                     } catch {
                         connection.abandonPipeline()
@@ -253,12 +349,20 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         }
     }
 
+    /// Directly, the store's connection hears other clients' commits; behind a pooler the
+    /// listener does, and without one nothing does: every read asks the server.
     func makeChangeProbe() -> any ChangeProbe {
-        NotificationProbe(connection, localByOthers: { [unowned self] in localCommits.total &- ownCommits })
+        let localByOthers = { [unowned self] in localCommits.total &- ownCommits }
+        guard connection.pooled else { return NotificationProbe(connection, localByOthers: localByOthers) }
+        guard let listener else { return UnheardChanges() }
+        return NotificationProbe(listener, reconnects: true, localByOthers: localByOthers)
     }
 
     func notificationSocket() -> Int32? {
-        lock.withLock { connection.conn.map { connection.pq.PQsocket($0) }.flatMap { $0 >= 0 ? $0 : nil } }
+        lock.withLock {
+            guard let heard = connection.pooled ? listener : connection else { return nil }
+            return heard.conn.map { heard.pq.PQsocket($0) }.flatMap { $0 >= 0 ? $0 : nil }
+        }
     }
 }
 
@@ -277,9 +381,13 @@ final class NotificationProbe: ChangeProbe {
     private var seen: (session: UInt64, count: UInt64, local: UInt64)?
     private var lastPoll: UInt64 = 0
     static let pollIntervalNanoseconds: UInt64 = 100_000
+    /// A connection used only to listen (behind a pooler) is reconnected here when it broke:
+    /// no read or write would.
+    private let reconnects: Bool
 
-    init(_ connection: PostgresConnection, localByOthers: @escaping () -> UInt64) {
+    init(_ connection: PostgresConnection, reconnects: Bool = false, localByOthers: @escaping () -> UInt64) {
         self.connection = connection
+        self.reconnects = reconnects
         self.localByOthers = localByOthers
     }
 
@@ -289,6 +397,7 @@ final class NotificationProbe: ChangeProbe {
         if let seen, seen.session == connection.session, seen.local == local,
            clock &- lastPoll < NotificationProbe.pollIntervalNanoseconds { return false }
         lastPoll = clock
+        if reconnects { try? connection.ensureConnected() }
         connection.pollNotifications()
         let now = (session: connection.session, count: connection.notificationsFromOthers, local: local)
         defer { seen = now }
@@ -297,4 +406,13 @@ final class NotificationProbe: ChangeProbe {
     }
 
     func invalidate() { seen = nil }
+}
+
+/// Behind a pooler with no listen connection, another client's commits cannot be heard: every
+/// question counts as changed, so caches ask the server each time (correct, not cached), and
+/// waits poll (`seesCommits`).
+final class UnheardChanges: ChangeProbe {
+    func changed() throws(GateKitError) -> Bool { true }
+    func invalidate() {}
+    var seesCommits: Bool { false }
 }

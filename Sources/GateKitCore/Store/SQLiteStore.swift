@@ -154,6 +154,11 @@ final class SQLiteStore: StoreEngine, @unchecked Sendable {
         try lock.withLock { () throws(GateKitError) -> T in try body(connection) }
     }
 
+    /// A deferred transaction: its first read fixes the snapshot.
+    func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try read { (db) throws(GateKitError) -> T in try db.transaction("BEGIN", body) }
+    }
+
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so
     /// no deadlock-prone upgrade), committing on success and rolling back on error. A busy
     /// store is retried; when `write` returns, the transaction is durable.

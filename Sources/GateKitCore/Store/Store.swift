@@ -22,15 +22,20 @@ public final class Store: @unchecked Sendable {
     /// already past them is `.ENEWER`. `mustExist`: open only a store that exists
     /// (`.ENOTFOUND` otherwise, and nothing is created: for read-only questions such as "was
     /// this accepted?").
-    public init(schema: StoreSchema, path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false) throws(GateKitError) {
+    /// `listenURI`: for a PostgreSQL store behind a connection pooler, a direct connection to
+    /// the same server and database on which other clients' commits are heard (LISTEN needs a
+    /// session of its own); `.EINVAL` anywhere else.
+    public init(schema: StoreSchema, path: String?, appID: String?, sharing: StoreSharing = .ownerOnly, mustExist: Bool = false,
+                listenURI: String? = nil) throws(GateKitError) {
         self.schema = schema
         let resolved = try StorePath.resolve(path: path, appID: appID)
         if PostgresConnectionString.isConnectionString(resolved) {
             // Group sharing on PostgreSQL: the schema may be owned by a role the connecting role
             // is a member of (a team's owner role), as a group-shared file may be another's.
             engine = try PostgresStore(connectionString: resolved, appID: appID ?? StorePath.defaultPostgresAppID,
-                                       sharedOwner: sharing == .group, mustExist: mustExist, schema: schema)
+                                       sharedOwner: sharing == .group, mustExist: mustExist, listenURI: listenURI, schema: schema)
         } else {
+            if listenURI != nil { throw GateKitError(.EINVAL, "a listen URI is for a PostgreSQL store behind a connection pooler, not for the SQLite file \(Quoted.text(resolved))") }
             engine = try SQLiteStore(file: resolved, sharing: sharing, mustExist: mustExist, schema: schema)
         }
     }
@@ -47,17 +52,7 @@ public final class Store: @unchecked Sendable {
     /// REPEATABLE READ). For reads in many statements that must agree, such as an export
     /// read page by page; other writers are not held up.
     public func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
-        try engine.read { (db) throws(GateKitError) -> T in
-            try db.execute(db.dialect == .postgresql ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN")
-            do throws(GateKitError) {
-                let result = try body(db)
-                try db.execute("COMMIT")
-                return result
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
-            }
-        }
+        try engine.snapshot(body)
     }
 
     /// Runs `body` in one write transaction, committing on success and rolling back on error;
@@ -112,6 +107,7 @@ protocol StoreEngine: AnyObject {
     var backend: StoreBackend { get }
     func read<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T
     func write<T>(_ scope: WriteScope, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T
+    func snapshot<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T
     func integrityReport(quick: Bool) throws(GateKitError) -> [String]
     func makeChangeProbe() -> any ChangeProbe
     func notificationSocket() -> Int32?
