@@ -1,6 +1,9 @@
 /* Ledger insight (issue 31): ledger_metrics() for a monthly series of 2025 over stores of 1,000,
- * 100,000 and 1,000,000 transactions, on SQLite and on PostgreSQL, beside its reference in the
- * same run: the engine handing the same rows (every column the metrics read, transactions and
+ * 100,000 and 1,000,000 transactions, on SQLite and on PostgreSQL; then (issue 48) the common
+ * case — an app account token on every subscription, one in a hundred sharing its customer's token
+ * with another, one in seven renewing a day and an hour into its period — asked every way: by
+ * product, by storefront weekly, daily, as of an instant in July, and the report's app view.
+ * Each beside its reference in the same run: the engine handing the same rows (every column the metrics read, transactions and
  * renewal infos, in the same order) to a plain query loop in this process — what any reader of
  * the signed data pays before computing anything.
  *
@@ -27,14 +30,14 @@ static const long long day = 86400000LL, jan1 = 1735689600000LL;
 static const char *transactions_sql =
     "INSERT INTO ledger_transactions(environment, test_signed, transaction_id, original_transaction_id, product_id, group_id,"
     " product_type, family_shared, purchase_ms, original_purchase_ms, expires_ms, revocation_ms, revocation_reason, is_upgraded,"
-    " offer_type, signed_ms, identity, item_id, price, currency, storefront, trial, revocation_type)"
+    " offer_type, signed_ms, identity, item_id, price, currency, storefront, trial, revocation_type, app_account_token)"
     " SELECT 'Production', 0, 't' || i, 'o' || (i / 6), CASE WHEN (i / 6) %% 4 = 0 THEN 'pro.yearly' ELSE 'pro.monthly' END, 'g1',"
     " 1, 0, %s, %s, %s,"
     " CASE WHEN i %% 97 = 0 THEN %s + %lld END, CASE WHEN i %% 97 = 0 THEN 0 END, 0,"
     " CASE WHEN i %% 6 = 0 AND (i / 6) %% 5 = 0 THEN 1 END, %s, %s, %s,"
     " CASE WHEN i %% 6 = 0 AND (i / 6) %% 5 = 0 THEN 0 ELSE 9990 END, CASE WHEN (i / 6) %% 3 = 0 THEN 'EUR' ELSE 'USD' END,"
     " CASE WHEN (i / 6) %% 3 = 0 THEN 'DEU' ELSE 'USA' END, CASE WHEN i %% 6 = 0 AND (i / 6) %% 5 = 0 THEN 1 ELSE 0 END,"
-    " CASE WHEN i %% 97 = 0 THEN 'REFUND_FULL' END FROM %s";
+    " CASE WHEN i %% 97 = 0 THEN 'REFUND_FULL' END, %s FROM %s";
 
 static const char *renewals_sql =
     "INSERT INTO ledger_renewals(environment, test_signed, original_transaction_id, product_id, auto_renew_product_id,"
@@ -51,6 +54,8 @@ typedef struct {
     const char *server, *app;  /* PostgreSQL, or NULL */
     sqlite3 *db;
     PGconn *pg;
+    int granularity, dimension;  /* 0: month, all (the issue-31 question) */
+    int report;                  /* ledger_report's app view instead */
 } bench_ctx;
 
 static char *format(const char *fmt, ...) {
@@ -62,10 +67,17 @@ static char *format(const char *fmt, ...) {
     return out;
 }
 
-/* The SQL filling a store of n transactions, for SQLite (sqlite = 1) or PostgreSQL. */
-static char *fill_sql(long long n, int sqlite) {
+/* The SQL filling a store of n transactions, for SQLite (sqlite = 1) or PostgreSQL; `tokened`:
+ * the common case (tokens, shared tokens, late-signed renewals). */
+static char *fill_sql(long long n, int sqlite, int tokened) {
     char *start = format(START, jan1, day);
     char *period = format("(%s + (i %% 6) * %lld)", start, 30 * day);
+    /* Subscription k's token, or for one in a hundred its predecessor's: the same customer. */
+    char *token = tokened ? strdup("'0c6d1e2f-0000-4000-8000-' || ((i / 6) - CASE WHEN (i / 6) % 100 = 1 THEN 1 ELSE 0 END)")
+                          : strdup("NULL");
+    /* One subscription in seven has its renewals signed a day and an hour into their periods. */
+    char *signed_at = tokened ? format("(%s + CASE WHEN i %% 6 > 0 AND (i / 6) %% 7 = 0 THEN %lld ELSE 0 END)", period, day + 3600000)
+                              : strdup(period);
     char *expires = format("(%s + %lld)", period, 30 * day);
     char *identity = sqlite ? strdup("printf('%064d', i)") : strdup("lpad(i::text, 64, '0')");
     char *item = strdup("(SELECT min(id) FROM ledger_items)");
@@ -73,11 +85,12 @@ static char *fill_sql(long long n, int sqlite) {
                            : format("generate_series(0::bigint, %lld) AS i", n - 1);
     char *subscriptions = sqlite ? format("(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %lld) SELECT i FROM n) AS s", (n + 5) / 6 - 1)
                                  : format("generate_series(0::bigint, %lld) AS i", (n + 5) / 6 - 1);
-    char *tx = format(transactions_sql, period, period, expires, period, 2 * day, period, identity, item, numbers);
+    char *tx = format(transactions_sql, period, period, expires, period, 2 * day, signed_at, identity, item, token, numbers);
     char *start_of_i = format("(%lld + (i %% 365) * %lld)", jan1, day);
     char *rn = format(renewals_sql, start_of_i, 186 * day, start_of_i, 180 * day, identity, item, subscriptions);
     char *sql = format("INSERT INTO ledger_items(environment, test_signed, identity, kind, signed_ms, ingested_ms, outcome, body)"
                        " VALUES ('Production', 0, '%064d', 2, 0, 0, 1, 'generated');\n%s;\n%s;\n", 0, tx, rn);
+    free(token); free(signed_at);
     free(start); free(period); free(expires); free(identity); free(item); free(numbers); free(subscriptions); free(tx);
     free(start_of_i); free(rn);
     return sql;
@@ -85,12 +98,25 @@ static char *fill_sql(long long n, int sqlite) {
 
 static int metrics_call(void *p) {
     bench_ctx *c = p;
-    char *json = NULL;
-    int rc = ledger_metrics(&json, c->store, &c->q, jan1, jan1 + 365 * day, GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL);
-    if (rc != 0) fprintf(stderr, "ledger_metrics: %d %s\n", rc, gatekit_last_error());
-    gatekit_free(json);
+    char *out = NULL;
+    int granularity = c->granularity ? c->granularity : GATEKIT_METRICS_MONTH;
+    int rc = c->report ? ledger_report(&out, c->store, &c->q, jan1, jan1 + 365 * day, granularity, NULL)
+                       : ledger_metrics(&out, c->store, &c->q, jan1, jan1 + 365 * day, granularity, c->dimension);
+    if (rc != 0) fprintf(stderr, "ledger_%s: %d %s\n", c->report ? "report" : "metrics", rc, gatekit_last_error());
+    gatekit_free(out);
     return rc;
 }
+
+/* The common case's questions: each split and bucket, as of now and of an instant in July. */
+static const struct { const char *name; int granularity, dimension, past, report; } questions[] = {
+    {"monthly, all, as of now", GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL, 0, 0},
+    {"monthly, by product", GATEKIT_METRICS_MONTH, GATEKIT_METRICS_BY_PRODUCT, 0, 0},
+    {"weekly, by storefront", GATEKIT_METRICS_WEEK, GATEKIT_METRICS_BY_STOREFRONT, 0, 0},
+    {"daily, by currency", GATEKIT_METRICS_DAY, GATEKIT_METRICS_BY_CURRENCY, 0, 0},
+    {"monthly, all, as of 2025-07-15 12:00", GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL, 1, 0},
+    {"daily, by product, as of 2025-07-15 12:00", GATEKIT_METRICS_DAY, GATEKIT_METRICS_BY_PRODUCT, 1, 0},
+    {"ledger_report, the app view (HTML, monthly)", GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL, 0, 1},
+};
 
 static const char *read_tx =
     "SELECT transaction_id, original_transaction_id, app_account_token, product_id, group_id, product_type, family_shared,"
@@ -127,14 +153,14 @@ static int reference_read(void *p) {
     return sink < 0;
 }
 
-static void run(const char *engine, long long n, const char *server) {
+static void run(const char *engine, long long n, const char *server, int tokened) {
     bench_ctx c = {0};
     char path[256], app[64];
     snprintf(path, sizeof path, "/tmp/gatekit-bench-metrics-%d-%lld.sqlite", (int)getpid(), n);
     snprintf(app, sizeof app, "bench.metrics.%d.%lld", (int)getpid(), n);
     int rc = server ? gatekit_store_open(&c.store, server, app) : gatekit_store_open(&c.store, path, NULL);
     if (rc != 0) { fprintf(stderr, "open: %s\n", gatekit_last_error()); exit(1); }
-    char *sql = fill_sql(n, server == NULL);
+    char *sql = fill_sql(n, server == NULL, tokened);
     uint64_t t0 = bench_now_ns();
     if (server) {
         c.pg = PQconnectdb(server);
@@ -166,6 +192,20 @@ static void run(const char *engine, long long n, const char *server) {
     double first_ms = (double)(bench_now_ns() - first0) / 1e6;
     bench_stats metrics = bench_run(metrics_call, &c, 0, runs);
     bench_stats reference = bench_run(reference_read, &c, 1, runs);
+    if (tokened) {
+        for (size_t i = 0; i < sizeof questions / sizeof questions[0]; i++) {
+            c.granularity = questions[i].granularity;
+            c.dimension = questions[i].dimension;
+            c.report = questions[i].report;
+            c.q.at_ms = questions[i].past ? jan1 + 195 * day + 12 * 3600000LL : 0;
+            bench_stats asked = bench_run(metrics_call, &c, 1, runs);
+            printf("| %s | %lld | %s | %.1f ms | %.1f ms | %.3f× | %.1f s |\n", engine, n, questions[i].name, asked.median / 1e6,
+                   reference.median / 1e6, asked.median / reference.median, fill_s);
+        }
+        c.granularity = c.dimension = c.report = 0;
+        c.q.at_ms = 0;
+        fflush(stdout);
+    }
     /* A thousand subscriptions renew in one new item: the next question counts them again. */
     char *more = format(
         "INSERT INTO ledger_items(environment, test_signed, identity, kind, signed_ms, ingested_ms, outcome, body)"
@@ -186,8 +226,12 @@ static void run(const char *engine, long long n, const char *server) {
     uint64_t after0 = bench_now_ns();
     if (metrics_call(&c) != 0) exit(1);
     double after_ms = (double)(bench_now_ns() - after0) / 1e6;
-    printf("| %s | %lld | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.3f× | %.1f s |\n", engine, n, metrics.median / 1e6, first_ms,
-           after_ms, reference.median / 1e6, metrics.median / reference.median, fill_s);
+    if (!tokened)
+        printf("| %s | %lld | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.3f× | %.1f s |\n", engine, n, metrics.median / 1e6, first_ms,
+               after_ms, reference.median / 1e6, metrics.median / reference.median, fill_s);
+    else
+        printf("| %s | %lld | after 1,000 renewals in a new item (first question builds the roll-up: %.1f s) | %.1f ms | %.1f ms | %.3f× | |\n",
+               engine, n, first_ms / 1e3, after_ms, reference.median / 1e6, after_ms * 1e6 / reference.median);
     fflush(stdout);
     gatekit_store_close(c.store);
     if (c.db) sqlite3_close(c.db);
@@ -223,8 +267,17 @@ int main(void) {
            "(transactions and renewal infos, every column read) to a plain query loop in this process.\n\n"
            "| store | transactions | ledger_metrics | first question (builds the roll-up) | after 1,000 renewals in a new item | reference: read the rows | ratio | fill (SQL) |\n"
            "|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int i = 0; i < count; i++) run("SQLite", list[i], NULL);
-    if (server) for (int i = 0; i < count; i++) run("PostgreSQL", list[i], server);
-    else printf("\n(PostgreSQL not measured: no GATEKIT_TEST_POSTGRES; make bench starts a server)\n");
+    if (!getenv("BENCH_METRICS_COMMON_ONLY")) {
+        for (int i = 0; i < count; i++) run("SQLite", list[i], NULL, 0);
+        if (server) for (int i = 0; i < count; i++) run("PostgreSQL", list[i], server, 0);
+        else printf("\n(PostgreSQL not measured: no GATEKIT_TEST_POSTGRES; make bench starts a server)\n");
+    }
+    printf("\n### Ledger metrics, the common case (issue 48)\n\n"
+           "Every subscription with an app account token (one in a hundred sharing its customer's token with another), one in seven "
+           "with renewals signed a day and an hour into their periods; the roll-up current; median. Reference: reading the rows, as above.\n\n"
+           "| store | transactions | question | time | reference: read the rows | ratio | fill (SQL) |\n|---|---:|---|---:|---:|---:|---:|\n");
+    long long common = list[count - 1];
+    run("SQLite", common, NULL, 1);
+    if (server) run("PostgreSQL", common, server, 1);
     return 0;
 }

@@ -76,6 +76,47 @@ import Testing
         return [anna, ben, cleo, dora, eve]
     }
 
+    /// More lives for the roll-up's equivalence (issue 48's common case): a customer token on
+    /// every subscription, one that becomes shared only in May, a mixed-case token, renewals
+    /// signed days after their periods began, and a refund signed in May of a February period.
+    static func tokenedLives(_ pki: JWSTestPKI) throws -> [Life] {
+        let usd: [(String, JSONValue)] = [("price", .number(9990)), ("currency", .string("USD")), ("storefront", .string("USA"))]
+        let later = "9b2e4c1d-5f60-4a7b-8c9d-0e1f2a3b4c5d"
+        var lives: [Life] = []
+        for n in 0..<6 {
+            let token = n == 5 ? "A1B2C3D4-0000-4000-8000-00000000000\(n)" : "0c6d1e2f-0000-4000-8000-00000000000\(n)"
+            var life = Life(pki: pki, name: "tok\(n)", original: "11\(n)01", token: token)
+            let start = at(1 + n % 3, 3 + 4 * n)
+            for k in 0..<4 {
+                let purchase = start + Int64(k) * 30 * day
+                // Every other renewal signed two days into its period: a change to earlier days.
+                let signed = k > 0 && n % 2 == 1 ? purchase + 2 * day + 3_600_000 : purchase
+                life.transaction(try life.tx("11\(n)0\(k + 2)", monthly, purchase: purchase, expires: purchase + 30 * day, signed: signed, usd))
+            }
+            if n == 2 {
+                let refunded = try life.tx("11\(n)03", monthly, purchase: start + 30 * day, expires: start + 60 * day, usd)
+                try life.notify("REFUND", nil, at(5, 9) + 7_200_000, tx: LedgerLivesTests.with(refunded, ("signedDate", .number(at(5, 9) + 7_200_000)),
+                    ("revocationDate", .number(at(5, 9))), ("revocationReason", .number(0)), ("revocationType", .string("REFUND_FULL"))))
+            }
+            if n == 3 {
+                // A later version carries another customer's token (shared from May 12 on).
+                let again = try life.tx("11\(n)05", monthly, purchase: at(5, 12), expires: at(6, 12), signed: at(5, 12) + 600_000,
+                                        usd + [("appAccountToken", .string(later))])
+                life.transaction(again)
+            }
+            lives.append(life)
+        }
+        var late = Life(pki: pki, name: "latecomer", original: "11901", token: later)
+        late.transaction(try late.tx("11901", monthly, purchase: at(2, 20), expires: at(3, 20), usd))
+        late.transaction(try late.tx("11902", monthly, purchase: at(4, 28), expires: at(5, 28), usd))  // beside tok3's May period
+        lives.append(late)
+        // A third subscription of that customer, in June: the token stays shared from May 12.
+        var third = Life(pki: pki, name: "third", original: "11951", token: later)
+        third.transaction(try third.tx("11951", monthly, purchase: at(6, 10), expires: at(7, 10), usd))
+        lives.append(third)
+        return lives
+    }
+
     /// A ledger holding the lives (items shuffled: order never matters); nil without the test
     /// PKI or Apple's payload models (the reason printed).
     static func ledger(_ folder: TemporaryFolder, _ name: String = "metrics.sqlite") throws -> Ledger? {
@@ -245,7 +286,10 @@ import Testing
     /// The day roll-up answers what reading every row answers: items arriving in four shuffled
     /// steps, questions by day, week and month, every split, and as of instants at midnight,
     /// inside a day something happens on, between items and now — from a roll-up left stale
-    /// (items newer than it) and from one brought up to date incrementally — 1,008 questions.
+    /// (items newer than it) and from one brought up to date incrementally — 1,638 questions.
+    /// With the tokened lives (issue 48): a customer token on each of their subscriptions, one
+    /// shared only from May 12, renewals signed days into their periods, and a refund signed in
+    /// May of a February period.
     @Test func theRollupAnswersAsEveryRowDoes() throws {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
         guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
@@ -258,12 +302,13 @@ import Testing
             {"correction": "the lives of 2025 predate this store", "products": {"\(Self.monthly)": {"type": "auto-renewable", "entitlements": ["pro"]},
                           "\(Self.yearly)": {"type": "auto-renewable", "entitlements": ["pro", "cloud"]}}}
             """.utf8)), effectiveMs: Self.at(1, 1))
-        var items = try Self.lives(pki).flatMap(\.items)
+        var items = try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items)
         var rng = SplitMix(seed: 77)
         rng.shuffle(&items)
         let hour: Int64 = 3_600_000
         let instants = [Self.endOfJune, Self.at(3, 10) + 12 * hour, Self.at(3, 17) + hour, Self.at(2, 3), Self.at(5, 20) + 5 * hour,
-                        Self.at(1, 17), Self.at(4, 15) + 30 * 60_000, Clock.nowMilliseconds()]
+                        Self.at(1, 17), Self.at(4, 15) + 30 * 60_000, Self.at(5, 9) + hour, Self.at(5, 12) + 5 * 60_000, Self.at(5, 13) - 1,
+                        Self.at(3, 18) + 30 * 60_000, Self.at(4, 24) + 30 * 60_000, Clock.nowMilliseconds()]
         let shapes: [(Int64, Int64, MetricsRequest.Granularity)] = [(Self.at(1, 1), Self.at(7, 1), .month), (Self.at(1, 1), Self.at(7, 1), .week),
                                                                    (Self.at(3, 1), Self.at(4, 1), .day)]
         var compared = 0
@@ -298,6 +343,12 @@ import Testing
         }
         let kept = try rows()
         #expect(kept > 0)
+        // What the tokened lives put in the roll-up: changes signed after the days they changed,
+        // and the token shared from the instant its second subscription carried it.
+        let held = { (sql: String) throws -> Int64 in try ledger.store.read { (db) throws(GateKitError) -> Int64 in try db.scalar(sql) } }
+        #expect(try held("SELECT count(*) FROM ledger_metric_late WHERE known_day > day") > 0)
+        #expect(try held("SELECT shared_from_ms FROM ledger_metric_shared WHERE token = '9b2e4c1d-5f60-4a7b-8c9d-0e1f2a3b4c5d'") == Self.at(5, 12) + 600_000)
+        #expect(try held("SELECT count(*) FROM ledger_metric_tokens WHERE token = 'a1b2c3d4-0000-4000-8000-000000000005'") == 1)
         // Its state removed, the roll-up is rebuilt from nothing to the same sums, not twice
         // them: a build cut short after one chunk of two subscriptions (questions meanwhile are
         // answered from the rows), then carried on by the next refresh.

@@ -284,6 +284,23 @@ package enum LedgerSchema {
         .addColumn("ledger_transactions", Column("revocation_percentage", .integer)),
     ], fill: SaleColumns.fill)
 
+    /// A roll-up row's environment and test flag, and a day sum's key and value (migrations 12
+    /// and 16 render them alike).
+    private static let scopeColumns = [
+        Column("environment", .text, notNull: true),
+        Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+    ]
+    private static let metricSumColumns = [
+        Column("day", .integer, notNull: true),
+        Column("metric", .integer, notNull: true),
+        Column("product", .text, notNull: true),
+        Column("grp", .text, notNull: true),
+        Column("storefront", .text, notNull: true),
+        Column("currency", .text, notNull: true),
+        Column("cohort", .integer, notNull: true),
+        Column("value", .integer, notNull: true),
+    ]
+
     /// Migration 12: the metrics' day roll-up (`MetricsRollup`), derived from the ledger and
     /// kept in step with it when a question is asked: per-day sums of what subscriptions
     /// contribute, the days each subscription touches, each subscription's newest signed
@@ -299,18 +316,7 @@ package enum LedgerSchema {
             Column("build_through", .integer),
             Column("build_after", .text),
         ], constraints: ["PRIMARY KEY (environment, test_signed)"], withoutRowID: true),
-        .table("ledger_metric_days", [
-            Column("environment", .text, notNull: true),
-            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
-            Column("day", .integer, notNull: true),
-            Column("metric", .integer, notNull: true),
-            Column("product", .text, notNull: true),
-            Column("grp", .text, notNull: true),
-            Column("storefront", .text, notNull: true),
-            Column("currency", .text, notNull: true),
-            Column("cohort", .integer, notNull: true),
-            Column("value", .integer, notNull: true),
-        ], constraints: ["PRIMARY KEY (environment, test_signed, day, metric, product, grp, storefront, currency, cohort)"], withoutRowID: true),
+        .table("ledger_metric_days", scopeColumns + metricSumColumns, constraints: ["PRIMARY KEY (environment, test_signed, day, metric, product, grp, storefront, currency, cohort)"], withoutRowID: true),
         .table("ledger_metric_marks", [
             Column("environment", .text, notNull: true),
             Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
@@ -325,6 +331,30 @@ package enum LedgerSchema {
         ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id)"], withoutRowID: true),
         .index("ledger_metric_subscriptions_by_signed", on: "ledger_metric_subscriptions", ["environment", "test_signed", "last_signed_ms"]),
     ])
+
+    /// Migration 16: the day roll-up as it became known (`RollupChain`, `RollupTokens`), so a
+    /// question as of a past instant, or over subscriptions that carry customer tokens, reads
+    /// sums instead of rows: the changes rows signed on a day made to earlier days, each
+    /// subscription's tokens with the instant it first carried each, and the instant each
+    /// token became shared by two subscriptions. The roll-up is built again from the ledger
+    /// (its marks now include the days rows were signed on).
+    package static let metricsAsKnown = Migration([
+        .table("ledger_metric_late", scopeColumns + [Column("known_day", .integer, notNull: true)] + metricSumColumns, constraints: ["PRIMARY KEY (environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort)"],
+           withoutRowID: true),
+        .table("ledger_metric_tokens", [
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("token", .text, notNull: true),
+            Column("original_transaction_id", .text, notNull: true),
+            Column("first_signed_ms", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, token, original_transaction_id)"], withoutRowID: true),
+        .table("ledger_metric_shared", [
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("token", .text, notNull: true),
+            Column("shared_from_ms", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, token)"], withoutRowID: true),
+    ]) + Migration(sqlite: "DELETE FROM ledger_metric_state;\n", postgres: "DELETE FROM ledger_metric_state;\n", tables: [])
 
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.

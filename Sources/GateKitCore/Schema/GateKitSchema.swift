@@ -23,5 +23,6 @@ extension StoreSchema {
         EULASchema.publicationSeals,                   // 13
         LedgerSchema.pauses,                           // 14
         LedgerSchema.play,                             // 15
+        LedgerSchema.metricsAsKnown,                   // 16
     ])
 }

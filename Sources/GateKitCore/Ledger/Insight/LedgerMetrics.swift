@@ -34,10 +34,7 @@ extension Ledger {
         if !streaming, request.dimension != .store {
             if refresh, !store.isReadOnly { try refreshRollup(scope) }
             let rolledUp = try store.snapshot { (db) throws(GateKitError) -> MetricsTally? in
-                var tally = MetricsTally(request: request, asOf: asOf, catalog: try CatalogRows.all(db, parsed: parsedCatalogs).catalog(at: asOf),
-                                         sharedTokens: try sharedTokens(db, scope: scope, asOf: asOf))
-                guard try rollupTally(db, &tally) else { return nil }
-                return tally
+                try rollupTally(db, request, asOf: asOf, catalog: try CatalogRows.all(db, parsed: parsedCatalogs).catalog(at: asOf))
             }
             if let rolledUp {
                 guard !rolledUp.overflowed else { throw Ledger.tooManySeries(rolledUp) }

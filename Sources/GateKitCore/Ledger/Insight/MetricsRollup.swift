@@ -1,14 +1,15 @@
 import GateKitStore
 import GateKitSupport
 
-/// The metrics from the store's day roll-up (`DayRollup`, migration 12) instead of every row:
-/// before a question, the subscriptions whose items arrived since the roll-up's last item are
-/// counted again (their contribution from the rows up to that item taken out, from all their
-/// rows put in: the ledger is append-only, so the old contribution is recomputed, never
-/// stored); the question then adds the day sums up to its as-of day, and counts exactly —
-/// as the streaming path does — the few subscriptions the sums cannot answer for: those with
-/// something signed after the instant, something on the instant's own day, a customer token
-/// shared with another subscription, or items newer than the roll-up.
+/// The metrics from the store's day roll-up (`DayRollup`, migrations 12 and 16) instead of every
+/// row: before a question, the subscriptions whose items arrived since the roll-up's last item
+/// are counted again (their contribution from the rows up to that item taken out, from all
+/// their rows put in: the ledger is append-only, so the old contribution is recomputed, never
+/// stored). The question then adds the day sums up to its as-of day, takes out what was signed
+/// after that day and changed the days before it (`RollupChain`'s late steps), and counts
+/// exactly — as the streaming path does — the few subscriptions the sums cannot answer for:
+/// those with something signed or happening on the instant's own day, a customer token shared
+/// with another subscription by then (`RollupTokens`), or items newer than the roll-up.
 extension Ledger {
     /// Subscriptions read per statement.
     static let rollupChunk = 500
@@ -33,7 +34,7 @@ extension Ledger {
         if state?.isBuilt != true {
             try store.write(refreshes) { (db) throws(GateKitError) in
                 guard try rollupState(db, scope) == nil else { return }
-                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_subscriptions"] {
+                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared"] {
                     try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2")
                         .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
                 }
@@ -79,59 +80,86 @@ extension Ledger {
     private func count(_ db: any DatabaseConnection, scope: LedgerScope, _ originals: [String], from since: Int64,
                        through newest: Int64) throws(GateKitError) {
         var total = DayRollup()
+        var late: [RollupChain.LateKey: Int64] = [:]
         var marked: [(Int64, String)] = [], unmarked: [(Int64, String)] = []
-        var signed: [(String, Int64)] = []
+        var tokens = RollupTokens.Firsts()
         for chunk in originals.chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
-                let before = rows.contribution(through: since), after = rows.contribution(through: newest)
-                var delta = after
-                delta.subtract(before)
+                let before = rows.chain(through: since), after = rows.chain(through: newest)
+                var delta = after.full
+                delta.subtract(before.full)
                 total.add(delta)
+                for (key, value) in after.lateChanges(since: before) { late[key, default: 0] &+= value }
                 for day in after.days.subtracting(before.days) { marked.append((day, original)) }
                 for day in before.days.subtracting(after.days) { unmarked.append((day, original)) }
-                signed.append((original, rows.lastSigned))
+                tokens.add(original: original, rows.versions.filter { $0.1 <= newest }.map(\.0))
             }
         }
-        try writeRollup(db, scope: scope, total, marked: marked, unmarked: unmarked, signed: signed)
+        try writeRollup(db, scope: scope, total, late: late, marked: marked, unmarked: unmarked)
+        try RollupTokens.record(db, scope: scope, tokens)
     }
 
-    /// Adds the roll-up's answer to `tally`; false (nothing added) when the scope has no finished
+    /// The roll-up's answer to `request` as of `asOf`; nil when the scope has no finished
     /// roll-up yet (never refreshed — a read-only store — or its first build cut short).
-    func rollupTally(_ db: any DatabaseConnection, _ tally: inout MetricsTally) throws(GateKitError) -> Bool {
-        let scope = tally.request.scope, asOf = tally.asOf
-        guard let state = try rollupState(db, scope), state.isBuilt else { return false }
+    func rollupTally(_ db: any DatabaseConnection, _ request: MetricsRequest, asOf: Int64,
+                     catalog: ProductCatalog) throws(GateKitError) -> MetricsTally? {
+        let scope = request.scope
+        guard let state = try rollupState(db, scope), state.isBuilt else { return nil }
         let counted = state.lastItem
         let day = DayRollup.day(asOf)
-        // The subscriptions counted exactly.
-        var exact = Set(try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, counted) })
-        exact.formUnion(try strings(db, """
-            SELECT original_transaction_id FROM ledger_metric_subscriptions WHERE environment = ?1 AND test_signed = ?2 AND last_signed_ms > ?3
-            """) { $0.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, asOf) })
+        // The subscriptions counted exactly: items newer than the roll-up, something signed or
+        // happening on the instant's own day, a customer token shared with another by then.
+        let newer = try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, counted) }
+        var exact = Set(newer)
         exact.formUnion(try strings(db, """
             SELECT original_transaction_id FROM ledger_metric_marks WHERE environment = ?1 AND test_signed = ?2 AND day = ?3
             """) { $0.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day) })
-        for token in tally.sharedTokens { exact.formUnion(try LedgerRows.tokenOriginals(db, token: token, scope: scope)) }
-        // The day sums up to the instant's day.
+        // A customer's other subscriptions: the sums hold all but their paid periods' overlap,
+        // which only the customer's periods together tell.
+        let shared = try RollupTokens.shared(db, scope: scope, asOf: asOf, newer: newer)
+        let overlapOnly = shared.originals.subtracting(exact)
+        var tally = MetricsTally(request: request, asOf: asOf, catalog: catalog, sharedTokens: shared.tokens)
+        // The day sums up to the instant's day, less what was signed after that day.
         let sums = try db.statement("""
             SELECT day, metric, product, grp, storefront, currency, cohort, value FROM ledger_metric_days
             WHERE environment = ?1 AND test_signed = ?2 AND day <= ?3
             """)
         defer { sums.reset() }
         sums.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
-        while try sums.step() {
-            tally.add(DayRollup.Key(day: sums.int64(0), metric: Int(truncatingIfNeeded: sums.int64(1)), product: sums.text(2) ?? "",
-                                    group: sums.text(3) ?? "", storefront: sums.text(4) ?? "", currency: sums.text(5) ?? "",
-                                    cohort: sums.int64(6)), sums.int64(7))
+        while try sums.step() { tally.add(Ledger.rollupKey(sums, day: 0), sums.int64(7)) }
+        let late = try db.statement("""
+            SELECT day, metric, product, grp, storefront, currency, cohort, value FROM ledger_metric_late
+            WHERE environment = ?1 AND test_signed = ?2 AND known_day > ?3 AND day <= ?3
+            """)
+        defer { late.reset() }
+        late.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
+        while try late.step() { tally.add(Ledger.rollupKey(late, day: 0), 0 &- late.int64(7)) }
+        for chunk in overlapOnly.sorted().chunks(Ledger.rollupChunk) {
+            for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
+                var paid = PaidCustomerPeriods()
+                paid.add(original: original, versions: rows.versions.filter { $0.0.signedMs <= asOf }.map(\.0),
+                         renewals: rows.renewals.filter { $0.0.signedMs <= asOf }.map(\.0), asOf: asOf)
+                for p in paid.periods { tally.paidCustomer(p.customer, p.start, p.end, p.version) }
+            }
         }
-        // Those subscriptions: what the sums hold of them out, their exact answer in.
+        // The others: what the sums hold of them as of the day out, their exact answer in.
         for chunk in exact.sorted().chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
-                for (key, value) in rows.contribution(through: counted).sums where key.day <= day && value != 0 { tally.add(key, 0 &- value) }
+                let held = rows.versions.filter { $0.1 <= counted }.map(\.0), heldRenewals = rows.renewals.filter { $0.1 <= counted }.map(\.0)
+                let known = RollupChain.contribution(original: original, versions: held, renewals: heldRenewals, signedThroughDay: day)
+                for (key, value) in known.sums where key.day <= day && value != 0 { tally.add(key, 0 &- value) }
                 tally.add(original: original, versions: rows.versions.filter { $0.0.signedMs <= asOf }.map(\.0),
                           renewals: rows.renewals.filter { $0.0.signedMs <= asOf }.map(\.0), asOf: asOf)
             }
         }
-        return true
+        return tally
+    }
+
+    /// A sum's key from a row of `day, metric, product, grp, storefront, currency, cohort`
+    /// starting at column `day`.
+    static func rollupKey(_ s: any DatabaseStatement, day c: Int32) -> DayRollup.Key {
+        DayRollup.Key(day: s.int64(c), metric: Int(truncatingIfNeeded: s.int64(c + 1)), product: s.text(c + 2) ?? "",
+                      group: s.text(c + 3) ?? "", storefront: s.text(c + 4) ?? "", currency: s.text(c + 5) ?? "", cohort: s.int64(c + 6))
     }
 
     struct RollupState {
@@ -174,17 +202,11 @@ extension Ledger {
         var versions: [(TransactionVersion, Int64)] = []
         var renewals: [(RenewalVersion, Int64)] = []
 
-        /// What the rows up to `item` contribute, from everything they say (no as-of instant).
-        func contribution(through item: Int64) -> DayRollup {
-            var rollup = DayRollup()
-            guard let original = versions.first?.0.originalTransactionID else { return rollup }
-            rollup.add(original: original, versions: versions.filter { $0.1 <= item }.map(\.0),
-                       renewals: renewals.filter { $0.1 <= item }.map(\.0), asOf: .max)
-            return rollup
-        }
-
-        var lastSigned: Int64 {
-            max(versions.map(\.0.signedMs).max() ?? 0, renewals.map(\.0.signedMs).max() ?? 0)
+        /// What the rows up to `item` contribute, step by signing day.
+        func chain(through item: Int64) -> RollupChain {
+            guard let original = versions.first?.0.originalTransactionID else { return RollupChain() }
+            return RollupChain(original: original, versions: versions.filter { $0.1 <= item }.map(\.0),
+                               renewals: renewals.filter { $0.1 <= item }.map(\.0))
         }
     }
 
@@ -218,21 +240,31 @@ extension Ledger {
         return rows
     }
 
-    private func writeRollup(_ db: any DatabaseConnection, scope: LedgerScope, _ total: DayRollup, marked: [(Int64, String)],
-                             unmarked: [(Int64, String)], signed: [(String, Int64)]) throws(GateKitError) {
+    private func writeRollup(_ db: any DatabaseConnection, scope: LedgerScope, _ total: DayRollup, late: [RollupChain.LateKey: Int64],
+                             marked: [(Int64, String)], unmarked: [(Int64, String)]) throws(GateKitError) {
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
+        func keyValues(_ key: DayRollup.Key) -> [RowInserts.Value] {
+            [.integer(key.day), .integer(Int64(key.metric)), .text(key.product), .text(key.group), .text(key.storefront),
+             .text(key.currency), .integer(key.cohort)]
+        }
         var sums = RowInserts(into: "ledger_metric_days(environment, test_signed, day, metric, product, grp, storefront, currency, cohort, value)",
                               values: Array(repeating: "?", count: 10), then: """
             ON CONFLICT (environment, test_signed, day, metric, product, grp, storefront, currency, cohort)
             DO UPDATE SET value = ledger_metric_days.value + excluded.value
             """)
-        for (key, value) in total.changes {
-            try sums.append([env, test, .integer(key.day), .integer(Int64(key.metric)), .text(key.product), .text(key.group),
-                             .text(key.storefront), .text(key.currency), .integer(key.cohort), .integer(value)])
-        }
+        for (key, value) in total.changes { try sums.append([env, test] + keyValues(key) + [.integer(value)]) }
         try sums.flush(db)
-        try db.statement("DELETE FROM ledger_metric_days WHERE environment = ?1 AND test_signed = ?2 AND value = 0")
-            .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
+        var lateSums = RowInserts(into: "ledger_metric_late(environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort, value)",
+                                  values: Array(repeating: "?", count: 11), then: """
+            ON CONFLICT (environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort)
+            DO UPDATE SET value = ledger_metric_late.value + excluded.value
+            """)
+        for (key, value) in late { try lateSums.append([env, test, .integer(key.known)] + keyValues(key.key) + [.integer(value)]) }
+        try lateSums.flush(db)
+        for table in ["ledger_metric_days", "ledger_metric_late"] {
+            try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2 AND value = 0")
+                .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
+        }
         var marks = RowInserts(into: "ledger_metric_marks(environment, test_signed, day, original_transaction_id)",
                                values: ["?", "?", "?", "?"], then: "ON CONFLICT DO NOTHING")
         for (day, original) in marked { try marks.append([env, test, .integer(day), .text(original)]) }
@@ -242,12 +274,6 @@ extension Ledger {
                 DELETE FROM ledger_metric_marks WHERE environment = ?1 AND test_signed = ?2 AND day = ?3 AND original_transaction_id = ?4
                 """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day).bind(4, text: original).run()
         }
-        var subscriptions = RowInserts(into: "ledger_metric_subscriptions(environment, test_signed, original_transaction_id, last_signed_ms)",
-                                       values: ["?", "?", "?", "?"], then: """
-            ON CONFLICT (environment, test_signed, original_transaction_id) DO UPDATE SET last_signed_ms = excluded.last_signed_ms
-            """)
-        for (original, last) in signed { try subscriptions.append([env, test, .text(original), .integer(last)]) }
-        try subscriptions.flush(db)
     }
 }
 

@@ -129,3 +129,25 @@ extension MetricsSink {
         if let first = firstPaid { cohort(first, paid: paid) }
     }
 }
+
+/// Only a subscription's paid periods with its customer: what the roll-up cannot sum for a
+/// customer holding several subscriptions (`MetricsTally.paidCustomer` counts it once).
+struct PaidCustomerPeriods: MetricsSink {
+    struct Period {
+        let customer: String
+        let start: Int64
+        let end: Int64
+        let version: TransactionVersion
+    }
+
+    private(set) var periods: [Period] = []
+
+    mutating func event(_ flow: MetricsTally.Flow, at ms: Int64, _ v: TransactionVersion) {}
+    mutating func span(_ level: MetricsTally.Level, _ a: Int64, _ b: Int64, _ v: TransactionVersion) {}
+    mutating func money(_ kind: MetricsMoney, _ amount: Int64, currency: String, at ms: Int64, _ v: TransactionVersion) {}
+    mutating func mrr(_ amount: Int64, currency: String, _ a: Int64, _ b: Int64, _ v: TransactionVersion) {}
+    mutating func cohort(_ first: SubscriptionLife.Period, paid: [(Int64, Int64)]) {}
+    mutating func paidCustomer(_ customer: String, _ a: Int64, _ b: Int64, _ v: TransactionVersion) {
+        periods.append(Period(customer: customer, start: a, end: b, version: v))
+    }
+}
