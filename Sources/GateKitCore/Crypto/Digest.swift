@@ -6,11 +6,13 @@ import GateKitSupport
 public enum DigestAlgorithm: Sendable {
     case sha1, sha256, sha384
 
+    /// Fetched from the default provider once: OpenSSL 3 looks an `EVP_sha256()`-style digest
+    /// up again, under a lock, at every use (the warm signature check's largest lock cost).
     package var evp: OpaquePointer? {
         switch self {
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha384: EVP_sha384()
+        case .sha1: FetchedDigests.sha1
+        case .sha256: FetchedDigests.sha256
+        case .sha384: FetchedDigests.sha384
         }
     }
 
@@ -59,4 +61,12 @@ public enum Digest {
         }
         return try digest.finish()
     }
+}
+
+/// The digests, each fetched once for the process (never freed: they live as long as it does);
+/// the legacy accessor when the provider cannot be asked.
+private enum FetchedDigests {
+    nonisolated(unsafe) static let sha1 = EVP_MD_fetch(nil, "SHA1", nil) ?? EVP_sha1()
+    nonisolated(unsafe) static let sha256 = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+    nonisolated(unsafe) static let sha384 = EVP_MD_fetch(nil, "SHA384", nil) ?? EVP_sha384()
 }

@@ -96,8 +96,3 @@ enum X5CChain {
         }
     }
 }
-
-extension VerifiedChain {
-    /// ES256 needs a P-256 key; the trust module hands out any leaf key.
-    var isP256: Bool { ES256.isP256(leafKey) }
-}

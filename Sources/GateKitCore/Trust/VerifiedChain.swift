@@ -10,6 +10,8 @@ public final class VerifiedChain: @unchecked Sendable {
     /// Owned `EVP_PKEY*` of the leaf. Immutable after init; OpenSSL allows concurrent verifies.
     package let leafKey: OpaquePointer
     public let keyType: KeyType
+    /// An EC key on P-256 (what ES256 signs with), asked of OpenSSL once, not per signature.
+    public let isP256: Bool
     public let leafSubject: String
     /// Certificates in the built chain, anchor included.
     public let length: Int
@@ -30,6 +32,7 @@ public final class VerifiedChain: @unchecked Sendable {
         case EVP_PKEY_EC: keyType = .ec
         default: keyType = .other
         }
+        isP256 = ES256.isP256(leafKey)
         self.leafSubject = leafSubject
         self.length = length
         self.validFrom = validFrom
