@@ -215,7 +215,7 @@ test-python: build python-deps
 
 # ---- Hardening: fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
 FUZZ_SECONDS       ?= 300
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 6
 FUZZ_TARGETS       ?=
 FUZZ_BIN     := .build/fuzz/gatekit-fuzz
 FUZZ_SOURCES := $(shell find Sources/GateKitCore Fuzz/Targets -name '*.swift')

@@ -286,7 +286,8 @@ import Testing
     /// The day roll-up answers what reading every row answers: items arriving in four shuffled
     /// steps, questions by day, week and month, every split, and as of instants at midnight,
     /// inside a day something happens on, between items and now — from a roll-up left stale
-    /// (items newer than it) and from one brought up to date incrementally — 1,638 questions.
+    /// (items newer than it) and from one brought up to date incrementally — 1,638 questions
+    /// (630 on PostgreSQL).
     /// With the tokened lives (issue 48): a customer token on each of their subscriptions, one
     /// shared only from May 12, renewals signed days into their periods, and a refund signed in
     /// May of a February period.
@@ -306,9 +307,13 @@ import Testing
         var rng = SplitMix(seed: 77)
         rng.shuffle(&items)
         let hour: Int64 = 3_600_000
-        let instants = [Self.endOfJune, Self.at(3, 10) + 12 * hour, Self.at(3, 17) + hour, Self.at(2, 3), Self.at(5, 20) + 5 * hour,
-                        Self.at(1, 17), Self.at(4, 15) + 30 * 60_000, Self.at(5, 9) + hour, Self.at(5, 12) + 5 * 60_000, Self.at(5, 13) - 1,
-                        Self.at(3, 18) + 30 * 60_000, Self.at(4, 24) + 30 * 60_000, Clock.nowMilliseconds()]
+        let every = [Self.endOfJune, Self.at(3, 10) + 12 * hour, Self.at(3, 17) + hour, Self.at(2, 3), Self.at(5, 20) + 5 * hour,
+                     Self.at(1, 17), Self.at(4, 15) + 30 * 60_000, Self.at(5, 9) + hour, Self.at(5, 12) + 5 * 60_000, Self.at(5, 13) - 1,
+                     Self.at(3, 18) + 30 * 60_000, Self.at(4, 24) + 30 * 60_000, Clock.nowMilliseconds()]
+        // The rules are the same Swift on both backends: PostgreSQL (run twice by make test,
+        // directly and through the pooler) answers a midnight, an instant inside a day with
+        // events, one on a day rows were signed later, one after a token became shared, and now.
+        let instants = TestStores.onPostgres ? [every[0], every[1], every[9], every[10], every[12]] : every
         let shapes: [(Int64, Int64, MetricsRequest.Granularity)] = [(Self.at(1, 1), Self.at(7, 1), .month), (Self.at(1, 1), Self.at(7, 1), .week),
                                                                    (Self.at(3, 1), Self.at(4, 1), .day)]
         var compared = 0

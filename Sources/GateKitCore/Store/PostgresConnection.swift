@@ -35,7 +35,7 @@ final class PostgresConnection: DatabaseConnection {
     private(set) var pooled = false
     /// The pooler refused `options`: connections are made without it from then on.
     private var optionsRefused = false
-    /// What every transaction sets behind a pooler: the search path, then the settings.
+    /// What every transaction sets behind a pooler: the settings, then the search path.
     private(set) var transactionSettings: [(name: String, value: String)] = []
     var conn: OpaquePointer?
     /// Moves on with every (re)connect.
@@ -169,7 +169,9 @@ final class PostgresConnection: DatabaseConnection {
                 if mustBeDirect {
                     throw GateKitError(.EINVAL, "\(location) is reached through a connection pooler (the server's backend pid is not the one the connection was given): a listen connection must reach the server directly (LISTEN needs a session of its own)")
                 }
-                transactionSettings = (namespace.map { [("search_path", $0 + ", pg_catalog, pg_temp")] } ?? []) + (try optionSettings.get())
+                // The store's search path last, so no `-c search_path=…` of the options wins
+                // over it (directly, the session's SET runs after the startup options too).
+                transactionSettings = (try optionSettings.get()) + (namespace.map { [("search_path", $0 + ", pg_catalog, pg_temp")] } ?? [])
             } else {
                 for sql in sessionSetup { try execute(sql) }
             }
@@ -219,6 +221,15 @@ final class PostgresConnection: DatabaseConnection {
         } ?? nil
         defer { pq.PQclear(result) }
         try check(result, "setting the transaction's search_path and options")
+    }
+
+    /// The first column of the first row of a statement without parameters, run by itself.
+    func firstText(_ sql: String) throws(GateKitError) -> String {
+        let result = pq.PQexec(try live(), sql)
+        defer { pq.PQclear(result) }
+        try check(result, "'\(sql.prefix(60))'")
+        guard let result, pq.PQntuples(result) > 0, let value = pq.PQgetvalue(result, 0, 0) else { return "" }
+        return String(cString: value)
     }
 
     /// Runs `sql` (one statement or several) and reads its answer. In a write transaction's

@@ -74,12 +74,18 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         if let listener { try checkListener(listener) }
     }
 
-    /// The listen connection receives this store's commits: a notification sent through the
-    /// store's connection arrives on it within 5 s, or the URI reaches another server or
+    /// The listen connection receives this store's commits: it names the same database of a
+    /// server started at the same instant, and a notification sent through the store's
+    /// connection arrives on it within 5 s; otherwise the URI reaches another server or
     /// database and is refused.
     private func checkListener(_ listener: PostgresConnection) throws(GateKitError) {
         let probe = "check-" + Hex.encode((0..<8).map { _ in UInt8.random(in: 0...255) })
         try lock.withLock { () throws(GateKitError) in
+            let identity = "SELECT current_database() || ' started ' || pg_postmaster_start_time()"
+            let (stores, hears) = (try connection.firstText(identity), try listener.firstText(identity))
+            guard stores == hears else {
+                throw GateKitError(.EINVAL, "the listen URI (\(listener.location)) reaches \(Quoted.text(hears)), not the store's \(Quoted.text(stores)): it must reach the same server and database as the store's connection, directly")
+            }
             try connection.beginPipelined()
             do throws(GateKitError) {
                 try connection.commitPipelined(after: "NOTIFY \(namespace), '\(probe)'")
