@@ -317,15 +317,11 @@ package enum LedgerSchema {
             Column("build_after", .text),
         ], constraints: ["PRIMARY KEY (environment, test_signed)"], withoutRowID: true),
         .table("ledger_metric_days", scopeColumns + metricSumColumns, constraints: ["PRIMARY KEY (environment, test_signed, day, metric, product, grp, storefront, currency, cohort)"], withoutRowID: true),
-        .table("ledger_metric_marks", [
-            Column("environment", .text, notNull: true),
-            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+        .table("ledger_metric_marks", scopeColumns + [
             Column("day", .integer, notNull: true),
             Column("original_transaction_id", .text, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, test_signed, day, original_transaction_id)"], withoutRowID: true),
-        .table("ledger_metric_subscriptions", [
-            Column("environment", .text, notNull: true),
-            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+        .table("ledger_metric_subscriptions", scopeColumns + [
             Column("original_transaction_id", .text, notNull: true),
             Column("last_signed_ms", .integer, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id)"], withoutRowID: true),
@@ -341,16 +337,12 @@ package enum LedgerSchema {
     package static let metricsAsKnown = Migration([
         .table("ledger_metric_late", scopeColumns + [Column("known_day", .integer, notNull: true)] + metricSumColumns, constraints: ["PRIMARY KEY (environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort)"],
            withoutRowID: true),
-        .table("ledger_metric_tokens", [
-            Column("environment", .text, notNull: true),
-            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+        .table("ledger_metric_tokens", scopeColumns + [
             Column("token", .text, notNull: true),
             Column("original_transaction_id", .text, notNull: true),
             Column("first_signed_ms", .integer, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, test_signed, token, original_transaction_id)"], withoutRowID: true),
-        .table("ledger_metric_shared", [
-            Column("environment", .text, notNull: true),
-            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+        .table("ledger_metric_shared", scopeColumns + [
             Column("token", .text, notNull: true),
             Column("shared_from_ms", .integer, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, test_signed, token)"], withoutRowID: true),

@@ -215,10 +215,7 @@ final class PostgresConnection: DatabaseConnection {
         try execute(sql)
         guard pooled, !transactionSettings.isEmpty else { return }
         let conn = try live()
-        let statement = PostgresConnection.transactionSettingsStatement(transactionSettings)
-        let result = PostgresConnection.withCStringArray(transactionSettings.flatMap { [$0.name, $0.value] }) { values in
-            pq.PQexecParams(conn, statement, Int32(transactionSettings.count * 2), nil, values, nil, nil, 0)
-        } ?? nil
+        let result = withTransactionSettings { sql, count, values in pq.PQexecParams(conn, sql, count, nil, values, nil, nil, 0) } ?? nil
         defer { pq.PQclear(result) }
         try check(result, "setting the transaction's search_path and options")
     }

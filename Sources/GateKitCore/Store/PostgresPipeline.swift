@@ -28,10 +28,7 @@ extension PostgresConnection {
     /// The transaction's settings behind a pooler (`PostgresPooler`), sent in the pipeline.
     private func sendTransactionSettings() throws(GateKitError) {
         let conn = try live()
-        let sql = PostgresConnection.transactionSettingsStatement(transactionSettings)
-        let ok = PostgresConnection.withCStringArray(transactionSettings.flatMap { [$0.name, $0.value] }) { values in
-            pq.PQsendQueryParams(conn, sql, Int32(transactionSettings.count * 2), nil, values, nil, nil, 0)
-        } ?? 0
+        let ok = withTransactionSettings { sql, count, values in pq.PQsendQueryParams(conn, sql, count, nil, values, nil, nil, 0) } ?? 0
         try sent(ok, Awaited(context: "setting the transaction's search_path and options"))
     }
 

@@ -18,17 +18,16 @@ extension PostgresConnection {
     /// A pooler hands out a backend key of its own: the pid libpq was given is not the server
     /// process answering.
     func isPooled(_ c: OpaquePointer) throws(GateKitError) -> Bool {
-        let result = pq.PQexec(c, "SELECT pg_backend_pid()")
-        defer { pq.PQclear(result) }
-        try check(result, "SELECT pg_backend_pid()")
-        let server = result.flatMap { pq.PQgetvalue($0, 0, 0) }.map { String(cString: $0) }
-        return server != String(pq.PQbackendPID(c))
+        try firstText("SELECT pg_backend_pid()") != String(pq.PQbackendPID(c))
     }
 
-    /// `set_config(name, value, true)` for the store's search path and every setting, as one
-    /// statement's text and parameters.
-    static func transactionSettingsStatement(_ settings: [(name: String, value: String)]) -> String {
-        "SELECT " + settings.indices.map { "set_config($\(2 * $0 + 1), $\(2 * $0 + 2), true)" }.joined(separator: ", ")
+    /// `set_config(name, value, true)` for every setting and the store's search path, as one
+    /// statement: `body` gets its text, its parameter count and values (NULL-terminated C strings).
+    func withTransactionSettings<T>(_ body: (String, Int32, UnsafePointer<UnsafePointer<CChar>?>) -> T?) -> T? {
+        let sql = "SELECT " + transactionSettings.indices.map { "set_config($\(2 * $0 + 1), $\(2 * $0 + 2), true)" }.joined(separator: ", ")
+        return PostgresConnection.withCStringArray(transactionSettings.flatMap { [$0.name, $0.value] }) { values in
+            body(sql, Int32(transactionSettings.count * 2), values)
+        }
     }
 }
 
