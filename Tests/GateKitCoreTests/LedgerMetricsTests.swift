@@ -370,6 +370,59 @@ import Testing
         #expect(try rows() == kept)
     }
 
+    /// A customer token the roll-up does not yet know as shared (the second subscription's items
+    /// are newer than it) still counts its customer once: the first subscription's paid periods
+    /// come from its rows; once the roll-up is brought up to date, from the periods it keeps.
+    @Test func aTokenSharedOnlyByNewerItemsCountsItsCustomerOnce() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("newer-shared.sqlite")))
+        let token = "5e0d6c1b-2a39-4f48-8e57-6d7c8b9a0f12"
+        let usd: [(String, JSONValue)] = [("price", .number(9990)), ("currency", .string("USD")), ("storefront", .string("USA"))]
+        var first = Life(pki: pki, name: "first", original: "21001", token: token)
+        for month in 1...3 { first.transaction(try first.tx("2100\(month)", Self.monthly, purchase: Self.at(month, 1), expires: Self.at(month + 1, 1), usd)) }
+        var second = Life(pki: pki, name: "second", original: "22001", token: token)
+        second.transaction(try second.tx("22001", Self.monthly, purchase: Self.at(2, 10), expires: Self.at(3, 10), usd))
+        second.transaction(try second.tx("22002", Self.monthly, purchase: Self.at(3, 10), expires: Self.at(4, 10), usd))
+        func ingest(_ life: Life) throws { for item in life.items { _ = try ledger.ingestTransaction(Array(item.jws.utf8), options: options) } }
+        try ingest(first)
+        try ledger.refreshRollup(Self.scope)
+        try ingest(second)
+        let request = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(4, 1), granularity: .month, asOf: .asOf(Self.at(4, 1) - 1))
+        let streamed = try ledger.metricsTally(request, streaming: true)
+        for refresh in [false, true] {
+            let rolled = try ledger.metricsTally(request, refresh: refresh)
+            guard let all = rolled.series[nil] else { Issue.record("no series"); return }
+            #expect(rolled.levels(all, .activeSubscriptions) == [1, 2, 2])
+            #expect(rolled.paidSubscribers(all) == [1, 1, 1], "refreshed: \(refresh)")
+            #expect(JSONWriter.serialize(rolled.json()) == JSONWriter.serialize(streamed.json()))
+        }
+        #expect(try ledger.store.read { (db) throws(GateKitError) -> Int64 in
+            try db.scalar("SELECT count(DISTINCT original_transaction_id) FROM ledger_metric_paid")
+        } == 2)
+        // The store opens again: its integrity check passes over the kept periods.
+        _ = try TestStores.open(folder.file("newer-shared.sqlite"))
+    }
+
+    /// The kept periods' packing gives back what it packed (any text, any instant), and bytes
+    /// it could not have made are refused, never read past their end.
+    @Test func keptPeriodsPackAndUnpackExactly() {
+        let periods = [RollupPaid.Period(start: .min, end: .max, customer: "5e0d6c1b-2a39-4f48-8e57-6d7c8b9a0f12", product: "pro.ünïcode",
+                                         group: "", storefront: "DEU", currency: "EUR"),
+                       RollupPaid.Period(start: 0, end: 1, customer: "", product: "p", group: "21000000", storefront: "", currency: "")]
+        let packed = RollupPaid.pack(periods)
+        #expect(RollupPaid.unpack(packed) == periods)
+        #expect(RollupPaid.unpack([]) == [])
+        for cut in [1, 8, 17, packed.count - 1] { #expect(RollupPaid.unpack(Array(packed.prefix(cut))) == nil, "cut at \(cut)") }
+        var huge = Array(packed.prefix(16))
+        huge += [0xff, 0xff, 0xff, 0x7f]
+        #expect(RollupPaid.unpack(huge) == nil)
+    }
+
     /// Hardening IV, 19: money sums wrapped in memory, the SQLite roll-up stored a REAL that
     /// disagreed with the rows, and PostgreSQL failed every metrics question for good ("bigint
     /// out of range"). An absurd signed price is left out of money everywhere, counted as

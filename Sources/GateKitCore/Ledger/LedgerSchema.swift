@@ -328,6 +328,9 @@ package enum LedgerSchema {
         .index("ledger_metric_subscriptions_by_signed", on: "ledger_metric_subscriptions", ["environment", "test_signed", "last_signed_ms"]),
     ])
 
+    /// Forgets the roll-up's state: the next question builds it again from the ledger.
+    private static let rebuiltRollup = Migration(sqlite: "DELETE FROM ledger_metric_state;\n", postgres: "DELETE FROM ledger_metric_state;\n", tables: [])
+
     /// Migration 16: the day roll-up as it became known (`RollupChain`, `RollupTokens`), so a
     /// question as of a past instant, or over subscriptions that carry customer tokens, reads
     /// sums instead of rows: the changes rows signed on a day made to earlier days, each
@@ -346,7 +349,22 @@ package enum LedgerSchema {
             Column("token", .text, notNull: true),
             Column("shared_from_ms", .integer, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, test_signed, token)"], withoutRowID: true),
-    ]) + Migration(sqlite: "DELETE FROM ledger_metric_state;\n", postgres: "DELETE FROM ledger_metric_state;\n", tables: [])
+    ]) + rebuiltRollup
+
+    /// Migration 17: the paid periods of subscriptions whose customer token another one shares
+    /// (`RollupPaid`): per subscription, one row per run of signing days its periods held
+    /// through, the periods packed in one value, so a question counts such a customer once from
+    /// them instead of from the subscriptions' rows. Built again with the rest of the roll-up.
+    package static let metricsSharedPaid = Migration([
+        .table("ledger_metric_paid", scopeColumns + [
+            Column("original_transaction_id", .text, notNull: true),
+            Column("from_day", .integer, notNull: true),
+            // After the key's columns: SQLite 3.40's integrity check misreads a NOT NULL column
+            // of a WITHOUT ROWID table declared before key columns as NULL.
+            Column("through_day", .integer, notNull: true),
+            Column("periods", .blob, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id, from_day)"], withoutRowID: true),
+    ]) + rebuiltRollup
 
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.

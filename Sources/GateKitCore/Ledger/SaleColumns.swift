@@ -71,10 +71,7 @@ enum SaleColumns {
             for (id, sale) in rows {
                 update.bind(parameter, id)
                 for value in values(sale) {
-                    switch value {
-                    case let .integer(n): update.bind(parameter + 1, n)
-                    case let .text(t): update.bind(parameter + 1, text: t)
-                    }
+                    update.bind(parameter + 1, value: value)
                     parameter += 1
                 }
                 parameter += 1

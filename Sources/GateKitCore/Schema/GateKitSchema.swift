@@ -24,5 +24,6 @@ extension StoreSchema {
         LedgerSchema.pauses,                           // 14
         LedgerSchema.play,                             // 15
         LedgerSchema.metricsAsKnown,                   // 16
+        LedgerSchema.metricsSharedPaid,                // 17
     ])
 }

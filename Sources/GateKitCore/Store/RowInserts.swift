@@ -11,6 +11,7 @@ package struct RowInserts {
     package enum Value: Sendable {
         case integer(Int64?)
         case text(String?)
+        case blob([UInt8]?)
     }
 
     /// `into`: the table and its columns, e.g. "t(a, b)"; `values`: each column's expression,
@@ -49,10 +50,7 @@ package struct RowInserts {
             var parameter: Int32 = 1
             for row in rows[start..<(start + count)] {
                 for value in row {
-                    switch value {
-                    case let .integer(n): s.bind(parameter, n)
-                    case let .text(t): s.bind(parameter, text: t)
-                    }
+                    s.bind(parameter, value: value)
                     parameter += 1
                 }
             }
@@ -101,5 +99,16 @@ private extension String {
     func replacingFirstQuestionMark(with replacement: String) -> String {
         guard let mark = firstIndex(of: "?") else { return self }
         return self[..<mark] + replacement + self[index(after: mark)...]
+    }
+}
+
+extension DatabaseStatement {
+    /// Binds a value of a row of inserts (or of any statement built the same way).
+    @discardableResult package func bind(_ index: Int32, value: RowInserts.Value) -> Self {
+        switch value {
+        case let .integer(n): bind(index, n)
+        case let .text(t): bind(index, text: t)
+        case let .blob(b): bind(index, blob: b)
+        }
     }
 }

@@ -34,7 +34,7 @@ extension Ledger {
         if state?.isBuilt != true {
             try store.write(refreshes) { (db) throws(GateKitError) in
                 guard try rollupState(db, scope) == nil else { return }
-                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared"] {
+                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared", "ledger_metric_paid"] {
                     try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2")
                         .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
                 }
@@ -97,6 +97,14 @@ extension Ledger {
         }
         try writeRollup(db, scope: scope, total, late: late, marked: marked, unmarked: unmarked)
         try RollupTokens.record(db, scope: scope, tokens)
+        // The paid periods of every holder of a token these share with another subscription,
+        // these or earlier ones (a token becomes shared when its second holder arrives).
+        let holders = try RollupPaid.holders(db, scope: scope, ofSharedAmong: tokens.tokens)
+        for chunk in holders.sorted().chunks(Ledger.rollupChunk) {
+            try RollupPaid.record(db, scope: scope, try rollupRows(db, scope: scope, originals: chunk).map { original, rows in
+                (original, rows.versions.filter { $0.1 <= newest }.map(\.0), rows.renewals.filter { $0.1 <= newest }.map(\.0))
+            })
+        }
     }
 
     /// The roll-up's answer to `request` as of `asOf`; nil when the scope has no finished
@@ -117,7 +125,9 @@ extension Ledger {
         // A customer's other subscriptions: the sums hold all but their paid periods' overlap,
         // which only the customer's periods together tell.
         let shared = try RollupTokens.shared(db, scope: scope, asOf: asOf, newer: newer)
-        let overlapOnly = shared.originals.subtracting(exact)
+        // Kept paid periods for those the roll-up holds as shared; rows for those only newer
+        // items share a token with.
+        let kept = shared.rolledUp.subtracting(exact), overlapOnly = shared.originals.subtracting(exact).subtracting(kept)
         var tally = MetricsTally(request: request, asOf: asOf, catalog: catalog, sharedTokens: shared.tokens)
         // The day sums up to the instant's day, less what was signed after that day.
         let sums = try db.statement("""
@@ -134,6 +144,7 @@ extension Ledger {
         defer { late.reset() }
         late.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
         while try late.step() { tally.add(Ledger.rollupKey(late, day: 0), 0 &- late.int64(7)) }
+        try RollupPaid.count(db, scope: scope, day: day, kept, into: &tally)
         for chunk in overlapOnly.sorted().chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
                 var paid = PaidCustomerPeriods()
@@ -185,6 +196,19 @@ extension Ledger {
                 build_after = excluded.build_after
             """).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, lastItem).bind(4, buildThrough)
             .bind(5, text: buildAfter).run()
+    }
+
+    /// Runs `sql`, given the names of its value parameters (?3 on; ?1 and ?2 are the scope),
+    /// over `values` `size` at a time, handing each row's first column to `found`.
+    static func inChunks(_ db: any DatabaseConnection, scope: LedgerScope, _ values: [String], of size: Int,
+                         _ sql: ([String]) -> String, _ found: (String) -> Void) throws(GateKitError) {
+        for chunk in values.chunks(size) {
+            let s = try db.statement(sql((0..<chunk.count).map { "?\($0 + 3)" }))
+            defer { s.reset() }
+            s.bind(1, text: scope.environment).bind(2, scope.testFlag)
+            for (i, value) in chunk.enumerated() { s.bind(Int32(i + 3), text: value) }
+            while try s.step() { if let text = s.text(0) { found(text) } }
+        }
     }
 
     private func strings(_ db: any DatabaseConnection, _ sql: String,

@@ -133,6 +133,12 @@ struct MetricsTally: MetricsSink {
         if sharedTokens.contains(customer) { coverCustomer(customer, a, b, keys: keys(v)) }
     }
 
+    /// A paid period the roll-up kept (`RollupPaid`), keyed as the day sums are.
+    mutating func paidCustomer(_ customer: String, _ a: Int64, _ b: Int64, product: String, group: String, storefront: String, currency: String) {
+        guard sharedTokens.contains(customer) else { return }
+        coverCustomer(customer, a, b, keys: keys(stored: product, group: group, storefront: storefront, currency: currency))
+    }
+
     /// Cohorts: months starting in the interval (from its first month) and by the as-of instant.
     mutating func cohort(_ first: SubscriptionLife.Period, paid: [(Int64, Int64)]) {
         guard !monthInstants.isEmpty, MetricsCalendar.start(of: first.start, .month) < request.to,
@@ -153,8 +159,7 @@ struct MetricsTally: MetricsSink {
     /// Only days before the as-of instant's day, or of subscriptions the roll-up holds exactly.
     mutating func add(_ key: DayRollup.Key, _ value: Int64) {
         let dayStart = key.day &* MetricsCalendar.day
-        let keys = keys(product: key.product, group: key.group.isEmpty ? nil : key.group,
-                        storefront: key.storefront.isEmpty ? nil : key.storefront, currency: key.currency.isEmpty ? nil : key.currency)
+        let keys = keys(stored: key.product, group: key.group, storefront: key.storefront, currency: key.currency)
         switch key.metric {
         case 0..<20:
             guard let flow = Flow(rawValue: key.metric), let k = bucket(of: dayStart) else { return }
@@ -196,6 +201,12 @@ struct MetricsTally: MetricsSink {
     /// The series a version counts in: one, or one per entitlement its product grants.
     func keys(_ v: TransactionVersion) -> [String?] {
         keys(product: v.productID, group: v.groupID, storefront: v.sale.storefront, currency: v.sale.currency, store: v.store)
+    }
+
+    /// The series of a roll-up row's columns (an empty column: none).
+    func keys(stored product: String, group: String, storefront: String, currency: String) -> [String?] {
+        keys(product: product, group: group.isEmpty ? nil : group, storefront: storefront.isEmpty ? nil : storefront,
+             currency: currency.isEmpty ? nil : currency)
     }
 
     /// `store`: nil from the day roll-up, which a split by store never reads (`metricsTally`).

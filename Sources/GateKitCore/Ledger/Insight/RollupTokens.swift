@@ -12,6 +12,8 @@ enum RollupTokens {
     struct Firsts {
         private(set) var firsts: [Pair: Int64] = [:]
 
+        var tokens: Set<String> { Set(firsts.keys.map(\.token)) }
+
         struct Pair: Hashable {
             let token: String
             let original: String
@@ -37,45 +39,48 @@ enum RollupTokens {
             """)
         for (pair, first) in found.firsts { try rows.append([env, test, .text(pair.token), .text(pair.original), .integer(first)]) }
         try rows.flush(db)
-        // Shared from the second subscription's first instant.
-        let tokens = Array(Set(found.firsts.keys.map(\.token))).sorted()
-        for chunk in tokens.chunks(Ledger.rollupChunk) {
-            let list = (0..<chunk.count).map { "?\($0 + 3)" }.joined(separator: ", ")
-            let s = try db.statement("""
-                INSERT INTO ledger_metric_shared(environment, test_signed, token, shared_from_ms)
-                SELECT environment, test_signed, token,
-                    (SELECT o.first_signed_ms FROM ledger_metric_tokens o
-                     WHERE o.environment = t.environment AND o.test_signed = t.test_signed AND o.token = t.token
-                     ORDER BY o.first_signed_ms LIMIT 1 OFFSET 1)
-                FROM ledger_metric_tokens t WHERE environment = ?1 AND test_signed = ?2 AND token IN (\(list))
-                GROUP BY environment, test_signed, token HAVING count(*) > 1
-                ON CONFLICT (environment, test_signed, token) DO UPDATE SET shared_from_ms = excluded.shared_from_ms
-                """)
-            s.bind(1, text: scope.environment).bind(2, scope.testFlag)
-            for (i, token) in chunk.enumerated() { s.bind(Int32(i + 3), text: token) }
-            try s.run()
-        }
+        // Shared from the second subscription's first instant, looked up token by token (a
+        // correlated lookup by key: as one IN list grouped, PostgreSQL read every token per
+        // statement, most of a million-transaction build).
+        try Ledger.inChunks(db, scope: scope, found.tokens.sorted(), of: Ledger.rollupChunk, { parameters in """
+            INSERT INTO ledger_metric_shared(environment, test_signed, token, shared_from_ms)
+            SELECT ?1, ?2, token, second FROM (
+                SELECT v.column1 AS token,
+                    (SELECT o.first_signed_ms FROM ledger_metric_tokens o WHERE o.environment = ?1 AND o.test_signed = ?2 AND o.token = v.column1
+                     ORDER BY o.first_signed_ms LIMIT 1 OFFSET 1) AS second
+                FROM (VALUES \(parameters.map { "(\($0))" }.joined(separator: ", "))) AS v) AS found
+            WHERE second IS NOT NULL
+            ON CONFLICT (environment, test_signed, token) DO UPDATE SET shared_from_ms = excluded.shared_from_ms
+            """ }) { _ in }
     }
 
-    /// The tokens shared as of `asOf` and every subscription that carried one: from the roll-up,
-    /// and for the subscriptions with items newer than it (`newer`), from their rows.
+    /// Tokens per statement in a lookup by an IN list of tokens: few enough that PostgreSQL
+    /// probes the key for each instead of reading every token (with 500 it read all of
+    /// ledger_metric_tokens once per statement: ~20 ms of a question over a million).
+    static let lookupChunk = 50
+
+    /// Every subscription that carried one of `tokens`.
+    static func holders(_ db: any DatabaseConnection, scope: LedgerScope, of tokens: [String]) throws(GateKitError) -> Set<String> {
+        var out = Set<String>()
+        try Ledger.inChunks(db, scope: scope, tokens, of: lookupChunk, {
+            "SELECT original_transaction_id FROM ledger_metric_tokens WHERE environment = ?1 AND test_signed = ?2 AND token IN (\($0.joined(separator: ", ")))"
+        }) { out.insert($0) }
+        return out
+    }
+
+    /// The tokens shared as of `asOf` and every subscription that carried one: from the roll-up
+    /// (`rolledUp`), and for the subscriptions with items newer than it (`newer`), from their rows.
     static func shared(_ db: any DatabaseConnection, scope: LedgerScope, asOf: Int64,
-                       newer: [String]) throws(GateKitError) -> (tokens: Set<String>, originals: Set<String>) {
-        var tokens = Set<String>(), originals = Set<String>()
+                       newer: [String]) throws(GateKitError) -> (tokens: Set<String>, originals: Set<String>, rolledUp: Set<String>) {
+        var tokens = Set<String>()
         // The few shared tokens first, then their holders by key (a join may scan every token).
-        let sharedBy = "SELECT token FROM ledger_metric_shared WHERE environment = ?1 AND test_signed = ?2 AND shared_from_ms <= ?3"
-        let s = try db.statement(sharedBy)
+        let s = try db.statement("SELECT token FROM ledger_metric_shared WHERE environment = ?1 AND test_signed = ?2 AND shared_from_ms <= ?3")
         defer { s.reset() }
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, asOf)
         while try s.step() { if let token = s.text(0) { tokens.insert(token) } }
-        let holding = try db.statement("""
-            SELECT original_transaction_id FROM ledger_metric_tokens
-            WHERE environment = ?1 AND test_signed = ?2 AND token IN (\(sharedBy))
-            """)
-        defer { holding.reset() }
-        holding.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, asOf)
-        while try holding.step() { if let original = holding.text(0) { originals.insert(original) } }
-        guard !newer.isEmpty else { return (tokens, originals) }
+        var originals = try holders(db, scope: scope, of: tokens.sorted())
+        let rolledUp = originals
+        guard !newer.isEmpty else { return (tokens, originals, rolledUp) }
         // A token a newer item brought may be shared only since: asked of the rows.
         let carried = try db.statement("""
             SELECT DISTINCT lower(app_account_token) FROM ledger_transactions
@@ -103,6 +108,6 @@ enum RollupTokens {
             tokens.insert(token)
             originals.formUnion(try LedgerRows.tokenOriginals(db, token: token, scope: scope))
         }
-        return (tokens, originals)
+        return (tokens, originals, rolledUp)
     }
 }
