@@ -45,8 +45,10 @@ static const char *renewals_sql =
     " SELECT 'Production', 0, 'o' || i, 'pro.monthly', 'pro.monthly', 0, CASE WHEN i %% 10 = 0 THEN 1 ELSE 0 END,"
     " CASE WHEN i %% 20 = 0 THEN %s + %lld END, 1 + i %% 3, %s + %lld, %s, %s FROM %s";
 
-/* The expressions for subscription i / 6's start and period i % 6 (30 days each). */
-#define START "(%lld + ((i / 6) %% 365) * %lld)"
+/* The expressions for subscription i / 6's start and period i % 6 (30 days each): a day of 2025
+ * and a second of that day, spread over it (as purchases are), so an instant inside a day has
+ * subscriptions with something before it that day and others with something after. */
+#define START "(%lld + ((i / 6) %% 365) * %lld + ((i / 6) * 7919 %% 86400) * 1000)"
 
 typedef struct {
     gatekit_store *store;
@@ -86,7 +88,7 @@ static char *fill_sql(long long n, int sqlite, int tokened) {
     char *subscriptions = sqlite ? format("(WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %lld) SELECT i FROM n) AS s", (n + 5) / 6 - 1)
                                  : format("generate_series(0::bigint, %lld) AS i", (n + 5) / 6 - 1);
     char *tx = format(transactions_sql, period, period, expires, period, 2 * day, signed_at, identity, item, token, numbers);
-    char *start_of_i = format("(%lld + (i %% 365) * %lld)", jan1, day);
+    char *start_of_i = format("(%lld + (i %% 365) * %lld + (i * 7919 %% 86400) * 1000)", jan1, day);
     char *rn = format(renewals_sql, start_of_i, 186 * day, start_of_i, 180 * day, identity, item, subscriptions);
     char *sql = format("INSERT INTO ledger_items(environment, test_signed, identity, kind, signed_ms, ingested_ms, outcome, body)"
                        " VALUES ('Production', 0, '%064d', 2, 0, 0, 1, 'generated');\n%s;\n%s;\n", 0, tx, rn);

@@ -591,7 +591,7 @@ import Testing
         tally.add(original: "o", versions: extremes, renewals: [], asOf: Self.at(2, 1))
         rollup.add(original: "o", versions: extremes, renewals: [], asOf: .max)
         #expect(!tally.series.values.contains { tally.holdsAnything($0) })
-        #expect(rollup.days.allSatisfy { $0 < 0 || $0 > DayRollup.day(MetricsCalendar.latest) })
+        #expect(rollup.days.keys.allSatisfy { $0 < 0 || $0 > DayRollup.day(MetricsCalendar.latest) })
     }
 
     /// Hardening IV, 25: a free trial spanning a bucket's end counts as a trial there, never as

@@ -354,7 +354,9 @@ package enum LedgerSchema {
     /// Migration 17: the paid periods of subscriptions whose customer token another one shares
     /// (`RollupPaid`): per subscription, one row per run of signing days its periods held
     /// through, the periods packed in one value, so a question counts such a customer once from
-    /// them instead of from the subscriptions' rows. Built again with the rest of the roll-up.
+    /// them instead of from the subscriptions' rows; and each marked day's latest instant, so a
+    /// question as of an instant inside a day counts from their rows only the subscriptions with
+    /// something later that day. Built again with the rest of the roll-up.
     package static let metricsSharedPaid = Migration([
         .table("ledger_metric_paid", scopeColumns + [
             Column("original_transaction_id", .text, notNull: true),
@@ -364,6 +366,9 @@ package enum LedgerSchema {
             Column("through_day", .integer, notNull: true),
             Column("periods", .blob, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, test_signed, original_transaction_id, from_day)"], withoutRowID: true),
+        // The latest instant of a marked day: a question as of an instant after it reads the
+        // subscription from the day's sums (NULL: counted exactly at any instant of the day).
+        .addColumn("ledger_metric_marks", Column("last_ms", .integer)),
     ]) + rebuiltRollup
 
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent

@@ -25,7 +25,9 @@ struct DayRollup: MetricsSink {
     }
 
     private(set) var sums: [Key: Int64] = [:]
-    private(set) var days: Set<Int64> = []
+    /// Each day anything happens on, with the latest instant on it: a question as of an instant
+    /// of that day counts the subscription exactly only when something comes after the instant.
+    private(set) var days: [Int64: Int64] = [:]
 
     static func day(_ ms: Int64) -> Int64 {
         let d = ms / MetricsCalendar.day
@@ -34,7 +36,7 @@ struct DayRollup: MetricsSink {
 
     private mutating func add(_ metric: Int, at ms: Int64, _ v: TransactionVersion, currency: String? = nil, _ value: Int64) {
         let day = DayRollup.day(ms)
-        days.insert(day)
+        DayRollup.mark(&days, ms)
         let key = Key(day: day, metric: metric, product: v.productID, group: v.groupID ?? "", storefront: v.sale.storefront ?? "",
                       currency: currency ?? v.sale.currency ?? "", cohort: 0)
         sums[key, default: 0] &+= value
@@ -67,7 +69,7 @@ struct DayRollup: MetricsSink {
         let month = MetricsCalendar.start(of: first.start, .month)
         func add(_ metric: Int, at ms: Int64, _ value: Int64) {
             let day = DayRollup.day(ms)
-            days.insert(day)
+            DayRollup.mark(&days, ms)
             sums[Key(day: day, metric: metric, product: first.version.productID, group: "", storefront: "", currency: "", cohort: month),
                  default: 0] &+= value
         }
@@ -81,13 +83,23 @@ struct DayRollup: MetricsSink {
     /// `other` added to this one (its days too).
     mutating func add(_ other: DayRollup) {
         for (key, value) in other.sums { sums[key, default: 0] &+= value }
-        days.formUnion(other.days)
+        DayRollup.merge(&days, other.days)
     }
 
     /// `other` subtracted from this one (days are the union: a day touched by either).
     mutating func subtract(_ other: DayRollup) {
         for (key, value) in other.sums { sums[key, default: 0] &-= value }
-        days.formUnion(other.days)
+        DayRollup.merge(&days, other.days)
+    }
+
+    /// Marks `ms`'s day in `days`, keeping the day's latest instant.
+    static func mark(_ days: inout [Int64: Int64], _ ms: Int64) {
+        days[day(ms)] = max(days[day(ms)] ?? .min, ms)
+    }
+
+    /// `other`'s days marked in `days`.
+    static func merge(_ days: inout [Int64: Int64], _ other: [Int64: Int64]) {
+        for (day, latest) in other { days[day] = max(days[day] ?? .min, latest) }
     }
 
     /// The nonzero sums.

@@ -81,7 +81,7 @@ extension Ledger {
                        through newest: Int64) throws(GateKitError) {
         var total = DayRollup()
         var late: [RollupChain.LateKey: Int64] = [:]
-        var marked: [(Int64, String)] = [], unmarked: [(Int64, String)] = []
+        var marked: [(Int64, String, Int64)] = [], unmarked: [(Int64, String)] = []
         var tokens = RollupTokens.Firsts()
         for chunk in originals.chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
@@ -90,8 +90,8 @@ extension Ledger {
                 delta.subtract(before.full)
                 total.add(delta)
                 for (key, value) in after.lateChanges(since: before) { late[key, default: 0] &+= value }
-                for day in after.days.subtracting(before.days) { marked.append((day, original)) }
-                for day in before.days.subtracting(after.days) { unmarked.append((day, original)) }
+                for (day, latest) in after.days where before.days[day] != latest { marked.append((day, original, latest)) }
+                for day in before.days.keys where after.days[day] == nil { unmarked.append((day, original)) }
                 tokens.add(original: original, rows.versions.filter { $0.1 <= newest }.map(\.0))
             }
         }
@@ -116,12 +116,15 @@ extension Ledger {
         let counted = state.lastItem
         let day = DayRollup.day(asOf)
         // The subscriptions counted exactly: items newer than the roll-up, something signed or
-        // happening on the instant's own day, a customer token shared with another by then.
+        // happening on the instant's own day after the instant (what came before it on that day
+        // the day's sums hold as they hold everything before), a customer token shared with
+        // another by then.
         let newer = try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, counted) }
         var exact = Set(newer)
         exact.formUnion(try strings(db, """
-            SELECT original_transaction_id FROM ledger_metric_marks WHERE environment = ?1 AND test_signed = ?2 AND day = ?3
-            """) { $0.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day) })
+            SELECT original_transaction_id FROM ledger_metric_marks
+            WHERE environment = ?1 AND test_signed = ?2 AND day = ?3 AND (last_ms IS NULL OR last_ms > ?4)
+            """) { $0.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day).bind(4, asOf) })
         // A customer's other subscriptions: the sums hold all but their paid periods' overlap,
         // which only the customer's periods together tell.
         let shared = try RollupTokens.shared(db, scope: scope, asOf: asOf, newer: newer)
@@ -265,7 +268,7 @@ extension Ledger {
     }
 
     private func writeRollup(_ db: any DatabaseConnection, scope: LedgerScope, _ total: DayRollup, late: [RollupChain.LateKey: Int64],
-                             marked: [(Int64, String)], unmarked: [(Int64, String)]) throws(GateKitError) {
+                             marked: [(Int64, String, Int64)], unmarked: [(Int64, String)]) throws(GateKitError) {
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         func keyValues(_ key: DayRollup.Key) -> [RowInserts.Value] {
             [.integer(key.day), .integer(Int64(key.metric)), .text(key.product), .text(key.group), .text(key.storefront),
@@ -289,9 +292,11 @@ extension Ledger {
             try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2 AND value = 0")
                 .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
         }
-        var marks = RowInserts(into: "ledger_metric_marks(environment, test_signed, day, original_transaction_id)",
-                               values: ["?", "?", "?", "?"], then: "ON CONFLICT DO NOTHING")
-        for (day, original) in marked { try marks.append([env, test, .integer(day), .text(original)]) }
+        var marks = RowInserts(into: "ledger_metric_marks(environment, test_signed, day, original_transaction_id, last_ms)",
+                               values: ["?", "?", "?", "?", "?"], then: """
+            ON CONFLICT (environment, test_signed, day, original_transaction_id) DO UPDATE SET last_ms = excluded.last_ms
+            """)
+        for (day, original, latest) in marked { try marks.append([env, test, .integer(day), .text(original), .integer(latest)]) }
         try marks.flush(db)
         for (day, original) in unmarked {
             try db.statement("""

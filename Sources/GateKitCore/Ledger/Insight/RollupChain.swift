@@ -15,15 +15,17 @@ struct RollupChain {
     /// The contribution of every row.
     private(set) var full = DayRollup()
     private(set) var late: [LateKey: Int64] = [:]
-    /// Every day any step touched, and every day a row was signed on: a question whose instant
-    /// falls inside one of them counts the subscription from its rows instead.
-    private(set) var days: Set<Int64> = []
+    /// Every day any step touched, and every day a row was signed on, each with its latest
+    /// instant: a question whose instant falls inside one of them, before that latest instant,
+    /// counts the subscription from its rows instead.
+    private(set) var days: [Int64: Int64] = [:]
 
     init() {}
 
     /// The chain of `original`'s `versions` and `renewals` (rows of one subscription).
     init(original: String, versions: [TransactionVersion], renewals: [RenewalVersion]) {
         let signingDays = Set(versions.map { DayRollup.day($0.signedMs) } + renewals.map { DayRollup.day($0.signedMs) }).sorted()
+        for signed in versions.map(\.signedMs) + renewals.map(\.signedMs) { DayRollup.mark(&days, signed) }
         var previous = DayRollup()
         for known in signingDays {
             let step = RollupChain.contribution(original: original, versions: versions, renewals: renewals, signedThroughDay: known)
@@ -34,8 +36,7 @@ struct RollupChain {
             for (key, value) in previous.sums where key.day < known && step.sums[key] == nil && value != 0 {
                 late[LateKey(known: known, key: key), default: 0] &-= value
             }
-            days.formUnion(step.days)
-            days.insert(known)
+            DayRollup.merge(&days, step.days)
             previous = step
         }
         full = previous
