@@ -56,7 +56,7 @@ enum RollupTokens {
 
     /// Tokens per statement in a lookup by an IN list of tokens: few enough that PostgreSQL
     /// probes the key for each instead of reading every token (with 500 it read all of
-    /// ledger_metric_tokens once per statement: ~20 ms of a question over a million).
+    /// ledger_metric_tokens once per statement; BENCHMARKS.md, "Ledger metrics, the common case").
     static let lookupChunk = 50
 
     /// Every subscription that carried one of `tokens`.
