@@ -95,6 +95,34 @@ import Testing
         .addColumn("perm_states", Column("note", .text)),
     ])
 
+    /// SQLite 3.40's integrity check misreads a NOT NULL column of a WITHOUT ROWID table that is
+    /// declared before a key column as NULL, and a store it calls corrupt is refused on open
+    /// (issue 48's ledger_metric_paid did, until its non-key columns went last): every such
+    /// table keeps its NOT NULL non-key columns after its key's.
+    @Test func everyWithoutRowIDTableDeclaresItsKeyFirst() throws {
+        let folder = TemporaryFolder()
+        let store = try Store(schema: .gatekit, path: folder.file("order.sqlite"), appID: nil)
+        let misplaced = try store.read { (db) throws(GateKitError) -> [String] in
+            var tables: [String] = []
+            let list = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%WITHOUT ROWID%' ORDER BY name")
+            defer { list.reset() }
+            while try list.step() { if let name = list.text(0) { tables.append(name) } }
+            #expect(tables.count >= 8, "\(tables)")
+            var out: [String] = []
+            for table in tables {
+                var columns: [(name: String, notNull: Bool, key: Bool)] = []
+                let info = try db.statement("SELECT name, \"notnull\", pk FROM pragma_table_info(?1)")
+                defer { info.reset() }
+                info.bind(1, text: table)
+                while try info.step() { columns.append((info.text(0) ?? "", info.int64(1) != 0, info.int64(2) != 0)) }
+                guard let lastKey = columns.lastIndex(where: \.key) else { continue }
+                out += columns[..<lastKey].filter { $0.notNull && !$0.key }.map { "\(table).\($0.name)" }
+            }
+            return out
+        }
+        #expect(misplaced == [])
+    }
+
     @Test func aMigrationWrittenOnceGivesBothBackendsOneSchemaAndUpgradesAStore() throws {
         let extended = StoreSchema(StoreSchema.gatekit.migrations + [MigrationTests.next])
         let shapes = try MigrationTests.shapes(extended, "next")
