@@ -24,7 +24,7 @@ struct RollupChain {
 
     /// The chain of `original`'s `versions` and `renewals` (rows of one subscription).
     init(original: String, versions: [TransactionVersion], renewals: [RenewalVersion]) {
-        let signingDays = Set(versions.map { DayRollup.day($0.signedMs) } + renewals.map { DayRollup.day($0.signedMs) }).sorted()
+        let signingDays = RollupChain.signingDays(versions, renewals)
         for signed in versions.map(\.signedMs) + renewals.map(\.signedMs) { DayRollup.mark(&days, signed) }
         var previous = DayRollup()
         for known in signingDays {
@@ -40,6 +40,11 @@ struct RollupChain {
             previous = step
         }
         full = previous
+    }
+
+    /// The UTC days rows of a subscription were signed on, oldest first: its steps.
+    static func signingDays(_ versions: [TransactionVersion], _ renewals: [RenewalVersion]) -> [Int64] {
+        Set(versions.map { DayRollup.day($0.signedMs) } + renewals.map { DayRollup.day($0.signedMs) }).sorted()
     }
 
     /// What the rows signed on or before the UTC day `signedThroughDay` contribute, from

@@ -34,9 +34,8 @@ enum RollupPaid {
 
     /// One subscription's runs: its paid periods as of each of its signing days, in order.
     static func runs(original: String, versions: [TransactionVersion], renewals: [RenewalVersion]) -> [Run] {
-        let days = Set(versions.map { DayRollup.day($0.signedMs) } + renewals.map { DayRollup.day($0.signedMs) }).sorted()
         var runs: [Run] = []
-        for day in days {
+        for day in RollupChain.signingDays(versions, renewals) {
             var paid = PaidCustomerPeriods()
             let known = versions.filter { DayRollup.day($0.signedMs) <= day }
             if !known.isEmpty {
