@@ -423,6 +423,119 @@ import Testing
         #expect(RollupPaid.unpack(huge) == nil)
     }
 
+    /// A day's change packs to its entries and back (a late entry days before its day, a cohort,
+    /// any value, any text), and bytes it could not have made — cut short, an endless number, a
+    /// text number never handed out — are refused, never read past their end.
+    @Test func dayChangesPackAndUnpackExactly() {
+        let day: Int64 = 20_284
+        let change: [DayRollup.Key: Int64] = [
+            DayRollup.Key(day: day, metric: DayRollup.Metric.revenue, product: "pro.ünïcode", group: "g1", storefront: "DEU", currency: "EUR", cohort: 0): 8_990,
+            DayRollup.Key(day: day - 400, metric: DayRollup.Metric.level(.activeSubscriptions), product: "pro.monthly", group: "", storefront: "",
+                          currency: "", cohort: 0): -1,
+            DayRollup.Key(day: day, metric: DayRollup.Metric.cohortRetained, product: "pro.monthly", group: "", storefront: "", currency: "",
+                          cohort: LedgerMetricsTests.at(3, 1)): .min,
+            DayRollup.Key(day: day, metric: DayRollup.Metric.mrr, product: "pro.monthly", group: "g1", storefront: "USA", currency: "USD", cohort: 0): .max,
+        ]
+        var texts = RollupTexts()
+        let packed = RollupDayChange.pack(change, day: day, texts: &texts)
+        #expect(RollupDayChange.pack(change, day: day, texts: &texts) == packed)
+        let entries = RollupDayChange.unpack(packed, day: day, texts: texts)
+        #expect(entries.map { Dictionary($0, uniquingKeysWith: +) } == change)
+        #expect(RollupDayChange.unpack([], day: day, texts: texts)?.isEmpty == true)
+        for cut in [1, 3, packed.count / 2, packed.count - 1] {
+            #expect(RollupDayChange.unpack(Array(packed.prefix(cut)), day: day, texts: texts) == nil, "cut at \(cut)")
+        }
+        #expect(RollupDayChange.unpack(Array(repeating: 0xff, count: 11) + [0], day: day, texts: texts) == nil)
+        #expect(RollupDayChange.unpack(packed, day: day, texts: RollupTexts()) == nil)
+    }
+
+    /// A subscription with something on the instant's day both before the instant (a renewal at
+    /// 01:00) and after it (its renewal intent changed at 15:00) is counted from its rows — the
+    /// day's change would take the renewal out too; before its first instant the change is
+    /// taken out, after its last the day's sums answer.
+    @Test func aDayWithSomethingBeforeAndAfterTheInstantIsCountedFromTheRows() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("both-sides.sqlite")))
+        let hour: Int64 = 3_600_000, day = Self.at(4, 1)
+        let usd: [(String, JSONValue)] = [("price", .number(9990)), ("currency", .string("USD")), ("storefront", .string("USA"))]
+        var fay = Life(pki: pki, name: "fay", original: "31001")
+        fay.transaction(try fay.tx("31001", Self.monthly, purchase: Self.at(3, 1) + hour, expires: day + hour, usd))
+        fay.transaction(try fay.tx("31002", Self.monthly, purchase: day + hour, expires: Self.at(5, 1) + hour, usd))
+        try fay.notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", day + 15 * hour, renewal: try fay.renewal(day + 15 * hour, Self.monthly, [
+            ("autoRenewStatus", .number(0)), ("expirationIntent", .number(1)),
+        ]))
+        for item in fay.items {
+            _ = item.kind == "notification" ? try ledger.ingestNotification(Array(item.jws.utf8), options: options)
+                                            : try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
+        }
+        try ledger.refreshRollup(Self.scope)
+        #expect(try ledger.store.read { (db) throws(GateKitError) -> [Int64] in
+            let s = try db.statement("SELECT first_ms, last_ms FROM ledger_metric_marks WHERE day = ?1 AND original_transaction_id = '31001'")
+            defer { s.reset() }
+            s.bind(1, day / Self.day)
+            return try s.step() ? [s.int64(0), s.int64(1)] : []
+        } == [day + hour, day + 15 * hour])
+        for asOf in [day + 30 * 60_000, day + 12 * hour, day + 16 * hour] {
+            for granularity in [MetricsRequest.Granularity.day, .month] {
+                let request = try MetricsRequest(scope: Self.scope, from: Self.at(3, 1), to: Self.at(5, 1), granularity: granularity, asOf: .asOf(asOf))
+                let rolled = JSONWriter.serialize(try ledger.metricsTally(request, refresh: false).json())
+                #expect(rolled == JSONWriter.serialize(try ledger.metricsTally(request, streaming: true).json()), "\(granularity) as of \(asOf)")
+            }
+        }
+    }
+
+    /// A damaged day change or numbered text is an error naming what is damaged, never a
+    /// wrong answer.
+    @Test func aDamagedDayChangeIsRefused() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("damaged-change.sqlite")))
+        for item in try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items) {
+            _ = item.kind == "notification" ? try ledger.ingestNotification(Array(item.jws.utf8), options: options)
+                                            : try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
+        }
+        try ledger.refreshRollup(Self.scope)
+        // A subscription with nothing before an instant of a day it has a change on (and no
+        // shared token): as of a millisecond before its first instant that day, the change is
+        // taken out.
+        let (day, original, first) = try ledger.store.read { (db) throws(GateKitError) -> (Int64, String, Int64) in
+            let s = try db.statement("""
+                SELECT day, original_transaction_id, first_ms FROM ledger_metric_marks
+                WHERE day_change IS NOT NULL AND first_ms > day * 86400000 AND original_transaction_id NOT IN
+                    (SELECT original_transaction_id FROM ledger_metric_tokens JOIN ledger_metric_shared USING (environment, test_signed, token))
+                ORDER BY day, original_transaction_id LIMIT 1
+                """)
+            defer { s.reset() }
+            guard try s.step(), let original = s.text(1) else { throw GateKitError(.EINTERNAL, "no mark with a change after its day's start") }
+            return (s.int64(0), original, s.int64(2))
+        }
+        let request = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(7, 1), granularity: .month, asOf: .asOf(first - 1))
+        let streamed = JSONWriter.serialize(try ledger.metricsTally(request, streaming: true).json())
+        #expect(JSONWriter.serialize(try ledger.metricsTally(request, refresh: false).json()) == streamed)
+        func refusal(_ damage: String) throws -> GateKitError.Code? {
+            try ledger.store.write { (db) throws(GateKitError) in try db.execute(damage) }
+            do { _ = try ledger.metricsTally(request, refresh: false) } catch { return error.code }
+            return nil
+        }
+        // Cut short, in words both backends read: its last byte off, then all but its first.
+        let mark = "WHERE day = \(day) AND original_transaction_id = '\(original)'"
+        #expect(try refusal("UPDATE ledger_metric_marks SET day_change = substr(day_change, 1, length(day_change) - 1) \(mark)") == .ECORRUPT)
+        #expect(try refusal("UPDATE ledger_metric_marks SET day_change = substr(day_change, 1, 1) \(mark)") == .ECORRUPT)
+        try ledger.store.write { (db) throws(GateKitError) in try db.execute("DELETE FROM ledger_metric_state") }
+        try ledger.refreshRollup(Self.scope)
+        #expect(JSONWriter.serialize(try ledger.metricsTally(request, refresh: false).json()) == streamed)
+        #expect(try refusal("UPDATE ledger_metric_texts SET number = number + 1000") == .ECORRUPT)
+    }
+
     /// Hardening IV, 19: money sums wrapped in memory, the SQLite roll-up stored a REAL that
     /// disagreed with the rows, and PostgreSQL failed every metrics question for good ("bigint
     /// out of range"). An absurd signed price is left out of money everywhere, counted as

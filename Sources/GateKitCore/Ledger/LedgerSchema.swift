@@ -371,6 +371,21 @@ package enum LedgerSchema {
         .addColumn("ledger_metric_marks", Column("last_ms", .integer)),
     ]) + rebuiltRollup
 
+    /// Migration 18: each marked day's first instant and what the day added to the
+    /// subscription's sums (`RollupDayChange`), so a question as of an instant inside a day
+    /// takes the day's change out for the subscriptions with nothing of theirs before the
+    /// instant that day, instead of counting them from their rows. Built again with the rest of
+    /// the roll-up (NULL: a mark of an older roll-up, counted from the rows).
+    package static let metricsDayChanges = Migration([
+        .addColumn("ledger_metric_marks", Column("first_ms", .integer)),
+        .addColumn("ledger_metric_marks", Column("day_change", .blob)),
+        // The changes' texts, numbered (`RollupTexts`).
+        .table("ledger_metric_texts", scopeColumns + [
+            Column("number", .integer, notNull: true, check: "number >= 0"),
+            Column("content", .text, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, number)"], withoutRowID: true),
+    ]) + rebuiltRollup
+
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.
     package static let pauses = Migration([

@@ -25,5 +25,6 @@ extension StoreSchema {
         LedgerSchema.play,                             // 15
         LedgerSchema.metricsAsKnown,                   // 16
         LedgerSchema.metricsSharedPaid,                // 17
+        LedgerSchema.metricsDayChanges,                // 18
     ])
 }

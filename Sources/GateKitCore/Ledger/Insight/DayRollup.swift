@@ -2,8 +2,8 @@
 /// level held over [a, b) is +1 on day(a) and −1 on day(b), so it is exact at every day's last
 /// millisecond — where every bucket ends. Keyed by everything a question can split by (product,
 /// group, storefront, currency) and, for cohorts, the cohort's month. Also which days the
-/// subscriptions touch: a question whose as-of instant falls inside one of those days counts
-/// those subscriptions exactly instead.
+/// subscriptions touch, each with its first and last instant: a question whose as-of instant
+/// falls inside one of those days, before the last of them, corrects for those subscriptions.
 struct DayRollup: MetricsSink {
     struct Key: Hashable {
         var day: Int64
@@ -24,10 +24,16 @@ struct DayRollup: MetricsSink {
         static let cohortSubscribers = 40, cohortRetained = 41
     }
 
+    /// The first and the last instant something happens at on a day.
+    struct Instants: Equatable {
+        var first: Int64
+        var last: Int64
+    }
+
     private(set) var sums: [Key: Int64] = [:]
-    /// Each day anything happens on, with the latest instant on it: a question as of an instant
-    /// of that day counts the subscription exactly only when something comes after the instant.
-    private(set) var days: [Int64: Int64] = [:]
+    /// Each day anything happens on, with its first and last instant: a question as of an
+    /// instant of that day corrects for the subscription only when something comes after it.
+    private(set) var days: [Int64: Instants] = [:]
 
     static func day(_ ms: Int64) -> Int64 {
         let d = ms / MetricsCalendar.day
@@ -92,14 +98,19 @@ struct DayRollup: MetricsSink {
         DayRollup.merge(&days, other.days)
     }
 
-    /// Marks `ms`'s day in `days`, keeping the day's latest instant.
-    static func mark(_ days: inout [Int64: Int64], _ ms: Int64) {
-        days[day(ms)] = max(days[day(ms)] ?? .min, ms)
+    /// Marks `ms`'s day in `days`, keeping the day's first and last instant.
+    static func mark(_ days: inout [Int64: Instants], _ ms: Int64) {
+        merge(&days, day(ms), Instants(first: ms, last: ms))
     }
 
     /// `other`'s days marked in `days`.
-    static func merge(_ days: inout [Int64: Int64], _ other: [Int64: Int64]) {
-        for (day, latest) in other { days[day] = max(days[day] ?? .min, latest) }
+    static func merge(_ days: inout [Int64: Instants], _ other: [Int64: Instants]) {
+        for (day, instants) in other { merge(&days, day, instants) }
+    }
+
+    private static func merge(_ days: inout [Int64: Instants], _ day: Int64, _ instants: Instants) {
+        guard let held = days[day] else { days[day] = instants; return }
+        days[day] = Instants(first: min(held.first, instants.first), last: max(held.last, instants.last))
     }
 
     /// The nonzero sums.

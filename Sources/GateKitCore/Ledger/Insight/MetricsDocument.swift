@@ -37,8 +37,29 @@ extension MetricsTally {
     /// end counts once.
     func paidSubscribers(_ s: Series) -> [Int] {
         var counts = levels(s, .activeSubscriptions)
-        for coverage in s.sharedCustomers.values {
-            for (k, held) in runningSum(coverage.dropLast()).enumerated() where held > 1 && k < counts.count { counts[k] -= held - 1 }
+        // Where a customer holds k > 1 at once, k - 1 are too many: per customer, its periods'
+        // edges in order, into one difference array over the instants.
+        var excess = Array(repeating: 0, count: counts.count + 1)
+        for periods in s.sharedCustomers.values {
+            let edges = (periods.map { ($0.lowerBound, 1) } + periods.map { ($0.upperBound, -1) }).sorted { $0.0 < $1.0 }
+            var held = 0, next = 0
+            while next < edges.count {
+                let at = edges[next].0
+                while next < edges.count, edges[next].0 == at {
+                    held += edges[next].1
+                    next += 1
+                }
+                let until = min(next < edges.count ? edges[next].0 : counts.count, counts.count)
+                if held > 1, at < until {
+                    excess[at] += held - 1
+                    excess[until] -= held - 1
+                }
+            }
+        }
+        var running = 0
+        for k in counts.indices {
+            running += excess[k]
+            counts[k] -= running
         }
         return counts
     }

@@ -34,7 +34,8 @@ extension Ledger {
         if state?.isBuilt != true {
             try store.write(refreshes) { (db) throws(GateKitError) in
                 guard try rollupState(db, scope) == nil else { return }
-                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared", "ledger_metric_paid"] {
+                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared", "ledger_metric_paid",
+                              "ledger_metric_texts"] {
                     try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2")
                         .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
                 }
@@ -81,7 +82,7 @@ extension Ledger {
                        through newest: Int64) throws(GateKitError) {
         var total = DayRollup()
         var late: [RollupChain.LateKey: Int64] = [:]
-        var marked: [(Int64, String, Int64)] = [], unmarked: [(Int64, String)] = []
+        var marked: [Mark] = [], unmarked: [(Int64, String)] = []
         var tokens = RollupTokens.Firsts()
         for chunk in originals.chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
@@ -90,7 +91,9 @@ extension Ledger {
                 delta.subtract(before.full)
                 total.add(delta)
                 for (key, value) in after.lateChanges(since: before) { late[key, default: 0] &+= value }
-                for (day, latest) in after.days where before.days[day] != latest { marked.append((day, original, latest)) }
+                for (day, instants) in after.days where before.days[day] != instants || before.changes[day] != after.changes[day] {
+                    marked.append(Mark(day: day, original: original, instants: instants, change: after.changes[day] ?? [:]))
+                }
                 for day in before.days.keys where after.days[day] == nil { unmarked.append((day, original)) }
                 tokens.add(original: original, rows.versions.filter { $0.1 <= newest }.map(\.0))
             }
@@ -116,18 +119,29 @@ extension Ledger {
         let counted = state.lastItem
         let day = DayRollup.day(asOf)
         // The subscriptions counted exactly: items newer than the roll-up, something signed or
-        // happening on the instant's own day after the instant (what came before it on that day
-        // the day's sums hold as they hold everything before), a customer token shared with
-        // another by then.
+        // happening on the instant's own day both before and after the instant (what came
+        // before it on that day the day's sums hold as they hold everything before; with nothing
+        // before it, the day's change is taken out below), a customer token shared with another
+        // by then.
         let newer = try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, counted) }
         var exact = Set(newer)
-        exact.formUnion(try strings(db, """
-            SELECT original_transaction_id FROM ledger_metric_marks
+        var changed: [(original: String, change: [UInt8]?)] = []
+        let marks = try db.statement("""
+            SELECT original_transaction_id, first_ms, day_change FROM ledger_metric_marks
             WHERE environment = ?1 AND test_signed = ?2 AND day = ?3 AND (last_ms IS NULL OR last_ms > ?4)
-            """) { $0.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day).bind(4, asOf) })
+            """)
+        defer { marks.reset() }
+        marks.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day).bind(4, asOf)
+        while try marks.step() {
+            guard let original = marks.text(0) else { continue }
+            // A mark of an older roll-up has no first instant.
+            if let first = marks.optionalInt64(1), first > asOf { changed.append((original, marks.blob(2))) } else { exact.insert(original) }
+        }
         // A customer's other subscriptions: the sums hold all but their paid periods' overlap,
-        // which only the customer's periods together tell.
+        // which only the customer's periods together tell (those with a change of the day are
+        // counted from their rows: their periods as of the instant are not kept).
         let shared = try RollupTokens.shared(db, scope: scope, asOf: asOf, newer: newer)
+        for mark in changed where shared.originals.contains(mark.original) { exact.insert(mark.original) }
         // Kept paid periods for those the roll-up holds as shared; rows for those only newer
         // items share a token with.
         let kept = shared.rolledUp.subtracting(exact), overlapOnly = shared.originals.subtracting(exact).subtracting(kept)
@@ -148,6 +162,14 @@ extension Ledger {
         late.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
         while try late.step() { tally.add(Ledger.rollupKey(late, day: 0), 0 &- late.int64(7)) }
         try RollupPaid.count(db, scope: scope, day: day, kept, into: &tally)
+        let texts = changed.isEmpty ? RollupTexts() : try RollupTexts.load(db, scope: scope)
+        for (original, bytes) in changed where !exact.contains(original) {
+            guard let bytes, !bytes.isEmpty else { continue }
+            guard let entries = RollupDayChange.unpack(bytes, day: day, texts: texts) else {
+                throw GateKitError(.ECORRUPT, "the metrics roll-up's change of subscription \(original) on day \(day) is malformed")
+            }
+            for (key, value) in entries { tally.add(key, 0 &- value) }
+        }
         for chunk in overlapOnly.sorted().chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
                 var paid = PaidCustomerPeriods()
@@ -267,8 +289,16 @@ extension Ledger {
         return rows
     }
 
+    /// A subscription's marked day as the roll-up keeps it.
+    private struct Mark {
+        let day: Int64
+        let original: String
+        let instants: DayRollup.Instants
+        let change: [DayRollup.Key: Int64]
+    }
+
     private func writeRollup(_ db: any DatabaseConnection, scope: LedgerScope, _ total: DayRollup, late: [RollupChain.LateKey: Int64],
-                             marked: [(Int64, String, Int64)], unmarked: [(Int64, String)]) throws(GateKitError) {
+                             marked: [Mark], unmarked: [(Int64, String)]) throws(GateKitError) {
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         func keyValues(_ key: DayRollup.Key) -> [RowInserts.Value] {
             [.integer(key.day), .integer(Int64(key.metric)), .text(key.product), .text(key.group), .text(key.storefront),
@@ -292,11 +322,17 @@ extension Ledger {
             try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2 AND value = 0")
                 .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
         }
-        var marks = RowInserts(into: "ledger_metric_marks(environment, test_signed, day, original_transaction_id, last_ms)",
-                               values: ["?", "?", "?", "?", "?"], then: """
-            ON CONFLICT (environment, test_signed, day, original_transaction_id) DO UPDATE SET last_ms = excluded.last_ms
+        var marks = RowInserts(into: "ledger_metric_marks(environment, test_signed, day, original_transaction_id, last_ms, first_ms, day_change)",
+                               values: Array(repeating: "?", count: 7), then: """
+            ON CONFLICT (environment, test_signed, day, original_transaction_id) DO UPDATE SET last_ms = excluded.last_ms,
+                first_ms = excluded.first_ms, day_change = excluded.day_change
             """)
-        for (day, original, latest) in marked { try marks.append([env, test, .integer(day), .text(original), .integer(latest)]) }
+        var texts = try RollupTexts.load(db, scope: scope)
+        for mark in marked {
+            try marks.append([env, test, .integer(mark.day), .text(mark.original), .integer(mark.instants.last), .integer(mark.instants.first),
+                              .blob(mark.change.isEmpty ? nil : RollupDayChange.pack(mark.change, day: mark.day, texts: &texts))])
+        }
+        try texts.save(db, scope: scope)
         try marks.flush(db)
         for (day, original) in unmarked {
             try db.statement("""

@@ -26,9 +26,9 @@ struct MetricsTally: MetricsSink {
         var revenue: [String: [Int64]] = [:]
         var refunds: [String: [Int64]] = [:]
         var mrr: [String: [Int64]] = [:]
-        /// Subscriptions of customers holding more than one, per customer: their paid
-        /// coverage per bucket, to count each customer once.
-        var sharedCustomers: [String: [Int]] = [:]
+        /// Subscriptions of customers holding more than one, per customer: the instants each
+        /// paid period covers (indices into `instants`), to count each customer once.
+        var sharedCustomers: [String: [Range<Int>]] = [:]
 
         init(buckets: Int) {
             flows = Array(repeating: Array(repeating: 0, count: buckets), count: Flow.allCases.count)
@@ -62,7 +62,6 @@ struct MetricsTally: MetricsSink {
     private let blank: Series
     private let blankMoney: [Int64]
     private let blankLevel: [Int64]
-    private let blankCount: [Int]
     private(set) var cohorts: [CohortKey: Cohort] = [:]
 
     struct CohortKey: Hashable {
@@ -95,7 +94,6 @@ struct MetricsTally: MetricsSink {
         blank = Series(buckets: n)
         blankMoney = Array(repeating: 0, count: n)
         blankLevel = Array(repeating: 0, count: n + 1)
-        blankCount = Array(repeating: 0, count: n + 1)
     }
 
     var bucketCount: Int { instants.count }
@@ -300,13 +298,7 @@ struct MetricsTally: MetricsSink {
     private mutating func coverCustomer(_ customer: String, _ a: Int64, _ b: Int64, keys: [String?]) {
         let (i, j) = span(a, b, in: instants)
         guard i < j else { return }
-        for key in keys {
-            let zero = blankCount
-            update(key) {
-                $0.sharedCustomers[customer, default: zero][i] += 1
-                $0.sharedCustomers[customer, default: zero][j] -= 1
-            }
-        }
+        for key in keys { update(key) { $0.sharedCustomers[customer, default: []].append(i..<j) } }
     }
 }
 

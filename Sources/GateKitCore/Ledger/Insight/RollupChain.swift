@@ -4,7 +4,9 @@
 /// known (`full`), the steps that changed an earlier day than their own (`late`: a refund signed
 /// in March of a February renewal); a question as of day T takes out the steps signed after T
 /// that changed days up to T. Steps that change only their own day or later ones need no
-/// record: a question as of T never reads a day after T.
+/// record: a question as of T never reads a day after T. A question as of an instant inside a
+/// day, before anything of the subscription happened or was signed on it, takes out what the
+/// day added (`changes`).
 struct RollupChain {
     /// A late step's change: signed on `known` (a UTC day), to a sum of an earlier day.
     struct LateKey: Hashable {
@@ -15,10 +17,15 @@ struct RollupChain {
     /// The contribution of every row.
     private(set) var full = DayRollup()
     private(set) var late: [LateKey: Int64] = [:]
-    /// Every day any step touched, and every day a row was signed on, each with its latest
-    /// instant: a question whose instant falls inside one of them, before that latest instant,
-    /// counts the subscription from its rows instead.
-    private(set) var days: [Int64: Int64] = [:]
+    /// Every day any step touched, and every day a row was signed on, each with its first and
+    /// last instant: a question whose instant falls inside one of them, before the last, takes
+    /// out the day's change when the instant is before the first, else counts the
+    /// subscription from its rows.
+    private(set) var days: [Int64: DayRollup.Instants] = [:]
+    /// Per marked day, what it added to the sums of the days up to it, as known at its end, over
+    /// the sums of the days before it as known the day before (nonzero entries; no entry for a
+    /// day that added nothing).
+    private(set) var changes: [Int64: [DayRollup.Key: Int64]] = [:]
 
     init() {}
 
@@ -27,19 +34,37 @@ struct RollupChain {
         let signingDays = RollupChain.signingDays(versions, renewals)
         for signed in versions.map(\.signedMs) + renewals.map(\.signedMs) { DayRollup.mark(&days, signed) }
         var previous = DayRollup()
+        // Per step, its sums of its own day and later ones by day, and the change it made to
+        // the days before its own (its late changes).
+        var steps: [(day: Int64, ahead: [Int64: [DayRollup.Key: Int64]], behind: [DayRollup.Key: Int64])] = []
         for known in signingDays {
             let step = RollupChain.contribution(original: original, versions: versions, renewals: renewals, signedThroughDay: known)
-            for (key, value) in step.sums where key.day < known {
+            var ahead: [Int64: [DayRollup.Key: Int64]] = [:], behind: [DayRollup.Key: Int64] = [:]
+            for (key, value) in step.sums {
+                if key.day >= known {
+                    if value != 0 { ahead[key.day, default: [:]][key] = value }
+                    continue
+                }
                 let change = value &- (previous.sums[key] ?? 0)
-                if change != 0 { late[LateKey(known: known, key: key), default: 0] &+= change }
+                if change != 0 { behind[key, default: 0] &+= change }
             }
             for (key, value) in previous.sums where key.day < known && step.sums[key] == nil && value != 0 {
-                late[LateKey(known: known, key: key), default: 0] &-= value
+                behind[key, default: 0] &-= value
             }
+            for (key, change) in behind { late[LateKey(known: known, key: key), default: 0] &+= change }
             DayRollup.merge(&days, step.days)
+            steps.append((known, ahead, behind))
             previous = step
         }
         full = previous
+        // A day's change: the step known at its end, its sums of that day, and when the step
+        // was signed that day, what it changed of the days before.
+        for day in days.keys {
+            guard let step = steps.last(where: { $0.day <= day }) else { continue }
+            var change = step.ahead[day] ?? [:]
+            if step.day == day { change.merge(step.behind) { $0 &+ $1 } }
+            if !change.isEmpty { changes[day] = change }
+        }
     }
 
     /// The UTC days rows of a subscription were signed on, oldest first: its steps.
