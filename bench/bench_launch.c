@@ -12,7 +12,7 @@
 
 extern char **environ;
 
-enum { RUNS = 30 };
+enum { RUNS = 30, LOAD_RUNS = 300 };
 
 static uint64_t run_once(char *const argv[]) {
     uint64_t t0 = bench_now_ns();
@@ -28,20 +28,25 @@ static uint64_t run_once(char *const argv[]) {
     return elapsed;
 }
 
-/* Runs `a` and `b` alternately RUNS times (after one unmeasured run each) and prints both. */
-static void compare(const char *title, const char *name_a, char *const a[], const char *name_b, char *const b[], const char *aim) {
-    uint64_t sa[RUNS], sb[RUNS];
+/* Runs `a` and `b` alternately `runs` times (after one unmeasured run each) and prints both. */
+static void compare_runs(int runs, const char *title, const char *name_a, char *const a[], const char *name_b, char *const b[], const char *aim) {
+    uint64_t sa[LOAD_RUNS], sb[LOAD_RUNS];
+    if (runs > LOAD_RUNS) runs = LOAD_RUNS;
     run_once(a);
     run_once(b);
-    for (int i = 0; i < RUNS; i++) {
+    for (int i = 0; i < runs; i++) {
         sa[i] = run_once(a);
         sb[i] = run_once(b);
     }
-    bench_stats x = bench_summarize(sa, RUNS), y = bench_summarize(sb, RUNS);
+    bench_stats x = bench_summarize(sa, runs), y = bench_summarize(sb, runs);
     printf("\n### %s\n\n| measurement | median | p10 | p90 | runs |\n|---|---:|---:|---:|---:|\n", title);
-    printf("| %s | %.2f ms | %.2f ms | %.2f ms | %d |\n", name_b, y.median / 1e6, y.p10 / 1e6, y.p90 / 1e6, RUNS);
-    printf("| %s | %.2f ms | %.2f ms | %.2f ms | %d |\n", name_a, x.median / 1e6, x.p10 / 1e6, x.p90 / 1e6, RUNS);
+    printf("| %s | %.2f ms | %.2f ms | %.2f ms | %d |\n", name_b, y.median / 1e6, y.p10 / 1e6, y.p90 / 1e6, runs);
+    printf("| %s | %.2f ms | %.2f ms | %.2f ms | %d |\n", name_a, x.median / 1e6, x.p10 / 1e6, x.p90 / 1e6, runs);
     printf("| **ratio** (%s) | **%.2f×** | | | |\n", aim, x.median / y.median);
+}
+
+static void compare(const char *title, const char *name_a, char *const a[], const char *name_b, char *const b[], const char *aim) {
+    compare_runs(RUNS, title, name_a, a, name_b, b, aim);
 }
 
 static int build(const char *cmd) {
@@ -83,6 +88,25 @@ int main(int argc, char **argv) {
     char *ossl_jws[] = {".build/bench/openssl_host", "jws", jws, anchor, "1672956154", NULL};
     compare("StoreKit 2 signed transaction (Apple's mock transactionInfo), C host", "GateKit: jws_verify", gk_jws,
             "reference: OpenSSL alone, x5c chain to the anchor at signedDate + ES256", ossl_jws, "aim ≤ 1.1");
+
+    /* The floor: loading alone. The same empty program linking libcrypto; libcrypto and a Swift
+     * library of one C function built as libgatekit is; libcrypto and libgatekit. */
+    snprintf(cmd, sizeof cmd, "swift build -c release -Xswiftc -static-stdlib --package-path bench/launch/tiny --scratch-path .build/bench/tiny "
+                              "-Xlinker -L'%s/../static-cxx' >/dev/null", libdir);
+    if (build(cmd) != 0) return 1;
+    if (build("cc -O2 -o .build/bench/empty_crypto bench/launch/empty_host.c -Wl,--no-as-needed -lcrypto") != 0) return 1;
+    if (build("cc -O2 -o .build/bench/empty_tiny bench/launch/empty_host.c -Wl,--no-as-needed -L.build/bench/tiny/release "
+              "-Wl,-rpath,'$ORIGIN/tiny/release' -ltiny -lcrypto") != 0) return 1;
+    snprintf(cmd, sizeof cmd, "cc -O2 -o .build/bench/empty_gatekit bench/launch/empty_host.c -Wl,--no-as-needed -L'%s' -Wl,-rpath,'%s' "
+                              "-lgatekit -lcrypto", libdir, libdir);
+    if (build(cmd) != 0) return 1;
+    char *empty_crypto[] = {".build/bench/empty_crypto", NULL};
+    char *empty_tiny[] = {".build/bench/empty_tiny", NULL};
+    char *empty_gatekit[] = {".build/bench/empty_gatekit", NULL};
+    compare_runs(LOAD_RUNS, "Loading alone: a Swift library of one C function (bench/launch/tiny), C host", "libcrypto + the one-function Swift library",
+            empty_tiny, "reference: libcrypto alone", empty_crypto, "what a Swift runtime costs");
+    compare_runs(LOAD_RUNS, "Loading alone: libgatekit, C host", "libcrypto + libgatekit", empty_gatekit, "reference: libcrypto alone", empty_crypto,
+            "what loading GateKit costs");
 
     /* Python hosts: the interpreter itself (never the pyenv shim, ~70 ms), GateKit through ctypes
      * beside `cryptography` (+ asn1crypto for the receipt) doing the same verification. */

@@ -1,0 +1,11 @@
+// swift-tools-version:5.9
+// The launch check's floor (bench/bench_launch.c): a library holding one C function and nothing
+// else, built as libgatekit is (`-static-stdlib`, the C++ runtime static): what carrying a Swift
+// runtime costs a process that loads it, before any of GateKit's own code.
+import PackageDescription
+
+let package = Package(
+    name: "Tiny",
+    products: [.library(name: "tiny", type: .dynamic, targets: ["Tiny"])],
+    targets: [.target(name: "Tiny")]
+)
