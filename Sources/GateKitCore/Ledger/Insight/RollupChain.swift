@@ -34,20 +34,21 @@ struct RollupChain {
         let signingDays = RollupChain.signingDays(versions, renewals)
         for signed in versions.map(\.signedMs) + renewals.map(\.signedMs) { DayRollup.mark(&days, signed) }
         var previous = DayRollup()
-        // Per step, its sums of its own day and later ones by day, and the change it made to
-        // the days before its own (its late changes).
-        var steps: [(day: Int64, ahead: [Int64: [DayRollup.Key: Int64]], behind: [DayRollup.Key: Int64])] = []
+        // Per step, its sums of its own day and later ones ordered by day, and the change it
+        // made to the days before its own (its late changes).
+        var steps: [(day: Int64, ahead: [(key: DayRollup.Key, value: Int64)], behind: [DayRollup.Key: Int64])] = []
         for known in signingDays {
             let step = RollupChain.contribution(original: original, versions: versions, renewals: renewals, signedThroughDay: known)
-            var ahead: [Int64: [DayRollup.Key: Int64]] = [:], behind: [DayRollup.Key: Int64] = [:]
+            var ahead: [(key: DayRollup.Key, value: Int64)] = [], behind: [DayRollup.Key: Int64] = [:]
             for (key, value) in step.sums {
                 if key.day >= known {
-                    if value != 0 { ahead[key.day, default: [:]][key] = value }
+                    if value != 0 { ahead.append((key, value)) }
                     continue
                 }
                 let change = value &- (previous.sums[key] ?? 0)
                 if change != 0 { behind[key, default: 0] &+= change }
             }
+            ahead.sort { $0.key.day < $1.key.day }
             for (key, value) in previous.sums where key.day < known && step.sums[key] == nil && value != 0 {
                 behind[key, default: 0] &-= value
             }
@@ -61,10 +62,24 @@ struct RollupChain {
         // was signed that day, what it changed of the days before.
         for day in days.keys {
             guard let step = steps.last(where: { $0.day <= day }) else { continue }
-            var change = step.ahead[day] ?? [:]
-            if step.day == day { change.merge(step.behind) { $0 &+ $1 } }
+            var change = step.day == day ? step.behind : [:]
+            var at = RollupChain.firstIndex(of: day, in: step.ahead)
+            while at < step.ahead.count, step.ahead[at].key.day == day {
+                change[step.ahead[at].key] = step.ahead[at].value
+                at += 1
+            }
             if !change.isEmpty { changes[day] = change }
         }
+    }
+
+    /// The first index of `entries` (ordered by day) whose day is `day` or later.
+    private static func firstIndex(of day: Int64, in entries: [(key: DayRollup.Key, value: Int64)]) -> Int {
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if entries[middle].key.day < day { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The UTC days rows of a subscription were signed on, oldest first: its steps.
