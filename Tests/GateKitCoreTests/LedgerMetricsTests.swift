@@ -469,10 +469,7 @@ import Testing
         try fay.notify("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED", day + 15 * hour, renewal: try fay.renewal(day + 15 * hour, Self.monthly, [
             ("autoRenewStatus", .number(0)), ("expirationIntent", .number(1)),
         ]))
-        for item in fay.items {
-            _ = item.kind == "notification" ? try ledger.ingestNotification(Array(item.jws.utf8), options: options)
-                                            : try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
-        }
+        try LedgerLivesTests.ingest(fay.items.map { (kind: $0.kind, jws: $0.jws) }, into: ledger, options: options)
         try ledger.refreshRollup(Self.scope)
         #expect(try ledger.store.read { (db) throws(GateKitError) -> [Int64] in
             let s = try db.statement("SELECT first_ms, last_ms FROM ledger_metric_marks WHERE day = ?1 AND original_transaction_id = '31001'")
@@ -499,10 +496,8 @@ import Testing
         }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("damaged-change.sqlite")))
-        for item in try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items) {
-            _ = item.kind == "notification" ? try ledger.ingestNotification(Array(item.jws.utf8), options: options)
-                                            : try ledger.ingestTransaction(Array(item.jws.utf8), options: options)
-        }
+        try LedgerLivesTests.ingest(try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items).map { (kind: $0.kind, jws: $0.jws) },
+                                    into: ledger, options: options)
         try ledger.refreshRollup(Self.scope)
         // A subscription with nothing before an instant of a day it has a change on (and no
         // shared token): as of a millisecond before its first instant that day, the change is

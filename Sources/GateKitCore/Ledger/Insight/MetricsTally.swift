@@ -225,12 +225,7 @@ struct MetricsTally: MetricsSink {
     /// The bucket an event at `ms` falls in; nil outside the buckets or after `asOf`.
     func bucket(of ms: Int64) -> Int? {
         guard ms <= asOf, let first = bounds.first, let last = bounds.last, ms >= first, ms < last else { return nil }
-        var low = 0, high = bounds.count - 1
-        while high - low > 1 {
-            let mid = (low + high) / 2
-            if bounds[mid] <= ms { low = mid } else { high = mid }
-        }
-        return low
+        return bounds.partitionIndex { $0 <= ms } - 1
     }
 
     private func monthIndex(of ms: Int64) -> Int? {
@@ -244,12 +239,7 @@ struct MetricsTally: MetricsSink {
     }
 
     private func firstIndex(in sorted: [Int64], atLeast x: Int64) -> Int {
-        var low = 0, high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sorted[mid] < x { low = mid + 1 } else { high = mid }
-        }
-        return low
+        sorted.partitionIndex { $0 < x }
     }
 
     /// Changes the series of `key`, made on first use; past `maximumSeries` nothing is kept

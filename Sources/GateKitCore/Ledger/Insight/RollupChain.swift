@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// What one subscription contributes to the day roll-up as it became known: its rows in the
 /// order Apple (or Google) signed them, one step per signing day. A question as of an instant
 /// counts only what was signed by then, so the roll-up keeps, besides the sums of everything
@@ -63,23 +65,13 @@ struct RollupChain {
         for day in days.keys {
             guard let step = steps.last(where: { $0.day <= day }) else { continue }
             var change = step.day == day ? step.behind : [:]
-            var at = RollupChain.firstIndex(of: day, in: step.ahead)
+            var at = step.ahead.partitionIndex { $0.key.day < day }
             while at < step.ahead.count, step.ahead[at].key.day == day {
                 change[step.ahead[at].key] = step.ahead[at].value
                 at += 1
             }
             if !change.isEmpty { changes[day] = change }
         }
-    }
-
-    /// The first index of `entries` (ordered by day) whose day is `day` or later.
-    private static func firstIndex(of day: Int64, in entries: [(key: DayRollup.Key, value: Int64)]) -> Int {
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = low + (high - low) / 2
-            if entries[middle].key.day < day { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// The UTC days rows of a subscription were signed on, oldest first: its steps.

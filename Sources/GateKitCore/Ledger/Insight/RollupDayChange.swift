@@ -8,14 +8,8 @@
 /// and its value, each an unsigned LEB128 number (signed ones zigzag-encoded).
 enum RollupDayChange {
     static func pack(_ change: [DayRollup.Key: Int64], day: Int64, texts: inout RollupTexts) -> [UInt8] {
-        // Sorted: the same change packs to the same bytes.
-        let entries = change.sorted { a, b in
-            let (x, y) = (a.key, b.key)
-            return (x.day, x.metric, x.cohort) != (y.day, y.metric, y.cohort) ? (x.day, x.metric, x.cohort) < (y.day, y.metric, y.cohort)
-                : (x.product, x.group, x.storefront, x.currency) < (y.product, y.group, y.storefront, y.currency)
-        }
         var out: [UInt8] = []
-        for (key, value) in entries {
+        for (key, value) in change {
             unsigned(UInt64(bitPattern: day &- key.day), &out)
             unsigned(UInt64(truncatingIfNeeded: key.metric), &out)
             signed(key.cohort, &out)
