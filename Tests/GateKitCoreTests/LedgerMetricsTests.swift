@@ -110,9 +110,10 @@ import Testing
         late.transaction(try late.tx("11901", monthly, purchase: at(2, 20), expires: at(3, 20), usd))
         late.transaction(try late.tx("11902", monthly, purchase: at(4, 28), expires: at(5, 28), usd))  // beside tok3's May period
         lives.append(late)
-        // A third subscription of that customer, in June: the token stays shared from May 12.
+        // A third subscription of that customer, yearly, from June 2 (beside tok3's monthly
+        // period to June 12, across a week's end): the token stays shared from May 12.
         var third = Life(pki: pki, name: "third", original: "11951", token: later)
-        third.transaction(try third.tx("11951", monthly, purchase: at(6, 10), expires: at(7, 10), usd))
+        third.transaction(try third.tx("11951", yearly, purchase: at(6, 2), expires: at(7, 2), usd))
         lives.append(third)
         return lives
     }
@@ -409,18 +410,27 @@ import Testing
     }
 
     /// The kept periods' packing gives back what it packed (any text, any instant), and bytes
-    /// it could not have made are refused, never read past their end.
+    /// it could not have made — cut short, an endless number, a text number never handed out —
+    /// are refused, never read past their end.
     @Test func keptPeriodsPackAndUnpackExactly() {
         let periods = [RollupPaid.Period(start: .min, end: .max, customer: "5e0d6c1b-2a39-4f48-8e57-6d7c8b9a0f12", product: "pro.ünïcode",
                                          group: "", storefront: "DEU", currency: "EUR"),
                        RollupPaid.Period(start: 0, end: 1, customer: "", product: "p", group: "21000000", storefront: "", currency: "")]
-        let packed = RollupPaid.pack(periods)
-        #expect(RollupPaid.unpack(packed) == periods)
-        #expect(RollupPaid.unpack([]) == [])
-        for cut in [1, 8, 17, packed.count - 1] { #expect(RollupPaid.unpack(Array(packed.prefix(cut))) == nil, "cut at \(cut)") }
-        var huge = Array(packed.prefix(16))
-        huge += [0xff, 0xff, 0xff, 0x7f]
-        #expect(RollupPaid.unpack(huge) == nil)
+        var texts = RollupTexts()
+        let packed = RollupPaid.pack(periods, texts: &texts), firstAlone = RollupPaid.pack([periods[0]], texts: &texts).count
+        let unpacked = RollupPaid.unpack(packed, textCount: texts.count)?.map { p in
+            RollupPaid.Period(start: p.start, end: p.end, customer: texts.text(p.customer) ?? "?", product: texts.text(p.texts.product) ?? "?",
+                              group: texts.text(p.texts.group) ?? "?", storefront: texts.text(p.texts.storefront) ?? "?",
+                              currency: texts.text(p.texts.currency) ?? "?")
+        }
+        #expect(unpacked == periods)
+        #expect(texts.count == 7)
+        #expect(RollupPaid.unpack([], textCount: 0) == [])
+        for cut in 1..<packed.count where cut != firstAlone {
+            #expect(RollupPaid.unpack(Array(packed.prefix(cut)), textCount: texts.count) == nil, "cut at \(cut)")
+        }
+        #expect(RollupPaid.unpack(packed, textCount: texts.count - 1) == nil)
+        #expect(RollupPaid.unpack(Array(repeating: 0xff, count: 11), textCount: texts.count) == nil)
     }
 
     /// A day's change packs to its entries and back (a late entry days before its day, a cohort,
@@ -529,6 +539,20 @@ import Testing
         try ledger.refreshRollup(Self.scope)
         #expect(JSONWriter.serialize(try ledger.metricsTally(request, refresh: false).json()) == streamed)
         #expect(try refusal("UPDATE ledger_metric_texts SET number = number + 1000") == .ECORRUPT)
+        // A shared customer's kept periods, as of now, cut short.
+        let now = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(7, 1), granularity: .month,
+                                         asOf: .asOf(Clock.nowMilliseconds()))
+        try ledger.store.write { (db) throws(GateKitError) in try db.execute("DELETE FROM ledger_metric_state") }
+        try ledger.refreshRollup(Self.scope)
+        #expect(JSONWriter.serialize(try ledger.metricsTally(now, refresh: false).json())
+                == JSONWriter.serialize(try ledger.metricsTally(now, streaming: true).json()))
+        try ledger.store.write { (db) throws(GateKitError) in
+            try db.execute("UPDATE ledger_metric_paid SET periods = substr(periods, 1, length(periods) - 1)")
+        }
+        do {
+            _ = try ledger.metricsTally(now, refresh: false)
+            Issue.record("damaged paid periods were read")
+        } catch { #expect(error.code == .ECORRUPT) }
     }
 
     /// Hardening IV, 19: money sums wrapped in memory, the SQLite roll-up stored a REAL that
@@ -749,6 +773,46 @@ import Testing
                                  "#expires_ms", "#revocation_ms", "#revocation_reason", "#is_upgraded", "#offer_type", "#signed_ms",
                                  "identity", "#item_id", "#header_id", "body"]),
     ]
+
+    /// Migration 19 from the previous version: the kept paid periods' table is made anew, by the
+    /// last day of each run (what an older roll-up kept there, in its older packing, goes with
+    /// the old table), and the first question builds the roll-up again, answering as the rows do.
+    @Test func aStoreOfTheDayChangeSchemaKeepsPaidPeriodsByDay() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
+            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
+            return
+        }
+        let folder = TemporaryFolder()
+        let (path, appID) = TestStores.previous(in: folder, "ledger-paid-previous")
+        let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(18)))
+        do {
+            let old = Ledger(store: try Store(schema: previous, path: path, appID: appID))
+            try LedgerLivesTests.ingest(try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items).map { (kind: $0.kind, jws: $0.jws) },
+                                        into: old, options: options)
+            try old.store.write { (db) throws(GateKitError) in
+                // One period as version 18 packed it: start and end in 8 bytes each, five empty
+                // texts in a 4-byte length each.
+                try db.statement("""
+                    INSERT INTO ledger_metric_paid(environment, test_signed, original_transaction_id, from_day, through_day, periods)
+                    VALUES (?1, ?2, 'kept-by-version-18', 0, 9223372036854775807, ?3)
+                    """).bind(1, text: Self.scope.environment).bind(2, Self.scope.testFlag).bind(3, blob: Array(repeating: 0, count: 16 + 5 * 4)).run()
+                try db.statement("INSERT INTO ledger_metric_state(environment, test_signed, last_item) VALUES (?1, ?2, 1)")
+                    .bind(1, text: Self.scope.environment).bind(2, Self.scope.testFlag).run()
+            }
+        }
+        let upgraded = Ledger(store: try Store(schema: .gatekit, path: path, appID: appID))
+        let now = try MetricsRequest(scope: Self.scope, from: Self.at(1, 1), to: Self.at(7, 1), granularity: .month,
+                                     asOf: .asOf(Clock.nowMilliseconds()))
+        #expect(JSONWriter.serialize(try upgraded.metricsTally(now).json()) == JSONWriter.serialize(try upgraded.metricsTally(now, streaming: true).json()))
+        let kept = try upgraded.store.read { (db) throws(GateKitError) -> [Int64] in
+            [try db.scalar("SELECT count(*) FROM ledger_metric_paid WHERE original_transaction_id = 'kept-by-version-18'"),
+             try db.scalar("SELECT count(*) FROM ledger_metric_paid")]
+        }
+        #expect(kept[0] == 0)
+        #expect(kept[1] > 0)
+        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .ENEWER)
+    }
 
     /// Migration 11 from the previous version: the lives' rows as a store of schema 10 holds
     /// them (copied column by column from a current store) gain their sale from the signed text

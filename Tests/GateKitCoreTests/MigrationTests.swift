@@ -146,4 +146,24 @@ import Testing
         #expect(try upgraded.read { (db) throws(GateKitError) in try db.scalar("SELECT state FROM perm_states WHERE category = 1000") } == 200)
         #expect(failure { try Store(schema: .gatekit, path: path, appID: nil) } == .ENEWER)
     }
+
+    /// A table of derived data given a new shape: dropped and made anew by one migration, then
+    /// dropped for good by another. The store's list of tables (what PostgreSQL's integrity
+    /// check looks for) follows, and both backends open the store at each step.
+    @Test func aDroppedTableLeavesTheSchemaAndCanBeMadeAnew() throws {
+        let made = Migration([.table("example_cache", [Column("key", .text, notNull: true), Column("value", .integer)])])
+        let reshaped = Migration([.dropTable("example_cache"),
+                                  .table("example_cache", [Column("key", .text, notNull: true), Column("value", .blob)])])
+        let gone = Migration([.dropTable("example_cache")])
+        #expect(reshaped.sqlite.hasPrefix("DROP TABLE example_cache;\nCREATE TABLE example_cache("))
+        let base = StoreSchema.gatekit.migrations
+        for (migrations, expected) in [(base + [made, reshaped], 1), (base + [made, reshaped, gone], 0)] {
+            let schema = StoreSchema(migrations)
+            #expect(schema.tables.filter { $0 == "example_cache" }.count == expected)
+            #expect(schema.tables.count == StoreSchema.gatekit.tables.count + expected)
+            let shapes = try MigrationTests.shapes(schema, "dropped\(expected)")
+            #expect((shapes.sqlite.columns["example_cache"]?.map(\.name) ?? []) == (expected == 1 ? ["key", "value"] : []))
+            if let postgres = shapes.postgres { #expect(postgres == shapes.sqlite) }
+        }
+    }
 }

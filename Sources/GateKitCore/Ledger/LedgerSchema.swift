@@ -386,6 +386,23 @@ package enum LedgerSchema {
         ], constraints: ["PRIMARY KEY (environment, test_signed, number)"], withoutRowID: true),
     ]) + rebuiltRollup
 
+    /// Migration 19: the kept paid periods (`RollupPaid`) keyed by the last day of their run of
+    /// signing days, so a question as of day T reads only the runs lasting to T or later — as of
+    /// now, each subscription's last — instead of every run; their texts numbered in
+    /// `ledger_metric_texts` as the day changes' are. Derived data: the table is made anew and
+    /// built again with the rest of the roll-up.
+    package static let metricsPaidByDay = Migration([
+        .dropTable("ledger_metric_paid"),
+        .table("ledger_metric_paid", scopeColumns + [
+            Column("through_day", .integer, notNull: true),
+            Column("original_transaction_id", .text, notNull: true),
+            Column("from_day", .integer, notNull: true),
+            Column("periods", .blob, notNull: true),
+        ], constraints: ["PRIMARY KEY (environment, test_signed, through_day, original_transaction_id, from_day)"], withoutRowID: true),
+        // A refresh replaces a subscription's runs.
+        .index("ledger_metric_paid_by_original", on: "ledger_metric_paid", ["environment", "test_signed", "original_transaction_id"]),
+    ]) + rebuiltRollup
+
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.
     package static let pauses = Migration([

@@ -26,5 +26,6 @@ extension StoreSchema {
         LedgerSchema.metricsAsKnown,                   // 16
         LedgerSchema.metricsSharedPaid,                // 17
         LedgerSchema.metricsDayChanges,                // 18
+        LedgerSchema.metricsPaidByDay,                 // 19
     ])
 }

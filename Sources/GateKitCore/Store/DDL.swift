@@ -6,6 +6,8 @@ public enum DDL: Sendable {
     case table(String, [Column], constraints: [String] = [], withoutRowID: Bool = false)
     case index(String, on: String, [String], unique: Bool = false, where: String? = nil)
     case addColumn(String, Column)
+    /// A derived table given up (a later statement of the same migration may create it anew).
+    case dropTable(String)
     /// Refuses UPDATE and DELETE (and TRUNCATE on PostgreSQL) on the table.
     case appendOnly(String)
 
@@ -21,6 +23,8 @@ public enum DDL: Sendable {
                 + (condition.map { "\n    WHERE \($0)" } ?? "") + ";\n"
         case let .addColumn(table, column):
             return "ALTER TABLE \(table) ADD COLUMN \(column.render(dialect));\n"
+        case let .dropTable(name):
+            return "DROP TABLE \(name);\n"
         case let .appendOnly(table):
             return dialect == .sqlite ? DDL.sqliteAppendOnly(table) : DDL.postgresAppendOnly(table)
         }
@@ -28,6 +32,11 @@ public enum DDL: Sendable {
 
     var createdTable: String? {
         if case let .table(name, _, _, _) = self { return name }
+        return nil
+    }
+
+    var droppedTable: String? {
+        if case let .dropTable(name) = self { return name }
         return nil
     }
 

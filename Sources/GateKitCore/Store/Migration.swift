@@ -9,6 +9,8 @@ public struct Migration: Sendable {
     public let postgres: String
     /// Tables it creates.
     public let tables: [String]
+    /// Tables it drops, before it creates `tables` (a table of derived data given a new shape).
+    public let droppedTables: [String]
     /// Tables whose rows can never change once written (refused by triggers on both backends).
     public let appendOnlyTables: [String]
     /// PostgreSQL functions it creates.
@@ -22,12 +24,7 @@ public struct Migration: Sendable {
     /// A released migration, written per dialect. Never edit one: stores in the field were
     /// built from it (`ReleasedMigrationTests` pins each by SHA-256).
     public init(sqlite: String, postgres: String, tables: [String], appendOnlyTables: [String] = [], functions: [String] = []) {
-        self.sqlite = sqlite
-        self.postgres = postgres
-        self.tables = tables
-        self.appendOnlyTables = appendOnlyTables
-        self.functions = functions
-        fill = nil
+        self.init(sqlite: sqlite, postgres: postgres, tables: tables, droppedTables: [], appendOnlyTables: appendOnlyTables, functions: functions)
     }
 
     /// A migration written once and rendered for each backend: every migration after the
@@ -36,6 +33,7 @@ public struct Migration: Sendable {
         sqlite = statements.map { $0.render(.sqlite) }.joined()
         postgres = statements.map { $0.render(.postgres) }.joined()
         tables = statements.compactMap(\.createdTable)
+        droppedTables = statements.compactMap(\.droppedTable)
         appendOnlyTables = statements.compactMap(\.appendOnlyTable)
         functions = []
         self.fill = fill
@@ -51,7 +49,17 @@ public struct Migration: Sendable {
     /// for SQL-only parts (a fill would be lost).
     public static func + (first: Migration, second: Migration) -> Migration {
         Migration(sqlite: first.sqlite + second.sqlite, postgres: first.postgres + second.postgres,
-                  tables: first.tables + second.tables, appendOnlyTables: first.appendOnlyTables + second.appendOnlyTables,
-                  functions: first.functions + second.functions)
+                  tables: first.tables + second.tables, droppedTables: first.droppedTables + second.droppedTables,
+                  appendOnlyTables: first.appendOnlyTables + second.appendOnlyTables, functions: first.functions + second.functions)
+    }
+
+    private init(sqlite: String, postgres: String, tables: [String], droppedTables: [String], appendOnlyTables: [String], functions: [String]) {
+        self.sqlite = sqlite
+        self.postgres = postgres
+        self.tables = tables
+        self.droppedTables = droppedTables
+        self.appendOnlyTables = appendOnlyTables
+        self.functions = functions
+        fill = nil
     }
 }

@@ -11,7 +11,12 @@ public struct StoreSchema: Sendable {
     public var currentVersion: Int64 { Int64(migrations.count) }
 
     /// Every table a current store has (what the PostgreSQL integrity check looks for).
-    var tables: [String] { migrations.flatMap(\.tables) }
+    var tables: [String] {
+        migrations.reduce(into: []) { tables, step in
+            tables.removeAll { step.droppedTables.contains($0) }
+            tables += step.tables
+        }
+    }
 
     /// The triggers GateKit creates on PostgreSQL: any other trigger in the namespace is refused.
     var postgresTriggers: Set<String> {

@@ -51,10 +51,7 @@ extension Ledger {
         }
         try store.write(refreshes) { (db) throws(GateKitError) in
             guard let state = try rollupState(db, scope), state.isBuilt, newest > state.lastItem else { return }
-            let touched = try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") {
-                $0.bind(1, state.lastItem)
-            }
-            try count(db, scope: scope, touched, from: state.lastItem, through: newest)
+            try count(db, scope: scope, try subjects(db, after: state.lastItem), from: state.lastItem, through: newest)
             try setState(db, scope, lastItem: newest, buildThrough: nil, buildAfter: nil)
         }
     }
@@ -98,16 +95,18 @@ extension Ledger {
                 tokens.add(original: original, rows.versions.filter { $0.1 <= newest }.map(\.0))
             }
         }
-        try writeRollup(db, scope: scope, total, late: late, marked: marked, unmarked: unmarked)
+        var texts = try RollupTexts.load(db, scope: scope)
+        try writeRollup(db, scope: scope, total, late: late, marked: marked, unmarked: unmarked, texts: &texts)
         try RollupTokens.record(db, scope: scope, tokens)
         // The paid periods of every holder of a token these share with another subscription,
         // these or earlier ones (a token becomes shared when its second holder arrives).
         let holders = try RollupPaid.holders(db, scope: scope, ofSharedAmong: tokens.tokens)
         for chunk in holders.sorted().chunks(Ledger.rollupChunk) {
-            try RollupPaid.record(db, scope: scope, try rollupRows(db, scope: scope, originals: chunk).map { original, rows in
+            try RollupPaid.record(db, scope: scope, texts: &texts, try rollupRows(db, scope: scope, originals: chunk).map { original, rows in
                 (original, rows.versions.filter { $0.1 <= newest }.map(\.0), rows.renewals.filter { $0.1 <= newest }.map(\.0))
             })
         }
+        try texts.save(db, scope: scope)
     }
 
     /// The roll-up's answer to `request` as of `asOf`; nil when the scope has no finished
@@ -123,7 +122,7 @@ extension Ledger {
         // before it on that day the day's sums hold as they hold everything before; with nothing
         // before it, the day's change is taken out below), a customer token shared with another
         // by then.
-        let newer = try strings(db, "SELECT DISTINCT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, counted) }
+        let newer = try subjects(db, after: counted)
         var exact = Set(newer)
         var changed: [(original: String, change: [UInt8]?)] = []
         let marks = try db.statement("""
@@ -161,8 +160,8 @@ extension Ledger {
         defer { late.reset() }
         late.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
         while try late.step() { tally.add(Ledger.rollupKey(late, day: 0), 0 &- late.int64(7)) }
-        try RollupPaid.count(db, scope: scope, day: day, kept, into: &tally)
-        let texts = changed.isEmpty ? RollupTexts() : try RollupTexts.load(db, scope: scope)
+        let texts = changed.isEmpty && kept.isEmpty ? RollupTexts() : try RollupTexts.load(db, scope: scope)
+        try RollupPaid.count(db, scope: scope, day: day, kept, texts: texts, into: &tally)
         for (original, bytes) in changed where !exact.contains(original) {
             guard let bytes, !bytes.isEmpty else { continue }
             guard let entries = RollupDayChange.unpack(bytes, day: day, texts: texts) else {
@@ -236,6 +235,13 @@ extension Ledger {
         }
     }
 
+    /// The subscriptions of the items after `item`, each once, in order. Not `SELECT DISTINCT`:
+    /// SQLite, knowing no statistics, answers that by walking the whole table in its key's order
+    /// instead of the few newest entries of the item index.
+    private func subjects(_ db: any DatabaseConnection, after item: Int64) throws(GateKitError) -> [String] {
+        Set(try strings(db, "SELECT original_transaction_id FROM ledger_item_subjects WHERE item_id > ?1") { $0.bind(1, item) }).sorted()
+    }
+
     private func strings(_ db: any DatabaseConnection, _ sql: String,
                          _ bind: (any DatabaseStatement) -> Void) throws(GateKitError) -> [String] {
         let s = try db.statement(sql)
@@ -298,7 +304,7 @@ extension Ledger {
     }
 
     private func writeRollup(_ db: any DatabaseConnection, scope: LedgerScope, _ total: DayRollup, late: [RollupChain.LateKey: Int64],
-                             marked: [Mark], unmarked: [(Int64, String)]) throws(GateKitError) {
+                             marked: [Mark], unmarked: [(Int64, String)], texts: inout RollupTexts) throws(GateKitError) {
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         func keyValues(_ key: DayRollup.Key) -> [RowInserts.Value] {
             [.integer(key.day), .integer(Int64(key.metric)), .text(key.product), .text(key.group), .text(key.storefront),
@@ -327,12 +333,10 @@ extension Ledger {
             ON CONFLICT (environment, test_signed, day, original_transaction_id) DO UPDATE SET last_ms = excluded.last_ms,
                 first_ms = excluded.first_ms, day_change = excluded.day_change
             """)
-        var texts = try RollupTexts.load(db, scope: scope)
         for mark in marked {
             try marks.append([env, test, .integer(mark.day), .text(mark.original), .integer(mark.instants.last), .integer(mark.instants.first),
                               .blob(mark.change.isEmpty ? nil : RollupDayChange.pack(mark.change, day: mark.day, texts: &texts))])
         }
-        try texts.save(db, scope: scope)
         try marks.flush(db)
         for (day, original) in unmarked {
             try db.statement("""

@@ -131,10 +131,23 @@ struct MetricsTally: MetricsSink {
         if sharedTokens.contains(customer) { coverCustomer(customer, a, b, keys: keys(v)) }
     }
 
-    /// A paid period the roll-up kept (`RollupPaid`), keyed as the day sums are.
-    mutating func paidCustomer(_ customer: String, _ a: Int64, _ b: Int64, product: String, group: String, storefront: String, currency: String) {
+    /// A customer's paid periods the roll-up kept (`RollupPaid`), each with the keys of its
+    /// series: handed over together, the customer is looked up once per run of periods with the
+    /// same keys instead of once per period.
+    mutating func paidCustomer(_ customer: String, _ periods: [(start: Int64, end: Int64, keys: [String?])]) {
         guard sharedTokens.contains(customer) else { return }
-        coverCustomer(customer, a, b, keys: keys(stored: product, group: group, storefront: storefront, currency: currency))
+        var next = 0
+        while next < periods.count {
+            let keys = periods[next].keys
+            var spans: [Range<Int>] = []
+            while next < periods.count, periods[next].keys == keys {
+                let (i, j) = span(periods[next].start, periods[next].end, in: instants)
+                if i < j { spans.append(i..<j) }
+                next += 1
+            }
+            guard !spans.isEmpty else { continue }
+            for key in keys { update(key) { $0.sharedCustomers[customer, default: []] += spans } }
+        }
     }
 
     /// Cohorts: months starting in the interval (from its first month) and by the as-of instant.
@@ -245,14 +258,18 @@ struct MetricsTally: MetricsSink {
     /// Changes the series of `key`, made on first use; past `maximumSeries` nothing is kept
     /// and `overflowed` says so (the question is refused: it would not fit in memory).
     private mutating func update(_ key: String?, _ change: (inout Series) -> Void) {
-        if series[key] == nil {
-            guard series.count < maximumSeries else {
-                overflowed = true
-                return
-            }
-            series[key] = blank
+        // One hash of the key for a series already made: this runs for every row and sum.
+        if let index = series.index(forKey: key) {
+            change(&series.values[index])
+            return
         }
-        change(&series[key, default: blank])
+        guard series.count < maximumSeries else {
+            overflowed = true
+            return
+        }
+        var made = blank
+        change(&made)
+        series[key] = made
     }
 
     private mutating func count(_ flow: Flow, at ms: Int64, keys: [String?]) {

@@ -6,8 +6,10 @@ import GateKitSupport
 /// the customer's periods together tell where they overlap — so a question used to read those
 /// subscriptions' rows; it now reads their periods: per subscription, the periods its rows
 /// signed by each of its signing days made (one step per signing day, as `RollupChain`), steps
-/// that made the same periods kept as one run of days. A question as of day T reads the run
-/// holding T; a subscription with something signed on T is counted from its rows instead.
+/// that made the same periods kept as one run of days, keyed by the run's last day (migration
+/// 19). A question as of day T reads the runs holding T — only those lasting to T or later
+/// (as of now, each subscription's last run); a subscription with something signed on T is
+/// counted from its rows instead.
 enum RollupPaid {
     /// A paid period as the tally counts it: the customer, the span, the keys a split uses.
     struct Period: Hashable, Comparable {
@@ -53,19 +55,19 @@ enum RollupPaid {
     }
 
     /// Writes the runs of `subscriptions` (their rows up to the roll-up's item), replacing what
-    /// was kept of them.
-    static func record(_ db: any DatabaseConnection, scope: LedgerScope,
+    /// was kept of them; their texts numbered in `texts`.
+    static func record(_ db: any DatabaseConnection, scope: LedgerScope, texts: inout RollupTexts,
                        _ subscriptions: [(original: String, versions: [TransactionVersion], renewals: [RenewalVersion])]) throws(GateKitError) {
         guard !subscriptions.isEmpty else { return }
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         try Ledger.inChunks(db, scope: scope, subscriptions.map(\.original), of: Ledger.rollupChunk, {
             "DELETE FROM ledger_metric_paid WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id IN (\($0.joined(separator: ", ")))"
         }) { _ in }
-        var rows = RowInserts(into: "ledger_metric_paid(environment, test_signed, original_transaction_id, from_day, through_day, periods)",
+        var rows = RowInserts(into: "ledger_metric_paid(environment, test_signed, through_day, original_transaction_id, from_day, periods)",
                               values: Array(repeating: "?", count: 6))
         for (original, versions, renewals) in subscriptions {
             for run in runs(original: original, versions: versions, renewals: renewals) {
-                try rows.append([env, test, .text(original), .integer(run.fromDay), .integer(run.throughDay), .blob(pack(run.periods))])
+                try rows.append([env, test, .integer(run.throughDay), .text(original), .integer(run.fromDay), .blob(pack(run.periods, texts: &texts))])
             }
         }
         try rows.flush(db)
@@ -82,67 +84,75 @@ enum RollupPaid {
     }
 
     /// Counts into `tally` the kept periods of `originals` for a question as of day `day`
-    /// (none of them has anything signed on it).
-    static func count(_ db: any DatabaseConnection, scope: LedgerScope, day: Int64, _ originals: Set<String>,
+    /// (none of them has anything signed on it), each customer's periods handed over together.
+    static func count(_ db: any DatabaseConnection, scope: LedgerScope, day: Int64, _ originals: Set<String>, texts: RollupTexts,
                       into tally: inout MetricsTally) throws(GateKitError) {
         guard !originals.isEmpty else { return }
         let s = try db.statement("""
             SELECT original_transaction_id, periods FROM ledger_metric_paid
-            WHERE environment = ?1 AND test_signed = ?2 AND from_day <= ?3 AND through_day >= ?3
+            WHERE environment = ?1 AND test_signed = ?2 AND through_day >= ?3 AND from_day <= ?3
             """)
         defer { s.reset() }
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
+        // By the customer's text number: texts are few, and a number is its own index.
+        var byCustomer: [[Numbered]] = Array(repeating: [], count: texts.count)
         while try s.step() {
             guard let original = s.text(0), originals.contains(original) else { continue }
-            guard let periods = unpack(s.blob(1) ?? []) else {
+            guard let periods = unpack(s.blob(1) ?? [], textCount: texts.count) else {
                 throw GateKitError(.ECORRUPT, "the metrics roll-up's paid periods of subscription \(original) are malformed")
             }
-            for p in periods {
-                tally.paidCustomer(p.customer, p.start, p.end, product: p.product, group: p.group, storefront: p.storefront, currency: p.currency)
-            }
+            for p in periods { byCustomer[Int(p.customer)].append(p) }
+        }
+        var keys: [Numbered.Texts: [String?]] = [:]
+        for (number, periods) in byCustomer.enumerated() where !periods.isEmpty {
+            tally.paidCustomer(texts.text(UInt64(number)) ?? "", periods.map { p in
+                let series = keys[p.texts] ?? tally.keys(stored: texts.text(p.texts.product) ?? "", group: texts.text(p.texts.group) ?? "",
+                                                         storefront: texts.text(p.texts.storefront) ?? "", currency: texts.text(p.texts.currency) ?? "")
+                keys[p.texts] = series
+                return (p.start, p.end, series)
+            })
         }
     }
 
     // MARK: packing
 
-    /// Periods as bytes: per period its start and end (8 bytes each, little-endian), then its
-    /// customer, product, group, storefront and currency, each a 4-byte length and UTF-8.
-    static func pack(_ periods: [Period]) -> [UInt8] {
-        var out: [UInt8] = []
-        func integer(_ n: Int64) { withUnsafeBytes(of: n.littleEndian) { out.append(contentsOf: $0) } }
-        func text(_ s: String) {
-            let bytes = Array(s.utf8)
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian) { out.append(contentsOf: $0) }
-            out.append(contentsOf: bytes)
+    /// A kept period as packed: its texts by number (`RollupTexts`).
+    struct Numbered: Equatable {
+        var start: Int64
+        var end: Int64
+        var customer: UInt64
+        var texts: Texts
+
+        struct Texts: Hashable {
+            var product: UInt64
+            var group: UInt64
+            var storefront: UInt64
+            var currency: UInt64
         }
-        for p in periods {
-            integer(p.start)
-            integer(p.end)
-            for s in [p.customer, p.product, p.group, p.storefront, p.currency] { text(s) }
-        }
-        return out
     }
 
-    /// The periods `pack` made; nil for bytes it could not have made.
-    static func unpack(_ bytes: [UInt8]) -> [Period]? {
-        var at = 0, periods: [Period] = []
-        func integer(_ size: Int) -> UInt64? {
-            guard bytes.count - at >= size else { return nil }
-            var n: UInt64 = 0
-            for k in 0..<size { n |= UInt64(bytes[at + k]) << (8 * UInt64(k)) }
-            at += size
-            return n
+    /// Periods as bytes (`RollupBytes`): per period its start, its length, and the numbers of
+    /// its customer, product, group, storefront and currency.
+    static func pack(_ periods: [Period], texts: inout RollupTexts) -> [UInt8] {
+        var out = RollupBytes()
+        for p in periods {
+            out.signed(p.start)
+            out.signed(p.end &- p.start)
+            for text in [p.customer, p.product, p.group, p.storefront, p.currency] { out.unsigned(texts.number(text)) }
         }
-        func text() -> String? {
-            guard let length = integer(4), bytes.count - at >= Int(length) else { return nil }
-            defer { at += Int(length) }
-            return String(decoding: bytes[at..<(at + Int(length))], as: UTF8.self)
-        }
-        while at < bytes.count {
-            guard let start = integer(8), let end = integer(8), let customer = text(), let product = text(), let group = text(),
+        return out.bytes
+    }
+
+    /// The periods `pack` made with `textCount` texts numbered; nil for bytes it could not have
+    /// made (cut short, a number never handed out).
+    static func unpack(_ bytes: [UInt8], textCount: Int) -> [Numbered]? {
+        var reader = RollupBytes.Reader(bytes), periods: [Numbered] = []
+        func text() -> UInt64? { reader.unsigned().flatMap { $0 < UInt64(textCount) ? $0 : nil } }
+        while !reader.atEnd {
+            guard let start = reader.signed(), let length = reader.signed(), let customer = text(), let product = text(), let group = text(),
                   let storefront = text(), let currency = text() else { return nil }
-            periods.append(Period(start: Int64(bitPattern: start), end: Int64(bitPattern: end), customer: customer, product: product,
-                                  group: group, storefront: storefront, currency: currency))
+            periods.append(Numbered(start: start, end: start &+ length, customer: customer,
+                                    texts: .init(product: product, group: group, storefront: storefront, currency: currency)))
         }
         return periods
     }

@@ -1,9 +1,10 @@
 import GateKitStore
 import GateKitSupport
 
-/// The texts of the roll-up's keys (products, groups, storefronts, currencies), numbered once
-/// per scope (migration 18): every marked day of every subscription keeps a change
-/// (`RollupDayChange`) naming them, by number. Numbers are handed out only by a refresh, which
+/// The texts of the roll-up's keys (products, groups, storefronts, currencies) and of the
+/// shared customers' tokens, numbered once per scope (migration 18): every marked day of every
+/// subscription keeps a change (`RollupDayChange`) naming them, and every kept paid period
+/// (`RollupPaid`), by number. Numbers are handed out only by a refresh, which
 /// holds off every other refresh of the scope, in the transaction that writes the changes
 /// using them.
 struct RollupTexts {
@@ -29,6 +30,9 @@ struct RollupTexts {
         loaded.stored = loaded.texts.count
         return loaded
     }
+
+    /// How many texts are numbered: every number is below it.
+    var count: Int { texts.count }
 
     /// `text`'s number, a new one the first time.
     mutating func number(_ text: String) -> UInt64 {
