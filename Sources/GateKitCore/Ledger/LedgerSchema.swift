@@ -403,6 +403,14 @@ package enum LedgerSchema {
         .index("ledger_metric_paid_by_original", on: "ledger_metric_paid", ["environment", "test_signed", "original_transaction_id"]),
     ]) + rebuiltRollup
 
+    /// Migration 20: the Play purchase tokens in token order, so a Play sync's refresh pages
+    /// through them (`playTokensToRefresh`) instead of reading every production row of the
+    /// ledger's App Store purchases for each page.
+    package static let playTokens = Migration([
+        .index("ledger_transactions_by_play_token", on: "ledger_transactions", ["environment", "original_transaction_id", "test_signed"],
+               where: "store = 'play'"),
+    ])
+
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.
     package static let pauses = Migration([

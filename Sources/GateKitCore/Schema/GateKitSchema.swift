@@ -27,5 +27,6 @@ extension StoreSchema {
         LedgerSchema.metricsSharedPaid,                // 17
         LedgerSchema.metricsDayChanges,                // 18
         LedgerSchema.metricsPaidByDay,                 // 19
+        LedgerSchema.playTokens,                       // 20
     ])
 }

@@ -74,8 +74,10 @@ extension Ledger {
     /// (nil: the end).
     public func playTokensToRefresh(after cursor: String?, limit: Int, now: Int64) throws(GateKitError) -> (tokens: [(String, PlayHolding)], next: String?) {
         let page = try store.read { (db) throws(GateKitError) -> [(String, Bool)] in
+            // The Play tokens' index named on SQLite, whose planner knows no statistics.
             let s = try db.statement("""
                 SELECT DISTINCT original_transaction_id, test_signed FROM ledger_transactions
+                \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_play_token" : "")
                 WHERE environment = 'Production' AND store = 'play' AND original_transaction_id > ?1
                 ORDER BY original_transaction_id, test_signed LIMIT ?2
                 """)
