@@ -118,14 +118,21 @@ import Testing
         return lives
     }
 
-    /// A ledger holding the lives (items shuffled: order never matters); nil without the test
-    /// PKI or Apple's payload models (the reason printed).
-    static func ledger(_ folder: TemporaryFolder, _ name: String = "metrics.sqlite") throws -> Ledger? {
+    /// The test PKI and the options that accept what it signs; nil without the test PKI or
+    /// Apple's payload models (the reason printed).
+    static func signing() -> (pki: JWSTestPKI, options: JWSOptions)? {
         guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return nil }
         guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
             FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
             return nil
         }
+        return (pki, options)
+    }
+
+    /// A ledger holding the lives (items shuffled: order never matters); nil without the test
+    /// PKI or Apple's payload models (the reason printed).
+    static func ledger(_ folder: TemporaryFolder, _ name: String = "metrics.sqlite") throws -> Ledger? {
+        guard case let (pki, options)? = Self.signing() else { return nil }
         let ledger = Ledger(store: try TestStores.open(folder.file(name)))
         var items = try lives(pki).flatMap(\.items)
         var rng = SplitMix(seed: 31)
@@ -293,11 +300,7 @@ import Testing
     /// shared only from May 12, renewals signed days into their periods, and a refund signed in
     /// May of a February period.
     @Test func theRollupAnswersAsEveryRowDoes() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("rollup.sqlite")))
         try ledger.declareCatalog(ProductCatalog(json: Array("""
@@ -375,11 +378,7 @@ import Testing
     /// are newer than it) still counts its customer once: the first subscription's paid periods
     /// come from its rows; once the roll-up is brought up to date, from the periods it keeps.
     @Test func aTokenSharedOnlyByNewerItemsCountsItsCustomerOnce() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("newer-shared.sqlite")))
         let token = "5e0d6c1b-2a39-4f48-8e57-6d7c8b9a0f12"
@@ -464,11 +463,7 @@ import Testing
     /// day's change would take the renewal out too; before its first instant the change is
     /// taken out, after its last the day's sums answer.
     @Test func aDayWithSomethingBeforeAndAfterTheInstantIsCountedFromTheRows() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("both-sides.sqlite")))
         let hour: Int64 = 3_600_000, day = Self.at(4, 1)
@@ -499,11 +494,7 @@ import Testing
     /// A damaged day change or numbered text is an error naming what is damaged, never a
     /// wrong answer.
     @Test func aDamagedDayChangeIsRefused() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("damaged-change.sqlite")))
         try LedgerLivesTests.ingest(try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items).map { (kind: $0.kind, jws: $0.jws) },
@@ -561,11 +552,7 @@ import Testing
     /// pricesExcluded; a large real price (an IDR year) still makes its MRR (it was dropped when
     /// price × a month in ms passed 64 bits). Both backends, roll-up equal to the rows.
     @Test func absurdPricesAreLeftOutTheSameWayEverywhere() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("absurd.sqlite")))
         let at = Self.at
@@ -669,11 +656,7 @@ import Testing
     /// Signed data is text in the report, never markup: a product id, storefront or currency
     /// made of HTML stays escaped in both views (and in the ids made from it).
     @Test func markupInSignedDataStaysText() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("markup.sqlite")))
         let hostile = "<script>alert(1)</script>\"'&"
@@ -778,11 +761,7 @@ import Testing
     /// last day of each run (what an older roll-up kept there, in its older packing, goes with
     /// the old table), and the first question builds the roll-up again, answering as the rows do.
     @Test func aStoreOfTheDayChangeSchemaKeepsPaidPeriodsByDay() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        guard FixtureFiles.read("appstore-api/models/signedTransaction.json") != nil else {
-            FixtureFiles.skipNote("Apple's documented payload models (appstore-api/models)")
-            return
-        }
+        guard case let (pki, options)? = Self.signing() else { return }
         let folder = TemporaryFolder()
         let (path, appID) = TestStores.previous(in: folder, "ledger-paid-previous")
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(18)))
