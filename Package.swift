@@ -71,7 +71,7 @@ let package = Package(
         // Google Play: the Play Developer API (a service account's OAuth) and RTDN push verification.
         core("PlayAPI", ["Support", "Crypto", "HTTPS"]),
         // The ledger kept in step with Apple's API: notification-history sync, refreshes.
-        core("LedgerSync", ["Support", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayAPI"]),
+        core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayAPI"]),
         // The ordered list of the domains' migrations: the one layer that sees every domain
         // owning tables.
         core("Schema", ["Store", "EULA", "Permissions", "Ledger", "LedgerSync"]),

@@ -11,6 +11,7 @@ mkdir -p "$(dirname "$out")"
 swiftc=${SWIFTC:-$(command -v swiftc)}
 work=$(dirname "$out")/sources
 rm -rf "$work" && mkdir -p "$work"
+work=$(cd "$work" && pwd)
 sources=()
 while IFS= read -r f; do
     copy="$work/$(echo "$f" | tr / _)"
@@ -20,10 +21,14 @@ done < <(find Sources/GateKitCore Fuzz/Targets -name '*.swift' | sort)
 # -O: libFuzzer wants speed; Swift's own checks (bounds, overflow) stay on in -O. Whole-module
 # with two LLVM threads: one type-check of the module instead of one per batch of files (the
 # build took 4 minutes of `make test` in batch mode, 2 this way).
-"$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz -package-name gatekit \
+# Run from the output's folder: the threaded whole-module build leaves its module files
+# (GateKitFuzz-1.swiftmodule, …) in the working folder, which must not be the checkout.
+root=$PWD
+outdir=$(cd "$(dirname "$out")" && pwd)
+(cd "$outdir" && "$swiftc" -swift-version 6 -O -g -parse-as-library -module-name GateKitFuzz -package-name gatekit \
     -sanitize=fuzzer,address -use-ld=lld -wmo -num-threads 2 \
-    -I Sources/COpenSSL -I Sources/CSQLite -I Sources/CPostgres -I Sources/CDBus -I Sources/CCurl \
+    -I "$root/Sources/COpenSSL" -I "$root/Sources/CSQLite" -I "$root/Sources/CPostgres" -I "$root/Sources/CDBus" -I "$root/Sources/CCurl" \
      $(pkg-config --cflags-only-I libcrypto sqlite3 dbus-1 libcurl | sed 's/-I/-Xcc -I/g') \
     -lcrypto -lsqlite3 \
-    "${sources[@]}" -o "$out"
+    "${sources[@]}" -o "$outdir/$(basename "$out")")
 echo "built $out (${#sources[@]} Swift files)"

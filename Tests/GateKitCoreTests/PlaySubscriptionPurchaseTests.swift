@@ -55,6 +55,15 @@ import GateKitSupport
         #expect(paused.pausedUntilMs == 1_772_323_200_000 && paused.lineItems.first?.prepaid == true && paused.lineItems.first?.autoRenewEnabled == nil)
     }
 
+    /// Google's enumerations are open (M2): a cancellation cause GateKit does not know, or none,
+    /// is read as unknown, never a refusal that would keep the token out of the ledger for good.
+    @Test func aCancellationCauseGateKitDoesNotKnowIsUnknown() throws {
+        for context in [#"{}"#, #"{"aCauseGoogleAddsLater":{"x":1}}"#] {
+            let purchase = try SubscriptionPurchase(json: Self.answer(#"{"subscriptionState":"SUBSCRIPTION_STATE_CANCELED","canceledStateContext":\#(context)}"#))
+            #expect(purchase.cancellation == .unknown && purchase.state == .canceled, "\(context)")
+        }
+    }
+
     @Test func wrongTypesAreRefusedNamingTheMember() {
         let cases = [
             #"{"subscriptionState":4}"#: "subscriptionState",
@@ -63,7 +72,7 @@ import GateKitSupport
             #"{"lineItems":[{"expiryTime":"2026-01-01T00:00:00Z"}]}"#: "productId",
             #"{"lineItems":[{"productId":"p","autoRenewingPlan":{"autoRenewEnabled":"true"}}]}"#: "autoRenewEnabled",
             #"{"lineItems":[{"productId":"p","autoRenewingPlan":{"recurringPrice":{"currencyCode":"USD","units":"1","nanos":-5}}}]}"#: "recurringPrice",
-            #"{"canceledStateContext":{}}"#: "canceledStateContext",
+            #"{"canceledStateContext":[]}"#: "canceledStateContext",
             #"[]"#: "JSON object",
         ]
         for (text, named) in cases {

@@ -36,8 +36,8 @@ Control (`Authorization: Bearer <GATEKIT_TEST_PLAY_CONTROL>`):
                                   "faults":[{"request":N,"status":503,
                                   "body":{…}|null,"retryAfter":"1"}], "delayMs":0,
                                   "token":{"delayMs":0,"status":200,"error":"invalid_grant",
-                                  "failures":0,"expiresIn":3599,"dateOffsetSeconds":0}, "keysMaxAge":300,
-                                  "keysStatus":503}
+                                  "failures":0,"expiresIn":3599,"dateOffsetSeconds":0,"tokenType":"Bearer"},
+                                  "keysMaxAge":300, "keysStatus":503, "keysDelayMs":0}
                                  replaces the world (and zeroes the request counters)
     POST /standin/play/rotate    the push issuer's next key becomes its only key
     POST /standin/play/revoke    every access token issued so far is refused (401)
@@ -206,6 +206,7 @@ def make_handler(standin: StandIn) -> type:
                     standin.key_requests += 1
                     keys = {"keys": [jwk(kid, key) for kid, key in standin.push_keys]}
                 age = int(standin.world.get("keysMaxAge", 300))
+                time.sleep(int(standin.world.get("keysDelayMs", 0)) / 1000)  # a slow key server
                 if "keysStatus" in standin.world:  # a key server that fails
                     return self.answer(int(standin.world["keysStatus"]), b"<html>unavailable</html>", content_type="text/html")
                 return self.answer(200, json.dumps(keys).encode(), headers={"Cache-Control": f"public, max-age={age}, must-revalidate, no-transform"})
@@ -233,7 +234,7 @@ def make_handler(standin: StandIn) -> type:
             access = "ya29.standin-" + secrets.token_urlsafe(32)
             with standin.lock:
                 standin.tokens[access] = True
-            body = {"access_token": access, "expires_in": int(settings.get("expiresIn", 3599)), "token_type": "Bearer"}
+            body = {"access_token": access, "expires_in": int(settings.get("expiresIn", 3599)), "token_type": settings.get("tokenType", "Bearer")}
             self.answer(200, json.dumps(body).encode())
 
         def api(self, path: str, query: List[Tuple[str, str]], raw: bytes) -> None:
@@ -243,7 +244,7 @@ def make_handler(standin: StandIn) -> type:
             world = standin.world
             entry: Dict[str, Any] = {"endpoint": "api", "method": self.command, "path": path, "query": query,
                                      "body": raw.decode("utf-8", "replace") if raw else None, "n": number,
-                                     "userAgent": self.headers.get("User-Agent")}
+                                     "userAgent": self.headers.get("User-Agent"), "peer": self.client_address[1]}
             problem = standin.check_bearer(self.headers.get("Authorization"))
             if problem:
                 entry["problem"] = problem
@@ -373,6 +374,9 @@ def make_handler(standin: StandIn) -> type:
             if "endTime" in query and int(query["endTime"]) > clock_ms + 1000:
                 return 400, google_error(400, "endTime cannot be in the future.", "invalid")
             until = int(query.get("endTime", clock_ms))
+            # Google keeps voided purchases for 30 days and refuses a window starting before them.
+            if "startTime" in query and since < clock_ms - 30 * 86_400_000:
+                return 400, google_error(400, "startTime is older than 30 days.", "invalid")
             rows = [v for v in voided if since <= int(v["voidedTimeMillis"]) <= until
                     and (kind == 1 or "subscription" not in v.get("_kind", ""))]
             rows = [{k: v for k, v in row.items() if not k.startswith("_")} for row in rows]

@@ -170,7 +170,10 @@ def _timestamp(value: Any) -> datetime.datetime:
 def _millis(value: Any) -> datetime.datetime:
     """v1 resources' "...Millis" members: milliseconds since 1970 (as a string)."""
     ms = _integer(value)
-    return datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(milliseconds=ms)
+    try:
+        return datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(milliseconds=ms)
+    except OverflowError:
+        raise PlayModelError(f"expected milliseconds since 1970 within years 1 to 9999, got {ms}") from None
 
 
 def _strings(value: Any) -> Tuple[str, ...]:
@@ -187,9 +190,13 @@ def _object(value: Any) -> Dict[str, Any]:
 
 def _enum(cls: Type[enum.Enum]) -> Convert:
     def convert(value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise PlayModelError(f"expected a {cls.__name__} value, got {value!r}")
-        return cls(_integer(value) if issubclass(cls, int) else value)
+        numeric = issubclass(cls, int)
+        if isinstance(value, bool) or not isinstance(value, (str, int) if numeric else str):
+            raise PlayModelError(f"expected a {cls.__name__} value ({'a number' if numeric else 'a string'}), got {value!r}")
+        try:
+            return cls(_integer(value) if numeric else value)
+        except ValueError:
+            raise PlayModelError(f"expected a {cls.__name__} value, got {value!r}") from None
     return convert
 
 

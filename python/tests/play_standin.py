@@ -60,6 +60,8 @@ class PlayStandIn:
         return str(self._call("POST", "/standin/play/push-token", {"claims": dict(claims), "header": dict(header or {}), "sign": sign})["token"])
 
     def log(self) -> List[Dict[str, Any]]:
+        if not self.s.log.exists():  # nothing asked yet
+            return []
         return [json.loads(line) for line in self.s.log.read_text().splitlines()]
 
     def client(self, **options: Any) -> PlayClient:

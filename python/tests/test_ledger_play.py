@@ -89,8 +89,13 @@ def test_a_life_pushed_through_the_stand_in_answers_from_googles_answers(play, s
     e = asked(store, "ledger-life-1", "pro.monthly")
     assert e.reason == Reason.SUBSCRIPTION and e.until == life.expires and e.store_state == "SUBSCRIPTION_STATE_CANCELED"
 
-    revoked = push(store, play, life, life.revoke(datetime.timedelta(seconds=0)), "lm-3")
-    assert revoked.notification_type == "SUBSCRIPTION_REVOKED"
+    # Revoked: Google's voided list holds the order (a push alone revokes nothing: test_ledger_play_hostile.py).
+    notification = life.revoke(datetime.timedelta(seconds=0))
+    play.world(subscriptions={life.purchase_token: life.resource()},
+               voided=[{"purchaseToken": life.purchase_token, "orderId": life.order_id, "purchaseTimeMillis": "1", "voidedSource": 1,
+                        "voidedReason": 0, "voidedTimeMillis": str(int(life.now.timestamp() * 1000)), "_kind": "subscription"}])
+    revoked = push(store, play, life, notification, "lm-3", world=False)
+    assert revoked.notification_type == "VOIDED_PURCHASE"
     e = asked(store, "ledger-life-1", "pro.monthly")
     assert e.reason == Reason.REVOKED and not e and e.status == SubscriptionStatus.REVOKED
     # The change feed carries Play's changes in the same sequence as Apple's.
@@ -98,7 +103,8 @@ def test_a_life_pushed_through_the_stand_in_answers_from_googles_answers(play, s
             if c.original_transaction_id == "ledger-life-1"]
     assert feed[0] == ("ledger-life-1", Reason.SUBSCRIPTION) and feed[-1] == ("ledger-life-1", Reason.REVOKED)
     history = store.ledger.history("ledger-life-1", environment="Production", test_signed=True)
-    assert [item["kind"] for item in history["items"]] == ["play-notification", "play-subscription", "play-notification", "play-notification"]
+    assert [item["kind"] for item in history["items"]] == ["play-notification", "play-subscription", "play-notification", "play-notification",
+                                                           "play-notification"]
     assert history["items"][-1]["payload"]["subscriptionState"] == "SUBSCRIPTION_STATE_EXPIRED", "Google's answer, as sent"
 
 
@@ -423,8 +429,9 @@ def test_sync_play_trusts_googles_clock_and_survives_a_cycling_page_token(play, 
 
 def test_one_time_product_and_voided_purchase_pushes(play, store):
     """ONE_TIME_PRODUCT_PURCHASED asks productsv2 and records a non-consumable; a voided
-    purchase push with a full refund revokes it at its eventTimeMillis; a quantity-based partial
-    refund revokes nothing; a subscription's voided order is revoked the same way."""
+    purchase push has Google's voided list read, and a full refund there revokes it at Google's
+    voidedTimeMillis; a quantity-based partial refund revokes nothing; a subscription's voided
+    order is revoked the same way."""
     now = datetime.datetime.now(UTC).replace(microsecond=0)
     def product(order: str) -> dict:
         return {"kind": "androidpublisher#productPurchaseV2", "purchaseStateContext": {"purchaseState": "PURCHASED"},
@@ -448,6 +455,11 @@ def test_one_time_product_and_voided_purchase_pushes(play, store):
         send(note("subscriptionNotification", {"version": "1.0", "notificationType": 4, "purchaseToken": life.purchase_token}), "v-sub-0")
         assert asked(store, "otp-full", "gems").reason == Reason.NON_CONSUMABLE
         voids = [("otp-full", "GPA.77", 2, 1), ("otp-part", "GPA.78", 2, 2), (life.purchase_token, life.order_id, 1, 1)]
+        listed = [{"purchaseToken": token, "orderId": order, "purchaseTimeMillis": "1", "voidedSource": 0, "voidedReason": 1,
+                   "voidedTimeMillis": event, **({"voidedQuantity": 1} if refund_type == 2 else {}),
+                   **({"_kind": "subscription"} if product_type == 1 else {})} for token, order, product_type, refund_type in voids]
+        play.world(subscriptions={life.purchase_token: life.resource()}, productsV2={"otp-full": product("GPA.77"), "otp-part": product("GPA.78")},
+                   voided=listed)
         for token, order, product_type, refund_type in voids:
             r = send(note("voidedPurchaseNotification", {"purchaseToken": token, "orderId": order, "productType": product_type,
                                                          "refundType": refund_type}), f"v-{token}")

@@ -8,8 +8,8 @@ public final class APIToken: @unchecked Sendable {
     public let key: SigningKey
     /// Seconds a token lives (1 … 3600; Apple's own libraries use 300).
     public let lifetime: Int64
-    private let lock = Lock()
-    private var cached: (token: String, expires: Int64)?
+    /// The process's own (a forked child never waits on a lock its parent's thread held).
+    private let cached = ProcessLocal<(token: String, expires: Int64)?> { nil }
 
     public static let maximumLifetime: Int64 = 3600
     public static let audience = "appstoreconnect-v1"
@@ -25,9 +25,9 @@ public final class APIToken: @unchecked Sendable {
 
     /// A token valid for at least a quarter of its lifetime (and 10 s) from `now` (Unix seconds).
     public func token(now: Int64 = Clock.nowMilliseconds() / 1000) throws(GateKitError) -> String {
-        try lock.withLock { () throws(GateKitError) -> String in
+        try cached.withLock { (cached) throws(GateKitError) -> String in
             let margin = max(10, lifetime / 4)
-            if let cached, cached.expires - now > margin, now >= cached.expires - lifetime { return cached.token }
+            if let held = cached, held.expires - now > margin, now >= held.expires - lifetime { return held.token }
             let claims = JSONValue.object([("iss", .string(key.issuerID ?? "")), ("iat", .number(now)), ("exp", .number(now + lifetime)),
                                            ("aud", .string(APIToken.audience)), ("bid", .string(key.bundleID))])
             let token = try SignedRequest.sign(claims: claims, key: key)

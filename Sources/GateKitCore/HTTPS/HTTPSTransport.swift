@@ -42,6 +42,7 @@ package struct HTTPResponse {
 /// HTTPS through libcurl: peer and host always verified, HTTPS only, no redirects followed,
 /// answers bounded in size. Idle easy handles are kept, so calls from one client reuse their
 /// TLS connections; each handle serves one request at a time, so threads may share a transport.
+/// The handles are the process's own: a forked child opens connections of its own.
 package final class HTTPSTransport: @unchecked Sendable {
     package struct Settings: Sendable {
         /// PEM bytes of the CAs to trust instead of the system's (read once, by the client).
@@ -74,8 +75,7 @@ package final class HTTPSTransport: @unchecked Sendable {
 
     private let curl: UnsafePointer<gk_curl>
     private let settings: Settings
-    private let lock = Lock()
-    private var idle: [UnsafeMutableRawPointer] = []
+    private let idle = ProcessLocal<[UnsafeMutableRawPointer]> { [] }
 
     package init(_ settings: Settings) throws(GateKitError) {
         curl = try CurlLibrary.functions(settings.errors.transport)
@@ -83,7 +83,7 @@ package final class HTTPSTransport: @unchecked Sendable {
     }
 
     deinit {
-        for handle in idle { curl.pointee.curl_easy_cleanup(handle) }
+        for handle in idle.ownState ?? [] { curl.pointee.curl_easy_cleanup(handle) }
     }
 
     /// `timeoutMilliseconds`: this attempt's share of the call's deadline.
@@ -179,13 +179,13 @@ package final class HTTPSTransport: @unchecked Sendable {
     }
 
     private func checkOut() throws(GateKitError) -> UnsafeMutableRawPointer {
-        if let reused = lock.withLock({ idle.popLast() }) { return reused }
+        if let reused = idle.withLock({ $0.popLast() }) { return reused }
         guard let fresh = curl.pointee.curl_easy_init() else { throw GateKitError(.ENOMEM, "curl_easy_init failed") }
         return fresh
     }
 
     private func checkIn(_ handle: UnsafeMutableRawPointer) {
-        lock.withLock { idle.append(handle) }
+        idle.withLock { $0.append(handle) }
     }
 }
 

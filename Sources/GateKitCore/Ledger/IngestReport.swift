@@ -83,7 +83,7 @@ public struct IngestReport: Sendable {
     public let identity: String
     public let notificationType: String?
     public let subtype: String?
-    public let notificationUUID: String?
+    public var notificationUUID: String?
     /// The original transaction ids the item is about, sorted.
     public let originalTransactionIDs: [String]
     public let appAccountToken: String?

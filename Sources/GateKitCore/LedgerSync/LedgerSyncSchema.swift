@@ -25,4 +25,15 @@ package enum LedgerSyncSchema {
             Column("refreshed_ms", .integer, notNull: true),
         ], constraints: ["PRIMARY KEY (environment, original_transaction_id)"], withoutRowID: true),
     ])
+
+    /// Migration 21: what a sync remembers across calls, so that calls of a few pages each end
+    /// as one long call would: the digests of the window's page tokens sent so far (a server
+    /// repeating one across calls is a cycle, found) and how often the window was begun again
+    /// for one, and the Play token the refresh pass last asked about (the next call goes on
+    /// after it, so every due token is refreshed in turn).
+    package static let syncMemory = Migration([
+        .addColumn("ledger_sync", Column("page_tokens_seen", .text)),
+        .addColumn("ledger_sync", Column("window_restarts", .integer)),
+        .addColumn("ledger_sync", Column("refresh_cursor", .text)),
+    ])
 }

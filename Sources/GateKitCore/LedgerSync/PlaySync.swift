@@ -55,10 +55,6 @@ public enum PlaySync {
         }
     }
 
-    /// Google keeps voided purchases for 30 days; a window never starts before that.
-    static let horizonMs: Int64 = 30 * 86_400_000 - 300_000
-    /// Most voids one page may hold (`maxResults` is 1000): a larger page is refused unread.
-    static let maximumPageItems = 1000
     /// Windows begun again (a page token repeated) before the sync fails.
     static let maximumRestarts = 3
 
@@ -79,6 +75,8 @@ public enum PlaySync {
             let clock = Clock.monotonicNanoseconds()
             return clock < deadline ? Int(min((deadline - clock) / 1_000_000, UInt64(Int32.max))) : nil
         }
+        /// Whether the budget is (all but) spent: a request it cut short ends the call as partial.
+        func spent() -> Bool { left().map { $0 < 20 } ?? true }
         var report = Report(packageName: package)
         // The lease: one sync per package at a time.
         let taken = try ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) -> (SyncState, Bool) in
@@ -105,14 +103,14 @@ public enum PlaySync {
                 if try SyncState.read(db, environment: key).leaseOwner == owner { try released.write(db, environment: key, now: Clock.nowMilliseconds()) }
             }
         }
-        // 1. The voided list, page by page. The window's pages' tokens (a repeat is a cycle), and
-        // the earliest Date they carried: the checkpoint never passes Google's clock, so a host
-        // whose clock runs fast cannot make the next sync skip voids Google records meanwhile.
-        var seenTokens = Set<String>()
+        // 1. The voided list, page by page. The window remembers its pages' tokens across calls (a
+        // repeat is a cycle); the earliest Date they carried: the checkpoint never passes Google's
+        // clock, so a host whose clock runs fast cannot make the next sync skip voids Google
+        // records meanwhile.
         var windowServerDate: Int64?
         while true {
             if state.window == nil {
-                let from = max((state.syncedUntilMs ?? 0) &- options.overlapMs, now - horizonMs)  // a stored checkpoint may be anything
+                let from = max((state.syncedUntilMs ?? 0) &- options.overlapMs, now - VoidedPurchasesPage.horizonMs)  // a stored checkpoint may be anything
                 guard from < now else { break }
                 state.window = SyncState.Window(startMs: from, endMs: now, pageToken: nil, pages: 0)
             }
@@ -127,62 +125,48 @@ public enum PlaySync {
                 report.stoppedBy = .maximumPages
                 break
             }
-            // No endTime: Google's default is its own now (one in its future is refused), and the
-            // checkpoint is taken from its Date, never from this host's clock alone.
-            var query: [(String, JSONValue)] = [("type", .number(1)), ("maxResults", .number(1000))]
-            if let token = window.pageToken { query.append(("token", .string(token))) } else {
-                query.append(("startTime", .number(window.startMs)))
+            let page: VoidedPurchasesPage
+            do throws(GateKitError) {
+                page = try VoidedPurchasesPage.read(client, startMs: window.startMs, pageToken: window.pageToken, withinMilliseconds: budget)
+            } catch where error.code == .EPLAY_TRANSPORT && spent() {
+                report.outcome = .partial  // the budget ran out inside the request: the page is asked again next time
+                report.stoppedBy = .budget
+                break
             }
-            let page: JSONValue
-            switch try client.send(.voidedPurchases(query: Array(JSONWriter.serialize(.object(query)).utf8)), withinMilliseconds: budget) {
-            case let .success(answer):
-                do { page = try JSONParser.parse(Array((answer.body ?? "{}").utf8)) } catch {
-                    throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not JSON")
-                }
-                if let date = answer.serverDate {
-                    report.clockSkewMs = Clock.nowMilliseconds() &- date
-                    windowServerDate = min(windowServerDate ?? date, date)
-                }
-            case let .failure(failure): throw GateKitError(.EPLAY_API, "voidedpurchases.list: \(failure.description)")
+            if let date = page.serverDate {
+                report.clockSkewMs = Clock.nowMilliseconds() &- date
+                windowServerDate = min(windowServerDate ?? date, date)
             }
-            var voids: [JSONValue] = []
-            if case let .array(items)? = page["voidedPurchases"] { voids = items }
-            guard voids.count <= PlaySync.maximumPageItems else {
-                throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: a page of \(voids.count) voided purchases; Google sends at most \(PlaySync.maximumPageItems)")
-            }
-            for void in voids {
-                guard let token = void["purchaseToken"]?.stringValue, !token.isEmpty,
-                      let voided = void["voidedTimeMillis"]?.stringValue.flatMap({ Int64($0) }) ?? void["voidedTimeMillis"]?.int64Value else {
-                    throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: a voided purchase without purchaseToken or voidedTimeMillis")
-                }
-                guard let holding = try ledger.playHolding(token: token) else {
+            for void in page.entries {
+                guard let holding = try ledger.playHolding(token: void.purchaseToken) else {
                     report.voidedUnknown += 1
                     continue
                 }
-                let recorded = try ledger.recordPlayVoid(token: token, order: void["orderId"]?.stringValue, voidedMs: voided,
-                                                         partial: void["voidedQuantity"] != nil, holding: holding, client: client)
+                let recorded = try ledger.recordPlayVoid(void, holding: holding, client: client)
                 if recorded.outcome == .duplicate { report.voidedBefore += 1 } else { report.voided += 1 }
             }
             var next = state
-            if let token = page["tokenPagination"]?["nextPageToken"]?.stringValue, !token.isEmpty {
-                if let sent = window.pageToken { seenTokens.insert(sent) }
-                if seenTokens.contains(token) || token.utf8.count > 4096 {
+            if let token = page.nextPageToken {
+                var seen = window.tokensSeen
+                if let sent = window.pageToken { seen.append(SyncState.Window.digest(sent)) }
+                seen = Array(seen.suffix(SyncState.Window.maximumTokensSeen))
+                if seen.contains(SyncState.Window.digest(token)) || token.utf8.count > VoidedPurchasesPage.maximumPageTokenLength {
                     // A cycle, or a token that cannot be sent back: this page's voids are
                     // recorded; the window is read again from its start (each void once).
-                    guard report.restartedWindows < PlaySync.maximumRestarts else {
+                    guard window.restarts < PlaySync.maximumRestarts else {
                         throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the page token repeated an earlier one of the window (or cannot be sent back), and the window was already begun again \(PlaySync.maximumRestarts) times")
                     }
                     report.restartedWindows += 1
-                    seenTokens = []
-                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0)
+                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0,
+                                                   restarts: window.restarts + 1)
                 } else {
-                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: token, pages: window.pages &+ 1)
+                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: token, pages: window.pages &+ 1,
+                                                   tokensSeen: seen, restarts: window.restarts)
                 }
             } else {
                 next.window = nil
                 next.syncedUntilMs = min(window.endMs, windowServerDate ?? window.endMs)
                 windowServerDate = nil
-                seenTokens = []
             }
             let committed = Clock.nowMilliseconds()
             next.leaseUntilMs = committed + options.leaseMs
@@ -198,12 +182,20 @@ public enum PlaySync {
             if state.window == nil { break }
         }
         report.state = state
-        guard report.outcome == .done, options.maximumRefreshes > 0 else { return report }
-        // 2. The refresh of every token whose answer may have changed.
-        var cursor: String?
-        repeat {
+        guard report.stoppedBy != .budget, options.maximumRefreshes > 0 else { return report }
+        // 2. The refresh of every token whose answer may have changed, in token order from where
+        // the last call stopped, round to it again: a small max_refreshes or budget reaches every
+        // due token in turn instead of the first ones again and again.
+        let start = state.refreshCursor
+        var cursor = start
+        var wrapped = start == nil
+        while true {
             let (due, next) = try ledger.playTokensToRefresh(after: cursor, limit: 500, now: now)
             for (token, holding) in due {
+                if wrapped, let start, token >= start {
+                    state.refreshCursor = nil  // round to where this call began: every due token asked
+                    return report
+                }
                 guard report.refreshed + report.refreshFailures.count < options.maximumRefreshes, let budget = left() else {
                     report.outcome = .partial
                     report.stoppedBy = .budget
@@ -214,10 +206,19 @@ public enum PlaySync {
                     report.refreshed += 1
                 } catch where error.code == .EPLAY_API {
                     report.refreshFailures.append((token, error.message))
+                } catch where error.code == .EPLAY_TRANSPORT && spent() {
+                    report.outcome = .partial
+                    report.stoppedBy = .budget
+                    return report
                 }
+                state.refreshCursor = token
             }
             cursor = next
-        } while cursor != nil
+            if cursor == nil {
+                if wrapped { state.refreshCursor = nil; break }
+                wrapped = true
+            }
+        }
         return report
     }
 }

@@ -10,7 +10,9 @@ import GateKitSupport
 /// until a minute before `expires_in` runs out, and dropped when the API refuses it (401).
 /// A busy or failing token endpoint (429, 5xx, or Google's `internal_failure`, which
 /// google-auth retries too) is asked again as the API is, within the call's deadline.
-/// One exchange at a time: threads that need a token while one is fetched wait for it.
+/// One exchange at a time: threads that need a token while one is fetched wait for it. The
+/// token and the exchange's lock are the process's own: a child forked while a parent thread
+/// exchanged fetches its own.
 final class AccessTokens: @unchecked Sendable {
     static let scope = "https://www.googleapis.com/auth/androidpublisher"
     static let audience = "https://oauth2.googleapis.com/token"
@@ -20,11 +22,13 @@ final class AccessTokens: @unchecked Sendable {
     private let transport: HTTPSTransport
     private let maximumRetries: Int
     private let maximumRetryWaitMilliseconds: Int
-    private let lock = Lock()
-    private var cached: (token: String, refreshAtMs: Int64)?
-    /// The token endpoint's clock minus this host's (seconds), once its `Date` showed them more
-    /// than a minute apart: an assertion "from the future" or expired is made on its clock.
-    private var serverOffsetSeconds: Int64 = 0
+    private struct State {
+        var cached: (token: String, refreshAtMs: Int64)?
+        /// The token endpoint's clock minus this host's (seconds), once its `Date` showed them
+        /// more than a minute apart: an assertion "from the future" or expired is made on its clock.
+        var serverOffsetSeconds: Int64 = 0
+    }
+    private let state = ProcessLocal { State() }
 
     init(account: ServiceAccountKey, transport: HTTPSTransport, maximumRetries: Int, maximumRetryWaitMilliseconds: Int) {
         self.account = account
@@ -35,15 +39,20 @@ final class AccessTokens: @unchecked Sendable {
 
     /// A token valid now; `refusing` drops a token the API just refused, so a new one is fetched.
     func token(deadline: Deadline, refusing refused: String? = nil) throws(GateKitError) -> String {
-        try lock.withLock { () throws(GateKitError) -> String in
-            if let cached, cached.token != refused, Clock.nowMilliseconds() < cached.refreshAtMs { return cached.token }
-            cached = nil
-            return try exchange(deadline: deadline, clockRetried: false, attempt: 0)
+        // Waiting for another thread's exchange counts against this call's deadline too.
+        let token = try state.withLock(waitingAtMost: deadline.remainingMilliseconds) { (state) throws(GateKitError) -> String in
+            if let cached = state.cached, cached.token != refused, Clock.nowMilliseconds() < cached.refreshAtMs { return cached.token }
+            state.cached = nil
+            return try exchange(&state, deadline: deadline, clockRetried: false, attempt: 0)
         }
+        guard let token else {
+            throw GateKitError(.EPLAY_TRANSPORT, "the call's timeout (\(deadline.milliseconds) ms) passed while another call fetched an access token")
+        }
+        return token
     }
 
-    private func exchange(deadline: Deadline, clockRetried: Bool, attempt: Int) throws(GateKitError) -> String {
-        let nowSeconds = Clock.nowMilliseconds() / 1000 &+ serverOffsetSeconds
+    private func exchange(_ state: inout State, deadline: Deadline, clockRetried: Bool, attempt: Int) throws(GateKitError) -> String {
+        let nowSeconds = Clock.nowMilliseconds() / 1000 &+ state.serverOffsetSeconds
         var header: [(String, JSONValue)] = [("alg", .string("RS256")), ("typ", .string("JWT"))]
         if let kid = account.privateKeyID { header.append(("kid", .string(kid))) }
         let claims: JSONValue = .object([
@@ -61,15 +70,15 @@ final class AccessTokens: @unchecked Sendable {
         guard response.status == 200 else {
             let error = body?["error"]?.stringValue
             let description = body?["error_description"]?.stringValue
-            if !clockRetried, response.status == 400, error == "invalid_grant", learnClock(response.serverDate) {
-                return try exchange(deadline: deadline, clockRetried: true, attempt: attempt)  // refused for this host's wrong clock
+            if !clockRetried, response.status == 400, error == "invalid_grant", learnClock(response.serverDate, &state) {
+                return try exchange(&state, deadline: deadline, clockRetried: true, attempt: attempt)  // refused for this host's wrong clock
             }
             let transient = [429, 500, 502, 503, 504].contains(response.status) || error == "internal_failure"
             if transient, attempt < maximumRetries,
                let wait = RetryWait.milliseconds(retryAfterSeconds: response.retryAfter, attempt: attempt,
                                                  longest: maximumRetryWaitMilliseconds, deadline: deadline) {
                 Deadline.sleep(milliseconds: wait)
-                return try exchange(deadline: deadline, clockRetried: clockRetried, attempt: attempt + 1)
+                return try exchange(&state, deadline: deadline, clockRetried: clockRetried, attempt: attempt + 1)
             }
             var text = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
             if let error { text += ", \(Quoted.text(error))" }
@@ -82,21 +91,25 @@ final class AccessTokens: @unchecked Sendable {
               !token.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
             throw GateKitError(.EPLAY_AUTH, "the token endpoint answered HTTP 200 without a usable access_token")
         }
+        // RFC 6749 §7.1: a client must not use a token whose type it does not understand.
+        if let type = body?["token_type"]?.stringValue, type.lowercased() != "bearer" {
+            throw GateKitError(.EPLAY_AUTH, "the token endpoint answered a token of type \(Quoted.text(type)); only Bearer tokens are sent")
+        }
         guard let expiresIn = body?["expires_in"]?.int64Value, expiresIn > 0 else {
             throw GateKitError(.EPLAY_AUTH, "the token endpoint answered without a positive expires_in")
         }
         // A minute before it runs out; a token shorter-lived than two minutes, at half its life.
         let margin = expiresIn > 120 ? 60 : expiresIn / 2
-        cached = (token, Clock.nowMilliseconds() &+ min(expiresIn - margin, 86_400) * 1000)
+        state.cached = (token, Clock.nowMilliseconds() &+ min(expiresIn - margin, 86_400) * 1000)
         return token
     }
 
     /// Records the server's clock from a `Date` header; true when it moved the offset.
-    private func learnClock(_ serverDate: Int64?) -> Bool {
+    private func learnClock(_ serverDate: Int64?, _ state: inout State) -> Bool {
         guard let serverDate else { return false }
         let difference = serverDate / 1000 - Clock.nowMilliseconds() / 1000
         let offset = abs(difference) > 60 ? difference : 0
-        defer { serverOffsetSeconds = offset }
-        return offset != serverOffsetSeconds
+        defer { state.serverOffsetSeconds = offset }
+        return offset != state.serverOffsetSeconds
     }
 }

@@ -35,6 +35,9 @@ package struct DeveloperNotification: Sendable {
 
     /// A push body is a few KB; 1 MiB bounds the work.
     package static let maximumBodyLength = 1 << 20
+    package static let maximumMessageIDLength = 256
+    /// 9999-12-31T23:59:59.999Z: every host's date types reach it (Python's datetime ends there).
+    package static let latestEventTime: Int64 = 253_402_300_799_999
 
     package init(body: [UInt8]) throws(GateKitError) {
         func bad(_ why: String) -> GateKitError { GateKitError(.EPUSH_MESSAGE, why) }
@@ -48,6 +51,10 @@ package struct DeveloperNotification: Sendable {
         }
         guard let messageID = message["messageId"]?.stringValue ?? message["message_id"]?.stringValue, !messageID.isEmpty else {
             throw bad("the message has no messageId")
+        }
+        // Pub/Sub's ids are a few digits; a bounded, printable one keeps duplicate windows small.
+        guard messageID.utf8.count <= DeveloperNotification.maximumMessageIDLength, messageID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw bad("the messageId is not 1 to \(DeveloperNotification.maximumMessageIDLength) printable ASCII bytes (Pub/Sub's are digits)")
         }
         guard let subscription = envelope["subscription"]?.stringValue, !subscription.isEmpty else {
             throw bad("the push body has no subscription")
@@ -63,8 +70,8 @@ package struct DeveloperNotification: Sendable {
         guard let version = notification["version"]?.stringValue else { throw bad("the DeveloperNotification has no version") }
         // The reference's examples write eventTimeMillis as a string; a number is taken too.
         let event = notification["eventTimeMillis"]
-        guard let eventTime = event?.stringValue.flatMap({ Int64($0) }) ?? event?.int64Value, eventTime >= 0 else {
-            throw bad("the DeveloperNotification's eventTimeMillis is not milliseconds since 1970")
+        guard let eventTime = event?.stringValue.flatMap({ Int64($0) }) ?? event?.int64Value, (0...DeveloperNotification.latestEventTime).contains(eventTime) else {
+            throw bad("the DeveloperNotification's eventTimeMillis is not milliseconds since 1970 before the year 10000")
         }
         let present = Kind.allCases.filter { kind in kind.member.map { notification[$0] != nil } ?? false }
         guard present.count <= 1 else {
@@ -77,8 +84,14 @@ package struct DeveloperNotification: Sendable {
             guard case .object = payload else { throw bad("\(member) is not an object") }
             try DeveloperNotification.checkTypes(kind, payload)
         } else {
+            // Google's format carries exactly one notification object: a kind GateKit does not
+            // know still brings one, and a notification with none is not Google's.
             let known: Set<String> = ["version", "packageName", "eventTimeMillis"]
-            payload = .object(members.filter { !known.contains($0.0) })
+            let others = members.filter { !known.contains($0.0) }
+            guard others.contains(where: { if case .object = $0.1 { true } else { false } }) else {
+                throw bad("the DeveloperNotification carries no notification object (subscriptionNotification, oneTimeProductNotification, …)")
+            }
+            payload = .object(others)
         }
         self.messageID = messageID
         self.subscription = subscription

@@ -9,7 +9,8 @@ import GateKitSupport
 /// that tokens with made-up kids cannot make the verifier hammer the issuer; a fetch that
 /// failed is not tried again within that interval either (each push would otherwise wait a
 /// timeout behind the lock). Or a fixed set the host gave, never fetched. Keys never come from
-/// the request being verified.
+/// the request being verified. The fetch runs outside the lock: pushes whose key is held never
+/// wait behind a slow key server.
 final class KeySetCache: @unchecked Sendable {
     enum Source {
         case fixed(JSONWebKeySet)
@@ -20,61 +21,88 @@ final class KeySetCache: @unchecked Sendable {
     static let defaultLifetime: Int64 = 300
     static let longestLifetime: Int64 = 86_400
 
+    private struct State {
+        var current: JSONWebKeySet?
+        var expiresMs: Int64 = 0
+        var fetchedMs: Int64?
+        /// The last fetch's failure, while no fetch has succeeded since.
+        var failure: GateKitError?
+        /// A thread is fetching now: the others answer from what is held, never wait for it.
+        var fetching = false
+    }
+
     private let source: Source
     private let refreshIntervalMilliseconds: Int64
-    private let lock = Lock()
-    private var current: JSONWebKeySet?
-    private var expiresMs: Int64 = 0
-    private var fetchedMs: Int64?
-    /// The last fetch's failure, while no fetch has succeeded since.
-    private var failure: GateKitError?
+    private let state: ProcessLocal<State>
 
     init(_ source: Source, refreshIntervalMilliseconds: Int) {
         self.source = source
         self.refreshIntervalMilliseconds = Int64(refreshIntervalMilliseconds)
+        var initial = State()
         if case let .fixed(set) = source {
-            current = set
-            expiresMs = .max
+            initial.current = set
+            initial.expiresMs = .max
         }
+        state = ProcessLocal { initial }
     }
 
     /// Whether the current key set, still fresh, holds `kid` (nothing is fetched).
     func publishes(_ kid: String) -> Bool {
-        lock.withLock { current?.keys[kid] != nil && Clock.nowMilliseconds() < expiresMs }
+        state.withLock { $0.current?.keys[kid] != nil && Clock.nowMilliseconds() < $0.expiresMs }
     }
 
     /// The key named `kid`: from the cached set while it is fresh; else from a set fetched now.
+    /// The fetch runs outside the lock: a slow key server delays only the token that needed it.
     func key(for kid: String) throws(GateKitError) -> RSAKey {
-        try lock.withLock { () throws(GateKitError) -> RSAKey in
-            let now = Clock.nowMilliseconds()
-            if let key = current?.keys[kid], now < expiresMs { return key }
+        let now = Clock.nowMilliseconds()
+        let fetch = try state.withLock { (s) throws(GateKitError) -> (url: String, transport: HTTPSTransport, timeout: Int)? in
+            if s.current?.keys[kid] != nil, now < s.expiresMs { return nil }
             guard case let .fetched(url, transport, timeout) = source else {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not in the key set the verifier was given")
             }
-            let stale = now >= expiresMs
-            let sinceFetch = fetchedMs.map { now - $0 }
+            let stale = now >= s.expiresMs
+            let sinceFetch = s.fetchedMs.map { now - $0 }
             if !stale, let sinceFetch, sinceFetch < refreshIntervalMilliseconds {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys (fetched \(sinceFetch) ms ago)")
             }
-            if let failure, let sinceFetch, sinceFetch < refreshIntervalMilliseconds {
+            if let failure = s.failure, let sinceFetch, sinceFetch < refreshIntervalMilliseconds {
                 throw GateKitError(.EPUSH_KEYSET, "\(failure.message) (\(sinceFetch) ms ago; tried again after key_refresh_interval_ms)")
             }
-            do throws(GateKitError) {
-                try fetch(url, transport, timeout, now: now)
-                failure = nil
-            } catch {
-                failure = error
-                throw error
+            guard !s.fetching else {
+                throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys held; they are being fetched again now")
             }
-            guard let key = current?.keys[kid] else {
+            s.fetching = true
+            s.fetchedMs = now
+            return (url, transport, timeout)
+        }
+        if let fetch {
+            let fetched: Result<(JSONWebKeySet, Int64), GateKitError>
+            do throws(GateKitError) { fetched = .success(try KeySetCache.fetch(fetch.url, fetch.transport, fetch.timeout)) } catch {
+                fetched = .failure(error)
+            }
+            try state.withLock { (s) throws(GateKitError) in
+                s.fetching = false
+                switch fetched {
+                case let .success((set, lifetime)):
+                    s.current = set
+                    s.expiresMs = now &+ lifetime * 1000
+                    s.failure = nil
+                case let .failure(error):
+                    s.failure = error
+                    throw error
+                }
+            }
+        }
+        return try state.withLock { (s) throws(GateKitError) -> RSAKey in
+            guard let key = s.current?.keys[kid] else {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys, fetched just now")
             }
             return key
         }
     }
 
-    private func fetch(_ url: String, _ transport: HTTPSTransport, _ timeout: Int, now: Int64) throws(GateKitError) {
-        fetchedMs = now
+    /// The set at `url` and how long to keep it (seconds).
+    private static func fetch(_ url: String, _ transport: HTTPSTransport, _ timeout: Int) throws(GateKitError) -> (JSONWebKeySet, Int64) {
         let response: HTTPResponse
         do {
             response = try transport.send(HTTPRequest(method: "GET", url: url, headers: ["Accept: application/json"], body: nil),
@@ -86,8 +114,6 @@ final class KeySetCache: @unchecked Sendable {
             throw GateKitError(.EPUSH_KEYSET, "the issuer's key set could not be fetched: \(HTTPSTransport.origin(of: url)) answered HTTP \(response.status)")
         }
         let set = try JSONWebKeySet(json: response.body)
-        let lifetime = min(response.maxAge ?? KeySetCache.defaultLifetime, KeySetCache.longestLifetime)
-        current = set
-        expiresMs = now &+ lifetime * 1000
+        return (set, min(response.maxAge ?? KeySetCache.defaultLifetime, KeySetCache.longestLifetime))
     }
 }

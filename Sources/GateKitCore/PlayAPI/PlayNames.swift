@@ -12,4 +12,8 @@ package enum PlayNames {
     ]
     package static let oneTimeProductNotification: [Int64: String] = [1: "ONE_TIME_PRODUCT_PURCHASED", 2: "ONE_TIME_PRODUCT_CANCELED"]
     package static let voidedProductType: [Int64: String] = [1: "PRODUCT_TYPE_SUBSCRIPTION", 2: "PRODUCT_TYPE_ONE_TIME"]
+    /// SUBSCRIPTION_REVOKED: a push that has the voided purchases list read for its token.
+    package static let subscriptionRevoked: Int64 = 12
+    /// A voided purchase's productType for a subscription.
+    package static let voidedSubscription: Int64 = 1
 }

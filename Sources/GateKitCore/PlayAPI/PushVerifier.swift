@@ -91,7 +91,10 @@ public final class PushVerifier: @unchecked Sendable {
         guard notification.packageName == options.packageName else {
             throw GateKitError(.EPUSH_PACKAGE, "the notification is for \(Quoted.text(notification.packageName)), not \(Quoted.text(options.packageName))")
         }
-        return Verified(notification: notification, duplicate: recent.checkAndRecord(notification.messageID), issuer: issuer,
+        // A redelivery repeats the id and the notification; a push under a replayed token that
+        // takes a future id with another body cannot make Google's own push a "duplicate".
+        let seen = Hex.encode(try Digest.hash(.sha256, Array(notification.messageID.utf8) + [0] + notification.document))
+        return Verified(notification: notification, duplicate: recent.checkAndRecord(seen), issuer: issuer,
                         testSigned: !PushVerifier.googleIssuers.contains(issuer))
     }
 

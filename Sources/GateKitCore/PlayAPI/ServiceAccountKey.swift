@@ -18,7 +18,11 @@ public final class ServiceAccountKey: Sendable {
     public static let maximumLength = 64 * 1024
 
     public static func read(path: String) throws(GateKitError) -> ServiceAccountKey {
-        try ServiceAccountKey(json: try TrustedFile.read(path, limit: maximumLength, what: "service_account_file", secret: true))
+        // A key's contents where its path belongs would be quoted by every file error: refused unquoted.
+        if path.utf8.first == UInt8(ascii: "{") || path.contains("PRIVATE KEY") || path.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+            throw GateKitError(.EPLAY_KEY, "service_account_file holds what looks like a key's contents, not the path of the key file (not quoted here: it would show the key)")
+        }
+        return try ServiceAccountKey(json: try TrustedFile.read(path, limit: maximumLength, what: "service_account_file", secret: true))
     }
 
     public init(json: [UInt8]) throws(GateKitError) {

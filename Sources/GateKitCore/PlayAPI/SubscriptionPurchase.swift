@@ -22,6 +22,8 @@ package struct SubscriptionPurchase: Sendable, Equatable {
     package enum Cancellation: Sendable, Equatable {
         case user(cancelMs: Int64?)
         case system, developer, replacement
+        /// A cause newer than GateKit (or none named): Google's enumerations are open.
+        case unknown
     }
 
     package enum OfferPhase: String, Sendable {
@@ -71,6 +73,9 @@ package struct SubscriptionPurchase: Sendable, Equatable {
     package let acknowledged: Bool?
     package let obfuscatedAccountID: String?
     package let obfuscatedProfileID: String?
+    /// A resubscription bought in the Play Store rather than the app carries no account of its
+    /// own: Google names the expired purchase's (`outOfAppPurchaseContext`), to link it through.
+    package let outOfAppAccountID: String?
     package let regionCode: String?
 
     /// A SubscriptionPurchaseV2 is a few KB; 1 MiB bounds the work (`PlayReader.maximumLength`).
@@ -92,6 +97,11 @@ package struct SubscriptionPurchase: Sendable, Equatable {
         obfuscatedAccountID = try ids?.string("obfuscatedExternalAccountId")
         obfuscatedProfileID = try ids?.string("obfuscatedExternalProfileId")
         regionCode = try read.string("regionCode")
+        let outOfApp = try read.object("outOfAppPurchaseContext").map { PlayReader($0, "outOfAppPurchaseContext") }
+        let expiredIDs = try outOfApp?.object("expiredExternalAccountIdentifiers").map {
+            PlayReader($0, "outOfAppPurchaseContext.expiredExternalAccountIdentifiers")
+        }
+        outOfAppAccountID = try expiredIDs?.string("obfuscatedExternalAccountId")
         var items: [LineItem] = []
         for (index, item) in try read.array("lineItems").enumerated() {
             items.append(try SubscriptionPurchase.lineItem(item, "lineItems[\(index)]"))
@@ -107,7 +117,7 @@ package struct SubscriptionPurchase: Sendable, Equatable {
         if try read.object("systemInitiatedCancellation") != nil { return .system }
         if try read.object("developerInitiatedCancellation") != nil { return .developer }
         if try read.object("replacementCancellation") != nil { return .replacement }
-        throw GateKitError(.EPLAY_RESPONSE, "canceledStateContext names no cause GateKit knows")
+        return .unknown
     }
 
     private static func lineItem(_ item: JSONValue, _ path: String) throws(GateKitError) -> LineItem {

@@ -28,12 +28,11 @@ final class VerifiedTokens: @unchecked Sendable {
         }
     }
 
-    private let lock = Lock()
-    private var entries: [Key: Entry] = [:]
+    private let entries = ProcessLocal<[Key: Entry]> { [:] }
 
     /// The entry for `token` while it has not expired (`now` and `skew` in seconds).
     func lookup(_ token: String, now: Int64, skew: Int64) -> Entry? {
-        lock.withLock {
+        entries.withLock { entries in
             guard let entry = entries[Key(token: token)] else { return nil }
             guard now <= entry.expiresAt &+ skew else {
                 entries[Key(token: token)] = nil
@@ -44,7 +43,7 @@ final class VerifiedTokens: @unchecked Sendable {
     }
 
     func record(_ token: String, _ entry: Entry, now: Int64) {
-        lock.withLock {
+        entries.withLock { entries in
             if entries.count >= VerifiedTokens.capacity {
                 entries = entries.filter { $0.value.expiresAt > now }
                 if entries.count >= VerifiedTokens.capacity { entries.removeAll(keepingCapacity: true) }

@@ -28,5 +28,6 @@ extension StoreSchema {
         LedgerSchema.metricsDayChanges,                // 18
         LedgerSchema.metricsPaidByDay,                 // 19
         LedgerSchema.playTokens,                       // 20
+        LedgerSyncSchema.syncMemory,                   // 21
     ])
 }

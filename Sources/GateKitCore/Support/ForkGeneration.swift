@@ -12,13 +12,24 @@ public enum ForkGeneration {
     /// The thread that called the last fork (in the child, its one thread then).
     nonisolated(unsafe) private static var forker = pthread_t()
 
+    /// Guards `ProcessLocal`'s check of the generation. Held across fork(2) by the forking
+    /// thread (POSIX's prepare/parent/child pattern), so the child never inherits it locked.
+    private static let processLock = Lock()
+
     private static let counting: Bool = {
-        pthread_atfork(nil, nil, {
+        pthread_atfork({ ForkGeneration.processLock.acquire() }, { ForkGeneration.processLock.release() }, {
             ForkGeneration.generation &+= 1
             ForkGeneration.forker = pthread_self()
+            ForkGeneration.processLock.release()
         })
         return true
     }()
+
+    /// `body` under the lock no fork(2) happens inside of (short: no I/O, no host code).
+    static func withProcessLock<T>(_ body: () -> T) -> T {
+        _ = counting
+        return processLock.withLock(body)
+    }
 
     /// The current generation (registering the handler on first use: before any handle exists).
     public static var current: UInt64 {

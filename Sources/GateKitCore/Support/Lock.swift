@@ -17,6 +17,27 @@ public final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// `body` under the lock if it can be had within `milliseconds`; nil when it could not.
+    public func withLock<T, E: Error>(waitingAtMost milliseconds: Int, _ body: () throws(E) -> T) throws(E) -> T? {
+        if pthread_mutex_trylock(mutex) != 0 {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let wait = max(0, milliseconds)
+            var until = timespec(tv_sec: now.tv_sec + wait / 1000, tv_nsec: now.tv_nsec + (wait % 1000) * 1_000_000)
+            if until.tv_nsec >= 1_000_000_000 {
+                until.tv_sec += 1
+                until.tv_nsec -= 1_000_000_000
+            }
+            guard pthread_mutex_timedlock(mutex, &until) == 0 else { return nil }
+        }
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// For fork handlers alone (`ForkGeneration`): everything else takes `withLock`.
+    func acquire() { pthread_mutex_lock(mutex) }
+    func release() { pthread_mutex_unlock(mutex) }
+
     @inline(__always)
     public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)

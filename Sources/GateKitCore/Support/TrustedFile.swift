@@ -10,7 +10,8 @@ package enum TrustedFile {
     /// `secret`: the file holds a private key, so a file other users can read is refused too
     /// (it has leaked already: make a new key, and keep it `chmod 600`).
     package static func read(_ path: String, limit: Int, what: String, secret: Bool = false) throws(GateKitError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Non-blocking: a FIFO planted at the path is refused below instead of waiting for a writer.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
             if e == ELOOP { throw GateKitError(.EUNSAFE, "\(what) \(Quoted.path(path)) is a symbolic link (refused: its target could be changed)") }

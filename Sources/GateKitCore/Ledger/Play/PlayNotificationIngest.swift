@@ -6,8 +6,13 @@ import GateKitSupport
 /// A real-time developer notification into the ledger: verified in the same call (the push's
 /// OIDC token and envelope, `PushVerifier`), then the purchase it names asked of the Play
 /// Developer API through the host's client, and the answer recorded (google-play.md §1.8: the
-/// notification says something changed, the API says what). Idempotent by messageId: a
-/// message recorded before is a duplicate without asking Google again.
+/// notification says something changed, the API says what). A push is a hint, never a verdict:
+/// Pub/Sub reuses its token for an hour and the token does not cover the body, so the body's
+/// type, time and refund fields decide nothing. A push saying "revoked" or "voided" has Google's
+/// voided purchases list read for the token, and only a void that list holds is recorded, at
+/// the instant Google gives. Idempotent by messageId and the purchase it names: a redelivery is
+/// a duplicate without asking Google again, and a push recorded under a message id Google has
+/// not used yet cannot make Google's later push with that id one.
 extension Ledger {
     public func ingestPlayPush(authorization: String, body: [UInt8], verifier: PushVerifier,
                                client: PlayDeveloperClient) throws(GateKitError) -> IngestReport {
@@ -16,32 +21,40 @@ extension Ledger {
         guard n.packageName == client.options.packageName else {
             throw .invalid("the notification is for \(Quoted.text(n.packageName)); the client asks about \(Quoted.text(client.options.packageName))")
         }
+        guard !n.messageID.hasPrefix(Ledger.playVoidPrefix) else {
+            throw GateKitError(.EPUSH_MESSAGE, "the messageId begins with \(Quoted.text(Ledger.playVoidPrefix)), which names the voids Google's list gives the ledger; Pub/Sub's ids are numbers")
+        }
         // Pushed under a test issuer (not Google's): test data, whoever answers about the purchase.
         let testData = verified.testSigned
         // A voided purchase is named as the sync names its voids (its typeName is the product type).
         let name = n.kind == .voidedPurchase ? "VOIDED_PURCHASE" : n.typeName ?? n.kind.rawValue
-        if let scope = try recordedMessage(n.messageID) {
-            return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: name,
-                                subtype: nil, notificationUUID: n.messageID, originalTransactionIDs: [], appAccountToken: nil, statusChanges: [])
-        }
         let token = n.payload["purchaseToken"]?.stringValue
+        let key: String
+        switch try recordedPush(n.messageID, naming: token) {
+        case let .duplicate(scope):
+            return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: name,
+                                subtype: nil, notificationUUID: n.messageID, originalTransactionIDs: token.map { [$0] } ?? [],
+                                appAccountToken: nil, statusChanges: [])
+        case let .new(free): key = free
+        }
         var item: PendingItem
+        var voids: [VoidedPurchasesPage.Entry] = []
         switch (n.kind, token) {
         case let (.subscription, token?):
             item = try pendingPlaySubscription(try ask(client, .subscriptionGet(token: token), token), kind: .playNotification,
-                                               message: n.messageID, testData: testData)
-            // A revoked subscription ends at once (§5.3 REVOKED): the answer reads EXPIRED.
-            if n.payload["notificationType"]?.int64Value == 12 { revoke(&item, order: nil, at: n.eventTimeMillis) }
+                                               message: key, testData: testData)
+            if n.payload["notificationType"]?.int64Value == PlayNames.subscriptionRevoked {
+                voids = try playVoids(of: token, from: n.eventTimeMillis, client: client)
+            }
         case let (.oneTimeProduct, token?):
             item = try pendingPlayProduct(try ask(client, .productGetV2(token: token), token), kind: .playNotification,
-                                          message: n.messageID, testData: testData)
+                                          message: key, testData: testData)
         case let (.voidedPurchase, token?):
-            let isSubscription = n.payload["productType"]?.int64Value == 1
+            let isSubscription = n.payload["productType"]?.int64Value == PlayNames.voidedSubscription
             let answer = try ask(client, isSubscription ? .subscriptionGet(token: token) : .productGetV2(token: token), token)
-            item = isSubscription ? try pendingPlaySubscription(answer, kind: .playNotification, message: n.messageID, testData: testData)
-                                  : try pendingPlayProduct(answer, kind: .playNotification, message: n.messageID, testData: testData)
-            // A full refund revokes the voided order; a partial one (quantity) leaves the rest owned.
-            if n.payload["refundType"]?.int64Value == 1 { revoke(&item, order: n.payload["orderId"]?.stringValue, at: n.eventTimeMillis) }
+            item = isSubscription ? try pendingPlaySubscription(answer, kind: .playNotification, message: key, testData: testData)
+                                  : try pendingPlayProduct(answer, kind: .playNotification, message: key, testData: testData)
+            voids = try playVoids(of: token, from: n.eventTimeMillis, client: client)
         default:
             // A test, a refund review, or a kind GateKit does not know: kept, changes nothing.
             item = PendingItem(kind: .playNotification, scope: LedgerScope(environment: .production, testSigned: testData),
@@ -49,13 +62,50 @@ extension Ledger {
                                identity: Hex.encode(try Digest.hash(.sha256, Array("gatekit-play-message\u{0}\(n.messageID)\u{0}".utf8) + n.document)),
                                signedMs: Clock.nowMilliseconds(), header: nil, body: String(decoding: n.document, as: UTF8.self))
         }
-        item.notificationUUID = n.messageID
+        item.notificationUUID = key
         item.notificationType = name
-        return try commit(item)
+        var report = try commit(item)
+        report.notificationUUID = n.messageID  // whatever key it was recorded under
+        if let token, !voids.isEmpty, let holding = try playHolding(token: token) {
+            for void in voids { report = try recordPlayVoid(void, holding: holding, client: client) }
+        }
+        return report
     }
 
-    /// The scope a message was recorded in, if it was (test data or not).
-    func recordedMessage(_ messageID: String) throws(GateKitError) -> LedgerScope? {
+    /// Where a push with this message id naming this purchase token stands: recorded before
+    /// (a redelivery), or new with the key it is recorded under. The key is the message id, or,
+    /// when another push naming another purchase holds that id (one sent under a replayed token
+    /// before Google used the id), the id and the token.
+    enum RecordedPush: Equatable {
+        case duplicate(LedgerScope)
+        case new(key: String)
+    }
+
+    func recordedPush(_ messageID: String, naming token: String?) throws(GateKitError) -> RecordedPush {
+        let qualified = "\(messageID) \(token ?? "")"
+        return try store.read { (db) throws(GateKitError) -> RecordedPush in
+            var taken = false
+            for test in [false, true] {
+                let scope = LedgerScope(environment: .production, testSigned: test)
+                let s = try db.statement("""
+                    SELECT i.notification_uuid = ?4 OR ?5 IS NULL OR EXISTS (
+                        SELECT 1 FROM ledger_item_subjects AS j WHERE j.item_id = i.id AND j.original_transaction_id = ?5)
+                    FROM ledger_items AS i WHERE i.environment = ?1 AND i.test_signed = ?2 AND i.notification_uuid IN (?3, ?4)
+                    AND i.store_kind = 'play-notification'
+                    """)
+                defer { s.reset() }
+                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: messageID).bind(4, text: qualified).bind(5, text: token)
+                while try s.step() {
+                    if s.int64(0) == 1 { return .duplicate(scope) }
+                    taken = true
+                }
+            }
+            return .new(key: taken ? qualified : messageID)
+        }
+    }
+
+    /// The scope a void's record was kept in, if it was (test data or not).
+    func recordedVoid(_ key: String) throws(GateKitError) -> LedgerScope? {
         try store.read { (db) throws(GateKitError) -> LedgerScope? in
             for test in [false, true] {
                 let scope = LedgerScope(environment: .production, testSigned: test)
@@ -64,11 +114,33 @@ extension Ledger {
                     AND notification_uuid IS NOT NULL AND store_kind = 'play-notification'
                     """)
                 defer { s.reset() }
-                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: messageID)
+                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: key)
                 if try s.step() { return scope }
             }
             return nil
         }
+    }
+
+    /// Pages of Google's voided purchases list read for one push (a forged event time can widen
+    /// the window to Google's 30 days; more pages are the sync's).
+    static let pushVoidPages = 5
+
+    /// The voids Google lists for `token`, read from a little before `eventMs` (clamped into
+    /// the 30 days Google keeps). The event time only chooses where to look: what is found is
+    /// Google's, with Google's instants.
+    func playVoids(of token: String, from eventMs: Int64, client: PlayDeveloperClient) throws(GateKitError) -> [VoidedPurchasesPage.Entry] {
+        let now = Clock.nowMilliseconds()
+        let start = max(min(eventMs, now) &- VoidedPurchasesPage.lateRecordingMs, now &- VoidedPurchasesPage.horizonMs)
+        var found: [VoidedPurchasesPage.Entry] = []
+        var pageToken: String?
+        var sent = Set<String>()
+        for _ in 0..<Ledger.pushVoidPages {
+            let page = try VoidedPurchasesPage.read(client, startMs: start, pageToken: pageToken, withinMilliseconds: nil)
+            found += page.entries.filter { $0.purchaseToken == token }
+            guard let next = page.nextPageToken, sent.insert(next).inserted else { break }
+            pageToken = next
+        }
+        return found
     }
 
     /// Google's answer for the purchase, or the API's error (GATEKIT_EPLAY_API).

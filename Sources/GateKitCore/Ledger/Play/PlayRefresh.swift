@@ -35,23 +35,27 @@ extension Ledger {
         try commit(try askedItem(token: token, holding: holding, client: client, message: nil, withinMilliseconds: withinMilliseconds))
     }
 
-    /// A voided order (the voided-purchases list): Google asked about its purchase again and
-    /// the answer recorded with the order revoked at `voidedMs` (all of a one-time purchase's
-    /// items; a quantity-based partial refund revokes nothing). Recorded once per void: a void
-    /// recorded before is a duplicate without asking Google.
-    public func recordPlayVoid(token: String, order: String?, voidedMs: Int64, partial: Bool, holding: PlayHolding,
+    /// A void from Google's voided purchases list: the purchase asked about again and the
+    /// answer recorded with the order revoked at Google's voided instant (all of a one-time
+    /// purchase's items; a quantity-based partial refund revokes nothing). Recorded once per
+    /// void: a void recorded before is a duplicate without asking Google.
+    package func recordPlayVoid(_ void: VoidedPurchasesPage.Entry, holding: PlayHolding,
                                client: PlayDeveloperClient) throws(GateKitError) -> IngestReport {
-        let message = "voided:\(order ?? token):\(voidedMs)"
-        if let scope = try recordedMessage(message) {
+        let token = void.purchaseToken
+        let message = "\(Ledger.playVoidPrefix)\(void.orderID ?? token):\(void.voidedMs)"
+        if let scope = try recordedVoid(message) {
             return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: "VOIDED_PURCHASE",
                                 subtype: nil, notificationUUID: message, originalTransactionIDs: [token], appAccountToken: nil, statusChanges: [])
         }
         var item = try askedItem(token: token, holding: holding, client: client, message: message, withinMilliseconds: nil)
-        if !partial { revoke(&item, order: holding.isSubscription ? order : nil, at: voidedMs) }
+        if void.voidedQuantity == nil { revoke(&item, order: holding.isSubscription ? void.orderID : nil, at: void.voidedMs) }
         item.notificationUUID = message
         item.notificationType = "VOIDED_PURCHASE"
         return try commit(item)
     }
+
+    /// The prefix of the keys voids are recorded under (`voided:<order>:<ms>`); no push's.
+    static let playVoidPrefix = "voided:"
 
     private func askedItem(token: String, holding: PlayHolding, client: PlayDeveloperClient, message: String?,
                            withinMilliseconds: Int?) throws(GateKitError) -> PendingItem {

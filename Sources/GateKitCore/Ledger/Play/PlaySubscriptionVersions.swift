@@ -9,7 +9,7 @@ import GateKitSupport
 extension SubscriptionPurchase {
     /// `answeredMs`: when Google answered (the versions' instant); `identity`: the answer's.
     func ledgerVersions(token: String, answeredMs: Int64, identity: String) -> ([TransactionVersion], RenewalVersion) {
-        let account = LedgerCustomer.normalizedToken(obfuscatedAccountID)
+        let account = LedgerCustomer.normalizedToken(obfuscatedAccountID ?? outOfAppAccountID)
         let orderCounts = Dictionary(lineItems.compactMap(\.latestSuccessfulOrderID).map { ($0, 1) }, uniquingKeysWith: +)
         var transactions: [TransactionVersion] = []
         for item in lineItems {
@@ -52,12 +52,15 @@ extension SubscriptionPurchase {
     /// When the item's access ends, as the model reads an expiry. In grace, Google extends
     /// expiryTime to the grace period's end and does not say when the paid period ended: it
     /// had ended by the answer, so the period ends then and the grace period runs to
-    /// expiryTime. A pending purchase, or one whose pending payment was canceled, or a state
+    /// expiryTime. An expired, held or paused subscription gives no access whatever its
+    /// expiryTime: its period ends by the answer. A pending purchase, or one whose pending payment was canceled, or a state
     /// GateKit does not know, has no period at all: never entitled.
     private func expiry(of item: LineItem, answeredMs: Int64) -> Int64? {
         switch state {
-        case .inGracePeriod: return min(item.expiryMs ?? answeredMs, answeredMs)
-        case .active, .canceled, .expired, .onHold, .paused: return item.expiryMs
+        case .active, .canceled: return item.expiryMs
+        // Without access by Google's word (§5.1) whatever expiryTime says: in grace the period
+        // ended by the answer; expired, on hold or paused, access ended by then at the latest.
+        case .inGracePeriod, .expired, .onHold, .paused: return min(item.expiryMs ?? answeredMs, answeredMs)
         case .pending, .pendingPurchaseCanceled, .unspecified, .other: return nil
         }
     }
@@ -74,7 +77,7 @@ extension SubscriptionPurchase {
         switch cancellation {
         case .user?: return .customerCancelled
         case .system?: return .billingError
-        case .developer?, .replacement?: return .other
+        case .developer?, .replacement?, .unknown?: return .other
         case nil: return state == .inGracePeriod || state == .onHold ? .billingError : nil
         }
     }

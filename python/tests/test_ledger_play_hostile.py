@@ -1,0 +1,271 @@
+"""A push is a hint, never a verdict (Hardening V): Pub/Sub reuses its OIDC token for up to an
+hour and the token does not cover the body, so anyone holding one genuine push token can write
+any body. Each test replays one token from a genuine push with a body the attacker wrote, and
+checks that what the ledger records comes from Google's answers (the local Play stand-in's)
+and Google's voided purchases list alone."""
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from typing import Any, Dict, List
+
+import pytest
+
+import gatekit
+from gatekit.ledger import Outcome, Reason, SubscriptionStatus
+from gatekit.play import PushRejected, push_body
+from gatekit.testing import PlaySubscriptionLife
+from play_standin import PlayStandIn, claims
+
+UTC = datetime.timezone.utc
+
+
+@pytest.fixture(scope="module")
+def play() -> PlayStandIn:
+    return PlayStandIn()
+
+
+@pytest.fixture(scope="module")
+def replayed(play: PlayStandIn) -> Dict[str, str]:
+    """One genuine push token, kept and sent again with every forged body below."""
+    return {"Authorization": f"Bearer {play.push_token(claims(play))}"}
+
+
+def active_life(play: PlayStandIn, token: str) -> PlaySubscriptionLife:
+    start = datetime.datetime.now(UTC).replace(microsecond=0) - datetime.timedelta(days=2)
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", token, start=start)
+    life.subscribe()
+    life.acknowledge()
+    return life
+
+
+def send(store: gatekit.Store, play: PlayStandIn, headers: Dict[str, str], notification: Dict[str, Any],
+         message: str) -> gatekit.IngestResult:
+    with play.client() as client, play.verifier() as verifier:
+        return store.ledger.ingest_play_push(verifier, client, headers, push_body(notification, message))
+
+
+def note(play: PlayStandIn, member: str, payload: Dict[str, Any], event_ms: str = "1") -> Dict[str, Any]:
+    return {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": event_ms, member: payload}
+
+
+def void(life: PlaySubscriptionLife, at: datetime.datetime) -> Dict[str, Any]:
+    return {"kind": "androidpublisher#voidedPurchase", "purchaseToken": life.purchase_token, "orderId": life.order_id,
+            "purchaseTimeMillis": str(int(life.start.timestamp() * 1000)), "voidedTimeMillis": str(int(at.timestamp() * 1000)),
+            "voidedSource": 1, "voidedReason": 0, "_kind": "subscription"}
+
+
+def asked(store: gatekit.Store, token: str) -> gatekit.Entitlement:
+    return store.ledger.entitled(token, "pro.monthly", environment="Production", test_signed=True)
+
+
+def voided_reads(play: PlayStandIn, since: int) -> List[Dict[str, Any]]:
+    return [e for e in play.log()[since:] if e.get("path", "").endswith("/voidedpurchases")]
+
+
+def test_a_forged_revoke_of_an_active_subscription_changes_nothing(play, store, replayed):
+    """H1: SUBSCRIPTION_REVOKED with eventTimeMillis 1 for a token Google says is ACTIVE."""
+    life = active_life(play, "hostile-h1")
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    logged = len(play.log())
+    r = send(store, play, replayed, note(play, "subscriptionNotification",
+                                         {"version": "1.0", "notificationType": 12, "purchaseToken": life.purchase_token}), "h1-1")
+    assert r.outcome == Outcome.NEW and r.notification_type == "SUBSCRIPTION_REVOKED"
+    e = asked(store, life.purchase_token)
+    assert e.reason == Reason.SUBSCRIPTION and e.until == life.expires, "Google's ACTIVE answer decides, not the push's type"
+    reads = voided_reads(play, logged)
+    assert reads, "a push saying revoked has Google's voided list read for the token"
+    month_ago = int((datetime.datetime.now(UTC) - datetime.timedelta(days=30)).timestamp() * 1000)
+    assert all(month_ago <= int(dict(v["query"])["startTime"]) for v in reads), "the forged 1970 is clamped into Google's 30 days"
+    # Nothing later undoes Google's word either: a refresh still says entitled.
+    with play.client() as client:
+        store.ledger.refresh_play_subscription(client, life.purchase_token)
+    assert asked(store, life.purchase_token).reason == Reason.SUBSCRIPTION
+
+
+def test_a_forged_void_that_googles_list_does_not_hold_changes_nothing(play, store, replayed):
+    """H2: a voidedPurchaseNotification, refundType 1 and no orderId, for a token in no voided list."""
+    life = active_life(play, "hostile-h2")
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[])
+    r = send(store, play, replayed, note(play, "voidedPurchaseNotification",
+                                         {"purchaseToken": life.purchase_token, "productType": 1, "refundType": 1}), "h2-1")
+    assert r.outcome == Outcome.NEW and r.notification_type == "VOIDED_PURCHASE"
+    e = asked(store, life.purchase_token)
+    assert e.reason == Reason.SUBSCRIPTION and e.status == SubscriptionStatus.ACTIVE
+
+
+def test_a_genuine_revoke_is_dated_by_googles_list_never_by_the_push(play, store, replayed):
+    """Google's list holds the void: revoked at its voidedTimeMillis, whatever the push's eventTimeMillis says."""
+    life = active_life(play, "hostile-revoke")
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    send(store, play, replayed, note(play, "subscriptionNotification",
+                                     {"version": "1.0", "notificationType": 4, "purchaseToken": life.purchase_token}), "rv-0")
+    order = life.order_id
+    life.revoke(datetime.timedelta(hours=1))
+    at = life.now
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[void(life, at)])
+    r = send(store, play, replayed, note(play, "subscriptionNotification",
+                                         {"version": "1.0", "notificationType": 12, "purchaseToken": life.purchase_token}), "rv-1")
+    assert r.notification_type == "VOIDED_PURCHASE" and r.outcome == Outcome.NEW
+    e = asked(store, life.purchase_token)
+    assert e.reason == Reason.REVOKED and e.status == SubscriptionStatus.REVOKED and e.transaction_id == order
+    # Recorded as Google's void, under Google's instant (the push said 1970).
+    keys = [i["notificationUUID"] for i in store.ledger.history(life.purchase_token, environment="Production", test_signed=True)["items"]]
+    assert keys[-1] == f"voided:{order}:{int(at.timestamp() * 1000)}"
+    # The sync finds the same void recorded.
+    with play.client() as client:
+        report = store.ledger.sync_play(client, max_refreshes=0)
+    assert report.voided == 0 and report.voided_before == 1, report.raw
+
+
+def test_google_s_answer_ends_access_when_the_list_has_not_the_void_yet(play, store, replayed):
+    """A genuine revoke whose void Google has not listed yet: the answer (EXPIRED, expiry now) ends access."""
+    life = active_life(play, "hostile-revoke-unlisted")
+    life.revoke(datetime.timedelta(hours=1))
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[])
+    send(store, play, replayed, note(play, "subscriptionNotification",
+                                     {"version": "1.0", "notificationType": 12, "purchaseToken": life.purchase_token}), "rvu-1")
+    e = asked(store, life.purchase_token)
+    assert not e and e.reason == Reason.EXPIRED
+
+
+def test_a_forged_push_cannot_shadow_googles_push_of_the_same_message_id(play, store, replayed):
+    """M4: a push under a future message id naming another token; Google's own push with that id is not a duplicate."""
+    decoy, victim = active_life(play, "hostile-m4-decoy"), active_life(play, "hostile-m4-victim")
+    play.world(subscriptions={decoy.purchase_token: decoy.resource(), victim.purchase_token: victim.resource()})
+    forged = send(store, play, replayed, note(play, "subscriptionNotification",
+                                              {"version": "1.0", "notificationType": 4, "purchaseToken": decoy.purchase_token}), "9000001")
+    assert forged.outcome == Outcome.NEW
+    genuine = send(store, play, replayed, note(play, "subscriptionNotification",
+                                               {"version": "1.0", "notificationType": 4, "purchaseToken": victim.purchase_token}), "9000001")
+    assert genuine.outcome == Outcome.NEW and genuine.notification_uuid == "9000001"
+    assert asked(store, victim.purchase_token).reason == Reason.SUBSCRIPTION
+    # Redeliveries of each are duplicates, and Google is not asked again.
+    api = play.counters()["api"]
+    for token in (decoy.purchase_token, victim.purchase_token):
+        again = send(store, play, replayed, note(play, "subscriptionNotification",
+                                                 {"version": "1.0", "notificationType": 4, "purchaseToken": token}), "9000001")
+        assert again.outcome == Outcome.DUPLICATE
+    assert play.counters()["api"] == api
+
+
+def test_a_push_cannot_take_the_key_of_a_void_from_googles_list(play, store, replayed):
+    """L8: a push whose messageId is voided:<order>:<ms> is refused, and the sync records that real void."""
+    life = active_life(play, "hostile-l8")
+    order = life.order_id
+    at = datetime.datetime.now(UTC).replace(microsecond=0) - datetime.timedelta(hours=2)
+    entry = void(life, at)
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    with play.client() as client:
+        store.ledger.refresh_play_subscription(client, life.purchase_token)
+    with pytest.raises(PushRejected, match="voided:"):
+        send(store, play, replayed, note(play, "testNotification", {"version": "1.0"}), f"voided:{order}:{entry['voidedTimeMillis']}")
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[entry])
+    with play.client() as client:
+        report = store.ledger.sync_play(client, max_refreshes=0, overlap=datetime.timedelta(days=1))
+    assert report.voided == 1, report.raw
+    assert store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production").reason == Reason.REVOKED
+
+
+def test_a_notification_must_carry_one_notification_object(play, store, replayed):
+    with pytest.raises(PushRejected, match="no notification object"):
+        send(store, play, replayed, {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1"}, "empty-1")
+    with pytest.raises(PushRejected, match="printable"):
+        send(store, play, replayed, note(play, "testNotification", {"version": "1.0"}), "x" * 300)
+
+
+@pytest.mark.parametrize("state", ["SUBSCRIPTION_STATE_EXPIRED", "SUBSCRIPTION_STATE_ON_HOLD", "SUBSCRIPTION_STATE_PAUSED"])
+def test_a_state_without_access_never_entitles_whatever_the_expiry(play, store, state):
+    """M1: Google's table (google-play.md §5.1) says no access in these states; an expiryTime ahead does not change that."""
+    life = active_life(play, f"hostile-m1-{state.lower()}")
+    resource = life.resource()
+    resource["subscriptionState"] = state
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(resource))
+    e = store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production")
+    assert not e, f"{state} with an expiry 28 days ahead: {e.reason}"
+
+
+@pytest.mark.parametrize("context", [{"someCancellationGoogleAddsLater": {"when": "later"}}, {}])
+def test_a_cancellation_cause_gatekit_does_not_know_is_read_as_unknown(play, store, context):
+    """M2: canceledStateContext is an open enumeration: an unknown (or no) cause is recorded, never a refusal."""
+    life = active_life(play, f"hostile-m2-{len(context)}")
+    resource = life.resource()
+    resource["subscriptionState"] = "SUBSCRIPTION_STATE_CANCELED"
+    resource["canceledStateContext"] = context
+    r = store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(resource))
+    assert r.outcome == Outcome.NEW
+    e = store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production")
+    assert e.reason == Reason.SUBSCRIPTION and e.until == life.expires and e.store_state == "SUBSCRIPTION_STATE_CANCELED"
+
+
+def test_a_resubscription_from_the_play_store_reaches_the_expired_purchases_account(play, store):
+    """outOfAppPurchaseContext: a purchase made outside the app names the expired purchase's account."""
+    account = "5b0c8c3e-58a8-4bd4-9f4e-2b7a1e0d9c11"
+    life = active_life(play, "hostile-out-of-app")
+    resource = life.resource()
+    resource["outOfAppPurchaseContext"] = {"expiredExternalAccountIdentifiers": {"obfuscatedExternalAccountId": account},
+                                           "expiredPurchaseToken": "an-expired-token"}
+    r = store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(resource))
+    assert r.app_account_token == account
+    assert store.ledger.entitled(account, "pro.monthly", environment="Production").reason == Reason.SUBSCRIPTION
+
+
+def held(store: gatekit.Store, play: PlayStandIn, lives: List[PlaySubscriptionLife]) -> None:
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives})
+    with play.client() as client:
+        for life in lives:
+            store.ledger.refresh_play_subscription(client, life.purchase_token)
+
+
+def test_a_page_token_cycling_across_calls_is_found(play, store):
+    """M5: Google's page tokens cycling A→B→A across calls of one page each: the window remembers
+    its tokens across calls, begins again at most three times, then the sync fails with the reason
+    (it was PARTIAL forever)."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    lives = [active_life(play, f"cycle-calls-{i}") for i in range(3)]
+    held(store, play, lives)
+    voided = [dict(void(l, now - datetime.timedelta(hours=1, minutes=i))) for i, l in enumerate(lives)]
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives}, voided=voided, pageSize=1, voidedTokenCycle=True)
+    outcomes = []
+    with play.client() as client:
+        for _ in range(15):
+            try:
+                outcomes.append(store.ledger.sync_play(client, max_pages=1, max_refreshes=0).outcome)
+            except gatekit.play.PlayResponseError as error:
+                assert "repeated an earlier one" in str(error)
+                break
+        else:
+            pytest.fail(f"fifteen calls, none found the cycle: {outcomes}")
+    assert len(outcomes) <= 12
+
+
+def test_every_due_token_is_refreshed_in_turn_across_calls(play, store):
+    """M6: four tokens on hold and max_refreshes=1: four calls ask about each token once (the
+    refresh pass goes on where the last call stopped), never the first token four times."""
+    lives = [active_life(play, f"fair-{i}") for i in range(4)]
+    for life in lives:
+        life.hold()
+    held(store, play, lives)
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives}, voided=[])
+    logged = len(play.log())
+    with play.client() as client:
+        for _ in range(4):
+            report = store.ledger.sync_play(client, max_refreshes=1)
+            assert report.refreshed == 1, report.raw
+    asked = [e["path"].rsplit("/", 1)[-1] for e in play.log()[logged:] if "/purchases/subscriptionsv2/tokens/" in e.get("path", "")]
+    assert sorted(asked) == sorted(l.purchase_token for l in lives), asked
+
+
+def test_a_budget_spent_inside_a_page_request_ends_the_sync_partial(play, store):
+    """L9: a 1 s budget against a voided-list page that takes 6 s: the sync returns PARTIAL (the
+    budget), in about its budget, never a transport error."""
+    life = active_life(play, "budget-page")
+    held(store, play, [life])
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[], delayMs=6000)
+    began = time.monotonic()
+    with play.client() as client:
+        report = store.ledger.sync_play(client, budget=datetime.timedelta(seconds=1))
+    took = time.monotonic() - began
+    assert report.outcome == gatekit.ledger.SyncOutcome.PARTIAL and report.raw["stoppedBy"] == "budget", report.raw
+    assert took < 4, f"a 1 s budget took {took:.1f} s"
