@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # make quick DOMAIN=ledger: one domain's Swift suites, C test programs and pytest files
-# (Tests/domains.tsv), on SQLite only, after an incremental build: the loop while changing a
-# rule. The App Store API's, the ledger's and Google Play's tests get their local stand-in;
-# nothing else is started.
+# (Tests/domains.tsv), after an incremental build: the loop while changing a rule. Each domain's
+# services are started as `make test` starts them (the App Store and Play stand-ins, PostgreSQL
+# and PgBouncer for the store's domain) and required: a missing one fails, never skips. Other
+# domains run on SQLite only.
 #   scripts/quick.sh DOMAIN
+# QUICK_STAGES (default "swift c python") picks stages; QUICK_FAIL_FAST=1 stops at the first
+# failing test (make mutation's C and pytest stages).
 set -euo pipefail
 trap 'echo "quick: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,24 +20,37 @@ fi
 IFS=$'\t' read -r _ suites c_tests py_tests <<<"$row"
 [ "$suites" = - ] && suites=""
 [ "$c_tests" = - ] && c_tests=""
+[ "$py_tests" = - ] && py_tests=""
 start=$(date +%s)
 swift build --build-tests 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -3
 ln -sfn libgatekit.so .build/debug/libgatekit.so.0
 export SWIFT_BACKTRACE=enable=no GATEKIT_LIBRARY="$root/.build/debug/libgatekit.so" GATEKIT_TOOL="$root/.build/c/gatekit"
 unset GATEKIT_TEST_BACKEND GATEKIT_TEST_POSTGRES
-[ -z "$suites" ] || swift test --skip-build --filter "$suites" 2>&1 | grep -E "✘|Test run with" | tail -20
+stages=" ${QUICK_STAGES:-swift c python} "
+if [[ "$stages" == *" swift "* ]] && [ -n "$suites" ]; then
+    swift test --skip-build --filter "$suites" 2>&1 | grep -E "✘|Test run with" | tail -20
+fi
 make --no-print-directory -s tool >/dev/null
 for t in $c_tests; do make --no-print-directory -s ".build/c/tests/$t" >/dev/null; done
 run_tests() {
-    for t in $c_tests; do ".build/c/tests/$t" | tail -1; done
-    (cd python && "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider $(printf 'tests/%s ' $py_tests) -k "not postgresql")
+    if [[ "$stages" == *" c "* ]]; then
+        for t in $c_tests; do ".build/c/tests/$t" | tail -1; done
+    fi
+    if [[ "$stages" == *" python "* ]] && [ -n "$py_tests" ]; then
+        (cd python && "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider ${QUICK_FAIL_FAST:+-x} $(printf 'tests/%s ' $py_tests) ${pg_filter:+-k "$pg_filter"})
+    fi
 }
-if [ "$domain" = api ] || [ "$domain" = ledger ]; then  # the API client and the ledger's sync talk to the stand-in
-    export -f run_tests; export c_tests py_tests
-    scripts/with-appstore-standin.sh bash -c run_tests
-elif [ "$domain" = play ]; then
-    export -f run_tests; export c_tests py_tests
-    scripts/with-play-standin.sh bash -c run_tests
+# What each domain's tests talk to, started and required as in `make test`.
+services=() pg_filter="not postgresql"
+case "$domain" in
+    api) services=(scripts/with-appstore-standin.sh); export GATEKIT_REQUIRE_APPSTORE=1 ;;
+    ledger) services=(scripts/with-appstore-standin.sh scripts/with-play-standin.sh); export GATEKIT_REQUIRE_APPSTORE=1 GATEKIT_REQUIRE_PLAY=1 ;;
+    play) services=(scripts/with-play-standin.sh); export GATEKIT_REQUIRE_PLAY=1 ;;
+    store) services=(scripts/with-postgres.sh); pg_filter=""; export GATEKIT_REQUIRE_POSTGRES=1 ;;
+esac
+export -f run_tests; export c_tests py_tests stages pg_filter
+if [ ${#services[@]} -gt 0 ]; then
+    "${services[@]}" bash -c run_tests
 else
     run_tests
 fi

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """`make mutation`: applies each one-line mutant of mutants.tsv to the library, rebuilds, runs
-the Swift tests of its domain, and says whether an assertion about behaviour killed it.
+its domain's tests (Tests/domains.tsv) stage by stage — the Swift suites, then the C test
+programs and pytest files with the domain's services (scripts/quick.sh), stopping at the first
+stage that kills — and says whether an assertion about behaviour killed it.
 
 mutants.tsv: one mutant a line, tab-separated: id, domain, file, the exact text to replace
 (it must occur exactly once in the file), its replacement, and the behaviour it breaks.
 `\\t` and `\\n` are not allowed in the texts; '#' starts a comment line.
 
-A mutant is killed when the tests fail with a recorded expectation ("recorded an issue"), not
-by a crash or a build failure (those are reported as such and count as survivors). The source
+A mutant is killed when the tests fail with a recorded expectation (Swift's "recorded an issue",
+a C check's "N failed", pytest's "N failed"), not by a crash or a build failure (those are reported as such and count as survivors). The source
 file is restored after each mutant, whatever happens. Not part of `make test` (one rebuild per
 mutant); run it before resolving an issue that changes a rule.
 
@@ -16,6 +18,7 @@ mutant); run it before resolving an issue that changes a rule.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import time
@@ -24,9 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 LIST = Path(__file__).resolve().parent / "mutants.tsv"
 
-# Each domain's focused Swift suites (swift test --filter), from Tests/domains.tsv.
-DOMAINS = {fields[0]: fields[1] for fields in (line.split("\t") for line in (ROOT / "Tests" / "domains.tsv").read_text().splitlines()
-                                                 if line and not line.startswith("#"))}
+# Each domain's row of Tests/domains.tsv: its Swift suites (swift test --filter), C test
+# programs and pytest files.
+ROWS = {fields[0]: fields[1:] for fields in (line.split("\t") for line in (ROOT / "Tests" / "domains.tsv").read_text().splitlines()
+                                             if line and not line.startswith("#"))}
+DOMAINS = {name: row[0] for name, row in ROWS.items()}
 
 
 def mutants(only: set[str], domain: str | None) -> list[dict[str, str]]:
@@ -48,6 +53,35 @@ def mutants(only: set[str], domain: str | None) -> list[dict[str, str]]:
 def run(command: list[str], log: Path) -> int:
     with log.open("w") as f:
         return subprocess.run(command, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT).returncode
+
+
+def swift_stage(m: dict[str, str], log: Path) -> tuple[str, str]:
+    if DOMAINS[m["domain"]] == "-":
+        return "survived", "every test passed"
+    code = run(["swift", "test", "--skip-build", "--filter", DOMAINS[m["domain"]]], log)
+    text = log.read_text(errors="replace")
+    failing = sorted({l.split("Test ", 1)[1].split("(")[0] for l in text.splitlines()
+                      if "recorded an issue" in l and "Test " in l})
+    if code != 0 and failing:
+        return "killed", "by " + ", ".join(failing[:3]) + (" …" if len(failing) > 3 else "")
+    if code != 0:
+        return "survived", "the tests crashed or failed without an expectation (see the log)"
+    return "survived", "every test passed"
+
+
+def c_and_python_stage(m: dict[str, str], log: Path) -> tuple[str, str]:
+    """The domain's C programs, then its pytest files, with its services, up to the first failure."""
+    code = run(["env", "QUICK_STAGES=c python", "QUICK_FAIL_FAST=1", "scripts/quick.sh", m["domain"]], log)
+    text = log.read_text(errors="replace")
+    c_failed = [l for l in text.splitlines() if re.search(r"\b[1-9][0-9]* failed\b", l) and "passed" in l and "=" not in l]
+    py_failed = [l.split("FAILED ", 1)[1].split(" - ")[0] for l in text.splitlines() if l.startswith("FAILED ")]
+    if code != 0 and py_failed:
+        return "killed", "by " + ", ".join(py_failed[:2])
+    if code != 0 and c_failed:
+        return "killed", "by a C check: " + c_failed[0].strip()
+    if code != 0:
+        return "survived", "the C or Python stage crashed or failed without an expectation (see the log)"
+    return "survived", "every test passed (Swift, C and Python)"
 
 
 def main() -> int:
@@ -76,16 +110,9 @@ def main() -> int:
             if run(["swift", "build", "--build-tests"], log) != 0:
                 verdict, how = "survived", "the mutant does not build (choose another)"
             else:
-                code = run(["swift", "test", "--skip-build", "--filter", DOMAINS[m["domain"]]], log)
-                text = log.read_text(errors="replace")
-                failing = sorted({l.split("Test ", 1)[1].split("(")[0] for l in text.splitlines()
-                                  if "recorded an issue" in l and "Test " in l})
-                if code != 0 and failing:
-                    verdict, how = "killed", "by " + ", ".join(failing[:3]) + (" …" if len(failing) > 3 else "")
-                elif code != 0:
-                    verdict, how = "survived", "the tests crashed or failed without an expectation (see the log)"
-                else:
-                    verdict, how = "survived", "every test passed"
+                verdict, how = swift_stage(m, log)
+                if verdict == "survived" and how == "every test passed" and (ROWS[m["domain"]][1] != "-" or ROWS[m["domain"]][2] != "-"):
+                    verdict, how = c_and_python_stage(m, logs / f"{m['id']}.c-python.log")
         finally:
             path.write_text(original)
         (killed if verdict == "killed" else survived).append(m["id"])

@@ -269,3 +269,37 @@ def test_a_budget_spent_inside_a_page_request_ends_the_sync_partial(play, store)
     took = time.monotonic() - began
     assert report.outcome == gatekit.ledger.SyncOutcome.PARTIAL and report.raw["stoppedBy"] == "budget", report.raw
     assert took < 4, f"a 1 s budget took {took:.1f} s"
+
+
+def test_tokens_linking_in_a_loop_supersede_nothing(play, store):
+    """L7: two ACTIVE tokens each naming the other as linkedPurchaseToken, and one naming itself:
+    no purchase makes such a chain, so no link supersedes and each answers as Google says (ACTIVE)."""
+    a, b, c = (active_life(play, f"loop-{n}") for n in "abc")
+    a.linked_purchase_token, b.linked_purchase_token, c.linked_purchase_token = b.purchase_token, a.purchase_token, c.purchase_token
+    for life in (a, b, c):
+        store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    for life in (a, b, c):
+        e = store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production")
+        assert e.reason == Reason.SUBSCRIPTION and e.until == life.expires, (life.purchase_token, e.reason)
+    # A real chain still supersedes: d replaced a (a upgrade), so a answers "upgraded".
+    d = active_life(play, "loop-d")
+    d.linked_purchase_token = a.purchase_token
+    store.ledger.ingest_play_subscription(play.s.package, d.purchase_token, json.dumps(d.resource()))
+    assert store.ledger.entitled(d.purchase_token, "pro.monthly", environment="Production").reason == Reason.SUBSCRIPTION
+
+
+def test_an_answer_of_thousands_of_line_items_is_recorded_and_answers_each(play, store):
+    """M3: one answer of 3,000 line items of distinct products (under the 1 MiB limit) is recorded
+    in one pass (it was N²: 6,500 items took 172 s holding the write lock), and every product
+    answers, in the feed and to a question."""
+    items = [{"productId": f"addon.{i}", "expiryTime": "2099-01-01T00:00:00Z", "autoRenewingPlan": {"autoRenewEnabled": True},
+              "offerDetails": {"basePlanId": "monthly"}, "latestSuccessfulOrderId": f"GPA.{i:04d}"} for i in range(3000)]
+    answer = {"kind": "androidpublisher#subscriptionPurchaseV2", "subscriptionState": "SUBSCRIPTION_STATE_ACTIVE",
+              "startTime": "2026-01-01T00:00:00Z", "lineItems": items}
+    assert len(json.dumps(answer)) < 1 << 20
+    store.ledger.ingest_play_subscription(play.s.package, "many-items", json.dumps(answer))
+    feed = [c for c in store.ledger.changes(limit=10_000).changes if c.original_transaction_id == "many-items"]
+    assert sorted(c.product_id for c in feed) == sorted(f"addon.{i}:monthly" for i in range(3000))
+    assert all(c.entitled and c.reason == Reason.SUBSCRIPTION for c in feed)
+    for i in (0, 1234, 2999):
+        assert store.ledger.entitled("many-items", f"addon.{i}", environment="Production").reason == Reason.SUBSCRIPTION

@@ -217,3 +217,19 @@ def test_a_slow_key_server_delays_only_the_push_that_needed_it(play):
         waited = time.monotonic() - began
         stranger.join()
     assert waited < 1.5, f"a push signed with a held key waited {waited:.1f} s behind another push's key fetch"
+
+
+def test_a_verifiers_duplicate_is_the_same_id_and_the_same_notification(play):
+    """M4 at the verifier: a push under a replayed token that takes a message id first cannot
+    make Google's own push with that id (another notification) a duplicate; a redelivery is one."""
+    from gatekit.play import push_body
+    from play_standin import claims
+    headers = {"Authorization": f"Bearer {play.push_token(claims(play))}"}
+
+    def notification(token: str) -> dict:
+        return {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1",
+                "subscriptionNotification": {"version": "1.0", "notificationType": 4, "purchaseToken": token}}
+    with play.verifier() as verifier:
+        assert not verifier.verify_push(headers, push_body(notification("decoy"), "5550001")).duplicate
+        assert not verifier.verify_push(headers, push_body(notification("genuine"), "5550001")).duplicate
+        assert verifier.verify_push(headers, push_body(notification("genuine"), "5550001")).duplicate

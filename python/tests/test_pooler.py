@@ -47,7 +47,7 @@ def pgbouncer() -> Iterator:
     folder = Path(tempfile.mkdtemp(prefix="gatekit-pgbouncer-"))
     folder.chmod(0o755)  # readable by nobody, which runs it
 
-    def start(mode: str, ignore: str = "") -> str:
+    def start(mode: str, ignore: str = "", pool_size: int = 2) -> str:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
@@ -62,7 +62,8 @@ unix_socket_dir =
 auth_type = trust
 auth_file = {folder / 'users.txt'}
 pool_mode = {mode}
-default_pool_size = 2
+default_pool_size = {pool_size}
+query_wait_timeout = 15
 ignore_startup_parameters = {ignore}
 logfile = {folder / 'pgbouncer.log'}
 """)
@@ -120,6 +121,45 @@ def test_nothing_stays_in_the_pools_server_sessions():
     assert seen == {direct + "|0|0"}, seen
     # The store it wrote is the one a direct connection reads.
     assert psql(f"SELECT count(*) FROM {schema(app)}.eula_decisions") == "20"
+
+
+def test_an_idle_handle_holds_no_server_connection(pgbouncer):
+    """M9: with one server connection in the pool, an idle handle after a write leaves it to
+    others (a Flush sent after the transaction's Sync made PgBouncer keep it for GateKit)."""
+    uri = pgbouncer("transaction", pool_size=1)
+    with gatekit.Store(uri, app_id=app_id("idle")) as s:
+        s.eula.accept("terms", gatekit.hash_bytes(b"terms"))
+        s.permissions.set_usage_description(Category.CAMERA, "to scan")
+        out = subprocess.run(["psql", "-X", "-q", "-A", "-t", uri, "-c", "SELECT 1"], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
+        assert not s.eula.should_present_hash("terms", gatekit.hash_bytes(b"terms"))
+
+
+def test_another_clients_session_settings_change_nothing_for_gatekit(pgbouncer):
+    """M10 and L10: another pool client leaves bytea_output=escape and
+    default_transaction_read_only=on in the one server session; GateKit's reads of a published
+    text are not a corruption alarm and its writes are not refused."""
+    uri = pgbouncer("transaction", pool_size=1)
+    app = app_id("settings")
+    with gatekit.Store(uri, app_id=app) as s:
+        s.eula.publish("terms", "v1", {"en": b"Terms \x00\xff as bytes"}, default_language="en")
+    out = subprocess.run(["psql", "-X", "-q", "-A", "-t", uri, "-c", "SET bytea_output = escape",
+                          "-c", "SET default_transaction_read_only = on", "-c", "SHOW bytea_output"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "escape", out.stderr
+    assert through(uri, "SHOW bytea_output") == "escape", "the setting stays in the pool's one server session"
+    with gatekit.Store(uri, app_id=app) as s:
+        presented = s.eula.should_present_at("terms", "alice", "en")
+        assert s.eula.text("terms", presented.hash) == b"Terms \x00\xff as bytes"
+        s.eula.accept("terms", presented.hash, user="alice")
+        assert not s.eula.should_present_hash("terms", presented.hash, user="alice")
+    assert through(uri, "SHOW default_transaction_read_only") == "on", "GateKit's settings were its transactions' own"
+
+
+def through(uri: str, sql: str) -> str:
+    out = subprocess.run(["psql", "-X", "-q", "-A", "-t", uri, "-c", sql], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
 
 
 # ---- the connection's settings ----------------------------------------------------------------

@@ -100,11 +100,12 @@ enum ChangeFeedRows {
     /// Each product's answer for the subscription at `at`, from its versions.
     static func answers(_ record: CustomerRecord, original: String, at: Int64, catalogs: ProductCatalogs) -> [String: Entitlement] {
         let view = record.view(of: original, at: at, knownBy: nil, catalog: catalogs.catalog(at: at))
-        var out: [String: Entitlement] = [:]
-        for t in record.transactions where t.originalTransactionID == original && out[t.productID] == nil {
-            out[t.productID] = view.entitlement(to: t.productID, naming: false)
+        var products: [String] = []
+        var seen = Set<String>()
+        for t in record.transactions where t.originalTransactionID == original && seen.insert(t.productID).inserted {
+            products.append(t.productID)
         }
-        return out
+        return view.entitlements(to: products)
     }
 
     /// Who the subscription's changes are about: its newest app account token, and the app

@@ -96,7 +96,7 @@ public struct CustomerRecord: Sendable {
         }
         // A subscription another one replaced (a Play token chain: plan change, re-signup,
         // top-up) is superseded while a replacing version is the newest known: never counted twice.
-        let replaced = Set(current.values.lazy.filter { $0.store == .play }.compactMap(\.replaces).map { Array($0.utf8) })
+        let replaced = CustomerRecord.replacedTokens(current.values.filter { $0.store == .play })
         if !replaced.isEmpty {
             for (id, t) in current where t.store == .play && replaced.contains(Array(t.originalTransactionID.utf8)) {
                 current[id]?.isUpgraded = true
@@ -121,5 +121,27 @@ public struct CustomerRecord: Sendable {
         }.sorted { ($0.originalTransactionID, $0.transactionID) < ($1.originalTransactionID, $1.transactionID) }
         return CurrentVersions(transactions: resolved, renewals: renewal)
     }
-}
 
+    /// The tokens (as bytes) that another token of `versions` replaced. A link that closes a
+    /// cycle (a token naming itself, two naming each other) is not Google's chain but a loop
+    /// no purchase can make: it supersedes nothing, so each token answers as its own answer says.
+    static func replacedTokens(_ versions: [TransactionVersion]) -> Set<[UInt8]> {
+        var links: [String: Set<String>] = [:]
+        for t in versions { if let r = t.replaces { links[t.originalTransactionID, default: []].insert(r) } }
+        guard !links.isEmpty else { return [] }
+        func reaches(_ start: String, _ goal: String) -> Bool {
+            var seen: Set<String> = [start]
+            var next = [start]
+            while let token = next.popLast() {
+                if token == goal { return true }
+                for r in links[token] ?? [] where seen.insert(r).inserted { next.append(r) }
+            }
+            return false
+        }
+        var replaced = Set<[UInt8]>()
+        for (replacing, olds) in links {
+            for old in olds where !reaches(old, replacing) { replaced.insert(Array(old.utf8)) }
+        }
+        return replaced
+    }
+}

@@ -73,31 +73,67 @@ public struct LedgerView: Sendable {
     /// Every answer about products matching `filter`, entitling or not (one per subscription,
     /// one per other transaction), to `visit`.
     func answers(matching filter: String?, _ visit: (Entitlement) -> Void) {
-        for subscription in current.subscriptions where matches(subscription.latest, filter) {
+        eachAnswer(where: { matches($0, filter) }) { _, e in visit(e) }
+    }
+
+    /// The names among `wanted` (keyed by their bytes) that `t` answers to: `matches` for each
+    /// of them at once.
+    private func matchedNames(_ t: TransactionVersion, among wanted: [[UInt8]: String]) -> [String] {
+        var found: [String] = []
+        func add(_ name: String?) {
+            if let name, let known = wanted[Array(name.utf8)], !found.contains(known) { found.append(known) }
+        }
+        add(t.productID)
+        add(t.groupID)
+        if !catalog.products.isEmpty, let product = catalog.product(t.productID) {
+            if t.groupID == nil { add(product.group) }
+            product.entitlements.forEach(add)
+        }
+        return found
+    }
+
+    /// `entitlement(to: name, naming: false)` for each of `names`, in one pass over the
+    /// subscriptions (a subscription of N products asks N names: one pass each was N²).
+    func entitlements(to names: [String]) -> [String: Entitlement] {
+        let wanted = Dictionary(names.map { (Array($0.utf8), $0) }, uniquingKeysWith: { first, _ in first })
+        var best: [String: Entitlement] = [:]
+        eachAnswer(where: { !matchedNames($0, among: wanted).isEmpty }) { t, e in
+            for name in matchedNames(t, among: wanted) where best[name].map({ LedgerView.lastsLonger(e, than: $0) }) ?? true {
+                best[name] = e
+            }
+        }
+        for name in names where best[name] == nil { best[name] = Entitlement.none }
+        return best
+    }
+
+    /// Every answer about a subscription or other transaction whose deciding transaction
+    /// `wanted` takes, with that transaction.
+    private func eachAnswer(where wanted: (TransactionVersion) -> Bool, _ visit: (TransactionVersion, Entitlement) -> Void) {
+        for subscription in current.subscriptions where wanted(subscription.latest) {
             // Nothing entitles before its purchase instant (one rule for every product type):
             // a period bought after the instant gives way to the one bought by then, if any.
             guard let s = purchased(subscription) else {
-                visit(Entitlement(reason: .notYetPurchased, transaction: subscription.latest, group: subscription.groupID))
+                visit(subscription.latest, Entitlement(reason: .notYetPurchased, transaction: subscription.latest, group: subscription.groupID))
                 continue
             }
             let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
             switch status {
             case .active:
-                visit(Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: status, untilMs: s.latest.expiresMs))
+                visit(subscription.latest, Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: status, untilMs: s.latest.expiresMs))
             case .billingGracePeriod:
-                visit(Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
-            case .billingRetry: visit(Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
-            case .revoked: visit(Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
-            case .paused: visit(Entitlement(reason: .paused, transaction: s.latest, group: s.groupID, status: status))
-            case .pending: visit(Entitlement(reason: .pending, transaction: s.latest, group: s.groupID, status: status))
+                visit(subscription.latest, Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
+            case .billingRetry: visit(subscription.latest, Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
+            case .revoked: visit(subscription.latest, Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
+            case .paused: visit(subscription.latest, Entitlement(reason: .paused, transaction: s.latest, group: s.groupID, status: status))
+            case .pending: visit(subscription.latest, Entitlement(reason: .pending, transaction: s.latest, group: s.groupID, status: status))
             case .expired:
                 var e = Entitlement(reason: s.latest.isUpgraded ? .upgraded : .expired, transaction: s.latest, group: s.groupID, status: status)
                 e.awaitsRenewal = !s.latest.isUpgraded && LedgerView.awaitsRenewal(s.renewal)
-                visit(e)
+                visit(subscription.latest, e)
             }
         }
-        for i in current.others where matches(current.transactions[i], filter) {
-            visit(answer(current.transactions[i]))
+        for i in current.others where wanted(current.transactions[i]) {
+            visit(current.transactions[i], answer(current.transactions[i]))
         }
     }
 

@@ -171,7 +171,10 @@ final class PostgresConnection: DatabaseConnection {
                 }
                 // The store's search path last, so no `-c search_path=…` of the options wins
                 // over it (directly, the session's SET runs after the startup options too).
-                transactionSettings = (try optionSettings.get()) + (namespace.map { [("search_path", $0 + ", pg_catalog, pg_temp")] } ?? [])
+                // What GateKit's reads depend on first (another pool client may have changed it
+                // in the server session: bytea as escape text would read as a corrupt store).
+                transactionSettings = PostgresConnection.pooledReadSettings + (try optionSettings.get())
+                    + (namespace.map { [("search_path", $0 + ", pg_catalog, pg_temp")] } ?? [])
             } else {
                 for sql in sessionSetup { try execute(sql) }
             }
@@ -209,6 +212,10 @@ final class PostgresConnection: DatabaseConnection {
         let reason = conn.map { redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage($0)))) } ?? ""
         return GateKitError(.ECONNECTION, "the connection to the PostgreSQL store \(location) broke\(reason.isEmpty ? "" : " (\(reason))"); nothing was written, and the next call reconnects")
     }
+
+    /// The session settings GateKit's reads depend on, set in every transaction behind a
+    /// pooler: other clients share the server sessions and may have changed them.
+    static let pooledReadSettings: [(name: String, value: String)] = [("bytea_output", "hex")]
 
     /// BEGIN (or `sql`), outside a pipeline; behind a pooler with the transaction's settings.
     func begin(_ sql: String = "BEGIN") throws(GateKitError) {

@@ -58,11 +58,13 @@ extension PostgresConnection {
     }
 
     /// Reads every answer sent for so far (one round trip), handing rows to their statement.
-    /// Throws the first failure; the rest are left for `abandonPipeline`.
-    func readAnswers() throws(GateKitError) {
+    /// Throws the first failure; the rest are left for `abandonPipeline`. `synced`: a Sync was
+    /// sent last, which makes the server answer: no Flush follows it (behind a transaction
+    /// pooler a message after the transaction's end holds a server connection for nothing).
+    func readAnswers(synced: Bool = false) throws(GateKitError) {
         let conn = try live()
         guard awaitedRead < awaited.count else { return }
-        guard pq.PQsendFlushRequest(conn) == 1, pq.PQflush(conn) == 0 else { throw lost() }
+        guard synced || pq.PQsendFlushRequest(conn) == 1, pq.PQflush(conn) == 0 else { throw lost() }
         while awaitedRead < awaited.count {
             let next = awaited[awaitedRead]
             awaitedRead += 1
@@ -96,7 +98,7 @@ extension PostgresConnection {
         do throws(GateKitError) {
             guard pq.PQpipelineSync(conn) == 1 else { throw lost() }
             syncsUnread += 1
-            try readAnswers()
+            try readAnswers(synced: true)
             let sync = pq.PQgetResult(conn)
             defer { pq.PQclear(sync) }
             guard sync.map({ pq.PQresultStatus($0) }) == PGRES_PIPELINE_SYNC else { throw lost() }

@@ -86,7 +86,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             guard stores == hears else {
                 throw GateKitError(.EINVAL, "the listen URI (\(listener.location)) reaches \(Quoted.text(hears)), not the store's \(Quoted.text(stores)): it must reach the same server and database as the store's connection, directly")
             }
-            try connection.beginPipelined()
+            try connection.beginPipelined(PostgresStore.writeBegin)
             do throws(GateKitError) {
                 try connection.commitPipelined(after: "NOTIFY \(namespace), '\(probe)'")
             } catch {
@@ -176,7 +176,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             if case .store(let version) = try inTransaction({ () throws(GateKitError) in try inspect(name) }), version == schema.currentVersion { return }
             // Creating or migrating: one transaction, serialized across every client by an
             // advisory lock, so concurrent first opens build the schema once.
-            try connection.begin()
+            try connection.begin(PostgresStore.writeBegin)
             do throws(GateKitError) {
                 try connection.statement("SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext(?1))) AS locked").bind(1, text: name).run()
                 var version: Int64 = 0
@@ -265,7 +265,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                     try connection.ensureConnected(probing: true)
                     // Pipelined (`PostgresConnection.pipelining`): BEGIN and the locks travel
                     // with the body's first read, its writes with the COMMIT.
-                    try connection.beginPipelined()
+                    try connection.beginPipelined(PostgresStore.writeBegin)
                     do throws(GateKitError) {
                         try connection.statement(PostgresStore.genericPlans).run()
                         try lock(scope)
@@ -290,6 +290,10 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             }
         }
     }
+
+    /// A write says what it is: another client's `default_transaction_read_only` or
+    /// `default_transaction_isolation` (a pooler's shared server session) never decides it.
+    static let writeBegin = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE"
 
     /// A write's statements are equality lookups and inserts, whose generic plans are as good
     /// as planning anew; PostgreSQL's default may plan some on every call, which with several
