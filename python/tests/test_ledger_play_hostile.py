@@ -303,3 +303,105 @@ def test_an_answer_of_thousands_of_line_items_is_recorded_and_answers_each(play,
     assert all(c.entitled and c.reason == Reason.SUBSCRIPTION for c in feed)
     for i in (0, 1234, 2999):
         assert store.ledger.entitled("many-items", f"addon.{i}", environment="Production").reason == Reason.SUBSCRIPTION
+
+
+# ---- what the mutation audit found no test for -------------------------------------------------
+
+def product_answer(state: object, order: str = "GPA.9") -> Dict[str, Any]:
+    answer: Dict[str, Any] = {"kind": "androidpublisher#productPurchaseV2", "orderId": order,
+                              "purchaseCompletionTime": "2026-01-01T00:00:00Z", "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+                              "productLineItem": [{"productId": "gems", "productOfferDetails": {"quantity": 1}}]}
+    if state is not None:
+        answer["purchaseStateContext"] = {"purchaseState": state}
+    return answer
+
+
+@pytest.mark.parametrize("state", ["PURCHASE_STATE_GOOGLE_ADDS_LATER", None])
+def test_a_one_time_purchase_in_a_state_gatekit_does_not_know_entitles_nothing(play, store, state):
+    store.ledger.ingest_play_product(play.s.package, f"otp-state-{state}", json.dumps(product_answer(state)))
+    assert not store.ledger.entitled(f"otp-state-{state}", "gems", environment="Production")
+    # The same answer PURCHASED entitles: the state decides.
+    store.ledger.ingest_play_product(play.s.package, "otp-state-bought", json.dumps(product_answer("PURCHASED")))
+    assert store.ledger.entitled("otp-state-bought", "gems", environment="Production").reason == Reason.NON_CONSUMABLE
+
+
+@pytest.mark.parametrize("state", ["SUBSCRIPTION_STATE_UNSPECIFIED", "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED", "SUBSCRIPTION_STATE_NEW_IN_2027"])
+def test_a_subscription_in_a_state_gatekit_does_not_know_entitles_nothing(play, store, state):
+    """An expiry 28 days ahead does not make an unknown (or never-paid) state an entitlement."""
+    life = active_life(play, f"sub-state-{state[-8:].lower()}")
+    resource = life.resource()
+    resource["subscriptionState"] = state
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(resource))
+    assert not store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production"), state
+
+
+def test_a_void_of_an_earlier_renewal_revokes_that_order_alone(play, store):
+    """Renewed twelve times (order …..11): a void of order …..1 revokes that order, compared whole
+    (never as a prefix of …..11), and the subscription still entitles."""
+    start = datetime.datetime.now(UTC).replace(microsecond=0) - datetime.timedelta(hours=30)   # the 13th period of 3 h lasts to +9 h
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "renewed-12", start=start, period=datetime.timedelta(hours=3))
+    life.subscribe()
+    life.acknowledge()
+    renewed = []
+    for _ in range(12):
+        life.renew()
+        renewed.append(life.order_id)
+    assert life.order_id.endswith("..11") and renewed[1].endswith("..1")
+    held(store, play, [life])
+    early = dict(void(life, life.start + datetime.timedelta(hours=7)), orderId=renewed[1])
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[early])
+    with play.client() as client:
+        report = store.ledger.sync_play(client, max_refreshes=0, overlap=datetime.timedelta(days=3))
+    assert report.voided == 1, report.raw
+    e = store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production")
+    assert e.reason == Reason.SUBSCRIPTION and e.transaction_id == life.order_id
+
+
+def test_the_refresh_pass_pages_through_every_token(play, store):
+    """501 Play tokens (the refresh pages 500 at a time), the last one due: it is asked about."""
+    lives = [active_life(play, f"page-{i:04d}") for i in range(501)]
+    lives[-1].hold()
+    answers = [json.dumps(l.resource()) for l in lives]
+    store.ledger.ingest_play_batch(play.s.package, "subscription", [(l.purchase_token, a) for l, a in zip(lives, answers)])
+    play.world(subscriptions={lives[-1].purchase_token: lives[-1].resource()}, voided=[])
+    logged = len(play.log())
+    with play.client() as client:
+        report = store.ledger.sync_play(client)
+    asked = [e["path"].rsplit("/", 1)[-1] for e in play.log()[logged:] if "/purchases/subscriptionsv2/tokens/" in e.get("path", "")]
+    assert report.refreshed == 1 and asked == [lives[-1].purchase_token], (report.raw, asked)
+
+
+def test_the_checkpoint_is_the_first_pages_date_of_slow_pages(play, store):
+    """Three slow voided-list pages with Google's clock two hours behind: the checkpoint is at
+    most the first page's Date (the window's earliest), never a later page's."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    lives = [active_life(play, f"slow-page-{i}") for i in range(3)]
+    held(store, play, lives)
+    voided = [void(l, now - datetime.timedelta(hours=3, minutes=i)) for i, l in enumerate(lives)]
+    play.world(subscriptions={l.purchase_token: l.resource() for l in lives}, voided=voided, pageSize=1, delayMs=1500,
+               token={"dateOffsetSeconds": -7200})
+    began = time.time()
+    with play.client() as client:
+        report = store.ledger.sync_play(client, max_refreshes=0)
+    assert report.pages == 3 and report.voided == 3, report.raw
+    first_page_by = int((began + 2.5 - 7200) * 1000)
+    assert report.raw["state"]["syncedUntil"] <= first_page_by, (report.raw["state"], first_page_by)
+
+
+def test_a_lost_expired_push_is_healed_to_googles_last_state(play, store):
+    """A canceled subscription whose period ended and whose SUBSCRIPTION_EXPIRED push was lost:
+    the sync asks once more and records EXPIRED (the entitlement was right; the state now is)."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "lost-expired", start=now - datetime.timedelta(days=40))
+    life.subscribe()
+    life.cancel()
+    held(store, play, [life])
+    assert store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production").store_state == "SUBSCRIPTION_STATE_CANCELED"
+    life.expire()
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[])
+    with play.client() as client:
+        first = store.ledger.sync_play(client)
+        again = store.ledger.sync_play(client)
+    assert first.refreshed == 1 and again.refreshed == 0, (first.raw, again.raw)
+    e = store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production")
+    assert not e and e.store_state == "SUBSCRIPTION_STATE_EXPIRED"

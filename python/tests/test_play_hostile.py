@@ -233,3 +233,29 @@ def test_a_verifiers_duplicate_is_the_same_id_and_the_same_notification(play):
         assert not verifier.verify_push(headers, push_body(notification("decoy"), "5550001")).duplicate
         assert not verifier.verify_push(headers, push_body(notification("genuine"), "5550001")).duplicate
         assert verifier.verify_push(headers, push_body(notification("genuine"), "5550001")).duplicate
+
+
+def test_a_push_token_issued_after_it_expires_is_refused(play):
+    """iat 30 s ahead and exp 10 s ahead: both inside the clock skew, but a token never expires
+    before it is issued (EPUSH_EXPIRED)."""
+    from gatekit.play import PushRejected, push_body
+    from play_standin import claims
+    now = int(time.time())
+    token = play.push_token(claims(play, iat=now + 30, exp=now + 10))
+    note = {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1", "testNotification": {"version": "1.0"}}
+    with play.verifier() as verifier, pytest.raises(PushRejected) as refused:
+        verifier.verify_push({"Authorization": f"Bearer {token}"}, push_body(note, "iat-exp"))
+    assert refused.value.code == gatekit.play.EPUSH_EXPIRED
+
+
+def test_a_member_repeated_after_the_sixteenth_is_refused(play):
+    """The JSON reader refuses a repeated member wherever it stands (past the sixteen it may
+    check by a linear scan): {"k0":0,…,"k15":15,"k0":1} is not one notification."""
+    from gatekit.play import PushRejected
+    from play_standin import claims
+    members = ",".join(f'"k{i}":{i}' for i in range(16))
+    data = ('{"version":"1.0","packageName":"%s","eventTimeMillis":"1","testNotification":{%s,"k0":1}}' % (play.s.package, members)).encode()
+    import base64
+    body = json.dumps({"message": {"data": base64.b64encode(data).decode(), "messageId": "dup-17"}, "subscription": "projects/p/subscriptions/s"}).encode()
+    with play.verifier() as verifier, pytest.raises(PushRejected, match="not JSON"):
+        verifier.verify_push({"Authorization": f"Bearer {play.push_token(claims(play))}"}, body)

@@ -11,6 +11,13 @@ package struct VoidedPurchasesPage: Sendable {
         package let voidedMs: Int64
         /// A quantity-based partial refund (`voidedQuantity`) of a quantity-N purchase.
         package let voidedQuantity: Int64?
+
+        package init(purchaseToken: String, orderID: String?, voidedMs: Int64, voidedQuantity: Int64?) {
+            self.purchaseToken = purchaseToken
+            self.orderID = orderID
+            self.voidedMs = voidedMs
+            self.voidedQuantity = voidedQuantity
+        }
     }
 
     package let entries: [Entry]

@@ -71,8 +71,9 @@ extension Ledger {
 
 extension Ledger {
     /// Up to `limit` Play purchase tokens after `cursor` (in token order) whose answer may have
-    /// changed by `now` without the ledger hearing of it: a period ended with auto-renew on, a
-    /// grace period, an account hold, a pause, a pending purchase, and a token another replaced
+    /// changed by `now` without the ledger hearing of it: a period ended with auto-renew on, an
+    /// ended period whose answer was not yet EXPIRED, a grace period, an account hold, a pause,
+    /// a pending purchase, and a token another replaced
     /// whose own answer still gives access (Google's answer after the replacement ends it: the
     /// metrics then count no overlap). The last token looked at is returned as the next cursor
     /// (nil: the end).
@@ -102,13 +103,26 @@ extension Ledger {
             let waiting = subscriptions.contains { s in
                 switch s.status {
                 case .billingGracePeriod, .billingRetry, .paused, .pending: true
-                case .expired: LedgerView.awaitsRenewal(s.renewal) && !s.latest.isUpgraded
+                case .expired: (LedgerView.awaitsRenewal(s.renewal) && !s.latest.isUpgraded) || Ledger.awaitsGooglesLastWord(s.latest, now: now)
                 case .active, .revoked: false
                 }
             } || replacedUnsaid || (subscriptions.isEmpty && view.current.transactions.contains { $0.isPending })
             if waiting { due.append((token, PlayHolding(scope: scope, isSubscription: !subscriptions.isEmpty))) }
         }
         return (due, page.count < limit ? nil : page.last?.0)
+    }
+}
+
+extension Ledger {
+    /// Google keeps answering about a subscription this long after it expired (later: 410 Gone).
+    static let playAnswersAfterExpiry: Int64 = 60 * 86_400_000
+
+    /// An ended subscription whose last answer was not EXPIRED (a lost SUBSCRIPTION_EXPIRED
+    /// push leaves CANCELED or ACTIVE): asked once more while Google still answers, so the
+    /// ledger holds Google's final state, not only the right entitlement.
+    static func awaitsGooglesLastWord(_ t: TransactionVersion, now: Int64) -> Bool {
+        guard t.store == .play, let state = t.storeState, state != "SUBSCRIPTION_STATE_EXPIRED", let expires = t.expiresMs else { return false }
+        return expires <= now && now &- expires < playAnswersAfterExpiry
     }
 }
 
