@@ -65,10 +65,17 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product(char **out_json, 
  * same call exactly as play_verify_push does (authorization header, body), then the purchase
  * it names asked of the Play Developer API through `client` (for the same package) and the
  * answer recorded: a subscription notification asks subscriptionsv2.get, a one-time product
- * notification productsv2, a voided purchase either (a full refund revokes the voided order at
- * the notification's eventTimeMillis; SUBSCRIPTION_REVOKED revokes the subscription then). A
- * test notification, a refund review or a kind GateKit does not know is recorded and changes
- * nothing. A messageId recorded before returns GATEKIT_LEDGER_DUPLICATE without asking Google.
+ * notification productsv2, a voided purchase either. A push is a hint, never a verdict (Pub/Sub
+ * reuses its token for an hour and the token does not cover the body): its type, time and
+ * refund fields decide nothing. A voided purchase or SUBSCRIPTION_REVOKED push also reads
+ * Google's voided purchases list for the token (from shortly before eventTimeMillis, within the
+ * 30 days Google keeps, 5 pages at most) and records each void listed there as ledger_sync_play
+ * does, revoked at Google's voidedTimeMillis; a void the list does not hold changes nothing (the
+ * answer's own state still ends access). A test notification, a refund review or a kind GateKit
+ * does not know is recorded and changes nothing. A push whose messageId and purchase token were
+ * recorded before returns GATEKIT_LEDGER_DUPLICATE without asking Google; one recorded under the
+ * same messageId for another purchase does not shadow it. A messageId starting "voided:" is
+ * refused (GATEKIT_EPUSH_MESSAGE: those keys are the voids').
  * Answer your push endpoint 2xx only after this returns >= 0 (Pub/Sub redelivers otherwise).
  * Errors: every play_verify_push error (GATEKIT_EPUSH_*), GATEKIT_EPLAY_API (Google answered
  * with an error, e.g. a token older than 60 days after expiry), _TRANSPORT, _RESPONSE, _AUTH,
@@ -138,11 +145,14 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_sync_options_init(gatekit_ledger
  * ("voidedUnknown"); the next page token and the checkpoint kept with a lease, so a sync killed
  * at any point resumes from its page and one process or host syncs a package at a time; no
  * endTime is sent and the checkpoint never passes Google's clock (its Date; "clockSkewMs"); a
- * page token repeating an earlier one of the window begins it again (3 times at most, then
- * GATEKIT_EPLAY_RESPONSE, as for a page of more than 1000 voids);
- * (2) a refresh of every held token whose answer may have changed since (a period ended with
- * renewal on, grace, account hold, pause, pending; a token another replaced whose own answer
- * still gives access), each recorded as ledger_ingest_play_* would
+ * page token repeating an earlier one of the window, in this call or an earlier one, begins it
+ * again (3 times at most, then GATEKIT_EPLAY_RESPONSE, as for a page of more than 1000 voids);
+ * a budget that runs out inside a request ends the call PARTIAL, never with a transport error;
+ * (2) unless the budget ran out, a refresh of every held token whose answer may have changed
+ * since (a period ended with renewal on, an ended period whose last answer was not EXPIRED,
+ * grace, account hold, pause, pending; a token another replaced whose own answer still gives
+ * access), in token order from where the last call's pass stopped (every due token in turn,
+ * whatever max_refreshes), each recorded as ledger_ingest_play_* would
  * ("refreshed"; a token Google will not answer about is listed in "refreshFailures" and the rest
  * go on). options NULL: the defaults. Returns GATEKIT_LEDGER_SYNC_DONE, _PARTIAL (budget,
  * max_pages or max_refreshes: call again) or _BUSY, or < 0 (what was recorded stays):

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import time
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -405,3 +407,56 @@ def test_a_lost_expired_push_is_healed_to_googles_last_state(play, store):
     assert first.refreshed == 1 and again.refreshed == 0, (first.raw, again.raw)
     e = store.ledger.entitled(life.purchase_token, "pro.monthly", environment="Production")
     assert not e and e.store_state == "SUBSCRIPTION_STATE_EXPIRED"
+
+
+def test_a_catalog_entry_for_a_play_subscription_names_its_base_plans(play, store):
+    """A catalog naming "pro.monthly" when only "pro.monthly:monthly" was bought: the entry names
+    that base plan, so it is no product nobody bought (an entry naming nothing bought still is)."""
+    life = active_life(play, "catalog-base-plan")
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    report = store.ledger.declare_catalog({"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]}}},
+                                          check_only=True)
+    assert report.warnings == () and report.unseen_products == () and report.unnamed_products == (), report
+    typo = store.ledger.declare_catalog({"products": {"pro.montly": {"type": "auto-renewable", "entitlements": ["pro"]}}},
+                                        check_only=True)
+    assert [u[0] for u in typo.unseen_products] == ["pro.montly"], typo
+
+
+def test_a_key_set_lifetime_no_clock_holds_is_capped(play):
+    """A key set served with max-age 10^20: kept a day at most (the cap), and the push verifies."""
+    from gatekit.play import push_body
+    from play_standin import claims
+    play.world(keysMaxAge=10 ** 20)
+    note = {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1", "testNotification": {"version": "1.0"}}
+    with play.verifier() as verifier:
+        assert verifier.verify_push({"Authorization": f"Bearer {play.push_token(claims(play))}"}, push_body(note, "max-age")).message_id == "max-age"
+
+
+def test_a_sync_killed_mid_request_is_taken_over_once_its_lease_lapses(play, store, tmp_path):
+    """A Play sync killed inside a slow request holds its lease until it lapses: the next sync
+    then takes over and finishes, from the checkpoint the dead one left."""
+    import signal
+    import subprocess
+    import sys
+    from conftest import child_env, location_of
+    life = active_life(play, "killed-sync")
+    held(store, play, [life])
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[], delayMs=20000)
+    where, app_id = location_of(store)
+    script = ("import datetime, sys, gatekit\nfrom play_standin import PlayStandIn\n"
+              "with gatekit.Store(sys.argv[1], app_id=sys.argv[2] or None) as s, PlayStandIn().client() as c:\n"
+              "    print('syncing', flush=True)\n"
+              "    s.ledger.sync_play(c, lease=datetime.timedelta(seconds=2))\n")
+    env = child_env()
+    env["PYTHONPATH"] = str(Path(__file__).parent) + os.pathsep + env["PYTHONPATH"]
+    child = subprocess.Popen([sys.executable, "-c", script, where, app_id or ""], env=env, stdout=subprocess.PIPE, text=True)
+    assert child.stdout and child.stdout.readline().strip() == "syncing"
+    time.sleep(1.0)   # inside the 20 s request
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[])
+    with play.client() as client:
+        assert store.ledger.sync_play(client).outcome == gatekit.ledger.SyncOutcome.BUSY, "the dead sync's lease still holds"
+        time.sleep(2.5)
+        report = store.ledger.sync_play(client)
+    assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.raw["state"]["syncedUntil"] is not None, report.raw
