@@ -105,4 +105,31 @@ import Testing
         #expect(try ledger.link(appUserID: "bob", customer: other, environment: .sandbox) == .linked)
         #expect(try entitled("bob"))
     }
+
+    /// Token A, then B, alice links A, bob links the original id, then Apple signs it with A
+    /// again: that run of A began after bob's link, so it is the newest claim and alice holds
+    /// it (the run that counts is the newest, not A's first).
+    @Test func aTokenSignedAgainAfterAnotherHoldsFromItsNewestRun() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("again.sqlite")))
+        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let a = "7e3fb20b-4cdb-47cc-936d-99d65f608138", b = "0b8e5a51-7d0b-4f7e-9d8e-4e0c1d2b3a4f"
+        func ingest(token: String, signed: Int64) throws {
+            let payload = JWSGeneratedTests.transactionPayload(signedDate: signed, extra: ",\"appAccountToken\":\"\(token)\"")
+            _ = try ledger.ingestTransaction(Array(pki.sign(payload, chain: JWSGeneratedTests.chain).utf8), options: options)
+        }
+        func entitled(_ user: String) throws -> Bool {
+            try ledger.entitlement(appUserID: user, to: "pro.monthly", scope: scope, at: .now).isEntitled
+        }
+        let now = Clock.nowMilliseconds()
+        try ingest(token: a, signed: now - 120_000)
+        try ingest(token: b, signed: now - 90_000)
+        #expect(try ledger.link(appUserID: "alice", customer: a, environment: .sandbox) == .linked)
+        #expect(try ledger.link(appUserID: "bob", customer: "2000000100", environment: .sandbox) == .linked)
+        #expect(try entitled("bob") && !entitled("alice"))
+        try ingest(token: a, signed: Clock.nowMilliseconds() + 5)
+        #expect(try entitled("alice"))
+        #expect(try !entitled("bob"))
+    }
 }

@@ -452,3 +452,25 @@ def test_a_sync_killed_mid_request_is_taken_over_once_its_lease_lapses(play, sto
         time.sleep(2.5)
         report = store.ledger.sync_play(client)
     assert report.outcome == gatekit.ledger.SyncOutcome.DONE and report.raw["state"]["syncedUntil"] is not None, report.raw
+
+
+def test_a_void_synced_days_later_counts_on_its_own_day(play, store):
+    """A void dated five days ago, synced today: the refund is counted on the void's day in the
+    metrics (the subscription active until then), and the history keeps Google's instant."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "void-five-days", start=now - datetime.timedelta(days=10))
+    life.subscribe()
+    life.acknowledge()
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    voided_at = now - datetime.timedelta(days=5)
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[void(life, voided_at)])
+    with play.client() as client:
+        assert store.ledger.sync_play(client, max_refreshes=0).voided == 1
+    first = (now - datetime.timedelta(days=12)).replace(hour=0, minute=0, second=0)
+    day = (voided_at.replace(hour=0, minute=0, second=0) - first).days
+    series = store.ledger.metrics(environment="Production", start=first, end=first + datetime.timedelta(days=13), granularity="day").series[0]
+    assert [i for i, n in enumerate(series["refunded"]) if n] == [day], series.counts
+    assert series.refunds["USD"][day] == 9990 and sum(series.refunds["USD"]) == 9990
+    assert series["activeSubscriptions"][day - 1] == 1 and series["activeSubscriptions"][day + 1] == 0
+    keys = [i.get("notificationUUID") for i in store.ledger.history(life.purchase_token, environment="Production")["items"]]
+    assert keys[-1] == f"voided:{life.order_id}:{int(voided_at.timestamp() * 1000)}"
