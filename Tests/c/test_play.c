@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static const char *package = "com.example.app", *audience = "https://rtdn.example.com/play",
                   *email = "push@example.iam.gserviceaccount.com", *test_issuer_name = "https://oidc.test.gatekit.invalid";
@@ -159,9 +160,19 @@ static void test_the_api_against_the_standin(void) {
     gatekit_play_client *c = client_with(ca, 2);
     char *out = NULL;
     if (!c) return;
-    CHECK_RC(play_voided_purchases_list(&out, c, "{\"startTime\":1700000000000,\"type\":1}"), GATEKIT_OK);
+    /* A day ago: Google (and the stand-in) refuse a startTime older than the 30 days it keeps. */
+    char query[96], sent[96];
+    long long day_ago = (long long)time(NULL) * 1000 - 86400000LL;
+    snprintf(query, sizeof query, "{\"startTime\":%lld,\"type\":1}", day_ago);
+    snprintf(sent, sizeof sent, "[\"startTime\", \"%lld\"], [\"type\", \"1\"]", day_ago);
+    CHECK_RC(play_voided_purchases_list(&out, c, query), GATEKIT_OK);
     CHECK(out && out[0] == '{');
-    CHECK(last_request_had("[\"startTime\", \"1700000000000\"], [\"type\", \"1\"]"));
+    CHECK(last_request_had(sent));
+    gatekit_free(out);
+    out = NULL;
+    snprintf(query, sizeof query, "{\"startTime\":%lld,\"type\":1}", day_ago - 31 * 86400000LL);
+    CHECK_RC(play_voided_purchases_list(&out, c, query), GATEKIT_EPLAY_API);
+    CHECK(out && strstr(out, "\"httpStatus\":400"));
     gatekit_free(out);
     out = NULL;
 
