@@ -58,11 +58,7 @@ public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ v
         guard let verifier else { throw .invalid("verifier is NULL") }
         let push = Unmanaged<PushVerifier>.fromOpaque(UnsafeRawPointer(verifier)).takeUnretainedValue()
         let play = try playClient(client)
-        let header = try Arguments.string(authorization, "authorization")
-        guard len >= 0, len <= DeveloperNotification.maximumBodyLength else {
-            throw GateKitError(.ETOOLARGE, "body_len \(UInt(bitPattern: len)) is over \(DeveloperNotification.maximumBodyLength) bytes")
-        }
-        let bytes = Array(try Arguments.buffer(body, len, "body"))
+        let (header, bytes) = try pushRequest(authorization, body, len)
         return try reported(out) { () throws(GateKitError) in
             try ledger.ingestPlayPush(authorization: header, body: bytes, verifier: push, client: play)
         }

@@ -36,7 +36,8 @@ Control (`Authorization: Bearer <GATEKIT_TEST_PLAY_CONTROL>`):
                                   "faults":[{"request":N,"status":503,
                                   "body":{…}|null,"retryAfter":"1"}], "delayMs":0,
                                   "token":{"delayMs":0,"status":200,"error":"invalid_grant",
-                                  "failures":0,"expiresIn":3599,"dateOffsetSeconds":0,"tokenType":"Bearer"},
+                                  "failures":0,"expiresIn":3599,"dateOffsetSeconds":0,"tokenType":"Bearer",
+                                  "description":"…"},
                                   "keysMaxAge":300, "keysStatus":503, "keysDelayMs":0}
                                  replaces the world (and zeroes the request counters)
     POST /standin/play/rotate    the push issuer's next key becomes its only key
@@ -230,7 +231,8 @@ def make_handler(standin: StandIn) -> type:
                 status = 503
             if status != 200:
                 error = settings.get("error", "internal_failure")
-                return self.answer(status, json.dumps({"error": error, "error_description": f"stand-in: {error}"}).encode())
+                description = settings.get("description", f"stand-in: {error}")
+                return self.answer(status, json.dumps({"error": error, "error_description": description}).encode())
             access = "ya29.standin-" + secrets.token_urlsafe(32)
             with standin.lock:
                 standin.tokens[access] = True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
@@ -23,7 +24,7 @@ from .ledger_insight import LedgerInsight
 from .ledger_play import LedgerPlay
 from .ledger_sync import LedgerSync, SyncReport
 
-__all__ = ["CatalogReport", "Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+__all__ = ["CatalogReport", "CatalogWarning", "Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
@@ -92,6 +93,11 @@ class Entitlement(JSONResult):
             "storeState": self.store_state,
             "acknowledged": self.acknowledged,
         })
+
+
+class CatalogWarning(UserWarning):
+    """A likely mistake in a declared catalog (declare_catalog): a product nobody bought that is
+    a typo of one customers have, a purchased product it leaves out, a name a product loses."""
 
 
 @dataclass(frozen=True)
@@ -277,12 +283,13 @@ class Ledger(LedgerSync, LedgerInsight, LedgerPlay):
     catalog, with :class:`gatekit.ledger_sync.LedgerSync` (syncing from Apple) and
     :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) and
     :class:`gatekit.ledger_play.LedgerPlay` (Google Play's answers and notifications) — one module per header. Ingestion verifies in the same call (with a
-    :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` in Unix seconds for
-    the certificate checks, default the payload's signedDate; or receipt options) and is
+    :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` (an aware datetime)
+    for the certificate checks, default the payload's signedDate; or receipt options) and is
     durable when it returns.
     Questions name the environment; ``test_signed=True`` asks about data accepted under a test
-    anchor (kept apart from App Store data). ``at``: None for now, else an aware datetime (or
-    Unix ms): the answer the ledger would have given then, from what Apple had signed by then.
+    anchor (kept apart from App Store data). ``at``: None for now, else an aware datetime (a
+    number is refused: seconds and milliseconds are easy to mix up): the answer the ledger would
+    have given then, from what the stores had signed or answered by then.
     Safe from many threads and processes."""
 
     def __init__(self, store: StoreOwner) -> None:
@@ -433,7 +440,11 @@ class Ledger(LedgerSync, LedgerInsight, LedgerPlay):
         out = ctypes.c_void_p()
         check(_declare_catalog_report(ctypes.byref(out), self._store.handle, json.dumps(document).encode("utf-8"), _ms(effective),
                                       _CATALOG_CHECK_ONLY if check_only else 0))
-        return CatalogReport.from_dict(json.loads(_native.take_string(out)))
+        report = CatalogReport.from_dict(json.loads(_native.take_string(out)))
+        # A typo'd product id must not pass silently: each warning the tool prints, as a Python warning too.
+        for warning in report.warnings:
+            warnings.warn(warning, CatalogWarning, stacklevel=2)
+        return report
 
     def catalog(self, at: Instant = None) -> Dict[str, Any]:
         """The catalog in effect at ``at`` (default now): ``{"products": {…}}``, with

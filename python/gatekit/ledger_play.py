@@ -15,7 +15,7 @@ from ._result import JSONResult
 from ._ledger_query import instant_ms
 from ._time import Instant
 from .errors import GateKitError, check, error_for
-from .play import EPLAY_API, PlayAPIError, PlayClient, PushVerifier, authorization_header
+from .play import EPLAY_API, PlayAPIError, PlayClient, PushVerifier, authorization_header, push_bytes
 from .play_models import PlayModel
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class LedgerPlay:
         from .ledger import IngestResult
         if not isinstance(verifier, PushVerifier) or not isinstance(client, PlayClient):
             raise TypeError("verifier must be a PushVerifier and client a PlayClient")
-        data = bytes(body)
+        data = push_bytes(body)
         authorization = authorization_header(headers)
         out = ctypes.c_void_p()
         check(_bindings.ledger_ingest_play_push(ctypes.byref(out), self._store.handle, verifier.handle, client.handle,

@@ -443,6 +443,17 @@ class DeveloperNotification:
                    test_signed=bool(gatekit["testSigned"]), raw=raw, **typed)
 
 
+def push_bytes(body: object) -> bytes:
+    """A push's raw body: bytes as the web framework received them (a str is taken as its UTF-8
+    bytes); parsed JSON is refused, since what is verified is the body as sent."""
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        return bytes(body)
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    raise TypeError(f"body must be the request's raw body (bytes, or str), not {type(body).__name__}: "
+                    "pass the bytes the framework received (Flask: request.get_data()), not its parsed JSON")
+
+
 def authorization_header(headers: Union[Mapping[str, str], Iterable[Tuple[str, str]]]) -> Optional[str]:
     """The Authorization header from a mapping (any case) or (name, value) pairs; a WSGI
     environ's HTTP_AUTHORIZATION too."""
@@ -495,9 +506,10 @@ class PushVerifier(Managed):
         """The notification when the request is Google's push for this app; PushRejected
         otherwise. ``headers`` as any web framework gives them; ``body`` the raw bytes."""
         authorization = authorization_header(headers)
-        data = bytes(body)
+        data = push_bytes(body)
         out = ctypes.c_void_p()
-        check(_bindings.play_verify_push(ctypes.byref(out), self.handle, _s(authorization, "authorization"), data, len(data)))
+        check(_bindings.play_verify_push(ctypes.byref(out), self.handle, None if authorization is None else _s(authorization, "authorization"),
+                                         data, len(data)))
         return DeveloperNotification.from_json(json.loads(_native.take_string(out)))
 
 

@@ -165,6 +165,9 @@ static int verify_push(const play_args *a) {
     char *headers = gk_load_text(a->headers), *keys = a->keys ? gk_load_text(a->keys) : NULL;
     unsigned char *body = gk_read_limited(a->body, (size_t)1 << 20, &body_len);
     char *bearer = headers ? authorization(headers) : NULL;
+    if (headers && !bearer)
+        fprintf(stderr, "%s: %s has no Authorization line: --headers is the request's headers as 'Name: value' lines, one a line (not JSON)\n",
+                who, a->headers);
     int status = GK_EXIT_ERROR;
     if (headers && body && (!a->keys || keys)) {
         gatekit_play_push_options o;

@@ -82,8 +82,9 @@ final class AccessTokens: @unchecked Sendable {
             }
             var text = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
             if let error { text += ", \(Quoted.text(error))" }
-            if let description { text += ": \(Quoted.text(description))" }
-            if error == "invalid_grant" { text += " (is the key revoked, or this host's clock wrong?)" }
+            // Google's description states the fix ("The right audience is …"): shown whole (bounded).
+            if let description { text += ": \(Quoted.bytes(description.utf8, limit: AccessTokens.longestDescription))" }
+            if error == "invalid_grant", let hint = AccessTokens.hint(description) { text += " (\(hint))" }
             if transient { text += " (asked \(attempt + 1) times)" }
             throw GateKitError(.EPLAY_AUTH, text)
         }
@@ -102,6 +103,23 @@ final class AccessTokens: @unchecked Sendable {
         let margin = expiresIn > 120 ? 60 : expiresIn / 2
         state.cached = (token, Clock.nowMilliseconds() &+ min(expiresIn - margin, 86_400) * 1000)
         return token
+    }
+
+    /// The most of Google's `error_description` an error shows.
+    static let longestDescription = 1024
+
+    /// A hint for an invalid_grant, only about what its description names (none when it names
+    /// something else: its own words say what to fix).
+    static func hint(_ description: String?) -> String? {
+        guard let text = description?.lowercased() else { return "is the key revoked, or this host's clock wrong?" }
+        let clock = ["iat", "exp", "timeframe", "clock", "expired"].contains { text.contains($0) }
+        let key = ["signature", "key", "account not found", "disabled"].contains { text.contains($0) }
+        switch (clock, key) {
+        case (true, true): return "is the key revoked, or this host's clock wrong?"
+        case (true, false): return "is this host's clock wrong?"
+        case (false, true): return "is the key revoked or deleted?"
+        case (false, false): return nil
+        }
     }
 
     /// Records the server's clock from a `Date` header; true when it moved the offset.

@@ -55,7 +55,10 @@ public final class PushVerifier: @unchecked Sendable {
         guard (0...1_000_000).contains(options.duplicateWindow) else { throw .invalid("duplicate_window must be 0 to 1000000") }
         if let fixed = options.keysJSON {
             guard options.keysURL == nil else { throw .invalid("keys_json and keys_url are both set: give one") }
-            keys = KeySetCache(.fixed(try JSONWebKeySet(json: fixed)), refreshIntervalMilliseconds: 0)
+            // The host's own key set: a mistake in it is a bad argument, not a refused push.
+            let set: JSONWebKeySet
+            do { set = try JSONWebKeySet(json: fixed) } catch { throw .invalid("keys_json is not a usable JWKS: \(error.message)") }
+            keys = KeySetCache(.fixed(set), refreshIntervalMilliseconds: 0)
         } else {
             let url = try options.keysURL.map { (url) throws(GateKitError) in try HTTPSURL.checked(url, what: "keys_url") } ?? PushVerifier.googleKeysURL
             let authorities = try options.caFile.map { (path) throws(GateKitError) in

@@ -1,0 +1,102 @@
+"""Play's second hour (issue 60): what a newcomer adding Google Play ran into, each as the
+newcomer met it — an error that does not say what happened, a silent "no" — against the local
+Play stand-in `make test` starts."""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import warnings
+
+import pytest
+
+import gatekit
+from gatekit.ledger import CatalogWarning
+from gatekit.play import PushRejected, push_body
+from play_standin import PlayStandIn, claims
+
+UTC = datetime.timezone.utc
+
+
+@pytest.fixture(scope="module")
+def play() -> PlayStandIn:
+    return PlayStandIn()
+
+
+def note(play: PlayStandIn) -> dict:
+    return {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1", "testNotification": {"version": "1.0"}}
+
+
+def test_a_push_without_authorization_is_one_refusal_wherever_it_is_verified(play, store):
+    """Item 2: verify_push and ingest_play_push refuse a push without an Authorization header
+    alike — PushRejected (EPUSH_TOKEN), with the hint — never "authorization is NULL"."""
+    body = push_body(note(play), "no-auth")
+    with play.client() as client, play.verifier() as verifier:
+        for verify in (lambda: verifier.verify_push({}, body), lambda: store.ledger.ingest_play_push(verifier, client, {}, body)):
+            with pytest.raises(PushRejected) as refused:
+                verify()
+            assert refused.value.code == gatekit.play.EPUSH_TOKEN and "authentication enabled on the push subscription" in str(refused.value)
+
+
+def test_a_push_body_is_the_raw_bytes_and_says_so(play):
+    """Item 3: a str body is its UTF-8 bytes; parsed JSON is refused with what to pass instead."""
+    headers = {"Authorization": f"Bearer {play.push_token(claims(play))}"}
+    body = push_body(note(play), "as-text")
+    with play.verifier() as verifier:
+        assert verifier.verify_push(headers, body.decode()).message_id == "as-text"
+        with pytest.raises(TypeError, match="raw body .* not dict: pass the bytes"):
+            verifier.verify_push(headers, json.loads(body))
+
+
+def test_a_bad_key_set_is_a_bad_argument_not_a_refused_push(play):
+    with pytest.raises(gatekit.errors.InvalidArgumentError, match="keys_json is not a usable JWKS"):
+        gatekit.play.PushVerifier(play.s.package, play.s.audience, play.s.email, issuer=play.s.issuer, keys_json=json.dumps({"keys": "none"}))
+
+
+def test_an_instant_given_as_a_number_is_refused_with_the_reason(store):
+    """Item 3: the Ledger's questions take aware datetimes only (the docstring said Unix ms)."""
+    with pytest.raises(TypeError):
+        store.ledger.entitled("alice", "pro", environment="Production", at=1_767_225_600_000)  # type: ignore[arg-type]
+
+
+def test_the_tool_says_what_a_headers_file_holds(play, tmp_path):
+    """Item 3: `gatekit play verify-push --headers FILE` with a JSON file names the format it wants."""
+    headers, body = tmp_path / "headers.json", tmp_path / "body.json"
+    headers.write_text(json.dumps({"Authorization": "Bearer x"}))
+    body.write_bytes(push_body(note(play), "tool-headers"))
+    done = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "play", "verify-push", "--headers", str(headers), "--body", str(body),
+                           "--package", play.s.package, "--audience", play.s.audience, "--email", play.s.email,
+                           "--issuer", play.s.issuer, "--keys-url", play.s.keys_url, "--ca-file", play.s.ca],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "'Name: value' lines" in done.stderr, done.stderr
+
+
+def test_googles_error_description_is_shown_whole_and_hinted_only_at_what_it_names(play):
+    """Item 4: Google's description states the fix; it is not cut at 87 bytes, and no clock or
+    key hint is added when it names something else (the audience)."""
+    description = ("Invalid JWT: the audience of the assertion is not the token endpoint. The right audience is "
+                   "https://oauth2.googleapis.com/token")
+    play.world(subscriptions={}, token={"status": 400, "error": "invalid_grant", "description": description})
+    with play.client() as client, pytest.raises(gatekit.play.PlayAuthError) as refused:
+        client.get_subscription("any")
+    message = str(refused.value)
+    assert description in message and "clock" not in message and "revoked" not in message
+    play.world(subscriptions={}, token={"status": 400, "error": "invalid_grant",
+                                        "description": "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe. Check your iat and exp values"})
+    with play.client() as client, pytest.raises(gatekit.play.PlayAuthError, match="this host's clock wrong"):
+        client.get_subscription("any")
+
+
+def test_a_catalog_with_a_typo_warns_in_python_too(play, store):
+    """Item 8: the report's warnings (a product nobody bought, likely a typo) are Python warnings."""
+    start = datetime.datetime.now(UTC).replace(microsecond=0) - datetime.timedelta(days=1)
+    from gatekit.testing import PlaySubscriptionLife
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "typo-catalog", start=start)
+    life.subscribe()
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    with pytest.warns(CatalogWarning, match="which the catalog does not name"):
+        store.ledger.declare_catalog({"products": {"pro.montly": {"type": "auto-renewable", "entitlements": ["pro"]}}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CatalogWarning)
+        store.ledger.declare_catalog({"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]}}})
