@@ -59,9 +59,20 @@ public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ v
         let push = Unmanaged<PushVerifier>.fromOpaque(UnsafeRawPointer(verifier)).takeUnretainedValue()
         let play = try playClient(client)
         let (header, bytes) = try pushRequest(authorization, body, len)
-        return try reported(out) { () throws(GateKitError) in
-            try ledger.ingestPlayPush(authorization: header, body: bytes, verifier: push, client: play)
+        return try withPlayFailure(out) { () throws(GateKitError) in
+            try reported(out) { () throws(GateKitError) in try ledger.ingestPlayPush(authorization: header, body: bytes, verifier: push, client: play) }
         }
+    }
+}
+
+/// `body`, with Google's error answer (GATEKIT_EPLAY_API) in `*out` as the Play client's own
+/// calls give it (include/gatekit/play.h's error JSON), so a host reads its status and reason.
+func withPlayFailure<T>(_ out: OutString?, _ body: () throws(GateKitError) -> T) throws(GateKitError) -> T {
+    do {
+        return try body()
+    } catch {
+        if error.code == .EPLAY_API, let detail = error.detail, let out { out.pointee = try Owned.cString(detail) }
+        throw error
     }
 }
 
@@ -108,7 +119,7 @@ public func ledgerSyncPlay(_ out: OutString?, _ store: OpaquePointer?, _ client:
             core.leaseMs = o.lease_ms
             core.maximumRefreshes = Int(o.max_refreshes)
         }
-        let report = try PlaySync.run(ledger: handle.ledger, client: play, options: core)
+        let report = try withPlayFailure(out) { () throws(GateKitError) in try PlaySync.run(ledger: handle.ledger, client: play, options: core) }
         if let out { out.pointee = try Owned.cString(report.json) }
         return report.outcome.rawValue
     }
@@ -166,6 +177,8 @@ public func ledgerPlayAcknowledge(_ out: OutString?, _ store: OpaquePointer?, _ 
         let ledger = try ledger(store)
         let play = try playClient(client)
         let purchaseToken = try Arguments.string(token, "purchase_token")
-        return try reported(out) { () throws(GateKitError) in try ledger.acknowledgePlay(token: purchaseToken, client: play) }
+        return try withPlayFailure(out) { () throws(GateKitError) in
+            try reported(out) { () throws(GateKitError) in try ledger.acknowledgePlay(token: purchaseToken, client: play) }
+        }
     }
 }

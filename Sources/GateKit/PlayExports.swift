@@ -54,7 +54,8 @@ private func call(_ function: StaticString, _ client: OpaquePointer?, _ out: Out
     out?.pointee = nil
     return exportBoundary(function) { () throws(GateKitError) in
         let play = try playClient(client)
-        switch try play.send(try endpoint()) {
+        let answered = try withPlayFailure(out) { () throws(GateKitError) -> PlayDeveloperClient.Outcome in try play.send(try endpoint()) }
+        switch answered {
         case let .success(answer):
             let body = try answer.body.map(Owned.cString)
             if let out { out.pointee = body } else { free(body) }

@@ -77,8 +77,10 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product(char **out_json, 
  * same messageId for another purchase does not shadow it. A messageId starting "voided:" is
  * refused (GATEKIT_EPUSH_MESSAGE: those keys are the voids').
  * Answer your push endpoint 2xx only after this returns >= 0 (Pub/Sub redelivers otherwise).
- * Errors: every play_verify_push error (GATEKIT_EPUSH_*), GATEKIT_EPLAY_API (Google answered
- * with an error, e.g. a token older than 60 days after expiry), _TRANSPORT, _RESPONSE, _AUTH,
+ * Errors: every play_verify_push error (GATEKIT_EPUSH_*; a NULL authorization is
+ * GATEKIT_EPUSH_TOKEN, as there), GATEKIT_EPLAY_API (Google answered with an error, e.g. a token
+ * older than 60 days after expiry: *out_json then holds Google's error as play.h's calls give
+ * it, "httpStatus", "reason", "retryable"), _TRANSPORT, _RESPONSE, _AUTH,
  * GATEKIT_EINVAL (a client for another package), store errors. out_json: the report, "kind":
  * "play-notification", "notificationType" Google's name ("SUBSCRIPTION_RENEWED"; a voided purchase: "VOIDED_PURCHASE"),
  * "notificationUUID" the messageId. */
@@ -91,7 +93,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_push(char **out_json, gat
  * (subscriptions.acknowledge with the subscription's id, or products.acknowledge), then asks
  * Google about it again and records the answer, which says it was acknowledged. Returns what
  * that ingestion returns. Errors: GATEKIT_ENOTFOUND (no Play purchase with this token: ingest
- * Google's answer first), GATEKIT_EPLAY_* (Google's error, e.g. a plan change pending),
+ * Google's answer first), GATEKIT_EPLAY_* (Google's error, e.g. a plan change pending: for
+ * GATEKIT_EPLAY_API *out_json holds it as play.h's calls give it),
  * GATEKIT_EINVAL, store errors. out_json: the report of the answer recorded after it. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_acknowledge(char **out_json, gatekit_store *store, gatekit_play_client *client,
                                                             const char *purchase_token);
@@ -156,8 +159,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_play_sync_options_init(gatekit_ledger
  * ("refreshed"; a token Google will not answer about is listed in "refreshFailures" and the rest
  * go on). options NULL: the defaults. Returns GATEKIT_LEDGER_SYNC_DONE, _PARTIAL (budget,
  * max_pages or max_refreshes: call again) or _BUSY, or < 0 (what was recorded stays):
- * GATEKIT_EINVAL, GATEKIT_EVERSION, GATEKIT_EPLAY_API (the voided list refused: the message
- * names Google's error; the service account needs "View financial data"), _TRANSPORT,
+ * GATEKIT_EINVAL, GATEKIT_EVERSION, GATEKIT_EPLAY_API (the voided list refused: *out_json holds
+ * Google's error as play.h's calls give it; the service account needs "View financial data"), _TRANSPORT,
  * _RESPONSE, _AUTH, GATEKIT_EBUSY (another sync took over after the lease lapsed), store errors.
  * out_json (may be NULL): {"version":1,"outcome":"done","stoppedBy":"caught-up","packageName":…,
  * "pages":1,"voided":0,"voidedBefore":0,"voidedUnknown":0,"refreshed":0,"restartedWindows":0,

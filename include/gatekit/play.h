@@ -28,7 +28,7 @@ extern "C" {
 #define GATEKIT_EPLAY_API        (-700)  /* Google answered with an error status; *out_json describes it (below) */
 #define GATEKIT_EPLAY_TRANSPORT  (-701)  /* no answer: DNS, connection, TLS (an untrusted or misnamed server), timeout; or libcurl missing */
 #define GATEKIT_EPLAY_RESPONSE   (-702)  /* a success answer that is not a JSON object (or empty where one is due), or over 16 MiB */
-#define GATEKIT_EPLAY_AUTH       (-703)  /* the token endpoint refused the service account (invalid_grant, ...) or answered without an access token */
+#define GATEKIT_EPLAY_AUTH       (-703)  /* the token endpoint refused the service account (invalid_grant, ...) or answered without a usable Bearer token */
 #define GATEKIT_EPLAY_KEY        (-704)  /* the key file is not a service account key: type, client_email, token_uri or an unencrypted RSA private key missing */
 #define GATEKIT_EPUSH_TOKEN      (-710)  /* the push has no "Bearer" token, or it is not a compact JWT with a JSON header and claims */
 #define GATEKIT_EPUSH_ALGORITHM  (-711)  /* the token's alg is not RS256 (none, HS256 and every other are refused) */
@@ -56,7 +56,8 @@ extern "C" {
  * when not wanted. When Google answers with an error, the call returns GATEKIT_EPLAY_API and
  * *out_json (when given) is {"httpStatus":404,"code":404,"status":"NOT_FOUND","message":"...",
  * "reason":"notFound","retryable":false,"retryAfter":null} (members null when the body lacks
- * them). 429, 408, 409 (concurrentUpdate) and 5xx are retried up to options->max_retries
+ * them); the same when the token endpoint keeps failing (5xx, 429, internal_failure: an
+ * outage, not bad credentials; "reason" is its OAuth error). 429, 408, 409 (concurrentUpdate) and 5xx are retried up to options->max_retries
  * times, after Retry-After or 0.5 s, 1 s, 2 s ..., inside the call's one deadline; a request
  * that got no answer (GATEKIT_EPLAY_TRANSPORT) is never retried, as it may have been done.
  * Path arguments are percent-encoded; request_json is Google's request object, sent as given

@@ -15,7 +15,7 @@ from ._result import JSONResult
 from ._ledger_query import instant_ms
 from ._time import Instant
 from .errors import GateKitError, check, error_for
-from .play import EPLAY_API, PlayAPIError, PlayClient, PushVerifier, authorization_header, push_bytes
+from .play import PlayClient, PushVerifier, authorization_header, play_answer, push_bytes
 from .play_models import PlayModel
 
 if TYPE_CHECKING:
@@ -124,20 +124,16 @@ class LedgerPlay:
         data = push_bytes(body)
         authorization = authorization_header(headers)
         out = ctypes.c_void_p()
-        check(_bindings.ledger_ingest_play_push(ctypes.byref(out), self._store.handle, verifier.handle, client.handle,
-                                                None if authorization is None else authorization.encode("utf-8"), data, len(data)))
-        return IngestResult.from_json(json.loads(_native.take_string(out)))
+        report = play_answer(_bindings.ledger_ingest_play_push(ctypes.byref(out), self._store.handle, verifier.handle, client.handle,
+                                                               None if authorization is None else authorization.encode("utf-8"), data, len(data)), out)
+        return IngestResult.from_json(json.loads(report or "{}"))
 
     def _asked(self, client: PlayClient, function: str, purchase_token: str) -> bytes:
         """Google's answer's exact bytes (PlayAPIError for Google's error answers)."""
         if not isinstance(client, PlayClient):
             raise TypeError(f"client must be a PlayClient, not {type(client).__name__}")
         out = ctypes.c_void_p()
-        rc = getattr(_bindings, function)(ctypes.byref(out), client.handle, _native.required_c_string(purchase_token, "purchase_token"))
-        body = _native.take_string(out) if out.value else None
-        if rc == EPLAY_API:
-            raise PlayAPIError(json.loads(body or "{}"), _bindings.gatekit_last_error().decode("utf-8", "replace"))
-        check(rc)
+        body = play_answer(getattr(_bindings, function)(ctypes.byref(out), client.handle, _native.required_c_string(purchase_token, "purchase_token")), out)
         return (body or "").encode("utf-8")
 
     def refresh_play_subscription(self, client: PlayClient, purchase_token: str) -> "IngestResult":
@@ -156,9 +152,9 @@ class LedgerPlay:
         if not isinstance(client, PlayClient):
             raise TypeError(f"client must be a PlayClient, not {type(client).__name__}")
         out = ctypes.c_void_p()
-        check(_bindings.ledger_play_acknowledge(ctypes.byref(out), self._store.handle, client.handle,
-                                                _native.required_c_string(purchase_token, "purchase_token")))
-        return IngestResult.from_json(json.loads(_native.take_string(out)))
+        report = play_answer(_bindings.ledger_play_acknowledge(ctypes.byref(out), self._store.handle, client.handle,
+                                                               _native.required_c_string(purchase_token, "purchase_token")), out)
+        return IngestResult.from_json(json.loads(report or "{}"))
 
     def sync_play(self, client: PlayClient, *, budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
                   max_refreshes: int = 1000, overlap: timedelta = timedelta(minutes=10),
@@ -178,8 +174,8 @@ class LedgerPlay:
         options.max_refreshes = int(max_refreshes)
         options.lease_ms = _time.span_milliseconds(lease, "lease")
         out = ctypes.c_void_p()
-        check(_bindings.ledger_sync_play(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(options)))
-        return PlaySyncReport.from_json(json.loads(_native.take_string(out)))
+        report = play_answer(_bindings.ledger_sync_play(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(options)), out)
+        return PlaySyncReport.from_json(json.loads(report or "{}"))
 
     def set_play_refresher(self, client: Optional[PlayClient]) -> None:
         """Lets questions with ``refresh_within`` ask Google before saying no about a Play

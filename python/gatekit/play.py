@@ -90,6 +90,17 @@ class PushRejected(GateKitError):
     with 403 (or 401): Pub/Sub retries a push that was not acknowledged."""
 
 
+def play_answer(rc: int, out: ctypes.c_void_p) -> Optional[str]:
+    """The text a call that asks Google wrote (None: none): Google's error answer
+    (GATEKIT_EPLAY_API, its JSON in out) raises PlayAPIError with its status and reason,
+    whichever call met it (the client's, or the ledger's that ask Google)."""
+    body = _native.take_string(out) if out.value else None
+    if rc == EPLAY_API:
+        raise PlayAPIError(json.loads(body or "{}"), _bindings.gatekit_last_error().decode("utf-8", "replace"))
+    check(rc)
+    return body
+
+
 register(EPLAY_TRANSPORT, PlayTransportError)
 register(EPLAY_RESPONSE, PlayResponseError)
 register(EPLAY_AUTH, PlayAuthError)
@@ -152,12 +163,7 @@ class PlayClient(Managed):
         """One endpoint by its C name (``"play_subscription_get"``): Google's body as a dict,
         None when the answer has none; PlayAPIError for Google's error answers."""
         out = ctypes.c_void_p()
-        rc = getattr(_bindings, function)(ctypes.byref(out), self.handle, *args)
-        body = _native.take_string(out) if out.value else None
-        if rc == EPLAY_API:
-            detail = _bindings.gatekit_last_error().decode("utf-8", "replace")
-            raise PlayAPIError(json.loads(body or "{}"), detail)
-        check(rc)
+        body = play_answer(getattr(_bindings, function)(ctypes.byref(out), self.handle, *args), out)
         return None if body is None else dict(json.loads(body))
 
     def _model(self, cls: Type[P], function: str, *args: Any) -> P:

@@ -263,11 +263,14 @@ def test_a_failing_token_endpoint_is_asked_again_within_the_deadline(play, life)
     with play.client(max_retries=3) as client:
         assert client.get_subscription(life.purchase_token).subscription_state == SubscriptionState.ACTIVE
     assert play.counters()["token"] == 3, "two 503s, then the token"
+    # An outage is Google's answer (PlayAPIError, its status), never "bad credentials" (issue 60, item 1).
     play.world(token={"status": 500, "error": "internal_failure"})
     with play.client(max_retries=1) as client:
-        with pytest.raises(PlayAuthError) as caught:
+        with pytest.raises(PlayAPIError) as caught:
             client.get_subscription(life.purchase_token)
-    assert "internal_failure" in str(caught.value) and "asked 2 times" in str(caught.value)
+    assert not isinstance(caught.value, PermissionError)
+    assert caught.value.http_status == 500 and caught.value.reason == "internal_failure" and caught.value.retryable
+    assert "asked 2 times" in str(caught.value)
     assert play.counters()["token"] == 2
 
 

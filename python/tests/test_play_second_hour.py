@@ -100,3 +100,22 @@ def test_a_catalog_with_a_typo_warns_in_python_too(play, store):
     with warnings.catch_warnings():
         warnings.simplefilter("error", CatalogWarning)
         store.ledger.declare_catalog({"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]}}})
+
+
+def test_what_google_answered_is_a_play_api_error_from_the_ledger_too(play, store):
+    """Item 1: a push for a token Google answers 410 about, and a sync whose voided list Google
+    refuses, raise PlayAPIError with the status and Google's reason, as PlayClient's calls do
+    (a host had to find "HTTP 410" in the message)."""
+    from gatekit.play import PlayAPIError
+    headers = {"Authorization": f"Bearer {play.push_token(claims(play))}"}
+    gone = {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1",
+            "subscriptionNotification": {"version": "1.0", "notificationType": 2, "purchaseToken": "error-410-purchaseTokenNoLongerValid"}}
+    play.world(subscriptions={})
+    with play.client() as client, play.verifier() as verifier:
+        with pytest.raises(PlayAPIError) as caught:
+            store.ledger.ingest_play_push(verifier, client, headers, push_body(gone, "gone-1"))
+        assert caught.value.http_status == 410 and caught.value.reason == "purchaseTokenNoLongerValid" and not caught.value.retryable
+        play.world(faults=[{"request": 1, "status": 403, "reason": "permissionDenied"}])
+        with pytest.raises(PlayAPIError) as caught:
+            store.ledger.sync_play(client)
+        assert caught.value.http_status == 403 and caught.value.reason == "permissionDenied"

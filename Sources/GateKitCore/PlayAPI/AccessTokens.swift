@@ -80,12 +80,15 @@ final class AccessTokens: @unchecked Sendable {
                 Deadline.sleep(milliseconds: wait)
                 return try exchange(&state, deadline: deadline, clockRetried: clockRetried, attempt: attempt + 1)
             }
+            if transient {
+                // An outage, not bad credentials: Google's answer with its status, as the API's errors are.
+                throw PlayFailure(tokenEndpoint: response).error("the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) failed (asked \(attempt + 1) times)")
+            }
             var text = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
             if let error { text += ", \(Quoted.text(error))" }
             // Google's description states the fix ("The right audience is …"): shown whole (bounded).
             if let description { text += ": \(Quoted.bytes(description.utf8, limit: AccessTokens.longestDescription))" }
             if error == "invalid_grant", let hint = AccessTokens.hint(description) { text += " (\(hint))" }
-            if transient { text += " (asked \(attempt + 1) times)" }
             throw GateKitError(.EPLAY_AUTH, text)
         }
         guard let token = body?["access_token"]?.stringValue, !token.isEmpty, token.utf8.count <= 8192,

@@ -15,6 +15,18 @@ public struct PlayFailure: Sendable, Equatable {
 
     public var isRetryable: Bool { [408, 409, 429, 500, 502, 503, 504].contains(httpStatus) }
 
+    /// The OAuth token endpoint's error answer (`{"error":…,"error_description":…}`, RFC 6749 §5.2):
+    /// `error` as the reason, the description as the message.
+    init(tokenEndpoint response: HTTPResponse) {
+        httpStatus = response.status
+        retryAfter = response.retryAfter
+        let body = try? JSONParser.parse(response.body)
+        code = nil
+        status = nil
+        message = body?["error_description"]?.stringValue.map { String($0.prefix(1024)) }
+        reason = body?["error"]?.stringValue
+    }
+
     init(_ response: HTTPResponse) {
         httpStatus = response.status
         retryAfter = response.retryAfter
@@ -33,6 +45,11 @@ public struct PlayFailure: Sendable, Equatable {
             ("message", text(message)), ("reason", text(reason)), ("retryable", .bool(isRetryable)),
             ("retryAfter", retryAfter.map { .number($0) } ?? .null),
         ]))
+    }
+
+    /// The error a call that met this answer throws: GATEKIT_EPLAY_API, this JSON its detail.
+    public func error(_ context: String) -> GateKitError {
+        GateKitError(.EPLAY_API, "\(context): \(description)", detail: json)
     }
 
     public var description: String {

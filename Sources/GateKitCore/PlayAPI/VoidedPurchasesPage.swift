@@ -43,7 +43,7 @@ package struct VoidedPurchasesPage: Sendable {
         if let pageToken { query.append(("token", .string(pageToken))) } else { query.append(("startTime", .number(startMs))) }
         switch try client.send(.voidedPurchases(query: Array(JSONWriter.serialize(.object(query)).utf8)), withinMilliseconds: withinMilliseconds) {
         case let .success(answer): return try VoidedPurchasesPage(body: Array((answer.body ?? "{}").utf8), serverDate: answer.serverDate)
-        case let .failure(failure): throw GateKitError(.EPLAY_API, "voidedpurchases.list: \(failure.description)")
+        case let .failure(failure): throw failure.error("voidedpurchases.list")
         }
     }
 

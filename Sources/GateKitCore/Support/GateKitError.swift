@@ -5,10 +5,14 @@
 public struct GateKitError: Error, Equatable, CustomStringConvertible {
     public let code: Code
     public let message: String
+    /// What a server answered, as the JSON a caller receives with the code (a Play API error's
+    /// status and reason): handed to the host's out_json where the export says so.
+    public let detail: String?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, detail: String? = nil) {
         self.code = code
         self.message = message
+        self.detail = detail
     }
 
     public var description: String { "\(code.summary): \(message)" }

@@ -159,7 +159,7 @@ extension GateKitError {
         case EPLAY_TRANSPORT = -701
         /// a success answer that is not a JSON object (or empty where one is due), or over 16 MiB (include/gatekit/play.h)
         case EPLAY_RESPONSE = -702
-        /// the token endpoint refused the service account (invalid_grant, ...) or answered without an access token (include/gatekit/play.h)
+        /// the token endpoint refused the service account (invalid_grant, ...) or answered without a usable Bearer token (include/gatekit/play.h)
         case EPLAY_AUTH = -703
         /// the key file is not a service account key: type, client_email, token_uri or an unencrypted RSA private key missing (include/gatekit/play.h)
         case EPLAY_KEY = -704

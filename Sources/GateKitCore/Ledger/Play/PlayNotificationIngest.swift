@@ -151,7 +151,7 @@ extension Ledger {
             return PlayAnswer(packageName: client.options.packageName, purchaseToken: token, bytes: Array(body.utf8),
                               answeredMs: Clock.nowMilliseconds())
         case let .failure(failure):
-            throw GateKitError(.EPLAY_API, "asking Google about the purchase: \(failure.description)")
+            throw failure.error("asking Google about the purchase")
         }
     }
 

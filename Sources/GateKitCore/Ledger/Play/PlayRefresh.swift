@@ -145,7 +145,7 @@ extension Ledger {
             ? try .subscriptionAcknowledge(subscriptionID: newest.groupID ?? newest.productID, token: token, request: nil)
             : try .productAcknowledge(productID: newest.productID, token: token, request: nil)
         if case let .failure(failure) = try client.send(endpoint) {
-            throw GateKitError(.EPLAY_API, "acknowledging the purchase: \(failure.description)")
+            throw failure.error("acknowledging the purchase")
         }
         return try refreshPlay(token: token, holding: holding, client: client)
     }
