@@ -119,3 +119,21 @@ def test_what_google_answered_is_a_play_api_error_from_the_ledger_too(play, stor
         with pytest.raises(PlayAPIError) as caught:
             store.ledger.sync_play(client)
         assert caught.value.http_status == 403 and caught.value.reason == "permissionDenied"
+
+
+def test_a_base_plans_entry_refines_its_subscriptions_never_hides_it(play, store):
+    """Item 5: a catalog with {"pro.monthly": …, "pro.monthly:monthly": …}: a subscriber of the
+    base plan is entitled to both entries' names, and the overlap is a warning."""
+    from gatekit.testing import PlaySubscriptionLife
+    start = datetime.datetime.now(UTC).replace(microsecond=0) - datetime.timedelta(days=1)
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "overlap-1", start=start)
+    life.subscribe()
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    catalog = {"products": {"pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]},
+                            "pro.monthly:monthly": {"entitlements": ["monthly-badge"]}}}
+    with pytest.warns(CatalogWarning, match="grants both entries' names"):
+        store.ledger.declare_catalog(catalog)
+    for name in ("pro", "monthly-badge"):
+        e = store.ledger.entitled("overlap-1", name, environment="Production")
+        assert e.reason == gatekit.ledger.Reason.SUBSCRIPTION, name
+    assert store.ledger.entitled("overlap-1", "pro", environment="Production").grants == ("monthly-badge", "pro")

@@ -28,6 +28,8 @@ public struct CatalogReport: Sendable, Equatable {
     public let unseenProducts: [Unseen]
     public let unnamedProducts: [String]
     public let entitlementChanges: [Change]
+    /// Base-plan entries beside their subscription's entry (both entries' names are granted).
+    public var overlaps: [ProductCatalog.Overlap] = []
 
     /// What a user should look at before relying on the catalog, a sentence each (the tool
     /// prints them on stderr): products nobody bought, purchased products left out, names lost.
@@ -42,6 +44,9 @@ public struct CatalogReport: Sendable, Equatable {
         }
         for id in unnamedProducts {
             out.append("customers have bought \(Quoted.text(id)), which the catalog does not name: it grants no entitlement name")
+        }
+        for o in overlaps {
+            out.append("the catalog names both \(Quoted.text(o.subscription)) and \(Quoted.text(o.basePlan)): a purchase of \(Quoted.text(o.basePlan)) grants both entries' names (docs/ledger.md, \"Keys\")")
         }
         for c in entitlementChanges where !c.lost.isEmpty {
             out.append("\(Quoted.text(c.product)), which customers have bought, no longer grants \(c.lost.map { Quoted.text($0) }.joined(separator: ", "))")
@@ -61,8 +66,10 @@ public struct CatalogReport: Sendable, Equatable {
             let gained = now.filter { !was.contains($0) }, lost = was.filter { !now.contains($0) }
             return gained.isEmpty && lost.isEmpty ? nil : Change(product: id, gained: gained.sorted(), lost: lost.sorted())
         }
-        return CatalogReport(declared: declared, effectiveMs: effectiveMs, unseenProducts: unseen,
-                             unnamedProducts: purchased.filter { after.product($0) == nil }.sorted(), entitlementChanges: changes)
+        var report = CatalogReport(declared: declared, effectiveMs: effectiveMs, unseenProducts: unseen,
+                                   unnamedProducts: purchased.filter { after.product($0) == nil }.sorted(), entitlementChanges: changes)
+        report.overlaps = after.basePlanOverlaps
+        return report
     }
 
     /// The product ids the ledger holds a purchase of, in any environment (App Store and test data).

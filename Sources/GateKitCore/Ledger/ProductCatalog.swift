@@ -95,14 +95,50 @@ public struct ProductCatalog: Sendable, Equatable {
     /// Every name a question may use — product ids, groups and entitlement names — as bytes
     /// (made once with the catalog: a no-purchase answer checks the name in constant time).
     private var names: Set<[UInt8]> = []
+    /// `products` with each base plan's entry merged with its subscription's (`resolved(_:)`).
+    private var resolved: [String: Product] = [:]
 
     /// The catalog's entry for a purchase's product: its own id, else, for a Play
     /// subscription's "productId:basePlanId" (RevenueCat's convention; Apple's product ids never
     /// hold a colon), the subscription's entry "productId", which then names every base plan.
     public func product(_ id: String) -> Product? {
-        if let exact = products[id] { return exact }
+        if let exact = resolved[id] { return exact }
         guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        return products[String(id[..<colon])]
+        return resolved[String(id[..<colon])]
+    }
+
+    /// Entries for a base plan ("productId:basePlanId") beside one for its subscription
+    /// ("productId"), each pair once: a purchase of the base plan grants both entries' names.
+    public var basePlanOverlaps: [Overlap] {
+        products.keys.sorted().compactMap { id in
+            guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let general = String(id[..<colon])
+            return products[general] == nil ? nil : Overlap(basePlan: id, subscription: general)
+        }
+    }
+
+    /// A base plan's entry ("productId:basePlanId") beside its subscription's ("productId").
+    public struct Overlap: Sendable, Equatable {
+        public let basePlan: String
+        public let subscription: String
+    }
+
+    /// `products` as purchases read them: a base plan's entry beside its subscription's grants
+    /// both entries' names (its own first), and takes the subscription's group, type and term
+    /// where it names none — the specific entry refines the general one, never hides it.
+    private static func resolved(_ products: [String: Product]) -> [String: Product] {
+        var out = products
+        for (id, specific) in products {
+            guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")), let general = products[String(id[..<colon])] else { continue }
+            var merged = specific
+            let own = Set(specific.entitlements.map { Array($0.utf8) })
+            merged.entitlements += general.entitlements.filter { !own.contains(Array($0.utf8)) }
+            if merged.group == nil { merged.group = general.group }
+            if merged.type == .unknown { merged.type = general.type }
+            if merged.term == nil { merged.term = general.term }
+            out[id] = merged
+        }
+        return out
     }
 
     public static let empty = ProductCatalog(products: [:])
@@ -117,6 +153,7 @@ public struct ProductCatalog: Sendable, Equatable {
         self.products = products
         self.correction = correction
         names = ProductCatalog.names(of: products)
+        resolved = ProductCatalog.resolved(products)
     }
 
     private static func names(of products: [String: Product]) -> Set<[UInt8]> {
