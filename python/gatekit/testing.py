@@ -68,9 +68,11 @@ class TestPKI:
         """The root certificate (DER): the test anchor to verify this PKI's data with."""
         return (self.directory / "root.der").read_bytes()
 
-    def verifier(self, bundle_id: str, environment: str = "Sandbox", app_apple_id: Optional[int] = None) -> SignedDataVerifier:
-        """A verifier that accepts this PKI's data (and Apple's), marked test-signed."""
-        return SignedDataVerifier(bundle_id, environment, app_apple_id, test_anchor=self.anchor)
+    def verifier(self, bundle_id: str, environment: str = "Sandbox", app_apple_id: Optional[int] = None, *,
+                 test_production: bool = False) -> SignedDataVerifier:
+        """A verifier that accepts this PKI's data (and Apple's), marked test-signed. Its
+        Production data passes only with ``test_production=True``: a test that needs it says so."""
+        return SignedDataVerifier(bundle_id, environment, app_apple_id, test_anchor=self.anchor, test_production=test_production)
 
     def sign(self, kind: str, payload: Mapping[str, Any]) -> str:
         """Signs ``payload`` (Apple's member names) as ``kind`` (a key of :data:`KINDS`).
@@ -146,17 +148,24 @@ class TestPKI:
     def subscription(self, *, bundleId: str, productId: str, subscriptionGroupIdentifier: str,
                      originalTransactionId: str, start: datetime, period: timedelta = timedelta(days=30),
                      environment: str = "Sandbox", appAccountToken: Optional[str] = None,
-                     price: Optional[int] = None, currency: Optional[str] = None) -> "SubscriptionLife":
+                     price: Optional[int] = None, currency: Optional[str] = None,
+                     appAppleId: Optional[int] = None) -> "SubscriptionLife":
         """A subscription bought at ``start`` and renewing every ``period``. ``price`` (in
         milliunits, as Apple signs it: 9990 is 9.99) and ``currency`` (ISO 4217, "USD") go in
-        every transaction, so metrics and the report show its revenue and MRR."""
+        every transaction, so metrics and the report show its revenue and MRR. Production data
+        carries the app's ``appAppleId`` in every notification, as Apple signs it (the verifier's
+        ``app_apple_id``): required there."""
+        if environment == "Production" and appAppleId is None:
+            raise ValueError("Production notifications carry the app's appAppleId (its App Store id, the verifier's app_apple_id): "
+                             "pass appAppleId=")
         if (price is None) != (currency is None):
             raise ValueError("price and currency go together: a price in milliunits (9990 for 9.99) and its ISO 4217 code")
         if price is not None and (not isinstance(price, int) or isinstance(price, bool) or price < 0):
             raise TypeError(f"price is an int of milliunits (9990 for 9.99), not {price!r}")
         return SubscriptionLife(self, bundleId=bundleId, productId=productId, group=subscriptionGroupIdentifier,
                                 originalTransactionId=originalTransactionId, start=start, period=period,
-                                environment=environment, appAccountToken=appAccountToken, price=price, currency=currency)
+                                environment=environment, appAccountToken=appAccountToken, price=price, currency=currency,
+                                appAppleId=appAppleId)
 
 
 @dataclass
@@ -175,6 +184,7 @@ class SubscriptionLife:
     appAccountToken: Optional[str] = None
     price: Optional[int] = None      # milliunits, in every transaction with currency
     currency: Optional[str] = None
+    appAppleId: Optional[int] = None  # in every notification (Production's carry it)
     renewals: int = 0
     now: datetime = field(init=False)
     expires: datetime = field(init=False)
@@ -212,7 +222,7 @@ class SubscriptionLife:
     def _send(self, kind: str, subtype: Optional[str], status: int, **renewal: Any) -> str:
         signed = self.pki.notification(kind, subtype, bundleId=self.bundleId, environment=self.environment,
                                        signedTransactionInfo=self._transaction(), signedRenewalInfo=self._renewal(**renewal),
-                                       signedDate=self.now, status=status)
+                                       signedDate=self.now, status=status, appAppleId=self.appAppleId)
         self.sent.append(signed)
         return signed
 

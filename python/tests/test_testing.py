@@ -173,3 +173,18 @@ def test_every_kind_has_one_name(pki: TestPKI):
     assert "|".join(KINDS) in usage
     jws_usage = subprocess.run([TOOL, "jws", "--help"], capture_output=True, text=True).stdout
     assert "renewal-info" in jws_usage and "|renewal|" not in jws_usage
+
+
+def test_a_production_subscription_life_carries_the_apps_apple_id(tmp_path: Path, pki: TestPKI):
+    """Issue 60, item 12: Production test data from the helper ingests (Apple signs appAppleId
+    into Production notifications); without appAppleId the helper says what it needs."""
+    with pytest.raises(ValueError, match="pass appAppleId="):
+        pki.subscription(bundleId=BUNDLE, productId="pro.monthly", subscriptionGroupIdentifier="pro",
+                         originalTransactionId="2000", start=START, environment="Production")
+    life = pki.subscription(bundleId=BUNDLE, productId="pro.monthly", subscriptionGroupIdentifier="pro",
+                            originalTransactionId="2000", start=START, environment="Production", appAppleId=1234)
+    with gatekit.Store(str(tmp_path / "p.sqlite"), app_id=BUNDLE) as store:
+        result = store.ledger.ingest_notification(life.subscribe(), pki.verifier(BUNDLE, "Production", app_apple_id=1234,
+                                                                                 test_production=True))
+        assert result.outcome.name == "NEW" and result.test_signed
+        assert store.ledger.entitled("2000", "pro", environment="Production", at=day(1), test_signed=True).reason is Reason.SUBSCRIPTION
