@@ -49,8 +49,15 @@ public func ledgerSyncState(_ out: OutString?, _ store: OpaquePointer?, _ enviro
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
         let handle = try StoreHandle.from(store)
-        let environment = try AppStoreEnvironment.named(try Arguments.string(environment, "environment"))
-        out.pointee = try Owned.cString(try NotificationSync.state(handle.store, environment: environment))
+        let name = try Arguments.string(environment, "environment")
+        if let package = PlaySync.packageName(ofState: name) {  // a Play sync's, by the name its report prints
+            out.pointee = try Owned.cString(try PlaySync.state(handle.store, packageName: package))
+            return GATEKIT_OK
+        }
+        guard let apple = try? AppStoreEnvironment.named(name) else {
+            throw .invalid("environment is an App Store environment (Production, Sandbox, …) or a Play sync's \"play:<package>\", not \(Quoted.text(name))")
+        }
+        out.pointee = try Owned.cString(try NotificationSync.state(handle.store, environment: apple))
         return GATEKIT_OK
     }
 }

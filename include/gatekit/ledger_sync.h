@@ -89,7 +89,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_options_init(gatekit_ledger_sync
  * keeps, lost for good), freed with gatekit_free. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_notifications(char **out_json, gatekit_store *store, gatekit_appstore_client *client, const gatekit_ledger_sync_options *options);
 
-/* Since 0.2.0. Where the environment's sync stands: {"version":1,"environment":"Sandbox","syncedUntil":ms
+/* Since 0.2.0. Where the environment's sync stands (an App Store environment, or a Play sync's
+ * "play:<package>", the name its report prints): {"version":1,"environment":"Sandbox","syncedUntil":ms
  * or null,"checkpointAheadMs":n,"window":{...},"leaseUntil":ms} ("window" while one is part-way,
  * "leaseUntil" while a sync holds the lease, "checkpointAheadMs" when the checkpoint is more than
  * a minute after this host's clock: its clock is slow, or a fast one wrote it). For monitoring:

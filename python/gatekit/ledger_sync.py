@@ -93,8 +93,9 @@ class LedgerSync:
         return SyncReport.from_json(json.loads(_native.take_string(out)))
 
     def sync_state(self, environment: str) -> Dict[str, Any]:
-        """Where the environment's sync stands: ``syncedUntil`` (Unix ms or None), the window
-        part-way (``window``) and the lease (``leaseUntil``) when there is one."""
+        """Where the environment's sync stands (an App Store environment, or a Play sync's
+        ``"play:<package>"``, the name its report prints): ``syncedUntil`` (Unix ms or None), the
+        window part-way (``window``) and the lease (``leaseUntil``) when there is one."""
         out = ctypes.c_void_p()
         check(_sync_state(ctypes.byref(out), self._store.handle, _native.required_c_string(environment, "environment")))
         document: Dict[str, Any] = json.loads(_native.take_string(out))

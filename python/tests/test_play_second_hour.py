@@ -137,3 +137,21 @@ def test_a_base_plans_entry_refines_its_subscriptions_never_hides_it(play, store
         e = store.ledger.entitled("overlap-1", name, environment="Production")
         assert e.reason == gatekit.ledger.Reason.SUBSCRIPTION, name
     assert store.ledger.entitled("overlap-1", "pro", environment="Production").grants == ("monthly-badge", "pro")
+
+
+def test_a_play_syncs_state_is_visible_by_the_name_its_report_prints(play, store, tmp_path):
+    """Item 9: after a Play sync, its state is read by "play:<package>" from Python and the tool
+    (and in C, ledger_sync_state), as the report names it; an unknown name is a clear error."""
+    play.world(subscriptions={}, voided=[])
+    with play.client() as client:
+        report = store.ledger.sync_play(client)
+    name = report.raw["state"]["environment"]
+    assert name == f"play:{play.s.package}"
+    state = store.ledger.sync_state(name)
+    assert state["syncedUntil"] == report.raw["state"]["syncedUntil"] and state["syncedUntil"] is not None
+    with pytest.raises(gatekit.errors.InvalidArgumentError, match="play:<package>"):
+        store.ledger.sync_state("play-store")
+    if store.path.endswith(".sqlite"):  # the tool names a store by its path
+        tool = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "--store", store.path, "ledger", "sync-state", "--environment", name],
+                              capture_output=True, text=True, timeout=60)
+        assert tool.returncode == 0 and json.loads(tool.stdout)["syncedUntil"] == state["syncedUntil"], tool.stderr

@@ -115,7 +115,8 @@ int gk_ledger_sync(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "%s: unexpected argument %s\n", who, a.customer);
         return gk_usage(gk_ledger_usage);
     }
-    if (gk_check_environment(who, a.s.environment)) return GK_EXIT_USAGE;
+    /* A Play sync's state goes by the name its report prints: play:<package>. */
+    if (strncmp(a.s.environment, "play:", 5) != 0 && gk_check_environment(who, a.s.environment)) return GK_EXIT_USAGE;
     int missing;
     gatekit_store *store = gk_asked_store(cli, who, &missing);
     if (!store) return missing;

@@ -60,6 +60,21 @@ public enum PlaySync {
 
     static func key(_ packageName: String) -> String { "play:\(packageName)" }
 
+    /// The package a sync state's name ("play:<package>", what the report prints) is of; nil
+    /// for any other name.
+    public static func packageName(ofState name: String) -> String? {
+        guard name.hasPrefix("play:") else { return nil }
+        let package = String(name.dropFirst(5))
+        return PlayDeveloperClient.isPackageName(package) ? package : nil
+    }
+
+    /// Where a package's Play sync stands, as `ledger_sync_state` gives an environment's.
+    public static func state(_ store: Store, packageName: String) throws(GateKitError) -> String {
+        JSONWriter.serialize(try store.read { (db) throws(GateKitError) -> SyncState in
+            try SyncState.read(db, environment: key(packageName))
+        }.json(environment: key(packageName), now: Clock.nowMilliseconds(), toleranceMs: NotificationSync.clockToleranceMs))
+    }
+
     public static func run(ledger: Ledger, client: PlayDeveloperClient, options: Options) throws(GateKitError) -> Report {
         guard options.budgetMs > 0, options.leaseMs > 0, options.overlapMs >= 0, options.maximumRefreshes >= 0,
               (options.maximumPages ?? 1) > 0 else {
