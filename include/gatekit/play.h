@@ -150,9 +150,11 @@ GATEKIT_API GATEKIT_WARN_UNUSED int play_orders_batch_get(char **out_json, gatek
  *    "duplicate":false,"issuer":"https://accounts.google.com","testSigned":false}}
  * "kind":"unknown" is a notification none of whose members GateKit knows: reported, not
  * guessed; notificationTypeName is null for a type number GateKit does not know. "testSigned"
- * is true when the issuer is options->issuer (a test issuer), never for Google's. "duplicate"
- * is true when the verifier saw this messageId before (within its last
- * duplicate_window message ids): acknowledge it, do not process it again. */
+ * is true when the issuer is options->issuer and not Google's (a test issuer), and when the
+ * keys come from anywhere but Google's key URL (keys_url, keys_json) while options->issuer is
+ * NULL: whoever holds those keys signs (name Google's issuer to vouch for a mirror of its keys).
+ * "duplicate" is true when the verifier saw this messageId with this notification before
+ * (within its last duplicate_window message ids): acknowledge it, do not process it again. */
 
 #define GATEKIT_PLAY_PUSH_OPTIONS_VERSION 1u
 

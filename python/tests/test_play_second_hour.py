@@ -155,3 +155,15 @@ def test_a_play_syncs_state_is_visible_by_the_name_its_report_prints(play, store
         tool = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "--store", store.path, "ledger", "sync-state", "--environment", name],
                               capture_output=True, text=True, timeout=60)
         assert tool.returncode == 0 and json.loads(tool.stdout)["syncedUntil"] == state["syncedUntil"], tool.stderr
+
+
+def test_keys_from_anywhere_but_google_make_test_data_unless_the_host_says_otherwise(play):
+    """Item 15: a token under Google's issuer verified with keys from another URL is test data
+    with the default issuer; naming Google's issuer is the host vouching for those keys."""
+    google = "https://accounts.google.com"
+    token = play.push_token(claims(play, iss=google))
+    body = push_body(note(play), "custom-keys")
+    with play.verifier(issuer=None) as verifier:
+        assert verifier.verify_push({"Authorization": f"Bearer {token}"}, body).test_signed is True
+    with play.verifier(issuer=google) as verifier:
+        assert verifier.verify_push({"Authorization": f"Bearer {token}"}, body).test_signed is False

@@ -40,6 +40,9 @@ public final class PushVerifier: @unchecked Sendable {
     private let keys: KeySetCache
     private let recent: RecentMessageIDs
     private let verifiedTokens = VerifiedTokens()
+    /// Google's issuer by default, with keys from anywhere but Google's key URL: whoever holds
+    /// those keys signs, so what they sign is test data unless the host named the issuer itself.
+    private let keysAreNotGoogles: Bool
 
     public init(options: Options) throws(GateKitError) {
         for (name, value) in [("package_name", options.packageName), ("audience", options.audience),
@@ -71,6 +74,7 @@ public final class PushVerifier: @unchecked Sendable {
         }
         self.options = options
         issuers = options.issuer.map { [$0] } ?? PushVerifier.googleIssuers
+        keysAreNotGoogles = options.issuer == nil && (options.keysJSON != nil || (options.keysURL.map { $0 != PushVerifier.googleKeysURL } ?? false))
         recent = RecentMessageIDs(capacity: options.duplicateWindow)
     }
 
@@ -98,7 +102,7 @@ public final class PushVerifier: @unchecked Sendable {
         // takes a future id with another body cannot make Google's own push a "duplicate".
         let seen = Hex.encode(try Digest.hash(.sha256, Array(notification.messageID.utf8) + [0] + notification.document))
         return Verified(notification: notification, duplicate: recent.checkAndRecord(seen), issuer: issuer,
-                        testSigned: !PushVerifier.googleIssuers.contains(issuer))
+                        testSigned: !PushVerifier.googleIssuers.contains(issuer) || keysAreNotGoogles)
     }
 
     /// The token's issuer, once everything about it checks out.
