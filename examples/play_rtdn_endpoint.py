@@ -9,9 +9,12 @@ POST /play/rtdn  a Pub/Sub push. ``store.ledger.ingest_play_push`` does the whol
     call: the push believed only when its OIDC token is Google's for this push subscription
     (audience, service account) and the notification is for --package; then, as Google says to,
     the Play Developer API asked about the purchase and its answer recorded in the ledger as
-    sent. 204 once recorded; 204 for a redelivered message (recorded before: Google is not asked
-    again); 403 for a push that is not Google's (Pub/Sub retries, then gives up); 503 when
-    Google's API cannot be reached now (Pub/Sub retries later, so nothing is lost).
+    sent. Every push is answered: 204 once recorded; 204 for a redelivered message (recorded
+    before: Google is not asked again); 403 for a push that is not Google's, one without
+    authentication included (Pub/Sub retries, then gives up); 503 when Google's API cannot be
+    reached now or the store is busy (Pub/Sub retries later, so nothing is lost); 204 and a log
+    line for a failure that no retry mends (Google answers 404 or 410 about the token: Pub/Sub
+    would otherwise redeliver it for days).
 GET /play/entitled/<customer>/<product, group or entitlement>: the ledger's answer (JSON), for a
     purchase token or a UUID obfuscated account id, beside Apple's purchases in the same ledger.
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, Optional, Tuple
 from urllib.parse import unquote
@@ -30,6 +34,7 @@ import gatekit
 from gatekit.play import PlayAPIError, PlayClient, PlayTransportError, PushRejected, PushVerifier
 
 MAX_BODY = 1 << 20  # a push is a few KB; GateKit refuses bodies over 1 MiB
+log = logging.getLogger("play_rtdn_endpoint")
 
 
 class Endpoint:
@@ -43,15 +48,22 @@ class Endpoint:
         self.test_data = test_data
 
     def push(self, headers: Any, body: bytes) -> Tuple[int, Optional[Dict[str, Any]]]:
-        """(HTTP status, JSON answer or None) for one push."""
+        """(HTTP status, JSON answer or None) for one push: every push gets one."""
         try:
             self.store.ledger.ingest_play_push(self.verifier, self.client, headers, body)
         except PushRejected as error:
             return 403, {"error": str(error)}
-        except PlayTransportError as error:
-            return 503, {"error": str(error)}
+        except (PlayTransportError, gatekit.errors.StoreError) as error:
+            return 503, {"error": str(error)}   # now, not for good: Pub/Sub retries
         except PlayAPIError as error:
-            return (503 if error.retryable else 204), {"error": str(error)}
+            if error.retryable:
+                return 503, {"error": str(error)}
+            # Google will never answer about this token (404, 410): redelivery mends nothing.
+            log.warning("play rtdn: push acknowledged without a record: %s", error)
+            return 204, None
+        except gatekit.GateKitError as error:
+            log.error("play rtdn: push acknowledged without a record: %s", error)
+            return 204, None
         return 204, None
 
     def entitled(self, customer: str, name: str) -> Dict[str, Any]:
@@ -102,6 +114,7 @@ def main() -> None:
     parser.add_argument("--store", default=None, help="the ledger's store (default: the app's store for --package)")
     parser.add_argument("--port", type=int, default=8080)
     args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
     with gatekit.Store(args.store, app_id=args.package) as store:
         endpoint = Endpoint(store, PushVerifier(args.package, args.audience, args.push_email), PlayClient(args.package, args.service_account))
         server = serve(endpoint, args.port)

@@ -18,7 +18,7 @@ import os
 import time
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import pytest
 
@@ -589,17 +589,19 @@ def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life, tmp_pa
         "c = PlayClient(e['GATEKIT_TEST_PLAY_PACKAGE'], e['GATEKIT_TEST_PLAY_SERVICE_ACCOUNT'], base_url=e['GATEKIT_TEST_PLAY_URL'], ca_file=e['GATEKIT_TEST_PLAY_CA'])\n"
         "import gatekit\n"
         "store = gatekit.Store(sys.argv[2])\n"
+        "import logging; logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
         "s = m.serve(m.Endpoint(store, v, c, test_data=True), 0); print(s.server_address[1], flush=True); s.serve_forever()\n")
     command = example("play_rtdn_endpoint.py")
-    process = subprocess.Popen([command[0], "-c", code, command[1], str(tmp_path / "ledger.sqlite")], stdout=subprocess.PIPE, text=True, env=example_env(**{
-        k: v for k, v in os.environ.items() if k.startswith("GATEKIT_")}))
+    process = subprocess.Popen([command[0], "-c", code, command[1], str(tmp_path / "ledger.sqlite")], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=example_env(**{k: v for k, v in os.environ.items() if k.startswith("GATEKIT_")}))
     try:
         port = int(process.stdout.readline())
         url = f"http://127.0.0.1:{port}"
 
-        def post(authorization: str, message_id: str) -> int:
-            request = urllib.request.Request(url + "/play/rtdn", data=push_body(life.sent[-1], message_id), method="POST",
-                                             headers={"Authorization": authorization, "Content-Type": "application/json"})
+        def post(authorization: Optional[str], message_id: str, notification: Optional[Dict[str, Any]] = None) -> int:
+            headers = {"Content-Type": "application/json", **({"Authorization": authorization} if authorization else {})}
+            request = urllib.request.Request(url + "/play/rtdn", data=push_body(notification or life.sent[-1], message_id), method="POST",
+                                             headers=headers)
             try:
                 with urllib.request.urlopen(request, timeout=30) as answer:
                     return int(answer.status)
@@ -615,6 +617,16 @@ def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life, tmp_pa
         asked = play.counters()["api"]
         assert post(good, "x1") == 204 and play.counters()["api"] == asked, "a redelivery asks Google nothing"
         assert post(f"Bearer {play.push_token(claims(play, aud='https://elsewhere.example.com'))}", "x2") == 403
+        # Every push is answered (issue 60, item 14): without authentication 403; a token Google
+        # answers 410 about is acknowledged (a retry mends nothing) with a log line; Google's
+        # 503 is 503, so Pub/Sub retries.
+        assert post(None, "x3") == 403
+        gone = dict(life.sent[-1], subscriptionNotification={"version": "1.0", "notificationType": 2,
+                                                             "purchaseToken": "error-410-purchaseTokenNoLongerValid"})
+        assert post(good, "x4", gone) == 204
+        busy = dict(life.sent[-1], subscriptionNotification={"version": "1.0", "notificationType": 2, "purchaseToken": "error-503-backendError"})
+        assert post(good, "x5", busy) == 503
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        _, errors = process.communicate(timeout=10)
+    assert "push acknowledged without a record" in errors and "410" in errors, errors
