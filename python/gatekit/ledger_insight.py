@@ -93,6 +93,17 @@ class Metrics(JSONResult):
                 return s
         raise KeyError(key)
 
+    def keys(self) -> List[Optional[str]]:
+        """The series' keys, in the document's order, as a mapping's ``keys()``: ``metrics[key]``
+        for each (``by="store"``: "app-store", "play")."""
+        return [s.key for s in self.series]
+
+    def __contains__(self, key: object) -> bool:
+        return any(s.key == key for s in self.series)
+
+    def __len__(self) -> int:
+        return len(self.series)
+
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "Metrics":
         def when(ms: Optional[int]) -> Optional[datetime]:

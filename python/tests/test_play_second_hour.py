@@ -167,3 +167,21 @@ def test_keys_from_anywhere_but_google_make_test_data_unless_the_host_says_other
         assert verifier.verify_push({"Authorization": f"Bearer {token}"}, body).test_signed is True
     with play.verifier(issuer=google) as verifier:
         assert verifier.verify_push({"Authorization": f"Bearer {token}"}, body).test_signed is False
+
+
+def test_a_subcommands_help_is_its_own_usage():
+    """Item 16: `gatekit ledger metrics --help` prints the metrics usage (it printed ingest's first),
+    with every split the tool takes."""
+    done = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "ledger", "metrics", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: gatekit ledger metrics"), done.stdout[:200]
+    assert "ingest" not in done.stdout and "|store]" in done.stdout
+
+
+def test_metrics_read_like_a_mapping_of_series(store):
+    """Item 16: Metrics has keys(), `in` and len() beside metrics[key], as a mapping does."""
+    start = datetime.datetime(2026, 1, 1, tzinfo=UTC)
+    metrics = store.ledger.metrics(environment="Production", start=start, end=start + datetime.timedelta(days=2), granularity="day", by="store")
+    assert list(metrics.keys()) == [s.key for s in metrics.series] and len(metrics) == len(metrics.series)
+    for key in metrics.keys():
+        assert key in metrics and metrics[key].key == key
+    assert "no-such-store" not in metrics

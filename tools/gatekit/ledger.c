@@ -69,7 +69,7 @@ const char gk_ledger_usage[] =
     "gatekit ledger sync-state --environment ENV|play:PACKAGE\n"
     "    the checkpoint (\"syncedUntil\"), a window part-way, a lease held (a Play sync's by play:PACKAGE)\n"
     "gatekit ledger metrics  --environment ENV [--test-signed] --from DATE --to DATE [--by day|week|month]\n"
-    "                      [--split all|product|group|entitlement|storefront|currency] [--at …]\n"
+    "                      [--split all|product|group|entitlement|storefront|currency|store] [--at …]\n"
     "    subscription metrics for [--from, --to) as JSON (docs/ledger.md, \"Metrics\"): active,\n"
     "    trials, paid subscribers, new, renewed, converted, recovered, expired by cause, refunds,\n"
     "    revenue and MRR per currency, cohorts; DATE: YYYY-MM-DD (UTC) or a time as for --at\n"

@@ -120,6 +120,26 @@ static int help(const char *text) {
     return GK_EXIT_OK;
 }
 
+/* "gatekit ledger metrics --help": the part of the command's usage about that subcommand (the
+ * blocks whose first line names it), or the whole usage when none does. */
+static int help_for(const char *text, const char *command, const char *sub) {
+    char prefix[160];
+    int n = snprintf(prefix, sizeof prefix, "gatekit %s %s", command, sub);
+    if (n <= 0 || (size_t)n >= sizeof prefix) return help(text);
+    int shown = 0, in = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (line[0] != ' ') in = len >= (size_t)n && strncmp(line, prefix, (size_t)n) == 0 && (len == (size_t)n || line[n] == ' ');
+        if (in) {
+            printf("%s%.*s\n", shown ? "" : "usage: ", (int)len, line);
+            shown = 1;
+        }
+        line += len + (end ? 1 : 0);
+    }
+    return shown ? GK_EXIT_OK : help(text);
+}
+
 int main(int argc, char **argv) {
     gk_cli cli = {0};
     int i = 1;
@@ -151,7 +171,7 @@ int main(int argc, char **argv) {
     }
     /* "gatekit eula --help", "gatekit receipt verify --help", "gatekit perm record -h". */
     for (int k = i + 1; k < argc; k++)
-        if (is_help(argv[k])) return help(c->usage);
+        if (is_help(argv[k])) return k > i + 1 && argv[i + 1][0] != '-' ? help_for(c->usage, argv[i], argv[i + 1]) : help(c->usage);
     /* Global options after the command ("gatekit eula status --store S ...") are taken out
      * of the command's arguments; the command sees only its own. */
     int kept = i + 1;
