@@ -179,15 +179,16 @@ class PlayClient(Managed):
         """purchases.subscriptionsv2.get: the truth about the subscription the token names."""
         return self._model(SubscriptionPurchaseV2, "play_subscription_get", _s(purchase_token, "purchase_token"))
 
-    def revoke_subscription(self, purchase_token: str, refund: str = "full", *, item_product_id: Optional[str] = None) -> None:
-        """subscriptionsv2.revoke: access ends now. ``refund`` "full" or "prorated", or
-        ``item_product_id`` to revoke one add-on item."""
+    def revoke_subscription(self, purchase_token: str, refund: str = "fullRefund", *, item_product_id: Optional[str] = None) -> None:
+        """subscriptionsv2.revoke: access ends now. ``refund`` is Google's revocation context,
+        "fullRefund" or "proratedRefund" ("full" and "prorated" are read as those), or
+        ``item_product_id`` to revoke one add-on item (Google's "itemBasedRefund")."""
         if item_product_id is not None:
             context: Dict[str, Any] = {"itemBasedRefund": {"productId": item_product_id}}
-        elif refund in ("full", "prorated"):
-            context = {f"{refund}Refund": {}}
+        elif refund in ("fullRefund", "proratedRefund", "full", "prorated"):
+            context = {refund if refund.endswith("Refund") else f"{refund}Refund": {}}
         else:
-            raise ValueError(f"refund must be 'full' or 'prorated', not {refund!r}")
+            raise ValueError(f"refund must be Google's 'fullRefund' or 'proratedRefund', not {refund!r}")
         self.call("play_subscription_revoke", _s(purchase_token, "purchase_token"), _json({"revocationContext": context}))
 
     def cancel_subscription(self, purchase_token: str, cancellation_type: str = "USER_REQUESTED_STOP_RENEWALS") -> None:
@@ -201,12 +202,14 @@ class PlayClient(Managed):
 
     def acknowledge_subscription(self, subscription_id: str, purchase_token: str, *, developer_payload: Optional[str] = None,
                                  external_account_ids: Optional[Mapping[str, str]] = None) -> None:
-        """purchases.subscriptions.acknowledge (within three days, or Google refunds it)."""
+        """purchases.subscriptions.acknowledge (within three days, or Google refunds it).
+        ``external_account_ids``: {"obfuscated_account_id": …, "obfuscated_profile_id": …}
+        (Python's spelling; Google's camelCase names are taken too)."""
         body: Dict[str, Any] = {}
         if developer_payload is not None:
             body["developerPayload"] = developer_payload
         if external_account_ids is not None:
-            body["externalAccountIds"] = dict(external_account_ids)
+            body["externalAccountIds"] = _external_account_ids(external_account_ids)
         self.call("play_subscription_acknowledge", _s(subscription_id, "subscription_id"), _s(purchase_token, "purchase_token"), _json(body))
 
     # ---- one-time products ----
@@ -447,6 +450,20 @@ class DeveloperNotification:
                    event_time=epoch + datetime.timedelta(milliseconds=int(gatekit["eventTimeMillis"])), kind=kind,
                    notification_type_name=gatekit.get("notificationTypeName"), payload=payload, issuer=gatekit["issuer"],
                    test_signed=bool(gatekit["testSigned"]), raw=raw, **typed)
+
+
+_EXTERNAL_ACCOUNT_IDS = {"obfuscated_account_id": "obfuscatedAccountId", "obfuscated_profile_id": "obfuscatedProfileId"}
+
+
+def _external_account_ids(ids: Mapping[str, str]) -> Dict[str, str]:
+    """Google's ExternalAccountIds from Python's names (or Google's own); another name is refused."""
+    out: Dict[str, str] = {}
+    for name, value in ids.items():
+        google = _EXTERNAL_ACCOUNT_IDS.get(name, name)
+        if google not in _EXTERNAL_ACCOUNT_IDS.values():
+            raise ValueError(f"external_account_ids takes obfuscated_account_id and obfuscated_profile_id, not {name!r}")
+        out[google] = value
+    return out
 
 
 def push_bytes(body: object) -> bytes:

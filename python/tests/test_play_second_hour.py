@@ -185,3 +185,23 @@ def test_metrics_read_like_a_mapping_of_series(store):
     for key in metrics.keys():
         assert key in metrics and metrics[key].key == key
     assert "no-such-store" not in metrics
+
+
+def test_googles_words_where_googles_data_is_meant_and_pythons_for_arguments(play):
+    """Item 19: revoke_subscription takes Google's "fullRefund"/"proratedRefund" (the short words
+    still read); external_account_ids takes Python's names and sends Google's."""
+    from gatekit.testing import PlaySubscriptionLife
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "words-1", start=datetime.datetime.now(UTC) - datetime.timedelta(days=1))
+    life.subscribe()
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    logged = len(play.log())
+    with play.client() as client:
+        client.acknowledge_subscription("pro.monthly", life.purchase_token, external_account_ids={"obfuscated_account_id": "a1",
+                                                                                                  "obfuscated_profile_id": "p1"})
+        client.revoke_subscription(life.purchase_token, "proratedRefund")
+        client.revoke_subscription(life.purchase_token)
+        with pytest.raises(ValueError, match="obfuscated_account_id"):
+            client.acknowledge_subscription("pro.monthly", life.purchase_token, external_account_ids={"accountId": "a1"})
+    bodies = [json.loads(e["body"]) for e in play.log()[logged:] if e.get("body")]
+    assert bodies[0] == {"externalAccountIds": {"obfuscatedAccountId": "a1", "obfuscatedProfileId": "p1"}}
+    assert bodies[1:] == [{"revocationContext": {"proratedRefund": {}}}, {"revocationContext": {"fullRefund": {}}}]
