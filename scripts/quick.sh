@@ -33,6 +33,7 @@ fi
 make --no-print-directory -s tool >/dev/null
 for t in $c_tests; do make --no-print-directory -s ".build/c/tests/$t" >/dev/null; done
 run_tests() {
+    set -euo pipefail  # run by `bash -c`: a failing C program must fail the stage
     if [[ "$stages" == *" c "* ]]; then
         for t in $c_tests; do ".build/c/tests/$t" | tail -1; done
     fi
