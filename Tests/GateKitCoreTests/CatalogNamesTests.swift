@@ -73,11 +73,11 @@ import Testing
         // Known names answer as before: a product, its group, its entitlement name.
         for known in ["pro", "pro.monthly", "g1"] {
             #expect(try ledger.entitlement(customer: "2000000100", to: known, scope: Self.scope, at: .now).isEntitled, "\(known)")
-            #expect(try ledger.entitlement(customer: "someone else", to: known, scope: Self.scope, at: .now).reason == .noPurchase)
+            #expect(try ledger.entitlement(customer: "someone else", to: known, scope: Self.scope, at: .now).reason == .unknownCustomer)
         }
         // An app account with no customer linked asks through the same check.
         #expect(try ledger.entitlement(appUserID: "nobody", to: "por", scope: Self.scope, at: .now).reason == .unknownName)
-        #expect(try ledger.entitlement(appUserID: "nobody", to: "pro", scope: Self.scope, at: .now).reason == .noPurchase)
+        #expect(try ledger.entitlement(appUserID: "nobody", to: "pro", scope: Self.scope, at: .now).reason == .unknownCustomer)
     }
 
     @Test func theNearestNameIsBoundedAndCaseFirst() {

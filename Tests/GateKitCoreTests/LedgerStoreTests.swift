@@ -50,8 +50,9 @@ import Testing
         let plain = LedgerScope(environment: .sandbox, testSigned: false)
         #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: plain, at: .now).reason == .onlyTestSigned)
         #expect(try ledger.entitlement(customer: "2000000100", to: "g2", scope: plain, at: .now).reason == .noPurchase)
-        #expect(try ledger.entitlement(customer: "2000000199", to: "g1", scope: plain, at: .now).reason == .noPurchase)
-        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .production, testSigned: true), at: .now).reason == .noPurchase)
+        // An id the ledger has never seen (here, or in this environment) is not one who bought nothing.
+        #expect(try ledger.entitlement(customer: "2000000199", to: "g1", scope: plain, at: .now).reason == .unknownCustomer)
+        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .production, testSigned: true), at: .now).reason == .unknownCustomer)
         let history = try ledger.historyJSON(customer: "2000000100", scope: scope)
         #expect(history.contains("\"kind\":\"transaction\"") && history.contains("\"productId\":\"pro.monthly\""))
         // The status response carries the signed transaction it was computed from.

@@ -106,8 +106,12 @@ import GateKitTestData
         let test = try issuer.token()
         #expect(code { () throws(GateKitError) in _ = try google.verify(authorization: test, body: Self.body(Self.purchased)) } == .EPUSH_CLAIMS)
         let spelled = try issuer.token([("iss", .string("accounts.google.com"))])
+        // These keys are the test's, not Google's key URL's: what they verify is test data unless
+        // the host vouches for them by naming Google's issuer itself (issue 60, item 15).
         let verified = try google.verify(authorization: spelled, body: Self.body(Self.purchased))
-        #expect(!verified.testSigned, "Google's issuer (either spelling) is not test data")
+        #expect(verified.testSigned, "keys from anywhere but Google's under the default issuer: test data")
+        let vouched = try issuer.verifier(issuer: "accounts.google.com")
+        #expect(try !vouched.verify(authorization: spelled, body: Self.body(Self.purchased)).testSigned, "Google's issuer (either spelling), named by the host")
         #expect(throws: GateKitError.self) { _ = try TestPushIssuer(issuer: "https://accounts.google.com") }
     }
 

@@ -91,10 +91,10 @@ static void test_ingest_and_answer(void) {
     CHECK_RC(ledger_is_entitled(NULL, s, &now, "500", "21000001"), 1);  /* the group */
     CHECK_RC(ledger_is_entitled(&e, s, &now, "500", "other.product"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE && e.until_ms == 0);
-    /* As of before the purchase was signed, nothing was known. */
+    /* As of before the purchase was signed, nothing was known: the customer was unknown then. */
     gatekit_ledger_query before = query(t - 2 * day);
     CHECK_RC(ledger_is_entitled(&e, s, &before, "500", "pro.monthly"), 0);
-    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_UNKNOWN_CUSTOMER);
 
     /* Billing fails: the renewal info says billing retry with a grace period. As of an instant
      * after expiry the customer is in the grace period; the refund then revokes. */
@@ -146,7 +146,8 @@ static void test_ingest_and_answer(void) {
     gatekit_free(json);
 
     /* Test-signed data never answers for App Store data: the answer says only test-signed
-     * data matches (a customer or product it does not cover is plainly no purchase). */
+     * data matches (a product it does not cover is plainly no purchase; a customer the ledger
+     * has never seen, an unknown customer). */
     gatekit_ledger_query genuine = now;
     genuine.flags = 0;
     CHECK_RC(ledger_is_entitled(&e, s, &genuine, "500", "pro.monthly"), 0);
@@ -154,7 +155,7 @@ static void test_ingest_and_answer(void) {
     CHECK_RC(ledger_is_entitled(&e, s, &genuine, "500", "not.sold"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
     CHECK_RC(ledger_is_entitled(&e, s, &genuine, "nobody-known", "pro.monthly"), 0);
-    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_UNKNOWN_CUSTOMER);
 
     free(tx); free(renewal); free(subscribed); free(grace); free(failed); free(refunded); free(signed_refund); free(signed_tx);
     gatekit_store_close(s);
@@ -206,7 +207,7 @@ static void test_boundaries(void) {
     char *signed_nr = sign_with("ES256", nr, "leaf", chain3, 3);
     CHECK_RC(ledger_ingest_transaction(NULL, s, signed_nr, &options), GATEKIT_LEDGER_NEW);
     struct { long long at; int entitled; int reason; } pass[] = {
-        {t - 1, 0, GATEKIT_LEDGER_REASON_NO_PURCHASE},  /* as of before it was signed, nothing was known */
+        {t - 1, 0, GATEKIT_LEDGER_REASON_UNKNOWN_CUSTOMER},  /* as of before it was signed, nothing was known */
         {t, 1, GATEKIT_LEDGER_REASON_NON_RENEWING}, {expires - 1, 1, GATEKIT_LEDGER_REASON_NON_RENEWING},
         {expires, 0, GATEKIT_LEDGER_REASON_EXPIRED}, {expires + 1, 0, GATEKIT_LEDGER_REASON_EXPIRED},
     };
@@ -336,7 +337,7 @@ static void test_app_accounts(void) {
     CHECK(e.reason == GATEKIT_LEDGER_REASON_SUBSCRIPTION && e.until_ms == t + 29 * day);
     CHECK_RC(ledger_is_entitled(NULL, s, &q, "alice", "lifetime"), 1);
     CHECK_RC(ledger_is_entitled(&e, s, &q, "bob", "lifetime"), 0);
-    CHECK(e.reason == GATEKIT_LEDGER_REASON_NO_PURCHASE);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_UNKNOWN_CUSTOMER);  /* an app account nothing is linked to */
     CHECK_RC(ledger_is_entitled(NULL, s, &q, "960", "lifetime"), 0);  /* "960" is no app account's id */
 
     /* The lifetime purchase moves to bob: one app account at a time. */

@@ -83,6 +83,10 @@ extern "C" {
 #define GATEKIT_LEDGER_REASON_PENDING            21  /* (since 0.2.0) the store awaits payment (Google
                                                       * Play's pending purchase): no access until it
                                                       * completes */
+#define GATEKIT_LEDGER_REASON_UNKNOWN_CUSTOMER   22  /* (since 0.2.0) the ledger holds nothing of this
+                                                      * customer, token or app account in the
+                                                      * environment asked (and its test part): an id
+                                                      * it has never seen, not one who bought nothing */
 
 /* Since 0.2.0. A reason's name as the JSON answers say it ("no-purchase"), static storage;
  * NULL for a number that is no reason. */

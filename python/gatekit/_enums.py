@@ -86,6 +86,7 @@ class Reason(ReasonRules, NamedIntEnum):
     UNKNOWN_NAME = 19  # (since 0.2.0) a catalog is in effect and names no such product, group or entitlement: a typo, not a non-customer (the answer's JSON names the nearest name, "didYouMean"); never entitled
     PAUSED = 20  # (since 0.2.0) the customer paused the subscription; it resumes when the store bills again
     PENDING = 21  # (since 0.2.0) the store awaits payment (Google Play's pending purchase): no access until it completes
+    UNKNOWN_CUSTOMER = 22  # (since 0.2.0) the ledger holds nothing of this customer, token or app account in the environment asked (and its test part): an id it has never seen, not one who bought nothing
 
 
 class SyncOutcome(NamedIntEnum):

@@ -280,7 +280,7 @@ def build(pki: PKI, bundle: str = BUNDLE) -> Tuple[Dict[str, Life], List[Expect]
     future.update(notificationType="SOMETHING_APPLE_ADDS_LATER", subtype="NEW_SUBTYPE",
                   notificationUUID=str(uuid.uuid5(uuid.NAMESPACE_URL, "quiet/future")))
     quiet.raw_notification(future)
-    table.append(Expect("quiet", "7000", "anything", T0 + DAY, "no-purchase"))
+    table.append(Expect("quiet", "7000", "anything", T0 + DAY, "unknown-customer"))  # nothing the ledger keys on
     return lives, table
 
 

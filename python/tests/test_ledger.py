@@ -302,10 +302,10 @@ def test_receipt_purchases_become_transactions(store):
             assert store.ledger.is_entitled(p.original_transaction_id, p.product_id, environment="Sandbox", at=utc(ms=at)) == covering
             checked += 1
     assert checked >= len(receipt.purchases)
-    # Before the receipt was signed the ledger knew nothing of it (as-of answers).
+    # Before the receipt was signed the ledger knew nothing of it (as-of answers): an unknown customer then.
     first = receipt.purchases[0]
     assert store.ledger.entitled(first.original_transaction_id, first.product_id, environment="Sandbox",
-                                 at=utc(ms=created - 1)).reason == Reason.NO_PURCHASE
+                                 at=utc(ms=created - 1)).reason == Reason.UNKNOWN_CUSTOMER
     history = store.ledger.history(environment="Sandbox")
     assert history["items"][0]["payload"]["receipt"]["bundle_id"] == f["bundle_id"]
     # Introductory offers from the receipt alone (as TPInAppReceipt does).
@@ -528,7 +528,7 @@ def test_app_accounts_answer_for_their_customers_and_follow_transfers(store, pki
     assert store.ledger.is_entitled("alice", "pro", **ask)  # an entitlement name, by app account
     assert [e.product_id for e in store.ledger.active("alice", **ask)] == ["lifetime", "pro.monthly"]
     assert not store.ledger.intro_eligible("alice", "20000001", **ask)
-    assert store.ledger.entitled("nobody", "pro", **ask).reason == Reason.NO_PURCHASE
+    assert store.ledger.entitled("nobody", "pro", **ask).reason == Reason.UNKNOWN_CUSTOMER  # no customer linked
 
     linked_alone = int(time.time() * 1000)
     time.sleep(0.005)

@@ -95,7 +95,7 @@ def test_cache_keys_are_bytes_not_canonical_equivalence(store, pki, verifier):
     handle must not answer one with the other's entitlement."""
     store.ledger.ingest_transaction(pki.sign(transaction("901", "K-7007", signed=NOW_MS - 1000), CHAIN), verifier, VERIFY_AT)
     assert ask(store, "K-7007").entitled           # warms the cache
-    assert ask(store, "\u212a-7007").reason.name == "NO_PURCHASE"
+    assert ask(store, "\u212a-7007").reason.name == "UNKNOWN_CUSTOMER"
     assert ask(store, "K-7007").entitled
 
 
@@ -152,7 +152,7 @@ def test_now_and_an_explicit_now_agree_on_future_signed_versions(store, pki, ver
     assert implicit.reason == explicit.reason and implicit.reason.name == "REVOKED"
     # In the past, only what was signed by then counts.
     earlier = store.ledger.entitled("905", "pro.monthly", environment="Sandbox", test_signed=True, at=utc(ms=NOW_MS - 1000))
-    assert earlier.reason.name == "NO_PURCHASE"
+    assert earlier.reason.name == "UNKNOWN_CUSTOMER"  # nothing of it was signed by then
 
 
 def test_one_ledger_per_app(store, pki, verifier):
@@ -163,7 +163,7 @@ def test_one_ledger_per_app(store, pki, verifier):
         store.ledger.ingest_transaction(pki.sign(t, CHAIN), other_app, VERIFY_AT)
     with pytest.raises(gatekit.InvalidArgumentError, match="one ledger per app"):
         store.ledger.ingest_batch("transaction", [pki.sign(t, CHAIN)], other_app, VERIFY_AT)
-    assert ask(store, "907").reason.name == "NO_PURCHASE"
+    assert ask(store, "907").reason.name == "UNKNOWN_CUSTOMER"  # refused: never recorded
     assert ask(store, "906").entitled
 
 

@@ -130,7 +130,7 @@ def test_answers_the_host_fetched_are_recorded_as_sent_and_never_a_devices_json(
         store.ledger.ingest_play_subscription(play.s.package, "later", json.dumps(life.resource()), answered=future)
     with pytest.raises(InvalidArgumentError, match="one ledger per app"):
         store.ledger.ingest_play_subscription("com.other.app", "other", json.dumps(life.resource()))
-    assert store.ledger.entitled("forged", "pro.monthly", environment="Production").reason == Reason.NO_PURCHASE
+    assert store.ledger.entitled("forged", "pro.monthly", environment="Production").reason == Reason.UNKNOWN_CUSTOMER  # every answer for it was refused
 
 
 def test_one_app_account_answers_for_both_stores_by_the_catalogs_names(play, store, pki: PKI):

@@ -205,3 +205,22 @@ def test_googles_words_where_googles_data_is_meant_and_pythons_for_arguments(pla
     bodies = [json.loads(e["body"]) for e in play.log()[logged:] if e.get("body")]
     assert bodies[0] == {"externalAccountIds": {"obfuscatedAccountId": "a1", "obfuscatedProfileId": "p1"}}
     assert bodies[1:] == [{"revocationContext": {"proratedRefund": {}}}, {"revocationContext": {"fullRefund": {}}}]
+
+
+def test_a_customer_the_ledger_has_never_seen_is_said_apart(play, store):
+    """Items 6 and 7: a token (or account) the ledger has never seen is unknown-customer, not
+    no-purchase — for both stores; Play data asked in Sandbox (it lives in Production) says the
+    same, so a wrong environment is not read as "bought nothing"."""
+    from gatekit.ledger import Reason
+    from gatekit.testing import PlaySubscriptionLife
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "seen-1", start=datetime.datetime.now(UTC) - datetime.timedelta(days=1))
+    life.subscribe()
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()))
+    assert store.ledger.entitled("seen-1", "pro.monthly", environment="Production").reason == Reason.SUBSCRIPTION
+    assert store.ledger.entitled("seen-1", "gems", environment="Production").reason == Reason.NO_PURCHASE, "known, bought nothing of it"
+    assert store.ledger.entitled("never-seen", "pro.monthly", environment="Production").reason == Reason.UNKNOWN_CUSTOMER
+    assert store.ledger.entitled("seen-1", "pro.monthly", environment="Sandbox").reason == Reason.UNKNOWN_CUSTOMER
+    assert store.ledger.entitled("nobody", "pro.monthly", environment="Production", by_app_user=True).reason == Reason.UNKNOWN_CUSTOMER
+    assert store.ledger.link("carol", "seen-1", environment="Production").name in ("LINKED", "TRANSFERRED")
+    assert store.ledger.entitled("carol", "gems", environment="Production", by_app_user=True).reason == Reason.NO_PURCHASE
+    assert gatekit.ledger.Entitlement.from_dict({"entitled": False, "reason": "unknown-customer"}).reason == Reason.UNKNOWN_CUSTOMER

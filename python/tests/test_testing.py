@@ -119,8 +119,8 @@ def test_a_subscription_life_through_the_ledger(tmp_path: Path, pki: TestPKI):
         # The same customer asked about as App Store data: nothing was bought, and it says why.
         plain = store.ledger.entitled("1000", "pro", environment="Sandbox", at=day(45))
         assert not plain and plain.reason is Reason.ONLY_TEST_SIGNED
-        assert store.ledger.entitled("1000", "pro", environment="Xcode", at=day(45)).reason is Reason.NO_PURCHASE
-        assert store.ledger.entitled("999", "pro", environment="Sandbox", at=day(45)).reason is Reason.NO_PURCHASE
+        assert store.ledger.entitled("1000", "pro", environment="Xcode", at=day(45)).reason is Reason.UNKNOWN_CUSTOMER
+        assert store.ledger.entitled("999", "pro", environment="Sandbox", at=day(45)).reason is Reason.UNKNOWN_CUSTOMER
 
 
 def test_grace_period_and_refund(tmp_path: Path, pki: TestPKI):

@@ -117,9 +117,10 @@ def test_an_unknown_name_is_not_a_non_customer(env: Dict[str, str], ledger_with_
     assert answer["reason"] == "unknown-name" and answer.get("didYouMean") == nearest
     assert f'names no product, group or entitlement "{name}"' in done.stderr
     assert (f'did you mean "{nearest}"' in done.stderr) == (nearest is not None)
-    # A real non-customer of a real name is still no-purchase, without a word on stderr.
+    # A customer the ledger has never seen, asking a real name, is an unknown customer (not a
+    # typo, not one who bought nothing), without a word on stderr.
     other = gk(env, "--store", str(ledger_with_a_purchase), "ledger", "entitled", "--environment", "Sandbox", "--test-signed", "2000", "premium")
-    assert other.returncode == 3 and json.loads(other.stdout)["reason"] == "no-purchase" and other.stderr == ""
+    assert other.returncode == 3 and json.loads(other.stdout)["reason"] == "unknown-customer" and other.stderr == ""
 
 
 def test_python_names_the_unknown_reason(tmp_path: Path):

@@ -22,6 +22,7 @@ public struct Entitlement: Sendable, Equatable {
         case unknownName = 19        // the catalog in effect names no such product, group or entitlement (a typo)
         case paused = 20             // the customer paused the subscription until the store bills again
         case pending = 21            // the store awaits payment (Play's pending purchase): no access until it completes
+        case unknownCustomer = 22    // the ledger holds nothing of this customer, token or app account (in this part): not "bought nothing"
 
         public var entitles: Bool { rawValue < 10 }
 
@@ -46,6 +47,7 @@ public struct Entitlement: Sendable, Equatable {
             case .unknownName: "unknown-name"
             case .paused: "paused"
             case .pending: "pending"
+            case .unknownCustomer: "unknown-customer"
             }
         }
     }

@@ -231,7 +231,23 @@ public final class Ledger: @unchecked Sendable {
            try self.view(customer: customer, scope: scope.testSignedPart, at: instant, excluding: excluding).entitlement(to: filter).reason != .noPurchase {
             return Entitlement(reason: .onlyTestSigned)
         }
-        return Ledger.named(answer, filter: filter, catalog: view.catalog)
+        let named = Ledger.named(answer, filter: filter, catalog: view.catalog)
+        // An id the ledger has never seen is not a customer who bought nothing (a wrong id, a
+        // wrong environment): said apart, as it is for an app account no customer is linked to.
+        guard named.reason == .noPurchase, try !hasSeen(customer: customer, scope: scope, at: instant) else { return named }
+        if !scope.testSigned, try holdsTestSignedData(scope.environment), try hasSeen(customer: customer, scope: scope.testSignedPart, at: instant) {
+            return named
+        }
+        return Entitlement(reason: .unknownCustomer)
+    }
+
+    /// Whether any version known by the instant names the customer (its original transaction
+    /// id, or an app account token it carried, even one Apple moved away since): a customer
+    /// first seen later was unknown then.
+    func hasSeen(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Bool {
+        let record = try record(customer: customer, scope: scope)
+        guard let knownBy = Ledger.linkInstant(instant) else { return !record.transactions.isEmpty }
+        return record.transactions.contains { $0.signedMs <= knownBy }
     }
 
     /// A no-purchase answer about a name the catalog in effect does not know is a typo, not a
@@ -246,9 +262,11 @@ public final class Ledger: @unchecked Sendable {
 
     /// `named` for an answer computed elsewhere (an app account's best): the catalog in effect at the instant.
     package func named(_ answer: Entitlement, filter: String, at instant: LedgerInstant) throws(GateKitError) -> Entitlement {
-        guard answer.reason == .noPurchase else { return answer }
+        guard answer.reason == .noPurchase || answer.reason == .unknownCustomer else { return answer }
         let catalogs = try store.read { (db) throws(GateKitError) -> ProductCatalogs in try currentCatalogs(db) }
-        return Ledger.named(answer, filter: filter, catalog: catalogs.catalog(at: instant.at))
+        // A typo is said first, as for a customer (`entitlement(customer:…)`).
+        let named = Ledger.named(.none, filter: filter, catalog: catalogs.catalog(at: instant.at))
+        return named.reason == .unknownName ? named : answer
     }
 
     /// The customer's original transaction ids the ledger holds (`LedgerRows.originals`): what

@@ -143,10 +143,17 @@ extension Ledger {
         var best: Entitlement?
         for (customer, excluded) in try linkedCustomers(appUserID: appUserID, scope: scope, at: instant) {
             let e = try answer(customer, excluded)
-            let better = best.map { b in LedgerView.lastsLonger(e, than: b) || (b.reason == .noPurchase && e.reason == .onlyTestSigned) } ?? true
+            // A customer the ledger knows says more than one it has never seen.
+            let better = best.map { b in
+                LedgerView.lastsLonger(e, than: b) || (b.reason == .noPurchase && e.reason == .onlyTestSigned)
+                    || (b.reason == .unknownCustomer && e.reason != .unknownCustomer)
+            } ?? true
             if better { best = e }
         }
-        return best ?? .none
+        // No customer linked: an app account the ledger has never seen. A linked one is known,
+        // whatever its customers' ids say.
+        guard let best else { return Entitlement(reason: .unknownCustomer) }
+        return best.reason == .unknownCustomer ? .none : best
     }
 
     public func active(appUserID: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> [Entitlement] {

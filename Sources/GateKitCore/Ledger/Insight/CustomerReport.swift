@@ -307,6 +307,7 @@ struct CustomerView {
         case .unknownType: return "Neither the purchase nor the catalog says what kind of product it is\(product)."
         case .paused: return "The customer paused the subscription\(product)."
         case .pending: return "The store awaits the payment; no access until it completes\(product)."
+        case .unknownCustomer: return "The ledger holds nothing of this customer in this environment: a wrong id, or another environment's."
         case .unknownName: return "The catalog in effect names no such product, group or entitlement" + (e.didYouMean.map { " (did you mean \(Quoted.text($0))?)" } ?? "") + "."
         }
     }
