@@ -262,17 +262,17 @@ def test_every_due_token_is_refreshed_in_turn_across_calls(play, store):
 
 
 def test_a_budget_spent_inside_a_page_request_ends_the_sync_partial(play, store):
-    """L9: a 1 s budget against a voided-list page that takes 6 s: the sync returns PARTIAL (the
-    budget), in about its budget, never a transport error."""
+    """L9: a 1 s budget against a voided-list page that takes 10 s: the sync returns PARTIAL (the
+    budget), in about its budget (a generous bound: a loaded machine), never a transport error."""
     life = active_life(play, "budget-page")
     held(store, play, [life])
-    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[], delayMs=6000)
+    play.world(subscriptions={life.purchase_token: life.resource()}, voided=[], delayMs=10000)
     began = time.monotonic()
     with play.client() as client:
         report = store.ledger.sync_play(client, budget=datetime.timedelta(seconds=1))
     took = time.monotonic() - began
     assert report.outcome == gatekit.ledger.SyncOutcome.PARTIAL and report.raw["stoppedBy"] == "budget", report.raw
-    assert took < 4, f"a 1 s budget took {took:.1f} s"
+    assert took < 6, f"a 1 s budget took {took:.1f} s against a 10 s page"
 
 
 def test_tokens_linking_in_a_loop_supersede_nothing(play, store):

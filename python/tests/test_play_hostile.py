@@ -109,8 +109,9 @@ def test_a_child_forked_during_a_token_exchange_does_not_wait_for_it(play):
 
 
 def test_a_budget_bounds_the_wait_behind_another_threads_token_exchange(play, store):
-    """M7: a question with refresh_within=300 ms while another thread's exchange takes 3 s on the
-    same client: the question answers stale within its budget instead of waiting behind it."""
+    """M7: a question with refresh_within=300 ms while another thread's exchange takes 6 s on the
+    same client: the question answers stale within its budget instead of waiting behind it (the
+    bound below is generous: a loaded machine, not a timing)."""
     now = datetime.datetime.now(UTC).replace(microsecond=0)
     life = PlaySubscriptionLife(play.s.package, "pro.monthly", "budget-wait", start=now - datetime.timedelta(days=31))
     life.subscribe()
@@ -118,7 +119,7 @@ def test_a_budget_bounds_the_wait_behind_another_threads_token_exchange(play, st
     with play.client() as client:
         store.ledger.refresh_play_subscription(client, life.purchase_token)   # the period ended with renewal on
     life.renew()
-    play.world(subscriptions={life.purchase_token: life.resource()}, token={"delayMs": 3000})
+    play.world(subscriptions={life.purchase_token: life.resource()}, token={"delayMs": 6000})
     with play.client() as client:
         store.ledger.set_play_refresher(client)
         slow = threading.Thread(target=client.get_subscription, args=(life.purchase_token,))
@@ -131,7 +132,7 @@ def test_a_budget_bounds_the_wait_behind_another_threads_token_exchange(play, st
         slow.join()
     store.ledger.set_play_refresher(None)
     assert answer.reason == Reason.EXPIRED and answer.stale
-    assert waited < 2.0, f"the question waited {waited:.1f} s behind the other thread's 3 s exchange"
+    assert waited < 4.0, f"the question waited {waited:.1f} s behind the other thread's 6 s exchange"
 
 
 def test_no_error_quotes_a_credential_or_a_key(play, tmp_path):
@@ -213,7 +214,7 @@ def test_a_slow_key_server_delays_only_the_push_that_needed_it(play):
     notification = {"version": "1.0", "packageName": play.s.package, "eventTimeMillis": "1", "testNotification": {"version": "1.0"}}
     with play.verifier(key_refresh_interval=datetime.timedelta(0)) as verifier:
         verifier.verify_push({"Authorization": f"Bearer {play.push_token(claims(play))}"}, push_body(notification, "l4-0"))
-        play.world(keysDelayMs=3000)
+        play.world(keysDelayMs=6000)
         unknown = {"Authorization": f"Bearer {play.push_token(claims(play), header={'kid': 'not-published'})}"}
         stranger = threading.Thread(target=lambda: pytest.raises(PushRejected, verifier.verify_push, unknown, push_body(notification, "l4-1")))
         stranger.start()
@@ -224,7 +225,7 @@ def test_a_slow_key_server_delays_only_the_push_that_needed_it(play):
         verifier.verify_push(fresh, push_body(notification, "l4-2"))
         waited = time.monotonic() - began
         stranger.join()
-    assert waited < 1.5, f"a push signed with a held key waited {waited:.1f} s behind another push's key fetch"
+    assert waited < 4.0, f"a push signed with a held key waited {waited:.1f} s behind another push's 6 s key fetch"
 
 
 def test_a_verifiers_duplicate_is_the_same_id_and_the_same_notification(play):
