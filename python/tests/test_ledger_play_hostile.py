@@ -474,3 +474,23 @@ def test_a_void_synced_days_later_counts_on_its_own_day(play, store):
     assert series["activeSubscriptions"][day - 1] == 1 and series["activeSubscriptions"][day + 1] == 0
     keys = [i.get("notificationUUID") for i in store.ledger.history(life.purchase_token, environment="Production")["items"]]
     assert keys[-1] == f"voided:{life.order_id}:{int(voided_at.timestamp() * 1000)}"
+
+
+def test_an_item_the_newest_answer_no_longer_carries_reads_the_tokens_last_state(play, store):
+    """A deferred plan change's placeholder item: once the purchase expired, the item Google's
+    newest answer no longer carries reads the token's last state (EXPIRED), not the ACTIVE of
+    the answer it last appeared in (the entitlement was right; the state was not)."""
+    now = datetime.datetime.now(UTC).replace(microsecond=0)
+
+    def item(product: str, expiry: datetime.datetime) -> Dict[str, Any]:
+        return {"productId": product, "expiryTime": expiry.strftime("%Y-%m-%dT%H:%M:%SZ"), "offerDetails": {"basePlanId": "p1m"},
+                "autoRenewingPlan": {"autoRenewEnabled": True}}
+    first = {"kind": "androidpublisher#subscriptionPurchaseV2", "subscriptionState": "SUBSCRIPTION_STATE_ACTIVE",
+             "startTime": (now - datetime.timedelta(days=20)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+             "lineItems": [item("old.plan", now - datetime.timedelta(hours=3)), item("new.plan", now + datetime.timedelta(days=10))]}
+    last = dict(first, subscriptionState="SUBSCRIPTION_STATE_EXPIRED", lineItems=[item("new.plan", now - datetime.timedelta(hours=1))])
+    store.ledger.ingest_play_subscription(play.s.package, "deferred-1", json.dumps(first), answered=now - datetime.timedelta(hours=4))
+    store.ledger.ingest_play_subscription(play.s.package, "deferred-1", json.dumps(last), answered=now - datetime.timedelta(minutes=1))
+    for product in ("old.plan", "new.plan"):
+        e = store.ledger.entitled("deferred-1", product, environment="Production")
+        assert not e and e.store_state == "SUBSCRIPTION_STATE_EXPIRED", (product, e.reason, e.store_state)

@@ -89,6 +89,15 @@ public struct CustomerRecord: Sendable {
         }
         // Google never takes a void back, and its later answers do not repeat it (an answer
         // reads EXPIRED): a Play purchase known revoked stays revoked from that instant.
+        // A Play purchase's state is the token's, not an item's: an item the newest answer no
+        // longer carries (a deferred plan change's placeholder) reads the state Google gave last.
+        var tokenStates: [String: TransactionVersion] = [:]
+        for t in current.values where t.store == .play && t.storeState != nil {
+            if tokenStates[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true { tokenStates[t.originalTransactionID] = t }
+        }
+        for (key, t) in current where t.store == .play {
+            if let newest = tokenStates[t.originalTransactionID], newest.signedMs > t.signedMs { current[key]?.storeState = newest.storeState }
+        }
         for (key, r) in revokedAt where current[key]?.revocationMs == nil {
             current[key]?.revocationMs = r.revocationMs
             current[key]?.revocationReason = r.revocationReason
