@@ -69,67 +69,75 @@ import Testing
                                           token: .init(appUserID: "alice", customer: "t", sinceMs: 20, sequence: 1), tokenSignedMs: 5) == "alice")
     }
 
-    @Test func onePurchaseEntitlesOneAccountWhicheverIdentifierWasLinked() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
-        let folder = TemporaryFolder()
-        let ledger = Ledger(store: try TestStores.open(folder.file("held.sqlite")))
+    /// One test subscription (2000000100) signed with app account tokens, and who it entitles.
+    struct TokenedPurchase {
+        let ledger: Ledger
+        let pki: JWSTestPKI
+        let options: JWSOptions
         let scope = LedgerScope(environment: .sandbox, testSigned: true)
-        let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138", other = "0b8e5a51-7d0b-4f7e-9d8e-4e0c1d2b3a4f"
+
+        init?(_ folder: TemporaryFolder, _ name: String) throws {
+            guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return nil }
+            ledger = Ledger(store: try TestStores.open(folder.file(name)))
+            self.pki = pki
+            self.options = options
+        }
+
         func ingest(token: String, signed: Int64) throws {
             let payload = JWSGeneratedTests.transactionPayload(signedDate: signed, extra: ",\"appAccountToken\":\"\(token)\"")
             _ = try ledger.ingestTransaction(Array(pki.sign(payload, chain: JWSGeneratedTests.chain).utf8), options: options)
         }
+
         func entitled(_ user: String) throws -> Bool {
             try ledger.entitlement(appUserID: user, to: "pro.monthly", scope: scope, at: .now).isEntitled
         }
+    }
+
+    @Test func onePurchaseEntitlesOneAccountWhicheverIdentifierWasLinked() throws {
+        let folder = TemporaryFolder()
+        guard let purchase = try TokenedPurchase(folder, "held.sqlite") else { return }
+        let (ledger, scope) = (purchase.ledger, purchase.scope)
+        let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138", other = "0b8e5a51-7d0b-4f7e-9d8e-4e0c1d2b3a4f"
         let now = Clock.nowMilliseconds()
-        try ingest(token: token, signed: now - 60_000)
+        try purchase.ingest(token: token, signed: now - 60_000)
         #expect(try ledger.link(appUserID: "alice", customer: token, environment: .sandbox) == .linked)
-        #expect(try entitled("alice"))
+        #expect(try purchase.entitled("alice"))
         // Mallory links the same purchase by its original transaction id: a transfer, not a second owner.
         #expect(try ledger.link(appUserID: "mallory", customer: "2000000100", environment: .sandbox) == .transferred)
-        #expect(try entitled("mallory"))
-        #expect(try !entitled("alice"))
+        #expect(try purchase.entitled("mallory"))
+        #expect(try !purchase.entitled("alice"))
         #expect(try ledger.active(appUserID: "alice", scope: scope, at: .now).isEmpty)
         #expect(try !ledger.historyJSON(appUserID: "alice", scope: scope).contains("2000000123"))
         // Alice links her token again: the newest claim, hers (a link made again renews it).
         #expect(try ledger.link(appUserID: "alice", customer: token, environment: .sandbox) == .transferred)
         #expect(try ledger.link(appUserID: "alice", customer: token, environment: .sandbox) == .unchanged)
-        #expect(try entitled("alice"))
-        #expect(try !entitled("mallory"))
+        #expect(try purchase.entitled("alice"))
+        #expect(try !purchase.entitled("mallory"))
         // Apple re-signs the purchase to another token (its own transfer): neither keeps it.
         #expect(try ledger.link(appUserID: "mallory", customer: "2000000100", environment: .sandbox) == .transferred)
-        try ingest(token: other, signed: Clock.nowMilliseconds() + 5)
-        #expect(try !entitled("mallory"))
-        #expect(try !entitled("alice"))
+        try purchase.ingest(token: other, signed: Clock.nowMilliseconds() + 5)
+        #expect(try !purchase.entitled("mallory"))
+        #expect(try !purchase.entitled("alice"))
         #expect(try ledger.link(appUserID: "bob", customer: other, environment: .sandbox) == .linked)
-        #expect(try entitled("bob"))
+        #expect(try purchase.entitled("bob"))
     }
 
     /// Token A, then B, alice links A, bob links the original id, then Apple signs it with A
     /// again: that run of A began after bob's link, so it is the newest claim and alice holds
     /// it (the run that counts is the newest, not A's first).
     @Test func aTokenSignedAgainAfterAnotherHoldsFromItsNewestRun() throws {
-        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
         let folder = TemporaryFolder()
-        let ledger = Ledger(store: try TestStores.open(folder.file("again.sqlite")))
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        guard let purchase = try TokenedPurchase(folder, "again.sqlite") else { return }
+        let ledger = purchase.ledger
         let a = "7e3fb20b-4cdb-47cc-936d-99d65f608138", b = "0b8e5a51-7d0b-4f7e-9d8e-4e0c1d2b3a4f"
-        func ingest(token: String, signed: Int64) throws {
-            let payload = JWSGeneratedTests.transactionPayload(signedDate: signed, extra: ",\"appAccountToken\":\"\(token)\"")
-            _ = try ledger.ingestTransaction(Array(pki.sign(payload, chain: JWSGeneratedTests.chain).utf8), options: options)
-        }
-        func entitled(_ user: String) throws -> Bool {
-            try ledger.entitlement(appUserID: user, to: "pro.monthly", scope: scope, at: .now).isEntitled
-        }
         let now = Clock.nowMilliseconds()
-        try ingest(token: a, signed: now - 120_000)
-        try ingest(token: b, signed: now - 90_000)
+        try purchase.ingest(token: a, signed: now - 120_000)
+        try purchase.ingest(token: b, signed: now - 90_000)
         #expect(try ledger.link(appUserID: "alice", customer: a, environment: .sandbox) == .linked)
         #expect(try ledger.link(appUserID: "bob", customer: "2000000100", environment: .sandbox) == .linked)
-        #expect(try entitled("bob") && !entitled("alice"))
-        try ingest(token: a, signed: Clock.nowMilliseconds() + 5)
-        #expect(try entitled("alice"))
-        #expect(try !entitled("bob"))
+        #expect(try purchase.entitled("bob") && !purchase.entitled("alice"))
+        try purchase.ingest(token: a, signed: Clock.nowMilliseconds() + 5)
+        #expect(try purchase.entitled("alice"))
+        #expect(try !purchase.entitled("bob"))
     }
 }
