@@ -14,9 +14,11 @@ import pytest
 import gatekit
 from gatekit.ledger import CatalogWarning
 from gatekit.play import PushRejected, push_body
+from conftest import REPO_ROOT
 from play_standin import PlayStandIn, claims
 
 UTC = datetime.timezone.utc
+TOOL = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def test_the_tool_says_what_a_headers_file_holds(play, tmp_path):
     headers, body = tmp_path / "headers.json", tmp_path / "body.json"
     headers.write_text(json.dumps({"Authorization": "Bearer x"}))
     body.write_bytes(push_body(note(play), "tool-headers"))
-    done = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "play", "verify-push", "--headers", str(headers), "--body", str(body),
+    done = subprocess.run([TOOL, "play", "verify-push", "--headers", str(headers), "--body", str(body),
                            "--package", play.s.package, "--audience", play.s.audience, "--email", play.s.email,
                            "--issuer", play.s.issuer, "--keys-url", play.s.keys_url, "--ca-file", play.s.ca],
                           capture_output=True, text=True, timeout=60)
@@ -152,7 +154,7 @@ def test_a_play_syncs_state_is_visible_by_the_name_its_report_prints(play, store
     with pytest.raises(gatekit.errors.InvalidArgumentError, match="play:<package>"):
         store.ledger.sync_state("play-store")
     if store.path.endswith(".sqlite"):  # the tool names a store by its path
-        tool = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "--store", store.path, "ledger", "sync-state", "--environment", name],
+        tool = subprocess.run([TOOL, "--store", store.path, "ledger", "sync-state", "--environment", name],
                               capture_output=True, text=True, timeout=60)
         assert tool.returncode == 0 and json.loads(tool.stdout)["syncedUntil"] == state["syncedUntil"], tool.stderr
 
@@ -172,7 +174,7 @@ def test_keys_from_anywhere_but_google_make_test_data_unless_the_host_says_other
 def test_a_subcommands_help_is_its_own_usage():
     """Item 16: `gatekit ledger metrics --help` prints the metrics usage (it printed ingest's first),
     with every split the tool takes."""
-    done = subprocess.run([os.environ.get("GATEKIT_TOOL", "gatekit"), "ledger", "metrics", "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([TOOL, "ledger", "metrics", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("usage: gatekit ledger metrics"), done.stdout[:200]
     assert "ingest" not in done.stdout and "|store]" in done.stdout
 
