@@ -58,13 +58,16 @@ public enum PlaySync {
     /// Windows begun again (a page token repeated) before the sync fails.
     static let maximumRestarts = 3
 
-    static func key(_ packageName: String) -> String { "play:\(packageName)" }
+    /// A package's sync state is named "play:<package>" beside Apple's environments.
+    static let statePrefix = "play:"
+
+    static func key(_ packageName: String) -> String { statePrefix + packageName }
 
     /// The package a sync state's name ("play:<package>", what the report prints) is of; nil
     /// for any other name.
     public static func packageName(ofState name: String) -> String? {
-        guard name.hasPrefix("play:") else { return nil }
-        let package = String(name.dropFirst(5))
+        guard name.hasPrefix(statePrefix) else { return nil }
+        let package = String(name.dropFirst(statePrefix.count))
         return PlayDeveloperClient.isPackageName(package) ? package : nil
     }
 

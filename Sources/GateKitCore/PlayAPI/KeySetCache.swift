@@ -55,8 +55,9 @@ final class KeySetCache: @unchecked Sendable {
     /// The fetch runs outside the lock: a slow key server delays only the token that needed it.
     func key(for kid: String) throws(GateKitError) -> RSAKey {
         let now = Clock.nowMilliseconds()
-        let fetch = try state.withLock { (s) throws(GateKitError) -> (url: String, transport: HTTPSTransport, timeout: Int)? in
-            if s.current?.keys[kid] != nil, now < s.expiresMs { return nil }
+        enum Found { case key(RSAKey), fetch(url: String, transport: HTTPSTransport, timeout: Int) }
+        let found = try state.withLock { (s) throws(GateKitError) -> Found in
+            if let key = s.current?.keys[kid], now < s.expiresMs { return .key(key) }
             guard case let .fetched(url, transport, timeout) = source else {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not in the key set the verifier was given")
             }
@@ -73,27 +74,27 @@ final class KeySetCache: @unchecked Sendable {
             }
             s.fetching = true
             s.fetchedMs = now
-            return (url, transport, timeout)
+            return .fetch(url: url, transport: transport, timeout: timeout)
         }
-        if let fetch {
-            let fetched: Result<(JSONWebKeySet, Int64), GateKitError>
-            do throws(GateKitError) { fetched = .success(try KeySetCache.fetch(fetch.url, fetch.transport, fetch.timeout)) } catch {
+        let fetched: Result<(JSONWebKeySet, Int64), GateKitError>
+        switch found {
+        case let .key(key): return key  // held and fresh: one lock, no fetch
+        case let .fetch(url, transport, timeout):
+            do throws(GateKitError) { fetched = .success(try KeySetCache.fetch(url, transport, timeout)) } catch {
                 fetched = .failure(error)
-            }
-            try state.withLock { (s) throws(GateKitError) in
-                s.fetching = false
-                switch fetched {
-                case let .success((set, lifetime)):
-                    s.current = set
-                    s.expiresMs = now &+ lifetime * 1000
-                    s.failure = nil
-                case let .failure(error):
-                    s.failure = error
-                    throw error
-                }
             }
         }
         return try state.withLock { (s) throws(GateKitError) -> RSAKey in
+            s.fetching = false
+            switch fetched {
+            case let .success((set, lifetime)):
+                s.current = set
+                s.expiresMs = now &+ lifetime * 1000
+                s.failure = nil
+            case let .failure(error):
+                s.failure = error
+                throw error
+            }
             guard let key = s.current?.keys[kid] else {
                 throw GateKitError(.EPUSH_KEY, "the token's kid \(Quoted.text(kid)) is not among the issuer's keys, fetched just now")
             }
