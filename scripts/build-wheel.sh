@@ -7,7 +7,8 @@
 # the C libraries it links (OpenSSL's libcrypto) and tags the manylinux policy this build
 # satisfies. libsqlite3, which the library opens with dlopen on the first store open (so
 # auditwheel cannot see it), is carried beside it as gatekit/libsqlite3.so.0: the library's
-# $ORIGIN run path finds it there. Nothing is written into python/.
+# $ORIGIN run path finds it there. The C tool rides along as gatekit/bin/gatekit, run by the
+# wheel's `gatekit` command. Nothing is written into python/.
 set -euo pipefail
 lib=$(realpath "$1")
 out=$2
@@ -48,6 +49,13 @@ cache=$(ldconfig -p)
 sqlite=$(awk '$1 == "libsqlite3.so.0" && /x86-64|'"$(uname -m)"'/ {print $NF; exit}' <<<"$cache")
 [ -n "$sqlite" ] || { echo "build-wheel: no libsqlite3.so.0 on this system (Debian: libsqlite3-0)" >&2; exit 1; }
 install -m 0755 "$(realpath "$sqlite")" "$stage/src/gatekit/libsqlite3.so.0"
+step="building the gatekit tool against the staged library"
+# The tool finds the library beside it through its run path ($ORIGIN/..), as the library finds
+# libsqlite3: pip users get the tool the docs' shell commands name (gatekit._tool runs it).
+mkdir -p "$stage/src/gatekit/bin"
+"${CC:-cc}" -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -o "$stage/src/gatekit/bin/gatekit" "$root"/tools/gatekit/*.c \
+    -I"$root/include" -L"$stage/src/gatekit" -l:libgatekit.so.0 -Wl,-rpath,'$ORIGIN/..'
+strip --strip-unneeded "$stage/src/gatekit/bin/gatekit"
 cp "$root/python/pyproject.toml" "$root/LICENSE" "$stage/src/"
 cp "$root/python/README.md" "$stage/src/README.md"
 

@@ -83,8 +83,9 @@ def blocks(kind: Optional[str] = None) -> List[Block]:
 
 
 def run(block: Block, folder: Path, env: Dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
-    """Runs the block's commands in one bash in `folder`; stdout gets "__doc_exit__ N" after each."""
-    script = "\n".join(["set +e", f"cd {str(folder)!r}"] + [f"{c}\necho \"__doc_exit__ $?\"" for c in block.commands])
+    """Runs the block's commands in one bash in `folder`; stdout gets "__doc_exit__ N" after each.
+    A pipe fails when any of its commands does (pipefail): a failing first command is never hidden."""
+    script = "\n".join(["set +e -o pipefail", f"cd {str(folder)!r}"] + [f"{c}\necho \"__doc_exit__ $?\"" for c in block.commands])
     return subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=timeout)
 
 

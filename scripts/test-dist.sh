@@ -53,6 +53,15 @@ print("".join(l for l in open("/proc/self/maps") if "libsqlite3" in l))' "$work/
         *"$work"/venv/lib/python3*/site-packages/gatekit/libsqlite3.so.0*) ok "a store opened from the wheel uses the wheel's own libsqlite3" ;;
         *) fail "the wheel's store: $mapped" ;;
     esac
+    # The tool rides in the wheel (gatekit/bin/gatekit behind the `gatekit` command), on the
+    # wheel's own library: a pip-only user runs the docs' shell commands.
+    tool=$("${clean[@]}" "$work/venv/bin/gatekit" --version 2>&1); code=$?
+    linked=$(ldd "$work"/venv/lib/python3*/site-packages/gatekit/bin/gatekit 2>&1 | grep libgatekit)
+    if [ "$code" = 0 ] && [[ "$tool" == "gatekit "* ]] && [[ "$linked" == *"$work"/venv/lib/python3*/site-packages/gatekit/libgatekit.so.0* ]]; then
+        ok "the wheel's gatekit command runs its tool on the wheel's library: $tool"
+    else
+        fail "the wheel's gatekit command: exit $code, $tool; $linked"
+    fi
     meta=$(unzip -p "$wheel" '*.dist-info/METADATA')
     if grep -q '^Name: libgatekit' <<<"$meta" && grep -qE '^License(-Expression)?: MIT' <<<"$meta" && grep -q '^Requires-Python: >=3.9' <<<"$meta" &&
        grep -q '^Classifier: ' <<<"$meta"; then ok "the wheel's metadata: name, licence, Python versions, classifiers"; else fail "the wheel's metadata"; fi

@@ -226,3 +226,31 @@ def test_a_customer_the_ledger_has_never_seen_is_said_apart(play, store):
     assert store.ledger.link("carol", "seen-1", environment="Production").name in ("LINKED", "TRANSFERRED")
     assert store.ledger.entitled("carol", "gems", environment="Production", by_app_user=True).reason == Reason.NO_PURCHASE
     assert gatekit.ledger.Entitlement.from_dict({"entitled": False, "reason": "unknown-customer"}).reason == Reason.UNKNOWN_CUSTOMER
+
+
+def test_a_refused_ingest_creates_no_store(play, tmp_path):
+    """Item 10: the documented pipe run offline — its first command fails, so the ingest reads
+    nothing — and garbage on either store's ingest are refused with why, and leave no store
+    behind; the next question still says "no store yet". Accepted data creates it."""
+    from gatekit.testing import PlaySubscriptionLife
+    path = tmp_path / "ledger.sqlite"
+    ingest = [TOOL, "--store", str(path), "ledger", "ingest", "--store-kind", "play", "--type", "subscription",
+              "--package", play.s.package, "--token", "pipe-1", "-"]
+    offline = subprocess.run(["bash", "-c", f"set -o pipefail; {TOOL} play subscription pipe-1 --package {play.s.package} "
+                              f"--service-account {tmp_path / 'absent.json'} | " + " ".join(ingest)],
+                             capture_output=True, text=True, timeout=60)
+    assert offline.returncode != 0 and "standard input is empty: did the command before the pipe fail?" in offline.stderr, offline.stderr
+    garbage = subprocess.run(ingest, input="<html>Service Unavailable</html>", capture_output=True, text=True, timeout=60)
+    assert garbage.returncode != 0 and "ledger ingest" in garbage.stderr, garbage.stderr
+    apple = subprocess.run([TOOL, "--store", str(path), "ledger", "ingest", "--type", "transaction", "--bundle-id", "com.example.app",
+                            "--environment", "Production", "-"], input="not.a.jws", capture_output=True, text=True, timeout=60)
+    assert apple.returncode != 0, apple.stderr
+    assert not path.exists() and list(tmp_path.iterdir()) == [], "a refused ingest created a store"
+    asked = subprocess.run([TOOL, "--store", str(path), "ledger", "entitled", "--environment", "Production", "pipe-1", "pro"],
+                           capture_output=True, text=True, timeout=60)
+    assert "no store yet" in asked.stderr, asked.stderr
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "pipe-1", start=datetime.datetime.now(UTC) - datetime.timedelta(days=1))
+    life.subscribe()
+    accepted = subprocess.run(ingest, input=json.dumps(life.resource()), capture_output=True, text=True, timeout=60)
+    assert accepted.returncode == 0 and path.exists(), accepted.stderr
+    assert json.loads(accepted.stdout)["outcome"] == "new", accepted.stdout

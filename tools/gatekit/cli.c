@@ -45,10 +45,8 @@ gatekit_store *gk_asked_store(gk_cli *cli, const char *who, int *status) {
     return store;
 }
 
-gatekit_store *gk_question_store(gk_cli *cli) {
-    gatekit_store *store = NULL;
-    if (gk_existing_store(cli, &store)) return NULL;
-    if (store) return store;
+/* An empty store in a private temporary folder (cli->scratch), which gk_close removes. */
+static gatekit_store *scratch_store(gk_cli *cli, gatekit_store **slot) {
     snprintf(cli->scratch, sizeof cli->scratch, "/tmp/gatekit-empty-XXXXXX");
     const char *tmp = getenv("TMPDIR");
     if (tmp && *tmp && strlen(tmp) + sizeof "/gatekit-empty-XXXXXX" <= sizeof cli->scratch)
@@ -60,12 +58,37 @@ gatekit_store *gk_question_store(gk_cli *cli) {
     }
     char path[sizeof cli->scratch + 16];
     snprintf(path, sizeof path, "%s/empty.sqlite", cli->scratch);
-    int rc = gatekit_store_open(&cli->store, path, NULL);
+    int rc = gatekit_store_open(slot, path, NULL);
     if (rc < 0) {
         gk_fail("cannot open an empty store", rc);
         return NULL;
     }
-    return cli->store;
+    return *slot;
+}
+
+gatekit_store *gk_question_store(gk_cli *cli) {
+    gatekit_store *store = NULL;
+    if (gk_existing_store(cli, &store)) return NULL;
+    if (store) return store;
+    return scratch_store(cli, &cli->store);
+}
+
+int gk_record(gk_cli *cli, gk_recorder record, void *context, char **json) {
+    gatekit_store *store = NULL;
+    if (gk_existing_store(cli, &store)) return GK_NOT_OPENED;
+    if (!store) {
+        /* Nothing exists yet: an empty store's verdict is exactly a new store's, so the data is
+         * tried on a scratch store first and a refusal creates nothing where the store would be. */
+        gatekit_store *trial = NULL;
+        if (!scratch_store(cli, &trial)) return GK_NOT_OPENED;
+        char *ignored = NULL;
+        int rc = record(&ignored, trial, context);
+        gatekit_free(ignored);
+        gatekit_store_close(trial);
+        if (rc < 0) return rc;
+        if (!(store = gk_store(cli))) return GK_NOT_OPENED;
+    }
+    return record(json, store, context);
 }
 
 void gk_close(gk_cli *cli) {
@@ -269,6 +292,17 @@ unsigned char *gk_read_all(const char *path, size_t *len) {
     return gk_read_limited(path, GK_READ_LIMIT, len);
 }
 
+unsigned char *gk_read_data(const char *who, const char *path, size_t *len) {
+    unsigned char *data = gk_read_all(path, len);
+    if (!data || *len > 0) return data;
+    if (strcmp(path, "-") == 0)
+        fprintf(stderr, "%s: standard input is empty: did the command before the pipe fail? (bash's set -o pipefail makes a pipe\n"
+                        "  fail with it)\n", who);
+    else fprintf(stderr, "%s: %s is empty\n", who, path);
+    free(data);
+    return NULL;
+}
+
 /* A private key file is judged as a store file is: not a symbolic link, a regular file of this
  * user (or root) that no one else can write; one that others can read is used with a warning
  * (the secret may already be out). */
@@ -407,14 +441,19 @@ char *gk_load_text(const char *path) {
     size_t len = 0;
     unsigned char *raw = gk_read_all(path, &len);
     if (!raw) return NULL;
+    char *text = gk_text(raw, len);
+    free(raw);
+    return text;
+}
+
+char *gk_text(const unsigned char *raw, size_t len) {
     char *text = malloc(len + 1);
-    if (!text) { free(raw); return NULL; }
+    if (!text) return NULL;
     size_t start = 0;
     while (start < len && isspace(raw[start])) start++;
     while (len > start && isspace(raw[len - 1])) len--;
     memcpy(text, raw + start, len - start);
     text[len - start] = 0;
-    free(raw);
     return text;
 }
 

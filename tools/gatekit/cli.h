@@ -5,6 +5,7 @@
 #define GATEKIT_CLI_H
 
 #include <gatekit.h>
+#include <limits.h>
 #include <stdio.h>
 
 /* The tool's exit codes: one table for every command, each number one meaning (stable;
@@ -44,7 +45,7 @@ typedef struct gk_cli {
     const char *store_path;  /* --store, else the library's default ($GATEKIT_STORE, XDG) */
     const char *app_id;      /* --app-id, default "gatekit" */
     gatekit_store *store;    /* opened on first use */
-    char scratch[64];        /* gk_question_store's empty stand-in folder, removed by gk_close */
+    char scratch[64];        /* the empty stand-in's folder (gk_question_store, gk_record), removed by gk_close */
 } gk_cli;
 
 /* For commands that record something: opens (creating if needed) the store on first use;
@@ -65,7 +66,14 @@ gatekit_store *gk_asked_store(gk_cli *cli, const char *who, int *status);
  * store's and nothing is created where the store would be. NULL after printing why. */
 gatekit_store *gk_question_store(gk_cli *cli);
 
-/* Closes the store and removes a stand-in made by gk_question_store. */
+/* For ingest, where a refusal must create nothing: record(json, store, context) on the store,
+ * which is created only after the same data was accepted by an empty stand-in when none existed.
+ * Returns record's code, or GK_NOT_OPENED after printing why the store could not be opened. */
+#define GK_NOT_OPENED INT_MIN
+typedef int (*gk_recorder)(char **json, gatekit_store *store, void *context);
+int gk_record(gk_cli *cli, gk_recorder record, void *context, char **json);
+
+/* Closes the store and removes a stand-in made by gk_question_store or gk_record. */
 void gk_close(gk_cli *cli);
 
 /* 1 after printing "<who>: missing <name>" when value is NULL, else 0. */
@@ -111,6 +119,9 @@ int gk_option(int argc, char **argv, int *i, const char *name, const char **valu
 #define GK_SECRET_LIMIT ((size_t)64 << 10)
 unsigned char *gk_read_all(const char *path, size_t *len);
 unsigned char *gk_read_limited(const char *path, size_t limit, size_t *len);
+/* As gk_read_all, for the data a command records: empty input is refused with why (a pipe whose
+ * first command failed). */
+unsigned char *gk_read_data(const char *who, const char *path, size_t *len);
 /* A private key: refused when a symbolic link, not a regular file, another user's, or
  * writable by others; a warning when others can read it. */
 unsigned char *gk_read_secret(const char *path, size_t *len);
@@ -138,6 +149,8 @@ gatekit_appstore_key *gk_load_appstore_key(const char *path, const char *key_id,
 
 /* A text file (or stdin for "-") without surrounding white space; malloc'd, NUL-terminated. */
 char *gk_load_text(const char *path);
+/* raw as a NUL-terminated string without its surrounding white space (gk_load_text's rule). */
+char *gk_text(const unsigned char *raw, size_t len);
 
 /* What signed-data verification takes on the command line (the jws and ledger commands):
  * --bundle-id, --environment, --app-apple-id, --at, --test-anchor, --test-production. */

@@ -114,6 +114,35 @@ static int parse(int argc, char **argv, ledger_args *a) {
     return 0;
 }
 
+/* What one Apple ingest records: a receipt's bytes (kind -1) or a JWS's text. */
+typedef struct apple_data {
+    int kind;
+    unsigned char *bytes;
+    size_t len;
+    const gatekit_jws_options *options;
+} apple_data;
+
+static int record_apple(char **json, gatekit_store *store, void *context) {
+    const apple_data *d = context;
+    const gatekit_jws_options *o = d->options;
+    if (d->kind < 0) {
+        /* The receipt options take the same bundle id, time and anchor as the JWS ones. */
+        gatekit_receipt_options ro;
+        int rc = receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION);
+        if (rc < 0) return rc;
+        ro.bundle_id = o->bundle_id;
+        ro.verify_time = o->verify_time;
+        ro.test_anchor_der = o->test_anchor_der;
+        ro.test_anchor_len = o->test_anchor_len;
+        return ledger_ingest_receipt(json, store, d->bytes, d->len, &ro);
+    }
+    const char *text = (const char *)d->bytes;
+    if (d->kind == GATEKIT_JWS_NOTIFICATION) return ledger_ingest_notification(json, store, text, o);
+    if (d->kind == GATEKIT_JWS_TRANSACTION) return ledger_ingest_transaction(json, store, text, o);
+    if (d->kind == GATEKIT_JWS_RENEWAL_INFO) return ledger_ingest_renewal_info(json, store, text, o);
+    return ledger_ingest_app_transaction(json, store, text, o);
+}
+
 static int ingest(gk_cli *cli, const ledger_args *a) {
     const char *who = "gatekit ledger ingest";
     if (gk_missing(who, "--type", a->type) || gk_missing(who, "--bundle-id", a->s.bundle_id) ||
@@ -137,41 +166,23 @@ static int ingest(gk_cli *cli, const ledger_args *a) {
         fprintf(stderr, "%s: a realtime request changes no entitlement and is not recorded\n", who);
         return gk_usage(gk_ledger_usage);
     }
-    /* The receipt options take the same bundle id, time and anchor as the JWS ones. */
     gatekit_jws_options o;
     unsigned char *anchor = NULL;
     int bad = gk_jws_options(who, &a->s, 1, &o, &anchor);
     if (bad) return bad;
-    gatekit_store *store = gk_store(cli);
-    if (!store) { free(anchor); return GK_EXIT_ERROR; }
-    char *json = NULL;
-    int rc;
-    if (receipt) {
-        size_t len = 0;
-        unsigned char *data = gk_read_all(a->positional[0], &len);
-        if (!data) { free(anchor); return GK_EXIT_ERROR; }
-        gatekit_receipt_options ro;
-        if ((rc = receipt_options_init(&ro, GATEKIT_RECEIPT_OPTIONS_VERSION)) < 0) {
-            free(data);
-            free(anchor);
-            return gk_fail("receipt_options_init", rc);
-        }
-        ro.bundle_id = o.bundle_id;
-        ro.verify_time = o.verify_time;
-        ro.test_anchor_der = o.test_anchor_der;
-        ro.test_anchor_len = o.test_anchor_len;
-        rc = ledger_ingest_receipt(&json, store, data, len, &ro);
-        free(data);
-    } else {
-        char *text = gk_load_text(a->positional[0]);
-        if (!text) { free(anchor); return GK_EXIT_ERROR; }
-        if (kind == GATEKIT_JWS_NOTIFICATION) rc = ledger_ingest_notification(&json, store, text, &o);
-        else if (kind == GATEKIT_JWS_TRANSACTION) rc = ledger_ingest_transaction(&json, store, text, &o);
-        else if (kind == GATEKIT_JWS_RENEWAL_INFO) rc = ledger_ingest_renewal_info(&json, store, text, &o);
-        else rc = ledger_ingest_app_transaction(&json, store, text, &o);
-        free(text);
+    apple_data d = {.kind = receipt ? -1 : kind, .options = &o};
+    /* A JWS is read as text, its surrounding white space removed: the receipt as bytes. */
+    if ((d.bytes = gk_read_data(who, a->positional[0], &d.len)) == NULL) { free(anchor); return GK_EXIT_ERROR; }
+    if (!receipt) {
+        char *text = gk_text(d.bytes, d.len);
+        free(d.bytes);
+        if ((d.bytes = (unsigned char *)text) == NULL) { free(anchor); return GK_EXIT_ERROR; }
     }
+    char *json = NULL;
+    int rc = gk_record(cli, record_apple, &d, &json);
+    free(d.bytes);
     free(anchor);
+    if (rc == GK_NOT_OPENED) return GK_EXIT_ERROR;
     if (rc <= -100 && rc > -400) return gk_refused("ledger ingest", rc);  /* the data itself was refused */
     if (rc < 0) return gk_fail("ledger ingest", rc);
     puts(json);

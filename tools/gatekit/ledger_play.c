@@ -12,6 +12,21 @@ int gk_ledger_play_asked(int argc, char **argv) {
     return 0;
 }
 
+/* What one Play ingest records: an answer of the Play Developer API for one token. */
+typedef struct play_answer {
+    int subscription;  /* 0: a one-time product */
+    const char *package, *token;
+    unsigned char *data;
+    size_t len;
+    long long answered_ms;
+} play_answer;
+
+static int record_play(char **json, gatekit_store *store, void *context) {
+    const play_answer *a = context;
+    return a->subscription ? ledger_ingest_play_subscription(json, store, a->package, a->token, a->data, a->len, a->answered_ms)
+                           : ledger_ingest_play_product(json, store, a->package, a->token, a->data, a->len, a->answered_ms);
+}
+
 int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
     const char *who = "gatekit ledger ingest --store-kind play";
     const char *store_kind = NULL, *type = NULL, *package = NULL, *token = NULL, *answered = NULL, *file = NULL;
@@ -48,15 +63,12 @@ int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "%s: --answered-ms must be Unix milliseconds (1 to 19 digits)\n", who);
         return GK_EXIT_USAGE;
     }
-    size_t len = 0;
-    unsigned char *data = gk_read_all(file, &len);
-    if (!data) return GK_EXIT_ERROR;
-    gatekit_store *store = gk_store(cli);
-    if (!store) { free(data); return GK_EXIT_ERROR; }
+    play_answer answer = {.subscription = strcmp(type, "subscription") == 0, .package = package, .token = token, .answered_ms = answered_ms};
+    if ((answer.data = gk_read_data(who, file, &answer.len)) == NULL) return GK_EXIT_ERROR;
     char *json = NULL;
-    int rc = strcmp(type, "subscription") == 0 ? ledger_ingest_play_subscription(&json, store, package, token, data, len, answered_ms)
-                                               : ledger_ingest_play_product(&json, store, package, token, data, len, answered_ms);
-    free(data);
+    int rc = gk_record(cli, record_play, &answer, &json);
+    free(answer.data);
+    if (rc == GK_NOT_OPENED) return GK_EXIT_ERROR;
     if (rc < 0) return gk_fail("ledger ingest", rc);
     puts(json);
     gatekit_free(json);
