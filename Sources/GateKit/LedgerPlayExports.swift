@@ -49,6 +49,15 @@ public func ledgerIngestPlayProduct(_ out: OutString?, _ store: OpaquePointer?, 
     }
 }
 
+@c(ledger_ingest_play_product_v1)
+public func ledgerIngestPlayProductV1(_ out: OutString?, _ store: OpaquePointer?, _ package: UnsafePointer<CChar>?,
+                                      _ productID: UnsafePointer<CChar>?, _ token: UnsafePointer<CChar>?, _ data: UnsafeRawPointer?,
+                                      _ len: Int, _ answeredMs: Int64) -> Int32 {
+    ingestAnswer("ledger_ingest_play_product_v1", out, store, package, token, data, len, answeredMs) { (l, a) throws(GateKitError) in
+        try l.ingestPlayProductV1(a, productID: try Arguments.string(productID, "product_id"))
+    }
+}
+
 @c(ledger_ingest_play_push)
 public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ verifier: OpaquePointer?, _ client: OpaquePointer?,
                                  _ authorization: UnsafePointer<CChar>?, _ body: UnsafeRawPointer?, _ len: Int) -> Int32 {
@@ -62,6 +71,20 @@ public func ledgerIngestPlayPush(_ out: OutString?, _ store: OpaquePointer?, _ v
         return try withPlayFailure(out) { () throws(GateKitError) in
             try reported(out) { () throws(GateKitError) in try ledger.ingestPlayPush(authorization: header, body: bytes, verifier: push, client: play) }
         }
+    }
+}
+
+@c(ledger_ingest_play_voided)
+public func ledgerIngestPlayVoided(_ out: OutString?, _ store: OpaquePointer?, _ client: OpaquePointer?,
+                                   _ page: UnsafeRawPointer?, _ len: Int) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("ledger_ingest_play_voided") { () throws(GateKitError) in
+        let ledger = try ledger(store)
+        let play = try playClient(client)
+        let bytes = Array(try Arguments.buffer(page, len, "page"))
+        let report = try withPlayFailure(out) { () throws(GateKitError) in try PlayVoidedIngest.ingest(ledger, page: bytes, client: play) }
+        if let out { out.pointee = try Owned.cString(report.json) }
+        return GATEKIT_OK
     }
 }
 

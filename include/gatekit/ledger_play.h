@@ -61,6 +61,16 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product(char **out_json, 
                                                                const char *purchase_token, const void *answer, size_t answer_len,
                                                                long long answered_ms);
 
+/* Since 0.2.0. The same for what purchases.products.get answered (play_product_get: the v1
+ * ProductPurchase, "kind": "androidpublisher#productPurchase", which most apps' code reads):
+ * product_id is the product the request named (the answer may leave productId out; one it
+ * names must be product_id, else GATEKIT_EPLAY_RESPONSE). Recorded as its productsv2 answer
+ * would be: purchaseState 0/1/2 is PURCHASED/CANCELLED/PENDING, consumptionState 1 consumed,
+ * purchaseType 0 (a license tester's) test data. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product_v1(char **out_json, gatekit_store *store, const char *package_name,
+                                                                  const char *product_id, const char *purchase_token, const void *answer,
+                                                                  size_t answer_len, long long answered_ms);
+
 /* Since 0.2.0. Ingest a real-time developer notification as your push endpoint received it: verified in the
  * same call exactly as play_verify_push does (authorization header, body), then the purchase
  * it names asked of the Play Developer API through `client` (for the same package) and the
@@ -87,6 +97,19 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_product(char **out_json, 
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_push(char **out_json, gatekit_store *store, gatekit_play_push_verifier *verifier,
                                                             gatekit_play_client *client, const char *authorization,
                                                             const void *body, size_t body_len);
+
+/* Since 0.2.0. Voided purchases the host already holds: `page` is a voidedpurchases.list answer
+ * as Google sent it (play_voided_purchases_list's *out_json, {"voidedPurchases":[…]}; one
+ * void: a page of one). Each void is recorded as ledger_sync_play records the voids it reads:
+ * once (a void recorded before is counted, not asked about), the purchase asked about again
+ * through `client` and its order revoked at the voided instant (a quantity-based partial refund
+ * revokes nothing); a void of a token the ledger does not hold changes nothing. Returns
+ * GATEKIT_OK, or < 0 with what was recorded before the failure kept: GATEKIT_EINVAL,
+ * GATEKIT_EPLAY_RESPONSE (not a voided purchases page), GATEKIT_EPLAY_API (*out_json holds
+ * Google's error), _TRANSPORT, _AUTH, store errors. out_json (may be NULL):
+ * {"version":1,"voided":1,"voidedBefore":0,"voidedUnknown":0}. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_play_voided(char **out_json, gatekit_store *store, gatekit_play_client *client,
+                                                              const void *page, size_t page_len);
 
 /* Since 0.2.0. Acknowledges a Play purchase the ledger holds to Google (a purchase not
  * acknowledged within three days is refunded and revoked: google-play.md §5.5) through `client`

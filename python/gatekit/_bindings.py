@@ -649,7 +649,9 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_char_p,),
     'ledger_ingest_play_subscription': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
     'ledger_ingest_play_product': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
+    'ledger_ingest_play_product_v1': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
     'ledger_ingest_play_push': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_push_verifier), ctypes.POINTER(gatekit_play_client), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,),
+    'ledger_ingest_play_voided': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client), ctypes.c_void_p, ctypes.c_size_t,),
     'ledger_play_acknowledge': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
     'ledger_ingest_play_batch': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_longlong,),
     'ledger_play_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_play_sync_options), ctypes.c_uint,),
@@ -854,7 +856,9 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_report': ('out_html', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'customer', ),
     'ledger_ingest_play_subscription': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
     'ledger_ingest_play_product': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
+    'ledger_ingest_play_product_v1': ('out_json', 'store', 'package_name', 'product_id', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
     'ledger_ingest_play_push': ('out_json', 'store', 'verifier', 'client', 'authorization', 'body', 'body_len', ),
+    'ledger_ingest_play_voided': ('out_json', 'store', 'client', 'page', 'page_len', ),
     'ledger_play_acknowledge': ('out_json', 'store', 'client', 'purchase_token', ),
     'ledger_ingest_play_batch': ('out_json', 'store', 'package_name', 'kind', 'purchase_tokens', 'answers', 'count', 'answered_ms', ),
     'ledger_play_sync_options_init': ('options', 'version', ),
@@ -1058,7 +1062,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_report: Callable[..., Any]
     ledger_ingest_play_subscription: Callable[..., Any]
     ledger_ingest_play_product: Callable[..., Any]
+    ledger_ingest_play_product_v1: Callable[..., Any]
     ledger_ingest_play_push: Callable[..., Any]
+    ledger_ingest_play_voided: Callable[..., Any]
     ledger_play_acknowledge: Callable[..., Any]
     ledger_ingest_play_batch: Callable[..., Any]
     ledger_play_sync_options_init: Callable[..., Any]

@@ -67,6 +67,22 @@ class PlaySyncReport(JSONResult):
         return dict(self.raw)
 
 
+@dataclass(frozen=True)
+class PlayVoidedReport(JSONResult):
+    """What one ``ingest_play_voided`` did (``to_dict()`` is ledger_ingest_play_voided()'s JSON):
+    voids recorded, recorded before, and of tokens the ledger does not hold."""
+    voided: int
+    voided_before: int
+    voided_unknown: int
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "PlayVoidedReport":
+        return cls(voided=raw["voided"], voided_before=raw["voidedBefore"], voided_unknown=raw["voidedUnknown"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"version": 1, "voided": self.voided, "voidedBefore": self.voided_before, "voidedUnknown": self.voided_unknown}
+
+
 class LedgerPlay:
     """``store.ledger``'s Play calls. A purchase token is the customer id of its purchase; an
     ``obfuscatedExternalAccountId`` that is a UUID is its app account token, as Apple's
@@ -88,9 +104,20 @@ class LedgerPlay:
         raw bytes, exactly as Google sent them), ``answered`` when (None: now)."""
         return self._answer(_bindings.ledger_ingest_play_subscription, package_name, purchase_token, answer, answered)
 
-    def ingest_play_product(self, package_name: str, purchase_token: str, answer: Answer, answered: Instant = None) -> "IngestResult":
-        """What productsv2.getproductpurchasev2 answered (a ProductPurchaseV2)."""
-        return self._answer(_bindings.ledger_ingest_play_product, package_name, purchase_token, answer, answered)
+    def ingest_play_product(self, package_name: str, purchase_token: str, answer: Answer, answered: Instant = None, *,
+                            product_id: Optional[str] = None) -> "IngestResult":
+        """What productsv2.getproductpurchasev2 answered (a ProductPurchaseV2); with
+        ``product_id``, what purchases.products.get answered for that product (the v1
+        ProductPurchase most apps' code reads), recorded as its productsv2 answer would be."""
+        if product_id is None:
+            return self._answer(_bindings.ledger_ingest_play_product, package_name, purchase_token, answer, answered)
+        from .ledger import IngestResult
+        data = _bytes(answer)
+        out = ctypes.c_void_p()
+        check(_bindings.ledger_ingest_play_product_v1(ctypes.byref(out), self._store.handle, _native.required_c_string(package_name, "package_name"),
+                                                      _native.required_c_string(product_id, "product_id"),
+                                                      _native.required_c_string(purchase_token, "purchase_token"), data, len(data), instant_ms(answered)))
+        return IngestResult.from_json(json.loads(_native.take_string(out)))
 
     def ingest_play_batch(self, package_name: str, kind: str, answers: Sequence[Tuple[str, Answer]],
                           answered: Instant = None) -> "List[Union[IngestResult, GateKitError]]":
@@ -176,6 +203,17 @@ class LedgerPlay:
         out = ctypes.c_void_p()
         report = play_answer(_bindings.ledger_sync_play(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(options)), out)
         return PlaySyncReport.from_json(json.loads(report or "{}"))
+
+    def ingest_play_voided(self, client: PlayClient, page: Answer) -> PlayVoidedReport:
+        """Voided purchases the host already holds (a voidedpurchases.list answer, as Google sent
+        it: ``{"voidedPurchases": [...]}``), recorded as ``sync_play`` records the voids it reads:
+        each once, its purchase asked about again through ``client``, its order revoked."""
+        if not isinstance(client, PlayClient):
+            raise TypeError(f"client must be a PlayClient, not {type(client).__name__}")
+        data = _bytes(page)
+        out = ctypes.c_void_p()
+        report = play_answer(_bindings.ledger_ingest_play_voided(ctypes.byref(out), self._store.handle, client.handle, data, len(data)), out)
+        return PlayVoidedReport.from_json(json.loads(report or "{}"))
 
     def set_play_refresher(self, client: Optional[PlayClient]) -> None:
         """Lets questions with ``refresh_within`` ask Google before saying no about a Play

@@ -254,3 +254,84 @@ def test_a_refused_ingest_creates_no_store(play, tmp_path):
     accepted = subprocess.run(ingest, input=json.dumps(life.resource()), capture_output=True, text=True, timeout=60)
     assert accepted.returncode == 0 and path.exists(), accepted.stderr
     assert json.loads(accepted.stdout)["outcome"] == "new", accepted.stdout
+
+
+def v1_product(purchased: datetime.datetime, **changes: object) -> dict:
+    """A purchases.products.get answer (the v1 ProductPurchase), as Google writes it."""
+    answer = {"kind": "androidpublisher#productPurchase", "purchaseTimeMillis": str(int(purchased.timestamp() * 1000)),
+              "purchaseState": 0, "consumptionState": 0, "orderId": "GPA.3333-4444-5555-66666", "acknowledgementState": 1,
+              "regionCode": "US", "quantity": 1, "productId": "gems.lifetime"}
+    answer.update(changes)
+    return answer
+
+
+def test_a_products_get_answer_is_read_as_its_productsv2_answer_would_be(play, store):
+    """Item 20: what most apps' code already fetches — purchases.products.get, v1 — is accepted
+    beside productsv2, for the product its request named: owned while purchased, nothing while
+    pending, revoked when cancelled, gone once consumed, a license tester's as test data, and
+    an answer about another product (or productsv2's, or a device's JSON) refused."""
+    from gatekit.play import PlayResponseError
+    from gatekit.ledger import Reason
+    bought = datetime.datetime.now(UTC) - datetime.timedelta(days=2)
+    play.world(products={"gems.lifetime/v1-1": v1_product(bought)})
+    with play.client() as client:
+        fetched = client.call("play_product_get", b"gems.lifetime", b"v1-1")
+    assert fetched is not None and fetched["kind"] == "androidpublisher#productPurchase"
+    result = store.ledger.ingest_play_product(play.s.package, "v1-1", fetched, product_id="gems.lifetime")
+    assert result.outcome.name == "NEW" and result.kind == "play-product" and not result.test_signed
+    owned = store.ledger.entitled("v1-1", "gems.lifetime", environment="Production")
+    assert owned and owned.reason == Reason.NON_CONSUMABLE and owned.store_state == "PURCHASED"
+    lives = {"v1-pending": ({"purchaseState": 2}, False, Reason.PENDING), "v1-cancelled": ({"purchaseState": 1}, False, Reason.REVOKED),
+             "v1-consumed": ({"consumptionState": 1}, False, Reason.CONSUMABLE), "v1-no-id": ({"productId": None}, True, Reason.NON_CONSUMABLE)}
+    for token, (changes, entitled, reason) in lives.items():
+        answer = {k: v for k, v in v1_product(bought, **changes).items() if v is not None}
+        store.ledger.ingest_play_product(play.s.package, token, answer, product_id="gems.lifetime")
+        e = store.ledger.entitled(token, "gems.lifetime", environment="Production")
+        assert bool(e) is entitled and e.reason == reason, (token, e)
+    tester = store.ledger.ingest_play_product(play.s.package, "v1-tester", v1_product(bought, purchaseType=0), product_id="gems.lifetime")
+    assert tester.test_signed is True
+    assert store.ledger.entitled("v1-tester", "gems.lifetime", environment="Production").reason == Reason.ONLY_TEST_SIGNED
+    assert store.ledger.entitled("v1-tester", "gems.lifetime", environment="Production", test_signed=True)
+    with pytest.raises(PlayResponseError, match="names productId \"gems.lifetime\", not \"coins\""):
+        store.ledger.ingest_play_product(play.s.package, "v1-other", v1_product(bought), product_id="coins")
+    v2 = {"kind": "androidpublisher#productPurchaseV2", "productLineItem": [{"productId": "gems.lifetime"}],
+          "purchaseStateContext": {"purchaseState": "PURCHASED"}}
+    with pytest.raises(PlayResponseError, match="kind is \"androidpublisher#productPurchaseV2\""):
+        store.ledger.ingest_play_product(play.s.package, "v1-v2", v2, product_id="gems.lifetime")
+    with pytest.raises(PlayResponseError, match="has no kind"):
+        store.ledger.ingest_play_product(play.s.package, "v1-device", {"orderId": "GPA.1", "productId": "gems.lifetime", "purchaseState": 0},
+                                         product_id="gems.lifetime")
+
+
+def test_voided_purchases_the_host_holds_are_recorded_as_the_syncs(play, store):
+    """Item 20: a voidedpurchases.list answer the host fetched itself revokes the order it names,
+    once (again: counted before), asking Google about the purchase as the sync does; a void of a
+    token the ledger never saw changes nothing; a page that is not one is refused."""
+    from gatekit.play import PlayResponseError
+    from gatekit.ledger import Reason
+    from gatekit.testing import PlaySubscriptionLife
+    life = PlaySubscriptionLife(play.s.package, "pro.monthly", "held-void-1", start=datetime.datetime.now(UTC) - datetime.timedelta(days=1))
+    life.subscribe()
+    store.ledger.ingest_play_subscription(play.s.package, life.purchase_token, json.dumps(life.resource()),
+                                          answered=life.start + datetime.timedelta(minutes=1))
+    assert store.ledger.entitled("held-void-1", "pro.monthly", environment="Production")
+    voided_at = datetime.datetime.now(UTC) - datetime.timedelta(hours=1)
+    page = {"voidedPurchases": [
+        {"kind": "androidpublisher#voidedPurchase", "purchaseToken": life.purchase_token, "orderId": life.order_id,
+         "purchaseTimeMillis": str(int(life.start.timestamp() * 1000)), "voidedTimeMillis": str(int(voided_at.timestamp() * 1000)),
+         "voidedSource": 1, "voidedReason": 0},
+        {"kind": "androidpublisher#voidedPurchase", "purchaseToken": "never-ingested", "orderId": "GPA.9",
+         "purchaseTimeMillis": "1", "voidedTimeMillis": str(int(voided_at.timestamp() * 1000)), "voidedSource": 1, "voidedReason": 0}]}
+    play.world(subscriptions={life.purchase_token: life.resource()})
+    asked = len(play.log())
+    with play.client() as client:
+        first = store.ledger.ingest_play_voided(client, json.dumps(page))
+        again = store.ledger.ingest_play_voided(client, json.dumps(page).encode())
+        with pytest.raises(PlayResponseError):
+            store.ledger.ingest_play_voided(client, json.dumps({"voidedPurchases": "none"}))
+    assert (first.voided, first.voided_before, first.voided_unknown) == (1, 0, 1)
+    assert (again.voided, again.voided_before, again.voided_unknown) == (0, 1, 1)
+    assert [e["path"].rsplit("/", 1)[-1] for e in play.log()[asked:] if "/subscriptionsv2/" in e.get("path", "")] == [life.purchase_token]
+    e = store.ledger.entitled("held-void-1", "pro.monthly", environment="Production")
+    assert not e and e.reason == Reason.REVOKED
+    assert store.ledger.entitled("held-void-1", "pro.monthly", environment="Production", at=voided_at - datetime.timedelta(milliseconds=1))

@@ -14,8 +14,10 @@ int gk_ledger_play_asked(int argc, char **argv) {
 
 /* What one Play ingest records: an answer of the Play Developer API for one token. */
 typedef struct play_answer {
-    int subscription;  /* 0: a one-time product */
-    const char *package, *token;
+    int subscription;        /* 0: a one-time product */
+    const char *package;
+    const char *product_id;  /* a v1 products.get answer's product; NULL: productsv2's answer */
+    const char *token;
     unsigned char *data;
     size_t len;
     long long answered_ms;
@@ -23,18 +25,19 @@ typedef struct play_answer {
 
 static int record_play(char **json, gatekit_store *store, void *context) {
     const play_answer *a = context;
-    return a->subscription ? ledger_ingest_play_subscription(json, store, a->package, a->token, a->data, a->len, a->answered_ms)
-                           : ledger_ingest_play_product(json, store, a->package, a->token, a->data, a->len, a->answered_ms);
+    if (a->subscription) return ledger_ingest_play_subscription(json, store, a->package, a->token, a->data, a->len, a->answered_ms);
+    if (a->product_id) return ledger_ingest_play_product_v1(json, store, a->package, a->product_id, a->token, a->data, a->len, a->answered_ms);
+    return ledger_ingest_play_product(json, store, a->package, a->token, a->data, a->len, a->answered_ms);
 }
 
 int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
     const char *who = "gatekit ledger ingest --store-kind play";
-    const char *store_kind = NULL, *type = NULL, *package = NULL, *token = NULL, *answered = NULL, *file = NULL;
+    const char *store_kind = NULL, *type = NULL, *package = NULL, *token = NULL, *answered = NULL, *product_id = NULL, *file = NULL;
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--store-kind", &store_kind)) || (r = gk_option(argc, argv, &i, "--type", &type)) ||
             (r = gk_option(argc, argv, &i, "--package", &package)) || (r = gk_option(argc, argv, &i, "--token", &token)) ||
-            (r = gk_option(argc, argv, &i, "--answered-ms", &answered))) {
+            (r = gk_option(argc, argv, &i, "--answered-ms", &answered)) || (r = gk_option(argc, argv, &i, "--product-id", &product_id))) {
             if (r < 0) return gk_usage(gk_ledger_usage);
             continue;
         }
@@ -58,12 +61,17 @@ int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
                 near ? near : "", near ? "?)" : "");
         return gk_usage(gk_ledger_usage);
     }
+    if (product_id && strcmp(type, "product") != 0) {
+        fprintf(stderr, "%s: --product-id names the product of a purchases.products.get answer (--type product), not a subscription's\n", who);
+        return gk_usage(gk_ledger_usage);
+    }
     long long answered_ms = 0;
     if (answered && (answered_ms = gk_number(answered)) <= 0) {
         fprintf(stderr, "%s: --answered-ms must be Unix milliseconds (1 to 19 digits)\n", who);
         return GK_EXIT_USAGE;
     }
-    play_answer answer = {.subscription = strcmp(type, "subscription") == 0, .package = package, .token = token, .answered_ms = answered_ms};
+    play_answer answer = {.subscription = strcmp(type, "subscription") == 0, .package = package, .product_id = product_id, .token = token,
+                          .answered_ms = answered_ms};
     if ((answer.data = gk_read_data(who, file, &answer.len)) == NULL) return GK_EXIT_ERROR;
     char *json = NULL;
     int rc = gk_record(cli, record_play, &answer, &json);

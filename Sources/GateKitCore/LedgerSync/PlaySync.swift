@@ -155,14 +155,10 @@ public enum PlaySync {
                 report.clockSkewMs = Clock.nowMilliseconds() &- date
                 windowServerDate = min(windowServerDate ?? date, date)
             }
-            for void in page.entries {
-                guard let holding = try ledger.playHolding(token: void.purchaseToken) else {
-                    report.voidedUnknown += 1
-                    continue
-                }
-                let recorded = try ledger.recordPlayVoid(void, holding: holding, client: client)
-                if recorded.outcome == .duplicate { report.voidedBefore += 1 } else { report.voided += 1 }
-            }
+            let voids = try PlayVoidedIngest.record(page.entries, ledger, client: client)
+            report.voided += voids.voided
+            report.voidedBefore += voids.voidedBefore
+            report.voidedUnknown += voids.voidedUnknown
             var next = state
             if let token = page.nextPageToken {
                 var seen = window.tokensSeen

@@ -1,7 +1,7 @@
 import GateKitSupport
 
-/// A ProductPurchaseV2 (purchases.productsv2.getproductpurchasev2: a one-time product), as the
-/// Play Developer API answered it, read strictly into what an entitlement decides on; the
+/// A ProductPurchaseV2 (purchases.productsv2.getproductpurchasev2: a one-time product), or the
+/// v1 ProductPurchase of purchases.products.get, as the Play Developer API answered it, read strictly into what an entitlement decides on; the
 /// answer's bytes are what the ledger keeps. A member it reads with the wrong type is an
 /// error, never a default.
 package struct ProductPurchase: Sendable, Equatable {
@@ -70,5 +70,41 @@ package struct ProductPurchase: Sendable, Equatable {
         }
         guard !items.isEmpty else { throw GateKitError(.EPLAY_RESPONSE, "the ProductPurchaseV2 has no productLineItem: it names no product") }
         lineItems = items
+    }
+
+    /// A purchases.products.get answer (the v1 ProductPurchase most apps' code still reads), in
+    /// the same model: one line item, of the product the request named (the answer may leave
+    /// productId out; one it names must be that product). Its numbers are Google's v1 codes:
+    /// purchaseState 0 purchased, 1 canceled, 2 pending; purchaseType 0 a license tester's.
+    package init(v1 json: [UInt8], productID: String) throws(GateKitError) {
+        let read = try PlayReader(answer: json, "ProductPurchase")
+        try read.requireKind("androidpublisher#productPurchase")
+        guard !productID.isEmpty else { throw .invalid("product_id is empty: a products.get answer is read for the product its request named") }
+        if let named = try read.string("productId"), named != productID {
+            throw GateKitError(.EPLAY_RESPONSE, "the ProductPurchase names productId \(Quoted.text(named)), not \(Quoted.text(productID)), the product asked about")
+        }
+        let code = try read.int64("purchaseState")
+        switch code {
+        case 0: (state, stateName) = (.purchased, "PURCHASED")
+        case 1: (state, stateName) = (.cancelled, "CANCELLED")
+        case 2: (state, stateName) = (.pending, "PENDING")
+        default:
+            let name = code.map { "PURCHASE_STATE_\($0)" } ?? "PURCHASE_STATE_UNSPECIFIED"
+            (state, stateName) = (.other(name), name)
+        }
+        let purchased = try read.int64("purchaseTimeMillis")
+        completedMs = state == .pending ? nil : purchased
+        orderID = try read.string("orderId")
+        isTest = try read.int64("purchaseType") == 0
+        acknowledged = try read.int64("acknowledgementState").map { $0 == 1 }
+        obfuscatedAccountID = try read.string("obfuscatedExternalAccountId")
+        regionCode = try read.string("regionCode")
+        let quantity = try read.int64("quantity") ?? 1
+        let refundable = try read.int64("refundableQuantity")
+        guard quantity >= 1, refundable.map({ $0 >= 0 && $0 <= quantity }) ?? true else {
+            throw GateKitError(.EPLAY_RESPONSE, "the ProductPurchase has quantity \(quantity) and refundableQuantity \(refundable ?? 0): not 1 or more, and 0 to the quantity")
+        }
+        lineItems = [LineItem(productID: productID, quantity: quantity, refundableQuantity: refundable,
+                              consumed: try read.int64("consumptionState") == 1, offerID: nil)]
     }
 }

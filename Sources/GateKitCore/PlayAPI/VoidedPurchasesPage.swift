@@ -50,8 +50,14 @@ package struct VoidedPurchasesPage: Sendable {
     package init(body: [UInt8], serverDate: Int64?) throws(GateKitError) {
         let page: JSONValue
         do { page = try JSONParser.parse(body) } catch { throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not JSON") }
+        guard case .object = page else { throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not a JSON object") }
+        // Google leaves the member out of an empty page; any other type is not its answer.
         var items: [JSONValue] = []
-        if case let .array(found)? = page["voidedPurchases"] { items = found }
+        switch page["voidedPurchases"] {
+        case nil: break
+        case let .array(found)?: items = found
+        case _?: throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: voidedPurchases is not an array")
+        }
         guard items.count <= VoidedPurchasesPage.maximumEntries else {
             throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: a page of \(items.count) voided purchases; Google sends at most \(VoidedPurchasesPage.maximumEntries)")
         }

@@ -52,10 +52,17 @@ extension Ledger {
         return item
     }
 
+    /// A purchases.products.get answer (the v1 ProductPurchase) for `productID`, the product
+    /// its request named: recorded as its productsv2 equivalent would be.
+    public func ingestPlayProductV1(_ answer: PlayAnswer, productID: String) throws(GateKitError) -> IngestReport {
+        try commit(try pendingPlayProduct(answer, kind: .playProduct, v1ProductID: productID))
+    }
+
     func pendingPlayProduct(_ answer: PlayAnswer, kind: IngestReport.Kind, message: String? = nil,
-                            testData: Bool = false) throws(GateKitError) -> PendingItem {
+                            testData: Bool = false, v1ProductID: String? = nil) throws(GateKitError) -> PendingItem {
         let answeredMs = try checked(answer)
-        let purchase = try ProductPurchase(json: answer.bytes)
+        let purchase: ProductPurchase
+        if let v1ProductID { purchase = try ProductPurchase(v1: answer.bytes, productID: v1ProductID) } else { purchase = try ProductPurchase(json: answer.bytes) }
         var item = try playItem(kind, answer, answeredMs: answeredMs, test: purchase.isTest || testData, message: message)
         item.transactions = purchase.ledgerVersions(token: answer.purchaseToken, answeredMs: answeredMs, identity: item.identity).map { ($0, nil) }
         return item
