@@ -445,6 +445,12 @@ static int call_ledger_ingest_play_subscription(arg *a) {
 static int call_ledger_ingest_play_product(arg *a) {
     return free_out(ledger_ingest_play_product((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].p, a[5].n, a[6].ll), a);
 }
+static int call_ledger_ingest_play_product_v1(arg *a) {
+    return free_out(ledger_ingest_play_product_v1((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].s, a[5].p, a[6].n, a[7].ll), a);
+}
+static int call_ledger_ingest_play_voided(arg *a) {
+    return free_out(ledger_ingest_play_voided((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_play_client *)a[2].p, a[3].p, a[4].n), a);
+}
 static int call_ledger_ingest_play_batch(arg *a) {
     return free_out(ledger_ingest_play_batch((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].i, (const char *const *)a[4].p,
                                              (const char *const *)a[5].p, a[6].n, a[7].ll), a);
@@ -716,7 +722,9 @@ static const api_entry api[] = {
     {"ledger_catalog", call_ledger_catalog, {OUT_PTR, STORE, AT_MS, END}, 0},
     {"ledger_ingest_play_subscription", call_ledger_ingest_play_subscription, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
     {"ledger_ingest_play_product", call_ledger_ingest_play_product, {OPT_OUT, STORE, STR, STR, DATA, LEN, AT_MS, END}, 0},
+    {"ledger_ingest_play_product_v1", call_ledger_ingest_play_product_v1, {OPT_OUT, STORE, STR, STR, STR, DATA, LEN, AT_MS}, 0},
     {"ledger_ingest_play_push", call_ledger_ingest_play_push, {OPT_OUT, STORE, PUSH_V, P_CLIENT, OPT_STR, DATA, LEN, END}, 0},
+    {"ledger_ingest_play_voided", call_ledger_ingest_play_voided, {OPT_OUT, STORE, P_CLIENT, DATA, LEN, END}, 0},
     {"ledger_ingest_play_batch", call_ledger_ingest_play_batch, {OPT_OUT, STORE, STR, INT, IDS, IDS, ID_COUNT, AT_MS}, 0},
     {"ledger_play_acknowledge", call_ledger_play_acknowledge, {OPT_OUT, STORE, P_CLIENT, STR, END}, 0},
     {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},

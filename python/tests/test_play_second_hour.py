@@ -301,6 +301,12 @@ def test_a_products_get_answer_is_read_as_its_productsv2_answer_would_be(play, s
     with pytest.raises(PlayResponseError, match="has no kind"):
         store.ledger.ingest_play_product(play.s.package, "v1-device", {"orderId": "GPA.1", "productId": "gems.lifetime", "purchaseState": 0},
                                          product_id="gems.lifetime")
+    if store.path.endswith(".sqlite"):  # the tool names a store by its path
+        tool = subprocess.run([TOOL, "--store", store.path, "ledger", "ingest", "--store-kind", "play", "--type", "product", "--package",
+                               play.s.package, "--token", "v1-tool", "--product-id", "gems.lifetime", "-"],
+                              input=json.dumps(v1_product(bought)), capture_output=True, text=True, timeout=60)
+        assert tool.returncode == 0 and json.loads(tool.stdout)["kind"] == "play-product", tool.stderr
+        assert store.ledger.entitled("v1-tool", "gems.lifetime", environment="Production").reason == Reason.NON_CONSUMABLE
 
 
 def test_voided_purchases_the_host_holds_are_recorded_as_the_syncs(play, store):
