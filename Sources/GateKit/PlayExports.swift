@@ -11,7 +11,7 @@ public func playClientOptionsInit(_ options: UnsafeMutablePointer<gatekit_play_c
     exportBoundary("play_client_options_init") { () throws(GateKitError) in
         let rc = try Arguments.initialiseVersioned(options, version: version, sizes: clientOptionsSizes, "gatekit_play_client_options")
         guard let options else { return rc }
-        let defaults = PlayDeveloperClient.Options(packageName: "", serviceAccountFile: "")
+        let defaults = PlayDeveloperClient.Options(packageName: "", serviceAccountFile: nil)
         options.pointee.timeout_ms = Int32(defaults.timeoutMilliseconds)
         options.pointee.connect_timeout_ms = Int32(defaults.connectTimeoutMilliseconds)
         options.pointee.max_retries = Int32(defaults.maximumRetries)
@@ -28,7 +28,9 @@ public func playClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ option
         let o = try Arguments.versioned(options, sizes: clientOptionsSizes, zero: gatekit_play_client_options(),
                                         initializer: "play_client_options_init")
         var core = PlayDeveloperClient.Options(packageName: try Arguments.string(o.package_name, "options->package_name"),
-                                               serviceAccountFile: try Arguments.string(o.service_account_file, "options->service_account_file"))
+                                               serviceAccountFile: try Arguments.optionalString(o.service_account_file, "options->service_account_file"))
+        core.serviceAccountJSON = try Arguments.optionalBytes(o.service_account_json, "options->service_account_json",
+                                                              limit: ServiceAccountKey.maximumLength)
         core.baseURL = try Arguments.optionalString(o.base_url, "options->base_url")
         core.caFile = try Arguments.optionalString(o.ca_file, "options->ca_file")
         core.timeoutMilliseconds = Int(o.timeout_ms)

@@ -68,7 +68,7 @@ extern "C" {
 typedef struct gatekit_play_client_options {
     unsigned int version;              /* set by play_client_options_init */
     const char *package_name;          /* required: the app's package name, e.g. "com.example.app" */
-    const char *service_account_file;  /* required: the service account's JSON key file, read once by play_client_new (a regular file of this user or root, not a symbolic link, that no other user can read or write, in folders no other user can write) */
+    const char *service_account_file;  /* the service account's JSON key file, read once by play_client_new (a regular file of this user or root, not a symbolic link, that no other user can read or write, in folders no other user can write); NULL: service_account_json, else the file GOOGLE_APPLICATION_CREDENTIALS names (checked the same way), as Google's client libraries read it */
     const char *base_url;              /* NULL: https://androidpublisher.googleapis.com; else an https:// URL (a stand-in, a proxy) */
     const char *ca_file;               /* NULL: the system's CAs; else a PEM file to trust instead (for the API and the token endpoint), read once as service_account_file is */
     int timeout_ms;                    /* the whole call, token exchange, retries and their waits included, 1 to 600000; init: 30000 */
@@ -76,20 +76,22 @@ typedef struct gatekit_play_client_options {
     int max_retries;                   /* 0 to 10; init: 3 */
     int max_retry_wait_ms;             /* longest wait before a retry, 0 to 600000; init: 30000 */
     const char *user_agent;            /* NULL: "gatekit/<version>"; else 1 to 256 printable ASCII characters */
+    const char *service_account_json;  /* NULL, or the JSON key's contents (a secret manager's, google-auth's from_service_account_info habit) instead of service_account_file (not both) */
 } gatekit_play_client_options;
 
 typedef struct gatekit_play_client gatekit_play_client;
 
 /* Static initialiser with the same defaults: gatekit_play_client_options o =
- * GATEKIT_PLAY_CLIENT_OPTIONS_INIT; then set o.package_name and o.service_account_file. */
+ * GATEKIT_PLAY_CLIENT_OPTIONS_INIT; then set o.package_name and o.service_account_file (or _json). */
 #define GATEKIT_PLAY_CLIENT_OPTIONS_INIT \
     { .version = GATEKIT_PLAY_CLIENT_OPTIONS_VERSION, .timeout_ms = 30000, .connect_timeout_ms = 10000, \
       .max_retries = 3, .max_retry_wait_ms = 30000 }
 
-/* Since 0.2.0. Sets version and the defaults above (package_name and service_account_file NULL). */
+/* Since 0.2.0. Sets version and the defaults above (package_name and the key NULL). */
 GATEKIT_API GATEKIT_WARN_UNUSED int play_client_options_init(gatekit_play_client_options *options, unsigned int version);
 
-/* Since 0.2.0. Makes a client. Errors: GATEKIT_EINVAL (a bad option, credentials in base_url),
+/* Since 0.2.0. Makes a client. Errors: GATEKIT_EINVAL (a bad option, credentials in base_url, both
+ * service_account_file and _json, or no key given anywhere),
  * GATEKIT_ENOTFOUND / GATEKIT_EIO / GATEKIT_EUNSAFE / GATEKIT_ETOOLARGE (the key file or
  * ca_file), GATEKIT_EPLAY_KEY, GATEKIT_EPLAY_TRANSPORT (libcurl cannot be loaded). No request
  * is made here: the first call fetches the access token. *out is freed with play_client_free. */

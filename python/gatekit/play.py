@@ -124,18 +124,34 @@ def _ms(moment: Optional[datetime.datetime], name: str) -> Optional[int]:
     return None if moment is None else _time.milliseconds(moment, name)
 
 
+def _key_contents(info: Optional[Union[Mapping[str, Any], str, bytes]]) -> Optional[bytes]:
+    """A service account key's contents as the library reads them (never echoed in an error)."""
+    if info is None:
+        return None
+    if isinstance(info, Mapping):
+        return json.dumps(dict(info)).encode("utf-8")
+    data = info.encode("utf-8") if isinstance(info, str) else bytes(info) if isinstance(info, (bytes, bytearray)) else None
+    if data is not None:
+        if b"\0" in data:
+            raise ValueError("service_account_info holds a NUL byte: not a key's JSON")
+        return data
+    raise TypeError(f"service_account_info must be the key's JSON (a dict, str or bytes), not {type(info).__name__}")
+
+
 class PlayClient(Managed):
     """A Play Developer API client for one app, authenticated as a service account.
 
     ``package_name`` is the app's; ``service_account_file`` the JSON key file from Google Cloud
-    (read once, here: a regular file of this user that no other user can read or write).
+    (read once, here: a regular file of this user that no other user can read or write), or
+    ``service_account_info`` its contents (a dict, as google-auth's ``from_service_account_info``
+    takes, or JSON text); neither: the file ``GOOGLE_APPLICATION_CREDENTIALS`` names.
     ``base_url`` and ``ca_file`` point it at a stand-in or proxy; ``timeout`` bounds each call
     (token exchange and retries included); 429, 408, 409 and 5xx are retried up to
     ``max_retries`` times. Thread-safe: share one client.
     """
 
-    def __init__(self, package_name: str, service_account_file: Union[str, "os.PathLike[str]"], *,
-                 base_url: Optional[str] = None, ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+    def __init__(self, package_name: str, service_account_file: Optional[Union[str, "os.PathLike[str]"]] = None, *,
+                 service_account_info: Optional[Union[Mapping[str, Any], str, bytes]] = None, base_url: Optional[str] = None, ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
                  timeout: datetime.timedelta = datetime.timedelta(seconds=30),
                  connect_timeout: datetime.timedelta = datetime.timedelta(seconds=10),
                  max_retries: int = 3, max_retry_wait: datetime.timedelta = datetime.timedelta(seconds=30),
@@ -143,7 +159,8 @@ class PlayClient(Managed):
         options = _bindings.gatekit_play_client_options()
         check(_bindings.play_client_options_init(ctypes.byref(options), _bindings.GATEKIT_PLAY_CLIENT_OPTIONS_VERSION))
         options.package_name = _native.required_c_string(package_name, "package_name")
-        options.service_account_file = _native.required_c_string(str(service_account_file), "service_account_file")
+        options.service_account_file = _s(None if service_account_file is None else os.fspath(service_account_file), "service_account_file")
+        options.service_account_json = _key_contents(service_account_info)
         options.base_url = _s(base_url, "base_url")
         options.ca_file = _s(None if ca_file is None else str(ca_file), "ca_file")
         options.timeout_ms = _time.span_milliseconds(timeout, "timeout")
@@ -275,7 +292,7 @@ class AsyncPlayClient:
     libgatekit call on the bounded pool of threads all GateKit async clients share (ctypes
     releases the GIL while libcurl waits), so the event loop never blocks."""
 
-    def __init__(self, package_name: str, service_account_file: Union[str, "os.PathLike[str]"], **options: Any) -> None:
+    def __init__(self, package_name: str, service_account_file: Optional[Union[str, "os.PathLike[str]"]] = None, **options: Any) -> None:
         self._client = PlayClient(package_name, service_account_file, **options)
 
     async def close(self) -> None:

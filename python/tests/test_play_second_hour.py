@@ -341,3 +341,43 @@ def test_voided_purchases_the_host_holds_are_recorded_as_the_syncs(play, store):
     e = store.ledger.entitled("held-void-1", "pro.monthly", environment="Production")
     assert not e and e.reason == Reason.REVOKED
     assert store.ledger.entitled("held-void-1", "pro.monthly", environment="Production", at=voided_at - datetime.timedelta(milliseconds=1))
+
+
+def test_a_key_is_taken_as_google_s_libraries_take_it(play, tmp_path, monkeypatch):
+    """Item 13: the key's contents (google-auth's from_service_account_info habit) and, when no
+    key is named, the file GOOGLE_APPLICATION_CREDENTIALS names, checked as a key file is; both
+    at once, none anywhere, or a key file others can read is an error that says what to set —
+    and a key's contents are never quoted."""
+    from gatekit.errors import InvalidArgumentError
+    from gatekit.play import PlayClient, PlayKeyError
+    key = json.loads(open(play.s.account).read())
+    asked = dict(base_url=play.s.url, ca_file=play.s.ca)
+    play.world(subscriptions={})
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    for info in (key, json.dumps(key), json.dumps(key).encode()):
+        with PlayClient(play.s.package, service_account_info=info, **asked) as client:
+            with pytest.raises(gatekit.play.PlayAPIError) as missing:
+                client.get_subscription("no-such-token")
+            assert missing.value.http_status == 404, "authenticated with the key's contents, then asked"
+    with pytest.raises(InvalidArgumentError, match="GOOGLE_APPLICATION_CREDENTIALS"):
+        PlayClient(play.s.package, **asked)
+    with pytest.raises(InvalidArgumentError, match="both set"):
+        PlayClient(play.s.package, play.s.account, service_account_info=key, **asked)
+    secret = key["private_key"].splitlines()[1]
+    with pytest.raises(PlayKeyError) as broken:
+        PlayClient(play.s.package, service_account_info=dict(key, type="user"), **asked)
+    assert secret not in str(broken.value)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", play.s.account)
+    with PlayClient(play.s.package, **asked) as client:
+        with pytest.raises(gatekit.play.PlayAPIError):
+            client.get_subscription("no-such-token")
+    tool = subprocess.run([TOOL, "play", "subscription", "no-such-token", "--package", play.s.package, "--base-url", play.s.url,
+                           "--ca-file", play.s.ca], capture_output=True, text=True, timeout=60)
+    assert "404" in tool.stderr and "service" not in tool.stderr, tool.stderr
+    shared = tmp_path / "shared-key.json"
+    shared.write_text(json.dumps(key))
+    shared.chmod(0o644)
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(shared))
+    with pytest.raises(gatekit.errors.GateKitError, match="GOOGLE_APPLICATION_CREDENTIALS") as readable:
+        PlayClient(play.s.package, **asked)
+    assert secret not in str(readable.value)

@@ -100,7 +100,7 @@ int gk_ledger_play_sync(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
         return gk_usage(gk_ledger_usage);
     }
-    if (gk_missing(who, "--package", package) || gk_missing(who, "--service-account", account)) return gk_usage(gk_ledger_usage);
+    if (gk_missing(who, "--package", package)) return gk_usage(gk_ledger_usage);
     gatekit_ledger_play_sync_options o;
     int rc = ledger_play_sync_options_init(&o, GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION);
     if (rc < 0) return gk_fail("ledger_play_sync_options_init", rc);

@@ -21,8 +21,9 @@ const char gk_play_usage[] =
     "  cancel TOKEN [--type USER_REQUESTED_STOP_RENEWALS|DEVELOPER_REQUESTED_STOP_PAYMENTS]\n"
     "  defer TOKEN --request FILE                  subscriptionsv2.defer (Google's request as JSON)\n"
     "  order ORDER_ID...                           orders.get (one id), orders.batchget (more)\n"
-    "CLIENT_OPTIONS: --package NAME --service-account FILE (the JSON key) [--base-url URL --ca-file PEM\n"
-    "(a stand-in or proxy) --timeout MS --retries N]. T: Unix seconds or YYYY-MM-DDTHH:MM:SSZ.\n"
+    "CLIENT_OPTIONS: --package NAME [--service-account FILE (the JSON key; default: the file\n"
+    "GOOGLE_APPLICATION_CREDENTIALS names) --base-url URL --ca-file PEM (a stand-in or proxy)\n"
+    "--timeout MS --retries N]. T: Unix seconds or YYYY-MM-DDTHH:MM:SSZ.\n"
     "  verify-push --headers FILE --body FILE --package NAME --audience URL --email SERVICE_ACCOUNT\n"
     "              [--issuer ISSUER] [--keys-url URL | --keys FILE] [--ca-file PEM]\n"
     "              a Pub/Sub push (its header lines, its body) verified as Google's for the app; prints\n"
@@ -249,7 +250,7 @@ int gk_cmd_play(gk_cli *cli, int argc, char **argv) {
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_play_usage);
     if (strcmp(command, "verify-push") == 0) return verify_push(&a);
     const char *who = "gatekit play";
-    if (gk_missing(who, "--package", a.package) || gk_missing(who, "--service-account", a.account)) return gk_usage(gk_play_usage);
+    if (gk_missing(who, "--package", a.package)) return gk_usage(gk_play_usage);
     gatekit_play_client *client = make_client(&a);
     if (!client) return GK_EXIT_ERROR;
     char *out = NULL, *request = NULL;

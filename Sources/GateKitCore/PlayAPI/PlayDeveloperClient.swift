@@ -8,8 +8,10 @@ import GateKitSupport
 public final class PlayDeveloperClient: @unchecked Sendable {
     public struct Options: Sendable {
         public var packageName: String
-        /// The service account's JSON key file, read once when the client is made.
-        public var serviceAccountFile: String
+        /// The service account's JSON key file, read once when the client is made; or its
+        /// contents; neither: the file GOOGLE_APPLICATION_CREDENTIALS names (`ServiceAccountKey.named`).
+        public var serviceAccountFile: String?
+        public var serviceAccountJSON: [UInt8]?
         /// nil: https://androidpublisher.googleapis.com.
         public var baseURL: String?
         public var caFile: String?
@@ -19,7 +21,7 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         public var maximumRetryWaitMilliseconds = 30_000
         public var userAgent: String?
 
-        public init(packageName: String, serviceAccountFile: String) {
+        public init(packageName: String, serviceAccountFile: String?) {
             self.packageName = packageName
             self.serviceAccountFile = serviceAccountFile
         }
@@ -73,7 +75,7 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         let authorities = try options.caFile.map { (path) throws(GateKitError) in
             try TrustedFile.read(path, limit: PlayDeveloperClient.maximumCAFileLength, what: "ca_file")
         }
-        account = try ServiceAccountKey.read(path: options.serviceAccountFile)
+        account = try ServiceAccountKey.named(file: options.serviceAccountFile, contents: options.serviceAccountJSON)
         transport = try HTTPSTransport(.init(certificateAuthorities: authorities, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
                                              userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)", errors: .play))
         tokens = AccessTokens(account: account, transport: transport, maximumRetries: options.maximumRetries,
