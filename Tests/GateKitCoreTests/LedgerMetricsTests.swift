@@ -610,8 +610,8 @@ import Testing
         let appStore = try ledger.metrics(request(false))
         #expect(appStore.contains(#""series":[]"#) && appStore.hasSuffix(#","onlyTestSigned":true}"#), "\(appStore.suffix(80))")
         #expect(!(try ledger.metrics(request(true))).contains("onlyTestSigned"))
-        #expect(try ledger.report(request(false)).contains("is test-signed, and this page shows App Store data only"))
-        #expect(!(try ledger.report(request(true))).contains("is test-signed, and this page shows"))
+        #expect(try ledger.report(request(false)).contains("is test data (test-signed, or a license tester's), and this page shows the stores' real purchases only"))
+        #expect(!(try ledger.report(request(true))).contains("is test data (test-signed"))
         // Another environment holding nothing at all: no hint (there is nothing to point to).
         let production = try MetricsRequest(scope: LedgerScope(environment: .production, testSigned: false), from: Self.at(1, 1),
                                             to: Self.at(7, 1), granularity: .month, asOf: .asOf(Self.endOfJune))

@@ -298,11 +298,12 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
  * (ledger_wait_changes wakes at that instant), the subscription next ingested, or a sync
  * (ledger_sync_notifications) ends; questions never wait on them. A host keeps its cursor and moves it after handling a change: at least
  * once. Each change names the subscription's app account token and the app accounts linked to
- * it or the token when it was appended ("appUserIds"). */
+ * it or the token when it was appended ("appUserIds"), and the store that sold it ("store":
+ * "app-store" or "play"). */
 
 /* Since 0.2.0. The changes after after_seq (0: from the first), oldest first, at most limit (1 to 10000):
  * {"version":1,"changes":[{"seq":1,"environment":...,"testSigned":...,"originalTransactionId":
- * ...,"appAccountToken":...,"appUserIds":[...],"productId":...,"entitlements":["pro"],
+ * ...,"appAccountToken":...,"appUserIds":[...],"store":"app-store","productId":...,"entitlements":["pro"],
  * "entitled":true,"reason":"subscription","status":1,"until":ms,"at":ms,"cause":"ingest",
  * "item":7,"recorded":ms}],"last":seq} — members that do not apply are absent; "last" is the
  * cursor to pass next (after_seq when there was nothing new). */

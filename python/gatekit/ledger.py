@@ -213,6 +213,7 @@ class Change(JSONResult):
     status: Optional[SubscriptionStatus] = None
     until: Optional[datetime] = None
     item: Optional[int] = None
+    store: str = "app-store"               # or "play": the store that sold the purchase
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "Change":
@@ -225,13 +226,13 @@ class Change(JSONResult):
                    reason=_REASONS[raw["reason"]], at=at, cause=raw["cause"], recorded=recorded,
                    app_account_token=raw.get("appAccountToken"), app_user_ids=tuple(raw.get("appUserIds", ())),
                    entitlements=tuple(raw.get("entitlements", ())), status=SubscriptionStatus(status) if status is not None else None,
-                   until=_time.from_milliseconds(raw.get("until")), item=raw.get("item"))
+                   until=_time.from_milliseconds(raw.get("until")), item=raw.get("item"), store=raw.get("store", "app-store"))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
             "seq": self.seq, "environment": self.environment, "testSigned": self.test_signed,
             "originalTransactionId": self.original_transaction_id, "appAccountToken": self.app_account_token,
-            "appUserIds": list(self.app_user_ids), "productId": self.product_id,
+            "appUserIds": list(self.app_user_ids), "store": self.store, "productId": self.product_id,
             "entitlements": list(self.entitlements) if self.entitlements else None, "entitled": self.entitled,
             "reason": _REASON_NAMES[self.reason], "status": int(self.status) if self.status is not None else None,
             "until": _time.milliseconds(self.until, "until") if self.until else None,

@@ -176,6 +176,12 @@ def test_one_app_account_answers_for_both_stores_by_the_catalogs_names(play, sto
     page = store.ledger.customer_report(ALICE, **window).html
     assert "Google Play subscription ledger-life-3" in page and "Subscription 7000000001" in page
     assert "<td class=\"text\">Google Play</td>" in page and "<td class=\"text\">App Store</td>" in page
+    # The app's report: a row per store, in neutral words (issue 60, item 16); the feed names each change's store.
+    app = store.ledger.report(**window)
+    assert "<h2 id=\"stores\">By store</h2>" in app and "<th scope=\"row\">App Store</th>" in app and "<th scope=\"row\">Google Play</th>" in app
+    assert "Apple had signed" not in app and "as Apple signed it" not in app and "what the stores had said by then" in app
+    feed = {(c.original_transaction_id, c.store) for c in store.ledger.changes(limit=1000).changes}
+    assert {("7000000001", "app-store"), ("otp-alice", "play"), ("ledger-life-3", "play")} <= feed, feed
 
 
 def test_the_tool_records_googles_answer_and_answers_for_it(play, tmp_path):

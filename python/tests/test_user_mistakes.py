@@ -159,7 +159,7 @@ def test_metrics_of_a_test_data_ledger_say_so(env: Dict[str, str], ledger_with_a
     assert "onlyTestSigned" not in json.loads(test.stdout) and test.stderr == ""
     report = gk(env, "--store", str(ledger_with_a_purchase), "ledger", "report", "--environment", "Sandbox", "--from", "2025-01-01",
                 "--to", "2027-01-01")
-    assert "is test-signed, and this page shows App Store data only" in report.stdout
+    assert "is test data (test-signed, or a license tester's), and this page shows the stores' real purchases only" in report.stdout
 
 
 def test_python_metrics_say_only_test_signed(tmp_path: Path):

@@ -41,7 +41,7 @@ extension Ledger {
 
     /// The changes after `seq`, oldest first, at most `limit`:
     /// {"version":1,"changes":[{"seq":…,"environment":…,"testSigned":…,"originalTransactionId":…,
-    /// "appAccountToken":…,"appUserIds":[…],"productId":…,"entitlements":[…],"entitled":…,
+    /// "appAccountToken":…,"appUserIds":[…],"store":"app-store"|"play","productId":…,"entitlements":[…],"entitled":…,
     /// "reason":…,"status":…,"until":…,"at":…,"cause":"ingest"|"time","item":…,"recorded":…}],
     /// "last":seq} (members that do not apply are absent; "last": the cursor to read after next).
     public func changesJSON(after seq: Int64, limit: Int) throws(GateKitError) -> String {
@@ -50,10 +50,13 @@ extension Ledger {
         _ = try emitDueChanges()
         return try store.read { (db) throws(GateKitError) -> String in
             let catalogs = try currentCatalogs(db)
+            // The store that sold the purchase, from its versions (one indexed look-up a row).
             let s = try db.statement("""
                 SELECT seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, at_ms,
-                    cause, item_id, app_account_token, app_user_ids, recorded_ms
-                FROM ledger_changes WHERE seq > ?1 ORDER BY seq LIMIT ?2
+                    cause, item_id, app_account_token, app_user_ids, recorded_ms,
+                    (SELECT t.store FROM ledger_transactions t WHERE t.environment = c.environment AND t.test_signed = c.test_signed
+                        AND t.original_transaction_id = c.original_transaction_id LIMIT 1)
+                FROM ledger_changes c WHERE seq > ?1 ORDER BY seq LIMIT ?2
                 """)
             defer { s.reset() }
             s.bind(1, seq).bind(2, Int64(limit))
@@ -81,6 +84,7 @@ extension Ledger {
                                               ("testSigned", .bool(s.int64(2) == 1)), ("originalTransactionId", .string(s.text(3) ?? ""))]
         if let token = s.text(12) { members.append(("appAccountToken", .string(token))) }
         members.append(("appUserIds", users))
+        members.append(("store", .string(PurchaseStore(stored: s.text(15)).rawValue)))
         members.append(("productId", .string(product)))
         if let names = catalogs.catalog(at: at).product(product)?.entitlements, !names.isEmpty {
             members.append(("entitlements", .array(names.map { .string($0) })))

@@ -10,8 +10,31 @@ extension Ledger {
         // A series at all means App Store data in the scope: only an empty page asks the store.
         let onlyTestSigned = tally.series.isEmpty ? try holdsOnlyTestSignedData(request.scope) : false
         let hint = onlyTestSigned ? ReportPage.onlyTestSigned(request.scope) : ""
+        // Split by store only where more than one sold in the scope (the split reads every row).
+        let byStore = try storesSelling(request.scope).count > 1
+            ? try metricsTally(try MetricsRequest(scope: request.scope, from: request.from, to: request.to, granularity: request.granularity,
+                                                  dimension: .store, asOf: request.asOf))
+            : nil
         return ReportPage.page(title: "Subscriptions · \(ReportPage.scopeName(request.scope))",
-                               subtitle: ReportPage.interval(request, asOf: tally.asOf), body: hint + AppView(tally: tally).body)
+                               subtitle: ReportPage.interval(request, asOf: tally.asOf), body: hint + AppView(tally: tally, byStore: byStore).body)
+    }
+
+    /// The stores the scope holds purchases of (two indexed look-ups).
+    func storesSelling(_ scope: LedgerScope) throws(GateKitError) -> [PurchaseStore] {
+        try store.read { (db) throws(GateKitError) -> [PurchaseStore] in
+            var selling: [PurchaseStore] = []
+            for sold in PurchaseStore.allCases {
+                let s = try db.statement("""
+                    SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2
+                    AND \(sold.stored == nil ? "store IS NULL" : "store = ?3") LIMIT 1
+                    """)
+                defer { s.reset() }
+                s.bind(1, text: scope.environment).bind(2, scope.testFlag)
+                if let stored = sold.stored { s.bind(3, text: stored) }
+                if try s.step() { selling.append(sold) }
+            }
+            return selling
+        }
     }
 }
 
@@ -23,13 +46,14 @@ enum ReportPage {
 
     /// The note on a page of App Store data from a ledger that holds only test-signed data.
     static func onlyTestSigned(_ scope: LedgerScope) -> String {
-        "<p class=\"note warning\">Every item this ledger holds for \(HTML.escape(scope.environment)) is test-signed, and this page shows "
-            + "App Store data only: ask for test-signed data (<code>--test-signed</code>, GATEKIT_LEDGER_TEST_SIGNED) to see it.</p>\n"
+        "<p class=\"note warning\">Every item this ledger holds for \(HTML.escape(scope.environment)) is test data (test-signed, or a "
+            + "license tester's), and this page shows the stores' real purchases only: ask for test data (<code>--test-signed</code>, "
+            + "GATEKIT_LEDGER_TEST_SIGNED) to see it.</p>\n"
     }
 
     static func interval(_ request: MetricsRequest, asOf: Int64) -> String {
         "\(HTML.date(MetricsCalendar.start(of: request.from, request.granularity))) to \(HTML.date(request.to)), by \(request.granularity.rawValue), "
-            + "as of \(HTML.date(asOf)): from what Apple had signed by then."
+            + "as of \(HTML.date(asOf)): from what the stores had said by then."
     }
 
     static func page(title: String, subtitle: String, body: String) -> String {
@@ -48,7 +72,7 @@ enum ReportPage {
         <main>
         \(body)
         </main>
-        <footer><p>Written by GateKit \(HTML.escape("\(GateKitVersion.string)")) from the entitlement ledger's signed data. Times are UTC; money is as Apple signed it, per currency, never converted.</p></footer>
+        <footer><p>Written by GateKit \(HTML.escape("\(GateKitVersion.string)")) from the entitlement ledger: what Apple signed and Google Play answered. Times are UTC; money is as each store stated it, per currency, never converted.</p></footer>
         </body>
         </html>
 
@@ -77,9 +101,11 @@ enum ReportPage {
         """
 }
 
-/// The app view's sections, from the tally of the whole environment (one series).
+/// The app view's sections, from the tally of the whole environment (one series), and a
+/// table by store when more than one sold in it.
 struct AppView {
     let tally: MetricsTally
+    var byStore: MetricsTally? = nil
 
     var body: String {
         let labels = tally.bounds.dropLast().map { HTML.bucket($0, tally.request.granularity) }
@@ -90,6 +116,7 @@ struct AppView {
         let level = { (l: MetricsTally.Level) in tally.levels(series, l).map(Int64.init) }
         let flow = { (f: MetricsTally.Flow) in tally.flows(series, f).map(Int64.init) }
         var out = summary(series, last: labels.count - 1)
+        if let byStore { out += stores(byStore, last: labels.count - 1) }
 
         out += "<section aria-labelledby=\"mrr\"><h2 id=\"mrr\">Monthly recurring revenue</h2>\n"
         out += "<p class=\"note\">Each paid period's price × 30.436875 days (the mean month) ÷ the period's length, to the nearest milliunit, summed at the end of each period shown; per currency.</p>\n"
@@ -153,6 +180,30 @@ struct AppView {
         let when = last < tally.instants.count ? HTML.date(tally.instants[last]) : ""
         return "<section aria-labelledby=\"now\"><h2 id=\"now\">At \(HTML.escape(when))</h2><dl class=\"tiles\">"
             + tiles.map { "<div><dt>\(HTML.escape($0.0))</dt><dd>\(HTML.escape($0.1))</dd></div>" }.joined() + "</dl></section>\n"
+    }
+
+    /// One row per store: what it holds at the last bucket's end, and its revenue over the interval.
+    private func stores(_ split: MetricsTally, last: Int) -> String {
+        func at(_ values: [Int]) -> Int { last < values.count ? values[last] : 0 }
+        let names: [String: String] = ["app-store": "App Store", "play": "Google Play"]
+        let currencies = Set(split.series.values.flatMap { Array($0.revenue.keys) + Array($0.mrr.keys) }).sorted()
+        var out = "<section aria-labelledby=\"stores\"><h2 id=\"stores\">By store</h2>\n"
+        out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"By store\"><table id=\"store-table\"><thead><tr><th scope=\"col\">Store</th>"
+        out += "<th scope=\"col\">Paid subscriptions</th><th scope=\"col\">Free trials</th><th scope=\"col\">In billing retry</th>"
+        out += currencies.map { "<th scope=\"col\">MRR, \(HTML.escape($0))</th><th scope=\"col\">Revenue, \(HTML.escape($0))</th>" }.joined()
+        out += "</tr></thead><tbody>\n"
+        for key in split.series.keys.compactMap({ $0 }).sorted() {
+            guard let series = split.series[key] else { continue }
+            out += "<tr><th scope=\"row\">\(HTML.escape(names[key] ?? key))</th><td>\(at(split.levels(series, .activeSubscriptions)))</td>"
+            out += "<td>\(at(split.levels(series, .activeTrials)))</td><td>\(at(split.levels(series, .inBillingRetry)))</td>"
+            for currency in currencies {
+                let mrr = runningSum((series.mrr[currency] ?? []).dropLast())
+                let revenue = (series.revenue[currency] ?? []).reduce(0, &+)
+                out += "<td>\(HTML.money(last < mrr.count ? mrr[last] : 0, currency))</td><td>\(HTML.money(revenue, currency))</td>"
+            }
+            out += "</tr>\n"
+        }
+        return out + "</tbody></table></div></section>\n"
     }
 
     private func section(_ id: String, _ heading: String, _ chart: SVGBarChart) -> String {
