@@ -31,6 +31,8 @@ public func playClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ option
                                                serviceAccountFile: try Arguments.optionalString(o.service_account_file, "options->service_account_file"))
         core.serviceAccountJSON = try Arguments.optionalBytes(o.service_account_json, "options->service_account_json",
                                                               limit: ServiceAccountKey.maximumLength)
+        guard o.metadata_server == 0 || o.metadata_server == 1 else { throw .invalid("options->metadata_server must be 0 or 1, not \(o.metadata_server)") }
+        core.metadataServer = o.metadata_server == 1
         core.baseURL = try Arguments.optionalString(o.base_url, "options->base_url")
         core.caFile = try Arguments.optionalString(o.ca_file, "options->ca_file")
         core.timeoutMilliseconds = Int(o.timeout_ms)

@@ -77,6 +77,7 @@ typedef struct gatekit_play_client_options {
     int max_retry_wait_ms;             /* longest wait before a retry, 0 to 600000; init: 30000 */
     const char *user_agent;            /* NULL: "gatekit/<version>"; else 1 to 256 printable ASCII characters */
     const char *service_account_json;  /* NULL, or the JSON key's contents (a secret manager's, google-auth's from_service_account_info habit) instead of service_account_file (not both) */
+    int metadata_server;               /* 1: no key; access tokens from the machine's metadata server (Compute Engine, GKE workload identity, Cloud Run: Application Default Credentials), asked over plain HTTP at 169.254.169.254 or where GCE_METADATA_HOST says (only the metadata server's names or a loopback address are taken); init: 0 */
 } gatekit_play_client_options;
 
 typedef struct gatekit_play_client gatekit_play_client;

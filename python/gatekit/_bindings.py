@@ -472,6 +472,7 @@ class gatekit_play_client_options(CheckedStructure):
         ("max_retry_wait_ms", ctypes.c_int),
         ("user_agent", ctypes.c_char_p),
         ("service_account_json", ctypes.c_char_p),
+        ("metadata_server", ctypes.c_int),
     ]
 
 

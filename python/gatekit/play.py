@@ -144,14 +144,16 @@ class PlayClient(Managed):
     ``package_name`` is the app's; ``service_account_file`` the JSON key file from Google Cloud
     (read once, here: a regular file of this user that no other user can read or write), or
     ``service_account_info`` its contents (a dict, as google-auth's ``from_service_account_info``
-    takes, or JSON text); neither: the file ``GOOGLE_APPLICATION_CREDENTIALS`` names.
+    takes, or JSON text); neither: the file ``GOOGLE_APPLICATION_CREDENTIALS`` names. With
+    ``metadata_server=True`` no key at all: tokens from the machine's metadata server (Compute
+    Engine, GKE workload identity, Cloud Run), at ``GCE_METADATA_HOST`` when set.
     ``base_url`` and ``ca_file`` point it at a stand-in or proxy; ``timeout`` bounds each call
     (token exchange and retries included); 429, 408, 409 and 5xx are retried up to
     ``max_retries`` times. Thread-safe: share one client.
     """
 
     def __init__(self, package_name: str, service_account_file: Optional[Union[str, "os.PathLike[str]"]] = None, *,
-                 service_account_info: Optional[Union[Mapping[str, Any], str, bytes]] = None, base_url: Optional[str] = None, ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 service_account_info: Optional[Union[Mapping[str, Any], str, bytes]] = None, metadata_server: bool = False, base_url: Optional[str] = None, ca_file: Optional[Union[str, "os.PathLike[str]"]] = None,
                  timeout: datetime.timedelta = datetime.timedelta(seconds=30),
                  connect_timeout: datetime.timedelta = datetime.timedelta(seconds=10),
                  max_retries: int = 3, max_retry_wait: datetime.timedelta = datetime.timedelta(seconds=30),
@@ -161,6 +163,7 @@ class PlayClient(Managed):
         options.package_name = _native.required_c_string(package_name, "package_name")
         options.service_account_file = _s(None if service_account_file is None else os.fspath(service_account_file), "service_account_file")
         options.service_account_json = _key_contents(service_account_info)
+        options.metadata_server = 1 if metadata_server else 0
         options.base_url = _s(base_url, "base_url")
         options.ca_file = _s(None if ca_file is None else str(ca_file), "ca_file")
         options.timeout_ms = _time.span_milliseconds(timeout, "timeout")

@@ -381,3 +381,70 @@ def test_a_key_is_taken_as_google_s_libraries_take_it(play, tmp_path, monkeypatc
     with pytest.raises(gatekit.errors.GateKitError, match="GOOGLE_APPLICATION_CREDENTIALS") as readable:
         PlayClient(play.s.package, **asked)
     assert secret not in str(readable.value)
+
+
+def test_application_default_credentials_come_from_the_metadata_server(play, monkeypatch):
+    """Item 13: no key at all (workload identity): the token is the machine's metadata server's,
+    asked with Metadata-Flavor: Google for Play's scope at GCE_METADATA_HOST (here a loopback
+    stand-in of it, over plain HTTP as the real one speaks); a host that is not the metadata
+    server's is refused before anything is sent, a key beside it is a mistake, and a workload
+    with no service account says so."""
+    import http.server
+    import threading
+    import urllib.request
+    from gatekit.errors import InvalidArgumentError
+    from gatekit.play import PlayAuthError, PlayClient
+    asked: list = []
+
+    class Metadata(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append((self.path, self.headers.get("Metadata-Flavor")))
+            if self.headers.get("Metadata-Flavor") != "Google" or not self.path.startswith("/computeMetadata/v1/instance/service-accounts/default/token"):
+                self.send_response(403)
+                self.end_headers()
+                return
+            if getattr(self.server, "no_account", False):
+                self.send_response(404)
+                self.end_headers()
+                return
+            minted = urllib.request.Request(play.s.url + "/standin/play/access-token", data=b"{}", method="POST",
+                                            headers={"Authorization": f"Bearer {play.s.control}"})
+            token = json.loads(urllib.request.urlopen(minted, context=play._tls, timeout=30).read())["access_token"]
+            body = json.dumps({"access_token": token, "expires_in": 3599, "token_type": "Bearer"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Metadata-Flavor", "Google")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Metadata)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("GCE_METADATA_HOST", f"127.0.0.1:{server.server_address[1]}")
+        monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+        play.world(subscriptions={})
+        options = dict(base_url=play.s.url, ca_file=play.s.ca)
+        with PlayClient(play.s.package, metadata_server=True, **options) as client:
+            with pytest.raises(gatekit.play.PlayAPIError) as missing:
+                client.get_subscription("no-such-token")
+        assert missing.value.http_status == 404, "authenticated by the metadata server's token, then asked"
+        assert asked == [("/computeMetadata/v1/instance/service-accounts/default/token?scopes=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fandroidpublisher",
+                          "Google")]
+        tool = subprocess.run([TOOL, "play", "subscription", "no-such-token", "--package", play.s.package, "--metadata-server",
+                               "--base-url", play.s.url, "--ca-file", play.s.ca], capture_output=True, text=True, timeout=60)
+        assert "404" in tool.stderr and len(asked) == 2, tool.stderr
+        server.no_account = True  # type: ignore[attr-defined]
+        with PlayClient(play.s.package, metadata_server=True, **options) as client, pytest.raises(PlayAuthError, match="service account attached"):
+            client.get_subscription("no-such-token")
+        with pytest.raises(InvalidArgumentError, match="takes no key"):
+            PlayClient(play.s.package, play.s.account, metadata_server=True, **options)
+        for elsewhere in ("metadata.example.com", "10.0.0.1:80", "127.0.0.1:99999"):
+            monkeypatch.setenv("GCE_METADATA_HOST", elsewhere)
+            with pytest.raises(InvalidArgumentError, match="plain HTTP"):
+                PlayClient(play.s.package, metadata_server=True, **options)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -217,8 +217,8 @@ int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 /* gatekit play: the Play Developer API and RTDN push verification (play.c). */
 int gk_cmd_play(gk_cli *cli, int argc, char **argv);
 /* A Play client from the tool's CLIENT_OPTIONS (NULL after saying why). */
-gatekit_play_client *gk_play_client(const char *package, const char *account, const char *base_url, const char *ca_file,
-                                    const char *timeout_ms, const char *retries);
+gatekit_play_client *gk_play_client(const char *package, const char *account, int metadata_server, const char *base_url,
+                                    const char *ca_file, const char *timeout_ms, const char *retries);
 int gk_cmd_test(gk_cli *cli, int argc, char **argv);
 /* 1 when name is an App Store Server API endpoint of gatekit api. */
 int gk_is_api_endpoint(const char *name);

@@ -23,7 +23,7 @@ const char gk_ledger_usage[] =
     "    --product-id, `product ID TOKEN`'s: purchases.products.get, v1); prints what it did as\n"
     "    JSON. --answered-ms: when Google answered (Unix ms), default now. Asked as Apple's\n"
     "    purchases are, in --environment Production (a license tester's: --test-signed).\n"
-    "gatekit ledger sync-play --package NAME [--service-account FILE] [--base-url URL --ca-file PEM]\n"
+    "gatekit ledger sync-play --package NAME [--service-account FILE | --metadata-server] [--base-url URL --ca-file PEM]\n"
     "                         [--budget-ms MS] [--max-pages N] [--max-refreshes N]\n"
     "    heals the ledger's Google Play purchases: the voided-purchases list from the checkpoint,\n"
     "    then a refresh of every token whose answer may have changed; prints the report as JSON;\n"

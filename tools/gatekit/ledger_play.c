@@ -87,8 +87,10 @@ int gk_ledger_play_sync(gk_cli *cli, int argc, char **argv) {
     const char *who = "gatekit ledger sync-play";
     const char *package = NULL, *account = NULL, *base_url = NULL, *ca_file = NULL, *timeout = NULL, *retries = NULL;
     const char *budget = NULL, *pages = NULL, *refreshes = NULL;
+    int metadata_server = 0;
     for (int i = 2; i < argc; i++) {
         int r = 0;
+        if (strcmp(argv[i], "--metadata-server") == 0) { metadata_server = 1; continue; }
         if ((r = gk_option(argc, argv, &i, "--package", &package)) || (r = gk_option(argc, argv, &i, "--service-account", &account)) ||
             (r = gk_option(argc, argv, &i, "--base-url", &base_url)) || (r = gk_option(argc, argv, &i, "--ca-file", &ca_file)) ||
             (r = gk_option(argc, argv, &i, "--timeout", &timeout)) || (r = gk_option(argc, argv, &i, "--retries", &retries)) ||
@@ -112,7 +114,7 @@ int gk_ledger_play_sync(gk_cli *cli, int argc, char **argv) {
     o.budget_ms = b;
     o.max_pages = (int)p;
     o.max_refreshes = (int)n;
-    gatekit_play_client *client = gk_play_client(package, account, base_url, ca_file, timeout, retries);
+    gatekit_play_client *client = gk_play_client(package, account, metadata_server, base_url, ca_file, timeout, retries);
     if (!client) return GK_EXIT_ERROR;
     gatekit_store *store = gk_store(cli);
     if (!store) { play_client_free(client); return GK_EXIT_ERROR; }

@@ -22,8 +22,9 @@ const char gk_play_usage[] =
     "  defer TOKEN --request FILE                  subscriptionsv2.defer (Google's request as JSON)\n"
     "  order ORDER_ID...                           orders.get (one id), orders.batchget (more)\n"
     "CLIENT_OPTIONS: --package NAME [--service-account FILE (the JSON key; default: the file\n"
-    "GOOGLE_APPLICATION_CREDENTIALS names) --base-url URL --ca-file PEM (a stand-in or proxy)\n"
-    "--timeout MS --retries N]. T: Unix seconds or YYYY-MM-DDTHH:MM:SSZ.\n"
+    "GOOGLE_APPLICATION_CREDENTIALS names) | --metadata-server (no key: the machine's metadata\n"
+    "server, GCE_METADATA_HOST)] [--base-url URL --ca-file PEM (a stand-in or proxy) --timeout MS\n"
+    "--retries N]. T: Unix seconds or YYYY-MM-DDTHH:MM:SSZ.\n"
     "  verify-push --headers FILE --body FILE --package NAME --audience URL --email SERVICE_ACCOUNT\n"
     "              [--issuer ISSUER] [--keys-url URL | --keys FILE] [--ca-file PEM]\n"
     "              a Pub/Sub push (its header lines, its body) verified as Google's for the app; prints\n"
@@ -42,7 +43,7 @@ typedef struct {
     const char *start_time, *end_time, *max_results, *page_token, *developer_payload, *refund, *item, *type, *request;
     const char *headers, *body, *audience, *email, *issuer, *keys_url, *keys;
     const char *positional[8];
-    int npositional, subscriptions, partial_refunds;
+    int npositional, subscriptions, partial_refunds, metadata_server;
 } play_args;
 
 static int parse(int argc, char **argv, play_args *a) {
@@ -50,6 +51,7 @@ static int parse(int argc, char **argv, play_args *a) {
         int r = 0;
         if (strcmp(argv[i], "--subscriptions") == 0) { a->subscriptions = 1; continue; }
         if (strcmp(argv[i], "--partial-refunds") == 0) { a->partial_refunds = 1; continue; }
+        if (strcmp(argv[i], "--metadata-server") == 0) { a->metadata_server = 1; continue; }
         const struct { const char *name; const char **value; } options[] = {
             {"--package", &a->package}, {"--service-account", &a->account}, {"--base-url", &a->base_url}, {"--ca-file", &a->ca_file},
             {"--timeout", &a->timeout}, {"--retries", &a->retries}, {"--start-time", &a->start_time}, {"--end-time", &a->end_time},
@@ -112,14 +114,15 @@ static char *one_member(const char *prefix, const char *value, const char *suffi
     return body;
 }
 
-gatekit_play_client *gk_play_client(const char *package, const char *account, const char *base_url, const char *ca_file,
-                                    const char *timeout_ms, const char *retries) {
+gatekit_play_client *gk_play_client(const char *package, const char *account, int metadata_server, const char *base_url,
+                                    const char *ca_file, const char *timeout_ms, const char *retries) {
     gatekit_play_client_options o;
     int rc = play_client_options_init(&o, GATEKIT_PLAY_CLIENT_OPTIONS_VERSION);
     gatekit_play_client *client = NULL;
     if (rc == 0) {
         o.package_name = package;
         o.service_account_file = account;
+        o.metadata_server = metadata_server;
         o.base_url = base_url;
         o.ca_file = ca_file;
         long long timeout = timeout_ms ? gk_number(timeout_ms) : o.timeout_ms, tries = retries ? gk_number(retries) : o.max_retries;
@@ -132,7 +135,7 @@ gatekit_play_client *gk_play_client(const char *package, const char *account, co
 }
 
 static gatekit_play_client *make_client(const play_args *a) {
-    return gk_play_client(a->package, a->account, a->base_url, a->ca_file, a->timeout, a->retries);
+    return gk_play_client(a->package, a->account, a->metadata_server, a->base_url, a->ca_file, a->timeout, a->retries);
 }
 
 /* The value of the Authorization line of an HTTP header block (malloc'd), or NULL. */

@@ -51,6 +51,9 @@ package final class HTTPSTransport: @unchecked Sendable {
         package var userAgent: String
         /// The codes this transport's failures carry: each client's own (App Store, Play).
         package var errors: ErrorCodes
+        /// Plain HTTP instead of HTTPS: only for the link-local metadata server, which has no
+        /// TLS (`MetadataServer` checks the host); such a transport sends nothing else.
+        package var plainHTTP = false
 
         package init(certificateAuthorities: [UInt8]?, connectTimeoutMilliseconds: Int, userAgent: String, errors: ErrorCodes) {
             self.certificateAuthorities = certificateAuthorities
@@ -113,8 +116,8 @@ package final class HTTPSTransport: @unchecked Sendable {
 
         var set: [CURLcode] = [
             gk_curl_set_pointer(c, handle, CURLOPT_URL, try strings.make(request.url)),
-            gk_curl_set_pointer(c, handle, CURLOPT_PROTOCOLS_STR, try strings.make("https")),
-            gk_curl_set_pointer(c, handle, CURLOPT_REDIR_PROTOCOLS_STR, try strings.make("https")),
+            gk_curl_set_pointer(c, handle, CURLOPT_PROTOCOLS_STR, try strings.make(settings.plainHTTP ? "http" : "https")),
+            gk_curl_set_pointer(c, handle, CURLOPT_REDIR_PROTOCOLS_STR, try strings.make(settings.plainHTTP ? "http" : "https")),
             gk_curl_set_long(c, handle, CURLOPT_FOLLOWLOCATION, 0),
             gk_curl_set_long(c, handle, CURLOPT_NOSIGNAL, 1),
             gk_curl_set_long(c, handle, CURLOPT_SSL_VERIFYPEER, 1),

@@ -2,7 +2,8 @@ import GateKitCrypto
 import GateKitHTTPS
 import GateKitSupport
 
-/// OAuth 2.0 access tokens for a service account (developers.google.com/identity/protocols/
+/// OAuth 2.0 access tokens for a service account, from the machine's metadata server
+/// (`MetadataServer`) or, with the account's key (developers.google.com/identity/protocols/
 /// oauth2/service-account): a JWT bearer grant signed with the account's key (RS256, scope
 /// androidpublisher, one hour, `aud` Google's token endpoint: "when making an access token
 /// request this value is always https://oauth2.googleapis.com/token", as google-auth sends it
@@ -18,7 +19,14 @@ final class AccessTokens: @unchecked Sendable {
     static let audience = "https://oauth2.googleapis.com/token"
     static let assertionLifetime: Int64 = 3600
 
-    private let account: ServiceAccountKey
+    /// Where tokens come from: a service account's key, or the machine's metadata server
+    /// (`MetadataServer`: Application Default Credentials without a key file).
+    enum Source: Sendable {
+        case serviceAccount(ServiceAccountKey)
+        case metadataServer(MetadataServer)
+    }
+
+    private let source: Source
     private let transport: HTTPSTransport
     private let maximumRetries: Int
     private let maximumRetryWaitMilliseconds: Int
@@ -30,8 +38,9 @@ final class AccessTokens: @unchecked Sendable {
     }
     private let state = ProcessLocal { State() }
 
-    init(account: ServiceAccountKey, transport: HTTPSTransport, maximumRetries: Int, maximumRetryWaitMilliseconds: Int) {
-        self.account = account
+    /// `transport`: HTTPS for a token endpoint; plain HTTP for the metadata server (its own).
+    init(source: Source, transport: HTTPSTransport, maximumRetries: Int, maximumRetryWaitMilliseconds: Int) {
+        self.source = source
         self.transport = transport
         self.maximumRetries = maximumRetries
         self.maximumRetryWaitMilliseconds = maximumRetryWaitMilliseconds
@@ -51,7 +60,8 @@ final class AccessTokens: @unchecked Sendable {
         return token
     }
 
-    private func exchange(_ state: inout State, deadline: Deadline, clockRetried: Bool, attempt: Int) throws(GateKitError) -> String {
+    /// The JWT bearer grant for a service account's key, on the token endpoint's clock.
+    private func grantRequest(_ account: ServiceAccountKey, _ state: State) throws(GateKitError) -> HTTPRequest {
         let nowSeconds = Clock.nowMilliseconds() / 1000 &+ state.serverOffsetSeconds
         var header: [(String, JSONValue)] = [("alg", .string("RS256")), ("typ", .string("JWT"))]
         if let kid = account.privateKeyID { header.append(("kid", .string(kid))) }
@@ -61,16 +71,29 @@ final class AccessTokens: @unchecked Sendable {
         ])
         let assertion = try CompactJWT.signed(header: .object(header), claims: claims, key: account.key)
         let form = "grant_type=" + PercentEncoding.encode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + assertion
+        return HTTPRequest(method: "POST", url: account.tokenURI, headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
+                           body: Array(form.utf8))
+    }
+
+    private func exchange(_ state: inout State, deadline: Deadline, clockRetried: Bool, attempt: Int) throws(GateKitError) -> String {
+        let request: HTTPRequest
+        let asker: String  // who asked, as an error names it
+        switch source {
+        case let .serviceAccount(account):
+            request = try grantRequest(account, state)
+            asker = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI))"
+        case let .metadataServer(server):
+            request = server.tokenRequest
+            asker = "the metadata server \(HTTPSTransport.origin(of: server.tokenURL))"
+        }
         let left = deadline.remainingMilliseconds
         guard left > 0 else { throw GateKitError(.EPLAY_TRANSPORT, "the call's timeout (\(deadline.milliseconds) ms) passed before an access token") }
-        let response = try transport.send(HTTPRequest(method: "POST", url: account.tokenURI,
-                                                      headers: ["Content-Type: application/x-www-form-urlencoded", "Accept: application/json"],
-                                                      body: Array(form.utf8)), timeoutMilliseconds: left)
+        let response = try transport.send(request, timeoutMilliseconds: left)
         let body = try? JSONParser.parse(response.body)
         guard response.status == 200 else {
             let error = body?["error"]?.stringValue
             let description = body?["error_description"]?.stringValue
-            if !clockRetried, response.status == 400, error == "invalid_grant", learnClock(response.serverDate, &state) {
+            if case .serviceAccount = source, !clockRetried, response.status == 400, error == "invalid_grant", learnClock(response.serverDate, &state) {
                 return try exchange(&state, deadline: deadline, clockRetried: true, attempt: attempt)  // refused for this host's wrong clock
             }
             let transient = [429, 500, 502, 503, 504].contains(response.status) || error == "internal_failure"
@@ -82,9 +105,13 @@ final class AccessTokens: @unchecked Sendable {
             }
             if transient {
                 // An outage, not bad credentials: Google's answer with its status, as the API's errors are.
-                throw PlayFailure(tokenEndpoint: response).error("the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) failed (asked \(attempt + 1) times)")
+                throw PlayFailure(tokenEndpoint: response).error("\(asker) failed (asked \(attempt + 1) times)")
             }
-            var text = "the token endpoint \(HTTPSTransport.origin(of: account.tokenURI)) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
+            var text: String
+            switch source {
+            case let .serviceAccount(account): text = "\(asker) refused the service account \(Quoted.text(account.clientEmail)): HTTP \(response.status)"
+            case .metadataServer: text = "\(asker) gave no token: HTTP \(response.status) (is a service account attached to this workload?)"
+            }
             if let error { text += ", \(Quoted.text(error))" }
             // Google's description states the fix ("The right audience is …"): shown whole (bounded).
             if let description { text += ": \(Quoted.bytes(description.utf8, limit: AccessTokens.longestDescription))" }
@@ -93,14 +120,14 @@ final class AccessTokens: @unchecked Sendable {
         }
         guard let token = body?["access_token"]?.stringValue, !token.isEmpty, token.utf8.count <= 8192,
               !token.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-            throw GateKitError(.EPLAY_AUTH, "the token endpoint answered HTTP 200 without a usable access_token")
+            throw GateKitError(.EPLAY_AUTH, "\(asker) answered HTTP 200 without a usable access_token")
         }
         // RFC 6749 §7.1: a client must not use a token whose type it does not understand.
         if let type = body?["token_type"]?.stringValue, type.lowercased() != "bearer" {
-            throw GateKitError(.EPLAY_AUTH, "the token endpoint answered a token of type \(Quoted.text(type)); only Bearer tokens are sent")
+            throw GateKitError(.EPLAY_AUTH, "\(asker) answered a token of type \(Quoted.text(type)); only Bearer tokens are sent")
         }
         guard let expiresIn = body?["expires_in"]?.int64Value, expiresIn > 0 else {
-            throw GateKitError(.EPLAY_AUTH, "the token endpoint answered without a positive expires_in")
+            throw GateKitError(.EPLAY_AUTH, "\(asker) answered without a positive expires_in")
         }
         // A minute before it runs out; a token shorter-lived than two minutes, at half its life.
         let margin = expiresIn > 120 ? 60 : expiresIn / 2

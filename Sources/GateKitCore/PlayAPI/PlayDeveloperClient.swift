@@ -12,6 +12,8 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         /// contents; neither: the file GOOGLE_APPLICATION_CREDENTIALS names (`ServiceAccountKey.named`).
         public var serviceAccountFile: String?
         public var serviceAccountJSON: [UInt8]?
+        /// Tokens from the machine's metadata server (`MetadataServer`) instead of a key.
+        public var metadataServer = false
         /// nil: https://androidpublisher.googleapis.com.
         public var baseURL: String?
         public var caFile: String?
@@ -45,7 +47,6 @@ public final class PlayDeveloperClient: @unchecked Sendable {
 
     public let options: Options
     public let baseURL: String
-    public let account: ServiceAccountKey
     private let tokens: AccessTokens
     private let transport: HTTPSTransport
     private let prefix: String
@@ -75,10 +76,23 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         let authorities = try options.caFile.map { (path) throws(GateKitError) in
             try TrustedFile.read(path, limit: PlayDeveloperClient.maximumCAFileLength, what: "ca_file")
         }
-        account = try ServiceAccountKey.named(file: options.serviceAccountFile, contents: options.serviceAccountJSON)
-        transport = try HTTPSTransport(.init(certificateAuthorities: authorities, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
-                                             userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)", errors: .play))
-        tokens = AccessTokens(account: account, transport: transport, maximumRetries: options.maximumRetries,
+        var settings = HTTPSTransport.Settings(certificateAuthorities: authorities, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
+                                               userAgent: options.userAgent ?? "gatekit/\(GateKitVersion.text)", errors: .play)
+        transport = try HTTPSTransport(settings)
+        let source: AccessTokens.Source
+        let tokenTransport: HTTPSTransport
+        if options.metadataServer {
+            guard options.serviceAccountFile == nil, options.serviceAccountJSON == nil else {
+                throw .invalid("metadata_server takes no key: clear service_account_file and service_account_json")
+            }
+            source = .metadataServer(try MetadataServer.fromEnvironment())
+            settings.plainHTTP = true
+            tokenTransport = try HTTPSTransport(settings)
+        } else {
+            source = .serviceAccount(try ServiceAccountKey.named(file: options.serviceAccountFile, contents: options.serviceAccountJSON))
+            tokenTransport = transport
+        }
+        tokens = AccessTokens(source: source, transport: tokenTransport, maximumRetries: options.maximumRetries,
                               maximumRetryWaitMilliseconds: options.maximumRetryWaitMilliseconds)
         prefix = baseURL + "/androidpublisher/v3/applications/" + PercentEncoding.encode(name)
         self.options = options
