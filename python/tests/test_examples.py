@@ -274,3 +274,20 @@ def test_the_readmes_package_list_is_what_install_deps_installs():
     readme = " ".join((REPO_ROOT / "README.md").read_text().split())
     listed = set(re.search(r"whatever is missing of `([^`]*)`", readme).group(1).split())
     assert listed == installed, (sorted(listed - installed), sorted(installed - listed))
+
+
+@pytest.mark.example
+def test_both_stores_answers_alice_from_whichever_store_entitles_her(tmp_path):
+    """examples/both_stores.py (docs/play.md, "Quick start"): offline, one catalog for both
+    stores, alice's Apple month then her Play subscription; the ledger it leaves answers the tool."""
+    store = tmp_path / "ledger.sqlite"
+    done = run_example(example("both_stores.py") + [str(store)], tmp_path / "unused.sqlite")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "alice, pro, 20 days ago: entitled (subscription, from app-store: com.example.pro.monthly)",
+        "alice, pro, 10 days ago: not entitled (expired, from app-store: com.example.pro.monthly)",
+        "alice, pro, now: entitled (subscription, from play: pro.monthly:monthly)"]
+    with gatekit.Store(str(store)) as s:
+        e = s.ledger.entitled("alice", "pro", environment="Production", test_signed=True, by_app_user=True)
+        assert e and e.store == "play" and e.grants == ("pro",)
+        assert s.ledger.entitled("alice", "pro", environment="Production", by_app_user=True).reason.name == "ONLY_TEST_SIGNED"
