@@ -246,13 +246,18 @@ def test_the_release_step_tags_the_release(tmp_path: Path):
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t",
                GIT_COMMITTER_EMAIL="t@example.com")
     git = ["git", "-C", str(copy)]
-    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the tree under test"]):
-        subprocess.run(git + step, check=True, env=env)
     symbols = re.findall(r"@Base (\S+)$", (copy / "packaging" / "debian" / "libgatekit0.symbols").read_text(), re.M)
     version = max(symbols, key=version_key)
-    if version in released_versions():   # nothing waits: release the next patch
+    if version in released_versions():   # nothing waits: release the next patch, with a change of its own
         major, minor, patch = version_key(version)
         version = f"{major}.{minor}.{patch + 1}"
+        changelog = copy / "CHANGELOG.md"
+        if not re.search(r"^## Unreleased$", changelog.read_text(), re.M):
+            text = changelog.read_text()
+            first = text.index("\n## ")
+            changelog.write_text(text[:first] + "\n## Unreleased\n\n- A fix.\n" + text[first:])
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the tree under test"]):
+        subprocess.run(git + step, check=True, env=env)
     (copy / "stray.txt").write_text("uncommitted")
     refused = subprocess.run(["bash", str(copy / "scripts" / "release.sh"), version], capture_output=True, text=True, env=env)
     assert refused.returncode == 1 and "uncommitted" in refused.stderr
