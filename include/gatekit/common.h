@@ -28,9 +28,9 @@ extern "C" {
  * ====================================================================================== */
 
 #define GATEKIT_VERSION_MAJOR 0
-#define GATEKIT_VERSION_MINOR 1
+#define GATEKIT_VERSION_MINOR 2
 #define GATEKIT_VERSION_PATCH 0
-#define GATEKIT_VERSION_STRING "0.1.0"
+#define GATEKIT_VERSION_STRING "0.2.0"
 #define GATEKIT_VERSION_NUMBER \
     (GATEKIT_VERSION_MAJOR * 10000 + GATEKIT_VERSION_MINOR * 100 + GATEKIT_VERSION_PATCH)
 

@@ -73,7 +73,7 @@ def clear_caches() -> None:
 
 
 #: The package's version: the same as the library's and the header's (tests/test_package.py).
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def version() -> str:
