@@ -26,7 +26,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
-.PHONY: quick test-abi test-demo mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
+.PHONY: quick test-abi test-demo test-stages mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -144,7 +144,18 @@ WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_RE
                  GATEKIT_REQUIRE_PLAY=1 scripts/with-postgres.sh scripts/with-appstore-standin.sh scripts/with-play-standin.sh
 
 test: build python-deps
-	$(WITH_SERVICES) $(MAKE) --no-print-directory test-abi test-demo test-swift test-c test-install test-python test-dist test-fuzz-smoke
+	$(WITH_SERVICES) $(MAKE) --no-print-directory test-stages
+
+# pytest keeps one core busy at most: the release library (test-install, test-dist) and the
+# fuzzers (test-fuzz-smoke) are built on the other meanwhile, their output kept in a log.
+BESIDE_PYTEST_LOG := $(C_OUT)/builds-beside-pytest.log
+test-stages:
+	@$(MAKE) --no-print-directory test-abi test-demo test-swift test-c
+	@$(MAKE) --no-print-directory static fuzz-build > $(BESIDE_PYTEST_LOG) 2>&1 & builds=$$!; \
+	  $(MAKE) --no-print-directory test-python; status=$$?; \
+	  if ! wait $$builds; then tail -30 $(BESIDE_PYTEST_LOG); echo "make test: the release or fuzz build failed (log: $(BESIDE_PYTEST_LOG))" >&2; exit 1; fi; \
+	  exit $$status
+	@$(MAKE) --no-print-directory test-install test-dist test-fuzz-smoke
 
 # The report's screenshots in docs/images, made by its browser test (headless Chromium).
 screenshots: build python-deps
