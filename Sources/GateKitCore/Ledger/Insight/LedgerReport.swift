@@ -72,7 +72,7 @@ enum ReportPage {
         <main>
         \(body)
         </main>
-        <footer><p>Written by GateKit \(HTML.escape("\(GateKitVersion.string)")) from the entitlement ledger: what Apple signed and Google Play answered. Times are UTC; money is as each store stated it, per currency, never converted.</p></footer>
+        <footer><p>Written by GateKit \(HTML.escape("\(GateKitVersion.string)")) from the entitlement ledger: what each store signed or answered. Times are UTC; money is as each store stated it, per currency, never converted.</p></footer>
         </body>
         </html>
 
