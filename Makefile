@@ -59,7 +59,7 @@ $(C_OUT)/tests/test_thread_soak: bench/soak_threads.c
 # Toolchain-free release library (Swift runtime linked in), for `make install` and `make bench`.
 # The Swift runtime's C++ runtime is linked in too: `-static-stdlib` names -lstdc++ itself, so a
 # folder whose libstdc++.so is a linker script naming libstdc++.a and libgcc_eh.a comes first in
-# the search. The library then loads no libstdc++ or libgcc_s (0.6 ms of every launch, measured
+# the search. The library then loads no libstdc++ or libgcc_s (a part of every launch, measured
 # in BENCHMARKS.md); exports.map keeps their symbols local, so a C++ host's own are untouched.
 STATIC_CXX_DIR := $(STATIC_SCRATCH)/static-cxx
 

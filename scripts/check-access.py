@@ -5,8 +5,8 @@
     python3 scripts/check-access.py --fix    makes those `package` (their public members too)
 
 Members of a public type stay public: made `package`, the release build (cross-module
-optimization) stopped inlining them across layers, and warm JWS verification ran 1.3× slower
-(BENCHMARKS.md, "Architecture III"). A top-level declaration may be public when
+optimization) stopped inlining them across layers, and warm JWS verification slowed (measured
+in BENCHMARKS.md, "Architecture III"). A top-level declaration may be public when
 Sources/GateKit (the export layer) names it, or when
 one that may be public names it (a public signature, an enum case, a default argument or
 @inlinable code of it must see it)."""
