@@ -2,6 +2,42 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
+# `make help`: the commands a developer types, each with what it does (CONTRIBUTING.md has
+# the habits around them).
+define HELP
+The two commands:
+  make demo            installs what is missing, builds, runs the C example host end to end
+  make test            everything CI runs: swift test, the C tests, pytest, the install test,
+                       the wheel and Debian packages installed as a user would, fuzz smoke
+While working:
+  make build           the debug library and the gatekit tool (what plain `make` does)
+  make tool            the gatekit tool (and the library it needs)
+  make check           the Swift, C and Python suites with their services (no packages, no fuzz)
+  make quick DOMAIN=d  one domain's tests on SQLite after an incremental build (Tests/domains.tsv)
+  make mutation        one-line mutants of the rules, each must be killed (MUTANTS=L01,J04 or DOMAIN=d)
+  make screenshots     the report's screenshots in docs/images (headless Chromium)
+Speed (BENCHMARKS.md):
+  make bench           the benchmarks against the release library, each beside its reference
+  make bench-floor     the ingestion benchmarks against the floor experiments (bench/floor)
+Hardening (RELIABILITY.md):
+  make fuzz            every fuzz target for FUZZ_SECONDS (default 300) each
+  make test-asan       the C tests, the tool and pytest on an ASan+UBSan build
+  make test-valgrind   the C tests under valgrind memcheck
+  make soak            the memory and 16-thread soaks against the release library
+Packages and installing:
+  make static          the toolchain-free release library (.build-static)
+  make wheel           dist/libgatekit-*.whl (the library, the binding and the tool)
+  make deb             dist/*.deb (libgatekit0, libgatekit-dev, gatekit-tools)
+  make test-dist       the wheel and the packages installed and run as a user would
+  make install         PREFIX=/usr/local: library, header, pkg-config file, tool, man page
+  make clean           removes every build folder
+  make help            this list
+endef
+export HELP
+
+help:
+	@echo "$$HELP"
+
 SWIFT   ?= swift
 PYTHON  ?= python3
 CC      ?= cc
@@ -26,7 +62,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
-.PHONY: quick test-abi test-demo test-stages mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
+.PHONY: help quick test-abi test-demo test-stages mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:

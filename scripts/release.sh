@@ -2,7 +2,8 @@
 # Cuts a release (CHANGELOG.md's header describes the step):
 #   scripts/release.sh X.Y.Z
 # on a clean checkout: sets the version everywhere it is written (include/gatekit/common.h, the
-# library's copy, pyproject.toml, the package's __version__, the build tree's gatekit.pc), turns
+# library's copy, pyproject.toml, the package's __version__, the build tree's gatekit.pc, the
+# generated bindings), turns
 # CHANGELOG.md's "## Unreleased" into "## X.Y.Z (today)", checks that the symbols file names no
 # version after X.Y.Z, commits "Release X.Y.Z" and tags it vX.Y.Z. Push the commit and the tag.
 set -euo pipefail
@@ -31,6 +32,8 @@ sed -i "s/^version = \".*\"/version = \"$version\"/" python/pyproject.toml
 sed -i "s/^__version__ = \".*\"/__version__ = \"$version\"/" python/gatekit/__init__.py
 sed -i "s/^Version: .*/Version: $version/" pkgconfig/gatekit.pc
 sed -i "s/^## Unreleased$/## $version ($(date -u +%Y-%m-%d))/" CHANGELOG.md
+# The generated files carry the header's constants (the version among them).
+"${PYTHON:-python3}" scripts/gen-abi.py write >/dev/null
 git commit -q -am "Release $version"
 git tag -a "v$version" -m "GateKit $version"
 echo "release: v$version tagged; push it with: git push origin HEAD v$version"

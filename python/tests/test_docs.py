@@ -268,6 +268,7 @@ def test_the_release_step_tags_the_release(tmp_path: Path):
     assert f'#define GATEKIT_VERSION_STRING "{version}"' in shown.stdout
     assert re.search(rf"^## {re.escape(version)} \(\d{{4}}-\d{{2}}-\d{{2}}\)$", (copy / "CHANGELOG.md").read_text(), re.M)
     for path, pattern in (("python/pyproject.toml", rf'^version = "{version}"'), ("python/gatekit/__init__.py", rf'^__version__ = "{version}"'),
+                          ("python/gatekit/_bindings.py", rf'^GATEKIT_VERSION_STRING = "{version}"'),
                           ("pkgconfig/gatekit.pc", rf"^Version: {version}$"),
                           ("Sources/GateKitCore/Support/GateKitVersion.swift", rf'string: StaticString = "{version}"')):
         assert re.search(pattern, (copy / path).read_text(), re.M), path
@@ -287,3 +288,17 @@ def test_the_floor_experiments_still_apply():
         check = subprocess.run(["git", "-C", str(REPO_ROOT), "apply", "--check", str(patch)], capture_output=True, text=True)
         assert check.returncode == 0, f"{patch.name} no longer applies: {check.stderr.strip()}"
         assert "EXPERIMENT (issue 29 floor)" in patch.read_text()
+
+
+def test_make_help_names_every_make_command_the_docs_name():
+    """`make help` lists each `make X` README.md, CONTRIBUTING.md and docs/ tell a developer to type."""
+    import subprocess
+    shown = subprocess.run(["make", "-s", "-C", str(REPO_ROOT), "help"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    listed = set(re.findall(r"^\s+make ([a-z][a-z-]*)", shown.stdout, re.M))
+    targets = set(re.findall(r"^([a-z][a-z-]*):", (REPO_ROOT / "Makefile").read_text(), re.M))
+    named = set()
+    for doc in [REPO_ROOT / "README.md", REPO_ROOT / "CONTRIBUTING.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
+        named |= set(re.findall(r"`make ([a-z][a-z-]*)", doc.read_text())) & targets
+    assert named and named <= listed | {"help"}, f"named in the docs but not in make help: {sorted(named - listed)}"
+    assert listed <= targets, f"make help lists what the Makefile lacks: {sorted(listed - targets)}"
