@@ -302,3 +302,21 @@ def test_make_help_names_every_make_command_the_docs_name():
         named |= set(re.findall(r"`make ([a-z][a-z-]*)", doc.read_text())) & targets
     assert named and named <= listed | {"help"}, f"named in the docs but not in make help: {sorted(named - listed)}"
     assert listed <= targets, f"make help lists what the Makefile lacks: {sorted(listed - targets)}"
+
+
+def test_the_readme_lists_every_header():
+    """README.md's file table names each header of include/gatekit/ (it once left one out)."""
+    listed = re.search(r"`include/gatekit/\{([a-z_,]+)\}\.h`", (REPO_ROOT / "README.md").read_text())
+    assert listed, "README.md names the headers as include/gatekit/{a,b,…}.h"
+    assert sorted(listed.group(1).split(",")) == sorted(p.stem for p in (REPO_ROOT / "include" / "gatekit").glob("*.h"))
+
+
+def test_the_layer_map_is_package_swift():
+    """docs/ARCHITECTURE.md's layer block is each core target and its dependencies as
+    Package.swift declares them: an import added there and not drawn fails here."""
+    declared = re.findall(r'core\("(\w+)"(?:, \[([^\]]*)\])?\)', (REPO_ROOT / "Package.swift").read_text())
+    expected = [f"{name:<16}-> {', '.join(d.strip().strip(chr(34)) for d in deps.split(','))}" if deps else name for name, deps in declared]
+    text = (REPO_ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    block = re.search(r"checks this block against it\):\n\n```\n(.*?)\n```", text, re.S)
+    assert block, "docs/ARCHITECTURE.md has no layer block"
+    assert block.group(1).splitlines() == expected
