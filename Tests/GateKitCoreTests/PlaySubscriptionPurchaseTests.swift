@@ -103,7 +103,8 @@ import GateKitSupport
         #expect(PlayTime.milliseconds("2026-11-28T12:34:56.7899999Z") == 1_795_869_296_789, "digits past the millisecond are dropped")
         #expect(PlayTime.milliseconds("2024-02-29T00:00:00Z") != nil)
         for bad in ["2026-02-29T00:00:00Z", "2026-11-28T24:00:00Z", "2026-11-28 12:34:56Z", "2026-11-28T12:34:56", "2026-11-28T12:34:56.Z",
-                    "2026-11-28T12:34:56.1234567890Z", "2026-11-28T12:34:56+00:00", ""] {
+                    "2026-11-28T12:34:56.1234567890Z", "2026-11-28T12:34:56+00:00", "2026-11-28t12:34:56Z", "2026-11-28T12:34:56z",
+                    "2026-12-31T23:59:60Z", ""] {
             #expect(PlayTime.milliseconds(bad) == nil, "\(bad)")
         }
         #expect(SubscriptionPurchase.Money(currency: "USD", units: 1, nanos: 990_000_001).milliunits == nil, "not exact in milliunits")

@@ -403,7 +403,7 @@ static void test_change_feed(void) {
     CHECK_RC(ledger_changes(&json, s, 0, 100), 0);
     char expect[512];
     snprintf(expect, sizeof expect, "\"seq\":1,\"environment\":\"Sandbox\",\"testSigned\":true,\"originalTransactionId\":\"970\","
-             "\"appUserIds\":[\"dave\"],\"productId\":\"pro.monthly\",\"entitled\":true,\"reason\":\"subscription\",\"status\":1,"
+             "\"appUserIds\":[\"dave\"],\"store\":\"app-store\",\"productId\":\"pro.monthly\",\"entitled\":true,\"reason\":\"subscription\",\"status\":1,"
              "\"until\":%lld,", t + 29 * day);
     CHECK(json && strstr(json, expect) && strstr(json, "\"cause\":\"ingest\",\"item\":1,") && strstr(json, "\"last\":1}")
           && !strstr(json, "\"seq\":2"));
@@ -429,7 +429,7 @@ static void test_change_feed(void) {
     CHECK(now_ms() >= ends);
     CHECK_RC(ledger_changes(&json, s, 3, 100), 0);
     snprintf(expect, sizeof expect, "\"seq\":4,\"environment\":\"Sandbox\",\"testSigned\":true,\"originalTransactionId\":\"980\","
-             "\"appUserIds\":[],\"productId\":\"pro.monthly\",\"entitled\":false,\"reason\":\"expired\",\"status\":2,\"at\":%lld,"
+             "\"appUserIds\":[],\"store\":\"app-store\",\"productId\":\"pro.monthly\",\"entitled\":false,\"reason\":\"expired\",\"status\":2,\"at\":%lld,"
              "\"cause\":\"time\",\"recorded\":", ends);
     CHECK(json && strstr(json, expect) && strstr(json, "\"last\":4}"));
     gatekit_free(json);

@@ -4,7 +4,7 @@ import GateKitSupport
 /// An error answer of the App Store Server API: the HTTP status, Apple's numeric error code and
 /// message when the body carries them (developer.apple.com/documentation/appstoreserverapi/error_codes),
 /// whether Apple calls the error retryable, and `Retry-After` in seconds when sent.
-public struct APIFailure: Sendable, Equatable {
+public struct APIFailure: Sendable, Equatable, RetryableFailure {
     public let httpStatus: Int
     public let errorCode: Int64?
     public let errorMessage: String?
@@ -18,7 +18,7 @@ public struct APIFailure: Sendable, Equatable {
 
     /// Reads an error answer as Apple's libraries do: a JSON body with `errorCode` and
     /// `errorMessage` when its content type is application/json; the status alone otherwise.
-    init(_ response: HTTPResponse) {
+    package init(_ response: HTTPResponse) {
         httpStatus = response.status
         retryAfter = response.retryAfter
         var code: Int64?

@@ -73,15 +73,9 @@ public final class AppStoreServerClient: @unchecked Sendable {
         if let verification = options.verification, verification.environment != options.environment {
             throw .invalid("the verification environment (\(verification.environment.rawValue)) is not the client's (\(options.environment.rawValue))")
         }
-        guard (1...600_000).contains(options.timeoutMilliseconds), (1...600_000).contains(options.connectTimeoutMilliseconds) else {
-            throw .invalid("timeouts must be 1 ms to 10 minutes")
-        }
-        guard (0...10).contains(options.maximumRetries), (0...600_000).contains(options.maximumRetryWaitMilliseconds) else {
-            throw .invalid("max_retries must be 0 to 10 and max_retry_wait_ms 0 to 600000")
-        }
-        if let agent = options.userAgent, agent.isEmpty || agent.utf8.count > 256 || agent.utf8.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
-            throw .invalid("user_agent must be 1 to 256 printable ASCII characters, not \(Quoted.text(agent))")
-        }
+        try ClientLimits.check(timeoutMilliseconds: options.timeoutMilliseconds, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
+                               maximumRetries: options.maximumRetries, maximumRetryWaitMilliseconds: options.maximumRetryWaitMilliseconds,
+                               userAgent: options.userAgent)
         let authorities = try options.caFile.map { (path) throws(GateKitError) in
             try TrustedFile.read(path, limit: AppStoreServerClient.maximumCAFileLength, what: "ca_file")
         }
@@ -103,37 +97,25 @@ public final class AppStoreServerClient: @unchecked Sendable {
     /// caller that verifies each signed member itself, such as the ledger's sync). `timeoutMilliseconds`:
     /// a shorter bound than the client's for this call (a question's time budget).
     public func send(_ endpoint: APIEndpoint, verifying: Bool = true, timeoutMilliseconds: Int? = nil) throws(GateKitError) -> Outcome {
-        let timeout = min(options.timeoutMilliseconds, max(1, timeoutMilliseconds ?? .max))
-        let deadline = Deadline(milliseconds: timeout)
+        let deadline = Deadline(milliseconds: min(options.timeoutMilliseconds, max(1, timeoutMilliseconds ?? .max)))
         var url = baseURL + endpoint.path
         if !endpoint.query.isEmpty {
             url += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         }
-        var attempt = 0
-        var reauthenticated = false
-        while true {
-            let offset = serverOffsetSeconds.withLock { $0 }
+        var offset: Int64 = 0
+        let result = try transport.call(APIFailure.self, deadline: deadline, maximumRetries: options.maximumRetries,
+                                        maximumRetryWaitMilliseconds: options.maximumRetryWaitMilliseconds, request: { () throws(GateKitError) -> HTTPRequest in
+            offset = serverOffsetSeconds.withLock { $0 }
             var headers = ["Authorization: Bearer \(try token.token(now: Clock.nowMilliseconds() / 1000 &+ offset))", "Accept: application/json"]
             if let contentType = endpoint.contentType { headers.append("Content-Type: \(contentType)") }
-            let left = deadline.remainingMilliseconds
-            guard left > 0 else { throw GateKitError(.EAPPSTORE_TRANSPORT, "the call's timeout (\(timeout) ms, retries included) passed before an answer") }
-            let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
-                                               timeoutMilliseconds: left)
-            let learnt = learnServerClock(response.serverDate)
-            if (200..<300).contains(response.status) { return .success(try answer(response, verifying: verifying)) }
-            if response.status == 401, learnt != offset, !reauthenticated {
-                reauthenticated = true  // refused for a token on this host's wrong clock: once more on the server's
-                continue
-            }
-            let failure = APIFailure(response)
-            if attempt < options.maximumRetries, failure.isRetryable,
-               let wait = RetryWait.milliseconds(retryAfterSeconds: failure.retryAfter, attempt: attempt,
-                                                 longest: options.maximumRetryWaitMilliseconds, deadline: deadline) {
-                Deadline.sleep(milliseconds: wait)
-                attempt += 1
-                continue
-            }
-            return .failure(failure)
+            return HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body)
+        }, seen: { (response) -> Bool in
+            // Refused for a token on this host's wrong clock: once more on the server's.
+            learnServerClock(response.serverDate) != offset && response.status == 401
+        })
+        switch result {
+        case let .answered(response): return .success(try answer(response, verifying: verifying))
+        case let .failed(failure): return .failure(failure)
         }
     }
 

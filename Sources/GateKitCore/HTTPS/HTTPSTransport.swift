@@ -80,6 +80,9 @@ package final class HTTPSTransport: @unchecked Sendable {
     private let settings: Settings
     private let idle = ProcessLocal<[UnsafeMutableRawPointer]> { [] }
 
+    /// The code of a failure to get an answer, the client's own.
+    package var transportError: GateKitError.Code { settings.errors.transport }
+
     package init(_ settings: Settings) throws(GateKitError) {
         curl = try CurlLibrary.functions(settings.errors.transport)
         self.settings = settings

@@ -63,15 +63,9 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         guard PlayDeveloperClient.isPackageName(name) else {
             throw .invalid("package_name must be an Android application id (letters, digits, _ and .), not \(Quoted.text(name))")
         }
-        guard (1...600_000).contains(options.timeoutMilliseconds), (1...600_000).contains(options.connectTimeoutMilliseconds) else {
-            throw .invalid("timeouts must be 1 ms to 10 minutes")
-        }
-        guard (0...10).contains(options.maximumRetries), (0...600_000).contains(options.maximumRetryWaitMilliseconds) else {
-            throw .invalid("max_retries must be 0 to 10 and max_retry_wait_ms 0 to 600000")
-        }
-        if let agent = options.userAgent, agent.isEmpty || agent.utf8.count > 256 || agent.utf8.contains(where: { $0 < 0x20 || $0 > 0x7E }) {
-            throw .invalid("user_agent must be 1 to 256 printable ASCII characters, not \(Quoted.text(agent))")
-        }
+        try ClientLimits.check(timeoutMilliseconds: options.timeoutMilliseconds, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,
+                               maximumRetries: options.maximumRetries, maximumRetryWaitMilliseconds: options.maximumRetryWaitMilliseconds,
+                               userAgent: options.userAgent)
         baseURL = try options.baseURL.map { (url) throws(GateKitError) in try HTTPSURL.checked(url, what: "base_url") } ?? PlayDeveloperClient.googleBaseURL
         let authorities = try options.caFile.map { (path) throws(GateKitError) in
             try TrustedFile.read(path, limit: PlayDeveloperClient.maximumCAFileLength, what: "ca_file")
@@ -106,30 +100,23 @@ public final class PlayDeveloperClient: @unchecked Sendable {
         if !endpoint.query.isEmpty {
             url += "?" + endpoint.query.map { "\(PercentEncoding.encode($0.0))=\(PercentEncoding.encode($0.1))" }.joined(separator: "&")
         }
-        var attempt = 0
+        var token = ""
         var refused: String?
-        while true {
-            let token = try tokens.token(deadline: deadline, refusing: refused)
+        let result = try transport.call(PlayFailure.self, deadline: deadline, maximumRetries: options.maximumRetries,
+                                        maximumRetryWaitMilliseconds: options.maximumRetryWaitMilliseconds, request: { () throws(GateKitError) -> HTTPRequest in
+            token = try tokens.token(deadline: deadline, refusing: refused)
             var headers = ["Authorization: Bearer \(token)", "Accept: application/json"]
             if endpoint.body != nil { headers.append("Content-Type: application/json") }
-            let left = deadline.remainingMilliseconds
-            guard left > 0 else { throw GateKitError(.EPLAY_TRANSPORT, "the call's timeout (\(deadline.milliseconds) ms, retries included) passed before an answer") }
-            let response = try transport.send(HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body),
-                                               timeoutMilliseconds: left)
-            if (200..<300).contains(response.status) { return .success(try answer(response, endpoint)) }
-            if response.status == 401, refused == nil {
-                refused = token  // revoked or expired early: one new token, one more try
-                continue
-            }
-            let failure = PlayFailure(response)
-            if attempt < options.maximumRetries, failure.isRetryable,
-               let wait = RetryWait.milliseconds(retryAfterSeconds: failure.retryAfter, attempt: attempt,
-                                                 longest: options.maximumRetryWaitMilliseconds, deadline: deadline) {
-                Deadline.sleep(milliseconds: wait)
-                attempt += 1
-                continue
-            }
-            return .failure(failure)
+            return HTTPRequest(method: endpoint.method, url: url, headers: headers, body: endpoint.body)
+        }, seen: { (response) -> Bool in
+            // Revoked or expired early: one new token, one more try.
+            guard response.status == 401 else { return false }
+            refused = token
+            return true
+        })
+        switch result {
+        case let .answered(response): return .success(try answer(response, endpoint))
+        case let .failed(failure): return .failure(failure)
         }
     }
 

@@ -5,7 +5,7 @@ import GateKitSupport
 /// (`{"error":{"code":…,"message":…,"status":…,"errors":[{"reason":…}]}}`,
 /// cloud.google.com/apis/design/errors) says, read whatever the content type; whether it may
 /// be retried (429, 408, 409 concurrentUpdate, 5xx) and `Retry-After` when sent.
-public struct PlayFailure: Sendable, Equatable {
+public struct PlayFailure: Sendable, Equatable, RetryableFailure {
     public let httpStatus: Int
     public let code: Int64?
     public let status: String?
@@ -27,7 +27,7 @@ public struct PlayFailure: Sendable, Equatable {
         reason = body?["error"]?.stringValue
     }
 
-    init(_ response: HTTPResponse) {
+    package init(_ response: HTTPResponse) {
         httpStatus = response.status
         retryAfter = response.retryAfter
         let error = (try? JSONParser.parse(response.body))?["error"]
