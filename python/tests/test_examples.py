@@ -291,3 +291,23 @@ def test_both_stores_answers_alice_from_whichever_store_entitles_her(tmp_path):
         e = s.ledger.entitled("alice", "pro", environment="Production", test_signed=True, by_app_user=True)
         assert e and e.store == "play" and e.grants == ("pro",)
         assert s.ledger.entitled("alice", "pro", environment="Production", by_app_user=True).reason.name == "ONLY_TEST_SIGNED"
+
+
+def test_both_stores_in_c_asks_the_ledger_the_quick_start_left(tmp_path):
+    """examples/both_stores.c: alice's answer names Google Play; without --test-signed the
+    ledger says her purchases are test data; a store that is not there is an error, never made."""
+    store = tmp_path / "ledger.sqlite"
+    made = run_example(example("both_stores.py") + [str(store)], tmp_path / "unused.sqlite")
+    assert made.returncode == 0, made.stderr
+    binary = tmp_path / "both_stores"
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "gatekit"], env=dict(
+        os.environ, PKG_CONFIG_PATH=str(REPO_ROOT / "pkgconfig")), capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", str(binary), str(REPO_ROOT / "examples" / "both_stores.c"), *flags],
+                   check=True)
+    asked = run([str(binary), str(store), "alice", "pro", "--test-signed"], store)
+    answer = json.loads(asked.stdout)
+    assert asked.returncode == 0 and answer["entitled"] is True and answer["store"] == "play" and answer["entitlements"] == ["pro"], asked.stderr
+    real = run([str(binary), str(store), "alice", "pro"], store)
+    assert real.returncode == 3 and json.loads(real.stdout)["reason"] == "only-test-signed", real.stdout
+    missing = run([str(binary), str(tmp_path / "absent.sqlite"), "alice", "pro"], store)
+    assert missing.returncode == 1 and "cannot open" in missing.stderr and not (tmp_path / "absent.sqlite").exists()
