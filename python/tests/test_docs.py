@@ -119,11 +119,11 @@ def test_the_architecture_map_names_files_that_exist():
 
 
 def test_the_data_paths_name_real_functions():
-    """docs/ARCHITECTURE.md's two walks (a receipt to its verdict, a notification to its rows)
+    """docs/ARCHITECTURE.md's walks (a receipt to its verdict, a notification and a Play push to their rows)
     name functions as `Type.function` or `function`: each is declared in Sources (a function,
     or a type and its function), so the walk cannot go stale when the code moves."""
     text = (REPO_ROOT / "docs" / "ARCHITECTURE.md").read_text()
-    walks = text.split("## Two data paths, file by file", 1)[1].split("\n## ", 1)[0]
+    walks = text.split("## The data paths, file by file", 1)[1].split("\n## ", 1)[0]
     sources = "\n".join(p.read_text() for p in (REPO_ROOT / "Sources").rglob("*.swift"))
     named = set(re.findall(r"`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)(?:\(…\))?`", walks))
     functions = [n for n in named if not n.endswith((".swift", ".c", ".h")) and (("." in n) or n[0].islower())]
