@@ -39,6 +39,8 @@ ENUM_BLOCKS = [
     ("SubscriptionStatus", "ledger.h", "/* Subscription statuses", "GATEKIT_SUBSCRIPTION_", None),
     ("Reason", "ledger.h", "/* Why a customer is", "GATEKIT_LEDGER_REASON_", "ReasonRules"),
     ("SyncOutcome", "ledger_sync.h", "/* What ledger_sync_notifications did", "GATEKIT_LEDGER_SYNC_", None),
+    ("SubscriptionNotificationType", "play.h", "/* Google's subscription notification types", "GATEKIT_PLAY_SUBSCRIPTION_", None),
+    ("OneTimeProductNotificationType", "play.h", "/* Google's one-time product notification types", "GATEKIT_PLAY_ONE_TIME_PRODUCT_", None),
 ]
 
 

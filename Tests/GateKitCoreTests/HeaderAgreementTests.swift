@@ -1,4 +1,5 @@
 import Testing
+@testable import GateKitPlayAPI
 @testable import GateKitReceipts
 @testable import GateKitSupport
 
@@ -8,7 +9,7 @@ import Testing
     /// Every `#define GATEKIT_NAME value` of the header with an integer value (name without GATEKIT_).
     static let defines: [String: Int64] = {
         let headers = ["gatekit.h"] + ["common", "errors", "store", "eula", "receipt", "perm", "jws", "ledger", "appstore_sign",
-                                        "appstore_api"].map { "gatekit/\($0).h" }
+                                        "appstore_api", "play"].map { "gatekit/\($0).h" }
         var text = ""
         for header in headers {
             guard let bytes = Files.read(JWSTestFiles.repoRoot + "/include/" + header) else { return [:] }
@@ -52,6 +53,17 @@ import Testing
         }
         let headerIDs = Set(Self.defines.filter { $0.key.hasPrefix("IAP_") }.values)
         #expect(headerIDs == Set(PurchaseField.allCases.map(\.rawValue)))
+    }
+
+    /// Google's RTDN numbers: the names the core reports (`PlayNames`) are the header's, which
+    /// Python's enumerations are generated from.
+    @Test func playNotificationTypes() {
+        func named(_ prefix: String) -> [Int64: String] {
+            Dictionary(uniqueKeysWithValues: Self.defines.filter { $0.key.hasPrefix(prefix) }.map { ($0.value, String($0.key.dropFirst("PLAY_".count))) })
+        }
+        #expect(named("PLAY_SUBSCRIPTION_") == PlayNames.subscriptionNotification)
+        #expect(named("PLAY_ONE_TIME_PRODUCT_") == PlayNames.oneTimeProductNotification)
+        #expect(Self.defines["PLAY_SUBSCRIPTION_REVOKED"] == PlayNames.subscriptionRevoked)
     }
 
     @Test func version() {

@@ -133,6 +133,32 @@ GATEKIT_API GATEKIT_WARN_UNUSED int play_voided_purchases_list(char **out_json, 
 GATEKIT_API GATEKIT_WARN_UNUSED int play_order_get(char **out_json, gatekit_play_client *client, const char *order_id);
 GATEKIT_API GATEKIT_WARN_UNUSED int play_orders_batch_get(char **out_json, gatekit_play_client *client, const char *const *order_ids, size_t count);
 
+/* Google's subscription notification types (a subscriptionNotification's notificationType). */
+/* developer.android.com/google/play/billing/rtdn-reference; "notificationTypeName" below is the
+ * name after GATEKIT_PLAY_. A number not here is newer than GateKit: kept, with no name. */
+#define GATEKIT_PLAY_SUBSCRIPTION_RECOVERED                   1
+#define GATEKIT_PLAY_SUBSCRIPTION_RENEWED                     2
+#define GATEKIT_PLAY_SUBSCRIPTION_CANCELED                    3
+#define GATEKIT_PLAY_SUBSCRIPTION_PURCHASED                   4
+#define GATEKIT_PLAY_SUBSCRIPTION_ON_HOLD                     5
+#define GATEKIT_PLAY_SUBSCRIPTION_IN_GRACE_PERIOD             6
+#define GATEKIT_PLAY_SUBSCRIPTION_RESTARTED                   7
+#define GATEKIT_PLAY_SUBSCRIPTION_PRICE_CHANGE_CONFIRMED      8
+#define GATEKIT_PLAY_SUBSCRIPTION_DEFERRED                    9
+#define GATEKIT_PLAY_SUBSCRIPTION_PAUSED                      10
+#define GATEKIT_PLAY_SUBSCRIPTION_PAUSE_SCHEDULE_CHANGED      11
+#define GATEKIT_PLAY_SUBSCRIPTION_REVOKED                     12  /* has Google's voided list read for the token */
+#define GATEKIT_PLAY_SUBSCRIPTION_EXPIRED                     13
+#define GATEKIT_PLAY_SUBSCRIPTION_ITEMS_CHANGED               17
+#define GATEKIT_PLAY_SUBSCRIPTION_CANCELLATION_SCHEDULED      18
+#define GATEKIT_PLAY_SUBSCRIPTION_PRICE_CHANGE_UPDATED        19
+#define GATEKIT_PLAY_SUBSCRIPTION_PENDING_PURCHASE_CANCELED   20
+#define GATEKIT_PLAY_SUBSCRIPTION_PRICE_STEP_UP_CONSENT_UPDATED 22
+
+/* Google's one-time product notification types (a oneTimeProductNotification's notificationType). */
+#define GATEKIT_PLAY_ONE_TIME_PRODUCT_PURCHASED 1
+#define GATEKIT_PLAY_ONE_TIME_PRODUCT_CANCELED  2
+
 /* ---- RTDN push verification --------------------------------------------------------------
  *
  * A Pub/Sub push request is believed only when its Authorization header carries a valid

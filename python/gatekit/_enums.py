@@ -5,7 +5,7 @@ modules of the package re-export them (gatekit.ledger.Reason, gatekit.permission
 from ._enum_rules import CategoryRules, ReasonRules, StateRules
 from ._named_enum import NamedIntEnum
 
-__all__ = ["Category", "Decision", "Outcome", "Reason", "State", "SubscriptionStatus", "SyncOutcome"]
+__all__ = ["Category", "Decision", "OneTimeProductNotificationType", "Outcome", "Reason", "State", "SubscriptionNotificationType", "SubscriptionStatus", "SyncOutcome"]
 
 
 class State(StateRules, NamedIntEnum):
@@ -94,3 +94,31 @@ class SyncOutcome(NamedIntEnum):
     DONE = 1  # caught up: everything Apple attempted to send before the sync's end is ingested
     PARTIAL = 2  # stopped by budget_ms or max_pages ("stoppedBy"): call again to go on
     BUSY = 3  # another process or host is syncing this environment: nothing was done (its lease ends at "leaseUntil")
+
+
+class SubscriptionNotificationType(NamedIntEnum):
+    """GATEKIT_PLAY_SUBSCRIPTION_* (gatekit/play.h): Google's subscription notification types (a subscriptionNotification's notificationType)."""
+    RECOVERED = 1
+    RENEWED = 2
+    CANCELED = 3
+    PURCHASED = 4
+    ON_HOLD = 5
+    IN_GRACE_PERIOD = 6
+    RESTARTED = 7
+    PRICE_CHANGE_CONFIRMED = 8
+    DEFERRED = 9
+    PAUSED = 10
+    PAUSE_SCHEDULE_CHANGED = 11
+    REVOKED = 12  # has Google's voided list read for the token
+    EXPIRED = 13
+    ITEMS_CHANGED = 17
+    CANCELLATION_SCHEDULED = 18
+    PRICE_CHANGE_UPDATED = 19
+    PENDING_PURCHASE_CANCELED = 20
+    PRICE_STEP_UP_CONSENT_UPDATED = 22
+
+
+class OneTimeProductNotificationType(NamedIntEnum):
+    """GATEKIT_PLAY_ONE_TIME_PRODUCT_* (gatekit/play.h): Google's one-time product notification types (a oneTimeProductNotification's notificationType)."""
+    PURCHASED = 1
+    CANCELED = 2

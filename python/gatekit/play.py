@@ -18,6 +18,7 @@ import os
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import _bindings, _native, _time
+from ._enums import OneTimeProductNotificationType, SubscriptionNotificationType
 from ._executor import run_blocking
 from ._managed import Managed
 from .errors import GateKitError, check, register
@@ -347,32 +348,6 @@ class NotificationKind(str, enum.Enum):
     PENDING_REFUND_REVIEW = "pendingRefundReview"
     TEST = "test"
     UNKNOWN = "unknown"
-
-
-class SubscriptionNotificationType(enum.IntEnum):
-    RECOVERED = 1
-    RENEWED = 2
-    CANCELED = 3
-    PURCHASED = 4
-    ON_HOLD = 5
-    IN_GRACE_PERIOD = 6
-    RESTARTED = 7
-    PRICE_CHANGE_CONFIRMED = 8
-    DEFERRED = 9
-    PAUSED = 10
-    PAUSE_SCHEDULE_CHANGED = 11
-    REVOKED = 12
-    EXPIRED = 13
-    ITEMS_CHANGED = 17
-    CANCELLATION_SCHEDULED = 18
-    PRICE_CHANGE_UPDATED = 19
-    PENDING_PURCHASE_CANCELED = 20
-    PRICE_STEP_UP_CONSENT_UPDATED = 22
-
-
-class OneTimeProductNotificationType(enum.IntEnum):
-    PURCHASED = 1
-    CANCELED = 2
 
 
 def _known(cls: Any, number: int) -> Any:
