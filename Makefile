@@ -182,16 +182,26 @@ WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_RE
 test: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-stages
 
-# pytest keeps one core busy at most: the release library (test-install, test-dist) and the
-# fuzzers (test-fuzz-smoke) are built on the other meanwhile, their output kept in a log.
-BESIDE_PYTEST_LOG := $(C_OUT)/builds-beside-pytest.log
+# pytest keeps one core busy at most. Meanwhile the other builds the release library
+# (test-install, test-dist) and the fuzzers, then runs the C tests against stand-ins of their
+# own (pytest sets its stand-ins' worlds); later the fuzz smoke runs beside the package tests.
+# What runs beside writes a log, shown when it fails and summed up when it passes.
+BESIDE_PYTEST_LOG := $(C_OUT)/beside-pytest.log
+BESIDE_DIST_LOG   := $(C_OUT)/beside-dist.log
 test-stages:
-	@$(MAKE) --no-print-directory test-abi test-demo test-swift test-c
-	@$(MAKE) --no-print-directory static fuzz-build > $(BESIDE_PYTEST_LOG) 2>&1 & builds=$$!; \
+	@$(MAKE) --no-print-directory test-abi test-demo test-swift
+	@{ $(MAKE) --no-print-directory static fuzz-build && \
+	   scripts/with-appstore-standin.sh scripts/with-play-standin.sh $(MAKE) --no-print-directory test-c; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-python; status=$$?; \
-	  if ! wait $$builds; then tail -30 $(BESIDE_PYTEST_LOG); echo "make test: the release or fuzz build failed (log: $(BESIDE_PYTEST_LOG))" >&2; exit 1; fi; \
+	  if wait $$beside; then grep -E ' passed, ' $(BESIDE_PYTEST_LOG); \
+	  else tail -40 $(BESIDE_PYTEST_LOG); echo "make test: the builds or the C tests beside pytest failed (log: $(BESIDE_PYTEST_LOG))" >&2; exit 1; fi; \
 	  exit $$status
-	@$(MAKE) --no-print-directory test-install test-dist test-fuzz-smoke
+	@$(MAKE) --no-print-directory test-install
+	@$(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_DIST_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-dist; status=$$?; \
+	  if wait $$beside; then tail -1 $(BESIDE_DIST_LOG); \
+	  else tail -40 $(BESIDE_DIST_LOG); echo "make test: the fuzz smoke beside the package tests failed (log: $(BESIDE_DIST_LOG))" >&2; exit 1; fi; \
+	  exit $$status
 
 # The report's screenshots in docs/images, made by its browser test (headless Chromium).
 screenshots: build python-deps
