@@ -62,7 +62,7 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
-.PHONY: help quick test-abi test-demo test-stages mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
+.PHONY: help quick test-abi test-demo test-stages test-c-local test-c-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -183,20 +183,21 @@ test: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-stages
 
 # pytest keeps one core busy at most. Meanwhile the other builds the release library
-# (test-install, test-dist) and the fuzzers, then runs the C tests against stand-ins of their
-# own (pytest sets its stand-ins' worlds); later the fuzz smoke runs beside the package tests.
-# What runs beside writes a log, shown when it fails and summed up when it passes.
+# (test-install, test-dist) and the fuzzers, then runs the C tests on SQLite against stand-ins
+# of their own (pytest sets its stand-ins' worlds); the C tests on PostgreSQL follow pytest
+# (pytest restarts the server); the fuzz smoke runs beside the package tests. What runs beside
+# writes a log, shown when it fails and summed up when it passes.
 BESIDE_PYTEST_LOG := $(C_OUT)/beside-pytest.log
 BESIDE_DIST_LOG   := $(C_OUT)/beside-dist.log
 test-stages:
 	@$(MAKE) --no-print-directory test-abi test-demo test-swift
 	@{ $(MAKE) --no-print-directory static fuzz-build && \
-	   scripts/with-appstore-standin.sh scripts/with-play-standin.sh $(MAKE) --no-print-directory test-c; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
+	   scripts/with-appstore-standin.sh scripts/with-play-standin.sh $(MAKE) --no-print-directory test-c-local; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-python; status=$$?; \
 	  if wait $$beside; then grep -E ' passed, ' $(BESIDE_PYTEST_LOG); \
 	  else tail -40 $(BESIDE_PYTEST_LOG); echo "make test: the builds or the C tests beside pytest failed (log: $(BESIDE_PYTEST_LOG))" >&2; exit 1; fi; \
 	  exit $$status
-	@$(MAKE) --no-print-directory test-install
+	@$(MAKE) --no-print-directory test-c-postgres test-install
 	@$(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_DIST_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-dist; status=$$?; \
 	  if wait $$beside; then tail -1 $(BESIDE_DIST_LOG); \
@@ -247,16 +248,21 @@ test-swift:
 C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/tests/test_ledger $(C_OUT)/tests/test_ledger_sync \
                     $(C_OUT)/tests/test_fork
 
-test-c: $(C_TESTS) tool
+test-c: test-c-local test-c-postgres
+
+# The C tests on SQLite, the exports and the symbols: nothing of the PostgreSQL server.
+test-c-local: $(C_TESTS) tool
 	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
+	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
+	@scripts/check-symbols.sh $(DEBUG_DIR)/libgatekit.so
+
+test-c-postgres: $(C_TESTS) tool
 	@set -e; if [ -n "$$GATEKIT_TEST_POSTGRES" ]; then \
 	  for t in $(C_CONTRACT_TESTS); do echo "== $$t (PostgreSQL)"; GATEKIT_TEST_BACKEND=postgresql GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done; \
 	  for t in $(C_CONTRACT_TESTS); do echo "== $$t (PostgreSQL through PgBouncer, no listen connection)"; \
 	    GATEKIT_TEST_BACKEND=postgresql GATEKIT_TEST_POSTGRES="$$GATEKIT_TEST_POSTGRES_POOLED" GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done; \
 	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-c: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
 	else echo "SKIP: the C contract tests on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
-	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
-	@scripts/check-symbols.sh $(DEBUG_DIR)/libgatekit.so
 
 # The generated ABI files are current and the header's conventions hold (scripts/gen-abi.py):
 # first, so a stale list or a broken rule stops the run before any suite.
