@@ -56,8 +56,10 @@ print("".join(l for l in open("/proc/self/maps") if "libsqlite3" in l))' "$work/
     # The tool rides in the wheel (gatekit/bin/gatekit behind the `gatekit` command), on the
     # wheel's own library: a pip-only user runs the docs' shell commands.
     tool=$("${clean[@]}" "$work/venv/bin/gatekit" --version 2>&1); code=$?
-    linked=$(ldd "$work"/venv/lib/python3*/site-packages/gatekit/bin/gatekit 2>&1 | grep libgatekit)
-    if [ "$code" = 0 ] && [[ "$tool" == "gatekit "* ]] && [[ "$linked" == *"$work"/venv/lib/python3*/site-packages/gatekit/libgatekit.so.0* ]]; then
+    # The library the tool's loader resolves (through its $ORIGIN/.. run path), as a real path.
+    linked=$(ldd "$work"/venv/lib/python3*/site-packages/gatekit/bin/gatekit 2>&1 | awk '$1 == "libgatekit.so.0" {print $3}')
+    linked=$(realpath -e "$linked" 2>/dev/null || echo "not found: $linked")
+    if [ "$code" = 0 ] && [[ "$tool" == "gatekit "* ]] && [[ "$linked" == "$work"/venv/lib/python3*/site-packages/gatekit/libgatekit.so.0 ]]; then
         ok "the wheel's gatekit command runs its tool on the wheel's library: $tool"
     else
         fail "the wheel's gatekit command: exit $code, $tool; $linked"
