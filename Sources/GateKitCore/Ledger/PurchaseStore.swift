@@ -5,6 +5,9 @@ public enum PurchaseStore: String, Sendable, CaseIterable {
     case appStore = "app-store"
     case play
 
+    /// The store's name as a report shows it.
+    package var displayName: String { self == .play ? "Google Play" : "App Store" }
+
     /// `ledger_transactions.store`.
     var stored: String? { self == .play ? "play" : nil }
 

@@ -30,9 +30,9 @@ public enum PlaySync {
         public var stoppedBy = NotificationSync.Stop.caughtUp
         public let packageName: String
         public var pages = 0
-        /// Voids recorded; voids already recorded (duplicates); voids of tokens the ledger
-        /// does not hold (nothing to revoke: a purchase never ingested).
-        public var voided = 0, voidedBefore = 0, voidedUnknown = 0
+        /// Voids recorded, already recorded (duplicates), and of tokens the ledger does not hold
+        /// (nothing to revoke: a purchase never ingested).
+        public var voids = PlayVoidedIngest.Report()
         public var refreshed = 0
         /// Windows begun again because Google repeated an earlier page token of the window.
         public var restartedWindows = 0
@@ -45,8 +45,8 @@ public enum PlaySync {
         public var json: String {
             JSONWriter.serialize(.object([
                 ("version", .number(1)), ("outcome", .string(outcome.name)), ("stoppedBy", .string(stoppedBy.rawValue)),
-                ("packageName", .string(packageName)), ("pages", .number(Int64(pages))), ("voided", .number(Int64(voided))),
-                ("voidedBefore", .number(Int64(voidedBefore))), ("voidedUnknown", .number(Int64(voidedUnknown))),
+                ("packageName", .string(packageName)), ("pages", .number(Int64(pages))), ("voided", .number(Int64(voids.voided))),
+                ("voidedBefore", .number(Int64(voids.voidedBefore))), ("voidedUnknown", .number(Int64(voids.voidedUnknown))),
                 ("refreshed", .number(Int64(refreshed))), ("restartedWindows", .number(Int64(restartedWindows))),
                 ("clockSkewMs", clockSkewMs.map { .number($0) } ?? .null),
                 ("refreshFailures", .array(refreshFailures.map { .object([("purchaseToken", .string($0.token)), ("error", .string($0.error))]) })),
@@ -155,10 +155,7 @@ public enum PlaySync {
                 report.clockSkewMs = Clock.nowMilliseconds() &- date
                 windowServerDate = min(windowServerDate ?? date, date)
             }
-            let voids = try PlayVoidedIngest.record(page.entries, ledger, client: client)
-            report.voided += voids.voided
-            report.voidedBefore += voids.voidedBefore
-            report.voidedUnknown += voids.voidedUnknown
+            try PlayVoidedIngest.record(page.entries, ledger, client: client, into: &report.voids)
             var next = state
             if let token = page.nextPageToken {
                 var seen = window.tokensSeen

@@ -21,12 +21,14 @@ public enum PlayVoidedIngest {
 
     /// `page`: a voidedpurchases.list answer's bytes (`{"voidedPurchases": [...]}`), as held.
     public static func ingest(_ ledger: Ledger, page: [UInt8], client: PlayDeveloperClient) throws(GateKitError) -> Report {
-        try record(try VoidedPurchasesPage(body: page, serverDate: nil).entries, ledger, client: client)
+        var report = Report()
+        try record(try VoidedPurchasesPage(body: page, serverDate: nil).entries, ledger, client: client, into: &report)
+        return report
     }
 
-    /// Each void recorded (the sync's pages too), counted by what became of it.
-    static func record(_ entries: [VoidedPurchasesPage.Entry], _ ledger: Ledger, client: PlayDeveloperClient) throws(GateKitError) -> Report {
-        var report = Report()
+    /// Each void recorded (the sync's pages too), counted in `report` by what became of it.
+    static func record(_ entries: [VoidedPurchasesPage.Entry], _ ledger: Ledger, client: PlayDeveloperClient,
+                       into report: inout Report) throws(GateKitError) {
         for void in entries {
             guard let holding = try ledger.playHolding(token: void.purchaseToken) else {
                 report.voidedUnknown += 1
@@ -38,6 +40,5 @@ public enum PlayVoidedIngest {
                 report.voided += 1
             }
         }
-        return report
     }
 }

@@ -60,9 +60,7 @@ package struct ProductPurchase: Sendable, Equatable {
             let offer = try line.object("productOfferDetails").map { PlayReader($0, "\(path).productOfferDetails") }
             let quantity = try offer?.int64("quantity") ?? 1
             let refundable = try offer?.int64("refundableQuantity")
-            guard quantity >= 1, refundable.map({ $0 >= 0 && $0 <= quantity }) ?? true else {
-                throw GateKitError(.EPLAY_RESPONSE, "\(path) has quantity \(quantity) and refundableQuantity \(refundable ?? 0): not 1 or more, and 0 to the quantity")
-            }
+            try ProductPurchase.checkQuantities(quantity, refundable, path)
             let consumption = try offer?.string("consumptionState")
             items.append(LineItem(productID: product, quantity: quantity, refundableQuantity: refundable,
                                   consumed: consumption == "CONSUMPTION_STATE_CONSUMED" || consumption == "CONSUMED",
@@ -70,6 +68,13 @@ package struct ProductPurchase: Sendable, Equatable {
         }
         guard !items.isEmpty else { throw GateKitError(.EPLAY_RESPONSE, "the ProductPurchaseV2 has no productLineItem: it names no product") }
         lineItems = items
+    }
+
+    /// A line's quantity is 1 or more, and what is not yet refunded 0 to that quantity.
+    private static func checkQuantities(_ quantity: Int64, _ refundable: Int64?, _ path: String) throws(GateKitError) {
+        guard quantity >= 1, refundable.map({ $0 >= 0 && $0 <= quantity }) ?? true else {
+            throw GateKitError(.EPLAY_RESPONSE, "\(path) has quantity \(quantity) and refundableQuantity \(refundable ?? 0): not 1 or more, and 0 to the quantity")
+        }
     }
 
     /// A purchases.products.get answer (the v1 ProductPurchase most apps' code still reads), in
@@ -101,9 +106,7 @@ package struct ProductPurchase: Sendable, Equatable {
         regionCode = try read.string("regionCode")
         let quantity = try read.int64("quantity") ?? 1
         let refundable = try read.int64("refundableQuantity")
-        guard quantity >= 1, refundable.map({ $0 >= 0 && $0 <= quantity }) ?? true else {
-            throw GateKitError(.EPLAY_RESPONSE, "the ProductPurchase has quantity \(quantity) and refundableQuantity \(refundable ?? 0): not 1 or more, and 0 to the quantity")
-        }
+        try ProductPurchase.checkQuantities(quantity, refundable, "the ProductPurchase")
         lineItems = [LineItem(productID: productID, quantity: quantity, refundableQuantity: refundable,
                               consumed: try read.int64("consumptionState") == 1, offerID: nil)]
     }

@@ -209,7 +209,7 @@ struct CustomerView {
             out += "<table id=\"answers\"><thead><tr><th scope=\"col\">Product or entitlement</th><th scope=\"col\">Entitled</th><th scope=\"col\">Store</th><th scope=\"col\">Why</th><th scope=\"col\">Until</th></tr></thead><tbody>\n"
             for (subject, answer) in answers {
                 let yes = answer.reason.entitles
-                let store = answer.productID == nil ? "" : answer.store == .play ? "Google Play" : "App Store"
+                let store = answer.productID == nil ? "" : answer.store.displayName
                 out += "<tr><th scope=\"row\">\(HTML.escape(subject))</th><td class=\"text \(yes ? "yes" : "no")\">\(yes ? "yes" : "no")</td>"
                 out += "<td class=\"text\">\(store)</td>"
                 out += "<td class=\"text\">\(HTML.escape(CustomerView.why(answer)))</td><td class=\"text\">\(answer.untilMs.map { HTML.escape(HTML.date($0)) } ?? "")</td></tr>\n"

@@ -185,7 +185,6 @@ struct AppView {
     /// One row per store: what it holds at the last bucket's end, and its revenue over the interval.
     private func stores(_ split: MetricsTally, last: Int) -> String {
         func at(_ values: [Int]) -> Int { last < values.count ? values[last] : 0 }
-        let names: [String: String] = ["app-store": "App Store", "play": "Google Play"]
         let currencies = Set(split.series.values.flatMap { Array($0.revenue.keys) + Array($0.mrr.keys) }).sorted()
         var out = "<section aria-labelledby=\"stores\"><h2 id=\"stores\">By store</h2>\n"
         out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"By store\"><table id=\"store-table\"><thead><tr><th scope=\"col\">Store</th>"
@@ -194,7 +193,7 @@ struct AppView {
         out += "</tr></thead><tbody>\n"
         for key in split.series.keys.compactMap({ $0 }).sorted() {
             guard let series = split.series[key] else { continue }
-            out += "<tr><th scope=\"row\">\(HTML.escape(names[key] ?? key))</th><td>\(at(split.levels(series, .activeSubscriptions)))</td>"
+            out += "<tr><th scope=\"row\">\(HTML.escape(PurchaseStore(rawValue: key)?.displayName ?? key))</th><td>\(at(split.levels(series, .activeSubscriptions)))</td>"
             out += "<td>\(at(split.levels(series, .activeTrials)))</td><td>\(at(split.levels(series, .inBillingRetry)))</td>"
             for currency in currencies {
                 let mrr = runningSum((series.mrr[currency] ?? []).dropLast())
