@@ -3,12 +3,17 @@
 the same run: the same number of versions of as many *different* transactions (each
 subscription read once: linear by construction). A ratio near 1 at every size means the
 one-transaction batch is linear too. Verification is included in both (the same signatures).
+Then one more version of a transaction that already has N versions, ingested alone, beside a
+new transaction's first version in the same store (Hardening V: recording read every version
+of the subscription; now the compactable ones, by index seeks): a ratio near 1 at every N
+means the cost of a version does not grow with its transaction's history.
 SQLite in a fresh file per batch; PostgreSQL too when $GATEKIT_TEST_POSTGRES names a server."""
 from __future__ import annotations
 
 import base64
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,6 +79,28 @@ def main() -> None:
                     store.ledger.ingest_batch("transaction", items, verifier, at)
                     seconds.append(time.perf_counter() - t0)
             print(f"| {name} | {n:,} | {seconds[0]:.2f} s | {seconds[1]:.2f} s | {seconds[0] / seconds[1]:.2f}x |", flush=True)
+    print("\n## One more version after N versions of one transaction (`make bench BENCH=ledger_batch`)\n")
+    print("Each figure the median of 40 single-item `ingest_batch` calls, interleaved: a new version of the")
+    print("transaction that has N, and a new transaction's first version (the reference).\n")
+    print("| backend | N versions held | one more version | reference: a new transaction | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    more = [sign("1", "1", now + i) for i in range(40)]
+    fresh = [sign(str(1_000_000 + i), str(1_000_000 + i), now + i) for i in range(40)]
+    for name, server in backends:
+        for n in SIZES:
+            where = server or str(scratch / f"{uuid.uuid4().hex}.sqlite")
+            with gatekit.Store(where, app_id=f"bench.batch.{uuid.uuid4().hex[:12]}" if server else None) as store:
+                store.ledger.ingest_batch("transaction", one[:n], verifier, at)
+                version, reference = [], []
+                for a, b in zip(more, fresh):
+                    t0 = time.perf_counter()
+                    store.ledger.ingest_batch("transaction", [a], verifier, at)
+                    t1 = time.perf_counter()
+                    store.ledger.ingest_batch("transaction", [b], verifier, at)
+                    version.append(t1 - t0)
+                    reference.append(time.perf_counter() - t1)
+            v, r = statistics.median(version) * 1000, statistics.median(reference) * 1000
+            print(f"| {name} | {n:,} | {v:.2f} ms | {r:.2f} ms | {v / r:.2f}x |", flush=True)
     subprocess.run(["rm", "-rf", str(pki), str(scratch)], check=False)
 
 

@@ -277,6 +277,72 @@ import Testing
         #expect(read.transactions.map(\.identity).sorted() == life.transactions.map(\.identity).sorted())
         #expect(read.renewals == life.renewals)
     }
+
+    /// Hardening V (per-ingest cost): recording reads only the versions a compacted record keeps
+    /// (`LedgerRows.compactedRecord`, index seeks in SQL), and what it reads answers exactly as
+    /// the whole record does: random versions of App Store and Play subscriptions — ties in the
+    /// signing instant, tokens given, moved and dropped, refunds and Play revocations, versions
+    /// without a group — written with the ledger's own writes, read both ways on this backend.
+    @Test func theCompactedReadKeepsWhatTheWholeRecordAnswers() throws {
+        let (d, t0) = (Self.d, Self.t0)
+        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let folder = TemporaryFolder()
+        let store = try TestStores.open(folder.file("compacted.sqlite"))
+        let tokens: [String?] = [nil, "1f0e9a2c-0000-4000-8000-000000000001", "1f0e9a2c-0000-4000-8000-000000000002"]
+        var random = SystemRandomNumberGenerator()
+        var originals: [String] = []
+        var counter = 0
+        let identity = { (n: Int) in String(repeating: "0", count: 64 - String(n, radix: 16).count) + String(n, radix: 16) }
+        try store.write { (db) throws(GateKitError) in
+            var writes = LedgerWrites(db.dialect)
+            for round in 0..<60 {
+                let play = round % 2 == 1
+                let original = play ? "play:round-\(round)" : String(7_000_000 + round)
+                originals.append(original)
+                for i in 0..<Int.random(in: 1...14, using: &random) {
+                    counter += 1
+                    var v = LedgerModelTests.tx((play ? "GPA.\(round)." : "\(round)0") + String(Int.random(in: 1...3, using: &random)), original: original,
+                                                group: Bool.random(using: &random) ? "g1" : nil, purchase: t0 + Int64(i) * d, expires: t0 + Int64(i + 30) * d,
+                                                signed: t0 + Int64.random(in: 0...4, using: &random) * d,
+                                                revoked: Int.random(in: 0...3, using: &random) == 0 ? t0 + Int64.random(in: 0...6, using: &random) * d : nil,
+                                                identity: identity(counter))
+                    v.appAccountToken = tokens.randomElement(using: &random) ?? nil
+                    if play { v.store = .play }
+                    let id = Int64(counter)
+                    let item = Ledger.PendingItem(kind: .transaction, scope: scope, bundleID: "com.example", identity: v.identity,
+                                                  signedMs: v.signedMs, header: nil, body: "{}")
+                    try writes.addItem(item, id: id, outcome: .new, header: nil, now: 1)
+                    try writes.add(v, scope: scope, item: id, header: nil, body: nil)
+                }
+                for i in 0..<Int.random(in: 0...4, using: &random) {
+                    counter += 1
+                    let r = LedgerModelTests.renewal(original: original, signed: t0 + Int64.random(in: 0...3, using: &random) * d, retry: i % 2 == 1,
+                                                     identity: identity(counter))
+                    let item = Ledger.PendingItem(kind: .renewalInfo, scope: scope, bundleID: "com.example", identity: r.identity,
+                                                  signedMs: r.signedMs, header: nil, body: "{}")
+                    try writes.addItem(item, id: Int64(counter), outcome: .new, header: nil, now: 1)
+                    try writes.add(r, scope: scope, item: Int64(counter), header: nil, body: nil)
+                }
+            }
+            try writes.flush(db)
+            // The product's group, as ingestion records it (on PostgreSQL ahead of the item).
+            try db.statement("INSERT INTO ledger_products(environment, test_signed, product_id, group_id) VALUES (?1, ?2, 'pro', 'g1') ON CONFLICT DO NOTHING")
+                .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
+        }
+        try store.read { (db) throws(GateKitError) in
+            for original in originals {
+                let whole = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope)
+                let read = try LedgerRows.compactedRecord(db, original: original, scope: scope)
+                #expect(Set(read.transactions.map(\.identity)).isSubset(of: whole.transactions.map(\.identity)))
+                let (a, b) = (whole.current(knownBy: nil), read.current(knownBy: nil))
+                #expect(a.transactions == b.transactions, "\(original)")
+                #expect(a.renewals == b.renewals, "\(original)")
+                for at in [t0, t0 + 10 * d, t0 + 45 * d] {
+                    #expect(whole.view(at: at, knownBy: nil).entitlement(to: "g1") == read.view(at: at, knownBy: nil).entitlement(to: "g1"))
+                }
+            }
+        }
+    }
 }
 
 extension LedgerModelLivesTests {

@@ -26,7 +26,7 @@ extension Ledger {
                 let catalogs = try loadedCatalogs(db)
                 var changes: [ChangeFeedRows.Change] = []
                 for (scope, original) in due {
-                    let record = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope).compacted()
+                    let record = try LedgerRows.compactedRecord(db, original: original, scope: scope)
                     let stored = try ChangeFeedRows.stored(db, scope: scope, original: original)
                     try ChangeFeedRows.keep(db, scope: scope, original: original,
                                         try ChangeFeedRows.sweep(db, scope: scope, original: original, record: record, stored: stored,

@@ -60,7 +60,7 @@ extension Ledger {
     private func held(before item: PendingItem, _ db: any DatabaseConnection, _ state: inout RecordingState,
                       catalogs: ProductCatalogs, now: Int64, copy: Int) throws(GateKitError) -> HeldBefore {
         for original in item.originals where state.records[original] == nil {
-            state.records[original] = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: item.scope, copy: copy).compacted()
+            state.records[original] = try LedgerRows.compactedRecord(db, original: original, scope: item.scope, copy: copy)
         }
         var records: [String: CustomerRecord] = [:]
         for original in item.originals { records[original] = state.records[original] }

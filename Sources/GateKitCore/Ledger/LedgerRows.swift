@@ -50,19 +50,93 @@ enum LedgerRows {
         return out
     }
 
-    static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
-    static let renewalsByOriginal = "SELECT \(renewalColumns) FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
+    /// Which versions a read brings: every one (a question at a past instant needs them all),
+    /// or only those `CustomerRecord.compacted()` can keep (a subscription's, by its id), chosen
+    /// in SQL, so recording a version of a transaction with thousands reads a handful of rows.
+    enum Versions {
+        case all
+        case compactable
+    }
 
-    /// `copy`: the statement copy a prefetch used (`prefetchRecord`).
-    static func record(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
-        var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope, copy: copy)
-            : try recordByStatements(db, customer: customer, scope: scope)
-        try addReplacements(db, &record, customer: customer, scope: scope)
+    /// The compactable transaction rows of subscription ?3 (?1 environment, ?2 test flag), as
+    /// the CTE `kept`: each transaction's newest-signed rows (ties kept: Swift breaks them by
+    /// identity), the subscription's newest-signed token-carrying rows, and each Play purchase's
+    /// earliest revocation (a version without a group takes its product's, `ledger_products`,
+    /// as every read does). Every step is an index seek: the transactions are walked one by one
+    /// from `ledger_transactions_by_original` (`held`), their versions never read. PostgreSQL
+    /// walks through LATERAL joins, which fix the order of the seeks whatever its statistics
+    /// (`OFFSET 0` keeps the planner from flattening one into a join, which read every version).
+    private static func compactableKept(_ dialect: SQLDialect) -> String {
+        let own = { (a: String) in "\(a)environment = ?1 AND \(a)test_signed = ?2 AND \(a)original_transaction_id = ?3" }
+        let columns = transactionColumns.split(separator: ",").map { "t." + $0.filter { !$0.isWhitespace } }.joined(separator: ", ")
+        let walk: String
+        if dialect == .postgresql {
+            walk = """
+                WITH RECURSIVE held(transaction_id) AS (
+                    (SELECT transaction_id FROM ledger_transactions WHERE \(own("")) ORDER BY transaction_id LIMIT 1)
+                    UNION ALL
+                    SELECT next.transaction_id FROM held CROSS JOIN LATERAL (SELECT transaction_id FROM ledger_transactions
+                        WHERE \(own("")) AND transaction_id > held.transaction_id ORDER BY transaction_id LIMIT 1) next),
+                kept AS (
+                    SELECT newest.* FROM held CROSS JOIN LATERAL (SELECT \(columns) FROM ledger_transactions t
+                        WHERE \(own("t.")) AND t.transaction_id = held.transaction_id AND t.signed_ms = (SELECT max(n.signed_ms)
+                        FROM ledger_transactions n WHERE \(own("n.")) AND n.transaction_id = held.transaction_id) OFFSET 0) newest
+                """
+        } else {
+            walk = """
+                WITH RECURSIVE held(transaction_id) AS (
+                    SELECT min(transaction_id) FROM ledger_transactions WHERE \(own(""))
+                    UNION ALL
+                    SELECT (SELECT min(transaction_id) FROM ledger_transactions WHERE \(own("")) AND transaction_id > held.transaction_id)
+                    FROM held WHERE held.transaction_id IS NOT NULL),
+                newest(transaction_id, signed_ms) AS (
+                    SELECT transaction_id, (SELECT max(n.signed_ms) FROM ledger_transactions n WHERE \(own("n.")) \
+                    AND n.transaction_id = held.transaction_id) FROM held WHERE transaction_id IS NOT NULL),
+                kept AS (
+                    SELECT \(columns) FROM newest JOIN ledger_transactions t ON \(own("t.")) \
+                    AND t.transaction_id = newest.transaction_id AND t.signed_ms = newest.signed_ms
+                """
+        }
+        return walk + """
+
+                UNION ALL
+                SELECT \(columns) FROM ledger_transactions t WHERE \(own("t.")) AND t.app_account_token IS NOT NULL \
+                AND t.signed_ms = (SELECT max(k.signed_ms) FROM ledger_transactions k WHERE \(own("k.")) AND k.app_account_token IS NOT NULL)
+                UNION ALL
+                SELECT \(columns) FROM ledger_transactions t WHERE \(own("t.")) AND t.store = 'play' \
+                AND t.revocation_ms IS NOT NULL AND t.revocation_ms = (SELECT min(r.revocation_ms) FROM ledger_transactions r \
+                WHERE \(own("r.")) AND r.store = 'play' AND r.revocation_ms IS NOT NULL AND r.transaction_id = t.transaction_id))
+            """
+    }
+
+    /// The renewal-info rows of `matching`; compactable: each subscription's newest-signed.
+    static func renewalRows(_ versions: Versions, matching: String) -> String {
+        let own = "FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND \(matching)"
+        guard versions == .compactable else { return "SELECT \(renewalColumns) \(own)" }
+        return "SELECT \(renewalColumns) \(own) AND signed_ms = (SELECT max(signed_ms) \(own))"
+    }
+
+    static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
+    static let renewalsByOriginal = renewalRows(.all, matching: "original_transaction_id = ?3")
+    private static let compactableTransactionsByOriginal = compactableKept(.sqlite) + "\nSELECT * FROM kept"
+    private static let compactableRenewalsByOriginal = renewalRows(.compactable, matching: "original_transaction_id = ?3")
+
+    /// `copy`: the statement copy a prefetch used (`prefetchRecord`, with the same `versions`).
+    static func record(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, versions: Versions = .all,
+                       copy: Int = 0) throws(GateKitError) -> CustomerRecord {
+        var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope, versions: versions, copy: copy)
+            : try recordByStatements(db, customer: customer, scope: scope, versions: versions)
+        try addReplacements(db, &record, customer: customer, scope: scope, versions: versions)
         if case let .token(token) = customer {
             record.token = token
             for i in record.transactions.indices { record.transactions[i].appAccountToken = record.transactions[i].appAccountToken?.lowercased() }
         }
         return record
+    }
+
+    /// A subscription's record reduced as `CustomerRecord.compacted()` reduces it, read so.
+    static func compactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
+        try record(db, customer: .originalTransactionID(original), scope: scope, versions: .compactable, copy: copy).compacted()
     }
 
     /// Most subscriptions a record follows through replacements (a Play token chain is one
@@ -74,7 +148,7 @@ enum LedgerRows {
     /// token sees that it was superseded. Apple's ids (all digits) are never replaced this way:
     /// no read for them.
     private static func addReplacements(_ db: any DatabaseConnection, _ record: inout CustomerRecord, customer: LedgerCustomer,
-                                        scope: LedgerScope) throws(GateKitError) {
+                                        scope: LedgerScope, versions: Versions) throws(GateKitError) {
         var known = Set(record.transactions.map { Array($0.originalTransactionID.utf8) })
         var frontier = record.transactions.map(\.originalTransactionID)
         if case let .originalTransactionID(original) = customer, known.insert(Array(original.utf8)).inserted { frontier.append(original) }
@@ -96,43 +170,47 @@ enum LedgerRows {
             for successor in found where known.insert(Array(successor.utf8)).inserted {
                 guard followed < maximumChain else { return }
                 followed += 1
-                let t = try db.statement(transactionsByOriginal)
-                t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: successor)
-                while try t.step() { record.transactions.append(transaction(t)) }
-                t.reset()
-                let r = try db.statement(renewalsByOriginal)
-                r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: successor)
-                while try r.step() { record.renewals.append(renewal(r)) }
-                r.reset()
+                try load(db, successor, scope: scope, versions: versions, into: &record) { _ in }
                 frontier.append(successor)
             }
         }
     }
 
-    private static func recordByStatements(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
+    /// Appends one subscription's transaction and renewal rows to `record`; `each` sees every
+    /// transaction version read.
+    private static func load(_ db: any DatabaseConnection, _ original: String, scope: LedgerScope, versions: Versions,
+                             into record: inout CustomerRecord, each: (TransactionVersion) -> Void) throws(GateKitError) {
+        let t = try db.statement(versions == .all ? transactionsByOriginal : compactableTransactionsByOriginal)
+        defer { t.reset() }
+        t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+        while try t.step() {
+            let v = transaction(t)
+            each(v)
+            record.transactions.append(v)
+        }
+        let r = try db.statement(versions == .all ? renewalsByOriginal : compactableRenewalsByOriginal)
+        defer { r.reset() }
+        r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
+        while try r.step() { record.renewals.append(renewal(r)) }
+    }
+
+    private static func recordByStatements(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope,
+                                           versions: Versions) throws(GateKitError) -> CustomerRecord {
         var record = CustomerRecord()
         var groupless = Set<String>()
-        var grouped = Set<String>()
-        func load(_ original: String) throws(GateKitError) {
-            let t = try db.statement(transactionsByOriginal)
-            t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
-            while try t.step() {
-                let v = transaction(t)
-                if v.groupID == nil { groupless.insert(v.productID) } else { grouped.insert(v.productID) }
-                record.transactions.append(v)
-            }
-            t.reset()
-            let r = try db.statement(renewalsByOriginal)
-            r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
-            while try r.step() { record.renewals.append(renewal(r)) }
-            r.reset()
-        }
+        let originals: [String]
         switch customer {
-        case let .originalTransactionID(original): try load(original)
-        case let .token(token): for original in try tokenOriginals(db, token: token, scope: scope) { try load(original) }
+        case let .originalTransactionID(original): originals = [original]
+        case let .token(token): originals = try tokenOriginals(db, token: token, scope: scope)
         }
-        // Receipt purchases say no group: the group any signed transaction gave the product.
-        for product in groupless.subtracting(grouped) {
+        for original in originals {
+            try load(db, original, scope: scope, versions: versions, into: &record) { v in
+                if v.groupID == nil { groupless.insert(v.productID) }
+            }
+        }
+        // Receipt purchases say no group: the group any signed transaction gave the product
+        // (whichever versions were read, a version without a group takes its product's).
+        for product in groupless {
             let g = try db.statement("SELECT group_id FROM ledger_products WHERE environment = ?1 AND test_signed = ?2 AND product_id = ?3")
             defer { g.reset() }
             g.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: product)
@@ -146,68 +224,63 @@ enum LedgerRows {
     /// result (1, 2, 3 in the first column; transaction columns from 1, renewal columns after them).
     /// `matching` selects the customer's rows by original transaction id from ?1 (environment),
     /// ?2 (test flag), ?3 and ?4 (the id, or the token in both spellings), with `with` before.
-    private static func wholeCustomer(with: String = "", matching: String) -> String {
+    private static func wholeCustomer(with: String = "", matching: String, versions: Versions = .all) -> String {
         let txCount = Int(transactionColumnCount), renewalCount = Int(renewalColumnCount)
         let nulls = { (n: Int) in Array(repeating: "NULL", count: n).joined(separator: ", ") }
+        let transactions = versions == .compactable ? "SELECT * FROM kept"
+            : "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND \(matching)"
         return """
-            \(with)
-            SELECT 1, \(transactionColumns), \(nulls(renewalCount)) FROM ledger_transactions
-            WHERE environment = ?1 AND test_signed = ?2 AND \(matching)
+            \(versions == .compactable ? compactableKept(.postgresql) : with)
+            SELECT 1, t.*, \(nulls(renewalCount)) FROM (\(transactions)) t
             UNION ALL
-            SELECT 2, \(nulls(txCount)), \(renewalColumns) FROM ledger_renewals
-            WHERE environment = ?1 AND test_signed = ?2 AND \(matching)
+            SELECT 2, \(nulls(txCount)), r.* FROM (\(renewalRows(versions, matching: matching))) r
             UNION ALL
             SELECT 3, p.product_id, p.group_id, \(nulls(txCount + renewalCount - 2)) FROM ledger_products p
-            WHERE p.environment = ?1 AND p.test_signed = ?2 AND p.product_id IN (
-                SELECT product_id FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2
-                AND \(matching) AND group_id IS NULL)
+            WHERE p.environment = ?1 AND p.test_signed = ?2 AND p.product_id IN (SELECT product_id FROM (\(transactions)) t WHERE group_id IS NULL)
             """
     }
     /// The id compared directly: a CTE of a parameter made PostgreSQL plan the statement anew
     /// on every call (BENCHMARKS.md, "Ledger ingestion at the speed of verification").
     private static let wholeOriginal = wholeCustomer(matching: "original_transaction_id = ?3")
+    private static let compactableOriginal = wholeCustomer(matching: "original_transaction_id = ?3", versions: .compactable)
     private static let wholeToken = wholeCustomer(with: """
         WITH originals(o) AS (SELECT DISTINCT original_transaction_id FROM ledger_transactions
         WHERE environment = ?1 AND test_signed = ?2 AND app_account_token IN (?3, ?4) AND app_account_token IS NOT NULL)
         """, matching: "original_transaction_id IN (SELECT o FROM originals)")
 
-    /// Sends the read of a subscription's record ahead (`DatabaseStatement.prefetch`).
-    static func prefetchRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int) throws(GateKitError) {
+    /// Sends the read of a subscription's compacted record ahead (`DatabaseStatement.prefetch`).
+    static func prefetchCompactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int) throws(GateKitError) {
         guard db.dialect == .postgresql else { return }
-        try wholeCustomer(db, .originalTransactionID(original), scope: scope, copy: copy).prefetch()
+        try wholeCustomer(db, .originalTransactionID(original), scope: scope, versions: .compactable, copy: copy).prefetch()
     }
 
-    private static func wholeCustomer(_ db: any DatabaseConnection, _ customer: LedgerCustomer, scope: LedgerScope, copy: Int) throws(GateKitError) -> any DatabaseStatement {
+    private static func wholeCustomer(_ db: any DatabaseConnection, _ customer: LedgerCustomer, scope: LedgerScope, versions: Versions,
+                                      copy: Int) throws(GateKitError) -> any DatabaseStatement {
         let s: any DatabaseStatement
         switch customer {
         case let .originalTransactionID(original):
-            s = try db.statement(wholeOriginal, copy: copy)
+            s = try db.statement(versions == .all ? wholeOriginal : compactableOriginal, copy: copy)
             s.bind(3, text: original)
         case let .token(token):
+            // Every version (a token's record is read for questions, never compacted).
             s = try db.statement(wholeToken, copy: copy)
             s.bind(3, text: token).bind(4, text: token.uppercased())
         }
         return s.bind(1, text: scope.environment).bind(2, scope.testFlag)
     }
 
-    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, copy: Int) throws(GateKitError) -> CustomerRecord {
+    private static func recordInOneRoundTrip(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope, versions: Versions,
+                                             copy: Int) throws(GateKitError) -> CustomerRecord {
         var record = CustomerRecord()
-        var groups: [String: String] = [:]
-        var grouped = Set<String>()
-        let s = try wholeCustomer(db, customer, scope: scope, copy: copy)
+        let s = try wholeCustomer(db, customer, scope: scope, versions: versions, copy: copy)
         defer { s.reset() }
         while try s.step() {
             switch s.int64(0) {
-            case 1:
-                let v = transaction(s, from: 1)
-                if v.groupID != nil { grouped.insert(v.productID) }
-                record.transactions.append(v)
+            case 1: record.transactions.append(transaction(s, from: 1))
             case 2: record.renewals.append(renewal(s, from: 1 + transactionColumnCount))
-            default: if let product = s.text(1), let group = s.text(2) { groups[product] = group }
+            default: if let product = s.text(1), let group = s.text(2) { record.productGroups[product] = group }
             }
         }
-        // As in `record`: only products no signed transaction of the customer gave a group.
-        for (product, group) in groups where !grouped.contains(product) { record.productGroups[product] = group }
         return record
     }
 
@@ -300,3 +373,4 @@ enum LedgerRows {
         return header + "." + body
     }
 }
+

@@ -411,6 +411,22 @@ package enum LedgerSchema {
                where: "store = 'play'"),
     ])
 
+    /// Migration 22: recording a version reads only the versions it can keep
+    /// (`LedgerRows.compactedRecord`) by index seeks: each transaction's newest (its versions in
+    /// signing order under the subscription's: the index by subscription gains two columns
+    /// rather than a second index beside it), the subscription's newest token-carrying version,
+    /// and a Play purchase's earliest revocation (an index of the few revoked rows).
+    package static let compactedReads = Migration([
+        .dropIndex("ledger_transactions_by_original"),
+        .index("ledger_transactions_by_original", on: "ledger_transactions",
+               ["environment", "test_signed", "original_transaction_id", "transaction_id", "signed_ms"]),
+        .index("ledger_transactions_tokened", on: "ledger_transactions", ["environment", "test_signed", "original_transaction_id", "signed_ms"],
+               where: "app_account_token IS NOT NULL"),
+        .index("ledger_transactions_play_revoked", on: "ledger_transactions",
+               ["environment", "test_signed", "original_transaction_id", "transaction_id", "revocation_ms"],
+               where: "store = 'play' AND revocation_ms IS NOT NULL"),
+    ])
+
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.
     package static let pauses = Migration([

@@ -37,7 +37,7 @@ extension Ledger {
         try recordedStatement(db, item, copy: copy).prefetch()
         try prefetchCatalogs(db)
         guard let original = item.originals.first else { return }
-        if state?.records[original] == nil { try LedgerRows.prefetchRecord(db, original: original, scope: item.scope, copy: copy) }
+        if state?.records[original] == nil { try LedgerRows.prefetchCompactedRecord(db, original: original, scope: item.scope, copy: copy) }
         if state?.answers[RecordingState.answersKey(item.scope, original)] == nil {
             try ChangeFeedRows.prefetchStored(db, scope: item.scope, original: original, copy: copy)
         }

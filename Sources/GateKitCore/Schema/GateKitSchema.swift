@@ -29,5 +29,6 @@ extension StoreSchema {
         LedgerSchema.metricsPaidByDay,                 // 19
         LedgerSchema.playTokens,                       // 20
         LedgerSyncSchema.syncMemory,                   // 21
+        LedgerSchema.compactedReads,                   // 22
     ])
 }

@@ -8,6 +8,8 @@ public enum DDL: Sendable {
     case addColumn(String, Column)
     /// A derived table given up (a later statement of the same migration may create it anew).
     case dropTable(String)
+    /// An index given up (a later statement may create it anew with other columns).
+    case dropIndex(String)
     /// Refuses UPDATE and DELETE (and TRUNCATE on PostgreSQL) on the table.
     case appendOnly(String)
 
@@ -25,6 +27,8 @@ public enum DDL: Sendable {
             return "ALTER TABLE \(table) ADD COLUMN \(column.render(dialect));\n"
         case let .dropTable(name):
             return "DROP TABLE \(name);\n"
+        case let .dropIndex(name):
+            return "DROP INDEX \(name);\n"
         case let .appendOnly(table):
             return dialect == .sqlite ? DDL.sqliteAppendOnly(table) : DDL.postgresAppendOnly(table)
         }
