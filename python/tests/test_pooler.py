@@ -14,14 +14,17 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, List
 
 import pytest
 
 import gatekit
+from gatekit.jws import SignedDataVerifier
 from gatekit.permissions import Category, Decision, State
 
 from conftest import child_env, pooled_server, postgres_server, worker
@@ -133,6 +136,91 @@ def test_an_idle_handle_holds_no_server_connection(pgbouncer):
         out = subprocess.run(["psql", "-X", "-q", "-A", "-t", uri, "-c", "SELECT 1"], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0 and out.stdout.strip() == "1", out.stderr
         assert not s.eula.should_present_hash("terms", gatekit.hash_bytes(b"terms"))
+
+
+class FrontendRecorder:
+    """A loopback TCP relay in front of the test server's socket that writes down the type of
+    every message the client sends (the PostgreSQL frontend protocol: after the untyped startup
+    messages, a type byte and a length)."""
+
+    def __init__(self) -> None:
+        parts = dict(item.split("=", 1) for item in postgres_server().split())
+        self.server = os.path.join(parts["host"], f".s.PGSQL.{parts['port']}")
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.types: List[str] = []
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    @property
+    def uri(self) -> str:
+        return f"host=127.0.0.1 port={self.listener.getsockname()[1]} user=gatekit dbname=gatekit_test sslmode=disable"
+
+    def accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.socket(socket.AF_UNIX)
+            server.connect(self.server)
+            threading.Thread(target=self.relay, args=(server, client, None), daemon=True).start()
+            threading.Thread(target=self.relay, args=(client, server, bytearray()), daemon=True).start()
+
+    def relay(self, source: socket.socket, target: socket.socket, parsed: "bytearray | None") -> None:
+        started = False
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                target.close()
+                return
+            if parsed is not None:
+                parsed += data
+                while True:
+                    if not started:  # the startup packet, or an SSL/GSS request before it: a length and no type
+                        if len(parsed) < 8:
+                            break
+                        length = int.from_bytes(parsed[:4], "big")
+                        if len(parsed) < length:
+                            break
+                        code = int.from_bytes(parsed[4:8], "big")
+                        started = code not in (80877103, 80877104)
+                        del parsed[:length]
+                        continue
+                    if len(parsed) < 5 or len(parsed) < 1 + int.from_bytes(parsed[1:5], "big"):
+                        break
+                    self.types.append(chr(parsed[0]))
+                    del parsed[:1 + int.from_bytes(parsed[1:5], "big")]
+            target.sendall(data)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_no_message_follows_the_sync_that_ends_a_transaction(pki):  # noqa: F811
+    """M9, at the protocol: the Sync that ends a pipelined transaction is the last message of the
+    transaction — a Flush sent after it reaches a transaction pooler once the transaction is
+    over, and it gives the client a server connection for it and keeps it there (the idle
+    handle held the pool's one connection). Recorded between GateKit and the server while a
+    handle ingests, asks and accepts: no Flush right after a Sync, and an idle handle's last
+    message is a Sync."""
+    recorder = FrontendRecorder()
+    verifier = SignedDataVerifier(BUNDLE, "Sandbox", test_anchor=pki.der("root"))
+    at = datetime.fromtimestamp(time.time() + 120, timezone.utc)
+    try:
+        with gatekit.Store(recorder.uri, app_id=app_id("protocol")) as s:
+            items = [pki.sign(transaction(str(8_100_000 + i), "8100000", signed=NOW_MS - 1000 + i), CHAIN) for i in range(3)]
+            assert all(r.outcome.name == "NEW" for r in s.ledger.ingest_batch("transaction", items, verifier, at))
+            assert s.ledger.ingest_transaction(pki.sign(transaction("8200000", "8200000", signed=NOW_MS), CHAIN), verifier, at).outcome.name == "NEW"
+            s.eula.accept("terms", gatekit.hash_bytes(b"terms"))
+            assert not s.eula.should_present_hash("terms", gatekit.hash_bytes(b"terms"))
+            time.sleep(0.2)
+            sent = "".join(recorder.types)
+            assert "S" in sent and "SH" not in sent, sent
+            assert sent.rstrip("X")[-1] == "S", sent
+    finally:
+        recorder.close()
 
 
 def test_another_clients_session_settings_change_nothing_for_gatekit(pgbouncer):
