@@ -64,9 +64,30 @@ print("".join(l for l in open("/proc/self/maps") if "libsqlite3" in l))' "$work/
     else
         fail "the wheel's gatekit command: exit $code, $tool; $linked"
     fi
+    # The Play stand-in rides in the wheel too (`libgatekit[standin]` adds the cryptography
+    # package it needs; here the interpreter's own, through system site packages, offline):
+    # served from the wheel, the wheel's tool asks it for a purchase it does not have.
+    "$python" -c 'import sys, venv; venv.create(sys.argv[1], with_pip=True, system_site_packages=True)' "$work/standin-venv"
+    "${clean[@]}" "$work/standin-venv/bin/python" -m pip install -q --no-index --disable-pip-version-check "$wheel"
+    "${clean[@]}" "$work/standin-venv/bin/python" -m gatekit.standin.play "$work/play-standin" 2>"$work/play-standin.log" &
+    standin=$!
+    for _ in $(seq 300); do [ -s "$work/play-standin/env" ] || ! kill -0 "$standin" 2>/dev/null && break; sleep 0.05; done
+    asked=$(. "$work/play-standin/env" 2>/dev/null && "${clean[@]}" "$work/standin-venv/bin/gatekit" play subscription no-such-token --package "$GATEKIT_TEST_PLAY_PACKAGE" \
+        --service-account "$GATEKIT_TEST_PLAY_SERVICE_ACCOUNT" --base-url "$GATEKIT_TEST_PLAY_URL" --ca-file "$GATEKIT_TEST_PLAY_CA" 2>&1)
+    kill "$standin" 2>/dev/null; wait "$standin" 2>/dev/null
+    if grep -q notFound <<<"$asked" && [[ "$(head -c 300 "$work/play-standin/requests.jsonl" 2>/dev/null)" == *androidpublisher* ]]; then
+        ok "python -m gatekit.standin.play from the wheel serves the wheel's tool (Google's notFound, the request logged)"
+    else
+        fail "the wheel's Play stand-in: $asked $(tail -3 "$work/play-standin.log" 2>/dev/null)"
+    fi
     meta=$(unzip -p "$wheel" '*.dist-info/METADATA')
     if grep -q '^Name: libgatekit' <<<"$meta" && grep -qE '^License(-Expression)?: MIT' <<<"$meta" && grep -q '^Requires-Python: >=3.9' <<<"$meta" &&
-       grep -q '^Classifier: ' <<<"$meta"; then ok "the wheel's metadata: name, licence, Python versions, classifiers"; else fail "the wheel's metadata"; fi
+       grep -q '^Classifier: ' <<<"$meta" && grep -q '^Provides-Extra: standin' <<<"$meta" &&
+       grep -qE "^Requires-Dist: cryptography.*extra == .standin." <<<"$meta"; then
+        ok "the wheel's metadata: name, licence, Python versions, classifiers, the standin extra"
+    else
+        fail "the wheel's metadata"
+    fi
     if (cd "$root/python" && GATEKIT_EXAMPLE_PYTHON="$work/venv/bin/python" "$python" -m pytest -q -m example -p no:cacheprovider tests); then
         ok "every README Python program, run by the wheel's virtualenv"
     else

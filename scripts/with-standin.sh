@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs a command with one of the local HTTPS stand-ins (Tests/standin/<NAME>_standin.py)
-# listening on loopback: the stand-in writes its settings as shell assignments into DIR/env,
-# which the command sees in its environment. Stopped, and its folder removed, on exit.
+# Runs a command with one of the local HTTPS stand-ins listening on loopback (the tests' own,
+# Tests/standin/<NAME>_standin.py, or one the package ships, `python -m gatekit.standin.<NAME>`):
+# the stand-in writes its settings as shell assignments into DIR/env, which the command sees in
+# its environment. Stopped, and its folder removed, on exit.
 #   scripts/with-standin.sh NAME COMMAND...
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,7 +10,11 @@ name=$1
 shift
 python=${PYTHON:-python3}
 dir=$(mktemp -d "/tmp/gatekit-$name.XXXXXX")
-"$python" "$root/Tests/standin/${name}_standin.py" "$dir/standin" 2>"$dir/standin.log" &
+if [ -e "$root/Tests/standin/${name}_standin.py" ]; then
+    "$python" "$root/Tests/standin/${name}_standin.py" "$dir/standin" 2>"$dir/standin.log" &
+else
+    PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" "$python" -m "gatekit.standin.$name" "$dir/standin" 2>"$dir/standin.log" &
+fi
 standin=$!
 stop() { kill "$standin" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$dir"; }
 trap stop EXIT

@@ -1,6 +1,6 @@
 /* Google Play from C. Offline: a push from the test issuer verified against its key set, and
  * each check's code for a forged, expired, foreign or malformed push. Against the local HTTPS
- * stand-in scripts/with-play-standin.sh starts (Tests/standin/play_api_standin.py): the
+ * stand-in scripts/with-play-standin.sh starts (python/gatekit/standin/play.py): the
  * service account's token exchange and every endpoint's request as the stand-in received it
  * (its log says "problem": null), Google's error JSON, a 429 retried, an untrusted server, a
  * key file another user could replace, and one client shared by threads. */

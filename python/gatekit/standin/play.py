@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A local HTTPS stand-in for Google's side of Google Play, for tests and benchmarks.
 
 It listens on 127.0.0.1 only, with a server certificate from its own throw-away CA, and
@@ -19,9 +18,10 @@ serves, checking every request as Google would:
                                   shapes, errors ({"error":{"code","message","status",
                                   "errors":[{"reason"}]}}) and token pagination
 
-    play_api_standin.py DIR [--package com.example.app]
+    python -m gatekit.standin.play DIR [--package com.example.app]
 
-writes into DIR (mode 0700): ca.pem (trust it), service-account.json (the key file to use:
+(`pip install 'libgatekit[standin]'`: it needs the `cryptography` package for its own CA and
+keys; GateKit itself uses OpenSSL.) It writes into DIR (mode 0700): ca.pem (trust it), service-account.json (the key file to use:
 its token_uri is this stand-in), requests.jsonl (one line per request: what was asked and
 what the check found), and last `env` (GATEKIT_TEST_PLAY_* shell assignments, written once
 the server listens). It serves until SIGTERM.
@@ -70,8 +70,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from appstore_api_standin import StandInHandler, b64url, b64url_decode, publish_and_serve, tls_material, write  # noqa: E402
+from ._https import StandInHandler, b64url, b64url_decode, publish_and_serve, tls_material, write
 
 SCOPE = "https://www.googleapis.com/auth/androidpublisher"
 CLIENT_EMAIL = "gatekit-standin@gatekit-test.iam.gserviceaccount.com"
@@ -284,8 +283,8 @@ def make_handler(standin: StandIn) -> type:
             time.sleep(int(world.get("delayMs", 0)) / 1000)
             steer = args.get("token") or args.get("order") or ""
             if steer.startswith("error-"):
-                _, status, reason = steer.split("-", 2)
-                return self.answer(int(status), google_error(int(status), f"stand-in error {reason}", reason))
+                _, code, reason = steer.split("-", 2)
+                return self.answer(int(code), google_error(int(code), f"stand-in error {reason}", reason))
             r = re.fullmatch(r"ratelimit-(\d+)-(.+)", steer)
             if r and standin.count_steer(steer) <= int(r.group(1)):
                 return self.answer(429, google_error(429, "Rate limit exceeded", "rateLimitExceeded"), headers={"Retry-After": "1"})
