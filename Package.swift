@@ -17,7 +17,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
-                  "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "LedgerSync", "Schema"]
+                  "PlayData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "LedgerSync", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
@@ -63,15 +63,17 @@ let package = Package(
         core("Store", ["Support", "Crypto", "COpenSSL", "CSQLite", "CPostgres"]),
         core("EULA", ["Support", "Crypto", "Store"]),
         core("Permissions", ["Support", "Store", "CDBus"]),
-        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store", "PlayAPI"]),
+        // Google Play's answers as data (what the Play Developer API returns, read; no network).
+        core("PlayData", ["Support"]),
+        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store", "PlayData"]),
         core("AppStoreSigning", ["Support", "Crypto", "COpenSSL"]),
         // HTTPS through libcurl, shared by the stores' API clients.
         core("HTTPS", ["Support", "CCurl"]),
         core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "HTTPS"]),
         // Google Play: the Play Developer API (a service account's OAuth) and RTDN push verification.
-        core("PlayAPI", ["Support", "Crypto", "HTTPS"]),
+        core("PlayAPI", ["Support", "Crypto", "HTTPS", "PlayData"]),
         // The ledger kept in step with Apple's API: notification-history sync, refreshes.
-        core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayAPI"]),
+        core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayData", "PlayAPI"]),
         // The ordered list of the domains' migrations: the one layer that sees every domain
         // owning tables.
         core("Schema", ["Store", "EULA", "Permissions", "Ledger", "LedgerSync"]),

@@ -2,6 +2,7 @@ import CGateKitHeader
 import GateKitLedger
 import GateKitLedgerSync
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitSupport
 import Glibc
 

@@ -1,6 +1,7 @@
 import CGateKitHeader
 import Glibc
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitSupport
 
 /// Bytes of `gatekit_play_client_options` per version.

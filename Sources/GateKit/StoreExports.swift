@@ -4,6 +4,7 @@ import GateKitEULA
 import GateKitLedger
 import GateKitLedgerSync
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitPermissions
 import GateKitStore
 import GateKitSupport

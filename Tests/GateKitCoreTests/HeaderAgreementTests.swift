@@ -1,5 +1,6 @@
 import Testing
 @testable import GateKitPlayAPI
+@testable import GateKitPlayData
 @testable import GateKitReceipts
 @testable import GateKitSupport
 

@@ -2,6 +2,7 @@ import Testing
 @testable import GateKitCrypto
 @testable import GateKitHTTPS
 @testable import GateKitPlayAPI
+@testable import GateKitPlayData
 import GateKitSupport
 import GateKitTestData
 

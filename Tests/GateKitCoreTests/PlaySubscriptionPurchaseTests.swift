@@ -1,5 +1,6 @@
 import Testing
 @testable import GateKitPlayAPI
+@testable import GateKitPlayData
 import GateKitSupport
 
 /// A SubscriptionPurchaseV2 read into what an entitlement decides on: Google's members as the

@@ -61,7 +61,7 @@ public struct CustomerRecord: Sendable {
 
     /// The same view of one subscription alone: its own answers (a record read for it also
     /// holds the subscriptions that replaced it, which only decide whether it was superseded).
-    func view(of original: String, at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
+    package func view(of original: String, at: Int64, knownBy: Int64?, catalog: ProductCatalog = .empty) -> LedgerView {
         LedgerView(at: at, current: current(knownBy: knownBy).only(original), catalog: catalog)
     }
 

@@ -6,7 +6,7 @@ import GateKitSupport
 /// change feed, the status changes) and commit. Nothing here calls back into verification.
 extension Ledger {
     /// Records the item and its versions in one write transaction.
-    func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
+    package func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
         try bindBundle(item.bundleID, store: item.kind.store)
         try storeSharedRowsAhead([item])
         return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in

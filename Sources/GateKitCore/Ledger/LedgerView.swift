@@ -52,7 +52,7 @@ public struct LedgerView: Sendable {
     /// An expired period whose renewal intent, the newest held, still says it renews: no
     /// expiry, billing failure, pause or change of mind recorded after it (a renewal lost on
     /// its way here).
-    static func awaitsRenewal(_ renewal: RenewalVersion?) -> Bool {
+    package static func awaitsRenewal(_ renewal: RenewalVersion?) -> Bool {
         guard let renewal else { return false }
         return renewal.willAutoRenew == true && renewal.expirationCause == nil && !renewal.isInBillingRetryPeriod
     }

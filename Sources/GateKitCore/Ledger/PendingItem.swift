@@ -4,15 +4,15 @@ import GateKitStore
 /// transaction and renewal versions), about to be recorded.
 extension Ledger {
     /// An item about to be recorded, with the versions it carries.
-    struct PendingItem {
+    package struct PendingItem {
         let kind: IngestReport.Kind
         let scope: LedgerScope
         /// The app the item was verified for (a store's ledger holds one app's data).
         let bundleID: String
         let identity: String
         let signedMs: Int64
-        var notificationUUID: String?
-        var notificationType: String?
+        package var notificationUUID: String?
+        package var notificationType: String?
         var subtype: String?
         /// The item's own signed text (a JWS, its header stored once), or a receipt's JSON
         /// with no header.

@@ -1,5 +1,6 @@
 import GateKitLedger
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitStore
 import GateKitSupport
 
@@ -68,7 +69,7 @@ public enum PlaySync {
     public static func packageName(ofState name: String) -> String? {
         guard name.hasPrefix(statePrefix) else { return nil }
         let package = String(name.dropFirst(statePrefix.count))
-        return PlayDeveloperClient.isPackageName(package) ? package : nil
+        return PlayNames.isPackageName(package) ? package : nil
     }
 
     /// Where a package's Play sync stands, as `ledger_sync_state` gives an environment's.

@@ -1,5 +1,6 @@
 import GateKitLedger
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitSupport
 
 /// Voided purchases a host already holds (its own voidedpurchases.list answers): recorded as

@@ -2,6 +2,7 @@ import GateKitAppStoreAPI
 import GateKitJWS
 import GateKitLedger
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitSupport
 
 /// Asks Apple before saying no, when the answer is one the ledger cannot be sure of: a

@@ -1,3 +1,4 @@
+import GateKitPlayData
 import GateKitSupport
 
 /// A Pub/Sub push of a real-time developer notification, decoded strictly: the envelope

@@ -1,3 +1,4 @@
+import GateKitPlayData
 import GateKitHTTPS
 import GateKitSupport
 
@@ -51,16 +52,9 @@ public final class PlayDeveloperClient: @unchecked Sendable {
     private let transport: HTTPSTransport
     private let prefix: String
 
-    /// An Android application id: 1 to 255 letters, digits, _ and . (what Play names an app by).
-    package static func isPackageName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy {
-            $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-        }
-    }
-
     public init(options: Options) throws(GateKitError) {
         let name = options.packageName
-        guard PlayDeveloperClient.isPackageName(name) else {
+        guard PlayNames.isPackageName(name) else {
             throw .invalid("package_name must be an Android application id (letters, digits, _ and .), not \(Quoted.text(name))")
         }
         try ClientLimits.check(timeoutMilliseconds: options.timeoutMilliseconds, connectTimeoutMilliseconds: options.connectTimeoutMilliseconds,

@@ -1,5 +1,5 @@
 import GateKitCrypto
-import GateKitPlayAPI
+import GateKitPlayData
 import GateKitSupport
 
 /// Ingestion of Google Play's answers (docs/ledger.md, "Google Play"). Play signs nothing a
@@ -41,7 +41,7 @@ extension Ledger {
 
     /// `message`: the RTDN that led the ledger to ask (its id joins the identity: each
     /// message is recorded once); `testData`: a test issuer pushed it or a stand-in answered.
-    func pendingPlaySubscription(_ answer: PlayAnswer, kind: IngestReport.Kind, message: String? = nil,
+    package func pendingPlaySubscription(_ answer: PlayAnswer, kind: IngestReport.Kind, message: String? = nil,
                                  testData: Bool = false) throws(GateKitError) -> PendingItem {
         let answeredMs = try checked(answer)
         let purchase = try SubscriptionPurchase(json: answer.bytes)
@@ -58,7 +58,7 @@ extension Ledger {
         try commit(try pendingPlayProduct(answer, kind: .playProduct, v1ProductID: productID))
     }
 
-    func pendingPlayProduct(_ answer: PlayAnswer, kind: IngestReport.Kind, message: String? = nil,
+    package func pendingPlayProduct(_ answer: PlayAnswer, kind: IngestReport.Kind, message: String? = nil,
                             testData: Bool = false, v1ProductID: String? = nil) throws(GateKitError) -> PendingItem {
         let answeredMs = try checked(answer)
         let purchase: ProductPurchase
@@ -70,7 +70,7 @@ extension Ledger {
 
     /// The answer's instant, after checking where it came from.
     func checked(_ answer: PlayAnswer) throws(GateKitError) -> Int64 {
-        guard PlayDeveloperClient.isPackageName(answer.packageName) else {
+        guard PlayNames.isPackageName(answer.packageName) else {
             throw .invalid("package_name must be an Android application id (letters, digits, _ and .), not \(Quoted.text(answer.packageName))")
         }
         let token = answer.purchaseToken.utf8
@@ -99,5 +99,28 @@ extension Ledger {
         return PendingItem(kind: kind, scope: LedgerScope(environment: .production, testSigned: test),
                            bundleID: answer.packageName, identity: identity, signedMs: answeredMs, header: nil,
                            body: String(decoding: answer.bytes, as: UTF8.self))
+    }
+
+    /// Marks the item's transactions (`order`: only that order's; nil: all) revoked at `at`.
+    package func revoke(_ item: inout PendingItem, order: String?, at: Int64) {
+        item.transactions = item.transactions.map { (v, text) in
+            var v = v
+            let id = v.transactionID
+            if order == nil || id == order || id.hasPrefix((order ?? "") + "/") {
+                v.revocationMs = min(at, v.signedMs)
+                v.revocationReason = .other
+                v.sale.refund = .full
+            }
+            return (v, text)
+        }
+    }
+
+    /// A push that names no purchase (a test, a refund review, a kind GateKit does not know):
+    /// kept as its document, changing nothing.
+    package func pendingPlayMessage(_ messageID: String, document: [UInt8], packageName: String,
+                                    testData: Bool) throws(GateKitError) -> PendingItem {
+        PendingItem(kind: .playNotification, scope: LedgerScope(environment: .production, testSigned: testData), bundleID: packageName,
+                    identity: Hex.encode(try Digest.hash(.sha256, Array("gatekit-play-message\u{0}\(messageID)\u{0}".utf8) + document)),
+                    signedMs: Clock.nowMilliseconds(), header: nil, body: String(decoding: document, as: UTF8.self))
     }
 }

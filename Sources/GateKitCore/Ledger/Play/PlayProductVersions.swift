@@ -1,4 +1,4 @@
-import GateKitPlayAPI
+import GateKitPlayData
 
 /// A ProductPurchaseV2 in the ledger's model: the purchase token is the purchase, each line
 /// item a transaction. Play owns a one-time product from its purchase until it is consumed:

@@ -1,4 +1,4 @@
-import GateKitPlayAPI
+import GateKitPlayData
 import GateKitSupport
 
 /// A SubscriptionPurchaseV2 in the ledger's model (docs/ledger.md, "Google Play"): the

@@ -16,4 +16,11 @@ package enum PlayNames {
     package static let subscriptionRevoked: Int64 = 12
     /// A voided purchase's productType for a subscription.
     package static let voidedSubscription: Int64 = 1
+
+    /// An Android application id: 1 to 255 letters, digits, _ and . (what Play names an app by).
+    package static func isPackageName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && name.utf8.allSatisfy {
+            $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+        }
+    }
 }

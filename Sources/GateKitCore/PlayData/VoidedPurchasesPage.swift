@@ -35,18 +35,6 @@ package struct VoidedPurchasesPage: Sendable {
     /// A page token longer than this cannot be sent back in a URL: treated as a cycle.
     package static let maximumPageTokenLength = 4096
 
-    /// Asks for the page after `pageToken`, or the first page of voids from `startMs`. No endTime:
-    /// Google's default is its own now (one in its future is refused).
-    package static func read(_ client: PlayDeveloperClient, startMs: Int64, pageToken: String?,
-                             withinMilliseconds: Int?) throws(GateKitError) -> VoidedPurchasesPage {
-        var query: [(String, JSONValue)] = [("type", .number(1)), ("maxResults", .number(Int64(maximumEntries)))]
-        if let pageToken { query.append(("token", .string(pageToken))) } else { query.append(("startTime", .number(startMs))) }
-        switch try client.send(.voidedPurchases(query: Array(JSONWriter.serialize(.object(query)).utf8)), withinMilliseconds: withinMilliseconds) {
-        case let .success(answer): return try VoidedPurchasesPage(body: Array((answer.body ?? "{}").utf8), serverDate: answer.serverDate)
-        case let .failure(failure): throw failure.error("voidedpurchases.list")
-        }
-    }
-
     package init(body: [UInt8], serverDate: Int64?) throws(GateKitError) {
         let page: JSONValue
         do { page = try JSONParser.parse(body) } catch { throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the answer is not JSON") }

@@ -1,34 +1,14 @@
+import GateKitLedger
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitStore
 import GateKitSupport
 
 /// Asking Google again about a Play purchase the ledger holds (a sync's refresh, a voided
-/// order, refresh-before-deny): the answer is recorded in the part of the ledger that holds
-/// the token (test data stays test data), as a subscription or a one-time product as held.
+/// order, refresh-before-deny, an acknowledgement): the answer is recorded in the part of the
+/// ledger that holds the token (test data stays test data), as a subscription or a one-time
+/// product as held.
 extension Ledger {
-    /// Where the ledger holds a Play purchase token, and whether it is a subscription.
-    public struct PlayHolding: Sendable, Equatable {
-        public let scope: LedgerScope
-        public let isSubscription: Bool
-    }
-
-    /// Nil when the ledger holds no Play purchase with this token.
-    public func playHolding(token: String) throws(GateKitError) -> PlayHolding? {
-        try store.read { (db) throws(GateKitError) -> PlayHolding? in
-            for test in [false, true] {
-                let scope = LedgerScope(environment: .production, testSigned: test)
-                let s = try db.statement("""
-                    SELECT product_type FROM ledger_transactions
-                    WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 AND store = 'play' LIMIT 1
-                    """)
-                defer { s.reset() }
-                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: token)
-                if try s.step() { return PlayHolding(scope: scope, isSubscription: s.int64(0) == ProductType.autoRenewable.rawValue) }
-            }
-            return nil
-        }
-    }
-
     /// Asks Google about `token` (held as `holding`) and records the answer.
     public func refreshPlay(token: String, holding: PlayHolding, client: PlayDeveloperClient,
                             withinMilliseconds: Int? = nil) throws(GateKitError) -> IngestReport {
@@ -44,8 +24,7 @@ extension Ledger {
         let token = void.purchaseToken
         let message = "\(Ledger.playVoidPrefix)\(void.orderID ?? token):\(void.voidedMs)"
         if let scope = try recordedVoid(message) {
-            return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: "VOIDED_PURCHASE",
-                                subtype: nil, notificationUUID: message, originalTransactionIDs: [token], appAccountToken: nil, statusChanges: [])
+            return .duplicatePlayMessage(scope: scope, type: "VOIDED_PURCHASE", key: message, token: token)
         }
         var item = try askedItem(token: token, holding: holding, client: client, message: message, withinMilliseconds: nil)
         if void.voidedQuantity == nil { revoke(&item, order: holding.isSubscription ? void.orderID : nil, at: void.voidedMs) }
@@ -53,9 +32,6 @@ extension Ledger {
         item.notificationType = "VOIDED_PURCHASE"
         return try commit(item)
     }
-
-    /// The prefix of the keys voids are recorded under (`voided:<order>:<ms>`); no push's.
-    static let playVoidPrefix = "voided:"
 
     private func askedItem(token: String, holding: PlayHolding, client: PlayDeveloperClient, message: String?,
                            withinMilliseconds: Int?) throws(GateKitError) -> PendingItem {
@@ -78,24 +54,11 @@ extension Ledger {
     /// metrics then count no overlap). The last token looked at is returned as the next cursor
     /// (nil: the end).
     public func playTokensToRefresh(after cursor: String?, limit: Int, now: Int64) throws(GateKitError) -> (tokens: [(String, PlayHolding)], next: String?) {
-        let page = try store.read { (db) throws(GateKitError) -> [(String, Bool)] in
-            // The Play tokens' index named on SQLite, whose planner knows no statistics.
-            let s = try db.statement("""
-                SELECT DISTINCT original_transaction_id, test_signed FROM ledger_transactions
-                \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_play_token" : "")
-                WHERE environment = 'Production' AND store = 'play' AND original_transaction_id > ?1
-                ORDER BY original_transaction_id, test_signed LIMIT ?2
-                """)
-            defer { s.reset() }
-            s.bind(1, text: cursor ?? "").bind(2, Int64(limit))
-            var out: [(String, Bool)] = []
-            while try s.step() { out.append((s.text(0) ?? "", s.int64(1) == 1)) }
-            return out
-        }
+        let page = try playTokens(after: cursor, limit: limit)
         var due: [(String, PlayHolding)] = []
         for (token, test) in page {
             let scope = LedgerScope(environment: .production, testSigned: test)
-            let record = try store.read { (db) throws(GateKitError) in try LedgerRows.record(db, customer: .originalTransactionID(token), scope: scope) }
+            let record = try wholeRecord(of: token, scope: scope)
             let view = record.view(of: token, at: now, knownBy: nil)
             let subscriptions = view.subscriptions
             let own = record.transactions.filter { $0.originalTransactionID == token }.max { $1.isNewer(than: $0) }
@@ -134,9 +97,7 @@ extension Ledger {
         guard let holding = try playHolding(token: token) else {
             throw GateKitError(.ENOTFOUND, "the ledger holds no Google Play purchase with this token: ingest Google's answer first")
         }
-        let record = try store.read { (db) throws(GateKitError) in
-            try LedgerRows.record(db, customer: .originalTransactionID(token), scope: holding.scope)
-        }
+        let record = try wholeRecord(of: token, scope: holding.scope)
         // The product of the token's own newest version: a subscription's id is its group (Play's productId).
         guard let newest = record.transactions.filter({ $0.originalTransactionID == token }).max(by: { $1.isNewer(than: $0) }) else {
             throw GateKitError(.ENOTFOUND, "the ledger holds no Google Play purchase with this token: ingest Google's answer first")

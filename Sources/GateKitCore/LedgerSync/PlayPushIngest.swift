@@ -1,5 +1,7 @@
 import GateKitCrypto
+import GateKitLedger
 import GateKitPlayAPI
+import GateKitPlayData
 import GateKitStore
 import GateKitSupport
 
@@ -32,9 +34,7 @@ extension Ledger {
         let key: String
         switch try recordedPush(n.messageID, naming: token) {
         case let .duplicate(scope):
-            return IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: name,
-                                subtype: nil, notificationUUID: n.messageID, originalTransactionIDs: token.map { [$0] } ?? [],
-                                appAccountToken: nil, statusChanges: [])
+            return .duplicatePlayMessage(scope: scope, type: name, key: n.messageID, token: token)
         case let .new(free): key = free
         }
         var item: PendingItem
@@ -57,10 +57,7 @@ extension Ledger {
             voids = try playVoids(of: token, from: n.eventTimeMillis, client: client)
         default:
             // A test, a refund review, or a kind GateKit does not know: kept, changes nothing.
-            item = PendingItem(kind: .playNotification, scope: LedgerScope(environment: .production, testSigned: testData),
-                               bundleID: client.options.packageName,
-                               identity: Hex.encode(try Digest.hash(.sha256, Array("gatekit-play-message\u{0}\(n.messageID)\u{0}".utf8) + n.document)),
-                               signedMs: Clock.nowMilliseconds(), header: nil, body: String(decoding: n.document, as: UTF8.self))
+            item = try pendingPlayMessage(n.messageID, document: n.document, packageName: client.options.packageName, testData: testData)
         }
         item.notificationUUID = key
         item.notificationType = name
@@ -70,55 +67,6 @@ extension Ledger {
             for void in voids { report = try recordPlayVoid(void, holding: holding, client: client) }
         }
         return report
-    }
-
-    /// Where a push with this message id naming this purchase token stands: recorded before
-    /// (a redelivery), or new with the key it is recorded under. The key is the message id, or,
-    /// when another push naming another purchase holds that id (one sent under a replayed token
-    /// before Google used the id), the id and the token.
-    enum RecordedPush: Equatable {
-        case duplicate(LedgerScope)
-        case new(key: String)
-    }
-
-    func recordedPush(_ messageID: String, naming token: String?) throws(GateKitError) -> RecordedPush {
-        let qualified = "\(messageID) \(token ?? "")"
-        return try store.read { (db) throws(GateKitError) -> RecordedPush in
-            var taken = false
-            for test in [false, true] {
-                let scope = LedgerScope(environment: .production, testSigned: test)
-                let s = try db.statement("""
-                    SELECT i.notification_uuid = ?4 OR ?5 IS NULL OR EXISTS (
-                        SELECT 1 FROM ledger_item_subjects AS j WHERE j.item_id = i.id AND j.original_transaction_id = ?5)
-                    FROM ledger_items AS i WHERE i.environment = ?1 AND i.test_signed = ?2 AND i.notification_uuid IN (?3, ?4)
-                    AND i.store_kind = 'play-notification'
-                    """)
-                defer { s.reset() }
-                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: messageID).bind(4, text: qualified).bind(5, text: token)
-                while try s.step() {
-                    if s.int64(0) == 1 { return .duplicate(scope) }
-                    taken = true
-                }
-            }
-            return .new(key: taken ? qualified : messageID)
-        }
-    }
-
-    /// The scope a void's record was kept in, if it was (test data or not).
-    func recordedVoid(_ key: String) throws(GateKitError) -> LedgerScope? {
-        try store.read { (db) throws(GateKitError) -> LedgerScope? in
-            for test in [false, true] {
-                let scope = LedgerScope(environment: .production, testSigned: test)
-                let s = try db.statement("""
-                    SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = ?2 AND notification_uuid = ?3
-                    AND notification_uuid IS NOT NULL AND store_kind = 'play-notification'
-                    """)
-                defer { s.reset() }
-                s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: key)
-                if try s.step() { return scope }
-            }
-            return nil
-        }
     }
 
     /// Pages of Google's voided purchases list read for one push (a forged event time can widen
@@ -152,20 +100,6 @@ extension Ledger {
                               answeredMs: Clock.nowMilliseconds())
         case let .failure(failure):
             throw failure.error("asking Google about the purchase")
-        }
-    }
-
-    /// Marks the item's transactions (`order`: only that order's; nil: all) revoked at `at`.
-    func revoke(_ item: inout PendingItem, order: String?, at: Int64) {
-        item.transactions = item.transactions.map { (v, text) in
-            var v = v
-            let id = v.transactionID
-            if order == nil || id == order || id.hasPrefix((order ?? "") + "/") {
-                v.revocationMs = min(at, v.signedMs)
-                v.revocationReason = .other
-                v.sale.refund = .full
-            }
-            return (v, text)
         }
     }
 }
