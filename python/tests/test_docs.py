@@ -311,6 +311,27 @@ def test_the_readme_lists_every_header():
     assert sorted(listed.group(1).split(",")) == sorted(p.stem for p in (REPO_ROOT / "include" / "gatekit").glob("*.h"))
 
 
+#: A store named in code: its name, its company, or its kit (a font's "-apple-system" is not one).
+STORE_NAME = re.compile(r"(?i)(?<![-\w])(play|google|apple|app ?store|storekit)")
+
+
+def test_the_ledger_core_names_no_store():
+    """Architecture IV: a store is a value the core asks, never a branch it takes. The ledger's
+    code outside its adapters (Sources/GateKitCore/Ledger/Adapters/: each store's facts, kinds,
+    mapping and migrations, and the one list of them) names no store; comments may."""
+    core = REPO_ROOT / "Sources" / "GateKitCore" / "Ledger"
+    found = []
+    for path in sorted(core.rglob("*.swift")):
+        if "Adapters" in path.relative_to(core).parts:
+            continue
+        for number, line in enumerate(path.read_text().split("\n"), 1):
+            code = line.split("//", 1)[0]
+            if STORE_NAME.search(code):
+                found.append(f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()}")
+    assert found == [], "\n".join(found)
+    assert {p.name for p in (core / "Adapters").iterdir()} >= {"Apple", "Play", "Registry.swift"}
+
+
 def test_the_layer_map_is_package_swift():
     """docs/ARCHITECTURE.md's layer block is each core target and its dependencies as
     Package.swift declares them: an import added there and not drawn fails here."""

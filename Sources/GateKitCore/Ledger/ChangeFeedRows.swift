@@ -242,7 +242,7 @@ enum ChangeFeedRows {
         s.bind(1, now).bind(2, Int64(limit))
         var out: [(LedgerScope, String)] = []
         while try s.step() {
-            guard let environment = AppStoreEnvironment(rawValue: s.text(0) ?? "") else {
+            guard let environment = LedgerEnvironment(rawValue: s.text(0) ?? "") else {
                 throw GateKitError(.ECORRUPT, "ledger_answers names the environment \(Quoted.text(s.text(0) ?? ""))")
             }
             out.append((LedgerScope(environment: environment, testSigned: s.int64(1) == 1), s.text(2) ?? ""))

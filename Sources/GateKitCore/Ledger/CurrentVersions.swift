@@ -50,7 +50,7 @@ public struct CurrentVersions: Sendable {
             while end < transactions.count && transactions[end].originalTransactionID == original {
                 let t = transactions[end]
                 if t.productType == .autoRenewable {
-                    let lane = t.store == .play ? t.groupID : nil
+                    let lane = t.store.rules.lineItemsAreLanes ? t.groupID : nil
                     if t.isUpgraded {
                         if bestUpgraded[lane].map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true { bestUpgraded[lane] = end }
                     } else if best[lane].map({ LedgerView.purchasedBefore(transactions[$0], t) }) ?? true {

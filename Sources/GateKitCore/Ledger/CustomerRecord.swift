@@ -42,7 +42,7 @@ public struct CustomerRecord: Sendable {
         }
         // A Play purchase's revocation is kept though newer answers do not repeat it (`current`).
         var revoked: [String: TransactionVersion] = [:]
-        for t in transactions where t.store == .play && t.revocationMs != nil {
+        for t in transactions where t.store.rules.revocationsStay && t.revocationMs != nil {
             if revoked[t.versionKey].map({ (t.revocationMs ?? .max) < ($0.revocationMs ?? .max) }) ?? true { revoked[t.versionKey] = t }
         }
         for t in revoked.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.signedMs != t.signedMs {
@@ -83,7 +83,7 @@ public struct CustomerRecord: Sendable {
                 tokens[t.originalTransactionID] = t
             }
             let key = t.versionKey
-            if t.store == .play, let r = t.revocationMs, revokedAt[key].map({ r < $0.revocationMs ?? .max }) ?? true { revokedAt[key] = t }
+            if t.store.rules.revocationsStay, let r = t.revocationMs, revokedAt[key].map({ r < $0.revocationMs ?? .max }) ?? true { revokedAt[key] = t }
             if let seen = current[key], !t.isNewer(than: seen) { continue }
             current[key] = t
         }
@@ -92,10 +92,10 @@ public struct CustomerRecord: Sendable {
         // A Play purchase's state is the token's, not an item's: an item the newest answer no
         // longer carries (a deferred plan change's placeholder) reads the state Google gave last.
         var tokenStates: [String: TransactionVersion] = [:]
-        for t in current.values where t.store == .play && t.storeState != nil {
+        for t in current.values where t.store.rules.statesAreThePurchases && t.storeState != nil {
             if tokenStates[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true { tokenStates[t.originalTransactionID] = t }
         }
-        for (key, t) in current where t.store == .play {
+        for (key, t) in current where t.store.rules.statesAreThePurchases {
             if let newest = tokenStates[t.originalTransactionID], newest.signedMs > t.signedMs { current[key]?.storeState = newest.storeState }
         }
         for (key, r) in revokedAt where current[key]?.revocationMs == nil {
@@ -105,9 +105,9 @@ public struct CustomerRecord: Sendable {
         }
         // A subscription another one replaced (a Play token chain: plan change, re-signup,
         // top-up) is superseded while a replacing version is the newest known: never counted twice.
-        let replaced = CustomerRecord.replacedTokens(current.values.filter { $0.store == .play })
+        let replaced = CustomerRecord.replacedTokens(current.values.filter { $0.store.rules.purchasesReplaceOthers })
         if !replaced.isEmpty {
-            for (id, t) in current where t.store == .play && replaced.contains(Array(t.originalTransactionID.utf8)) {
+            for (id, t) in current where t.store.rules.purchasesReplaceOthers && replaced.contains(Array(t.originalTransactionID.utf8)) {
                 current[id]?.isUpgraded = true
             }
         }

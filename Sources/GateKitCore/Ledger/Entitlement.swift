@@ -75,8 +75,8 @@ public struct Entitlement: Sendable, Equatable {
     public var stale = false
     /// For `unknownName`: the catalog's name nearest to the one asked about, if one is close.
     public var didYouMean: String?
-    /// The store that sold the deciding purchase.
-    public var store: PurchaseStore = .appStore
+    /// The store that sold the deciding purchase (nil without one).
+    public var store: PurchaseStore?
     /// The store's own state name for it, as the store said it (Play's subscriptionState).
     public var storeState: String?
     /// False when the store still waits for the purchase to be acknowledged (Play refunds it
@@ -115,7 +115,7 @@ public struct Entitlement: Sendable, Equatable {
         add("status", status?.rawValue)
         if productID != nil {
             members.append(("familyShared", .bool(familyShared)))
-            members.append(("store", .string(store.rawValue)))
+            if let store { members.append(("store", .string(store.name))) }
         }
         add("storeState", storeState)
         if let acknowledged { members.append(("acknowledged", .bool(acknowledged))) }

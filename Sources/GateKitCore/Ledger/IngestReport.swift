@@ -22,52 +22,40 @@ public struct IngestReport: Sendable {
         }
     }
 
-    /// What was ingested. Apple's kinds are the ledger_items.kind numbers; Google Play's are
-    /// kept in ledger_items.store_kind beside the nearest released number (the column's CHECK
-    /// allows only 1-5).
-    public enum Kind: Int64, Sendable {
-        case notification = 1, transaction = 2, renewalInfo = 3, receipt = 4, appTransaction = 5
-        /// What the Play Developer API answered for a subscription or a one-time product, and
-        /// an RTDN with the answer it led the ledger to ask for.
-        case playSubscription = 6, playProduct = 7, playNotification = 8
-
-        public var name: String {
-            switch self {
-            case .notification: "notification"
-            case .transaction: "transaction"
-            case .renewalInfo: "renewal-info"
-            case .receipt: "receipt"
-            case .appTransaction: "app-transaction"
-            case .playSubscription: "play-subscription"
-            case .playProduct: "play-product"
-            case .playNotification: "play-notification"
-            }
-        }
-
+    /// What was ingested: each store's adapter declares its kinds (Ledger/Adapters/). Stable
+    /// numbers (`rawValue`) and names; the first store's are `ledger_items.kind` (1-5), a later
+    /// store's are kept in `ledger_items.store_kind` beside the nearest released number.
+    public struct Kind: Sendable, Hashable {
+        public let rawValue: Int64
+        public let name: String
+        /// The store whose data it is.
+        public let store: PurchaseStore
         /// `ledger_items.kind`.
-        var storedKind: Int64 {
-            switch self {
-            case .playSubscription, .playProduct: Kind.transaction.rawValue
-            case .playNotification: Kind.notification.rawValue
-            default: rawValue
-            }
+        package let storedKind: Int64
+
+        package init(rawValue: Int64, name: String, store: PurchaseStore, storedKind: Int64? = nil) {
+            self.rawValue = rawValue
+            self.name = name
+            self.store = store
+            self.storedKind = storedKind ?? rawValue
         }
 
-        /// `ledger_items.store_kind`: nil for Apple's.
-        var storeKind: String? { rawValue > 5 ? name : nil }
+        public static func == (a: Kind, b: Kind) -> Bool { a.rawValue == b.rawValue }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+        /// `ledger_items.store_kind`: nil for the kinds `ledger_items.kind` names itself.
+        var storeKind: String? { storedKind == rawValue ? nil : name }
+
+        public init?(rawValue: Int64) {
+            guard let found = Kind.known.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = found
+        }
 
         init?(stored kind: Int64, storeKind: String?) {
-            switch storeKind {
-            case nil: self.init(rawValue: kind)
-            case "play-subscription"?: self = .playSubscription
-            case "play-product"?: self = .playProduct
-            case "play-notification"?: self = .playNotification
-            default: return nil
-            }
+            guard let found = Kind.known.first(where: { storeKind == nil ? $0.rawValue == kind && $0.storeKind == nil : $0.name == storeKind })
+            else { return nil }
+            self = found
         }
-
-        /// The store whose data it is.
-        public var store: PurchaseStore { rawValue > 5 ? .play : .appStore }
     }
 
     public struct StatusChange: Sendable, Equatable {
@@ -103,7 +91,7 @@ public struct IngestReport: Sendable {
         var members: [(String, JSONValue)] = [
             ("version", .number(JSONDocument.version)), ("outcome", .string(outcome.name)), ("kind", .string(kind.name)),
             ("environment", .string(scope.environment)), ("testSigned", .bool(scope.testSigned)), ("identity", .string(identity)),
-            ("store", .string(kind.store.rawValue)),
+            ("store", .string(kind.store.name)),
         ]
         if let acknowledged { members.append(("acknowledged", .bool(acknowledged))) }
         if let notificationType { members.append(("notificationType", .string(notificationType))) }

@@ -38,7 +38,7 @@ extension Ledger {
 
     private static func subject(_ environment: String, _ customer: String) -> String { "ledger-account/\(environment)/\(customer)" }
 
-    public func link(appUserID: String, customer: String, environment: AppStoreEnvironment) throws(GateKitError) -> LinkOutcome {
+    public func link(appUserID: String, customer: String, environment: LedgerEnvironment) throws(GateKitError) -> LinkOutcome {
         try Ledger.validate(appUserID: appUserID)
         let name = try Ledger.linkedName(customer)
         let env = environment.rawValue
@@ -66,7 +66,7 @@ extension Ledger {
     }
 
     /// True when the link existed (and now does not).
-    public func unlink(appUserID: String, customer: String, environment: AppStoreEnvironment) throws(GateKitError) -> Bool {
+    public func unlink(appUserID: String, customer: String, environment: LedgerEnvironment) throws(GateKitError) -> Bool {
         try Ledger.validate(appUserID: appUserID)
         let name = try Ledger.linkedName(customer)
         let env = environment.rawValue
@@ -82,7 +82,7 @@ extension Ledger {
     /// The links in effect at the instant, and every change, of an app account and/or a
     /// customer (nil: any): {"version":1,"links":[{"appUserId","customer","since"}],
     /// "changes":[{"appUserId","customer","linked","at","cause"}]}.
-    public func linksJSON(appUserID: String?, customer: String?, environment: AppStoreEnvironment, at instant: LedgerInstant) throws(GateKitError) -> String {
+    public func linksJSON(appUserID: String?, customer: String?, environment: LedgerEnvironment, at instant: LedgerInstant) throws(GateKitError) -> String {
         if let appUserID { try Ledger.validate(appUserID: appUserID) }
         let name = try customer.map { (c) throws(GateKitError) in try Ledger.linkedName(c) }
         let changes = try store.read { (db) throws(GateKitError) in

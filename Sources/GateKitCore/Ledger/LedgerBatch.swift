@@ -1,34 +1,10 @@
-import GateKitJWS
 import GateKitStore
 import GateKitSupport
 
 /// Several items at once: verified on helper threads, then recorded in one durable transaction
-/// (a backlog, a page of Apple's history), in input order.
+/// (a backlog, a page of a store's history), in input order. Each adapter feeds it its own items
+/// (`Adapters/Apple/AppleBatch.swift`, `Adapters/Play/PlayBatch.swift`).
 extension Ledger {
-    /// Several signed items of one kind, each verified as the single-item functions do (on
-    /// every core: verification is most of an item's cost), then recorded together in one
-    /// durable transaction (one fsync for all: what a backlog or a page
-    /// of the App Store Server API's transaction history wants). An item that fails
-    /// verification is reported in its place and skipped; a store failure records none.
-    public func ingestBatch(_ texts: [UnsafeRawBufferPointer], kind: JWSVerifier.Kind, options: JWSOptions) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
-        guard kind != .realtimeRequest else { throw .invalid("realtime requests are not ledger data (they carry no purchase)") }
-        return try verifyAndRecord(texts.count, alongside: .subjects([]), { (i) throws(GateKitError) in
-            try self.pendingItem(texts[i], kind: kind, options: options)
-        }, { (_) throws(GateKitError) in }).reports
-    }
-
-    /// Signed items of any kinds, each verified as the single-item functions do, recorded in one
-    /// durable transaction together with `alongside` (a sync's checkpoint, in the same commit:
-    /// both or neither). `scope` names what `alongside` reads to decide what it writes. Every
-    /// item is verified before the write begins, on either backend: what a server sent is
-    /// untrusted, and verifying it must not hold other writers off.
-    package func ingestTogether<T>(_ items: [(text: [UInt8], kind: JWSVerifier.Kind)], options: JWSOptions, alongside scope: WriteScope,
-                                   _ alongside: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> (reports: [Result<IngestReport, GateKitError>], alongside: T) {
-        try verifyAndRecord(items.count, alongside: scope, allBeforeWrite: true, { (i) throws(GateKitError) in
-            try self.pendingItem(items[i].text, kind: items[i].kind, options: options)
-        }, alongside)
-    }
-
     /// `count` items verified by `verify` on helper threads (`WorkAhead`) and recorded together
     /// (`record`) — off the thread that forked, in a forked process (`FreshThread`).
     func verifyAndRecord<T>(_ count: Int, alongside scope: WriteScope, allBeforeWrite: Bool = false,
@@ -57,7 +33,7 @@ extension Ledger {
             return item
         }
         // What the write needs before it begins: the bundle binding (its own commit, only once
-        // an item verified for that bundle: a batch is of one app, `ingestPlayBatch` checks its
+        // an item verified for that bundle: a batch is of one app, each adapter's batch checks its
         // own) and, on PostgreSQL, every item.
         var ahead: [PendingItem] = []
         for i in 0..<count {
@@ -91,19 +67,5 @@ extension Ledger {
             try state.finish(db)
             return (out, result)
         }
-    }
-
-    /// Several Play answers (subscriptions or one-time products) of one package, each checked
-    /// and read as the single-answer functions do, recorded in one durable transaction. An
-    /// answer that is refused is reported in its place and skipped; a store failure records none.
-    public func ingestPlayBatch(_ answers: [(answer: PlayAnswer, isSubscription: Bool)]) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
-        guard let package = answers.first?.answer.packageName else { return [] }
-        guard answers.allSatisfy({ $0.answer.packageName == package }) else {
-            throw .invalid("a batch of Play answers is of one package; these name several")
-        }
-        return try verifyAndRecord(answers.count, alongside: .subjects([]), { (i) throws(GateKitError) in
-            let (answer, isSubscription) = answers[i]
-            return isSubscription ? try self.pendingPlaySubscription(answer, kind: .playSubscription) : try self.pendingPlayProduct(answer, kind: .playProduct)
-        }, { (_) throws(GateKitError) in }).reports
     }
 }

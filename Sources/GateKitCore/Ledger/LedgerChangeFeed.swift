@@ -84,7 +84,7 @@ extension Ledger {
                                               ("testSigned", .bool(s.int64(2) == 1)), ("originalTransactionId", .string(s.text(3) ?? ""))]
         if let token = s.text(12) { members.append(("appAccountToken", .string(token))) }
         members.append(("appUserIds", users))
-        members.append(("store", .string(PurchaseStore(stored: s.text(15)).rawValue)))
+        members.append(("store", .string(PurchaseStore(stored: s.text(15)).name)))
         members.append(("productId", .string(product)))
         if let names = catalogs.catalog(at: at).product(product)?.entitlements, !names.isEmpty {
             members.append(("entitlements", .array(names.map { .string($0) })))

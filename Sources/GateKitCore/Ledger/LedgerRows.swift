@@ -60,8 +60,8 @@ enum LedgerRows {
 
     /// The compactable transaction rows of subscription ?3 (?1 environment, ?2 test flag), as
     /// the CTE `kept`: each transaction's newest-signed rows (ties kept: Swift breaks them by
-    /// identity), the subscription's newest-signed token-carrying rows, and each Play purchase's
-    /// earliest revocation (a version without a group takes its product's, `ledger_products`,
+    /// identity), the subscription's newest-signed token-carrying rows, and the earliest
+    /// revocation of each purchase whose store's revocations stay (a version without a group takes its product's, `ledger_products`,
     /// as every read does). Every step is an index seek: the transactions are walked one by one
     /// from `ledger_transactions_by_original` (`held`), their versions never read. PostgreSQL
     /// walks through LATERAL joins, which fix the order of the seeks whatever its statistics
@@ -69,6 +69,7 @@ enum LedgerRows {
     private static func compactableKept(_ dialect: SQLDialect) -> String {
         let own = { (a: String) in "\(a)environment = ?1 AND \(a)test_signed = ?2 AND \(a)original_transaction_id = ?3" }
         let columns = transactionColumns.split(separator: ",").map { "t." + $0.filter { !$0.isWhitespace } }.joined(separator: ", ")
+        let staying = PurchaseStore.codes { $0.revocationsStay }
         let walk: String
         if dialect == .postgresql {
             walk = """
@@ -103,9 +104,9 @@ enum LedgerRows {
                 SELECT \(columns) FROM ledger_transactions t WHERE \(own("t.")) AND t.app_account_token IS NOT NULL \
                 AND t.signed_ms = (SELECT max(k.signed_ms) FROM ledger_transactions k WHERE \(own("k.")) AND k.app_account_token IS NOT NULL)
                 UNION ALL
-                SELECT \(columns) FROM ledger_transactions t WHERE \(own("t.")) AND t.store = 'play' \
+                SELECT \(columns) FROM ledger_transactions t WHERE \(own("t.")) AND t.store IN (\(staying)) \
                 AND t.revocation_ms IS NOT NULL AND t.revocation_ms = (SELECT min(r.revocation_ms) FROM ledger_transactions r \
-                WHERE \(own("r.")) AND r.store = 'play' AND r.revocation_ms IS NOT NULL AND r.transaction_id = t.transaction_id))
+                WHERE \(own("r.")) AND r.store IN (\(staying)) AND r.revocation_ms IS NOT NULL AND r.transaction_id = t.transaction_id))
             """
     }
 
@@ -139,20 +140,20 @@ enum LedgerRows {
         try record(db, customer: .originalTransactionID(original), scope: scope, versions: .compactable, copy: copy).compacted()
     }
 
-    /// Most subscriptions a record follows through replacements (a Play token chain is one
-    /// subscription: a plan change, re-signup or top-up makes a new token naming the old).
+    /// Most subscriptions a record follows through replacements (a chain is one subscription:
+    /// a plan change, re-signup or top-up made a new purchase naming the old).
     static let maximumChain = 64
 
     /// Adds the versions of every subscription that replaced one of the record's, transitively
     /// (bounded): a question about an old token answers from its chain, and recording an old
-    /// token sees that it was superseded. Apple's ids (all digits) are never replaced this way:
-    /// no read for them.
+    /// token sees that it was superseded. Only the subscriptions of a store whose purchases
+    /// replace others are followed (`PurchaseStore.Rules.purchasesReplaceOthers`).
     private static func addReplacements(_ db: any DatabaseConnection, _ record: inout CustomerRecord, customer: LedgerCustomer,
                                         scope: LedgerScope, versions: Versions) throws(GateKitError) {
         var known = Set(record.transactions.map { Array($0.originalTransactionID.utf8) })
-        var frontier = record.transactions.map(\.originalTransactionID)
+        var frontier = record.transactions.filter { $0.store.rules.purchasesReplaceOthers }.map(\.originalTransactionID)
+        // An id the ledger holds no version of may still be one a later purchase replaced.
         if case let .originalTransactionID(original) = customer, known.insert(Array(original.utf8)).inserted { frontier.append(original) }
-        frontier = frontier.filter { !$0.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
         var followed = 0
         var seen = Set<[UInt8]>()
         while let original = frontier.popLast() {

@@ -4,7 +4,8 @@ import GateKitStore
 /// when its signed text is its item's own (a transaction or renewal info ingested alone) or
 /// when it has none (a receipt purchase). Items, versions, subjects and status changes are
 /// append-only; the products table only ever gains rows. No AUTOINCREMENT on SQLite: rows are
-/// never deleted, so ids only grow, without a sqlite_sequence write per insert.
+/// never deleted, so ids only grow, without a sqlite_sequence write per insert. A store's own
+/// migrations live with its adapter (`Adapters/Play/PlaySchema.swift`).
 package enum LedgerSchema {
     static let appendOnlyTables = ["ledger_jws_headers", "ledger_items", "ledger_transactions", "ledger_renewals", "ledger_item_subjects", "ledger_status_changes"]
 
@@ -403,28 +404,20 @@ package enum LedgerSchema {
         .index("ledger_metric_paid_by_original", on: "ledger_metric_paid", ["environment", "test_signed", "original_transaction_id"]),
     ]) + rebuiltRollup
 
-    /// Migration 20: the Play purchase tokens in token order, so a Play sync's refresh pages
-    /// through them (`playTokensToRefresh`) instead of reading every production row of the
-    /// ledger's App Store purchases for each page.
-    package static let playTokens = Migration([
-        .index("ledger_transactions_by_play_token", on: "ledger_transactions", ["environment", "original_transaction_id", "test_signed"],
-               where: "store = 'play'"),
-    ])
-
     /// Migration 22: recording a version reads only the versions it can keep
     /// (`LedgerRows.compactedRecord`) by index seeks: each transaction's newest (its versions in
     /// signing order under the subscription's: the index by subscription gains two columns
     /// rather than a second index beside it), the subscription's newest token-carrying version,
-    /// and a Play purchase's earliest revocation (an index of the few revoked rows).
+    /// and a purchase's earliest revocation (an index of the few revoked rows).
     package static let compactedReads = Migration([
         .dropIndex("ledger_transactions_by_original"),
         .index("ledger_transactions_by_original", on: "ledger_transactions",
                ["environment", "test_signed", "original_transaction_id", "transaction_id", "signed_ms"]),
         .index("ledger_transactions_tokened", on: "ledger_transactions", ["environment", "test_signed", "original_transaction_id", "signed_ms"],
                where: "app_account_token IS NOT NULL"),
-        .index("ledger_transactions_play_revoked", on: "ledger_transactions",
+        .index("ledger_transactions_revoked", on: "ledger_transactions",
                ["environment", "test_signed", "original_transaction_id", "transaction_id", "revocation_ms"],
-               where: "store = 'play' AND revocation_ms IS NOT NULL"),
+               where: "revocation_ms IS NOT NULL"),
     ])
 
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
@@ -432,42 +425,4 @@ package enum LedgerSchema {
     package static let pauses = Migration([
         .addColumn("ledger_renewals", Column("paused_until_ms", .integer)),
     ])
-
-    /// Migration 15: Google Play beside the App Store (docs/ledger.md, "Google Play"). Each
-    /// version names its store (NULL: the App Store), the subscription it replaced (a token
-    /// chain), whether it awaits payment, whether it was acknowledged, and the store's own state
-    /// name; an item names its Play kind (its `kind` column keeps the released 1-5). Status
-    /// changes gain Play's statuses (paused, pending): SQLite cannot alter a CHECK, so that table
-    /// is rebuilt with its rows, index and append-only triggers; PostgreSQL replaces the checks.
-    package static let play = Migration([
-        .addColumn("ledger_transactions", Column("store", .text, check: "store IN ('play')")),
-        .addColumn("ledger_transactions", Column("replaces", .text)),
-        .addColumn("ledger_transactions", Column("pending", .integer, check: "pending IN (0, 1)")),
-        .addColumn("ledger_transactions", Column("acknowledged", .integer, check: "acknowledged IN (0, 1)")),
-        .addColumn("ledger_transactions", Column("store_state", .text)),
-        .index("ledger_transactions_by_replaced", on: "ledger_transactions", ["environment", "test_signed", "replaces"], where: "replaces IS NOT NULL"),
-        .addColumn("ledger_items", Column("store_kind", .text, check: "store_kind IN ('play-subscription', 'play-product', 'play-notification')")),
-    ]) + Migration(sqlite: """
-        CREATE TABLE ledger_status_changes_rebuilt(
-            id INTEGER PRIMARY KEY,
-            environment TEXT NOT NULL,
-            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
-            original_transaction_id TEXT NOT NULL,
-            group_id TEXT,
-            from_status INTEGER CHECK (from_status BETWEEN 1 AND 7),
-            to_status INTEGER NOT NULL CHECK (to_status BETWEEN 1 AND 7),
-            item_id INTEGER NOT NULL REFERENCES ledger_items(id),
-            at_ms INTEGER NOT NULL
-        );
-        INSERT INTO ledger_status_changes_rebuilt SELECT id, environment, test_signed, original_transaction_id, group_id,
-            from_status, to_status, item_id, at_ms FROM ledger_status_changes;
-        DROP TABLE ledger_status_changes;
-        ALTER TABLE ledger_status_changes_rebuilt RENAME TO ledger_status_changes;
-        CREATE INDEX ledger_status_changes_by_original ON ledger_status_changes(environment, test_signed, original_transaction_id, id);
-        """ + DDL.sqliteAppendOnly("ledger_status_changes"), postgres: """
-        ALTER TABLE ledger_status_changes DROP CONSTRAINT ledger_status_changes_from_status_check,
-            DROP CONSTRAINT ledger_status_changes_to_status_check,
-            ADD CONSTRAINT ledger_status_changes_from_status_check CHECK (from_status BETWEEN 1 AND 7),
-            ADD CONSTRAINT ledger_status_changes_to_status_check CHECK (to_status BETWEEN 1 AND 7);
-        """, tables: [])
 }

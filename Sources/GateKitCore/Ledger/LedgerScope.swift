@@ -7,7 +7,7 @@ public struct LedgerScope: Hashable, Sendable {
     public let environment: String
     public let testSigned: Bool
 
-    public init(environment: AppStoreEnvironment, testSigned: Bool) {
+    public init(environment: LedgerEnvironment, testSigned: Bool) {
         self.environment = environment.rawValue
         self.testSigned = testSigned
     }

@@ -143,7 +143,7 @@ public struct LedgerView: Sendable {
         guard let purchase = s.latest.purchaseMs, purchase > at else { return s }
         var best: TransactionVersion?
         for t in current.transactions where t.originalTransactionID == s.originalTransactionID && t.productType == .autoRenewable
-            && (t.purchaseMs ?? .min) <= at && (t.store != .play || t.groupID == s.groupID) {
+            && (t.purchaseMs ?? .min) <= at && (!t.store.rules.lineItemsAreLanes || t.groupID == s.groupID) {
             if let b = best {  // as `CurrentVersions` picks: not upgraded first, then the latest purchase
                 let (kept, offered) = (b.isUpgraded ? 0 : 1, t.isUpgraded ? 0 : 1)
                 if kept > offered || (kept == offered && !LedgerView.purchasedBefore(b, t)) { continue }

@@ -60,7 +60,7 @@ struct LedgerWrites {
             .text(v.appAccountToken), .text(v.productID), .text(v.groupID), .integer(v.productType.rawValue),
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
             .integer(v.revocationMs), .integer(v.revocationReason?.rawValue), .integer(v.isUpgraded ? 1 : 0), .integer(v.offer?.rawValue),
-            .integer(v.signedMs), .text(v.identity), .text(v.store.stored), .text(v.replaces), .integer(v.isPending ? 1 : nil),
+            .integer(v.signedMs), .text(v.identity), .text(v.store.code), .text(v.replaces), .integer(v.isPending ? 1 : nil),
             .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .integer(item), .integer(header), .text(body),
         ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {

@@ -57,7 +57,7 @@ extension Ledger {
             IngestReport(outcome: outcome, kind: kind, scope: scope, identity: identity, notificationType: notificationType,
                          subtype: subtype, notificationUUID: notificationUUID, originalTransactionIDs: originals,
                          appAccountToken: transactions.lazy.compactMap(\.0.appAccountToken).first, statusChanges: changes,
-                         subject: kind.store == .play ? transactions.first?.0.originalTransactionID : nil,
+                         subject: kind.store.rules.reportsSubject ? transactions.first?.0.originalTransactionID : nil,
                          acknowledged: transactions.lazy.compactMap(\.0.acknowledged).min { !$0 && $1 })
         }
     }

@@ -1,6 +1,6 @@
 /// What kind of product a purchase is for — one-time (non-consumable), consumable,
 /// non-renewing or auto-renewable: it decides how the purchase entitles. Stores map their own
-/// names to it (Apple's: `Ledger/Apple/AppleProductType.swift`).
+/// names to it (Apple's: `Ledger/Adapters/Apple/AppleProductType.swift`).
 public enum ProductType: Int64, Sendable {
     case unknown = 0
     case autoRenewable = 1

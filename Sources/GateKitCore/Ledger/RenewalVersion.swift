@@ -1,6 +1,6 @@
 /// One signed version of a subscription's renewal intent (per subscription: its original
 /// transaction id), in the ledger's model: whether and to what it renews, and the billing
-/// state after its period ends. Apple's renewal info maps to it in `Ledger/Apple/`.
+/// state after its period ends. Apple's renewal info maps to it in `Ledger/Adapters/Apple/`.
 public struct RenewalVersion: Sendable, Equatable {
     public var originalTransactionID: String
     public var productID: String?

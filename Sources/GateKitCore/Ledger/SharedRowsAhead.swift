@@ -70,8 +70,8 @@ extension Ledger {
     /// stays even if the item then fails (its data was verified for that bundle id).
     /// Google Play's package is bound the same way, under its own key: an app's App Store
     /// bundle id and Play package name often differ.
-    func bindBundle(_ bundleID: String, store: PurchaseStore = .appStore) throws(GateKitError) {
-        let key = store == .play ? "ledger_play_package" : "ledger_bundle_id"
+    func bindBundle(_ bundleID: String, store: PurchaseStore) throws(GateKitError) {
+        let key = store.appBinding
         if boundBundle.withLock({ $0[store] }) == bundleID { return }
         let bound = try self.store.write(.singleInsert) { (db) throws(GateKitError) -> String? in
             try db.statement("INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO NOTHING")
@@ -82,8 +82,7 @@ extension Ledger {
             return try read.step() ? read.text(0) : nil
         }
         guard bound == bundleID else {
-            let what = store == .play ? "Google Play package" : "app"
-            throw .invalid("this store's ledger holds the data of the \(what) \(Quoted.text(bound ?? "")); data for \(Quoted.text(bundleID)) is refused (one ledger per app: open a store with another app id)")
+            throw .invalid("this store's ledger holds the data of the \(store.appNoun) \(Quoted.text(bound ?? "")); data for \(Quoted.text(bundleID)) is refused (one ledger per app: open a store with another app id)")
         }
         boundBundle.withLock { $0[store] = bundleID }
     }

@@ -1,6 +1,6 @@
 /// One signed version of one purchase, as the ledger keeps it — the store-neutral model its
 /// rules decide on (a store's data is mapped to it by that store's adapter: Apple's in
-/// `Ledger/Apple/`): what decides entitlement, and which version it is. A store signs (or
+/// `Ledger/Adapters/Apple/`): what decides entitlement, and which version it is. A store signs (or
 /// answers) a purchase again when it is refunded, revoked, reinstated, upgraded away or
 /// extended; the newest `signedMs` is the truth.
 public struct TransactionVersion: Sendable, Equatable {
@@ -34,7 +34,8 @@ public struct TransactionVersion: Sendable, Equatable {
     /// read by entitlement answers.
     public var sale: Sale = .none
     /// The store that sold it.
-    public var store: PurchaseStore = .appStore
+    /// The store that sold it (the first store's when the adapter does not say: its rows carry no code).
+    public var store = PurchaseStore(stored: nil)
     /// The subscription (original transaction id) this one replaced, when the store makes a
     /// new one for a plan change, re-signup or top-up (Play's `linkedPurchaseToken`): the old
     /// one is superseded while this version is the newest known (`CustomerRecord.current`).
@@ -106,7 +107,7 @@ public struct TransactionVersion: Sendable, Equatable {
     /// environment; Play's order ids are not per token (a deferred replacement's new token
     /// carries the old order on its old item), so a Play purchase is its token's order.
     var versionKey: String {
-        store == .play ? originalTransactionID + "\u{0}" + transactionID : transactionID
+        store.rules.keysTransactionsByPurchase ? originalTransactionID + "\u{0}" + transactionID : transactionID
     }
 
     /// Newest signed wins; in the same millisecond the larger identity, so any arrival order

@@ -209,7 +209,7 @@ struct CustomerView {
             out += "<table id=\"answers\"><thead><tr><th scope=\"col\">Product or entitlement</th><th scope=\"col\">Entitled</th><th scope=\"col\">Store</th><th scope=\"col\">Why</th><th scope=\"col\">Until</th></tr></thead><tbody>\n"
             for (subject, answer) in answers {
                 let yes = answer.reason.entitles
-                let store = answer.productID == nil ? "" : answer.store.displayName
+                let store = answer.productID == nil ? "" : answer.store?.displayName ?? ""
                 out += "<tr><th scope=\"row\">\(HTML.escape(subject))</th><td class=\"text \(yes ? "yes" : "no")\">\(yes ? "yes" : "no")</td>"
                 out += "<td class=\"text\">\(store)</td>"
                 out += "<td class=\"text\">\(HTML.escape(CustomerView.why(answer)))</td><td class=\"text\">\(answer.untilMs.map { HTML.escape(HTML.date($0)) } ?? "")</td></tr>\n"
@@ -219,8 +219,10 @@ struct CustomerView {
         out += "</section>\n"
         for s in subscriptions {
             let id = ReportIDs.token(s.original)
-            // Google Play's are named as such (a purchase token); Apple's by original transaction id.
-            let store = s.versions.contains { $0.store == .play } ? "Google Play subscription" : "Subscription"
+            // A later store's are named with it (its ids are its own); the first store's, whose
+            // rows carry no store code, as the report always named them.
+            let named = s.versions.first { $0.store.code != nil }?.store
+            let store = named.map { "\($0.displayName) subscription" } ?? "Subscription"
             out += "<section aria-labelledby=\"s-\(id)\"><h2 id=\"s-\(id)\">\(store) \(HTML.escape(s.original))</h2>\n"
             if let life = s.life { out += "<figure>\n" + timeline(life, id: id, events: s.events()) + legend + "</figure>\n" }
             out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Events of subscription \(HTML.escape(s.original))\">"

@@ -23,14 +23,14 @@ extension Ledger {
     func storesSelling(_ scope: LedgerScope) throws(GateKitError) -> [PurchaseStore] {
         try store.read { (db) throws(GateKitError) -> [PurchaseStore] in
             var selling: [PurchaseStore] = []
-            for sold in PurchaseStore.allCases {
+            for sold in PurchaseStore.known {
                 let s = try db.statement("""
                     SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2
-                    AND \(sold.stored == nil ? "store IS NULL" : "store = ?3") LIMIT 1
+                    AND \(sold.code == nil ? "store IS NULL" : "store = ?3") LIMIT 1
                     """)
                 defer { s.reset() }
                 s.bind(1, text: scope.environment).bind(2, scope.testFlag)
-                if let stored = sold.stored { s.bind(3, text: stored) }
+                if let code = sold.code { s.bind(3, text: code) }
                 if try s.step() { selling.append(sold) }
             }
             return selling
@@ -193,7 +193,7 @@ struct AppView {
         out += "</tr></thead><tbody>\n"
         for key in split.series.keys.compactMap({ $0 }).sorted() {
             guard let series = split.series[key] else { continue }
-            out += "<tr><th scope=\"row\">\(HTML.escape(PurchaseStore(rawValue: key)?.displayName ?? key))</th><td>\(at(split.levels(series, .activeSubscriptions)))</td>"
+            out += "<tr><th scope=\"row\">\(HTML.escape(PurchaseStore(name: key)?.displayName ?? key))</th><td>\(at(split.levels(series, .activeSubscriptions)))</td>"
             out += "<td>\(at(split.levels(series, .activeTrials)))</td><td>\(at(split.levels(series, .inBillingRetry)))</td>"
             for currency in currencies {
                 let mrr = runningSum((series.mrr[currency] ?? []).dropLast())

@@ -74,7 +74,7 @@ extension MetricsSink {
         // Family Sharing pays nothing: the organizer's purchase carries the revenue. A Play
         // subscription's order is paid when its period begins (`add(_ life:)`), not at the
         // subscription's start its answer names.
-        if v.store == .play && v.productType == .autoRenewable { return }
+        if v.store.rules.periodsFollowEachOther && v.productType == .autoRenewable { return }
         if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency {
             if MetricsMoney.counts(price) { money(.revenue, price, currency: currency, at: at, v) } else { event(.pricesExcluded, at: at, v) }
         }
@@ -91,7 +91,7 @@ extension MetricsSink {
                 continue
             }
             if !p.trial, firstPaid == nil { firstPaid = p }
-            if v.store == .play, let price = v.sale.price, let currency = v.sale.currency {
+            if v.store.rules.periodsFollowEachOther, let price = v.sale.price, let currency = v.sale.currency {
                 if MetricsMoney.counts(price) { money(.revenue, price, currency: currency, at: p.start, v) } else { event(.pricesExcluded, at: p.start, v) }
             }
             switch p.began {

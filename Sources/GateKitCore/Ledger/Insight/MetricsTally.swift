@@ -223,7 +223,7 @@ struct MetricsTally: MetricsSink {
     /// `store`: nil from the day roll-up, which a split by store never reads (`metricsTally`).
     func keys(product: String, group: String?, storefront: String?, currency: String?, store: PurchaseStore? = nil) -> [String?] {
         switch request.dimension {
-        case .store: return [store?.rawValue]
+        case .store: return [store?.name]
         case .all: return MetricsTally.whole
         case .product: return [product]
         case .group: return [group]

@@ -140,7 +140,7 @@ struct SubscriptionLife {
     /// purchase date; Google answers a subscription's start, not each order's: a Play order's
     /// period begins where the token's previous order (by expiry) ended.
     static func periods(_ versions: [TransactionVersion]) -> [(Int64?, TransactionVersion)] {
-        guard versions.contains(where: { $0.store == .play }) else { return versions.map { ($0.purchaseMs, $0) } }
+        guard versions.contains(where: { $0.store.rules.periodsFollowEachOther }) else { return versions.map { ($0.purchaseMs, $0) } }
         let byExpiry = versions.sorted { ($0.expiresMs ?? .min, $0.transactionID) < ($1.expiresMs ?? .min, $1.transactionID) }
         var previousEnd: Int64?
         return byExpiry.map { v in
