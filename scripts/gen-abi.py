@@ -41,6 +41,7 @@ ENUM_BLOCKS = [
     ("SyncOutcome", "ledger_sync.h", "/* What ledger_sync_notifications did", "GATEKIT_LEDGER_SYNC_", None),
     ("SubscriptionNotificationType", "play.h", "/* Google's subscription notification types", "GATEKIT_PLAY_SUBSCRIPTION_", None),
     ("OneTimeProductNotificationType", "play.h", "/* Google's one-time product notification types", "GATEKIT_PLAY_ONE_TIME_PRODUCT_", None),
+    ("PlayResource", "play.h", "/* The Play Developer API's purchase resources", "GATEKIT_PLAY_RESOURCE_", None),
 ]
 
 

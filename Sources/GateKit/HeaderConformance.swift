@@ -174,6 +174,7 @@ func headerConformance() {
     exactly(playProductConsume, as: type(of: play_product_consume))
     exactly(playProductGet, as: type(of: play_product_get))
     exactly(playProductGetV2, as: type(of: play_product_get_v2))
+    exactly(playPurchaseIsTest, as: type(of: play_purchase_is_test))
     exactly(playPushOptionsInit, as: type(of: play_push_options_init))
     exactly(playPushVerifierFree, as: type(of: play_push_verifier_free))
     exactly(playPushVerifierNew, as: type(of: play_push_verifier_new))

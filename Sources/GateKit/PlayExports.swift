@@ -162,3 +162,18 @@ public func playOrdersBatchGet(_ out: OutString?, _ client: OpaquePointer?, _ id
         return try .ordersBatchGet(orderIDs: list)
     }
 }
+
+@c(play_purchase_is_test)
+public func playPurchaseIsTest(_ json: UnsafeRawPointer?, _ len: Int, _ resource: Int32) -> Int32 {
+    exportBoundary("play_purchase_is_test") { () throws(GateKitError) in
+        guard json != nil else { throw .invalid("json is NULL") }
+        guard let kind = PlayTestPurchase.Resource(rawValue: resource) else {
+            throw .invalid("resource \(resource) is not a GATEKIT_PLAY_RESOURCE_* value")
+        }
+        let bytes = try Arguments.buffer(json, len, "json")
+        guard bytes.count <= PlayReader.maximumLength else {  // refused before it is copied
+            throw GateKitError(.EPLAY_RESPONSE, "the \(kind.name) is \(bytes.count) bytes; at most \(PlayReader.maximumLength) are read")
+        }
+        return try PlayTestPurchase.isTest(json: Array(bytes), kind) ? 1 : 0
+    }
+}

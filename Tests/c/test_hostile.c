@@ -585,6 +585,7 @@ static int call_play_product_acknowledge(arg *a) {
 }
 static int call_play_product_consume(arg *a) { return free_outs(play_product_consume(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
 static int call_play_voided_purchases_list(arg *a) { return free_outs(play_voided_purchases_list(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
+static int call_play_purchase_is_test(arg *a) { return play_purchase_is_test(a[0].p, a[1].n, a[2].i); }
 static int call_play_order_get(arg *a) { return free_outs(play_order_get(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
 static int call_play_orders_batch_get(arg *a) {
     return free_outs(play_orders_batch_get(OS(a[0].p), PC(a[1].p), (const char *const *)a[2].p, a[3].n), a[0].p, NULL);
@@ -805,6 +806,7 @@ static const api_entry api[] = {
     {"play_product_consume", call_play_product_consume, {OPT_OUT, P_CLIENT, PRODUCT, STR, END}, 0},
     {"play_voided_purchases_list", call_play_voided_purchases_list, {OPT_OUT, P_CLIENT, OPT_JSON, END}, 0},
     {"play_order_get", call_play_order_get, {OPT_OUT, P_CLIENT, STR, END}, 0},
+    {"play_purchase_is_test", call_play_purchase_is_test, {DATA, LEN, INT, END}, 0},
     {"play_orders_batch_get", call_play_orders_batch_get, {OPT_OUT, P_CLIENT, IDS, ID_COUNT, END}, 0},
     {"play_push_options_init", call_play_push_options_init, {OPTS_INIT, INT, END}, 0},
     {"play_push_verifier_new", call_play_push_verifier_new, {OUT_PTR, PUSH_OPTIONS, END}, 0},

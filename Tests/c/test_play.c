@@ -250,9 +250,24 @@ static void test_key_files_another_user_could_replace(void) {
     rmdir(dir);
 }
 
+/* The test-purchase rule, as the Python models ask it (Architecture IV). */
+static void test_the_test_purchase_rule(void) {
+    const char *tester = "{\"kind\":\"androidpublisher#subscriptionPurchaseV2\",\"testPurchase\":{}}";
+    const char *sale = "{\"kind\":\"androidpublisher#subscriptionPurchaseV2\"}";
+    const char *v1 = "{\"kind\":\"androidpublisher#productPurchase\",\"purchaseType\":0}";
+    CHECK(play_purchase_is_test(tester, strlen(tester), GATEKIT_PLAY_RESOURCE_SUBSCRIPTION_V2) == 1);
+    CHECK(play_purchase_is_test(sale, strlen(sale), GATEKIT_PLAY_RESOURCE_SUBSCRIPTION_V2) == 0);
+    CHECK(play_purchase_is_test(v1, strlen(v1), GATEKIT_PLAY_RESOURCE_PRODUCT) == 1);
+    CHECK(play_purchase_is_test(v1, strlen(v1), GATEKIT_PLAY_RESOURCE_SUBSCRIPTION_V2) == GATEKIT_EPLAY_RESPONSE);
+    CHECK(strstr(gatekit_last_error(), "kind") != NULL);
+    CHECK(play_purchase_is_test(sale, strlen(sale), 9) == GATEKIT_EINVAL);
+    CHECK(play_purchase_is_test(NULL, 0, GATEKIT_PLAY_RESOURCE_PRODUCT) == GATEKIT_EINVAL);
+}
+
 int main(void) {
     test_push_verification_offline();
     test_key_files_another_user_could_replace();
+    test_the_test_purchase_rule();
     if (getenv("GATEKIT_TEST_PLAY_URL")) {
         test_the_api_against_the_standin();
     } else if (getenv("GATEKIT_REQUIRE_PLAY") && strcmp(getenv("GATEKIT_REQUIRE_PLAY"), "1") == 0) {

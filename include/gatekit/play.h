@@ -159,6 +159,19 @@ GATEKIT_API GATEKIT_WARN_UNUSED int play_orders_batch_get(char **out_json, gatek
 #define GATEKIT_PLAY_ONE_TIME_PRODUCT_PURCHASED 1
 #define GATEKIT_PLAY_ONE_TIME_PRODUCT_CANCELED  2
 
+/* The Play Developer API's purchase resources, for play_purchase_is_test. */
+#define GATEKIT_PLAY_RESOURCE_SUBSCRIPTION_V2 1  /* purchases.subscriptionsv2.get: SubscriptionPurchaseV2 */
+#define GATEKIT_PLAY_RESOURCE_PRODUCT_V2      2  /* purchases.productsv2.getproductpurchasev2: ProductPurchaseV2 */
+#define GATEKIT_PLAY_RESOURCE_PRODUCT         3  /* purchases.products.get: ProductPurchase */
+
+/* Since 0.3.0. Whether an answer of the Play Developer API (json, len bytes, the resource named
+ * by a GATEKIT_PLAY_RESOURCE_*) is a license tester's purchase, which is never a sale: 1 yes,
+ * 0 no, the rule the ledger applies (a SubscriptionPurchaseV2 with testPurchase, a
+ * ProductPurchaseV2 with testPurchaseContext, a ProductPurchase of purchaseType 0). Errors:
+ * GATEKIT_EINVAL (json NULL, an unknown resource), GATEKIT_EPLAY_RESPONSE (not that resource's
+ * JSON: not an object, a member of the wrong type, another kind). */
+GATEKIT_API GATEKIT_WARN_UNUSED int play_purchase_is_test(const void *json, size_t len, int resource);
+
 /* ---- RTDN push verification --------------------------------------------------------------
  *
  * A Pub/Sub push request is believed only when its Authorization header carries a valid

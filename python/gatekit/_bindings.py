@@ -211,6 +211,9 @@ GATEKIT_PLAY_SUBSCRIPTION_PENDING_PURCHASE_CANCELED = 20
 GATEKIT_PLAY_SUBSCRIPTION_PRICE_STEP_UP_CONSENT_UPDATED = 22
 GATEKIT_PLAY_ONE_TIME_PRODUCT_PURCHASED = 1
 GATEKIT_PLAY_ONE_TIME_PRODUCT_CANCELED = 2
+GATEKIT_PLAY_RESOURCE_SUBSCRIPTION_V2 = 1
+GATEKIT_PLAY_RESOURCE_PRODUCT_V2 = 2
+GATEKIT_PLAY_RESOURCE_PRODUCT = 3
 GATEKIT_PLAY_PUSH_OPTIONS_VERSION = 1
 GATEKIT_ERECEIPT_MALFORMED = -100
 GATEKIT_ERECEIPT_PAYLOAD = -101
@@ -721,6 +724,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'play_voided_purchases_list': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
     'play_order_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.c_char_p,),
     'play_orders_batch_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_play_client), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,),
+    'play_purchase_is_test': (ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,),
     'play_push_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_play_push_options), ctypes.c_uint,),
     'play_push_verifier_new': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_play_push_verifier)), ctypes.POINTER(gatekit_play_push_options),),
     'play_push_verifier_free': (None, ctypes.POINTER(gatekit_play_push_verifier),),
@@ -928,6 +932,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'play_voided_purchases_list': ('out_json', 'client', 'query_json', ),
     'play_order_get': ('out_json', 'client', 'order_id', ),
     'play_orders_batch_get': ('out_json', 'client', 'order_ids', 'count', ),
+    'play_purchase_is_test': ('json', 'len', 'resource', ),
     'play_push_options_init': ('options', 'version', ),
     'play_push_verifier_new': ('out', 'options', ),
     'play_push_verifier_free': ('verifier', ),
@@ -1134,6 +1139,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     play_voided_purchases_list: Callable[..., Any]
     play_order_get: Callable[..., Any]
     play_orders_batch_get: Callable[..., Any]
+    play_purchase_is_test: Callable[..., Any]
     play_push_options_init: Callable[..., Any]
     play_push_verifier_new: Callable[..., Any]
     play_push_verifier_free: Callable[..., Any]

@@ -5,7 +5,7 @@ modules of the package re-export them (gatekit.ledger.Reason, gatekit.permission
 from ._enum_rules import CategoryRules, ReasonRules, StateRules
 from ._named_enum import NamedIntEnum
 
-__all__ = ["Category", "Decision", "OneTimeProductNotificationType", "Outcome", "Reason", "State", "SubscriptionNotificationType", "SubscriptionStatus", "SyncOutcome"]
+__all__ = ["Category", "Decision", "OneTimeProductNotificationType", "Outcome", "PlayResource", "Reason", "State", "SubscriptionNotificationType", "SubscriptionStatus", "SyncOutcome"]
 
 
 class State(StateRules, NamedIntEnum):
@@ -122,3 +122,10 @@ class OneTimeProductNotificationType(NamedIntEnum):
     """GATEKIT_PLAY_ONE_TIME_PRODUCT_* (gatekit/play.h): Google's one-time product notification types (a oneTimeProductNotification's notificationType)."""
     PURCHASED = 1
     CANCELED = 2
+
+
+class PlayResource(NamedIntEnum):
+    """GATEKIT_PLAY_RESOURCE_* (gatekit/play.h): The Play Developer API's purchase resources, for play_purchase_is_test."""
+    SUBSCRIPTION_V2 = 1  # purchases.subscriptionsv2.get: SubscriptionPurchaseV2
+    PRODUCT_V2 = 2  # purchases.productsv2.getproductpurchasev2: ProductPurchaseV2
+    PRODUCT = 3  # purchases.products.get: ProductPurchase

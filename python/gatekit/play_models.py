@@ -11,8 +11,13 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import json
 from decimal import Decimal
 from typing import Any, Callable, Dict, Optional, Tuple, Type, TypeVar
+
+from . import _bindings
+from ._enums import PlayResource
+from .errors import check
 
 __all__ = [
     "AcknowledgementState", "AutoRenewingPlan", "CanceledStateContext", "ConsumptionState", "ExternalAccountIdentifiers",
@@ -395,8 +400,14 @@ class SubscriptionPurchaseV2(PlayModel):
 
     @property
     def is_test(self) -> bool:
-        """A license tester's purchase: never a sale."""
-        return bool(self.test_purchase)
+        """A license tester's purchase: never a sale (the ledger's rule, asked of the library)."""
+        return _is_test(self, PlayResource.SUBSCRIPTION_V2)
+
+
+def _is_test(model: PlayModel, resource: PlayResource) -> bool:
+    """play_purchase_is_test on the object as Google sent it: one rule, the library's."""
+    body = json.dumps(model.raw, separators=(",", ":")).encode()
+    return check(_bindings.play_purchase_is_test(body, len(body), resource)) == 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -420,7 +431,8 @@ class ProductPurchase(PlayModel):
 
     @property
     def is_test(self) -> bool:
-        return self.purchase_type == ProductPurchaseType.TEST
+        """A license tester's purchase: never a sale (the ledger's rule, asked of the library)."""
+        return _is_test(self, PlayResource.PRODUCT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -439,7 +451,8 @@ class ProductPurchaseV2(PlayModel):
 
     @property
     def is_test(self) -> bool:
-        return self.test_purchase_context is not None
+        """A license tester's purchase: never a sale (the ledger's rule, asked of the library)."""
+        return _is_test(self, PlayResource.PRODUCT_V2)
 
 
 @dataclasses.dataclass(frozen=True)

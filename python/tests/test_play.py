@@ -630,3 +630,23 @@ def test_the_rtdn_endpoint_example_verifies_then_asks_the_api(play, life, tmp_pa
         process.terminate()
         _, errors = process.communicate(timeout=10)
     assert "push acknowledged without a record" in errors and "410" in errors, errors
+
+
+def test_the_models_ask_the_library_whether_a_purchase_is_a_testers():
+    """Architecture IV: the test-purchase rule lives once, in the library (play_purchase_is_test,
+    what the ledger's mapping applies); each model asks it with the object Google sent, so an
+    answer of another resource is Google's malformed answer here as it is in the ledger."""
+    from gatekit.play import PlayResponseError
+    from gatekit.play_models import ProductPurchase, ProductPurchaseV2, SubscriptionPurchaseV2
+    subscription = {"kind": "androidpublisher#subscriptionPurchaseV2", "subscriptionState": "SUBSCRIPTION_STATE_ACTIVE"}
+    assert not SubscriptionPurchaseV2.from_json(subscription).is_test
+    assert SubscriptionPurchaseV2.from_json(dict(subscription, testPurchase={})).is_test
+    product = {"kind": "androidpublisher#productPurchase", "purchaseState": 0}
+    assert not ProductPurchase.from_json(dict(product, purchaseType=1)).is_test
+    assert not ProductPurchase.from_json(product).is_test, "no purchaseType: a real purchase"
+    assert ProductPurchase.from_json(dict(product, purchaseType=0)).is_test
+    v2 = {"kind": "androidpublisher#productPurchaseV2", "orderId": "GPA.1"}
+    assert not ProductPurchaseV2.from_json(v2).is_test
+    assert ProductPurchaseV2.from_json(dict(v2, testPurchaseContext={"fopType": "TEST"})).is_test
+    with pytest.raises(PlayResponseError, match="kind"):
+        _ = SubscriptionPurchaseV2.from_json(dict(subscription, kind="androidpublisher#productPurchase")).is_test

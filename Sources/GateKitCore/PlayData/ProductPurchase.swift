@@ -48,7 +48,7 @@ package struct ProductPurchase: Sendable, Equatable {
         }
         completedMs = try read.time("purchaseCompletionTime")
         orderID = try read.string("orderId")
-        isTest = try read.object("testPurchaseContext") != nil
+        isTest = try PlayTestPurchase.isTest(read, .productV2)
         acknowledged = try read.string("acknowledgementState").map { $0 == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" }
         obfuscatedAccountID = try read.string("obfuscatedExternalAccountId")
         regionCode = try read.string("regionCode")
@@ -100,7 +100,7 @@ package struct ProductPurchase: Sendable, Equatable {
         let purchased = try read.int64("purchaseTimeMillis")
         completedMs = state == .pending ? nil : purchased
         orderID = try read.string("orderId")
-        isTest = try read.int64("purchaseType") == 0
+        isTest = try PlayTestPurchase.isTest(read, .product)
         acknowledged = try read.int64("acknowledgementState").map { $0 == 1 }
         obfuscatedAccountID = try read.string("obfuscatedExternalAccountId")
         regionCode = try read.string("regionCode")

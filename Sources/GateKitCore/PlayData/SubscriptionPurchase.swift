@@ -91,7 +91,7 @@ package struct SubscriptionPurchase: Sendable, Equatable {
         linkedPurchaseToken = try read.string("linkedPurchaseToken")
         pausedUntilMs = try read.object("pausedStateContext").flatMap { (o) throws(GateKitError) in try PlayReader(o, "pausedStateContext").time("autoResumeTime") }
         cancellation = try read.object("canceledStateContext").map { (o) throws(GateKitError) in try SubscriptionPurchase.cancellation(o) }
-        isTest = try read.object("testPurchase") != nil
+        isTest = try PlayTestPurchase.isTest(read, .subscriptionV2)
         acknowledged = try read.string("acknowledgementState").map { $0 == "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" }
         let ids = try read.object("externalAccountIdentifiers").map { PlayReader($0, "externalAccountIdentifiers") }
         obfuscatedAccountID = try ids?.string("obfuscatedExternalAccountId")
