@@ -427,7 +427,7 @@ def test_sync_play_trusts_googles_clock_and_survives_a_cycling_page_token(play, 
     # A server that hands back an earlier page token: the window begins again, three times at
     # most, then the sync fails; nothing is recorded twice.
     play.world(subscriptions={l.purchase_token: l.resource() for l in lives}, voided=voided, pageSize=1, voidedTokenCycle=True)
-    with play.client() as client, pytest.raises(PlayResponseError, match="repeated an earlier one"):
+    with play.client() as client, pytest.raises(PlayResponseError, match="repeated an earlier page token"):
         store.ledger.sync_play(client, max_refreshes=0, overlap=datetime.timedelta(days=29))
     history = store.ledger.history(environment="Production")
     assert sum(1 for item in history["items"] if item.get("notificationType") == "VOIDED_PURCHASE") == 3

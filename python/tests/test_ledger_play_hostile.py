@@ -237,7 +237,7 @@ def test_a_page_token_cycling_across_calls_is_found(play, store):
             try:
                 outcomes.append(store.ledger.sync_play(client, max_pages=1, max_refreshes=0).outcome)
             except gatekit.play.PlayResponseError as error:
-                assert "repeated an earlier one" in str(error)
+                assert "repeated an earlier page token" in str(error)
                 break
         else:
             pytest.fail(f"fifteen calls, none found the cycle: {outcomes}")

@@ -145,13 +145,13 @@ public enum NotificationSync {
             try sync.healFutureCheckpoint()
             while try sync.nextPage() {}
         } catch {
-            try? release(ledger.store, environment: sync.environment.rawValue, owner: sync.owner, subject: sync.subject)
+            try? sync.paging.releaseLease()
             throw error
         }
-        sync.state.leaseOwner = nil
-        sync.state.leaseUntilMs = nil
-        sync.report.state = sync.state
-        try release(ledger.store, environment: sync.environment.rawValue, owner: sync.owner, subject: sync.subject)
+        sync.paging.state.leaseOwner = nil
+        sync.paging.state.leaseUntilMs = nil
+        sync.report.state = sync.paging.state
+        try sync.paging.releaseLease()
         // The change feed's time-made changes are due now too: a timer's sync appends them.
         _ = try ledger.emitDueChanges()
         return sync.report
@@ -187,17 +187,6 @@ public enum NotificationSync {
         guard (100...86_400_000).contains(options.leaseMs) else { throw .invalid("lease_ms must be 100 ms to a day") }
         guard (1...86_400_000).contains(options.budgetMs) else { throw .invalid("budget_ms must be 1 ms to a day") }
         if let pages = options.maximumPages, pages < 1 { throw .invalid("max_pages must be positive") }
-    }
-
-    /// Gives the lease back (only if still this sync's).
-    static func release(_ store: Store, environment: String, owner: String, subject: String) throws(GateKitError) {
-        try store.write(.subjects([subject])) { (db) throws(GateKitError) in
-            var state = try SyncState.read(db, environment: environment)
-            guard state.leaseOwner == owner else { return }
-            state.leaseOwner = nil
-            state.leaseUntilMs = nil
-            try state.write(db, environment: environment, now: Clock.nowMilliseconds())
-        }
     }
 }
 

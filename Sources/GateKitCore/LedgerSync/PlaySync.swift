@@ -85,130 +85,76 @@ public enum PlaySync {
             throw .invalid("budget_ms and lease_ms must be positive, overlap_ms and max_refreshes 0 or more, max_pages positive")
         }
         let package = client.options.packageName
-        let key = PlaySync.key(package)
-        let subject = SyncState.subject(key)
-        let owner = LeaseOwner.make()
         let now = Clock.nowMilliseconds()
-        let deadline = Clock.monotonicNanoseconds() &+ UInt64(options.budgetMs) &* 1_000_000
-        func left() -> Int? {
-            let clock = Clock.monotonicNanoseconds()
-            return clock < deadline ? Int(min((deadline - clock) / 1_000_000, UInt64(Int32.max))) : nil
-        }
-        /// Whether the budget is (all but) spent: a request it cut short ends the call as partial.
-        func spent() -> Bool { left().map { $0 < 20 } ?? true }
+        var paging = PagedSync(store: ledger.store, name: PlaySync.key(package), leaseMs: options.leaseMs, budgetMs: options.budgetMs,
+                               maximumPages: options.maximumPages, maximumRestarts: Int64(PlaySync.maximumRestarts), malformed: .EPLAY_RESPONSE)
         var report = Report(packageName: package)
         // The lease: one sync per package at a time.
-        let taken = try ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) -> (SyncState, Bool) in
-            var state = try SyncState.read(db, environment: key)
-            if let holder = state.leaseOwner, holder != owner, (state.leaseUntilMs ?? 0) > now { return (state, false) }
-            state.leaseOwner = owner
-            state.leaseUntilMs = now + options.leaseMs
-            try state.write(db, environment: key, now: now)
-            return (state, true)
-        }
-        var state = taken.0
-        report.state = state
-        guard taken.1 else {
+        guard try paging.takeLease(now: now) else {
+            report.state = paging.state
             report.outcome = .busy
             report.stoppedBy = .busy
             return report
         }
+        var refreshCursor = paging.state.refreshCursor
         defer {
-            // The lease goes back whatever happened (a failure leaves it to lapse otherwise).
-            var released = state
-            released.leaseOwner = nil
-            released.leaseUntilMs = nil
-            _ = try? ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) in
-                if try SyncState.read(db, environment: key).leaseOwner == owner { try released.write(db, environment: key, now: Clock.nowMilliseconds()) }
-            }
+            // The lease goes back whatever happened (a failure leaves it to lapse otherwise),
+            // with where the refresh pass stopped.
+            _ = try? paging.releaseLease { $0.refreshCursor = refreshCursor }
         }
-        // 1. The voided list, page by page. The window remembers its pages' tokens across calls (a
-        // repeat is a cycle); the earliest Date they carried: the checkpoint never passes Google's
-        // clock, so a host whose clock runs fast cannot make the next sync skip voids Google
-        // records meanwhile.
-        var windowServerDate: Int64?
+        // 1. The voided list, page by page (`PagedSync`: the window remembers its pages' tokens
+        // across calls, a repeat is a cycle; the checkpoint never passes Google's clock, so a host
+        // whose clock runs fast cannot make the next sync skip voids Google records meanwhile).
         while true {
-            if state.window == nil {
-                let from = max((state.syncedUntilMs ?? 0) &- options.overlapMs, now - VoidedPurchasesPage.horizonMs)  // a stored checkpoint may be anything
+            if paging.state.window == nil {
+                let from = max((paging.state.syncedUntilMs ?? 0) &- options.overlapMs, now - VoidedPurchasesPage.horizonMs)  // a stored checkpoint may be anything
                 guard from < now else { break }
-                state.window = SyncState.Window(startMs: from, endMs: now, pageToken: nil, pages: 0)
+                paging.open(startMs: from, endMs: now)
             }
-            guard let window = state.window else { break }
-            guard let budget = left() else {
+            guard let window = paging.state.window else { break }
+            guard let budget = paging.nextRequestTimeout() else {
                 report.outcome = .partial
-                report.stoppedBy = .budget
-                break
-            }
-            if let maximum = options.maximumPages, report.pages >= maximum {
-                report.outcome = .partial
-                report.stoppedBy = .maximumPages
+                report.stoppedBy = paging.stoppedBy == .maximumPages ? .maximumPages : .budget
                 break
             }
             let page: VoidedPurchasesPage
             do throws(GateKitError) {
                 page = try VoidedPurchasesPage.read(client, startMs: window.startMs, pageToken: window.pageToken, withinMilliseconds: budget)
-            } catch where error.code == .EPLAY_TRANSPORT && spent() {
+            } catch where error.code == .EPLAY_TRANSPORT && paging.isSpent() {
                 report.outcome = .partial  // the budget ran out inside the request: the page is asked again next time
                 report.stoppedBy = .budget
                 break
             }
-            if let date = page.serverDate {
-                report.clockSkewMs = Clock.nowMilliseconds() &- date
-                windowServerDate = min(windowServerDate ?? date, date)
-            }
+            paging.heard(serverDate: page.serverDate)
             try PlayVoidedIngest.record(page.entries, ledger, client: client, into: &report.voids)
-            var next = state
-            if let token = page.nextPageToken {
-                var seen = window.tokensSeen
-                if let sent = window.pageToken { seen.append(SyncState.Window.digest(sent)) }
-                seen = Array(seen.suffix(SyncState.Window.maximumTokensSeen))
-                if seen.contains(SyncState.Window.digest(token)) || token.utf8.count > VoidedPurchasesPage.maximumPageTokenLength {
-                    // A cycle, or a token that cannot be sent back: this page's voids are
-                    // recorded; the window is read again from its start (each void once).
-                    guard window.restarts < PlaySync.maximumRestarts else {
-                        throw GateKitError(.EPLAY_RESPONSE, "voidedpurchases.list: the page token repeated an earlier one of the window (or cannot be sent back), and the window was already begun again \(PlaySync.maximumRestarts) times")
-                    }
-                    report.restartedWindows += 1
-                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: nil, pages: 0,
-                                                   restarts: window.restarts + 1)
-                } else {
-                    next.window = SyncState.Window(startMs: window.startMs, endMs: window.endMs, pageToken: token, pages: window.pages &+ 1,
-                                                   tokensSeen: seen, restarts: window.restarts)
-                }
-            } else {
-                next.window = nil
-                next.syncedUntilMs = min(window.endMs, windowServerDate ?? window.endMs)
-                windowServerDate = nil
+            let token = page.nextPageToken
+            let (next, unusable) = paging.after(window, next: token, sendable: (token?.utf8.count ?? 0) <= VoidedPurchasesPage.maximumPageTokenLength) {
+                (end, serverDate) in min(end, serverDate ?? end)
             }
-            let committed = Clock.nowMilliseconds()
-            next.leaseUntilMs = committed + options.leaseMs
-            let checkpoint = next
-            try ledger.store.write(.subjects([subject])) { (db) throws(GateKitError) in
-                guard try SyncState.read(db, environment: key).leaseOwner == owner else {
-                    throw GateKitError(.EBUSY, "another host took over this package's sync (the lease of \(options.leaseMs) ms lapsed)")
-                }
-                try checkpoint.write(db, environment: key, now: committed)
-            }
-            state = next
-            report.pages += 1
-            if state.window == nil { break }
+            try ledger.store.write(.subjects([paging.subject]), paging.commit(next))
+            paging.recorded(next)
+            report.pages = paging.pages
+            report.restartedWindows = paging.restartedWindows
+            report.clockSkewMs = paging.clockSkewMs
+            try paging.failIfExhausted(unusable, window, what: "voidedpurchases.list")
+            if paging.state.window == nil { break }
         }
-        report.state = state
+        report.state = paging.state
         guard report.stoppedBy != .budget, options.maximumRefreshes > 0 else { return report }
         // 2. The refresh of every token whose answer may have changed, in token order from where
         // the last call stopped, round to it again: a small max_refreshes or budget reaches every
         // due token in turn instead of the first ones again and again.
-        let start = state.refreshCursor
+        let start = refreshCursor
         var cursor = start
         var wrapped = start == nil
         while true {
             let (due, next) = try ledger.playTokensToRefresh(after: cursor, limit: 500, now: now)
             for (token, holding) in due {
                 if wrapped, let start, token >= start {
-                    state.refreshCursor = nil  // round to where this call began: every due token asked
+                    refreshCursor = nil  // round to where this call began: every due token asked
                     return report
                 }
-                guard report.refreshed + report.refreshFailures.count < options.maximumRefreshes, let budget = left() else {
+                guard report.refreshed + report.refreshFailures.count < options.maximumRefreshes, let budget = paging.remainingMilliseconds() else {
                     report.outcome = .partial
                     report.stoppedBy = .budget
                     return report
@@ -218,16 +164,16 @@ public enum PlaySync {
                     report.refreshed += 1
                 } catch where error.code == .EPLAY_API {
                     report.refreshFailures.append((token, error.message))
-                } catch where error.code == .EPLAY_TRANSPORT && spent() {
+                } catch where error.code == .EPLAY_TRANSPORT && paging.isSpent() {
                     report.outcome = .partial
                     report.stoppedBy = .budget
                     return report
                 }
-                state.refreshCursor = token
+                refreshCursor = token
             }
             cursor = next
             if cursor == nil {
-                if wrapped { state.refreshCursor = nil; break }
+                if wrapped { refreshCursor = nil; break }
                 wrapped = true
             }
         }
