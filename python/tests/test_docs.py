@@ -162,7 +162,7 @@ def test_every_mutant_still_applies():
 
 
 def test_every_test_file_is_on_the_map_and_in_a_domain():
-    """docs/ARCHITECTURE.md's domain table names every test file (Swift, C, pytest), and
+    """docs/ARCHITECTURE.md's domain map names every test file (Swift, C, pytest), and
     Tests/domains.tsv runs each in a domain (its Swift suites by name), so `make quick` and
     `make mutation` reach every test and the map cannot leave one out."""
     text = (REPO_ROOT / "docs" / "ARCHITECTURE.md").read_text()
