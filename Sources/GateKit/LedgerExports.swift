@@ -55,7 +55,7 @@ func query(_ p: UnsafePointer<gatekit_ledger_query>?) throws(GateKitError) -> Qu
     let environment = try AppStoreEnvironment.named(try Arguments.string(q.environment, "query->environment"))
     guard q.at_ms >= 0 else { throw .invalid("query->at_ms is negative") }
     guard (0...600_000).contains(q.refresh_budget_ms) else { throw .invalid("query->refresh_budget_ms must be 0 to 600000") }
-    return Question(scope: LedgerScope(environment: environment, testSigned: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
+    return Question(scope: LedgerScope(environment: environment, testData: q.flags & GATEKIT_LEDGER_TEST_SIGNED != 0),
                     instant: q.at_ms == 0 ? .now : .asOf(Int64(q.at_ms)), refreshBudgetMs: q.refresh_budget_ms,
                     byAppUser: q.flags & GATEKIT_LEDGER_APP_USER != 0)
 }

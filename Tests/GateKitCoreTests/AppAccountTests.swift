@@ -30,7 +30,7 @@ import Testing
         #expect(try ledger.link(appUserID: "alice", customer: token.lowercased(), environment: .sandbox) == .unchanged)
         #expect(try ledger.link(appUserID: "bob", customer: token, environment: .sandbox) == .transferred)
         #expect(try ledger.link(appUserID: "alice", customer: token, environment: .production) == .linked)  // environments apart
-        let scope = LedgerScope(environment: .sandbox, testSigned: false)
+        let scope = LedgerScope(environment: .sandbox, testData: false)
         #expect(try ledger.linkedCustomers(appUserID: "bob", scope: scope, at: .now).map(\.customer) == [token.lowercased()])
         #expect(try ledger.linkedCustomers(appUserID: "alice", scope: scope, at: .now).isEmpty)
         #expect(try ledger.unlink(appUserID: "alice", customer: token, environment: .sandbox) == false)
@@ -74,7 +74,7 @@ import Testing
         let ledger: Ledger
         let pki: JWSTestPKI
         let options: JWSOptions
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
 
         init?(_ folder: TemporaryFolder, _ name: String) throws {
             guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return nil }

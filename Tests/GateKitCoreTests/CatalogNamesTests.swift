@@ -8,7 +8,7 @@ import Testing
 /// typo'd product id is reported before it turns an entitlement off, and a question about a
 /// name the catalog does not know is a typo, never a non-customer.
 @Suite struct CatalogNamesTests {
-    static let scope = LedgerScope(environment: .sandbox, testSigned: true)
+    static let scope = LedgerScope(environment: .sandbox, testData: true)
 
     /// A ledger holding one purchase of pro.monthly (customer 2000000100), test-signed.
     static func ledgerWithAPurchase(_ folder: TemporaryFolder) throws -> Ledger? {

@@ -32,7 +32,7 @@ import Testing
         let d = Self.day, t = Clock.nowMilliseconds() - 60 * Self.day
         let folder = TemporaryFolder()
         let store = try TestStores.open(folder.file("feed.sqlite"))
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         let record = CustomerRecord(transactions: [LedgerModelTests.tx("1", purchase: t, expires: t + 30 * d)],
                                     renewals: [LedgerModelTests.renewal(signed: t + 30 * d, retry: true, grace: t + 46 * d)])
         var changes: [ChangeFeedRows.Change] = []

@@ -99,7 +99,7 @@ import Testing
         #expect(LedgerCustomer(token.uppercased()) == LedgerCustomer(token))
         #expect(LedgerCustomer(String(token.dropLast()) + "9") != LedgerCustomer(token))
         #expect(LedgerCustomer("K-7007") != LedgerCustomer("\u{212A}-7007"))
-        #expect(Ledger.CacheKey(scope: LedgerScope(environment: .sandbox, testSigned: false), customer: .originalTransactionID("K-7007"))
-                != Ledger.CacheKey(scope: LedgerScope(environment: .sandbox, testSigned: false), customer: .originalTransactionID("\u{212A}-7007")))
+        #expect(Ledger.CacheKey(scope: LedgerScope(environment: .sandbox, testData: false), customer: .purchaseID("K-7007"))
+                != Ledger.CacheKey(scope: LedgerScope(environment: .sandbox, testData: false), customer: .purchaseID("\u{212A}-7007")))
     }
 }

@@ -19,13 +19,13 @@ import Testing
             "originalPurchaseDate":1698000000000,"expiresDate":1701000000000,"revocationDate":1699500000000,
             "revocationReason":1,"isUpgraded":true,"offerType":2
             """))
-        #expect(full.transactionID == "11" && full.originalTransactionID == "10" && full.productID == "pro")
+        #expect(full.transactionID == "11" && full.purchaseID == "10" && full.productID == "pro")
         #expect(full.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(full.groupID == "21000001" && full.productType == .autoRenewable && full.familyShared)
         #expect(full.purchaseMs == 1_699_000_000_000 && full.originalPurchaseMs == 1_698_000_000_000)
         #expect(full.expiresMs == 1_701_000_000_000)
         #expect(full.revocationMs == 1_699_500_000_000 && full.revocationReason == .appIssue)
-        #expect(full.isUpgraded && full.offer == .promotional && full.signedMs == 1_700_000_000_000)
+        #expect(full.isUpgraded && full.offer == .promotional && full.vouchedMs == 1_700_000_000_000)
         // A revocation reason without a date: revoked from the signing date.
         let reasonOnly = try #require(try Self.transaction(",\"revocationReason\":0"))
         #expect(reasonOnly.revocationMs == 1_700_000_000_000)
@@ -43,8 +43,8 @@ import Testing
              "renewalDate":1701000000000,"signedDate":1700000000001}
             """.utf8))
         let r = try #require(RenewalVersion(try JWSRenewalInfo(json: json), identity: "y"))
-        #expect(r.originalTransactionID == "10" && r.productID == "pro" && r.autoRenewProductID == "pro.yearly")
+        #expect(r.purchaseID == "10" && r.productID == "pro" && r.autoRenewProductID == "pro.yearly")
         #expect(r.willAutoRenew == false && r.isInBillingRetryPeriod && r.gracePeriodExpiresMs == 1_701_500_000_000)
-        #expect(r.expirationCause == .billingError && r.renewalMs == 1_701_000_000_000 && r.signedMs == 1_700_000_000_001)
+        #expect(r.expirationCause == .billingError && r.renewalMs == 1_701_000_000_000 && r.vouchedMs == 1_700_000_000_001)
     }
 }

@@ -31,8 +31,8 @@ import Testing
 
     @Test func aUUIDIsATokenAndAnythingElseAnOriginalTransactionID() {
         #expect(LedgerCustomer(Self.old.uppercased()) == .token(Self.old))
-        #expect(LedgerCustomer("2000000123456789") == .originalTransactionID("2000000123456789"))
-        #expect(LedgerCustomer("not-a-uuid-but-close-0000-000000000001") == .originalTransactionID("not-a-uuid-but-close-0000-000000000001"))
+        #expect(LedgerCustomer("2000000123456789") == .purchaseID("2000000123456789"))
+        #expect(LedgerCustomer("not-a-uuid-but-close-0000-000000000001") == .purchaseID("not-a-uuid-but-close-0000-000000000001"))
         #expect(LedgerCustomer.normalizedToken("1000") == nil)
         #expect(LedgerCustomer.normalizedToken(Self.new.uppercased()) == Self.new)
     }

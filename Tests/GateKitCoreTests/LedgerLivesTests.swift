@@ -270,7 +270,7 @@ import Testing
         let folder = TemporaryFolder()
         let ledger = Ledger(store: try TestStores.open(folder.file("lives.sqlite")))
         try Self.ingest(order, into: ledger, options: options)
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         for e in table {
             let got = try ledger.entitlement(customer: e.customer, to: e.subject, scope: scope, at: .asOf(e.at))
             #expect(got.reason.name == e.reason, "\(e.customer) \(e.subject) at \(e.at)")
@@ -305,7 +305,7 @@ import Testing
         #expect(expected.contains { $0.0 == .duplicate } && expected.contains { $0.0 == .new })
         #expect(try Self.feed(single) == Self.feed(batched))
         #expect(try !Self.feed(batched).isEmpty)
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         for e in table {
             let want = try single.entitlement(customer: e.customer, to: e.subject, scope: scope, at: .asOf(e.at))
             let have = try batched.entitlement(customer: e.customer, to: e.subject, scope: scope, at: .asOf(e.at))

@@ -144,7 +144,7 @@ import Testing
         return ledger
     }
 
-    static let scope = LedgerScope(environment: .sandbox, testSigned: true)
+    static let scope = LedgerScope(environment: .sandbox, testData: true)
     /// The last millisecond of June 2025.
     static let endOfJune = at(7, 1) - 1
 
@@ -603,8 +603,8 @@ import Testing
     @Test func aLedgerOfTestDataSaysSoWhenAskedAboutAppStoreData() throws {
         let folder = TemporaryFolder()
         guard let ledger = try Self.ledger(folder) else { return }
-        func request(_ testSigned: Bool) throws -> MetricsRequest {
-            try MetricsRequest(scope: LedgerScope(environment: .sandbox, testSigned: testSigned), from: Self.at(1, 1), to: Self.at(7, 1),
+        func request(_ testData: Bool) throws -> MetricsRequest {
+            try MetricsRequest(scope: LedgerScope(environment: .sandbox, testData: testData), from: Self.at(1, 1), to: Self.at(7, 1),
                                granularity: .month, asOf: .asOf(Self.endOfJune))
         }
         let appStore = try ledger.metrics(request(false))
@@ -613,7 +613,7 @@ import Testing
         #expect(try ledger.report(request(false)).contains("is test data (test-signed, or a license tester's), and this page shows the stores' real purchases only"))
         #expect(!(try ledger.report(request(true))).contains("is test data (test-signed"))
         // Another environment holding nothing at all: no hint (there is nothing to point to).
-        let production = try MetricsRequest(scope: LedgerScope(environment: .production, testSigned: false), from: Self.at(1, 1),
+        let production = try MetricsRequest(scope: LedgerScope(environment: .production, testData: false), from: Self.at(1, 1),
                                             to: Self.at(7, 1), granularity: .month, asOf: .asOf(Self.endOfJune))
         #expect(!(try ledger.metrics(production)).contains("onlyTestSigned"))
         // One App Store item beside the test data: the App Store figures stand without a hint
@@ -679,9 +679,9 @@ import Testing
         #expect(tally.bucketCount == 10_000 && tally.maximumSeries == 100)
         for n in 0...100 {
             tally.add(transaction: TransactionVersion(
-                transactionID: "t\(n)", originalTransactionID: "o\(n)", appAccountToken: nil, productID: "p\(n)", groupID: nil,
+                transactionID: "t\(n)", purchaseID: "o\(n)", appAccountToken: nil, productID: "p\(n)", groupID: nil,
                 productType: .consumable, familyShared: false, purchaseMs: Self.day, originalPurchaseMs: nil, expiresMs: nil,
-                revocationMs: nil, revocationReason: nil, isUpgraded: false, offer: nil, signedMs: Self.day, identity: "i",
+                revocationMs: nil, revocationReason: nil, isUpgraded: false, offer: nil, vouchedMs: Self.day, identity: "i",
                 sale: TransactionVersion.Sale(price: 990, currency: "USD")))
             #expect(tally.overflowed == (n == 100))
         }
@@ -692,10 +692,10 @@ import Testing
     /// no period, and money dated there falls in no bucket or day the question reads.
     @Test func datesAtTheEndsOfTheRangeAreLeftOut() throws {
         func version(_ id: String, purchase: Int64, expires: Int64?, revoked: Int64? = nil) -> TransactionVersion {
-            TransactionVersion(transactionID: id, originalTransactionID: "o", appAccountToken: nil, productID: "p", groupID: "g",
+            TransactionVersion(transactionID: id, purchaseID: "o", appAccountToken: nil, productID: "p", groupID: "g",
                                productType: .autoRenewable, familyShared: false, purchaseMs: purchase, originalPurchaseMs: nil,
                                expiresMs: expires, revocationMs: revoked, revocationReason: nil, isUpgraded: false, offer: nil,
-                               signedMs: 1, identity: id, sale: TransactionVersion.Sale(price: .max, currency: "USD", trial: false))
+                               vouchedMs: 1, identity: id, sale: TransactionVersion.Sale(price: .max, currency: "USD", trial: false))
         }
         let extremes = [version("a", purchase: .min, expires: .max), version("b", purchase: .max - 1, expires: .max, revoked: .min),
                         version("c", purchase: -5, expires: 10, revoked: .max)]
@@ -714,10 +714,10 @@ import Testing
     /// first paid period, not the trial's (the hand-worked lives end every trial in a bucket).
     @Test func aTrialAcrossABucketsEndIsATrialAndItsCohortIsTheFirstPaidMonth() throws {
         func version(_ id: String, purchase: Int64, expires: Int64, trial: Bool) -> TransactionVersion {
-            TransactionVersion(transactionID: id, originalTransactionID: "o", appAccountToken: nil, productID: Self.monthly, groupID: "g",
+            TransactionVersion(transactionID: id, purchaseID: "o", appAccountToken: nil, productID: Self.monthly, groupID: "g",
                                productType: .autoRenewable, familyShared: false, purchaseMs: purchase, originalPurchaseMs: Self.at(1, 25),
                                expiresMs: expires, revocationMs: nil, revocationReason: nil, isUpgraded: false, offer: trial ? .introductory : nil,
-                               signedMs: purchase, identity: id,
+                               vouchedMs: purchase, identity: id,
                                sale: TransactionVersion.Sale(price: trial ? 0 : 9990, currency: "USD", storefront: "USA", trial: trial))
         }
         let versions = [version("t", purchase: Self.at(1, 25), expires: Self.at(2, 1), trial: true),

@@ -27,10 +27,10 @@ import Testing
                           type: ProductType = .autoRenewable, original: String? = nil, family: Bool = false, offer: Offer? = nil,
                           sale: TransactionVersion.Sale = .none) -> TransactionVersion {
             let v = TransactionVersion(
-                transactionID: id, originalTransactionID: original ?? self.original, appAccountToken: token, productID: product,
+                transactionID: id, purchaseID: original ?? self.original, appAccountToken: token, productID: product,
                 groupID: type == .autoRenewable ? group : nil, productType: type, familyShared: family, purchaseMs: purchase,
                 originalPurchaseMs: purchase, expiresMs: expires, revocationMs: nil, revocationReason: nil, isUpgraded: false,
-                offer: offer, signedMs: signed ?? purchase, identity: Life.identity("\(id)@\(signed ?? purchase)"), sale: sale)
+                offer: offer, vouchedMs: signed ?? purchase, identity: Life.identity("\(id)@\(signed ?? purchase)"), sale: sale)
             transactions.append(v)
             return v
         }
@@ -38,7 +38,7 @@ import Testing
         /// `v` signed again at `signed`, changed by `change`.
         mutating func resign(_ v: TransactionVersion, at signed: Int64, _ change: (inout TransactionVersion) -> Void) {
             var again = v
-            again.signedMs = signed
+            again.vouchedMs = signed
             again.identity = Life.identity("\(v.transactionID)@\(signed)")
             change(&again)
             transactions.append(again)
@@ -47,9 +47,9 @@ import Testing
         mutating func intent(_ signed: Int64, _ product: String, to next: String? = nil, renews: Bool = true, retry: Bool = false,
                              grace: Int64? = nil, cause: ExpirationCause? = nil, pausedUntil: Int64? = nil) {
             renewals.append(RenewalVersion(
-                originalTransactionID: original, productID: product, autoRenewProductID: next ?? product, willAutoRenew: renews,
+                purchaseID: original, productID: product, autoRenewProductID: next ?? product, willAutoRenew: renews,
                 isInBillingRetryPeriod: retry, gracePeriodExpiresMs: grace, expirationCause: cause, renewalMs: signed,
-                pausedUntilMs: pausedUntil, signedMs: signed, identity: Life.identity("\(original)/intent@\(signed)")))
+                pausedUntilMs: pausedUntil, vouchedMs: signed, identity: Life.identity("\(original)/intent@\(signed)")))
         }
 
         /// A stable identity in the store's shape (hex of 32 bytes), as a replay hash would be.
@@ -119,8 +119,8 @@ import Testing
         if LedgerCustomer.normalizedToken(customer) != nil {
             return CustomerRecord(transactions: transactions, renewals: renewals, token: customer)
         }
-        return CustomerRecord(transactions: transactions.filter { $0.originalTransactionID == customer },
-                              renewals: renewals.filter { $0.originalTransactionID == customer })
+        return CustomerRecord(transactions: transactions.filter { $0.purchaseID == customer },
+                              renewals: renewals.filter { $0.purchaseID == customer })
     }
 
     @Test func everyRowOfTheTableFromTheModelAlone() {
@@ -153,18 +153,18 @@ import Testing
             r.identity = ""
             return r
         }
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         let lives = Self.lives()
-        let originals = Set(lives.flatMap { $0.transactions.map(\.originalTransactionID) })
+        let originals = Set(lives.flatMap { $0.transactions.map(\.purchaseID) })
         #expect(originals.count == 7)
         for original in originals.sorted() {
             let stored = try ledger.store.read { (db) throws(GateKitError) in
-                try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope, copy: 0)
+                try LedgerRows.record(db, customer: .purchaseID(original), scope: scope, copy: 0)
             }
             let built = Self.record(original, lives)
-            let order = { (a: TransactionVersion, b: TransactionVersion) in (a.transactionID, a.signedMs) < (b.transactionID, b.signedMs) }
+            let order = { (a: TransactionVersion, b: TransactionVersion) in (a.transactionID, a.vouchedMs) < (b.transactionID, b.vouchedMs) }
             #expect(stored.transactions.map(comparable).sorted(by: order) == built.transactions.map(comparable).sorted(by: order), "\(original)")
-            #expect(stored.renewals.map(comparable).sorted { $0.signedMs < $1.signedMs } == built.renewals.map(comparable), "\(original)")
+            #expect(stored.renewals.map(comparable).sorted { $0.vouchedMs < $1.vouchedMs } == built.renewals.map(comparable), "\(original)")
         }
     }
 
@@ -242,28 +242,28 @@ import Testing
         life.intent(t0 + 2 * d, "premium.monthly", to: "premium.yearly", renews: false, retry: true, grace: t0 + 3 * d,
                     cause: .declinedPriceIncrease, pausedUntil: t0 + 40 * d)
         life.buy("GPA.2", "lifetime", purchase: t0, type: .nonConsumable, original: "play:token-1")
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         let folder = TemporaryFolder()
         let store = try TestStores.open(folder.file("model.sqlite"))
         try store.write { (db) throws(GateKitError) in
             var writes = LedgerWrites(db.dialect)
             for (n, v) in life.transactions.enumerated() {
-                let item = Ledger.PendingItem(kind: .transaction, scope: scope, bundleID: "com.example", identity: v.identity,
-                                              signedMs: v.signedMs, header: nil, body: "{}")
+                let item = Ledger.PendingItem(kind: .transaction, scope: scope, appID: "com.example", identity: v.identity,
+                                              vouchedMs: v.vouchedMs, header: nil, body: "{}")
                 try writes.addItem(item, id: Int64(n + 1), outcome: .new, header: nil, now: 1)
                 try writes.add(v, scope: scope, item: Int64(n + 1), header: nil, body: nil)
             }
             for (n, r) in life.renewals.enumerated() {
                 let id = Int64(100 + n)
-                let item = Ledger.PendingItem(kind: .renewalInfo, scope: scope, bundleID: "com.example", identity: r.identity,
-                                              signedMs: r.signedMs, header: nil, body: "{}")
+                let item = Ledger.PendingItem(kind: .renewalInfo, scope: scope, appID: "com.example", identity: r.identity,
+                                              vouchedMs: r.vouchedMs, header: nil, body: "{}")
                 try writes.addItem(item, id: id, outcome: .new, header: nil, now: 1)
                 try writes.add(r, scope: scope, item: id, header: nil, body: nil)
             }
             try writes.flush(db)
         }
         let read = try store.read { (db) throws(GateKitError) in
-            try LedgerRows.record(db, customer: .originalTransactionID("play:token-1"), scope: scope, copy: 0)
+            try LedgerRows.record(db, customer: .purchaseID("play:token-1"), scope: scope, copy: 0)
         }
         let sold = try store.read { (db) throws(GateKitError) -> [TransactionVersion] in
             let s = try db.statement("SELECT \(SaleColumns.versionColumns) FROM ledger_transactions ORDER BY transaction_id, signed_ms")
@@ -272,7 +272,7 @@ import Testing
             while try s.step() { out.append(SaleColumns.version(s)) }
             return out
         }
-        let order = { (a: TransactionVersion, b: TransactionVersion) in (a.transactionID, a.signedMs) < (b.transactionID, b.signedMs) }
+        let order = { (a: TransactionVersion, b: TransactionVersion) in (a.transactionID, a.vouchedMs) < (b.transactionID, b.vouchedMs) }
         #expect(sold == life.transactions.sorted(by: order))
         #expect(read.transactions.map(\.identity).sorted() == life.transactions.map(\.identity).sorted())
         #expect(read.renewals == life.renewals)
@@ -285,7 +285,7 @@ import Testing
     /// without a group — written with the ledger's own writes, read both ways on this backend.
     @Test func theCompactedReadKeepsWhatTheWholeRecordAnswers() throws {
         let (d, t0) = (Self.d, Self.t0)
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         let folder = TemporaryFolder()
         let store = try TestStores.open(folder.file("compacted.sqlite"))
         let tokens: [String?] = [nil, "1f0e9a2c-0000-4000-8000-000000000001", "1f0e9a2c-0000-4000-8000-000000000002"]
@@ -309,8 +309,8 @@ import Testing
                     v.appAccountToken = tokens.randomElement(using: &random) ?? nil
                     if play { v.store = .play }
                     let id = Int64(counter)
-                    let item = Ledger.PendingItem(kind: .transaction, scope: scope, bundleID: "com.example", identity: v.identity,
-                                                  signedMs: v.signedMs, header: nil, body: "{}")
+                    let item = Ledger.PendingItem(kind: .transaction, scope: scope, appID: "com.example", identity: v.identity,
+                                                  vouchedMs: v.vouchedMs, header: nil, body: "{}")
                     try writes.addItem(item, id: id, outcome: .new, header: nil, now: 1)
                     try writes.add(v, scope: scope, item: id, header: nil, body: nil)
                 }
@@ -318,8 +318,8 @@ import Testing
                     counter += 1
                     let r = LedgerModelTests.renewal(original: original, signed: t0 + Int64.random(in: 0...3, using: &random) * d, retry: i % 2 == 1,
                                                      identity: identity(counter))
-                    let item = Ledger.PendingItem(kind: .renewalInfo, scope: scope, bundleID: "com.example", identity: r.identity,
-                                                  signedMs: r.signedMs, header: nil, body: "{}")
+                    let item = Ledger.PendingItem(kind: .renewalInfo, scope: scope, appID: "com.example", identity: r.identity,
+                                                  vouchedMs: r.vouchedMs, header: nil, body: "{}")
                     try writes.addItem(item, id: Int64(counter), outcome: .new, header: nil, now: 1)
                     try writes.add(r, scope: scope, item: Int64(counter), header: nil, body: nil)
                 }
@@ -331,7 +331,7 @@ import Testing
         }
         try store.read { (db) throws(GateKitError) in
             for original in originals {
-                let whole = try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope)
+                let whole = try LedgerRows.record(db, customer: .purchaseID(original), scope: scope)
                 let read = try LedgerRows.compactedRecord(db, original: original, scope: scope)
                 #expect(Set(read.transactions.map(\.identity)).isSubset(of: whole.transactions.map(\.identity)))
                 let (a, b) = (whole.current(knownBy: nil), read.current(knownBy: nil))
@@ -367,12 +367,12 @@ extension LedgerModelLivesTests {
             try TestStores.copy(Self.schema13Rows, from: current.store, to: old)
         }
         let upgraded = Ledger(store: try Store(schema: .gatekit, path: path, appID: appID))
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         for original in ["1000", "2000", "5000"] {
             let read = { (ledger: Ledger) throws -> [RenewalVersion] in
                 try ledger.store.read { (db) throws(GateKitError) in
-                    try LedgerRows.record(db, customer: .originalTransactionID(original), scope: scope, copy: 0).renewals
-                }.sorted { $0.signedMs < $1.signedMs }
+                    try LedgerRows.record(db, customer: .purchaseID(original), scope: scope, copy: 0).renewals
+                }.sorted { $0.vouchedMs < $1.vouchedMs }
             }
             let (renewals, held) = (try read(upgraded), try read(current))
             #expect(!renewals.isEmpty && renewals == held && renewals.allSatisfy { $0.pausedUntilMs == nil }, "\(original)")

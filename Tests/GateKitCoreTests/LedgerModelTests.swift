@@ -11,17 +11,17 @@ import Testing
                    type: ProductType = .autoRenewable, purchase: Int64, expires: Int64? = nil, signed: Int64? = nil,
                    revoked: Int64? = nil, upgraded: Bool = false, family: Bool = false, offer: Offer? = nil,
                    identity: String = "a") -> TransactionVersion {
-        TransactionVersion(transactionID: id, originalTransactionID: original, appAccountToken: nil, productID: product,
+        TransactionVersion(transactionID: id, purchaseID: original, appAccountToken: nil, productID: product,
                            groupID: group, productType: type, familyShared: family, purchaseMs: purchase, originalPurchaseMs: purchase,
                            expiresMs: expires, revocationMs: revoked, revocationReason: revoked == nil ? nil : .other, isUpgraded: upgraded,
-                           offer: offer, signedMs: signed ?? purchase, identity: identity)
+                           offer: offer, vouchedMs: signed ?? purchase, identity: identity)
     }
 
     static func renewal(original: String = "1", signed: Int64, retry: Bool = false, grace: Int64? = nil, pausedUntil: Int64? = nil,
                         identity: String = "r") -> RenewalVersion {
-        RenewalVersion(originalTransactionID: original, productID: "pro", autoRenewProductID: "pro", willAutoRenew: true,
+        RenewalVersion(purchaseID: original, productID: "pro", autoRenewProductID: "pro", willAutoRenew: true,
                        isInBillingRetryPeriod: retry, gracePeriodExpiresMs: grace, expirationCause: nil, renewalMs: nil,
-                       pausedUntilMs: pausedUntil, signedMs: signed, identity: identity)
+                       pausedUntilMs: pausedUntil, vouchedMs: signed, identity: identity)
     }
 
     /// Hardening IV, 21d: a purchase whose type the data does not name (a receipt without its
@@ -151,7 +151,7 @@ import Testing
                 instants.map { instant -> String in
                     let view = record.view(at: instant == .now ? t + 400 * d : instant.at, knownBy: instant.knownBy)
                     let subjects = ["a", "b", "c", "g0", "g1", "none"]
-                    return "\(subjects.map { view.entitlement(to: $0) })|\(view.active)|\(view.subscriptions.map { ($0.originalTransactionID, $0.status, $0.latest.transactionID) })|\(view.isEligibleForIntroductoryOffer(group: "g0"))"
+                    return "\(subjects.map { view.entitlement(to: $0) })|\(view.active)|\(view.subscriptions.map { ($0.purchaseID, $0.status, $0.latest.transactionID) })|\(view.isEligibleForIntroductoryOffer(group: "g0"))"
                 }.joined(separator: "\n")
             }
             let expected = answers(CustomerRecord(transactions: versions, renewals: renewals, productGroups: ["a": "g0"]))

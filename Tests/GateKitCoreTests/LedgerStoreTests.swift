@@ -39,20 +39,20 @@ import Testing
         let jws = pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now, extra: ",\"subscriptionGroupIdentifier\":\"g1\""),
                            chain: JWSGeneratedTests.chain)
         let first = try ledger.ingestTransaction(Array(jws.utf8), options: options)
-        #expect(first.outcome == .new && first.customer == "2000000100" && first.scope.testSigned)
-        #expect(first.statusChanges == [IngestReport.StatusChange(originalTransactionID: "2000000100", groupID: "g1", from: nil, to: .active)])
+        #expect(first.outcome == .new && first.customer == "2000000100" && first.scope.testData)
+        #expect(first.statusChanges == [IngestReport.StatusChange(purchaseID: "2000000100", groupID: "g1", from: nil, to: .active)])
         #expect(try ledger.ingestTransaction(Array(jws.utf8), options: options).outcome == .duplicate)
-        let scope = LedgerScope(environment: .sandbox, testSigned: true)
+        let scope = LedgerScope(environment: .sandbox, testData: true)
         let e = try ledger.entitlement(customer: "2000000100", to: "g1", scope: scope, at: .now)
         #expect(e.isEntitled && e.reason == .subscription && e.untilMs == now + 86_400_000)
         // App Store data and test-signed data never mix (a question without the test flag says
         // only test-signed data matches); neither do environments.
-        let plain = LedgerScope(environment: .sandbox, testSigned: false)
+        let plain = LedgerScope(environment: .sandbox, testData: false)
         #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: plain, at: .now).reason == .onlyTestSigned)
         #expect(try ledger.entitlement(customer: "2000000100", to: "g2", scope: plain, at: .now).reason == .noPurchase)
         // An id the ledger has never seen (here, or in this environment) is not one who bought nothing.
         #expect(try ledger.entitlement(customer: "2000000199", to: "g1", scope: plain, at: .now).reason == .unknownCustomer)
-        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .production, testSigned: true), at: .now).reason == .unknownCustomer)
+        #expect(try ledger.entitlement(customer: "2000000100", to: "g1", scope: LedgerScope(environment: .production, testData: true), at: .now).reason == .unknownCustomer)
         let history = try ledger.historyJSON(customer: "2000000100", scope: scope)
         #expect(history.contains("\"kind\":\"transaction\"") && history.contains("\"productId\":\"pro.monthly\""))
         // The status response carries the signed transaction it was computed from.

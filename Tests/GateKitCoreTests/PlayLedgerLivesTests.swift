@@ -258,7 +258,7 @@ import Testing
 
     static func check(_ rows: [Row], _ ledger: Ledger) throws {
         for r in rows {
-            let scope = LedgerScope(environment: .production, testSigned: r.test)
+            let scope = LedgerScope(environment: .production, testData: r.test)
             let got = try ledger.entitlement(customer: r.customer, to: r.subject, scope: scope, at: .asOf(r.at))
             #expect(got.reason.name == r.reason, "\(r.customer) \(r.subject) at t0+\(r.at - t0): \(r.source)")
             #expect(got.untilMs == r.until, "until: \(r.customer) \(r.subject) at t0+\(r.at - t0)")
@@ -288,7 +288,7 @@ import Testing
             }
             for q in questions {
                 let parts = q.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
-                let scope = LedgerScope(environment: .production, testSigned: parts[2] == "true")
+                let scope = LedgerScope(environment: .production, testData: parts[2] == "true")
                 let known = try growing.entitlement(customer: parts[0], to: parts[1], scope: scope, at: .asOf(x))
                 let all = try full.entitlement(customer: parts[0], to: parts[1], scope: scope, at: .asOf(x))
                 #expect(all == known, "\(parts[0]) \(parts[1]) at t0+\(x - Self.t0)")

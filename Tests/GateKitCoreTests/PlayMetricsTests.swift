@@ -15,7 +15,7 @@ import Testing
 @Suite struct PlayMetricsTests {
     typealias Item = PlayLedgerLivesTests.Item
     static func at(_ month: Int, _ day: Int) -> Int64 { LedgerMetricsTests.at(month, day) }
-    static let scope = LedgerScope(environment: .production, testSigned: false)
+    static let scope = LedgerScope(environment: .production, testData: false)
 
     static func ledger(_ folder: TemporaryFolder) throws -> Ledger {
         let ledger = Ledger(store: try TestStores.open(folder.file("play-metrics.sqlite")))

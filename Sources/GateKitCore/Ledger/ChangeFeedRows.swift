@@ -43,7 +43,7 @@ enum ChangeFeedRows {
     /// One change, before it is numbered.
     struct Change {
         let scope: LedgerScope
-        let originalTransactionID: String
+        let purchaseID: String
         let productID: String
         let answer: Answer
         let atMs: Int64
@@ -102,7 +102,7 @@ enum ChangeFeedRows {
         let view = record.view(of: original, at: at, knownBy: nil, catalog: catalogs.catalog(at: at))
         var products: [String] = []
         var seen = Set<String>()
-        for t in record.transactions where t.originalTransactionID == original && seen.insert(t.productID).inserted {
+        for t in record.transactions where t.purchaseID == original && seen.insert(t.productID).inserted {
             products.append(t.productID)
         }
         return view.entitlements(to: products)
@@ -120,7 +120,7 @@ enum ChangeFeedRows {
 
     /// The subscription's newest app account token in `record`.
     static func newestToken(_ record: CustomerRecord, original: String) -> String? {
-        record.transactions.filter { $0.originalTransactionID == original && $0.appAccountToken != nil }
+        record.transactions.filter { $0.purchaseID == original && $0.appAccountToken != nil }
             .max { $1.isNewer(than: $0) }?.appAccountToken
     }
 
@@ -152,7 +152,7 @@ enum ChangeFeedRows {
                 if answer != entry.answer {
                     if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record, copy: copy) }
                     let (token, users) = parties ?? (nil, [])
-                    changes.append(Change(scope: scope, originalTransactionID: original, productID: product, answer: answer, atMs: at,
+                    changes.append(Change(scope: scope, purchaseID: original, productID: product, answer: answer, atMs: at,
                                           itemID: nil, token: token, appUserIDs: users))
                 }
                 entry = Stored(answer: answer, nextChangeMs: Answer.nextChange(e, after: at))
@@ -180,7 +180,7 @@ enum ChangeFeedRows {
             if before?.answer != entry.answer, before != nil || e.reason != .noPurchase {
                 if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record, copy: copy) }
                 let (token, users) = parties ?? (nil, [])
-                changes.append(Change(scope: scope, originalTransactionID: original, productID: product, answer: entry.answer,
+                changes.append(Change(scope: scope, purchaseID: original, productID: product, answer: entry.answer,
                                       atMs: now, itemID: item, token: token, appUserIDs: users))
             }
             if before?.answer != entry.answer || before?.nextChangeMs != entry.nextChangeMs {
@@ -217,7 +217,7 @@ enum ChangeFeedRows {
             """, values: ["(SELECT last_seq FROM ledger_feed_head WHERE id = 1) + ?"] + Array(repeating: "?", count: 14))
         for (i, c) in changes.enumerated() {
             try rows.append([.integer(Int64(i + 1 - changes.count)), .text(c.scope.environment), .integer(c.scope.testFlag),
-                             .text(c.originalTransactionID), .text(c.productID), .integer(c.answer.entitled ? 1 : 0),
+                             .text(c.purchaseID), .text(c.productID), .integer(c.answer.entitled ? 1 : 0),
                              .integer(c.answer.reason), .integer(c.answer.status), .integer(c.answer.untilMs), .integer(c.atMs),
                              .text(c.itemID == nil ? "time" : "ingest"), .integer(c.itemID), .text(c.token),
                              .text(JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))), .integer(now)])
@@ -245,7 +245,7 @@ enum ChangeFeedRows {
             guard let environment = LedgerEnvironment(rawValue: s.text(0) ?? "") else {
                 throw GateKitError(.ECORRUPT, "ledger_answers names the environment \(Quoted.text(s.text(0) ?? ""))")
             }
-            out.append((LedgerScope(environment: environment, testSigned: s.int64(1) == 1), s.text(2) ?? ""))
+            out.append((LedgerScope(environment: environment, testData: s.int64(1) == 1), s.text(2) ?? ""))
         }
         return out
     }

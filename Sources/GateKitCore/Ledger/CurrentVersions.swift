@@ -10,7 +10,7 @@ public struct CurrentVersions: Sendable {
 
     /// One auto-renewable subscription (an original transaction id).
     public struct Subscription: Sendable {
-        public let originalTransactionID: String
+        public let purchaseID: String
         public let groupID: String?
         /// Its most recent transaction: the newest purchase not upgraded away.
         public let latest: TransactionVersion
@@ -21,15 +21,15 @@ public struct CurrentVersions: Sendable {
     /// another app account holds, for a question by app account.
     func excluding(_ originals: Set<[UInt8]>) -> CurrentVersions {
         guard !originals.isEmpty else { return self }
-        return CurrentVersions(transactions: transactions.filter { !originals.contains(Array($0.originalTransactionID.utf8)) },
+        return CurrentVersions(transactions: transactions.filter { !originals.contains(Array($0.purchaseID.utf8)) },
                                renewals: renewals.filter { !originals.contains(Array($0.key.utf8)) })
     }
 
     /// The same with one subscription (original transaction id) alone.
     func only(_ original: String) -> CurrentVersions {
         let id = Array(original.utf8)
-        guard transactions.contains(where: { !$0.originalTransactionID.utf8.elementsEqual(id) }) else { return self }
-        return CurrentVersions(transactions: transactions.filter { $0.originalTransactionID.utf8.elementsEqual(id) },
+        guard transactions.contains(where: { !$0.purchaseID.utf8.elementsEqual(id) }) else { return self }
+        return CurrentVersions(transactions: transactions.filter { $0.purchaseID.utf8.elementsEqual(id) },
                                renewals: renewals.filter { $0.key.utf8.elementsEqual(id) })
     }
 
@@ -43,11 +43,11 @@ public struct CurrentVersions: Sendable {
         // Play token's line items of different products (add-ons) each entitle on their own: a
         // Play run has a latest transaction per group (Play's productId).
         while i < transactions.count {
-            let original = transactions[i].originalTransactionID
+            let original = transactions[i].purchaseID
             var end = i
             var best: [String?: Int] = [:]
             var bestUpgraded: [String?: Int] = [:]
-            while end < transactions.count && transactions[end].originalTransactionID == original {
+            while end < transactions.count && transactions[end].purchaseID == original {
                 let t = transactions[end]
                 if t.productType == .autoRenewable {
                     let lane = t.store.rules.lineItemsAreLanes ? t.groupID : nil
@@ -63,7 +63,7 @@ public struct CurrentVersions: Sendable {
             for lane in lanes {
                 guard let latest = best[lane] ?? bestUpgraded[lane] else { continue }
                 latestIndices.insert(latest)
-                subscriptions.append(Subscription(originalTransactionID: original, groupID: transactions[latest].groupID,
+                subscriptions.append(Subscription(purchaseID: original, groupID: transactions[latest].groupID,
                                                   latest: transactions[latest], renewal: renewals[original]))
             }
             i = end

@@ -28,7 +28,7 @@ public struct CustomerRecord: Sendable {
         var tokened: [String: TransactionVersion] = [:]
         for t in transactions {
             if let g = t.groupID { groups[t.transactionID] = g }
-            if t.appAccountToken != nil, tokened[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true { tokened[t.originalTransactionID] = t }
+            if t.appAccountToken != nil, tokened[t.purchaseID].map({ t.isNewer(than: $0) }) ?? true { tokened[t.purchaseID] = t }
             let key = t.versionKey
             if newest[key].map({ t.isNewer(than: $0) }) ?? true { newest[key] = t }
         }
@@ -37,7 +37,7 @@ public struct CustomerRecord: Sendable {
             if t.groupID == nil { t.groupID = groups[t.transactionID] }
             return t
         }
-        for t in tokened.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.signedMs != t.signedMs {
+        for t in tokened.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.vouchedMs != t.vouchedMs {
             kept.append(t)
         }
         // A Play purchase's revocation is kept though newer answers do not repeat it (`current`).
@@ -45,11 +45,11 @@ public struct CustomerRecord: Sendable {
         for t in transactions where t.store.rules.revocationsStay && t.revocationMs != nil {
             if revoked[t.versionKey].map({ (t.revocationMs ?? .max) < ($0.revocationMs ?? .max) }) ?? true { revoked[t.versionKey] = t }
         }
-        for t in revoked.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.signedMs != t.signedMs {
+        for t in revoked.values where newest[t.versionKey]?.identity != t.identity || newest[t.versionKey]?.vouchedMs != t.vouchedMs {
             kept.append(t)
         }
         var renewal: [String: RenewalVersion] = [:]
-        for r in renewals where renewal[r.originalTransactionID].map({ r.isNewer(than: $0) }) ?? true { renewal[r.originalTransactionID] = r }
+        for r in renewals where renewal[r.purchaseID].map({ r.isNewer(than: $0) }) ?? true { renewal[r.purchaseID] = r }
         return CustomerRecord(transactions: kept, renewals: Array(renewal.values), productGroups: productGroups, token: token)
     }
 
@@ -78,9 +78,9 @@ public struct CustomerRecord: Sendable {
             // Groups never change between versions: a version that lacks one (a receipt
             // purchase) takes it from any other.
             if let g = t.groupID { groups[t.transactionID] = g }
-            if let knownBy, t.signedMs > knownBy { continue }
-            if t.appAccountToken != nil, tokens[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true {
-                tokens[t.originalTransactionID] = t
+            if let knownBy, t.vouchedMs > knownBy { continue }
+            if t.appAccountToken != nil, tokens[t.purchaseID].map({ t.isNewer(than: $0) }) ?? true {
+                tokens[t.purchaseID] = t
             }
             let key = t.versionKey
             if t.store.rules.revocationsStay, let r = t.revocationMs, revokedAt[key].map({ r < $0.revocationMs ?? .max }) ?? true { revokedAt[key] = t }
@@ -93,10 +93,10 @@ public struct CustomerRecord: Sendable {
         // longer carries (a deferred plan change's placeholder) reads the state Google gave last.
         var tokenStates: [String: TransactionVersion] = [:]
         for t in current.values where t.store.rules.statesAreThePurchases && t.storeState != nil {
-            if tokenStates[t.originalTransactionID].map({ t.isNewer(than: $0) }) ?? true { tokenStates[t.originalTransactionID] = t }
+            if tokenStates[t.purchaseID].map({ t.isNewer(than: $0) }) ?? true { tokenStates[t.purchaseID] = t }
         }
         for (key, t) in current where t.store.rules.statesAreThePurchases {
-            if let newest = tokenStates[t.originalTransactionID], newest.signedMs > t.signedMs { current[key]?.storeState = newest.storeState }
+            if let newest = tokenStates[t.purchaseID], newest.vouchedMs > t.vouchedMs { current[key]?.storeState = newest.storeState }
         }
         for (key, r) in revokedAt where current[key]?.revocationMs == nil {
             current[key]?.revocationMs = r.revocationMs
@@ -107,27 +107,27 @@ public struct CustomerRecord: Sendable {
         // top-up) is superseded while a replacing version is the newest known: never counted twice.
         let replaced = CustomerRecord.replacedTokens(current.values.filter { $0.store.rules.purchasesReplaceOthers })
         if !replaced.isEmpty {
-            for (id, t) in current where t.store.rules.purchasesReplaceOthers && replaced.contains(Array(t.originalTransactionID.utf8)) {
+            for (id, t) in current where t.store.rules.purchasesReplaceOthers && replaced.contains(Array(t.purchaseID.utf8)) {
                 current[id]?.isUpgraded = true
             }
         }
         if let token {
-            current = current.filter { tokens[$0.value.originalTransactionID]?.appAccountToken == token }
+            current = current.filter { tokens[$0.value.purchaseID]?.appAccountToken == token }
         }
         var renewal: [String: RenewalVersion] = [:]
         for r in renewals {
-            if let knownBy, r.signedMs > knownBy { continue }
-            if let token, tokens[r.originalTransactionID]?.appAccountToken != token { continue }
-            if let seen = renewal[r.originalTransactionID], !r.isNewer(than: seen) { continue }
-            renewal[r.originalTransactionID] = r
+            if let knownBy, r.vouchedMs > knownBy { continue }
+            if let token, tokens[r.purchaseID]?.appAccountToken != token { continue }
+            if let seen = renewal[r.purchaseID], !r.isNewer(than: seen) { continue }
+            renewal[r.purchaseID] = r
         }
         // Sorted, so every answer and every list comes out in one order whatever the arrival order.
         let resolved = current.values.map { (t: TransactionVersion) -> TransactionVersion in
             var t = t
             if t.groupID == nil { t.groupID = groups[t.transactionID] ?? productGroups[t.productID] }
-            t.appAccountToken = tokens[t.originalTransactionID]?.appAccountToken
+            t.appAccountToken = tokens[t.purchaseID]?.appAccountToken
             return t
-        }.sorted { ($0.originalTransactionID, $0.transactionID) < ($1.originalTransactionID, $1.transactionID) }
+        }.sorted { ($0.purchaseID, $0.transactionID) < ($1.purchaseID, $1.transactionID) }
         return CurrentVersions(transactions: resolved, renewals: renewal)
     }
 
@@ -136,7 +136,7 @@ public struct CustomerRecord: Sendable {
     /// no purchase can make: it supersedes nothing, so each token answers as its own answer says.
     static func replacedTokens(_ versions: [TransactionVersion]) -> Set<[UInt8]> {
         var links: [String: Set<String>] = [:]
-        for t in versions { if let r = t.replaces { links[t.originalTransactionID, default: []].insert(r) } }
+        for t in versions { if let r = t.replaces { links[t.purchaseID, default: []].insert(r) } }
         guard !links.isEmpty else { return [] }
         func reaches(_ start: String, _ goal: String) -> Bool {
             var seen: Set<String> = [start]

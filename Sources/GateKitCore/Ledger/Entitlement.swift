@@ -56,7 +56,7 @@ public struct Entitlement: Sendable, Equatable {
     public var productID: String?
     public var groupID: String?
     public var transactionID: String?
-    public var originalTransactionID: String?
+    public var purchaseID: String?
     /// The subscription's status when the deciding transaction is an auto-renewable one.
     public var status: SubscriptionStatus?
     /// The deciding purchase reached this customer through Family Sharing.
@@ -94,7 +94,7 @@ public struct Entitlement: Sendable, Equatable {
         productID = t.productID
         groupID = group
         transactionID = t.transactionID
-        originalTransactionID = t.originalTransactionID
+        purchaseID = t.purchaseID
         self.status = status
         familyShared = t.familyShared
         sinceMs = t.purchaseMs
@@ -111,7 +111,7 @@ public struct Entitlement: Sendable, Equatable {
         add("productId", productID)
         add("subscriptionGroupIdentifier", groupID)
         add("transactionId", transactionID)
-        add("originalTransactionId", originalTransactionID)
+        add("originalTransactionId", purchaseID)
         add("status", status?.rawValue)
         if productID != nil {
             members.append(("familyShared", .bool(familyShared)))

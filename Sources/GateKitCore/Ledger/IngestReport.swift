@@ -59,7 +59,7 @@ public struct IngestReport: Sendable {
     }
 
     public struct StatusChange: Sendable, Equatable {
-        public let originalTransactionID: String
+        public let purchaseID: String
         public let groupID: String?
         public let from: SubscriptionStatus?
         public let to: SubscriptionStatus
@@ -73,11 +73,11 @@ public struct IngestReport: Sendable {
     public let subtype: String?
     public var notificationUUID: String?
     /// The original transaction ids the item is about, sorted.
-    public let originalTransactionIDs: [String]
+    public let purchaseIDs: [String]
     public let appAccountToken: String?
     public let statusChanges: [StatusChange]
     /// The subscription (or purchase) the item's own versions are of: a replacing Play
-    /// purchase also speaks of the one it replaced (`originalTransactionIDs`).
+    /// purchase also speaks of the one it replaced (`purchaseIDs`).
     public var subject: String?
     /// False when the store still waits for the purchase to be acknowledged (Play refunds a
     /// purchase not acknowledged within three days); nil where the store has no such step.
@@ -85,12 +85,12 @@ public struct IngestReport: Sendable {
 
     /// The customer it touched: the app account token when the data carries one, else the
     /// item's own (or first) original transaction id.
-    public var customer: String? { appAccountToken ?? subject ?? originalTransactionIDs.first }
+    public var customer: String? { appAccountToken ?? subject ?? purchaseIDs.first }
 
     public var json: String {
         var members: [(String, JSONValue)] = [
             ("version", .number(JSONDocument.version)), ("outcome", .string(outcome.name)), ("kind", .string(kind.name)),
-            ("environment", .string(scope.environment)), ("testSigned", .bool(scope.testSigned)), ("identity", .string(identity)),
+            ("environment", .string(scope.environment)), ("testSigned", .bool(scope.testData)), ("identity", .string(identity)),
             ("store", .string(kind.store.name)),
         ]
         if let acknowledged { members.append(("acknowledged", .bool(acknowledged))) }
@@ -99,9 +99,9 @@ public struct IngestReport: Sendable {
         if let notificationUUID { members.append(("notificationUUID", .string(notificationUUID))) }
         if let customer { members.append(("customer", .string(customer))) }
         if let appAccountToken { members.append(("appAccountToken", .string(appAccountToken))) }
-        members.append(("originalTransactionIds", .array(originalTransactionIDs.map { .string($0) })))
+        members.append(("originalTransactionIds", .array(purchaseIDs.map { .string($0) })))
         members.append(("statusChanges", .array(statusChanges.map { c in
-            var o: [(String, JSONValue)] = [("originalTransactionId", .string(c.originalTransactionID))]
+            var o: [(String, JSONValue)] = [("originalTransactionId", .string(c.purchaseID))]
             if let g = c.groupID { o.append(("subscriptionGroupIdentifier", .string(g))) }
             o.append(("from", c.from.map { .number($0.rawValue) } ?? .null))
             o.append(("to", .number(c.to.rawValue)))

@@ -22,10 +22,10 @@ public final class Ledger: @unchecked Sendable {
     /// Each stored catalog parsed once (`CatalogRows.all`): kept across the caches' resets.
     let parsedCatalogs = Locked<[Int64: ProductCatalog]>([:])
     private let probe: any ChangeProbe
-    /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the bundle id this
+    /// Shared rows known committed (PostgreSQL: `storeSharedRowsAhead`), and the app this
     /// handle saw the store's ledger bound to.
     let committedShared = Locked(CommittedShared())
-    let boundBundle = Locked<[PurchaseStore: String]>([:])
+    let boundApp = Locked<[PurchaseStore: String]>([:])
 
     /// A customer's versions, and their current versions (what "now" questions read). A
     /// class: a warm question takes it out of the cache with one reference count, not one per
@@ -182,7 +182,7 @@ public final class Ledger: @unchecked Sendable {
     /// Whether every item of the environment is test-signed (and there is one): metrics and the
     /// report of App Store data then say so, rather than show zeros without a hint.
     package func holdsOnlyTestSignedData(_ scope: LedgerScope) throws(GateKitError) -> Bool {
-        guard !scope.testSigned, try holdsTestSignedData(scope.environment) else { return false }
+        guard !scope.testData, try holdsTestSignedData(scope.environment) else { return false }
         return try store.read { (db) throws(GateKitError) -> Bool in
             let s = try db.statement("SELECT COUNT(*) FROM (SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = 0 LIMIT 1) AS any_item")
             defer { s.reset() }
@@ -227,7 +227,7 @@ public final class Ledger: @unchecked Sendable {
         guard answer.reason == .noPurchase else { return answer }
         // "No purchase" where test-signed data would answer otherwise: say so, so a test that
         // forgot the test flag is not told the customer bought nothing.
-        if !scope.testSigned, try holdsTestSignedData(scope.environment),
+        if !scope.testData, try holdsTestSignedData(scope.environment),
            try self.view(customer: customer, scope: scope.testSignedPart, at: instant, excluding: excluding).entitlement(to: filter).reason != .noPurchase {
             return Entitlement(reason: .onlyTestSigned)
         }
@@ -235,7 +235,7 @@ public final class Ledger: @unchecked Sendable {
         // An id the ledger has never seen is not a customer who bought nothing (a wrong id, a
         // wrong environment): said apart, as it is for an app account no customer is linked to.
         guard named.reason == .noPurchase, try !hasSeen(customer: customer, scope: scope, at: instant) else { return named }
-        if !scope.testSigned, try holdsTestSignedData(scope.environment), try hasSeen(customer: customer, scope: scope.testSignedPart, at: instant) {
+        if !scope.testData, try holdsTestSignedData(scope.environment), try hasSeen(customer: customer, scope: scope.testSignedPart, at: instant) {
             return named
         }
         return Entitlement(reason: .unknownCustomer)
@@ -247,7 +247,7 @@ public final class Ledger: @unchecked Sendable {
     func hasSeen(customer: String, scope: LedgerScope, at instant: LedgerInstant) throws(GateKitError) -> Bool {
         let record = try record(customer: customer, scope: scope)
         guard let knownBy = Ledger.linkInstant(instant) else { return !record.transactions.isEmpty }
-        return record.transactions.contains { $0.signedMs <= knownBy }
+        return record.transactions.contains { $0.vouchedMs <= knownBy }
     }
 
     /// A no-purchase answer about a name the catalog in effect does not know is a typo, not a
@@ -271,7 +271,7 @@ public final class Ledger: @unchecked Sendable {
 
     /// The customer's original transaction ids the ledger holds (`LedgerRows.originals`): what
     /// a refresh asks Apple about, an app account token standing for these.
-    package func originalTransactionIDs(customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
+    package func purchaseIDs(customer: String, scope: LedgerScope) throws(GateKitError) -> [String] {
         try Ledger.validate(customer: customer)
         return try store.read { (db) throws(GateKitError) in try LedgerRows.originals(db, customer: LedgerCustomer(customer), scope: scope) }
     }
@@ -301,14 +301,14 @@ public final class Ledger: @unchecked Sendable {
         var seen = Set<String>()
         for (customer, excluded) in customers {
             for s in try view(customer: customer, scope: scope, at: instant, excluding: excluded).subscriptions
-                where (group == nil || s.groupID == group) && seen.insert(s.originalTransactionID).inserted { subscriptions.append(s) }
+                where (group == nil || s.groupID == group) && seen.insert(s.purchaseID).inserted { subscriptions.append(s) }
         }
         let signed = try store.read { (db) throws(GateKitError) -> [String: (String?, String?)] in
             var out: [String: (String?, String?)] = [:]
             for s in subscriptions {
-                out[s.originalTransactionID] = (try LedgerRows.signedTransaction(db, scope: scope, transactionID: s.latest.transactionID, identity: s.latest.identity),
+                out[s.purchaseID] = (try LedgerRows.signedTransaction(db, scope: scope, transactionID: s.latest.transactionID, identity: s.latest.identity),
                                                 try s.renewal.map { (r) throws(GateKitError) in
-                                                    try LedgerRows.signedRenewal(db, scope: scope, originalTransactionID: r.originalTransactionID, identity: r.identity)
+                                                    try LedgerRows.signedRenewal(db, scope: scope, purchaseID: r.purchaseID, identity: r.identity)
                                                 } ?? nil)
             }
             return out

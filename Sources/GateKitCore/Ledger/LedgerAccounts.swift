@@ -32,7 +32,7 @@ extension Ledger {
         try validate(customer: customer)
         switch LedgerCustomer(customer) {
         case let .token(token): return token
-        case let .originalTransactionID(original): return original
+        case let .purchaseID(original): return original
         }
     }
 
@@ -49,9 +49,9 @@ extension Ledger {
             // other identifier moves too: the newest claim, this link, holds it (a link made
             // again renews the claim).
             var heldElsewhere = false
-            for testSigned in [false, true] {
-                let record = try LedgerRows.record(db, customer: LedgerCustomer(name), scope: LedgerScope(environment: environment, testSigned: testSigned))
-                let originals = Array(Set(record.transactions.map(\.originalTransactionID)))
+            for testData in [false, true] {
+                let record = try LedgerRows.record(db, customer: LedgerCustomer(name), scope: LedgerScope(environment: environment, testData: testData))
+                let originals = Array(Set(record.transactions.map(\.purchaseID)))
                 for case let held? in try SubscriptionHolder.holders(db, environment: env, record: record, originals: originals, atMs: nil).values
                     where held != appUserID { heldElsewhere = true }
             }
@@ -111,7 +111,7 @@ extension Ledger {
         var out: [(customer: String, excluded: Set<[UInt8]>)] = []
         for customer in AppAccountRows.current(changes, atMs: atMs).map(\.customer) {
             let record = try record(customer: customer, scope: scope)
-            let originals = Array(Set(record.transactions.map(\.originalTransactionID)))
+            let originals = Array(Set(record.transactions.map(\.purchaseID)))
             let holders = try store.read { (db) throws(GateKitError) in
                 try SubscriptionHolder.holders(db, environment: scope.environment, record: record, originals: originals, atMs: atMs)
             }

@@ -42,7 +42,7 @@ extension Ledger {
                 if store.backend != .postgresql, !allBeforeWrite { break }
             }
         }
-        if let first = ahead.first { try bindBundle(first.bundleID, store: first.kind.store) }
+        if let first = ahead.first { try bindApp(first.appID, store: first.kind.store) }
         try storeSharedRowsAhead(ahead)
         var subjects = ahead.flatMap(\.subjects)
         if case let .subjects(more) = scope { subjects += more }

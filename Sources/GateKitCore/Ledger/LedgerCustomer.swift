@@ -7,13 +7,13 @@ import GateKitSupport
 public enum LedgerCustomer: Hashable, Sendable {
     /// An app account token, lowercased.
     case token(String)
-    case originalTransactionID(String)
+    case purchaseID(String)
 
     /// Byte for byte, as the store compares: Swift's String equality is canonical equivalence
     /// ("K-7007" with a Kelvin sign would equal it with a K).
     public static func == (a: LedgerCustomer, b: LedgerCustomer) -> Bool {
         switch (a, b) {
-        case let (.token(x), .token(y)), let (.originalTransactionID(x), .originalTransactionID(y)): x.utf8.elementsEqual(y.utf8)
+        case let (.token(x), .token(y)), let (.purchaseID(x), .purchaseID(y)): x.utf8.elementsEqual(y.utf8)
         default: false
         }
     }
@@ -23,14 +23,14 @@ public enum LedgerCustomer: Hashable, Sendable {
         case let .token(t):
             hasher.combine(true)
             for b in t.utf8 { hasher.combine(b) }
-        case let .originalTransactionID(o):
+        case let .purchaseID(o):
             hasher.combine(false)
             for b in o.utf8 { hasher.combine(b) }
         }
     }
 
     public init(_ text: String) {
-        self = UUIDText.isValid(text) ? .token(text.lowercased()) : .originalTransactionID(text)
+        self = UUIDText.isValid(text) ? .token(text.lowercased()) : .purchaseID(text)
     }
 
     /// A signed `appAccountToken` as the ledger keeps it: lowercased, or nil when it is not a

@@ -65,7 +65,7 @@ extension Ledger {
             return JSONWriter.serialize(.object([
                 ("version", .number(JSONDocument.version)),
                 ("environment", .string(scope.environment)),
-                ("testSigned", .bool(scope.testSigned)),
+                ("testSigned", .bool(scope.testData)),
                 ("items", .array(itemList)),
                 ("statusChanges", .array(changeRows.sorted { $0.0 < $1.0 }.map(\.1))),
             ]))

@@ -15,10 +15,10 @@ enum LedgerJSON {
                 ("lastTransactions", .array((groups[group] ?? []).map { s in
                     var members: [(String, JSONValue)] = [
                         ("status", .number(s.status.rawValue)),
-                        ("originalTransactionId", .string(s.originalTransactionID)),
+                        ("originalTransactionId", .string(s.purchaseID)),
                     ]
-                    if let t = signed[s.originalTransactionID]?.0 { members.append(("signedTransactionInfo", .string(t))) }
-                    if let r = signed[s.originalTransactionID]?.1 { members.append(("signedRenewalInfo", .string(r))) }
+                    if let t = signed[s.purchaseID]?.0 { members.append(("signedTransactionInfo", .string(t))) }
+                    if let r = signed[s.purchaseID]?.1 { members.append(("signedRenewalInfo", .string(r))) }
                     members.append(("gatekit", .object([
                         ("statusName", .string(s.status.name)),
                         ("productId", .string(s.latest.productID)),
@@ -35,7 +35,7 @@ enum LedgerJSON {
         return JSONWriter.serialize(.object([
             ("version", .number(JSONDocument.version)),
             ("environment", .string(scope.environment)),
-            ("testSigned", .bool(scope.testSigned)),
+            ("testSigned", .bool(scope.testData)),
             ("data", .array(data)),
         ]))
     }

@@ -7,7 +7,7 @@ import GateKitSupport
 extension Ledger {
     /// Records the item and its versions in one write transaction.
     package func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
-        try bindBundle(item.bundleID, store: item.kind.store)
+        try bindApp(item.appID, store: item.kind.store)
         try storeSharedRowsAhead([item])
         return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
@@ -93,7 +93,7 @@ extension Ledger {
             let h = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
             try state.writes.add(v, scope: item.scope, item: itemID, header: h, body: signed?.body)
         }
-        for original in item.originals { try state.writes.addSubject(item: itemID, originalTransactionID: original) }
+        for original in item.originals { try state.writes.addSubject(item: itemID, purchaseID: original) }
         return itemID
     }
 
@@ -103,11 +103,11 @@ extension Ledger {
                         _ state: inout RecordingState, catalogs: ProductCatalogs, now: Int64, copy: Int) throws(GateKitError) -> [IngestReport.StatusChange] {
         var records = before.records
         for (v, _) in item.transactions {
-            records[v.originalTransactionID]?.transactions.append(v)
+            records[v.purchaseID]?.transactions.append(v)
             // The replaced subscription's record holds its replacements (`LedgerRows.record`).
-            if let replaced = v.replaces, replaced != v.originalTransactionID { records[replaced]?.transactions.append(v) }
+            if let replaced = v.replaces, replaced != v.purchaseID { records[replaced]?.transactions.append(v) }
         }
-        for (v, _) in item.renewals { records[v.originalTransactionID]?.renewals.append(v) }
+        for (v, _) in item.renewals { records[v.purchaseID]?.renewals.append(v) }
         for original in item.originals { state.records[original] = records[original]?.compacted() }
         for original in item.originals {
             let kept = try ChangeFeedRows.ingested(db, scope: item.scope, original: original, record: records[original] ?? CustomerRecord(),
@@ -120,7 +120,7 @@ extension Ledger {
         var changes: [IngestReport.StatusChange] = []
         for original in item.originals {
             guard let to = after[original], before.statuses[original]?.status != to.status else { continue }
-            let change = IngestReport.StatusChange(originalTransactionID: original, groupID: to.group, from: before.statuses[original]?.status, to: to.status)
+            let change = IngestReport.StatusChange(purchaseID: original, groupID: to.group, from: before.statuses[original]?.status, to: to.status)
             try state.writes.addStatusChange(change, scope: item.scope, item: itemID, at: now)
             changes.append(change)
         }
@@ -162,7 +162,7 @@ extension Ledger {
     static func statuses(_ records: [String: CustomerRecord], at: Int64) -> [String: (group: String?, status: SubscriptionStatus)] {
         var out: [String: (group: String?, status: SubscriptionStatus)] = [:]
         for (original, record) in records {
-            if let s = record.view(at: at, knownBy: nil).subscriptions.first(where: { $0.originalTransactionID == original }) {
+            if let s = record.view(at: at, knownBy: nil).subscriptions.first(where: { $0.purchaseID == original }) {
                 out[original] = (s.groupID, s.status)
             }
         }

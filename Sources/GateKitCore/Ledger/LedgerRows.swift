@@ -24,7 +24,7 @@ enum LedgerRows {
     static func originals(_ db: any DatabaseConnection, customer: LedgerCustomer, scope: LedgerScope) throws(GateKitError) -> [String] {
         switch customer {
         case let .token(token): return try tokenOriginals(db, token: token, scope: scope)
-        case let .originalTransactionID(original):
+        case let .purchaseID(original):
             let own = try db.statement("SELECT 1 FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 LIMIT 1")
             defer { own.reset() }
             own.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
@@ -137,7 +137,7 @@ enum LedgerRows {
 
     /// A subscription's record reduced as `CustomerRecord.compacted()` reduces it, read so.
     static func compactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
-        try record(db, customer: .originalTransactionID(original), scope: scope, versions: .compactable, copy: copy).compacted()
+        try record(db, customer: .purchaseID(original), scope: scope, versions: .compactable, copy: copy).compacted()
     }
 
     /// Most subscriptions a record follows through replacements (a chain is one subscription:
@@ -150,10 +150,10 @@ enum LedgerRows {
     /// replace others are followed (`PurchaseStore.Rules.purchasesReplaceOthers`).
     private static func addReplacements(_ db: any DatabaseConnection, _ record: inout CustomerRecord, customer: LedgerCustomer,
                                         scope: LedgerScope, versions: Versions) throws(GateKitError) {
-        var known = Set(record.transactions.map { Array($0.originalTransactionID.utf8) })
-        var frontier = record.transactions.filter { $0.store.rules.purchasesReplaceOthers }.map(\.originalTransactionID)
+        var known = Set(record.transactions.map { Array($0.purchaseID.utf8) })
+        var frontier = record.transactions.filter { $0.store.rules.purchasesReplaceOthers }.map(\.purchaseID)
         // An id the ledger holds no version of may still be one a later purchase replaced.
-        if case let .originalTransactionID(original) = customer, known.insert(Array(original.utf8)).inserted { frontier.append(original) }
+        if case let .purchaseID(original) = customer, known.insert(Array(original.utf8)).inserted { frontier.append(original) }
         var followed = 0
         var seen = Set<[UInt8]>()
         while let original = frontier.popLast() {
@@ -201,7 +201,7 @@ enum LedgerRows {
         var groupless = Set<String>()
         let originals: [String]
         switch customer {
-        case let .originalTransactionID(original): originals = [original]
+        case let .purchaseID(original): originals = [original]
         case let .token(token): originals = try tokenOriginals(db, token: token, scope: scope)
         }
         for original in originals {
@@ -252,14 +252,14 @@ enum LedgerRows {
     /// Sends the read of a subscription's compacted record ahead (`DatabaseStatement.prefetch`).
     static func prefetchCompactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int) throws(GateKitError) {
         guard db.dialect == .postgresql else { return }
-        try wholeCustomer(db, .originalTransactionID(original), scope: scope, versions: .compactable, copy: copy).prefetch()
+        try wholeCustomer(db, .purchaseID(original), scope: scope, versions: .compactable, copy: copy).prefetch()
     }
 
     private static func wholeCustomer(_ db: any DatabaseConnection, _ customer: LedgerCustomer, scope: LedgerScope, versions: Versions,
                                       copy: Int) throws(GateKitError) -> any DatabaseStatement {
         let s: any DatabaseStatement
         switch customer {
-        case let .originalTransactionID(original):
+        case let .purchaseID(original):
             s = try db.statement(versions == .all ? wholeOriginal : compactableOriginal, copy: copy)
             s.bind(3, text: original)
         case let .token(token):
@@ -291,12 +291,12 @@ enum LedgerRows {
         func text(_ c: Int32) -> String? { s.text(first + c) }
         func int(_ c: Int32) -> Int64 { s.int64(first + c) }
         var v = TransactionVersion(
-            transactionID: text(0) ?? "", originalTransactionID: text(1) ?? "", appAccountToken: text(2),
+            transactionID: text(0) ?? "", purchaseID: text(1) ?? "", appAccountToken: text(2),
             productID: text(3) ?? "", groupID: text(4), productType: ProductType(rawValue: int(5)) ?? .unknown,
             familyShared: int(6) != 0, purchaseMs: optional(7), originalPurchaseMs: optional(8), expiresMs: optional(9),
             revocationMs: optional(10), revocationReason: optional(11).map(RevocationReason.init(stored:)), isUpgraded: int(12) != 0,
             offer: optional(13).map(Offer.init(stored:)),
-            signedMs: int(14), identity: text(15) ?? "")
+            vouchedMs: int(14), identity: text(15) ?? "")
         v.store = PurchaseStore(stored: text(16))
         v.replaces = text(17)
         v.isPending = optional(18) == 1
@@ -309,10 +309,10 @@ enum LedgerRows {
     static func renewal(_ s: any DatabaseStatement, from first: Int32 = 0) -> RenewalVersion {
         func optional(_ c: Int32) -> Int64? { s.optionalInt64(first + c) }
         return RenewalVersion(
-            originalTransactionID: s.text(first) ?? "", productID: s.text(first + 1), autoRenewProductID: s.text(first + 2),
+            purchaseID: s.text(first) ?? "", productID: s.text(first + 1), autoRenewProductID: s.text(first + 2),
             willAutoRenew: optional(3).map { $0 == 1 }, isInBillingRetryPeriod: s.int64(first + 4) != 0, gracePeriodExpiresMs: optional(5),
             expirationCause: optional(6).map(ExpirationCause.init(stored:)), renewalMs: optional(7), pausedUntilMs: optional(10),
-            signedMs: s.int64(first + 8), identity: s.text(first + 9) ?? "")
+            vouchedMs: s.int64(first + 8), identity: s.text(first + 9) ?? "")
     }
 
     // MARK: signed text
@@ -356,8 +356,8 @@ enum LedgerRows {
     }
 
     /// The compact JWS a renewal-info version came in.
-    static func signedRenewal(_ db: any DatabaseConnection, scope: LedgerScope, originalTransactionID: String, identity: String) throws(GateKitError) -> String? {
-        try signedText(db, table: "ledger_renewals", key: "original_transaction_id", scope: scope, value: originalTransactionID, identity: identity)
+    static func signedRenewal(_ db: any DatabaseConnection, scope: LedgerScope, purchaseID: String, identity: String) throws(GateKitError) -> String? {
+        try signedText(db, table: "ledger_renewals", key: "original_transaction_id", scope: scope, value: purchaseID, identity: identity)
     }
 
     /// A version's own text, or its item's when it is the item itself (NULL body).

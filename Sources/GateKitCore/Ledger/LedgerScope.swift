@@ -5,21 +5,21 @@ import GateKitSupport
 public struct LedgerScope: Hashable, Sendable {
     /// "Production", "Sandbox", "Xcode" or "LocalTesting".
     public let environment: String
-    public let testSigned: Bool
+    public let testData: Bool
 
-    public init(environment: LedgerEnvironment, testSigned: Bool) {
+    public init(environment: LedgerEnvironment, testData: Bool) {
         self.environment = environment.rawValue
-        self.testSigned = testSigned
+        self.testData = testData
     }
 
-    var testFlag: Int64 { testSigned ? 1 : 0 }
+    var testFlag: Int64 { testData ? 1 : 0 }
 
     /// The same environment's test-signed part.
-    var testSignedPart: LedgerScope { LedgerScope(environmentName: environment, testSigned: true) }
+    var testSignedPart: LedgerScope { LedgerScope(environmentName: environment, testData: true) }
 
-    private init(environmentName: String, testSigned: Bool) {
+    private init(environmentName: String, testData: Bool) {
         environment = environmentName
-        self.testSigned = testSigned
+        self.testData = testData
     }
 }
 

@@ -12,7 +12,7 @@ public struct LedgerView: Sendable {
 
     /// One auto-renewable subscription at `at`.
     public struct Subscription: Sendable {
-        public let originalTransactionID: String
+        public let purchaseID: String
         public let groupID: String?
         public let latest: TransactionVersion
         public let renewal: RenewalVersion?
@@ -22,7 +22,7 @@ public struct LedgerView: Sendable {
     /// Every auto-renewable subscription purchased by `at`, ordered by original transaction id.
     public var subscriptions: [Subscription] {
         current.subscriptions.compactMap(purchased).map { s in
-            Subscription(originalTransactionID: s.originalTransactionID, groupID: s.groupID, latest: s.latest, renewal: s.renewal,
+            Subscription(purchaseID: s.purchaseID, groupID: s.groupID, latest: s.latest, renewal: s.renewal,
                          status: LedgerView.status(latest: s.latest, renewal: s.renewal, at: at))
         }
     }
@@ -142,7 +142,7 @@ public struct LedgerView: Sendable {
     private func purchased(_ s: CurrentVersions.Subscription) -> CurrentVersions.Subscription? {
         guard let purchase = s.latest.purchaseMs, purchase > at else { return s }
         var best: TransactionVersion?
-        for t in current.transactions where t.originalTransactionID == s.originalTransactionID && t.productType == .autoRenewable
+        for t in current.transactions where t.purchaseID == s.purchaseID && t.productType == .autoRenewable
             && (t.purchaseMs ?? .min) <= at && (!t.store.rules.lineItemsAreLanes || t.groupID == s.groupID) {
             if let b = best {  // as `CurrentVersions` picks: not upgraded first, then the latest purchase
                 let (kept, offered) = (b.isUpgraded ? 0 : 1, t.isUpgraded ? 0 : 1)
@@ -150,7 +150,7 @@ public struct LedgerView: Sendable {
             }
             best = t
         }
-        return best.map { CurrentVersions.Subscription(originalTransactionID: s.originalTransactionID, groupID: $0.groupID ?? s.groupID,
+        return best.map { CurrentVersions.Subscription(purchaseID: s.purchaseID, groupID: $0.groupID ?? s.groupID,
                                                        latest: $0, renewal: s.renewal) }
     }
 

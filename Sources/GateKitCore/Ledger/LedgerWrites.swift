@@ -48,7 +48,7 @@ struct LedgerWrites {
     mutating func addItem(_ item: Ledger.PendingItem, id: Int64, outcome: IngestReport.Outcome, header: Int64?, now: Int64) throws(GateKitError) {
         try items.append([.integer(id), .text(item.scope.environment), .integer(item.scope.testFlag), .text(item.identity),
                           .integer(item.kind.storedKind), .text(item.notificationUUID), .text(item.notificationType), .text(item.subtype),
-                          .integer(item.signedMs), .integer(now), .integer(Int64(outcome.rawValue)), .integer(header), .text(item.body),
+                          .integer(item.vouchedMs), .integer(now), .integer(Int64(outcome.rawValue)), .integer(header), .text(item.body),
                           .text(item.kind.storeKind)])
     }
 
@@ -56,11 +56,11 @@ struct LedgerWrites {
     /// none); otherwise `header` is its header's row.
     mutating func add(_ v: TransactionVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?) throws(GateKitError) {
         try transactions.append([
-            .text(scope.environment), .integer(scope.testFlag), .text(v.transactionID), .text(v.originalTransactionID),
+            .text(scope.environment), .integer(scope.testFlag), .text(v.transactionID), .text(v.purchaseID),
             .text(v.appAccountToken), .text(v.productID), .text(v.groupID), .integer(v.productType.rawValue),
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
             .integer(v.revocationMs), .integer(v.revocationReason?.rawValue), .integer(v.isUpgraded ? 1 : 0), .integer(v.offer?.rawValue),
-            .integer(v.signedMs), .text(v.identity), .text(v.store.code), .text(v.replaces), .integer(v.isPending ? 1 : nil),
+            .integer(v.vouchedMs), .text(v.identity), .text(v.store.code), .text(v.replaces), .integer(v.isPending ? 1 : nil),
             .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .integer(item), .integer(header), .text(body),
         ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {
@@ -71,19 +71,19 @@ struct LedgerWrites {
     /// `body` nil: the version's signed text is its item's own.
     mutating func add(_ v: RenewalVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?) throws(GateKitError) {
         try renewals.append([
-            .text(scope.environment), .integer(scope.testFlag), .text(v.originalTransactionID), .text(v.productID),
+            .text(scope.environment), .integer(scope.testFlag), .text(v.purchaseID), .text(v.productID),
             .text(v.autoRenewProductID), .integer(v.willAutoRenew.map { $0 ? 1 : 0 }), .integer(v.isInBillingRetryPeriod ? 1 : 0),
-            .integer(v.gracePeriodExpiresMs), .integer(v.expirationCause?.rawValue), .integer(v.renewalMs), .integer(v.signedMs),
+            .integer(v.gracePeriodExpiresMs), .integer(v.expirationCause?.rawValue), .integer(v.renewalMs), .integer(v.vouchedMs),
             .text(v.identity), .integer(v.pausedUntilMs), .integer(item), .integer(header), .text(body),
         ])
     }
 
-    mutating func addSubject(item: Int64, originalTransactionID: String) throws(GateKitError) {
-        try subjects.append([.text(originalTransactionID), .integer(item)])
+    mutating func addSubject(item: Int64, purchaseID: String) throws(GateKitError) {
+        try subjects.append([.text(purchaseID), .integer(item)])
     }
 
     mutating func addStatusChange(_ change: IngestReport.StatusChange, scope: LedgerScope, item: Int64, at: Int64) throws(GateKitError) {
-        try statusChanges.append([.text(scope.environment), .integer(scope.testFlag), .text(change.originalTransactionID),
+        try statusChanges.append([.text(scope.environment), .integer(scope.testFlag), .text(change.purchaseID),
                                   .text(change.groupID), .integer(change.from?.rawValue), .integer(change.to.rawValue),
                                   .integer(item), .integer(at)])
     }

@@ -8,9 +8,9 @@ extension Ledger {
         let kind: IngestReport.Kind
         let scope: LedgerScope
         /// The app the item was verified for (a store's ledger holds one app's data).
-        let bundleID: String
+        let appID: String
         let identity: String
-        let signedMs: Int64
+        let vouchedMs: Int64
         package var notificationUUID: String?
         package var notificationType: String?
         var subtype: String?
@@ -28,8 +28,8 @@ extension Ledger {
 
         private func speaksOf() -> [String] {
             // A replacing purchase speaks of the one it replaces too: that one's answers change.
-            Array(Set(transactions.map(\.0.originalTransactionID) + transactions.compactMap(\.0.replaces)
-                      + renewals.map(\.0.originalTransactionID))).sorted()
+            Array(Set(transactions.map(\.0.purchaseID) + transactions.compactMap(\.0.replaces)
+                      + renewals.map(\.0.purchaseID))).sorted()
         }
 
         /// What recording the item reads to decide what it writes: its subscriptions (write
@@ -43,11 +43,11 @@ extension Ledger {
         /// that carries no version (a notification about nothing the ledger keys on) is new.
         func outcome(against records: [String: CustomerRecord]) -> IngestReport.Outcome {
             if transactions.isEmpty && renewals.isEmpty { return .new }
-            for (v, _) in transactions where !(records[v.originalTransactionID]?.transactions.contains {
+            for (v, _) in transactions where !(records[v.purchaseID]?.transactions.contains {
                 $0.transactionID == v.transactionID && !v.isNewer(than: $0)
             } ?? false) { return .new }
-            for (v, _) in renewals where !(records[v.originalTransactionID]?.renewals.contains {
-                $0.originalTransactionID == v.originalTransactionID && !v.isNewer(than: $0)
+            for (v, _) in renewals where !(records[v.purchaseID]?.renewals.contains {
+                $0.purchaseID == v.purchaseID && !v.isNewer(than: $0)
             } ?? false) { return .new }
             return .superseded
         }
@@ -55,9 +55,9 @@ extension Ledger {
         /// The report of its recording.
         func report(_ outcome: IngestReport.Outcome, _ changes: [IngestReport.StatusChange]) -> IngestReport {
             IngestReport(outcome: outcome, kind: kind, scope: scope, identity: identity, notificationType: notificationType,
-                         subtype: subtype, notificationUUID: notificationUUID, originalTransactionIDs: originals,
+                         subtype: subtype, notificationUUID: notificationUUID, purchaseIDs: originals,
                          appAccountToken: transactions.lazy.compactMap(\.0.appAccountToken).first, statusChanges: changes,
-                         subject: kind.store.rules.reportsSubject ? transactions.first?.0.originalTransactionID : nil,
+                         subject: kind.store.rules.reportsSubject ? transactions.first?.0.purchaseID : nil,
                          acknowledged: transactions.lazy.compactMap(\.0.acknowledged).min { !$0 && $1 })
         }
     }

@@ -42,7 +42,7 @@ extension Ledger {
             try ChangeFeedRows.prefetchStored(db, scope: item.scope, original: original, copy: copy)
         }
         // The token the subscription will have: the item's, else the one it had.
-        let token = item.transactions.lazy.filter { $0.0.originalTransactionID == original }.compactMap(\.0.appAccountToken).first
+        let token = item.transactions.lazy.filter { $0.0.purchaseID == original }.compactMap(\.0.appAccountToken).first
             ?? state?.records[original].flatMap { ChangeFeedRows.newestToken($0, original: original) }
         try ChangeFeedRows.prefetchParties(db, scope: item.scope, original: original, token: token, copy: copy)
     }

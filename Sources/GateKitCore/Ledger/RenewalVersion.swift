@@ -2,7 +2,7 @@
 /// transaction id), in the ledger's model: whether and to what it renews, and the billing
 /// state after its period ends. Apple's renewal info maps to it in `Ledger/Adapters/Apple/`.
 public struct RenewalVersion: Sendable, Equatable {
-    public var originalTransactionID: String
+    public var purchaseID: String
     public var productID: String?
     /// The product the next period will be (a downgrade waits for the renewal).
     public var autoRenewProductID: String?
@@ -18,13 +18,13 @@ public struct RenewalVersion: Sendable, Equatable {
     /// The customer paused the subscription from the end of its period until this instant,
     /// when the store resumes billing; no access meanwhile.
     public var pausedUntilMs: Int64?
-    public var signedMs: Int64
+    public var vouchedMs: Int64
     public var identity: String
 
-    public init(originalTransactionID: String, productID: String?, autoRenewProductID: String?, willAutoRenew: Bool?,
+    public init(purchaseID: String, productID: String?, autoRenewProductID: String?, willAutoRenew: Bool?,
                 isInBillingRetryPeriod: Bool, gracePeriodExpiresMs: Int64?, expirationCause: ExpirationCause?, renewalMs: Int64?,
-                pausedUntilMs: Int64? = nil, signedMs: Int64, identity: String) {
-        self.originalTransactionID = originalTransactionID
+                pausedUntilMs: Int64? = nil, vouchedMs: Int64, identity: String) {
+        self.purchaseID = purchaseID
         self.productID = productID
         self.autoRenewProductID = autoRenewProductID
         self.willAutoRenew = willAutoRenew
@@ -33,11 +33,11 @@ public struct RenewalVersion: Sendable, Equatable {
         self.expirationCause = expirationCause
         self.renewalMs = renewalMs
         self.pausedUntilMs = pausedUntilMs
-        self.signedMs = signedMs
+        self.vouchedMs = vouchedMs
         self.identity = identity
     }
 
     public func isNewer(than other: RenewalVersion) -> Bool {
-        signedMs != other.signedMs ? signedMs > other.signedMs : identity > other.identity
+        vouchedMs != other.vouchedMs ? vouchedMs > other.vouchedMs : identity > other.identity
     }
 }

@@ -70,20 +70,20 @@ extension Ledger {
     /// stays even if the item then fails (its data was verified for that bundle id).
     /// Google Play's package is bound the same way, under its own key: an app's App Store
     /// bundle id and Play package name often differ.
-    func bindBundle(_ bundleID: String, store: PurchaseStore) throws(GateKitError) {
+    func bindApp(_ appID: String, store: PurchaseStore) throws(GateKitError) {
         let key = store.appBinding
-        if boundBundle.withLock({ $0[store] }) == bundleID { return }
+        if boundApp.withLock({ $0[store] }) == appID { return }
         let bound = try self.store.write(.singleInsert) { (db) throws(GateKitError) -> String? in
             try db.statement("INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO NOTHING")
-                .bind(1, text: key).bind(2, text: bundleID).run()
+                .bind(1, text: key).bind(2, text: appID).run()
             let read = try db.statement("SELECT value FROM gatekit_meta WHERE key = ?1")
             defer { read.reset() }
             read.bind(1, text: key)
             return try read.step() ? read.text(0) : nil
         }
-        guard bound == bundleID else {
-            throw .invalid("this store's ledger holds the data of the \(store.appNoun) \(Quoted.text(bound ?? "")); data for \(Quoted.text(bundleID)) is refused (one ledger per app: open a store with another app id)")
+        guard bound == appID else {
+            throw .invalid("this store's ledger holds the data of the \(store.appNoun) \(Quoted.text(bound ?? "")); data for \(Quoted.text(appID)) is refused (one ledger per app: open a store with another app id)")
         }
-        boundBundle.withLock { $0[store] = bundleID }
+        boundApp.withLock { $0[store] = appID }
     }
 }

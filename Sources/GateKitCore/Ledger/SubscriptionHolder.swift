@@ -31,15 +31,15 @@ enum SubscriptionHolder {
 
     /// When Apple first signed `original` with its newest token, among the versions signed by
     /// `knownBy` (nil: all): the start of the newest run of versions carrying that token.
-    static func tokenSince(_ record: CustomerRecord, original: String, knownBy: Int64?) -> (token: String, signedMs: Int64)? {
+    static func tokenSince(_ record: CustomerRecord, original: String, knownBy: Int64?) -> (token: String, vouchedMs: Int64)? {
         let tokened = record.transactions.filter { (t) -> Bool in
-            t.originalTransactionID.utf8.elementsEqual(original.utf8) && t.appAccountToken != nil && (knownBy.map { t.signedMs <= $0 } ?? true)
+            t.purchaseID.utf8.elementsEqual(original.utf8) && t.appAccountToken != nil && (knownBy.map { t.vouchedMs <= $0 } ?? true)
         }.sorted { $1.isNewer(than: $0) }
         guard let newest = tokened.last, let token = newest.appAccountToken else { return nil }
-        var since = newest.signedMs
+        var since = newest.vouchedMs
         for t in tokened.reversed() {
             guard t.appAccountToken == token else { break }
-            since = t.signedMs
+            since = t.vouchedMs
         }
         return (token, since)
     }
@@ -54,7 +54,7 @@ enum SubscriptionHolder {
                                                                           customers: [original] + (token.map { [$0.token] } ?? [])), atMs: atMs)
             let direct = links.first { $0.customer.utf8.elementsEqual(original.utf8) }
             let byToken = token.flatMap { t in links.first { $0.customer.utf8.elementsEqual(t.token.utf8) } }
-            out[original] = holder(direct: direct, token: byToken, tokenSignedMs: token?.signedMs)
+            out[original] = holder(direct: direct, token: byToken, tokenSignedMs: token?.vouchedMs)
         }
         return out
     }

@@ -2,13 +2,13 @@
 /// rules decide on (a store's data is mapped to it by that store's adapter: Apple's in
 /// `Ledger/Adapters/Apple/`): what decides entitlement, and which version it is. A store signs (or
 /// answers) a purchase again when it is refunded, revoked, reinstated, upgraded away or
-/// extended; the newest `signedMs` is the truth.
+/// extended; the newest `vouchedMs` is the truth.
 public struct TransactionVersion: Sendable, Equatable {
     /// This purchase (one period of a subscription).
     public var transactionID: String
     /// The store's identity of the subscription (or of the purchase, for other types): what
     /// ties its periods and its renewal intent together.
-    public var originalTransactionID: String
+    public var purchaseID: String
     /// The app's own account identifier the store carried. Lowercased; nil when the transaction carries none, or one that is not a UUID.
     public var appAccountToken: String?
     public var productID: String
@@ -26,7 +26,7 @@ public struct TransactionVersion: Sendable, Equatable {
     public var offer: Offer?
     /// When the store signed or answered this version (a receipt's purchases: the receipt's
     /// creation date).
-    public var signedMs: Int64
+    public var vouchedMs: Int64
     /// The replay identity (hex) of the signed data this version came in: breaks ties between
     /// versions signed in the same millisecond, so the winner never depends on arrival order.
     public var identity: String
@@ -80,12 +80,12 @@ public struct TransactionVersion: Sendable, Equatable {
         }
     }
 
-    public init(transactionID: String, originalTransactionID: String, appAccountToken: String?, productID: String,
+    public init(transactionID: String, purchaseID: String, appAccountToken: String?, productID: String,
                 groupID: String?, productType: ProductType, familyShared: Bool, purchaseMs: Int64?,
                 originalPurchaseMs: Int64?, expiresMs: Int64?, revocationMs: Int64?, revocationReason: RevocationReason?,
-                isUpgraded: Bool, offer: Offer?, signedMs: Int64, identity: String, sale: Sale = .none) {
+                isUpgraded: Bool, offer: Offer?, vouchedMs: Int64, identity: String, sale: Sale = .none) {
         self.transactionID = transactionID
-        self.originalTransactionID = originalTransactionID
+        self.purchaseID = purchaseID
         self.appAccountToken = appAccountToken
         self.productID = productID
         self.groupID = groupID
@@ -98,7 +98,7 @@ public struct TransactionVersion: Sendable, Equatable {
         self.revocationReason = revocationReason
         self.isUpgraded = isUpgraded
         self.offer = offer
-        self.signedMs = signedMs
+        self.vouchedMs = vouchedMs
         self.identity = identity
         self.sale = sale
     }
@@ -107,12 +107,12 @@ public struct TransactionVersion: Sendable, Equatable {
     /// environment; Play's order ids are not per token (a deferred replacement's new token
     /// carries the old order on its old item), so a Play purchase is its token's order.
     var versionKey: String {
-        store.rules.keysTransactionsByPurchase ? originalTransactionID + "\u{0}" + transactionID : transactionID
+        store.rules.keysTransactionsByPurchase ? purchaseID + "\u{0}" + transactionID : transactionID
     }
 
     /// Newest signed wins; in the same millisecond the larger identity, so any arrival order
     /// picks the same version.
     public func isNewer(than other: TransactionVersion) -> Bool {
-        signedMs != other.signedMs ? signedMs > other.signedMs : identity > other.identity
+        vouchedMs != other.vouchedMs ? vouchedMs > other.vouchedMs : identity > other.identity
     }
 }

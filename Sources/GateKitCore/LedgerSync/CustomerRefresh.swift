@@ -47,7 +47,7 @@ public enum CustomerRefresh {
         }
         let deadline = deadline ?? Clock.monotonicNanoseconds() &+ UInt64(client.options.timeoutMilliseconds) &* 1_000_000
         var report = Report(customer: customer)
-        let ids = try originalTransactionIDs(ledger, customer: customer, verification: verification)
+        let ids = try purchaseIDs(ledger, customer: customer, verification: verification)
         var covered = Set<String>()
         for id in ids where !covered.contains(id) {
             report.asked.append(id)
@@ -61,14 +61,14 @@ public enum CustomerRefresh {
     }
 
     /// An original transaction id as given; an app account token: the ones the ledger holds.
-    static func originalTransactionIDs(_ ledger: Ledger, customer: String, verification: JWSOptions) throws(GateKitError) -> [String] {
+    static func purchaseIDs(_ ledger: Ledger, customer: String, verification: JWSOptions) throws(GateKitError) -> [String] {
         guard UUIDText.isValid(customer) else {
             try Ledger.validate(customer: customer)
             return [customer]
         }
         var ids: [String] = []
-        for testSigned in verification.testAnchorDER == nil ? [false] : [false, true] {
-            for id in try ledger.originalTransactionIDs(customer: customer, scope: LedgerScope(environment: verification.environment, testSigned: testSigned))
+        for testData in verification.testAnchorDER == nil ? [false] : [false, true] {
+            for id in try ledger.purchaseIDs(customer: customer, scope: LedgerScope(environment: verification.environment, testData: testData))
                 where !ids.contains(id) { ids.append(id) }
         }
         guard !ids.isEmpty else {
@@ -129,7 +129,7 @@ public enum CustomerRefresh {
                     ON CONFLICT(environment, original_transaction_id) DO UPDATE SET revision = excluded.revision, refreshed_ms = excluded.refreshed_ms
                     """).bind(1, text: environment).bind(2, text: id).bind(3, text: page.next).bind(4, now).run()
             }
-            for case let .success(r) in recorded.reports { seen.formUnion(r.originalTransactionIDs) }
+            for case let .success(r) in recorded.reports { seen.formUnion(r.purchaseIDs) }
             report.tally.add(recorded.reports)
             if let why = restartAfter {
                 try restart(why)

@@ -38,10 +38,10 @@ extension Ledger {
         let kind: IngestReport.Kind = message == nil ? (holding.isSubscription ? .playSubscription : .playProduct) : .playNotification
         if holding.isSubscription {
             let answer = try ask(client, .subscriptionGet(token: token), token, withinMilliseconds: withinMilliseconds)
-            return try pendingPlaySubscription(answer, kind: kind, message: message, testData: holding.scope.testSigned)
+            return try pendingPlaySubscription(answer, kind: kind, message: message, testData: holding.scope.testData)
         }
         let answer = try ask(client, .productGetV2(token: token), token, withinMilliseconds: withinMilliseconds)
-        return try pendingPlayProduct(answer, kind: kind, message: message, testData: holding.scope.testSigned)
+        return try pendingPlayProduct(answer, kind: kind, message: message, testData: holding.scope.testData)
     }
 }
 
@@ -57,11 +57,11 @@ extension Ledger {
         let page = try playTokens(after: cursor, limit: limit)
         var due: [(String, PlayHolding)] = []
         for (token, test) in page {
-            let scope = LedgerScope(environment: .production, testSigned: test)
+            let scope = LedgerScope(environment: .production, testData: test)
             let record = try wholeRecord(of: token, scope: scope)
             let view = record.view(of: token, at: now, knownBy: nil)
             let subscriptions = view.subscriptions
-            let own = record.transactions.filter { $0.originalTransactionID == token }.max { $1.isNewer(than: $0) }
+            let own = record.transactions.filter { $0.purchaseID == token }.max { $1.isNewer(than: $0) }
             let replacedUnsaid = subscriptions.contains { $0.latest.isUpgraded } && own.map { !$0.isUpgraded && ($0.expiresMs ?? .min) > now } ?? false
             let waiting = subscriptions.contains { s in
                 switch s.status {
@@ -99,7 +99,7 @@ extension Ledger {
         }
         let record = try wholeRecord(of: token, scope: holding.scope)
         // The product of the token's own newest version: a subscription's id is its group (Play's productId).
-        guard let newest = record.transactions.filter({ $0.originalTransactionID == token }).max(by: { $1.isNewer(than: $0) }) else {
+        guard let newest = record.transactions.filter({ $0.purchaseID == token }).max(by: { $1.isNewer(than: $0) }) else {
             throw GateKitError(.ENOTFOUND, "the ledger holds no Google Play purchase with this token: ingest Google's answer first")
         }
         let endpoint: PlayEndpoint = holding.isSubscription

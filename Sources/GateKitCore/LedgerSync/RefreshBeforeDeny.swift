@@ -28,7 +28,7 @@ public struct Refresher: Sendable {
                                    to filter: String, scope: LedgerScope, at instant: LedgerInstant, naming: Bool,
                                    excluding: Set<[UInt8]> = []) throws(GateKitError) -> Entitlement {
         let answer = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
-        guard budgetMs > 0, instant == .now, answer.awaitsRenewal, let original = answer.originalTransactionID else { return answer }
+        guard budgetMs > 0, instant == .now, answer.awaitsRenewal, let original = answer.purchaseID else { return answer }
         var stale = answer
         stale.stale = true
         if answer.store == .play {

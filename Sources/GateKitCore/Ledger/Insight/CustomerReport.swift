@@ -100,7 +100,7 @@ struct CustomerSubscription {
             renewalItem[v.identity] = r.int64(LedgerRows.renewalColumnCount)
         }
         r.reset()
-        renewals.sort { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }
+        renewals.sort { $0.vouchedMs != $1.vouchedMs ? $0.vouchedMs < $1.vouchedMs : $0.identity < $1.identity }
         let newest = SubscriptionLife.newest(versions)
         let purchases = newest.filter { $0.productType != .autoRenewable }.sorted { ($0.purchaseMs ?? 0) < ($1.purchaseMs ?? 0) }
             .map { ($0, newestItem[$0.transactionID] ?? 0) }
@@ -122,7 +122,7 @@ struct CustomerSubscription {
     func events() -> [Event] {
         var out: [Event] = []
         for (v, item) in purchases {
-            out.append(Event(at: v.purchaseMs ?? v.signedMs, what: "Bought (\(v.productType.name))", product: v.productID, transactionID: v.transactionID, item: item))
+            out.append(Event(at: v.purchaseMs ?? v.vouchedMs, what: "Bought (\(v.productType.name))", product: v.productID, transactionID: v.transactionID, item: item))
             if let revoked = v.revocationMs {
                 out.append(Event(at: revoked, what: v.familyShared ? "Family Sharing revoked" : "Refunded", product: v.productID, transactionID: v.transactionID, item: item))
             }
@@ -131,7 +131,7 @@ struct CustomerSubscription {
         for (i, p) in life.periods.enumerated() {
             let v = p.version
             let next = i + 1 < life.periods.count ? life.periods[i + 1].start : Int64.max
-            let own = renewals.filter { $0.signedMs >= p.start && $0.signedMs < next }
+            let own = renewals.filter { $0.vouchedMs >= p.start && $0.vouchedMs < next }
             let began: String
             switch p.began {
             case .new: began = life.familyShared ? "Shared through Family Sharing" : "Subscribed"

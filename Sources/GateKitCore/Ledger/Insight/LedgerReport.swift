@@ -41,7 +41,7 @@ extension Ledger {
 /// The page around a view: its head, the style sheet, the heading.
 enum ReportPage {
     static func scopeName(_ scope: LedgerScope) -> String {
-        scope.environment + (scope.testSigned ? " (test-signed data)" : "")
+        scope.environment + (scope.testData ? " (test-signed data)" : "")
     }
 
     /// The note on a page of App Store data from a ledger that holds only test-signed data.

@@ -9,7 +9,7 @@ extension MetricsTally {
         return .object([
             ("version", .number(JSONDocument.version)),
             ("environment", .string(request.scope.environment)),
-            ("testSigned", .bool(request.scope.testSigned)),
+            ("testSigned", .bool(request.scope.testData)),
             ("asOf", .number(asOf)),
             ("granularity", .string(request.granularity.rawValue)),
             ("dimension", .string(request.dimension.rawValue)),

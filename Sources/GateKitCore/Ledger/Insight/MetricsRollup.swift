@@ -172,8 +172,8 @@ extension Ledger {
         for chunk in overlapOnly.sorted().chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
                 var paid = PaidCustomerPeriods()
-                paid.add(original: original, versions: rows.versions.filter { $0.0.signedMs <= asOf }.map(\.0),
-                         renewals: rows.renewals.filter { $0.0.signedMs <= asOf }.map(\.0), asOf: asOf)
+                paid.add(original: original, versions: rows.versions.filter { $0.0.vouchedMs <= asOf }.map(\.0),
+                         renewals: rows.renewals.filter { $0.0.vouchedMs <= asOf }.map(\.0), asOf: asOf)
                 for p in paid.periods { tally.paidCustomer(p.customer, p.start, p.end, p.version) }
             }
         }
@@ -183,8 +183,8 @@ extension Ledger {
                 let held = rows.versions.filter { $0.1 <= counted }.map(\.0), heldRenewals = rows.renewals.filter { $0.1 <= counted }.map(\.0)
                 let known = RollupChain.contribution(original: original, versions: held, renewals: heldRenewals, signedThroughDay: day)
                 for (key, value) in known.sums where key.day <= day && value != 0 { tally.add(key, 0 &- value) }
-                tally.add(original: original, versions: rows.versions.filter { $0.0.signedMs <= asOf }.map(\.0),
-                          renewals: rows.renewals.filter { $0.0.signedMs <= asOf }.map(\.0), asOf: asOf)
+                tally.add(original: original, versions: rows.versions.filter { $0.0.vouchedMs <= asOf }.map(\.0),
+                          renewals: rows.renewals.filter { $0.0.vouchedMs <= asOf }.map(\.0), asOf: asOf)
             }
         }
         return tally
@@ -259,7 +259,7 @@ extension Ledger {
 
         /// What the rows up to `item` contribute, step by signing day.
         func chain(through item: Int64) -> RollupChain {
-            guard let original = versions.first?.0.originalTransactionID else { return RollupChain() }
+            guard let original = versions.first?.0.purchaseID else { return RollupChain() }
             return RollupChain(original: original, versions: versions.filter { $0.1 <= item }.map(\.0),
                                renewals: renewals.filter { $0.1 <= item }.map(\.0))
         }
@@ -283,14 +283,14 @@ extension Ledger {
         defer { t.reset() }
         while try t.step() {
             let v = SaleColumns.version(t)
-            rows[v.originalTransactionID, default: RollupRows()].versions.append((v, t.int64(SaleColumns.versionColumnCount)))
+            rows[v.purchaseID, default: RollupRows()].versions.append((v, t.int64(SaleColumns.versionColumnCount)))
         }
         let r = try select(LedgerRows.renewalColumns, from: "ledger_renewals")
         defer { r.reset() }
         while try r.step() {
             let v = LedgerRows.renewal(r)
             // Renewal infos of a subscription without a transaction count for nothing (no period).
-            if rows[v.originalTransactionID] != nil { rows[v.originalTransactionID]?.renewals.append((v, r.int64(LedgerRows.renewalColumnCount))) }
+            if rows[v.purchaseID] != nil { rows[v.purchaseID]?.renewals.append((v, r.int64(LedgerRows.renewalColumnCount))) }
         }
         return rows
     }

@@ -39,9 +39,9 @@ extension MetricsSink {
     /// A page of subscriptions, each added whole: its transactions' money, then its life.
     mutating func add(_ page: MetricsPage, asOf: Int64) {
         var versions: [String: [TransactionVersion]] = [:]
-        for v in page.versions { versions[v.originalTransactionID, default: []].append(v) }
+        for v in page.versions { versions[v.purchaseID, default: []].append(v) }
         var renewals: [String: [RenewalVersion]] = [:]
-        for r in page.renewals { renewals[r.originalTransactionID, default: []].append(r) }
+        for r in page.renewals { renewals[r.purchaseID, default: []].append(r) }
         for (original, all) in versions { add(original: original, versions: all, renewals: renewals[original] ?? [], asOf: asOf) }
     }
 
@@ -49,7 +49,7 @@ extension MetricsSink {
     mutating func add(original: String, versions: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
         let newest = SubscriptionLife.newest(versions)
         for v in newest { add(transaction: v) }
-        let signed = renewals.sorted { $0.signedMs != $1.signedMs ? $0.signedMs < $1.signedMs : $0.identity < $1.identity }
+        let signed = renewals.sorted { $0.vouchedMs != $1.vouchedMs ? $0.vouchedMs < $1.vouchedMs : $0.identity < $1.identity }
         if let life = SubscriptionLife(original: original, newest: newest, renewals: signed, asOf: asOf) { add(life) }
     }
 

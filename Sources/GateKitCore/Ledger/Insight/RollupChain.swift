@@ -34,7 +34,7 @@ struct RollupChain {
     /// The chain of `original`'s `versions` and `renewals` (rows of one subscription).
     init(original: String, versions: [TransactionVersion], renewals: [RenewalVersion]) {
         let signingDays = RollupChain.signingDays(versions, renewals)
-        for signed in versions.map(\.signedMs) + renewals.map(\.signedMs) { DayRollup.mark(&days, signed) }
+        for signed in versions.map(\.vouchedMs) + renewals.map(\.vouchedMs) { DayRollup.mark(&days, signed) }
         var previous = DayRollup()
         // Per step, its sums of its own day and later ones ordered by day, and the change it
         // made to the days before its own (its late changes).
@@ -76,7 +76,7 @@ struct RollupChain {
 
     /// The UTC days rows of a subscription were signed on, oldest first: its steps.
     static func signingDays(_ versions: [TransactionVersion], _ renewals: [RenewalVersion]) -> [Int64] {
-        Set(versions.map { DayRollup.day($0.signedMs) } + renewals.map { DayRollup.day($0.signedMs) }).sorted()
+        Set(versions.map { DayRollup.day($0.vouchedMs) } + renewals.map { DayRollup.day($0.vouchedMs) }).sorted()
     }
 
     /// What the rows signed on or before the UTC day `signedThroughDay` contribute, from
@@ -85,9 +85,9 @@ struct RollupChain {
     static func contribution(original: String, versions: [TransactionVersion], renewals: [RenewalVersion],
                              signedThroughDay day: Int64 = .max) -> DayRollup {
         var rollup = DayRollup()
-        let known = versions.filter { DayRollup.day($0.signedMs) <= day }
+        let known = versions.filter { DayRollup.day($0.vouchedMs) <= day }
         guard !known.isEmpty else { return rollup }
-        rollup.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.signedMs) <= day }, asOf: .max)
+        rollup.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.vouchedMs) <= day }, asOf: .max)
         return rollup
     }
 

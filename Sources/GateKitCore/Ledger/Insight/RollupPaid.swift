@@ -39,9 +39,9 @@ enum RollupPaid {
         var runs: [Run] = []
         for day in RollupChain.signingDays(versions, renewals) {
             var paid = PaidCustomerPeriods()
-            let known = versions.filter { DayRollup.day($0.signedMs) <= day }
+            let known = versions.filter { DayRollup.day($0.vouchedMs) <= day }
             if !known.isEmpty {
-                paid.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.signedMs) <= day }, asOf: .max)
+                paid.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.vouchedMs) <= day }, asOf: .max)
             }
             let periods = paid.periods.map { p in
                 Period(start: p.start, end: p.end, customer: p.customer, product: p.version.productID, group: p.version.groupID ?? "",

@@ -23,7 +23,7 @@ enum RollupTokens {
             for v in versions {
                 guard let token = v.appAccountToken?.lowercased() else { continue }
                 let pair = Pair(token: token, original: original)
-                firsts[pair] = min(firsts[pair] ?? .max, v.signedMs)
+                firsts[pair] = min(firsts[pair] ?? .max, v.vouchedMs)
             }
         }
     }

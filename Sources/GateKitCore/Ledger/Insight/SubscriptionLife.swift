@@ -89,7 +89,7 @@ struct SubscriptionLife {
             let revoked = v.revocationMs
             let familyRevoke = revoked != nil && (v.familyShared || v.sale.refund == .familyRevoked)
             // Renewal infos of this period: signed from its start until the next one's.
-            let own = renewals.filter { r in r.signedMs >= start && (next.map { r.signedMs < $0 } ?? true) }
+            let own = renewals.filter { r in r.vouchedMs >= start && (next.map { r.vouchedMs < $0 } ?? true) }
             let retried = own.contains { $0.isInBillingRetryPeriod }
             var coveredUntil = min(expires, revoked ?? .max)
             if let next, next > start { coveredUntil = min(coveredUntil, next) }
@@ -100,7 +100,7 @@ struct SubscriptionLife {
             let lapse = graceUntil ?? expires
             var retryUntil: Int64?
             if revoked == nil, retried, next.map({ $0 > lapse }) ?? true {
-                let cleared = own.first { !$0.isInBillingRetryPeriod && $0.signedMs > lapse }?.signedMs
+                let cleared = own.first { !$0.isInBillingRetryPeriod && $0.vouchedMs > lapse }?.vouchedMs
                 retryUntil = min(next ?? .max, cleared ?? .max, expires + SubscriptionLife.retryWindow)
                 if let until = retryUntil, until <= lapse { retryUntil = nil }
             }

@@ -42,8 +42,8 @@ extension Ledger {
     func pendingNotification<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let verified = try JWSVerifier.verifyNotification(text, options: options, withJSON: false)
         let n = verified.notification
-        var item = try pending(.notification, text, testSigned: n.provenance?.isTestSigned, options: options,
-                               identity: verified.identity, signedMs: n.signedDate)
+        var item = try pending(.notification, text, testData: n.provenance?.isTestSigned, options: options,
+                               identity: verified.identity, vouchedMs: n.signedDate)
         item.notificationUUID = n.notificationUUID
         item.notificationType = n.notificationType
         item.subtype = n.subtype
@@ -59,7 +59,7 @@ extension Ledger {
     func pendingTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let t = try JWSVerifier.verifyTransaction(text, options: options)
         let identity = try identity(t.provenance)
-        var item = try pending(.transaction, text, testSigned: t.provenance?.isTestSigned, options: options, identity: identity, signedMs: t.signedDate)
+        var item = try pending(.transaction, text, testData: t.provenance?.isTestSigned, options: options, identity: identity, vouchedMs: t.signedDate)
         item.transactions.append((try version(t), nil))  // its signed text is the item's
         return item
     }
@@ -67,7 +67,7 @@ extension Ledger {
     func pendingRenewalInfo<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let r = try JWSVerifier.verifyRenewalInfo(text, options: options)
         let identity = try identity(r.provenance)
-        var item = try pending(.renewalInfo, text, testSigned: r.provenance?.isTestSigned, options: options, identity: identity, signedMs: r.signedDate)
+        var item = try pending(.renewalInfo, text, testData: r.provenance?.isTestSigned, options: options, identity: identity, vouchedMs: r.signedDate)
         item.renewals.append((try version(r), nil))  // its signed text is the item's
         return item
     }
@@ -75,9 +75,9 @@ extension Ledger {
     func pendingAppTransaction<C: Collection>(_ text: C, options: JWSOptions) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
         let a = try JWSVerifier.verifyAppTransaction(text, options: options)
         let identity = try identity(a.provenance)
-        let signedMs = a.json["signedDate"]?.int64Value ?? a.receiptCreationDate
-        return try pending(.appTransaction, text, testSigned: a.provenance?.isTestSigned, options: options,
-                           identity: identity, signedMs: signedMs)
+        let vouchedMs = a.json["signedDate"]?.int64Value ?? a.receiptCreationDate
+        return try pending(.appTransaction, text, testData: a.provenance?.isTestSigned, options: options,
+                           identity: identity, vouchedMs: vouchedMs)
     }
 
     /// A validated app receipt: each purchase becomes a transaction version signed when the
@@ -97,13 +97,13 @@ extension Ledger {
             throw GateKitError(.ERECEIPT_NO_CREATION_DATE, "the receipt has no creation date: its purchases cannot be ordered")
         }
         let identity = try validated.identity()
-        var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testSigned: validated.isTestSigned),
-                               bundleID: options.bundleID, identity: identity.hex, signedMs: created, header: nil,
+        var item = PendingItem(kind: .receipt, scope: LedgerScope(environment: environment, testData: validated.isTestSigned),
+                               appID: options.bundleID, identity: identity.hex, vouchedMs: created, header: nil,
                                body: try ReceiptJSON.verifyReceiptBody(validated, identity: identity))
         var versions: [(TransactionVersion, LedgerRows.SignedText?)] = []
         for purchase in receipt.purchases {
             guard let v = TransactionVersion(purchase, receiptCreatedMs: created, identity: identity.hex) else { continue }
-            for id in [v.transactionID, v.originalTransactionID, v.productID] where id.utf8.contains(0) {
+            for id in [v.transactionID, v.purchaseID, v.productID] where id.utf8.contains(0) {
                 throw GateKitError(.ERECEIPT_PAYLOAD, "a purchase's identifier \(Quoted.text(id)) contains a NUL character")
             }
             versions.append((v, nil))
@@ -119,12 +119,12 @@ extension Ledger {
         return try provenance.identity()
     }
 
-    func pending<C: Collection>(_ kind: IngestReport.Kind, _ text: C, testSigned: Bool?, options: JWSOptions,
-                                        identity: ReplayIdentity, signedMs: Int64?) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
-        guard let testSigned else { throw .internalError("verified data without provenance") }
+    func pending<C: Collection>(_ kind: IngestReport.Kind, _ text: C, testData: Bool?, options: JWSOptions,
+                                        identity: ReplayIdentity, vouchedMs: Int64?) throws(GateKitError) -> PendingItem where C.Element == UInt8 {
+        guard let testData else { throw .internalError("verified data without provenance") }
         guard let signed = LedgerRows.SignedText(bytes: text) else { throw .internalError("\(kind.name): verified text is not a compact JWS") }
-        return PendingItem(kind: kind, scope: LedgerScope(environment: options.environment, testSigned: testSigned),
-                           bundleID: options.bundleID, identity: identity.hex, signedMs: signedMs ?? 0, header: signed.header, body: signed.body)
+        return PendingItem(kind: kind, scope: LedgerScope(environment: options.environment, testData: testData),
+                           appID: options.bundleID, identity: identity.hex, vouchedMs: vouchedMs ?? 0, header: signed.header, body: signed.body)
     }
 
     func split(_ text: String, _ what: String) throws(GateKitError) -> LedgerRows.SignedText {

@@ -6,7 +6,7 @@ extension RenewalVersion {
     public init?(_ r: JWSRenewalInfo, identity: String) {
         let f = r.fields
         guard let original = f.originalTransactionId, let signed = f.signedDate else { return nil }
-        originalTransactionID = original
+        purchaseID = original
         productID = f.productId
         autoRenewProductID = f.autoRenewProductId
         willAutoRenew = f.autoRenewStatus.map { $0 == 1 }
@@ -15,7 +15,7 @@ extension RenewalVersion {
         expirationCause = f.expirationIntent.map(AppleCodes.expirationCause)
         renewalMs = f.renewalDate
         pausedUntilMs = nil  // Apple has no pause
-        signedMs = signed
+        vouchedMs = signed
         self.identity = identity
     }
 }

@@ -11,7 +11,7 @@ extension TransactionVersion {
         guard let id = f.transactionId, let original = f.originalTransactionId, let product = f.productId,
               let signed = f.signedDate else { return nil }
         transactionID = id
-        originalTransactionID = original
+        purchaseID = original
         appAccountToken = LedgerCustomer.normalizedToken(f.appAccountToken)
         productID = product
         groupID = f.subscriptionGroupIdentifier
@@ -24,7 +24,7 @@ extension TransactionVersion {
         revocationReason = f.revocationReason.map(AppleCodes.revocationReason)
         isUpgraded = f.isUpgraded ?? false
         offer = f.offerType.map(AppleCodes.offer)
-        signedMs = signed
+        vouchedMs = signed
         self.identity = identity
         sale = Sale(f)
     }
@@ -33,7 +33,7 @@ extension TransactionVersion {
     public init?(_ p: InAppPurchase, receiptCreatedMs: Int64, identity: String) {
         guard let id = p.transactionID, let product = p.productID else { return nil }
         transactionID = id
-        originalTransactionID = p.originalTransactionID ?? id
+        purchaseID = p.originalTransactionID ?? id
         appAccountToken = nil
         productID = product
         groupID = nil
@@ -48,7 +48,7 @@ extension TransactionVersion {
         isUpgraded = false
         offer = (p.isTrialPeriod == true || p.isInIntroOfferPeriod == true) ? .introductory
             : (p.promotionalOfferID != nil ? .promotional : nil)
-        signedMs = receiptCreatedMs
+        vouchedMs = receiptCreatedMs
         self.identity = identity
         sale = Sale(trial: p.isTrialPeriod == true)
     }

@@ -96,8 +96,8 @@ extension Ledger {
         hashed += Array(kind.name.utf8) + [0] + Array((message ?? "").utf8) + [0] + Array(answer.packageName.utf8) + [0]
         hashed += Array(answer.purchaseToken.utf8) + [0] + answer.bytes
         let identity = Hex.encode(try Digest.hash(.sha256, hashed))
-        return PendingItem(kind: kind, scope: LedgerScope(environment: .production, testSigned: test),
-                           bundleID: answer.packageName, identity: identity, signedMs: answeredMs, header: nil,
+        return PendingItem(kind: kind, scope: LedgerScope(environment: .production, testData: test),
+                           appID: answer.packageName, identity: identity, vouchedMs: answeredMs, header: nil,
                            body: String(decoding: answer.bytes, as: UTF8.self))
     }
 
@@ -107,7 +107,7 @@ extension Ledger {
             var v = v
             let id = v.transactionID
             if order == nil || id == order || id.hasPrefix((order ?? "") + "/") {
-                v.revocationMs = min(at, v.signedMs)
+                v.revocationMs = min(at, v.vouchedMs)
                 v.revocationReason = .other
                 v.sale.refund = .full
             }
@@ -119,8 +119,8 @@ extension Ledger {
     /// kept as its document, changing nothing.
     package func pendingPlayMessage(_ messageID: String, document: [UInt8], packageName: String,
                                     testData: Bool) throws(GateKitError) -> PendingItem {
-        PendingItem(kind: .playNotification, scope: LedgerScope(environment: .production, testSigned: testData), bundleID: packageName,
+        PendingItem(kind: .playNotification, scope: LedgerScope(environment: .production, testData: testData), appID: packageName,
                     identity: Hex.encode(try Digest.hash(.sha256, Array("gatekit-play-message\u{0}\(messageID)\u{0}".utf8) + document)),
-                    signedMs: Clock.nowMilliseconds(), header: nil, body: String(decoding: document, as: UTF8.self))
+                    vouchedMs: Clock.nowMilliseconds(), header: nil, body: String(decoding: document, as: UTF8.self))
     }
 }

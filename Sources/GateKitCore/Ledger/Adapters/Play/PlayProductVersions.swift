@@ -11,11 +11,11 @@ extension ProductPurchase {
         return lineItems.map { item in
             var v = TransactionVersion(
                 transactionID: orderID.map { lineItems.count > 1 ? "\($0)/\(item.productID)" : $0 } ?? "\(token)/\(item.productID)",
-                originalTransactionID: token, appAccountToken: account, productID: item.productID, groupID: nil,
+                purchaseID: token, appAccountToken: account, productID: item.productID, groupID: nil,
                 productType: item.consumed ? .consumable : .nonConsumable, familyShared: false, purchaseMs: completedMs,
                 originalPurchaseMs: completedMs, expiresMs: nil, revocationMs: state == .cancelled ? answeredMs : nil,
                 revocationReason: state == .cancelled ? .other : nil, isUpgraded: false, offer: item.offerID == nil ? nil : .other,
-                signedMs: answeredMs, identity: identity,
+                vouchedMs: answeredMs, identity: identity,
                 sale: TransactionVersion.Sale(storefront: regionCode, trial: false, refund: state == .cancelled ? .full : nil))
             v.store = .play
             v.isPending = state == .pending

@@ -20,7 +20,7 @@ extension Ledger {
     public func playHolding(token: String) throws(GateKitError) -> PlayHolding? {
         try store.read { (db) throws(GateKitError) -> PlayHolding? in
             for test in [false, true] {
-                let scope = LedgerScope(environment: .production, testSigned: test)
+                let scope = LedgerScope(environment: .production, testData: test)
                 let s = try db.statement("""
                     SELECT product_type FROM ledger_transactions
                     WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 AND store = 'play' LIMIT 1
@@ -54,7 +54,7 @@ extension Ledger {
 
     /// Every version the ledger holds of `token`'s subscription (and those that replaced it).
     package func wholeRecord(of token: String, scope: LedgerScope) throws(GateKitError) -> CustomerRecord {
-        try store.read { (db) throws(GateKitError) in try LedgerRows.record(db, customer: .originalTransactionID(token), scope: scope) }
+        try store.read { (db) throws(GateKitError) in try LedgerRows.record(db, customer: .purchaseID(token), scope: scope) }
     }
 
     /// Where a push with this message id naming this purchase token stands: recorded before
@@ -71,7 +71,7 @@ extension Ledger {
         return try store.read { (db) throws(GateKitError) -> RecordedPush in
             var taken = false
             for test in [false, true] {
-                let scope = LedgerScope(environment: .production, testSigned: test)
+                let scope = LedgerScope(environment: .production, testData: test)
                 let s = try db.statement("""
                     SELECT i.notification_uuid = ?4 OR ?5 IS NULL OR EXISTS (
                         SELECT 1 FROM ledger_item_subjects AS j WHERE j.item_id = i.id AND j.original_transaction_id = ?5)
@@ -93,7 +93,7 @@ extension Ledger {
     package func recordedVoid(_ key: String) throws(GateKitError) -> LedgerScope? {
         try store.read { (db) throws(GateKitError) -> LedgerScope? in
             for test in [false, true] {
-                let scope = LedgerScope(environment: .production, testSigned: test)
+                let scope = LedgerScope(environment: .production, testData: test)
                 let s = try db.statement("""
                     SELECT 1 FROM ledger_items WHERE environment = ?1 AND test_signed = ?2 AND notification_uuid = ?3
                     AND notification_uuid IS NOT NULL AND store_kind = 'play-notification'
@@ -115,6 +115,6 @@ extension IngestReport {
     /// A push or void recorded before under `key`: nothing written, Google not asked again.
     package static func duplicatePlayMessage(scope: LedgerScope, type: String, key: String, token: String?) -> IngestReport {
         IngestReport(outcome: .duplicate, kind: .playNotification, scope: scope, identity: "", notificationType: type, subtype: nil,
-                     notificationUUID: key, originalTransactionIDs: token.map { [$0] } ?? [], appAccountToken: nil, statusChanges: [])
+                     notificationUUID: key, purchaseIDs: token.map { [$0] } ?? [], appAccountToken: nil, statusChanges: [])
     }
 }

@@ -17,13 +17,13 @@ extension SubscriptionPurchase {
             let id = item.latestSuccessfulOrderID.map { orderCounts[$0, default: 0] > 1 ? "\($0)/\(item.productID)" : $0 }
                 ?? "\(token)/\(item.productID)"
             var v = TransactionVersion(
-                transactionID: id, originalTransactionID: token, appAccountToken: account,
+                transactionID: id, purchaseID: token, appAccountToken: account,
                 productID: item.basePlanID.map { "\(item.productID):\($0)" } ?? item.productID, groupID: item.productID,
                 productType: .autoRenewable, familyShared: false, purchaseMs: startMs, originalPurchaseMs: startMs,
                 expiresMs: expiry(of: item, answeredMs: answeredMs), revocationMs: nil, revocationReason: nil,
                 // Google says a newer purchase replaced it (replacementCancellation): superseded.
                 isUpgraded: cancellation == .replacement,
-                offer: offer(of: item), signedMs: answeredMs, identity: identity,
+                offer: offer(of: item), vouchedMs: answeredMs, identity: identity,
                 sale: TransactionVersion.Sale(price: item.phase == .freeTrial ? 0 : item.recurringPrice?.milliunits,
                                               currency: item.recurringPrice?.currency, storefront: regionCode,
                                               trial: item.phase == .freeTrial))
@@ -39,13 +39,13 @@ extension SubscriptionPurchase {
         let renews = lineItems.contains { $0.autoRenewEnabled == true }
         let inBillingTrouble = state == .inGracePeriod || state == .onHold
         let renewal = RenewalVersion(
-            originalTransactionID: token, productID: lineItems.first?.productID,
+            purchaseID: token, productID: lineItems.first?.productID,
             autoRenewProductID: lineItems.lazy.compactMap(\.deferredReplacementProductID).first,
             willAutoRenew: lineItems.isEmpty ? nil : renews && state != .canceled && state != .expired,
             isInBillingRetryPeriod: inBillingTrouble,
             gracePeriodExpiresMs: state == .inGracePeriod ? lineItems.compactMap(\.expiryMs).max() : nil,
             expirationCause: cause, renewalMs: renews ? lineItems.compactMap(\.expiryMs).max() : nil,
-            pausedUntilMs: state == .paused ? pausedUntilMs ?? .max : nil, signedMs: answeredMs, identity: identity)
+            pausedUntilMs: state == .paused ? pausedUntilMs ?? .max : nil, vouchedMs: answeredMs, identity: identity)
         return (transactions, renewal)
     }
 
