@@ -1,18 +1,33 @@
 /// Which store sold a purchase, and the facts of its data that the ledger's rules read. The core
 /// asks a store these facts and never which store it is: each store's adapter declares its own
-/// (Ledger/Adapters/), the way SQLite asks a VFS what it can do, never which one it is.
+/// (Ledger/Adapters/), the way SQLite asks a VFS what it can do, never which one it is. A value is
+/// one byte (every version carries one): its place in `PurchaseStore.declared`.
 public struct PurchaseStore: Sendable, Hashable {
-    /// Its name in answers, the change feed and metrics.
-    public let name: String
-    /// Its name as a report shows it.
-    package let displayName: String
-    /// `ledger_transactions.store`: nil for the rows of the store the ledger held first (every
-    /// row written before a second store joined).
-    package let code: String?
-    /// The `ledger_meta` key of the app a store's ledger is bound to, and what that app is called.
-    package let appBinding: String
-    package let appNoun: String
-    package let rules: Rules
+    let index: UInt8
+
+    /// What a store's adapter declares.
+    package struct Declaration: Sendable {
+        /// Its name in answers, the change feed and metrics.
+        package let name: String
+        /// Its name as a report shows it.
+        package let displayName: String
+        /// `ledger_transactions.store`: nil for the rows of the store the ledger held first
+        /// (every row written before a second store joined).
+        package let code: String?
+        /// The `gatekit_meta` key of the app a store's ledger is bound to, and what that app is called.
+        package let appBinding: String
+        package let appNoun: String
+        package let rules: Rules
+
+        package init(name: String, displayName: String, code: String?, appBinding: String, appNoun: String, rules: Rules = Rules()) {
+            self.name = name
+            self.displayName = displayName
+            self.code = code
+            self.appBinding = appBinding
+            self.appNoun = appNoun
+            self.rules = rules
+        }
+    }
 
     /// What the store's data is like, where stores differ.
     package struct Rules: Sendable {
@@ -37,35 +52,43 @@ public struct PurchaseStore: Sendable, Hashable {
         package init() {}
     }
 
-    package init(name: String, displayName: String, code: String?, appBinding: String, appNoun: String, rules: Rules = Rules()) {
-        self.name = name
-        self.displayName = displayName
-        self.code = code
-        self.appBinding = appBinding
-        self.appNoun = appNoun
-        self.rules = rules
+    /// The store an adapter declared (`Ledger/Adapters/Registry.swift` lists every declaration).
+    package init(_ declaration: Declaration) {
+        index = UInt8(truncatingIfNeeded: PurchaseStore.declared.firstIndex { $0.name == declaration.name } ?? Int(UInt8.max))
     }
 
-    public static func == (a: PurchaseStore, b: PurchaseStore) -> Bool { a.name == b.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    /// A code no adapter of this build declares (none is written: a newer schema refuses to
+    /// open) reads as a store with no name of its own and no rule.
+    private static let undeclared = Declaration(name: "unknown", displayName: "unknown", code: "", appBinding: "ledger_bundle_id", appNoun: "app")
 
-    /// The store whose rows carry `code` in `ledger_transactions.store`. A code no adapter of
-    /// this build declares (none is written: a newer schema refuses to open) reads as a store of
-    /// that name with no rule of its own.
+    package var declaration: Declaration { Int(index) < PurchaseStore.declared.count ? PurchaseStore.declared[Int(index)] : PurchaseStore.undeclared }
+
+    public var name: String { declaration.name }
+    package var displayName: String { declaration.displayName }
+    package var code: String? { declaration.code }
+    package var appBinding: String { declaration.appBinding }
+    package var appNoun: String { declaration.appNoun }
+    package var rules: Rules { declaration.rules }
+
+    /// The store whose rows carry `code` in `ledger_transactions.store`.
     package init(stored code: String?) {
-        self = PurchaseStore.known.first { $0.code == code }
-            ?? PurchaseStore(name: code ?? "unknown", displayName: code ?? "unknown", code: code, appBinding: "ledger_bundle_id", appNoun: "app")
+        index = UInt8(truncatingIfNeeded: PurchaseStore.declared.firstIndex { $0.code == code } ?? Int(UInt8.max))
     }
 
     /// The store named `name` in answers, if this build holds one.
     package init?(name: String) {
-        guard let found = PurchaseStore.known.first(where: { $0.name == name }) else { return nil }
-        self = found
+        guard let found = PurchaseStore.declared.firstIndex(where: { $0.name == name }) else { return nil }
+        index = UInt8(truncatingIfNeeded: found)
     }
+
+    /// Every store this build declares.
+    package static var known: [PurchaseStore] { declared.indices.map { PurchaseStore(index: UInt8(truncatingIfNeeded: $0)) } }
+
+    private init(index: UInt8) { self.index = index }
 
     /// The codes of the stores whose data has `rule`, as an SQL list ('a', 'b'), or NULL.
     package static func codes(where rule: (Rules) -> Bool) -> String {
-        let codes = known.filter { rule($0.rules) }.compactMap(\.code)
+        let codes = declared.filter { rule($0.rules) }.compactMap(\.code)
         return codes.isEmpty ? "NULL" : codes.map { "'\($0)'" }.joined(separator: ", ")
     }
 }

@@ -2,7 +2,7 @@
 /// declare them: the one list of them, as SQLite's os_init lists its built-in VFSes. The core
 /// reads a stored code or number through these lists and never names a store.
 extension PurchaseStore {
-    package static let known: [PurchaseStore] = [.appStore, .play]
+    package static let declared: [PurchaseStore.Declaration] = [.appStore, .play]
 }
 
 extension IngestReport.Kind {

@@ -3,9 +3,13 @@ import GateKitSupport
 /// The App Store as the ledger's rules see it: Apple signs every version of every purchase,
 /// keys transactions by an id unique across the store, and dates each period itself. Its rows
 /// carry no store code (the ledger held it first).
+extension PurchaseStore.Declaration {
+    package static let appStore = PurchaseStore.Declaration(name: "app-store", displayName: "App Store", code: nil,
+                                                            appBinding: "ledger_bundle_id", appNoun: "app")
+}
+
 extension PurchaseStore {
-    package static let appStore = PurchaseStore(name: "app-store", displayName: "App Store", code: nil,
-                                                 appBinding: "ledger_bundle_id", appNoun: "app")
+    package static let appStore = PurchaseStore(.appStore)
 }
 
 extension IngestReport.Kind {

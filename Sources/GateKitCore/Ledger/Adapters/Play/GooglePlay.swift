@@ -3,8 +3,8 @@
 /// no longer say it, a subscription's state is its token's, a plan change or re-signup makes a
 /// new token naming the old, each line item (an add-on) entitles on its own, and Google dates a
 /// subscription, not each order's period.
-extension PurchaseStore {
-    package static let play: PurchaseStore = {
+extension PurchaseStore.Declaration {
+    package static let play: PurchaseStore.Declaration = {
         var rules = PurchaseStore.Rules()
         rules.keysTransactionsByPurchase = true
         rules.revocationsStay = true
@@ -13,9 +13,13 @@ extension PurchaseStore {
         rules.lineItemsAreLanes = true
         rules.periodsFollowEachOther = true
         rules.reportsSubject = true
-        return PurchaseStore(name: "play", displayName: "Google Play", code: "play", appBinding: "ledger_play_package",
-                             appNoun: "Google Play package", rules: rules)
+        return PurchaseStore.Declaration(name: "play", displayName: "Google Play", code: "play", appBinding: "ledger_play_package",
+                                         appNoun: "Google Play package", rules: rules)
     }()
+}
+
+extension PurchaseStore {
+    package static let play = PurchaseStore(.play)
 }
 
 extension IngestReport.Kind {
