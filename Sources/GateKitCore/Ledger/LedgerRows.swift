@@ -55,8 +55,14 @@ enum LedgerRows {
     /// in SQL, so recording a version of a transaction with thousands reads a handful of rows.
     enum Versions {
         case all
+        /// Every version when a subscription has few (`fewVersions`; the rest cut off, and the
+        /// read then made `compactable`): one probe, what most subscriptions need.
+        case first
         case compactable
     }
+
+    /// Versions of one kind a subscription may have for `.first` to read them all.
+    static let fewVersions = 64
 
     /// The compactable transaction rows of subscription ?3 (?1 environment, ?2 test flag), as
     /// the CTE `kept`: each transaction's newest-signed rows (ties kept: Swift breaks them by
@@ -113,12 +119,15 @@ enum LedgerRows {
     /// The renewal-info rows of `matching`; compactable: each subscription's newest-signed.
     static func renewalRows(_ versions: Versions, matching: String) -> String {
         let own = "FROM ledger_renewals WHERE environment = ?1 AND test_signed = ?2 AND \(matching)"
+        if versions == .first { return "SELECT \(renewalColumns) \(own) LIMIT \(fewVersions + 1)" }
         guard versions == .compactable else { return "SELECT \(renewalColumns) \(own)" }
         return "SELECT \(renewalColumns) \(own) AND signed_ms = (SELECT max(signed_ms) \(own))"
     }
 
     static let transactionsByOriginal = "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3"
     static let renewalsByOriginal = renewalRows(.all, matching: "original_transaction_id = ?3")
+    private static let firstTransactionsByOriginal = transactionsByOriginal + " LIMIT \(fewVersions + 1)"
+    private static let firstRenewalsByOriginal = renewalRows(.first, matching: "original_transaction_id = ?3")
     private static let compactableTransactionsByOriginal = compactableKept(.sqlite) + "\nSELECT * FROM kept"
     private static let compactableRenewalsByOriginal = renewalRows(.compactable, matching: "original_transaction_id = ?3")
 
@@ -135,9 +144,15 @@ enum LedgerRows {
         return record
     }
 
-    /// A subscription's record reduced as `CustomerRecord.compacted()` reduces it, read so.
+    /// A subscription's record reduced as `CustomerRecord.compacted()` reduces it: read whole
+    /// when it holds few versions (one probe), else only the versions it keeps, by index seeks.
     static func compactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
-        try record(db, customer: .purchaseID(original), scope: scope, versions: .compactable, copy: copy).compacted()
+        let first = try record(db, customer: .purchaseID(original), scope: scope, versions: .first, copy: copy)
+        var counts: [String: Int] = [:]
+        for t in first.transactions { counts[t.purchaseID, default: 0] += 1 }
+        for r in first.renewals { counts[r.purchaseID + "\u{0}r", default: 0] += 1 }
+        guard counts.values.contains(where: { $0 > fewVersions }) else { return first.compacted() }
+        return try record(db, customer: .purchaseID(original), scope: scope, versions: .compactable).compacted()
     }
 
     /// Most subscriptions a record follows through replacements (a chain is one subscription:
@@ -181,7 +196,7 @@ enum LedgerRows {
     /// transaction version read.
     private static func load(_ db: any DatabaseConnection, _ original: String, scope: LedgerScope, versions: Versions,
                              into record: inout CustomerRecord, each: (TransactionVersion) -> Void) throws(GateKitError) {
-        let t = try db.statement(versions == .all ? transactionsByOriginal : compactableTransactionsByOriginal)
+        let t = try db.statement(versions == .all ? transactionsByOriginal : versions == .first ? firstTransactionsByOriginal : compactableTransactionsByOriginal)
         defer { t.reset() }
         t.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
         while try t.step() {
@@ -189,7 +204,7 @@ enum LedgerRows {
             each(v)
             record.transactions.append(v)
         }
-        let r = try db.statement(versions == .all ? renewalsByOriginal : compactableRenewalsByOriginal)
+        let r = try db.statement(versions == .all ? renewalsByOriginal : versions == .first ? firstRenewalsByOriginal : compactableRenewalsByOriginal)
         defer { r.reset() }
         r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
         while try r.step() { record.renewals.append(renewal(r)) }
@@ -230,6 +245,7 @@ enum LedgerRows {
         let nulls = { (n: Int) in Array(repeating: "NULL", count: n).joined(separator: ", ") }
         let transactions = versions == .compactable ? "SELECT * FROM kept"
             : "SELECT \(transactionColumns) FROM ledger_transactions WHERE environment = ?1 AND test_signed = ?2 AND \(matching)"
+                + (versions == .first ? " LIMIT \(fewVersions + 1)" : "")
         return """
             \(versions == .compactable ? compactableKept(.postgresql) : with)
             SELECT 1, t.*, \(nulls(renewalCount)) FROM (\(transactions)) t
@@ -243,16 +259,17 @@ enum LedgerRows {
     /// The id compared directly: a CTE of a parameter made PostgreSQL plan the statement anew
     /// on every call (BENCHMARKS.md, "Ledger ingestion at the speed of verification").
     private static let wholeOriginal = wholeCustomer(matching: "original_transaction_id = ?3")
+    private static let firstOriginal = wholeCustomer(matching: "original_transaction_id = ?3", versions: .first)
     private static let compactableOriginal = wholeCustomer(matching: "original_transaction_id = ?3", versions: .compactable)
     private static let wholeToken = wholeCustomer(with: """
         WITH originals(o) AS (SELECT DISTINCT original_transaction_id FROM ledger_transactions
         WHERE environment = ?1 AND test_signed = ?2 AND app_account_token IN (?3, ?4) AND app_account_token IS NOT NULL)
         """, matching: "original_transaction_id IN (SELECT o FROM originals)")
 
-    /// Sends the read of a subscription's compacted record ahead (`DatabaseStatement.prefetch`).
+    /// Sends the first read of a subscription's compacted record ahead (`DatabaseStatement.prefetch`).
     static func prefetchCompactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int) throws(GateKitError) {
         guard db.dialect == .postgresql else { return }
-        try wholeCustomer(db, .purchaseID(original), scope: scope, versions: .compactable, copy: copy).prefetch()
+        try wholeCustomer(db, .purchaseID(original), scope: scope, versions: .first, copy: copy).prefetch()
     }
 
     private static func wholeCustomer(_ db: any DatabaseConnection, _ customer: LedgerCustomer, scope: LedgerScope, versions: Versions,
@@ -260,7 +277,7 @@ enum LedgerRows {
         let s: any DatabaseStatement
         switch customer {
         case let .purchaseID(original):
-            s = try db.statement(versions == .all ? wholeOriginal : compactableOriginal, copy: copy)
+            s = try db.statement(versions == .all ? wholeOriginal : versions == .first ? firstOriginal : compactableOriginal, copy: copy)
             s.bind(3, text: original)
         case let .token(token):
             // Every version (a token's record is read for questions, never compacted).

@@ -65,14 +65,24 @@ public struct PurchaseStore: Sendable, Hashable {
 
     public var name: String { declaration.name }
     package var displayName: String { declaration.displayName }
-    package var code: String? { declaration.code }
+    package var code: String? { Int(index) < PurchaseStore.codes.count ? PurchaseStore.codes[Int(index)] : PurchaseStore.undeclared.code }
     package var appBinding: String { declaration.appBinding }
     package var appNoun: String { declaration.appNoun }
-    package var rules: Rules { declaration.rules }
+    /// Read for every version by the rules: kept apart from the declarations' strings, so a
+    /// look costs no reference counting.
+    package var rules: Rules { Int(index) < PurchaseStore.rulesByIndex.count ? PurchaseStore.rulesByIndex[Int(index)] : Rules() }
 
-    /// The store whose rows carry `code` in `ledger_transactions.store`.
+    private static let rulesByIndex = declared.map(\.rules)
+    private static let codes = declared.map(\.code)
+
+    /// The store whose rows carry `code` in `ledger_transactions.store` (read for every row).
     package init(stored code: String?) {
-        index = UInt8(truncatingIfNeeded: PurchaseStore.declared.firstIndex { $0.code == code } ?? Int(UInt8.max))
+        var found = Int(UInt8.max)
+        for (i, c) in PurchaseStore.codes.enumerated() where c == code {
+            found = i
+            break
+        }
+        index = UInt8(truncatingIfNeeded: found)
     }
 
     /// The store named `name` in answers, if this build holds one.
