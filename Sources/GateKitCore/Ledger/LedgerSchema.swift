@@ -408,9 +408,75 @@ package enum LedgerSchema {
     /// (`LedgerRows.compactedRecord`) by index seeks: each transaction's newest (its versions in
     /// signing order under the subscription's: the index by subscription gains two columns
     /// rather than a second index beside it), the subscription's newest token-carrying version,
-    /// and a purchase's earliest revocation (an index of the few revoked rows).
-    package static let compactedReads = Migration([
-        .dropIndex("ledger_transactions_by_original"),
+    /// and a purchase's earliest revocation (an index of the few revoked rows). And the store
+    /// column takes any store's code (a short name; migration 15 allowed only Play's), so a later
+    /// store never rebuilds the table: SQLite rebuilds it once here, with its rows, indexes and
+    /// append-only triggers; PostgreSQL replaces the check. The Play tokens' index becomes every
+    /// named store's purchases in order.
+    package static let compactedReads = Migration(sqlite: """
+        CREATE TABLE ledger_transactions_rebuilt(
+            id INTEGER PRIMARY KEY,
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            app_account_token TEXT,
+            product_id TEXT NOT NULL,
+            group_id TEXT,
+            product_type INTEGER NOT NULL CHECK (product_type BETWEEN 0 AND 4),
+            family_shared INTEGER NOT NULL CHECK (family_shared IN (0, 1)),
+            purchase_ms INTEGER,
+            original_purchase_ms INTEGER,
+            expires_ms INTEGER,
+            revocation_ms INTEGER,
+            revocation_reason INTEGER,
+            is_upgraded INTEGER NOT NULL CHECK (is_upgraded IN (0, 1)),
+            offer_type INTEGER,
+            signed_ms INTEGER NOT NULL,
+            identity TEXT NOT NULL CHECK (length(identity) = 64),
+            item_id INTEGER NOT NULL REFERENCES ledger_items(id),
+            header_id INTEGER REFERENCES ledger_jws_headers(id),
+            body TEXT,
+            price INTEGER,
+            currency TEXT,
+            storefront TEXT,
+            trial INTEGER CHECK (trial IN (0, 1)),
+            revocation_type TEXT,
+            revocation_percentage INTEGER,
+            store TEXT CHECK (\(storeCheck)),
+            replaces TEXT,
+            pending INTEGER CHECK (pending IN (0, 1)),
+            acknowledged INTEGER CHECK (acknowledged IN (0, 1)),
+            store_state TEXT,
+            UNIQUE (environment, test_signed, transaction_id, identity)
+        );
+        INSERT INTO ledger_transactions_rebuilt SELECT \(rebuiltColumns) FROM ledger_transactions;
+        DROP TABLE ledger_transactions;
+        ALTER TABLE ledger_transactions_rebuilt RENAME TO ledger_transactions;
+        CREATE INDEX ledger_transactions_by_token ON ledger_transactions(environment, test_signed, app_account_token)
+            WHERE app_account_token IS NOT NULL;
+        CREATE INDEX ledger_transactions_by_replaced ON ledger_transactions(environment, test_signed, replaces)
+            WHERE replaces IS NOT NULL;
+
+        """ + DDL.sqliteAppendOnly("ledger_transactions") + indexes.map { $0.render(.sqlite) }.joined(), postgres: """
+        ALTER TABLE ledger_transactions DROP CONSTRAINT ledger_transactions_store_check,
+            ADD CONSTRAINT ledger_transactions_store_check CHECK (\(storeCheck));
+        DROP INDEX ledger_transactions_by_original;
+        DROP INDEX ledger_transactions_by_play_token;
+
+        """ + indexes.map { $0.render(.postgres) }.joined(), tables: [])
+
+    /// A store's code: a short name (NULL: the store the ledger held first).
+    private static let storeCheck = "length(store) BETWEEN 1 AND 32"
+
+    private static let rebuiltColumns = """
+        id, environment, test_signed, transaction_id, original_transaction_id, app_account_token, product_id, group_id, product_type,
+        family_shared, purchase_ms, original_purchase_ms, expires_ms, revocation_ms, revocation_reason, is_upgraded, offer_type,
+        signed_ms, identity, item_id, header_id, body, price, currency, storefront, trial, revocation_type, revocation_percentage,
+        store, replaces, pending, acknowledged, store_state
+        """
+
+    private static let indexes: [DDL] = [
         .index("ledger_transactions_by_original", on: "ledger_transactions",
                ["environment", "test_signed", "original_transaction_id", "transaction_id", "signed_ms"]),
         .index("ledger_transactions_tokened", on: "ledger_transactions", ["environment", "test_signed", "original_transaction_id", "signed_ms"],
@@ -418,7 +484,9 @@ package enum LedgerSchema {
         .index("ledger_transactions_revoked", on: "ledger_transactions",
                ["environment", "test_signed", "original_transaction_id", "transaction_id", "revocation_ms"],
                where: "revocation_ms IS NOT NULL"),
-    ])
+        .index("ledger_transactions_by_store_purchase", on: "ledger_transactions", ["environment", "store", "original_transaction_id", "test_signed"],
+               where: "store IS NOT NULL"),
+    ]
 
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.

@@ -37,15 +37,16 @@ extension Ledger {
     /// is test data.
     package func playTokens(after cursor: String?, limit: Int) throws(GateKitError) -> [(String, Bool)] {
         try store.read { (db) throws(GateKitError) -> [(String, Bool)] in
-            // The Play tokens' index named on SQLite, whose planner knows no statistics.
+            // The named stores' purchases in order (schema 22), named on SQLite, whose planner
+            // knows no statistics.
             let s = try db.statement("""
                 SELECT DISTINCT original_transaction_id, test_signed FROM ledger_transactions
-                \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_play_token" : "")
-                WHERE environment = 'Production' AND store = 'play' AND original_transaction_id > ?1
+                \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_store_purchase" : "")
+                WHERE environment = 'Production' AND store = ?3 AND original_transaction_id > ?1
                 ORDER BY original_transaction_id, test_signed LIMIT ?2
                 """)
             defer { s.reset() }
-            s.bind(1, text: cursor ?? "").bind(2, Int64(limit))
+            s.bind(1, text: cursor ?? "").bind(2, Int64(limit)).bind(3, text: PurchaseStore.play.code)
             var out: [(String, Bool)] = []
             while try s.step() { out.append((s.text(0) ?? "", s.int64(1) == 1)) }
             return out
