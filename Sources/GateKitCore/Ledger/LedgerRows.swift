@@ -67,11 +67,12 @@ enum LedgerRows {
     /// The compactable transaction rows of subscription ?3 (?1 environment, ?2 test flag), as
     /// the CTE `kept`: each transaction's newest-signed rows (ties kept: Swift breaks them by
     /// identity), the subscription's newest-signed token-carrying rows, and the earliest
-    /// revocation of each purchase whose store's revocations stay (a version without a group takes its product's, `ledger_products`,
-    /// as every read does). Every step is an index seek: the transactions are walked one by one
-    /// from `ledger_transactions_by_original` (`held`), their versions never read. PostgreSQL
-    /// walks through LATERAL joins, which fix the order of the seeks whatever its statistics
-    /// (`OFFSET 0` keeps the planner from flattening one into a join, which read every version).
+    /// revocation of each purchase whose store's revocations stay (a version without a group
+    /// takes its product's, `ledger_products`, as every read does). Every step is an index seek:
+    /// the transactions are walked one by one from `ledger_transactions_by_original` (`held`),
+    /// their versions never read. PostgreSQL walks through LATERAL joins, which fix the order of
+    /// the seeks whatever its statistics (`OFFSET 0` keeps the planner from flattening one into
+    /// a join, which read every version).
     private static func compactableKept(_ dialect: SQLDialect) -> String {
         let own = { (a: String) in "\(a)environment = ?1 AND \(a)test_signed = ?2 AND \(a)original_transaction_id = ?3" }
         let columns = transactionColumns.split(separator: ",").map { "t." + $0.filter { !$0.isWhitespace } }.joined(separator: ", ")
