@@ -149,10 +149,11 @@ enum LedgerRows {
     /// when it holds few versions (one probe), else only the versions it keeps, by index seeks.
     static func compactedRecord(_ db: any DatabaseConnection, original: String, scope: LedgerScope, copy: Int = 0) throws(GateKitError) -> CustomerRecord {
         let first = try record(db, customer: .purchaseID(original), scope: scope, versions: .first, copy: copy)
-        var counts: [String: Int] = [:]
-        for t in first.transactions { counts[t.purchaseID, default: 0] += 1 }
-        for r in first.renewals { counts[r.purchaseID + "\u{0}r", default: 0] += 1 }
-        guard counts.values.contains(where: { $0 > fewVersions }) else { return first.compacted() }
+        var transactions: [String: Int] = [:], renewals: [String: Int] = [:]
+        for t in first.transactions { transactions[t.purchaseID, default: 0] += 1 }
+        for r in first.renewals { renewals[r.purchaseID, default: 0] += 1 }
+        let cut = transactions.values.contains { $0 > fewVersions } || renewals.values.contains { $0 > fewVersions }
+        guard cut else { return first.compacted() }
         return try record(db, customer: .purchaseID(original), scope: scope, versions: .compactable).compacted()
     }
 

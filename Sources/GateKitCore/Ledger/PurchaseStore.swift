@@ -17,14 +17,18 @@ public struct PurchaseStore: Sendable, Hashable {
         /// The `gatekit_meta` key of the app a store's ledger is bound to, and what that app is called.
         package let appBinding: String
         package let appNoun: String
+        /// What a customer report calls one of its subscriptions.
+        package let subscriptionHeading: String
         package let rules: Rules
 
-        package init(name: String, displayName: String, code: String?, appBinding: String, appNoun: String, rules: Rules = Rules()) {
+        package init(name: String, displayName: String, code: String?, appBinding: String, appNoun: String,
+                     subscriptionHeading: String, rules: Rules = Rules()) {
             self.name = name
             self.displayName = displayName
             self.code = code
             self.appBinding = appBinding
             self.appNoun = appNoun
+            self.subscriptionHeading = subscriptionHeading
             self.rules = rules
         }
     }
@@ -59,21 +63,23 @@ public struct PurchaseStore: Sendable, Hashable {
 
     /// A code no adapter of this build declares (none is written: a newer schema refuses to
     /// open) reads as a store with no name of its own and no rule.
-    private static let undeclared = Declaration(name: "unknown", displayName: "unknown", code: "", appBinding: "ledger_bundle_id", appNoun: "app")
+    private static let undeclared = Declaration(name: "unknown", displayName: "unknown", code: "", appBinding: "ledger_bundle_id", appNoun: "app",
+                                                subscriptionHeading: "Subscription")
 
     package var declaration: Declaration { Int(index) < PurchaseStore.declared.count ? PurchaseStore.declared[Int(index)] : PurchaseStore.undeclared }
 
-    public var name: String { declaration.name }
+    public var name: String { Int(index) < PurchaseStore.names.count ? PurchaseStore.names[Int(index)] : PurchaseStore.undeclared.name }
     package var displayName: String { declaration.displayName }
     package var code: String? { Int(index) < PurchaseStore.codes.count ? PurchaseStore.codes[Int(index)] : PurchaseStore.undeclared.code }
     package var appBinding: String { declaration.appBinding }
     package var appNoun: String { declaration.appNoun }
-    /// Read for every version by the rules: kept apart from the declarations' strings, so a
-    /// look costs no reference counting.
+    /// Read for every version by the rules (and the name for every answer): kept apart from the
+    /// declarations, so a look copies no declaration.
     package var rules: Rules { Int(index) < PurchaseStore.rulesByIndex.count ? PurchaseStore.rulesByIndex[Int(index)] : Rules() }
 
     private static let rulesByIndex = declared.map(\.rules)
     private static let codes = declared.map(\.code)
+    private static let names = declared.map(\.name)
 
     /// The store whose rows carry `code` in `ledger_transactions.store` (read for every row).
     package init(stored code: String?) {

@@ -219,10 +219,7 @@ struct CustomerView {
         out += "</section>\n"
         for s in subscriptions {
             let id = ReportIDs.token(s.original)
-            // A later store's are named with it (its ids are its own); the first store's, whose
-            // rows carry no store code, as the report always named them.
-            let named = s.versions.first { $0.store.code != nil }?.store
-            let store = named.map { "\($0.displayName) subscription" } ?? "Subscription"
+            let store = s.versions.first?.store.declaration.subscriptionHeading ?? "Subscription"
             out += "<section aria-labelledby=\"s-\(id)\"><h2 id=\"s-\(id)\">\(store) \(HTML.escape(s.original))</h2>\n"
             if let life = s.life { out += "<figure>\n" + timeline(life, id: id, events: s.events()) + legend + "</figure>\n" }
             out += "<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Events of subscription \(HTML.escape(s.original))\">"

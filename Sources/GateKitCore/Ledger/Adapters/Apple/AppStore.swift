@@ -5,7 +5,7 @@ import GateKitSupport
 /// carry no store code (the ledger held it first).
 extension PurchaseStore.Declaration {
     package static let appStore = PurchaseStore.Declaration(name: "app-store", displayName: "App Store", code: nil,
-                                                            appBinding: "ledger_bundle_id", appNoun: "app")
+                                                            appBinding: "ledger_bundle_id", appNoun: "app", subscriptionHeading: "Subscription")
 }
 
 extension PurchaseStore {

@@ -14,7 +14,7 @@ extension PurchaseStore.Declaration {
         rules.periodsFollowEachOther = true
         rules.reportsSubject = true
         return PurchaseStore.Declaration(name: "play", displayName: "Google Play", code: "play", appBinding: "ledger_play_package",
-                                         appNoun: "Google Play package", rules: rules)
+                                         appNoun: "Google Play package", subscriptionHeading: "Google Play subscription", rules: rules)
     }()
 }
 
