@@ -56,10 +56,11 @@ enum ConsentChain {
     /// that text is published. On PostgreSQL one statement does it on the server — the
     /// text's language and the previous link read, the decision inserted, the link computed
     /// with the server's `sha256` over the canonical bytes (the language's field appended
-    /// there) — autocommitted (`write(.singleInsert)`): one round trip and no lock, as the
+    /// there) — autocommitted (`write(.chainLink)`): one round trip and no lock, as the
     /// released single INSERT was. Two writers of one chain at once both read link n; the
     /// unique (subject, seq) lets one insert n + 1 and fails the other, which the store retries
-    /// (a race), reading the new link. SQLite runs one writer at a time and reads for free.
+    /// holding the chain's lock (queued behind its other writers, not racing them again),
+    /// reading the new link. SQLite runs one writer at a time and reads for free.
     @discardableResult
     static func insert(_ given: EULADecision, subject: String, _ db: any DatabaseConnection) throws(GateKitError) -> EULADecision {
         var d = given

@@ -126,7 +126,7 @@ public struct EULAGate: Sendable {
         let decision = EULADecision(documentID: documentID, hash: hash, user: user, kind: kind,
                                     atMilliseconds: Clock.nowMilliseconds(), consent: consent)
         let subject = try ConsentChain.subject(documentID: documentID, user: user)
-        return try store.write(.singleInsert) { (db) throws(GateKitError) -> EULADecision in try ConsentChain.insert(decision, subject: subject, db) }
+        return try store.write(.chainLink(subject: subject)) { (db) throws(GateKitError) -> EULADecision in try ConsentChain.insert(decision, subject: subject, db) }
     }
 
     /// Withdraws `user`'s consent to the document: recorded as a withdrawal of the text whose

@@ -6,7 +6,7 @@ import GateKitSupport
 public protocol ChangeProbe: AnyObject {
     /// True on the first call and whenever another connection (of this or another process)
     /// committed since the previous call. Commits through this handle do not count, and on
-    /// PostgreSQL neither do `.singleInsert` writes (EULA decisions), which no cache reads.
+    /// PostgreSQL neither do `.singleInsert` and `.chainLink` writes (EULA decisions), which no cache reads.
     func changed() throws(GateKitError) -> Bool
     /// Forgets what was seen: the next `changed` answers true.
     func invalidate()

@@ -253,12 +253,31 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     }
 
     func write<T>(_ scope: WriteScope, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
-        if case .singleInsert = scope, !connection.pooled { return try singleInsert(body) }
-        // A single insert behind a pooler is a transaction too (its search path), and sends no
-        // notification: no cache reads what it writes.
-        let notifies: Bool
-        if case .singleInsert = scope { notifies = false } else { notifies = true }
-        return try lock.withLock { () throws(GateKitError) -> T in
+        switch scope {
+        case .singleInsert:
+            if !connection.pooled { return try singleInsert(retryingRaces: true, body) }
+            // Behind a pooler a single insert is a transaction too (its search path), and
+            // sends no notification: no cache reads what it writes.
+            return try transaction(locking: [], notifies: false, body)
+        case .chainLink:
+            if !connection.pooled {
+                do throws(GateKitError) {
+                    return try singleInsert(retryingRaces: false, body)
+                } catch where error.code == .EBUSY && connection.lastFailureIsRace {
+                    // Another writer took this link: queue behind the chain's writers below.
+                }
+            }
+            return try transaction(locking: PostgresStore.slots(of: scope), notifies: false, body)
+        case .wholeStore, .everyWriter, .subjects:
+            return try transaction(locking: PostgresStore.slots(of: scope), notifies: true, body)
+        }
+    }
+
+    /// Runs `body` in a write transaction that first locks `slots`, retrying a race with another
+    /// writer and a connection that broke before COMMIT.
+    private func transaction<T>(locking slots: [Int64], notifies: Bool,
+                                _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+        try lock.withLock { () throws(GateKitError) -> T in
             var attempt = 1
             while true {
                 do throws(GateKitError) {
@@ -268,7 +287,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                     try connection.beginPipelined(PostgresStore.writeBegin)
                     do throws(GateKitError) {
                         try connection.statement(PostgresStore.genericPlans).run()
-                        try lock(scope)
+                        try lock(slots)
                         let result = try body(connection)
                         try connection.commitPipelined(after: notifies ? "NOTIFY \(namespace), '\(notificationToken)'" : nil)
                         if notifies {
@@ -284,7 +303,7 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
                 } catch where ((error.code == .EBUSY && connection.lastFailureIsRace) || error.code == .ECONNECTION) && attempt < PostgresStore.writeAttempts {
                     // Nothing was committed: a conflict with another writer, or a connection
                     // that broke before COMMIT (the next round reconnects).
-                    usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
+                    PostgresStore.backOff(attempt)
                     attempt += 1
                 }
             }
@@ -302,16 +321,17 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
     static let genericPlans = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// One autocommitted statement: its own commit, so a connection that breaks while it runs
-    /// leaves the outcome unknown.
-    private func singleInsert<T>(_ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
+    /// leaves the outcome unknown. A race with another writer is retried when `retryingRaces`,
+    /// and otherwise thrown for the caller to queue.
+    private func singleInsert<T>(retryingRaces: Bool, _ body: (any DatabaseConnection) throws(GateKitError) -> T) throws(GateKitError) -> T {
         try lock.withLock { () throws(GateKitError) -> T in
             var attempt = 1
             while true {
                 try connection.ensureConnected(probing: true)  // failing here, nothing was sent
                 do throws(GateKitError) {
                     return try body(connection)
-                } catch where error.code == .EBUSY && connection.lastFailureIsRace && attempt < PostgresStore.writeAttempts {
-                    usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
+                } catch where retryingRaces && error.code == .EBUSY && connection.lastFailureIsRace && attempt < PostgresStore.writeAttempts {
+                    PostgresStore.backOff(attempt)
                     attempt += 1
                 } catch where error.code == .ECONNECTION {
                     throw GateKitError(.EUNCERTAIN, "the connection to the PostgreSQL store \(connection.location) broke while the write ran: it may or may not be recorded; retrying it is safe")
@@ -320,17 +340,26 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
         }
     }
 
-    /// Locks the rows of `scope`'s slots in the app's `gatekit_locks`, in slot order (never a
-    /// deadlock), in one round trip. Row locks, not advisory keys: a role with no rights on the
-    /// app's schema cannot hold them and stall its writers.
-    private func lock(_ scope: WriteScope) throws(GateKitError) {
-        let slots: [Int64]
+    /// 2 ms, 4 ms, … 128 ms, and up to 1 ms of jitter so racing writers part.
+    private static func backOff(_ attempt: Int) {
+        usleep(UInt32(1000 * (1 << min(attempt, 7))) + UInt32.random(in: 0..<1000))
+    }
+
+    /// The rows of the app's `gatekit_locks` that `scope` takes, in slot order.
+    private static func slots(of scope: WriteScope) -> [Int64] {
         switch scope {
-        case .wholeStore: slots = [PostgresNamespace.wholeStoreSlot]
-        case .everyWriter: slots = Array(0...PostgresNamespace.wholeStoreSlot)
-        case .singleInsert: return
-        case .subjects(let subjects): slots = Set(subjects.map(PostgresNamespace.lockSlot)).sorted()
+        case .wholeStore: [PostgresNamespace.wholeStoreSlot]
+        case .everyWriter: Array(0...PostgresNamespace.wholeStoreSlot)
+        case .singleInsert: []
+        case .chainLink(let subject): [PostgresNamespace.lockSlot(subject)]
+        case .subjects(let subjects): Set(subjects.map(PostgresNamespace.lockSlot)).sorted()
         }
+    }
+
+    /// Locks `slots` (sorted: never a deadlock) in one round trip. Row locks, not advisory
+    /// keys: a role with no rights on the app's schema cannot hold them and stall its writers.
+    private func lock(_ slots: [Int64]) throws(GateKitError) {
+        guard !slots.isEmpty else { return }
         let list = "{" + slots.map(String.init).joined(separator: ",") + "}"
         try connection.statement("SELECT slot FROM gatekit_locks WHERE slot = ANY(CAST(?1 AS BIGINT[])) ORDER BY slot FOR UPDATE")
             .bind(1, text: list).run()

@@ -97,6 +97,10 @@ public enum WriteScope: Sendable {
     /// its chain link): atomic by itself, so it runs without a transaction of its own — one
     /// round trip. (SQLite runs the body in a transaction, as every write.)
     case singleInsert
+    /// A `singleInsert` that appends the next link of `subject`'s chain (an EULA decision):
+    /// tried alone first; a writer that lost the race for the link queues on the subject's
+    /// lock for its later attempts, instead of racing the same writers again until it gives up.
+    case chainLink(subject: String)
 }
 
 /// One storage engine behind `Store`.
