@@ -60,5 +60,6 @@
 #include "gatekit/ledger_insight.h"
 #include "gatekit/play.h"
 #include "gatekit/ledger_play.h"
+#include "gatekit/ledger_grant.h"
 
 #endif /* GATEKIT_H */

@@ -757,6 +757,19 @@ import Testing
                                  "identity", "#item_id", "#header_id", "body"]),
     ]
 
+    /// The ledger's rows the metrics read, as version 18 held them (its sales and Play columns).
+    static let version18Rows: [(table: String, columns: [String])] = [
+        previousRows[0],
+        (previousRows[1].table, previousRows[1].columns + ["store_kind"]),
+        (previousRows[2].table, previousRows[2].columns + ["#price", "currency", "storefront", "#trial", "revocation_type",
+                                                           "#revocation_percentage", "store", "replaces", "#pending", "#acknowledged",
+                                                           "store_state"]),
+        ("ledger_renewals", ["#id", "environment", "#test_signed", "original_transaction_id", "product_id", "auto_renew_product_id",
+                             "#auto_renew_status", "#is_in_billing_retry", "#grace_period_expires_ms", "#expiration_intent", "#renewal_ms",
+                             "#signed_ms", "identity", "#item_id", "#header_id", "body", "#paused_until_ms"]),
+        ("ledger_item_subjects", ["original_transaction_id", "#item_id"]),
+    ]
+
     /// Migration 19 from the previous version: the kept paid periods' table is made anew, by the
     /// last day of each run (what an older roll-up kept there, in its older packing, goes with
     /// the old table), and the first question builds the roll-up again, answering as the rows do.
@@ -766,9 +779,12 @@ import Testing
         let (path, appID) = TestStores.previous(in: folder, "ledger-paid-previous")
         let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(18)))
         do {
-            let old = Ledger(store: try Store(schema: previous, path: path, appID: appID))
+            // The lives recorded by today's code, then copied as version 18 held them.
+            let current = Ledger(store: try TestStores.open(folder.file("current.sqlite")))
             try LedgerLivesTests.ingest(try (Self.lives(pki) + Self.tokenedLives(pki)).flatMap(\.items).map { (kind: $0.kind, jws: $0.jws) },
-                                        into: old, options: options)
+                                        into: current, options: options)
+            let old = Ledger(store: try Store(schema: previous, path: path, appID: appID))
+            try TestStores.copy(Self.version18Rows, from: current.store, to: old.store)
             try old.store.write { (db) throws(GateKitError) in
                 // One period as version 18 packed it: start and end in 8 bytes each, five empty
                 // texts in a 4-byte length each.

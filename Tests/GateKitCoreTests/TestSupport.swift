@@ -71,14 +71,15 @@ enum TestStores {
         return (server, uniqueAppID(tag))
     }
 
-    /// Copies the rows of each table, the named columns only ("#" marks an integer column), from
-    /// `source` to `target`: a store of an older schema filled as it would hold the same data.
+    /// Copies the rows of each table, the named columns only ("#" marks an integer column; rows
+    /// in the order of the first), from `source` to `target`: a store of an older schema filled
+    /// as it would hold the same data.
     static func copy(_ tables: [(table: String, columns: [String])], from source: Store, to target: Store) throws {
         for (table, columns) in tables {
             let names = columns.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }
             var rows: [[RowInserts.Value]] = []
             try source.read { (db) throws(GateKitError) in
-                let s = try db.statement("SELECT \(names.joined(separator: ", ")) FROM \(table) ORDER BY id")
+                let s = try db.statement("SELECT \(names.joined(separator: ", ")) FROM \(table) ORDER BY \(names.first ?? "1")")
                 defer { s.reset() }
                 while try s.step() {
                     rows.append(columns.indices.map { i in

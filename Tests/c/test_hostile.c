@@ -115,7 +115,7 @@ typedef enum {
     OPT_P_CLIENT, /* gatekit_play_client * that may be NULL (ledger_set_play_refresher: detach) */
 } kind;
 
-enum { MAX_ARGS = 8 };
+enum { MAX_ARGS = 10 };
 
 typedef struct {
     const char *name;
@@ -371,6 +371,16 @@ static int call_ledger_ingest_notification_any(arg *a) {
     return rc;
 }
 static int call_ledger_link(arg *a) { return ledger_link((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
+static int call_ledger_grant(arg *a) {
+    int rc = ledger_grant((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].s, a[5].s, a[6].ll, a[7].ll, a[8].s, a[9].s);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_revoke_grant(arg *a) {
+    int rc = ledger_revoke_grant((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].ll, a[5].s, a[6].s);
+    if (rc >= 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
 static int call_ledger_unlink(arg *a) { return ledger_unlink((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
 static int call_ledger_links(arg *a) {
     int rc = ledger_links((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].s, a[5].ll);
@@ -733,6 +743,8 @@ static const api_entry api[] = {
     {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
+    {"ledger_grant", call_ledger_grant, {OUT_PTR, STORE, STR, STR, OPT_STR, OPT_STR, AT_MS, AT_MS, STR, OPT_STR}, 0},
+    {"ledger_revoke_grant", call_ledger_revoke_grant, {OUT_PTR, STORE, STR, STR, AT_MS, STR, OPT_STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
     {"ledger_changes", call_ledger_changes, {OUT_PTR, STORE, AT_MS, INT, END}, 0},
     {"ledger_metrics", call_ledger_metrics, {OUT_PTR, STORE, L_QUERY, AT_MS, AT_MS, INT, INT, END}, 0},
@@ -987,6 +999,9 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == STR && e->call == call_ledger_sync_state) v.s = "Sandbox";
     if (k == 1 && e->args[k] == STR && (e->call == call_ledger_link || e->call == call_ledger_unlink)) v.s = "Sandbox";
     if (k == 2 && e->args[k] == STR && e->call == call_ledger_links) v.s = "Sandbox";
+    /* A grant is to an app account ("terms") or a customer: one of them, so its checks run. */
+    if (k == 2 && (e->call == call_ledger_grant || e->call == call_ledger_revoke_grant)) v.s = "Sandbox";
+    if (k == 5 && e->call == call_ledger_grant) v.s = NULL;
     if (e->args[k] == INT && e->call == call_appstore_get_transaction_history) v.i = 2;
     if (e->args[k] == CATS && e->call == call_appstore_get_all_subscription_statuses) v.p = cats_status;
     if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;

@@ -881,6 +881,21 @@ static void test_tool(void) {
     snprintf(args, sizeof args, "ledger catalog declare '%s'", catalog);
     CHECK_RC(tool(args, out, sizeof out), 2);  /* a term on a product that is not non-renewing */
     CHECK_RC(tool("ledger catalog declare", out, sizeof out), 2);
+    /* Support grants from the tool: a name the catalog gives, and a typo it refuses. */
+    CHECK_RC(tool("ledger grant --environment Production --app-user alice --by support:jane --days 30 --note goodwill pro", out, sizeof out), 0);
+    CHECK(strstr(out, "\"grantId\":\"grant-") && strstr(out, "\"until\":") && strstr(out, "\"note\":\"goodwill\""));
+    char grant_id[64] = "";
+    const char *id_at = strstr(out, "\"grantId\":\"");
+    if (id_at) snprintf(grant_id, sizeof grant_id, "%.38s", id_at + strlen("\"grantId\":\""));
+    CHECK_RC(tool("ledger entitled --environment Production --app-user alice pro", out, sizeof out), 0);
+    CHECK(strstr(out, "\"store\":\"grant\"") != NULL);
+    CHECK_RC(tool("ledger grant --environment Production --app-user alice --by support:jane por", out, sizeof out), 2);
+    CHECK(strstr(out, "did you mean \"pro\"") != NULL);
+    CHECK_RC(tool("ledger grant --environment Production --by support:jane pro", out, sizeof out), 2);
+    snprintf(args, sizeof args, "ledger revoke-grant --environment Production --by support:bob '%s'", grant_id);
+    CHECK_RC(tool(args, out, sizeof out), 0);
+    CHECK_RC(tool(args, out, sizeof out), 3);  /* revoked before */
+    CHECK_RC(tool("ledger entitled --environment Production --app-user alice pro", out, sizeof out), 3);
     /* Metrics and the report from the tool. */
     CHECK_RC(tool("ledger metrics --environment Sandbox --test-signed --from 2020-01-01 --to 2040-01-01 --by month --split product", out, sizeof out), 0);
     CHECK(strstr(out, "\"dimension\":\"product\"") && strstr(out, "{\"key\":\"pro.monthly\"") && strstr(out, "\"granularity\":\"month\""));
@@ -897,6 +912,47 @@ static void test_tool(void) {
     CHECK(strstr(out, "cannot create") != NULL);
     free(tx);
     free(jws);
+}
+
+/* Support grants (<gatekit/ledger_grant.h>): given to an app account, answered like a purchase
+ * with who gave it, revoked once, and refused when malformed. */
+static void test_grants(void) {
+    gatekit_store *s = open_store("grants.sqlite");
+    char *json = NULL;
+    CHECK_RC(ledger_grant(&json, s, "Production", "pro", "alice", NULL, 0, now_ms() + 30 * day, "support:jane", "outage"), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"grantId\":\"grant-") && strstr(json, "\"appUserId\":\"alice\"") && strstr(json, "\"revokedAt\":null"));
+    char id[64] = "";
+    const char *at = json ? strstr(json, "\"grantId\":\"") : NULL;
+    if (at) snprintf(id, sizeof id, "%.38s", at + strlen("\"grantId\":\""));
+    gatekit_free(json);
+    json = NULL;
+    gatekit_ledger_query q;
+    CHECK_RC(ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION), 0);
+    q.environment = "Production";
+    q.flags = GATEKIT_LEDGER_APP_USER;
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "alice", "pro"), 1);
+    CHECK_RC(ledger_entitlement(&json, s, &q, "alice", "pro"), 1);
+    CHECK(json && strstr(json, "\"store\":\"grant\"") && strstr(json, "\"grantedBy\":\"support:jane\"") && strstr(json, "\"note\":\"outage\"")
+          && strstr(json, "\"entitlements\":[\"pro\"]"));
+    gatekit_free(json);
+    json = NULL;
+    CHECK_RC(ledger_revoke_grant(&json, s, "Production", id, 0, "support:bob", NULL), 1);
+    CHECK(json && strstr(json, id) && !strstr(json, "\"revokedAt\":null"));
+    gatekit_free(json);
+    json = NULL;
+    CHECK_RC(ledger_is_entitled(NULL, s, &q, "alice", "pro"), 0);
+    CHECK_RC(ledger_revoke_grant(&json, s, "Production", id, 0, "support:bob", NULL), 0);  /* revoked before */
+    gatekit_free(json);
+    json = NULL;
+    CHECK_RC(ledger_revoke_grant(&json, s, "Production", "grant-0", 0, "support:bob", NULL), GATEKIT_ENOTFOUND);
+    CHECK(json == NULL && strstr(gatekit_last_error(), "no grant"));
+    CHECK_RC(ledger_grant(&json, s, "Production", "pro", "alice", "1000", 0, 0, "support:jane", NULL), GATEKIT_EINVAL);
+    CHECK(json == NULL && strstr(gatekit_last_error(), "exactly one of app_user_id and customer"));
+    CHECK_RC(ledger_grant(&json, s, "Production", "pro", NULL, "1000", 2000, 1000, "support:jane", NULL), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "until_ms 1000 is not after"));
+    CHECK_RC(ledger_grant(&json, s, "Production", "pro", NULL, "1000", 0, 0, "two\nlines", NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_grant(&json, s, "Production", "pro", NULL, "1000", -1, 0, "support:jane", NULL), GATEKIT_EINVAL);
+    gatekit_store_close(s);
 }
 
 int main(void) {
@@ -917,6 +973,7 @@ int main(void) {
     test_refusals();
     test_either_environment();
     test_app_accounts();
+    test_grants();
     test_change_feed();
     test_batch();
     test_close_during_batch();

@@ -670,6 +670,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_changes': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_longlong, ctypes.c_int,),
     'ledger_wait_changes': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_longlong, ctypes.c_int,),
     'ledger_history': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_char_p,),
+    'ledger_grant': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_char_p, ctypes.c_char_p,),
+    'ledger_revoke_grant': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_metrics': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_int,),
     'ledger_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_char_p,),
     'ledger_ingest_play_subscription': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
@@ -878,6 +880,8 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_changes': ('out_json', 'store', 'after_seq', 'limit', ),
     'ledger_wait_changes': ('store', 'after_seq', 'timeout_ms', ),
     'ledger_history': ('out_json', 'store', 'query', 'customer', ),
+    'ledger_grant': ('out_json', 'store', 'environment', 'entitlement', 'app_user_id', 'customer', 'from_ms', 'until_ms', 'granted_by', 'note', ),
+    'ledger_revoke_grant': ('out_json', 'store', 'environment', 'grant_id', 'at_ms', 'granted_by', 'note', ),
     'ledger_metrics': ('out_json', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'dimension', ),
     'ledger_report': ('out_html', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'customer', ),
     'ledger_ingest_play_subscription': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
@@ -1085,6 +1089,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_changes: Callable[..., Any]
     ledger_wait_changes: Callable[..., Any]
     ledger_history: Callable[..., Any]
+    ledger_grant: Callable[..., Any]
+    ledger_revoke_grant: Callable[..., Any]
     ledger_metrics: Callable[..., Any]
     ledger_report: Callable[..., Any]
     ledger_ingest_play_subscription: Callable[..., Any]

@@ -20,11 +20,12 @@ from ._enums import Outcome, Reason, SubscriptionStatus, SyncOutcome  # noqa: F4
 from ._named_enum import NamedIntEnum
 from ._managed import StoreOwner
 from ._ledger_query import APP_USER, QUERY_VERSION, TEST_SIGNED, instant_ms, query
+from .ledger_grant import Grant, LedgerGrants
 from .ledger_insight import LedgerInsight
 from .ledger_play import LedgerPlay
 from .ledger_sync import LedgerSync, SyncReport
 
-__all__ = ["CatalogReport", "CatalogWarning", "Change", "ChangePage", "Entitlement", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+__all__ = ["CatalogReport", "CatalogWarning", "Change", "ChangePage", "Entitlement", "Grant", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
@@ -58,9 +59,11 @@ class Entitlement(JSONResult):
     grants: Tuple[str, ...] = ()       # the entitlement names the catalog says the product grants
     stale: bool = False                # a refresh was asked for and Apple gave no answer in time
     did_you_mean: Optional[str] = None  # UNKNOWN_NAME: the catalog's nearest name, if one is close
-    store: Optional[str] = None        # "app-store" or "play": the store of the deciding purchase
+    store: Optional[str] = None        # "app-store", "play" or "grant": the store of the deciding purchase
     store_state: Optional[str] = None  # the store's own state name ("SUBSCRIPTION_STATE_ACTIVE")
     acknowledged: Optional[bool] = None  # False: Play waits for the acknowledgement (refunded after 3 days)
+    granted_by: Optional[str] = None   # a support grant's: who gave it (ledger_grant)
+    note: Optional[str] = None         # ... and why
 
     def __bool__(self) -> bool:
         return self.entitled
@@ -75,7 +78,8 @@ class Entitlement(JSONResult):
                    family_shared=bool(raw.get("familyShared", False)), since=_time.from_milliseconds(raw.get("since")),
                    until=_time.from_milliseconds(raw.get("until")), grants=tuple(raw.get("entitlements", ())),
                    stale=bool(raw.get("stale", False)), did_you_mean=raw.get("didYouMean"), store=raw.get("store"),
-                   store_state=raw.get("storeState"), acknowledged=raw.get("acknowledged"))
+                   store_state=raw.get("storeState"), acknowledged=raw.get("acknowledged"), granted_by=raw.get("grantedBy"),
+                   note=raw.get("note"))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
@@ -92,6 +96,8 @@ class Entitlement(JSONResult):
             "didYouMean": self.did_you_mean,
             "storeState": self.store_state,
             "acknowledged": self.acknowledged,
+            "grantedBy": self.granted_by,
+            "note": self.note,
         })
 
 
@@ -279,11 +285,12 @@ _CATALOG_CHECK_ONLY = _bindings.GATEKIT_CATALOG_CHECK_ONLY
 _catalog = _bindings.ledger_catalog
 
 
-class Ledger(LedgerSync, LedgerInsight, LedgerPlay):
+class Ledger(LedgerSync, LedgerInsight, LedgerPlay, LedgerGrants):
     """``store.ledger``: this module's ingestion, questions, change feed, app accounts and
     catalog, with :class:`gatekit.ledger_sync.LedgerSync` (syncing from Apple) and
     :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) and
-    :class:`gatekit.ledger_play.LedgerPlay` (Google Play's answers and notifications) — one module per header. Ingestion verifies in the same call (with a
+    :class:`gatekit.ledger_play.LedgerPlay` (Google Play's answers and notifications) and
+    :class:`gatekit.ledger_grant.LedgerGrants` (support grants) — one module per header. Ingestion verifies in the same call (with a
     :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` (an aware datetime)
     for the certificate checks, default the payload's signedDate; or receipt options) and is
     durable when it returns.

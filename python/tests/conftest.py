@@ -56,10 +56,10 @@ StoreLocation = Tuple[str, Optional[str]]
 
 
 #: The contract suites that run through the pooler too (Issue 48: EULA, permissions, ledger,
-#: feed, metrics; the sync's contract runs through it in the Swift and C suites, LedgerSyncTests
+#: feed, metrics, grants; the sync's contract runs through it in the Swift and C suites, LedgerSyncTests
 #: and test_ledger_sync); the others' PostgreSQL concerns (faults, hosting, hardening) are the
 #: direct server's, and test_pooler.py has the pooler's own.
-POOLED_MODULES = {"test_eula", "test_permissions", "test_ledger", "test_ledger_feed", "test_ledger_insight"}
+POOLED_MODULES = {"test_eula", "test_permissions", "test_ledger", "test_ledger_feed", "test_ledger_insight", "test_ledger_grants"}
 
 
 def pytest_generate_tests(metafunc) -> None:

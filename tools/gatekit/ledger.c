@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The subcommands, as main checks them and `gatekit help commands` lists them. */
-const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "metrics", "report", NULL};
+const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "grant", "revoke-grant", "metrics", "report", NULL};
 
 const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
@@ -56,6 +56,13 @@ const char gk_ledger_usage[] =
     "    there was no such link. --app-user on a question: CUSTOMER is your user id\n"
     "gatekit ledger links    --environment ENV [APP_USER] [--customer CUSTOMER] [--at …]\n"
     "    the links in effect (default now) and every change, as JSON\n"
+    "gatekit ledger grant    --environment ENV --app-user APP_USER|--customer CUSTOMER --by WHO [--note WHY]\n"
+    "                        [--from TIME] [--until TIME | --days N] ENTITLEMENT\n"
+    "    gives the entitlement by hand (support), from --from (default now) until --until, for\n"
+    "    --days, or for good; answered like a purchase with \"store\": \"grant\", never counted\n"
+    "    as revenue; prints the grant as JSON (its \"grantId\")\n"
+    "gatekit ledger revoke-grant --environment ENV --by WHO [--note WHY] [--at TIME] GRANT_ID\n"
+    "    ends the grant from --at (default now); exits 3 when it was revoked before\n"
     "gatekit ledger changes  [--after SEQ] [--limit N] [--follow]\n"
     "    the change feed: every change of an answer after SEQ as JSON; --follow prints each\n"
     "    change as one JSON line as it comes, until stopped\n"
@@ -356,6 +363,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (insight != -1000) return insight;
     if (strcmp(command, "ingest") == 0 && gk_ledger_play_asked(argc, argv)) return gk_ledger_play_ingest(cli, argc, argv);
     if (strcmp(command, "sync-play") == 0) return gk_ledger_play_sync(cli, argc, argv);
+    if (strcmp(command, "grant") == 0 || strcmp(command, "revoke-grant") == 0) return gk_ledger_grant(cli, argc, argv);
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);

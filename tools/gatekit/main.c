@@ -18,6 +18,7 @@ static const char usage_text[] =
     "  ledger catalog|link|unlink|links|changes|sync|sync-state|refresh\n"
     "                                                        products, app accounts, the ledger kept in step with Apple\n"
     "  ledger sync-play                                      the ledger kept in step with Google Play\n"
+    "  ledger grant|revoke-grant                             entitlements given by hand (support)\n"
     "  ledger metrics|report                                 subscription metrics, the HTML report\n"
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"

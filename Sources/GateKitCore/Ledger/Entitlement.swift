@@ -82,6 +82,8 @@ public struct Entitlement: Sendable, Equatable {
     /// False when the store still waits for the purchase to be acknowledged (Play refunds it
     /// after three days); nil where the store has no such step.
     public var acknowledged: Bool?
+    /// Who gave the deciding purchase by hand and why (a support grant).
+    public var attribution: Attribution?
 
     public var isEntitled: Bool { reason.entitles }
 
@@ -102,6 +104,7 @@ public struct Entitlement: Sendable, Equatable {
         store = t.store
         storeState = t.storeState
         acknowledged = t.acknowledged
+        attribution = t.attribution
     }
 
     public var json: JSONValue {
@@ -119,6 +122,8 @@ public struct Entitlement: Sendable, Equatable {
         }
         add("storeState", storeState)
         if let acknowledged { members.append(("acknowledged", .bool(acknowledged))) }
+        add("grantedBy", attribution?.grantedBy)
+        add("note", attribution?.note)
         add("since", sinceMs)
         add("until", untilMs)
         if let grants, !grants.isEmpty { members.append(("entitlements", .array(grants.map { .string($0) }))) }

@@ -36,7 +36,8 @@ extension Ledger {
         }
     }
 
-    private static func subject(_ environment: String, _ customer: String) -> String { "ledger-account/\(environment)/\(customer)" }
+    /// The write subject of a customer's links.
+    static func subject(_ environment: String, _ customer: String) -> String { "ledger-account/\(environment)/\(customer)" }
 
     public func link(appUserID: String, customer: String, environment: LedgerEnvironment) throws(GateKitError) -> LinkOutcome {
         try Ledger.validate(appUserID: appUserID)

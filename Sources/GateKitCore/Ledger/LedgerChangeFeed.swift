@@ -84,9 +84,12 @@ extension Ledger {
                                               ("testSigned", .bool(s.int64(2) == 1)), ("originalTransactionId", .string(s.text(3) ?? ""))]
         if let token = s.text(12) { members.append(("appAccountToken", .string(token))) }
         members.append(("appUserIds", users))
-        members.append(("store", .string(PurchaseStore(stored: s.text(15)).name)))
+        let store = PurchaseStore(stored: s.text(15))
+        members.append(("store", .string(store.name)))
         members.append(("productId", .string(product)))
-        if let names = catalogs.catalog(at: at).product(product)?.entitlements, !names.isEmpty {
+        if store.rules.namesItsEntitlement {
+            members.append(("entitlements", .array([.string(product)])))
+        } else if let names = catalogs.catalog(at: at).product(product)?.entitlements, !names.isEmpty {
             members.append(("entitlements", .array(names.map { .string($0) })))
         }
         members += [("entitled", .bool(s.int64(5) == 1)), ("reason", .string(reason.name))]

@@ -5,12 +5,16 @@ import GateKitSupport
 /// duplicate check, the rows), derive what it changes (the answers before and after, the
 /// change feed, the status changes) and commit. Nothing here calls back into verification.
 extension Ledger {
-    /// Records the item and its versions in one write transaction.
-    package func commit(_ item: PendingItem) throws(GateKitError) -> IngestReport {
+    /// Records the item and its versions in one write transaction. `first`: what the same
+    /// transaction writes before the item (an app account's link to its purchase, for the feed
+    /// to name it), holding `alsoLocking` too.
+    package func commit(_ item: PendingItem, alsoLocking: [String] = [],
+                        first: ((any DatabaseConnection) throws(GateKitError) -> Void)? = nil) throws(GateKitError) -> IngestReport {
         try bindApp(item.appID, store: item.kind.store)
         try storeSharedRowsAhead([item])
-        return try store.write(.subjects(item.subjects)) { (db) throws(GateKitError) -> IngestReport in
+        return try store.write(.subjects(item.subjects + alsoLocking)) { (db) throws(GateKitError) -> IngestReport in
             forgetRecords()
+            try first?(db)
             var state = RecordingState(db.dialect)
             let report = try record(item, db, &state, copy: 0)
             try state.finish(db)

@@ -488,6 +488,48 @@ package enum LedgerSchema {
                where: "store IS NOT NULL"),
     ]
 
+    /// Migration 23: a version someone gave by hand names who gave it and why
+    /// (`TransactionVersion.attribution`: a support grant's), and an item's store kind takes any
+    /// store's name (a short name; migration 15 allowed only Play's), so a later store never
+    /// rebuilds the table: SQLite rebuilds `ledger_items` once here, with its rows, index and
+    /// append-only triggers; PostgreSQL replaces the check.
+    package static let attributions = Migration([
+        .addColumn("ledger_transactions", Column("granted_by", .text, check: "length(granted_by) BETWEEN 1 AND 256")),
+        .addColumn("ledger_transactions", Column("note", .text, check: "length(note) <= 1024")),
+    ]) + Migration(sqlite: """
+        CREATE TABLE ledger_items_rebuilt(
+            id INTEGER PRIMARY KEY,
+            environment TEXT NOT NULL,
+            test_signed INTEGER NOT NULL CHECK (test_signed IN (0, 1)),
+            identity TEXT NOT NULL CHECK (length(identity) = 64),
+            kind INTEGER NOT NULL CHECK (kind BETWEEN 1 AND 5),
+            notification_uuid TEXT,
+            notification_type TEXT,
+            subtype TEXT,
+            signed_ms INTEGER NOT NULL,
+            ingested_ms INTEGER NOT NULL,
+            outcome INTEGER NOT NULL CHECK (outcome IN (1, 3)),
+            header_id INTEGER REFERENCES ledger_jws_headers(id),
+            body TEXT NOT NULL,
+            store_kind TEXT CHECK (\(storeKindCheck)),
+            UNIQUE (environment, test_signed, identity)
+        );
+        INSERT INTO ledger_items_rebuilt SELECT id, environment, test_signed, identity, kind, notification_uuid, notification_type,
+            subtype, signed_ms, ingested_ms, outcome, header_id, body, store_kind FROM ledger_items;
+        DROP TABLE ledger_items;
+        ALTER TABLE ledger_items_rebuilt RENAME TO ledger_items;
+        CREATE UNIQUE INDEX ledger_items_by_notification ON ledger_items(environment, test_signed, notification_uuid)
+            WHERE notification_uuid IS NOT NULL;
+
+        """ + DDL.sqliteAppendOnly("ledger_items"), postgres: """
+        ALTER TABLE ledger_items DROP CONSTRAINT ledger_items_store_kind_check,
+            ADD CONSTRAINT ledger_items_store_kind_check CHECK (\(storeKindCheck));
+
+        """, tables: [])
+
+    /// A store's own kind of item: a short name (NULL: a kind `ledger_items.kind` names itself).
+    private static let storeKindCheck = "length(store_kind) BETWEEN 1 AND 32"
+
     /// Migration 14: a paused subscription's resumption instant beside its renewal intent
     /// (`RenewalVersion.pausedUntilMs`). Apple has no pause: rows already held keep NULL.
     package static let pauses = Migration([

@@ -66,7 +66,7 @@ public struct LedgerView: Sendable {
         // "pro_max", nor a K the Kelvin sign).
         func same(_ name: String?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
         if same(t.productID) || same(t.groupID) { return true }
-        guard !catalog.products.isEmpty, let product = catalog.product(t.productID) else { return false }
+        guard !catalog.products.isEmpty, !t.store.rules.namesItsEntitlement, let product = catalog.product(t.productID) else { return false }
         return (t.groupID == nil && same(product.group)) || product.entitlements.contains(where: same)
     }
 
@@ -85,7 +85,7 @@ public struct LedgerView: Sendable {
         }
         add(t.productID)
         add(t.groupID)
-        if !catalog.products.isEmpty, let product = catalog.product(t.productID) {
+        if !catalog.products.isEmpty, !t.store.rules.namesItsEntitlement, let product = catalog.product(t.productID) {
             if t.groupID == nil { add(product.group) }
             product.entitlements.forEach(add)
         }
@@ -156,20 +156,32 @@ public struct LedgerView: Sendable {
 
     /// The answer with the entitlement names the catalog says its product grants.
     private func naming(_ e: Entitlement) -> Entitlement {
-        guard !catalog.products.isEmpty, let product = e.productID, let names = catalog.product(product)?.entitlements,
-              !names.isEmpty else { return e }
+        guard let product = e.productID else { return e }
         var named = e
+        if e.store?.rules.namesItsEntitlement == true {
+            named.grants = [product]
+            return named
+        }
+        guard !catalog.products.isEmpty, let names = catalog.product(product)?.entitlements, !names.isEmpty else { return e }
         named.grants = names
         return named
     }
 
     /// A transaction that is not the latest of a subscription: earlier renewals, upgraded-away
-    /// subscriptions, and every other product type.
+    /// subscriptions, and every other product type. A revocation dated after the instant (a
+    /// grant revoked from a later day) ends what entitles then.
     private func answer(_ t: TransactionVersion) -> Entitlement {
+        var e = undatedAnswer(t)
+        if e.isEntitled, let revoked = t.revocationMs { e.untilMs = min(e.untilMs ?? revoked, revoked) }
+        return e
+    }
+
+    private func undatedAnswer(_ t: TransactionVersion) -> Entitlement {
         // A purchase whose data names no type (a receipt without its product type) has the type
         // the catalog gives its product; it is never guessed (an unfinished consumable would
         // otherwise entitle for good, as a non-consumable).
-        let type = t.productType == .unknown ? catalog.product(t.productID)?.type ?? .unknown : t.productType
+        let entry = t.store.rules.namesItsEntitlement ? nil : catalog.product(t.productID)
+        let type = t.productType == .unknown ? entry?.type ?? .unknown : t.productType
         if type == .consumable { return Entitlement(reason: .consumable, transaction: t, group: t.groupID) }
         if let revoked = t.revocationMs, revoked <= at { return Entitlement(reason: .revoked, transaction: t, group: t.groupID) }
         if t.isPending && type != .autoRenewable { return Entitlement(reason: .pending, transaction: t, group: t.groupID) }
@@ -184,7 +196,7 @@ public struct LedgerView: Sendable {
             // A non-renewing subscription's term is the app's (Apple signs none): the
             // catalog's, else the expiry the data carries, else it has no known end. A purchase
             // of no known type with an end is a period; with none it entitles to nothing.
-            let term = catalog.product(t.productID)?.term
+            let term = entry?.term
             guard let expires = term.flatMap({ term in t.purchaseMs.map { term.end(from: $0) } }) ?? t.expiresMs else {
                 return Entitlement(reason: type == .nonRenewing ? .nonRenewing : .unknownType, transaction: t, group: t.groupID)
             }

@@ -9,7 +9,7 @@ struct LedgerWrites {
     private var items: RowInserts
     private var transactions = RowInserts(
         into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), item_id, header_id, body, \(SaleColumns.names))",
-        values: Array(repeating: "?", count: 32), then: "ON CONFLICT DO NOTHING")
+        values: Array(repeating: "?", count: 34), then: "ON CONFLICT DO NOTHING")
     private var renewals = RowInserts(
         into: "ledger_renewals(environment, test_signed, \(LedgerRows.renewalColumns), item_id, header_id, body)",
         values: Array(repeating: "?", count: 16), then: "ON CONFLICT DO NOTHING")
@@ -61,7 +61,8 @@ struct LedgerWrites {
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
             .integer(v.revocationMs), .integer(v.revocationReason?.rawValue), .integer(v.isUpgraded ? 1 : 0), .integer(v.offer?.rawValue),
             .integer(v.vouchedMs), .text(v.identity), .text(v.store.code), .text(v.replaces), .integer(v.isPending ? 1 : nil),
-            .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .integer(item), .integer(header), .text(body),
+            .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .text(v.attribution?.grantedBy), .text(v.attribution?.note),
+            .integer(item), .integer(header), .text(body),
         ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {
             try products.append([.text(scope.environment), .integer(scope.testFlag), .text(v.productID), .text(group)])

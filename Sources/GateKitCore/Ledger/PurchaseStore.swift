@@ -14,14 +14,15 @@ public struct PurchaseStore: Sendable, Hashable {
         /// `ledger_transactions.store`: nil for the rows of the store the ledger held first
         /// (every row written before a second store joined).
         package let code: String?
-        /// The `gatekit_meta` key of the app a store's ledger is bound to, and what that app is called.
-        package let appBinding: String
+        /// The `gatekit_meta` key of the app a store's ledger is bound to, and what that app is
+        /// called; nil when the store's data names no app.
+        package let appBinding: String?
         package let appNoun: String
         /// What a customer report calls one of its subscriptions.
         package let subscriptionHeading: String
         package let rules: Rules
 
-        package init(name: String, displayName: String, code: String?, appBinding: String, appNoun: String,
+        package init(name: String, displayName: String, code: String?, appBinding: String?, appNoun: String,
                      subscriptionHeading: String, rules: Rules = Rules()) {
             self.name = name
             self.displayName = displayName
@@ -52,6 +53,11 @@ public struct PurchaseStore: Sendable, Hashable {
         package var periodsFollowEachOther = false
         /// An ingestion's report names the purchase the item was about (`subject`).
         package var reportsSubject = false
+        /// A purchase's product id is the entitlement it gives, by name: the catalog neither
+        /// names, groups, types nor dates it.
+        package var namesItsEntitlement = false
+        /// What the customer paid for: the metrics count it (revenue, subscribers, refunds).
+        package var isSale = true
 
         package init() {}
     }
@@ -71,7 +77,7 @@ public struct PurchaseStore: Sendable, Hashable {
     public var name: String { Int(index) < PurchaseStore.names.count ? PurchaseStore.names[Int(index)] : PurchaseStore.undeclared.name }
     package var displayName: String { declaration.displayName }
     package var code: String? { Int(index) < PurchaseStore.codes.count ? PurchaseStore.codes[Int(index)] : PurchaseStore.undeclared.code }
-    package var appBinding: String { declaration.appBinding }
+    package var appBinding: String? { declaration.appBinding }
     package var appNoun: String { declaration.appNoun }
     /// Read for every version by the rules (and the name for every answer): kept apart from the
     /// declarations, so a look copies no declaration.

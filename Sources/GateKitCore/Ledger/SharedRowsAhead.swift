@@ -71,7 +71,7 @@ extension Ledger {
     /// Google Play's package is bound the same way, under its own key: an app's App Store
     /// bundle id and Play package name often differ.
     func bindApp(_ appID: String, store: PurchaseStore) throws(GateKitError) {
-        let key = store.appBinding
+        guard let key = store.appBinding else { return }
         if boundApp.withLock({ $0[store] }) == appID { return }
         let bound = try self.store.write(.singleInsert) { (db) throws(GateKitError) -> String? in
             try db.statement("INSERT INTO gatekit_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO NOTHING")

@@ -30,5 +30,6 @@ extension StoreSchema {
         LedgerSchema.playTokens,                       // 20
         LedgerSyncSchema.syncMemory,                   // 21
         LedgerSchema.compactedReads,                   // 22
+        LedgerSchema.attributions,                     // 23
     ])
 }

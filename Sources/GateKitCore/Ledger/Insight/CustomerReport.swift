@@ -122,9 +122,13 @@ struct CustomerSubscription {
     func events() -> [Event] {
         var out: [Event] = []
         for (v, item) in purchases {
-            out.append(Event(at: v.purchaseMs ?? v.vouchedMs, what: "Bought (\(v.productType.name))", product: v.productID, transactionID: v.transactionID, item: item))
+            // What nobody paid for (a support grant) was given, and its revocation is no refund.
+            let sold = v.store.rules.isSale
+            out.append(Event(at: v.purchaseMs ?? v.vouchedMs, what: sold ? "Bought (\(v.productType.name))" : v.expiresMs == nil ? "Given for good" : "Given",
+                             product: v.productID, transactionID: v.transactionID, item: item))
             if let revoked = v.revocationMs {
-                out.append(Event(at: revoked, what: v.familyShared ? "Family Sharing revoked" : "Refunded", product: v.productID, transactionID: v.transactionID, item: item))
+                out.append(Event(at: revoked, what: !sold ? "Revoked" : v.familyShared ? "Family Sharing revoked" : "Refunded", product: v.productID,
+                                 transactionID: v.transactionID, item: item))
             }
         }
         guard let life else { return out.sorted { $0.at < $1.at } }

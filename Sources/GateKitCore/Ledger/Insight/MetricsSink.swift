@@ -46,7 +46,11 @@ extension MetricsSink {
     }
 
     /// One subscription's versions and renewal infos (any order), as of `asOf`.
-    mutating func add(original: String, versions: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
+    mutating func add(original: String, versions given: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
+        // What nobody paid for (a support grant) is no sale: not revenue, not a subscriber, and
+        // its revocation no refund.
+        let versions = given.allSatisfy(\.store.rules.isSale) ? given : given.filter(\.store.rules.isSale)
+        guard !versions.isEmpty else { return }
         let newest = SubscriptionLife.newest(versions)
         for v in newest { add(transaction: v) }
         let signed = renewals.sorted { $0.vouchedMs != $1.vouchedMs ? $0.vouchedMs < $1.vouchedMs : $0.identity < $1.identity }
