@@ -231,8 +231,9 @@ public func ledgerEntitlement(_ out: UnsafeMutablePointer<UnsafeMutablePointer<C
         let out = try Arguments.out(out, "out_json")
         out.pointee = nil
         let e = try entitlement(store, q, customer, productOrGroup, naming: true)
+        let attribution = try ledger(store).attribution(of: e, scope: try query(q).scope)
         var members: [(String, JSONValue)] = [("version", .number(JSONDocument.version))]
-        if case let .object(rest) = e.json { members += rest }
+        if case let .object(rest) = e.json(attribution: attribution) { members += rest }
         out.pointee = try Owned.cString(JSONWriter.serialize(.object(members)))
         return e.isEntitled ? 1 : 0
     }
@@ -248,7 +249,10 @@ public func ledgerActive(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>
         let who = try Arguments.string(customer, "customer")
         let list = question.byAppUser ? try ledger(store).active(appUserID: who, scope: question.scope, at: question.instant)
             : try ledger(store).active(customer: who, scope: question.scope, at: question.instant)
-        out.pointee = try Owned.cString(JSONDocument.list("entitlements", list.map(\.json)))
+        let ledger = try ledger(store)
+        var answers: [JSONValue] = []
+        for e in list { answers.append(e.json(attribution: try ledger.attribution(of: e, scope: question.scope))) }
+        out.pointee = try Owned.cString(JSONDocument.list("entitlements", answers))
         return GATEKIT_OK
     }
 }

@@ -50,8 +50,10 @@ import Testing
         let granted = try Self.premium(ledger, Self.alice)
         #expect(granted.isEntitled && granted.store == .grant && granted.reason == .nonRenewing)
         #expect(granted.untilMs == now + 60 * Self.day && granted.transactionID == grant.id)
-        #expect(granted.attribution == Self.jane && granted.grants == ["premium"])
-        let json = JSONWriter.serialize(granted.json)
+        let attribution = try ledger.attribution(of: granted, scope: Self.scope)
+        #expect(attribution == Self.jane && granted.grants == ["premium"])
+        #expect(try ledger.attribution(of: try Self.premium(ledger, "token-1"), scope: Self.scope) == nil)  // what a store sold
+        let json = JSONWriter.serialize(granted.json(attribution: attribution))
         #expect(json.contains(#""store":"grant""#) && json.contains(#""grantedBy":"support:jane""#) && json.contains(#""note":"a month for the outage""#))
         // Active lists both: the purchase by its product, the grant by its entitlement.
         #expect(Set(try ledger.active(customer: Self.alice, scope: Self.scope, at: .now).compactMap(\.productID)) == ["pro:monthly", "premium"])

@@ -82,8 +82,6 @@ public struct Entitlement: Sendable, Equatable {
     /// False when the store still waits for the purchase to be acknowledged (Play refunds it
     /// after three days); nil where the store has no such step.
     public var acknowledged: Bool?
-    /// Who gave the deciding purchase by hand and why (a support grant).
-    public var attribution: Attribution?
 
     public var isEntitled: Bool { reason.entitles }
 
@@ -104,10 +102,14 @@ public struct Entitlement: Sendable, Equatable {
         store = t.store
         storeState = t.storeState
         acknowledged = t.acknowledged
-        attribution = t.attribution
     }
 
-    public var json: JSONValue {
+    public var json: JSONValue { json(attribution: nil) }
+
+    /// With who gave the deciding purchase by hand and why, when someone did
+    /// (`Ledger.attribution(of:scope:)`: kept out of the answer itself, which every question
+    /// copies several times).
+    public func json(attribution: Attribution?) -> JSONValue {
         var members: [(String, JSONValue)] = [("entitled", .bool(isEntitled)), ("reason", .string(reason.name))]
         func add(_ key: String, _ value: String?) { if let value { members.append((key, .string(value))) } }
         func add(_ key: String, _ value: Int64?) { if let value { members.append((key, .number(value))) } }

@@ -91,7 +91,7 @@ extension Ledger {
         try state.writes.addItem(item, id: itemID, outcome: outcome, header: header, now: now)
         for (v, signed) in item.transactions {
             let h = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
-            try state.writes.add(v, scope: item.scope, item: itemID, header: h, body: signed?.body)
+            try state.writes.add(v, scope: item.scope, item: itemID, header: h, body: signed?.body, attribution: item.attribution)
         }
         for (v, signed) in item.renewals {
             let h = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }

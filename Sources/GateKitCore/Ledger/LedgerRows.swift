@@ -7,7 +7,7 @@ enum LedgerRows {
     static let transactionColumns = """
         transaction_id, original_transaction_id, app_account_token, product_id, group_id, product_type, family_shared,
         purchase_ms, original_purchase_ms, expires_ms, revocation_ms, revocation_reason, is_upgraded, offer_type, signed_ms, identity,
-        store, replaces, pending, acknowledged, store_state, granted_by, note
+        store, replaces, pending, acknowledged, store_state
         """
     static let renewalColumns = """
         original_transaction_id, product_id, auto_renew_product_id, auto_renew_status, is_in_billing_retry,
@@ -321,7 +321,6 @@ enum LedgerRows {
         v.isPending = optional(18) == 1
         v.acknowledged = optional(19).map { $0 == 1 }
         v.storeState = text(20)
-        if let by = text(21) { v.attribution = Attribution(grantedBy: by, note: text(22)) }
         return v
     }
 
@@ -360,6 +359,21 @@ enum LedgerRows {
             header = String(decoding: bytes[..<dot], as: UTF8.self)
             body = String(decoding: bytes[bytes.index(after: dot)...], as: UTF8.self)
         }
+    }
+
+    /// Who gave the store's transaction `transactionID` by hand, and why (its newest version's
+    /// `granted_by` and `note`); nil for what a store sold.
+    static func attribution(_ db: any DatabaseConnection, transactionID: String, store: PurchaseStore,
+                            scope: LedgerScope) throws(GateKitError) -> Attribution? {
+        let s = try db.statement("""
+            SELECT granted_by, note FROM ledger_transactions
+            WHERE environment = ?1 AND test_signed = ?2 AND transaction_id = ?3 AND coalesce(store, '') = ?4
+            ORDER BY signed_ms DESC, identity DESC LIMIT 1
+            """)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: transactionID).bind(4, text: store.code ?? "")
+        guard try s.step(), let by = s.text(0) else { return nil }
+        return Attribution(grantedBy: by, note: s.text(1))
     }
 
     /// The newest version of the store's transaction `transactionID` in the scope; nil when the

@@ -489,7 +489,7 @@ package enum LedgerSchema {
     ]
 
     /// Migration 23: a version someone gave by hand names who gave it and why
-    /// (`TransactionVersion.attribution`: a support grant's), and an item's store kind takes any
+    /// (`Attribution`: a support grant's), and an item's store kind takes any
     /// store's name (a short name; migration 15 allowed only Play's), so a later store never
     /// rebuilds the table: SQLite rebuilds `ledger_items` once here, with its rows, index and
     /// append-only triggers; PostgreSQL replaces the check.

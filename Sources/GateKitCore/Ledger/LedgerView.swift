@@ -66,7 +66,7 @@ public struct LedgerView: Sendable {
         // "pro_max", nor a K the Kelvin sign).
         func same(_ name: String?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
         if same(t.productID) || same(t.groupID) { return true }
-        guard !catalog.products.isEmpty, !t.store.rules.namesItsEntitlement, let product = catalog.product(t.productID) else { return false }
+        guard !catalog.products.isEmpty, let product = catalogEntry(t) else { return false }
         return (t.groupID == nil && same(product.group)) || product.entitlements.contains(where: same)
     }
 
@@ -85,7 +85,7 @@ public struct LedgerView: Sendable {
         }
         add(t.productID)
         add(t.groupID)
-        if !catalog.products.isEmpty, !t.store.rules.namesItsEntitlement, let product = catalog.product(t.productID) {
+        if !catalog.products.isEmpty, let product = catalogEntry(t) {
             if t.groupID == nil { add(product.group) }
             product.entitlements.forEach(add)
         }
@@ -157,12 +157,14 @@ public struct LedgerView: Sendable {
     /// The answer with the entitlement names the catalog says its product grants.
     private func naming(_ e: Entitlement) -> Entitlement {
         guard let product = e.productID else { return e }
-        var named = e
+        let names: [String]
         if e.store?.rules.namesItsEntitlement == true {
-            named.grants = [product]
-            return named
+            names = [product]
+        } else {
+            guard !catalog.products.isEmpty, let given = catalog.product(product)?.entitlements, !given.isEmpty else { return e }
+            names = given
         }
-        guard !catalog.products.isEmpty, let names = catalog.product(product)?.entitlements, !names.isEmpty else { return e }
+        var named = e
         named.grants = names
         return named
     }
@@ -171,17 +173,10 @@ public struct LedgerView: Sendable {
     /// subscriptions, and every other product type. A revocation dated after the instant (a
     /// grant revoked from a later day) ends what entitles then.
     private func answer(_ t: TransactionVersion) -> Entitlement {
-        var e = undatedAnswer(t)
-        if e.isEntitled, let revoked = t.revocationMs { e.untilMs = min(e.untilMs ?? revoked, revoked) }
-        return e
-    }
-
-    private func undatedAnswer(_ t: TransactionVersion) -> Entitlement {
         // A purchase whose data names no type (a receipt without its product type) has the type
         // the catalog gives its product; it is never guessed (an unfinished consumable would
         // otherwise entitle for good, as a non-consumable).
-        let entry = t.store.rules.namesItsEntitlement ? nil : catalog.product(t.productID)
-        let type = t.productType == .unknown ? entry?.type ?? .unknown : t.productType
+        let type = t.productType == .unknown ? catalogEntry(t)?.type ?? .unknown : t.productType
         if type == .consumable { return Entitlement(reason: .consumable, transaction: t, group: t.groupID) }
         if let revoked = t.revocationMs, revoked <= at { return Entitlement(reason: .revoked, transaction: t, group: t.groupID) }
         if t.isPending && type != .autoRenewable { return Entitlement(reason: .pending, transaction: t, group: t.groupID) }
@@ -191,20 +186,27 @@ public struct LedgerView: Sendable {
             // Superseded by the subscription's latest transaction (answered there).
             return Entitlement(reason: t.isUpgraded ? .upgraded : .expired, transaction: t, group: t.groupID, status: .expired)
         case .nonConsumable:
-            return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID)
+            return Entitlement(reason: .nonConsumable, transaction: t, group: t.groupID, untilMs: t.revocationMs)
         case .nonRenewing, .unknown:
             // A non-renewing subscription's term is the app's (Apple signs none): the
             // catalog's, else the expiry the data carries, else it has no known end. A purchase
             // of no known type with an end is a period; with none it entitles to nothing.
-            let term = entry?.term
+            let term = catalogEntry(t)?.term
             guard let expires = term.flatMap({ term in t.purchaseMs.map { term.end(from: $0) } }) ?? t.expiresMs else {
-                return Entitlement(reason: type == .nonRenewing ? .nonRenewing : .unknownType, transaction: t, group: t.groupID)
+                return Entitlement(reason: type == .nonRenewing ? .nonRenewing : .unknownType, transaction: t, group: t.groupID,
+                                   untilMs: t.revocationMs)
             }
-            return at < expires ? Entitlement(reason: .nonRenewing, transaction: t, group: t.groupID, untilMs: expires)
+            return at < expires ? Entitlement(reason: .nonRenewing, transaction: t, group: t.groupID, untilMs: min(expires, t.revocationMs ?? expires))
                 : Entitlement(reason: .expired, transaction: t, group: t.groupID)
         case .consumable:
             return Entitlement(reason: .consumable, transaction: t, group: t.groupID)
         }
+    }
+
+    /// The catalog's entry for the transaction's product; none for a store whose product id is
+    /// the entitlement's name (the catalog neither types nor dates it).
+    private func catalogEntry(_ t: TransactionVersion) -> ProductCatalog.Product? {
+        t.store.rules.namesItsEntitlement ? nil : catalog.product(t.productID)
     }
 
     /// The customer's entitlement to `filter` (a product id or group id): the entitling answer

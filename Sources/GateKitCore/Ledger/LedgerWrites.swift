@@ -8,7 +8,7 @@ import GateKitSupport
 struct LedgerWrites {
     private var items: RowInserts
     private var transactions = RowInserts(
-        into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), item_id, header_id, body, \(SaleColumns.names))",
+        into: "ledger_transactions(environment, test_signed, \(LedgerRows.transactionColumns), granted_by, note, item_id, header_id, body, \(SaleColumns.names))",
         values: Array(repeating: "?", count: 34), then: "ON CONFLICT DO NOTHING")
     private var renewals = RowInserts(
         into: "ledger_renewals(environment, test_signed, \(LedgerRows.renewalColumns), item_id, header_id, body)",
@@ -54,14 +54,15 @@ struct LedgerWrites {
 
     /// `body` nil: the version's signed text is its item's own (or, for a receipt purchase,
     /// none); otherwise `header` is its header's row.
-    mutating func add(_ v: TransactionVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?) throws(GateKitError) {
+    mutating func add(_ v: TransactionVersion, scope: LedgerScope, item: Int64, header: Int64?, body: String?,
+                      attribution: Attribution? = nil) throws(GateKitError) {
         try transactions.append([
             .text(scope.environment), .integer(scope.testFlag), .text(v.transactionID), .text(v.purchaseID),
             .text(v.appAccountToken), .text(v.productID), .text(v.groupID), .integer(v.productType.rawValue),
             .integer(v.familyShared ? 1 : 0), .integer(v.purchaseMs), .integer(v.originalPurchaseMs), .integer(v.expiresMs),
             .integer(v.revocationMs), .integer(v.revocationReason?.rawValue), .integer(v.isUpgraded ? 1 : 0), .integer(v.offer?.rawValue),
             .integer(v.vouchedMs), .text(v.identity), .text(v.store.code), .text(v.replaces), .integer(v.isPending ? 1 : nil),
-            .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .text(v.attribution?.grantedBy), .text(v.attribution?.note),
+            .integer(v.acknowledged.map { $0 ? 1 : 0 }), .text(v.storeState), .text(attribution?.grantedBy), .text(attribution?.note),
             .integer(item), .integer(header), .text(body),
         ] + SaleColumns.values(v.sale))
         if let group = v.groupID, !productsCommittedAhead {

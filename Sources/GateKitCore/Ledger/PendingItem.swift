@@ -21,6 +21,9 @@ extension Ledger {
         var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = [] { didSet { originals = speaksOf() } }
         /// Each version with its own signed text; nil when that is the item's own.
         var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = [] { didSet { originals = speaksOf() } }
+        /// Who gave its versions by hand and why (a support grant); nil for what a store sold.
+        /// Kept with the rows, never in the model: every version of every question would carry it.
+        var attribution: Attribution?
 
         /// The subscriptions the item speaks of, sorted: kept as its versions are added, since
         /// every stage of recording reads it.

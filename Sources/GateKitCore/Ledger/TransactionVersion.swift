@@ -49,8 +49,6 @@ public struct TransactionVersion: Sendable, Equatable {
     /// The store's own name for the purchase's state, kept as it said it
     /// ("SUBSCRIPTION_STATE_IN_GRACE_PERIOD"); nil when the store names none (Apple).
     public var storeState: String?
-    /// Who gave it by hand and why (a support grant); nil for what a store sold.
-    public var attribution: Attribution?
 
     /// A transaction's price and the facts the metrics split by. Receipt purchases carry no
     /// price, currency or storefront.

@@ -77,7 +77,7 @@ extension Ledger {
                                    originalPurchaseMs: from, expiresMs: untilMs, revocationMs: nil, revocationReason: nil, isUpgraded: false,
                                    offer: nil, vouchedMs: now, identity: item.identity)
         v.store = .grant
-        v.attribution = attribution
+        item.attribution = attribution
         if case let .customer(customer) = holder {
             switch LedgerCustomer(customer) {
             case let .token(token): v.appAccountToken = token
@@ -106,14 +106,15 @@ extension Ledger {
         }
         try Ledger.validate(attribution)
         let scope = LedgerScope(environment: environment, testData: false)
-        let (held, holder) = try store.read { (db) throws(GateKitError) -> (TransactionVersion?, SupportGrant.Holder?) in
-            guard let v = try LedgerRows.newestVersion(db, transactionID: id, store: .grant, scope: scope) else { return (nil, nil) }
-            if v.purchaseID != id { return (v, .customer(v.purchaseID)) }
-            if let token = v.appAccountToken { return (v, .customer(token)) }
+        let (held, holder, given) = try store.read { (db) throws(GateKitError) -> (TransactionVersion?, SupportGrant.Holder?, Attribution?) in
+            guard let v = try LedgerRows.newestVersion(db, transactionID: id, store: .grant, scope: scope) else { return (nil, nil, nil) }
+            let given = try LedgerRows.attribution(db, transactionID: id, store: .grant, scope: scope)
+            if v.purchaseID != id { return (v, .customer(v.purchaseID), given) }
+            if let token = v.appAccountToken { return (v, .customer(token), given) }
             let links = try AppAccountRows.changes(db, environment: environment.rawValue, appUserID: nil, customers: [id])
-            return (v, links.first.map { .appAccount($0.appUserID) })
+            return (v, links.first.map { .appAccount($0.appUserID) }, given)
         }
-        guard let held, let holder, let given = held.attribution else {
+        guard let held, let holder, let given else {
             throw GateKitError(.ENOTFOUND, "no grant \(Quoted.text(id)) in \(environment.rawValue)")
         }
         var grant = SupportGrant(id: id, environment: environment, entitlement: held.productID, holder: holder, fromMs: held.purchaseMs ?? 0,
@@ -135,6 +136,7 @@ extension Ledger {
         v.revocationMs = at
         v.revocationReason = .other
         item.transactions = [(v, nil)]
+        item.attribution = given  // who gave it; who revoked it is the item's document
         _ = try commit(item)
         return (grant, true)
     }
