@@ -17,7 +17,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
-                  "PlayData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "LedgerSync", "Schema"]
+                  "PlayData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
@@ -72,6 +72,7 @@ let package = Package(
         core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "HTTPS"]),
         // Google Play: the Play Developer API (a service account's OAuth) and RTDN push verification.
         core("PlayAPI", ["Support", "Crypto", "HTTPS", "PlayData"]),
+        core("StripeAPI", ["Support", "Crypto"]),
         // The ledger kept in step with Apple's API: notification-history sync, refreshes.
         core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayData", "PlayAPI"]),
         // The ordered list of the domains' migrations: the one layer that sees every domain

@@ -216,4 +216,5 @@ func headerConformance() {
     exactly(receiptTransactionID, as: type(of: receipt_transaction_id))
     exactly(receiptValidate, as: type(of: receipt_validate))
     exactly(receiptValidateFile, as: type(of: receipt_validate_file))
+    exactly(stripeVerifyWebhook, as: type(of: stripe_verify_webhook))
 }

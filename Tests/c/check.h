@@ -130,6 +130,19 @@ static inline unsigned char *check_read_file(const char *path, size_t *len) {
 }
 
 /* Prints the closing line and returns the exit status. */
+/* Runs the tool ($GATEKIT_TOOL) with args (shell words, quoted by the caller), its stdout and
+ * stderr into out; its exit status, or -1. */
+static inline int check_tool(const char *args, char *out, size_t cap) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", getenv("GATEKIT_TOOL"), args);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static int check_report(const char *name) {
     printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
     return check_failed == 0 ? 0 : 1;

@@ -381,6 +381,11 @@ static int call_ledger_revoke_grant(arg *a) {
     if (rc >= 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_stripe_verify_webhook(arg *a) {
+    int rc = stripe_verify_webhook((char **)a[0].p, a[1].s, a[2].p, a[3].n, (const char *const *)a[4].p, a[5].n, a[6].i, a[7].ll);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
 static int call_ledger_unlink(arg *a) { return ledger_unlink((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
 static int call_ledger_links(arg *a) {
     int rc = ledger_links((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].s, a[5].ll);
@@ -743,6 +748,7 @@ static const api_entry api[] = {
     {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
+    {"stripe_verify_webhook", call_stripe_verify_webhook, {OPT_OUT, STR, DATA, LEN, IDS, ID_COUNT, INT, AT_MS, END}, 0},
     {"ledger_grant", call_ledger_grant, {OUT_PTR, STORE, STR, STR, OPT_STR, OPT_STR, AT_MS, AT_MS, STR, OPT_STR}, 0},
     {"ledger_revoke_grant", call_ledger_revoke_grant, {OUT_PTR, STORE, STR, STR, AT_MS, STR, OPT_STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
@@ -886,6 +892,7 @@ static gatekit_eula_presentation presentation_slot, presentation_v99;
 static gatekit_purchase purchase_v0, purchase_v99;  /* versions the library does not fill */
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
 static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
+static const char *stripe_secrets[2] = {"whsec_hostile_one", "whsec_hostile_two"};
 static const char *jws_list[2], *jws_list_with_null[2];
 static unsigned char *pem_data;   /* a P-256 key made with the openssl CLI at start */
 static size_t pem_len;
@@ -1002,6 +1009,7 @@ static arg valid_value(const api_entry *e, int k) {
     /* A grant is to an app account ("terms") or a customer: one of them, so its checks run. */
     if (k == 2 && (e->call == call_ledger_grant || e->call == call_ledger_revoke_grant)) v.s = "Sandbox";
     if (k == 5 && e->call == call_ledger_grant) v.s = NULL;
+    if (e->args[k] == IDS && e->call == call_stripe_verify_webhook) v.p = stripe_secrets;
     if (e->args[k] == INT && e->call == call_appstore_get_transaction_history) v.i = 2;
     if (e->args[k] == CATS && e->call == call_appstore_get_all_subscription_statuses) v.p = cats_status;
     if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;

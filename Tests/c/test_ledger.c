@@ -815,15 +815,9 @@ static void test_insight(void) {
 }
 
 static int tool(const char *args, char *out, size_t cap) {
-    const char *path = getenv("GATEKIT_TOOL");
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' --store '%s' %s 2>&1", path, check_path_in(folder, "tool.sqlite"), args);
-    FILE *p = popen(cmd, "r");
-    if (!p) return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char with_store[4096];
+    snprintf(with_store, sizeof with_store, "--store '%s' %s", check_path_in(folder, "tool.sqlite"), args);
+    return check_tool(with_store, out, cap);
 }
 
 static void test_tool(void) {

@@ -272,6 +272,10 @@ GATEKIT_IAP_PROMOTIONAL_OFFER_ID = 1721
 GATEKIT_PURCHASE_VERSION = 1
 GATEKIT_STORE_GROUP_SHARED = 0x1
 GATEKIT_STORE_EXISTING = 0x2
+GATEKIT_ESTRIPE_SIGNATURE_HEADER = -810
+GATEKIT_ESTRIPE_SIGNATURE = -811
+GATEKIT_ESTRIPE_TIMESTAMP = -812
+GATEKIT_ESTRIPE_EVENT = -813
 
 
 # Range checks: ctypes wraps an integer its C type cannot hold (2**64 + 1 becomes 1); every
@@ -766,6 +770,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'gatekit_store_close': (None, ctypes.POINTER(gatekit_store),),
     'gatekit_store_path': (ctypes.c_char_p, ctypes.POINTER(gatekit_store),),
     'gatekit_store_check': (ctypes.c_int, ctypes.POINTER(gatekit_store),),
+    'stripe_verify_webhook': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_int, ctypes.c_longlong,),
 }
 
 # Each function's parameter names, for the errors of its range checks.
@@ -976,6 +981,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'gatekit_store_close': ('store', ),
     'gatekit_store_path': ('store', ),
     'gatekit_store_check': ('store', ),
+    'stripe_verify_webhook': ('out_json', 'signature_header', 'body', 'body_len', 'secrets', 'secret_count', 'tolerance_s', 'now_s', ),
 }
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each on first use
@@ -1185,6 +1191,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     gatekit_store_close: Callable[..., Any]
     gatekit_store_path: Callable[..., Any]
     gatekit_store_check: Callable[..., Any]
+    stripe_verify_webhook: Callable[..., Any]
 
 
 def __getattr__(name: str) -> Any:

@@ -130,7 +130,8 @@ def register(code: int, cls: Type[GateKitError]) -> None:
 #: Which module registers each family of codes (the package imports its modules lazily, so a
 #: code can come back before the module that names its exception was imported).
 _FAMILIES = ((-199, -100, "receipt"), (-299, -200, "permissions"), (-399, -300, "jws"),
-             (-401, -400, "appstore"), (-499, -402, "api_client"), (-599, -500, "eula"), (-799, -700, "play"))
+             (-401, -400, "appstore"), (-499, -402, "api_client"), (-599, -500, "eula"), (-799, -700, "play"),
+             (-899, -800, "stripe"))
 
 
 def _class_for(code: int) -> Type[GateKitError]:

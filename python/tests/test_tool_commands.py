@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO_ROOT
 
 TOOL = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
-COMMANDS = ("eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "play", "store", "test", "version", "help")
+COMMANDS = ("eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "play", "stripe", "store", "test", "version", "help")
 
 
 def run(*args: str) -> str:

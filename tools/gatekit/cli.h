@@ -184,12 +184,13 @@ gatekit_appstore_client *gk_make_client(const char *who, const gk_client_options
 /* Subcommands: argv[0] is the subcommand's own name ("eula", ...). */
 /* Each command's usage text (printed to stdout for --help, to stderr after a mistake). */
 extern const char gk_eula_usage[], gk_receipt_usage[], gk_perm_usage[], gk_jws_usage[], gk_store_usage[],
-    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[], gk_play_usage[], gk_test_usage[];
+    gk_ledger_usage[], gk_appstore_usage[], gk_api_usage[], gk_play_usage[], gk_stripe_usage[], gk_test_usage[];
 /* Each command's subcommands (NULL-terminated): main refuses any other by name, and `gatekit
  * help commands` prints them (the docs' command-table test reads that list). */
 extern const char *const gk_eula_subcommands[], *const gk_receipt_subcommands[], *const gk_perm_subcommands[],
     *const gk_jws_subcommands[], *const gk_store_subcommands[], *const gk_ledger_subcommands[],
-    *const gk_appstore_subcommands[], *const gk_api_subcommands[], *const gk_play_subcommands[], *const gk_test_subcommands[];
+    *const gk_appstore_subcommands[], *const gk_api_subcommands[], *const gk_play_subcommands[], *const gk_stripe_subcommands[],
+    *const gk_test_subcommands[];
 
 /* 1 when name is one of the NULL-terminated names. */
 int gk_is_one_of(const char *name, const char *const *names);
@@ -218,6 +219,7 @@ int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 /* gatekit play: the Play Developer API and RTDN push verification (play.c). */
 int gk_cmd_play(gk_cli *cli, int argc, char **argv);
+int gk_cmd_stripe(gk_cli *cli, int argc, char **argv);
 /* A Play client from the tool's CLIENT_OPTIONS (NULL after saying why). */
 gatekit_play_client *gk_play_client(const char *package, const char *account, int metadata_server, const char *base_url,
                                     const char *ca_file, const char *timeout_ms, const char *retries);

@@ -26,6 +26,7 @@ static const char usage_text[] =
     "  play subscription|product|product-v2|voided|order     Google Play: the Play Developer API\n"
     "  play acknowledge|consume|revoke|cancel|defer          ... its changes\n"
     "  play verify-push                                      a real-time developer notification push\n"
+    "  stripe verify-webhook                                 a Stripe webhook delivery\n"
     "  store check|path|info                                 the store file: integrity, location\n"
     "  test pki|sign|play-push                               test data for your own tests (App Store, Play)\n"
     "  version                                               library version (also --version)\n"
@@ -57,12 +58,13 @@ static const gk_command commands[] = {
     {"appstore", gk_cmd_appstore, gk_appstore_usage, gk_appstore_subcommands},
     {"api", gk_cmd_api, gk_api_usage, gk_api_subcommands},
     {"play", gk_cmd_play, gk_play_usage, gk_play_subcommands},
+    {"stripe", gk_cmd_stripe, gk_stripe_usage, gk_stripe_subcommands},
     {"store", gk_cmd_store, gk_store_usage, gk_store_subcommands},
     {"test", gk_cmd_test, gk_test_usage, gk_test_subcommands},
     {"version", cmd_version, "gatekit version", NULL},
 };
 
-static const char *const command_names[] = {"eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "play", "store", "test",
+static const char *const command_names[] = {"eula", "receipt", "perm", "jws", "ledger", "appstore", "api", "play", "stripe", "store", "test",
                                             "version", "help", NULL};
 
 /* `gatekit help commands`: every command and subcommand the tool takes, one per line (what

@@ -117,6 +117,10 @@ extension GateKitError.Code {
         case .EPUSH_KEYSET: "the issuer's key set cannot be fetched or read"
         case .EPUSH_MESSAGE: "the push body is not a Pub/Sub envelope with a developer notification"
         case .EPUSH_PACKAGE: "the notification is for another package"
+        case .ESTRIPE_SIGNATURE_HEADER: "the Stripe-Signature header is missing, malformed or has no v1"
+        case .ESTRIPE_SIGNATURE: "no Stripe webhook signature matches the body under the signing secrets"
+        case .ESTRIPE_TIMESTAMP: "the Stripe webhook was signed outside the tolerance of this host's clock"
+        case .ESTRIPE_EVENT: "the verified Stripe webhook body is not a snapshot event"
 
         // EULA.
         case .EEULA_HASH_MISMATCH: "the acceptance names another text of the document (its hash differs): nothing was accepted"

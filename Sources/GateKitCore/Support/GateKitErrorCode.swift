@@ -181,5 +181,13 @@ extension GateKitError {
         case EPUSH_MESSAGE = -717
         /// the notification is for another package than options->package_name (include/gatekit/play.h)
         case EPUSH_PACKAGE = -718
+        /// the Stripe-Signature header is missing, malformed, or has no v1 (a v0 alone is a test event's fake signature) (include/gatekit/stripe.h)
+        case ESTRIPE_SIGNATURE_HEADER = -810
+        /// no v1 is the body's HMAC under any of the secrets: another endpoint's secret, or a body changed on the way (include/gatekit/stripe.h)
+        case ESTRIPE_SIGNATURE = -811
+        /// the delivery was signed longer ago than the tolerance (a replay), or that far ahead of this host's clock (include/gatekit/stripe.h)
+        case ESTRIPE_TIMESTAMP = -812
+        /// the verified body is not a snapshot event (JSON with object "event", id, type, created, livemode, data.object with id and object) (include/gatekit/stripe.h)
+        case ESTRIPE_EVENT = -813
     }
 }

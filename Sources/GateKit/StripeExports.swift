@@ -1,0 +1,56 @@
+import CGateKitHeader
+import GateKitStripeAPI
+import GateKitSupport
+
+// include/gatekit/stripe.h: Stripe's webhooks verified.
+
+@c(stripe_verify_webhook)
+public func stripeVerifyWebhook(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ signatureHeader: UnsafePointer<CChar>?,
+                                _ body: UnsafeRawPointer?, _ bodyLength: Int, _ secrets: UnsafePointer<UnsafePointer<CChar>?>?,
+                                _ secretCount: Int, _ toleranceSeconds: Int32, _ nowSeconds: Int64) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("stripe_verify_webhook") { () throws(GateKitError) in
+        let header = try Arguments.string(signatureHeader, "signature_header")
+        guard bodyLength >= 0 else { throw .invalid("body_len is negative") }
+        guard bodyLength <= StripeWebhookVerifier.maximumBodyLength else {
+            throw GateKitError(.ETOOLARGE, "body_len \(bodyLength) is over \(StripeWebhookVerifier.maximumBodyLength) bytes (a Stripe event is a few KB)")
+        }
+        let bytes = try Arguments.buffer(body, bodyLength, "body")
+        guard let secrets else { throw .invalid("secrets is NULL") }
+        guard (1...StripeWebhookVerifier.maximumSecrets).contains(secretCount) else {
+            throw .invalid("secret_count must be 1 to \(StripeWebhookVerifier.maximumSecrets), not \(UInt(bitPattern: secretCount))")
+        }
+        var given: [String] = []
+        for i in 0..<secretCount { given.append(try Arguments.string(secrets[i], "secrets[\(i)]")) }
+        guard toleranceSeconds >= 0 else { throw .invalid("tolerance_s is negative (0: 300 s)") }
+        guard nowSeconds >= 0 else { throw .invalid("now_s is negative (0: this host's clock)") }
+        let verifier = try StripeVerifiers.shared.verifier(secrets: given, toleranceSeconds: toleranceSeconds == 0
+                                                               ? StripeWebhookVerifier.defaultToleranceSeconds : Int(toleranceSeconds))
+        let event = try verifier.verify(body: bytes, signatureHeader: header, nowSeconds: nowSeconds == 0 ? nil : nowSeconds)
+        if let out { out.pointee = try Owned.cString(event.json) }
+        return GATEKIT_OK
+    }
+}
+
+/// The verifiers of the secrets hosts passed lately: an endpoint verifies every delivery with
+/// the same one or two secrets, so each is keyed once, not per call. A few endpoints' worth;
+/// the oldest goes first.
+private final class StripeVerifiers: @unchecked Sendable {
+    static let shared = StripeVerifiers()
+    private static let capacity = 16
+    private let lock = Lock()
+    /// Keyed by the secrets' bytes: Swift's String equality is canonical equivalence, and a key
+    /// is its bytes.
+    private var recent: [(secrets: [[UInt8]], tolerance: Int, verifier: StripeWebhookVerifier)] = []
+
+    func verifier(secrets: [String], toleranceSeconds: Int) throws(GateKitError) -> StripeWebhookVerifier {
+        let key = secrets.map { Array($0.utf8) }
+        if let kept = lock.withLock({ recent.first { $0.secrets == key && $0.tolerance == toleranceSeconds }?.verifier }) { return kept }
+        let made = try StripeWebhookVerifier(secrets: secrets, toleranceSeconds: toleranceSeconds)
+        lock.withLock {
+            if recent.count == StripeVerifiers.capacity { recent.removeFirst() }
+            recent.append((key, toleranceSeconds, made))
+        }
+        return made
+    }
+}

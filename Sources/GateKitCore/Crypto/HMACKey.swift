@@ -1,0 +1,69 @@
+import COpenSSL
+import GateKitSupport
+
+/// An HMAC-SHA256 key through OpenSSL's EVP_MAC: keyed once, then each message authenticated on
+/// a copy of the keyed context (the key schedule is not redone per message). Safe to share
+/// between threads: the keyed context is only ever copied.
+public final class HMACKey: @unchecked Sendable {
+    private let keyed: OpaquePointer
+
+    public init(sha256 key: [UInt8]) throws(GateKitError) {
+        guard let mac = HMACKey.algorithm, let ctx = EVP_MAC_CTX_new(mac) else {
+            throw GateKitError.internalError("OpenSSL has no HMAC (EVP_MAC_fetch)")
+        }
+        let ok = "digest".withCString { name in
+            "SHA256".withCString { digest in
+                var params = [OSSL_PARAM_construct_utf8_string(name, UnsafeMutablePointer(mutating: digest), 0), OSSL_PARAM_construct_end()]
+                return key.withUnsafeBufferPointer { k in EVP_MAC_init(ctx, k.baseAddress, k.count, &params) }
+            }
+        }
+        guard ok == 1 else {
+            EVP_MAC_CTX_free(ctx)
+            throw GateKitError.internalError("EVP_MAC_init (HMAC-SHA256) failed")
+        }
+        keyed = ctx
+    }
+
+    deinit { EVP_MAC_CTX_free(keyed) }
+
+    /// The 32-byte HMAC-SHA256 of the parts, in order, as one message.
+    public func authenticate(_ parts: [UInt8]...) throws(GateKitError) -> [UInt8] {
+        guard let ctx = EVP_MAC_CTX_dup(keyed) else { throw GateKitError(.ENOMEM, "EVP_MAC_CTX_dup failed") }
+        defer { EVP_MAC_CTX_free(ctx) }
+        for part in parts where !part.isEmpty {
+            guard part.withUnsafeBufferPointer({ EVP_MAC_update(ctx, $0.baseAddress, $0.count) }) == 1 else {
+                throw GateKitError.internalError("EVP_MAC_update failed")
+            }
+        }
+        var out = [UInt8](repeating: 0, count: 32)
+        var length = 0
+        let ok = out.withUnsafeMutableBufferPointer { o in EVP_MAC_final(ctx, o.baseAddress, &length, o.count) }
+        guard ok == 1, length == 32 else { throw GateKitError.internalError("EVP_MAC_final failed") }
+        return out
+    }
+
+    /// The HMAC-SHA256 of `prefix` then `message` (a message read in place, never copied).
+    public func authenticate(_ prefix: [UInt8], _ message: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
+        guard let ctx = EVP_MAC_CTX_dup(keyed) else { throw GateKitError(.ENOMEM, "EVP_MAC_CTX_dup failed") }
+        defer { EVP_MAC_CTX_free(ctx) }
+        let fed = prefix.withUnsafeBufferPointer { EVP_MAC_update(ctx, $0.baseAddress, $0.count) } == 1
+            && (message.isEmpty || EVP_MAC_update(ctx, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1)
+        guard fed else { throw GateKitError.internalError("EVP_MAC_update failed") }
+        var out = [UInt8](repeating: 0, count: 32)
+        var length = 0
+        let ok = out.withUnsafeMutableBufferPointer { o in EVP_MAC_final(ctx, o.baseAddress, &length, o.count) }
+        guard ok == 1, length == 32 else { throw GateKitError.internalError("EVP_MAC_final failed") }
+        return out
+    }
+
+    /// Fetched once for the process.
+    nonisolated(unsafe) private static let algorithm = EVP_MAC_fetch(nil, "HMAC", nil)
+}
+
+/// Comparison whose time does not depend on where two equal-length byte strings differ.
+public enum ConstantTime {
+    public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, a.count) == 0 } }
+    }
+}

@@ -1,0 +1,58 @@
+import GateKitSupport
+
+/// A `Stripe-Signature` header as Stripe writes it (docs/stripe.md, "Webhook verification"):
+/// `t=<Unix seconds>,v1=<hex>[,v1=<hex>…]`, one `v1` per signing secret while a secret rolls.
+/// Other schemes are ignored: `v0` is the fake signature of Stripe's test events, and only `v1`
+/// is trusted (no downgrade).
+public struct StripeSignatureHeader: Sendable, Equatable {
+    /// When Stripe signed this delivery (each attempt, retries included, is signed anew).
+    public let timestamp: Int64
+    /// Each `v1` signature's 32 bytes.
+    public let signatures: [[UInt8]]
+
+    public static let maximumLength = 8192
+    public static let maximumSignatures = 16
+
+    public init(_ header: String) throws(GateKitError) {
+        func refused(_ why: String) -> GateKitError { GateKitError(.ESTRIPE_SIGNATURE_HEADER, "the Stripe-Signature header \(why)") }
+        guard !header.isEmpty else { throw refused("is empty") }
+        guard header.utf8.count <= StripeSignatureHeader.maximumLength else {
+            throw refused("is over \(StripeSignatureHeader.maximumLength) bytes (Stripe's is about 150 per secret)")
+        }
+        var timestamp: Int64?
+        var signatures: [[UInt8]] = []
+        var schemes: Set<String> = []
+        for item in header.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+            guard let equals = item.firstIndex(of: UInt8(ascii: "=")), equals != item.startIndex else {
+                throw refused("has \(Quoted.text(String(decoding: item.prefix(40), as: UTF8.self))), not a key=value pair")
+            }
+            let key = String(decoding: item[item.startIndex..<equals], as: UTF8.self)
+            let value = item[item.index(after: equals)...]
+            switch key {
+            case "t":
+                guard timestamp == nil else { throw refused("names t= twice") }
+                guard !value.isEmpty, value.count <= 12, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                    throw refused("has t=\(Quoted.text(String(decoding: value.prefix(40), as: UTF8.self))), not Unix seconds")
+                }
+                timestamp = value.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+            case "v1":
+                guard value.count == 64, let bytes = Hex.decode(String(decoding: value, as: UTF8.self)) else {
+                    throw refused("has a v1 that is not 64 hex digits (an HMAC-SHA256)")
+                }
+                guard signatures.count < StripeSignatureHeader.maximumSignatures else {
+                    throw refused("has more than \(StripeSignatureHeader.maximumSignatures) v1 signatures")
+                }
+                signatures.append(bytes)
+            default:
+                schemes.insert(key)
+            }
+        }
+        guard let timestamp else { throw refused("has no t= (when Stripe signed)") }
+        guard !signatures.isEmpty else {
+            throw refused(schemes.contains("v0") ? "has only v0, the fake signature of Stripe's test events: GateKit trusts v1 only"
+                                                 : "has no v1 signature")
+        }
+        self.timestamp = timestamp
+        self.signatures = signatures
+    }
+}
