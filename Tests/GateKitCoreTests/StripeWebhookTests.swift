@@ -103,4 +103,41 @@ import Testing
         #expect(throws: GateKitError.self) { try StripeWebhookVerifier(secrets: []) }
         #expect(throws: GateKitError.self) { try StripeWebhookVerifier(secrets: [Self.secret], toleranceSeconds: 0) }
     }
+
+    /// The reader that skims a verified body (`StripeEventReader`) finds what a whole parse finds,
+    /// in random events whose skipped members hold escaped quotes, backslash runs, nested arrays
+    /// and objects; and every proper prefix of an event is refused.
+    @Test func theSkimmingReaderAgreesWithAWholeParse() throws {
+        var rng = SplitMix(seed: 62)
+        func junk(_ depth: Int) -> JSONValue {
+            switch rng.next(depth > 3 ? 3 : 6) {
+            case 0:
+                let alphabet = Array("ab\\\"{}[],: é✓\n")
+                return .string(String((0..<rng.next(40)).map { _ in alphabet[rng.next(alphabet.count)] }))
+            case 1: return .number(String(rng.next(2_000_000) - 1_000_000))
+            case 2: return rng.next(2) == 0 ? .bool(true) : .null
+            case 3: return .array((0..<rng.next(4)).map { _ in junk(depth + 1) })
+            default: return .object((0..<rng.next(4)).map { i in ("k\(i)", junk(depth + 1)) })
+            }
+        }
+        for n in 0..<300 {
+            var top: [(String, JSONValue)] = [("object", .string("event")), ("id", .string("evt_\"\(n)\\")), ("type", .string("invoice.paid")),
+                                              ("livemode", .bool(n % 2 == 0)), ("created", .number(String(1_700_000_000 + n))),
+                                              ("api_version", n % 3 == 0 ? .null : .string("2026-06-24.dahlia")),
+                                              ("data", .object([("previous", junk(0)), ("object", .object([("lines", junk(0)), ("id", .string("in_\(n)")),
+                                                                                                          ("object", .string("invoice")), ("more", junk(0))]))]))]
+            for _ in 0..<rng.next(4) { top.insert(("extra\(rng.next(1000))", junk(0)), at: rng.next(top.count + 1)) }
+            let body = Array(JSONWriter.serialize(.object(top)).utf8)
+            let event = try body.withUnsafeBytes { b in Result { () throws(GateKitError) in try StripeEvent(json: b) } }.get()
+            #expect(event.id == "evt_\"\(n)\\" && event.objectID == "in_\(n)" && event.livemode == (n % 2 == 0)
+                    && event.apiVersion == (n % 3 == 0 ? nil : "2026-06-24.dahlia") && event.created == Int64(1_700_000_000 + n))
+            if n < 20 {
+                for cut in stride(from: 0, to: body.count, by: max(1, body.count / 50)) {
+                    let prefix = Array(body[..<cut])
+                    #expect(throws: GateKitError.self) { try prefix.withUnsafeBytes { b in Result { () throws(GateKitError) in try StripeEvent(json: b) } }.get() }
+                }
+            }
+        }
+    }
 }
+

@@ -21,32 +21,26 @@ public struct StripeEvent: Sendable, Equatable {
 
     public init(json body: UnsafeRawBufferPointer) throws(GateKitError) {
         func refused(_ why: String) -> GateKitError { GateKitError(.ESTRIPE_EVENT, "the verified body \(why)") }
-        let document: JSONValue
-        do { document = try JSONParser.parse(body) } catch { throw refused("is not JSON: \(error.message)") }
-        guard case let .object(members) = document else { throw refused("is not a JSON object") }
-        func member(_ name: String) -> JSONValue? { members.first { $0.0 == name }?.1 }
-        func text(_ name: String, in value: JSONValue?) throws(GateKitError) -> String {
-            guard case let .object(inner)? = value, case let .string(s)? = inner.first(where: { $0.0 == name })?.1,
-                  !s.isEmpty, s.utf8.count <= 255 else { throw refused("has no \(name) of 1 to 255 bytes") }
+        let found = try StripeEventReader.read(body)
+        func text(_ value: JSONValue?, _ name: String) throws(GateKitError) -> String {
+            guard case let .string(s)? = value, !s.isEmpty, s.utf8.count <= 255 else { throw refused("has no \(name) of 1 to 255 bytes") }
             return s
         }
-        guard case let .string(kind)? = member("object") else { throw refused("has no \"object\": it is not a Stripe event") }
+        guard case let .string(kind)? = found.top["object"] else { throw refused("has no \"object\": it is not a Stripe event") }
         guard kind == "event" else {
             throw refused(kind == "v2.core.event" ? "is a thin event (v2.core.event), which carries no object: GateKit verifies snapshot events"
                                                   : "is a \(Quoted.text(kind)), not an event")
         }
-        id = try text("id", in: document)
-        type = try text("type", in: document)
-        guard case let .bool(live)? = member("livemode") else { throw refused("has no livemode") }
+        id = try text(found.top["id"], "id")
+        type = try text(found.top["type"], "type")
+        guard case let .bool(live)? = found.top["livemode"] else { throw refused("has no livemode") }
         livemode = live
-        guard case let .number(number)? = member("created"), let seconds = Int64(number) else { throw refused("has no created (Unix seconds)") }
+        guard case let .number(number)? = found.top["created"], let seconds = Int64(number) else { throw refused("has no created (Unix seconds)") }
         created = seconds
-        if case let .string(version)? = member("api_version") { apiVersion = version } else { apiVersion = nil }
-        guard case let .object(data)? = member("data"), let object = data.first(where: { $0.0 == "object" })?.1 else {
-            throw refused("has no data.object")
-        }
-        objectID = try text("id", in: object)
-        objectType = try text("object", in: object)
+        if case let .string(version)? = found.top["api_version"] { apiVersion = version } else { apiVersion = nil }
+        guard !found.object.isEmpty else { throw refused("has no data.object") }
+        objectID = try text(found.object["id"], "data.object.id")
+        objectType = try text(found.object["object"], "data.object.object")
     }
 
     /// {"version":1,"id","type","livemode","created","apiVersion","object":{"id","object"},"signedAt","secretIndex"}
