@@ -34,20 +34,21 @@ public func stripeVerifyWebhook(_ out: UnsafeMutablePointer<UnsafeMutablePointer
 
 /// The verifiers of the secrets hosts passed lately: an endpoint verifies every delivery with
 /// the same one or two secrets, so each is keyed once, not per call. A few endpoints' worth;
-/// the oldest goes first.
+/// the oldest goes first. Per process (`ProcessLocal`): a forked child never waits on a lock a
+/// parent thread held at the fork.
 private final class StripeVerifiers: @unchecked Sendable {
     static let shared = StripeVerifiers()
     private static let capacity = 16
-    private let lock = Lock()
     /// Keyed by the secrets' bytes: Swift's String equality is canonical equivalence, and a key
     /// is its bytes.
-    private var recent: [(secrets: [[UInt8]], tolerance: Int, verifier: StripeWebhookVerifier)] = []
+    private typealias Kept = (secrets: [[UInt8]], tolerance: Int, verifier: StripeWebhookVerifier)
+    private let recent = ProcessLocal<[Kept]> { [] }
 
     func verifier(secrets: [String], toleranceSeconds: Int) throws(GateKitError) -> StripeWebhookVerifier {
         let key = secrets.map { Array($0.utf8) }
-        if let kept = lock.withLock({ recent.first { $0.secrets == key && $0.tolerance == toleranceSeconds }?.verifier }) { return kept }
+        if let kept = recent.withLock({ $0.first { $0.secrets == key && $0.tolerance == toleranceSeconds }?.verifier }) { return kept }
         let made = try StripeWebhookVerifier(secrets: secrets, toleranceSeconds: toleranceSeconds)
-        lock.withLock {
+        recent.withLock { recent in
             if recent.count == StripeVerifiers.capacity { recent.removeFirst() }
             recent.append((key, toleranceSeconds, made))
         }

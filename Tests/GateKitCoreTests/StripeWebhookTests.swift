@@ -12,7 +12,11 @@ import Testing
     static let event = #"{"id":"evt_1","object":"event","api_version":"2026-06-24.dahlia","created":1699999990,"livemode":false,"type":"customer.subscription.updated","data":{"object":{"id":"sub_1","object":"subscription","status":"active"}}}"#
 
     static func signature(_ body: String, secret: String = secret, at t: Int64 = now) throws -> String {
-        Hex.encode(try HMACKey(sha256: Array(secret.utf8)).authenticate(Array("\(t).".utf8), Array(body.utf8)))
+        Hex.encode(try Self.mac(HMACKey(sha256: Array(secret.utf8)), Array("\(t).".utf8), Array(body.utf8)))
+    }
+
+    static func mac(_ key: HMACKey, _ prefix: [UInt8], _ message: [UInt8]) throws -> [UInt8] {
+        try message.withUnsafeBytes { m in try key.authenticate(prefix, m) }
     }
 
     static func verify(_ body: String, _ header: String, secrets: [String] = [secret], tolerance: Int = 300,
@@ -26,14 +30,14 @@ import Testing
 
     @Test func hmacMatchesPublishedVectors() throws {
         // RFC 4231, test case 2.
-        #expect(Hex.encode(try HMACKey(sha256: Array("Jefe".utf8)).authenticate(Array("what do ya want for nothing?".utf8)))
+        #expect(Hex.encode(try Self.mac(HMACKey(sha256: Array("Jefe".utf8)), [], Array("what do ya want for nothing?".utf8)))
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
         // docs/stripe.md's vector, computed with Python's hmac: the key is the whole secret, whsec_ included.
         #expect(try Self.signature(#"{"id":"evt_test","object":"event"}"#)
                 == "8042376f6ca064adbe037642a718227dfd59047137eb49497a54c49eb0cfb724")
         // Parts are one message.
         let key = try HMACKey(sha256: Array("k".utf8))
-        #expect(try key.authenticate(Array("ab".utf8), Array("c".utf8)) == key.authenticate(Array("abc".utf8)))
+        #expect(try Self.mac(key, Array("ab".utf8), Array("c".utf8)) == Self.mac(key, [], Array("abc".utf8)))
     }
 
     @Test func aDeliverySignedAsStripeSignsIsItsEvent() throws {

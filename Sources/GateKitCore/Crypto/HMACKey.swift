@@ -26,14 +26,13 @@ public final class HMACKey: @unchecked Sendable {
 
     deinit { EVP_MAC_CTX_free(keyed) }
 
-    /// The 32-byte HMAC-SHA256 of the parts, in order, as one message.
-    public func authenticate(_ parts: [UInt8]...) throws(GateKitError) -> [UInt8] {
+    /// The 32-byte HMAC-SHA256 of `prefix` then `message`, as one message (the message read in
+    /// place, never copied).
+    public func authenticate(_ prefix: [UInt8], _ message: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
         guard let ctx = EVP_MAC_CTX_dup(keyed) else { throw GateKitError(.ENOMEM, "EVP_MAC_CTX_dup failed") }
         defer { EVP_MAC_CTX_free(ctx) }
-        for part in parts where !part.isEmpty {
-            guard part.withUnsafeBufferPointer({ EVP_MAC_update(ctx, $0.baseAddress, $0.count) }) == 1 else {
-                throw GateKitError.internalError("EVP_MAC_update failed")
-            }
+        guard prefix.withUnsafeBytes({ HMACKey.update(ctx, $0) }) && HMACKey.update(ctx, message) else {
+            throw GateKitError.internalError("EVP_MAC_update failed")
         }
         var out = [UInt8](repeating: 0, count: 32)
         var length = 0
@@ -42,18 +41,8 @@ public final class HMACKey: @unchecked Sendable {
         return out
     }
 
-    /// The HMAC-SHA256 of `prefix` then `message` (a message read in place, never copied).
-    public func authenticate(_ prefix: [UInt8], _ message: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
-        guard let ctx = EVP_MAC_CTX_dup(keyed) else { throw GateKitError(.ENOMEM, "EVP_MAC_CTX_dup failed") }
-        defer { EVP_MAC_CTX_free(ctx) }
-        let fed = prefix.withUnsafeBufferPointer { EVP_MAC_update(ctx, $0.baseAddress, $0.count) } == 1
-            && (message.isEmpty || EVP_MAC_update(ctx, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1)
-        guard fed else { throw GateKitError.internalError("EVP_MAC_update failed") }
-        var out = [UInt8](repeating: 0, count: 32)
-        var length = 0
-        let ok = out.withUnsafeMutableBufferPointer { o in EVP_MAC_final(ctx, o.baseAddress, &length, o.count) }
-        guard ok == 1, length == 32 else { throw GateKitError.internalError("EVP_MAC_final failed") }
-        return out
+    private static func update(_ ctx: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.isEmpty || EVP_MAC_update(ctx, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count) == 1
     }
 
     /// Fetched once for the process.

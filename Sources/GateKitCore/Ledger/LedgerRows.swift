@@ -365,29 +365,31 @@ enum LedgerRows {
     /// `granted_by` and `note`); nil for what a store sold.
     static func attribution(_ db: any DatabaseConnection, transactionID: String, store: PurchaseStore,
                             scope: LedgerScope) throws(GateKitError) -> Attribution? {
-        let s = try db.statement("""
-            SELECT granted_by, note FROM ledger_transactions
-            WHERE environment = ?1 AND test_signed = ?2 AND transaction_id = ?3 AND coalesce(store, '') = ?4
-            ORDER BY signed_ms DESC, identity DESC LIMIT 1
-            """)
+        let s = try newest("granted_by, note", db, transactionID: transactionID, store: store, scope: scope)
         defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: transactionID).bind(4, text: store.code ?? "")
         guard try s.step(), let by = s.text(0) else { return nil }
         return Attribution(grantedBy: by, note: s.text(1))
     }
 
     /// The newest version of the store's transaction `transactionID` in the scope; nil when the
-    /// ledger holds none (the unique key's prefix finds its few versions).
+    /// ledger holds none.
     static func newestVersion(_ db: any DatabaseConnection, transactionID: String, store: PurchaseStore,
                               scope: LedgerScope) throws(GateKitError) -> TransactionVersion? {
+        let s = try newest(transactionColumns, db, transactionID: transactionID, store: store, scope: scope)
+        defer { s.reset() }
+        return try s.step() ? transaction(s) : nil
+    }
+
+    /// `columns` of the newest version of the store's transaction (the unique key's prefix finds
+    /// its few versions), bound and ready to step.
+    private static func newest(_ columns: String, _ db: any DatabaseConnection, transactionID: String, store: PurchaseStore,
+                               scope: LedgerScope) throws(GateKitError) -> any DatabaseStatement {
         let s = try db.statement("""
-            SELECT \(transactionColumns) FROM ledger_transactions
+            SELECT \(columns) FROM ledger_transactions
             WHERE environment = ?1 AND test_signed = ?2 AND transaction_id = ?3 AND coalesce(store, '') = ?4
             ORDER BY signed_ms DESC, identity DESC LIMIT 1
             """)
-        defer { s.reset() }
-        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: transactionID).bind(4, text: store.code ?? "")
-        return try s.step() ? transaction(s) : nil
+        return s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: transactionID).bind(4, text: store.code ?? "")
     }
 
     static func headerID(_ db: any DatabaseConnection, _ header: String) throws(GateKitError) -> Int64 {
