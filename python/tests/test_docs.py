@@ -145,9 +145,12 @@ def test_the_data_paths_name_real_functions():
 def test_every_mutant_still_applies():
     """Tests/mutation/mutants.tsv: each mutant's text is in its file exactly once, in a domain
     of Tests/domains.tsv — code that moves takes its mutants along, or `make mutation` would
-    find nothing to mutate."""
+    find nothing to mutate; and each id names one mutant (`make mutation MUTANTS=…` runs by id)."""
     domains = {line.split("\t")[0] for line in (REPO_ROOT / "Tests" / "domains.tsv").read_text().splitlines()
                if line and not line.startswith("#")}
+    ids = [line.split("\t")[0] for line in (REPO_ROOT / "Tests" / "mutation" / "mutants.tsv").read_text().splitlines()
+           if line.strip() and not line.startswith("#")]
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
     stale = []
     for line in (REPO_ROOT / "Tests" / "mutation" / "mutants.tsv").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
