@@ -231,7 +231,7 @@ mutation: deps
 
 # The store-contract suites again on PostgreSQL, directly and through the test PgBouncer
 # (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
-SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerModelLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests|PlayLedgerLivesTests|PlayMetricsTests|PlayMigrationTests|SupportGrantTests
+SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerModelLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests|PlayLedgerLivesTests|PlayMetricsTests|PlayMigrationTests|StripeLedgerLivesTests|SupportGrantTests
 
 test-swift:
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}

@@ -17,7 +17,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
-                  "PlayData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "Schema"]
+                  "PlayData", "StripeData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
@@ -65,7 +65,9 @@ let package = Package(
         core("Permissions", ["Support", "Store", "CDBus"]),
         // Google Play's answers as data (what the Play Developer API returns, read; no network).
         core("PlayData", ["Support"]),
-        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store", "PlayData"]),
+        // Stripe's objects as data (what Stripe's API returns, read; no network).
+        core("StripeData", ["Support"]),
+        core("Ledger", ["Support", "Trust", "Receipts", "JWS", "Store", "PlayData", "StripeData"]),
         core("AppStoreSigning", ["Support", "Crypto", "COpenSSL"]),
         // HTTPS through libcurl, shared by the stores' API clients.
         core("HTTPS", ["Support", "CCurl"]),

@@ -62,5 +62,6 @@
 #include "gatekit/ledger_play.h"
 #include "gatekit/ledger_grant.h"
 #include "gatekit/stripe.h"
+#include "gatekit/ledger_stripe.h"
 
 #endif /* GATEKIT_H */

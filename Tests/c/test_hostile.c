@@ -113,6 +113,7 @@ typedef enum {
     T_ISSUER,   /* const gatekit_play_test_issuer * (required) */
     PS_OPTIONS, /* const gatekit_ledger_play_sync_options * that may be NULL (the defaults) */
     OPT_P_CLIENT, /* gatekit_play_client * that may be NULL (ledger_set_play_refresher: detach) */
+    ST_OPTIONS, /* const gatekit_ledger_stripe_options * that may be NULL (the defaults) */
 } kind;
 
 enum { MAX_ARGS = 10 };
@@ -473,6 +474,13 @@ static int call_ledger_ingest_play_batch(arg *a) {
 static int call_ledger_play_acknowledge(arg *a) {
     return free_out(ledger_play_acknowledge((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_play_client *)a[2].p, a[3].s), a);
 }
+static int call_ledger_stripe_options_init(arg *a) {
+    return ledger_stripe_options_init((gatekit_ledger_stripe_options *)a[0].p, (unsigned)a[1].i);
+}
+static int call_ledger_ingest_stripe(arg *a) {
+    return free_out(ledger_ingest_stripe((char **)a[0].p, (gatekit_store *)a[1].p, a[2].p, a[3].n, a[4].ll,
+                                         (const gatekit_ledger_stripe_options *)a[5].p), a);
+}
 static int call_ledger_play_sync_options_init(arg *a) {
     return ledger_play_sync_options_init((gatekit_ledger_play_sync_options *)a[0].p, (unsigned)a[1].i);
 }
@@ -744,6 +752,8 @@ static const api_entry api[] = {
     {"ledger_ingest_play_batch", call_ledger_ingest_play_batch, {OPT_OUT, STORE, STR, INT, IDS, IDS, ID_COUNT, AT_MS}, 0},
     {"ledger_play_acknowledge", call_ledger_play_acknowledge, {OPT_OUT, STORE, P_CLIENT, STR, END}, 0},
     {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_stripe_options_init", call_ledger_stripe_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_ingest_stripe", call_ledger_ingest_stripe, {OPT_OUT, STORE, DATA, LEN, AT_MS, ST_OPTIONS, END}, 0},
     {"ledger_sync_play", call_ledger_sync_play, {OPT_OUT, STORE, P_CLIENT, PS_OPTIONS, END}, 0},
     {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
@@ -871,12 +881,14 @@ static gatekit_jws_options jopt, jopt_production, jopt_v0, jopt_v999, jopt_no_bu
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
                gatekit_ledger_sync_options s; gatekit_eula_consent e; gatekit_eula_publication p;
-               gatekit_play_client_options pc; gatekit_play_push_options pp; } init_target;
+               gatekit_play_client_options pc; gatekit_play_push_options pp; gatekit_ledger_stripe_options st; } init_target;
 static gatekit_eula_consent consent, consent_v0, consent_v999, consent_method_99, consent_not_ip, consent_bad_locale,
     consent_33_pairs, consent_keys_null, consent_key_twice, consent_agent_non_utf8, consent_agent_2k;
 static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = {"T-1", "T-2"};
 static char consent_agent_long[2048];
 static const gatekit_jws_options *jopts_list[2], *jopts_with_null[2], *jopts_twice[2];
+static gatekit_ledger_stripe_options stopt, stopt_v0, stopt_v999, stopt_grace_negative, stopt_grace_2y, stopt_key_empty, stopt_key_bracket,
+    stopt_key_non_utf8;
 static gatekit_ledger_play_sync_options psopt, psopt_v0, psopt_v999, psopt_lease_0, psopt_budget_negative, psopt_overlap_huge;
 static gatekit_ledger_sync_options sopt, sopt_v0, sopt_v999, sopt_no_verify, sopt_lease_0, sopt_overlap_negative, sopt_since_negative;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
@@ -981,6 +993,7 @@ static arg valid_value(const api_entry *e, int k) {
     case OPT_JSON: v.s = "{\"startDate\":1}"; break;
     case P_CLIENT: case OPT_P_CLIENT: v.p = play_client; break;
     case PS_OPTIONS: v.p = &psopt; break;
+    case ST_OPTIONS: v.p = &stopt; break;
     case P_OPTIONS: v.p = &popt; break;
     case PUSH_OPTIONS: v.p = &pushopt; break;
     case PUSH_V: v.p = push_verifier; break;
@@ -999,6 +1012,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_play_test_issuer_sign_push) v.i = 3600;
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_play_sync_options_init) v.i = GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_ledger_stripe_options_init) v.i = GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_ingest_play_batch) v.i = GATEKIT_LEDGER_PLAY_SUBSCRIPTION;
     if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
     if (e->args[k] == INT && e->call == call_eula_publication_init) v.i = GATEKIT_EULA_PUBLICATION_VERSION;
@@ -1052,7 +1066,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case PEM: case AS_KEY: case NONCE: case JSON_OBJ: case AS_CLIENT: case C_OPTIONS: case OPT_JSON: case PKI_DIR: case PAYLOAD_JSON:
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
-    case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT:
+    case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT: case ST_OPTIONS:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -1216,6 +1230,15 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"lease_ms 0", {.p = &psopt_lease_0}, 1};
         out[n++] = (variant){"budget_ms -1", {.p = &psopt_budget_negative}, 1};
         out[n++] = (variant){"overlap_ms LLONG_MAX", {.p = &psopt_overlap_huge}, 1};
+    }
+    if (what == ST_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &stopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &stopt_v999}, 0};
+        out[n++] = (variant){"past_due_grace_ms -2", {.p = &stopt_grace_negative}, 1};
+        out[n++] = (variant){"past_due_grace_ms two years", {.p = &stopt_grace_2y}, 1};
+        out[n++] = (variant){"account_metadata_key \"\"", {.p = &stopt_key_empty}, 1};
+        out[n++] = (variant){"account_metadata_key \"a[b]\"", {.p = &stopt_key_bracket}, 1};
+        out[n++] = (variant){"account_metadata_key non-UTF-8", {.p = &stopt_key_non_utf8}, 1};
     }
     if (what == CONSENT) {
         out[n++] = (variant){"version 0", {.p = &consent_v0}, 0};
@@ -1589,6 +1612,14 @@ static void setup_receipts_and_jws(void) {
     sopt_lease_0 = sopt; sopt_lease_0.lease_ms = 0;
     sopt_overlap_negative = sopt; sopt_overlap_negative.overlap_ms = -1;
     sopt_since_negative = sopt; sopt_since_negative.since_ms = -1;
+    CHECK_RC(ledger_stripe_options_init(&stopt, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION), GATEKIT_OK);
+    stopt_v0 = stopt; stopt_v0.version = 0;
+    stopt_v999 = stopt; stopt_v999.version = 999;
+    stopt_grace_negative = stopt; stopt_grace_negative.past_due_grace_ms = -2;
+    stopt_grace_2y = stopt; stopt_grace_2y.past_due_grace_ms = 2LL * 366 * 86400000;
+    stopt_key_empty = stopt; stopt_key_empty.account_metadata_key = "";
+    stopt_key_bracket = stopt; stopt_key_bracket.account_metadata_key = "a[b]";
+    stopt_key_non_utf8 = stopt; stopt_key_non_utf8.account_metadata_key = non_utf8;
     CHECK_RC(ledger_play_sync_options_init(&psopt, GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION), GATEKIT_OK);
     psopt.max_pages = 1;
     psopt_v0 = psopt; psopt_v0.version = 0;

@@ -1,6 +1,8 @@
 /* Stripe's webhooks from C: deliveries signed here with the openssl CLI's HMAC as Stripe signs
  * them (t, ".", the body's bytes, the whole whsec_ secret as the key), docs/stripe.md's vector,
- * a secret rolled, and each forgery's code and reason; the tool's verify-webhook and its exits. */
+ * a secret rolled, and each forgery's code and reason; the tool's verify-webhook and its exits.
+ * Stripe in the ledger: a subscription's answers ingested, asked by the app's user id, the
+ * past-due grace option, a one-time Checkout purchase, and what is refused. */
 #include "check.h"
 
 #include <sys/stat.h>
@@ -115,9 +117,96 @@ static void test_tool(void) {
     CHECK_RC(check_tool("stripe verify-webhook", out, sizeof out), 2);
 }
 
+/* A Subscription as Stripe's API answers it (2025-03-31.basil and later: the period on the item). */
+static void subscription(char *out, size_t size, const char *id, const char *status, long long start_s, long long end_s, const char *user) {
+    snprintf(out, size,
+             "{\"id\":\"%s\",\"object\":\"subscription\",\"customer\":\"cus_c1\",\"status\":\"%s\",\"livemode\":true,"
+             "\"start_date\":%lld,\"cancel_at_period_end\":false,\"cancel_at\":null,\"ended_at\":null,\"pause_collection\":null,"
+             "\"metadata\":{\"app_user_id\":\"%s\"},\"items\":{\"object\":\"list\",\"has_more\":false,\"data\":[{\"id\":\"si_c1\","
+             "\"object\":\"subscription_item\",\"quantity\":1,\"current_period_start\":%lld,\"current_period_end\":%lld,"
+             "\"price\":{\"id\":\"price_m\",\"object\":\"price\",\"product\":\"prod_pro\",\"currency\":\"usd\",\"unit_amount\":999,"
+             "\"recurring\":{\"interval\":\"month\",\"interval_count\":1}}}]}}",
+             id, status, start_s, user, start_s, end_s);
+}
+
+static void test_ledger(void) {
+    char path[600], body[2048];
+    snprintf(path, sizeof path, "%s/ledger.sqlite", folder);
+    gatekit_store *store = NULL;
+    CHECK_RC(gatekit_store_open(&store, path, "com.example.web"), GATEKIT_OK);
+    long long now_s = (long long)time(NULL), day = 86400;
+    gatekit_ledger_query q;
+    CHECK_RC(ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION), GATEKIT_OK);
+    q.environment = "Production";
+    q.flags = GATEKIT_LEDGER_APP_USER;
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+
+    /* Active: entitled to the item's period end, found by the app's user id in its metadata. */
+    subscription(body, sizeof body, "sub_c1", "active", now_s - 10 * day, now_s + 20 * day, "alice");
+    char *json = NULL;
+    CHECK_RC(ledger_ingest_stripe(&json, store, body, strlen(body), (now_s - 10 * day) * 1000, NULL), GATEKIT_LEDGER_NEW);
+    CHECK(json && strstr(json, "\"kind\":\"stripe-subscription\"") && strstr(json, "\"store\":\"stripe\""));
+    gatekit_free(json);
+    json = NULL;
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s - 10 * day) * 1000, NULL), GATEKIT_LEDGER_DUPLICATE);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "alice", "prod_pro"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_SUBSCRIPTION && e.until_ms == (now_s + 20 * day) * 1000);
+    CHECK_RC(ledger_entitlement(&json, store, &q, "alice", "prod_pro"), 1);
+    CHECK(json && strstr(json, "\"store\":\"stripe\"") && strstr(json, "\"storeState\":\"active\""));
+    gatekit_free(json);
+    json = NULL;
+
+    /* Past due a day into a new period: entitled for the grace the host chose, then not. */
+    gatekit_ledger_stripe_options options;
+    CHECK_RC(ledger_stripe_options_init(&options, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION), GATEKIT_OK);
+    CHECK(options.past_due_grace_ms == -1 && options.account_metadata_key == NULL);
+    subscription(body, sizeof body, "sub_c1", "past_due", now_s - day, now_s + 29 * day, "alice");
+    options.past_due_grace_ms = 3 * day * 1000;
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s - 60) * 1000, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "alice", "prod_pro"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_GRACE_PERIOD && e.until_ms == (now_s + 2 * day) * 1000);
+    options.past_due_grace_ms = 0;  /* none: carol's subscription past due under a host that grants no grace */
+    subscription(body, sizeof body, "sub_c2", "past_due", now_s - day, now_s + 29 * day, "carol");
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s - 30) * 1000, &options), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "carol", "prod_pro"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_BILLING_RETRY);
+
+    /* A one-time Checkout purchase paid: owned, for the user in client_reference_id. */
+    snprintf(body, sizeof body,
+             "{\"id\":\"cs_c1\",\"object\":\"checkout.session\",\"mode\":\"payment\",\"status\":\"complete\","
+             "\"payment_status\":\"paid\",\"livemode\":true,\"created\":%lld,\"client_reference_id\":\"bob\",\"customer\":null,"
+             "\"subscription\":null,\"payment_intent\":\"pi_c1\",\"metadata\":{},\"line_items\":{\"object\":\"list\",\"has_more\":false,"
+             "\"data\":[{\"id\":\"li_c1\",\"object\":\"item\",\"amount_total\":4900,\"currency\":\"eur\",\"quantity\":1,"
+             "\"price\":{\"id\":\"price_once\",\"object\":\"price\",\"product\":\"prod_lifetime\",\"type\":\"one_time\"}}]}}",
+             now_s - day);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), 0, NULL), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 1);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_NON_CONSUMABLE);
+
+    /* Refused, with the store unchanged. */
+    const char *invoice = "{\"id\":\"in_1\",\"object\":\"invoice\"}";
+    CHECK_RC(ledger_ingest_stripe(NULL, store, invoice, strlen(invoice), 0, NULL), GATEKIT_ESTRIPE_OBJECT);
+    CHECK(strstr(gatekit_last_error(), "\"invoice\"") != NULL);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, "{", 1, 0, NULL), GATEKIT_ESTRIPE_OBJECT);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s + 60) * 1000, NULL), GATEKIT_EINVAL);
+    options.past_due_grace_ms = -2;
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), 0, &options), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "past_due_grace_ms") != NULL);
+    options.past_due_grace_ms = -1;
+    options.account_metadata_key = "";
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), 0, &options), GATEKIT_EINVAL);
+    gatekit_ledger_stripe_options unset = {0};
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), 0, &unset), GATEKIT_EVERSION);
+    CHECK_RC(ledger_stripe_options_init(NULL, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION), GATEKIT_EINVAL);
+    CHECK_RC(ledger_stripe_options_init(&options, 99), GATEKIT_EVERSION);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 1);
+    gatekit_store_close(store);
+}
+
 int main(void) {
     if (!mkdtemp(folder)) { perror("mkdtemp"); return 2; }
     test_verification();
+    test_ledger();
     test_tool();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);

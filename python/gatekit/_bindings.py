@@ -127,6 +127,8 @@ GATEKIT_METRICS_BY_STORE = 6
 GATEKIT_LEDGER_PLAY_SUBSCRIPTION = 1
 GATEKIT_LEDGER_PLAY_PRODUCT = 2
 GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION = 1
+GATEKIT_ESTRIPE_OBJECT = -814
+GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION = 1
 GATEKIT_LEDGER_SYNC_DONE = 1
 GATEKIT_LEDGER_SYNC_PARTIAL = 2
 GATEKIT_LEDGER_SYNC_BUSY = 3
@@ -473,6 +475,14 @@ class gatekit_ledger_play_sync_options(CheckedStructure):
     ]
 
 
+class gatekit_ledger_stripe_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("past_due_grace_ms", ctypes.c_longlong),
+        ("account_metadata_key", ctypes.c_char_p),
+    ]
+
+
 class gatekit_ledger_sync_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -688,6 +698,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_play_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_play_sync_options), ctypes.c_uint,),
     'ledger_sync_play': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client), ctypes.POINTER(gatekit_ledger_play_sync_options),),
     'ledger_set_play_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client),),
+    'ledger_stripe_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_options), ctypes.c_uint,),
+    'ledger_ingest_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong, ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
     'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
@@ -899,6 +911,8 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_play_sync_options_init': ('options', 'version', ),
     'ledger_sync_play': ('out_json', 'store', 'client', 'options', ),
     'ledger_set_play_refresher': ('store', 'client', ),
+    'ledger_stripe_options_init': ('options', 'version', ),
+    'ledger_ingest_stripe': ('out_json', 'store', 'object', 'object_len', 'answered_ms', 'options', ),
     'ledger_sync_options_init': ('options', 'version', ),
     'ledger_sync_notifications': ('out_json', 'store', 'client', 'options', ),
     'ledger_sync_state': ('out_json', 'store', 'environment', ),
@@ -1109,6 +1123,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_play_sync_options_init: Callable[..., Any]
     ledger_sync_play: Callable[..., Any]
     ledger_set_play_refresher: Callable[..., Any]
+    ledger_stripe_options_init: Callable[..., Any]
+    ledger_ingest_stripe: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]
     ledger_sync_state: Callable[..., Any]

@@ -23,6 +23,7 @@ from ._ledger_query import APP_USER, QUERY_VERSION, TEST_SIGNED, instant_ms, que
 from .ledger_grant import Grant, LedgerGrants
 from .ledger_insight import LedgerInsight
 from .ledger_play import LedgerPlay
+from .ledger_stripe import LedgerStripe
 from .ledger_sync import LedgerSync, SyncReport
 
 __all__ = ["CatalogReport", "CatalogWarning", "Change", "ChangePage", "Entitlement", "Grant", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
@@ -59,7 +60,7 @@ class Entitlement(JSONResult):
     grants: Tuple[str, ...] = ()       # the entitlement names the catalog says the product grants
     stale: bool = False                # a refresh was asked for and Apple gave no answer in time
     did_you_mean: Optional[str] = None  # UNKNOWN_NAME: the catalog's nearest name, if one is close
-    store: Optional[str] = None        # "app-store", "play" or "grant": the store of the deciding purchase
+    store: Optional[str] = None        # "app-store", "play", "stripe" or "grant": the store of the deciding purchase
     store_state: Optional[str] = None  # the store's own state name ("SUBSCRIPTION_STATE_ACTIVE")
     acknowledged: Optional[bool] = None  # False: Play waits for the acknowledgement (refunded after 3 days)
     granted_by: Optional[str] = None   # a support grant's: who gave it (ledger_grant)
@@ -285,11 +286,12 @@ _CATALOG_CHECK_ONLY = _bindings.GATEKIT_CATALOG_CHECK_ONLY
 _catalog = _bindings.ledger_catalog
 
 
-class Ledger(LedgerSync, LedgerInsight, LedgerPlay, LedgerGrants):
+class Ledger(LedgerSync, LedgerInsight, LedgerPlay, LedgerStripe, LedgerGrants):
     """``store.ledger``: this module's ingestion, questions, change feed, app accounts and
     catalog, with :class:`gatekit.ledger_sync.LedgerSync` (syncing from Apple) and
     :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) and
     :class:`gatekit.ledger_play.LedgerPlay` (Google Play's answers and notifications) and
+    :class:`gatekit.ledger_stripe.LedgerStripe` (Stripe's answers) and
     :class:`gatekit.ledger_grant.LedgerGrants` (support grants) — one module per header. Ingestion verifies in the same call (with a
     :class:`gatekit.jws.SignedDataVerifier` and an optional ``verify_time`` (an aware datetime)
     for the certificate checks, default the payload's signedDate; or receipt options) and is

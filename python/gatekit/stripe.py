@@ -15,13 +15,14 @@ from . import _bindings, _native, _time
 from ._result import JSONResult
 from .errors import GateKitError, check, register
 
-__all__ = ["ESTRIPE_EVENT", "ESTRIPE_SIGNATURE", "ESTRIPE_SIGNATURE_HEADER", "ESTRIPE_TIMESTAMP", "StripeEvent", "WebhookRejected",
-           "verify_webhook"]
+__all__ = ["ESTRIPE_EVENT", "ESTRIPE_OBJECT", "ESTRIPE_SIGNATURE", "ESTRIPE_SIGNATURE_HEADER", "ESTRIPE_TIMESTAMP", "StripeEvent",
+           "StripeObjectError", "WebhookRejected", "verify_webhook"]
 
 ESTRIPE_SIGNATURE_HEADER = _bindings.GATEKIT_ESTRIPE_SIGNATURE_HEADER
 ESTRIPE_SIGNATURE = _bindings.GATEKIT_ESTRIPE_SIGNATURE
 ESTRIPE_TIMESTAMP = _bindings.GATEKIT_ESTRIPE_TIMESTAMP
 ESTRIPE_EVENT = _bindings.GATEKIT_ESTRIPE_EVENT
+ESTRIPE_OBJECT = _bindings.GATEKIT_ESTRIPE_OBJECT
 
 
 class WebhookRejected(GateKitError):
@@ -32,6 +33,15 @@ class WebhookRejected(GateKitError):
 
 for _code in (ESTRIPE_SIGNATURE_HEADER, ESTRIPE_SIGNATURE, ESTRIPE_TIMESTAMP, ESTRIPE_EVENT):
     register(_code, WebhookRejected)
+
+
+class StripeObjectError(GateKitError, ValueError):
+    """``ledger.ingest_stripe`` was given what is not a Stripe object the ledger reads
+    (ESTRIPE_OBJECT): not JSON, another object than a subscription or a checkout.session, a
+    member of the wrong type, a Checkout Session read without its line items."""
+
+
+register(ESTRIPE_OBJECT, StripeObjectError)
 
 
 @dataclass(frozen=True)

@@ -208,9 +208,11 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv);
 int gk_ledger_sync(gk_cli *cli, int argc, char **argv);
 /* gatekit ledger metrics | report; -1000 for any other command. */
 int gk_ledger_insight(gk_cli *cli, int argc, char **argv);
-/* gatekit ledger ingest --store-kind play (ledger_play.c): asked when argv names a store kind. */
-int gk_ledger_play_asked(int argc, char **argv);
+/* gatekit ledger ingest --store-kind play (ledger_play.c) or stripe (ledger_stripe.c): asked when
+ * argv names a store kind (gk_ledger_store_kind: its value, NULL when none). */
+const char *gk_ledger_store_kind(int argc, char **argv);
 int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv);
+int gk_ledger_stripe_ingest(gk_cli *cli, int argc, char **argv);
 /* gatekit ledger sync-play (ledger_play.c). */
 int gk_ledger_play_sync(gk_cli *cli, int argc, char **argv);
 /* gatekit ledger grant | revoke-grant (ledger_grant.c). */

@@ -23,6 +23,14 @@ const char gk_ledger_usage[] =
     "    --product-id, `product ID TOKEN`'s: purchases.products.get, v1); prints what it did as\n"
     "    JSON. --answered-ms: when Google answered (Unix ms), default now. Asked as Apple's\n"
     "    purchases are, in --environment Production (a license tester's: --test-signed).\n"
+    "gatekit ledger ingest --store-kind stripe [--past-due-grace-ms MS] [--account-metadata-key KEY]\n"
+    "                      [--answered-ms MS] FILE|-\n"
+    "    records what Stripe's API answered: a Subscription, or a Checkout Session read with\n"
+    "    expand[]=line_items (and expand[]=payment_intent), exactly as Stripe sent it; prints what\n"
+    "    it did as JSON. Live purchases are asked in --environment Production, test mode's in\n"
+    "    Sandbox. --past-due-grace-ms: access a past_due subscription keeps after the period\n"
+    "    paid for (default: the whole period Stripe collects for; 0: none). --account-metadata-key:\n"
+    "    the metadata key holding your user id (default app_user_id). docs/stripe.md.\n"
     "gatekit ledger sync-play --package NAME [--service-account FILE | --metadata-server] [--base-url URL --ca-file PEM]\n"
     "                         [--budget-ms MS] [--max-pages N] [--max-refreshes N]\n"
     "    heals the ledger's Google Play purchases: the voided-purchases list from the checkpoint,\n"
@@ -361,7 +369,8 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (synced != -1000) return synced;
     int insight = gk_ledger_insight(cli, argc, argv);
     if (insight != -1000) return insight;
-    if (strcmp(command, "ingest") == 0 && gk_ledger_play_asked(argc, argv)) return gk_ledger_play_ingest(cli, argc, argv);
+    const char *store_kind = strcmp(command, "ingest") == 0 ? gk_ledger_store_kind(argc, argv) : NULL;
+    if (store_kind) return strcmp(store_kind, "stripe") == 0 ? gk_ledger_stripe_ingest(cli, argc, argv) : gk_ledger_play_ingest(cli, argc, argv);
     if (strcmp(command, "sync-play") == 0) return gk_ledger_play_sync(cli, argc, argv);
     if (strcmp(command, "grant") == 0 || strcmp(command, "revoke-grant") == 0) return gk_ledger_grant(cli, argc, argv);
     ledger_args a = {0};

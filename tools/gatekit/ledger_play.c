@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 when argv asks for a store kind, so `ledger ingest` is this command's. */
-int gk_ledger_play_asked(int argc, char **argv) {
+/* The store kind argv names ("" when --store-kind has no value), NULL when none: Apple's data. */
+const char *gk_ledger_store_kind(int argc, char **argv) {
     for (int i = 2; i < argc; i++)
-        if (strcmp(argv[i], "--store-kind") == 0) return 1;
-    return 0;
+        if (strcmp(argv[i], "--store-kind") == 0) return i + 1 < argc ? argv[i + 1] : "";
+    return NULL;
 }
 
 /* What one Play ingest records: an answer of the Play Developer API for one token. */
@@ -48,7 +48,7 @@ int gk_ledger_play_ingest(gk_cli *cli, int argc, char **argv) {
         file = argv[i];
     }
     if (!store_kind || strcmp(store_kind, "play") != 0) {
-        fprintf(stderr, "gatekit ledger ingest: --store-kind is play (Apple's data needs none), not %s\n", store_kind ? store_kind : "given");
+        fprintf(stderr, "gatekit ledger ingest: --store-kind is play or stripe (Apple's data needs none), not %s\n", store_kind ? store_kind : "given");
         return gk_usage(gk_ledger_usage);
     }
     if (gk_missing(who, "--type", type) || gk_missing(who, "--package", package) || gk_missing(who, "--token", token) ||

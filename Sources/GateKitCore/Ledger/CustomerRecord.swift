@@ -96,7 +96,10 @@ public struct CustomerRecord: Sendable {
             if tokenStates[t.purchaseID].map({ t.isNewer(than: $0) }) ?? true { tokenStates[t.purchaseID] = t }
         }
         for (key, t) in current where t.store.rules.statesAreThePurchases {
-            if let newest = tokenStates[t.purchaseID], newest.vouchedMs > t.vouchedMs { current[key]?.storeState = newest.storeState }
+            guard let newest = tokenStates[t.purchaseID], newest.isNewer(than: t), newest.identity != t.identity else { continue }
+            if newest.vouchedMs > t.vouchedMs { current[key]?.storeState = newest.storeState }
+            // Not in the newest answer: taken off the purchase by then.
+            if t.store.rules.answersListEveryItem { current[key]?.expiresMs = min(t.expiresMs ?? newest.vouchedMs, newest.vouchedMs) }
         }
         for (key, r) in revokedAt where current[key]?.revocationMs == nil {
             current[key]?.revocationMs = r.revocationMs

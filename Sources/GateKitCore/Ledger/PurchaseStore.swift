@@ -43,6 +43,10 @@ public struct PurchaseStore: Sendable, Hashable {
         /// The store's state is the purchase's, not an item's: an item the newest answer no
         /// longer carries reads the state the store gave last.
         package var statesAreThePurchases = false
+        /// Each answer lists every item the purchase still has (with `statesAreThePurchases`):
+        /// an item the purchase's newest answer no longer lists was taken off by then (Stripe's
+        /// item changes), so its access ends by that answer at the latest.
+        package var answersListEveryItem = false
         /// A purchase may replace another (a chain): the replaced one is superseded while the
         /// replacing one is the newest known.
         package var purchasesReplaceOthers = false

@@ -3,12 +3,11 @@ import GateKitSupport
 /// Typed reads of a Play API answer's members: absent or null is nil, a wrong type an error
 /// (GATEKIT_EPLAY_RESPONSE) naming the member, never a default.
 package struct PlayReader {
-    let value: JSONValue
-    let path: String
+    let members: JSONMembers
+    var path: String { members.path }
 
     package init(_ value: JSONValue, _ path: String) {
-        self.value = value
-        self.path = path
+        members = JSONMembers(value, path, code: .EPLAY_RESPONSE)
     }
 
     /// A purchase answer is a few KB; 1 MiB bounds the work.
@@ -16,39 +15,18 @@ package struct PlayReader {
 
     /// The reader of a whole answer: at most `maximumLength` bytes of one JSON object.
     package init(answer json: [UInt8], _ resource: String) throws(GateKitError) {
-        guard json.count <= PlayReader.maximumLength else {
-            throw GateKitError(.EPLAY_RESPONSE, "the \(resource) is \(json.count) bytes; at most \(PlayReader.maximumLength) are read")
-        }
-        let document: JSONValue
-        do { document = try JSONParser.parse(json) } catch { throw GateKitError(.EPLAY_RESPONSE, "the \(resource) is not JSON: \(error.message)") }
-        guard case .object = document else { throw GateKitError(.EPLAY_RESPONSE, "the \(resource) is not a JSON object") }
-        self.init(document, resource)
+        members = try JSONMembers(object: json, resource, code: .EPLAY_RESPONSE, maximumLength: PlayReader.maximumLength)
     }
 
-    private func member(_ name: String) -> JSONValue? {
-        guard let found = value[name], found != .null else { return nil }
-        return found
-    }
+    private func wrong(_ name: String, _ type: String) -> GateKitError { members.wrong(name, type) }
 
-    private func wrong(_ name: String, _ type: String) -> GateKitError {
-        GateKitError(.EPLAY_RESPONSE, "\(path).\(name) is not \(type)")
-    }
+    package func string(_ name: String) throws(GateKitError) -> String? { try members.string(name) }
 
-    package func string(_ name: String) throws(GateKitError) -> String? {
-        guard let found = member(name) else { return nil }
-        guard let text = found.stringValue else { throw wrong(name, "a string") }
-        return text
-    }
-
-    package func bool(_ name: String) throws(GateKitError) -> Bool? {
-        guard let found = member(name) else { return nil }
-        guard let flag = found.boolValue else { throw wrong(name, "true or false") }
-        return flag
-    }
+    package func bool(_ name: String) throws(GateKitError) -> Bool? { try members.bool(name) }
 
     /// An int64 as Google writes them: a JSON string of digits (a number is taken too).
     package func int64(_ name: String) throws(GateKitError) -> Int64? {
-        guard let found = member(name) else { return nil }
+        guard let found = members.member(name) else { return nil }
         if let text = found.stringValue, let number = Int64(text) { return number }
         if case let .number(text) = found, let number = Int64(text) { return number }
         throw wrong(name, "an integer")
@@ -61,13 +39,11 @@ package struct PlayReader {
     }
 
     package func object(_ name: String) throws(GateKitError) -> JSONValue? {
-        guard let found = member(name) else { return nil }
-        guard case .object = found else { throw wrong(name, "an object") }
-        return found
+        try members.object(name)?.value
     }
 
     package func array(_ name: String) throws(GateKitError) -> [JSONValue] {
-        guard let found = member(name) else { return [] }
+        guard let found = members.member(name) else { return [] }
         guard case let .array(items) = found else { throw wrong(name, "an array") }
         return items
     }

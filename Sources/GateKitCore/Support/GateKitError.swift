@@ -121,6 +121,7 @@ extension GateKitError.Code {
         case .ESTRIPE_SIGNATURE: "no Stripe webhook signature matches the body under the signing secrets"
         case .ESTRIPE_TIMESTAMP: "the Stripe webhook was signed outside the tolerance of this host's clock"
         case .ESTRIPE_EVENT: "the verified Stripe webhook body is not a snapshot event"
+        case .ESTRIPE_OBJECT: "not a Stripe object the ledger reads"
 
         // EULA.
         case .EEULA_HASH_MISMATCH: "the acceptance names another text of the document (its hash differs): nothing was accepted"

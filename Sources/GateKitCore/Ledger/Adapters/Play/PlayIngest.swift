@@ -26,9 +26,6 @@ extension Ledger {
         }
     }
 
-    /// How far after the library's clock an answer's instant may lie (two hosts' clocks).
-    static let playAnswerSkewMs: Int64 = 2_000
-
     /// A subscriptionsv2.get answer (a SubscriptionPurchaseV2).
     public func ingestPlaySubscription(_ answer: PlayAnswer) throws(GateKitError) -> IngestReport {
         try commit(try pendingPlaySubscription(answer, kind: .playSubscription))
@@ -77,13 +74,7 @@ extension Ledger {
         guard !token.isEmpty, token.count <= 4096, token.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalid("purchase_token must be 1 to 4096 printable ASCII bytes (Google's tokens are)")
         }
-        let now = Clock.nowMilliseconds()
-        guard let answered = answer.answeredMs else { return now }
-        guard answered > 0 else { throw .invalid("answered_ms must be a Unix instant in milliseconds (0: now), not \(answered)") }
-        guard answered <= now &+ Ledger.playAnswerSkewMs else {
-            throw .invalid("answered_ms \(answered) is \(answered &- now) ms after this host's clock: an answer is never from the future")
-        }
-        return answered
+        return try Ledger.answerInstant(answer.answeredMs)
     }
 
     /// The item for an answer: Play's purchases are production purchases (Play has no

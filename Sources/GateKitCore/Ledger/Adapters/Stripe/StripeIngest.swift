@@ -1,0 +1,102 @@
+import GateKitCrypto
+import GateKitStripeData
+import GateKitSupport
+
+/// Ingestion of Stripe's answers (docs/ledger.md, "Stripe"). A Stripe object the host (or the
+/// ledger's sync) read from Stripe's API with its own secret key is the truth; a webhook only
+/// says which object to read again (events arrive out of order and twice). The ledger records
+/// exactly the object's bytes with the instant Stripe answered. Idempotent and
+/// order-independent as the stores' data: the same answer is recorded once, the newest
+/// answered wins, an answer never changes what was known before its instant. Test mode
+/// (`livemode: false`) is kept in the Sandbox part, never mixed with live purchases.
+extension Ledger {
+    /// What Stripe's API answered, and when.
+    public struct StripeAnswer: Sendable {
+        public let bytes: [UInt8]
+        /// When Stripe answered (Unix ms); nil: now.
+        public let answeredMs: Int64?
+
+        public init(bytes: [UInt8], answeredMs: Int64?) {
+            self.bytes = bytes
+            self.answeredMs = answeredMs
+        }
+    }
+
+    /// Where Stripe leaves a choice to the merchant, the host's (docs/ledger.md, "Stripe").
+    public struct StripeOptions: Sendable, Equatable {
+        /// How long a `past_due` subscription keeps access after its paid period ended; nil
+        /// (the default): for the whole period Stripe is trying to collect, as RevenueCat keeps
+        /// access while Stripe leaves a subscription past due; 0: none.
+        public var pastDueGraceMs: Int64?
+        /// The metadata key (on the Subscription or the Checkout Session) that holds the app's
+        /// own user id, as Stripe's guide keeps it on the Customer; a Checkout Session's
+        /// `client_reference_id` is read first.
+        public var accountMetadataKey = "app_user_id"
+
+        public init() {}
+
+        /// The longest grace the ledger takes: a year (Stripe's retries end far sooner).
+        public static let maximumGraceMs: Int64 = 366 * 86_400_000
+    }
+
+    /// A Subscription (`GET /v1/subscriptions/{id}`) or a Checkout Session (`GET
+    /// /v1/checkout/sessions/{id}?expand[]=line_items`), whichever `object` the answer names.
+    public func ingestStripeObject(_ answer: StripeAnswer, options: StripeOptions = StripeOptions()) throws(GateKitError) -> IngestReport {
+        try Ledger.check(options)
+        let answeredMs = try Ledger.answerInstant(answer.answeredMs)
+        switch try StripeReader.objectKind(answer.bytes) {
+        case "subscription":
+            let subscription = try StripeSubscription(json: answer.bytes)
+            var item = try stripeItem(.stripeSubscription, answer, answeredMs: answeredMs, livemode: subscription.livemode)
+            let (transactions, renewal) = subscription.ledgerVersions(answeredMs: answeredMs, identity: item.identity, options: options)
+            item.transactions = transactions.map { ($0, nil) }
+            item.renewals = [(renewal, nil)]
+            return try commitLinking(item, appUserID: subscription.metadata[options.accountMetadataKey], purchaseID: subscription.id,
+                                     at: answeredMs)
+        case "checkout.session":
+            let session = try StripeCheckoutSession(json: answer.bytes)
+            var item = try stripeItem(.stripeCheckoutSession, answer, answeredMs: answeredMs, livemode: session.livemode)
+            item.transactions = try session.ledgerVersions(answeredMs: answeredMs, identity: item.identity).map { ($0, nil) }
+            // A subscription-mode session sells its subscription: the account it names holds that.
+            let purchase = session.mode == .subscription ? session.subscriptionID : session.id
+            return try commitLinking(item, appUserID: session.clientReferenceID ?? session.metadata[options.accountMetadataKey],
+                                     purchaseID: purchase, at: answeredMs)
+        case let other:
+            throw GateKitError(.ESTRIPE_OBJECT, "the answer is a Stripe \(Quoted.text(other)): the ledger takes a \"subscription\" or a \"checkout.session\"")
+        }
+    }
+
+    static func check(_ options: StripeOptions) throws(GateKitError) {
+        if let grace = options.pastDueGraceMs, grace < 0 || grace > StripeOptions.maximumGraceMs {
+            throw .invalid("the past-due grace must be 0 to a year, not \(grace) ms")
+        }
+        let key = options.accountMetadataKey
+        // Stripe's own bounds on a metadata key.
+        guard !key.isEmpty, key.utf8.count <= 40, !key.contains("["), !key.contains("]") else {
+            throw .invalid("the account metadata key must be 1 to 40 bytes without [ or ] (Stripe's metadata keys), not \(Quoted.text(key))")
+        }
+    }
+
+    /// The item for an answer: its identity is the SHA-256 of its kind and bytes (the same
+    /// answer read again is a duplicate; the one Stripe gave first keeps its instant).
+    private func stripeItem(_ kind: IngestReport.Kind, _ answer: StripeAnswer, answeredMs: Int64, livemode: Bool) throws(GateKitError) -> PendingItem {
+        let identity = Hex.encode(try Digest.hash(.sha256, Array("gatekit-stripe-object\u{0}\(kind.name)\u{0}".utf8) + answer.bytes))
+        return PendingItem(kind: kind, scope: LedgerScope(environment: livemode ? .production : .sandbox, testData: false), appID: "",
+                           identity: identity, vouchedMs: answeredMs, header: nil, body: String(decoding: answer.bytes, as: UTF8.self))
+    }
+
+    /// Records the item; a purchase that names the app's user is linked to that app account in
+    /// the same transaction unless an account holds it already (a link the host made, or a
+    /// transfer, is never undone by a later answer).
+    private func commitLinking(_ item: PendingItem, appUserID: String?, purchaseID: String?, at: Int64) throws(GateKitError) -> IngestReport {
+        guard let appUserID, let purchaseID, !appUserID.isEmpty, appUserID.utf8.count <= Ledger.maximumAppUserIDLength else {
+            return try commit(item)
+        }
+        let environment = item.scope.environment
+        return try commit(item, alsoLocking: [Ledger.subject(environment, purchaseID)]) { (db) throws(GateKitError) in
+            guard try AppAccountRows.holder(db, environment: environment, customer: purchaseID, atMs: nil) == nil else { return }
+            try AppAccountRows.append(db, environment: environment, appUserID: appUserID, customer: purchaseID, linked: true,
+                                      atMs: at, cause: "stripe")
+        }
+    }
+}

@@ -1,0 +1,373 @@
+import Testing
+@testable import GateKitLedger
+@testable import GateKitStore
+@testable import GateKitStripeData
+@testable import GateKitSupport
+
+/// Stripe's lives in the ledger's rule table (docs/ledger.md, "Stripe"): the Subscription and
+/// Checkout Session objects Stripe's API answers at each step of a life (stripe.md §3, §4, §8),
+/// ingested in a shuffled order with repeats, each row asked as of the instant it names, and
+/// every question at every instant the data names (±1 ms) answered as a ledger holding only
+/// what Stripe had answered by then answers. Runs on SQLite and, with
+/// GATEKIT_TEST_BACKEND=postgresql, on PostgreSQL.
+@Suite struct StripeLedgerLivesTests {
+    static let day: Int64 = 86_400_000
+    static let month: Int64 = 30 * day
+    static let t0: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
+    static let production = LedgerScope(environment: .production, testData: false)
+    static let sandbox = LedgerScope(environment: .sandbox, testData: false)
+
+    /// One subscription item: a price of a product, billed for [start, end).
+    struct Item {
+        var id: String
+        var product = "prod_basic"
+        var price = "price_basic_monthly"
+        var amount: Int64 = 999
+        var currency = "usd"
+        var start: Int64
+        var end: Int64
+    }
+
+    /// A Subscription as Stripe renders it at 2025-03-31.basil and later (stripe.md §3): the
+    /// period on each item.
+    struct Subscription {
+        var id: String
+        var status = "active"
+        var items: [Item]
+        var start = t0
+        var trialStart: Int64?
+        var trialEnd: Int64?
+        var cancelAtPeriodEnd = false
+        var cancelAt: Int64?
+        var canceledAt: Int64?
+        var endedAt: Int64?
+        var pauseCollection = false
+        var livemode = true
+        var metadata: [(String, String)] = []
+
+        var bytes: [UInt8] {
+            func s(_ ms: Int64?) -> JSONValue { ms.map { .number($0 / 1000) } ?? .null }
+            let items = items.map { i -> JSONValue in
+                .object([("id", .string(i.id)), ("object", .string("subscription_item")),
+                         ("price", .object([("id", .string(i.price)), ("object", .string("price")), ("currency", .string(i.currency)),
+                                            ("product", .string(i.product)), ("type", .string("recurring")),
+                                            ("unit_amount", .number(i.amount)),
+                                            ("recurring", .object([("interval", .string("month")), ("interval_count", .number(1))]))])),
+                         ("quantity", .number(1)), ("current_period_start", s(i.start)), ("current_period_end", s(i.end))])
+            }
+            return Array(JSONWriter.serialize(.object([
+                ("id", .string(id)), ("object", .string("subscription")), ("customer", .string("cus_\(id)")), ("status", .string(status)),
+                ("livemode", .bool(livemode)), ("start_date", s(start)), ("trial_start", s(trialStart)), ("trial_end", s(trialEnd)),
+                ("cancel_at_period_end", .bool(cancelAtPeriodEnd)), ("cancel_at", s(cancelAt)), ("canceled_at", s(canceledAt)),
+                ("ended_at", s(endedAt)),
+                ("pause_collection", pauseCollection ? .object([("behavior", .string("void")), ("resumes_at", .null)]) : .null),
+                ("collection_method", .string("charge_automatically")), ("latest_invoice", .string("in_\(id)")),
+                ("metadata", .object(metadata.map { ($0.0, .string($0.1)) })),
+                ("items", .object([("object", .string("list")), ("data", .array(items)), ("has_more", .bool(false))])),
+                ("a_member_stripe_added_later", .object([("kept", .bool(true))])),
+            ])).utf8)
+        }
+    }
+
+    /// A Checkout Session retrieved with expand[]=line_items and expand[]=payment_intent.
+    static func session(_ id: String, created: Int64, status: String, payment: String, intent: String? = nil, mode: String = "payment",
+                        reference: String? = nil, subscription: String? = nil, livemode: Bool = true,
+                        product: String = "prod_lifetime", price: String = "price_lifetime") -> [UInt8] {
+        let line: JSONValue = .object([("id", .string("li_\(id)")), ("object", .string("item")), ("amount_total", .number(4900)),
+                                       ("currency", .string("eur")), ("quantity", .number(1)),
+                                       ("price", .object([("id", .string(price)), ("object", .string("price")), ("product", .string(product)),
+                                                          ("type", .string(mode == "payment" ? "one_time" : "recurring"))]))])
+        return Array(JSONWriter.serialize(.object([
+            ("id", .string(id)), ("object", .string("checkout.session")), ("mode", .string(mode)), ("status", .string(status)),
+            ("payment_status", .string(payment)), ("livemode", .bool(livemode)), ("created", .number(created / 1000)),
+            ("client_reference_id", reference.map { .string($0) } ?? .null), ("customer", .string("cus_\(id)")),
+            ("subscription", subscription.map { .string($0) } ?? .null),
+            ("payment_intent", intent.map { .object([("id", .string("pi_\(id)")), ("object", .string("payment_intent")), ("status", .string($0))]) } ?? .null),
+            ("metadata", .object([])),
+            ("line_items", .object([("object", .string("list")), ("data", .array(mode == "payment" ? [line] : [])), ("has_more", .bool(false))])),
+        ])).utf8)
+    }
+
+    struct Answer {
+        let at: Int64
+        let bytes: [UInt8]
+    }
+
+    /// A question and the answer it must get, with its source.
+    struct Row {
+        let customer: String
+        let subject: String
+        let at: Int64
+        let reason: String
+        var until: Int64?
+        var scope = production
+        let source: String
+    }
+
+    /// Every life: its answers and the table of what each question must get.
+    static func lives() -> ([Answer], [Row]) {
+        let (t, d, m) = (t0, day, month)
+        var a: [Answer] = []
+        var rows: [Row] = []
+        func sub(_ at: Int64, _ s: Subscription) { a.append(Answer(at: at, bytes: s.bytes)) }
+        func row(_ customer: String, _ subject: String, _ at: Int64, _ reason: String, until: Int64? = nil, scope: LedgerScope = production,
+                 _ source: String) {
+            rows.append(Row(customer: customer, subject: subject, at: at, reason: reason, until: until, scope: scope, source: source))
+        }
+
+        // 1. Renewing monthly: each renewal moves the item's period on.
+        sub(t, Subscription(id: "sub_renew", items: [Item(id: "si_renew", start: t, end: t + m)]))
+        sub(t + m, Subscription(id: "sub_renew", items: [Item(id: "si_renew", start: t + m, end: t + 2 * m)]))
+        row("sub_renew", "prod_basic", t, "subscription", until: t + m, "§3 active: good standing, to the item's current_period_end")
+        row("sub_renew", "prod_basic", t + m - 1, "subscription", until: t + m, "§3 items carry the period (basil)")
+        row("sub_renew", "prod_basic", t + m, "subscription", until: t + 2 * m, "§4 invoice.paid: extend to the new period's end")
+        row("sub_renew", "prod_basic:price_basic_monthly", t + m, "subscription", until: t + 2 * m, "a price named as product:price")
+        row("sub_renew", "prod_basic", t + 2 * m, "expired", "§8 entitled only to current_period_end")
+
+        // 2. A trial converting, and one ending without a payment method (paused).
+        sub(t, Subscription(id: "sub_trial", status: "trialing", items: [Item(id: "si_trial", start: t, end: t + 14 * d)], trialStart: t, trialEnd: t + 14 * d))
+        sub(t + 14 * d, Subscription(id: "sub_trial", items: [Item(id: "si_trial", start: t + 14 * d, end: t + 14 * d + m)], trialStart: t, trialEnd: t + 14 * d))
+        row("sub_trial", "prod_basic", t + d, "subscription", until: t + 14 * d, "§3 trialing: safely provision")
+        row("sub_trial", "prod_basic", t + 14 * d, "subscription", until: t + 14 * d + m, "§3 trialing becomes active after the first payment")
+        sub(t, Subscription(id: "sub_trial_paused", status: "trialing", items: [Item(id: "si_tp", start: t, end: t + 14 * d)], trialStart: t, trialEnd: t + 14 * d))
+        sub(t + 14 * d, Subscription(id: "sub_trial_paused", status: "paused", items: [Item(id: "si_tp", start: t + 14 * d, end: t + 14 * d + m)],
+                                     trialStart: t, trialEnd: t + 14 * d))
+        row("sub_trial_paused", "prod_basic", t + 14 * d - 1, "subscription", until: t + 14 * d, "§3 trialing")
+        row("sub_trial_paused", "prod_basic", t + 14 * d, "paused", "§3 paused: a trial ended without a payment method; §4 revoke")
+
+        // 3. Canceled at period end, and at once.
+        sub(t, Subscription(id: "sub_cpe", items: [Item(id: "si_cpe", start: t, end: t + m)]))
+        sub(t + 10 * d, Subscription(id: "sub_cpe", items: [Item(id: "si_cpe", start: t, end: t + m)], cancelAtPeriodEnd: true, canceledAt: t + 10 * d))
+        sub(t + m, Subscription(id: "sub_cpe", status: "canceled", items: [Item(id: "si_cpe", start: t, end: t + m)], cancelAtPeriodEnd: true,
+                                canceledAt: t + 10 * d, endedAt: t + m))
+        row("sub_cpe", "prod_basic", t + 10 * d, "subscription", until: t + m, "§8 cancel_at_period_end: access until current_period_end")
+        row("sub_cpe", "prod_basic", t + m - 1, "subscription", until: t + m, "§3 canceled_at is the request, not the end")
+        row("sub_cpe", "prod_basic", t + m, "expired", "§4 customer.subscription.deleted: revoke at ended_at")
+        sub(t, Subscription(id: "sub_now", items: [Item(id: "si_now", start: t, end: t + m)]))
+        sub(t + 5 * d, Subscription(id: "sub_now", status: "canceled", items: [Item(id: "si_now", start: t, end: t + m)], canceledAt: t + 5 * d, endedAt: t + 5 * d))
+        row("sub_now", "prod_basic", t + 5 * d - 1, "subscription", until: t + m, "as known before the cancellation")
+        row("sub_now", "prod_basic", t + 5 * d, "expired", "§3 ended_at: when it ended; §8 canceled from ended_at")
+
+        // 4. Past due, then recovered (an invoice paid, or marked paid out of band), canceled or unpaid.
+        for (id, end, endStatus) in [("sub_pd_paid", t + m + 3 * d, "active"), ("sub_pd_canceled", t + m + 20 * d, "canceled"),
+                                     ("sub_pd_unpaid", t + m + 20 * d, "unpaid")] {
+            sub(t, Subscription(id: id, items: [Item(id: "si_\(id)", start: t, end: t + m)]))
+            sub(t + m + 3_600_000, Subscription(id: id, status: "past_due", items: [Item(id: "si_\(id)", start: t + m, end: t + 2 * m)]))
+            sub(end, Subscription(id: id, status: endStatus, items: [Item(id: "si_\(id)", start: t + m, end: t + 2 * m)],
+                                  canceledAt: endStatus == "canceled" ? end : nil, endedAt: endStatus == "canceled" ? end : nil))
+            row(id, "prod_basic", t + m + 3_600_000, "grace-period", until: t + 2 * m, "§8 past_due: entitled for the grace (default: the period collected for)")
+        }
+        row("sub_pd_paid", "prod_basic", t + m + 3 * d, "subscription", until: t + 2 * m, "§4 invoice.paid (or paid out of band): provision when active")
+        row("sub_pd_canceled", "prod_basic", t + m + 20 * d, "expired", "§3 after the retries: canceled; §4 revoke")
+        row("sub_pd_unpaid", "prod_basic", t + m + 20 * d, "billing-retry", "§3 unpaid: Stripe says revoke")
+
+        // 5. Incomplete, then expired unpaid.
+        sub(t, Subscription(id: "sub_incomplete", status: "incomplete", items: [Item(id: "si_inc", start: t, end: t + m)]))
+        sub(t + 23 * 3_600_000, Subscription(id: "sub_incomplete", status: "incomplete_expired", items: [Item(id: "si_inc", start: t, end: t + m)],
+                                             endedAt: t + 23 * 3_600_000))
+        row("sub_incomplete", "prod_basic", t + 1, "pending", "§3 incomplete: the first payment is not made")
+        row("sub_incomplete", "prod_basic", t + 23 * 3_600_000, "expired", "§3 incomplete_expired: terminal")
+
+        // 6. An upgrade with proration: the item's price changes (the same item), or an item is
+        // swapped for another product's.
+        sub(t, Subscription(id: "sub_up", items: [Item(id: "si_up", start: t, end: t + m)]))
+        sub(t + 10 * d, Subscription(id: "sub_up", items: [Item(id: "si_up", product: "prod_pro", price: "price_pro_monthly", amount: 1999, start: t, end: t + m)]))
+        row("sub_up", "prod_pro", t + 10 * d, "subscription", until: t + m, "§4 customer.subscription.updated: plan change")
+        row("sub_up", "prod_basic", t + 10 * d - 1, "subscription", until: t + m, "before the change")
+        row("sub_up", "prod_basic", t + 10 * d, "no-purchase", "the item's price is now another product's")
+        sub(t, Subscription(id: "sub_swap", items: [Item(id: "si_swap_basic", start: t, end: t + m)]))
+        sub(t + 10 * d, Subscription(id: "sub_swap", items: [Item(id: "si_swap_pro", product: "prod_pro", price: "price_pro_monthly", amount: 1999,
+                                                                  start: t + 10 * d, end: t + 10 * d + m)]))
+        row("sub_swap", "prod_basic", t + 10 * d - 1, "subscription", until: t + m, "before the swap")
+        row("sub_swap", "prod_basic", t + 10 * d, "expired", "an item no longer listed was taken off (prorated)")
+        row("sub_swap", "prod_pro", t + 10 * d, "subscription", until: t + 10 * d + m, "the new item's period")
+
+        // 7. Collection paused: the status, so access, unchanged.
+        sub(t, Subscription(id: "sub_pc", items: [Item(id: "si_pc", start: t, end: t + m)]))
+        sub(t + 5 * d, Subscription(id: "sub_pc", items: [Item(id: "si_pc", start: t, end: t + m)], pauseCollection: true))
+        row("sub_pc", "prod_basic", t + 5 * d, "subscription", until: t + m, "§3 pause_collection pauses collection only: status unchanged")
+        row("sub_pc", "prod_basic", t + m, "expired", "§8 entitled only to current_period_end: no renewal answered")
+
+        // 8. Cancel at a date inside the period.
+        sub(t, Subscription(id: "sub_cancel_at", items: [Item(id: "si_ca", start: t, end: t + m)], cancelAt: t + 20 * d))
+        row("sub_cancel_at", "prod_basic", t + d, "subscription", until: t + 20 * d, "§3 cancel_at: a future auto-cancel date")
+        row("sub_cancel_at", "prod_basic", t + 20 * d, "expired", "§3 cancel_at: canceled on that date")
+
+        // 9. One-time Checkout: paid; async succeeded; async failed; expired.
+        a.append(Answer(at: t + 60_000, bytes: session("cs_paid", created: t, status: "complete", payment: "paid", intent: "succeeded")))
+        row("cs_paid", "prod_lifetime", t + 60_000, "non-consumable", "§4 checkout.session.completed: fulfil when paid")
+        row("cs_paid", "prod_lifetime", t + 60_000 - 1, "unknown-customer", "nothing known before Stripe answered")
+        a.append(Answer(at: t + 60_000, bytes: session("cs_async", created: t, status: "complete", payment: "unpaid", intent: "processing")))
+        a.append(Answer(at: t + 2 * d, bytes: session("cs_async", created: t, status: "complete", payment: "paid", intent: "succeeded")))
+        row("cs_async", "prod_lifetime", t + d, "pending", "§4 async payment not finished: not yet")
+        row("cs_async", "prod_lifetime", t + 2 * d, "non-consumable", "§4 checkout.session.async_payment_succeeded: grant")
+        a.append(Answer(at: t + 60_000, bytes: session("cs_failed", created: t, status: "complete", payment: "unpaid", intent: "processing")))
+        a.append(Answer(at: t + 2 * d, bytes: session("cs_failed", created: t, status: "complete", payment: "unpaid", intent: "requires_payment_method")))
+        row("cs_failed", "prod_lifetime", t + d, "pending", "§4 async payment not finished: not yet")
+        row("cs_failed", "prod_lifetime", t + 2 * d, "revoked", "§4 checkout.session.async_payment_failed: never grant")
+        a.append(Answer(at: t + 60_000, bytes: session("cs_expired", created: t, status: "open", payment: "unpaid")))
+        a.append(Answer(at: t + d, bytes: session("cs_expired", created: t, status: "expired", payment: "unpaid")))
+        row("cs_expired", "prod_lifetime", t + 60_000, "pending", "§3 open: not paid yet")
+        row("cs_expired", "prod_lifetime", t + d, "revoked", "§3 expired: never paid")
+
+        // 10. A status Stripe adds later: never entitled (stripe.md §3 lists the eight).
+        sub(t, Subscription(id: "sub_new_status", items: [Item(id: "si_ns", start: t, end: t + m)]))
+        sub(t + d, Subscription(id: "sub_new_status", status: "frozen", items: [Item(id: "si_ns", start: t, end: t + m)]))
+        row("sub_new_status", "prod_basic", t + d, "expired", "a status GateKit does not know never entitles")
+
+        // 11. Test mode, kept apart as Sandbox is.
+        sub(t, Subscription(id: "sub_test", items: [Item(id: "si_test", start: t, end: t + m)], livemode: false))
+        row("sub_test", "prod_basic", t + d, "subscription", until: t + m, scope: sandbox, "§1 test objects: livemode false, in Sandbox")
+        row("sub_test", "prod_basic", t + d, "unknown-customer", "§1 test and live objects can't see each other")
+        return (a, rows)
+    }
+
+    static func ingest(_ answers: [Answer], into ledger: Ledger, options: Ledger.StripeOptions = Ledger.StripeOptions()) throws {
+        for answer in answers { _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: answer.bytes, answeredMs: answer.at), options: options) }
+    }
+
+    static func check(_ rows: [Row], _ ledger: Ledger) throws {
+        for r in rows {
+            let got = try ledger.entitlement(customer: r.customer, to: r.subject, scope: r.scope, at: .asOf(r.at))
+            #expect(got.reason.name == r.reason, "\(r.customer) \(r.subject) at t0+\(r.at - t0): \(r.source)")
+            #expect(got.untilMs == r.until, "until: \(r.customer) \(r.subject) at t0+\(r.at - t0)")
+            if got.productID != nil { #expect(got.store == .stripe) }
+        }
+    }
+
+    @Test func everyLifeInAnyOrderWithRepeats() throws {
+        let (answers, rows) = Self.lives()
+        var rng = SplitMix(seed: 62)
+        var order = answers + answers.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        rng.shuffle(&order)
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("stripe-lives.sqlite")))
+        try Self.ingest(order, into: ledger)
+        try Self.check(rows, ledger)
+        let inOrder = Ledger(store: try TestStores.open(folder.file("stripe-in-order.sqlite")))
+        try Self.ingest(answers.sorted { $0.at < $1.at }, into: inOrder)
+        try Self.check(rows, inOrder)
+        #expect(rows.count >= 40)
+    }
+
+    /// As of each instant the data names (±1 ms), the ledger holding every answer answers as
+    /// one holding only the answers Stripe had given by then: a late answer never rewrites the past.
+    @Test func asOfEveryInstantOnlyWhatWasKnownThenCounts() throws {
+        let (answers, rows) = Self.lives()
+        let folder = TemporaryFolder()
+        let full = Ledger(store: try TestStores.open(folder.file("stripe-all.sqlite")))
+        try Self.ingest(answers, into: full)
+        let growing = Ledger(store: try TestStores.open(folder.file("stripe-growing.sqlite")))
+        let byTime = answers.sorted { $0.at < $1.at }
+        let instants = Set((answers.map(\.at) + rows.map(\.at)).flatMap { [$0 - 1, $0, $0 + 1] }).sorted()
+        let questions = Set(rows.map { "\($0.customer)\u{0}\($0.subject)\u{0}\($0.scope.environment)" }).sorted()
+        var next = 0
+        for x in instants {
+            while next < byTime.count, byTime[next].at <= x {
+                try Self.ingest([byTime[next]], into: growing)
+                next += 1
+            }
+            for q in questions {
+                let parts = q.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+                let scope = parts[2] == "Sandbox" ? Self.sandbox : Self.production
+                let known = try growing.entitlement(customer: parts[0], to: parts[1], scope: scope, at: .asOf(x))
+                let all = try full.entitlement(customer: parts[0], to: parts[1], scope: scope, at: .asOf(x))
+                #expect(all == known, "\(parts[0]) \(parts[1]) at t0+\(x - Self.t0)")
+            }
+        }
+        #expect(instants.count > 40 && questions.count > 15)
+    }
+
+    /// The host's grace for past_due: none, three days, and the default (the period collected for).
+    @Test func thePastDueGraceIsTheHosts() throws {
+        let (t, d, m) = (Self.t0, Self.day, Self.month)
+        let folder = TemporaryFolder()
+        for (grace, at, reason, until) in [(Int64(0), t + m + 3_600_000, "billing-retry", Int64?.none),
+                                           (3 * d, t + m + 2 * d, "grace-period", t + m + 3 * d),
+                                           (3 * d, t + m + 3 * d, "billing-retry", nil)] {
+            let ledger = Ledger(store: try TestStores.open(folder.file("grace-\(grace)-\(at).sqlite")))
+            var options = Ledger.StripeOptions()
+            options.pastDueGraceMs = grace
+            try Self.ingest([Answer(at: t + m + 3_600_000, bytes: Subscription(id: "sub_g", status: "past_due",
+                                                                               items: [Item(id: "si_g", start: t + m, end: t + 2 * m)]).bytes)],
+                            into: ledger, options: options)
+            let got = try ledger.entitlement(customer: "sub_g", to: "prod_basic", scope: Self.production, at: .asOf(at))
+            #expect(got.reason.name == reason && got.untilMs == until, "grace \(grace) at t0+\(at - t)")
+        }
+        var bad = Ledger.StripeOptions()
+        bad.pastDueGraceMs = -5
+        let ledger = Ledger(store: try TestStores.open(folder.file("bad.sqlite")))
+        #expect(throws: GateKitError.self) { try Self.ingest([Answer(at: t, bytes: Subscription(id: "sub_b", items: [Item(id: "si_b", start: t, end: t + m)]).bytes)], into: ledger, options: bad) }
+        bad = Ledger.StripeOptions()
+        bad.accountMetadataKey = "user[id]"
+        #expect(throws: GateKitError.self) { try Self.ingest([Answer(at: t, bytes: Subscription(id: "sub_b", items: [Item(id: "si_b", start: t, end: t + m)]).bytes)], into: ledger, options: bad) }
+    }
+
+    /// The app's user id in the metadata (or a Checkout Session's client_reference_id) links the
+    /// purchase to that app account, which then holds a Play subscription and a Stripe one: one
+    /// question answers for both stores. A later answer never undoes a transfer the host made.
+    @Test func oneAppAccountHoldsAPlayAndAStripePurchase() throws {
+        let (t, m) = (Self.t0, Self.month)
+        let now = Clock.nowMilliseconds()
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("account.sqlite")))
+        let stripe = Subscription(id: "sub_alice", items: [Item(id: "si_alice", product: "prod_web", price: "price_web", start: now - 86_400_000, end: now + m)],
+                                  start: now - 86_400_000, metadata: [("app_user_id", "alice")])
+        #expect(try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: stripe.bytes, answeredMs: now - 1_000)).outcome == .new)
+        let play = PlayLedgerLivesTests.subscription("ACTIVE", start: now - 86_400_000, [.init(product: "app", expiry: now + m, order: "GPA.77")])
+        _ = try ledger.ingestPlaySubscription(Ledger.PlayAnswer(packageName: PlayLedgerLivesTests.package, purchaseToken: "play-token", bytes: play, answeredMs: now - 1_000))
+        #expect(try ledger.link(appUserID: "alice", customer: "play-token", environment: .production) == .linked)
+        let active = try ledger.active(appUserID: "alice", scope: Self.production, at: .now)
+        #expect(Set(active.compactMap(\.productID)) == ["prod_web:price_web", "app:monthly"])
+        #expect(Set(active.compactMap { $0.store?.name }) == ["stripe", "play"])
+        // A Checkout Session's client_reference_id links what it sold.
+        _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Self.session("cs_alice", created: now - 5_000, status: "complete", payment: "paid",
+                                                                                  intent: "succeeded", reference: "alice"), answeredMs: now - 1_000))
+        #expect(try ledger.entitlement(appUserID: "alice", to: "prod_lifetime", scope: Self.production, at: .now).reason == .nonConsumable)
+        // The host moves the subscription to bob; Stripe's next answer still names alice: bob keeps it.
+        #expect(try ledger.link(appUserID: "bob", customer: "sub_alice", environment: .production) == .transferred)
+        var renewed = stripe
+        renewed.cancelAtPeriodEnd = true
+        _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: renewed.bytes, answeredMs: now - 500))
+        #expect(try ledger.entitlement(appUserID: "bob", to: "prod_web", scope: Self.production, at: .now).isEntitled)
+        #expect(try !ledger.entitlement(appUserID: "alice", to: "prod_web", scope: Self.production, at: .now).isEntitled)
+        _ = t
+    }
+
+    /// What is not a Stripe object the ledger reads is refused with the member that is wrong,
+    /// and nothing is recorded.
+    @Test func whatIsNotAStripeObjectIsRefusedWithItsReason() throws {
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("refused.sqlite")))
+        let good = String(decoding: Subscription(id: "sub_x", items: [Item(id: "si_x", start: Self.t0, end: Self.t0 + Self.month)]).bytes, as: UTF8.self)
+        let cases: [(String, String)] = [
+            ("not json", "not JSON"),
+            (#"{"object":"invoice","id":"in_1"}"#, "\"invoice\""),
+            (#"{"id":"sub_1"}"#, "no \"object\""),
+            (good.replacingOccurrences(#""status":"active""#, #""status":7"#), "status is not a string"),
+            (good.replacingOccurrences(#""livemode":true"#, #""livemode":"yes""#), "livemode is not true or false"),
+            (good.replacingOccurrences(#""has_more":false"#, #""has_more":true"#), "more pages"),
+            (good.replacingOccurrences(#""current_period_end""#, #""period_end""#), "2025-03-31.basil"),
+            (String(decoding: Self.session("cs_x", created: Self.t0, status: "complete", payment: "paid"), as: UTF8.self)
+                .replacingOccurrences(#""line_items":{"object":"list","data":[{"#, #""line_items_not":{"object":"list","data":[{"#),
+             "without its line items"),
+        ]
+        for (body, reason) in cases {
+            do {
+                _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Array(body.utf8), answeredMs: nil))
+                Issue.record("accepted: \(body.prefix(60))")
+            } catch {
+                #expect(error.code == .ESTRIPE_OBJECT && error.message.contains(reason), "\(reason): \(error.message)")
+            }
+        }
+        #expect(try ledger.entitlement(customer: "sub_x", to: "prod_basic", scope: Self.production, at: .now).reason == .unknownCustomer)
+        // An answer from the future is refused.
+        #expect(throws: GateKitError.self) { try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Array(good.utf8), answeredMs: Clock.nowMilliseconds() + 60_000)) }
+        // Money exact in the currency's minor unit.
+        #expect(StripeMoney(currency: "usd", minorUnits: 999).milliunits == 9990)
+        #expect(StripeMoney(currency: "jpy", minorUnits: 500).milliunits == 500_000)
+        #expect(StripeMoney(currency: "kwd", minorUnits: 5120).milliunits == 5120)
+        #expect(StripeMoney(currency: "ugx", minorUnits: 500).milliunits == 5000)
+        #expect(StripeMoney(currency: "usd", minorUnits: .max).milliunits == nil)
+    }
+}

@@ -1,0 +1,175 @@
+/* Stripe in the entitlement ledger: durable ingestion of Stripe Subscription answers, one call
+ * per answer, beside a raw SQLite insert of the same bytes durable the same way, and the same
+ * ingestion on tmpfs (GateKit's own work per answer, fsync free) beside Play's answers of the
+ * same life on tmpfs; then ledger_is_entitled by entitlement name for a Stripe customer, warm
+ * and cold, beside a raw indexed lookup of its rows. */
+#include "bench.h"
+#include "bench_ledger_data.h"
+
+#include <gatekit.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <time.h>
+
+static char folder[] = "/tmp/gatekit-bench-stripe-XXXXXX";
+static char shm[] = "/dev/shm/gatekit-bench-stripe-XXXXXX";
+
+/* Subscription n after renewal k, as GET /v1/subscriptions/{id} answers (2025-03-31.basil+),
+ * malloc'd: an active monthly subscription whose item's period is the k-th month from base. */
+static char *stripe_answer(long n, int k, long long base_s) {
+    long long start = base_s + (long long)k * 2592000, end = start + 2592000;
+    char *json = malloc(1400);
+    snprintf(json, 1400,
+             "{\"id\":\"sub_bench%ld\",\"object\":\"subscription\",\"customer\":\"cus_bench%ld\",\"status\":\"active\","
+             "\"livemode\":true,\"start_date\":%lld,\"billing_cycle_anchor\":%lld,\"cancel_at_period_end\":false,\"cancel_at\":null,"
+             "\"canceled_at\":null,\"ended_at\":null,\"trial_start\":null,\"trial_end\":null,\"pause_collection\":null,"
+             "\"collection_method\":\"charge_automatically\",\"currency\":\"usd\",\"latest_invoice\":\"in_bench%ld_%d\","
+             "\"metadata\":{\"app_user_id\":\"user-%ld\"},\"items\":{\"object\":\"list\",\"has_more\":false,\"total_count\":1,"
+             "\"url\":\"/v1/subscription_items?subscription=sub_bench%ld\",\"data\":[{\"id\":\"si_bench%ld\",\"object\":"
+             "\"subscription_item\",\"created\":%lld,\"quantity\":1,\"current_period_start\":%lld,\"current_period_end\":%lld,"
+             "\"metadata\":{},\"price\":{\"id\":\"price_pro_monthly\",\"object\":\"price\",\"active\":true,\"currency\":\"usd\","
+             "\"product\":\"prod_pro\",\"type\":\"recurring\",\"unit_amount\":999,\"unit_amount_decimal\":\"999\","
+             "\"recurring\":{\"interval\":\"month\",\"interval_count\":1,\"usage_type\":\"licensed\"}}}]}}",
+             n, n, base_s, base_s, n, k, n, n, n, base_s, start, end);
+    return json;
+}
+
+/* The reference: the same answers inserted with plain SQLite, one durable transaction each, into
+ * a table shaped like the rows an answer makes (its item with the bytes, its version). */
+static double raw_insert_rate(char **answers, int n, const char *dir) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/raw.sqlite", dir);
+    sqlite3 *db;
+    sqlite3_open(path, &db);
+    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+                     "CREATE TABLE t(id INTEGER PRIMARY KEY, transaction_id TEXT, original_transaction_id TEXT, product_id TEXT,"
+                     " expires_ms INTEGER, signed_ms INTEGER, identity TEXT, body TEXT, UNIQUE(transaction_id, identity));"
+                     "CREATE INDEX t_by_original ON t(original_transaction_id);", NULL, NULL, NULL);
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(db, "INSERT INTO t(transaction_id, original_transaction_id, product_id, expires_ms, signed_ms, identity, body)"
+                           " VALUES (?1, ?2, 'prod_pro:price_pro_monthly', ?3, ?3, ?4, ?5)", -1, &st, NULL);
+    uint64_t t0 = bench_now_ns();
+    for (int i = 0; i < n; i++) {
+        char tid[32], sub[32], identity[65];
+        snprintf(tid, sizeof tid, "si_bench%d", i / 4);
+        snprintf(sub, sizeof sub, "sub_bench%d", i / 4);
+        snprintf(identity, sizeof identity, "%064d", i);
+        sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+        sqlite3_bind_text(st, 1, tid, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 2, sub, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st, 3, i);
+        sqlite3_bind_text(st, 4, identity, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 5, answers[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) { fprintf(stderr, "raw insert: %s\n", sqlite3_errmsg(db)); exit(1); }
+        sqlite3_reset(st);
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    }
+    double rate = n / seconds_since(t0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rate;
+}
+
+/* Answer i was given a minute into its period (Stripe answers each renewal as it happens). */
+static long long answered_ms(int i, long long base_s) { return (base_s + (long long)(i % 4) * 2592000 + 60) * 1000; }
+
+static double ingest_rate(gatekit_store *s, char **answers, int n, long long base_s) {
+    uint64_t t0 = bench_now_ns();
+    for (int i = 0; i < n; i++) {
+        if (ledger_ingest_stripe(NULL, s, answers[i], strlen(answers[i]), answered_ms(i, base_s), NULL) < 0) {
+            fprintf(stderr, "ledger_ingest_stripe: %s\n", gatekit_last_error());
+            exit(1);
+        }
+    }
+    return n / seconds_since(t0);
+}
+
+typedef struct {
+    gatekit_store *store;
+    gatekit_ledger_query q;
+    long customers, next;
+    int warm;
+    sqlite3_stmt *raw;
+} lookup_ctx;
+
+static void customer_of(lookup_ctx *c, char *out, size_t cap) {
+    long n = c->warm ? 7 : (c->next++ * 7919) % c->customers;  /* 7919 is prime: every customer once */
+    snprintf(out, cap, "sub_bench%ld", n);
+}
+
+static int body_entitled(void *p) {
+    lookup_ctx *c = p;
+    char customer[64];
+    customer_of(c, customer, sizeof customer);
+    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
+    return ledger_is_entitled(&e, c->store, &c->q, customer, "pro") != 1;
+}
+
+static int body_raw(void *p) {
+    lookup_ctx *c = p;
+    char customer[64];
+    customer_of(c, customer, sizeof customer);
+    sqlite3_bind_text(c->raw, 1, customer, -1, SQLITE_TRANSIENT);
+    int rows = 0;
+    while (sqlite3_step(c->raw) == SQLITE_ROW) rows++;
+    sqlite3_reset(c->raw);
+    return rows == 0;
+}
+
+int main(int argc, char **argv) {
+    (void)argc; (void)argv;
+    if (!mkdtemp(folder) || !mkdtemp(shm)) { perror("mkdtemp"); return 2; }
+    long long now_s = (long long)time(NULL), base_s = now_s - 3 * 2592000 - 86400;
+    enum { N = 2000 };
+    char **answers = malloc(sizeof(char *) * N);
+    for (int i = 0; i < N; i++) answers[i] = stripe_answer(i / 4, i % 4, base_s);  /* 500 subscriptions × 4 periods */
+    printf("\n## Stripe in the ledger\n\nDurable: a real file system (%s), WAL, synchronous=FULL; each call is one transaction on\n"
+           "disk when it returns. %d Subscription answers (%zu bytes each): 500 subscriptions × 4 monthly periods.\n", folder, N,
+           strlen(answers[0]));
+    printf("\n### Ingestion of %d Stripe answers\n\n| measurement | answers/s | per answer | ratio to the reference |\n|---|---:|---:|---:|\n", N);
+    double raw = raw_insert_rate(answers, N, folder);
+    printf("| reference: raw SQLite insert of the same bytes, one durable transaction each | %.0f | %.1f µs | 1.00× |\n", raw, 1e6 / raw);
+    gatekit_store *s = open_store(folder, "stripe.sqlite");
+    double rate = ingest_rate(s, answers, N, base_s);
+    gatekit_store_close(s);
+    printf("| **ledger_ingest_stripe, one call per answer** | **%.0f** | %.1f µs | **%.2f×** |\n", rate, 1e6 / rate, rate / raw);
+    gatekit_store *t = open_store(shm, "tmpfs.sqlite");
+    double tmpfs = ingest_rate(t, answers, N, base_s);
+    if (ledger_declare_catalog(t, "{\"correction\":\"the benchmark's purchases predate it\",\"products\":{"
+                                  "\"prod_pro\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]}}}", 1) != 0) {
+        fprintf(stderr, "ledger_declare_catalog: %s\n", gatekit_last_error());
+        return 1;
+    }
+    printf("| one call per answer on tmpfs (fsync free: GateKit's own work left) | %.0f | %.1f µs | %.2f× |\n", tmpfs, 1e6 / tmpfs, tmpfs / raw);
+
+    printf("\n### ledger_is_entitled(\"pro\") for a Stripe customer (500 subscriptions, tmpfs)\n\n"
+           "| question | median | p90 | raw SQLite indexed lookup of the rows | ratio |\n|---|---:|---:|---:|---:|\n");
+    char path[700];
+    snprintf(path, sizeof path, "%s/tmpfs.sqlite", shm);
+    sqlite3 *db;
+    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    lookup_ctx c = {.store = t, .customers = N / 4, .warm = 1};
+    if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) return 1;
+    c.q.environment = "Production";
+    sqlite3_prepare_v2(db, "SELECT transaction_id, expires_ms FROM ledger_transactions WHERE environment = 'Production'"
+                           " AND test_signed = 0 AND original_transaction_id = ?1", -1, &c.raw, NULL);
+    bench_stats warm = bench_run(body_entitled, &c, 2000, 20000), warmRaw = bench_run(body_raw, &c, 2000, 20000);
+    c.warm = 0;
+    c.store = open_store(shm, "tmpfs.sqlite");
+    bench_stats cold = bench_run(body_entitled, &c, 0, N / 4);
+    gatekit_store_close(c.store);
+    c.next = 0;
+    bench_stats coldRaw = bench_run(body_raw, &c, 0, N / 4);
+    sqlite3_finalize(c.raw);
+    sqlite3_close(db);
+    printf("| warm | %.2f µs | %.2f µs | %.2f µs | %.1f× |\n", warm.median / 1e3, warm.p90 / 1e3, warmRaw.median / 1e3,
+           warm.median / warmRaw.median);
+    printf("| cold (a new handle, each customer once) | %.1f µs | %.1f µs | %.1f µs | %.1f× |\n", cold.median / 1e3, cold.p90 / 1e3,
+           coldRaw.median / 1e3, cold.median / coldRaw.median);
+    gatekit_store_close(t);
+    for (int i = 0; i < N; i++) free(answers[i]);
+    free(answers);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", folder, shm);
+    return system(cmd) == 0 ? 0 : 1;
+}
