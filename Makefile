@@ -173,11 +173,13 @@ demo: build
 
 # The suites run against a private PostgreSQL server too (scripts/with-postgres.sh starts and
 # stops it) and against local HTTPS stand-ins on loopback of the App Store Server API
-# (scripts/with-appstore-standin.sh) and of Google's Play endpoints (scripts/with-play-standin.sh).
-# GATEKIT_REQUIRE_POSTGRES, _DESKTOP (the private D-Bus session of the portal tests), _APPSTORE
-# and _PLAY make a missing service a failure, never a skip.
+# (scripts/with-appstore-standin.sh), of Google's Play endpoints (scripts/with-play-standin.sh) and of
+# Stripe's API (scripts/with-stripe-standin.sh). GATEKIT_REQUIRE_POSTGRES, _DESKTOP (the private
+# D-Bus session of the portal tests), _APPSTORE, _PLAY and _STRIPE make a missing service a failure,
+# never a skip.
 WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_REQUIRE_APPSTORE=1 GATEKIT_REQUIRE_BROWSER=1 \
-                 GATEKIT_REQUIRE_PLAY=1 scripts/with-postgres.sh scripts/with-appstore-standin.sh scripts/with-play-standin.sh
+                 GATEKIT_REQUIRE_PLAY=1 GATEKIT_REQUIRE_STRIPE=1 scripts/with-postgres.sh scripts/with-appstore-standin.sh \
+                 scripts/with-play-standin.sh scripts/with-stripe-standin.sh
 
 test: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-stages
@@ -192,7 +194,7 @@ BESIDE_DIST_LOG   := $(C_OUT)/beside-dist.log
 test-stages:
 	@$(MAKE) --no-print-directory test-abi test-demo test-swift
 	@{ $(MAKE) --no-print-directory static fuzz-build && \
-	   scripts/with-appstore-standin.sh scripts/with-play-standin.sh $(MAKE) --no-print-directory test-c-local; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
+	   scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-python; status=$$?; \
 	  if wait $$beside; then grep -E ' passed, ' $(BESIDE_PYTEST_LOG); \
 	  else tail -40 $(BESIDE_PYTEST_LOG); echo "make test: the builds or the C tests beside pytest failed (log: $(BESIDE_PYTEST_LOG))" >&2; exit 1; fi; \

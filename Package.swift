@@ -74,9 +74,9 @@ let package = Package(
         core("AppStoreAPI", ["Support", "AppStoreSigning", "JWS", "HTTPS"]),
         // Google Play: the Play Developer API (a service account's OAuth) and RTDN push verification.
         core("PlayAPI", ["Support", "Crypto", "HTTPS", "PlayData"]),
-        core("StripeAPI", ["Support", "Crypto"]),
+        core("StripeAPI", ["Support", "Crypto", "HTTPS"]),
         // The ledger kept in step with Apple's API: notification-history sync, refreshes.
-        core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayData", "PlayAPI"]),
+        core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayData", "PlayAPI", "StripeAPI"]),
         // The ordered list of the domains' migrations: the one layer that sees every domain
         // owning tables.
         core("Schema", ["Store", "EULA", "Permissions", "Ledger", "LedgerSync"]),

@@ -45,8 +45,10 @@ run_tests() {
 services=() pg_filter="not postgresql"
 case "$domain" in
     api) services=(scripts/with-appstore-standin.sh); export GATEKIT_REQUIRE_APPSTORE=1 ;;
-    ledger) services=(scripts/with-appstore-standin.sh scripts/with-play-standin.sh); export GATEKIT_REQUIRE_APPSTORE=1 GATEKIT_REQUIRE_PLAY=1 ;;
+    ledger) services=(scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh)
+            export GATEKIT_REQUIRE_APPSTORE=1 GATEKIT_REQUIRE_PLAY=1 GATEKIT_REQUIRE_STRIPE=1 ;;
     play) services=(scripts/with-play-standin.sh); export GATEKIT_REQUIRE_PLAY=1 ;;
+    stripe) services=(scripts/with-stripe-standin.sh); export GATEKIT_REQUIRE_STRIPE=1 ;;
     store) services=(scripts/with-postgres.sh); pg_filter=""; export GATEKIT_REQUIRE_POSTGRES=1 ;;
 esac
 export -f run_tests; export c_tests py_tests stages pg_filter

@@ -80,6 +80,18 @@ print("".join(l for l in open("/proc/self/maps") if "libsqlite3" in l))' "$work/
     else
         fail "the wheel's Play stand-in: $asked $(tail -3 "$work/play-standin.log" 2>/dev/null)"
     fi
+    # And the Stripe stand-in: the wheel's tool reads its subscription with its test key.
+    "${clean[@]}" "$work/standin-venv/bin/python" -m gatekit.standin.stripe "$work/stripe-standin" 2>"$work/stripe-standin.log" &
+    standin=$!
+    for _ in $(seq 300); do [ -s "$work/stripe-standin/env" ] || ! kill -0 "$standin" 2>/dev/null && break; sleep 0.05; done
+    asked=$(. "$work/stripe-standin/env" 2>/dev/null && "${clean[@]}" "$work/standin-venv/bin/gatekit" stripe get /v1/subscriptions/sub_standin \
+        --api-key-file "$GATEKIT_TEST_STRIPE_KEY_FILE" --base-url "$GATEKIT_TEST_STRIPE_URL" --ca-file "$GATEKIT_TEST_STRIPE_CA" 2>&1)
+    kill "$standin" 2>/dev/null; wait "$standin" 2>/dev/null
+    if grep -q '"id": "sub_standin"' <<<"$asked" && grep -q '"version": "2026-06-24.dahlia"' "$work/stripe-standin/requests.jsonl" 2>/dev/null; then
+        ok "python -m gatekit.standin.stripe from the wheel serves the wheel's tool (its subscription, the pinned version logged)"
+    else
+        fail "the wheel's Stripe stand-in: $asked $(tail -3 "$work/stripe-standin.log" 2>/dev/null)"
+    fi
     meta=$(unzip -p "$wheel" '*.dist-info/METADATA')
     if grep -q '^Name: libgatekit' <<<"$meta" && grep -qE '^License(-Expression)?: MIT' <<<"$meta" && grep -q '^Requires-Python: >=3.9' <<<"$meta" &&
        grep -q '^Classifier: ' <<<"$meta" && grep -q '^Provides-Extra: standin' <<<"$meta" &&

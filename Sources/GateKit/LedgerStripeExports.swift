@@ -1,5 +1,7 @@
 import CGateKitHeader
 import GateKitLedger
+import GateKitLedgerSync
+import GateKitStripeAPI
 import GateKitStripeData
 import GateKitSupport
 
@@ -43,5 +45,83 @@ public func ledgerIngestStripe(_ out: OutString?, _ store: OpaquePointer?, _ obj
         let answer = Ledger.StripeAnswer(bytes: Array(try Arguments.buffer(object, len, "object")), answeredMs: answeredMs == 0 ? nil : answeredMs)
         let core = try stripeOptions(options)
         return try reported(out) { () throws(GateKitError) in try ledger.ingestStripeObject(answer, options: core) }
+    }
+}
+
+@c(ledger_refresh_stripe)
+public func ledgerRefreshStripe(_ out: OutString?, _ store: OpaquePointer?, _ client: OpaquePointer?, _ objectID: UnsafePointer<CChar>?,
+                                _ options: UnsafePointer<gatekit_ledger_stripe_options>?) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("ledger_refresh_stripe") { () throws(GateKitError) in
+        let ledger = try ledger(store)
+        let stripe = try stripeClient(client)
+        let id = try Arguments.string(objectID, "object_id")
+        let core = try stripeOptions(options)
+        return try withStripeFailure(out) { () throws(GateKitError) in
+            try reported(out) { () throws(GateKitError) in try ledger.refreshStripe(objectID: id, client: stripe, options: core) }
+        }
+    }
+}
+
+@c(ledger_ingest_stripe_webhook)
+public func ledgerIngestStripeWebhook(_ out: OutString?, _ store: OpaquePointer?, _ client: OpaquePointer?,
+                                      _ signatureHeader: UnsafePointer<CChar>?, _ body: UnsafeRawPointer?, _ bodyLength: Int,
+                                      _ secrets: UnsafePointer<UnsafePointer<CChar>?>?, _ secretCount: Int, _ toleranceSeconds: Int32,
+                                      _ options: UnsafePointer<gatekit_ledger_stripe_options>?) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("ledger_ingest_stripe_webhook") { () throws(GateKitError) in
+        let ledger = try ledger(store)
+        let stripe = try stripeClient(client)
+        let (header, bytes) = try webhookDelivery(signatureHeader, body, bodyLength)
+        let verifier = try webhookVerifier(secrets, secretCount, toleranceSeconds)
+        let core = try stripeOptions(options)
+        let report = try withStripeFailure(out) { () throws(GateKitError) in
+            try ledger.ingestStripeWebhook(body: Array(bytes), signatureHeader: header, verifier: verifier, client: stripe, options: core)
+        }
+        if let out { out.pointee = try Owned.cString(report.json) }
+        return report.ingested?.outcome.rawValue ?? GATEKIT_OK
+    }
+}
+
+/// Bytes of `gatekit_ledger_stripe_sync_options` per version.
+private let stripeSyncOptionsSizes = [MemoryLayout<gatekit_ledger_stripe_sync_options>.size]
+
+@c(ledger_stripe_sync_options_init)
+public func ledgerStripeSyncOptionsInit(_ options: UnsafeMutablePointer<gatekit_ledger_stripe_sync_options>?, _ version: UInt32) -> Int32 {
+    exportBoundary("ledger_stripe_sync_options_init") { () throws(GateKitError) in
+        let rc = try Arguments.initialiseVersioned(options, version: version, sizes: stripeSyncOptionsSizes, "gatekit_ledger_stripe_sync_options")
+        guard let options else { return rc }
+        let defaults = StripeSync.Options()
+        options.pointee.overlap_ms = defaults.overlapMs
+        options.pointee.lease_ms = defaults.leaseMs
+        return rc
+    }
+}
+
+@c(ledger_sync_stripe)
+public func ledgerSyncStripe(_ out: OutString?, _ store: OpaquePointer?, _ client: OpaquePointer?,
+                             _ sync: UnsafePointer<gatekit_ledger_stripe_sync_options>?,
+                             _ options: UnsafePointer<gatekit_ledger_stripe_options>?) -> Int32 {
+    out?.pointee = nil
+    return exportBoundary("ledger_sync_stripe") { () throws(GateKitError) in
+        let ledger = try ledger(store)
+        let stripe = try stripeClient(client)
+        var core = StripeSync.Options()
+        if sync != nil {
+            let o = try Arguments.versioned(sync, sizes: stripeSyncOptionsSizes, zero: gatekit_ledger_stripe_sync_options(),
+                                            initializer: "ledger_stripe_sync_options_init")
+            guard o.budget_ms >= 0, o.budget_ms <= 86_400_000, o.max_pages >= 0, o.overlap_ms >= 0, o.overlap_ms <= 2_592_000_000,
+                  o.lease_ms > 0, o.lease_ms <= 86_400_000 else {
+                throw .invalid("budget_ms (at most a day), max_pages and overlap_ms (at most the 30 days Stripe keeps) must not be negative; lease_ms is 1 ms to a day")
+            }
+            core.overlapMs = o.overlap_ms
+            core.budgetMs = o.budget_ms == 0 ? core.budgetMs : o.budget_ms
+            core.maximumPages = o.max_pages == 0 ? nil : Int(o.max_pages)
+            core.leaseMs = o.lease_ms
+        }
+        core.ingest = try stripeOptions(options)
+        let report = try withStripeFailure(out) { () throws(GateKitError) in try StripeSync.run(ledger: ledger, client: stripe, options: core) }
+        if let out { out.pointee = try Owned.cString(report.json) }
+        return report.outcome.rawValue
     }
 }

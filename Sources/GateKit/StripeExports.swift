@@ -10,26 +10,38 @@ public func stripeVerifyWebhook(_ out: UnsafeMutablePointer<UnsafeMutablePointer
                                 _ secretCount: Int, _ toleranceSeconds: Int32, _ nowSeconds: Int64) -> Int32 {
     out?.pointee = nil
     return exportBoundary("stripe_verify_webhook") { () throws(GateKitError) in
-        let header = try Arguments.string(signatureHeader, "signature_header")
-        guard bodyLength >= 0 else { throw .invalid("body_len is negative") }
-        guard bodyLength <= StripeWebhookVerifier.maximumBodyLength else {
-            throw GateKitError(.ETOOLARGE, "body_len \(bodyLength) is over \(StripeWebhookVerifier.maximumBodyLength) bytes (a Stripe event is a few KB)")
-        }
-        let bytes = try Arguments.buffer(body, bodyLength, "body")
-        guard let secrets else { throw .invalid("secrets is NULL") }
-        guard (1...StripeWebhookVerifier.maximumSecrets).contains(secretCount) else {
-            throw .invalid("secret_count must be 1 to \(StripeWebhookVerifier.maximumSecrets), not \(UInt(bitPattern: secretCount))")
-        }
-        var given: [String] = []
-        for i in 0..<secretCount { given.append(try Arguments.string(secrets[i], "secrets[\(i)]")) }
-        guard toleranceSeconds >= 0 else { throw .invalid("tolerance_s is negative (0: 300 s)") }
+        let (header, bytes) = try webhookDelivery(signatureHeader, body, bodyLength)
+        let verifier = try webhookVerifier(secrets, secretCount, toleranceSeconds)
         guard nowSeconds >= 0 else { throw .invalid("now_s is negative (0: this host's clock)") }
-        let verifier = try StripeVerifiers.shared.verifier(secrets: given, toleranceSeconds: toleranceSeconds == 0
-                                                               ? StripeWebhookVerifier.defaultToleranceSeconds : Int(toleranceSeconds))
         let event = try verifier.verify(body: bytes, signatureHeader: header, nowSeconds: nowSeconds == 0 ? nil : nowSeconds)
         if let out { out.pointee = try Owned.cString(event.json) }
         return GATEKIT_OK
     }
+}
+
+/// A delivery's Stripe-Signature header and body, checked as include/gatekit/stripe.h says.
+func webhookDelivery(_ signatureHeader: UnsafePointer<CChar>?, _ body: UnsafeRawPointer?,
+                     _ bodyLength: Int) throws(GateKitError) -> (String, UnsafeRawBufferPointer) {
+    let header = try Arguments.string(signatureHeader, "signature_header")
+    guard bodyLength >= 0 else { throw .invalid("body_len is negative") }
+    guard bodyLength <= StripeWebhookVerifier.maximumBodyLength else {
+        throw GateKitError(.ETOOLARGE, "body_len \(bodyLength) is over \(StripeWebhookVerifier.maximumBodyLength) bytes (a Stripe event is a few KB)")
+    }
+    return (header, try Arguments.buffer(body, bodyLength, "body"))
+}
+
+/// The verifier of an endpoint's secrets and tolerance (0: 300 s), kept for the next delivery.
+func webhookVerifier(_ secrets: UnsafePointer<UnsafePointer<CChar>?>?, _ secretCount: Int,
+                     _ toleranceSeconds: Int32) throws(GateKitError) -> StripeWebhookVerifier {
+    guard let secrets else { throw .invalid("secrets is NULL") }
+    guard (1...StripeWebhookVerifier.maximumSecrets).contains(secretCount) else {
+        throw .invalid("secret_count must be 1 to \(StripeWebhookVerifier.maximumSecrets), not \(UInt(bitPattern: secretCount))")
+    }
+    var given: [String] = []
+    for i in 0..<secretCount { given.append(try Arguments.string(secrets[i], "secrets[\(i)]")) }
+    guard toleranceSeconds >= 0 else { throw .invalid("tolerance_s is negative (0: 300 s)") }
+    return try StripeVerifiers.shared.verifier(secrets: given, toleranceSeconds: toleranceSeconds == 0
+                                                   ? StripeWebhookVerifier.defaultToleranceSeconds : Int(toleranceSeconds))
 }
 
 /// The verifiers of the secrets hosts passed lately: an endpoint verifies every delivery with

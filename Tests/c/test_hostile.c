@@ -114,6 +114,9 @@ typedef enum {
     PS_OPTIONS, /* const gatekit_ledger_play_sync_options * that may be NULL (the defaults) */
     OPT_P_CLIENT, /* gatekit_play_client * that may be NULL (ledger_set_play_refresher: detach) */
     ST_OPTIONS, /* const gatekit_ledger_stripe_options * that may be NULL (the defaults) */
+    SC_OPTIONS, /* const gatekit_stripe_client_options * (required) */
+    S_CLIENT,   /* gatekit_stripe_client * (required): one whose server refuses connections */
+    SS_OPTIONS, /* const gatekit_ledger_stripe_sync_options * that may be NULL (the defaults) */
 } kind;
 
 enum { MAX_ARGS = 10 };
@@ -481,6 +484,22 @@ static int call_ledger_ingest_stripe(arg *a) {
     return free_out(ledger_ingest_stripe((char **)a[0].p, (gatekit_store *)a[1].p, a[2].p, a[3].n, a[4].ll,
                                          (const gatekit_ledger_stripe_options *)a[5].p), a);
 }
+static int call_ledger_refresh_stripe(arg *a) {
+    return free_out(ledger_refresh_stripe((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_stripe_client *)a[2].p, a[3].s,
+                                          (const gatekit_ledger_stripe_options *)a[4].p), a);
+}
+static int call_ledger_ingest_stripe_webhook(arg *a) {
+    return free_out(ledger_ingest_stripe_webhook((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_stripe_client *)a[2].p, a[3].s, a[4].p,
+                                                 a[5].n, (const char *const *)a[6].p, a[7].n, a[8].i,
+                                                 (const gatekit_ledger_stripe_options *)a[9].p), a);
+}
+static int call_ledger_stripe_sync_options_init(arg *a) {
+    return ledger_stripe_sync_options_init((gatekit_ledger_stripe_sync_options *)a[0].p, (unsigned)a[1].i);
+}
+static int call_ledger_sync_stripe(arg *a) {
+    return free_out(ledger_sync_stripe((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_stripe_client *)a[2].p,
+                                       (const gatekit_ledger_stripe_sync_options *)a[3].p, (const gatekit_ledger_stripe_options *)a[4].p), a);
+}
 static int call_ledger_play_sync_options_init(arg *a) {
     return ledger_play_sync_options_init((gatekit_ledger_play_sync_options *)a[0].p, (unsigned)a[1].i);
 }
@@ -594,6 +613,22 @@ static int call_play_client_new(arg *a) {
     return rc;
 }
 static int call_play_client_free(arg *a) { play_client_free(PC(a[0].p)); return 0; }
+#define SC(p) ((gatekit_stripe_client *)(p))
+static int call_stripe_client_options_init(arg *a) { return stripe_client_options_init((gatekit_stripe_client_options *)a[0].p, (unsigned)a[1].i); }
+static int call_stripe_client_new(arg *a) {
+    int rc = stripe_client_new((gatekit_stripe_client **)a[0].p, (const gatekit_stripe_client_options *)a[1].p);
+    if (rc == 0 && a[0].p) stripe_client_free(*(gatekit_stripe_client **)a[0].p);
+    return rc;
+}
+static int call_stripe_client_free(arg *a) { stripe_client_free(SC(a[0].p)); return 0; }
+static int call_stripe_client_is_test(arg *a) {
+    int rc = stripe_client_is_test(SC(a[0].p));
+    return rc < 0 ? rc : 0;
+}
+static int call_stripe_api_version(arg *a) { (void)a; return stripe_api_version() ? 0 : -1; }
+static int call_stripe_get(arg *a) { return free_outs(stripe_get(OS(a[0].p), SC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_stripe_post(arg *a) { return free_outs(stripe_post(OS(a[0].p), SC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
+static int call_stripe_list(arg *a) { return free_outs(stripe_list(OS(a[0].p), SC(a[1].p), a[2].s, a[3].s, a[4].i), a[0].p, NULL); }
 static int call_play_subscription_get(arg *a) { return free_outs(play_subscription_get(OS(a[0].p), PC(a[1].p), a[2].s), a[0].p, NULL); }
 static int call_play_subscription_revoke(arg *a) { return free_outs(play_subscription_revoke(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
 static int call_play_subscription_cancel(arg *a) { return free_outs(play_subscription_cancel(OS(a[0].p), PC(a[1].p), a[2].s, a[3].s), a[0].p, NULL); }
@@ -754,6 +789,11 @@ static const api_entry api[] = {
     {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_stripe_options_init", call_ledger_stripe_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_ingest_stripe", call_ledger_ingest_stripe, {OPT_OUT, STORE, DATA, LEN, AT_MS, ST_OPTIONS, END}, 0},
+    {"ledger_stripe_sync_options_init", call_ledger_stripe_sync_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_sync_stripe", call_ledger_sync_stripe, {OPT_OUT, STORE, S_CLIENT, SS_OPTIONS, ST_OPTIONS, END}, 0},
+    {"ledger_refresh_stripe", call_ledger_refresh_stripe, {OPT_OUT, STORE, S_CLIENT, STR, ST_OPTIONS, END}, 0},
+    {"ledger_ingest_stripe_webhook", call_ledger_ingest_stripe_webhook,
+     {OPT_OUT, STORE, S_CLIENT, STR, DATA, LEN, IDS, ID_COUNT, INT, ST_OPTIONS}, 0},
     {"ledger_sync_play", call_ledger_sync_play, {OPT_OUT, STORE, P_CLIENT, PS_OPTIONS, END}, 0},
     {"ledger_set_play_refresher", call_ledger_set_play_refresher, {STORE, OPT_P_CLIENT, END}, 0},
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
@@ -823,6 +863,14 @@ static const api_entry api[] = {
     {"play_client_options_init", call_play_client_options_init, {OPTS_INIT, INT, END}, 0},
     {"play_client_new", call_play_client_new, {OUT_PTR, P_OPTIONS, END}, 0},
     {"play_client_free", call_play_client_free, {FREE_PTR, END}, 1},
+    {"stripe_client_options_init", call_stripe_client_options_init, {OPTS_INIT, INT, END}, 0},
+    {"stripe_client_new", call_stripe_client_new, {OUT_PTR, SC_OPTIONS, END}, 0},
+    {"stripe_client_free", call_stripe_client_free, {FREE_PTR, END}, 1},
+    {"stripe_client_is_test", call_stripe_client_is_test, {S_CLIENT, END}, 0},
+    {"stripe_api_version", call_stripe_api_version, {END}, 1},
+    {"stripe_get", call_stripe_get, {OPT_OUT, S_CLIENT, STR, OPT_STR, END}, 0},
+    {"stripe_post", call_stripe_post, {OPT_OUT, S_CLIENT, STR, OPT_STR, END}, 0},
+    {"stripe_list", call_stripe_list, {OPT_OUT, S_CLIENT, STR, OPT_STR, INT, END}, 0},
     {"play_subscription_get", call_play_subscription_get, {OPT_OUT, P_CLIENT, STR, END}, 0},
     {"play_subscription_revoke", call_play_subscription_revoke, {OPT_OUT, P_CLIENT, STR, JSON_OBJ, END}, 0},
     {"play_subscription_cancel", call_play_subscription_cancel, {OPT_OUT, P_CLIENT, STR, JSON_OBJ, END}, 0},
@@ -912,6 +960,10 @@ static gatekit_appstore_key *appstore_key;  /* loaded in the parent: immutable, 
 static gatekit_appstore_client *appstore_client;  /* made in the parent; its server (127.0.0.1:1) refuses */
 static gatekit_appstore_client_options copt, copt_v0, copt_v999, copt_no_env, copt_xcode, copt_http, copt_retries, copt_agent;
 static gatekit_play_client *play_client;       /* made in the parent; its server (127.0.0.1:1) refuses */
+static gatekit_stripe_client *stripe_client;   /* made in the parent; its server (127.0.0.1:1) refuses */
+static gatekit_ledger_stripe_sync_options ssopt, ssopt_v0, ssopt_v999, ssopt_lease_0, ssopt_budget_negative, ssopt_overlap_huge;
+static gatekit_stripe_client_options scopt, scopt_v0, scopt_v999, scopt_no_key, scopt_both_keys, scopt_publishable, scopt_http,
+    scopt_retries, scopt_missing_key;
 static gatekit_play_push_verifier *push_verifier;  /* a fixed key set: no network */
 static gatekit_play_test_issuer *test_issuer;
 static gatekit_play_client_options popt, popt_v0, popt_v999, popt_no_package, popt_no_account, popt_http, popt_retries, popt_missing_key;
@@ -994,6 +1046,9 @@ static arg valid_value(const api_entry *e, int k) {
     case P_CLIENT: case OPT_P_CLIENT: v.p = play_client; break;
     case PS_OPTIONS: v.p = &psopt; break;
     case ST_OPTIONS: v.p = &stopt; break;
+    case SC_OPTIONS: v.p = &scopt; break;
+    case S_CLIENT: v.p = stripe_client; break;
+    case SS_OPTIONS: v.p = &ssopt; break;
     case P_OPTIONS: v.p = &popt; break;
     case PUSH_OPTIONS: v.p = &pushopt; break;
     case PUSH_V: v.p = push_verifier; break;
@@ -1013,6 +1068,12 @@ static arg valid_value(const api_entry *e, int k) {
     if (e->args[k] == INT && e->call == call_ledger_sync_options_init) v.i = GATEKIT_LEDGER_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_play_sync_options_init) v.i = GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION;
     if (e->args[k] == INT && e->call == call_ledger_stripe_options_init) v.i = GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_stripe_client_options_init) v.i = GATEKIT_STRIPE_CLIENT_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_ledger_stripe_sync_options_init) v.i = GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION;
+    if (e->args[k] == INT && e->call == call_stripe_list) v.i = 1;
+    /* A path below /v1/ and a subscription id, so the checks past them run. */
+    if (k == 2 && e->args[k] == STR && (e->call == call_stripe_get || e->call == call_stripe_post || e->call == call_stripe_list)) v.s = "/v1/subscriptions";
+    if (k == 3 && e->args[k] == STR && e->call == call_ledger_refresh_stripe) v.s = "sub_hostile";
     if (e->args[k] == INT && e->call == call_ledger_ingest_play_batch) v.i = GATEKIT_LEDGER_PLAY_SUBSCRIPTION;
     if (e->args[k] == INT && e->call == call_eula_consent_init) v.i = GATEKIT_EULA_CONSENT_VERSION;
     if (e->args[k] == INT && e->call == call_eula_publication_init) v.i = GATEKIT_EULA_PUBLICATION_VERSION;
@@ -1055,7 +1116,8 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == SIGNED || what == OPTS_INIT || what == L_QUERY || what == IDS || what == JWS_LIST || what == AS_KEY ||
                    what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
                    what == S_OPTIONS || what == J_OPTS_LIST || what == NAMES || what == ENV_VAR || what == PUBLICATION ||
-                   what == WRITE_FN || what == P_CLIENT || what == P_OPTIONS || what == PUSH_OPTIONS || what == PUSH_V || what == T_ISSUER;
+                   what == WRITE_FN || what == P_CLIENT || what == P_OPTIONS || what == PUSH_OPTIONS || what == PUSH_V || what == T_ISSUER ||
+                   what == SC_OPTIONS || what == S_CLIENT;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -1067,6 +1129,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
     case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT: case ST_OPTIONS:
+    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -1128,6 +1191,23 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"base_url http://", {.p = &popt_http}, 1};
         out[n++] = (variant){"max_retries -1", {.p = &popt_retries}, 1};
         out[n++] = (variant){"a missing key file", {.p = &popt_missing_key}, 0};
+    }
+    if (what == SS_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &ssopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &ssopt_v999}, 0};
+        out[n++] = (variant){"lease_ms 0", {.p = &ssopt_lease_0}, 1};
+        out[n++] = (variant){"budget_ms -1", {.p = &ssopt_budget_negative}, 1};
+        out[n++] = (variant){"overlap_ms LLONG_MAX", {.p = &ssopt_overlap_huge}, 1};
+    }
+    if (what == SC_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &scopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &scopt_v999}, 0};
+        out[n++] = (variant){"no key", {.p = &scopt_no_key}, 1};
+        out[n++] = (variant){"api_key and api_key_file", {.p = &scopt_both_keys}, 1};
+        out[n++] = (variant){"a publishable key", {.p = &scopt_publishable}, 1};
+        out[n++] = (variant){"base_url http://", {.p = &scopt_http}, 1};
+        out[n++] = (variant){"max_retries -1", {.p = &scopt_retries}, 1};
+        out[n++] = (variant){"a missing key file", {.p = &scopt_missing_key}, 0};
     }
     if (what == PUSH_OPTIONS) {
         out[n++] = (variant){"version 0", {.p = &pushopt_v0}, 0};
@@ -1528,6 +1608,30 @@ static void setup_play(void) {
     popt_retries.max_retries = -1;
     popt_missing_key.service_account_file = "/nonexistent/gatekit/key.json";
     CHECK_RC(play_client_new(&play_client, &popt), GATEKIT_OK);
+    CHECK_RC(stripe_client_options_init(&scopt, GATEKIT_STRIPE_CLIENT_OPTIONS_VERSION), GATEKIT_OK);
+    scopt.api_key = "sk_test_hostile0123456789abcdefghijkl";
+    scopt.base_url = "https://127.0.0.1:1";  /* nothing listens: every request fails at once */
+    scopt.connect_timeout_ms = 1000;
+    scopt.max_retries = 0;
+    scopt_v0 = scopt_v999 = scopt_no_key = scopt_both_keys = scopt_publishable = scopt_http = scopt_retries = scopt_missing_key = scopt;
+    scopt_v0.version = 0;
+    scopt_v999.version = 999;
+    scopt_no_key.api_key = NULL;
+    scopt_both_keys.api_key_file = "/nonexistent/gatekit/stripe-key";
+    scopt_publishable.api_key = "pk_test_hostile0123456789abcdefghijkl";
+    scopt_http.base_url = "http://127.0.0.1:1";
+    scopt_retries.max_retries = -1;
+    scopt_missing_key.api_key = NULL;
+    scopt_missing_key.api_key_file = "/nonexistent/gatekit/stripe-key";
+    CHECK_RC(stripe_client_new(&stripe_client, &scopt), GATEKIT_OK);
+    CHECK_RC(ledger_stripe_sync_options_init(&ssopt, GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION), GATEKIT_OK);
+    ssopt.max_pages = 1;
+    ssopt_v0 = ssopt_v999 = ssopt_lease_0 = ssopt_budget_negative = ssopt_overlap_huge = ssopt;
+    ssopt_v0.version = 0;
+    ssopt_v999.version = 999;
+    ssopt_lease_0.lease_ms = 0;
+    ssopt_budget_negative.budget_ms = -1;
+    ssopt_overlap_huge.overlap_ms = LLONG_MAX;
     CHECK_RC(play_test_issuer_new(&test_issuer, NULL), GATEKIT_OK);
     CHECK_RC(play_test_issuer_keys(&keys, test_issuer), GATEKIT_OK);
     snprintf(keys_copy, sizeof keys_copy, "%s", keys ? keys : "");

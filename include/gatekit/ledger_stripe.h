@@ -84,6 +84,79 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_stripe_options_init(gatekit_ledger_st
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_stripe(char **out_json, gatekit_store *store, const void *object, size_t object_len,
                                                          long long answered_ms, const gatekit_ledger_stripe_options *options);
 
+/* Since 0.3.0. Reads object_id from Stripe through client — a subscription ("sub_…": GET
+ * /v1/subscriptions/{id}) or a Checkout Session ("cs_…": with expand[]=line_items and
+ * expand[]=payment_intent) — and ingests the answer as ledger_ingest_stripe does, dated when
+ * it arrived. Results as ledger_ingest_stripe, plus GATEKIT_EINVAL (another kind of id), the
+ * client's errors (GATEKIT_ESTRIPE_API with *out_json Stripe's error as stripe_get gives it,
+ * _TRANSPORT, _RESPONSE). */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_refresh_stripe(char **out_json, gatekit_store *store, gatekit_stripe_client *client,
+                                                          const char *object_id, const gatekit_ledger_stripe_options *options);
+
+/* Since 0.3.0. A delivery to your webhook endpoint, start to end: verified exactly as
+ * stripe_verify_webhook does (signature_header, body as received, the endpoint's secrets,
+ * tolerance_s 0: 300 s), then the object its event names read back from Stripe through client
+ * and ingested as ledger_refresh_stripe does: a subscription or a Checkout Session itself, an
+ * invoice's subscription (parent.subscription_details.subscription); an event about anything
+ * else (a customer, a charge) reads nothing. The event's body is never recorded: a replayed,
+ * reordered or duplicated delivery only makes the ledger ask again, and the newest answer
+ * wins. Returns the ingestion's result (GATEKIT_LEDGER_NEW, _DUPLICATE, _SUPERSEDED), or
+ * GATEKIT_OK when nothing was read; *out_json (may be NULL) is {"version":1,"event":{"id":…,
+ * "type":…,"livemode":…,"object":{"id":…,"object":…}},"ingested":<ledger_ingest_stripe's
+ * report>|null}. Errors: the GATEKIT_ESTRIPE_* verification codes (answer 400: nothing was
+ * asked), GATEKIT_EINVAL (arguments; an event of the other mode than the client's key),
+ * ledger_refresh_stripe's. Answer Stripe 2xx only after this returns >= 0. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_stripe_webhook(char **out_json, gatekit_store *store, gatekit_stripe_client *client,
+                                                                 const char *signature_header, const void *body, size_t body_len,
+                                                                 const char *const *secrets, size_t secret_count, int tolerance_s,
+                                                                 const gatekit_ledger_stripe_options *options);
+
+/* Options of ledger_sync_stripe. Initialise with ledger_stripe_sync_options_init(). */
+#define GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION 1u
+
+typedef struct gatekit_ledger_stripe_sync_options {
+    unsigned int version;   /* set by ledger_stripe_sync_options_init */
+    long long overlap_ms;   /* each sync reads the Events list again from this long before its
+                             * checkpoint; default 600000, at most 30 days (what Stripe keeps) */
+    long long budget_ms;    /* stop after this long (PARTIAL; the next call goes on); 0: the
+                             * default, 600000 */
+    int max_pages;          /* pages per call (PARTIAL); 0: no limit */
+    long long lease_ms;     /* how long this sync keeps others out without recording a page;
+                             * default 120000 */
+} gatekit_ledger_stripe_sync_options;
+
+#define GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_INIT \
+    { .version = GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION, .overlap_ms = 600000, .lease_ms = 120000 }
+
+/* Since 0.3.0. Sets *options to the defaults of `version` (pass
+ * GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION). NULL: GATEKIT_EINVAL; an unknown version:
+ * GATEKIT_EVERSION. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_stripe_sync_options_init(gatekit_ledger_stripe_sync_options *options, unsigned int version);
+
+/* Since 0.3.0. Heals the ledger's Stripe purchases of the client's mode (a test key: test mode)
+ * from Stripe's API, what webhooks lost to an outage would have told it: (1) the first time,
+ * every subscription Stripe holds (GET /v1/subscriptions?status=all, page by page: the Events
+ * list keeps only 30 days), each recorded as Stripe listed it ("listed"); (2) the Events list
+ * (GET /v1/events, the types that can change an entitlement) from the store's checkpoint less
+ * overlap_ms to now, page by page; each event's object — a subscription, a Checkout Session, an
+ * invoice's subscription — read back from Stripe and recorded once per call as
+ * ledger_refresh_stripe does ("refreshed"; an object Stripe will not answer about is listed in
+ * "refreshFailures" and the rest go on); the event bodies are never recorded. The page cursor
+ * and the checkpoint are kept with a lease, so a sync killed at any point resumes from its page
+ * and one process or host syncs a mode at a time; the checkpoint never passes Stripe's clock
+ * (its Date; "clockSkewMs"). sync NULL: the defaults; options: how answers are ingested, as for
+ * ledger_ingest_stripe. Returns GATEKIT_LEDGER_SYNC_DONE, _PARTIAL (budget or max_pages: call
+ * again) or _BUSY, or < 0 (what was recorded stays): GATEKIT_EINVAL, GATEKIT_EVERSION,
+ * GATEKIT_ESTRIPE_API (a list refused: *out_json holds Stripe's error as stripe_get gives it;
+ * a restricted key needs read access to subscriptions, Checkout Sessions, invoices and
+ * events), _TRANSPORT, _RESPONSE, GATEKIT_EBUSY (another sync took over after the lease lapsed),
+ * store errors. out_json (may be NULL): {"version":1,"outcome":"done","stoppedBy":"caught-up",
+ * "mode":"test","pages":2,"listed":10,"events":25,"refreshed":9,"restartedWindows":0,
+ * "clockSkewMs":3,"refreshFailures":[],"state":{…}}. Run it from a timer, as ledger_sync. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_sync_stripe(char **out_json, gatekit_store *store, gatekit_stripe_client *client,
+                                                       const gatekit_ledger_stripe_sync_options *sync,
+                                                       const gatekit_ledger_stripe_options *options);
+
 #ifdef __cplusplus
 }
 #endif

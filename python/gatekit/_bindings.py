@@ -129,6 +129,7 @@ GATEKIT_LEDGER_PLAY_PRODUCT = 2
 GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION = 1
 GATEKIT_ESTRIPE_OBJECT = -814
 GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION = 1
+GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION = 1
 GATEKIT_LEDGER_SYNC_DONE = 1
 GATEKIT_LEDGER_SYNC_PARTIAL = 2
 GATEKIT_LEDGER_SYNC_BUSY = 3
@@ -278,6 +279,10 @@ GATEKIT_ESTRIPE_SIGNATURE_HEADER = -810
 GATEKIT_ESTRIPE_SIGNATURE = -811
 GATEKIT_ESTRIPE_TIMESTAMP = -812
 GATEKIT_ESTRIPE_EVENT = -813
+GATEKIT_ESTRIPE_API = -815
+GATEKIT_ESTRIPE_TRANSPORT = -816
+GATEKIT_ESTRIPE_RESPONSE = -817
+GATEKIT_STRIPE_CLIENT_OPTIONS_VERSION = 1
 
 
 # Range checks: ctypes wraps an integer its C type cannot hold (2**64 + 1 becomes 1); every
@@ -364,6 +369,10 @@ class gatekit_receipt(ctypes.Structure):
 
 class gatekit_store(ctypes.Structure):
     """Opaque: only pointers to a gatekit_store cross the ABI."""
+
+
+class gatekit_stripe_client(ctypes.Structure):
+    """Opaque: only pointers to a gatekit_stripe_client cross the ABI."""
 
 
 class gatekit_eula_consent(CheckedStructure):
@@ -483,6 +492,16 @@ class gatekit_ledger_stripe_options(CheckedStructure):
     ]
 
 
+class gatekit_ledger_stripe_sync_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("overlap_ms", ctypes.c_longlong),
+        ("budget_ms", ctypes.c_longlong),
+        ("max_pages", ctypes.c_int),
+        ("lease_ms", ctypes.c_longlong),
+    ]
+
+
 class gatekit_ledger_sync_options(CheckedStructure):
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -562,6 +581,21 @@ class gatekit_purchase(CheckedStructure):
         ("transaction_id", ctypes.c_char_p),
         ("original_transaction_id", ctypes.c_char_p),
         ("promotional_offer_id", ctypes.c_char_p),
+    ]
+
+
+class gatekit_stripe_client_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("api_key_file", ctypes.c_char_p),
+        ("api_key", ctypes.c_char_p),
+        ("base_url", ctypes.c_char_p),
+        ("ca_file", ctypes.c_char_p),
+        ("timeout_ms", ctypes.c_int),
+        ("connect_timeout_ms", ctypes.c_int),
+        ("max_retries", ctypes.c_int),
+        ("max_retry_wait_ms", ctypes.c_int),
+        ("user_agent", ctypes.c_char_p),
     ]
 
 
@@ -700,6 +734,10 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_set_play_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client),),
     'ledger_stripe_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_options), ctypes.c_uint,),
     'ledger_ingest_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong, ctypes.POINTER(gatekit_ledger_stripe_options),),
+    'ledger_refresh_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.POINTER(gatekit_ledger_stripe_options),),
+    'ledger_ingest_stripe_webhook': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_options),),
+    'ledger_stripe_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_sync_options), ctypes.c_uint,),
+    'ledger_sync_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.POINTER(gatekit_ledger_stripe_sync_options), ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
     'ledger_sync_notifications': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_ledger_sync_options),),
     'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
@@ -783,6 +821,14 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'gatekit_store_path': (ctypes.c_char_p, ctypes.POINTER(gatekit_store),),
     'gatekit_store_check': (ctypes.c_int, ctypes.POINTER(gatekit_store),),
     'stripe_verify_webhook': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_int, ctypes.c_longlong,),
+    'stripe_client_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_stripe_client_options), ctypes.c_uint,),
+    'stripe_client_new': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_stripe_client)), ctypes.POINTER(gatekit_stripe_client_options),),
+    'stripe_client_free': (None, ctypes.POINTER(gatekit_stripe_client),),
+    'stripe_client_is_test': (ctypes.c_int, ctypes.POINTER(gatekit_stripe_client),),
+    'stripe_api_version': (ctypes.c_char_p,),
+    'stripe_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'stripe_post': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_char_p,),
+    'stripe_list': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,),
 }
 
 # Each function's parameter names, for the errors of its range checks.
@@ -913,6 +959,10 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_set_play_refresher': ('store', 'client', ),
     'ledger_stripe_options_init': ('options', 'version', ),
     'ledger_ingest_stripe': ('out_json', 'store', 'object', 'object_len', 'answered_ms', 'options', ),
+    'ledger_refresh_stripe': ('out_json', 'store', 'client', 'object_id', 'options', ),
+    'ledger_ingest_stripe_webhook': ('out_json', 'store', 'client', 'signature_header', 'body', 'body_len', 'secrets', 'secret_count', 'tolerance_s', 'options', ),
+    'ledger_stripe_sync_options_init': ('options', 'version', ),
+    'ledger_sync_stripe': ('out_json', 'store', 'client', 'sync', 'options', ),
     'ledger_sync_options_init': ('options', 'version', ),
     'ledger_sync_notifications': ('out_json', 'store', 'client', 'options', ),
     'ledger_sync_state': ('out_json', 'store', 'environment', ),
@@ -996,6 +1046,14 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'gatekit_store_path': ('store', ),
     'gatekit_store_check': ('store', ),
     'stripe_verify_webhook': ('out_json', 'signature_header', 'body', 'body_len', 'secrets', 'secret_count', 'tolerance_s', 'now_s', ),
+    'stripe_client_options_init': ('options', 'version', ),
+    'stripe_client_new': ('out', 'options', ),
+    'stripe_client_free': ('client', ),
+    'stripe_client_is_test': ('client', ),
+    'stripe_api_version': (),
+    'stripe_get': ('out_json', 'client', 'path', 'query', ),
+    'stripe_post': ('out_json', 'client', 'path', 'form', ),
+    'stripe_list': ('out_json', 'client', 'path', 'query', 'max_pages', ),
 }
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each on first use
@@ -1125,6 +1183,10 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_set_play_refresher: Callable[..., Any]
     ledger_stripe_options_init: Callable[..., Any]
     ledger_ingest_stripe: Callable[..., Any]
+    ledger_refresh_stripe: Callable[..., Any]
+    ledger_ingest_stripe_webhook: Callable[..., Any]
+    ledger_stripe_sync_options_init: Callable[..., Any]
+    ledger_sync_stripe: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]
     ledger_sync_notifications: Callable[..., Any]
     ledger_sync_state: Callable[..., Any]
@@ -1208,6 +1270,14 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     gatekit_store_path: Callable[..., Any]
     gatekit_store_check: Callable[..., Any]
     stripe_verify_webhook: Callable[..., Any]
+    stripe_client_options_init: Callable[..., Any]
+    stripe_client_new: Callable[..., Any]
+    stripe_client_free: Callable[..., Any]
+    stripe_client_is_test: Callable[..., Any]
+    stripe_api_version: Callable[..., Any]
+    stripe_get: Callable[..., Any]
+    stripe_post: Callable[..., Any]
+    stripe_list: Callable[..., Any]
 
 
 def __getattr__(name: str) -> Any:

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import ctypes
 import json
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Union
 
-from . import _bindings, _native
+from . import _bindings, _native, _time
+from ._enums import SyncOutcome
+from ._result import JSONResult
 from ._ledger_query import instant_ms
 from ._time import Instant
 from .errors import check
-from .stripe import StripeObjectError
+from .stripe import Delivery, StripeClient, StripeObjectError, stripe_answer
 
 if TYPE_CHECKING:
     from ._managed import StoreOwner
     from .ledger import IngestResult
 
-__all__ = ["LedgerStripe", "StripeObjectError"]
+__all__ = ["LedgerStripe", "StripeObjectError", "StripeSyncReport", "StripeWebhookResult"]
 
 StripeAnswer = Union[bytes, bytearray, str, Mapping[str, Any]]
 
@@ -32,6 +35,57 @@ def _bytes(answer: StripeAnswer) -> bytes:
     if isinstance(answer, Mapping):
         return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     raise TypeError(f"answer must be what Stripe answered (bytes, text or a dict), not {type(answer).__name__}")
+
+
+@dataclass(frozen=True)
+class StripeWebhookResult:
+    """What ``ingest_stripe_webhook`` did: the verified event (its id, type, mode and object),
+    and the ingestion of the object read back (None when the event names nothing the ledger
+    reads)."""
+    event_id: str
+    event_type: str
+    livemode: bool
+    object_id: str
+    object_type: str
+    ingested: Optional["IngestResult"]
+
+
+@dataclass(frozen=True)
+class StripeSyncReport(JSONResult):
+    """What one ``sync_stripe`` did (``to_dict()`` is ledger_sync_stripe()'s JSON): pages read,
+    subscriptions recorded from the list (the first sync), events read, objects read back and
+    recorded, and those Stripe would not answer about (``refresh_failures``: id → message)."""
+    outcome: SyncOutcome
+    stopped_by: str
+    mode: str
+    pages: int
+    listed: int
+    events: int
+    refreshed: int
+    refresh_failures: Dict[str, str]
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "StripeSyncReport":
+        return cls(outcome=SyncOutcome[raw["outcome"].upper()], stopped_by=raw["stoppedBy"], mode=raw["mode"], pages=raw["pages"],
+                   listed=raw["listed"], events=raw["events"], refreshed=raw["refreshed"],
+                   refresh_failures={f["object"]: f["error"] for f in raw["refreshFailures"]}, raw=dict(raw))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.raw)
+
+
+def _options(past_due_grace: Optional[timedelta], account_metadata_key: Optional[str]) -> Any:
+    options = _bindings.gatekit_ledger_stripe_options()
+    check(_bindings.ledger_stripe_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION))
+    if past_due_grace is not None:
+        if not isinstance(past_due_grace, timedelta):
+            raise TypeError(f"past_due_grace takes a datetime.timedelta, not {type(past_due_grace).__name__}")
+        if past_due_grace < timedelta(0):
+            raise ValueError(f"past_due_grace must not be negative, not {past_due_grace}")
+        options.past_due_grace_ms = past_due_grace // timedelta(milliseconds=1)
+    options.account_metadata_key = None if account_metadata_key is None else _native.required_c_string(account_metadata_key, "account_metadata_key")
+    return options
 
 
 class LedgerStripe:
@@ -54,16 +108,65 @@ class LedgerStripe:
         "app_user_id"). StripeObjectError for what is not such an object."""
         from .ledger import IngestResult
         data = _bytes(answer)
-        options = _bindings.gatekit_ledger_stripe_options()
-        check(_bindings.ledger_stripe_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION))
-        if past_due_grace is not None:
-            if not isinstance(past_due_grace, timedelta):
-                raise TypeError(f"past_due_grace takes a datetime.timedelta, not {type(past_due_grace).__name__}")
-            if past_due_grace < timedelta(0):
-                raise ValueError(f"past_due_grace must not be negative, not {past_due_grace}")
-            options.past_due_grace_ms = past_due_grace // timedelta(milliseconds=1)
-        key = None if account_metadata_key is None else _native.required_c_string(account_metadata_key, "account_metadata_key")
-        options.account_metadata_key = key
+        options = _options(past_due_grace, account_metadata_key)
         out = ctypes.c_void_p()
         check(_bindings.ledger_ingest_stripe(ctypes.byref(out), self._store.handle, data, len(data), instant_ms(answered), ctypes.byref(options)))
         return IngestResult.from_json(json.loads(_native.take_string(out)))
+
+    def refresh_stripe(self, client: StripeClient, object_id: str, *, past_due_grace: Optional[timedelta] = None,
+                       account_metadata_key: Optional[str] = None) -> "IngestResult":
+        """Reads ``object_id`` ("sub_…" or "cs_…") from Stripe through ``client`` and records the
+        answer (StripeAPIError for Stripe's error answers)."""
+        from .ledger import IngestResult
+        if not isinstance(client, StripeClient):
+            raise TypeError(f"client must be a StripeClient, not {type(client).__name__}")
+        options = _options(past_due_grace, account_metadata_key)
+        out = ctypes.c_void_p()
+        report = stripe_answer(_bindings.ledger_refresh_stripe(ctypes.byref(out), self._store.handle, client.handle,
+                                                               _native.required_c_string(object_id, "object_id"), ctypes.byref(options)), out)
+        return IngestResult.from_json(json.loads(report or "{}"))
+
+    def ingest_stripe_webhook(self, client: StripeClient, headers: Union[str, Mapping[str, str]], body: Union[bytes, bytearray],
+                              secrets: Union[str, Sequence[str]], *, tolerance: timedelta = timedelta(seconds=300),
+                              past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None) -> StripeWebhookResult:
+        """A delivery to your webhook endpoint: verified as ``gatekit.stripe.verify_webhook`` does
+        (``headers`` the request's headers or the Stripe-Signature value, ``body`` its bytes as
+        received, ``secrets`` the endpoint's), then the object its event names read back from
+        Stripe through ``client`` and recorded; the event's body is never recorded. Answer 2xx
+        only after this returns (WebhookRejected: answer 400)."""
+        from .ledger import IngestResult
+        if not isinstance(client, StripeClient):
+            raise TypeError(f"client must be a StripeClient, not {type(client).__name__}")
+        delivery = Delivery.of(body, headers, secrets, tolerance)
+        options = _options(past_due_grace, account_metadata_key)
+        out = ctypes.c_void_p()
+        report = stripe_answer(_bindings.ledger_ingest_stripe_webhook(
+            ctypes.byref(out), self._store.handle, client.handle, delivery.header, delivery.body, len(delivery.body), delivery.secrets,
+            delivery.count, delivery.tolerance_s, ctypes.byref(options)), out)
+        raw = json.loads(report or "{}")
+        event = raw["event"]
+        ingested = None if raw["ingested"] is None else IngestResult.from_dict(raw["ingested"])
+        return StripeWebhookResult(event_id=event["id"], event_type=event["type"], livemode=event["livemode"], object_id=event["object"]["id"],
+                                   object_type=event["object"]["object"], ingested=ingested)
+
+    def sync_stripe(self, client: StripeClient, *, budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
+                    overlap: timedelta = timedelta(minutes=10), lease: timedelta = timedelta(minutes=2),
+                    past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None) -> StripeSyncReport:
+        """Heals the ledger's Stripe purchases of ``client``'s mode: the first time every
+        subscription Stripe holds, then the Events list from the checkpoint, each event's object
+        read back from Stripe and recorded. Resumable, one process or host at a time (BUSY
+        otherwise); ``budget`` / ``max_pages`` stop early (PARTIAL) and the next call goes on.
+        docs/ledger.md, "Stripe"."""
+        if not isinstance(client, StripeClient):
+            raise TypeError(f"client must be a StripeClient, not {type(client).__name__}")
+        sync = _bindings.gatekit_ledger_stripe_sync_options()
+        check(_bindings.ledger_stripe_sync_options_init(ctypes.byref(sync), _bindings.GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION))
+        sync.overlap_ms = _time.span_milliseconds(overlap, "overlap")
+        sync.budget_ms = 0 if budget is None else max(1, _time.span_milliseconds(budget, "budget"))
+        sync.max_pages = 0 if max_pages is None else int(max_pages)
+        sync.lease_ms = max(1, _time.span_milliseconds(lease, "lease"))
+        options = _options(past_due_grace, account_metadata_key)
+        out = ctypes.c_void_p()
+        report = stripe_answer(_bindings.ledger_sync_stripe(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(sync),
+                                                            ctypes.byref(options)), out)
+        return StripeSyncReport.from_json(report or "{}")

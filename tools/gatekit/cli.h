@@ -222,6 +222,17 @@ int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 /* gatekit play: the Play Developer API and RTDN push verification (play.c). */
 int gk_cmd_play(gk_cli *cli, int argc, char **argv);
 int gk_cmd_stripe(gk_cli *cli, int argc, char **argv);
+/* A Stripe client from the tool's options (stripe.c): --api-key-file, --base-url, --ca-file,
+ * --timeout, --retries. */
+typedef struct gk_stripe_client_args {
+    const char *key_file, *base_url, *ca_file, *timeout, *retries;
+} gk_stripe_client_args;
+int gk_stripe_client_option(int argc, char **argv, int *i, gk_stripe_client_args *a);
+gatekit_stripe_client *gk_stripe_client(const char *who, const gk_stripe_client_args *a);
+int gk_stripe_answer(const char *who, int rc, char *json);
+/* gatekit ledger refresh-stripe and sync-stripe (ledger_stripe.c). */
+int gk_ledger_stripe_refresh(gk_cli *cli, int argc, char **argv);
+int gk_ledger_stripe_sync(gk_cli *cli, int argc, char **argv);
 /* A Play client from the tool's CLIENT_OPTIONS (NULL after saying why). */
 gatekit_play_client *gk_play_client(const char *package, const char *account, int metadata_server, const char *base_url,
                                     const char *ca_file, const char *timeout_ms, const char *retries);

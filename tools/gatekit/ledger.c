@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The subcommands, as main checks them and `gatekit help commands` lists them. */
-const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "grant", "revoke-grant", "metrics", "report", NULL};
+const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "refresh-stripe", "sync-stripe", "grant", "revoke-grant", "metrics", "report", NULL};
 
 const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
@@ -31,6 +31,15 @@ const char gk_ledger_usage[] =
     "    Sandbox. --past-due-grace-ms: access a past_due subscription keeps after the period\n"
     "    paid for (default: the whole period Stripe collects for; 0: none). --account-metadata-key:\n"
     "    the metadata key holding your user id (default app_user_id). docs/stripe.md.\n"
+    "gatekit ledger refresh-stripe OBJECT_ID --api-key-file FILE [--base-url URL --ca-file PEM] [--timeout MS]\n"
+    "                              [--retries N] [--past-due-grace-ms MS] [--account-metadata-key KEY]\n"
+    "    reads the subscription (sub_…) or Checkout Session (cs_…) from Stripe with your key and\n"
+    "    records the answer as ingest --store-kind stripe does; prints what it did as JSON.\n"
+    "gatekit ledger sync-stripe --api-key-file FILE [--base-url URL --ca-file PEM] [--budget-ms MS] [--max-pages N]\n"
+    "                           [--past-due-grace-ms MS] [--account-metadata-key KEY]\n"
+    "    heals the ledger's Stripe purchases of the key's mode: the first time every subscription,\n"
+    "    then the Events list from the checkpoint, each event's object read back from Stripe and\n"
+    "    recorded; prints the report as JSON (\"outcome\": done, partial or busy).\n"
     "gatekit ledger sync-play --package NAME [--service-account FILE | --metadata-server] [--base-url URL --ca-file PEM]\n"
     "                         [--budget-ms MS] [--max-pages N] [--max-refreshes N]\n"
     "    heals the ledger's Google Play purchases: the voided-purchases list from the checkpoint,\n"
@@ -372,6 +381,8 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     const char *store_kind = strcmp(command, "ingest") == 0 ? gk_ledger_store_kind(argc, argv) : NULL;
     if (store_kind) return strcmp(store_kind, "stripe") == 0 ? gk_ledger_stripe_ingest(cli, argc, argv) : gk_ledger_play_ingest(cli, argc, argv);
     if (strcmp(command, "sync-play") == 0) return gk_ledger_play_sync(cli, argc, argv);
+    if (strcmp(command, "refresh-stripe") == 0) return gk_ledger_stripe_refresh(cli, argc, argv);
+    if (strcmp(command, "sync-stripe") == 0) return gk_ledger_stripe_sync(cli, argc, argv);
     if (strcmp(command, "grant") == 0 || strcmp(command, "revoke-grant") == 0) return gk_ledger_grant(cli, argc, argv);
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);

@@ -1,6 +1,7 @@
 /* gatekit ledger ingest --store-kind stripe: what Stripe's API answered about a Subscription or a
- * Checkout Session, recorded in the store's ledger beside the stores' purchases
- * (include/gatekit/ledger_stripe.h). */
+ * Checkout Session, recorded in the store's ledger beside the stores' purchases; gatekit ledger
+ * refresh-stripe: the object read from Stripe and recorded; gatekit ledger sync-stripe: the ledger
+ * healed from Stripe's lists (include/gatekit/ledger_stripe.h). */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -58,4 +59,91 @@ int gk_ledger_stripe_ingest(gk_cli *cli, int argc, char **argv) {
     puts(json);
     gatekit_free(json);
     return GK_EXIT_OK;
+}
+
+/* What one refresh records: the object Stripe answers about. */
+typedef struct stripe_refresh {
+    gatekit_stripe_client *client;
+    const char *object_id;
+    gatekit_ledger_stripe_options options;
+} stripe_refresh;
+
+static int record_refresh(char **json, gatekit_store *store, void *context) {
+    const stripe_refresh *r = context;
+    return ledger_refresh_stripe(json, store, r->client, r->object_id, &r->options);
+}
+
+int gk_ledger_stripe_refresh(gk_cli *cli, int argc, char **argv) {
+    const char *who = "gatekit ledger refresh-stripe";
+    const char *grace = NULL, *key = NULL, *object_id = NULL;
+    gk_stripe_client_args client_args = {0};
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_stripe_client_option(argc, argv, &i, &client_args)) || (r = gk_option(argc, argv, &i, "--past-due-grace-ms", &grace)) ||
+            (r = gk_option(argc, argv, &i, "--account-metadata-key", &key))) {
+            if (r < 0) return gk_usage(gk_ledger_usage);
+            continue;
+        }
+        if (argv[i][0] == '-' || object_id) {
+            fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
+            return gk_usage(gk_ledger_usage);
+        }
+        object_id = argv[i];
+    }
+    if (gk_missing(who, "OBJECT_ID (sub_… or cs_…)", object_id)) return gk_usage(gk_ledger_usage);
+    stripe_refresh refresh = {.object_id = object_id};
+    int rc = ledger_stripe_options_init(&refresh.options, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION);
+    if (rc < 0) return gk_fail("ledger_stripe_options_init", rc);
+    if (grace && (refresh.options.past_due_grace_ms = gk_number(grace)) < 0) {
+        fprintf(stderr, "%s: --past-due-grace-ms must be 0 (none) or a length in ms\n", who);
+        return GK_EXIT_USAGE;
+    }
+    refresh.options.account_metadata_key = key;
+    if (!(refresh.client = gk_stripe_client(who, &client_args))) return GK_EXIT_ERROR;
+    char *json = NULL;
+    rc = gk_record(cli, record_refresh, &refresh, &json);
+    stripe_client_free(refresh.client);
+    if (rc == GK_NOT_OPENED) return GK_EXIT_ERROR;
+    return gk_stripe_answer(who, rc, json);
+}
+
+int gk_ledger_stripe_sync(gk_cli *cli, int argc, char **argv) {
+    const char *who = "gatekit ledger sync-stripe";
+    const char *grace = NULL, *key = NULL, *budget = NULL, *pages = NULL;
+    gk_stripe_client_args client_args = {0};
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_stripe_client_option(argc, argv, &i, &client_args)) || (r = gk_option(argc, argv, &i, "--past-due-grace-ms", &grace)) ||
+            (r = gk_option(argc, argv, &i, "--account-metadata-key", &key)) || (r = gk_option(argc, argv, &i, "--budget-ms", &budget)) ||
+            (r = gk_option(argc, argv, &i, "--max-pages", &pages))) {
+            if (r < 0) return gk_usage(gk_ledger_usage);
+            continue;
+        }
+        fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
+        return gk_usage(gk_ledger_usage);
+    }
+    gatekit_ledger_stripe_sync_options sync;
+    gatekit_ledger_stripe_options options;
+    int rc = ledger_stripe_sync_options_init(&sync, GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION);
+    if (rc == 0) rc = ledger_stripe_options_init(&options, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION);
+    if (rc < 0) return gk_fail(who, rc);
+    long long b = budget ? gk_number(budget) : 0, p = pages ? gk_number(pages) : 0;
+    if (b < 0 || p < 0 || p > 1000000 || (grace && (options.past_due_grace_ms = gk_number(grace)) < 0)) {
+        fprintf(stderr, "%s: --budget-ms, --max-pages and --past-due-grace-ms are numbers (0 or more)\n", who);
+        return GK_EXIT_USAGE;
+    }
+    sync.budget_ms = b;
+    sync.max_pages = (int)p;
+    options.account_metadata_key = key;
+    gatekit_stripe_client *client = gk_stripe_client(who, &client_args);
+    if (!client) return GK_EXIT_ERROR;
+    gatekit_store *store = gk_store(cli);
+    if (!store) {
+        stripe_client_free(client);
+        return GK_EXIT_ERROR;
+    }
+    char *json = NULL;
+    rc = ledger_sync_stripe(&json, store, client, &sync, &options);
+    stripe_client_free(client);
+    return gk_stripe_answer(who, rc, json);
 }

@@ -1,11 +1,11 @@
-/* gatekit stripe verify-webhook: a Stripe webhook delivery verified as Stripe signs it
- * (include/gatekit/stripe.h). */
+/* gatekit stripe verify-webhook: a Stripe webhook delivery verified as Stripe signs it; gatekit
+ * stripe get|list: Stripe's API read with the merchant's key (include/gatekit/stripe.h). */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *const gk_stripe_subcommands[] = {"verify-webhook", NULL};
+const char *const gk_stripe_subcommands[] = {"verify-webhook", "get", "list", NULL};
 
 const char gk_stripe_usage[] =
     "gatekit stripe verify-webhook --secret-file FILE [--secret-file FILE] --signature HEADER\n"
@@ -14,8 +14,17 @@ const char gk_stripe_usage[] =
     "    value, FILE the endpoint's signing secret (whsec_…; owner-only; two while one is\n"
     "    rolled); prints the event it carries as JSON. --tolerance: how far from this host's\n"
     "    clock (or --at, Unix seconds or YYYY-MM-DDTHH:MM:SSZ) the signing may lie, default 300.\n"
-    "exit status: 0 verified; 2 usage; 10 the header is malformed or the body is no event;\n"
-    "11 no signature matches (another secret, a changed body); 12 signed outside the tolerance.";
+    "gatekit stripe get PATH [--query FORM] CLIENT\n"
+    "gatekit stripe list PATH [--query FORM] [--max-pages N] CLIENT\n"
+    "    reads Stripe's API: GET PATH (below /v1/, e.g. /v1/subscriptions/sub_123) with FORM\n"
+    "    (form-encoded, e.g. expand%5B%5D=line_items); list follows every page (at most N, default\n"
+    "    100) and prints {\"object\":\"list\",\"data\":[…],\"has_more\":…}. CLIENT is\n"
+    "    --api-key-file FILE (a secret or restricted key, owner-only) [--base-url URL --ca-file PEM]\n"
+    "    [--timeout MS] [--retries N]; every request pins Stripe-Version. Stripe's error answer is\n"
+    "    printed as JSON with exit 1.\n"
+    "exit status: 0 verified (read); 1 an error; 2 usage; 10 the header is malformed or the body\n"
+    "is no event; 11 no signature matches (another secret, a changed body); 12 signed outside the\n"
+    "tolerance.";
 
 /* A secret file's text without its trailing newline; NULL after saying why. */
 static char *read_secret(const char *path) {
@@ -28,9 +37,80 @@ static char *read_secret(const char *path) {
     return text;
 }
 
+/* The client options argv names at argv[*i] (advancing *i): 1 taken, 0 not a client option,
+ * -1 a missing value. */
+int gk_stripe_client_option(int argc, char **argv, int *i, gk_stripe_client_args *a) {
+    int r = 0;
+    if ((r = gk_option(argc, argv, i, "--api-key-file", &a->key_file)) || (r = gk_option(argc, argv, i, "--base-url", &a->base_url)) ||
+        (r = gk_option(argc, argv, i, "--ca-file", &a->ca_file)) || (r = gk_option(argc, argv, i, "--timeout", &a->timeout)) ||
+        (r = gk_option(argc, argv, i, "--retries", &a->retries)))
+        return r;
+    return 0;
+}
+
+gatekit_stripe_client *gk_stripe_client(const char *who, const gk_stripe_client_args *a) {
+    if (gk_missing(who, "--api-key-file", a->key_file)) return NULL;
+    gatekit_stripe_client_options o;
+    int rc = stripe_client_options_init(&o, GATEKIT_STRIPE_CLIENT_OPTIONS_VERSION);
+    gatekit_stripe_client *client = NULL;
+    if (rc == 0) {
+        o.api_key_file = a->key_file;
+        o.base_url = a->base_url;
+        o.ca_file = a->ca_file;
+        long long timeout = a->timeout ? gk_number(a->timeout) : o.timeout_ms, tries = a->retries ? gk_number(a->retries) : o.max_retries;
+        o.timeout_ms = timeout > 600000 ? -1 : (int)timeout;  /* -1: refused by the library with the option's name */
+        o.max_retries = tries > 10 ? -1 : (int)tries;
+        rc = stripe_client_new(&client, &o);
+    }
+    if (rc < 0) gk_fail(who, rc);
+    return client;
+}
+
+/* Prints what a call that asks Stripe wrote: the answer (0), or Stripe's error JSON (1). */
+int gk_stripe_answer(const char *who, int rc, char *json) {
+    if (json) puts(json);
+    gatekit_free(json);
+    if (rc >= 0) return GK_EXIT_OK;
+    gk_fail(who, rc);
+    return rc == GATEKIT_EINVAL ? GK_EXIT_USAGE : GK_EXIT_ERROR;
+}
+
+static int read_api(int argc, char **argv) {
+    int list = strcmp(argv[1], "list") == 0;
+    const char *who = list ? "gatekit stripe list" : "gatekit stripe get";
+    const char *path = NULL, *query = NULL, *pages = NULL;
+    gk_stripe_client_args client_args = {0};
+    for (int i = 2; i < argc; i++) {
+        int r = 0;
+        if ((r = gk_stripe_client_option(argc, argv, &i, &client_args)) || (r = gk_option(argc, argv, &i, "--query", &query)) ||
+            (list && (r = gk_option(argc, argv, &i, "--max-pages", &pages)))) {
+            if (r < 0) return gk_usage(gk_stripe_usage);
+            continue;
+        }
+        if (argv[i][0] == '-' || path) {
+            fprintf(stderr, "%s: unexpected argument %s\n", who, argv[i]);
+            return gk_usage(gk_stripe_usage);
+        }
+        path = argv[i];
+    }
+    if (gk_missing(who, "PATH", path)) return gk_usage(gk_stripe_usage);
+    long long max_pages = pages ? gk_number(pages) : 100;
+    if (max_pages < 1 || max_pages > 10000) {
+        fprintf(stderr, "%s: --max-pages must be 1 to 10000\n", who);
+        return GK_EXIT_USAGE;
+    }
+    gatekit_stripe_client *client = gk_stripe_client(who, &client_args);
+    if (!client) return GK_EXIT_ERROR;
+    char *json = NULL;
+    int rc = list ? stripe_list(&json, client, path, query, (int)max_pages) : stripe_get(&json, client, path, query);
+    stripe_client_free(client);
+    return gk_stripe_answer(who, rc, json);
+}
+
 int gk_cmd_stripe(gk_cli *cli, int argc, char **argv) {
     (void)cli;
     const char *who = "gatekit stripe verify-webhook";
+    if (argc >= 2 && (strcmp(argv[1], "get") == 0 || strcmp(argv[1], "list") == 0)) return read_api(argc, argv);
     if (argc < 2 || strcmp(argv[1], "verify-webhook") != 0) return gk_usage(gk_stripe_usage);
     const char *files[8], *signature = NULL, *tolerance = NULL, *at = NULL, *body_path = NULL;
     size_t count = 0;

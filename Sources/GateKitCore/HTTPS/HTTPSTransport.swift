@@ -49,7 +49,7 @@ package final class HTTPSTransport: @unchecked Sendable {
         package var certificateAuthorities: [UInt8]?
         package var connectTimeoutMilliseconds: Int
         package var userAgent: String
-        /// The codes this transport's failures carry: each client's own (App Store, Play).
+        /// The codes this transport's failures carry: each client's own (App Store, Play, Stripe).
         package var errors: ErrorCodes
         /// Plain HTTP instead of HTTPS: only for the link-local metadata server, which has no
         /// TLS (`MetadataServer` checks the host); such a transport sends nothing else.
@@ -70,6 +70,7 @@ package final class HTTPSTransport: @unchecked Sendable {
 
         package static let appStore = ErrorCodes(transport: .EAPPSTORE_TRANSPORT, response: .EAPPSTORE_RESPONSE)
         package static let play = ErrorCodes(transport: .EPLAY_TRANSPORT, response: .EPLAY_RESPONSE)
+        package static let stripe = ErrorCodes(transport: .ESTRIPE_TRANSPORT, response: .ESTRIPE_RESPONSE)
     }
 
     /// Largest answer read: Apple's pages hold at most 20 signed items (a few hundred KB),

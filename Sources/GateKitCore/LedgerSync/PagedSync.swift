@@ -3,7 +3,7 @@ import GateKitStore
 import GateKitSupport
 
 /// The mechanics every store's sync shares, written once (Apple's notification history in
-/// `SyncRun`, Google's voided purchases in `PlaySync`): one host at a time under a lease, pages
+/// `SyncRun`, Google's voided purchases in `PlaySync`, Stripe's lists in `StripeSync`): one host at a time under a lease, pages
 /// asked within one budget and page limit, a page token the window already gave is a cycle (the
 /// window is read again, a bounded number of times; the tokens are remembered across calls), and
 /// the checkpoint never passes the server's clock. A sync asks its store for pages and records
@@ -12,7 +12,7 @@ struct PagedSync {
     enum Stop { case caughtUp, budget, maximumPages, busy }
 
     let store: Store
-    /// The `ledger_sync` row: an environment's name, or "play:<package>".
+    /// The `ledger_sync` row: an environment's name, "play:<package>" or "stripe:test" / "stripe:live".
     let name: String
     let subject: String
     let owner = LeaseOwner.make()

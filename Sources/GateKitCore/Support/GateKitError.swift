@@ -122,6 +122,9 @@ extension GateKitError.Code {
         case .ESTRIPE_TIMESTAMP: "the Stripe webhook was signed outside the tolerance of this host's clock"
         case .ESTRIPE_EVENT: "the verified Stripe webhook body is not a snapshot event"
         case .ESTRIPE_OBJECT: "not a Stripe object the ledger reads"
+        case .ESTRIPE_API: "Stripe answered with an error"
+        case .ESTRIPE_TRANSPORT: "no answer from Stripe (connection, TLS or timeout)"
+        case .ESTRIPE_RESPONSE: "Stripe's answer is not what Stripe sends (or of the other mode than the key's)"
 
         // EULA.
         case .EEULA_HASH_MISMATCH: "the acceptance names another text of the document (its hash differs): nothing was accepted"

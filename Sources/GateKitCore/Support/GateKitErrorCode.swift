@@ -191,5 +191,11 @@ extension GateKitError {
         case ESTRIPE_EVENT = -813
         /// not a Stripe object the ledger reads: not JSON, another object than a subscription or a checkout.session, a member of the wrong type, a Checkout Session without its line items (include/gatekit/ledger_stripe.h)
         case ESTRIPE_OBJECT = -814
+        /// Stripe answered with an error status; *out_json describes it (below) (include/gatekit/stripe.h)
+        case ESTRIPE_API = -815
+        /// no answer: DNS, connection, TLS (an untrusted or misnamed server), timeout; or libcurl missing (include/gatekit/stripe.h)
+        case ESTRIPE_TRANSPORT = -816
+        /// an answer that is not a JSON object (a list page that is not a list), over 16 MiB, or of the other mode than the key's (a live answer to a test key) (include/gatekit/stripe.h)
+        case ESTRIPE_RESPONSE = -817
     }
 }

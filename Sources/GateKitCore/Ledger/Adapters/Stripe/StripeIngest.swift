@@ -66,7 +66,7 @@ extension Ledger {
         }
     }
 
-    static func check(_ options: StripeOptions) throws(GateKitError) {
+    package static func check(_ options: StripeOptions) throws(GateKitError) {
         if let grace = options.pastDueGraceMs, grace < 0 || grace > StripeOptions.maximumGraceMs {
             throw .invalid("the past-due grace must be 0 to a year, not \(grace) ms")
         }
