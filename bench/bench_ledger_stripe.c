@@ -1,10 +1,13 @@
 /* Stripe in the entitlement ledger: durable ingestion of Stripe Subscription answers, one call
  * per answer, beside a raw SQLite insert of the same bytes durable the same way, and the same
- * ingestion on tmpfs (GateKit's own work per answer, fsync free) beside Play's answers of the
- * same life on tmpfs; then ledger_is_entitled by entitlement name for a Stripe customer, warm
- * and cold, beside a raw indexed lookup of its rows. */
+ * ingestion on tmpfs (GateKit's own work per answer, fsync free); ledger_is_entitled by
+ * entitlement name for a Stripe customer, warm and cold, beside a raw indexed lookup of its
+ * rows; then one ledger holding all three stores (a third each of Apple's signed transactions,
+ * Play answers and Stripe answers, to BENCH_LEDGER_MAX purchases, default 1,000,000): the same
+ * question for a customer of each store. */
 #include "bench.h"
 #include "bench_ledger_data.h"
+#include "bench_play_data.h"
 
 #include <gatekit.h>
 #include <sqlite3.h>
@@ -84,17 +87,21 @@ static double ingest_rate(gatekit_store *s, char **answers, int n, long long bas
     return n / seconds_since(t0);
 }
 
+enum { APPLE, PLAY, STRIPE };
+
 typedef struct {
     gatekit_store *store;
     gatekit_ledger_query q;
     long customers, next;
-    int warm;
+    int warm, kind;
     sqlite3_stmt *raw;
 } lookup_ctx;
 
 static void customer_of(lookup_ctx *c, char *out, size_t cap) {
     long n = c->warm ? 7 : (c->next++ * 7919) % c->customers;  /* 7919 is prime: every customer once */
-    snprintf(out, cap, "sub_bench%ld", n);
+    if (c->kind == APPLE) snprintf(out, cap, "%ld", 1000000000L + n);
+    else if (c->kind == PLAY) token_of(n, out, cap);
+    else snprintf(out, cap, "sub_bench%ld", n);
 }
 
 static int body_entitled(void *p) {
@@ -114,6 +121,87 @@ static int body_raw(void *p) {
     while (sqlite3_step(c->raw) == SQLITE_ROW) rows++;
     sqlite3_reset(c->raw);
     return rows == 0;
+}
+
+/* One ledger of all three stores, a third of BENCH_LEDGER_MAX each, one purchase per customer:
+ * the question by entitlement name for a customer of each, warm and cold. */
+static void three_stores(long long now) {
+    setup_pki(folder);
+    const char *max_env = getenv("BENCH_LEDGER_MAX");
+    long max = max_env ? atol(max_env) : 1000000, third = max / 3;
+    long long base = now - 2592000000LL / 2;
+    gatekit_store *s = open_store(shm, "three.sqlite");
+    if (ledger_declare_catalog(s, "{\"correction\":\"the benchmark's purchases predate it\",\"products\":{"
+                                  "\"pro.monthly\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]},"
+                                  "\"pro\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]},"
+                                  "\"prod_pro\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]}}}", 1) != 0) {
+        fprintf(stderr, "ledger_declare_catalog: %s\n", gatekit_last_error());
+        exit(1);
+    }
+    uint64_t fill0 = bench_now_ns();
+    for (long filled = 0; filled < third;) {
+        char *apple[100], *play[100], *tokens[100];
+        int k = 0;
+        for (; k < 100 && filled + k < third; k++) {
+            apple[k] = signed_transaction(filled + k, 0, base);
+            play[k] = play_answer(filled + k, 0, base);
+            tokens[k] = malloc(64);
+            token_of(filled + k, tokens[k], 64);
+        }
+        if (ledger_ingest_batch(NULL, s, GATEKIT_JWS_TRANSACTION, (const char *const *)apple, (size_t)k, &options) != k ||
+            ledger_ingest_play_batch(NULL, s, "com.example.app", GATEKIT_LEDGER_PLAY_SUBSCRIPTION, (const char *const *)tokens,
+                                     (const char *const *)play, (size_t)k, now) != k) {
+            fprintf(stderr, "fill: %s\n", gatekit_last_error());
+            exit(1);
+        }
+        for (int j = 0; j < k; j++) {
+            char *answer = stripe_answer(filled + j, 0, base / 1000);
+            if (ledger_ingest_stripe(NULL, s, answer, strlen(answer), now, NULL) < 0) {
+                fprintf(stderr, "fill: %s\n", gatekit_last_error());
+                exit(1);
+            }
+            free(answer);
+            free(apple[j]);
+            free(play[j]);
+            free(tokens[j]);
+        }
+        filled += k;
+    }
+    double fill = seconds_since(fill0);
+    printf("\n### One ledger of %ld purchases: %ld Apple signed transactions, %ld Play answers, %ld Stripe answers (tmpfs)\n\n",
+           3 * third, third, third, third);
+    printf("| ledger_is_entitled(\"pro\") | median | p90 | raw SQLite indexed lookup of the rows | ratio |\n|---|---:|---:|---:|---:|\n");
+    char path[700];
+    snprintf(path, sizeof path, "%s/three.sqlite", shm);
+    sqlite3 *db;
+    sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    const char *names[3] = {"an Apple customer (original transaction id)", "a Play customer (purchase token)", "a Stripe customer (subscription id)"};
+    for (int kind = APPLE; kind <= STRIPE; kind++) {
+        lookup_ctx c = {.store = s, .customers = third, .warm = 1, .kind = kind};
+        if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) exit(1);
+        c.q.environment = kind == APPLE ? "Sandbox" : "Production";
+        c.q.flags = kind == APPLE ? GATEKIT_LEDGER_TEST_SIGNED : 0;
+        sqlite3_prepare_v2(db, kind == APPLE ? "SELECT transaction_id, expires_ms FROM ledger_transactions WHERE environment = 'Sandbox'"
+                                               " AND test_signed = 1 AND original_transaction_id = ?1"
+                                             : "SELECT transaction_id, expires_ms FROM ledger_transactions WHERE environment = 'Production'"
+                                               " AND test_signed = 0 AND original_transaction_id = ?1", -1, &c.raw, NULL);
+        bench_stats warm = bench_run(body_entitled, &c, 2000, 20000), warmRaw = bench_run(body_raw, &c, 2000, 20000);
+        c.warm = 0;
+        c.store = open_store(shm, "three.sqlite");
+        bench_stats cold = bench_run(body_entitled, &c, 0, 5000);
+        gatekit_store_close(c.store);
+        c.next = 0;
+        bench_stats coldRaw = bench_run(body_raw, &c, 0, 5000);
+        sqlite3_finalize(c.raw);
+        printf("| %s, warm | %.2f µs | %.2f µs | %.2f µs | %.1f× |\n", names[kind], warm.median / 1e3, warm.p90 / 1e3, warmRaw.median / 1e3,
+               warm.median / warmRaw.median);
+        printf("| %s, cold (a new handle, each customer once) | %.1f µs | %.1f µs | %.1f µs | %.1f× |\n", names[kind], cold.median / 1e3,
+               cold.p90 / 1e3, coldRaw.median / 1e3, cold.median / coldRaw.median);
+        fflush(stdout);
+    }
+    sqlite3_close(db);
+    gatekit_store_close(s);
+    printf("\n(filling the ledger: Apple and Play in batches of 100, Stripe one call per answer, took %.0f s including signing)\n", fill);
 }
 
 int main(int argc, char **argv) {
@@ -169,6 +257,7 @@ int main(int argc, char **argv) {
     gatekit_store_close(t);
     for (int i = 0; i < N; i++) free(answers[i]);
     free(answers);
+    three_stores(now_s * 1000);
     char cmd[1400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", folder, shm);
     return system(cmd) == 0 ? 0 : 1;

@@ -141,6 +141,7 @@ func headerConformance() {
     exactly(ledgerRevokeGrant, as: type(of: ledger_revoke_grant))
     exactly(ledgerSetPlayRefresher, as: type(of: ledger_set_play_refresher))
     exactly(ledgerSetRefresher, as: type(of: ledger_set_refresher))
+    exactly(ledgerSetStripeRefresher, as: type(of: ledger_set_stripe_refresher))
     exactly(ledgerStripeOptionsInit, as: type(of: ledger_stripe_options_init))
     exactly(ledgerStripeSyncOptionsInit, as: type(of: ledger_stripe_sync_options_init))
     exactly(ledgerSubscriptionStatus, as: type(of: ledger_subscription_status))

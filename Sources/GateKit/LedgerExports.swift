@@ -27,11 +27,12 @@ private func entitlement(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_led
     }
     let refresher = handle.refresher.withLock { $0 }
     let play = handle.playRefresher.withLock { $0 }
+    let stripe = handle.stripeRefresher.withLock { $0 }
     return question.byAppUser
-        ? try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, budgetMs: question.refreshBudgetMs, appUserID: customer,
-                                    to: filter, scope: scope, at: instant, naming: naming)
-        : try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, budgetMs: question.refreshBudgetMs, customer: customer,
-                                    to: filter, scope: scope, at: instant, naming: naming)
+        ? try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, stripe: stripe, budgetMs: question.refreshBudgetMs,
+                                    appUserID: customer, to: filter, scope: scope, at: instant, naming: naming)
+        : try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, stripe: stripe, budgetMs: question.refreshBudgetMs,
+                                    customer: customer, to: filter, scope: scope, at: instant, naming: naming)
 }
 
 /// A query of any known version.

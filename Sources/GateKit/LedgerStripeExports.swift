@@ -125,3 +125,15 @@ public func ledgerSyncStripe(_ out: OutString?, _ store: OpaquePointer?, _ clien
         return report.outcome.rawValue
     }
 }
+
+@c(ledger_set_stripe_refresher)
+public func ledgerSetStripeRefresher(_ store: OpaquePointer?, _ client: OpaquePointer?,
+                                     _ options: UnsafePointer<gatekit_ledger_stripe_options>?) -> Int32 {
+    exportBoundary("ledger_set_stripe_refresher") { () throws(GateKitError) in
+        let handle = try StoreHandle.from(store)
+        let core = try stripeOptions(options)
+        let refresher = try client.map { (c) throws(GateKitError) in try StripeRefresher(client: try stripeClient(c), options: core) }
+        handle.stripeRefresher.withLock { $0 = refresher }
+        return GATEKIT_OK
+    }
+}

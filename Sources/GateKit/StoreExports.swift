@@ -20,6 +20,8 @@ final class StoreHandle {
     let refresher = Locked<Refresher?>(nil)
     /// Who a Google Play purchase's questions ask before saying no (`ledger_set_play_refresher`).
     let playRefresher = Locked<PlayDeveloperClient?>(nil)
+    /// Who a Stripe purchase's questions ask before saying no (`ledger_set_stripe_refresher`).
+    let stripeRefresher = Locked<StripeRefresher?>(nil)
     let cPath: UnsafeMutablePointer<CChar>
     /// The process generation the handle was opened in (`ForkGeneration`).
     let generation = ForkGeneration.current

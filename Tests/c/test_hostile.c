@@ -117,6 +117,7 @@ typedef enum {
     SC_OPTIONS, /* const gatekit_stripe_client_options * (required) */
     S_CLIENT,   /* gatekit_stripe_client * (required): one whose server refuses connections */
     SS_OPTIONS, /* const gatekit_ledger_stripe_sync_options * that may be NULL (the defaults) */
+    OPT_S_CLIENT, /* gatekit_stripe_client * that may be NULL (ledger_set_stripe_refresher: detach) */
 } kind;
 
 enum { MAX_ARGS = 10 };
@@ -493,6 +494,9 @@ static int call_ledger_ingest_stripe_webhook(arg *a) {
                                                  a[5].n, (const char *const *)a[6].p, a[7].n, a[8].i,
                                                  (const gatekit_ledger_stripe_options *)a[9].p), a);
 }
+static int call_ledger_set_stripe_refresher(arg *a) {
+    return ledger_set_stripe_refresher((gatekit_store *)a[0].p, (gatekit_stripe_client *)a[1].p, (const gatekit_ledger_stripe_options *)a[2].p);
+}
 static int call_ledger_stripe_sync_options_init(arg *a) {
     return ledger_stripe_sync_options_init((gatekit_ledger_stripe_sync_options *)a[0].p, (unsigned)a[1].i);
 }
@@ -790,6 +794,7 @@ static const api_entry api[] = {
     {"ledger_stripe_options_init", call_ledger_stripe_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_ingest_stripe", call_ledger_ingest_stripe, {OPT_OUT, STORE, DATA, LEN, AT_MS, ST_OPTIONS, END}, 0},
     {"ledger_stripe_sync_options_init", call_ledger_stripe_sync_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_set_stripe_refresher", call_ledger_set_stripe_refresher, {STORE, OPT_S_CLIENT, ST_OPTIONS, END}, 0},
     {"ledger_sync_stripe", call_ledger_sync_stripe, {OPT_OUT, STORE, S_CLIENT, SS_OPTIONS, ST_OPTIONS, END}, 0},
     {"ledger_refresh_stripe", call_ledger_refresh_stripe, {OPT_OUT, STORE, S_CLIENT, STR, ST_OPTIONS, END}, 0},
     {"ledger_ingest_stripe_webhook", call_ledger_ingest_stripe_webhook,
@@ -1047,7 +1052,7 @@ static arg valid_value(const api_entry *e, int k) {
     case PS_OPTIONS: v.p = &psopt; break;
     case ST_OPTIONS: v.p = &stopt; break;
     case SC_OPTIONS: v.p = &scopt; break;
-    case S_CLIENT: v.p = stripe_client; break;
+    case S_CLIENT: case OPT_S_CLIENT: v.p = stripe_client; break;
     case SS_OPTIONS: v.p = &ssopt; break;
     case P_OPTIONS: v.p = &popt; break;
     case PUSH_OPTIONS: v.p = &pushopt; break;
@@ -1129,7 +1134,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
     case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT: case ST_OPTIONS:
-    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS:
+    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS: case OPT_S_CLIENT:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;

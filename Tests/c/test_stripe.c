@@ -296,6 +296,12 @@ static void test_client(void) {
     CHECK(json && strstr(json, "\"listed\":0,"));
     gatekit_free(json);
     json = NULL;
+    /* Questions may ask Stripe before saying no; NULL detaches. */
+    CHECK_RC(ledger_set_stripe_refresher(store, client, NULL), GATEKIT_OK);
+    q.refresh_budget_ms = 2000;
+    CHECK_RC(ledger_is_entitled(NULL, store, &q, "standin-user", "prod_standin"), 1);
+    CHECK_RC(ledger_set_stripe_refresher(store, NULL, NULL), GATEKIT_OK);
+    CHECK_RC(ledger_set_stripe_refresher(NULL, client, NULL), GATEKIT_EINVAL);
     body[strlen(body) - 3] = 'X';  /* changed on the way */
     CHECK_RC(ledger_ingest_stripe_webhook(NULL, store, client, header, body, strlen(body), secrets, 1, 0, NULL), GATEKIT_ESTRIPE_SIGNATURE);
     gatekit_store_close(store);

@@ -111,6 +111,17 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_stripe_webhook(char **out_json
                                                                  const char *const *secrets, size_t secret_count, int tolerance_s,
                                                                  const gatekit_ledger_stripe_options *options);
 
+/* Since 0.3.0. Lets this store handle's questions ask Stripe before saying no
+ * (gatekit_ledger_query's refresh_budget_ms), as ledger_set_refresher does for Apple: when the
+ * answer is "not entitled" only because a Stripe subscription's period ended while it renews
+ * and nothing was recorded since (a lost invoice.paid), the subscription is read from Stripe
+ * within the budget and its answer recorded with options (NULL: the defaults); without one in
+ * time the stored answer comes back with stale = 1. The client's mode is the environment it
+ * answers for (a test key: Sandbox). The handle keeps its own reference to the client; NULL:
+ * questions no longer ask. Errors: GATEKIT_EINVAL, GATEKIT_EVERSION. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_set_stripe_refresher(gatekit_store *store, gatekit_stripe_client *client,
+                                                                const gatekit_ledger_stripe_options *options);
+
 /* Options of ledger_sync_stripe. Initialise with ledger_stripe_sync_options_init(). */
 #define GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION 1u
 

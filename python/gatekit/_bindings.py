@@ -736,6 +736,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_ingest_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong, ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_refresh_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_ingest_stripe_webhook': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_options),),
+    'ledger_set_stripe_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_stripe_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_sync_options), ctypes.c_uint,),
     'ledger_sync_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.POINTER(gatekit_ledger_stripe_sync_options), ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_sync_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_sync_options), ctypes.c_uint,),
@@ -961,6 +962,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_ingest_stripe': ('out_json', 'store', 'object', 'object_len', 'answered_ms', 'options', ),
     'ledger_refresh_stripe': ('out_json', 'store', 'client', 'object_id', 'options', ),
     'ledger_ingest_stripe_webhook': ('out_json', 'store', 'client', 'signature_header', 'body', 'body_len', 'secrets', 'secret_count', 'tolerance_s', 'options', ),
+    'ledger_set_stripe_refresher': ('store', 'client', 'options', ),
     'ledger_stripe_sync_options_init': ('options', 'version', ),
     'ledger_sync_stripe': ('out_json', 'store', 'client', 'sync', 'options', ),
     'ledger_sync_options_init': ('options', 'version', ),
@@ -1185,6 +1187,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_ingest_stripe: Callable[..., Any]
     ledger_refresh_stripe: Callable[..., Any]
     ledger_ingest_stripe_webhook: Callable[..., Any]
+    ledger_set_stripe_refresher: Callable[..., Any]
     ledger_stripe_sync_options_init: Callable[..., Any]
     ledger_sync_stripe: Callable[..., Any]
     ledger_sync_options_init: Callable[..., Any]

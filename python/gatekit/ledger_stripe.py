@@ -149,6 +149,16 @@ class LedgerStripe:
         return StripeWebhookResult(event_id=event["id"], event_type=event["type"], livemode=event["livemode"], object_id=event["object"]["id"],
                                    object_type=event["object"]["object"], ingested=ingested)
 
+    def set_stripe_refresher(self, client: Optional[StripeClient], *, past_due_grace: Optional[timedelta] = None,
+                             account_metadata_key: Optional[str] = None) -> None:
+        """Lets questions with ``refresh_within`` ask Stripe before saying no about a Stripe
+        subscription whose period ended while it renews (None: stop); its answers are ingested
+        with these options."""
+        if client is not None and not isinstance(client, StripeClient):
+            raise TypeError(f"client must be a StripeClient or None, not {type(client).__name__}")
+        options = _options(past_due_grace, account_metadata_key)
+        check(_bindings.ledger_set_stripe_refresher(self._store.handle, None if client is None else client.handle, ctypes.byref(options)))
+
     def sync_stripe(self, client: StripeClient, *, budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
                     overlap: timedelta = timedelta(minutes=10), lease: timedelta = timedelta(minutes=2),
                     past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None) -> StripeSyncReport:

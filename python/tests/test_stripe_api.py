@@ -6,6 +6,7 @@ signs them, each read back from Stripe and recorded, forgeries refused before an
 asked, and a replayed delivery unable to undo what Stripe says now."""
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import time
@@ -286,3 +287,35 @@ def test_a_sync_is_one_hosts_at_a_time_and_resumes_from_its_page(stripe: StripeS
         assert store.ledger.is_entitled("p149", "prod_pro", environment="Sandbox", by_app_user=True)
     lists = [dict(r["query"]) for r in stripe.requests() if r["path"] == "/v1/subscriptions"]
     assert lists[0].get("starting_after") is None and lists[1]["starting_after"] == "sub_p099"  # resumed from its page
+
+
+def test_a_question_asks_stripe_before_saying_no(stripe: StripeStandIn, store):
+    """A renewal whose invoice.paid was lost: the period ended while the subscription renews.
+    With a refresher and a budget the question reads Stripe first; without, the stored answer
+    is marked stale."""
+    now = int(time.time())
+    ended = subscription("sub_r", user="rita")
+    ended["items"]["data"][0].update(current_period_start=now - 31 * DAY, current_period_end=now - DAY)
+    store.ledger.ingest_stripe(json.dumps(ended), at_seconds(now - 30 * DAY))
+    stripe.world([subscription("sub_r", user="rita")])  # Stripe renewed it: a period to now + 29 days
+    stale = store.ledger.entitled("sub_r", "prod_pro", environment="Sandbox", refresh_within=timedelta_ms(500))
+    assert not stale and stale.reason == Reason.EXPIRED and stale.stale
+    with stripe.client() as client:
+        store.ledger.set_stripe_refresher(client)
+    fresh = store.ledger.entitled("rita", "prod_pro", environment="Sandbox", by_app_user=True, refresh_within=timedelta_ms(5000))
+    assert fresh and fresh.reason == Reason.SUBSCRIPTION and not fresh.stale and fresh.until == at_seconds(now + 29 * DAY)
+    assert [r["path"] for r in stripe.requests()] == ["/v1/subscriptions/sub_r"]
+    # Certain answers never ask: a second question is answered from what was recorded.
+    assert store.ledger.is_entitled("sub_r", "prod_pro", environment="Sandbox", refresh_within=timedelta_ms(5000))
+    assert len(stripe.requests()) == 1
+    store.ledger.set_stripe_refresher(None)
+    with pytest.raises(TypeError):
+        store.ledger.set_stripe_refresher("sk_test_x")  # type: ignore[arg-type]
+
+
+def at_seconds(seconds: int) -> "datetime.datetime":
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+
+
+def timedelta_ms(ms: int) -> "datetime.timedelta":
+    return datetime.timedelta(milliseconds=ms)

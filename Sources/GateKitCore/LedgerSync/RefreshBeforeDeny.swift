@@ -3,6 +3,7 @@ import GateKitJWS
 import GateKitLedger
 import GateKitPlayAPI
 import GateKitPlayData
+import GateKitStripeAPI
 import GateKitSupport
 
 /// Asks Apple before saying no, when the answer is one the ledger cannot be sure of: a
@@ -23,8 +24,10 @@ public struct Refresher: Sendable {
 
     /// The answer, refreshed first when it awaits a renewal and `budgetMs` > 0. A refresh
     /// is asked only about the subscription in question, and only for `.now` questions.
-    /// `play`: the client a Google Play purchase's question asks (`ledger_set_play_refresher`).
-    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, play: PlayDeveloperClient? = nil, budgetMs: Int64, customer: String,
+    /// `play`: the client a Google Play purchase's question asks (`ledger_set_play_refresher`);
+    /// `stripe`: a Stripe purchase's, with how its answers are ingested (`ledger_set_stripe_refresher`).
+    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, play: PlayDeveloperClient? = nil,
+                                   stripe: StripeRefresher? = nil, budgetMs: Int64, customer: String,
                                    to filter: String, scope: LedgerScope, at instant: LedgerInstant, naming: Bool,
                                    excluding: Set<[UInt8]> = []) throws(GateKitError) -> Entitlement {
         let answer = try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
@@ -41,6 +44,16 @@ public struct Refresher: Sendable {
                 return stale  // no answer in time (or Google's API failed): the stored answer, marked
             }
             // Google's answer is the truth: a period still ended with renewal on is as Google says.
+            return try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
+        }
+        if answer.store == .stripe {
+            guard let stripe, stripe.client.isTest == (scope.environment == AppStoreEnvironment.sandbox.rawValue) else { return stale }
+            do throws(GateKitError) {
+                _ = try ledger.refreshStripe(objectID: original, client: stripe.client, options: stripe.options,
+                                             withinMilliseconds: Int(min(budgetMs, Int64(Int32.max))))
+            } catch {
+                return stale  // no answer in time (or Stripe's API failed): the stored answer, marked
+            }
             return try ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming, excluding: excluding)
         }
         guard let refresher, refresher.verification.environment.rawValue == scope.environment else { return stale }
@@ -62,14 +75,27 @@ public struct Refresher: Sendable {
 
     /// The same for an app account: each linked customer's answer, within what is left of the
     /// one budget; the best of them is the answer.
-    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, play: PlayDeveloperClient? = nil, budgetMs: Int64, appUserID: String,
+    public static func entitlement(_ ledger: Ledger, refresher: Refresher?, play: PlayDeveloperClient? = nil,
+                                   stripe: StripeRefresher? = nil, budgetMs: Int64, appUserID: String,
                                    to filter: String, scope: LedgerScope, at instant: LedgerInstant, naming: Bool) throws(GateKitError) -> Entitlement {
         let deadline = Clock.monotonicNanoseconds() &+ UInt64(budgetMs) &* 1_000_000
         return try ledger.named(try ledger.bestAnswer(appUserID: appUserID, scope: scope, at: instant) { (customer, excluded) throws(GateKitError) in
             let now = Clock.monotonicNanoseconds()
             let left = now < deadline ? max(1, Int64((deadline - now) / 1_000_000)) : 1
-            return try entitlement(ledger, refresher: refresher, play: play, budgetMs: left, customer: customer, to: filter, scope: scope,
+            return try entitlement(ledger, refresher: refresher, play: play, stripe: stripe, budgetMs: left, customer: customer, to: filter, scope: scope,
                                    at: instant, naming: naming, excluding: excluded)
         }, filter: filter, at: instant)
+    }
+}
+
+/// Who a Stripe purchase's questions ask before saying no, and how its answers are ingested.
+public struct StripeRefresher: Sendable {
+    public let client: StripeClient
+    public let options: Ledger.StripeOptions
+
+    public init(client: StripeClient, options: Ledger.StripeOptions) throws(GateKitError) {
+        try Ledger.check(options)
+        self.client = client
+        self.options = options
     }
 }

@@ -24,16 +24,18 @@ extension Ledger {
 
     /// Reads `objectID` ("sub_…" or "cs_…") from Stripe through `client` and records the
     /// answer as of when it arrived.
-    public func refreshStripe(objectID: String, client: StripeClient, options: StripeOptions = StripeOptions()) throws(GateKitError) -> IngestReport {
+    public func refreshStripe(objectID: String, client: StripeClient, options: StripeOptions = StripeOptions(),
+                              withinMilliseconds: Int? = nil) throws(GateKitError) -> IngestReport {
         try Ledger.check(options)  // before Stripe is asked
         let id = try StripeClient.segment(objectID, "object_id")
         if id.hasPrefix("sub_") {
-            return try ingestStripeObject(try Ledger.asked(client, "/v1/subscriptions/\(id)", query: ""), options: options)
+            return try ingestStripeObject(try Ledger.asked(client, "/v1/subscriptions/\(id)", query: "", within: withinMilliseconds), options: options)
         }
         if id.hasPrefix("cs_") {
             // The line items say what was sold; the payment intent whether an async payment failed.
             let query = StripeClient.formEncoded([("expand[]", "line_items"), ("expand[]", "payment_intent")])
-            return try ingestStripeObject(try Ledger.asked(client, "/v1/checkout/sessions/\(id)", query: query), options: options)
+            return try ingestStripeObject(try Ledger.asked(client, "/v1/checkout/sessions/\(id)", query: query, within: withinMilliseconds),
+                                          options: options)
         }
         throw .invalid("object_id must name a subscription (sub_…) or a Checkout Session (cs_…), not \(Quoted.text(id))")
     }
@@ -63,8 +65,8 @@ extension Ledger {
     /// Stripe's answer to a GET, dated when it arrived (this host's clock, to the millisecond:
     /// Stripe's `Date` is to the second, and two answers within one second must keep their
     /// order); its error answer as GATEKIT_ESTRIPE_API (the failure's JSON the detail).
-    private static func asked(_ client: StripeClient, _ path: String, query: String) throws(GateKitError) -> StripeAnswer {
-        switch try client.get(path, query: query) {
+    private static func asked(_ client: StripeClient, _ path: String, query: String, within: Int? = nil) throws(GateKitError) -> StripeAnswer {
+        switch try client.get(path, query: query, withinMilliseconds: within) {
         case let .failure(failure): throw GateKitError(.ESTRIPE_API, "\(path): \(failure.description)", detail: failure.json)
         case let .success(answer): return StripeAnswer(bytes: answer.body, answeredMs: Clock.nowMilliseconds())
         }
