@@ -236,7 +236,7 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/tmpfs.sqlite", shm);
     sqlite3 *db;
     sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    lookup_ctx c = {.store = t, .customers = N / 4, .warm = 1};
+    lookup_ctx c = {.store = t, .customers = N / 4, .warm = 1, .kind = STRIPE};
     if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) return 1;
     c.q.environment = "Production";
     sqlite3_prepare_v2(db, "SELECT transaction_id, expires_ms FROM ledger_transactions WHERE environment = 'Production'"
