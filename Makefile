@@ -274,9 +274,14 @@ test-abi:
 python-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
 
+# pytest's tests mostly wait (on servers, subprocesses, clocks): two workers (pytest-xdist)
+# overlap the waits; tests that set a stand-in's one world share a worker (conftest.py,
+# SHARED_WORLDS) and those marked `alone` (a server restart) run after them, by themselves.
+PYTEST_WORKERS ?= 2
 test-python: build python-deps
 	cd python && $(PYTHON) -m mypy --strict --cache-dir ../.build/mypy gatekit ../examples/*.py
-	cd python && $(PYTHON) -m pytest -q -rs tests
+	cd python && $(PYTHON) -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -m 'not alone' tests
+	cd python && $(PYTHON) -m pytest -q -rs -m alone tests
 
 # ---- Hardening: fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
 FUZZ_SECONDS       ?= 300

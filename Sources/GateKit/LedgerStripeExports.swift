@@ -30,6 +30,10 @@ private func stripeOptions(_ options: UnsafePointer<gatekit_ledger_stripe_option
     }
     core.pastDueGraceMs = o.past_due_grace_ms == -1 ? nil : o.past_due_grace_ms
     if let key = try Arguments.optionalString(o.account_metadata_key, "options->account_metadata_key") { core.accountMetadataKey = key }
+    guard let disputes = Ledger.StripeOptions.DisputePolicy(rawValue: o.dispute_policy) else {
+        throw .invalid("options->dispute_policy must be GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_OPENED (0), _REVOKE_WHEN_LOST (1) or _NEVER (2), not \(o.dispute_policy)")
+    }
+    core.disputes = disputes
     return core
 }
 

@@ -88,6 +88,52 @@ import Testing
         ])).utf8)
     }
 
+    /// An Invoice retrieved with expand[]=payments: its line bills `item` for [start, end), paid
+    /// by the payment intent `intent` (nil: marked paid out of band).
+    static func invoice(_ id: String, subscription: String, item: String, start: Int64, end: Int64, intent: String?, livemode: Bool = true) -> [UInt8] {
+        let payment: JSONValue = intent.map { .object([("type", .string("payment_intent")), ("payment_intent", .string($0))]) }
+            ?? .object([("type", .string("out_of_band_payment"))])
+        let line: JSONValue = .object([("id", .string("il_\(id)")), ("object", .string("line_item")), ("amount", .number(999)),
+                                       ("currency", .string("usd")),
+                                       ("period", .object([("start", .number(start / 1000)), ("end", .number(end / 1000))])),
+                                       ("parent", .object([("type", .string("subscription_item_details")),
+                                                           ("subscription_item_details", .object([("subscription", .string(subscription)),
+                                                                                                   ("subscription_item", .string(item)),
+                                                                                                   ("proration", .bool(false))]))]))])
+        return Array(JSONWriter.serialize(.object([
+            ("id", .string(id)), ("object", .string("invoice")), ("livemode", .bool(livemode)), ("status", .string("paid")),
+            ("billing_reason", .string("subscription_cycle")), ("amount_paid", .number(999)), ("currency", .string("usd")),
+            ("parent", .object([("type", .string("subscription_details")),
+                                ("subscription_details", .object([("subscription", .string(subscription)), ("metadata", .object([]))]))])),
+            ("lines", .object([("object", .string("list")), ("data", .array([line])), ("has_more", .bool(false))])),
+            ("payments", .object([("object", .string("list")), ("has_more", .bool(false)),
+                                  ("data", .array([.object([("id", .string("inpay_\(id)")), ("object", .string("invoice_payment")),
+                                                            ("status", .string("paid")), ("payment", payment)])]))])),
+        ])).utf8)
+    }
+
+    /// A Charge retrieved with expand[]=refunds: `refunded` of `amount` refunded at `refundedAt`.
+    static func charge(_ id: String, intent: String, created: Int64, amount: Int64 = 999, refunded: Int64 = 0, refundedAt: Int64? = nil) -> [UInt8] {
+        let refunds: [JSONValue] = refundedAt.map { [.object([("id", .string("re_\(id)")), ("object", .string("refund")), ("amount", .number(refunded)),
+                                                             ("status", .string("succeeded")), ("created", .number($0 / 1000)),
+                                                             ("charge", .string(id))])] } ?? []
+        return Array(JSONWriter.serialize(.object([
+            ("id", .string(id)), ("object", .string("charge")), ("livemode", .bool(true)), ("created", .number(created / 1000)),
+            ("payment_intent", .string(intent)), ("amount", .number(amount)), ("amount_refunded", .number(refunded)),
+            ("refunded", .bool(refunded == amount)), ("currency", .string("usd")), ("status", .string("succeeded")), ("disputed", .bool(false)),
+            ("refunds", .object([("object", .string("list")), ("data", .array(refunds)), ("has_more", .bool(false))])),
+        ])).utf8)
+    }
+
+    /// A Dispute on `charge` (paid by `intent`), opened at `created`.
+    static func dispute(_ id: String, charge: String, intent: String, created: Int64, status: String) -> [UInt8] {
+        Array(JSONWriter.serialize(.object([
+            ("id", .string(id)), ("object", .string("dispute")), ("livemode", .bool(true)), ("created", .number(created / 1000)),
+            ("charge", .string(charge)), ("payment_intent", .string(intent)), ("status", .string(status)), ("amount", .number(999)),
+            ("currency", .string("usd")), ("reason", .string("fraudulent")),
+        ])).utf8)
+    }
+
     struct Answer {
         let at: Int64
         let bytes: [UInt8]
@@ -215,6 +261,41 @@ import Testing
         sub(t + d, Subscription(id: "sub_new_status", status: "frozen", items: [Item(id: "si_ns", start: t, end: t + m)]))
         row("sub_new_status", "prod_basic", t + d, "expired", "a status GateKit does not know never entitles")
 
+        // 12. Refunds: a whole refund of the period paid for revokes at its instant, never the
+        // period paid for since; a refund of part of it takes nothing back; a one-time purchase
+        // refunded whole is revoked.
+        sub(t, Subscription(id: "sub_refund", items: [Item(id: "si_refund", start: t, end: t + m)]))
+        a.append(Answer(at: t + 60_000, bytes: invoice("in_refund", subscription: "sub_refund", item: "si_refund", start: t, end: t + m, intent: "pi_refund")))
+        a.append(Answer(at: t + 10 * d, bytes: charge("ch_refund", intent: "pi_refund", created: t, refunded: 999, refundedAt: t + 10 * d)))
+        sub(t + m, Subscription(id: "sub_refund", items: [Item(id: "si_refund", start: t + m, end: t + 2 * m)]))
+        row("sub_refund", "prod_basic", t + 10 * d - 1, "subscription", until: t + m, "before the refund")
+        row("sub_refund", "prod_basic", t + 10 * d, "revoked", "§3 Charge.refunded: refunded whole; issue 62: a full refund revokes at its instant")
+        row("sub_refund", "prod_basic", t + m, "subscription", until: t + 2 * m, "§4 invoice.paid: the next period was paid for again")
+        sub(t, Subscription(id: "sub_partial", items: [Item(id: "si_partial", start: t, end: t + m)]))
+        a.append(Answer(at: t + 60_000, bytes: invoice("in_partial", subscription: "sub_partial", item: "si_partial", start: t, end: t + m, intent: "pi_partial")))
+        a.append(Answer(at: t + 10 * d, bytes: charge("ch_partial", intent: "pi_partial", created: t, refunded: 300, refundedAt: t + 10 * d)))
+        row("sub_partial", "prod_basic", t + 10 * d, "subscription", until: t + m, "§3 refunded is false for a partial refund: access kept")
+        a.append(Answer(at: t + 60_000, bytes: session("cs_refund", created: t, status: "complete", payment: "paid", intent: "succeeded")))
+        a.append(Answer(at: t + 3 * d, bytes: charge("ch_cs_refund", intent: "pi_cs_refund", created: t, amount: 4900, refunded: 4900, refundedAt: t + 3 * d)))
+        row("cs_refund", "prod_lifetime", t + 3 * d - 1, "non-consumable", "before the refund")
+        row("cs_refund", "prod_lifetime", t + 3 * d, "revoked", "§4 charge.refunded: a one-time purchase refunded whole")
+
+        // 13. Disputes (default: revoke when opened, restore when won): one lost, one won.
+        for (id, end) in [("lost", "lost"), ("won", "won")] {
+            let subID = "sub_dispute_\(id)"
+            sub(t, Subscription(id: subID, items: [Item(id: "si_d_\(id)", start: t, end: t + m)]))
+            a.append(Answer(at: t + 60_000, bytes: invoice("in_d_\(id)", subscription: subID, item: "si_d_\(id)", start: t, end: t + m, intent: "pi_d_\(id)")))
+            a.append(Answer(at: t + 5 * d, bytes: dispute("du_\(id)", charge: "ch_d_\(id)", intent: "pi_d_\(id)", created: t + 5 * d, status: "needs_response")))
+            a.append(Answer(at: t + 15 * d, bytes: dispute("du_\(id)", charge: "ch_d_\(id)", intent: "pi_d_\(id)", created: t + 5 * d, status: end)))
+            row(subID, "prod_basic", t + 5 * d - 1, "subscription", until: t + m, "before the dispute")
+            row(subID, "prod_basic", t + 5 * d, "revoked", "§4 charge.dispute.created: revoke when opened (the default)")
+        }
+        row("sub_dispute_lost", "prod_basic", t + 15 * d, "revoked", "§3 dispute lost: the money is gone")
+        row("sub_dispute_won", "prod_basic", t + 15 * d, "subscription", until: t + m, "§3 dispute won: restored")
+
+        // 14. An invoice marked paid out of band links no payment; the subscription's answer decides.
+        a.append(Answer(at: t + m + 3 * d, bytes: invoice("in_oob", subscription: "sub_pd_paid", item: "si_sub_pd_paid", start: t + m, end: t + 2 * m, intent: nil)))
+
         // 11. Test mode, kept apart as Sandbox is.
         sub(t, Subscription(id: "sub_test", items: [Item(id: "si_test", start: t, end: t + m)], livemode: false))
         row("sub_test", "prod_basic", t + d, "subscription", until: t + m, scope: sandbox, "§1 test objects: livemode false, in Sandbox")
@@ -303,6 +384,68 @@ import Testing
         #expect(throws: GateKitError.self) { try Self.ingest([Answer(at: t, bytes: Subscription(id: "sub_b", items: [Item(id: "si_b", start: t, end: t + m)]).bytes)], into: ledger, options: bad) }
     }
 
+    /// The host's policy for disputes: revoke when opened (the default) or only once lost, or never.
+    @Test func theDisputePolicyIsTheHosts() throws {
+        let (t, d, m) = (Self.t0, Self.day, Self.month)
+        let folder = TemporaryFolder()
+        let policies: [(Ledger.StripeOptions.DisputePolicy, open: String, lost: String, won: String)] = [
+            (.revokeWhenOpened, "revoked", "revoked", "subscription"),
+            (.revokeWhenLost, "subscription", "revoked", "subscription"),
+            (.never, "subscription", "subscription", "subscription"),
+        ]
+        for (policy, open, lost, won) in policies {
+            var options = Ledger.StripeOptions()
+            options.disputes = policy
+            for (end, expected) in [("needs_response", open), ("lost", lost), ("won", won), ("warning_closed", won)] {
+                let ledger = Ledger(store: try TestStores.open(folder.file("dispute-\(policy.rawValue)-\(end).sqlite")))
+                try Self.ingest([Answer(at: t, bytes: Subscription(id: "sub_p", items: [Item(id: "si_p", start: t, end: t + m)]).bytes),
+                                 Answer(at: t + 1, bytes: Self.invoice("in_p", subscription: "sub_p", item: "si_p", start: t, end: t + m, intent: "pi_p")),
+                                 Answer(at: t + 5 * d, bytes: Self.dispute("du_p", charge: "ch_p", intent: "pi_p", created: t + 5 * d, status: end))],
+                                into: ledger, options: options)
+                let got = try ledger.entitlement(customer: "sub_p", to: "prod_basic", scope: Self.production, at: .asOf(t + 6 * d))
+                #expect(got.reason.name == expected, "\(policy) \(end)")
+                // Revoked from when the dispute was opened.
+                if expected == "revoked" {
+                    #expect(try ledger.entitlement(customer: "sub_p", to: "prod_basic", scope: Self.production, at: .asOf(t + 5 * d - 1)).reason.name == "subscription")
+                }
+            }
+        }
+    }
+
+    /// A refund the ledger hears of before what its payment paid for waits for it: the Invoice
+    /// that links the payment brings the refund into the answer, and into the feed.
+    @Test func aRefundToldBeforeItsInvoiceTakesEffectWhenTheInvoiceLinksIt() throws {
+        let (t, d, m) = (Self.t0, Self.day, Self.month)
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("refund-first.sqlite")))
+        try Self.ingest([Answer(at: t, bytes: Subscription(id: "sub_f", items: [Item(id: "si_f", start: t, end: t + m)]).bytes),
+                         Answer(at: t + 2 * d, bytes: Self.charge("ch_f", intent: "pi_f", created: t, refunded: 999, refundedAt: t + 2 * d))], into: ledger)
+        #expect(try ledger.entitlement(customer: "sub_f", to: "prod_basic", scope: Self.production, at: .asOf(t + 3 * d)).reason.name == "subscription")
+        #expect(try !ledger.knowsStripePayment("pi_f", livemode: true))
+        try Self.ingest([Answer(at: t + 3 * d, bytes: Self.invoice("in_f", subscription: "sub_f", item: "si_f", start: t, end: t + m, intent: "pi_f"))],
+                        into: ledger)
+        #expect(try ledger.knowsStripePayment("pi_f", livemode: true))
+        #expect(try ledger.entitlement(customer: "sub_f", to: "prod_basic", scope: Self.production, at: .asOf(t + 3 * d)).reason.name == "revoked")
+        // As known before the invoice arrived: entitled (the link was not known then).
+        #expect(try ledger.entitlement(customer: "sub_f", to: "prod_basic", scope: Self.production, at: .asOf(t + 3 * d - 1)).reason.name == "subscription")
+        #expect(try !ledger.knowsStripePayment("pi_other", livemode: true))
+
+        // Now: the feed says the change when the invoice links the refund told before it.
+        let now = Clock.nowMilliseconds()
+        let live = Ledger(store: try TestStores.open(folder.file("refund-feed.sqlite")))
+        try Self.ingest([Answer(at: now - 5_000, bytes: Subscription(id: "sub_n", items: [Item(id: "si_n", start: now - d, end: now + m)],
+                                                                     start: now - d).bytes),
+                         Answer(at: now - 4_000, bytes: Self.charge("ch_n", intent: "pi_n", created: now - d, refunded: 999, refundedAt: now - 4_000))],
+                        into: live)
+        let before = try live.changesJSON(after: 0, limit: 100)
+        #expect(!before.contains(#""reason":"revoked""#), "\(before)")
+        try Self.ingest([Answer(at: now - 3_000, bytes: Self.invoice("in_n", subscription: "sub_n", item: "si_n", start: now - d, end: now + m, intent: "pi_n"))],
+                        into: live)
+        let after = try live.changesJSON(after: 0, limit: 100)
+        #expect(after.contains(#""reason":"revoked""#) && after.contains("sub_n"), "\(after)")
+        #expect(try !live.entitlement(customer: "sub_n", to: "prod_basic", scope: Self.production, at: .now).isEntitled)
+    }
+
     /// The app's user id in the metadata (or a Checkout Session's client_reference_id) links the
     /// purchase to that app account, which then holds a Play subscription and a Stripe one: one
     /// question answers for both stores. A later answer never undoes a transfer the host made.
@@ -342,7 +485,9 @@ import Testing
         let good = String(decoding: Subscription(id: "sub_x", items: [Item(id: "si_x", start: Self.t0, end: Self.t0 + Self.month)]).bytes, as: UTF8.self)
         let cases: [(String, String)] = [
             ("not json", "not JSON"),
-            (#"{"object":"invoice","id":"in_1"}"#, "\"invoice\""),
+            (#"{"object":"customer","id":"cus_1"}"#, "\"customer\""),
+            (#"{"object":"invoice","id":"in_1","livemode":true}"#, "expand[]=payments"),
+            (#"{"object":"charge","id":"ch_1","livemode":true,"created":1,"amount":5,"currency":"usd"}"#, "no refunded"),
             (#"{"id":"sub_1"}"#, "no \"object\""),
             (good.replacingOccurrences(#""status":"active""#, #""status":7"#), "status is not a string"),
             (good.replacingOccurrences(#""livemode":true"#, #""livemode":"yes""#), "livemode is not true or false"),

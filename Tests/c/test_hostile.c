@@ -941,7 +941,7 @@ static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = 
 static char consent_agent_long[2048];
 static const gatekit_jws_options *jopts_list[2], *jopts_with_null[2], *jopts_twice[2];
 static gatekit_ledger_stripe_options stopt, stopt_v0, stopt_v999, stopt_grace_negative, stopt_grace_2y, stopt_key_empty, stopt_key_bracket,
-    stopt_key_non_utf8;
+    stopt_key_non_utf8, stopt_disputes_unknown, stopt_disputes_negative;
 static gatekit_ledger_play_sync_options psopt, psopt_v0, psopt_v999, psopt_lease_0, psopt_budget_negative, psopt_overlap_huge;
 static gatekit_ledger_sync_options sopt, sopt_v0, sopt_v999, sopt_no_verify, sopt_lease_0, sopt_overlap_negative, sopt_since_negative;
 static gatekit_jws *signed_data;  /* verified in the parent from the fixture (NULL without it) */
@@ -1324,6 +1324,8 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"account_metadata_key \"\"", {.p = &stopt_key_empty}, 1};
         out[n++] = (variant){"account_metadata_key \"a[b]\"", {.p = &stopt_key_bracket}, 1};
         out[n++] = (variant){"account_metadata_key non-UTF-8", {.p = &stopt_key_non_utf8}, 1};
+        out[n++] = (variant){"dispute_policy 3", {.p = &stopt_disputes_unknown}, 1};
+        out[n++] = (variant){"dispute_policy -1", {.p = &stopt_disputes_negative}, 1};
     }
     if (what == CONSENT) {
         out[n++] = (variant){"version 0", {.p = &consent_v0}, 0};
@@ -1729,6 +1731,8 @@ static void setup_receipts_and_jws(void) {
     stopt_key_empty = stopt; stopt_key_empty.account_metadata_key = "";
     stopt_key_bracket = stopt; stopt_key_bracket.account_metadata_key = "a[b]";
     stopt_key_non_utf8 = stopt; stopt_key_non_utf8.account_metadata_key = non_utf8;
+    stopt_disputes_unknown = stopt; stopt_disputes_unknown.dispute_policy = 3;
+    stopt_disputes_negative = stopt; stopt_disputes_negative.dispute_policy = -1;
     CHECK_RC(ledger_play_sync_options_init(&psopt, GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION), GATEKIT_OK);
     psopt.max_pages = 1;
     psopt_v0 = psopt; psopt_v0.version = 0;

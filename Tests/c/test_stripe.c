@@ -184,9 +184,12 @@ static void test_ledger(void) {
     CHECK(e.reason == GATEKIT_LEDGER_REASON_NON_CONSUMABLE);
 
     /* Refused, with the store unchanged. */
-    const char *invoice = "{\"id\":\"in_1\",\"object\":\"invoice\"}";
+    const char *customer = "{\"id\":\"cus_1\",\"object\":\"customer\"}";
+    CHECK_RC(ledger_ingest_stripe(NULL, store, customer, strlen(customer), 0, NULL), GATEKIT_ESTRIPE_OBJECT);
+    CHECK(strstr(gatekit_last_error(), "\"customer\"") != NULL);
+    const char *invoice = "{\"id\":\"in_1\",\"object\":\"invoice\",\"livemode\":true}";
     CHECK_RC(ledger_ingest_stripe(NULL, store, invoice, strlen(invoice), 0, NULL), GATEKIT_ESTRIPE_OBJECT);
-    CHECK(strstr(gatekit_last_error(), "\"invoice\"") != NULL);
+    CHECK(strstr(gatekit_last_error(), "expand[]=payments") != NULL);
     CHECK_RC(ledger_ingest_stripe(NULL, store, "{", 1, 0, NULL), GATEKIT_ESTRIPE_OBJECT);
     CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s + 60) * 1000, NULL), GATEKIT_EINVAL);
     options.past_due_grace_ms = -2;
@@ -200,6 +203,33 @@ static void test_ledger(void) {
     CHECK_RC(ledger_stripe_options_init(NULL, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION), GATEKIT_EINVAL);
     CHECK_RC(ledger_stripe_options_init(&options, 99), GATEKIT_EVERSION);
     CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 1);
+
+    /* A dispute on its payment: revoked while open (the default), kept under a host that
+     * revokes only once a dispute is lost; refunded whole: revoked. */
+    char dispute[512];
+    snprintf(dispute, sizeof dispute,
+             "{\"id\":\"du_c1\",\"object\":\"dispute\",\"livemode\":true,\"created\":%lld,\"charge\":\"ch_c1\","
+             "\"payment_intent\":\"pi_c1\",\"status\":\"needs_response\",\"amount\":4900,\"currency\":\"eur\"}", now_s - 60);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, dispute, strlen(dispute), (now_s - 50) * 1000, NULL), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_REVOKED);
+    gatekit_ledger_stripe_options when_lost;
+    CHECK_RC(ledger_stripe_options_init(&when_lost, GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION), GATEKIT_OK);
+    CHECK(when_lost.dispute_policy == GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_OPENED);
+    when_lost.dispute_policy = GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_LOST;
+    snprintf(dispute, sizeof dispute,  /* read again, under review: a new answer, under the host's policy */
+             "{\"id\":\"du_c1\",\"object\":\"dispute\",\"livemode\":true,\"created\":%lld,\"charge\":\"ch_c1\","
+             "\"payment_intent\":\"pi_c1\",\"status\":\"under_review\",\"amount\":4900,\"currency\":\"eur\"}", now_s - 60);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, dispute, strlen(dispute), (now_s - 40) * 1000, &when_lost), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 1);
+    snprintf(body, sizeof body,
+             "{\"id\":\"ch_c1\",\"object\":\"charge\",\"livemode\":true,\"created\":%lld,\"payment_intent\":\"pi_c1\","
+             "\"amount\":4900,\"amount_refunded\":4900,\"refunded\":true,\"currency\":\"eur\",\"refunds\":{\"object\":\"list\","
+             "\"has_more\":false,\"data\":[{\"id\":\"re_c1\",\"object\":\"refund\",\"status\":\"succeeded\",\"created\":%lld}]}}",
+             now_s - day, now_s - 30);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s - 20) * 1000, NULL), GATEKIT_LEDGER_NEW);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 0);
+    CHECK(e.reason == GATEKIT_LEDGER_REASON_REVOKED);
     gatekit_store_close(store);
 }
 

@@ -43,11 +43,19 @@ extern "C" {
  * item's product (non-consumable: no end) that entitles only when payment_status is "paid"
  * or "no_payment_required"; still open or processing it is "pending"; expired, or complete
  * with its expanded payment intent wanting another method or canceled (an async payment that
- * failed), it is "revoked" and never entitled.
+ * failed), it is "revoked" and never entitled. Refunds and disputes: an Invoice (read with
+ * expand[]=payments) or a Checkout Session says which purchase, item and period each payment
+ * intent paid for; a Charge refunded whole ("refunded": true; read with expand[]=refunds)
+ * revokes what its payment paid for from the refund that completed it — never a period paid
+ * for since — and a partial refund revokes nothing; a Dispute revokes it from when it was
+ * opened per options->dispute_policy (default: while open or lost; won, warning_closed or
+ * prevented restore it). Told in any order: a refund heard before its invoice takes effect
+ * when the invoice arrives. An invoice marked paid out of band pays nothing the ledger can take
+ * back; the subscription's own answer ("active") says it is paid.
  * ====================================================================================== */
 
 /* Stripe objects (-800 … -899, with stripe.h's). */
-#define GATEKIT_ESTRIPE_OBJECT (-814)  /* not a Stripe object the ledger reads: not JSON, another object than a subscription or a checkout.session, a member of the wrong type, a Checkout Session without its line items */
+#define GATEKIT_ESTRIPE_OBJECT (-814)  /* not a Stripe object the ledger reads: not JSON, another object than a subscription, a checkout.session, an invoice, a charge or a dispute, a member of the wrong type, a Checkout Session without its line items, an invoice without its payments */
 
 /* Options of ledger_ingest_stripe. Initialise with ledger_stripe_options_init(). */
 #define GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION 1u
@@ -59,7 +67,16 @@ typedef struct gatekit_ledger_stripe_options {
                                          * for; 0: none; else at most a year */
     const char *account_metadata_key;   /* the metadata key holding the app's user id; NULL:
                                          * "app_user_id" (1 to 40 bytes, no [ or ]) */
+    int dispute_policy;                 /* when a dispute takes access back:
+                                         * GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_OPENED (the default),
+                                         * _REVOKE_WHEN_LOST or _NEVER */
 } gatekit_ledger_stripe_options;
+
+/* Values of dispute_policy. A dispute won, an inquiry closed (warning_closed) or a dispute
+ * prevented never takes access back. */
+#define GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_OPENED 0  /* from when it was opened, restored if it is won */
+#define GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_LOST   1  /* only once lost, then from when it was opened */
+#define GATEKIT_STRIPE_DISPUTES_NEVER              2  /* a chargeback never takes access back */
 
 #define GATEKIT_LEDGER_STRIPE_OPTIONS_INIT { .version = GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION, .past_due_grace_ms = -1 }
 
@@ -69,8 +86,10 @@ typedef struct gatekit_ledger_stripe_options {
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_stripe_options_init(gatekit_ledger_stripe_options *options, unsigned int version);
 
 /* Since 0.3.0. Ingest what Stripe's API answered: `object` is a Subscription (GET
- * /v1/subscriptions/{id}) or a Checkout Session (GET /v1/checkout/sessions/{id} with
- * expand[]=line_items, and expand[]=payment_intent to know an async payment failed), its bytes
+ * /v1/subscriptions/{id}), a Checkout Session (GET /v1/checkout/sessions/{id} with
+ * expand[]=line_items, and expand[]=payment_intent to know an async payment failed), an Invoice
+ * (GET /v1/invoices/{id} with expand[]=payments), a Charge (GET /v1/charges/{id} with
+ * expand[]=refunds) or a Dispute (GET /v1/disputes/{id}), its bytes
  * exactly as Stripe sent them (at most 1 MiB), at an API version of 2025-03-31.basil or later
  * (items carry their periods). answered_ms: when Stripe answered (Unix ms), 0 for now; never
  * more than 2 s after this host's clock. options NULL: the defaults. Returns
@@ -79,15 +98,20 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_stripe_options_init(gatekit_ledger_st
  * GATEKIT_EVERSION, GATEKIT_ESTRIPE_OBJECT (also an item without its period: an answer from
  * an older API version), GATEKIT_ETOOLARGE, store errors. out_json (may be
  * NULL) receives the ingest report of ledger_ingest_transaction with "kind":
- * "stripe-subscription" or "stripe-checkout-session", "store": "stripe" and "subject" (the
- * purchase). Any thread. */
+ * "stripe-subscription", "stripe-checkout-session", "stripe-invoice", "stripe-charge" or
+ * "stripe-dispute", "store": "stripe" and "subject" (the purchase). Any thread. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_stripe(char **out_json, gatekit_store *store, const void *object, size_t object_len,
                                                          long long answered_ms, const gatekit_ledger_stripe_options *options);
 
 /* Since 0.3.0. Reads object_id from Stripe through client — a subscription ("sub_…": GET
- * /v1/subscriptions/{id}) or a Checkout Session ("cs_…": with expand[]=line_items and
- * expand[]=payment_intent) — and ingests the answer as ledger_ingest_stripe does, dated when
- * it arrived. Results as ledger_ingest_stripe, plus GATEKIT_EINVAL (another kind of id), the
+ * /v1/subscriptions/{id}), a Checkout Session ("cs_…": with expand[]=line_items and
+ * expand[]=payment_intent), an invoice ("in_…": with expand[]=payments), a charge ("ch_…",
+ * "py_…": with expand[]=refunds), a refund ("re_…": its charge) or a dispute ("du_…", "dp_…")
+ * — and ingests the answer as ledger_ingest_stripe does, dated when it arrived. A charge or a
+ * dispute whose payment intent the ledger cannot tie to a purchase yet has that read first:
+ * the invoice it paid (GET /v1/invoice_payments?payment[type]=payment_intent&…), else the
+ * Checkout Session (GET /v1/checkout/sessions?payment_intent=…). Results as
+ * ledger_ingest_stripe, plus GATEKIT_EINVAL (another kind of id), the
  * client's errors (GATEKIT_ESTRIPE_API with *out_json Stripe's error as stripe_get gives it,
  * _TRANSPORT, _RESPONSE). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_refresh_stripe(char **out_json, gatekit_store *store, gatekit_stripe_client *client,
@@ -96,9 +120,10 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_refresh_stripe(char **out_json, gatek
 /* Since 0.3.0. A delivery to your webhook endpoint, start to end: verified exactly as
  * stripe_verify_webhook does (signature_header, body as received, the endpoint's secrets,
  * tolerance_s 0: 300 s), then the object its event names read back from Stripe through client
- * and ingested as ledger_refresh_stripe does: a subscription or a Checkout Session itself, an
- * invoice's subscription (parent.subscription_details.subscription); an event about anything
- * else (a customer, a charge) reads nothing. The event's body is never recorded: a replayed,
+ * and ingested as ledger_refresh_stripe does: a subscription, a Checkout Session, a charge or
+ * a dispute itself, a refund's charge, an invoice (what its payments paid for) and its
+ * subscription (parent.subscription_details.subscription); an event about anything else (a
+ * customer, a price) reads nothing. The event's body is never recorded: a replayed,
  * reordered or duplicated delivery only makes the ledger ask again, and the newest answer
  * wins. Returns the ingestion's result (GATEKIT_LEDGER_NEW, _DUPLICATE, _SUPERSEDED), or
  * GATEKIT_OK when nothing was read; *out_json (may be NULL) is {"version":1,"event":{"id":…,
@@ -149,8 +174,9 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_stripe_sync_options_init(gatekit_ledg
  * every subscription Stripe holds (GET /v1/subscriptions?status=all, page by page: the Events
  * list keeps only 30 days), each recorded as Stripe listed it ("listed"); (2) the Events list
  * (GET /v1/events, the types that can change an entitlement) from the store's checkpoint less
- * overlap_ms to now, page by page; each event's object — a subscription, a Checkout Session, an
- * invoice's subscription — read back from Stripe and recorded once per call as
+ * overlap_ms to now, page by page; each event's object — a subscription, a Checkout Session, a
+ * charge, a dispute, an invoice's subscription, a refund's charge — read back from Stripe and
+ * recorded once per call as
  * ledger_refresh_stripe does ("refreshed"; an object Stripe will not answer about is listed in
  * "refreshFailures" and the rest go on); the event bodies are never recorded. The page cursor
  * and the checkpoint are kept with a lease, so a sync killed at any point resumes from its page

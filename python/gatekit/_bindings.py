@@ -129,6 +129,9 @@ GATEKIT_LEDGER_PLAY_PRODUCT = 2
 GATEKIT_LEDGER_PLAY_SYNC_OPTIONS_VERSION = 1
 GATEKIT_ESTRIPE_OBJECT = -814
 GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION = 1
+GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_OPENED = 0
+GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_LOST = 1
+GATEKIT_STRIPE_DISPUTES_NEVER = 2
 GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION = 1
 GATEKIT_LEDGER_SYNC_DONE = 1
 GATEKIT_LEDGER_SYNC_PARTIAL = 2
@@ -489,6 +492,7 @@ class gatekit_ledger_stripe_options(CheckedStructure):
         ("version", ctypes.c_uint),
         ("past_due_grace_ms", ctypes.c_longlong),
         ("account_metadata_key", ctypes.c_char_p),
+        ("dispute_policy", ctypes.c_int),
     ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 from dataclasses import dataclass
+from enum import IntEnum
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Union
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ._managed import StoreOwner
     from .ledger import IngestResult
 
-__all__ = ["LedgerStripe", "StripeObjectError", "StripeSyncReport", "StripeWebhookResult"]
+__all__ = ["DisputePolicy", "LedgerStripe", "StripeObjectError", "StripeSyncReport", "StripeWebhookResult"]
 
 StripeAnswer = Union[bytes, bytearray, str, Mapping[str, Any]]
 
@@ -35,6 +36,17 @@ def _bytes(answer: StripeAnswer) -> bytes:
     if isinstance(answer, Mapping):
         return json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     raise TypeError(f"answer must be what Stripe answered (bytes, text or a dict), not {type(answer).__name__}")
+
+
+class DisputePolicy(IntEnum):
+    """When a Stripe dispute (a chargeback) takes access back (``GATEKIT_STRIPE_DISPUTES_*``).
+    A dispute won, an inquiry closed or a dispute prevented never does."""
+    REVOKE_WHEN_OPENED = _bindings.GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_OPENED
+    """From when it was opened, restored if it is won (the default)."""
+    REVOKE_WHEN_LOST = _bindings.GATEKIT_STRIPE_DISPUTES_REVOKE_WHEN_LOST
+    """Only once lost, then from when it was opened."""
+    NEVER = _bindings.GATEKIT_STRIPE_DISPUTES_NEVER
+    """A chargeback never takes access back."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,7 @@ class StripeSyncReport(JSONResult):
         return dict(self.raw)
 
 
-def _options(past_due_grace: Optional[timedelta], account_metadata_key: Optional[str]) -> Any:
+def _options(past_due_grace: Optional[timedelta], account_metadata_key: Optional[str], disputes: DisputePolicy) -> Any:
     options = _bindings.gatekit_ledger_stripe_options()
     check(_bindings.ledger_stripe_options_init(ctypes.byref(options), _bindings.GATEKIT_LEDGER_STRIPE_OPTIONS_VERSION))
     if past_due_grace is not None:
@@ -85,6 +97,9 @@ def _options(past_due_grace: Optional[timedelta], account_metadata_key: Optional
             raise ValueError(f"past_due_grace must not be negative, not {past_due_grace}")
         options.past_due_grace_ms = past_due_grace // timedelta(milliseconds=1)
     options.account_metadata_key = None if account_metadata_key is None else _native.required_c_string(account_metadata_key, "account_metadata_key")
+    if not isinstance(disputes, DisputePolicy):
+        raise TypeError(f"disputes takes a DisputePolicy, not {type(disputes).__name__}")
+    options.dispute_policy = int(disputes)
     return options
 
 
@@ -98,29 +113,37 @@ class LedgerStripe:
     _store: "StoreOwner"
 
     def ingest_stripe(self, answer: StripeAnswer, answered: Instant = None, *, past_due_grace: Optional[timedelta] = None,
-                      account_metadata_key: Optional[str] = None) -> "IngestResult":
-        """What Stripe's API answered (``GET /v1/subscriptions/{id}``, or ``GET
-        /v1/checkout/sessions/{id}`` with ``expand[]=line_items`` and ``expand[]=payment_intent``),
-        its bytes as Stripe sent them, ``answered`` when (None: now). ``past_due_grace``: how
-        long a ``past_due`` subscription keeps access after the period paid for (None: the whole
-        period Stripe is collecting for; ``timedelta(0)``: none; at most a year), applied to this
-        answer. ``account_metadata_key``: the metadata key holding your user id (None:
-        "app_user_id"). StripeObjectError for what is not such an object."""
+                      account_metadata_key: Optional[str] = None,
+                      disputes: DisputePolicy = DisputePolicy.REVOKE_WHEN_OPENED) -> "IngestResult":
+        """What Stripe's API answered — ``GET /v1/subscriptions/{id}``; ``GET
+        /v1/checkout/sessions/{id}`` with ``expand[]=line_items`` and ``expand[]=payment_intent``;
+        an invoice with ``expand[]=payments`` (what its payments paid for); a charge with
+        ``expand[]=refunds`` (refunded whole: revoked from then); a dispute — its bytes as Stripe
+        sent them, ``answered`` when (None: now). ``past_due_grace``: how long a ``past_due``
+        subscription keeps access after the period paid for (None: the whole period Stripe is
+        collecting for; ``timedelta(0)``: none; at most a year), applied to this answer.
+        ``account_metadata_key``: the metadata key holding your user id (None: "app_user_id").
+        ``disputes``: when a dispute takes access back. StripeObjectError for what is not such
+        an object."""
         from .ledger import IngestResult
         data = _bytes(answer)
-        options = _options(past_due_grace, account_metadata_key)
+        options = _options(past_due_grace, account_metadata_key, disputes)
         out = ctypes.c_void_p()
         check(_bindings.ledger_ingest_stripe(ctypes.byref(out), self._store.handle, data, len(data), instant_ms(answered), ctypes.byref(options)))
         return IngestResult.from_json(json.loads(_native.take_string(out)))
 
     def refresh_stripe(self, client: StripeClient, object_id: str, *, past_due_grace: Optional[timedelta] = None,
-                       account_metadata_key: Optional[str] = None) -> "IngestResult":
-        """Reads ``object_id`` ("sub_…" or "cs_…") from Stripe through ``client`` and records the
-        answer (StripeAPIError for Stripe's error answers)."""
+                       account_metadata_key: Optional[str] = None,
+                       disputes: DisputePolicy = DisputePolicy.REVOKE_WHEN_OPENED) -> "IngestResult":
+        """Reads ``object_id`` from Stripe through ``client`` and records the answer: a
+        subscription ("sub_…"), a Checkout Session ("cs_…"), an invoice ("in_…"), a charge
+        ("ch_…"), a refund's charge ("re_…") or a dispute ("du_…"); a charge or dispute whose
+        payment the ledger cannot tie to a purchase yet has the invoice or Checkout Session it
+        paid read first (StripeAPIError for Stripe's error answers)."""
         from .ledger import IngestResult
         if not isinstance(client, StripeClient):
             raise TypeError(f"client must be a StripeClient, not {type(client).__name__}")
-        options = _options(past_due_grace, account_metadata_key)
+        options = _options(past_due_grace, account_metadata_key, disputes)
         out = ctypes.c_void_p()
         report = stripe_answer(_bindings.ledger_refresh_stripe(ctypes.byref(out), self._store.handle, client.handle,
                                                                _native.required_c_string(object_id, "object_id"), ctypes.byref(options)), out)
@@ -128,7 +151,8 @@ class LedgerStripe:
 
     def ingest_stripe_webhook(self, client: StripeClient, headers: Union[str, Mapping[str, str]], body: Union[bytes, bytearray],
                               secrets: Union[str, Sequence[str]], *, tolerance: timedelta = timedelta(seconds=300),
-                              past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None) -> StripeWebhookResult:
+                              past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None,
+                              disputes: DisputePolicy = DisputePolicy.REVOKE_WHEN_OPENED) -> StripeWebhookResult:
         """A delivery to your webhook endpoint: verified as ``gatekit.stripe.verify_webhook`` does
         (``headers`` the request's headers or the Stripe-Signature value, ``body`` its bytes as
         received, ``secrets`` the endpoint's), then the object its event names read back from
@@ -138,7 +162,7 @@ class LedgerStripe:
         if not isinstance(client, StripeClient):
             raise TypeError(f"client must be a StripeClient, not {type(client).__name__}")
         delivery = Delivery.of(body, headers, secrets, tolerance)
-        options = _options(past_due_grace, account_metadata_key)
+        options = _options(past_due_grace, account_metadata_key, disputes)
         out = ctypes.c_void_p()
         report = stripe_answer(_bindings.ledger_ingest_stripe_webhook(
             ctypes.byref(out), self._store.handle, client.handle, delivery.header, delivery.body, len(delivery.body), delivery.secrets,
@@ -150,18 +174,20 @@ class LedgerStripe:
                                    object_type=event["object"]["object"], ingested=ingested)
 
     def set_stripe_refresher(self, client: Optional[StripeClient], *, past_due_grace: Optional[timedelta] = None,
-                             account_metadata_key: Optional[str] = None) -> None:
+                             account_metadata_key: Optional[str] = None,
+                             disputes: DisputePolicy = DisputePolicy.REVOKE_WHEN_OPENED) -> None:
         """Lets questions with ``refresh_within`` ask Stripe before saying no about a Stripe
         subscription whose period ended while it renews (None: stop); its answers are ingested
         with these options."""
         if client is not None and not isinstance(client, StripeClient):
             raise TypeError(f"client must be a StripeClient or None, not {type(client).__name__}")
-        options = _options(past_due_grace, account_metadata_key)
+        options = _options(past_due_grace, account_metadata_key, disputes)
         check(_bindings.ledger_set_stripe_refresher(self._store.handle, None if client is None else client.handle, ctypes.byref(options)))
 
     def sync_stripe(self, client: StripeClient, *, budget: Optional[timedelta] = None, max_pages: Optional[int] = None,
                     overlap: timedelta = timedelta(minutes=10), lease: timedelta = timedelta(minutes=2),
-                    past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None) -> StripeSyncReport:
+                    past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None,
+                    disputes: DisputePolicy = DisputePolicy.REVOKE_WHEN_OPENED) -> StripeSyncReport:
         """Heals the ledger's Stripe purchases of ``client``'s mode: the first time every
         subscription Stripe holds, then the Events list from the checkpoint, each event's object
         read back from Stripe and recorded. Resumable, one process or host at a time (BUSY
@@ -175,7 +201,7 @@ class LedgerStripe:
         sync.budget_ms = 0 if budget is None else max(1, _time.span_milliseconds(budget, "budget"))
         sync.max_pages = 0 if max_pages is None else int(max_pages)
         sync.lease_ms = max(1, _time.span_milliseconds(lease, "lease"))
-        options = _options(past_due_grace, account_metadata_key)
+        options = _options(past_due_grace, account_metadata_key, disputes)
         out = ctypes.c_void_p()
         report = stripe_answer(_bindings.ledger_sync_stripe(ctypes.byref(out), self._store.handle, client.handle, ctypes.byref(sync),
                                                             ctypes.byref(options)), out)

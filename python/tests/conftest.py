@@ -124,6 +124,26 @@ EXAMPLE_PYTHON = os.environ.get("GATEKIT_EXAMPLE_PYTHON")
 def pytest_configure(config) -> None:
     config.addinivalue_line("markers", "example: runs a README program from examples/ (make test-dist runs these "
                                        "again from the installed wheel)")
+    config.addinivalue_line("markers", "alone: changes what every test shares (restarts the PostgreSQL server): "
+                                       "`make test` runs these after the parallel run, one by one")
+
+
+#: Modules whose tests set the one world of a stand-in that `make test` starts (the Play and
+#: Stripe stand-ins keep a single world; the App Store stand-in's are per bundle id). Under
+#: pytest-xdist (`make test` runs two workers) each group's tests run on one worker, in turn.
+SHARED_WORLDS = {
+    "play-standin": {"test_play", "test_play_hostile", "test_play_second_hour", "test_ledger_play", "test_ledger_play_hostile"},
+    "stripe-standin": {"test_stripe_api"},
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        for group, modules in SHARED_WORLDS.items():
+            if module in modules:
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 def example(name: str) -> List[str]:

@@ -134,7 +134,8 @@ def test_a_one_time_purchase_entitles_only_once_paid(store):
 
 @pytest.mark.parametrize("body, reason", [
     (b"not json", "not JSON"),
-    (b'{"object":"invoice","id":"in_1"}', '"invoice"'),
+    (b'{"object":"customer","id":"cus_1"}', '"customer"'),
+    (b'{"object":"invoice","id":"in_1","livemode":false}', r'expand\[\]=payments'),
     (json.dumps({**subscription("sub_bad", "active", 1, 2), "status": 7}).encode(), "status"),
     (json.dumps({k: v for k, v in checkout("cs_bad", 1, payment_status="paid").items() if k != "line_items"}).encode(), "line items"),
 ])
@@ -168,9 +169,9 @@ def test_the_tool_records_stripes_answer_and_answers_for_it(tmp_path):
     answer = json.loads(asked.stdout)
     assert answer["reason"] == "grace-period" and answer["store"] == "stripe" and answer["storeState"] == "past_due"
     assert answer["until"] == (t + 2 * DAY) * 1000
-    refused = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "stripe", "-"], input='{"object":"invoice"}',
+    refused = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "stripe", "-"], input='{"object":"customer"}',
                              capture_output=True, text=True, timeout=60)
-    assert refused.returncode == 1 and 'not a Stripe object the ledger reads' in refused.stderr and '"invoice"' in refused.stderr
+    assert refused.returncode == 1 and 'not a Stripe object the ledger reads' in refused.stderr and '"customer"' in refused.stderr
     typo = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "strpe", "-"], input="{}", capture_output=True,
                           text=True, timeout=60)
     assert typo.returncode == 2 and "play or stripe" in typo.stderr

@@ -51,6 +51,7 @@ def test_the_path_names_the_server_without_the_password():
         s.check()
 
 
+@pytest.mark.alone
 def test_a_server_restart_under_four_writers_loses_no_returned_decision():
     """4 processes write 10,000 acceptances while the server is restarted with `-m immediate`
     (a crash for the clients): every acceptance that returned is present afterwards, the

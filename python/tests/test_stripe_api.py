@@ -16,6 +16,7 @@ import pytest
 
 from gatekit.errors import GateKitError, InvalidArgumentError
 from gatekit.ledger import Reason
+from gatekit.ledger_stripe import DisputePolicy
 from gatekit import stripe as stripe_module
 from gatekit.stripe import API_VERSION, StripeAPIError, StripeClient, StripeResponseError, WebhookRejected
 from stripe_standin import StripeStandIn, stripe  # noqa: F401  (the stand-in fixture)
@@ -179,11 +180,83 @@ def test_invoice_and_checkout_events_read_what_they_sell(stripe: StripeStandIn, 
         other = store.ledger.ingest_stripe_webhook(client, *stripe.delivery("customer.updated", "cus_1", SECRET), SECRET)
         assert other.ingested is None and other.object_type == "customer"
         assert store.ledger.refresh_stripe(client, "cs_w").outcome.name == "DUPLICATE"
+        assert store.ledger.refresh_stripe(client, "in_1").kind == "stripe-invoice"
         with pytest.raises(InvalidArgumentError, match="sub_"):
-            store.ledger.refresh_stripe(client, "in_1")
+            store.ledger.refresh_stripe(client, "cus_1")
     sessions = [r for r in stripe.requests() if r["path"] == "/v1/checkout/sessions/cs_w"]
     assert len(sessions) == 2 and all([v for k, v in r["query"] if k == "expand[]"] == ["line_items", "payment_intent"]
                for r in sessions)
+
+
+def test_a_refund_or_a_dispute_is_read_back_with_what_its_payment_paid_for(stripe: StripeStandIn, store):
+    """charge.refunded and charge.dispute.* only say whom to ask: the ledger reads the charge or
+    the dispute, and first what its payment paid for when it does not know (the invoice through
+    /v1/invoice_payments, else the Checkout Session by its payment intent)."""
+    now = int(time.time())
+    sub = subscription("sub_r", user="rita")
+    item = sub["items"]["data"][0]
+    invoice = {"id": "in_r", "object": "invoice", "status": "paid", "livemode": False, "amount_paid": 999, "currency": "usd",
+               "parent": {"type": "subscription_details", "subscription_details": {"subscription": "sub_r", "metadata": {}}},
+               "lines": {"object": "list", "has_more": False, "data": [{
+                   "id": "il_r", "object": "line_item", "amount": 999, "currency": "usd",
+                   "period": {"start": item["current_period_start"], "end": item["current_period_end"]},
+                   "parent": {"type": "subscription_item_details",
+                              "subscription_item_details": {"subscription": "sub_r", "subscription_item": item["id"], "proration": False}}}]},
+               "payments": {"object": "list", "has_more": False, "data": [{
+                   "id": "inpay_r", "object": "invoice_payment", "status": "paid", "payment": {"type": "payment_intent", "payment_intent": "pi_r"}}]}}
+    paid_by = {"id": "inpay_r", "object": "invoice_payment", "invoice": "in_r", "status": "paid", "created": now - DAY,
+               "payment": {"type": "payment_intent", "payment_intent": "pi_r"}}
+
+    def charge(charge_id: str, intent: str, refunded: int, amount: int = 999) -> Dict[str, Any]:
+        refunds = [{"id": f"re_{charge_id}", "object": "refund", "amount": refunded, "status": "succeeded", "created": now - 60,
+                    "charge": charge_id}] if refunded else []
+        return {"id": charge_id, "object": "charge", "livemode": False, "created": now - DAY, "payment_intent": intent, "amount": amount,
+                "amount_refunded": refunded, "refunded": refunded == amount, "currency": "usd", "status": "succeeded",
+                "refunds": {"object": "list", "has_more": False, "data": refunds}}
+    session = {"id": "cs_x", "object": "checkout.session", "mode": "payment", "status": "complete", "payment_status": "paid",
+               "livemode": False, "created": now - DAY, "client_reference_id": "xavi", "customer": None, "subscription": None,
+               "payment_intent": {"id": "pi_x", "object": "payment_intent", "status": "succeeded"}, "metadata": {},
+               "line_items": {"object": "list", "has_more": False, "data": [{
+                   "id": "li_x", "object": "item", "amount_total": 4900, "currency": "usd", "quantity": 1,
+                   "price": {"id": "price_life", "object": "price", "product": "prod_lifetime", "type": "one_time"}}]}}
+
+    def dispute(status: str) -> Dict[str, Any]:
+        return {"id": "du_x", "object": "dispute", "livemode": False, "created": now - 30, "charge": "ch_x", "payment_intent": "pi_x",
+                "status": status, "amount": 4900, "currency": "usd", "reason": "fraudulent"}
+    stripe.world([sub, invoice, paid_by, charge("ch_r", "pi_r", 300), session, dispute("needs_response")])
+    with stripe.client() as client:
+        def deliver(event_type: str, object_id: str) -> Any:
+            return store.ledger.ingest_stripe_webhook(client, *stripe.delivery(event_type, object_id, SECRET), SECRET)
+        deliver("customer.subscription.created", "sub_r")
+        # A partial refund: the charge is read (after what its payment paid for), access kept.
+        partial = deliver("charge.refunded", "ch_r")
+        assert partial.ingested is not None and partial.ingested.kind == "stripe-charge"
+        assert store.ledger.is_entitled("rita", "prod_pro", environment="Sandbox", by_app_user=True)
+        asked = [(r["path"], sorted(tuple(q) for q in r["query"])) for r in stripe.requests()]
+        assert ("/v1/invoice_payments", [("limit", "1"), ("payment[payment_intent]", "pi_r"), ("payment[type]", "payment_intent")]) in asked
+        assert ("/v1/invoices/in_r", [("expand[]", "payments")]) in asked and ("/v1/charges/ch_r", [("expand[]", "refunds")]) in asked
+        # Refunded whole: revoked, without asking again what the payment paid for.
+        stripe.objects([charge("ch_r", "pi_r", 999)])
+        before = len(stripe.requests())
+        deliver("charge.refunded", "ch_r")
+        assert store.ledger.entitled("rita", "prod_pro", environment="Sandbox", by_app_user=True).reason == Reason.REVOKED
+        assert [r["path"] for r in stripe.requests()[before:]] == ["/v1/charges/ch_r"]
+        # A dispute on a one-time purchase: the Checkout Session found by its payment intent;
+        # revoked while open (the default), restored when won.
+        opened = deliver("charge.dispute.created", "du_x")
+        assert opened.ingested is not None and opened.ingested.kind == "stripe-dispute"
+        assert ("/v1/checkout/sessions", [("limit", "1"), ("payment_intent", "pi_x")]) in \
+            [(r["path"], sorted(tuple(q) for q in r["query"])) for r in stripe.requests()]
+        assert store.ledger.entitled("xavi", "prod_lifetime", environment="Sandbox", by_app_user=True).reason == Reason.REVOKED
+        stripe.objects([dispute("won")])
+        deliver("charge.dispute.closed", "du_x")
+        assert store.ledger.entitled("xavi", "prod_lifetime", environment="Sandbox", by_app_user=True).reason == Reason.NON_CONSUMABLE
+        # The host's policy: a dispute lost only once it is lost.
+        stripe.objects([dispute("needs_response")])
+        store.ledger.refresh_stripe(client, "du_x", disputes=DisputePolicy.REVOKE_WHEN_LOST)
+        assert store.ledger.is_entitled("xavi", "prod_lifetime", environment="Sandbox", by_app_user=True)
+        with pytest.raises(TypeError, match="DisputePolicy"):
+            store.ledger.refresh_stripe(client, "du_x", disputes=1)  # type: ignore[arg-type]
 
 
 def stripe_lives(now: int) -> Dict[str, List[Dict[str, Any]]]:

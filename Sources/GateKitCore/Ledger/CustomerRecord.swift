@@ -9,13 +9,19 @@ public struct CustomerRecord: Sendable {
     /// counts only while the newest of its versions that carries a token carries this one, so
     /// an account transfer (Apple re-signing with another token) leaves the old account.
     public var token: String?
+    /// Where the store answers payments apart (Stripe): what each payment paid for, and the
+    /// payments taken back (a refund, a chargeback).
+    public var payments: [PaymentLink]
+    public var revocations: [PaymentRevocation]
 
     public init(transactions: [TransactionVersion] = [], renewals: [RenewalVersion] = [], productGroups: [String: String] = [:],
-                token: String? = nil) {
+                token: String? = nil, payments: [PaymentLink] = [], revocations: [PaymentRevocation] = []) {
         self.transactions = transactions
         self.renewals = renewals
         self.productGroups = productGroups
         self.token = token
+        self.payments = payments
+        self.revocations = revocations
     }
 
     /// The same record reduced to what `current(knownBy: nil)` reads: the newest version of each
@@ -50,7 +56,8 @@ public struct CustomerRecord: Sendable {
         }
         var renewal: [String: RenewalVersion] = [:]
         for r in renewals where renewal[r.purchaseID].map({ r.isNewer(than: $0) }) ?? true { renewal[r.purchaseID] = r }
-        return CustomerRecord(transactions: kept, renewals: Array(renewal.values), productGroups: productGroups, token: token)
+        return CustomerRecord(transactions: kept, renewals: Array(renewal.values), productGroups: productGroups, token: token,
+                              payments: PaymentLink.known(payments, by: nil), revocations: PaymentRevocation.newest(revocations, knownBy: nil))
     }
 
     /// What the ledger says at `at` (Unix ms) from the versions Apple had signed by `knownBy`
@@ -105,6 +112,20 @@ public struct CustomerRecord: Sendable {
             current[key]?.revocationMs = r.revocationMs
             current[key]?.revocationReason = r.revocationReason
             current[key]?.sale.refund = r.sale.refund
+        }
+        // A payment taken back revokes, from its instant, the versions whose access it paid for.
+        if !revocations.isEmpty {
+            let links = PaymentLink.known(payments, by: knownBy)
+            for r in PaymentRevocation.newest(revocations, knownBy: knownBy) {
+                guard let revoked = r.revocationMs else { continue }
+                for link in links where link.payment == r.payment {
+                    for (key, t) in current where link.paidFor(t) && revoked < (t.revocationMs ?? .max) {
+                        current[key]?.revocationMs = revoked
+                        current[key]?.revocationReason = r.reason
+                        current[key]?.sale.refund = r.refund
+                    }
+                }
+            }
         }
         // A subscription another one replaced (a Play token chain: plan change, re-signup,
         // top-up) is superseded while a replacing version is the newest known: never counted twice.

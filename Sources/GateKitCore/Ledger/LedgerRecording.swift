@@ -97,6 +97,8 @@ extension Ledger {
             let h = try signed.map { (s) throws(GateKitError) in try headerID(db, s.header) }
             try state.writes.add(v, scope: item.scope, item: itemID, header: h, body: signed?.body)
         }
+        for link in item.payments { try state.writes.add(link, scope: item.scope, item: itemID) }
+        for revocation in item.paymentRevocations { try state.writes.add(revocation, scope: item.scope, item: itemID) }
         for original in item.originals { try state.writes.addSubject(item: itemID, purchaseID: original) }
         return itemID
     }
@@ -112,6 +114,15 @@ extension Ledger {
             if let replaced = v.replaces, replaced != v.purchaseID { records[replaced]?.transactions.append(v) }
         }
         for (v, _) in item.renewals { records[v.purchaseID]?.renewals.append(v) }
+        // Where the store answers payments apart, what they paid for and took back as now known
+        // (an answer that links a payment brings the refunds told before it).
+        for original in item.originals {
+            guard var record = records[original] else { continue }
+            let apart = PaymentRows.purchasesAnsweredApart(record)
+            guard !apart.isEmpty else { continue }
+            try PaymentRows.read(db, into: &record, purchases: apart, scope: item.scope, pending: (item.payments, item.paymentRevocations))
+            records[original] = record
+        }
         for original in item.originals { state.records[original] = records[original]?.compacted() }
         for original in item.originals {
             let kept = try ChangeFeedRows.ingested(db, scope: item.scope, original: original, record: records[original] ?? CustomerRecord(),

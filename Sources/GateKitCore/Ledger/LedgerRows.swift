@@ -138,6 +138,7 @@ enum LedgerRows {
         var record = db.dialect == .postgresql ? try recordInOneRoundTrip(db, customer: customer, scope: scope, versions: versions, copy: copy)
             : try recordByStatements(db, customer: customer, scope: scope, versions: versions)
         try addReplacements(db, &record, customer: customer, scope: scope, versions: versions)
+        try PaymentRows.read(db, into: &record, purchases: PaymentRows.purchasesAnsweredApart(record), scope: scope)
         if case let .token(token) = customer {
             record.token = token
             for i in record.transactions.indices { record.transactions[i].appAccountToken = record.transactions[i].appAccountToken?.lowercased() }

@@ -535,4 +535,42 @@ package enum LedgerSchema {
     package static let pauses = Migration([
         .addColumn("ledger_renewals", Column("paused_until_ms", .integer)),
     ])
+
+    /// Migration 24: payments, where a store answers them apart from the purchase (Stripe):
+    /// which purchase, item ('' : every item) and period each payment paid for (`PaymentLink`,
+    /// one row per answer that said it), and each answer that a payment was taken back
+    /// (`PaymentRevocation`). Read with the record of a purchase whose store answers so;
+    /// append-only as the versions are.
+    package static let payments = Migration([
+        .table("ledger_payments", [
+            Column("id", .identity),
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("payment", .text, notNull: true),
+            Column("original_transaction_id", .text, notNull: true),
+            Column("transaction_id", .text, notNull: true),
+            Column("period_start_ms", .integer),
+            Column("period_end_ms", .integer),
+            Column("signed_ms", .integer, notNull: true),
+            Column("item_id", .integer, notNull: true, references: "ledger_items(id)"),
+        ]),
+        .index("ledger_payments_by_original", on: "ledger_payments", ["environment", "test_signed", "original_transaction_id"]),
+        .index("ledger_payments_by_payment", on: "ledger_payments", ["environment", "test_signed", "payment"]),
+        .appendOnly("ledger_payments"),
+        .table("ledger_payment_revocations", [
+            Column("id", .identity),
+            Column("environment", .text, notNull: true),
+            Column("test_signed", .integer, notNull: true, check: "test_signed IN (0, 1)"),
+            Column("payment", .text, notNull: true),
+            Column("source_id", .text, notNull: true),
+            Column("revocation_ms", .integer),
+            Column("revocation_reason", .integer),
+            Column("refund_kind", .text),
+            Column("signed_ms", .integer, notNull: true),
+            Column("identity", .text, notNull: true),
+            Column("item_id", .integer, notNull: true, references: "ledger_items(id)"),
+        ]),
+        .index("ledger_payment_revocations_by_payment", on: "ledger_payment_revocations", ["environment", "test_signed", "payment"]),
+        .appendOnly("ledger_payment_revocations"),
+    ])
 }

@@ -17,6 +17,12 @@ struct LedgerWrites {
                                       values: Array(repeating: "?", count: 4), then: "ON CONFLICT DO NOTHING")
     private var subjects = RowInserts(into: "ledger_item_subjects(original_transaction_id, item_id)",
                                       values: ["?", "?"], then: "ON CONFLICT DO NOTHING")
+    private var payments = RowInserts(
+        into: "ledger_payments(environment, test_signed, payment, original_transaction_id, transaction_id, period_start_ms, period_end_ms, signed_ms, item_id)",
+        values: Array(repeating: "?", count: 9))
+    private var paymentRevocations = RowInserts(
+        into: "ledger_payment_revocations(environment, test_signed, payment, source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity, item_id)",
+        values: Array(repeating: "?", count: 10))
     private var statusChanges = RowInserts(
         into: "ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)",
         values: Array(repeating: "?", count: 8))
@@ -80,6 +86,18 @@ struct LedgerWrites {
         ])
     }
 
+    mutating func add(_ link: PaymentLink, scope: LedgerScope, item: Int64) throws(GateKitError) {
+        try payments.append([.text(scope.environment), .integer(scope.testFlag), .text(link.payment), .text(link.purchaseID),
+                             .text(link.transactionID ?? ""), .integer(link.periodStartMs), .integer(link.periodEndMs),
+                             .integer(link.vouchedMs), .integer(item)])
+    }
+
+    mutating func add(_ r: PaymentRevocation, scope: LedgerScope, item: Int64) throws(GateKitError) {
+        try paymentRevocations.append([.text(scope.environment), .integer(scope.testFlag), .text(r.payment), .text(r.sourceID),
+                                       .integer(r.revocationMs), .integer(r.reason?.rawValue), .text(r.refund?.rawValue),
+                                       .integer(r.vouchedMs), .text(r.identity), .integer(item)])
+    }
+
     mutating func addSubject(item: Int64, purchaseID: String) throws(GateKitError) {
         try subjects.append([.text(purchaseID), .integer(item)])
     }
@@ -107,6 +125,8 @@ struct LedgerWrites {
         try renewals.flush(db)
         try products.flush(db)
         try subjects.flush(db)
+        try payments.flush(db)
+        try paymentRevocations.flush(db)
         try statusChanges.flush(db)
         guard !answerOrder.isEmpty else { return }
         var rows = ChangeFeedRows.answerRows()

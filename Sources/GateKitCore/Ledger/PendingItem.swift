@@ -21,6 +21,11 @@ extension Ledger {
         var transactions: [(TransactionVersion, LedgerRows.SignedText?)] = [] { didSet { originals = speaksOf() } }
         /// Each version with its own signed text; nil when that is the item's own.
         var renewals: [(RenewalVersion, LedgerRows.SignedText?)] = [] { didSet { originals = speaksOf() } }
+        /// Where the store answers payments apart (Stripe): what the item says each payment paid
+        /// for, and that a payment was taken back, with the purchases that payment paid for.
+        var payments: [PaymentLink] = [] { didSet { originals = speaksOf() } }
+        var paymentRevocations: [PaymentRevocation] = []
+        var revokedPurchases: [String] = [] { didSet { originals = speaksOf() } }
         /// Who gave its versions by hand and why (a support grant); nil for what a store sold.
         /// Kept with the rows, never in the model: every version of every question would carry it.
         var attribution: Attribution?
@@ -32,7 +37,7 @@ extension Ledger {
         private func speaksOf() -> [String] {
             // A replacing purchase speaks of the one it replaces too: that one's answers change.
             Array(Set(transactions.map(\.0.purchaseID) + transactions.compactMap(\.0.replaces)
-                      + renewals.map(\.0.purchaseID))).sorted()
+                      + renewals.map(\.0.purchaseID) + payments.map(\.purchaseID) + revokedPurchases)).sorted()
         }
 
         /// What recording the item reads to decide what it writes: its subscriptions (write

@@ -60,6 +60,9 @@ public struct PurchaseStore: Sendable, Hashable {
         /// A purchase's product id is the entitlement it gives, by name: the catalog neither
         /// names, groups, types nor dates it.
         package var namesItsEntitlement = false
+        /// The store answers a payment taken back (a refund, a chargeback) apart from the
+        /// purchase: the ledger keeps it as a `PeriodRevocation` read with the purchase's record.
+        package var revokedByOwnAnswers = false
         /// What the customer paid for: the metrics count it (revenue, subscribers, refunds).
         package var isSale = true
 

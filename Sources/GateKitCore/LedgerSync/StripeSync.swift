@@ -65,7 +65,8 @@ public enum StripeSync {
         "customer.subscription.paused", "customer.subscription.resumed", "customer.subscription.pending_update_applied",
         "customer.subscription.pending_update_expired", "checkout.session.completed", "checkout.session.async_payment_succeeded",
         "checkout.session.async_payment_failed", "checkout.session.expired", "invoice.paid", "invoice.payment_failed",
-        "invoice.payment_succeeded", "invoice.marked_uncollectible", "invoice.voided",
+        "invoice.payment_succeeded", "invoice.marked_uncollectible", "invoice.voided", "charge.refunded", "charge.refund.updated",
+        "charge.dispute.created", "charge.dispute.closed",
     ]
 
     /// A mode's sync state is named "stripe:test" or "stripe:live" beside Apple's environments.
@@ -231,14 +232,14 @@ struct StripeSyncRun {
         }
     }
 
-    /// The purchase an event's object is or bills: a subscription, a Checkout Session, an
-    /// invoice's subscription; nil for anything else.
+    /// What an event's object leads the ledger to read: a subscription, a Checkout Session, a
+    /// charge or a dispute itself, an invoice's subscription, a refund's charge; nil for anything else.
     static func purchase(named object: JSONValue) -> String? {
+        func id(_ member: JSONValue?) -> String? { member?["id"]?.stringValue ?? member?.stringValue }
         switch object["object"]?.stringValue {
-        case "subscription"?, "checkout.session"?: return object["id"]?.stringValue
-        case "invoice"?:
-            let named = object["parent"]?["subscription_details"]?["subscription"]
-            return named?["id"]?.stringValue ?? named?.stringValue
+        case "subscription"?, "checkout.session"?, "charge"?, "dispute"?: return object["id"]?.stringValue
+        case "invoice"?: return id(object["parent"]?["subscription_details"]?["subscription"])
+        case "refund"?: return id(object["charge"])
         default: return nil
         }
     }

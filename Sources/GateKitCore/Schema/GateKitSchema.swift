@@ -31,5 +31,6 @@ extension StoreSchema {
         LedgerSyncSchema.syncMemory,                   // 21
         LedgerSchema.compactedReads,                   // 22
         LedgerSchema.attributions,                     // 23
+        LedgerSchema.payments,                         // 24
     ])
 }

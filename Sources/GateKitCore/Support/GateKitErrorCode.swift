@@ -189,7 +189,7 @@ extension GateKitError {
         case ESTRIPE_TIMESTAMP = -812
         /// the verified body is not a snapshot event (JSON with object "event", id, type, created, livemode, data.object with id and object) (include/gatekit/stripe.h)
         case ESTRIPE_EVENT = -813
-        /// not a Stripe object the ledger reads: not JSON, another object than a subscription or a checkout.session, a member of the wrong type, a Checkout Session without its line items (include/gatekit/ledger_stripe.h)
+        /// not a Stripe object the ledger reads: not JSON, another object than a subscription, a checkout.session, an invoice, a charge or a dispute, a member of the wrong type, a Checkout Session without its line items, an invoice without its payments (include/gatekit/ledger_stripe.h)
         case ESTRIPE_OBJECT = -814
         /// Stripe answered with an error status; *out_json describes it (below) (include/gatekit/stripe.h)
         case ESTRIPE_API = -815

@@ -8,15 +8,19 @@ promises to send it:
                   object), Stripe-Version: the version GateKit pins (else 400: a client that
                   does not pin it reads whatever the account's default renders)
   GET  /v1/{collection}/{id}      subscriptions, checkout/sessions, invoices, customers,
-                                  prices, products, refunds, disputes, events: the world's
-                                  object of that id and type, else 404 resource_missing; a
-                                  Checkout Session's line_items only with expand[]=line_items
-                                  and its payment_intent an id unless expand[]=payment_intent,
-                                  as Stripe renders them
+                                  prices, products, refunds, disputes, charges, events: the
+                                  world's object of that id and type, else 404
+                                  resource_missing; a Checkout Session's line_items only with
+                                  expand[]=line_items and its payment_intent an id unless
+                                  expand[]=payment_intent, a Charge's refunds only with
+                                  expand[]=refunds and an Invoice's payments only with
+                                  expand[]=payments, as Stripe renders them
   GET  /v1/{collection}           a list, newest first, limit 1-100 (default 10),
                                   starting_after, has_more; subscriptions without status
                                   leave out the canceled, as Stripe's list does; events by
-                                  created[gte|gt|lte|lt] and types[] (or type)
+                                  created[gte|gt|lte|lt] and types[] (or type); invoice_payments
+                                  by payment[type] and payment[payment_intent]; Checkout
+                                  Sessions by payment_intent
   POST /v1/subscriptions/{id}     form-encoded metadata[k]=v and cancel_at_period_end=true|false
                                   applied; an Idempotency-Key is required, the first answer
                                   replayed for the same key and body, 400 idempotency_error
@@ -69,7 +73,10 @@ API_VERSION = "2026-06-24.dahlia"
 
 COLLECTIONS = {"subscriptions": "subscription", "checkout/sessions": "checkout.session", "invoices": "invoice",
                "customers": "customer", "prices": "price", "products": "product", "refunds": "refund",
-               "disputes": "dispute", "events": "event"}
+               "disputes": "dispute", "events": "event", "charges": "charge", "invoice_payments": "invoice_payment"}
+
+#: Members Stripe renders only when expanded (includable): a Charge's refunds, an Invoice's payments.
+INCLUDABLE = {"charge": "refunds", "invoice": "payments"}
 
 
 def stripe_error(type_: str, message: str, code: Optional[str] = None, param: Optional[str] = None) -> bytes:
@@ -141,7 +148,17 @@ def rendered(obj: Dict[str, Any], expand: List[str]) -> Dict[str, Any]:
         intent = out.get("payment_intent")
         if isinstance(intent, dict) and "payment_intent" not in expand:
             out["payment_intent"] = intent["id"]
+    includable = INCLUDABLE.get(out.get("object", ""))
+    if includable and includable not in expand:
+        out.pop(includable, None)
+    elif includable and includable not in out:
+        out[includable] = {"object": "list", "data": [], "has_more": False, "url": f"/v1/{includable}"}
     return out
+
+
+def reference(member: Any) -> Any:
+    """An expandable member's id, whether it is an id or the object expanded."""
+    return member.get("id") if isinstance(member, dict) else member
 
 
 def make_handler(standin: StripeAPIStandIn) -> type:
@@ -211,6 +228,12 @@ def make_handler(standin: StripeAPIStandIn) -> type:
                 found = [o for o in found if o.get("status") not in ("canceled", "incomplete_expired")]
             if kind == "event":
                 found = [o for o in found if self.event_wanted(o, params)]
+            if kind == "invoice_payment" and "payment[type]" in params:
+                kind_of = params["payment[type]"]
+                found = [o for o in found if o.get("payment", {}).get("type") == kind_of
+                         and reference(o["payment"].get(kind_of)) == params.get(f"payment[{kind_of}]")]
+            if kind == "checkout.session" and "payment_intent" in params:
+                found = [o for o in found if reference(o.get("payment_intent")) == params["payment_intent"]]
             found.sort(key=lambda o: (-int(o.get("created", 0)), o["id"]))
             after = params.get("starting_after")
             if after is not None:

@@ -8,5 +8,6 @@ extension PurchaseStore {
 extension IngestReport.Kind {
     package static let known: [IngestReport.Kind] = [.notification, .transaction, .renewalInfo, .receipt, .appTransaction,
                                                      .playSubscription, .playProduct, .playNotification, .grant,
-                                                     .stripeSubscription, .stripeCheckoutSession]
+                                                     .stripeSubscription, .stripeCheckoutSession, .stripeInvoice, .stripeCharge,
+                                                     .stripeDispute]
 }

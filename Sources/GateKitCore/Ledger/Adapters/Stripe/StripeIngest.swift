@@ -32,6 +32,19 @@ extension Ledger {
         /// own user id, as Stripe's guide keeps it on the Customer; a Checkout Session's
         /// `client_reference_id` is read first.
         public var accountMetadataKey = "app_user_id"
+        /// When a dispute (a chargeback) takes access back.
+        public var disputes = DisputePolicy.revokeWhenOpened
+
+        /// Stripe leaves the answer to a dispute to the merchant (stripe.md §4: "often revoke on
+        /// created"); won, an inquiry closed or a dispute prevented never take access back.
+        public enum DisputePolicy: Int32, Sendable, Equatable {
+            /// From when it was opened, unless and until it is won (the default).
+            case revokeWhenOpened = 0
+            /// Only once it is lost, then from when it was opened.
+            case revokeWhenLost = 1
+            /// Never: a chargeback is the merchant's to fight, the customer keeps access.
+            case never = 2
+        }
 
         public init() {}
 
@@ -39,8 +52,9 @@ extension Ledger {
         public static let maximumGraceMs: Int64 = 366 * 86_400_000
     }
 
-    /// A Subscription (`GET /v1/subscriptions/{id}`) or a Checkout Session (`GET
-    /// /v1/checkout/sessions/{id}?expand[]=line_items`), whichever `object` the answer names.
+    /// A Subscription (`GET /v1/subscriptions/{id}`), a Checkout Session (`GET
+    /// /v1/checkout/sessions/{id}?expand[]=line_items`), an Invoice (`expand[]=payments`), a
+    /// Charge (`expand[]=refunds`) or a Dispute, whichever `object` the answer names.
     public func ingestStripeObject(_ answer: StripeAnswer, options: StripeOptions = StripeOptions()) throws(GateKitError) -> IngestReport {
         try Ledger.check(options)
         let answeredMs = try Ledger.answerInstant(answer.answeredMs)
@@ -57,13 +71,46 @@ extension Ledger {
             let session = try StripeCheckoutSession(json: answer.bytes)
             var item = try stripeItem(.stripeCheckoutSession, answer, answeredMs: answeredMs, livemode: session.livemode)
             item.transactions = try session.ledgerVersions(answeredMs: answeredMs, identity: item.identity).map { ($0, nil) }
+            item.payments = session.paymentLinks(answeredMs: answeredMs)
             // A subscription-mode session sells its subscription: the account it names holds that.
             let purchase = session.mode == .subscription ? session.subscriptionID : session.id
             return try commitLinking(item, appUserID: session.clientReferenceID ?? session.metadata[options.accountMetadataKey],
                                      purchaseID: purchase, at: answeredMs)
+        case "invoice":
+            let invoice = try StripeInvoice(json: answer.bytes)
+            var item = try stripeItem(.stripeInvoice, answer, answeredMs: answeredMs, livemode: invoice.livemode)
+            item.payments = invoice.paymentLinks(answeredMs: answeredMs)
+            return try commit(item)
+        case "charge":
+            let charge = try StripeCharge(json: answer.bytes)
+            var item = try stripeItem(.stripeCharge, answer, answeredMs: answeredMs, livemode: charge.livemode)
+            item.paymentRevocations = charge.revocations(answeredMs: answeredMs, identity: item.identity)
+            item.revokedPurchases = try purchasesPaid(by: charge.payments, scope: item.scope)
+            return try commit(item)
+        case "dispute":
+            let dispute = try StripeDispute(json: answer.bytes)
+            var item = try stripeItem(.stripeDispute, answer, answeredMs: answeredMs, livemode: dispute.livemode)
+            item.paymentRevocations = dispute.revocations(answeredMs: answeredMs, identity: item.identity, policy: options.disputes)
+            item.revokedPurchases = try purchasesPaid(by: dispute.payments, scope: item.scope)
+            return try commit(item)
         case let other:
-            throw GateKitError(.ESTRIPE_OBJECT, "the answer is a Stripe \(Quoted.text(other)): the ledger takes a \"subscription\" or a \"checkout.session\"")
+            throw GateKitError(.ESTRIPE_OBJECT, "the answer is a Stripe \(Quoted.text(other)): the ledger takes a \"subscription\", a \"checkout.session\", an \"invoice\", a \"charge\" or a \"dispute\"")
         }
+    }
+
+    /// The purchases the ledger knows `payments` paid for (an Invoice or a Checkout Session
+    /// recorded before); none yet: a revocation told first waits for the answer that links it.
+    private func purchasesPaid(by payments: [String], scope: LedgerScope) throws(GateKitError) -> [String] {
+        try store.read { (db) throws(GateKitError) -> [String] in
+            var found: Set<String> = []
+            for p in payments { found.formUnion(try PaymentRows.purchases(db, payment: p, scope: scope)) }
+            return found.sorted()
+        }
+    }
+
+    /// Whether the ledger knows what `payment` paid for.
+    public func knowsStripePayment(_ payment: String, livemode: Bool) throws(GateKitError) -> Bool {
+        try !purchasesPaid(by: [payment], scope: Ledger.stripeScope(livemode: livemode)).isEmpty
     }
 
     package static func check(_ options: StripeOptions) throws(GateKitError) {
@@ -77,11 +124,16 @@ extension Ledger {
         }
     }
 
+    /// Test mode is kept apart from live as Sandbox is from Production.
+    static func stripeScope(livemode: Bool) -> LedgerScope {
+        LedgerScope(environment: livemode ? .production : .sandbox, testData: false)
+    }
+
     /// The item for an answer: its identity is the SHA-256 of its kind and bytes (the same
     /// answer read again is a duplicate; the one Stripe gave first keeps its instant).
     private func stripeItem(_ kind: IngestReport.Kind, _ answer: StripeAnswer, answeredMs: Int64, livemode: Bool) throws(GateKitError) -> PendingItem {
         let identity = Hex.encode(try Digest.hash(.sha256, Array("gatekit-stripe-object\u{0}\(kind.name)\u{0}".utf8) + answer.bytes))
-        return PendingItem(kind: kind, scope: LedgerScope(environment: livemode ? .production : .sandbox, testData: false), appID: "",
+        return PendingItem(kind: kind, scope: Ledger.stripeScope(livemode: livemode), appID: "",
                            identity: identity, vouchedMs: answeredMs, header: nil, body: String(decoding: answer.bytes, as: UTF8.self))
     }
 

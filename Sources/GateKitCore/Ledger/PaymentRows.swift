@@ -1,0 +1,72 @@
+import GateKitStore
+import GateKitSupport
+
+/// The payment rows (`ledger_payments`, `ledger_payment_revocations`, migration 24) a record
+/// reads where its store answers payments apart from the purchase (Stripe).
+enum PaymentRows {
+    private static let linkColumns = "payment, original_transaction_id, transaction_id, period_start_ms, period_end_ms, signed_ms"
+
+    private static func link(_ s: any DatabaseStatement) -> PaymentLink {
+        let item = s.text(2) ?? ""
+        return PaymentLink(payment: s.text(0) ?? "", purchaseID: s.text(1) ?? "", transactionID: item.isEmpty ? nil : item,
+                           periodStartMs: s.optionalInt64(3), periodEndMs: s.optionalInt64(4), vouchedMs: s.int64(5))
+    }
+
+    /// What the payments of `purchase` paid for.
+    static func links(_ db: any DatabaseConnection, purchase: String, scope: LedgerScope) throws(GateKitError) -> [PaymentLink] {
+        let s = try db.statement("SELECT \(linkColumns) FROM ledger_payments WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3")
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: purchase)
+        var out: [PaymentLink] = []
+        while try s.step() { out.append(link(s)) }
+        return out
+    }
+
+    /// The purchases `payment` paid for.
+    static func purchases(_ db: any DatabaseConnection, payment: String, scope: LedgerScope) throws(GateKitError) -> [String] {
+        let s = try db.statement("SELECT DISTINCT original_transaction_id FROM ledger_payments WHERE environment = ?1 AND test_signed = ?2 AND payment = ?3")
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: payment)
+        var out: [String] = []
+        while try s.step() { if let p = s.text(0) { out.append(p) } }
+        return out.sorted()
+    }
+
+    /// Every answer that `payment` was taken back.
+    static func revocations(_ db: any DatabaseConnection, payment: String, scope: LedgerScope) throws(GateKitError) -> [PaymentRevocation] {
+        let s = try db.statement("""
+            SELECT source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity FROM ledger_payment_revocations
+            WHERE environment = ?1 AND test_signed = ?2 AND payment = ?3
+            """)
+        defer { s.reset() }
+        s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: payment)
+        var out: [PaymentRevocation] = []
+        while try s.step() {
+            out.append(PaymentRevocation(payment: payment, sourceID: s.text(0) ?? "", revocationMs: s.optionalInt64(1),
+                                         reason: s.optionalInt64(2).map(RevocationReason.init(stored:)),
+                                         refund: s.text(3).flatMap(RefundKind.init(rawValue:)), vouchedMs: s.int64(4), identity: s.text(5) ?? ""))
+        }
+        return out
+    }
+
+    /// The record's payments and their revocations, read anew for each of its purchases whose
+    /// store answers payments apart; `pending`: what the item being recorded adds (not yet written).
+    static func read(_ db: any DatabaseConnection, into record: inout CustomerRecord, purchases: [String], scope: LedgerScope,
+                     pending: (links: [PaymentLink], revocations: [PaymentRevocation]) = ([], [])) throws(GateKitError) {
+        guard !purchases.isEmpty else { return }
+        var links: [PaymentLink] = []
+        for p in purchases { links += try PaymentRows.links(db, purchase: p, scope: scope) }
+        links += pending.links.filter { purchases.contains($0.purchaseID) }
+        var revocations: [PaymentRevocation] = []
+        for payment in Set(links.map(\.payment)).sorted() { revocations += try PaymentRows.revocations(db, payment: payment, scope: scope) }
+        let paid = Set(links.map(\.payment))
+        revocations += pending.revocations.filter { paid.contains($0.payment) }
+        record.payments = links
+        record.revocations = revocations
+    }
+
+    /// The purchases of `record` whose store answers payments apart.
+    static func purchasesAnsweredApart(_ record: CustomerRecord) -> [String] {
+        Set(record.transactions.filter { $0.store.rules.revokedByOwnAnswers }.map(\.purchaseID)).sorted()
+    }
+}
