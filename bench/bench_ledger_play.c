@@ -6,6 +6,7 @@
  * and ledger_metrics over it (the day roll-up, and split by store from every row). */
 #include "bench.h"
 #include "bench_ledger_data.h"
+#include "bench_ledger_lookup.h"
 #include "bench_play_data.h"
 
 #include <gatekit.h>
@@ -65,36 +66,9 @@ static double ingest_rate(gatekit_store *s, char **answers, char **tokens, int n
     return n / seconds_since(t0);
 }
 
-typedef struct {
-    gatekit_store *store;
-    gatekit_ledger_query q;
-    long customers, next;
-    int warm, play;
-    sqlite3_stmt *raw;
-} lookup_ctx;
-
-static void customer_of(lookup_ctx *c, char *out, size_t cap) {
-    long n = c->warm ? 7 : (c->next++ * 7919) % c->customers;  /* 7919 is prime: every customer once */
-    if (c->play) token_of(n, out, cap); else snprintf(out, cap, "%ld", 1000000000L + n);
-}
-
-static int body_entitled(void *p) {
-    lookup_ctx *c = p;
-    char customer[64];
-    customer_of(c, customer, sizeof customer);
-    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    return ledger_is_entitled(&e, c->store, &c->q, customer, "pro") != 1;
-}
-
-static int body_raw(void *p) {
-    lookup_ctx *c = p;
-    char customer[64];
-    customer_of(c, customer, sizeof customer);
-    sqlite3_bind_text(c->raw, 1, customer, -1, SQLITE_TRANSIENT);
-    int rows = 0;
-    while (sqlite3_step(c->raw) == SQLITE_ROW) rows++;
-    sqlite3_reset(c->raw);
-    return rows == 0;
+/* A Play bench customer is a purchase token, an App Store one an original transaction id. */
+static void customer_id(int play, long n, char *out, size_t cap) {
+    if (play) token_of(n, out, cap); else snprintf(out, cap, "%ld", 1000000000L + n);
 }
 
 static bench_stats timed_metrics(gatekit_store *s, const char *environment, unsigned flags, long long from, long long to, int dimension) {
@@ -189,7 +163,7 @@ int main(int argc, char **argv) {
     sqlite3 *db;
     sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
     for (int play = 0; play <= 1; play++) {
-        lookup_ctx c = {.store = s, .customers = half, .warm = 1, .play = play};
+        lookup_ctx c = {.store = s, .customers = half, .warm = 1, .kind = play, .customer_id = customer_id};
         if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) exit(1);
         c.q.environment = play ? "Production" : "Sandbox";
         c.q.flags = play ? 0 : GATEKIT_LEDGER_TEST_SIGNED;

@@ -7,6 +7,7 @@
  * question for a customer of each store. */
 #include "bench.h"
 #include "bench_ledger_data.h"
+#include "bench_ledger_lookup.h"
 #include "bench_play_data.h"
 
 #include <gatekit.h>
@@ -89,38 +90,11 @@ static double ingest_rate(gatekit_store *s, char **answers, int n, long long bas
 
 enum { APPLE, PLAY, STRIPE };
 
-typedef struct {
-    gatekit_store *store;
-    gatekit_ledger_query q;
-    long customers, next;
-    int warm, kind;
-    sqlite3_stmt *raw;
-} lookup_ctx;
-
-static void customer_of(lookup_ctx *c, char *out, size_t cap) {
-    long n = c->warm ? 7 : (c->next++ * 7919) % c->customers;  /* 7919 is prime: every customer once */
-    if (c->kind == APPLE) snprintf(out, cap, "%ld", 1000000000L + n);
-    else if (c->kind == PLAY) token_of(n, out, cap);
+/* Each store's customer id: an original transaction id, a purchase token, a subscription. */
+static void customer_id(int kind, long n, char *out, size_t cap) {
+    if (kind == APPLE) snprintf(out, cap, "%ld", 1000000000L + n);
+    else if (kind == PLAY) token_of(n, out, cap);
     else snprintf(out, cap, "sub_bench%ld", n);
-}
-
-static int body_entitled(void *p) {
-    lookup_ctx *c = p;
-    char customer[64];
-    customer_of(c, customer, sizeof customer);
-    gatekit_entitlement e = {.version = GATEKIT_ENTITLEMENT_VERSION};
-    return ledger_is_entitled(&e, c->store, &c->q, customer, "pro") != 1;
-}
-
-static int body_raw(void *p) {
-    lookup_ctx *c = p;
-    char customer[64];
-    customer_of(c, customer, sizeof customer);
-    sqlite3_bind_text(c->raw, 1, customer, -1, SQLITE_TRANSIENT);
-    int rows = 0;
-    while (sqlite3_step(c->raw) == SQLITE_ROW) rows++;
-    sqlite3_reset(c->raw);
-    return rows == 0;
 }
 
 /* One ledger of all three stores, a third of BENCH_LEDGER_MAX each, one purchase per customer:
@@ -177,7 +151,7 @@ static void three_stores(long long now) {
     sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
     const char *names[3] = {"an Apple customer (original transaction id)", "a Play customer (purchase token)", "a Stripe customer (subscription id)"};
     for (int kind = APPLE; kind <= STRIPE; kind++) {
-        lookup_ctx c = {.store = s, .customers = third, .warm = 1, .kind = kind};
+        lookup_ctx c = {.store = s, .customers = third, .warm = 1, .kind = kind, .customer_id = customer_id};
         if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) exit(1);
         c.q.environment = kind == APPLE ? "Sandbox" : "Production";
         c.q.flags = kind == APPLE ? GATEKIT_LEDGER_TEST_SIGNED : 0;
@@ -236,7 +210,7 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/tmpfs.sqlite", shm);
     sqlite3 *db;
     sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    lookup_ctx c = {.store = t, .customers = N / 4, .warm = 1, .kind = STRIPE};
+    lookup_ctx c = {.store = t, .customers = N / 4, .warm = 1, .kind = STRIPE, .customer_id = customer_id};
     if (ledger_query_init(&c.q, GATEKIT_LEDGER_QUERY_VERSION) != 0) return 1;
     c.q.environment = "Production";
     sqlite3_prepare_v2(db, "SELECT transaction_id, expires_ms FROM ledger_transactions WHERE environment = 'Production'"

@@ -15,11 +15,11 @@ public func appstoreClientOptionsInit(_ options: UnsafeMutablePointer<gatekit_ap
     exportBoundary("appstore_client_options_init") { () throws(GateKitError) in
         let rc = try Arguments.initialiseVersioned(options, version: version, sizes: clientOptionsSizes, "gatekit_appstore_client_options")
         guard let options else { return rc }
-        let defaults = AppStoreServerClient.Options(environment: .sandbox)
-        options.pointee.timeout_ms = Int32(defaults.timeoutMilliseconds)
-        options.pointee.connect_timeout_ms = Int32(defaults.connectTimeoutMilliseconds)
-        options.pointee.max_retries = Int32(defaults.maximumRetries)
-        options.pointee.max_retry_wait_ms = Int32(defaults.maximumRetryWaitMilliseconds)
+        let defaults = CTransport(defaults: AppStoreServerClient.Options(environment: .sandbox))
+        options.pointee.timeout_ms = defaults.timeoutMs
+        options.pointee.connect_timeout_ms = defaults.connectTimeoutMs
+        options.pointee.max_retries = defaults.maxRetries
+        options.pointee.max_retry_wait_ms = defaults.maxRetryWaitMs
         return rc
     }
 }
@@ -35,13 +35,8 @@ public func appstoreClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ ke
                                         initializer: "appstore_client_options_init")
         guard o.environment != nil else { throw .invalid("options->environment is NULL") }
         var core = AppStoreServerClient.Options(environment: try AppStoreEnvironment.named(try Arguments.string(o.environment, "options->environment")))
-        core.baseURL = try Arguments.optionalString(o.base_url, "options->base_url")
-        core.caFile = try Arguments.optionalString(o.ca_file, "options->ca_file")
-        core.timeoutMilliseconds = Int(o.timeout_ms)
-        core.connectTimeoutMilliseconds = Int(o.connect_timeout_ms)
-        core.maximumRetries = Int(o.max_retries)
-        core.maximumRetryWaitMilliseconds = Int(o.max_retry_wait_ms)
-        core.userAgent = try Arguments.optionalString(o.user_agent, "options->user_agent")
+        try CTransport(baseURL: o.base_url, caFile: o.ca_file, timeoutMs: o.timeout_ms, connectTimeoutMs: o.connect_timeout_ms,
+                       maxRetries: o.max_retries, maxRetryWaitMs: o.max_retry_wait_ms, userAgent: o.user_agent).apply(to: &core)
         core.verification = try o.verify.map { v throws(GateKitError) in try jwsOptions(v) }
         let client = try AppStoreServerClient(key: key, options: core)
         out.pointee = OpaquePointer(Unmanaged.passRetained(client).toOpaque())

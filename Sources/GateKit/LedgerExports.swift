@@ -25,14 +25,12 @@ private func entitlement(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_led
         return question.byAppUser ? try handle.ledger.entitlement(appUserID: customer, to: filter, scope: scope, at: instant, naming: naming)
             : try handle.ledger.entitlement(customer: customer, to: filter, scope: scope, at: instant, naming: naming)
     }
-    let refresher = handle.refresher.withLock { $0 }
-    let play = handle.playRefresher.withLock { $0 }
-    let stripe = handle.stripeRefresher.withLock { $0 }
+    let refreshers = Array(handle.refreshers.withLock { $0 }.values)
     return question.byAppUser
-        ? try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, stripe: stripe, budgetMs: question.refreshBudgetMs,
-                                    appUserID: customer, to: filter, scope: scope, at: instant, naming: naming)
-        : try Refresher.entitlement(handle.ledger, refresher: refresher, play: play, stripe: stripe, budgetMs: question.refreshBudgetMs,
-                                    customer: customer, to: filter, scope: scope, at: instant, naming: naming)
+        ? try RefreshBeforeDeny.entitlement(handle.ledger, refreshers: refreshers, budgetMs: question.refreshBudgetMs,
+                                            appUserID: customer, to: filter, scope: scope, at: instant, naming: naming)
+        : try RefreshBeforeDeny.entitlement(handle.ledger, refreshers: refreshers, budgetMs: question.refreshBudgetMs,
+                                            customer: customer, to: filter, scope: scope, at: instant, naming: naming)
 }
 
 /// A query of any known version.

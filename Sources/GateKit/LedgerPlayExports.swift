@@ -153,8 +153,7 @@ public func ledgerSyncPlay(_ out: OutString?, _ store: OpaquePointer?, _ client:
 public func ledgerSetPlayRefresher(_ store: OpaquePointer?, _ client: OpaquePointer?) -> Int32 {
     exportBoundary("ledger_set_play_refresher") { () throws(GateKitError) in
         let handle = try StoreHandle.from(store)
-        let play = try client.map { (c) throws(GateKitError) in try playClient(c) }
-        handle.playRefresher.withLock { $0 = play }
+        handle.setRefresher(try client.map { (c) throws(GateKitError) in PlayRefresher(client: try playClient(c)) }, of: .play)
         return GATEKIT_OK
     }
 }

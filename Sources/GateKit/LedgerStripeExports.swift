@@ -136,8 +136,8 @@ public func ledgerSetStripeRefresher(_ store: OpaquePointer?, _ client: OpaquePo
     exportBoundary("ledger_set_stripe_refresher") { () throws(GateKitError) in
         let handle = try StoreHandle.from(store)
         let core = try stripeOptions(options)
-        let refresher = try client.map { (c) throws(GateKitError) in try StripeRefresher(client: try stripeClient(c), options: core) }
-        handle.stripeRefresher.withLock { $0 = refresher }
+        handle.setRefresher(try client.map { (c) throws(GateKitError) in try StripeRefresher(client: try stripeClient(c), options: core) },
+                            of: .stripe)
         return GATEKIT_OK
     }
 }

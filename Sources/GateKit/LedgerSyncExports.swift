@@ -81,11 +81,10 @@ public func ledgerSetRefresher(_ store: OpaquePointer?, _ client: OpaquePointer?
     exportBoundary("ledger_set_refresher") { () throws(GateKitError) in
         let handle = try StoreHandle.from(store)
         guard client != nil else {
-            handle.refresher.withLock { $0 = nil }
+            handle.setRefresher(nil, of: .appStore)
             return GATEKIT_OK
         }
-        let refresher = try Refresher(client: try appStoreClient(client), verification: try jwsOptions(verify))
-        handle.refresher.withLock { $0 = refresher }
+        handle.setRefresher(try AppStoreRefresher(client: try appStoreClient(client), verification: try jwsOptions(verify)), of: .appStore)
         return GATEKIT_OK
     }
 }

@@ -12,11 +12,11 @@ public func playClientOptionsInit(_ options: UnsafeMutablePointer<gatekit_play_c
     exportBoundary("play_client_options_init") { () throws(GateKitError) in
         let rc = try Arguments.initialiseVersioned(options, version: version, sizes: clientOptionsSizes, "gatekit_play_client_options")
         guard let options else { return rc }
-        let defaults = PlayDeveloperClient.Options(packageName: "", serviceAccountFile: nil)
-        options.pointee.timeout_ms = Int32(defaults.timeoutMilliseconds)
-        options.pointee.connect_timeout_ms = Int32(defaults.connectTimeoutMilliseconds)
-        options.pointee.max_retries = Int32(defaults.maximumRetries)
-        options.pointee.max_retry_wait_ms = Int32(defaults.maximumRetryWaitMilliseconds)
+        let defaults = CTransport(defaults: PlayDeveloperClient.Options(packageName: "", serviceAccountFile: nil))
+        options.pointee.timeout_ms = defaults.timeoutMs
+        options.pointee.connect_timeout_ms = defaults.connectTimeoutMs
+        options.pointee.max_retries = defaults.maxRetries
+        options.pointee.max_retry_wait_ms = defaults.maxRetryWaitMs
         return rc
     }
 }
@@ -34,13 +34,8 @@ public func playClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ option
                                                               limit: ServiceAccountKey.maximumLength)
         guard o.metadata_server == 0 || o.metadata_server == 1 else { throw .invalid("options->metadata_server must be 0 or 1, not \(o.metadata_server)") }
         core.metadataServer = o.metadata_server == 1
-        core.baseURL = try Arguments.optionalString(o.base_url, "options->base_url")
-        core.caFile = try Arguments.optionalString(o.ca_file, "options->ca_file")
-        core.timeoutMilliseconds = Int(o.timeout_ms)
-        core.connectTimeoutMilliseconds = Int(o.connect_timeout_ms)
-        core.maximumRetries = Int(o.max_retries)
-        core.maximumRetryWaitMilliseconds = Int(o.max_retry_wait_ms)
-        core.userAgent = try Arguments.optionalString(o.user_agent, "options->user_agent")
+        try CTransport(baseURL: o.base_url, caFile: o.ca_file, timeoutMs: o.timeout_ms, connectTimeoutMs: o.connect_timeout_ms,
+                       maxRetries: o.max_retries, maxRetryWaitMs: o.max_retry_wait_ms, userAgent: o.user_agent).apply(to: &core)
         let client = try PlayDeveloperClient(options: core)
         out.pointee = OpaquePointer(Unmanaged.passRetained(client).toOpaque())
         return GATEKIT_OK

@@ -16,12 +16,14 @@ final class StoreHandle {
     /// Permission state, its provider, subscriptions and watcher for this handle.
     let permissions: PermissionEngine
     let ledger: Ledger
-    /// Who the ledger's questions ask before saying no (`ledger_set_refresher`); nil: nobody.
-    let refresher = Locked<Refresher?>(nil)
-    /// Who a Google Play purchase's questions ask before saying no (`ledger_set_play_refresher`).
-    let playRefresher = Locked<PlayDeveloperClient?>(nil)
-    /// Who a Stripe purchase's questions ask before saying no (`ledger_set_stripe_refresher`).
-    let stripeRefresher = Locked<StripeRefresher?>(nil)
+    /// Who each store's purchases' questions ask before saying no, by store name
+    /// (`ledger_set_refresher`, `ledger_set_play_refresher`, `ledger_set_stripe_refresher`).
+    let refreshers = Locked<[String: any PurchaseRefresher]>([:])
+
+    /// Sets (or, nil, removes) the refresher of `store`'s purchases.
+    func setRefresher(_ refresher: (any PurchaseRefresher)?, of store: PurchaseStore) {
+        refreshers.withLock { $0[store.name] = refresher }
+    }
     let cPath: UnsafeMutablePointer<CChar>
     /// The process generation the handle was opened in (`ForkGeneration`).
     let generation = ForkGeneration.current

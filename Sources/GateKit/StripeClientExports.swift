@@ -13,11 +13,11 @@ public func stripeClientOptionsInit(_ options: UnsafeMutablePointer<gatekit_stri
     exportBoundary("stripe_client_options_init") { () throws(GateKitError) in
         let rc = try Arguments.initialiseVersioned(options, version: version, sizes: clientOptionsSizes, "gatekit_stripe_client_options")
         guard let options else { return rc }
-        let defaults = StripeClient.Options()
-        options.pointee.timeout_ms = Int32(defaults.timeoutMilliseconds)
-        options.pointee.connect_timeout_ms = Int32(defaults.connectTimeoutMilliseconds)
-        options.pointee.max_retries = Int32(defaults.maximumRetries)
-        options.pointee.max_retry_wait_ms = Int32(defaults.maximumRetryWaitMilliseconds)
+        let defaults = CTransport(defaults: StripeClient.Options())
+        options.pointee.timeout_ms = defaults.timeoutMs
+        options.pointee.connect_timeout_ms = defaults.connectTimeoutMs
+        options.pointee.max_retries = defaults.maxRetries
+        options.pointee.max_retry_wait_ms = defaults.maxRetryWaitMs
         return rc
     }
 }
@@ -32,13 +32,8 @@ public func stripeClientNew(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ opti
         var core = StripeClient.Options()
         core.apiKeyFile = try Arguments.optionalString(o.api_key_file, "options->api_key_file")
         core.apiKey = try Arguments.optionalString(o.api_key, "options->api_key")
-        core.baseURL = try Arguments.optionalString(o.base_url, "options->base_url")
-        core.caFile = try Arguments.optionalString(o.ca_file, "options->ca_file")
-        core.timeoutMilliseconds = Int(o.timeout_ms)
-        core.connectTimeoutMilliseconds = Int(o.connect_timeout_ms)
-        core.maximumRetries = Int(o.max_retries)
-        core.maximumRetryWaitMilliseconds = Int(o.max_retry_wait_ms)
-        core.userAgent = try Arguments.optionalString(o.user_agent, "options->user_agent")
+        try CTransport(baseURL: o.base_url, caFile: o.ca_file, timeoutMs: o.timeout_ms, connectTimeoutMs: o.connect_timeout_ms,
+                       maxRetries: o.max_retries, maxRetryWaitMs: o.max_retry_wait_ms, userAgent: o.user_agent).apply(to: &core)
         let client = try StripeClient(options: core)
         out.pointee = OpaquePointer(Unmanaged.passRetained(client).toOpaque())
         return GATEKIT_OK

@@ -44,9 +44,10 @@ for _code in (ESTRIPE_SIGNATURE_HEADER, ESTRIPE_SIGNATURE, ESTRIPE_TIMESTAMP, ES
 
 
 class StripeObjectError(GateKitError, ValueError):
-    """``ledger.ingest_stripe`` was given what is not a Stripe object the ledger reads
-    (ESTRIPE_OBJECT): not JSON, another object than a subscription or a checkout.session, a
-    member of the wrong type, a Checkout Session read without its line items."""
+    """What is not a Stripe object as GateKit reads it (ESTRIPE_OBJECT), from
+    ``ledger.ingest_stripe`` or ``gatekit.stripe_objects.parse``: not JSON, an object of a kind
+    not read there, a member of the wrong type, a Checkout Session read without its line items,
+    an invoice without its payments."""
 
 
 register(ESTRIPE_OBJECT, StripeObjectError)

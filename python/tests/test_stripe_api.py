@@ -17,6 +17,7 @@ import pytest
 from gatekit.errors import GateKitError, InvalidArgumentError
 from gatekit.ledger import Reason
 from gatekit.ledger_stripe import DisputePolicy
+from gatekit.stripe_objects import StripeMoney, StripeSubscription, parse
 from gatekit import stripe as stripe_module
 from gatekit.stripe import API_VERSION, StripeAPIError, StripeClient, StripeResponseError, WebhookRejected
 from stripe_standin import StripeStandIn, stripe  # noqa: F401  (the stand-in fixture)
@@ -43,7 +44,8 @@ def test_every_request_carries_the_key_the_pinned_version_and_each_post_its_own_
     stripe.world([subscription("sub_a")], faults=[{"request": 2, "status": 500}])
     with stripe.client() as client:
         assert client.is_test and API_VERSION == stripe.s.version == "2026-06-24.dahlia"
-        assert client.get("/v1/subscriptions/sub_a")["status"] == "active"
+        typed = parse(client.get("/v1/subscriptions/sub_a"))
+        assert isinstance(typed, StripeSubscription) and typed.status == "active" and typed.items[0].price.unit_amount == StripeMoney("usd", 999)
         updated = client.post("/v1/subscriptions/sub_a", {"metadata[app_user_id]": "alice", "cancel_at_period_end": True})
         assert updated["metadata"] == {"app_user_id": "alice"} and updated["cancel_at_period_end"] is True
         client.post("/v1/subscriptions/sub_a", {"cancel_at_period_end": False})
@@ -373,8 +375,14 @@ def test_a_question_asks_stripe_before_saying_no(stripe: StripeStandIn, store):
     stripe.world([subscription("sub_r", user="rita")])  # Stripe renewed it: a period to now + 29 days
     stale = store.ledger.entitled("sub_r", "prod_pro", environment="Sandbox", refresh_within=timedelta_ms(500))
     assert not stale and stale.reason == Reason.EXPIRED and stale.stale
+    live = subscription("sub_live", user="lena", livemode=True)
+    live["items"]["data"][0].update(current_period_start=now - 31 * DAY, current_period_end=now - DAY)
+    store.ledger.ingest_stripe(json.dumps(live), at_seconds(now - 30 * DAY))
     with stripe.client() as client:
         store.ledger.set_stripe_refresher(client)
+    # A test key never answers for a live purchase: stale, and Stripe not asked.
+    untouched = store.ledger.entitled("sub_live", "prod_pro", environment="Production", refresh_within=timedelta_ms(500))
+    assert not untouched and untouched.stale
     fresh = store.ledger.entitled("rita", "prod_pro", environment="Sandbox", by_app_user=True, refresh_within=timedelta_ms(5000))
     assert fresh and fresh.reason == Reason.SUBSCRIPTION and not fresh.stale and fresh.until == at_seconds(now + 29 * DAY)
     assert [r["path"] for r in stripe.requests()] == ["/v1/subscriptions/sub_r"]
