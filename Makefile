@@ -62,7 +62,8 @@ C_TESTS      := $(patsubst Tests/c/%.c,$(C_OUT)/tests/%,$(wildcard Tests/c/test_
 HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
-.PHONY: help quick test-abi test-demo test-stages test-c-local test-c-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
+.PHONY: help quick test-abi test-demo test-stages test-c-local test-c-postgres typecheck test-python-parallel test-python-alone \
+        test-swift-sqlite test-swift-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
         fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -184,27 +185,40 @@ WITH_SERVICES := GATEKIT_REQUIRE_POSTGRES=1 GATEKIT_REQUIRE_DESKTOP=1 GATEKIT_RE
 test: build python-deps
 	$(WITH_SERVICES) $(MAKE) --no-print-directory test-stages
 
-# pytest keeps one core busy at most. Meanwhile the other builds the release library
-# (test-install, test-dist) and the fuzzers, then runs the C tests on SQLite against stand-ins
-# of their own (pytest sets its stand-ins' worlds); the C tests on PostgreSQL follow pytest
-# (pytest restarts the server); the fuzz smoke runs beside the package tests. What runs beside
-# writes a log, shown when it fails and summed up when it passes.
+# Three stages, each in two lanes on the two cores; what runs beside writes a log, shown when it
+# fails and summed up when it passes:
+# 1. the ABI check, the demo and swift test on SQLite; beside: mypy.
+# 2. pytest on two workers, then the C tests on SQLite against stand-ins of their own (pytest
+#    sets its stand-ins' worlds); beside: the Swift contract suites on PostgreSQL, then the
+#    release library (test-install, test-dist) and the fuzzers.
+# 3. the install and package tests; beside: the pytest tests that restart the PostgreSQL server,
+#    then the C tests on PostgreSQL; and the fuzz smoke.
+BESIDE_SWIFT_LOG  := $(C_OUT)/beside-swift.log
 BESIDE_PYTEST_LOG := $(C_OUT)/beside-pytest.log
-BESIDE_DIST_LOG   := $(C_OUT)/beside-dist.log
+BESIDE_PG_LOG     := $(C_OUT)/beside-postgres.log
+BESIDE_FUZZ_LOG   := $(C_OUT)/beside-fuzz.log
+
+# Waits for the lane started beside (its pid in $$beside), then exits with the stage's status:
+# $(1) the lane's log, $(2) what it ran.
+define wait_beside
+if wait $$beside; then grep -E ' passed|^Success|^fuzz: ' $(1) | tail -3; \
+else tail -40 $(1); echo "make test: $(2) failed (log: $(1))" >&2; exit 1; fi
+endef
+
 test-stages:
-	@$(MAKE) --no-print-directory test-abi test-demo test-swift
-	@{ $(MAKE) --no-print-directory static fuzz-build && \
-	   scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-python; status=$$?; \
-	  if wait $$beside; then grep -E ' passed, ' $(BESIDE_PYTEST_LOG); \
-	  else tail -40 $(BESIDE_PYTEST_LOG); echo "make test: the builds or the C tests beside pytest failed (log: $(BESIDE_PYTEST_LOG))" >&2; exit 1; fi; \
-	  exit $$status
-	@$(MAKE) --no-print-directory test-c-postgres test-install
-	@$(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_DIST_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-dist; status=$$?; \
-	  if wait $$beside; then tail -1 $(BESIDE_DIST_LOG); \
-	  else tail -40 $(BESIDE_DIST_LOG); echo "make test: the fuzz smoke beside the package tests failed (log: $(BESIDE_DIST_LOG))" >&2; exit 1; fi; \
-	  exit $$status
+	@mkdir -p $(C_OUT)
+	@$(MAKE) --no-print-directory typecheck > $(BESIDE_SWIFT_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; \
+	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); exit $$status
+	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static fuzz-build; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-python-parallel && \
+	    scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; \
+	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); exit $$status
+	@$(MAKE) --no-print-directory test-python-alone test-c-postgres > $(BESIDE_PG_LOG) 2>&1 & pg=$$!; \
+	  $(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; \
+	  $(call wait_beside,$(BESIDE_FUZZ_LOG),the fuzz smoke beside the package tests); \
+	  beside=$$pg; $(call wait_beside,$(BESIDE_PG_LOG),the PostgreSQL restart test or the C tests on PostgreSQL); exit $$status
 
 # The report's screenshots in docs/images, made by its browser test (headless Chromium).
 screenshots: build python-deps
@@ -235,14 +249,19 @@ mutation: deps
 # (Tests/GateKitCoreTests/TestSupport.swift: TestStores).
 SWIFT_CONTRACT_SUITES := EULAGateTests|EULAConsentTests|EULAPublicationTests|PermissionTests|PermissionWatcherTests|LedgerStoreTests|LedgerLivesTests|LedgerModelLivesTests|LedgerSyncTests|AppAccountTests|ChangeFeedTests|LedgerMetricsTests|PlayLedgerLivesTests|PlayMetricsTests|PlayMigrationTests|StripeLedgerLivesTests|SupportGrantTests
 
-test-swift:
+test-swift: test-swift-sqlite test-swift-postgres
+
+test-swift-sqlite:
+	@mkdir -p $(C_OUT)
 	$(SWIFT) test 2>&1 | tee $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}
+
+test-swift-postgres:
 	@set -e; if [ -n "$$GATEKIT_TEST_POSTGRES" ]; then \
 	  echo "== swift test: $(SWIFT_CONTRACT_SUITES) on PostgreSQL"; \
-	  GATEKIT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test.log; test $${PIPESTATUS[0]} = 0; \
+	  GATEKIT_TEST_BACKEND=postgresql $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee $(C_OUT)/swift-test-postgres.log; test $${PIPESTATUS[0]} = 0; \
 	  echo "== swift test: the same through PgBouncer in transaction mode (pool of 4), hearing commits on a direct listen connection"; \
 	  GATEKIT_TEST_BACKEND=postgresql GATEKIT_TEST_POSTGRES_LISTEN="$$GATEKIT_TEST_POSTGRES" GATEKIT_TEST_POSTGRES="$$GATEKIT_TEST_POSTGRES_POOLED" \
-	    $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test.log; exit $${PIPESTATUS[0]}; \
+	    $(SWIFT) test --skip-build --filter '$(SWIFT_CONTRACT_SUITES)' 2>&1 | tee -a $(C_OUT)/swift-test-postgres.log; exit $${PIPESTATUS[0]}; \
 	elif [ "$$GATEKIT_REQUIRE_POSTGRES" = 1 ]; then echo "test-swift: GATEKIT_REQUIRE_POSTGRES=1 but no server" >&2; exit 1; \
 	else echo "SKIP: the Swift contract suites on PostgreSQL (no GATEKIT_TEST_POSTGRES; make test starts a server)"; fi
 
@@ -252,9 +271,13 @@ C_CONTRACT_TESTS := $(C_OUT)/tests/test_eula $(C_OUT)/tests/test_perm $(C_OUT)/t
 
 test-c: test-c-local test-c-postgres
 
-# The C tests on SQLite, the exports and the symbols: nothing of the PostgreSQL server.
+# The C tests on SQLite, the exports and the symbols: nothing of the PostgreSQL server. The
+# faults test (two minutes of killed processes and damaged files) runs beside the others.
+C_SLOW_TESTS := $(C_OUT)/tests/test_store_faults
 test-c-local: $(C_TESTS) tool
-	@set -e; for t in $(C_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t; done
+	@{ for t in $(C_SLOW_TESTS); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t || exit 1; done; } > $(C_OUT)/c-slow.log 2>&1 & beside=$$!; \
+	  for t in $(filter-out $(C_SLOW_TESTS),$(C_TESTS)); do echo "== $$t"; GATEKIT_TOOL=$(CURDIR)/$(C_OUT)/gatekit $$t || { wait $$beside; exit 1; }; done; \
+	  if wait $$beside; then cat $(C_OUT)/c-slow.log; else cat $(C_OUT)/c-slow.log; echo "test-c-local: $(C_SLOW_TESTS) failed" >&2; exit 1; fi
 	@scripts/check-exports.sh $(DEBUG_DIR)/libgatekit.so include/gatekit.h
 	@scripts/check-symbols.sh $(DEBUG_DIR)/libgatekit.so
 
@@ -276,12 +299,20 @@ python-deps:
 
 # pytest's tests mostly wait (on servers, subprocesses, clocks): two workers (pytest-xdist)
 # overlap the waits; tests that set a stand-in's one world share a worker (conftest.py,
-# SHARED_WORLDS) and those marked `alone` (a server restart) run after them, by themselves.
+# SHARED_WORLDS) and those marked `alone` (a server restart, in ALONE_TESTS) run by themselves.
 PYTEST_WORKERS ?= 2
-test-python: build python-deps
+ALONE_TESTS    := tests/test_postgres.py
+test-python: build python-deps typecheck test-python-parallel test-python-alone
+
+# No build of their own: `make test` runs them beside `swift test` (one SwiftPM at a time).
+typecheck: python-deps
 	cd python && $(PYTHON) -m mypy --strict --cache-dir ../.build/mypy gatekit ../examples/*.py
+
+test-python-parallel: python-deps
 	cd python && $(PYTHON) -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -m 'not alone' tests
-	cd python && $(PYTHON) -m pytest -q -rs -m alone tests
+
+test-python-alone: python-deps
+	cd python && $(PYTHON) -m pytest -q -rs -m alone $(ALONE_TESTS)
 
 # ---- Hardening: fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
 FUZZ_SECONDS       ?= 300

@@ -1,5 +1,5 @@
 /* Stripe in the entitlement ledger: durable ingestion of Stripe Subscription answers, one call
- * per answer, beside a raw SQLite insert of the same bytes durable the same way, and the same
+ * per answer and in batches (ledger_ingest_stripe_batch), beside a raw SQLite insert of the same bytes durable the same way, and the same
  * ingestion on tmpfs (GateKit's own work per answer, fsync free); ledger_is_entitled by
  * entitlement name for a Stripe customer, warm and cold, beside a raw indexed lookup of its
  * rows; then one ledger holding all three stores (a third each of Apple's signed transactions,
@@ -77,13 +77,15 @@ static double raw_insert_rate(char **answers, int n, const char *dir) {
 /* Answer i was given a minute into its period (Stripe answers each renewal as it happens). */
 static long long answered_ms(int i, long long base_s) { return (base_s + (long long)(i % 4) * 2592000 + 60) * 1000; }
 
-static double ingest_rate(gatekit_store *s, char **answers, int n, long long base_s) {
+/* batch 0: one call per answer; else ledger_ingest_stripe_batch with `batch` answers per call
+ * (each batch answered at its first answer's instant). */
+static double ingest_rate(gatekit_store *s, char **answers, int n, int batch, long long base_s) {
     uint64_t t0 = bench_now_ns();
-    for (int i = 0; i < n; i++) {
-        if (ledger_ingest_stripe(NULL, s, answers[i], strlen(answers[i]), answered_ms(i, base_s), NULL) < 0) {
-            fprintf(stderr, "ledger_ingest_stripe: %s\n", gatekit_last_error());
-            exit(1);
-        }
+    for (int i = 0; i < n; i += batch ? batch : 1) {
+        int k = batch ? (n - i < batch ? n - i : batch) : 1;
+        int rc = batch ? ledger_ingest_stripe_batch(NULL, s, (const char *const *)answers + i, (size_t)k, answered_ms(i, base_s), NULL)
+                       : ledger_ingest_stripe(NULL, s, answers[i], strlen(answers[i]), answered_ms(i, base_s), NULL);
+        if (rc < 0 || (batch && rc != k)) { fprintf(stderr, "ingest: %d %s\n", rc, gatekit_last_error()); exit(1); }
     }
     return n / seconds_since(t0);
 }
@@ -128,13 +130,14 @@ static void three_stores(long long now) {
             fprintf(stderr, "fill: %s\n", gatekit_last_error());
             exit(1);
         }
+        char *stripe[100];
+        for (int j = 0; j < k; j++) stripe[j] = stripe_answer(filled + j, 0, base / 1000);
+        if (ledger_ingest_stripe_batch(NULL, s, (const char *const *)stripe, (size_t)k, now, NULL) != k) {
+            fprintf(stderr, "fill: %s\n", gatekit_last_error());
+            exit(1);
+        }
         for (int j = 0; j < k; j++) {
-            char *answer = stripe_answer(filled + j, 0, base / 1000);
-            if (ledger_ingest_stripe(NULL, s, answer, strlen(answer), now, NULL) < 0) {
-                fprintf(stderr, "fill: %s\n", gatekit_last_error());
-                exit(1);
-            }
-            free(answer);
+            free(stripe[j]);
             free(apple[j]);
             free(play[j]);
             free(tokens[j]);
@@ -175,7 +178,7 @@ static void three_stores(long long now) {
     }
     sqlite3_close(db);
     gatekit_store_close(s);
-    printf("\n(filling the ledger: Apple and Play in batches of 100, Stripe one call per answer, took %.0f s including signing)\n", fill);
+    printf("\n(filling the ledger: each store in batches of 100, took %.0f s including signing)\n", fill);
 }
 
 int main(int argc, char **argv) {
@@ -191,12 +194,19 @@ int main(int argc, char **argv) {
     printf("\n### Ingestion of %d Stripe answers\n\n| measurement | answers/s | per answer | ratio to the reference |\n|---|---:|---:|---:|\n", N);
     double raw = raw_insert_rate(answers, N, folder);
     printf("| reference: raw SQLite insert of the same bytes, one durable transaction each | %.0f | %.1f µs | 1.00× |\n", raw, 1e6 / raw);
-    gatekit_store *s = open_store(folder, "stripe.sqlite");
-    double rate = ingest_rate(s, answers, N, base_s);
-    gatekit_store_close(s);
-    printf("| **ledger_ingest_stripe, one call per answer** | **%.0f** | %.1f µs | **%.2f×** |\n", rate, 1e6 / rate, rate / raw);
+    const char *names[3] = {"ledger_ingest_stripe, one call per answer", "ledger_ingest_stripe_batch, 20 per call",
+                            "ledger_ingest_stripe_batch, 100 per call"};
+    const int batches[3] = {0, 20, 100};
+    for (int b = 0; b < 3; b++) {
+        char file[64];
+        snprintf(file, sizeof file, "stripe-%d.sqlite", b);
+        gatekit_store *s = open_store(folder, file);
+        double rate = ingest_rate(s, answers, N, batches[b], base_s);
+        gatekit_store_close(s);
+        printf("| **%s** | **%.0f** | %.1f µs | **%.2f×** |\n", names[b], rate, 1e6 / rate, rate / raw);
+    }
     gatekit_store *t = open_store(shm, "tmpfs.sqlite");
-    double tmpfs = ingest_rate(t, answers, N, base_s);
+    double tmpfs = ingest_rate(t, answers, N, 0, base_s);
     if (ledger_declare_catalog(t, "{\"correction\":\"the benchmark's purchases predate it\",\"products\":{"
                                   "\"prod_pro\":{\"type\":\"auto-renewable\",\"entitlements\":[\"pro\"]}}}", 1) != 0) {
         fprintf(stderr, "ledger_declare_catalog: %s\n", gatekit_last_error());

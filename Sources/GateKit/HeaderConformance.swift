@@ -123,6 +123,7 @@ func headerConformance() {
     exactly(ledgerIngestReceipt, as: type(of: ledger_ingest_receipt))
     exactly(ledgerIngestRenewalInfo, as: type(of: ledger_ingest_renewal_info))
     exactly(ledgerIngestStripe, as: type(of: ledger_ingest_stripe))
+    exactly(ledgerIngestStripeBatch, as: type(of: ledger_ingest_stripe_batch))
     exactly(ledgerIngestStripeWebhook, as: type(of: ledger_ingest_stripe_webhook))
     exactly(ledgerIngestTransaction, as: type(of: ledger_ingest_transaction))
     exactly(ledgerIntroEligible, as: type(of: ledger_intro_eligible))

@@ -1,4 +1,5 @@
 import CGateKitHeader
+import Glibc
 import GateKitLedger
 import GateKitLedgerSync
 import GateKitStripeAPI
@@ -49,6 +50,34 @@ public func ledgerIngestStripe(_ out: OutString?, _ store: OpaquePointer?, _ obj
         let answer = Ledger.StripeAnswer(bytes: Array(try Arguments.buffer(object, len, "object")), answeredMs: answeredMs == 0 ? nil : answeredMs)
         let core = try stripeOptions(options)
         return try reported(out) { () throws(GateKitError) in try ledger.ingestStripeObject(answer, options: core) }
+    }
+}
+
+/// Most answers one ledger_ingest_stripe_batch call takes.
+private let maximumStripeBatch = 10_000
+
+@c(ledger_ingest_stripe_batch)
+public func ledgerIngestStripeBatch(_ out: OutString?, _ store: OpaquePointer?, _ objects: UnsafePointer<UnsafePointer<CChar>?>?,
+                                    _ count: Int, _ answeredMs: Int64, _ options: UnsafePointer<gatekit_ledger_stripe_options>?) -> Int32 {
+    exportBoundary("ledger_ingest_stripe_batch") { () throws(GateKitError) in
+        try ForkGate.section { () throws(GateKitError) in  // helper threads at work: no fork meanwhile
+            out?.pointee = nil
+            let ledger = try ledger(store)
+            guard count >= 0, count <= maximumStripeBatch else { throw .invalid("count is \(UInt(bitPattern: count)); at most \(maximumStripeBatch) objects") }
+            guard objects != nil || count == 0 else { throw .invalid("objects is NULL but count is \(count)") }
+            let core = try stripeOptions(options)
+            var batch: [Ledger.StripeAnswer] = []
+            batch.reserveCapacity(count)
+            for i in 0..<count {
+                guard let text = objects?[i] else { throw .invalid("objects[\(i)] is NULL") }
+                guard strnlen(text, StripeReader.maximumLength + 1) <= StripeReader.maximumLength else {
+                    throw GateKitError(.ETOOLARGE, "objects[\(i)] is over \(StripeReader.maximumLength) bytes (a Stripe object is a few KB)")
+                }
+                batch.append(Ledger.StripeAnswer(bytes: Array(try Arguments.string(text, "objects[\(i)]").utf8),
+                                                 answeredMs: answeredMs == 0 ? nil : answeredMs))
+            }
+            return try batchReported(out, try ledger.ingestStripeBatch(batch, options: core))
+        }
     }
 }
 

@@ -359,6 +359,34 @@ import Testing
         #expect(instants.count > 40 && questions.count > 15)
     }
 
+    /// A batch records what ingestion one by one records: the lives' subscriptions, sessions and
+    /// invoices in one transaction (their charges and disputes then one by one) answer every row
+    /// as before. A charge or a dispute in a batch is refused in its place; the rest is recorded.
+    @Test func aBatchAnswersAsOneByOne() throws {
+        let (answers, rows) = Self.lives()
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("stripe-batch.sqlite")))
+        let byOne = try answers.filter { ["charge", "dispute"].contains(try StripeReader.objectKind($0.bytes)) }
+        let batched = try answers.filter { !["charge", "dispute"].contains(try StripeReader.objectKind($0.bytes)) }
+        let results = try ledger.ingestStripeBatch(batched.map { Ledger.StripeAnswer(bytes: $0.bytes, answeredMs: $0.at) })
+        #expect(results.count == batched.count && results.allSatisfy { (try? $0.get().outcome) == .new })
+        try Self.ingest(byOne, into: ledger)
+        try Self.check(rows, ledger)
+        #expect(byOne.count >= 5 && batched.count >= 40)
+        let now = Clock.nowMilliseconds()
+        let fresh = Subscription(id: "sub_batch", items: [Item(id: "si_batch", start: now - Self.day, end: now + Self.month)],
+                                 start: now - Self.day, metadata: [("app_user_id", "bea")])
+        let mixed = try ledger.ingestStripeBatch([Ledger.StripeAnswer(bytes: byOne[0].bytes, answeredMs: nil),
+                                                  Ledger.StripeAnswer(bytes: fresh.bytes, answeredMs: now - 1_000)])
+        guard case let .failure(refused) = mixed[0], case let .success(recorded) = mixed[1] else {
+            Issue.record("a charge in a batch must be refused and the subscription after it recorded: \(mixed)")
+            return
+        }
+        #expect(refused.code == .ESTRIPE_OBJECT && refused.message.contains("one by one") && recorded.outcome == .new)
+        // The metadata's user is linked in the batch too.
+        #expect(try ledger.entitlement(appUserID: "bea", to: "prod_basic", scope: Self.production, at: .now).isEntitled)
+    }
+
     /// The host's grace for past_due: none, three days, and the default (the period collected for).
     @Test func thePastDueGraceIsTheHosts() throws {
         let (t, d, m) = (Self.t0, Self.day, Self.month)

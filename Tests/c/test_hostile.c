@@ -485,6 +485,10 @@ static int call_ledger_ingest_stripe(arg *a) {
     return free_out(ledger_ingest_stripe((char **)a[0].p, (gatekit_store *)a[1].p, a[2].p, a[3].n, a[4].ll,
                                          (const gatekit_ledger_stripe_options *)a[5].p), a);
 }
+static int call_ledger_ingest_stripe_batch(arg *a) {
+    return free_out(ledger_ingest_stripe_batch((char **)a[0].p, (gatekit_store *)a[1].p, (const char *const *)a[2].p, a[3].n, a[4].ll,
+                                               (const gatekit_ledger_stripe_options *)a[5].p), a);
+}
 static int call_ledger_refresh_stripe(arg *a) {
     return free_out(ledger_refresh_stripe((char **)a[0].p, (gatekit_store *)a[1].p, (gatekit_stripe_client *)a[2].p, a[3].s,
                                           (const gatekit_ledger_stripe_options *)a[4].p), a);
@@ -793,6 +797,7 @@ static const api_entry api[] = {
     {"ledger_play_sync_options_init", call_ledger_play_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_stripe_options_init", call_ledger_stripe_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_ingest_stripe", call_ledger_ingest_stripe, {OPT_OUT, STORE, DATA, LEN, AT_MS, ST_OPTIONS, END}, 0},
+    {"ledger_ingest_stripe_batch", call_ledger_ingest_stripe_batch, {OPT_OUT, STORE, IDS, ID_COUNT, AT_MS, ST_OPTIONS, END}, 0},
     {"ledger_stripe_sync_options_init", call_ledger_stripe_sync_options_init, {OPTS_INIT, INT, END}, 0},
     {"ledger_set_stripe_refresher", call_ledger_set_stripe_refresher, {STORE, OPT_S_CLIENT, ST_OPTIONS, END}, 0},
     {"ledger_sync_stripe", call_ledger_sync_stripe, {OPT_OUT, STORE, S_CLIENT, SS_OPTIONS, ST_OPTIONS, END}, 0},

@@ -230,6 +230,18 @@ static void test_ledger(void) {
     CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s - 20) * 1000, NULL), GATEKIT_LEDGER_NEW);
     CHECK_RC(ledger_is_entitled(&e, store, &q, "bob", "prod_lifetime"), 0);
     CHECK(e.reason == GATEKIT_LEDGER_REASON_REVOKED);
+
+    /* A batch: dora's subscription recorded, the charge among it refused in its place. */
+    char dora[2048];
+    subscription(dora, sizeof dora, "sub_dora", "active", now_s - day, now_s + 29 * day, "dora");
+    const char *batch[] = {dora, body};
+    char *results = NULL;
+    CHECK_RC(ledger_ingest_stripe_batch(&results, store, batch, 2, 0, NULL), 1);
+    CHECK(results && strstr(results, "\"kind\":\"stripe-subscription\"") && strstr(results, "one by one"));
+    gatekit_free(results);
+    CHECK_RC(ledger_is_entitled(&e, store, &q, "dora", "prod_pro"), 1);
+    CHECK_RC(ledger_ingest_stripe_batch(NULL, store, NULL, 1, 0, NULL), GATEKIT_EINVAL);
+    CHECK_RC(ledger_ingest_stripe_batch(NULL, store, NULL, 0, 0, NULL), 0);
     gatekit_store_close(store);
 }
 

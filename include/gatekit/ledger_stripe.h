@@ -103,6 +103,21 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_stripe_options_init(gatekit_ledger_st
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_stripe(char **out_json, gatekit_store *store, const void *object, size_t object_len,
                                                          long long answered_ms, const gatekit_ledger_stripe_options *options);
 
+/* Since 0.3.0. Several Subscriptions, Checkout Sessions and Invoices (objects[i], NUL-terminated
+ * JSON exactly as Stripe sent it), each checked and read as ledger_ingest_stripe does, recorded
+ * together in one durable transaction (one fsync), in order: a backlog, a migration from
+ * another system. A Charge or a Dispute is ingested one by one (it reads what the ledger knows
+ * its payment paid for): in a batch it is refused in its place (GATEKIT_ESTRIPE_OBJECT), as any
+ * answer refused is, and skipped. answered_ms: when Stripe answered them all (0: now); options
+ * NULL: the defaults. Returns how many were recorded (new or superseded), or < 0 with nothing
+ * written (GATEKIT_EINVAL: NULL objects with count > 0, a NULL object, more than 10000, the
+ * options; GATEKIT_ETOOLARGE: an object over 1 MiB; store errors). out_json (may be NULL):
+ * {"version":1,"results":[...]} in input order, each ledger_ingest_stripe's report or
+ * {"error":…,"message":…}. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_ingest_stripe_batch(char **out_json, gatekit_store *store, const char *const *objects,
+                                                               size_t count, long long answered_ms,
+                                                               const gatekit_ledger_stripe_options *options);
+
 /* Since 0.3.0. Reads object_id from Stripe through client — a subscription ("sub_…": GET
  * /v1/subscriptions/{id}), a Checkout Session ("cs_…": with expand[]=line_items and
  * expand[]=payment_intent), an invoice ("in_…": with expand[]=payments), a charge ("ch_…",

@@ -738,6 +738,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_set_play_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_play_client),),
     'ledger_stripe_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_options), ctypes.c_uint,),
     'ledger_ingest_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong, ctypes.POINTER(gatekit_ledger_stripe_options),),
+    'ledger_ingest_stripe_batch': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_longlong, ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_refresh_stripe': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_ingest_stripe_webhook': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_int, ctypes.POINTER(gatekit_ledger_stripe_options),),
     'ledger_set_stripe_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_stripe_client), ctypes.POINTER(gatekit_ledger_stripe_options),),
@@ -964,6 +965,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_set_play_refresher': ('store', 'client', ),
     'ledger_stripe_options_init': ('options', 'version', ),
     'ledger_ingest_stripe': ('out_json', 'store', 'object', 'object_len', 'answered_ms', 'options', ),
+    'ledger_ingest_stripe_batch': ('out_json', 'store', 'objects', 'count', 'answered_ms', 'options', ),
     'ledger_refresh_stripe': ('out_json', 'store', 'client', 'object_id', 'options', ),
     'ledger_ingest_stripe_webhook': ('out_json', 'store', 'client', 'signature_header', 'body', 'body_len', 'secrets', 'secret_count', 'tolerance_s', 'options', ),
     'ledger_set_stripe_refresher': ('store', 'client', 'options', ),
@@ -1189,6 +1191,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_set_play_refresher: Callable[..., Any]
     ledger_stripe_options_init: Callable[..., Any]
     ledger_ingest_stripe: Callable[..., Any]
+    ledger_ingest_stripe_batch: Callable[..., Any]
     ledger_refresh_stripe: Callable[..., Any]
     ledger_ingest_stripe_webhook: Callable[..., Any]
     ledger_set_stripe_refresher: Callable[..., Any]

@@ -8,14 +8,14 @@ import json
 from dataclasses import dataclass
 from enum import IntEnum
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _bindings, _native, _time
 from ._enums import SyncOutcome
 from ._result import JSONResult
 from ._ledger_query import instant_ms
 from ._time import Instant
-from .errors import check
+from .errors import GateKitError, check, error_for
 from .stripe import Delivery, StripeClient, StripeObjectError, stripe_answer
 
 if TYPE_CHECKING:
@@ -131,6 +131,29 @@ class LedgerStripe:
         out = ctypes.c_void_p()
         check(_bindings.ledger_ingest_stripe(ctypes.byref(out), self._store.handle, data, len(data), instant_ms(answered), ctypes.byref(options)))
         return IngestResult.from_json(json.loads(_native.take_string(out)))
+
+    def ingest_stripe_batch(self, answers: Sequence[StripeAnswer], answered: Instant = None, *,
+                            past_due_grace: Optional[timedelta] = None, account_metadata_key: Optional[str] = None,
+                            disputes: DisputePolicy = DisputePolicy.REVOKE_WHEN_OPENED) -> "List[Union[IngestResult, GateKitError]]":
+        """Several Subscriptions, Checkout Sessions and Invoices, each read as ``ingest_stripe``
+        reads it, recorded in one durable transaction, in order: each result in input order is
+        an IngestResult, or the exception (not raised) for an answer refused — a charge or a
+        dispute among them, which ``ingest_stripe`` takes one by one."""
+        from .ledger import IngestResult
+        if isinstance(answers, (str, bytes, bytearray, Mapping)):
+            raise TypeError("answers is a sequence of Stripe answers, not one answer")
+        texts = [_bytes(answer) for answer in answers]
+        if any(b"\0" in text for text in texts):
+            raise ValueError("a Stripe answer holds no NUL byte")
+        array = (ctypes.c_char_p * max(len(texts), 1))(*texts)
+        options = _options(past_due_grace, account_metadata_key, disputes)
+        out = ctypes.c_void_p()
+        check(_bindings.ledger_ingest_stripe_batch(ctypes.byref(out), self._store.handle, array, len(texts), instant_ms(answered),
+                                                   ctypes.byref(options)))
+        results: List[Union[IngestResult, GateKitError]] = []
+        for entry in json.loads(_native.take_string(out))["results"]:
+            results.append(error_for(entry["error"], entry["message"]) if "error" in entry else IngestResult.from_json(entry))
+        return results
 
     def refresh_stripe(self, client: StripeClient, object_id: str, *, past_due_grace: Optional[timedelta] = None,
                        account_metadata_key: Optional[str] = None,

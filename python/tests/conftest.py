@@ -137,10 +137,17 @@ SHARED_WORLDS = {
 }
 
 
+#: The modules that hold tests marked `alone`: `make test` runs these files by themselves
+#: (Makefile, ALONE_TESTS) after the parallel run, which leaves every `alone` test out.
+ALONE_MODULES = {"test_postgres"}
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
 def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        if item.get_closest_marker("alone") and module not in ALONE_MODULES:
+            raise pytest.UsageError(f"{item.nodeid} is marked alone: add {module} to ALONE_MODULES (conftest.py) and ALONE_TESTS (Makefile)")
         for group, modules in SHARED_WORLDS.items():
             if module in modules:
                 item.add_marker(pytest.mark.xdist_group(group))

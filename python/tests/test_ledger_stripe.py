@@ -175,3 +175,25 @@ def test_the_tool_records_stripes_answer_and_answers_for_it(tmp_path):
     typo = subprocess.run([tool, "--store", store, "ledger", "ingest", "--store-kind", "strpe", "-"], input="{}", capture_output=True,
                           text=True, timeout=60)
     assert typo.returncode == 2 and "play or stripe" in typo.stderr
+
+
+def test_a_batch_records_subscriptions_sessions_and_invoices_in_one_transaction(store):
+    """ledger_ingest_stripe_batch: each answer read as ingest_stripe reads it, in order, one
+    durable transaction; a charge among them is refused in its place (it is ingested one by one)
+    and the rest recorded."""
+    t = now_s()
+    charge = {"id": "ch_b", "object": "charge", "livemode": True, "created": t - 60, "payment_intent": "pi_b", "amount": 999,
+              "amount_refunded": 999, "refunded": True, "currency": "usd"}
+    answers = [subscription("sub_b1", "active", t - DAY, t + 29 * DAY, user="bo"), json.dumps(charge),
+               checkout("cs_b", t - 60, payment_status="paid", reference="bo"), subscription("sub_b1", "active", t - DAY, t + 29 * DAY, user="bo")]
+    results = store.ledger.ingest_stripe_batch(answers, at(t - 5))
+    assert [type(r).__name__ for r in results] == ["IngestResult", "StripeObjectError", "IngestResult", "IngestResult"]
+    assert [getattr(r, "outcome", None) and r.outcome.name for r in results] == ["NEW", None, "NEW", "DUPLICATE"]
+    assert isinstance(results[1], StripeObjectError) and "one by one" in str(results[1])
+    assert store.ledger.is_entitled("bo", "prod_pro", environment="Production", by_app_user=True)
+    assert store.ledger.entitled("bo", "prod_lifetime", environment="Production", by_app_user=True).reason == Reason.NON_CONSUMABLE
+    # Charges one by one: this one paid nothing the ledger holds, so it waits.
+    store.ledger.ingest_stripe(json.dumps(charge), at(t - 4))
+    assert store.ledger.ingest_stripe_batch([]) == []
+    with pytest.raises(TypeError):
+        store.ledger.ingest_stripe_batch(json.dumps(charge))  # type: ignore[arg-type]

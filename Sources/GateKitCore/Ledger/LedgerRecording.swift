@@ -29,6 +29,7 @@ extension Ledger {
     func record(_ item: PendingItem, _ db: any DatabaseConnection, _ state: inout RecordingState, copy: Int) throws(GateKitError) -> IngestReport {
         try prefetch(item, db, state, copy: copy)
         guard let drawnID = try notYetRecorded(item, db, &state, copy: copy) else { return item.report(.duplicate, []) }
+        try linkAccount(item, db)
         let now = Clock.nowMilliseconds()
         let catalogs = try loadedCatalogs(db)
         let before = try held(before: item, db, &state, catalogs: catalogs, now: now, copy: copy)
@@ -45,6 +46,14 @@ extension Ledger {
         let records: [String: CustomerRecord]
         let statuses: [String: (group: String?, status: SubscriptionStatus)]
         let answered: [String: ChangeFeedRows.Kept]
+    }
+
+    /// Links the item's purchase to the app account it names, unless an account holds it.
+    private func linkAccount(_ item: PendingItem, _ db: any DatabaseConnection) throws(GateKitError) {
+        guard let link = item.accountLink,
+              try AppAccountRows.holder(db, environment: item.scope.environment, customer: link.purchaseID, atMs: nil) == nil else { return }
+        try AppAccountRows.append(db, environment: item.scope.environment, appUserID: link.appUserID, customer: link.purchaseID,
+                                  linked: true, atMs: link.atMs, cause: link.cause)
     }
 
     /// Stage 1, the duplicate check: nil when the item (its identity or notification UUID) is
@@ -120,9 +129,11 @@ extension Ledger {
             guard var record = records[original] else { continue }
             let apart = PaymentRows.purchasesAnsweredApart(record)
             guard !apart.isEmpty else { continue }
-            try PaymentRows.read(db, into: &record, purchases: apart, scope: item.scope, pending: (item.payments, item.paymentRevocations))
+            try PaymentRows.read(db, into: &record, purchases: apart, scope: item.scope,
+                                 pending: (state.paymentLinks + item.payments, item.paymentRevocations))
             records[original] = record
         }
+        state.paymentLinks += item.payments
         for original in item.originals { state.records[original] = records[original]?.compacted() }
         for original in item.originals {
             let kept = try ChangeFeedRows.ingested(db, scope: item.scope, original: original, record: records[original] ?? CustomerRecord(),

@@ -26,6 +26,17 @@ extension Ledger {
         var payments: [PaymentLink] = [] { didSet { originals = speaksOf() } }
         var paymentRevocations: [PaymentRevocation] = []
         var revokedPurchases: [String] = [] { didSet { originals = speaksOf() } }
+        /// The app's user the item names for its purchase (a Stripe answer's metadata or
+        /// `client_reference_id`): recording links the purchase to that app account unless an
+        /// account holds it already (a link the host made, or a transfer, is never undone).
+        var accountLink: AccountLink?
+
+        struct AccountLink {
+            let appUserID: String
+            let purchaseID: String
+            let atMs: Int64
+            let cause: String
+        }
         /// Who gave its versions by hand and why (a support grant); nil for what a store sold.
         /// Kept with the rows, never in the model: every version of every question would carry it.
         var attribution: Attribution?
@@ -44,6 +55,7 @@ extension Ledger {
         /// transactions on the same subscription run one at a time).
         var subjects: [String] {
             originals.map { "ledger/\(scope.environment)/\(scope.testFlag)/\($0)" }
+                + (accountLink.map { [Ledger.subject(scope.environment, $0.purchaseID)] } ?? [])
         }
 
         /// New unless, for every version it carries, a version as new or newer is held

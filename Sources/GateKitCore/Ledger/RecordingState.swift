@@ -18,6 +18,9 @@ extension Ledger {
         /// SQLite: the id the next item takes (the store's write lock is held, so none other
         /// is drawn meanwhile); PostgreSQL draws each from the sequence.
         var nextItemID: Int64?
+        /// What the items recorded so far say their payments paid for (where a store answers
+        /// payments apart): not sent yet either, so a later item of the transaction reads them here.
+        var paymentLinks: [PaymentLink] = []
 
         init(_ dialect: SQLDialect) { writes = LedgerWrites(dialect) }
 

@@ -57,6 +57,23 @@ extension Ledger {
     /// Charge (`expand[]=refunds`) or a Dispute, whichever `object` the answer names.
     public func ingestStripeObject(_ answer: StripeAnswer, options: StripeOptions = StripeOptions()) throws(GateKitError) -> IngestReport {
         try Ledger.check(options)
+        return try commit(try pendingStripe(answer, options: options))
+    }
+
+    /// Several Subscriptions, Checkout Sessions and Invoices, each read as `ingestStripeObject`
+    /// reads it, recorded in one durable transaction (a backlog, a migration from another
+    /// system), in input order. A Charge or a Dispute is ingested one by one (it reads what the
+    /// ledger knows its payment paid for, and locks that purchase): in a batch it is refused in
+    /// its place, as any answer refused is; a store failure records none.
+    public func ingestStripeBatch(_ answers: [StripeAnswer], options: StripeOptions = StripeOptions()) throws(GateKitError) -> [Result<IngestReport, GateKitError>] {
+        try Ledger.check(options)
+        return try verifyAndRecord(answers.count, alongside: .subjects([]), { (i) throws(GateKitError) in
+            try self.pendingStripe(answers[i], options: options, inBatch: true)
+        }, { (_) throws(GateKitError) in }).reports
+    }
+
+    /// The item for an answer, read as the ledger's rules read it.
+    private func pendingStripe(_ answer: StripeAnswer, options: StripeOptions, inBatch: Bool = false) throws(GateKitError) -> PendingItem {
         let answeredMs = try Ledger.answerInstant(answer.answeredMs)
         switch try StripeReader.objectKind(answer.bytes) {
         case "subscription":
@@ -65,8 +82,8 @@ extension Ledger {
             let (transactions, renewal) = subscription.ledgerVersions(answeredMs: answeredMs, identity: item.identity, options: options)
             item.transactions = transactions.map { ($0, nil) }
             item.renewals = [(renewal, nil)]
-            return try commitLinking(item, appUserID: subscription.metadata[options.accountMetadataKey], purchaseID: subscription.id,
-                                     at: answeredMs)
+            item.accountLink = Ledger.accountLink(subscription.metadata[options.accountMetadataKey], purchaseID: subscription.id, at: answeredMs)
+            return item
         case "checkout.session":
             let session = try StripeCheckoutSession(json: answer.bytes)
             var item = try stripeItem(.stripeCheckoutSession, answer, answeredMs: answeredMs, livemode: session.livemode)
@@ -74,28 +91,39 @@ extension Ledger {
             item.payments = session.paymentLinks(answeredMs: answeredMs)
             // A subscription-mode session sells its subscription: the account it names holds that.
             let purchase = session.mode == .subscription ? session.subscriptionID : session.id
-            return try commitLinking(item, appUserID: session.clientReferenceID ?? session.metadata[options.accountMetadataKey],
-                                     purchaseID: purchase, at: answeredMs)
+            item.accountLink = Ledger.accountLink(session.clientReferenceID ?? session.metadata[options.accountMetadataKey], purchaseID: purchase,
+                                                  at: answeredMs)
+            return item
         case "invoice":
             let invoice = try StripeInvoice(json: answer.bytes)
             var item = try stripeItem(.stripeInvoice, answer, answeredMs: answeredMs, livemode: invoice.livemode)
             item.payments = invoice.paymentLinks(answeredMs: answeredMs)
-            return try commit(item)
+            return item
+        case "charge" where inBatch, "dispute" where inBatch:
+            throw GateKitError(.ESTRIPE_OBJECT, "a charge or a dispute is ingested one by one (ledger_ingest_stripe): it reads what the ledger knows its payment paid for")
         case "charge":
             let charge = try StripeCharge(json: answer.bytes)
             var item = try stripeItem(.stripeCharge, answer, answeredMs: answeredMs, livemode: charge.livemode)
             item.paymentRevocations = charge.revocations(answeredMs: answeredMs, identity: item.identity)
             item.revokedPurchases = try purchasesPaid(by: charge.payments, scope: item.scope)
-            return try commit(item)
+            return item
         case "dispute":
             let dispute = try StripeDispute(json: answer.bytes)
             var item = try stripeItem(.stripeDispute, answer, answeredMs: answeredMs, livemode: dispute.livemode)
             item.paymentRevocations = dispute.revocations(answeredMs: answeredMs, identity: item.identity, policy: options.disputes)
             item.revokedPurchases = try purchasesPaid(by: dispute.payments, scope: item.scope)
-            return try commit(item)
+            return item
         case let other:
             throw GateKitError(.ESTRIPE_OBJECT, "the answer is a Stripe \(Quoted.text(other)): the ledger takes a \"subscription\", a \"checkout.session\", an \"invoice\", a \"charge\" or a \"dispute\"")
         }
+    }
+
+    /// A purchase that names the app's user is linked to that app account when it is recorded,
+    /// unless an account holds it already (a link the host made, or a transfer, is never undone
+    /// by a later answer).
+    private static func accountLink(_ appUserID: String?, purchaseID: String?, at: Int64) -> PendingItem.AccountLink? {
+        guard let appUserID, let purchaseID, !appUserID.isEmpty, appUserID.utf8.count <= Ledger.maximumAppUserIDLength else { return nil }
+        return PendingItem.AccountLink(appUserID: appUserID, purchaseID: purchaseID, atMs: at, cause: "stripe")
     }
 
     /// The purchases the ledger knows `payments` paid for (an Invoice or a Checkout Session
@@ -135,20 +163,5 @@ extension Ledger {
         let identity = Hex.encode(try Digest.hash(.sha256, Array("gatekit-stripe-object\u{0}\(kind.name)\u{0}".utf8) + answer.bytes))
         return PendingItem(kind: kind, scope: Ledger.stripeScope(livemode: livemode), appID: "",
                            identity: identity, vouchedMs: answeredMs, header: nil, body: String(decoding: answer.bytes, as: UTF8.self))
-    }
-
-    /// Records the item; a purchase that names the app's user is linked to that app account in
-    /// the same transaction unless an account holds it already (a link the host made, or a
-    /// transfer, is never undone by a later answer).
-    private func commitLinking(_ item: PendingItem, appUserID: String?, purchaseID: String?, at: Int64) throws(GateKitError) -> IngestReport {
-        guard let appUserID, let purchaseID, !appUserID.isEmpty, appUserID.utf8.count <= Ledger.maximumAppUserIDLength else {
-            return try commit(item)
-        }
-        let environment = item.scope.environment
-        return try commit(item, alsoLocking: [Ledger.subject(environment, purchaseID)]) { (db) throws(GateKitError) in
-            guard try AppAccountRows.holder(db, environment: environment, customer: purchaseID, atMs: nil) == nil else { return }
-            try AppAccountRows.append(db, environment: environment, appUserID: appUserID, customer: purchaseID, linked: true,
-                                      atMs: at, cause: "stripe")
-        }
     }
 }
