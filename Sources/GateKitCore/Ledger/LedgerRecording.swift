@@ -124,11 +124,15 @@ extension Ledger {
         }
         for (v, _) in item.renewals { records[v.purchaseID]?.renewals.append(v) }
         // Where the store answers payments apart, what they paid for and took back as now known
-        // (an answer that links a payment brings the refunds told before it).
+        // (an answer that links a payment brings the refunds told before it). Read again only
+        // where the item can change it: its own links or revocations, or a purchase whose
+        // payments the held record did not read (its first versions of such a store).
+        let bringsPayments = !item.payments.isEmpty || !item.paymentRevocations.isEmpty
         for original in item.originals {
             guard var record = records[original] else { continue }
             let apart = PaymentRows.purchasesAnsweredApart(record)
             guard !apart.isEmpty else { continue }
+            guard bringsPayments || apart != PaymentRows.purchasesAnsweredApart(before.records[original] ?? CustomerRecord()) else { continue }
             try PaymentRows.read(db, into: &record, purchases: apart, scope: item.scope,
                                  pending: (state.paymentLinks + item.payments, item.paymentRevocations))
             records[original] = record

@@ -18,7 +18,7 @@ public struct StripeRefresher: PurchaseRefresher {
     public var store: PurchaseStore { .stripe }
 
     /// A test key answers for test mode (Sandbox), a live key for live purchases.
-    public func answers(for scope: LedgerScope) -> Bool { client.isTest == (scope.environment == AppStoreEnvironment.sandbox.rawValue) }
+    public func answers(for scope: LedgerScope) -> Bool { scope == Ledger.stripeScope(livemode: !client.isTest) }
 
     public func refresh(_ ledger: Ledger, purchaseID: String, budgetMs: Int64) throws(GateKitError) -> Bool {
         _ = try ledger.refreshStripe(objectID: purchaseID, client: client, options: options, withinMilliseconds: Int(min(budgetMs, Int64(Int32.max))))

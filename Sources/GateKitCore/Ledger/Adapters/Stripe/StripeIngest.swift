@@ -153,7 +153,7 @@ extension Ledger {
     }
 
     /// Test mode is kept apart from live as Sandbox is from Production.
-    static func stripeScope(livemode: Bool) -> LedgerScope {
+    package static func stripeScope(livemode: Bool) -> LedgerScope {
         LedgerScope(environment: livemode ? .production : .sandbox, testData: false)
     }
 
