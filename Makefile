@@ -64,7 +64,7 @@ VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' inc
 
 .PHONY: help quick test-abi test-demo test-stages test-c-local test-c-postgres typecheck test-python-parallel test-python-alone \
         test-swift-sqlite test-swift-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
-        fuzz fuzz-build test-fuzz-smoke test-asan test-valgrind soak screenshots
+        fuzz fuzz-build fuzz-smoke-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
 	@scripts/install-deps.sh
@@ -188,9 +188,9 @@ test: build python-deps
 # Three stages, each in two lanes on the two cores; what runs beside writes a log, shown when it
 # fails and summed up when it passes:
 # 1. the ABI check, the demo and swift test on SQLite; beside: mypy.
-# 2. pytest on two workers, then the C tests on SQLite against stand-ins of their own (pytest
-#    sets its stand-ins' worlds); beside: the Swift contract suites on PostgreSQL, then the
-#    release library (test-install, test-dist) and the fuzzers.
+# 2. pytest on two workers; beside: the Swift contract suites on PostgreSQL, the release library
+#    (test-install, test-dist) and the fuzz smoke's binary, then the C tests on SQLite against
+#    stand-ins of their own (pytest sets its stand-ins' worlds).
 # 3. the install and package tests; beside: the pytest tests that restart the PostgreSQL server,
 #    then the C tests on PostgreSQL; and the fuzz smoke.
 BESIDE_SWIFT_LOG  := $(C_OUT)/beside-swift.log
@@ -210,10 +210,11 @@ test-stages:
 	@$(MAKE) --no-print-directory typecheck > $(BESIDE_SWIFT_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; \
 	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); exit $$status
-	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static fuzz-build; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-python-parallel && \
+	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static fuzz-smoke-build && \
 	    scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; \
-	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); exit $$status
+	  } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-python-parallel; \
+	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds or C tests beside pytest); exit $$status
 	@$(MAKE) --no-print-directory test-python-alone test-c-postgres > $(BESIDE_PG_LOG) 2>&1 & pg=$$!; \
 	  $(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; \
@@ -311,8 +312,10 @@ typecheck: python-deps
 test-python-parallel: python-deps
 	cd python && $(PYTHON) -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -m 'not alone' tests
 
+# They crash the server they run on: a fresh one of their own, whose recovery replays only their
+# writes (on the server every suite shared, a restart under load once outlasted pg_ctl's 60 s).
 test-python-alone: python-deps
-	cd python && $(PYTHON) -m pytest -q -rs -m alone $(ALONE_TESTS)
+	cd python && ../scripts/with-postgres.sh $(PYTHON) -m pytest -q -rs -m alone $(ALONE_TESTS)
 
 # ---- Hardening: fuzzing, sanitizers, leaks, soak. See RELIABILITY.md. ----
 FUZZ_SECONDS       ?= 300
@@ -325,6 +328,14 @@ $(FUZZ_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
 	@set -o pipefail; Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
 
 fuzz-build: deps $(FUZZ_BIN)
+
+# The smoke's binary: the same sources at -Onone (a minute of build instead of three and a half,
+# for seconds of fuzzing per target).
+FUZZ_SMOKE_BIN := .build/fuzz-smoke/gatekit-fuzz
+$(FUZZ_SMOKE_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
+	@set -o pipefail; FUZZ_OPT=-Onone Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+
+fuzz-smoke-build: deps $(FUZZ_SMOKE_BIN)
 
 # C tests + tool (ASan+UBSan) and pytest (ASan runtime preloaded) on an ASan build of the library.
 test-asan: deps
@@ -352,9 +363,9 @@ fuzz: fuzz-build
 	Fuzz/run.sh $(FUZZ_SECONDS) .build/fuzz/summary.md $(FUZZ_TARGETS)
 
 # Part of `make test`: replays every committed regression input, then a short run per target.
-test-fuzz-smoke: fuzz-build
-	@Fuzz/run.sh --regressions
-	@Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) .build/fuzz/smoke-summary.md $(FUZZ_TARGETS)
+test-fuzz-smoke: fuzz-smoke-build
+	@FUZZ_BIN=$(FUZZ_SMOKE_BIN) Fuzz/run.sh --regressions
+	@FUZZ_BIN=$(FUZZ_SMOKE_BIN) Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) .build/fuzz/smoke-summary.md $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build $(STATIC_SCRATCH) python/build $(DIST_DIR)

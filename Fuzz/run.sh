@@ -14,6 +14,8 @@ fixtures=${GATEKIT_FIXTURES:-$PWD/../shared/fixtures}
 export GATEKIT_FUZZ_RECEIPT_ANCHOR=${GATEKIT_FUZZ_RECEIPT_ANCHOR:-$PWD/$WORK/seeds/scratch/forgeries/root.der}
 export GATEKIT_FUZZ_JWS_ANCHOR=${GATEKIT_FUZZ_JWS_ANCHOR:-$fixtures/jws/apple-test/certs/testCA.der}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0}
+mkdir -p "$WORK"
 all_targets() { GATEKIT_FUZZ_LIST=1 "$BIN" 2>/dev/null; }
 
 if [[ "${1:-}" == "--regressions" ]]; then

@@ -8,6 +8,7 @@
 #     GATEKIT_TEST_POSTGRES_TCP   the same over TCP on 127.0.0.1
 #     GATEKIT_TEST_POSTGRES_CA    the CA that signed the server's certificate (PEM)
 #     GATEKIT_TEST_POSTGRES_CTL   a command that runs pg_ctl on this server: `$CTL restart -m immediate`
+#     GATEKIT_TEST_POSTGRES_LOG   the server's log
 #     GATEKIT_TEST_POSTGRES_POOLED  the test database through Debian's PgBouncer in transaction
 #                                 mode with a pool of 4 server connections (Unix socket)
 #     GATEKIT_TEST_POSTGRES_NETNS / _REMOTE   as root: a network namespace joined to this one by a
@@ -90,6 +91,7 @@ export GATEKIT_TEST_POSTGRES="host=$dir port=$port user=gatekit dbname=gatekit_t
 export GATEKIT_TEST_POSTGRES_TCP="host=127.0.0.1 port=$port user=gatekit dbname=gatekit_test"
 export GATEKIT_TEST_POSTGRES_CA="$dir/tls/ca.pem"
 export GATEKIT_TEST_POSTGRES_CTL="${ctl[*]}"
+export GATEKIT_TEST_POSTGRES_LOG="$dir/server.log"
 if [ -n "$netns" ]; then
     export GATEKIT_TEST_POSTGRES_NETNS="$netns"
     # Over TCP GateKit requires verified TLS: the test CA, and the chain only (the certificate

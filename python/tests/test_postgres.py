@@ -65,7 +65,13 @@ def test_a_server_restart_under_four_writers_loses_no_returned_decision():
     early = {n: [p.stdout.readline()] for n, p in enumerate(procs) if p.stdout is not None}
     early[0] += [procs[0].stdout.readline() for _ in range(per_process // 10)] if procs[0].stdout else []
     ctl = shlex.split(os.environ["GATEKIT_TEST_POSTGRES_CTL"])
-    subprocess.run(ctl + ["restart", "-m", "immediate"], check=True, capture_output=True, timeout=120)
+    restart = subprocess.run(ctl + ["restart", "-m", "immediate"], capture_output=True, text=True, timeout=120)
+    if restart.returncode != 0:
+        for p in procs:
+            p.kill()
+        log = Path(os.environ.get("GATEKIT_TEST_POSTGRES_LOG", "/nonexistent"))
+        tail = log.read_text(errors="replace")[-4000:] if log.exists() else "(no server log)"
+        pytest.fail(f"pg_ctl restart failed ({restart.returncode}): {restart.stdout}{restart.stderr}\nserver log:\n{tail}")
     confirmed, failed = {}, {}
     for n, p in enumerate(procs):
         # The rest through the same buffered reader that read the first lines.
