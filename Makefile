@@ -188,9 +188,9 @@ test: build python-deps
 # Three stages, each in two lanes on the two cores; what runs beside writes a log, shown when it
 # fails and summed up when it passes:
 # 1. the ABI check, the demo and swift test on SQLite; beside: mypy.
-# 2. pytest on two workers; beside: the Swift contract suites on PostgreSQL, the release library
-#    (test-install, test-dist) and the fuzz smoke's binary, then the C tests on SQLite against
-#    stand-ins of their own (pytest sets its stand-ins' worlds).
+# 2. pytest on three workers, then the C tests on SQLite against stand-ins of their own (pytest
+#    sets its stand-ins' worlds); beside: the Swift contract suites on PostgreSQL, then the
+#    release library (test-install, test-dist) and the fuzz smoke's binary.
 # 3. the install and package tests; beside: the pytest tests that restart the PostgreSQL server,
 #    then the C tests on PostgreSQL; and the fuzz smoke.
 BESIDE_SWIFT_LOG  := $(C_OUT)/beside-swift.log
@@ -210,11 +210,10 @@ test-stages:
 	@$(MAKE) --no-print-directory typecheck > $(BESIDE_SWIFT_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; \
 	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); exit $$status
-	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static fuzz-smoke-build && \
+	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static fuzz-smoke-build; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-python-parallel && \
 	    scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; \
-	  } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-python-parallel; \
-	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds or C tests beside pytest); exit $$status
+	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); exit $$status
 	@$(MAKE) --no-print-directory test-python-alone test-c-postgres > $(BESIDE_PG_LOG) 2>&1 & pg=$$!; \
 	  $(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; \
@@ -298,10 +297,10 @@ test-abi:
 python-deps:
 	@$(PYTHON) -m pip install -q --disable-pip-version-check -r python/requirements-test.txt
 
-# pytest's tests mostly wait (on servers, subprocesses, clocks): two workers (pytest-xdist)
+# pytest's tests mostly wait (on servers, subprocesses, clocks): three workers (pytest-xdist)
 # overlap the waits; tests that set a stand-in's one world share a worker (conftest.py,
 # SHARED_WORLDS) and those marked `alone` (a server restart, in ALONE_TESTS) run by themselves.
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 ALONE_TESTS    := tests/test_postgres.py
 test-python: build python-deps typecheck test-python-parallel test-python-alone
 

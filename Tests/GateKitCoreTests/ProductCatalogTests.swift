@@ -24,6 +24,28 @@ import Testing
         }
     }
 
+    /// "product:plan" reads its own entry, the plan's (":plan", that plan of any product: a
+    /// Stripe price) and the product's, most specific first; a name with no colon reads only its own.
+    @Test func aPlansEntryNamesThatPlanOfAnyProduct() throws {
+        let c = try Self.catalog(#"{"products":{"prod_a":{"group":"a","entitlements":["basic"]},":price_x":{"type":"auto-renewable","entitlements":["pro"]},"prod_b:price_x":{"entitlements":["special"]}}}"#)
+        #expect(c.product("prod_a:price_x")?.entitlements == ["pro", "basic"])
+        #expect(c.product("prod_a:price_x")?.group == "a" && c.product("prod_a:price_x")?.type == .autoRenewable)
+        #expect(c.product("prod_a:price_y")?.entitlements == ["basic"])
+        #expect(c.product("prod_b:price_x")?.entitlements == ["special", "pro"])
+        #expect(c.product("prod_c:price_x")?.entitlements == ["pro"])
+        #expect(c.product("price_x") == nil && c.product("prod_c:price_xy") == nil && c.product("prod_c:x:price_x") == nil)
+        #expect(c.grants("prod_c:price_x", "pro") && !c.grants("prod_c:price_y", "pro"))
+        #expect(ProductCatalog.planKey(of: "prod_a:price_x") == ":price_x" && ProductCatalog.planKey(of: "pro.monthly") == nil)
+        #expect(throws: GateKitError.self) { try Self.catalog(#"{"products":{":":{"entitlements":["x"]}}}"#) }
+        // A purchase answers to its plan's key, as to its product id.
+        let d = LedgerModelTests.day, t = LedgerModelTests.t0
+        let item = LedgerModelTests.tx("1", original: "1", product: "prod_c:price_x", group: "prod_c", purchase: t, expires: t + 30 * d)
+        let view = CustomerRecord(transactions: [item]).view(at: t + d, knownBy: nil, catalog: c)
+        #expect(view.entitlement(to: ":price_x").isEntitled && view.entitlement(to: "pro").isEntitled)
+        #expect(view.entitlement(to: ":price_y").reason == .noPurchase && view.entitlement(to: "basic").reason == .noPurchase)
+        #expect(view.entitlements(to: ["pro", ":price_x", "basic"]).mapValues(\.isEntitled) == ["pro": true, ":price_x": true, "basic": false])
+    }
+
     @Test func termsAreAddedInTheCalendar() throws {
         let jan31 = Int64(Timestamp.days(year: 2024, month: 1, day: 31)) * 86_400_000 + 3_600_000  // 01:00 UTC
         func end(_ t: String) throws -> String { Timestamp.rfc3339Milliseconds(try ProductCatalog.Term(t).end(from: jan31)) }

@@ -505,6 +505,78 @@ import Testing
         _ = t
     }
 
+    /// A catalog names a Stripe price alone (":price_…", a plan of any product: price ids are
+    /// unique in an account) or every price of a product ("prod_…"): a purchase grants both
+    /// entries' names, answers to its price's key, and the metrics split by those names.
+    @Test func aCatalogNamesAPriceAloneOrEveryPriceOfItsProduct() throws {
+        let (d, m) = (Self.day, Self.month)
+        let now = Clock.nowMilliseconds()
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("prices.sqlite")))
+        for (sub, price) in [("sub_m", "price_pro_monthly"), ("sub_y", "price_pro_yearly")] {
+            let s = Subscription(id: sub, items: [Item(id: "si_" + sub, product: "prod_pro", price: price, start: now - d, end: now + m)], start: now - d)
+            _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: s.bytes, answeredMs: now - 1_000))
+        }
+        let catalog = try ProductCatalog(json: Array(#"{"products":{":price_pro_monthly":{"entitlements":["pro"]},"prod_pro":{"entitlements":["member"]}}}"#.utf8))
+        let report = try ledger.declareCatalog(catalog, effectiveMs: nil)
+        #expect(report.unseenProducts.isEmpty && report.unnamedProducts.isEmpty && report.warnings.isEmpty, "\(report.warnings)")
+        #expect(report.entitlementChanges == [.init(product: "prod_pro:price_pro_monthly", gained: ["member", "pro"], lost: []),
+                                              .init(product: "prod_pro:price_pro_yearly", gained: ["member"], lost: [])])
+        func answer(_ customer: String, _ name: String) throws -> Entitlement {
+            try ledger.entitlement(customer: customer, to: name, scope: Self.production, at: .now)
+        }
+        #expect(try answer("sub_m", "pro").isEntitled && answer("sub_m", "pro").grants == ["pro", "member"])
+        #expect(try answer("sub_y", "pro").reason == .noPurchase && answer("sub_y", "member").grants == ["member"])
+        #expect(try answer("sub_y", ":price_pro_yearly").isEntitled && !answer("sub_m", ":price_pro_yearly").isEntitled)
+        let tally = try ledger.metricsTally(MetricsRequest(scope: Self.production, from: now - 2 * d, to: now + d, granularity: .day,
+                                                           dimension: .entitlement, asOf: .now))
+        #expect(Set(tally.series.keys) == ["pro", "member"])
+        #expect(tally.series["pro"].map { tally.levels($0, .activeSubscriptions).last } == 1)
+        #expect(tally.series["member"].map { tally.levels($0, .activeSubscriptions).last } == 2)
+    }
+
+    /// Payments taken back in the metrics (docs/ledger.md, "Metrics"): a refund in full or a
+    /// dispute counts as a refund of what its payment paid for, at its instant and at the price
+    /// that period's own answer named — a period before the newest one too; a partial refund
+    /// counts nothing, nor a dispute from the answer that says it was won. The day roll-up and
+    /// every row agree.
+    @Test func paymentsTakenBackCountAsRefunds() throws {
+        let (d, m, t) = (Self.day, Self.month, Self.t0)
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("refund-metrics.sqlite")))
+        func sub(_ id: String, answered: Int64, period: Int64) -> Answer {
+            Answer(at: answered, bytes: Subscription(id: id, items: [Item(id: "si_" + id, start: period, end: period + m)], start: t).bytes)
+        }
+        func paid(_ invoice: String, _ sub: String, _ period: Int64, by intent: String) -> Answer {
+            Answer(at: period + 1_000, bytes: Self.invoice(invoice, subscription: sub, item: "si_" + sub, start: period, end: period + m, intent: intent))
+        }
+        try Self.ingest([
+            sub("sub_r", answered: t, period: t), sub("sub_r", answered: t + m, period: t + m),  // two months at 9.99
+            paid("in_r1", "sub_r", t, by: "pi_r1"), paid("in_r2", "sub_r", t + m, by: "pi_r2"),
+            // The first month refunded in full in February (its answer no longer the newest), then the second.
+            Answer(at: t + m + 5 * d, bytes: Self.charge("ch_r1", intent: "pi_r1", created: t, refunded: 999, refundedAt: t + m + 5 * d)),
+            Answer(at: t + m + 10 * d, bytes: Self.charge("ch_r2", intent: "pi_r2", created: t + m, refunded: 999, refundedAt: t + m + 10 * d)),
+            sub("sub_p", answered: t, period: t), paid("in_p", "sub_p", t, by: "pi_p"),
+            Answer(at: t + 5 * d, bytes: Self.charge("ch_p", intent: "pi_p", created: t, refunded: 500, refundedAt: t + 5 * d)),
+            sub("sub_d", answered: t, period: t), paid("in_d", "sub_d", t, by: "pi_d"),
+            Answer(at: t + 15 * d, bytes: Self.dispute("dp_d", charge: "ch_d", intent: "pi_d", created: t + 15 * d, status: "needs_response")),
+            Answer(at: t + 20 * d, bytes: Self.dispute("dp_d", charge: "ch_d", intent: "pi_d", created: t + 15 * d, status: "won")),
+        ], into: ledger)
+        let april = t + 90 * d
+        for streaming in [false, true] {
+            func refunds(asOf: Int64) throws -> (money: [String: [Int64]], count: [Int]) {
+                let tally = try ledger.metricsTally(MetricsRequest(scope: Self.production, from: t, to: april, granularity: .month,
+                                                                   asOf: .asOf(asOf)), streaming: streaming)
+                guard let all = tally.series[nil] else { return ([:], []) }
+                return (all.refunds.filter { $0.value.contains { $0 != 0 } }, tally.flows(all, .refunded))
+            }
+            let whileDisputed = try refunds(asOf: t + 17 * d)
+            #expect(whileDisputed.money == ["USD": [9_990]] && whileDisputed.count == [1], "streaming \(streaming): \(whileDisputed)")
+            let after = try refunds(asOf: april - 1)
+            #expect(after.money == ["USD": [0, 19_980, 0]] && after.count == [0, 2, 0], "streaming \(streaming): \(after)")
+        }
+    }
+
     /// What is not a Stripe object the ledger reads is refused with the member that is wrong,
     /// and nothing is recorded.
     @Test func whatIsNotAStripeObjectIsRefusedWithItsReason() throws {

@@ -90,6 +90,30 @@ def test_a_web_subscriber_is_answered_by_the_catalogs_names(store):
     assert not store.ledger.is_entitled("alice", "pro", environment="Production", by_app_user=True, at=at(t - 120))
 
 
+def test_a_catalog_names_a_price_alone_or_every_price_of_its_product(store):
+    """`:price_…` names one price of any product, `prod_…` every price of it: a purchase grants
+    both entries' names (the price's first), answers to its price's key, and the metrics split
+    by entitlement count it under each name."""
+    t = now_s()
+    for sub_id, price in [("sub_m", "price_pro_monthly"), ("sub_y", "price_pro_yearly")]:
+        store.ledger.ingest_stripe(subscription(sub_id, "active", t - DAY, t + 29 * DAY, price=price), at(t - 60))
+    report = store.ledger.declare_catalog({"products": {":price_pro_monthly": {"entitlements": ["pro"]},
+                                                        "prod_pro": {"entitlements": ["member"]}}})
+    assert report.warnings == () and report.unseen_products == () and report.unnamed_products == ()
+    monthly = store.ledger.entitled("sub_m", "pro", environment="Production")
+    assert monthly.reason == Reason.SUBSCRIPTION and monthly.grants == ("pro", "member")
+    assert store.ledger.entitled("sub_y", "pro", environment="Production").reason == Reason.NO_PURCHASE
+    assert store.ledger.entitled("sub_y", "member", environment="Production").grants == ("member",)
+    assert store.ledger.is_entitled("sub_y", ":price_pro_yearly", environment="Production")
+    assert not store.ledger.is_entitled("sub_m", ":price_pro_yearly", environment="Production")
+    today = datetime.datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    series = {s.key: s for s in store.ledger.metrics(by="entitlement", environment="Production", start=today - datetime.timedelta(days=2),
+                                                     end=today + datetime.timedelta(days=1), granularity="day").series}
+    assert {k: s["activeSubscriptions"][-1] for k, s in series.items()} == {"pro": 1, "member": 2}
+    with pytest.raises(InvalidArgumentError, match="names no plan"):
+        store.ledger.declare_catalog({"products": {":": {"entitlements": ["pro"]}}})
+
+
 def test_the_past_due_grace_is_the_hosts(store):
     """past_due: access for the period Stripe is collecting for by default, for the host's grace
     when it names one, and none with timedelta(0)."""

@@ -56,9 +56,11 @@ public struct CatalogReport: Sendable, Equatable {
 
     /// The report of replacing `before` with `after`, given the product ids with purchases.
     static func of(before: ProductCatalog, after: ProductCatalog, purchased: Set<String>, declared: Bool, effectiveMs: Int64) -> CatalogReport {
-        // A Play subscription's entry ("productId") names every base plan bought ("productId:basePlanId").
+        // A product's entry ("product") names every plan bought ("product:plan"), and a plan's
+        // entry (":plan") that plan of any product.
         let namedByPrefix = Set(purchased.compactMap { id in id.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(id[..<$0]) } })
-        let unseen = after.products.keys.filter { !purchased.contains($0) && !namedByPrefix.contains($0) }.sorted().map { id in
+        let namedByPlan = Set(purchased.compactMap { ProductCatalog.planKey(of: $0).map(String.init) })
+        let unseen = after.products.keys.filter { !purchased.contains($0) && !namedByPrefix.contains($0) && !namedByPlan.contains($0) }.sorted().map { id in
             Unseen(product: id, didYouMean: NearestName.nearest(to: id, among: purchased.lazy.filter { after.product($0) == nil }))
         }
         let changes: [Change] = purchased.sorted().compactMap { id in

@@ -115,17 +115,8 @@ public struct CustomerRecord: Sendable {
         }
         // A payment taken back revokes, from its instant, the versions whose access it paid for.
         if !revocations.isEmpty {
-            let links = PaymentLink.known(payments, by: knownBy)
-            for r in PaymentRevocation.newest(revocations, knownBy: knownBy) {
-                guard let revoked = r.revocationMs else { continue }
-                for link in links where link.payment == r.payment {
-                    for (key, t) in current where link.paidFor(t) && revoked < (t.revocationMs ?? .max) {
-                        current[key]?.revocationMs = revoked
-                        current[key]?.revocationReason = r.reason
-                        current[key]?.sale.refund = r.refund
-                    }
-                }
-            }
+            PaymentRevocation.revoke(&current.values, links: PaymentLink.known(payments, by: knownBy),
+                                     revocations: PaymentRevocation.newest(revocations, knownBy: knownBy))
         }
         // A subscription another one replaced (a Play token chain: plan change, re-signup,
         // top-up) is superseded while a replacing version is the newest known: never counted twice.

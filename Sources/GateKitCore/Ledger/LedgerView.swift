@@ -57,15 +57,15 @@ public struct LedgerView: Sendable {
         return renewal.willAutoRenew == true && renewal.expirationCause == nil && !renewal.isInBillingRetryPeriod
     }
 
-    /// Whether `filter` (nil: any) names this transaction's product: its product id, its
-    /// subscription group (the signed one, else the catalog's), or an entitlement the catalog
-    /// says it grants.
+    /// Whether `filter` (nil: any) names this transaction's product: its product id, its plan
+    /// (":plan" of "product:plan"), its subscription group (the signed one, else the catalog's),
+    /// or an entitlement the catalog says it grants.
     func matches(_ t: TransactionVersion, _ filter: String?) -> Bool {
         guard let filter else { return true }
         // Names are compared as bytes, as the store compares ("pro" is not a prefix match of
         // "pro_max", nor a K the Kelvin sign).
-        func same(_ name: String?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
-        if same(t.productID) || same(t.groupID) { return true }
+        func same<Name: StringProtocol>(_ name: Name?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
+        if same(t.productID) || same(t.groupID) || same(ProductCatalog.planKey(of: t.productID)) { return true }
         guard !catalog.products.isEmpty, let product = catalogEntry(t) else { return false }
         return (t.groupID == nil && same(product.group)) || product.entitlements.contains(where: same)
     }
@@ -85,6 +85,7 @@ public struct LedgerView: Sendable {
         }
         add(t.productID)
         add(t.groupID)
+        add(ProductCatalog.planKey(of: t.productID).map(String.init))
         if !catalog.products.isEmpty, let product = catalogEntry(t) {
             if t.groupID == nil { add(product.group) }
             product.entitlements.forEach(add)

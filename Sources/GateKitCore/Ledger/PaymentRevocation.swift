@@ -45,4 +45,21 @@ public struct PaymentRevocation: Sendable, Equatable {
         }
         return newest.values.sorted { $0.key < $1.key }
     }
+
+    /// Revokes, from each revocation's instant, the versions among `versions` whose access its
+    /// payment paid for (`PaymentLink.paidFor`), unless revoked sooner: what answers and the
+    /// metrics read alike. `links` and `revocations` as known by the instant asked.
+    static func revoke<Versions: MutableCollection>(_ versions: inout Versions, links: [PaymentLink], revocations: [PaymentRevocation])
+    where Versions.Element == TransactionVersion {
+        for r in revocations {
+            guard let revoked = r.revocationMs else { continue }
+            for link in links where link.payment == r.payment {
+                for i in versions.indices where link.paidFor(versions[i]) && revoked < (versions[i].revocationMs ?? .max) {
+                    versions[i].revocationMs = revoked
+                    versions[i].revocationReason = r.reason
+                    versions[i].sale.refund = r.refund
+                }
+            }
+        }
+    }
 }

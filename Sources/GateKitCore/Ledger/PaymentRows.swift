@@ -34,19 +34,21 @@ enum PaymentRows {
 
     /// Every answer that `payment` was taken back.
     static func revocations(_ db: any DatabaseConnection, payment: String, scope: LedgerScope) throws(GateKitError) -> [PaymentRevocation] {
-        let s = try db.statement("""
-            SELECT source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity FROM ledger_payment_revocations
-            WHERE environment = ?1 AND test_signed = ?2 AND payment = ?3
-            """)
+        let s = try db.statement("SELECT \(revocationColumns) FROM ledger_payment_revocations WHERE environment = ?1 AND test_signed = ?2 AND payment = ?3")
         defer { s.reset() }
         s.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: payment)
         var out: [PaymentRevocation] = []
-        while try s.step() {
-            out.append(PaymentRevocation(payment: payment, sourceID: s.text(0) ?? "", revocationMs: s.optionalInt64(1),
-                                         reason: s.optionalInt64(2).map(RevocationReason.init(stored:)),
-                                         refund: s.text(3).flatMap(RefundKind.init(rawValue:)), vouchedMs: s.int64(4), identity: s.text(5) ?? ""))
-        }
+        while try s.step() { out.append(revocation(s)) }
         return out
+    }
+
+    /// In `revocation(_:)`'s order (`itemized` names them with its table's alias).
+    private static let revocationColumns = "payment, source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity"
+
+    private static func revocation(_ s: any DatabaseStatement) -> PaymentRevocation {
+        PaymentRevocation(payment: s.text(0) ?? "", sourceID: s.text(1) ?? "", revocationMs: s.optionalInt64(2),
+                          reason: s.optionalInt64(3).map(RevocationReason.init(stored:)),
+                          refund: s.text(4).flatMap(RefundKind.init(rawValue:)), vouchedMs: s.int64(5), identity: s.text(6) ?? "")
     }
 
     /// The record's payments and their revocations, read anew for each of its purchases whose
@@ -63,6 +65,42 @@ enum PaymentRows {
         revocations += pending.revocations.filter { paid.contains($0.payment) }
         record.payments = links
         record.revocations = revocations
+    }
+
+    /// The payment answers, signed by `signedBy`, of the purchases `purchasesWhere` selects (a
+    /// condition on `original_transaction_id` whose parameters, from ?4, `bind` binds), by
+    /// purchase, each row with the item that brought it: what the metrics read.
+    static func itemized(_ db: any DatabaseConnection, scope: LedgerScope, purchasesWhere condition: String, signedBy: Int64,
+                         bind: (any DatabaseStatement) -> Void) throws(GateKitError) -> [String: PaymentAnswers.Itemized] {
+        var out: [String: PaymentAnswers.Itemized] = [:]
+        let l = try db.statement("""
+            SELECT \(linkColumns), item_id FROM ledger_payments
+            WHERE environment = ?1 AND test_signed = ?2 AND signed_ms <= ?3 AND \(condition)
+            """)
+        defer { l.reset() }
+        l.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, signedBy)
+        bind(l)
+        while try l.step() {
+            let link = link(l)
+            out[link.purchaseID, default: PaymentAnswers.Itemized()].links.append((link, l.int64(6)))
+        }
+        guard !out.isEmpty else { return out }
+        // A revocation names its payment: it reaches each purchase that payment paid for.
+        let r = try db.statement("""
+            SELECT r.payment, r.source_id, r.revocation_ms, r.revocation_reason, r.refund_kind, r.signed_ms, r.identity,
+                   r.item_id, p.original_transaction_id
+            FROM ledger_payment_revocations AS r
+            JOIN (SELECT DISTINCT payment, original_transaction_id FROM ledger_payments
+                  WHERE environment = ?1 AND test_signed = ?2 AND \(condition)) AS p ON p.payment = r.payment
+            WHERE r.environment = ?1 AND r.test_signed = ?2 AND r.signed_ms <= ?3
+            """)
+        defer { r.reset() }
+        r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, signedBy)
+        bind(r)
+        while try r.step() {
+            out[r.text(8) ?? "", default: PaymentAnswers.Itemized()].revocations.append((revocation(r), r.int64(7)))
+        }
+        return out
     }
 
     /// The purchases of `record` whose store answers payments apart.

@@ -97,14 +97,26 @@ public struct ProductCatalog: Sendable, Equatable {
     private var names: Set<[UInt8]> = []
     /// `products` with each base plan's entry merged with its subscription's (`resolved(_:)`).
     private var resolved: [String: Product] = [:]
+    /// Whether an entry names a plan of any product (":plan"): only then does a lookup merge one.
+    private var hasPlanEntries = false
 
-    /// The catalog's entry for a purchase's product: its own id, else, for a Play
-    /// subscription's "productId:basePlanId" (RevenueCat's convention; Apple's product ids never
-    /// hold a colon), the subscription's entry "productId", which then names every base plan.
+    /// The catalog's entry for a purchase's product: its own id, else, for "product:plan" (a
+    /// Play subscription's base plan, RevenueCat's convention; a Stripe product's price; Apple's
+    /// product ids never hold a colon), the product's entry "product", which then names every
+    /// plan. An entry ":plan" names that plan of any product (a Stripe price id is unique in its
+    /// account): it refines the product's entry and is refined by the exact one.
     public func product(_ id: String) -> Product? {
-        if let exact = resolved[id] { return exact }
-        guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        return resolved[String(id[..<colon])]
+        guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return resolved[id] }
+        let exact = resolved[id]
+        let own = exact ?? resolved[String(id[..<colon])]
+        guard hasPlanEntries, let plan = products[String(id[colon...])] else { return own }
+        guard let own else { return plan }
+        return exact != nil ? ProductCatalog.refined(own, by: plan) : ProductCatalog.refined(plan, by: own)
+    }
+
+    /// The part of a product id an entry ":plan" names ("product:plan" → ":plan"); nil without a colon.
+    public static func planKey(of id: String) -> Substring? {
+        id.utf8.firstIndex(of: UInt8(ascii: ":")).map { id[$0...] }
     }
 
     /// Entries for a base plan ("productId:basePlanId") beside one for its subscription
@@ -130,15 +142,20 @@ public struct ProductCatalog: Sendable, Equatable {
         var out = products
         for (id, specific) in products {
             guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")), let general = products[String(id[..<colon])] else { continue }
-            var merged = specific
-            let own = Set(specific.entitlements.map { Array($0.utf8) })
-            merged.entitlements += general.entitlements.filter { !own.contains(Array($0.utf8)) }
-            if merged.group == nil { merged.group = general.group }
-            if merged.type == .unknown { merged.type = general.type }
-            if merged.term == nil { merged.term = general.term }
-            out[id] = merged
+            out[id] = refined(specific, by: general)
         }
         return out
+    }
+
+    /// `specific` with `general`'s names after its own, and its group, type and term where it names none.
+    private static func refined(_ specific: Product, by general: Product) -> Product {
+        var merged = specific
+        let own = Set(specific.entitlements.map { Array($0.utf8) })
+        merged.entitlements += general.entitlements.filter { !own.contains(Array($0.utf8)) }
+        if merged.group == nil { merged.group = general.group }
+        if merged.type == .unknown { merged.type = general.type }
+        if merged.term == nil { merged.term = general.term }
+        return merged
     }
 
     public static let empty = ProductCatalog(products: [:])
@@ -154,6 +171,7 @@ public struct ProductCatalog: Sendable, Equatable {
         self.correction = correction
         names = ProductCatalog.names(of: products)
         resolved = ProductCatalog.resolved(products)
+        hasPlanEntries = products.keys.contains { $0.utf8.first == UInt8(ascii: ":") }
     }
 
     private static func names(of products: [String: Product]) -> Set<[UInt8]> {
@@ -199,6 +217,7 @@ public struct ProductCatalog: Sendable, Equatable {
             guard entries.count <= ProductCatalog.maximumProducts else { throw .invalid("the catalog has more than \(ProductCatalog.maximumProducts) products") }
             for (productID, entry) in entries {
                 try ProductCatalog.checkName(productID, "a product id")
+                guard productID != ":" else { throw .invalid("the catalog's entry \":\" names no plan: \":plan\" names that plan of any product") }
                 guard products[productID] == nil else { throw .invalid("the catalog names \(Quoted.text(productID)) twice") }
                 products[productID] = try ProductCatalog.product(productID, entry)
             }
@@ -254,9 +273,9 @@ public struct ProductCatalog: Sendable, Equatable {
     }
 
     /// Whether the product grants the entitlement `name` (the same bytes: "Pro" is not "pro",
-    /// nor "pro" a part of "pro_max").
+    /// nor "pro" a part of "pro_max"), by its entry as purchases read it (`product(_:)`).
     public func grants(_ productID: String, _ name: String) -> Bool {
-        products[productID]?.entitlements.contains { $0.utf8.elementsEqual(name.utf8) } ?? false
+        product(productID)?.entitlements.contains { $0.utf8.elementsEqual(name.utf8) } ?? false
     }
 
     /// The catalog as its JSON document, products in id order.

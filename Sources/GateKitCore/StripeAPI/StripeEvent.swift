@@ -26,21 +26,21 @@ public struct StripeEvent: Sendable, Equatable {
             guard case let .string(s)? = value, !s.isEmpty, s.utf8.count <= 255 else { throw refused("has no \(name) of 1 to 255 bytes") }
             return s
         }
-        guard case let .string(kind)? = found.top["object"] else { throw refused("has no \"object\": it is not a Stripe event") }
+        guard case let .string(kind)? = found.top[.object] else { throw refused("has no \"object\": it is not a Stripe event") }
         guard kind == "event" else {
             throw refused(kind == "v2.core.event" ? "is a thin event (v2.core.event), which carries no object: GateKit verifies snapshot events"
                                                   : "is a \(Quoted.text(kind)), not an event")
         }
-        id = try text(found.top["id"], "id")
-        type = try text(found.top["type"], "type")
-        guard case let .bool(live)? = found.top["livemode"] else { throw refused("has no livemode") }
+        id = try text(found.top[.id], "id")
+        type = try text(found.top[.type], "type")
+        guard case let .bool(live)? = found.top[.livemode] else { throw refused("has no livemode") }
         livemode = live
-        guard case let .number(number)? = found.top["created"], let seconds = Int64(number) else { throw refused("has no created (Unix seconds)") }
+        guard case let .number(number)? = found.top[.created], let seconds = Int64(number) else { throw refused("has no created (Unix seconds)") }
         created = seconds
-        if case let .string(version)? = found.top["api_version"] { apiVersion = version } else { apiVersion = nil }
+        if case let .string(version)? = found.top[.apiVersion] { apiVersion = version } else { apiVersion = nil }
         guard !found.object.isEmpty else { throw refused("has no data.object") }
-        objectID = try text(found.object["id"], "data.object.id")
-        objectType = try text(found.object["object"], "data.object.object")
+        objectID = try text(found.object[.id], "data.object.id")
+        objectType = try text(found.object[.object], "data.object.object")
     }
 
     /// {"version":1,"id","type","livemode","created","apiVersion","object":{"id","object"},"signedAt","secretIndex"}

@@ -12,14 +12,43 @@ struct StripeEventReader {
     private let bytes: UnsafeRawBufferPointer
     private var at = 0
 
-    /// What the reader found; nil where the body has no such member.
-    struct Found {
-        var top: [String: JSONValue] = [:]
-        var object: [String: JSONValue] = [:]
+    /// The members GateKit reads, by name; every other name is nil to the readers below.
+    enum Member: Int, CaseIterable {
+        case object, id, type, livemode, created, apiVersion, data
+
+        var name: String { ["object", "id", "type", "livemode", "created", "api_version", "data"][rawValue] }
+
+        /// Compared as bytes: the hundreds of names a body holds make no String and no hash
+        /// (they cost more than the HMAC of a 2 KB event).
+        private static let names = allCases.map { Array($0.name.utf8) }
+
+        static func named(_ bytes: UnsafeRawBufferPointer) -> Member? {
+            for member in allCases where names[member.rawValue].count == bytes.count && bytes.elementsEqual(names[member.rawValue]) {
+                return member
+            }
+            return nil
+        }
     }
 
-    static let topMembers: Set<String> = ["object", "id", "type", "livemode", "created", "api_version"]
-    static let objectMembers: Set<String> = ["id", "object"]
+    /// The values read of one object's members; nil where the body has no such member.
+    struct Members {
+        private var values = [JSONValue?](repeating: nil, count: Member.allCases.count)
+
+        subscript(_ member: Member) -> JSONValue? {
+            get { values[member.rawValue] }
+            set { values[member.rawValue] = newValue }
+        }
+
+        var isEmpty: Bool { values.allSatisfy { $0 == nil } }
+    }
+
+    /// What the reader found: the top level's members, and `data.object`'s.
+    struct Found {
+        var top = Members()
+        var object = Members()
+    }
+
+    static let objectMembers: [Member] = [.id, .object]
     static let maximumDepth = 512
 
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
@@ -29,20 +58,20 @@ struct StripeEventReader {
         var found = Found()
         reader.whitespace()
         try reader.object(depth: 0) { (reader, name) throws(GateKitError) in
-            if name == "data" {
+            guard let name else { return false }
+            if name == .data {
                 return try reader.object(depth: 1) { (reader, inner) throws(GateKitError) in
-                    guard inner == "object" else { return false }
+                    guard inner == .object else { return false }
                     try reader.object(depth: 2) { (reader, member) throws(GateKitError) in
-                        guard objectMembers.contains(member) else { return false }
-                        guard found.object[member] == nil else { throw reader.fail("names data.object.\(member) twice") }
+                        guard let member, objectMembers.contains(member) else { return false }
+                        guard found.object[member] == nil else { throw reader.fail("names data.object.\(member.name) twice") }
                         found.object[member] = try reader.decodedValue()
                         return true
                     }
                     return true
                 }
             }
-            guard topMembers.contains(name) else { return false }
-            guard found.top[name] == nil else { throw reader.fail("names \(name) twice") }
+            guard found.top[name] == nil else { throw reader.fail("names \(name.name) twice") }
             found.top[name] = try reader.decodedValue()
             return true
         }
@@ -67,7 +96,7 @@ struct StripeEventReader {
     /// An object whose members `member` reads (returning true) or leaves to be skipped.
     /// Returns true for the caller of a nested reader (it consumed the value).
     @discardableResult
-    private mutating func object(depth: Int, _ member: (inout StripeEventReader, String) throws(GateKitError) -> Bool) throws(GateKitError) -> Bool {
+    private mutating func object(depth: Int, _ member: (inout StripeEventReader, Member?) throws(GateKitError) -> Bool) throws(GateKitError) -> Bool {
         guard depth < StripeEventReader.maximumDepth else { throw fail("nests deeper than \(StripeEventReader.maximumDepth)") }
         whitespace()
         guard current == UInt8(ascii: "{") else {
@@ -82,7 +111,7 @@ struct StripeEventReader {
             whitespace()
             let start = at
             try skipString()
-            let text = try string(from: start)
+            let text = try memberName(from: start)
             whitespace()
             try expect(UInt8(ascii: ":"), "a colon after a member name")
             whitespace()
@@ -94,6 +123,15 @@ struct StripeEventReader {
         }
     }
 
+    /// The member the name skipped from `start` names, if GateKit reads one so named. A name
+    /// with an escape is decoded before it is compared, as a whole parse would.
+    private func memberName(from start: Int) throws(GateKitError) -> Member? {
+        let inner = UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(at - 1)])
+        guard inner.contains(UInt8(ascii: "\\")) else { return Member.named(inner) }
+        var text = try string(from: start)
+        return text.withUTF8 { Member.named(UnsafeRawBufferPointer($0)) }
+    }
+
     /// The value at the cursor (a member GateKit reads: short): a string without escapes, true
     /// and false read here, anything else decoded by `JSONParser`.
     private mutating func decodedValue() throws(GateKitError) -> JSONValue {
@@ -103,6 +141,12 @@ struct StripeEventReader {
         let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<at])
         if raw.elementsEqual("true".utf8) { return .bool(true) }
         if raw.elementsEqual("false".utf8) { return .bool(false) }
+        // A whole number as JSON writes one (no leading zero): its text, as `JSONParser` keeps it.
+        let digits = raw.first == UInt8(ascii: "-") ? UnsafeRawBufferPointer(rebasing: raw.dropFirst()) : raw
+        if !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+           digits.first != UInt8(ascii: "0") || digits.count == 1 {
+            return .number(String(decoding: raw, as: UTF8.self))
+        }
         return try decoded(from: start)
     }
 
@@ -114,9 +158,10 @@ struct StripeEventReader {
             guard case let .string(text) = try decoded(from: start) else { throw fail("has a string that is none") }
             return text
         }
-        guard !inner.contains(where: { $0 < 0x20 }), let text = String(validating: inner, as: UTF8.self) else {
-            throw fail("has a string that is not UTF-8 text")
-        }
+        guard !inner.contains(where: { $0 < 0x20 }) else { throw fail("has a string that is not UTF-8 text") }
+        // ASCII is UTF-8 as it stands: only other bytes need the (generic, slower) validation.
+        if !inner.contains(where: { $0 >= 0x80 }) { return String(decoding: inner, as: UTF8.self) }
+        guard let text = String(validating: inner, as: UTF8.self) else { throw fail("has a string that is not UTF-8 text") }
         return text
     }
 

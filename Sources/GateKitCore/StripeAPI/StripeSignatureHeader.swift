@@ -21,35 +21,39 @@ public struct StripeSignatureHeader: Sendable, Equatable {
         }
         var timestamp: Int64?
         var signatures: [[UInt8]] = []
-        var schemes: Set<String> = []
-        for item in header.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+        var sawV0 = false
+        // Byte by byte: no String, no Set per delivery (verification is on every webhook's path).
+        let bytes = Array(header.utf8)
+        var itemStart = 0
+        while itemStart <= bytes.count {
+            let itemEnd = bytes[itemStart...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
+            let item = bytes[itemStart..<itemEnd]
+            itemStart = itemEnd + 1
             guard let equals = item.firstIndex(of: UInt8(ascii: "=")), equals != item.startIndex else {
                 throw refused("has \(Quoted.text(String(decoding: item.prefix(40), as: UTF8.self))), not a key=value pair")
             }
-            let key = String(decoding: item[item.startIndex..<equals], as: UTF8.self)
-            let value = item[item.index(after: equals)...]
-            switch key {
-            case "t":
+            let key = item[item.startIndex..<equals], value = item[(equals + 1)...]
+            if key.elementsEqual("t".utf8) {
                 guard timestamp == nil else { throw refused("names t= twice") }
                 guard !value.isEmpty, value.count <= 12, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
                     throw refused("has t=\(Quoted.text(String(decoding: value.prefix(40), as: UTF8.self))), not Unix seconds")
                 }
                 timestamp = value.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
-            case "v1":
-                guard value.count == 64, let bytes = Hex.decode(String(decoding: value, as: UTF8.self)) else {
+            } else if key.elementsEqual("v1".utf8) {
+                guard value.count == 64, let signature = Hex.decode(digits: value) else {
                     throw refused("has a v1 that is not 64 hex digits (an HMAC-SHA256)")
                 }
                 guard signatures.count < StripeSignatureHeader.maximumSignatures else {
                     throw refused("has more than \(StripeSignatureHeader.maximumSignatures) v1 signatures")
                 }
-                signatures.append(bytes)
-            default:
-                schemes.insert(key)
+                signatures.append(signature)
+            } else if key.elementsEqual("v0".utf8) {
+                sawV0 = true
             }
         }
         guard let timestamp else { throw refused("has no t= (when Stripe signed)") }
         guard !signatures.isEmpty else {
-            throw refused(schemes.contains("v0") ? "has only v0, the fake signature of Stripe's test events: GateKit trusts v1 only"
+            throw refused(sawV0 ? "has only v0, the fake signature of Stripe's test events: GateKit trusts v1 only"
                                                  : "has no v1 signature")
         }
         self.timestamp = timestamp

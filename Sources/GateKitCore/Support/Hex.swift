@@ -13,13 +13,15 @@ public enum Hex {
     }
 
     /// Decodes hex digits (either case); nil for odd length or a non-hex character.
-    public static func decode(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
+    public static func decode(_ text: String) -> [UInt8]? { decode(digits: Array(text.utf8)[...]) }
+
+    /// The same from the digits' bytes, read in place.
+    public static func decode(digits utf8: ArraySlice<UInt8>) -> [UInt8]? {
         guard utf8.count % 2 == 0 else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(utf8.count / 2)
-        var i = 0
-        while i < utf8.count {
+        var i = utf8.startIndex
+        while i < utf8.endIndex {
             guard let hi = value(utf8[i]), let lo = value(utf8[i + 1]) else { return nil }
             out.append(hi << 4 | lo)
             i += 2

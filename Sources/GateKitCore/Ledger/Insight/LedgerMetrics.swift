@@ -117,6 +117,11 @@ extension Ledger {
         while try r.step() {
             page.renewals.append(LedgerRows.renewal(r))
         }
+        let range = "original_transaction_id > ?4" + (upper == nil ? "" : " AND original_transaction_id <= ?5")
+        page.payments = try PaymentRows.itemized(db, scope: scope, purchasesWhere: range, signedBy: asOf) { s in
+            s.bind(4, text: last)
+            if let upper { s.bind(5, text: upper) }
+        }.mapValues { $0.through(item: .max) }
         return page
     }
 

@@ -103,7 +103,8 @@ extension Ledger {
         let holders = try RollupPaid.holders(db, scope: scope, ofSharedAmong: tokens.tokens)
         for chunk in holders.sorted().chunks(Ledger.rollupChunk) {
             try RollupPaid.record(db, scope: scope, texts: &texts, try rollupRows(db, scope: scope, originals: chunk).map { original, rows in
-                (original, rows.versions.filter { $0.1 <= newest }.map(\.0), rows.renewals.filter { $0.1 <= newest }.map(\.0))
+                (original, rows.versions.filter { $0.1 <= newest }.map(\.0), rows.renewals.filter { $0.1 <= newest }.map(\.0),
+                 rows.payments.through(item: newest))
             })
         }
         try texts.save(db, scope: scope)
@@ -173,7 +174,7 @@ extension Ledger {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
                 var paid = PaidCustomerPeriods()
                 paid.add(original: original, versions: rows.versions.filter { $0.0.vouchedMs <= asOf }.map(\.0),
-                         renewals: rows.renewals.filter { $0.0.vouchedMs <= asOf }.map(\.0), asOf: asOf)
+                         renewals: rows.renewals.filter { $0.0.vouchedMs <= asOf }.map(\.0), payments: rows.payments.through(item: .max), asOf: asOf)
                 for p in paid.periods { tally.paidCustomer(p.customer, p.start, p.end, p.version) }
             }
         }
@@ -181,10 +182,11 @@ extension Ledger {
         for chunk in exact.sorted().chunks(Ledger.rollupChunk) {
             for (original, rows) in try rollupRows(db, scope: scope, originals: chunk) {
                 let held = rows.versions.filter { $0.1 <= counted }.map(\.0), heldRenewals = rows.renewals.filter { $0.1 <= counted }.map(\.0)
-                let known = RollupChain.contribution(original: original, versions: held, renewals: heldRenewals, signedThroughDay: day)
+                let known = RollupChain.contribution(original: original, versions: held, renewals: heldRenewals,
+                                                     payments: rows.payments.through(item: counted), signedThroughDay: day)
                 for (key, value) in known.sums where key.day <= day && value != 0 { tally.add(key, 0 &- value) }
                 tally.add(original: original, versions: rows.versions.filter { $0.0.vouchedMs <= asOf }.map(\.0),
-                          renewals: rows.renewals.filter { $0.0.vouchedMs <= asOf }.map(\.0), asOf: asOf)
+                          renewals: rows.renewals.filter { $0.0.vouchedMs <= asOf }.map(\.0), payments: rows.payments.through(item: .max), asOf: asOf)
             }
         }
         return tally
@@ -256,12 +258,13 @@ extension Ledger {
     struct RollupRows {
         var versions: [(TransactionVersion, Int64)] = []
         var renewals: [(RenewalVersion, Int64)] = []
+        var payments = PaymentAnswers.Itemized()
 
         /// What the rows up to `item` contribute, step by signing day.
         func chain(through item: Int64) -> RollupChain {
             guard let original = versions.first?.0.purchaseID else { return RollupChain() }
             return RollupChain(original: original, versions: versions.filter { $0.1 <= item }.map(\.0),
-                               renewals: renewals.filter { $0.1 <= item }.map(\.0))
+                               renewals: renewals.filter { $0.1 <= item }.map(\.0), payments: payments.through(item: item))
         }
     }
 
@@ -292,6 +295,11 @@ extension Ledger {
             // Renewal infos of a subscription without a transaction count for nothing (no period).
             if rows[v.purchaseID] != nil { rows[v.purchaseID]?.renewals.append((v, r.int64(LedgerRows.renewalColumnCount))) }
         }
+        let listFrom4 = (0..<originals.count).map { "?\($0 + 4)" }.joined(separator: ", ")
+        let payments = try PaymentRows.itemized(db, scope: scope, purchasesWhere: "original_transaction_id IN (\(listFrom4))", signedBy: .max) { s in
+            for (i, original) in originals.enumerated() { s.bind(Int32(i + 4), text: original) }
+        }
+        for (original, answers) in payments where rows[original] != nil { rows[original]?.payments = answers }
         return rows
     }
 

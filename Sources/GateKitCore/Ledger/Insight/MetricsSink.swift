@@ -42,39 +42,48 @@ extension MetricsSink {
         for v in page.versions { versions[v.purchaseID, default: []].append(v) }
         var renewals: [String: [RenewalVersion]] = [:]
         for r in page.renewals { renewals[r.purchaseID, default: []].append(r) }
-        for (original, all) in versions { add(original: original, versions: all, renewals: renewals[original] ?? [], asOf: asOf) }
+        for (original, all) in versions {
+            add(original: original, versions: all, renewals: renewals[original] ?? [], payments: page.payments[original] ?? PaymentAnswers(),
+                asOf: asOf)
+        }
     }
 
-    /// One subscription's versions and renewal infos (any order), as of `asOf`.
-    mutating func add(original: String, versions given: [TransactionVersion], renewals: [RenewalVersion], asOf: Int64) {
+    /// One subscription's versions, renewal infos and payment answers (any order), as of `asOf`.
+    mutating func add(original: String, versions given: [TransactionVersion], renewals: [RenewalVersion],
+                      payments: PaymentAnswers = PaymentAnswers(), asOf: Int64) {
         // What nobody paid for (a support grant) is no sale: not revenue, not a subscriber, and
         // its revocation no refund.
         let versions = given.allSatisfy(\.store.rules.isSale) ? given : given.filter(\.store.rules.isSale)
         guard !versions.isEmpty else { return }
-        let newest = SubscriptionLife.newest(versions)
+        var newest = SubscriptionLife.newest(versions)
+        if !payments.isEmpty { addPaymentsTakenBack(payments.known(by: asOf), newest: &newest, versions: versions) }
         for v in newest { add(transaction: v) }
         let signed = renewals.sorted { $0.vouchedMs != $1.vouchedMs ? $0.vouchedMs < $1.vouchedMs : $0.identity < $1.identity }
         if let life = SubscriptionLife(original: original, newest: newest, renewals: signed, asOf: asOf) { add(life) }
     }
 
-    /// A transaction's money and refund, whatever its product type (the newest version).
-    mutating func add(transaction v: TransactionVersion) {
-        if let at = v.revocationMs, !v.isUpgraded {
-            if v.familyShared || v.sale.refund == .familyRevoked {
-                event(.revoked, at: at, v)
-            } else {
-                event(.refunded, at: at, v)
-                if let price = v.sale.price, let currency = v.sale.currency {
-                    if MetricsMoney.counts(price) {
-                        let share = Int128(v.sale.refund == .prorated ? (v.sale.revocationPercentage ?? 100_000) : 100_000)
-                        let refunded = Int128(price) * min(max(share, 0), 100_000) / 100_000
-                        money(.refunds, Int64(refunded), currency: currency, at: at, v)
-                    } else {
-                        event(.pricesExcluded, at: at, v)
-                    }
-                }
+    /// Payments taken back (a refund, a chargeback), where the store answers them apart: they
+    /// revoke the newest versions they paid for, as in answers (then counted with them); one
+    /// that paid for an earlier period counts its refund at the price that period's own answer named.
+    private mutating func addPaymentsTakenBack(_ known: (links: [PaymentLink], revocations: [PaymentRevocation]),
+                                               newest: inout [TransactionVersion], versions: [TransactionVersion]) {
+        PaymentRevocation.revoke(&newest, links: known.links, revocations: known.revocations)
+        for r in known.revocations {
+            guard let at = r.revocationMs else { continue }
+            for link in known.links where link.payment == r.payment && !newest.contains(where: link.paidFor) {
+                guard var paid = versions.filter({ link.paidFor($0) }).max(by: { $1.isNewer(than: $0) }),
+                      at < (paid.revocationMs ?? .max) else { continue }
+                paid.revocationMs = at
+                paid.revocationReason = r.reason
+                paid.sale.refund = r.refund
+                add(revocation: paid)
             }
         }
+    }
+
+    /// A transaction's money and refund, whatever its product type (the newest version).
+    mutating func add(transaction v: TransactionVersion) {
+        add(revocation: v)
         // Family Sharing pays nothing: the organizer's purchase carries the revenue. A Play
         // subscription's order is paid when its period begins (`add(_ life:)`), not at the
         // subscription's start its answer names.
@@ -82,6 +91,20 @@ extension MetricsSink {
         if !v.familyShared, let at = v.purchaseMs, let price = v.sale.price, let currency = v.sale.currency {
             if MetricsMoney.counts(price) { money(.revenue, price, currency: currency, at: at, v) } else { event(.pricesExcluded, at: at, v) }
         }
+    }
+
+    /// A revoked version's refund (its share of the price) or, Family Sharing's, its revocation.
+    private mutating func add(revocation v: TransactionVersion) {
+        guard let at = v.revocationMs, !v.isUpgraded else { return }
+        if v.familyShared || v.sale.refund == .familyRevoked {
+            event(.revoked, at: at, v)
+            return
+        }
+        event(.refunded, at: at, v)
+        guard let price = v.sale.price, let currency = v.sale.currency else { return }
+        guard MetricsMoney.counts(price) else { return event(.pricesExcluded, at: at, v) }
+        let share = Int128(v.sale.refund == .prorated ? (v.sale.revocationPercentage ?? 100_000) : 100_000)
+        money(.refunds, Int64(Int128(price) * min(max(share, 0), 100_000) / 100_000), currency: currency, at: at, v)
     }
 
     /// A subscription's periods: how each began and ended, and what it held when.

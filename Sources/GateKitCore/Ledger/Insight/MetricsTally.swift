@@ -51,7 +51,8 @@ struct MetricsTally: MetricsSink {
     /// The same for cohort months, from the first month of the interval to the month of `asOf`.
     let monthBounds: [Int64]
     let monthInstants: [Int64]
-    let entitlements: [String: [String]]
+    /// The catalog in effect at `asOf`: the entitlement names of a split by entitlement.
+    let catalog: ProductCatalog
     /// Customers (app account tokens) with more than one subscription.
     let sharedTokens: Set<String>
     private(set) var series: [String?: Series] = [:]
@@ -88,7 +89,7 @@ struct MetricsTally: MetricsSink {
         if months.first.map({ $0 > asOf }) ?? true { months = [] }
         monthBounds = months
         monthInstants = months.count > 1 ? months.dropFirst().map { min($0, asOf + 1) - 1 } : []
-        entitlements = catalog.products.mapValues(\.entitlements)
+        self.catalog = catalog
         let n = instants.count
         maximumSeries = max(1, 1_000_000 / max(1, n))
         blank = Series(buckets: n)
@@ -230,7 +231,7 @@ struct MetricsTally: MetricsSink {
         case .storefront: return [storefront]
         case .currency: return [currency]
         case .entitlement:
-            let names = entitlements[product] ?? []
+            let names = catalog.product(product)?.entitlements ?? []
             return names.isEmpty ? [nil] : names
         }
     }
@@ -322,4 +323,6 @@ extension Array where Element == Int64 {
 struct MetricsPage {
     var versions: [TransactionVersion] = []
     var renewals: [RenewalVersion] = []
+    /// By purchase, where its store answers payments apart.
+    var payments: [String: PaymentAnswers] = [:]
 }

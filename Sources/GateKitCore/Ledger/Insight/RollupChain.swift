@@ -31,16 +31,17 @@ struct RollupChain {
 
     init() {}
 
-    /// The chain of `original`'s `versions` and `renewals` (rows of one subscription).
-    init(original: String, versions: [TransactionVersion], renewals: [RenewalVersion]) {
-        let signingDays = RollupChain.signingDays(versions, renewals)
-        for signed in versions.map(\.vouchedMs) + renewals.map(\.vouchedMs) { DayRollup.mark(&days, signed) }
+    /// The chain of `original`'s `versions`, `renewals` and `payments` (rows of one subscription).
+    init(original: String, versions: [TransactionVersion], renewals: [RenewalVersion], payments: PaymentAnswers = PaymentAnswers()) {
+        let signingDays = RollupChain.signingDays(versions, renewals, payments)
+        for signed in versions.map(\.vouchedMs) + renewals.map(\.vouchedMs) + payments.answeredMs { DayRollup.mark(&days, signed) }
         var previous = DayRollup()
         // Per step, its sums of its own day and later ones ordered by day, and the change it
         // made to the days before its own (its late changes).
         var steps: [(day: Int64, ahead: [(key: DayRollup.Key, value: Int64)], behind: [DayRollup.Key: Int64])] = []
         for known in signingDays {
-            let step = RollupChain.contribution(original: original, versions: versions, renewals: renewals, signedThroughDay: known)
+            let step = RollupChain.contribution(original: original, versions: versions, renewals: renewals, payments: payments,
+                                                signedThroughDay: known)
             var ahead: [(key: DayRollup.Key, value: Int64)] = [], behind: [DayRollup.Key: Int64] = [:]
             for (key, value) in step.sums {
                 if key.day >= known {
@@ -75,19 +76,22 @@ struct RollupChain {
     }
 
     /// The UTC days rows of a subscription were signed on, oldest first: its steps.
-    static func signingDays(_ versions: [TransactionVersion], _ renewals: [RenewalVersion]) -> [Int64] {
-        Set(versions.map { DayRollup.day($0.vouchedMs) } + renewals.map { DayRollup.day($0.vouchedMs) }).sorted()
+    static func signingDays(_ versions: [TransactionVersion], _ renewals: [RenewalVersion],
+                            _ payments: PaymentAnswers = PaymentAnswers()) -> [Int64] {
+        Set(versions.map { DayRollup.day($0.vouchedMs) } + renewals.map { DayRollup.day($0.vouchedMs) }
+            + payments.answeredMs.map(DayRollup.day)).sorted()
     }
 
     /// What the rows signed on or before the UTC day `signedThroughDay` contribute, from
     /// everything they say (no as-of instant): what the roll-up holds of the subscription for a
     /// question as of that day.
     static func contribution(original: String, versions: [TransactionVersion], renewals: [RenewalVersion],
-                             signedThroughDay day: Int64 = .max) -> DayRollup {
+                             payments: PaymentAnswers = PaymentAnswers(), signedThroughDay day: Int64 = .max) -> DayRollup {
         var rollup = DayRollup()
         let known = versions.filter { DayRollup.day($0.vouchedMs) <= day }
         guard !known.isEmpty else { return rollup }
-        rollup.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.vouchedMs) <= day }, asOf: .max)
+        rollup.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.vouchedMs) <= day },
+                   payments: payments.signed(throughDay: day), asOf: .max)
         return rollup
     }
 

@@ -35,13 +35,15 @@ enum RollupPaid {
     }
 
     /// One subscription's runs: its paid periods as of each of its signing days, in order.
-    static func runs(original: String, versions: [TransactionVersion], renewals: [RenewalVersion]) -> [Run] {
+    static func runs(original: String, versions: [TransactionVersion], renewals: [RenewalVersion],
+                     payments: PaymentAnswers = PaymentAnswers()) -> [Run] {
         var runs: [Run] = []
-        for day in RollupChain.signingDays(versions, renewals) {
+        for day in RollupChain.signingDays(versions, renewals, payments) {
             var paid = PaidCustomerPeriods()
             let known = versions.filter { DayRollup.day($0.vouchedMs) <= day }
             if !known.isEmpty {
-                paid.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.vouchedMs) <= day }, asOf: .max)
+                paid.add(original: original, versions: known, renewals: renewals.filter { DayRollup.day($0.vouchedMs) <= day },
+                         payments: payments.signed(throughDay: day), asOf: .max)
             }
             let periods = paid.periods.map { p in
                 Period(start: p.start, end: p.end, customer: p.customer, product: p.version.productID, group: p.version.groupID ?? "",
@@ -57,7 +59,7 @@ enum RollupPaid {
     /// Writes the runs of `subscriptions` (their rows up to the roll-up's item), replacing what
     /// was kept of them; their texts numbered in `texts`.
     static func record(_ db: any DatabaseConnection, scope: LedgerScope, texts: inout RollupTexts,
-                       _ subscriptions: [(original: String, versions: [TransactionVersion], renewals: [RenewalVersion])]) throws(GateKitError) {
+                       _ subscriptions: [(original: String, versions: [TransactionVersion], renewals: [RenewalVersion], payments: PaymentAnswers)]) throws(GateKitError) {
         guard !subscriptions.isEmpty else { return }
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         try Ledger.inChunks(db, scope: scope, subscriptions.map(\.original), of: Ledger.rollupChunk, {
@@ -65,8 +67,8 @@ enum RollupPaid {
         }) { _ in }
         var rows = RowInserts(into: "ledger_metric_paid(environment, test_signed, through_day, original_transaction_id, from_day, periods)",
                               values: Array(repeating: "?", count: 6))
-        for (original, versions, renewals) in subscriptions {
-            for run in runs(original: original, versions: versions, renewals: renewals) {
+        for (original, versions, renewals, payments) in subscriptions {
+            for run in runs(original: original, versions: versions, renewals: renewals, payments: payments) {
                 try rows.append([env, test, .integer(run.throughDay), .text(original), .integer(run.fromDay), .blob(pack(run.periods, texts: &texts))])
             }
         }
