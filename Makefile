@@ -190,9 +190,9 @@ test: build python-deps
 # 1. the ABI check, the demo and swift test on SQLite; beside: mypy.
 # 2. pytest on three workers, then the C tests on SQLite against stand-ins of their own (pytest
 #    sets its stand-ins' worlds); beside: the Swift contract suites on PostgreSQL, then the
-#    release library (test-install, test-dist) and the fuzz smoke's binary.
+#    release library (test-install, test-dist).
 # 3. the install and package tests; beside: the pytest tests that restart the PostgreSQL server,
-#    then the C tests on PostgreSQL; and the fuzz smoke.
+#    then the C tests on PostgreSQL; and the fuzz smoke's build and run.
 BESIDE_SWIFT_LOG  := $(C_OUT)/beside-swift.log
 BESIDE_PYTEST_LOG := $(C_OUT)/beside-pytest.log
 BESIDE_PG_LOG     := $(C_OUT)/beside-postgres.log
@@ -210,7 +210,7 @@ test-stages:
 	@$(MAKE) --no-print-directory typecheck > $(BESIDE_SWIFT_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; \
 	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); exit $$status
-	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static fuzz-smoke-build; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
+	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-python-parallel && \
 	    scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; \
 	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); exit $$status
