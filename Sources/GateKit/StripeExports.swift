@@ -1,4 +1,5 @@
 import CGateKitHeader
+import Glibc
 import GateKitStripeAPI
 import GateKitSupport
 
@@ -37,11 +38,14 @@ func webhookVerifier(_ secrets: UnsafePointer<UnsafePointer<CChar>?>?, _ secretC
     guard (1...StripeWebhookVerifier.maximumSecrets).contains(secretCount) else {
         throw .invalid("secret_count must be 1 to \(StripeWebhookVerifier.maximumSecrets), not \(UInt(bitPattern: secretCount))")
     }
+    guard toleranceSeconds >= 0 else { throw .invalid("tolerance_s is negative (0: 300 s)") }
+    let tolerance = toleranceSeconds == 0 ? StripeWebhookVerifier.defaultToleranceSeconds : Int(toleranceSeconds)
+    // Every delivery of an endpoint passes the same secrets: found by their bytes as given,
+    // with no String made per call; read and checked only the first time.
+    if let kept = StripeVerifiers.shared.kept(secrets, secretCount, toleranceSeconds: tolerance) { return kept }
     var given: [String] = []
     for i in 0..<secretCount { given.append(try Arguments.string(secrets[i], "secrets[\(i)]")) }
-    guard toleranceSeconds >= 0 else { throw .invalid("tolerance_s is negative (0: 300 s)") }
-    return try StripeVerifiers.shared.verifier(secrets: given, toleranceSeconds: toleranceSeconds == 0
-                                                   ? StripeWebhookVerifier.defaultToleranceSeconds : Int(toleranceSeconds))
+    return try StripeVerifiers.shared.verifier(secrets: given, toleranceSeconds: tolerance)
 }
 
 /// The verifiers of the secrets hosts passed lately: an endpoint verifies every delivery with
@@ -55,6 +59,22 @@ private final class StripeVerifiers: @unchecked Sendable {
     /// is its bytes.
     private typealias Kept = (secrets: [[UInt8]], tolerance: Int, verifier: StripeWebhookVerifier)
     private let recent = ProcessLocal<[Kept]> { [] }
+
+    /// The verifier kept for exactly these C strings' bytes and tolerance, if any.
+    func kept(_ secrets: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int, toleranceSeconds: Int) -> StripeWebhookVerifier? {
+        var given: [UnsafeRawBufferPointer] = []
+        given.reserveCapacity(count)
+        for i in 0..<count {
+            guard let p = secrets[i] else { return nil }  // refused with its reason by the caller
+            given.append(UnsafeRawBufferPointer(start: p, count: strlen(p)))
+        }
+        return recent.withLock { recent in
+            recent.first { kept in
+                kept.tolerance == toleranceSeconds && kept.secrets.count == count
+                    && zip(kept.secrets, given).allSatisfy { $0.elementsEqual($1) }
+            }?.verifier
+        }
+    }
 
     func verifier(secrets: [String], toleranceSeconds: Int) throws(GateKitError) -> StripeWebhookVerifier {
         let key = secrets.map { Array($0.utf8) }

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import GateKitCrypto
 @testable import GateKitStripeAPI
@@ -38,6 +39,15 @@ import Testing
         // Parts are one message.
         let key = try HMACKey(sha256: Array("k".utf8))
         #expect(try Self.mac(key, Array("ab".utf8), Array("c".utf8)) == Self.mac(key, [], Array("abc".utf8)))
+        // A key's contexts are reused: each message after the first, on threads at once, is
+        // authenticated afresh under the same key (RFC 4231, test case 2, every time).
+        let jefe = try HMACKey(sha256: Array("Jefe".utf8))
+        let macs = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 64) { i in
+            let message = i % 2 == 0 ? Array("what do ya want for nothing?".utf8) : Array("something else".utf8)
+            if let mac = try? Self.mac(jefe, [], message), i % 2 == 0 { macs.withLock { $0.append(Hex.encode(mac)) } }
+        }
+        #expect(macs.withLock { $0 } == Array(repeating: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", count: 32))
     }
 
     @Test func aDeliverySignedAsStripeSignsIsItsEvent() throws {

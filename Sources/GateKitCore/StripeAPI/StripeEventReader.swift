@@ -30,16 +30,37 @@ struct StripeEventReader {
         }
     }
 
-    /// The values read of one object's members; nil where the body has no such member.
+    /// The values read of one object's members; nil where the body has no such member. Stored
+    /// fields, not a table: nothing allocated per delivery but the values.
     struct Members {
-        private var values = [JSONValue?](repeating: nil, count: Member.allCases.count)
+        private var object, id, type, livemode, created, apiVersion: JSONValue?
 
         subscript(_ member: Member) -> JSONValue? {
-            get { values[member.rawValue] }
-            set { values[member.rawValue] = newValue }
+            get {
+                switch member {
+                case .object: object
+                case .id: id
+                case .type: type
+                case .livemode: livemode
+                case .created: created
+                case .apiVersion: apiVersion
+                case .data: nil
+                }
+            }
+            set {
+                switch member {
+                case .object: object = newValue
+                case .id: id = newValue
+                case .type: type = newValue
+                case .livemode: livemode = newValue
+                case .created: created = newValue
+                case .apiVersion: apiVersion = newValue
+                case .data: break  // the container, never a value read
+                }
+            }
         }
 
-        var isEmpty: Bool { values.allSatisfy { $0 == nil } }
+        var isEmpty: Bool { Member.allCases.allSatisfy { self[$0] == nil } }
     }
 
     /// What the reader found: the top level's members, and `data.object`'s.
