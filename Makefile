@@ -323,16 +323,13 @@ FUZZ_TARGETS       ?=
 FUZZ_BIN     := .build/fuzz/gatekit-fuzz
 FUZZ_SOURCES := $(shell find Sources/GateKitCore Fuzz/Targets -name '*.swift')
 
-$(FUZZ_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
-	@set -o pipefail; Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
-
-fuzz-build: deps $(FUZZ_BIN)
-
 # The smoke's binary: the same sources at -Onone (a minute of build instead of three and a half,
 # for seconds of fuzzing per target).
 FUZZ_SMOKE_BIN := .build/fuzz-smoke/gatekit-fuzz
-$(FUZZ_SMOKE_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
-	@set -o pipefail; FUZZ_OPT=-Onone Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+$(FUZZ_BIN) $(FUZZ_SMOKE_BIN): $(FUZZ_SOURCES) Fuzz/build.sh
+	@set -o pipefail; FUZZ_OPT=$(if $(filter $(FUZZ_SMOKE_BIN),$@),-Onone,-O) Fuzz/build.sh $@ 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+
+fuzz-build: deps $(FUZZ_BIN)
 
 fuzz-smoke-build: deps $(FUZZ_SMOKE_BIN)
 

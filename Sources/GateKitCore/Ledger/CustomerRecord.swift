@@ -115,8 +115,8 @@ public struct CustomerRecord: Sendable {
         }
         // A payment taken back revokes, from its instant, the versions whose access it paid for.
         if !revocations.isEmpty {
-            PaymentRevocation.revoke(&current.values, links: PaymentLink.known(payments, by: knownBy),
-                                     revocations: PaymentRevocation.newest(revocations, knownBy: knownBy))
+            let known = PaymentAnswers(links: payments, revocations: revocations).known(by: knownBy)
+            PaymentRevocation.revoke(&current.values, links: known.links, revocations: known.revocations)
         }
         // A subscription another one replaced (a Play token chain: plan change, re-signup,
         // top-up) is superseded while a replacing version is the newest known: never counted twice.

@@ -80,12 +80,12 @@ public struct LedgerView: Sendable {
     /// of them at once.
     private func matchedNames(_ t: TransactionVersion, among wanted: [[UInt8]: String]) -> [String] {
         var found: [String] = []
-        func add(_ name: String?) {
+        func add<Name: StringProtocol>(_ name: Name?) {
             if let name, let known = wanted[Array(name.utf8)], !found.contains(known) { found.append(known) }
         }
         add(t.productID)
         add(t.groupID)
-        add(ProductCatalog.planKey(of: t.productID).map(String.init))
+        add(ProductCatalog.planKey(of: t.productID))
         if !catalog.products.isEmpty, let product = catalogEntry(t) {
             if t.groupID == nil { add(product.group) }
             product.entitlements.forEach(add)

@@ -16,8 +16,9 @@ struct PaymentAnswers: Sendable {
     /// When each was answered (Unix ms).
     var answeredMs: [Int64] { links.map(\.vouchedMs) + revocations.map(\.vouchedMs) }
 
-    /// Those known by `knownBy` (Unix ms): each link as first answered, each revocation's newest answer.
-    func known(by knownBy: Int64) -> (links: [PaymentLink], revocations: [PaymentRevocation]) {
+    /// Those known by `knownBy` (Unix ms; nil: all): each link as first answered, each
+    /// revocation's newest answer.
+    func known(by knownBy: Int64?) -> (links: [PaymentLink], revocations: [PaymentRevocation]) {
         (PaymentLink.known(links, by: knownBy), PaymentRevocation.newest(revocations, knownBy: knownBy))
     }
 
