@@ -46,6 +46,24 @@ import Testing
         #expect(view.entitlements(to: ["pro", ":price_x", "basic"]).mapValues(\.isEntitled) == ["pro": true, ":price_x": true, "basic": false])
     }
 
+    /// An entry by lookup key names the plans seen bearing the key, after a ":plan" entry for
+    /// the same plan; its members are checked as a product's are.
+    @Test func aLookupKeysEntryNamesThePlansSeenBearingIt() throws {
+        let c = try Self.catalog(#"{"lookupKeys":{"pro_monthly":{"type":"auto-renewable","entitlements":["pro"]}},"products":{":price_b":{"entitlements":["b"]}}}"#)
+        #expect(c.product("prod_a:price_a") == nil && c.knows("pro") && !c.knows("pro_monthly") && !c.isEmpty)
+        let named = c.naming([LookupKey(productID: "prod_a:price_a", key: "pro_monthly", seenMs: 1),
+                              LookupKey(productID: "prod_a:price_b", key: "pro_monthly", seenMs: 2),
+                              LookupKey(productID: "prod_a:price_c", key: "other", seenMs: 3)])
+        #expect(named.product("prod_a:price_a")?.entitlements == ["pro"] && named.product("prod_a:price_a")?.type == .autoRenewable)
+        #expect(named.product("prod_a:price_b")?.entitlements == ["b", "pro"] && named.product("prod_a:price_c") == nil)
+        #expect(named.json == c.json && c.entitlementNames == ["pro", "b"])
+        for bad in [#"{"lookupKeys":[]}"#, #"{"lookupKeys":{"":{"entitlements":["x"]}}}"#, #"{"lookupKeys":{"k":{"entitlements":"x"}}}"#,
+                    #"{"lookupKeys":{"k":{"term":"P1M"}}}"#] {
+            #expect(throws: GateKitError.self, "\(bad)") { try Self.catalog(bad) }
+        }
+        #expect(LookupKey.count([LookupKey(productID: "p:a", key: "k", seenMs: 5), LookupKey(productID: "p:b", key: "k", seenMs: 9)], seenBy: 8) == 1)
+    }
+
     @Test func termsAreAddedInTheCalendar() throws {
         let jan31 = Int64(Timestamp.days(year: 2024, month: 1, day: 31)) * 86_400_000 + 3_600_000  // 01:00 UTC
         func end(_ t: String) throws -> String { Timestamp.rfc3339Milliseconds(try ProductCatalog.Term(t).end(from: jan31)) }

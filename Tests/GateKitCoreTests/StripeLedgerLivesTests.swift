@@ -1,5 +1,6 @@
 import Testing
 @testable import GateKitLedger
+@testable import GateKitReceipts
 @testable import GateKitStore
 @testable import GateKitStripeData
 @testable import GateKitSupport
@@ -26,6 +27,7 @@ import Testing
         var currency = "usd"
         var start: Int64
         var end: Int64
+        var lookupKey: String?
     }
 
     /// A Subscription as Stripe renders it at 2025-03-31.basil and later (stripe.md §3): the
@@ -51,6 +53,7 @@ import Testing
                 .object([("id", .string(i.id)), ("object", .string("subscription_item")),
                          ("price", .object([("id", .string(i.price)), ("object", .string("price")), ("currency", .string(i.currency)),
                                             ("product", .string(i.product)), ("type", .string("recurring")),
+                                            ("lookup_key", i.lookupKey.map { .string($0) } ?? .null),
                                             ("unit_amount", .number(i.amount)),
                                             ("recurring", .object([("interval", .string("month")), ("interval_count", .number(1))]))])),
                          ("quantity", .number(1)), ("current_period_start", s(i.start)), ("current_period_end", s(i.end))])
@@ -475,9 +478,12 @@ import Testing
     }
 
     /// The app's user id in the metadata (or a Checkout Session's client_reference_id) links the
-    /// purchase to that app account, which then holds a Play subscription and a Stripe one: one
-    /// question answers for both stores. A later answer never undoes a transfer the host made.
-    @Test func oneAppAccountHoldsAPlayAndAStripePurchase() throws {
+    /// purchase to that app account, which then holds an App Store purchase (a real production
+    /// receipt, Apple-signed: its lifetime unlock and its yearly subscription that ended in 2022),
+    /// a Play subscription and a Stripe one: one question by the catalog's name answers for the
+    /// three stores, and the account's history names each. A later answer never undoes a
+    /// transfer the host made.
+    @Test func oneAppAccountHoldsAnAppleAPlayAndAStripePurchase() throws {
         let (t, m) = (Self.t0, Self.month)
         let now = Clock.nowMilliseconds()
         let folder = TemporaryFolder()
@@ -491,6 +497,31 @@ import Testing
         let active = try ledger.active(appUserID: "alice", scope: Self.production, at: .now)
         #expect(Set(active.compactMap(\.productID)) == ["prod_web:price_web", "app:monthly"])
         #expect(Set(active.compactMap { $0.store?.name }) == ["stripe", "play"])
+        // The App Store: a Mac receipt Apple signed in 2023 (../shared/fixtures/expected/receipts.json).
+        let receiptFile = "receipts/apple/arv__mindnode_mac_sha256_receipt.der"
+        guard let receipt = FixtureFiles.read(receiptFile) else { return FixtureFiles.skipNote(receiptFile) }
+        let bundle = "com.ideasoncanvas.mindnode.macos", lifetime = bundle + ".iap.fullversionfree", yearly = bundle + ".subscription.yearly"
+        let ingested = try receipt.withUnsafeBytes { (bytes) throws(GateKitError) in
+            try ledger.ingestReceipt(bytes, options: ReceiptValidationOptions(bundleID: bundle))
+        }
+        #expect(ingested.outcome == .new && ingested.scope == Self.production)
+        for original in ["710000253893482", "710000831465389"] {  // the lifetime unlock, the yearly subscription
+            #expect(try ledger.link(appUserID: "alice", customer: original, environment: .production) == .linked)
+        }
+        let catalog = try ProductCatalog(json: Array("""
+            {"products":{"\(lifetime)":{"type":"non-consumable","entitlements":["pro"]},"\(yearly)":{"type":"auto-renewable","entitlements":["pro"]},
+             "app":{"entitlements":["pro"]},"prod_web":{"entitlements":["pro"]}}}
+            """.utf8))
+        _ = try ledger.declareCatalog(catalog, effectiveMs: nil)
+        let pro = try ledger.active(appUserID: "alice", scope: Self.production, at: .now).filter { ($0.grants ?? []).contains("pro") }
+        #expect(Set(pro.compactMap { $0.store?.name }) == ["app-store", "play", "stripe"], "\(pro)")
+        #expect(Set(pro.compactMap(\.productID)) == [lifetime, "app:monthly", "prod_web:price_web"])
+        #expect(try ledger.entitlement(appUserID: "alice", to: "pro", scope: Self.production, at: .now).isEntitled)
+        // Apple's subscription, bought on 2021-09-10T12:37:29Z, ended in 2022, as the receipt says.
+        let ended = try ledger.entitlement(appUserID: "alice", to: yearly, scope: Self.production, at: .now)
+        #expect(ended.reason == .expired && ended.sinceMs == 1_631_277_449_000 && ended.store?.name == "app-store", "\(ended)")
+        let history = try ledger.historyJSON(appUserID: "alice", scope: Self.production)
+        for held in ["710000831465389", "sub_alice", "play-token"] { #expect(history.contains(held), "\(held)") }
         // A Checkout Session's client_reference_id links what it sold.
         _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Self.session("cs_alice", created: now - 5_000, status: "complete", payment: "paid",
                                                                                   intent: "succeeded", reference: "alice"), answeredMs: now - 1_000))
@@ -533,6 +564,57 @@ import Testing
         #expect(Set(tally.series.keys) == ["pro", "member"])
         #expect(tally.series["pro"].map { tally.levels($0, .activeSubscriptions).last } == 1)
         #expect(tally.series["member"].map { tally.levels($0, .activeSubscriptions).last } == 2)
+    }
+
+    /// A catalog names prices by their lookup key: every price an answer showed bearing it —
+    /// the old price after the key moved to a new one (its buyers keep what they bought), a price
+    /// given the key later from that answer on (as-of answers read the keys known then). A
+    /// typo'd key is reported with the nearest one borne.
+    @Test func aCatalogNamesPricesByTheirLookupKey() throws {
+        let (d, m) = (Self.day, Self.month)
+        let now = Clock.nowMilliseconds()
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("lookup-keys.sqlite")))
+        func subscribe(_ sub: String, _ price: String, key: String?, at answered: Int64) throws {
+            let s = Subscription(id: sub, items: [Item(id: "si_" + sub, product: "prod_pro", price: price, start: now - 20 * d, end: now + m,
+                                                       lookupKey: key)], start: now - 20 * d)
+            _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: s.bytes, answeredMs: answered))
+        }
+        try subscribe("sub_old", "price_old", key: "pro_monthly", at: now - 20 * d)
+        // transfer_lookup_key: the new price bears the key; the old one's next answer shows none.
+        try subscribe("sub_new", "price_new", key: "pro_monthly", at: now - 10 * d)
+        try subscribe("sub_old", "price_old", key: nil, at: now - 9 * d)
+        // A price sold without a key is given it later.
+        try subscribe("sub_late", "price_late", key: nil, at: now - 20 * d)
+        try subscribe("sub_late", "price_late", key: "pro_monthly", at: now - 3 * d)
+        try subscribe("sub_plain", "price_plain", key: "basic_monthly", at: now - 20 * d)
+        let typo = try ProductCatalog(json: Array(#"{"lookupKeys":{"pro_montly":{"entitlements":["pro"]}}}"#.utf8))
+        let checked = try ledger.declareCatalog(typo, effectiveMs: nil, checkOnly: true)
+        #expect(checked.unseenLookupKeys == [.init(product: "pro_montly", didYouMean: "pro_monthly")], "\(checked.unseenLookupKeys)")
+        #expect(checked.warnings.contains { $0.contains("did you mean \"pro_monthly\"") }, "\(checked.warnings)")
+        let catalog = try ProductCatalog(json: Array(#"""
+            {"correction":"lookup keys from the start","lookupKeys":{"pro_monthly":{"entitlements":["pro"]}},"products":{"prod_pro":{"entitlements":["member"]}}}
+            """#.utf8))
+        let report = try ledger.declareCatalog(catalog, effectiveMs: now - 30 * d)
+        #expect(report.unseenLookupKeys.isEmpty && report.unnamedProducts.isEmpty)
+        #expect(report.entitlementChanges.first { $0.product == "prod_pro:price_late" }?.gained == ["member", "pro"])
+        #expect(report.entitlementChanges.first { $0.product == "prod_pro:price_plain" }?.gained == ["member"])
+        #expect(try ProductCatalog(json: Array(JSONWriter.serialize(catalog.json).utf8)) == catalog)
+        func pro(_ sub: String, at instant: LedgerInstant = .now) throws -> Bool {
+            try ledger.entitlement(customer: sub, to: "pro", scope: Self.production, at: instant).isEntitled
+        }
+        #expect(try pro("sub_old") && pro("sub_new") && pro("sub_late") && !pro("sub_plain"))
+        #expect(try ledger.entitlement(customer: "sub_plain", to: "member", scope: Self.production, at: .now).isEntitled)
+        // As known then: the late price bore no key 5 days ago; the old one did from the start.
+        #expect(try !pro("sub_late", at: .asOf(now - 5 * d)) && pro("sub_late", at: .asOf(now - 3 * d)))
+        #expect(try pro("sub_old", at: .asOf(now - 15 * d)) && !pro("sub_new", at: .asOf(now - 15 * d)))
+        let tally = try ledger.metricsTally(MetricsRequest(scope: Self.production, from: now - 2 * d, to: now + d, granularity: .day,
+                                                           dimension: .entitlement, asOf: .now))
+        #expect(tally.series["pro"].map { tally.levels($0, .activeSubscriptions).last } == 3)
+        #expect(tally.series["member"].map { tally.levels($0, .activeSubscriptions).last } == 4)
+        // A key is no name a question may use (unknown-name); its entry's names are.
+        let byKey = try ledger.entitlement(customer: "sub_new", to: "pro_monthly", scope: Self.production, at: .now)
+        #expect(byKey.reason == .unknownName, "\(byKey)")
     }
 
     /// Payments taken back in the metrics (docs/ledger.md, "Metrics"): a refund in full or a

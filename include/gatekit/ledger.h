@@ -214,10 +214,11 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog(gatekit_store *store,
 /* Since 0.2.0: ledger_declare_catalog, and what it changes as *out_json (free with
  * gatekit_free), worked out against the purchases the ledger holds — so a typo'd product id is
  * seen before it turns an entitlement off: {"version":1,"declared":true,"effective":ms,
- * "unseenProducts":[{"product":"…","didYouMean":"…"}],"unnamedProducts":["…"],"warnings":["…"],
- * "entitlementChanges":[{"product":"…","gained":["…"],"lost":["…"]}]}. unseenProducts: named by
- * the catalog, never purchased (didYouMean: a purchased product id one or two edits away, or
- * the same in another case); unnamedProducts: purchased, not named by the catalog;
+ * "unseenProducts":[{"product":"…","didYouMean":"…"}],"unseenLookupKeys":[{"lookupKey":"…","didYouMean":"…"}],
+ * "unnamedProducts":["…"],"warnings":["…"],"entitlementChanges":[{"product":"…","gained":["…"],"lost":["…"]}]}.
+ * unseenProducts: named by the catalog, never purchased (didYouMean: a purchased product id one
+ * or two edits away, or the same in another case); unseenLookupKeys (since 0.3.0): the same for
+ * the catalog's "lookupKeys" entries, against the keys plans were seen bearing; unnamedProducts: purchased, not named by the catalog;
  * entitlementChanges: the names a purchased product gains and loses against the catalog in
  * effect at effective_ms; warnings: a sentence for each likely mistake (a didYouMean, an
  * unnamed product, a name lost), none for a catalog that only adds. flags GATEKIT_CATALOG_CHECK_ONLY: the report only, nothing declared
@@ -227,8 +228,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_declare_catalog_report(char **out_jso
                                                                   long long effective_ms, unsigned int flags);
 
 /* Since 0.2.0. The catalog in effect at at_ms (0: now): {"version":1,"effective":ms,"declared":ms,
- * "products":{...as declared...}}, or {"version":1,"products":{}} when none was declared by
- * then. */
+ * "products":{...as declared...}} (with "lookupKeys":{...} when it declares entries by key,
+ * since 0.3.0), or {"version":1,"products":{}} when none was declared by then. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_catalog(char **out_json, gatekit_store *store, long long at_ms);
 
 /* 1 when the customer is entitled to product_or_group (a product id; a subscription group id:

@@ -111,14 +111,16 @@ class CatalogWarning(UserWarning):
 class CatalogReport(JSONResult):
     """What declaring a catalog changes, against the purchases the ledger holds
     (ledger_declare_catalog_report's JSON): products it names that nobody bought (each with the
-    purchased product id it is likely a typo of), purchased products it no longer names, and
-    the entitlement names purchased products gain and lose."""
+    purchased product id it is likely a typo of), lookup keys no plan sold has borne (each with
+    the borne key it is likely a typo of), purchased products it no longer names, and the
+    entitlement names purchased products gain and lose."""
     declared: bool                                    # False for a check: nothing was declared
     effective: datetime
     unseen_products: Tuple[Tuple[str, Optional[str]], ...]   # (product id, did you mean)
     unnamed_products: Tuple[str, ...]
     warnings: Tuple[str, ...]      # a sentence per likely mistake: look before relying on the catalog
     entitlement_changes: Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...]], ...]  # (product, gained, lost)
+    unseen_lookup_keys: Tuple[Tuple[str, Optional[str]], ...] = ()   # (lookup key, did you mean)
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "CatalogReport":
@@ -127,11 +129,13 @@ class CatalogReport(JSONResult):
         return cls(declared=bool(raw["declared"]), effective=effective,
                    unseen_products=tuple((u["product"], u.get("didYouMean")) for u in raw["unseenProducts"]),
                    unnamed_products=tuple(raw["unnamedProducts"]), warnings=tuple(raw["warnings"]),
-                   entitlement_changes=tuple((c["product"], tuple(c["gained"]), tuple(c["lost"])) for c in raw["entitlementChanges"]))
+                   entitlement_changes=tuple((c["product"], tuple(c["gained"]), tuple(c["lost"])) for c in raw["entitlementChanges"]),
+                   unseen_lookup_keys=tuple((u["lookupKey"], u.get("didYouMean")) for u in raw["unseenLookupKeys"]))
 
     def to_dict(self) -> Dict[str, Any]:
         return {"version": 1, "declared": self.declared, "effective": _time.milliseconds(self.effective, "effective"),
                 "unseenProducts": [_present({"product": p, "didYouMean": d}) for p, d in self.unseen_products],
+                "unseenLookupKeys": [_present({"lookupKey": k, "didYouMean": d}) for k, d in self.unseen_lookup_keys],
                 "unnamedProducts": list(self.unnamed_products), "warnings": list(self.warnings),
                 "entitlementChanges": [{"product": p, "gained": list(g), "lost": list(l)} for p, g, l in self.entitlement_changes]}
 

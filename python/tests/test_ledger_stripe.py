@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+from pathlib import Path
 from typing import Any, Dict, Optional
 
 import pytest
@@ -16,6 +18,10 @@ from gatekit.stripe import ESTRIPE_OBJECT, StripeObjectError
 
 UTC = datetime.timezone.utc
 DAY = 86_400
+
+
+RECEIPT = Path(os.environ.get("GATEKIT_FIXTURES", Path(__file__).resolve().parents[2].parent / "shared" / "fixtures")) \
+    / "receipts" / "apple" / "arv__mindnode_mac_sha256_receipt.der"
 
 
 def now_s() -> int:
@@ -90,6 +96,45 @@ def test_a_web_subscriber_is_answered_by_the_catalogs_names(store):
     assert not store.ledger.is_entitled("alice", "pro", environment="Production", by_app_user=True, at=at(t - 120))
 
 
+@pytest.mark.skipif(not RECEIPT.is_file(), reason=f"receipt fixture not found at {RECEIPT} (set GATEKIT_FIXTURES)")
+def test_one_app_account_holds_an_apple_a_play_and_a_stripe_purchase(store):
+    """Alice's account holds what three stores sold her, all in Production: a Mac receipt Apple
+    signed in 2023 (a lifetime unlock, and a yearly subscription that ended in 2022), a Play
+    subscription Google answered for, and a Stripe subscription. "pro" answers from whichever
+    store entitles, by the catalog's names; the history and the customer report name each store."""
+    bundle = "com.ideasoncanvas.mindnode.macos"
+    lifetime, yearly = f"{bundle}.iap.fullversionfree", f"{bundle}.subscription.yearly"
+    store.ledger.declare_catalog({"products": {lifetime: {"type": "non-consumable", "entitlements": ["pro"]},
+                                               yearly: {"type": "auto-renewable", "entitlements": ["pro"]},
+                                               "pro.monthly": {"type": "auto-renewable", "entitlements": ["pro"]},
+                                               "prod_pro": {"type": "auto-renewable", "entitlements": ["pro"]}}})
+    apple = store.ledger.ingest_receipt(RECEIPT.read_bytes(), bundle)
+    assert (apple.environment, apple.test_signed) == ("Production", False)
+    for original in ("710000253893482", "710000831465389"):  # expected/receipts.json: the unlock and the subscription
+        store.ledger.link("alice", original, environment="Production")
+    t = now_s()
+    stamp = lambda s: at(s).strftime("%Y-%m-%dT%H:%M:%SZ")  # noqa: E731
+    play = {"kind": "androidpublisher#subscriptionPurchaseV2", "regionCode": "US", "startTime": stamp(t - DAY),
+            "subscriptionState": "SUBSCRIPTION_STATE_ACTIVE", "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
+            "lineItems": [{"productId": "pro.monthly", "expiryTime": stamp(t + 29 * DAY), "latestSuccessfulOrderId": "GPA.3333-1111",
+                           "autoRenewingPlan": {"autoRenewEnabled": True}, "offerDetails": {"basePlanId": "monthly"}}]}
+    google = store.ledger.ingest_play_subscription("com.example.mindnode", "play-token-alice", json.dumps(play), answered=at(t - 60))
+    assert (google.environment, google.test_signed) == ("Production", False)
+    store.ledger.link("alice", "play-token-alice", environment="Production")
+    store.ledger.ingest_stripe(subscription("sub_three", "active", t - DAY, t + 29 * DAY, user="alice"), at(t - 60))
+    entitled = {e.store: e.product_id for e in store.ledger.active("alice", environment="Production", by_app_user=True) if "pro" in e.grants}
+    assert entitled == {"app-store": lifetime, "play": "pro.monthly:monthly", "stripe": "prod_pro:price_pro_monthly"}
+    assert store.ledger.is_entitled("alice", "pro", environment="Production", by_app_user=True)
+    ended = store.ledger.entitled("alice", yearly, environment="Production", by_app_user=True)
+    assert ended.reason == Reason.EXPIRED and ended.store == "app-store"
+    history = json.dumps(store.ledger.history("alice", environment="Production", by_app_user=True))
+    assert all(held in history for held in ("710000831465389", "play-token-alice", "sub_three")), history
+    today = datetime.datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    page = store.ledger.customer_report("alice", environment="Production", by_app_user=True, start=today - datetime.timedelta(days=2),
+                                        end=today + datetime.timedelta(days=1), granularity="day").html
+    assert all(f'<td class="text">{name}</td>' in page for name in ("App Store", "Google Play", "Stripe")), page
+
+
 def test_a_catalog_names_a_price_alone_or_every_price_of_its_product(store):
     """`:price_…` names one price of any product, `prod_…` every price of it: a purchase grants
     both entries' names (the price's first), answers to its price's key, and the metrics split
@@ -112,6 +157,33 @@ def test_a_catalog_names_a_price_alone_or_every_price_of_its_product(store):
     assert {k: s["activeSubscriptions"][-1] for k, s in series.items()} == {"pro": 1, "member": 2}
     with pytest.raises(InvalidArgumentError, match="names no plan"):
         store.ledger.declare_catalog({"products": {":": {"entitlements": ["pro"]}}})
+
+
+def test_a_catalog_names_prices_by_their_lookup_key(store):
+    """An entry under "lookupKeys" names every price an answer showed bearing the key: the old
+    price keeps granting after transfer_lookup_key moved the key to a new one; a typo'd key is
+    reported with the key it is likely a typo of."""
+    t = now_s()
+
+    def priced(sub_id: str, price: str, key: Optional[str], answered: int) -> None:
+        body = subscription(sub_id, "active", t - 20 * DAY, t + 10 * DAY, price=price)
+        body["items"]["data"][0]["price"]["lookup_key"] = key
+        store.ledger.ingest_stripe(body, at(answered))
+
+    priced("sub_old", "price_old", "pro_monthly", t - 20 * DAY)
+    priced("sub_new", "price_new", "pro_monthly", t - 10 * DAY)   # the key moved to the new price
+    priced("sub_old", "price_old", None, t - 9 * DAY)
+    priced("sub_plain", "price_plain", "basic_monthly", t - 20 * DAY)
+    typo = store.ledger.declare_catalog({"lookupKeys": {"pro_montly": {"entitlements": ["pro"]}}}, check_only=True)
+    assert typo.unseen_lookup_keys == (("pro_montly", "pro_monthly"),) and not typo.declared
+    assert any('did you mean "pro_monthly"' in w for w in typo.warnings), typo.warnings
+    report = store.ledger.declare_catalog({"lookupKeys": {"pro_monthly": {"entitlements": ["pro"]}}})
+    assert report.unseen_lookup_keys == () and report.unnamed_products == ("prod_pro:price_plain",)
+    assert {p for p, gained, _ in report.entitlement_changes if gained == ("pro",)} == {"prod_pro:price_old", "prod_pro:price_new"}
+    assert store.ledger.catalog()["lookupKeys"] == {"pro_monthly": {"entitlements": ["pro"]}}
+    for sub_id, entitled in (("sub_old", True), ("sub_new", True), ("sub_plain", False)):
+        assert store.ledger.is_entitled(sub_id, "pro", environment="Production") == entitled, sub_id
+    assert store.ledger.entitled("sub_new", "pro_monthly", environment="Production").reason == Reason.UNKNOWN_NAME
 
 
 def test_the_past_due_grace_is_the_hosts(store):

@@ -6,6 +6,8 @@ import GateKitSupport
 /// Reported on every declaration (and by a check that declares nothing):
 /// - `unseenProducts`: products the catalog names that the ledger holds no purchase of (each
 ///   with the nearest product id the ledger holds, when one is a likely typo);
+/// - `unseenLookupKeys`: lookup keys the catalog names that no answer has shown a plan bearing
+///   (with the nearest key one has, when one is a likely typo);
 /// - `unnamedProducts`: products with purchases the catalog no longer names (their purchases
 ///   then grant no entitlement name, and a group only if the signed data names one);
 /// - `entitlementChanges`: for products with purchases, the entitlement names the new catalog
@@ -26,6 +28,7 @@ public struct CatalogReport: Sendable, Equatable {
     public let declared: Bool
     public let effectiveMs: Int64
     public let unseenProducts: [Unseen]
+    public var unseenLookupKeys: [Unseen] = []
     public let unnamedProducts: [String]
     public let entitlementChanges: [Change]
     /// Base-plan entries beside their subscription's entry (both entries' names are granted).
@@ -42,6 +45,11 @@ public struct CatalogReport: Sendable, Equatable {
                 out.append("the catalog names \(Quoted.text(u.product)), which nobody has bought; did you mean \(Quoted.text(near)), which customers have?")
             }
         }
+        for u in unseenLookupKeys {
+            if let near = u.didYouMean {
+                out.append("the catalog names the lookup key \(Quoted.text(u.product)), which no plan sold has borne; did you mean \(Quoted.text(near))?")
+            }
+        }
         for id in unnamedProducts {
             out.append("customers have bought \(Quoted.text(id)), which the catalog does not name: it grants no entitlement name")
         }
@@ -54,8 +62,11 @@ public struct CatalogReport: Sendable, Equatable {
         return out
     }
 
-    /// The report of replacing `before` with `after`, given the product ids with purchases.
-    static func of(before: ProductCatalog, after: ProductCatalog, purchased: Set<String>, declared: Bool, effectiveMs: Int64) -> CatalogReport {
+    /// The report of replacing `before` with `after`, given the product ids with purchases and
+    /// the plans' lookup keys known at `effectiveMs`.
+    static func of(before: ProductCatalog, after declared: ProductCatalog, purchased: Set<String>, lookupKeys: [LookupKey] = [],
+                   declared isDeclared: Bool, effectiveMs: Int64) -> CatalogReport {
+        let after = declared.naming(lookupKeys)
         // A product's entry ("product") names every plan bought ("product:plan"), and a plan's
         // entry (":plan") that plan of any product.
         let namedByPrefix = Set(purchased.compactMap { id in id.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(id[..<$0]) } })
@@ -68,9 +79,13 @@ public struct CatalogReport: Sendable, Equatable {
             let gained = now.filter { !was.contains($0) }, lost = was.filter { !now.contains($0) }
             return gained.isEmpty && lost.isEmpty ? nil : Change(product: id, gained: gained.sorted(), lost: lost.sorted())
         }
-        var report = CatalogReport(declared: declared, effectiveMs: effectiveMs, unseenProducts: unseen,
+        var report = CatalogReport(declared: isDeclared, effectiveMs: effectiveMs, unseenProducts: unseen,
                                    unnamedProducts: purchased.filter { after.product($0) == nil }.sorted(), entitlementChanges: changes)
         report.overlaps = after.basePlanOverlaps
+        let borne = Set(lookupKeys.map(\.key))
+        report.unseenLookupKeys = declared.lookupKeys.keys.filter { !borne.contains($0) }.sorted().map { key in
+            Unseen(product: key, didYouMean: NearestName.nearest(to: key, among: borne.lazy.filter { declared.lookupKeys[$0] == nil }))
+        }
         return report
     }
 
@@ -90,6 +105,9 @@ public struct CatalogReport: Sendable, Equatable {
             ("effective", .number(effectiveMs)),
             ("unseenProducts", .array(unseenProducts.map { u in
                 .object([("product", .string(u.product))] + (u.didYouMean.map { [("didYouMean", JSONValue.string($0))] } ?? []))
+            })),
+            ("unseenLookupKeys", .array(unseenLookupKeys.map { u in
+                .object([("lookupKey", .string(u.product))] + (u.didYouMean.map { [("didYouMean", JSONValue.string($0))] } ?? []))
             })),
             ("unnamedProducts", .array(unnamedProducts.map { .string($0) })),
             ("warnings", .array(warnings.map { .string($0) })),

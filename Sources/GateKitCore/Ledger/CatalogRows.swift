@@ -2,7 +2,8 @@ import GateKitStore
 import GateKitSupport
 
 /// The `ledger_catalogs` rows: the host's declared catalogs, read back whole (a store holds a
-/// handful) and appended one per declaration.
+/// handful) and appended one per declaration; with them the plans' lookup keys, when a catalog
+/// names entries by key.
 enum CatalogRows {
     private static let everyRow = "SELECT effective_ms, declared_ms, id, document FROM ledger_catalogs ORDER BY effective_ms, id"
 
@@ -29,7 +30,7 @@ enum CatalogRows {
             }
             entries.append(.init(effectiveMs: s.int64(0), declaredMs: s.int64(1), catalog: catalog))
         }
-        return ProductCatalogs(entries: entries)
+        return ProductCatalogs(entries: entries, lookupKeys: ProductCatalogs.declareLookupKeys(entries) ? try LookupKeyRows.all(db) : [])
     }
 
     static func append(_ db: any DatabaseConnection, _ catalog: ProductCatalog, effectiveMs: Int64, declaredMs: Int64) throws(GateKitError) {

@@ -134,17 +134,21 @@ public final class Ledger: @unchecked Sendable {
                            + "(\"correction\": \"…\"): it is kept with the catalog")
         }
         let effective = effectiveMs ?? now
+        // The plans' keys known now, if it names any by key: the report is of the purchases held now.
+        func keys(_ db: any DatabaseConnection) throws(GateKitError) -> [LookupKey] {
+            catalog.lookupKeys.isEmpty ? [] : try LookupKeyRows.all(db)
+        }
         if checkOnly {
             return try store.read { (db) throws(GateKitError) -> CatalogReport in
-                CatalogReport.of(before: try currentCatalogs(db).catalog(at: effective), after: catalog,
-                                 purchased: try CatalogReport.purchasedProducts(db), declared: false, effectiveMs: effective)
+                CatalogReport.of(before: try currentCatalogs(db).catalog(at: effective), after: catalog, purchased: try CatalogReport.purchasedProducts(db),
+                                 lookupKeys: try keys(db), declared: false, effectiveMs: effective)
             }
         }
         return try store.write(.wholeStore) { (db) throws(GateKitError) -> CatalogReport in
             // The products whose terms may change then: the change feed looks at them again at that instant.
             let before = try loadedCatalogs(db).catalog(at: effective)
             let report = CatalogReport.of(before: before, after: catalog, purchased: try CatalogReport.purchasedProducts(db),
-                                          declared: true, effectiveMs: effective)
+                                          lookupKeys: try keys(db), declared: true, effectiveMs: effective)
             try CatalogRows.append(db, catalog, effectiveMs: effective, declaredMs: now)
             forgetRecords()
             try ChangeFeedRows.revisit(db, products: Set(before.products.keys).union(catalog.products.keys), at: max(effective, now))
@@ -254,7 +258,7 @@ public final class Ledger: @unchecked Sendable {
     /// non-customer ("por" for "pro"): `unknownName`, with the nearest name the catalog knows.
     /// Without a declared catalog every name may be a product id, and the answer stands.
     static func named(_ answer: Entitlement, filter: String, catalog: ProductCatalog) -> Entitlement {
-        guard answer.reason == .noPurchase, !catalog.products.isEmpty, !catalog.knows(filter) else { return answer }
+        guard answer.reason == .noPurchase, !catalog.isEmpty, !catalog.knows(filter) else { return answer }
         var unknown = Entitlement(reason: .unknownName)
         unknown.didYouMean = catalog.nearestName(to: filter)
         return unknown

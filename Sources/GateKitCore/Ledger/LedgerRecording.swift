@@ -108,6 +108,7 @@ extension Ledger {
         }
         for link in item.payments { try state.writes.add(link, scope: item.scope, item: itemID) }
         for revocation in item.paymentRevocations { try state.writes.add(revocation, scope: item.scope, item: itemID) }
+        try LookupKeyRows.record(db, item.lookupKeys)
         for original in item.originals { try state.writes.addSubject(item: itemID, purchaseID: original) }
         return itemID
     }

@@ -573,4 +573,15 @@ package enum LedgerSchema {
         .index("ledger_payment_revocations_by_payment", on: "ledger_payment_revocations", ["environment", "test_signed", "payment"]),
         .appendOnly("ledger_payment_revocations"),
     ])
+
+    /// Migration 25: the keys a seller gives its plans (`LookupKey`, Stripe's price
+    /// `lookup_key`), each plan and key once with the first instant an answer showed them: a
+    /// catalog entry by key names every plan that bore it.
+    package static let lookupKeys = Migration([
+        .table("ledger_lookup_keys", [
+            Column("product_id", .text, notNull: true, check: "length(product_id) BETWEEN 1 AND 1024"),
+            Column("lookup_key", .text, notNull: true, check: "length(lookup_key) BETWEEN 1 AND 256"),
+            Column("seen_ms", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (product_id, lookup_key)"], withoutRowID: true),
+    ])
 }

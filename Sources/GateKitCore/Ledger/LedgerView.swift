@@ -66,7 +66,7 @@ public struct LedgerView: Sendable {
         // "pro_max", nor a K the Kelvin sign).
         func same<Name: StringProtocol>(_ name: Name?) -> Bool { name?.utf8.elementsEqual(filter.utf8) ?? false }
         if same(t.productID) || same(t.groupID) || same(ProductCatalog.planKey(of: t.productID)) { return true }
-        guard !catalog.products.isEmpty, let product = catalogEntry(t) else { return false }
+        guard !catalog.isEmpty, let product = catalogEntry(t) else { return false }
         return (t.groupID == nil && same(product.group)) || product.entitlements.contains(where: same)
     }
 
@@ -86,7 +86,7 @@ public struct LedgerView: Sendable {
         add(t.productID)
         add(t.groupID)
         add(ProductCatalog.planKey(of: t.productID))
-        if !catalog.products.isEmpty, let product = catalogEntry(t) {
+        if !catalog.isEmpty, let product = catalogEntry(t) {
             if t.groupID == nil { add(product.group) }
             product.entitlements.forEach(add)
         }
@@ -162,7 +162,7 @@ public struct LedgerView: Sendable {
         if e.store?.rules.namesItsEntitlement == true {
             names = [product]
         } else {
-            guard !catalog.products.isEmpty, let given = catalog.product(product)?.entitlements, !given.isEmpty else { return e }
+            guard !catalog.isEmpty, let given = catalog.product(product)?.entitlements, !given.isEmpty else { return e }
             names = given
         }
         var named = e

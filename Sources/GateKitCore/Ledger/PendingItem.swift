@@ -26,6 +26,8 @@ extension Ledger {
         var payments: [PaymentLink] = [] { didSet { originals = speaksOf() } }
         var paymentRevocations: [PaymentRevocation] = []
         var revokedPurchases: [String] = [] { didSet { originals = speaksOf() } }
+        /// The keys the seller gave the plans the item names (Stripe's price `lookup_key`).
+        var lookupKeys: [LookupKey] = []
         /// The app's user the item names for its purchase (a Stripe answer's metadata or
         /// `client_reference_id`): recording links the purchase to that app account unless an
         /// account holds it already (a link the host made, or a transfer, is never undone).

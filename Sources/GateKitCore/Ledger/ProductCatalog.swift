@@ -10,6 +10,10 @@ import GateKitSupport
 ///                   "com.example.pass.30d": {"type": "non-renewing", "term": "P30D",
 ///                                            "entitlements": ["pro"]}}}
 ///
+/// A store whose seller names its plans by keys it can move (Stripe's price `lookup_key`) may be
+/// declared by key too: `"lookupKeys": {"pro_monthly": {"entitlements": ["pro"]}}` names every
+/// plan an answer has shown bearing that key (`LookupKey`), as a ":plan" entry would.
+///
 /// Every member is checked: an unknown one, a term on a product that is not non-renewing, or an
 /// entitlement name that is empty or repeated is an error, never ignored. A catalog that takes
 /// effect before it is declared changes answers already given as of earlier instants: it must
@@ -90,6 +94,8 @@ public struct ProductCatalog: Sendable, Equatable {
     }
 
     public private(set) var products: [String: Product]
+    /// Entries by a plan's lookup key (`LookupKey`), as declared.
+    public private(set) var lookupKeys: [String: Product]
     /// Why a catalog takes effect before it was declared (a correction, on purpose); nil: it does not.
     public var correction: String?
     /// Every name a question may use — product ids, groups and entitlement names — as bytes
@@ -97,8 +103,9 @@ public struct ProductCatalog: Sendable, Equatable {
     private var names: Set<[UInt8]> = []
     /// `products` with each base plan's entry merged with its subscription's (`resolved(_:)`).
     private var resolved: [String: Product] = [:]
-    /// Whether an entry names a plan of any product (":plan"): only then does a lookup merge one.
-    private var hasPlanEntries = false
+    /// The entries that name a plan of any product (":plan"): declared ones, refined by those of
+    /// the lookup keys the plan was seen bearing (`naming(_:)`).
+    private var planEntries: [String: Product] = [:]
 
     /// The catalog's entry for a purchase's product: its own id, else, for "product:plan" (a
     /// Play subscription's base plan, RevenueCat's convention; a Stripe product's price; Apple's
@@ -109,7 +116,7 @@ public struct ProductCatalog: Sendable, Equatable {
         guard let colon = id.utf8.firstIndex(of: UInt8(ascii: ":")) else { return resolved[id] }
         let exact = resolved[id]
         let own = exact ?? resolved[String(id[..<colon])]
-        guard hasPlanEntries, let plan = products[String(id[colon...])] else { return own }
+        guard !planEntries.isEmpty, let plan = planEntries[String(id[colon...])] else { return own }
         guard let own else { return plan }
         return exact != nil ? ProductCatalog.refined(own, by: plan) : ProductCatalog.refined(plan, by: own)
     }
@@ -166,22 +173,45 @@ public struct ProductCatalog: Sendable, Equatable {
     public static let maximumNameLength = 256
     public static let maximumCorrectionLength = 1024
 
-    public init(products: [String: Product], correction: String? = nil) {
+    public init(products: [String: Product], lookupKeys: [String: Product] = [:], correction: String? = nil) {
         self.products = products
+        self.lookupKeys = lookupKeys
         self.correction = correction
-        names = ProductCatalog.names(of: products)
+        names = ProductCatalog.names(of: products, lookupKeys)
         resolved = ProductCatalog.resolved(products)
-        hasPlanEntries = products.keys.contains { $0.utf8.first == UInt8(ascii: ":") }
+        planEntries = products.filter { $0.key.utf8.first == UInt8(ascii: ":") }
     }
 
-    private static func names(of products: [String: Product]) -> Set<[UInt8]> {
+    /// A lookup key is no name a question may use (a purchase answers to its plan's own key);
+    /// its entry's group and entitlement names are.
+    private static func names(of products: [String: Product], _ lookupKeys: [String: Product]) -> Set<[UInt8]> {
         var names = Set<[UInt8]>()
-        for (id, p) in products {
-            names.insert(Array(id.utf8))
+        for id in products.keys { names.insert(Array(id.utf8)) }
+        for p in [products.values, lookupKeys.values].joined() {
             if let group = p.group { names.insert(Array(group.utf8)) }
             for e in p.entitlements { names.insert(Array(e.utf8)) }
         }
         return names
+    }
+
+    /// The catalog as purchases read it once these plans were seen bearing these keys: each
+    /// key's entry names its plans as a ":plan" entry does (after one declared for the plan).
+    public func naming<Keys: Sequence>(_ keys: Keys) -> ProductCatalog where Keys.Element == LookupKey {
+        guard !lookupKeys.isEmpty else { return self }
+        var out = self
+        for k in keys {
+            guard let entry = lookupKeys[k.key], let plan = ProductCatalog.planKey(of: k.productID).map(String.init) else { continue }
+            out.planEntries[plan] = out.planEntries[plan].map { ProductCatalog.refined($0, by: entry) } ?? entry
+        }
+        return out
+    }
+
+    /// Whether none was declared: then questions name product and group ids, and no name is judged.
+    public var isEmpty: Bool { products.isEmpty && lookupKeys.isEmpty }
+
+    /// Every entitlement name an entry gives.
+    public var entitlementNames: Set<String> {
+        Set([products.values, lookupKeys.values].joined().flatMap(\.entitlements))
     }
 
     /// Whether a question may name `name`: a product id, group or entitlement name of this
@@ -202,7 +232,7 @@ public struct ProductCatalog: Sendable, Equatable {
         do { document = try JSONParser.parse(bytes) } catch { throw .invalid("the catalog is not JSON: \(error.message)") }
         guard case let .object(top) = document else { throw .invalid("the catalog is not a JSON object") }
         var correction: String?
-        var products: [String: Product] = [:]
+        var products: [String: Product] = [:], lookupKeys: [String: Product] = [:]
         for (key, value) in top {
             if key == "correction" {
                 guard case let .string(why) = value, !why.isEmpty, why.utf8.count <= ProductCatalog.maximumCorrectionLength,
@@ -212,7 +242,17 @@ public struct ProductCatalog: Sendable, Equatable {
                 correction = why
                 continue
             }
-            guard key == "products" else { throw .invalid("the catalog has \(Quoted.text(key)); it knows only \"products\" and \"correction\"") }
+            if key == "lookupKeys" {
+                guard case let .object(entries) = value else { throw .invalid("the catalog's lookupKeys is not an object") }
+                guard entries.count <= ProductCatalog.maximumProducts else { throw .invalid("the catalog has more than \(ProductCatalog.maximumProducts) lookup keys") }
+                for (lookupKey, entry) in entries {
+                    try ProductCatalog.checkName(lookupKey, "a lookup key")
+                    guard lookupKeys[lookupKey] == nil else { throw .invalid("the catalog names the lookup key \(Quoted.text(lookupKey)) twice") }
+                    lookupKeys[lookupKey] = try ProductCatalog.product(lookupKey, entry, noun: "lookup key")
+                }
+                continue
+            }
+            guard key == "products" else { throw .invalid("the catalog has \(Quoted.text(key)); it knows only \"products\", \"lookupKeys\" and \"correction\"") }
             guard case let .object(entries) = value else { throw .invalid("the catalog's products is not an object") }
             guard entries.count <= ProductCatalog.maximumProducts else { throw .invalid("the catalog has more than \(ProductCatalog.maximumProducts) products") }
             for (productID, entry) in entries {
@@ -222,43 +262,43 @@ public struct ProductCatalog: Sendable, Equatable {
                 products[productID] = try ProductCatalog.product(productID, entry)
             }
         }
-        self.init(products: products, correction: correction)
+        self.init(products: products, lookupKeys: lookupKeys, correction: correction)
     }
 
-    private static func product(_ id: String, _ entry: JSONValue) throws(GateKitError) -> Product {
-        guard case let .object(members) = entry else { throw .invalid("product \(Quoted.text(id)) is not an object") }
+    private static func product(_ id: String, _ entry: JSONValue, noun: String = "product") throws(GateKitError) -> Product {
+        guard case let .object(members) = entry else { throw .invalid("\(noun) \(Quoted.text(id)) is not an object") }
         var product = Product(type: .unknown, group: nil, entitlements: [], term: nil)
         var seen: Set<String> = []
         var granted = Set<[UInt8]>()  // names compared as bytes, in linear time
         for (name, value) in members {
-            guard seen.insert(name).inserted else { throw .invalid("product \(Quoted.text(id)) names \(Quoted.text(name)) twice") }
+            guard seen.insert(name).inserted else { throw .invalid("\(noun) \(Quoted.text(id)) names \(Quoted.text(name)) twice") }
             switch (name, value) {
             case ("type", .string(let t)):
                 guard let type = ProductCatalog.types[t] else {
-                    throw .invalid("product \(Quoted.text(id)): type is one of \(ProductCatalog.types.keys.sorted().joined(separator: ", ")), not \(Quoted.text(t))")
+                    throw .invalid("\(noun) \(Quoted.text(id)): type is one of \(ProductCatalog.types.keys.sorted().joined(separator: ", ")), not \(Quoted.text(t))")
                 }
                 product.type = type
             case ("group", .string(let g)):
-                try checkName(g, "product \(Quoted.text(id))'s group")
+                try checkName(g, "\(noun) \(Quoted.text(id))'s group")
                 product.group = g
             case ("entitlements", .array(let items)):
                 guard items.count <= ProductCatalog.maximumEntitlements else {
-                    throw .invalid("product \(Quoted.text(id)) grants more than \(ProductCatalog.maximumEntitlements) entitlements")
+                    throw .invalid("\(noun) \(Quoted.text(id)) grants more than \(ProductCatalog.maximumEntitlements) entitlements")
                 }
                 for item in items {
-                    guard case let .string(e) = item else { throw .invalid("product \(Quoted.text(id)): entitlements are strings") }
+                    guard case let .string(e) = item else { throw .invalid("\(noun) \(Quoted.text(id)): entitlements are strings") }
                     try checkName(e, "an entitlement name")
-                    guard granted.insert(Array(e.utf8)).inserted else { throw .invalid("product \(Quoted.text(id)) grants \(Quoted.text(e)) twice") }
+                    guard granted.insert(Array(e.utf8)).inserted else { throw .invalid("\(noun) \(Quoted.text(id)) grants \(Quoted.text(e)) twice") }
                     product.entitlements.append(e)
                 }
             case ("term", .string(let t)):
                 product.term = try Term(t)
             default:
-                throw .invalid("product \(Quoted.text(id)) has \(Quoted.text(name)) of the wrong type or unknown (type, group, entitlements, term)")
+                throw .invalid("\(noun) \(Quoted.text(id)) has \(Quoted.text(name)) of the wrong type or unknown (type, group, entitlements, term)")
             }
         }
         if product.term != nil && product.type != .nonRenewing {
-            throw .invalid("product \(Quoted.text(id)) has a term, which only a non-renewing subscription has (\"type\": \"non-renewing\")")
+            throw .invalid("\(noun) \(Quoted.text(id)) has a term, which only a non-renewing subscription has (\"type\": \"non-renewing\")")
         }
         return product
     }
@@ -281,15 +321,18 @@ public struct ProductCatalog: Sendable, Equatable {
     /// The catalog as its JSON document, products in id order.
     public var json: JSONValue {
         let names = Dictionary(uniqueKeysWithValues: ProductCatalog.types.map { ($0.value, $0.key) })
-        let entries: [(String, JSONValue)] = products.keys.sorted().compactMap { id in
-            guard let p = products[id] else { return nil }
-            var members: [(String, JSONValue)] = []
-            if let type = names[p.type] { members.append(("type", .string(type))) }
-            if let group = p.group { members.append(("group", .string(group))) }
-            members.append(("entitlements", .array(p.entitlements.map { .string($0) })))
-            if let term = p.term { members.append(("term", .string(term.text))) }
-            return (id, .object(members))
+        func entries(_ declared: [String: Product]) -> JSONValue {
+            .object(declared.keys.sorted().compactMap { id in
+                guard let p = declared[id] else { return nil }
+                var members: [(String, JSONValue)] = []
+                if let type = names[p.type] { members.append(("type", .string(type))) }
+                if let group = p.group { members.append(("group", .string(group))) }
+                members.append(("entitlements", .array(p.entitlements.map { .string($0) })))
+                if let term = p.term { members.append(("term", .string(term.text))) }
+                return (id, .object(members))
+            })
         }
-        return .object((correction.map { [("correction", JSONValue.string($0))] } ?? []) + [("products", .object(entries))])
+        return .object((correction.map { [("correction", JSONValue.string($0))] } ?? []) + [("products", entries(products))]
+                       + (lookupKeys.isEmpty ? [] : [("lookupKeys", entries(lookupKeys))]))
     }
 }

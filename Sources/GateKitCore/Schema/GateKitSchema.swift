@@ -32,5 +32,6 @@ extension StoreSchema {
         LedgerSchema.compactedReads,                   // 22
         LedgerSchema.attributions,                     // 23
         LedgerSchema.payments,                         // 24
+        LedgerSchema.lookupKeys,                       // 25
     ])
 }

@@ -20,6 +20,8 @@ package struct StripeSubscription: Sendable, Equatable {
         package let id: String
         package let priceID: String
         package let productID: String
+        /// The key the merchant gave the price (`lookup_key`), which it can move to another price.
+        package let lookupKey: String?
         package let quantity: Int64
         /// The price per unit, when the price has one (`billing_scheme=per_unit`).
         package let unitAmount: StripeMoney?
@@ -85,8 +87,8 @@ package struct StripeSubscription: Sendable, Equatable {
         let currency = try price.string("currency")
         let unit = try price.int64("unit_amount")
         return Item(id: try read.required(read.id("id"), "id"), priceID: try price.required(price.id("id"), "id"),
-                    productID: try price.required(price.reference("product"), "product"), quantity: try read.int64("quantity") ?? 1,
-                    unitAmount: currency.flatMap { c in unit.map { StripeMoney(currency: c, minorUnits: $0) } },
+                    productID: try price.required(price.reference("product"), "product"), lookupKey: try price.string("lookup_key"),
+                    quantity: try read.int64("quantity") ?? 1, unitAmount: currency.flatMap { c in unit.map { StripeMoney(currency: c, minorUnits: $0) } },
                     periodStartMs: try period(read, "current_period_start"), periodEndMs: try period(read, "current_period_end"))
     }
 

@@ -154,8 +154,8 @@ extension Ledger {
     /// A name the catalog in effect does not give is refused, with the nearest one it does.
     private func checkCatalogNames(_ entitlement: String, at now: Int64) throws(GateKitError) {
         let catalog = try store.read { (db) throws(GateKitError) -> ProductCatalog in try currentCatalogs(db).catalog(at: now) }
-        let names = Set(catalog.products.values.flatMap(\.entitlements))
-        guard !catalog.products.isEmpty, !names.contains(where: { $0.utf8.elementsEqual(entitlement.utf8) }) else { return }
+        let names = catalog.entitlementNames
+        guard !catalog.isEmpty, !names.contains(where: { $0.utf8.elementsEqual(entitlement.utf8) }) else { return }
         let near = NearestName.nearest(to: entitlement, among: names).map { " (did you mean \(Quoted.text($0))?)" } ?? ""
         throw .invalid("the catalog in effect gives no entitlement \(Quoted.text(entitlement))\(near): grant one of its names")
     }

@@ -82,6 +82,7 @@ extension Ledger {
             let (transactions, renewal) = subscription.ledgerVersions(answeredMs: answeredMs, identity: item.identity, options: options)
             item.transactions = transactions.map { ($0, nil) }
             item.renewals = [(renewal, nil)]
+            item.lookupKeys = subscription.lookupKeys(answeredMs: answeredMs)
             item.accountLink = Ledger.accountLink(subscription.metadata[options.accountMetadataKey], purchaseID: subscription.id, at: answeredMs)
             return item
         case "checkout.session":

@@ -17,9 +17,7 @@ extension StripeSubscription {
             let trial = status == .trialing
             var v = TransactionVersion(
                 transactionID: item.id, purchaseID: id, appAccountToken: account,
-                // "product:price", as a Play base plan is "product:basePlan": the catalog names
-                // either the product or the price.
-                productID: "\(item.productID):\(item.priceID)", groupID: item.productID,
+                productID: item.ledgerProductID, groupID: item.productID,
                 productType: .autoRenewable, familyShared: false, purchaseMs: startMs, originalPurchaseMs: startMs,
                 expiresMs: expiry(of: item, answeredMs: answeredMs), revocationMs: nil, revocationReason: nil,
                 isUpgraded: false, offer: trialStartMs == nil ? nil : .introductory, vouchedMs: answeredMs, identity: identity,
@@ -35,11 +33,20 @@ extension StripeSubscription {
         let renews = !cancelAtPeriodEnd && cancelAtMs == nil && [.trialing, .active, .pastDue].contains(status)
         let graceEnd: Int64? = status == .pastDue ? options.pastDueGraceMs.map { paidUntil &+ $0 } ?? periodEnd : nil
         let renewal = RenewalVersion(
-            purchaseID: id, productID: items.first.map { "\($0.productID):\($0.priceID)" }, autoRenewProductID: nil,
+            purchaseID: id, productID: items.first?.ledgerProductID, autoRenewProductID: nil,
             willAutoRenew: items.isEmpty ? nil : renews, isInBillingRetryPeriod: status == .pastDue || status == .unpaid,
             gracePeriodExpiresMs: graceEnd, expirationCause: cause, renewalMs: renews ? periodEnd : nil,
             pausedUntilMs: status == .paused ? .max : nil, vouchedMs: answeredMs, identity: identity)
         return (transactions, renewal)
+    }
+
+    /// The plans' keys as this answer shows them (`LookupKey`). A key no catalog could name
+    /// (Stripe's are 1 to 200 bytes) names nothing.
+    func lookupKeys(answeredMs: Int64) -> [LookupKey] {
+        items.compactMap { item in
+            guard let key = item.lookupKey, (1...256).contains(key.utf8.count), item.ledgerProductID.utf8.count <= 1024 else { return nil }
+            return LookupKey(productID: item.ledgerProductID, key: key, seenMs: answeredMs)
+        }
     }
 
     private func multiplied(_ price: Int64, _ quantity: Int64) -> Int64? {
@@ -74,4 +81,10 @@ extension StripeSubscription {
         default: return cancelAtPeriodEnd || cancelAtMs != nil ? .customerCancelled : nil
         }
     }
+}
+
+extension StripeSubscription.Item {
+    /// "product:price", as a Play base plan is "product:basePlan": the catalog names the
+    /// product, the price (":price") or the price's lookup key.
+    var ledgerProductID: String { "\(productID):\(priceID)" }
 }
