@@ -86,7 +86,7 @@ $(C_OUT)/gatekit: $(TOOL_SOURCES) $(wildcard tools/gatekit/*.h) $(HEADERS) $(DEB
 	@mkdir -p $(C_OUT)
 	$(CC) $(CWARN) -O2 -g -o $@ $(TOOL_SOURCES) $(GK_CFLAGS) $(GK_LIBS)
 
-$(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h Tests/c/jws_signing.h $(HEADERS) $(DEBUG_DIR)/libgatekit.so
+$(C_OUT)/tests/%: Tests/c/%.c Tests/c/check.h Tests/c/jws_signing.h Tests/c/stack_dump.h $(HEADERS) $(DEBUG_DIR)/libgatekit.so
 	@mkdir -p $(C_OUT)/tests
 	$(CC) $(CWARN) -O1 -g -pthread -o $@ $< $(GK_CFLAGS) $(GK_LIBS)
 

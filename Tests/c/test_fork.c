@@ -4,6 +4,7 @@
  * used the library ingest batches on helper threads without hanging. Both backends. */
 #include "check.h"
 #include "jws_signing.h"
+#include "stack_dump.h"
 
 #include <pthread.h>
 #include <sys/wait.h>
@@ -39,6 +40,7 @@ static char *forked_items[FORKED_ITEMS];
 static gatekit_jws_options forked_options;
 
 static int batch_child(void) {
+    stack_dump_on_alarm_install();  /* a hang prints where each thread waits */
     alarm(20);
     char name[160];
     snprintf(name, sizeof name, "%s/batch-%d.sqlite", folder, (int)getpid());
