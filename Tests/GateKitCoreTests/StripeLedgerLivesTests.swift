@@ -116,10 +116,14 @@ import Testing
     }
 
     /// A Charge retrieved with expand[]=refunds: `refunded` of `amount` refunded at `refundedAt`.
-    static func charge(_ id: String, intent: String, created: Int64, amount: Int64 = 999, refunded: Int64 = 0, refundedAt: Int64? = nil) -> [UInt8] {
-        let refunds: [JSONValue] = refundedAt.map { [.object([("id", .string("re_\(id)")), ("object", .string("refund")), ("amount", .number(refunded)),
-                                                             ("status", .string("succeeded")), ("created", .number($0 / 1000)),
-                                                             ("charge", .string(id))])] } ?? []
+    /// A Charge read with `expand[]=refunds`: one refund of `refunded` at `refundedAt`, or `each` refund given.
+    static func charge(_ id: String, intent: String, created: Int64, amount: Int64 = 999, refunded: Int64 = 0, refundedAt: Int64? = nil,
+                       each: [(id: String, amount: Int64, at: Int64)]? = nil) -> [UInt8] {
+        let given = each ?? refundedAt.map { [(id: "re_\(id)", amount: refunded, at: $0)] } ?? []
+        let refunds: [JSONValue] = given.map { r in
+            .object([("id", .string(r.id)), ("object", .string("refund")), ("amount", .number(r.amount)), ("status", .string("succeeded")),
+                     ("created", .number(r.at / 1000)), ("charge", .string(id))])
+        }
         return Array(JSONWriter.serialize(.object([
             ("id", .string(id)), ("object", .string("charge")), ("livemode", .bool(true)), ("created", .number(created / 1000)),
             ("payment_intent", .string(intent)), ("amount", .number(amount)), ("amount_refunded", .number(refunded)),
@@ -620,8 +624,9 @@ import Testing
     /// Payments taken back in the metrics (docs/ledger.md, "Metrics"): a refund in full or a
     /// dispute counts as a refund of what its payment paid for, at its instant and at the price
     /// that period's own answer named — a period before the newest one too; a partial refund
-    /// counts nothing, nor a dispute from the answer that says it was won. The day roll-up and
-    /// every row agree.
+    /// counts its amount at its instant (no refunded transaction: access stays), until the
+    /// payment is refunded whole, which then counts the price; a dispute counts nothing from the
+    /// answer that says it was won. The day roll-up and every row agree.
     @Test func paymentsTakenBackCountAsRefunds() throws {
         let (d, m, t) = (Self.day, Self.month, Self.t0)
         let folder = TemporaryFolder()
@@ -643,6 +648,11 @@ import Testing
             sub("sub_d", answered: t, period: t), paid("in_d", "sub_d", t, by: "pi_d"),
             Answer(at: t + 15 * d, bytes: Self.dispute("dp_d", charge: "ch_d", intent: "pi_d", created: t + 15 * d, status: "needs_response")),
             Answer(at: t + 20 * d, bytes: Self.dispute("dp_d", charge: "ch_d", intent: "pi_d", created: t + 15 * d, status: "won")),
+            // February's 9.99 refunded 3.00 on the 4th, then the rest on the 9th: refunded whole.
+            sub("sub_q", answered: t + m, period: t + m), paid("in_q", "sub_q", t + m, by: "pi_q"),
+            Answer(at: t + m + 3 * d, bytes: Self.charge("ch_q", intent: "pi_q", created: t + m, refunded: 300, each: [("re_q1", 300, t + m + 3 * d)])),
+            Answer(at: t + m + 8 * d, bytes: Self.charge("ch_q", intent: "pi_q", created: t + m, refunded: 999,
+                                                         each: [("re_q1", 300, t + m + 3 * d), ("re_q2", 699, t + m + 8 * d)])),
         ], into: ledger)
         let april = t + 90 * d
         for streaming in [false, true] {
@@ -652,10 +662,12 @@ import Testing
                 guard let all = tally.series[nil] else { return ([:], []) }
                 return (all.refunds.filter { $0.value.contains { $0 != 0 } }, tally.flows(all, .refunded))
             }
-            let whileDisputed = try refunds(asOf: t + 17 * d)
-            #expect(whileDisputed.money == ["USD": [9_990]] && whileDisputed.count == [1], "streaming \(streaming): \(whileDisputed)")
-            let after = try refunds(asOf: april - 1)
-            #expect(after.money == ["USD": [0, 19_980, 0]] && after.count == [0, 2, 0], "streaming \(streaming): \(after)")
+            let whileDisputed = try refunds(asOf: t + 17 * d)  // sub_p's 5.00 and sub_d's 9.99
+            #expect(whileDisputed.money == ["USD": [14_990]] && whileDisputed.count == [1], "streaming \(streaming): \(whileDisputed)")
+            let inPart = try refunds(asOf: t + m + 6 * d)  // February: sub_r's first month and sub_q's 3.00
+            #expect(inPart.money == ["USD": [5_000, 12_990]] && inPart.count == [0, 1], "streaming \(streaming): \(inPart)")
+            let after = try refunds(asOf: april - 1)  // February: sub_r's two months and sub_q's whole month
+            #expect(after.money == ["USD": [5_000, 29_970, 0]] && after.count == [0, 3, 0], "streaming \(streaming): \(after)")
         }
     }
 

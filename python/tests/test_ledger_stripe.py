@@ -186,6 +186,41 @@ def test_a_catalog_names_prices_by_their_lookup_key(store):
     assert store.ledger.entitled("sub_new", "pro_monthly", environment="Production").reason == Reason.UNKNOWN_NAME
 
 
+def test_a_partial_refund_keeps_access_and_counts_its_amount(store):
+    """A charge refunded in part: alice keeps pro, and the metrics' refunds hold the 3.00 given
+    back on the day of the refund (no refunded subscription); refunded whole, the 9.99 instead."""
+    t = now_s()
+    store.ledger.ingest_stripe(subscription("sub_part", "active", t - 3 * DAY, t + 27 * DAY, user="alice"), at(t - 3 * DAY))
+    invoice = {"id": "in_part", "object": "invoice", "livemode": True, "status": "paid",
+               "parent": {"type": "subscription_details", "subscription_details": {"subscription": "sub_part"}},
+               "lines": {"object": "list", "has_more": False, "data": [{"id": "il_part", "object": "line_item",
+                         "period": {"start": t - 3 * DAY, "end": t + 27 * DAY},
+                         "parent": {"type": "subscription_item_details",
+                                    "subscription_item_details": {"subscription": "sub_part", "subscription_item": "si_sub_part"}}}]},
+               "payments": {"object": "list", "has_more": False, "data": [{"id": "inpay_part", "object": "invoice_payment",
+                            "payment": {"type": "payment_intent", "payment_intent": "pi_part"}}]}}
+    store.ledger.ingest_stripe(json.dumps(invoice), at(t - 3 * DAY))
+
+    def charge(*refunds: Any) -> str:
+        given = sum(r[1] for r in refunds)
+        return json.dumps({"id": "ch_part", "object": "charge", "livemode": True, "created": t - 3 * DAY, "payment_intent": "pi_part",
+                           "amount": 999, "amount_refunded": given, "refunded": given == 999, "currency": "usd",
+                           "refunds": {"object": "list", "has_more": False, "data": [
+                               {"id": rid, "object": "refund", "amount": amount, "status": "succeeded", "created": created}
+                               for rid, amount, created in refunds]}})
+    store.ledger.ingest_stripe(charge(("re_1", 300, t - 2 * DAY)), at(t - 2 * DAY))
+    assert store.ledger.is_entitled("alice", "prod_pro", environment="Production", by_app_user=True)
+    today = datetime.datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    window = dict(environment="Production", start=today - datetime.timedelta(days=4), end=today + datetime.timedelta(days=1), granularity="day")
+    day = (at(t - 2 * DAY).replace(hour=0, minute=0, second=0, microsecond=0) - window["start"]).days
+    series = store.ledger.metrics(**window).series[0]
+    assert series.refunds["USD"][day] == 3_000 and sum(series.refunds["USD"]) == 3_000 and sum(series["refunded"]) == 0
+    store.ledger.ingest_stripe(charge(("re_1", 300, t - 2 * DAY), ("re_2", 699, t - DAY)), at(t - DAY))
+    assert not store.ledger.is_entitled("alice", "prod_pro", environment="Production", by_app_user=True)
+    series = store.ledger.metrics(**window).series[0]
+    assert series.refunds["USD"][day + 1] == 9_990 and sum(series.refunds["USD"]) == 9_990 and sum(series["refunded"]) == 1
+
+
 def test_the_past_due_grace_is_the_hosts(store):
     """past_due: access for the period Stripe is collecting for by default, for the host's grace
     when it names one, and none with timedelta(0)."""

@@ -584,4 +584,12 @@ package enum LedgerSchema {
             Column("seen_ms", .integer, notNull: true),
         ], constraints: ["PRIMARY KEY (product_id, lookup_key)"], withoutRowID: true),
     ])
+
+    /// Migration 26: money a payment gave back without taking access back (a partial refund,
+    /// `PaymentRevocation.MoneyBack`): when, how much in milliunits and in which currency.
+    package static let partialRefunds = Migration([
+        .addColumn("ledger_payment_revocations", Column("refund_ms", .integer)),
+        .addColumn("ledger_payment_revocations", Column("refund_amount", .integer)),
+        .addColumn("ledger_payment_revocations", Column("refund_currency", .text, check: "length(refund_currency) = 3")),
+    ])
 }

@@ -21,8 +21,8 @@ struct LedgerWrites {
         into: "ledger_payments(environment, test_signed, payment, original_transaction_id, transaction_id, period_start_ms, period_end_ms, signed_ms, item_id)",
         values: Array(repeating: "?", count: 9))
     private var paymentRevocations = RowInserts(
-        into: "ledger_payment_revocations(environment, test_signed, payment, source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity, item_id)",
-        values: Array(repeating: "?", count: 10))
+        into: "ledger_payment_revocations(environment, test_signed, payment, source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity, item_id, refund_ms, refund_amount, refund_currency)",
+        values: Array(repeating: "?", count: 13))
     private var statusChanges = RowInserts(
         into: "ledger_status_changes(environment, test_signed, original_transaction_id, group_id, from_status, to_status, item_id, at_ms)",
         values: Array(repeating: "?", count: 8))
@@ -95,7 +95,8 @@ struct LedgerWrites {
     mutating func add(_ r: PaymentRevocation, scope: LedgerScope, item: Int64) throws(GateKitError) {
         try paymentRevocations.append([.text(scope.environment), .integer(scope.testFlag), .text(r.payment), .text(r.sourceID),
                                        .integer(r.revocationMs), .integer(r.reason?.rawValue), .text(r.refund?.rawValue),
-                                       .integer(r.vouchedMs), .text(r.identity), .integer(item)])
+                                       .integer(r.vouchedMs), .text(r.identity), .integer(item), .integer(r.moneyBack?.atMs),
+                                       .integer(r.moneyBack?.milliunits), .text(r.moneyBack?.currency)])
     }
 
     mutating func addSubject(item: Int64, purchaseID: String) throws(GateKitError) {

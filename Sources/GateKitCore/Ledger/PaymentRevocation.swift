@@ -12,18 +12,36 @@ public struct PaymentRevocation: Sendable, Equatable {
     public var revocationMs: Int64?
     public var reason: RevocationReason?
     public var refund: RefundKind?
+    /// Money given back without taking access back (a partial refund): counted in the metrics'
+    /// refunds unless the payment is taken back whole, which counts its price instead.
+    public var moneyBack: MoneyBack?
     /// When the store answered.
     public var vouchedMs: Int64
     /// The replay identity of the answer it came in (breaks ties as a version's does).
     public var identity: String
 
+    public struct MoneyBack: Sendable, Equatable {
+        /// When it was given back (Unix ms).
+        public let atMs: Int64
+        public let milliunits: Int64
+        /// ISO 4217, upper case.
+        public let currency: String
+
+        public init(atMs: Int64, milliunits: Int64, currency: String) {
+            self.atMs = atMs
+            self.milliunits = milliunits
+            self.currency = currency
+        }
+    }
+
     public init(payment: String, sourceID: String, revocationMs: Int64?, reason: RevocationReason?, refund: RefundKind?,
-                vouchedMs: Int64, identity: String) {
+                vouchedMs: Int64, identity: String, moneyBack: MoneyBack? = nil) {
         self.payment = payment
         self.sourceID = sourceID
         self.revocationMs = revocationMs
         self.reason = reason
         self.refund = refund
+        self.moneyBack = moneyBack
         self.vouchedMs = vouchedMs
         self.identity = identity
     }

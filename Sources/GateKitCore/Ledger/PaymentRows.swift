@@ -1,7 +1,7 @@
 import GateKitStore
 import GateKitSupport
 
-/// The payment rows (`ledger_payments`, `ledger_payment_revocations`, migration 24) a record
+/// The payment rows (`ledger_payments`, `ledger_payment_revocations`, migrations 24 and 26) a record
 /// reads where its store answers payments apart from the purchase (Stripe).
 enum PaymentRows {
     private static let linkColumns = "payment, original_transaction_id, transaction_id, period_start_ms, period_end_ms, signed_ms"
@@ -43,12 +43,15 @@ enum PaymentRows {
     }
 
     /// In `revocation(_:)`'s order (`itemized` names them with its table's alias).
-    private static let revocationColumns = "payment, source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity"
+    private static let revocationColumns = "payment, source_id, revocation_ms, revocation_reason, refund_kind, signed_ms, identity, refund_ms, refund_amount, refund_currency"
 
     private static func revocation(_ s: any DatabaseStatement) -> PaymentRevocation {
         PaymentRevocation(payment: s.text(0) ?? "", sourceID: s.text(1) ?? "", revocationMs: s.optionalInt64(2),
                           reason: s.optionalInt64(3).map(RevocationReason.init(stored:)),
-                          refund: s.text(4).flatMap(RefundKind.init(rawValue:)), vouchedMs: s.int64(5), identity: s.text(6) ?? "")
+                          refund: s.text(4).flatMap(RefundKind.init(rawValue:)), vouchedMs: s.int64(5), identity: s.text(6) ?? "",
+                          moneyBack: s.optionalInt64(7).flatMap { at in
+                              s.optionalInt64(8).map { PaymentRevocation.MoneyBack(atMs: at, milliunits: $0, currency: s.text(9) ?? "") }
+                          })
     }
 
     /// The record's payments and their revocations, read anew for each of its purchases whose
@@ -88,7 +91,7 @@ enum PaymentRows {
         // A revocation names its payment: it reaches each purchase that payment paid for.
         let r = try db.statement("""
             SELECT r.payment, r.source_id, r.revocation_ms, r.revocation_reason, r.refund_kind, r.signed_ms, r.identity,
-                   r.item_id, p.original_transaction_id
+                   r.refund_ms, r.refund_amount, r.refund_currency, r.item_id, p.original_transaction_id
             FROM ledger_payment_revocations AS r
             JOIN (SELECT DISTINCT payment, original_transaction_id FROM ledger_payments
                   WHERE environment = ?1 AND test_signed = ?2 AND \(condition)) AS p ON p.payment = r.payment
@@ -98,7 +101,7 @@ enum PaymentRows {
         r.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, signedBy)
         bind(r)
         while try r.step() {
-            out[r.text(8) ?? "", default: PaymentAnswers.Itemized()].revocations.append((revocation(r), r.int64(7)))
+            out[r.text(11) ?? "", default: PaymentAnswers.Itemized()].revocations.append((revocation(r), r.int64(10)))
         }
         return out
     }

@@ -33,5 +33,6 @@ extension StoreSchema {
         LedgerSchema.attributions,                     // 23
         LedgerSchema.payments,                         // 24
         LedgerSchema.lookupKeys,                       // 25
+        LedgerSchema.partialRefunds,                   // 26
     ])
 }

@@ -9,6 +9,8 @@ package struct StripeCharge: Sendable, Equatable {
         /// "pending", "requires_action", "succeeded", "failed" or "canceled".
         package let status: String
         package let createdMs: Int64
+        /// What it gave back, in the charge's currency's minor unit.
+        package let amount: Int64?
     }
 
     package let id: String
@@ -43,7 +45,7 @@ package struct StripeCharge: Sendable, Equatable {
             }
             refunds = try items.map { (r) throws(GateKitError) in
                 Refund(id: try r.required(r.id("id"), "id"), status: try r.required(r.string("status"), "status"),
-                       createdMs: try r.required(r.time("created"), "created"))
+                       createdMs: try r.required(r.time("created"), "created"), amount: try r.int64("amount"))
             }
         } else {
             refunds = nil

@@ -64,7 +64,9 @@ extension MetricsSink {
 
     /// Payments taken back (a refund, a chargeback), where the store answers them apart: they
     /// revoke the newest versions they paid for, as in answers (then counted with them); one
-    /// that paid for an earlier period counts its refund at the price that period's own answer named.
+    /// that paid for an earlier period counts its refund at the price that period's own answer
+    /// named. Money given back in part counts its amount at its instant, under what its payment
+    /// paid for — unless the payment is taken back whole, whose price then counts instead.
     private mutating func addPaymentsTakenBack(_ known: (links: [PaymentLink], revocations: [PaymentRevocation]),
                                                newest: inout [TransactionVersion], versions: [TransactionVersion]) {
         PaymentRevocation.revoke(&newest, links: known.links, revocations: known.revocations)
@@ -78,6 +80,16 @@ extension MetricsSink {
                 paid.sale.refund = r.refund
                 add(revocation: paid)
             }
+        }
+        let takenBackWhole = Set(known.revocations.filter { $0.revocationMs != nil }.map(\.payment))
+        var counted = Set<String>()  // one refund, known by its payment intent and its charge: once
+        for r in known.revocations {
+            guard let back = r.moneyBack, !takenBackWhole.contains(r.payment), !counted.contains(r.sourceID),
+                  let link = known.links.filter({ $0.payment == r.payment }).min(by: { ($0.purchaseID, $0.transactionID ?? "") < ($1.purchaseID, $1.transactionID ?? "") }),
+                  let paid = versions.filter({ link.paidFor($0) }).max(by: { $1.isNewer(than: $0) }) else { continue }
+            counted.insert(r.sourceID)
+            guard MetricsMoney.counts(back.milliunits) else { event(.pricesExcluded, at: back.atMs, paid); continue }
+            money(.refunds, back.milliunits, currency: back.currency, at: back.atMs, paid)
         }
     }
 

@@ -39,13 +39,25 @@ extension StripeCharge {
     var payments: [String] { Set([paymentIntentID, id].compactMap { $0 }).sorted() }
 
     /// Refunded whole: revoked from the refund that completed it (the answer's instant when the
-    /// charge was read without its refunds); refunded in part or not at all: nothing taken back.
+    /// charge was read without its refunds); refunded in part or not at all: access stays, and
+    /// each refund that succeeded gives its amount back at its instant (the metrics' refunds).
     func revocations(answeredMs: Int64, identity: String) -> [PaymentRevocation] {
         let revoked = refunded ? (refundedWholeMs ?? answeredMs) : nil
-        return payments.map {
+        var out = payments.map {
             PaymentRevocation(payment: $0, sourceID: id, revocationMs: revoked.map { min($0, answeredMs) }, reason: revoked == nil ? nil : .other,
                               refund: revoked == nil ? nil : .full, vouchedMs: answeredMs, identity: identity)
         }
+        // A currency no store names (not three letters) gives nothing the metrics can sum.
+        guard revoked == nil, amount.currency.utf8.count == 3, amount.currency.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A }) else { return out }
+        for refund in refunds ?? [] where refund.status == "succeeded" {
+            guard let minor = refund.amount, minor > 0, let milliunits = StripeMoney(currency: amount.currency, minorUnits: minor).milliunits else { continue }
+            let back = PaymentRevocation.MoneyBack(atMs: min(refund.createdMs, answeredMs), milliunits: milliunits, currency: amount.isoCurrency)
+            out += payments.map {
+                PaymentRevocation(payment: $0, sourceID: refund.id, revocationMs: nil, reason: nil, refund: nil, vouchedMs: answeredMs,
+                                  identity: identity, moneyBack: back)
+            }
+        }
+        return out
     }
 }
 
