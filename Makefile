@@ -309,7 +309,7 @@ typecheck: python-deps
 	cd python && $(PYTHON) -m mypy --strict --cache-dir ../.build/mypy gatekit ../examples/*.py
 
 test-python-parallel: python-deps
-	cd python && $(PYTHON) -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadgroup -m 'not alone' tests
+	cd python && $(PYTHON) -m pytest -q -rs --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup -m 'not alone' tests
 
 # They crash the server they run on: a fresh one of their own, whose recovery replays only their
 # writes (on the server every suite shared, a restart under load once outlasted pg_ctl's 60 s).

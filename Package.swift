@@ -16,7 +16,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 // across them, as it did inside the one module they were (BENCHMARKS.md, "Layers as modules").
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
-let coreLayers = ["Support", "Crypto", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
+let coreLayers = ["Support", "Crypto", "Webhooks", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
                   "PlayData", "StripeData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
@@ -56,6 +56,8 @@ let package = Package(
         // shares upward is `package` (docs/ARCHITECTURE.md draws the layers).
         core("Support"),
         core("Crypto", ["Support", "COpenSSL"]),
+        // Standard Webhooks: what GateKit signs for a team's backend, and the receiver's check.
+        core("Webhooks", ["Support", "Crypto"]),
         core("Trust", ["Support", "Crypto", "COpenSSL"]),
         core("Receipts", ["Support", "Crypto", "Trust"]),
         core("JWS", ["Support", "Crypto", "Trust", "COpenSSL"]),

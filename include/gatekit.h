@@ -36,7 +36,7 @@
  *     with it too: the caller sets it to the header's GATEKIT_*_VERSION and the library fills
  *     only that version's members.
  *   - Exported names are short and prefixed by area (gatekit_, eula_, receipt_, perm_, jws_,
- *     ledger_, appstore_, play_, stripe_): the names the library was asked to export; the prefixes keep them
+ *     ledger_, appstore_, play_, stripe_, webhook_): the names the library was asked to export; the prefixes keep them
  *     apart from a host's. python/tests/test_package.py checks that every function has one.
  *   - Thread safety is stated per object: gatekit_store is safe to share between threads;
  *     the static functions are safe from any thread.
@@ -63,5 +63,6 @@
 #include "gatekit/ledger_grant.h"
 #include "gatekit/stripe.h"
 #include "gatekit/ledger_stripe.h"
+#include "gatekit/webhooks.h"
 
 #endif /* GATEKIT_H */

@@ -233,4 +233,7 @@ func headerConformance() {
     exactly(stripeList, as: type(of: stripe_list))
     exactly(stripePost, as: type(of: stripe_post))
     exactly(stripeVerifyWebhook, as: type(of: stripe_verify_webhook))
+    exactly(webhookSecretGenerate, as: type(of: webhook_secret_generate))
+    exactly(webhookSign, as: type(of: webhook_sign))
+    exactly(webhookVerify, as: type(of: webhook_verify))
 }

@@ -118,6 +118,7 @@ typedef enum {
     S_CLIENT,   /* gatekit_stripe_client * (required): one whose server refuses connections */
     SS_OPTIONS, /* const gatekit_ledger_stripe_sync_options * that may be NULL (the defaults) */
     OPT_S_CLIENT, /* gatekit_stripe_client * that may be NULL (ledger_set_stripe_refresher: detach) */
+    OPT_SIZE_OUT, /* size_t *out that may be NULL */
 } kind;
 
 enum { MAX_ARGS = 10 };
@@ -390,6 +391,19 @@ static int call_stripe_verify_webhook(arg *a) {
     int rc = stripe_verify_webhook((char **)a[0].p, a[1].s, a[2].p, a[3].n, (const char *const *)a[4].p, a[5].n, a[6].i, a[7].ll);
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
+}
+static int call_webhook_secret_generate(arg *a) {
+    int rc = webhook_secret_generate((char **)a[0].p);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_webhook_sign(arg *a) {
+    int rc = webhook_sign((char **)a[0].p, a[1].s, a[2].ll, a[3].p, a[4].n, (const char *const *)a[5].p, a[6].n);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_webhook_verify(arg *a) {
+    return webhook_verify((size_t *)a[0].p, a[1].s, a[2].s, a[3].s, a[4].p, a[5].n, (const char *const *)a[6].p, a[7].n, a[8].i, a[9].ll);
 }
 static int call_ledger_unlink(arg *a) { return ledger_unlink((gatekit_store *)a[0].p, a[1].s, a[2].s, a[3].s); }
 static int call_ledger_links(arg *a) {
@@ -809,6 +823,10 @@ static const api_entry api[] = {
     {"ledger_link", call_ledger_link, {STORE, STR, STR, STR, END}, 0},
     {"ledger_unlink", call_ledger_unlink, {STORE, STR, STR, STR, END}, 0},
     {"stripe_verify_webhook", call_stripe_verify_webhook, {OPT_OUT, STR, DATA, LEN, IDS, ID_COUNT, INT, AT_MS, END}, 0},
+    {"webhook_secret_generate", call_webhook_secret_generate, {OUT_PTR, END}, 0},
+    {"webhook_sign", call_webhook_sign, {OUT_PTR, STR, AT_MS, DATA, LEN, IDS, ID_COUNT, END}, 0},
+    /* A missing header is a verdict (GATEKIT_EWEBHOOK_HEADER), not a NULL argument. */
+    {"webhook_verify", call_webhook_verify, {OPT_SIZE_OUT, OPT_STR, OPT_STR, OPT_STR, DATA, LEN, IDS, ID_COUNT, INT, AT_MS}, 0},
     {"ledger_grant", call_ledger_grant, {OUT_PTR, STORE, STR, STR, OPT_STR, OPT_STR, AT_MS, AT_MS, STR, OPT_STR}, 0},
     {"ledger_revoke_grant", call_ledger_revoke_grant, {OUT_PTR, STORE, STR, STR, AT_MS, STR, OPT_STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
@@ -963,6 +981,7 @@ static gatekit_purchase purchase_v0, purchase_v99;  /* versions the library does
 static const char *product_ids[2] = {"dev.bonzer.weeka.app.subscription.pro.annual", "other"};
 static const char *product_ids_bad[2] = {"ok", "\xff\xfe bad"};
 static const char *stripe_secrets[2] = {"whsec_hostile_one", "whsec_hostile_two"};
+static const char *webhook_secrets[2] = {"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_c2Vjb25kIHNlY3JldCBvZiAzMiBieXRlcyEhISE="};
 static const char *jws_list[2], *jws_list_with_null[2];
 static unsigned char *pem_data;   /* a P-256 key made with the openssl CLI at start */
 static size_t pem_len;
@@ -1059,6 +1078,7 @@ static arg valid_value(const api_entry *e, int k) {
     case SC_OPTIONS: v.p = &scopt; break;
     case S_CLIENT: case OPT_S_CLIENT: v.p = stripe_client; break;
     case SS_OPTIONS: v.p = &ssopt; break;
+    case OPT_SIZE_OUT: v.p = &size_slot; break;
     case P_OPTIONS: v.p = &popt; break;
     case PUSH_OPTIONS: v.p = &pushopt; break;
     case PUSH_V: v.p = push_verifier; break;
@@ -1095,6 +1115,7 @@ static arg valid_value(const api_entry *e, int k) {
     if (k == 2 && (e->call == call_ledger_grant || e->call == call_ledger_revoke_grant)) v.s = "Sandbox";
     if (k == 5 && e->call == call_ledger_grant) v.s = NULL;
     if (e->args[k] == IDS && e->call == call_stripe_verify_webhook) v.p = stripe_secrets;
+    if (e->args[k] == IDS && (e->call == call_webhook_sign || e->call == call_webhook_verify)) v.p = webhook_secrets;
     if (e->args[k] == INT && e->call == call_appstore_get_transaction_history) v.i = 2;
     if (e->args[k] == CATS && e->call == call_appstore_get_all_subscription_statuses) v.p = cats_status;
     if (e->args[k] == INT && e->call == call_appstore_api_token) v.i = 300;
@@ -1139,7 +1160,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
     case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT: case ST_OPTIONS:
-    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS: case OPT_S_CLIENT:
+    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS: case OPT_S_CLIENT: case OPT_SIZE_OUT:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;

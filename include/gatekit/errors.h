@@ -40,6 +40,7 @@ extern "C" {
 /* Signed data, JWS (-300 … -399): gatekit/jws.h. */
 /* App Store signing and server API (-400 … -499): gatekit/appstore_sign.h, gatekit/appstore_api.h. */
 /* Stripe (-800 … -899): gatekit/stripe.h. */
+/* Standard Webhooks (-900 … -999): gatekit/webhooks.h. */
 
 /* Static English text for a code ("unknown error" for a number that is no code).
  * Never NULL, never freed; any thread. */

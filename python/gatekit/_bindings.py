@@ -286,6 +286,9 @@ GATEKIT_ESTRIPE_API = -815
 GATEKIT_ESTRIPE_TRANSPORT = -816
 GATEKIT_ESTRIPE_RESPONSE = -817
 GATEKIT_STRIPE_CLIENT_OPTIONS_VERSION = 1
+GATEKIT_EWEBHOOK_HEADER = -910
+GATEKIT_EWEBHOOK_SIGNATURE = -911
+GATEKIT_EWEBHOOK_TIMESTAMP = -912
 
 
 # Range checks: ctypes wraps an integer its C type cannot hold (2**64 + 1 becomes 1); every
@@ -835,6 +838,9 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'stripe_get': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_char_p,),
     'stripe_post': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_char_p,),
     'stripe_list': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_stripe_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,),
+    'webhook_secret_generate': (ctypes.c_int, c_char_p_p,),
+    'webhook_sign': (ctypes.c_int, c_char_p_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,),
+    'webhook_verify': (ctypes.c_int, ctypes.POINTER(ctypes.c_size_t), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_int, ctypes.c_longlong,),
 }
 
 # Each function's parameter names, for the errors of its range checks.
@@ -1062,6 +1068,9 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'stripe_get': ('out_json', 'client', 'path', 'query', ),
     'stripe_post': ('out_json', 'client', 'path', 'form', ),
     'stripe_list': ('out_json', 'client', 'path', 'query', 'max_pages', ),
+    'webhook_secret_generate': ('out_secret', ),
+    'webhook_sign': ('out_signature', 'msg_id', 'timestamp_s', 'body', 'body_len', 'secrets', 'secret_count', ),
+    'webhook_verify': ('out_secret_index', 'msg_id', 'timestamp', 'signature', 'body', 'body_len', 'secrets', 'secret_count', 'tolerance_s', 'now_s', ),
 }
 
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each on first use
@@ -1288,6 +1297,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     stripe_get: Callable[..., Any]
     stripe_post: Callable[..., Any]
     stripe_list: Callable[..., Any]
+    webhook_secret_generate: Callable[..., Any]
+    webhook_sign: Callable[..., Any]
+    webhook_verify: Callable[..., Any]
 
 
 def __getattr__(name: str) -> Any:

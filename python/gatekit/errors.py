@@ -131,7 +131,7 @@ def register(code: int, cls: Type[GateKitError]) -> None:
 #: code can come back before the module that names its exception was imported).
 _FAMILIES = ((-199, -100, "receipt"), (-299, -200, "permissions"), (-399, -300, "jws"),
              (-401, -400, "appstore"), (-499, -402, "api_client"), (-599, -500, "eula"), (-799, -700, "play"),
-             (-899, -800, "stripe"))
+             (-899, -800, "stripe"), (-999, -900, "webhooks"))
 
 
 def _class_for(code: int) -> Type[GateKitError]:

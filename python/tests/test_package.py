@@ -43,11 +43,11 @@ def test_every_header_function_has_its_generated_prototype():
 
 
 def test_every_exported_name_has_its_areas_prefix():
-    """The header's naming rule: each function starts with one of the nine area prefixes."""
-    prefixes = ("gatekit_", "eula_", "receipt_", "perm_", "jws_", "ledger_", "appstore_", "play_", "stripe_")
+    """The header's naming rule: each function starts with one of the ten area prefixes."""
+    prefixes = ("gatekit_", "eula_", "receipt_", "perm_", "jws_", "ledger_", "appstore_", "play_", "stripe_", "webhook_")
     stray = [name for name in header_functions() if not name.startswith(prefixes)]
     assert stray == []
-    assert "(gatekit_, eula_, receipt_, perm_, jws_,\n *     ledger_, appstore_, play_, stripe_)" in header_text()
+    assert "(gatekit_, eula_, receipt_, perm_, jws_,\n *     ledger_, appstore_, play_, stripe_, webhook_)" in header_text()
 
 
 def test_no_module_reaches_into_another_modules_private_names():
@@ -154,11 +154,11 @@ def test_every_code_and_number_the_package_spells_is_the_headers():
     """One definition per number: each E* code, receipt attribute, in-app field and flag the
     Python package names exists in the header under that name with that value, and every
     code in the header is spelled the same way somewhere in the package."""
-    from gatekit import api_client, appstore, errors, eula, eula_versions, jws, ledger, permissions, play, receipt, store, stripe
+    from gatekit import api_client, appstore, errors, eula, eula_versions, jws, ledger, permissions, play, receipt, store, stripe, webhooks
     header = header_defines()
     assert len(header) > 100
     spelled = {}
-    for module in (errors, receipt, jws, permissions, appstore, api_client, eula, eula_versions, play, stripe):
+    for module in (errors, receipt, jws, permissions, appstore, api_client, eula, eula_versions, play, stripe, webhooks):
         for name, value in vars(module).items():
             if re.fullmatch(r"E[A-Z_0-9]+|RECEIPT_[A-Z_0-9]+|IAP_[A-Z_0-9]+", name) and isinstance(value, int):
                 assert header.get(name) == value, f"{module.__name__}.{name} = {value}; the header says {header.get(name)}"

@@ -125,6 +125,9 @@ extension GateKitError.Code {
         case .ESTRIPE_API: "Stripe answered with an error"
         case .ESTRIPE_TRANSPORT: "no answer from Stripe (connection, TLS or timeout)"
         case .ESTRIPE_RESPONSE: "Stripe's answer is not what Stripe sends (or of the other mode than the key's)"
+        case .EWEBHOOK_HEADER: "a webhook header (webhook-id, webhook-timestamp, webhook-signature) is missing or malformed"
+        case .EWEBHOOK_SIGNATURE: "no webhook signature matches the body under the endpoint's secrets"
+        case .EWEBHOOK_TIMESTAMP: "the webhook was signed outside the tolerance of this host's clock"
 
         // EULA.
         case .EEULA_HASH_MISMATCH: "the acceptance names another text of the document (its hash differs): nothing was accepted"

@@ -197,5 +197,11 @@ extension GateKitError {
         case ESTRIPE_TRANSPORT = -816
         /// an answer that is not a JSON object (a list page that is not a list), over 16 MiB, or of the other mode than the key's (a live answer to a test key) (include/gatekit/stripe.h)
         case ESTRIPE_RESPONSE = -817
+        /// webhook-id, webhook-timestamp or webhook-signature is missing or malformed, or the signature lists no v1 entry (include/gatekit/webhooks.h)
+        case EWEBHOOK_HEADER = -910
+        /// no v1 entry is the body's HMAC under any of the secrets: another endpoint's secret, or a body changed on the way (include/gatekit/webhooks.h)
+        case EWEBHOOK_SIGNATURE = -911
+        /// the delivery was signed longer ago than the tolerance (a replay), or that far ahead of this host's clock (include/gatekit/webhooks.h)
+        case EWEBHOOK_TIMESTAMP = -912
     }
 }
