@@ -205,20 +205,27 @@ if wait $$beside; then grep -E ' passed|^Success|^fuzz: ' $(1) | tail -3; \
 else tail -40 $(1); echo "make test: $(2) failed (log: $(1))" >&2; exit 1; fi
 endef
 
+# A stage's time, and its main lane's (the rest was the wait for the lane beside it).
+define stage_took
+echo "make test: stage $(1) took $$SECONDS s (its main lane $$main s)"
+endef
+
 test-stages:
 	@mkdir -p $(C_OUT)
 	@$(MAKE) --no-print-directory typecheck > $(BESIDE_SWIFT_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; \
-	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); exit $$status
+	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; main=$$SECONDS; \
+	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); $(call stage_took,1); exit $$status
 	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-python-parallel && \
 	    scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; \
-	  status=$$?; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); exit $$status
+	  status=$$?; main=$$SECONDS; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); \
+	  $(call stage_took,2); exit $$status
 	@$(MAKE) --no-print-directory test-python-alone test-c-postgres > $(BESIDE_PG_LOG) 2>&1 & pg=$$!; \
 	  $(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; \
+	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; main=$$SECONDS; \
 	  $(call wait_beside,$(BESIDE_FUZZ_LOG),the fuzz smoke beside the package tests); \
-	  beside=$$pg; $(call wait_beside,$(BESIDE_PG_LOG),the PostgreSQL restart test or the C tests on PostgreSQL); exit $$status
+	  beside=$$pg; $(call wait_beside,$(BESIDE_PG_LOG),the PostgreSQL restart test or the C tests on PostgreSQL); \
+	  $(call stage_took,3); exit $$status
 
 # The report's screenshots in docs/images, made by its browser test (headless Chromium).
 screenshots: build python-deps

@@ -344,14 +344,10 @@ def test_a_listen_connection_gatekit_cannot_use_is_an_error(tmp_path: Path):
         gatekit.Store(direct, app_id=app_id("listen"), listen_uri=direct)
     with pytest.raises(gatekit.InvalidArgumentError, match="not for the SQLite file"):
         gatekit.Store(str(tmp_path / "s.sqlite"), listen_uri=direct)
-    other = "gatekit_other_" + uuid.uuid4().hex[:8]
-    psql(f"CREATE DATABASE {other}")
-    try:
-        elsewhere = direct.replace("dbname=gatekit_test", f"dbname={other}")
-        with pytest.raises(gatekit.InvalidArgumentError, match=f"reaches \"{other} started .*\", not the store's \"gatekit_test started"):
-            gatekit.Store(pooled, app_id=app_id("listen"), listen_uri=elsewhere)
-    finally:
-        psql(f"DROP DATABASE {other}")
+    # Another database of the same server (scripts/with-postgres.sh makes it at start).
+    elsewhere = direct.replace("dbname=gatekit_test", "dbname=gatekit_elsewhere")
+    with pytest.raises(gatekit.InvalidArgumentError, match="reaches \"gatekit_elsewhere started .*\", not the store's \"gatekit_test started"):
+        gatekit.Store(pooled, app_id=app_id("listen"), listen_uri=elsewhere)
 
 
 # ---- a fleet through a pool of 4 --------------------------------------------------------------
