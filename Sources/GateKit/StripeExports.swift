@@ -11,10 +11,13 @@ public func stripeVerifyWebhook(_ out: UnsafeMutablePointer<UnsafeMutablePointer
                                 _ secretCount: Int, _ toleranceSeconds: Int32, _ nowSeconds: Int64) -> Int32 {
     out?.pointee = nil
     return exportBoundary("stripe_verify_webhook") { () throws(GateKitError) in
-        let (header, bytes) = try webhookDelivery(signatureHeader, body, bodyLength)
+        // The header read in place, as bytes: no String on every delivery's path.
+        guard let signatureHeader else { throw .invalid("signature_header is NULL") }
+        let header = UnsafeRawBufferPointer(start: signatureHeader, count: strnlen(signatureHeader, StripeSignatureHeader.maximumLength + 1))
+        let bytes = try stripeWebhookBody(body, bodyLength)
         let verifier = try webhookVerifier(secrets, secretCount, toleranceSeconds)
         guard nowSeconds >= 0 else { throw .invalid("now_s is negative (0: this host's clock)") }
-        let event = try verifier.verify(body: bytes, signatureHeader: header, nowSeconds: nowSeconds == 0 ? nil : nowSeconds)
+        let event = try verifier.verify(body: bytes, signatureHeaderBytes: header, nowSeconds: nowSeconds == 0 ? nil : nowSeconds)
         if let out { out.pointee = try Owned.cString(event.json) }
         return GATEKIT_OK
     }
@@ -23,12 +26,16 @@ public func stripeVerifyWebhook(_ out: UnsafeMutablePointer<UnsafeMutablePointer
 /// A delivery's Stripe-Signature header and body, checked as include/gatekit/stripe.h says.
 func webhookDelivery(_ signatureHeader: UnsafePointer<CChar>?, _ body: UnsafeRawPointer?,
                      _ bodyLength: Int) throws(GateKitError) -> (String, UnsafeRawBufferPointer) {
-    let header = try Arguments.string(signatureHeader, "signature_header")
+    (try Arguments.string(signatureHeader, "signature_header"), try stripeWebhookBody(body, bodyLength))
+}
+
+/// A delivery's body, within the bound include/gatekit/stripe.h states.
+private func stripeWebhookBody(_ body: UnsafeRawPointer?, _ bodyLength: Int) throws(GateKitError) -> UnsafeRawBufferPointer {
     guard bodyLength >= 0 else { throw .invalid("body_len is negative") }
     guard bodyLength <= StripeWebhookVerifier.maximumBodyLength else {
         throw GateKitError(.ETOOLARGE, "body_len \(bodyLength) is over \(StripeWebhookVerifier.maximumBodyLength) bytes (a Stripe event is a few KB)")
     }
-    return (header, try Arguments.buffer(body, bodyLength, "body"))
+    return try Arguments.buffer(body, bodyLength, "body")
 }
 
 /// The verifier of an endpoint's secrets and tolerance (0: 300 s), kept for the next delivery.

@@ -38,6 +38,21 @@ public final class HMACKey: @unchecked Sendable {
     /// The 32-byte HMAC-SHA256 of `prefix` then `message`, as one message (the message read in
     /// place, never copied).
     public func authenticate(_ prefix: [UInt8], _ message: UnsafeRawBufferPointer) throws(GateKitError) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        let failure = out.withUnsafeMutableBytes { o in
+            prefix.withUnsafeBytes { p -> GateKitError? in
+                do throws(GateKitError) { try authenticate(p, message, into: o) } catch { return error }
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    /// The same into `out` (32 bytes): nothing allocated on a webhook's path.
+    public func authenticate(_ prefix: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer,
+                             into out: UnsafeMutableRawBufferPointer) throws(GateKitError) {
+        guard out.count == 32 else { throw GateKitError.internalError("an HMAC-SHA256 is 32 bytes") }
         guard let ctx = spare.withLock({ $0.popLast() }) ?? EVP_MAC_CTX_dup(keyed) else {
             throw GateKitError(.ENOMEM, "EVP_MAC_CTX_dup failed")
         }
@@ -51,15 +66,13 @@ public final class HMACKey: @unchecked Sendable {
             if !kept { EVP_MAC_CTX_free(ctx) }
         }
         guard EVP_MAC_init(ctx, nil, 0, nil) == 1 else { throw GateKitError.internalError("EVP_MAC_init (the kept key) failed") }
-        guard prefix.withUnsafeBytes({ HMACKey.update(ctx, $0) }) && HMACKey.update(ctx, message) else {
+        guard HMACKey.update(ctx, prefix) && HMACKey.update(ctx, message) else {
             throw GateKitError.internalError("EVP_MAC_update failed")
         }
-        var out = [UInt8](repeating: 0, count: 32)
         var length = 0
-        let ok = out.withUnsafeMutableBufferPointer { o in EVP_MAC_final(ctx, o.baseAddress, &length, o.count) }
+        let ok = EVP_MAC_final(ctx, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, out.count)
         guard ok == 1, length == 32 else { throw GateKitError.internalError("EVP_MAC_final failed") }
         whole = true
-        return out
     }
 
     private static func update(_ ctx: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -73,7 +86,11 @@ public final class HMACKey: @unchecked Sendable {
 /// Comparison whose time does not depend on where two equal-length byte strings differ.
 public enum ConstantTime {
     public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { x in b.withUnsafeBytes { y in equal(x, y) } }
+    }
+
+    public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, a.count) == 0 } }
+        return a.isEmpty || CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
     }
 }

@@ -1,3 +1,4 @@
+import GateKitCrypto
 import GateKitSupport
 
 /// A `Stripe-Signature` header as Stripe writes it (docs/stripe.md, "Webhook verification"):
@@ -7,23 +8,35 @@ import GateKitSupport
 public struct StripeSignatureHeader: Sendable, Equatable {
     /// When Stripe signed this delivery (each attempt, retries included, is signed anew).
     public let timestamp: Int64
+    /// Each `v1` signature's 32 bytes, one after another (one allocation for them all).
+    let signatureBytes: [UInt8]
+
     /// Each `v1` signature's 32 bytes.
-    public let signatures: [[UInt8]]
+    public var signatures: [[UInt8]] {
+        stride(from: 0, to: signatureBytes.count, by: 32).map { Array(signatureBytes[$0..<($0 + 32)]) }
+    }
 
     public static let maximumLength = 8192
     public static let maximumSignatures = 16
 
     public init(_ header: String) throws(GateKitError) {
+        var copy = header
+        self = try copy.withUTF8 { bytes in
+            Result { () throws(GateKitError) in try StripeSignatureHeader(bytes: UnsafeRawBufferPointer(bytes)) }
+        }.get()
+    }
+
+    /// The header's bytes as received (a C caller's string, read in place).
+    public init(bytes: UnsafeRawBufferPointer) throws(GateKitError) {
         func refused(_ why: String) -> GateKitError { GateKitError(.ESTRIPE_SIGNATURE_HEADER, "the Stripe-Signature header \(why)") }
-        guard !header.isEmpty else { throw refused("is empty") }
-        guard header.utf8.count <= StripeSignatureHeader.maximumLength else {
+        guard !bytes.isEmpty else { throw refused("is empty") }
+        guard bytes.count <= StripeSignatureHeader.maximumLength else {
             throw refused("is over \(StripeSignatureHeader.maximumLength) bytes (Stripe's is about 150 per secret)")
         }
         var timestamp: Int64?
-        var signatures: [[UInt8]] = []
+        var signatures: [UInt8] = []
         var sawV0 = false
         // Byte by byte: no String, no Set per delivery (verification is on every webhook's path).
-        let bytes = Array(header.utf8)
         var itemStart = 0
         while itemStart <= bytes.count {
             let itemEnd = bytes[itemStart...].firstIndex(of: UInt8(ascii: ",")) ?? bytes.count
@@ -40,13 +53,12 @@ public struct StripeSignatureHeader: Sendable, Equatable {
                 }
                 timestamp = value.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
             } else if key.elementsEqual("v1".utf8) {
-                guard value.count == 64, let signature = Hex.decode(digits: value) else {
-                    throw refused("has a v1 that is not 64 hex digits (an HMAC-SHA256)")
-                }
-                guard signatures.count < StripeSignatureHeader.maximumSignatures else {
+                guard signatures.count < StripeSignatureHeader.maximumSignatures * 32 else {
                     throw refused("has more than \(StripeSignatureHeader.maximumSignatures) v1 signatures")
                 }
-                signatures.append(signature)
+                guard value.count == 64, Hex.decode(digits: value, appendingTo: &signatures) else {
+                    throw refused("has a v1 that is not 64 hex digits (an HMAC-SHA256)")
+                }
             } else if key.elementsEqual("v0".utf8) {
                 sawV0 = true
             }
@@ -57,6 +69,17 @@ public struct StripeSignatureHeader: Sendable, Equatable {
                                                  : "has no v1 signature")
         }
         self.timestamp = timestamp
-        self.signatures = signatures
+        self.signatureBytes = signatures
+    }
+
+    /// Whether one of the `v1` signatures is `mac` (32 bytes), compared in constant time.
+    func lists(_ mac: UnsafeRawBufferPointer) -> Bool {
+        signatureBytes.withUnsafeBytes { all in
+            var found = false
+            for start in stride(from: 0, to: all.count, by: 32) where ConstantTime.equal(UnsafeRawBufferPointer(rebasing: all[start..<(start + 32)]), mac) {
+                found = true
+            }
+            return found
+        }
     }
 }

@@ -44,15 +44,36 @@ public final class StripeWebhookVerifier: @unchecked Sendable {
 
     /// The same, reading the body in place (a C caller's buffer).
     public func verify(body: UnsafeRawBufferPointer, signatureHeader: String, nowSeconds: Int64? = nil) throws(GateKitError) -> StripeEvent {
+        try verify(body: body, header: try StripeSignatureHeader(signatureHeader), nowSeconds: nowSeconds)
+    }
+
+    /// The same with the header's bytes as received (a C caller's string, read in place).
+    public func verify(body: UnsafeRawBufferPointer, signatureHeaderBytes: UnsafeRawBufferPointer, nowSeconds: Int64? = nil) throws(GateKitError) -> StripeEvent {
+        try verify(body: body, header: try StripeSignatureHeader(bytes: signatureHeaderBytes), nowSeconds: nowSeconds)
+    }
+
+    private func verify(body: UnsafeRawBufferPointer, header: StripeSignatureHeader, nowSeconds: Int64?) throws(GateKitError) -> StripeEvent {
         guard body.count <= StripeWebhookVerifier.maximumBodyLength else {
             throw GateKitError(.ETOOLARGE, "the body is over \(StripeWebhookVerifier.maximumBodyLength) bytes (a Stripe event is a few KB)")
         }
-        let header = try StripeSignatureHeader(signatureHeader)
-        let signed = Array(String(header.timestamp).utf8) + [UInt8(ascii: ".")]
-        var matched: Int?
-        for (index, key) in keys.enumerated() where matched == nil {
-            let expected = try key.authenticate(signed, body)
-            if header.signatures.contains(where: { ConstantTime.equal($0, expected) }) { matched = index }
+        // What is signed before the body, "t.", and each secret's HMAC: on the stack.
+        let matched = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24 + 32) { (buffer) throws(GateKitError) -> Int? in
+            var n = 1, rest = header.timestamp / 10  // its digits (at most 12), then "."
+            while rest > 0 { n += 1; rest /= 10 }
+            var value = header.timestamp
+            for i in stride(from: n - 1, through: 0, by: -1) {
+                buffer[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+                value /= 10
+            }
+            buffer[n] = UInt8(ascii: ".")
+            n += 1
+            let signed = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<n])
+            let mac = UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[24..<56])
+            for (index, key) in keys.enumerated() {
+                try key.authenticate(signed, body, into: mac)
+                if header.lists(UnsafeRawBufferPointer(mac)) { return index }
+            }
+            return nil
         }
         guard let matched else {
             throw GateKitError(.ESTRIPE_SIGNATURE, "no v1 signature of the delivery is its body's under \(keys.count == 1 ? "the signing secret" : "any of the \(keys.count) signing secrets") (another endpoint's secret, or a body changed on the way: verify the bytes as received)")

@@ -29,6 +29,22 @@ public enum Hex {
         return out
     }
 
+    /// Appends the bytes of an even number of hex digits to `out`; false (some appended) for any other.
+    public static func decode<Digits: Collection>(digits: Digits, appendingTo out: inout [UInt8]) -> Bool where Digits.Element == UInt8 {
+        guard digits.count % 2 == 0 else { return false }
+        var high: UInt8?
+        for c in digits {
+            guard let v = value(c) else { return false }
+            if let h = high {
+                out.append(h << 4 | v)
+                high = nil
+            } else {
+                high = v
+            }
+        }
+        return true
+    }
+
     /// True when `text` is exactly `length` lowercase hex digits.
     public static func isLowercase(_ text: String, length: Int) -> Bool {
         var n = 0
