@@ -14,6 +14,16 @@ import Testing
 /// - dora: family-shared from Jan 5, Family Sharing revoked Feb 3.
 /// - eve: monthly from Apr 1, upgrades to yearly (99.99 USD) Apr 15.
 @Suite struct LedgerMetricsTests {
+    /// The split by storefront reads a store's alpha-2 region as the App Store's alpha-3
+    /// storefront: one series a country (python/tests/test_ledger_play.py asks it end to end).
+    @Test func aCountryIsOneStorefrontWhicheverStoreNamedIt() {
+        #expect(Storefront.alpha3("US") == "USA" && Storefront.alpha3("GB") == "GBR" && Storefront.alpha3("DE") == "DEU")
+        #expect(Storefront.alpha3("USA") == "USA" && Storefront.alpha3("XK") == "XK" && Storefront.alpha3("") == "")
+        let table = Storefront.alpha3ByAlpha2
+        #expect(table.count == 249 && Set(table.values).count == 249)
+        #expect(table.allSatisfy { $0.key.utf8.count == 2 && $0.value.utf8.count == 3 })
+    }
+
     typealias Life = LedgerLivesTests.Life
     static let day: Int64 = 86_400_000
 

@@ -148,7 +148,7 @@ def test_one_app_account_answers_for_both_stores_by_the_catalogs_names(play, sto
     for _, jws in apple.items:
         store.ledger.ingest_transaction(jws, verifier, verify_time=datetime.datetime.now(UTC))
     product = {"kind": "androidpublisher#productPurchaseV2", "purchaseStateContext": {"purchaseState": "PURCHASED"},
-               "purchaseCompletionTime": datetime.datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "orderId": "GPA.3333-0000",
+               "purchaseCompletionTime": datetime.datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "orderId": "GPA.3333-0000", "regionCode": "US",
                "obfuscatedExternalAccountId": ALICE, "testPurchaseContext": {"fopType": "TEST"},
                "acknowledgementState": "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED",
                "productLineItem": [{"productId": "remove_ads", "productOfferDetails": {"quantity": 1, "consumptionState": "CONSUMPTION_STATE_YET_TO_BE_CONSUMED"}}]}
@@ -173,6 +173,10 @@ def test_one_app_account_answers_for_both_stores_by_the_catalogs_names(play, sto
     assert set(by_store) == {"app-store", "play"}
     assert by_store["play"]["new"] == [0, 1, 0, 0] and by_store["play"]["activeSubscriptions"] == [0, 1, 1, 1]
     assert by_store["app-store"]["new"] == [0, 0, 1, 0]
+    # By storefront, one spelling of a country: Apple's "USA" and Play's region "US" are one series.
+    by_storefront = {s.key: s for s in store.ledger.metrics(by="storefront", **window).series}
+    assert set(by_storefront) == {"USA"}, by_storefront.keys()
+    assert by_storefront["USA"]["new"] == [a + b for a, b in zip(by_store["play"]["new"], by_store["app-store"]["new"])] == [0, 1, 1, 0]
     page = store.ledger.customer_report(ALICE, **window).html
     assert "Google Play subscription ledger-life-3" in page and "Subscription 7000000001" in page
     assert "<td class=\"text\">Google Play</td>" in page and "<td class=\"text\">App Store</td>" in page

@@ -228,7 +228,7 @@ struct MetricsTally: MetricsSink {
         case .all: return MetricsTally.whole
         case .product: return [product]
         case .group: return [group]
-        case .storefront: return [storefront]
+        case .storefront: return [storefront.map(Storefront.alpha3)]
         case .currency: return [currency]
         case .entitlement:
             let names = catalog.product(product)?.entitlements ?? []
