@@ -33,7 +33,7 @@ needs_models = pytest.mark.skipif(not MODELS.is_dir(), reason=f"App Store API mo
 pytestmark = needs_models
 
 #: Orders the property test tries (each a fresh store; GATEKIT_LEDGER_ORDERS to change).
-ORDERS = int(os.environ.get("GATEKIT_LEDGER_ORDERS", "40"))
+ORDERS = int(os.environ.get("GATEKIT_LEDGER_ORDERS", "24"))
 #: The certificate-check time for ingestion: the generated certificates are valid from their
 #: creation (after this module is imported) for 30 days, not on the lives' 2025 dates.
 NOW_S = int(time.time()) + 120

@@ -2,9 +2,9 @@
 /// alpha-3 code ("USA"), Google Play a region by its alpha-2 code ("US"). The metrics' split by
 /// storefront reads every store's code as alpha-3, so a country is one series. The table is ISO
 /// 3166-1 as Debian's iso-codes lists it (249 countries); a code it does not hold is kept as given.
-public enum Storefront {
+package enum Storefront {
     /// The alpha-3 code of a store's country code (alpha-2 or alpha-3, upper case as stores send it).
-    public static func alpha3(_ code: String) -> String {
+    package static func alpha3(_ code: String) -> String {
         code.utf8.count == 2 ? alpha3ByAlpha2[code] ?? code : code
     }
 
