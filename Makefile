@@ -188,15 +188,16 @@ test: build python-deps
 # Three stages, each in two lanes on the two cores; what runs beside writes a log, shown when it
 # fails and summed up when it passes:
 # 1. the ABI check, the demo and swift test on SQLite; beside: mypy.
-# 2. pytest on three workers, then the C tests on SQLite against stand-ins of their own (pytest
-#    sets its stand-ins' worlds); beside: the Swift contract suites on PostgreSQL, then the
-#    release library (test-install, test-dist).
-# 3. the install and package tests; beside: the pytest tests that restart the PostgreSQL server,
-#    then the C tests on PostgreSQL; and the fuzz smoke's build and run.
+# 2. pytest on three workers; beside: the Swift contract suites on PostgreSQL, then the release
+#    library (test-install, test-dist).
+# 3. the install and package tests; beside: the C tests on SQLite against stand-ins of their own
+#    (pytest sets its stand-ins' worlds: not beside it); the pytest tests that restart the
+#    PostgreSQL server, then the C tests on PostgreSQL; and the fuzz smoke's build and run.
 BESIDE_SWIFT_LOG  := $(C_OUT)/beside-swift.log
 BESIDE_PYTEST_LOG := $(C_OUT)/beside-pytest.log
 BESIDE_PG_LOG     := $(C_OUT)/beside-postgres.log
 BESIDE_FUZZ_LOG   := $(C_OUT)/beside-fuzz.log
+BESIDE_C_LOG      := $(C_OUT)/beside-c.log
 
 # Waits for the lane started beside (its pid in $$beside), then exits with the stage's status:
 # $(1) the lane's log, $(2) what it ran.
@@ -216,14 +217,17 @@ test-stages:
 	  $(MAKE) --no-print-directory test-abi test-demo test-swift-sqlite; status=$$?; main=$$SECONDS; \
 	  $(call wait_beside,$(BESIDE_SWIFT_LOG),mypy beside swift test); $(call stage_took,1); exit $$status
 	@{ $(MAKE) --no-print-directory test-swift-postgres && $(MAKE) --no-print-directory static; } > $(BESIDE_PYTEST_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-python-parallel && \
-	    scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh $(MAKE) --no-print-directory test-c-local; \
+	  $(MAKE) --no-print-directory test-python-parallel; \
 	  status=$$?; main=$$SECONDS; $(call wait_beside,$(BESIDE_PYTEST_LOG),the Swift suites on PostgreSQL or the builds beside pytest); \
 	  $(call stage_took,2); exit $$status
+	@$(MAKE) --no-print-directory $(C_TESTS) tool  # built once, before two lanes run them
 	@$(MAKE) --no-print-directory test-python-alone test-c-postgres > $(BESIDE_PG_LOG) 2>&1 & pg=$$!; \
+	  scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh \
+	    $(MAKE) --no-print-directory test-c-local > $(BESIDE_C_LOG) 2>&1 & clocal=$$!; \
 	  $(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
 	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; main=$$SECONDS; \
 	  $(call wait_beside,$(BESIDE_FUZZ_LOG),the fuzz smoke beside the package tests); \
+	  beside=$$clocal; $(call wait_beside,$(BESIDE_C_LOG),the C tests on SQLite); \
 	  beside=$$pg; $(call wait_beside,$(BESIDE_PG_LOG),the PostgreSQL restart test or the C tests on PostgreSQL); \
 	  $(call stage_took,3); exit $$status
 
