@@ -35,6 +35,13 @@ enum Arguments {
         return UnsafeRawBufferPointer(start: data, count: len)
     }
 
+    /// A delivery's body: `len` bytes at `data`, at most `limit` (GATEKIT_ETOOLARGE beyond it).
+    static func body(_ data: UnsafeRawPointer?, _ len: Int, limit: Int, _ why: String = "") throws(GateKitError) -> UnsafeRawBufferPointer {
+        guard len >= 0 else { throw .invalid("body_len is negative") }
+        guard len <= limit else { throw GateKitError(.ETOOLARGE, "body_len \(len) is over \(limit) bytes\(why)") }
+        return try buffer(data, len, "body")
+    }
+
     /// A caller's options struct of any version this library knows (version v has
     /// `sizes[v - 1]` bytes), copied into `zero`: never a byte past the caller's struct is
     /// read, and its alignment is not assumed.

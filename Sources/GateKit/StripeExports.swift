@@ -31,11 +31,7 @@ func webhookDelivery(_ signatureHeader: UnsafePointer<CChar>?, _ body: UnsafeRaw
 
 /// A delivery's body, within the bound include/gatekit/stripe.h states.
 private func stripeWebhookBody(_ body: UnsafeRawPointer?, _ bodyLength: Int) throws(GateKitError) -> UnsafeRawBufferPointer {
-    guard bodyLength >= 0 else { throw .invalid("body_len is negative") }
-    guard bodyLength <= StripeWebhookVerifier.maximumBodyLength else {
-        throw GateKitError(.ETOOLARGE, "body_len \(bodyLength) is over \(StripeWebhookVerifier.maximumBodyLength) bytes (a Stripe event is a few KB)")
-    }
-    return try Arguments.buffer(body, bodyLength, "body")
+    try Arguments.body(body, bodyLength, limit: StripeWebhookVerifier.maximumBodyLength, " (a Stripe event is a few KB)")
 }
 
 /// The verifier of an endpoint's secrets and tolerance (0: 300 s), kept for the next delivery.

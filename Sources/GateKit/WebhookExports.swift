@@ -23,7 +23,7 @@ public func webhookSign(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?
         let out = try Arguments.out(out, "out_signature")
         out.pointee = nil
         let id = try Arguments.string(msgID, "msg_id")
-        let bytes = try webhookBody(body, bodyLength)
+        let bytes = try Arguments.body(body, bodyLength, limit: StandardWebhook.maximumBodyLength)
         let signature = try StandardWebhook.sign(id: id, timestamp: timestamp, body: bytes, secrets: try webhookSecrets(secrets, secretCount))
         out.pointee = try Owned.cString(signature)
         return GATEKIT_OK
@@ -36,7 +36,7 @@ public func webhookVerify(_ outIndex: UnsafeMutablePointer<Int>?, _ msgID: Unsaf
                           _ secrets: UnsafePointer<UnsafePointer<CChar>?>?, _ secretCount: Int, _ toleranceSeconds: Int32,
                           _ nowSeconds: Int64) -> Int32 {
     exportBoundary("webhook_verify") { () throws(GateKitError) in
-        let bytes = try webhookBody(body, bodyLength)
+        let bytes = try Arguments.body(body, bodyLength, limit: StandardWebhook.maximumBodyLength)
         let keys = try webhookSecrets(secrets, secretCount)
         guard toleranceSeconds >= 0 else { throw .invalid("tolerance_s is negative (0: 300 s)") }
         guard nowSeconds >= 0 else { throw .invalid("now_s is negative (0: this host's clock)") }
@@ -52,15 +52,6 @@ public func webhookVerify(_ outIndex: UnsafeMutablePointer<Int>?, _ msgID: Unsaf
         outIndex?.pointee = verified.secretIndex
         return GATEKIT_OK
     }
-}
-
-/// A delivery's body, within the documented bound.
-private func webhookBody(_ body: UnsafeRawPointer?, _ length: Int) throws(GateKitError) -> UnsafeRawBufferPointer {
-    guard length >= 0 else { throw .invalid("body_len is negative") }
-    guard length <= StandardWebhook.maximumBodyLength else {
-        throw GateKitError(.ETOOLARGE, "body_len \(length) is over \(StandardWebhook.maximumBodyLength) bytes")
-    }
-    return try Arguments.buffer(body, length, "body")
 }
 
 /// The endpoint's secrets as given (1 to 8), each checked; a wrong one named by its place only.
