@@ -255,7 +255,7 @@ def through(uri: str, sql: str) -> str:
 def test_options_a_pooler_refuses_are_set_in_every_transaction():
     """PgBouncer as Debian ships it refuses the `options` startup parameter: GateKit connects
     without it and sets each -c name=value in every transaction instead."""
-    assert_a_lock_wait_ends_at_the_statement_timeout(pooled_server() + " options='-c statement_timeout=1000'")
+    assert_a_lock_wait_ends_at_the_statement_timeout(pooled_server() + " options='-c statement_timeout=2000'")
 
 
 def test_an_options_search_path_never_replaces_the_stores():
@@ -273,7 +273,7 @@ def test_options_a_pooler_ignores_are_set_in_every_transaction(pgbouncer):
     """A pooler told to ignore `options` (ignore_startup_parameters) drops them silently:
     GateKit sets them itself, so they still hold."""
     tolerant = pgbouncer("transaction", "options")
-    assert_a_lock_wait_ends_at_the_statement_timeout(tolerant + " options='-c statement_timeout=1000'")
+    assert_a_lock_wait_ends_at_the_statement_timeout(tolerant + " options='-c statement_timeout=2000'")
 
 
 def test_session_pooling_works_too(pgbouncer):

@@ -171,10 +171,10 @@ def test_a_role_without_rights_cannot_stall_writers(role):
 
 
 def assert_a_lock_wait_ends_at_the_statement_timeout(where: str) -> None:
-    """A write blocked on the store's lock row gives up once, after the connection's 1 s
+    """A write blocked on the store's lock row gives up once, after the connection's 2 s
     statement_timeout (`where` sets it), naming what it waited for: not ten times with back-off
     (that was 10 s and more), and not after the 30 s default (the setting reached the
-    transaction)."""
+    transaction). (At 1 s, opening the store under make test's load once outlasted it.)"""
     app = app_id("timeout")
     with gatekit.Store(where, app_id=app) as s:
         s.permissions.set_usage_description(Category.CAMERA, "to scan")
@@ -189,14 +189,14 @@ def assert_a_lock_wait_ends_at_the_statement_timeout(where: str) -> None:
             blocker.close()
         assert caught.value.code == gatekit.errors.EBUSY
         assert "statement_timeout" in str(caught.value) and "gatekit_locks" in str(caught.value)
-        assert 0.9 < waited < 5, f"the write waited {waited:.1f} s, not the options' 1 s once"
+        assert 1.9 < waited < 6, f"the write waited {waited:.1f} s, not the options' 2 s once"
         # Nothing was written, and the handle works once the lock is gone.
         assert s.permissions.history(Category.CAMERA) == []
         s.permissions.record(Category.CAMERA, Decision.DONT_ASK)
 
 
 def test_a_statement_timeout_is_not_retried_and_says_what_it_waited_for():
-    assert_a_lock_wait_ends_at_the_statement_timeout(postgres_server() + " options='-c statement_timeout=1000'")
+    assert_a_lock_wait_ends_at_the_statement_timeout(postgres_server() + " options='-c statement_timeout=2000'")
 
 
 # ---- 4. TLS ---------------------------------------------------------------------------------
