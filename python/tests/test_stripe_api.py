@@ -27,8 +27,8 @@ SECRET = "whsec_api_test_secret"
 
 
 def subscription(sub_id: str, status: str = "active", *, user: Optional[str] = None, created: int = 0, livemode: bool = False,
-                 ended: Optional[int] = None) -> Dict[str, Any]:
-    now = int(time.time())
+                 ended: Optional[int] = None, now: Optional[int] = None) -> Dict[str, Any]:
+    now = now or int(time.time())
     return {"id": sub_id, "object": "subscription", "customer": f"cus_{sub_id}", "status": status, "livemode": livemode,
             "created": created or now - DAY, "start_date": now - DAY, "cancel_at_period_end": False, "cancel_at": None,
             "canceled_at": ended, "ended_at": ended, "pause_collection": None, "trial_start": None, "trial_end": None,
@@ -369,13 +369,13 @@ def test_a_question_asks_stripe_before_saying_no(stripe: StripeStandIn, store):
     With a refresher and a budget the question reads Stripe first; without, the stored answer
     is marked stale."""
     now = int(time.time())
-    ended = subscription("sub_r", user="rita")
+    ended = subscription("sub_r", user="rita", now=now)
     ended["items"]["data"][0].update(current_period_start=now - 31 * DAY, current_period_end=now - DAY)
     store.ledger.ingest_stripe(json.dumps(ended), at_seconds(now - 30 * DAY))
-    stripe.world([subscription("sub_r", user="rita")])  # Stripe renewed it: a period to now + 29 days
+    stripe.world([subscription("sub_r", user="rita", now=now)])  # Stripe renewed it: a period to now + 29 days
     stale = store.ledger.entitled("sub_r", "prod_pro", environment="Sandbox", refresh_within=timedelta_ms(500))
     assert not stale and stale.reason == Reason.EXPIRED and stale.stale
-    live = subscription("sub_live", user="lena", livemode=True)
+    live = subscription("sub_live", user="lena", livemode=True, now=now)
     live["items"]["data"][0].update(current_period_start=now - 31 * DAY, current_period_end=now - DAY)
     store.ledger.ingest_stripe(json.dumps(live), at_seconds(now - 30 * DAY))
     with stripe.client() as client:
