@@ -17,7 +17,7 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 let coreLayers = ["Support", "Crypto", "Webhooks", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
-                  "PlayData", "StripeData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "Schema"]
+                  "PlayData", "StripeData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "LedgerDelivery", "Schema"]
 
 /// A core layer: the folder Sources/GateKitCore/<layer> as the module GateKit<layer>.
 func core(_ layer: String, _ dependencies: [String] = []) -> Target {
@@ -79,6 +79,8 @@ let package = Package(
         core("StripeAPI", ["Support", "Crypto", "HTTPS"]),
         // The ledger kept in step with Apple's API: notification-history sync, refreshes.
         core("LedgerSync", ["Support", "Crypto", "JWS", "Store", "Ledger", "AppStoreAPI", "PlayData", "PlayAPI", "StripeAPI"]),
+        // The ledger's changes delivered to a team's backend: endpoints, the outbox's worker.
+        core("LedgerDelivery", ["Support", "Crypto", "Webhooks", "Store", "Ledger", "HTTPS"]),
         // The ordered list of the domains' migrations: the one layer that sees every domain
         // owning tables.
         core("Schema", ["Store", "EULA", "Permissions", "Ledger", "LedgerSync"]),

@@ -64,5 +64,6 @@
 #include "gatekit/stripe.h"
 #include "gatekit/ledger_stripe.h"
 #include "gatekit/webhooks.h"
+#include "gatekit/ledger_webhooks.h"
 
 #endif /* GATEKIT_H */

@@ -61,6 +61,30 @@ static inline CURLcode gk_curl_get_string(const gk_curl *c, CURL *h, CURLINFO in
     *out = value;
     return rc;
 }
+/* Connections through `opener` (CURLOPT_OPENSOCKETFUNCTION), which sees each address before
+ * a socket is made for it and may refuse it: a check of the address connected to, after DNS,
+ * which a name that resolves differently later cannot get around. */
+typedef curl_socket_t (*gk_curl_open_fn)(void *context, curlsocktype purpose, struct curl_sockaddr *address);
+static inline CURLcode gk_curl_set_opener(const gk_curl *c, CURL *h, gk_curl_open_fn opener, void *context) {
+    CURLcode rc = c->curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, opener);
+    return rc != CURLE_OK ? rc : c->curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, context);
+}
+/* The IP address of `address` into out (4 bytes for AF_INET, 16 for AF_INET6); returns how many
+ * bytes were written, 0 for any other family. curl's addr member is a sockaddr storage big enough
+ * for either, though declared as a struct sockaddr. */
+#include <netinet/in.h>
+#include <string.h>
+static inline int gk_curl_address_bytes(const struct curl_sockaddr *address, unsigned char out[16]) {
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        memcpy(out, &((const struct sockaddr_in *)(const void *)&address->addr)->sin_addr, 4);
+        return 4;
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        memcpy(out, &((const struct sockaddr_in6 *)(const void *)&address->addr)->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
+}
 /* The last response's header `name` (its first occurrence), or NULL when absent. */
 static inline const char *gk_curl_header(const gk_curl *c, CURL *h, const char *name) {
     struct curl_header *header = NULL;

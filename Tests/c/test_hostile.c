@@ -119,6 +119,7 @@ typedef enum {
     SS_OPTIONS, /* const gatekit_ledger_stripe_sync_options * that may be NULL (the defaults) */
     OPT_S_CLIENT, /* gatekit_stripe_client * that may be NULL (ledger_set_stripe_refresher: detach) */
     OPT_SIZE_OUT, /* size_t *out that may be NULL */
+    WD_OPTIONS, /* const gatekit_webhook_delivery_options * (required) */
 } kind;
 
 enum { MAX_ARGS = 10 };
@@ -402,6 +403,59 @@ static int call_webhook_sign(arg *a) {
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_webhook_endpoint_add(arg *a) {
+    int rc = ledger_webhook_endpoint_add((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, (const char *const *)a[3].p, a[4].n, a[5].s, a[6].i);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_endpoint_update(arg *a) {
+    int rc = ledger_webhook_endpoint_update((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].i);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_secret_roll(arg *a) {
+    int rc = ledger_webhook_secret_roll((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].ll);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_report(arg *a) {
+    int rc = ledger_webhook_report((char **)a[0].p, (gatekit_store *)a[1].p);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_metrics(arg *a) {
+    int rc = ledger_webhook_metrics((char **)a[0].p, (gatekit_store *)a[1].p);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_replay(arg *a) {
+    int rc = ledger_webhook_replay((gatekit_store *)a[0].p, a[1].s, a[2].ll, a[3].ll, a[4].ll, a[5].ll);
+    return rc > 0 ? 0 : rc;
+}
+static int call_ledger_webhook_deliveries(arg *a) {
+    int rc = ledger_webhook_deliveries((char **)a[0].p, (gatekit_store *)a[1].p, a[2].s, a[3].s, a[4].ll, a[5].i);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_delivery_options_init(arg *a) {
+    return ledger_webhook_delivery_options_init((gatekit_webhook_delivery_options *)a[0].p, (unsigned)a[1].i);
+}
+static int call_ledger_webhook_deliver(arg *a) {
+    int rc = ledger_webhook_deliver((char **)a[0].p, (gatekit_store *)a[1].p, (const gatekit_webhook_delivery_options *)a[2].p, a[3].i);
+    if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
+    return rc;
+}
+static int call_ledger_webhook_delivery_start(arg *a) {
+    gatekit_webhook_delivery **out = (gatekit_webhook_delivery **)a[0].p;
+    int rc = ledger_webhook_delivery_start(out, (gatekit_store *)a[1].p, (const gatekit_webhook_delivery_options *)a[2].p);
+    if (rc == 0 && out) {
+        int stopped = ledger_webhook_delivery_stop(*out);
+        if (stopped != 0) return stopped;
+    }
+    return rc;
+}
+/* NULL is the only handle a caller can get wrong without owning one: a no-op. */
+static int call_ledger_webhook_delivery_stop(arg *a) { (void)a; return ledger_webhook_delivery_stop(NULL); }
 static int call_webhook_verify(arg *a) {
     return webhook_verify((size_t *)a[0].p, a[1].s, a[2].s, a[3].s, a[4].p, a[5].n, (const char *const *)a[6].p, a[7].n, a[8].i, a[9].ll);
 }
@@ -827,6 +881,17 @@ static const api_entry api[] = {
     {"webhook_sign", call_webhook_sign, {OUT_PTR, STR, AT_MS, DATA, LEN, IDS, ID_COUNT, END}, 0},
     /* A missing header is a verdict (GATEKIT_EWEBHOOK_HEADER), not a NULL argument. */
     {"webhook_verify", call_webhook_verify, {OPT_SIZE_OUT, OPT_STR, OPT_STR, OPT_STR, DATA, LEN, IDS, ID_COUNT, INT, AT_MS}, 0},
+    {"ledger_webhook_endpoint_add", call_ledger_webhook_endpoint_add, {OUT_PTR, STORE, STR, IDS, ID_COUNT, OPT_STR, INT, END}, 0},
+    {"ledger_webhook_endpoint_update", call_ledger_webhook_endpoint_update, {OUT_PTR, STORE, STR, JSON_OBJ, INT, END}, 0},
+    {"ledger_webhook_secret_roll", call_ledger_webhook_secret_roll, {OUT_PTR, STORE, STR, AT_MS, END}, 0},
+    {"ledger_webhook_report", call_ledger_webhook_report, {OUT_PTR, STORE, END}, 0},
+    {"ledger_webhook_metrics", call_ledger_webhook_metrics, {OUT_PTR, STORE, END}, 0},
+    {"ledger_webhook_replay", call_ledger_webhook_replay, {STORE, STR, AT_MS, AT_MS, AT_MS, AT_MS, END}, 0},
+    {"ledger_webhook_deliveries", call_ledger_webhook_deliveries, {OUT_PTR, STORE, STR, OPT_STR, AT_MS, INT, END}, 0},
+    {"ledger_webhook_delivery_options_init", call_ledger_webhook_delivery_options_init, {OPTS_INIT, INT, END}, 0},
+    {"ledger_webhook_deliver", call_ledger_webhook_deliver, {OPT_OUT, STORE, WD_OPTIONS, INTERVAL, END}, 0},
+    {"ledger_webhook_delivery_start", call_ledger_webhook_delivery_start, {OUT_PTR, STORE, WD_OPTIONS, END}, 0},
+    {"ledger_webhook_delivery_stop", call_ledger_webhook_delivery_stop, {END}, 0},
     {"ledger_grant", call_ledger_grant, {OUT_PTR, STORE, STR, STR, OPT_STR, OPT_STR, AT_MS, AT_MS, STR, OPT_STR}, 0},
     {"ledger_revoke_grant", call_ledger_revoke_grant, {OUT_PTR, STORE, STR, STR, AT_MS, STR, OPT_STR, END}, 0},
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
@@ -957,7 +1022,7 @@ static gatekit_jws_options jopt, jopt_production, jopt_v0, jopt_v999, jopt_no_bu
 /* Room for any options struct an *_init function fills. */
 static union { gatekit_receipt_options r; gatekit_jws_options j; gatekit_ledger_query l; gatekit_appstore_client_options c;
                gatekit_ledger_sync_options s; gatekit_eula_consent e; gatekit_eula_publication p;
-               gatekit_play_client_options pc; gatekit_play_push_options pp; gatekit_ledger_stripe_options st; } init_target;
+               gatekit_play_client_options pc; gatekit_play_push_options pp; gatekit_ledger_stripe_options st; gatekit_webhook_delivery_options wd; } init_target;
 static gatekit_eula_consent consent, consent_v0, consent_v999, consent_method_99, consent_not_ip, consent_bad_locale,
     consent_33_pairs, consent_keys_null, consent_key_twice, consent_agent_non_utf8, consent_agent_2k;
 static const char *consent_keys[2] = {"ticket", "ticket"}, *consent_values[2] = {"T-1", "T-2"};
@@ -990,6 +1055,7 @@ static gatekit_appstore_client *appstore_client;  /* made in the parent; its ser
 static gatekit_appstore_client_options copt, copt_v0, copt_v999, copt_no_env, copt_xcode, copt_http, copt_retries, copt_agent;
 static gatekit_play_client *play_client;       /* made in the parent; its server (127.0.0.1:1) refuses */
 static gatekit_stripe_client *stripe_client;   /* made in the parent; its server (127.0.0.1:1) refuses */
+static gatekit_webhook_delivery_options wdopt, wdopt_v0, wdopt_v999, wdopt_timeout_0, wdopt_give_up_negative, wdopt_flags, wdopt_missing_ca;
 static gatekit_ledger_stripe_sync_options ssopt, ssopt_v0, ssopt_v999, ssopt_lease_0, ssopt_budget_negative, ssopt_overlap_huge;
 static gatekit_stripe_client_options scopt, scopt_v0, scopt_v999, scopt_no_key, scopt_both_keys, scopt_publishable, scopt_http,
     scopt_retries, scopt_missing_key;
@@ -1078,6 +1144,7 @@ static arg valid_value(const api_entry *e, int k) {
     case SC_OPTIONS: v.p = &scopt; break;
     case S_CLIENT: case OPT_S_CLIENT: v.p = stripe_client; break;
     case SS_OPTIONS: v.p = &ssopt; break;
+    case WD_OPTIONS: v.p = &wdopt; break;
     case OPT_SIZE_OUT: v.p = &size_slot; break;
     case P_OPTIONS: v.p = &popt; break;
     case PUSH_OPTIONS: v.p = &pushopt; break;
@@ -1148,7 +1215,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
                    what == NONCE || what == JSON_OBJ || what == AS_CLIENT || what == C_OPTIONS || what == PKI_DIR || what == PAYLOAD_JSON ||
                    what == S_OPTIONS || what == J_OPTS_LIST || what == NAMES || what == ENV_VAR || what == PUBLICATION ||
                    what == WRITE_FN || what == P_CLIENT || what == P_OPTIONS || what == PUSH_OPTIONS || what == PUSH_V || what == T_ISSUER ||
-                   what == SC_OPTIONS || what == S_CLIENT;
+                   what == SC_OPTIONS || what == S_CLIENT || what == WD_OPTIONS;
     switch (what) {
     case STORE: case OUT_PTR: case OUT_HASH: case STR: case OPT_STR: case OPT_BYTES:
     case HASH: case PATH: case OPT_PATH: case APP_ID: case DATA: case FREE_PTR:
@@ -1160,7 +1227,7 @@ static int variants_for(const api_entry *e, int k, variant *out) {
     case S_OPTIONS: case OPT_CLIENT: case J_OPTS_LIST: case CONSENT: case NAMES: case ENV_VAR:
     case PUBLICATION: case PRESENT_OUT: case WRITE_FN: case OPT_LL_OUT:
     case P_CLIENT: case P_OPTIONS: case PUSH_OPTIONS: case PUSH_V: case T_ISSUER: case PS_OPTIONS: case OPT_P_CLIENT: case ST_OPTIONS:
-    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS: case OPT_S_CLIENT: case OPT_SIZE_OUT:
+    case SC_OPTIONS: case S_CLIENT: case SS_OPTIONS: case OPT_S_CLIENT: case OPT_SIZE_OUT: case WD_OPTIONS:
         out[n++] = (variant){"NULL", {.p = NULL}, required};
         break;
     default: break;
@@ -1222,6 +1289,14 @@ static int variants_for(const api_entry *e, int k, variant *out) {
         out[n++] = (variant){"base_url http://", {.p = &popt_http}, 1};
         out[n++] = (variant){"max_retries -1", {.p = &popt_retries}, 1};
         out[n++] = (variant){"a missing key file", {.p = &popt_missing_key}, 0};
+    }
+    if (what == WD_OPTIONS) {
+        out[n++] = (variant){"version 0", {.p = &wdopt_v0}, 0};
+        out[n++] = (variant){"version 999", {.p = &wdopt_v999}, 0};
+        out[n++] = (variant){"attempt_timeout_ms 0", {.p = &wdopt_timeout_0}, 1};
+        out[n++] = (variant){"give_up_after_ms -1", {.p = &wdopt_give_up_negative}, 1};
+        out[n++] = (variant){"flags 8", {.p = &wdopt_flags}, 1};
+        out[n++] = (variant){"a missing ca_file", {.p = &wdopt_missing_ca}, 0};
     }
     if (what == SS_OPTIONS) {
         out[n++] = (variant){"version 0", {.p = &ssopt_v0}, 0};
@@ -1657,6 +1732,14 @@ static void setup_play(void) {
     scopt_missing_key.api_key = NULL;
     scopt_missing_key.api_key_file = "/nonexistent/gatekit/stripe-key";
     CHECK_RC(stripe_client_new(&stripe_client, &scopt), GATEKIT_OK);
+    CHECK_RC(ledger_webhook_delivery_options_init(&wdopt, GATEKIT_WEBHOOK_DELIVERY_OPTIONS_VERSION), GATEKIT_OK);
+    wdopt_v0 = wdopt_v999 = wdopt_timeout_0 = wdopt_give_up_negative = wdopt_flags = wdopt_missing_ca = wdopt;
+    wdopt_v0.version = 0;
+    wdopt_v999.version = 999;
+    wdopt_timeout_0.attempt_timeout_ms = 0;
+    wdopt_give_up_negative.give_up_after_ms = -1;
+    wdopt_flags.flags = 8;
+    wdopt_missing_ca.ca_file = "/nonexistent/gatekit/ca.pem";
     CHECK_RC(ledger_stripe_sync_options_init(&ssopt, GATEKIT_LEDGER_STRIPE_SYNC_OPTIONS_VERSION), GATEKIT_OK);
     ssopt.max_pages = 1;
     ssopt_v0 = ssopt_v999 = ssopt_lease_0 = ssopt_budget_negative = ssopt_overlap_huge = ssopt;

@@ -28,6 +28,7 @@ extern "C" {
 #define GATEKIT_EWEBHOOK_HEADER    (-910)  /* webhook-id, webhook-timestamp or webhook-signature is missing or malformed, or the signature lists no v1 entry */
 #define GATEKIT_EWEBHOOK_SIGNATURE (-911)  /* no v1 entry is the body's HMAC under any of the secrets: another endpoint's secret, or a body changed on the way */
 #define GATEKIT_EWEBHOOK_TIMESTAMP (-912)  /* the delivery was signed longer ago than the tolerance (a replay), or that far ahead of this host's clock */
+#define GATEKIT_EWEBHOOK_DELIVERY  (-913)  /* a webhook delivery got no answer, or one too long to read (an attempt's error, in gatekit/ledger_webhooks.h) */
 
 /* Since 0.3.0. A new secret for an endpoint in *out_secret ("whsec_" and the base64 of 32
  * random bytes from OpenSSL's generator; free with gatekit_free). Keep it as a password. */

@@ -137,6 +137,8 @@ GATEKIT_LEDGER_SYNC_DONE = 1
 GATEKIT_LEDGER_SYNC_PARTIAL = 2
 GATEKIT_LEDGER_SYNC_BUSY = 3
 GATEKIT_LEDGER_SYNC_OPTIONS_VERSION = 1
+GATEKIT_WEBHOOK_ALLOW_PRIVATE = 1
+GATEKIT_WEBHOOK_DELIVERY_OPTIONS_VERSION = 1
 GATEKIT_PERM_STATE_UNKNOWN = 0
 GATEKIT_PERM_STATE_ASK_AGAIN = 100
 GATEKIT_PERM_STATE_AUTHORIZED = 200
@@ -289,6 +291,7 @@ GATEKIT_STRIPE_CLIENT_OPTIONS_VERSION = 1
 GATEKIT_EWEBHOOK_HEADER = -910
 GATEKIT_EWEBHOOK_SIGNATURE = -911
 GATEKIT_EWEBHOOK_TIMESTAMP = -912
+GATEKIT_EWEBHOOK_DELIVERY = -913
 
 
 # Range checks: ctypes wraps an integer its C type cannot hold (2**64 + 1 becomes 1); every
@@ -355,6 +358,10 @@ class gatekit_appstore_key(ctypes.Structure):
 
 class gatekit_jws(ctypes.Structure):
     """Opaque: only pointers to a gatekit_jws cross the ABI."""
+
+
+class gatekit_webhook_delivery(ctypes.Structure):
+    """Opaque: only pointers to a gatekit_webhook_delivery cross the ABI."""
 
 
 class gatekit_play_client(ctypes.Structure):
@@ -519,6 +526,19 @@ class gatekit_ledger_sync_options(CheckedStructure):
         ("budget_ms", ctypes.c_longlong),
         ("max_pages", ctypes.c_int),
         ("lease_ms", ctypes.c_longlong),
+    ]
+
+
+class gatekit_webhook_delivery_options(CheckedStructure):
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("ca_file", ctypes.c_char_p),
+        ("attempt_timeout_ms", ctypes.c_int),
+        ("connect_timeout_ms", ctypes.c_int),
+        ("give_up_after_ms", ctypes.c_longlong),
+        ("disable_after_ms", ctypes.c_longlong),
+        ("worker", ctypes.c_char_p),
+        ("flags", ctypes.c_int),
     ]
 
 
@@ -752,6 +772,17 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_sync_state': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
     'ledger_refresh': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_jws_options), ctypes.c_char_p,),
     'ledger_set_refresher': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_appstore_client), ctypes.POINTER(gatekit_jws_options),),
+    'ledger_webhook_endpoint_add': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_char_p, ctypes.c_int,),
+    'ledger_webhook_endpoint_update': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,),
+    'ledger_webhook_secret_roll': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_longlong,),
+    'ledger_webhook_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store),),
+    'ledger_webhook_metrics': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store),),
+    'ledger_webhook_replay': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong,),
+    'ledger_webhook_deliveries': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_int,),
+    'ledger_webhook_delivery_options_init': (ctypes.c_int, ctypes.POINTER(gatekit_webhook_delivery_options), ctypes.c_uint,),
+    'ledger_webhook_deliver': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_webhook_delivery_options), ctypes.c_int,),
+    'ledger_webhook_delivery_start': (ctypes.c_int, ctypes.POINTER(ctypes.POINTER(gatekit_webhook_delivery)), ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_webhook_delivery_options),),
+    'ledger_webhook_delivery_stop': (ctypes.c_int, ctypes.POINTER(gatekit_webhook_delivery),),
     'perm_category_name': (ctypes.c_char_p, ctypes.c_int,),
     'perm_category_from_name': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.c_char_p,),
     'perm_state_name': (ctypes.c_char_p, ctypes.c_int,),
@@ -982,6 +1013,17 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_sync_state': ('out_json', 'store', 'environment', ),
     'ledger_refresh': ('out_json', 'store', 'client', 'verify', 'customer', ),
     'ledger_set_refresher': ('store', 'client', 'verify', ),
+    'ledger_webhook_endpoint_add': ('out_json', 'store', 'url', 'event_types', 'event_type_count', 'description', 'flags', ),
+    'ledger_webhook_endpoint_update': ('out_json', 'store', 'id', 'change_json', 'flags', ),
+    'ledger_webhook_secret_roll': ('out_json', 'store', 'id', 'overlap_ms', ),
+    'ledger_webhook_report': ('out_json', 'store', ),
+    'ledger_webhook_metrics': ('out_text', 'store', ),
+    'ledger_webhook_replay': ('store', 'id', 'from_seq', 'to_seq', 'from_ms', 'to_ms', ),
+    'ledger_webhook_deliveries': ('out_json', 'store', 'id', 'state', 'after_seq', 'limit', ),
+    'ledger_webhook_delivery_options_init': ('options', 'version', ),
+    'ledger_webhook_deliver': ('out_json', 'store', 'options', 'budget_ms', ),
+    'ledger_webhook_delivery_start': ('out', 'store', 'options', ),
+    'ledger_webhook_delivery_stop': ('delivery', ),
     'perm_category_name': ('category', ),
     'perm_category_from_name': ('store', 'name', ),
     'perm_state_name': ('state', ),
@@ -1211,6 +1253,17 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_sync_state: Callable[..., Any]
     ledger_refresh: Callable[..., Any]
     ledger_set_refresher: Callable[..., Any]
+    ledger_webhook_endpoint_add: Callable[..., Any]
+    ledger_webhook_endpoint_update: Callable[..., Any]
+    ledger_webhook_secret_roll: Callable[..., Any]
+    ledger_webhook_report: Callable[..., Any]
+    ledger_webhook_metrics: Callable[..., Any]
+    ledger_webhook_replay: Callable[..., Any]
+    ledger_webhook_deliveries: Callable[..., Any]
+    ledger_webhook_delivery_options_init: Callable[..., Any]
+    ledger_webhook_deliver: Callable[..., Any]
+    ledger_webhook_delivery_start: Callable[..., Any]
+    ledger_webhook_delivery_stop: Callable[..., Any]
     perm_category_name: Callable[..., Any]
     perm_category_from_name: Callable[..., Any]
     perm_state_name: Callable[..., Any]

@@ -21,6 +21,7 @@ from ._named_enum import NamedIntEnum
 from ._managed import StoreOwner
 from ._ledger_query import APP_USER, QUERY_VERSION, TEST_SIGNED, instant_ms, query
 from .ledger_grant import Grant, LedgerGrants
+from .ledger_webhooks import LedgerWebhooks
 from .ledger_insight import LedgerInsight
 from .ledger_play import LedgerPlay
 from .ledger_stripe import LedgerStripe
@@ -290,7 +291,7 @@ _CATALOG_CHECK_ONLY = _bindings.GATEKIT_CATALOG_CHECK_ONLY
 _catalog = _bindings.ledger_catalog
 
 
-class Ledger(LedgerSync, LedgerInsight, LedgerPlay, LedgerStripe, LedgerGrants):
+class Ledger(LedgerSync, LedgerInsight, LedgerPlay, LedgerStripe, LedgerGrants, LedgerWebhooks):
     """``store.ledger``: this module's ingestion, questions, change feed, app accounts and
     catalog, with :class:`gatekit.ledger_sync.LedgerSync` (syncing from Apple) and
     :class:`gatekit.ledger_insight.LedgerInsight` (metrics, the report) and

@@ -13,12 +13,14 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 from . import _bindings, _native, _time
 from .errors import GateKitError, check, register
 
-__all__ = ["EWEBHOOK_HEADER", "EWEBHOOK_SIGNATURE", "EWEBHOOK_TIMESTAMP", "VerifiedWebhook", "WebhookVerificationError", "generate_secret",
+__all__ = ["EWEBHOOK_DELIVERY", "EWEBHOOK_HEADER", "EWEBHOOK_SIGNATURE", "EWEBHOOK_TIMESTAMP", "VerifiedWebhook", "WebhookVerificationError", "generate_secret",
            "headers", "sign", "verify"]
 
 EWEBHOOK_HEADER = _bindings.GATEKIT_EWEBHOOK_HEADER
 EWEBHOOK_SIGNATURE = _bindings.GATEKIT_EWEBHOOK_SIGNATURE
 EWEBHOOK_TIMESTAMP = _bindings.GATEKIT_EWEBHOOK_TIMESTAMP
+#: An attempt's error in a delivery's record (no call raises it): no answer, or one too long.
+EWEBHOOK_DELIVERY = _bindings.GATEKIT_EWEBHOOK_DELIVERY
 
 
 class WebhookVerificationError(GateKitError):

@@ -54,6 +54,11 @@ package final class HTTPSTransport: @unchecked Sendable {
         /// Plain HTTP instead of HTTPS: only for the link-local metadata server, which has no
         /// TLS (`MetadataServer` checks the host); such a transport sends nothing else.
         package var plainHTTP = false
+        /// Connect only to public IP addresses (`PublicAddress`), checked for each address the
+        /// name resolved to as it is connected: a team's webhook endpoint, never the host's network.
+        package var publicAddressesOnly = false
+        /// The longest answer read (a webhook receiver's answer needs only an excerpt).
+        package var responseLimit = HTTPSTransport.maximumResponseLength
 
         package init(certificateAuthorities: [UInt8]?, connectTimeoutMilliseconds: Int, userAgent: String, errors: ErrorCodes) {
             self.certificateAuthorities = certificateAuthorities
@@ -71,6 +76,7 @@ package final class HTTPSTransport: @unchecked Sendable {
         package static let appStore = ErrorCodes(transport: .EAPPSTORE_TRANSPORT, response: .EAPPSTORE_RESPONSE)
         package static let play = ErrorCodes(transport: .EPLAY_TRANSPORT, response: .EPLAY_RESPONSE)
         package static let stripe = ErrorCodes(transport: .ESTRIPE_TRANSPORT, response: .ESTRIPE_RESPONSE)
+        package static let webhookDelivery = ErrorCodes(transport: .EWEBHOOK_DELIVERY, response: .EWEBHOOK_DELIVERY)
     }
 
     /// Largest answer read: Apple's pages hold at most 20 signed items (a few hundred KB),
@@ -115,7 +121,8 @@ package final class HTTPSTransport: @unchecked Sendable {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         defer { errorBuffer.deallocate() }
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let sink = ResponseSink(limit: HTTPSTransport.maximumResponseLength)
+        let sink = ResponseSink(limit: settings.responseLimit)
+        let connections = ConnectionCheck()
         let context = Unmanaged.passUnretained(sink).toOpaque()
 
         var set: [CURLcode] = [
@@ -136,6 +143,12 @@ package final class HTTPSTransport: @unchecked Sendable {
                 return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().append(data, size, count)
             }, context),
         ]
+        if settings.publicAddressesOnly {
+            set.append(gk_curl_set_opener(c, handle, { context, _, address in
+                guard let context, let address else { return CURL_SOCKET_BAD }
+                return Unmanaged<ConnectionCheck>.fromOpaque(context).takeUnretainedValue().open(address)
+            }, Unmanaged.passUnretained(connections).toOpaque()))
+        }
         if let authorities = settings.certificateAuthorities {
             set.append(authorities.withUnsafeBytes { gk_curl_set_blob(c, handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
             set.append(gk_curl_set_pointer(c, handle, CURLOPT_CAPATH, nil))  // only these: not the system's folder too
@@ -156,7 +169,10 @@ package final class HTTPSTransport: @unchecked Sendable {
 
         let code = c.pointee.curl_easy_perform(handle)
         if sink.overflowed {
-            throw GateKitError(settings.errors.response, "the answer is longer than \(HTTPSTransport.maximumResponseLength) bytes")
+            throw GateKitError(settings.errors.response, "the answer is longer than \(settings.responseLimit) bytes")
+        }
+        if let refused = connections.refused {
+            throw GateKitError(settings.errors.transport, "\(request.method) \(HTTPSTransport.origin(of: request.url)): refused to connect to \(refused), not a public address")
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
@@ -193,6 +209,27 @@ package final class HTTPSTransport: @unchecked Sendable {
 
     private func checkIn(_ handle: UnsafeMutableRawPointer) {
         idle.withLock { $0.append(handle) }
+    }
+}
+
+/// Opens each socket libcurl asks for, unless its address is not public: then none, and the
+/// address is kept for the error.
+private final class ConnectionCheck {
+    var refused: String?
+
+    func open(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        var raw = [UInt8](repeating: 0, count: 16)
+        let length = Int(gk_curl_address_bytes(address, &raw))
+        let bytes = Array(raw.prefix(length))
+        guard PublicAddress.isPublic(bytes) else {
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            let family = length == 4 ? AF_INET : AF_INET6
+            refused = length == 0 ? "an address of family \(address.pointee.family)"
+                : (inet_ntop(family, bytes, &text, socklen_t(text.count)) != nil
+                   ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "an address")
+            return CURL_SOCKET_BAD
+        }
+        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
     }
 }
 

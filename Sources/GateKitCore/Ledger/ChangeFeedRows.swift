@@ -223,6 +223,7 @@ enum ChangeFeedRows {
                              .text(JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))), .integer(now)])
         }
         try rows.flush(db)
+        try WebhookOutbox.enqueue(db, changes: changes.count, now: now)
     }
 
     /// Makes the feed look at these products' answers again at `at` (a catalog taking effect

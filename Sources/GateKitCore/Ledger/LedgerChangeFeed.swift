@@ -50,14 +50,7 @@ extension Ledger {
         _ = try emitDueChanges()
         return try store.read { (db) throws(GateKitError) -> String in
             let catalogs = try currentCatalogs(db)
-            // The store that sold the purchase, from its versions (one indexed look-up a row).
-            let s = try db.statement("""
-                SELECT seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, at_ms,
-                    cause, item_id, app_account_token, app_user_ids, recorded_ms,
-                    (SELECT t.store FROM ledger_transactions t WHERE t.environment = c.environment AND t.test_signed = c.test_signed
-                        AND t.original_transaction_id = c.original_transaction_id LIMIT 1)
-                FROM ledger_changes c WHERE seq > ?1 ORDER BY seq LIMIT ?2
-                """)
+            let s = try db.statement(Ledger.changeSelect + " WHERE seq > ?1 ORDER BY seq LIMIT ?2")
             defer { s.reset() }
             s.bind(1, seq).bind(2, Int64(limit))
             var items: [JSONValue] = []
@@ -68,6 +61,25 @@ extension Ledger {
             }
             return JSONWriter.serialize(.object([("version", .number(JSONDocument.version)), ("changes", .array(items)), ("last", .number(last))]))
         }
+    }
+
+    /// A change's columns, and the store that sold the purchase, from its versions (one indexed
+    /// look-up a row).
+    private static let changeSelect = """
+        SELECT seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, at_ms,
+            cause, item_id, app_account_token, app_user_ids, recorded_ms,
+            (SELECT t.store FROM ledger_transactions t WHERE t.environment = c.environment AND t.test_signed = c.test_signed
+                AND t.original_transaction_id = c.original_transaction_id LIMIT 1)
+        FROM ledger_changes c
+        """
+
+    /// Change `seq` as `changesJSON` lists it (nil: none has that number), read in `db`.
+    package func change(_ db: any DatabaseConnection, seq: Int64) throws(GateKitError) -> JSONValue? {
+        let catalogs = try currentCatalogs(db)
+        let s = try db.statement(Ledger.changeSelect + " WHERE seq = ?1")
+        defer { s.reset() }
+        s.bind(1, seq)
+        return try s.step() ? try Ledger.change(s, catalogs: catalogs) : nil
     }
 
     private static func change(_ s: any DatabaseStatement, catalogs: ProductCatalogs) throws(GateKitError) -> JSONValue {

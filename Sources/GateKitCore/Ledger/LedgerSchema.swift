@@ -593,3 +593,57 @@ package enum LedgerSchema {
         .addColumn("ledger_payment_revocations", Column("refund_currency", .text, check: "length(refund_currency) = 3")),
     ])
 }
+
+extension LedgerSchema {
+    /// Migration 27: webhooks to a team's backend (docs/webhooks.md). The endpoints a team
+    /// registered; one delivery per change and endpoint, written with the change (`WebhookOutbox`)
+    /// and moved along by the delivery workers (pending, delivered, dead or not wanted), with a
+    /// lease while one sends it; every attempt made, append-only; and the feed's changes by
+    /// purchase, so an event reads the answer its purchase gave before.
+    package static let webhookOutbox = Migration([
+        .table("ledger_webhook_endpoints", [
+            Column("id", .text, notNull: true, primaryKey: true, check: "length(id) BETWEEN 1 AND 64"),
+            Column("url", .text, notNull: true, check: "length(url) BETWEEN 9 AND 2048"),
+            Column("event_types", .text, notNull: true),
+            Column("secret", .text, notNull: true),
+            Column("previous_secret", .text),
+            Column("previous_until_ms", .integer),
+            Column("enabled", .integer, notNull: true, check: "enabled IN (0, 1)"),
+            Column("description", .text, notNull: true),
+            Column("created_ms", .integer, notNull: true),
+            Column("disabled_ms", .integer),
+            Column("disabled_reason", .text),
+        ]),
+        .table("ledger_webhook_deliveries", [
+            Column("endpoint_id", .text, notNull: true),
+            Column("seq", .integer, notNull: true),
+            Column("customer", .text, notNull: true),
+            Column("state", .integer, notNull: true, check: "state IN (0, 1, 2, 3)"),
+            Column("attempts", .integer, notNull: true),
+            Column("next_attempt_ms", .integer, notNull: true),
+            Column("lease_holder", .text),
+            Column("lease_until_ms", .integer),
+            Column("failing_since_ms", .integer),
+            Column("last_status", .integer),
+            Column("last_error", .text),
+            Column("done_ms", .integer),
+            Column("event_type", .text),
+            Column("body", .text),
+            Column("created_ms", .integer, notNull: true),
+        ], constraints: ["PRIMARY KEY (endpoint_id, seq)"], withoutRowID: true),
+        .index("ledger_webhook_deliveries_due", on: "ledger_webhook_deliveries", ["next_attempt_ms"], where: "state = 0"),
+        .index("ledger_webhook_deliveries_by_customer", on: "ledger_webhook_deliveries", ["endpoint_id", "customer", "seq"], where: "state = 0"),
+        .table("ledger_webhook_attempts", [
+            Column("endpoint_id", .text, notNull: true),
+            Column("seq", .integer, notNull: true),
+            Column("attempt", .integer, notNull: true),
+            Column("at_ms", .integer, notNull: true),
+            Column("status", .integer, notNull: true),
+            Column("duration_ms", .integer, notNull: true),
+            Column("error", .text),
+            Column("excerpt", .text),
+        ], constraints: ["PRIMARY KEY (endpoint_id, seq, attempt)"], withoutRowID: true),
+        .appendOnly("ledger_webhook_attempts"),
+        .index("ledger_changes_by_purchase", on: "ledger_changes", ["environment", "test_signed", "original_transaction_id", "product_id", "seq"]),
+    ])
+}

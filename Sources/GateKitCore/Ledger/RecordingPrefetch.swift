@@ -41,6 +41,9 @@ extension Ledger {
         if state?.answers[RecordingState.answersKey(item.scope, original)] == nil {
             try ChangeFeedRows.prefetchStored(db, scope: item.scope, original: original, copy: copy)
         }
+        // An item that links an app account writes the link before the parties are read: a
+        // read sent ahead would miss it (the feed's first change would name no app account).
+        guard item.accountLink == nil else { return }
         // The token the subscription will have: the item's, else the one it had.
         let token = item.transactions.lazy.filter { $0.0.purchaseID == original }.compactMap(\.0.appAccountToken).first
             ?? state?.records[original].flatMap { ChangeFeedRows.newestToken($0, original: original) }

@@ -34,5 +34,6 @@ extension StoreSchema {
         LedgerSchema.payments,                         // 24
         LedgerSchema.lookupKeys,                       // 25
         LedgerSchema.partialRefunds,                   // 26
+        LedgerSchema.webhookOutbox,                    // 27
     ])
 }

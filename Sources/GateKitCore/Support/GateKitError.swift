@@ -128,6 +128,7 @@ extension GateKitError.Code {
         case .EWEBHOOK_HEADER: "a webhook header (webhook-id, webhook-timestamp, webhook-signature) is missing or malformed"
         case .EWEBHOOK_SIGNATURE: "no webhook signature matches the body under the endpoint's secrets"
         case .EWEBHOOK_TIMESTAMP: "the webhook was signed outside the tolerance of this host's clock"
+        case .EWEBHOOK_DELIVERY: "a webhook delivery got no answer"
 
         // EULA.
         case .EEULA_HASH_MISMATCH: "the acceptance names another text of the document (its hash differs): nothing was accepted"

@@ -203,5 +203,7 @@ extension GateKitError {
         case EWEBHOOK_SIGNATURE = -911
         /// the delivery was signed longer ago than the tolerance (a replay), or that far ahead of this host's clock (include/gatekit/webhooks.h)
         case EWEBHOOK_TIMESTAMP = -912
+        /// a webhook delivery got no answer, or one too long to read (an attempt's error, in gatekit/ledger_webhooks.h) (include/gatekit/webhooks.h)
+        case EWEBHOOK_DELIVERY = -913
     }
 }

@@ -1,0 +1,84 @@
+import GateKitLedger
+
+/// The names teams give what happened to a purchase (docs/webhooks.md, "Events"), read from a
+/// change of the feed: the answer its purchase's product gave before and gives after, and the
+/// store's versions of the purchase around it. The same names for every store.
+public enum BusinessEvent: String, CaseIterable, Sendable {
+    case initialPurchase = "initial_purchase"
+    case trialStarted = "trial_started"
+    case nonRenewingPurchase = "non_renewing_purchase"
+    case nonConsumablePurchase = "non_consumable_purchase"
+    case renewal
+    case trialConverted = "trial_converted"
+    case trialExpired = "trial_expired"
+    case expiration
+    case gracePeriodStarted = "grace_period_started"
+    case billingIssue = "billing_issue"
+    case gracePeriodExpired = "grace_period_expired"
+    case billingRecovered = "billing_recovered"
+    case subscriptionPaused = "subscription_paused"
+    case subscriptionResumed = "subscription_resumed"
+    case productChange = "product_change"
+    case refund
+    case refundReversed = "refund_reversed"
+    case purchasePending = "purchase_pending"
+    /// Any other change of the answer (a period shortened, a purchase the catalog names anew).
+    case entitlementChanged = "entitlement_changed"
+
+    /// What the feed's rows say around one change.
+    struct Facts {
+        /// The product's answer before the change (nil: the first change of it).
+        var before: (entitled: Bool, reason: Entitlement.Reason, untilMs: Int64?)?
+        var after: (entitled: Bool, reason: Entitlement.Reason, untilMs: Int64?)
+        /// The purchase had changes of another product before (a plan changed).
+        var otherProductBefore: Bool
+        /// Whether the period the answer ends with, and the one before it, were free trials.
+        var trialNow: Bool
+        var trialBefore: Bool
+    }
+
+    static func of(_ f: Facts) -> BusinessEvent {
+        let after = f.after
+        switch after.reason {
+        case .upgraded: return .productChange
+        case .revoked: return .refund
+        case .paused: return .subscriptionPaused
+        case .pending: return .purchasePending
+        case .gracePeriod: return f.before?.reason == .gracePeriod ? .entitlementChanged : .gracePeriodStarted
+        case .billingRetry:
+            switch f.before?.reason {
+            case .gracePeriod?: return .gracePeriodExpired
+            case .billingRetry?: return .entitlementChanged
+            default: return .billingIssue
+            }
+        case .expired: return f.trialNow ? .trialExpired : .expiration
+        default: break
+        }
+        guard after.entitled else { return .entitlementChanged }
+        guard let before = f.before else {
+            if f.otherProductBefore { return .productChange }
+            switch after.reason {
+            case .nonRenewing: return .nonRenewingPurchase
+            case .nonConsumable: return .nonConsumablePurchase
+            default: return f.trialNow ? .trialStarted : .initialPurchase
+            }
+        }
+        switch before.reason {
+        case .revoked: return .refundReversed
+        case .paused: return .subscriptionResumed
+        case .gracePeriod, .billingRetry: return .billingRecovered
+        case .noPurchase, .notYetPurchased, .pending, .unknownName, .unknownType:
+            if f.otherProductBefore { return .productChange }
+            if after.reason == .nonRenewing { return .nonRenewingPurchase }
+            if after.reason == .nonConsumable { return .nonConsumablePurchase }
+            return f.trialNow ? .trialStarted : .initialPurchase
+        default: break
+        }
+        // A later end than before: a new period (after a lapse too, a resubscription).
+        if let until = after.untilMs, before.untilMs.map({ until > $0 }) ?? !before.entitled {
+            if after.reason == .nonRenewing { return .nonRenewingPurchase }
+            return f.trialBefore && !f.trialNow ? .trialConverted : .renewal
+        }
+        return .entitlementChanged
+    }
+}
