@@ -30,8 +30,10 @@ enum LastError {
 @inline(__always)
 func exportBoundary(_ function: StaticString, _ body: () throws(GateKitError) -> Int32) -> Int32 {
     // Counting forks from the first call on: a thread that used the library before a fork
-    // is then known in the child (`FreshThread`).
+    // is then known in the child (`FreshThread`); and the gate that holds forks off the
+    // library's sections exists before any section can race a fork.
     _ = ForkGeneration.current
+    ForkGate.prepare()
     do {
         return try body()
     } catch {

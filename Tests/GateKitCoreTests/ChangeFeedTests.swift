@@ -82,4 +82,29 @@ import Testing
         _ = try ledger.ingestTransaction(Array(refund.utf8), options: options)
         #expect(try seqs(after: 0) == [1, 2] && (try seqs(after: 1)) == [2])
     }
+
+    /// Auto-renew turned off within a period changes no access, yet is a change ("willRenew":
+    /// false: a cancellation); on again, another; a first renewal intent saying it renews is none.
+    @Test func autoRenewTurnedOffAndOnAreChanges() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("renewal.sqlite")))
+        let now = Clock.nowMilliseconds()
+        func changes() throws -> [[String]] {
+            guard case let .array(list)? = try JSONParser.parse(Array(try ledger.changesJSON(after: 0, limit: 100).utf8))["changes"] else { return [] }
+            return list.map { [$0["reason"]?.stringValue ?? "", $0["willRenew"].map { $0 == .bool(true) ? "renews" : "stops" } ?? "-"] }
+        }
+        _ = try ledger.ingestTransaction(Array(pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now - 5_000), chain: JWSGeneratedTests.chain).utf8),
+                                         options: options)
+        func intent(_ status: Int, at: Int64) throws {
+            let renewal = pki.sign(#"{"originalTransactionId":"2000000100","autoRenewProductId":"pro.monthly","productId":"pro.monthly","autoRenewStatus":\#(status),"signedDate":\#(at),"environment":"Sandbox","recentSubscriptionStartDate":\#(now - 6_000)}"#,
+                                   chain: JWSGeneratedTests.chain)
+            _ = try ledger.ingestRenewalInfo(Array(renewal.utf8), options: options)
+        }
+        try intent(1, at: now - 4_000)
+        #expect(try changes() == [["subscription", "-"]])
+        try intent(0, at: now - 3_000)
+        try intent(1, at: now - 2_000)
+        #expect(try changes() == [["subscription", "-"], ["subscription", "stops"], ["subscription", "renews"]])
+    }
 }

@@ -79,6 +79,13 @@ import GateKitSupport
         #expect(of((true, .subscription, 10), (false, .upgraded, nil)) == .productChange)
         #expect(of(nil, (false, .pending, nil)) == .purchasePending)
         #expect(of((true, .subscription, 20), (true, .subscription, 10)) == .entitlementChanged)  // a period shortened
+        func renewal(_ was: Bool?, _ now: Bool?) -> BusinessEvent {
+            BusinessEvent.of(F(before: (entitled: true, reason: .subscription, untilMs: 10), after: (entitled: true, reason: .subscription, untilMs: 10),
+                               willRenewBefore: was, willRenewAfter: now, otherProductBefore: false, trialNow: false, trialBefore: false))
+        }
+        #expect(renewal(true, false) == .cancellation)
+        #expect(renewal(false, true) == .uncancellation)
+        #expect(renewal(nil, false) == .entitlementChanged)  // a change kept before auto-renew was recorded
     }
 
     @Test func retriesWaitLongerEachTimeWithJitterAndHonourRetryAfter() {

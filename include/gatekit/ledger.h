@@ -291,7 +291,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_unlink(gatekit_store *store, const ch
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store *store, const char *environment, const char *app_user_id, const char *customer, long long at_ms);
 
 /* The change feed (since 0.2.0; docs/ledger.md, "The change feed"): every change of an answer
- * — entitled or not, reason, status, until — for a subscription (original transaction id) and
+ * — entitled or not, reason, status, until, and whether the subscription renews ("willRenew":
+ * auto-renew turned off is a change) — for a subscription (original transaction id) and
  * product, numbered in commit order with no gaps. Its cause is the ingested item ("ingest",
  * with "item": the history's item id; a sync's items too) or time ("time": a period ended, a
  * grace period ran out, a catalog's term took effect, with nothing ingested), dated "at" the
@@ -305,7 +306,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
 /* Since 0.2.0. The changes after after_seq (0: from the first), oldest first, at most limit (1 to 10000):
  * {"version":1,"changes":[{"seq":1,"environment":...,"testSigned":...,"originalTransactionId":
  * ...,"appAccountToken":...,"appUserIds":[...],"store":"app-store","productId":...,"entitlements":["pro"],
- * "entitled":true,"reason":"subscription","status":1,"until":ms,"at":ms,"cause":"ingest",
+ * "entitled":true,"reason":"subscription","status":1,"until":ms,"willRenew":true,"at":ms,"cause":"ingest",
  * "item":7,"recorded":ms}],"last":seq} — members that do not apply are absent; "last" is the
  * cursor to pass next (after_seq when there was nothing new). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_changes(char **out_json, gatekit_store *store, long long after_seq, int limit);

@@ -89,8 +89,8 @@ typedef struct gatekit_webhook_delivery_options {
     const char *ca_file;           /* NULL: the system's CAs; else a PEM file to trust instead (a test receiver's) */
     int attempt_timeout_ms;        /* one attempt, connection included, 100 to 600000; init: 10000 */
     int connect_timeout_ms;        /* 100 to 600000; init: 5000 */
-    long long give_up_after_ms;    /* a delivery failing this long is dead; 1 minute to 30 days; init: 3 days */
-    long long disable_after_ms;    /* an endpoint failing this long is disabled; 1 minute to 30 days; init: 5 days */
+    long long give_up_after_ms;    /* a delivery failing this long is dead; 1 second to 30 days; init: 3 days */
+    long long disable_after_ms;    /* an endpoint failing this long is disabled; 1 second to 30 days; init: 5 days */
     const char *worker;            /* names this worker in leases; NULL: unique to the process and call */
     int flags;                     /* 0 or GATEKIT_WEBHOOK_ALLOW_PRIVATE */
 } gatekit_webhook_delivery_options;

@@ -226,6 +226,7 @@ class Change(JSONResult):
     until: Optional[datetime] = None
     item: Optional[int] = None
     store: str = "app-store"               # or "play": the store that sold the purchase
+    will_renew: Optional[bool] = None      # the subscription renews at the end of its period (auto-renew on); None: not said
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "Change":
@@ -238,7 +239,8 @@ class Change(JSONResult):
                    reason=_REASONS[raw["reason"]], at=at, cause=raw["cause"], recorded=recorded,
                    app_account_token=raw.get("appAccountToken"), app_user_ids=tuple(raw.get("appUserIds", ())),
                    entitlements=tuple(raw.get("entitlements", ())), status=SubscriptionStatus(status) if status is not None else None,
-                   until=_time.from_milliseconds(raw.get("until")), item=raw.get("item"), store=raw.get("store", "app-store"))
+                   until=_time.from_milliseconds(raw.get("until")), item=raw.get("item"), store=raw.get("store", "app-store"),
+                   will_renew=raw.get("willRenew"))
 
     def to_dict(self) -> Dict[str, Any]:
         return _present({
@@ -247,7 +249,7 @@ class Change(JSONResult):
             "appUserIds": list(self.app_user_ids), "store": self.store, "productId": self.product_id,
             "entitlements": list(self.entitlements) if self.entitlements else None, "entitled": self.entitled,
             "reason": _REASON_NAMES[self.reason], "status": int(self.status) if self.status is not None else None,
-            "until": _time.milliseconds(self.until, "until") if self.until else None,
+            "until": _time.milliseconds(self.until, "until") if self.until else None, "willRenew": self.will_renew,
             "at": _time.milliseconds(self.at, "at"), "cause": self.cause, "item": self.item,
             "recorded": _time.milliseconds(self.recorded, "recorded"),
         })

@@ -24,7 +24,7 @@ __all__ = ["DeliveryPass", "DeliveryWorker", "EVENT_TYPES", "LedgerWebhooks", "W
 EVENT_TYPES = ("initial_purchase", "trial_started", "non_renewing_purchase", "non_consumable_purchase", "renewal", "trial_converted",
                "trial_expired", "expiration", "grace_period_started", "billing_issue", "grace_period_expired", "billing_recovered",
                "subscription_paused", "subscription_resumed", "product_change", "refund", "refund_reversed", "purchase_pending",
-               "entitlement_changed")
+               "cancellation", "uncancellation", "entitlement_changed")
 
 
 def _ms(ms: int) -> datetime:
@@ -85,12 +85,13 @@ class DeliveryPass:
     disabled: List[str]
 
 
-def _options(ca_file: Optional[str], allow_private: bool, attempt_timeout: timedelta, give_up_after: timedelta,
+def _options(ca_file: Optional[str], allow_private: bool, attempt_timeout: timedelta, connect_timeout: timedelta, give_up_after: timedelta,
              disable_after: timedelta, worker: Optional[str]) -> "_bindings.gatekit_webhook_delivery_options":
     options = _bindings.gatekit_webhook_delivery_options()
     check(_bindings.ledger_webhook_delivery_options_init(ctypes.byref(options), _bindings.GATEKIT_WEBHOOK_DELIVERY_OPTIONS_VERSION))
     options.ca_file = _native.to_c_string(ca_file, "ca_file")
     options.attempt_timeout_ms = _time.span_milliseconds(attempt_timeout, "attempt_timeout")
+    options.connect_timeout_ms = _time.span_milliseconds(connect_timeout, "connect_timeout")
     options.give_up_after_ms = _time.span_milliseconds(give_up_after, "give_up_after")
     options.disable_after_ms = _time.span_milliseconds(disable_after, "disable_after")
     options.worker = _native.to_c_string(worker, "worker")
@@ -175,11 +176,13 @@ class LedgerWebhooks:
         return [WebhookDelivery.from_dict(d) for d in json.loads(_native.take_string(out))["deliveries"]]
 
     def deliver_webhooks(self, *, budget: timedelta = timedelta(seconds=5), ca_file: Optional[str] = None, allow_private: bool = False,
-                         attempt_timeout: timedelta = timedelta(seconds=10), give_up_after: timedelta = timedelta(days=3),
-                         disable_after: timedelta = timedelta(days=5), worker: Optional[str] = None) -> DeliveryPass:
+                         attempt_timeout: timedelta = timedelta(seconds=10), connect_timeout: timedelta = timedelta(seconds=5),
+                         give_up_after: timedelta = timedelta(days=3), disable_after: timedelta = timedelta(days=5),
+                         worker: Optional[str] = None) -> DeliveryPass:
         """Sends what is due until nothing is or ``budget`` passed (a worker's loop calls it;
-        :class:`DeliveryWorker` runs one in a thread)."""
-        options = _options(ca_file, allow_private, attempt_timeout, give_up_after, disable_after, worker)
+        :class:`DeliveryWorker` runs one in a thread). A delivery failing for ``give_up_after`` is
+        dead; an endpoint failing for ``disable_after`` is disabled (each 1 s to 30 days)."""
+        options = _options(ca_file, allow_private, attempt_timeout, connect_timeout, give_up_after, disable_after, worker)
         out = ctypes.c_void_p()
         check(_bindings.ledger_webhook_deliver(ctypes.byref(out), self._store.handle, ctypes.byref(options), _time.span_milliseconds(budget, "budget")))
         raw = json.loads(_native.take_string(out))
@@ -193,10 +196,11 @@ class DeliveryWorker:
     flight finishes first). The store must stay open meanwhile."""
 
     def __init__(self, store: "Store", *, ca_file: Optional[str] = None, allow_private: bool = False,
-                 attempt_timeout: timedelta = timedelta(seconds=10), give_up_after: timedelta = timedelta(days=3),
-                 disable_after: timedelta = timedelta(days=5), worker: Optional[str] = None) -> None:
+                 attempt_timeout: timedelta = timedelta(seconds=10), connect_timeout: timedelta = timedelta(seconds=5),
+                 give_up_after: timedelta = timedelta(days=3), disable_after: timedelta = timedelta(days=5),
+                 worker: Optional[str] = None) -> None:
         self._store = store
-        self._options = _options(ca_file, allow_private, attempt_timeout, give_up_after, disable_after, worker)
+        self._options = _options(ca_file, allow_private, attempt_timeout, connect_timeout, give_up_after, disable_after, worker)
         self._handle: Optional[Any] = None
 
     def start(self) -> "DeliveryWorker":

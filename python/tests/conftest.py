@@ -133,7 +133,7 @@ def pytest_configure(config) -> None:
 #: pytest-xdist (`make test` runs two workers) each group's tests run on one worker, in turn.
 SHARED_WORLDS = {
     "play-standin": {"test_play", "test_play_hostile", "test_play_second_hour", "test_ledger_play", "test_ledger_play_hostile"},
-    "stripe-standin": {"test_stripe_api"},
+    "stripe-standin": {"test_stripe_api", "test_endpoints"},
 }
 
 

@@ -37,6 +37,7 @@ class Receiver:
         self.plan: Dict[str, List[Tuple[Any, ...]]] = {}
         self.secrets: Dict[str, List[str]] = {}
         self.got: List[Dict[str, Any]] = []
+        self.delay = 0.0  # seconds every answer waits (a slow receiver)
         self.lock = threading.Lock()
         receiver = self
 
@@ -47,6 +48,7 @@ class Receiver:
                 pass
 
             def do_POST(self) -> None:
+                started = time.monotonic()
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 secrets = receiver.secrets.get(self.path, [])
@@ -65,8 +67,10 @@ class Receiver:
                 with receiver.lock:
                     steps = receiver.plan.get(self.path, [])
                     step = steps.pop(0) if steps else (200, {})
-                    receiver.got.append({"path": self.path, "headers": headers, "body": body, "json": json.loads(body),
-                                         "ours": ours, "theirs": theirs, "answered": step[0]})
+                    entry = {"path": self.path, "headers": headers, "body": body, "json": json.loads(body), "ours": ours,
+                             "theirs": theirs, "answered": step[0], "start": started}
+                    receiver.got.append(entry)
+                time.sleep(receiver.delay)
                 if step[0] == "hang":
                     time.sleep(step[1])
                     status, extra = 200, {}
@@ -78,6 +82,7 @@ class Receiver:
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
+                entry["end"] = time.monotonic()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -299,3 +304,148 @@ def test_a_delivery_thread_sends_changes_as_they_are_recorded(store, receiver):
             time.sleep(0.02)
     assert [r["json"]["type"] for r in receiver.at("/live")] == ["initial_purchase"]
     assert receiver.at("/live")[0]["ours"]
+
+
+def test_a_delivery_failing_past_its_window_is_dead_and_its_endpoint_disabled(store, receiver):
+    """give_up_after 2 s and disable_after 4 s: the second failure, 5 s after the first, makes
+    the delivery dead and the endpoint disabled, with every attempt kept; re-enabled and
+    replayed, it arrives."""
+    endpoint = register(store, receiver, "/down")
+    receiver.plan["/down"] = [(500, {}), (503, {})]
+    now = int(time.time())
+    store.ledger.ingest_stripe(subscription("sub_i", "active", now - DAY, now + 29 * DAY, user="ivy"), at(now - DAY))
+    windows = dict(give_up_after=datetime.timedelta(seconds=2), disable_after=datetime.timedelta(seconds=4))
+    assert deliver(store, receiver, **windows).failed == 1
+    pending = store.ledger.webhook_deliveries(endpoint.id)[0]
+    assert pending.next_attempt is not None
+    time.sleep(max((pending.next_attempt - datetime.datetime.now(UTC)).total_seconds(), 0) + 0.2)
+    second = deliver(store, receiver, **windows)
+    assert second.attempted == 1 and second.disabled == [endpoint.id]
+    dead = store.ledger.webhook_deliveries(endpoint.id, state="dead")
+    assert len(dead) == 1 and [a["status"] for a in dead[0].attempts] == [500, 503]
+    report = store.ledger.webhook_report()[0]
+    assert not report.enabled and report.disabled_reason is not None and "every delivery failed for 4 s" in report.disabled_reason
+    assert report.deliveries["dead"] == 1 and report.deliveries["pending"] == 0
+    assert f'gatekit_webhook_endpoint_enabled{{endpoint="{endpoint.id}"}} 0' in store.ledger.webhook_metrics()
+    store.ledger.update_webhook_endpoint(endpoint.id, enabled=True)
+    assert store.ledger.replay_webhooks(endpoint.id) == 1
+    assert deliver(store, receiver, **windows).delivered == 1
+    assert [r["answered"] for r in receiver.at("/down")] == [500, 503, 200]
+
+
+WORKER = """
+import datetime, sys, gatekit
+where, app_id, ca = sys.argv[1], (sys.argv[2] or None), sys.argv[3]
+with gatekit.Store(where, app_id=app_id) as store:
+    print("started", flush=True)
+    store.ledger.deliver_webhooks(ca_file=ca, allow_private=True, attempt_timeout=datetime.timedelta(seconds=1),
+                                  connect_timeout=datetime.timedelta(seconds=1), budget=datetime.timedelta(seconds=60))
+"""
+
+
+def test_a_worker_killed_mid_send_is_replaced_once_its_lease_ends(store, receiver):
+    """A worker process killed while its receiver is still answering: the delivery is not lost,
+    and no other worker sends it while the dead one's lease holds; once it ends, it arrives
+    (at least once: the receiver sees the event's id twice)."""
+    import signal
+    import subprocess
+    import sys
+    from conftest import location_of
+    register(store, receiver, "/killed")
+    receiver.plan["/killed"] = [("hang", 20)]
+    now = int(time.time())
+    store.ledger.ingest_stripe(subscription("sub_k", "active", now - DAY, now + 29 * DAY, user="kim"), at(now - DAY))
+    where, app_id = location_of(store)
+    worker = subprocess.Popen([sys.executable, "-c", WORKER, str(where), app_id or "", receiver.ca_file], stdout=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not receiver.at("/killed") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert receiver.at("/killed"), "the worker sent the delivery"
+        worker.send_signal(signal.SIGKILL)
+    finally:
+        worker.wait(timeout=30)
+    killed_at = time.monotonic()
+    # Its lease (1 s attempt + 1 s connect + 5 s margin) holds: nothing is sent meanwhile.
+    assert deliver(store, receiver).attempted == 0
+    while time.monotonic() - killed_at < 8:
+        time.sleep(0.25)
+    sent = deliver(store, receiver)
+    assert sent.delivered == 1
+    got = receiver.at("/killed")
+    assert len(got) == 2 and got[0]["headers"]["webhook-id"] == got[1]["headers"]["webhook-id"] and got[1]["ours"]
+
+
+def test_two_workers_share_the_work_keep_each_purchases_order_and_never_send_one_event_twice_at_once(open_store, receiver):
+    """Two workers, each with its own store handle (two connections; on PostgreSQL also
+    through PgBouncer), deliver 40 purchases' 120 changes to a receiver that answers slowly
+    and fails one request in seven: everything arrives, each purchase's events in order, no
+    event is in flight twice at once."""
+    import random
+    first, second = open_store(), open_store()
+    register(first, receiver, "/shared")
+    rng = random.Random(63)
+    receiver.plan["/shared"] = [((500, {}) if rng.random() < 1 / 7 else (200, {})) for _ in range(400)]
+    receiver.delay = 0.01
+    now = int(time.time())
+    for i in range(40):
+        life(first, f"sub_w{i:02d}", f"w{i}", now)
+    stop = threading.Event()
+    errors: List[BaseException] = []
+
+    def work(s) -> None:
+        try:
+            while not stop.is_set():
+                s.ledger.deliver_webhooks(ca_file=receiver.ca_file, allow_private=True, budget=datetime.timedelta(seconds=1))
+                time.sleep(0.05)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in (first, second)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        done = first.ledger.webhook_report()[0].deliveries
+        if done.get("delivered") == 120:
+            break
+        time.sleep(0.2)
+    stop.set()
+    for t in threads:
+        t.join(timeout=60)
+    second.close()
+    assert not errors, errors
+    assert first.ledger.webhook_report()[0].deliveries["delivered"] == 120
+    delivered = [r for r in receiver.at("/shared") if r["answered"] == 200]
+    ids = [r["headers"]["webhook-id"] for r in delivered]
+    assert len(set(ids)) == 120 and all(r["ours"] and r["theirs"] for r in receiver.at("/shared"))
+    by_id: Dict[str, List[Tuple[float, float]]] = {}
+    for r in receiver.at("/shared"):
+        by_id.setdefault(r["headers"]["webhook-id"], []).append((r["start"], r.get("end", r["start"])))
+    for spans in by_id.values():
+        spans.sort()
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])), "an event was in flight twice at once"
+    for i in range(40):
+        mine = [r["json"]["type"] for r in delivered if r["json"]["data"]["originalTransactionId"] == f"sub_w{i:02d}"]
+        assert mine == ["initial_purchase", "renewal", "expiration"], (i, mine)
+
+
+def test_auto_renew_turned_off_and_on_is_a_cancellation_and_an_uncancellation(store, receiver):
+    """Stripe's cancel_at_period_end changes no access until the period ends, yet the team hears
+    of it: the feed records willRenew false, delivered as "cancellation", then "uncancellation";
+    the app report shows the endpoint's standing."""
+    register(store, receiver, "/intent")
+    now = int(time.time())
+    store.ledger.ingest_stripe(subscription("sub_n", "active", now - DAY, now + 29 * DAY, user="nia"), at(now - 90))
+    store.ledger.ingest_stripe(subscription("sub_n", "active", now - DAY, now + 29 * DAY, user="nia", cancel_at_period_end=True), at(now - 60))
+    store.ledger.ingest_stripe(subscription("sub_n", "active", now - DAY, now + 29 * DAY, user="nia", latest_invoice="in_n2"), at(now - 30))
+    changes = store.ledger.changes().changes
+    assert [(c.entitled, c.will_renew) for c in changes] == [(True, True), (True, False), (True, True)]
+    assert deliver(store, receiver).delivered == 3
+    got = receiver.at("/intent")
+    assert [r["json"]["type"] for r in got] == ["initial_purchase", "cancellation", "uncancellation"]
+    cancelled = got[1]["json"]["data"]
+    assert cancelled["willRenew"] is False and cancelled["previous"]["willRenew"] is True and cancelled["entitled"] is True
+    page = store.ledger.report(environment="Production", start=datetime.datetime(2026, 1, 1, tzinfo=UTC),
+                               end=datetime.datetime.now(UTC) + datetime.timedelta(days=1))
+    assert "Webhook delivery (now)" in page and receiver.url("/intent") in page

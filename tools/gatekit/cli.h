@@ -217,6 +217,8 @@ int gk_ledger_stripe_ingest(gk_cli *cli, int argc, char **argv);
 int gk_ledger_play_sync(gk_cli *cli, int argc, char **argv);
 /* gatekit ledger grant | revoke-grant (ledger_grant.c). */
 int gk_ledger_grant(gk_cli *cli, int argc, char **argv);
+/* gatekit ledger webhook-* and deliver (ledger_webhooks.c). */
+int gk_ledger_webhooks(gk_cli *cli, int argc, char **argv);
 int gk_cmd_appstore(gk_cli *cli, int argc, char **argv);
 int gk_cmd_api(gk_cli *cli, int argc, char **argv);
 /* gatekit play: the Play Developer API and RTDN push verification (play.c). */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The subcommands, as main checks them and `gatekit help commands` lists them. */
-const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "refresh-stripe", "sync-stripe", "grant", "revoke-grant", "metrics", "report", NULL};
+const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "refresh-stripe", "sync-stripe", "grant", "revoke-grant", "metrics", "report", "webhook-add", "webhook-update", "webhook-roll", "webhooks", "webhook-deliveries", "webhook-replay", "deliver", NULL};
 
 const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
@@ -108,6 +108,26 @@ const char gk_ledger_usage[] =
     "    the report as one self-contained HTML page (no script, no network): the app view, or\n"
     "    with --customer that customer's timelines and entitlement; --output: a new file (mode\n"
     "    0600), default standard output\n"
+    "gatekit ledger webhook-add [--events TYPE,TYPE…] [--description TEXT] [--allow-private] URL\n"
+    "    registers a team's webhook endpoint (https://) for those event types (default every\n"
+    "    type, docs/webhooks.md); prints it as JSON with its \"secret\", shown this once.\n"
+    "    --allow-private: a receiver on a private or loopback address\n"
+    "gatekit ledger webhook-update [--url URL] [--events …] [--description TEXT] [--enable|--disable] [--allow-private] ENDPOINT_ID\n"
+    "gatekit ledger webhook-roll [--overlap-ms MS] ENDPOINT_ID\n"
+    "    a new secret; the old one signs too for --overlap-ms (default a day, at most 7 days)\n"
+    "gatekit ledger webhooks [--prometheus]\n"
+    "    every endpoint with its deliveries pending, oldest pending age, delivered, dead,\n"
+    "    attempts, last success as JSON; --prometheus: as Prometheus text for a scrape\n"
+    "gatekit ledger webhook-deliveries [--state pending|delivered|dead|not-wanted] [--after SEQ] [--limit N] ENDPOINT_ID\n"
+    "    the endpoint's deliveries with every attempt (status, time, an excerpt of the answer)\n"
+    "gatekit ledger webhook-replay [--from-seq N] [--to-seq N] [--since TIME] [--until TIME] ENDPOINT_ID\n"
+    "    queues again the events of that range, whatever became of them; prints {\"queued\":N}\n"
+    "gatekit ledger deliver [--ca-file PEM] [--allow-private] [--timeout MS] [--give-up-after-ms MS]\n"
+    "                       [--disable-after-ms MS] [--worker NAME] [--budget-ms MS | --follow]\n"
+    "    sends the deliveries that are due (signed Standard Webhooks; retried with backoff for 3\n"
+    "    days) until none is or --budget-ms (default 10000) passed, printing what it did as JSON;\n"
+    "    --follow: a worker that delivers as changes are recorded until SIGTERM. Several workers,\n"
+    "    on several hosts, share the work\n"
     "KEY_OPTIONS: --key FILE.p8 --key-id ID --issuer-id ID [--base-url URL --ca-file PEM]\n"
     "[--timeout MS --retries N], as gatekit api. --at: the certificate-check time, as for ingest.\n"
     "A customer is an app account token or an original transaction id. --at / --at-ms ask as of\n"
@@ -389,6 +409,7 @@ int gk_cmd_ledger(gk_cli *cli, int argc, char **argv) {
     if (strcmp(command, "refresh-stripe") == 0) return gk_ledger_stripe_refresh(cli, argc, argv);
     if (strcmp(command, "sync-stripe") == 0) return gk_ledger_stripe_sync(cli, argc, argv);
     if (strcmp(command, "grant") == 0 || strcmp(command, "revoke-grant") == 0) return gk_ledger_grant(cli, argc, argv);
+    if (strncmp(command, "webhook", 7) == 0 || strcmp(command, "deliver") == 0) return gk_ledger_webhooks(cli, argc, argv);
     ledger_args a = {0};
     if (parse(argc, argv, &a) < 0) return gk_usage(gk_ledger_usage);
     if (strcmp(command, "ingest") == 0) return ingest(cli, &a);

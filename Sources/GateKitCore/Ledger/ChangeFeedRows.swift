@@ -16,19 +16,39 @@ enum ChangeFeedRows {
         let reason: Int64
         let status: Int64?
         let untilMs: Int64?
+        /// Whether the subscription renews at the end of its period (`Entitlement.willRenew`):
+        /// turning auto-renew off or on is a change (`==`). `renewal` is its stored code.
+        let willRenew: Bool?
+        /// False for an answer kept before migration 27, which did not record it: it then
+        /// compares equal whatever the new answer says, so an upgrade emits no change.
+        let renewalKnown: Bool
 
         init(_ e: Entitlement) {
             entitled = e.isEntitled
             reason = Int64(e.reason.rawValue)
             status = e.status?.rawValue
             untilMs = e.untilMs
+            willRenew = e.willRenew
+            renewalKnown = true
         }
 
-        init(entitled: Bool, reason: Int64, status: Int64?, untilMs: Int64?) {
+        init(entitled: Bool, reason: Int64, status: Int64?, untilMs: Int64?, renewal: Int64?) {
             self.entitled = entitled
             self.reason = reason
             self.status = status
             self.untilMs = untilMs
+            willRenew = renewal.flatMap { $0 == 2 ? nil : $0 == 1 }
+            renewalKnown = renewal != nil
+        }
+
+        /// Stored as 1 (renews), 0 (does not) or 2 (not said); NULL only in rows from before.
+        var renewal: Int64 { willRenew.map { $0 ? 1 : 0 } ?? 2 }
+
+        /// A subscription renews unless a store said it does not: its first renewal intent
+        /// saying it renews is no change, one saying it does not is (a cancellation).
+        static func == (a: Answer, b: Answer) -> Bool {
+            a.entitled == b.entitled && a.reason == b.reason && a.status == b.status && a.untilMs == b.untilMs
+                && (!a.renewalKnown || !b.renewalKnown || (a.willRenew ?? true) == (b.willRenew ?? true))
         }
 
         /// When time alone next changes the answer given at `at`: the end of what entitles, or
@@ -66,7 +86,8 @@ enum ChangeFeedRows {
         var out: [String: Stored] = [:]
         while try s.step() {
             out[s.text(0) ?? ""] = Stored(answer: Answer(entitled: s.int64(1) == 1, reason: s.int64(2), status: s.optionalInt64(3),
-                                                         untilMs: s.optionalInt64(4)), nextChangeMs: s.optionalInt64(5))
+                                                         untilMs: s.optionalInt64(4), renewal: s.optionalInt64(6)),
+                                          nextChangeMs: s.optionalInt64(5))
         }
         return out
     }
@@ -78,23 +99,25 @@ enum ChangeFeedRows {
 
     private static func storedStatement(_ db: any DatabaseConnection, scope: LedgerScope, original: String, copy: Int) throws(GateKitError) -> any DatabaseStatement {
         try db.statement("""
-            SELECT product_id, entitled, reason, status, until_ms, next_change_ms FROM ledger_answers
+            SELECT product_id, entitled, reason, status, until_ms, next_change_ms, will_renew FROM ledger_answers
             WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
             """, copy: copy).bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, text: original)
     }
 
     /// The answers' rows, written together (`RowInserts`): a product's row replaces its last.
     static func answerRows() -> RowInserts {
-        RowInserts(into: "ledger_answers(environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, next_change_ms)",
-                   values: Array(repeating: "?", count: 9), then: """
+        RowInserts(into: "ledger_answers(environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, next_change_ms, will_renew)",
+                   values: Array(repeating: "?", count: 10), then: """
             ON CONFLICT(environment, test_signed, original_transaction_id, product_id) DO UPDATE SET entitled = excluded.entitled,
-                reason = excluded.reason, status = excluded.status, until_ms = excluded.until_ms, next_change_ms = excluded.next_change_ms
+                reason = excluded.reason, status = excluded.status, until_ms = excluded.until_ms, next_change_ms = excluded.next_change_ms,
+                will_renew = excluded.will_renew
             """)
     }
 
     static func answerRow(scope: LedgerScope, original: String, product: String, _ stored: Stored) -> [RowInserts.Value] {
         [.text(scope.environment), .integer(scope.testFlag), .text(original), .text(product), .integer(stored.answer.entitled ? 1 : 0),
-         .integer(stored.answer.reason), .integer(stored.answer.status), .integer(stored.answer.untilMs), .integer(stored.nextChangeMs)]
+         .integer(stored.answer.reason), .integer(stored.answer.status), .integer(stored.answer.untilMs), .integer(stored.nextChangeMs),
+         .integer(stored.answer.renewal)]
     }
 
     /// Each product's answer for the subscription at `at`, from its versions.
@@ -213,14 +236,15 @@ enum ChangeFeedRows {
             """).bind(1, Int64(changes.count)).run()
         var rows = RowInserts(into: """
             ledger_changes(seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status,
-                until_ms, at_ms, cause, item_id, app_account_token, app_user_ids, recorded_ms)
-            """, values: ["(SELECT last_seq FROM ledger_feed_head WHERE id = 1) + ?"] + Array(repeating: "?", count: 14))
+                until_ms, at_ms, cause, item_id, app_account_token, app_user_ids, recorded_ms, will_renew)
+            """, values: ["(SELECT last_seq FROM ledger_feed_head WHERE id = 1) + ?"] + Array(repeating: "?", count: 15))
         for (i, c) in changes.enumerated() {
             try rows.append([.integer(Int64(i + 1 - changes.count)), .text(c.scope.environment), .integer(c.scope.testFlag),
                              .text(c.purchaseID), .text(c.productID), .integer(c.answer.entitled ? 1 : 0),
                              .integer(c.answer.reason), .integer(c.answer.status), .integer(c.answer.untilMs), .integer(c.atMs),
                              .text(c.itemID == nil ? "time" : "ingest"), .integer(c.itemID), .text(c.token),
-                             .text(JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))), .integer(now)])
+                             .text(JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))), .integer(now),
+                             .integer(c.answer.renewal)])
         }
         try rows.flush(db)
         try WebhookOutbox.enqueue(db, changes: changes.count, now: now)

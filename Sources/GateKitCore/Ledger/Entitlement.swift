@@ -71,6 +71,11 @@ public struct Entitlement: Sendable, Equatable {
     /// The subscription's period ended with auto-renew on, and nothing recorded since says
     /// whether it renewed: Apple's API can tell (a refresh), the ledger cannot yet.
     public var awaitsRenewal = false
+    /// Whether the subscription renews at the end of its period, as its newest renewal intent
+    /// says (auto-renew on or off); nil where that does not apply (not a subscription's current
+    /// period, or the store did not say). The feed reports its changes (cancellation); answers'
+    /// JSON leaves it out.
+    public var willRenew: Bool?
     /// A refresh was asked for and gave no answer in time: this is the stored answer.
     public var stale = false
     /// For `unknownName`: the catalog's name nearest to the one asked about, if one is close.

@@ -42,7 +42,7 @@ extension Ledger {
     /// The changes after `seq`, oldest first, at most `limit`:
     /// {"version":1,"changes":[{"seq":…,"environment":…,"testSigned":…,"originalTransactionId":…,
     /// "appAccountToken":…,"appUserIds":[…],"store":"app-store"|"play","productId":…,"entitlements":[…],"entitled":…,
-    /// "reason":…,"status":…,"until":…,"at":…,"cause":"ingest"|"time","item":…,"recorded":…}],
+    /// "reason":…,"status":…,"until":…,"willRenew":…,"at":…,"cause":"ingest"|"time","item":…,"recorded":…}],
     /// "last":seq} (members that do not apply are absent; "last": the cursor to read after next).
     public func changesJSON(after seq: Int64, limit: Int) throws(GateKitError) -> String {
         guard seq >= 0 else { throw .invalid("after_seq is negative") }
@@ -69,7 +69,7 @@ extension Ledger {
         SELECT seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status, until_ms, at_ms,
             cause, item_id, app_account_token, app_user_ids, recorded_ms,
             (SELECT t.store FROM ledger_transactions t WHERE t.environment = c.environment AND t.test_signed = c.test_signed
-                AND t.original_transaction_id = c.original_transaction_id LIMIT 1)
+                AND t.original_transaction_id = c.original_transaction_id LIMIT 1), will_renew
         FROM ledger_changes c
         """
 
@@ -107,6 +107,7 @@ extension Ledger {
         members += [("entitled", .bool(s.int64(5) == 1)), ("reason", .string(reason.name))]
         if let status = s.optionalInt64(7) { members.append(("status", .number(status))) }
         if let until = s.optionalInt64(8) { members.append(("until", .number(until))) }
+        if let renewal = s.optionalInt64(16), renewal != 2 { members.append(("willRenew", .bool(renewal == 1))) }
         members += [("at", .number(at)), ("cause", .string(s.text(10) ?? ""))]
         if let item = s.optionalInt64(11) { members.append(("item", .number(item))) }
         members.append(("recorded", .number(s.int64(14))))

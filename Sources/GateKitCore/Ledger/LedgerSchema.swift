@@ -598,8 +598,9 @@ extension LedgerSchema {
     /// Migration 27: webhooks to a team's backend (docs/webhooks.md). The endpoints a team
     /// registered; one delivery per change and endpoint, written with the change (`WebhookOutbox`)
     /// and moved along by the delivery workers (pending, delivered, dead or not wanted), with a
-    /// lease while one sends it; every attempt made, append-only; and the feed's changes by
-    /// purchase, so an event reads the answer its purchase gave before.
+    /// lease while one sends it; every attempt made, append-only; the feed's changes by
+    /// purchase, so an event reads the answer its purchase gave before; and whether a
+    /// subscription renews, in the feed's answers, so turning auto-renew off is a change.
     package static let webhookOutbox = Migration([
         .table("ledger_webhook_endpoints", [
             Column("id", .text, notNull: true, primaryKey: true, check: "length(id) BETWEEN 1 AND 64"),
@@ -645,5 +646,9 @@ extension LedgerSchema {
         ], constraints: ["PRIMARY KEY (endpoint_id, seq, attempt)"], withoutRowID: true),
         .appendOnly("ledger_webhook_attempts"),
         .index("ledger_changes_by_purchase", on: "ledger_changes", ["environment", "test_signed", "original_transaction_id", "product_id", "seq"]),
+        // Whether the subscription renews (`ChangeFeedRows.Answer.renewal`): 1, 0, or 2 (not
+        // said); NULL in rows kept before, which then emit no change of it.
+        .addColumn("ledger_answers", Column("will_renew", .integer, check: "will_renew IN (0, 1, 2)")),
+        .addColumn("ledger_changes", Column("will_renew", .integer, check: "will_renew IN (0, 1, 2)")),
     ])
 }

@@ -120,9 +120,13 @@ public struct LedgerView: Sendable {
             let status = LedgerView.status(latest: s.latest, renewal: s.renewal, at: at)
             switch status {
             case .active:
-                visit(subscription.latest, Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: status, untilMs: s.latest.expiresMs))
+                var e = Entitlement(reason: .subscription, transaction: s.latest, group: s.groupID, status: status, untilMs: s.latest.expiresMs)
+                e.willRenew = s.renewal?.willAutoRenew
+                visit(subscription.latest, e)
             case .billingGracePeriod:
-                visit(subscription.latest, Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs))
+                var e = Entitlement(reason: .gracePeriod, transaction: s.latest, group: s.groupID, status: status, untilMs: s.renewal?.gracePeriodExpiresMs)
+                e.willRenew = s.renewal?.willAutoRenew
+                visit(subscription.latest, e)
             case .billingRetry: visit(subscription.latest, Entitlement(reason: .billingRetry, transaction: s.latest, group: s.groupID, status: status))
             case .revoked: visit(subscription.latest, Entitlement(reason: .revoked, transaction: s.latest, group: s.groupID, status: status))
             case .paused: visit(subscription.latest, Entitlement(reason: .paused, transaction: s.latest, group: s.groupID, status: status))

@@ -7,7 +7,7 @@ import GateKitSupport
 /// that rolled back. What each delivery carries is rendered when it is first sent; which event
 /// types an endpoint wants is judged then too, so this costs one statement a write (none read
 /// back), whatever the endpoints.
-enum WebhookOutbox {
+package enum WebhookOutbox {
     /// A delivery's states (`ledger_webhook_deliveries.state`).
     static let pending: Int64 = 0
 
@@ -19,5 +19,50 @@ enum WebhookOutbox {
             FROM ledger_changes c, ledger_webhook_endpoints e
             WHERE e.enabled = 1 AND c.seq > (SELECT last_seq FROM ledger_feed_head WHERE id = 1) - ?3
             """).bind(1, pending).bind(2, now).bind(3, Int64(changes)).run()
+    }
+}
+
+extension WebhookOutbox {
+    /// How one endpoint's deliveries stand: what the report page and the delivery layer's
+    /// report show.
+    package struct Standing: Sendable {
+        package let endpointID: String
+        package let url: String
+        package let enabled: Bool
+        package let disabledReason: String?
+        package let pending: Int64
+        package let oldestPendingMs: Int64?
+        package let delivered: Int64
+        package let dead: Int64
+        package let notWanted: Int64
+        package let lastSuccessMs: Int64?
+        package let attempts: Int64
+        package let lastFailure: String?
+    }
+
+    /// Every endpoint's standing, oldest endpoint first: counted over its deliveries (a range of
+    /// their primary key), so a report reads each delivery once.
+    package static func standing(_ db: any DatabaseConnection) throws(GateKitError) -> [Standing] {
+        let s = try db.statement("""
+            SELECT e.id, e.url, e.enabled, e.disabled_reason,
+                (SELECT COUNT(*) FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 0),
+                (SELECT MIN(created_ms) FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 0),
+                (SELECT COUNT(*) FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 1),
+                (SELECT COUNT(*) FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 2),
+                (SELECT COUNT(*) FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 3),
+                (SELECT MAX(done_ms) FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 1),
+                (SELECT COUNT(*) FROM ledger_webhook_attempts a WHERE a.endpoint_id = e.id),
+                (SELECT d.last_error FROM ledger_webhook_deliveries d WHERE d.endpoint_id = e.id AND d.last_error IS NOT NULL
+                    ORDER BY d.next_attempt_ms DESC LIMIT 1)
+            FROM ledger_webhook_endpoints e ORDER BY e.created_ms, e.id
+            """)
+        defer { s.reset() }
+        var out: [Standing] = []
+        while try s.step() {
+            out.append(Standing(endpointID: s.text(0) ?? "", url: s.text(1) ?? "", enabled: s.int64(2) == 1, disabledReason: s.text(3),
+                                pending: s.int64(4), oldestPendingMs: s.optionalInt64(5), delivered: s.int64(6), dead: s.int64(7),
+                                notWanted: s.int64(8), lastSuccessMs: s.optionalInt64(9), attempts: s.int64(10), lastFailure: s.text(11)))
+        }
+        return out
     }
 }

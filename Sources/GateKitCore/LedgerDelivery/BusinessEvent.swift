@@ -22,6 +22,10 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
     case refund
     case refundReversed = "refund_reversed"
     case purchasePending = "purchase_pending"
+    /// Auto-renew turned off: access lasts to the end of the period, then stops.
+    case cancellation
+    /// Auto-renew turned on again before the period ended.
+    case uncancellation
     /// Any other change of the answer (a period shortened, a purchase the catalog names anew).
     case entitlementChanged = "entitlement_changed"
 
@@ -30,6 +34,9 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
         /// The product's answer before the change (nil: the first change of it).
         var before: (entitled: Bool, reason: Entitlement.Reason, untilMs: Int64?)?
         var after: (entitled: Bool, reason: Entitlement.Reason, untilMs: Int64?)
+        /// Whether the subscription renews, before and after (nil: not said, or not recorded).
+        var willRenewBefore: Bool? = nil
+        var willRenewAfter: Bool? = nil
         /// The purchase had changes of another product before (a plan changed).
         var otherProductBefore: Bool
         /// Whether the period the answer ends with, and the one before it, were free trials.
@@ -39,6 +46,11 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
 
     static func of(_ f: Facts) -> BusinessEvent {
         let after = f.after
+        // The same answer but for auto-renew: the customer changed their mind.
+        if let before = f.before, before.entitled, after.entitled, before.reason == after.reason, before.untilMs == after.untilMs,
+           let was = f.willRenewBefore, let now = f.willRenewAfter, was != now {
+            return now ? .uncancellation : .cancellation
+        }
         switch after.reason {
         case .upgraded: return .productChange
         case .revoked: return .refund

@@ -42,4 +42,11 @@ public struct DeliverySchedule: Sendable {
         let asked = min(max(retryAfterMs ?? 0, 0), 86_400_000)
         return now + max(base + jitter, asked)
     }
+
+    /// A span as a person reads it: "5 days", "36 hours", "90 s".
+    static func describe(_ ms: Int64) -> String {
+        if ms >= 2 * 86_400_000, ms % 86_400_000 == 0 { return "\(ms / 86_400_000) days" }
+        if ms >= 2 * 3_600_000 { return "\(ms / 3_600_000) hours" }
+        return "\(ms / 1000) s"
+    }
 }

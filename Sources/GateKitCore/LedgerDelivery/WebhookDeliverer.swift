@@ -51,6 +51,9 @@ public final class WebhookDeliverer: @unchecked Sendable {
     static let userAgent = "gatekit-webhooks/\(GateKitVersion.string)"
     /// The most of a receiver's answer kept with an attempt.
     static let excerptLength = 512
+    /// How long past its attempts a lease lasts: the time to record their outcomes. A worker
+    /// that died is replaced this long after its sends would have ended.
+    static let leaseMarginMs: Int64 = 5_000
 
     let ledger: Ledger
     let settings: Settings
@@ -60,9 +63,9 @@ public final class WebhookDeliverer: @unchecked Sendable {
         guard (100...600_000).contains(settings.attemptTimeoutMs), (100...600_000).contains(settings.connectTimeoutMs) else {
             throw .invalid("a delivery's timeouts are 100 ms to 10 minutes")
         }
-        guard (60_000...(30 * 86_400_000)).contains(settings.schedule.giveUpAfterMs),
-              (60_000...(30 * 86_400_000)).contains(settings.schedule.disableAfterMs) else {
-            throw .invalid("give_up_after_ms and disable_after_ms are 1 minute to 30 days")
+        guard (1_000...(30 * 86_400_000)).contains(settings.schedule.giveUpAfterMs),
+              (1_000...(30 * 86_400_000)).contains(settings.schedule.disableAfterMs) else {
+            throw .invalid("give_up_after_ms and disable_after_ms are 1 second to 30 days")
         }
         guard (1...1_000).contains(settings.batch), (1...64).contains(settings.parallelEndpoints) else {
             throw .invalid("batch is 1 to 1000 and parallel_endpoints 1 to 64")
@@ -142,9 +145,10 @@ public final class WebhookDeliverer: @unchecked Sendable {
             outcomes.add(send(byEndpoint[group[0]] ?? []))
             for t in threads { t.finish() }
         }
-        for outcome in outcomes.all {
+        let all = outcomes.all
+        for (outcome, recorded) in zip(all, try record(all)) where outcome.status != -1 {
             pass.attempted += 1
-            switch try record(outcome) {
+            switch recorded {
             case .delivered: pass.delivered += 1
             case .failed: pass.failed += 1
             case .dead: pass.dead += 1
@@ -159,7 +163,14 @@ public final class WebhookDeliverer: @unchecked Sendable {
     /// one of its customer for its endpoint; renders their events the first time.
     func claim() throws(GateKitError) -> ([Claimed], Int) {
         let now = Clock.nowMilliseconds()
-        let leaseUntil = now + Int64(settings.attemptTimeoutMs) * 2 + 30_000
+        // An endpoint's deliveries go one after another: the k-th is held for k + 1 attempts'
+        // time, and a margin for recording the outcomes.
+        var heldPerEndpoint: [String: Int64] = [:]
+        func leaseUntil(_ endpoint: String) -> Int64 {
+            let k = heldPerEndpoint[endpoint, default: 0] + 1
+            heldPerEndpoint[endpoint] = k
+            return now + k * Int64(settings.attemptTimeoutMs + settings.connectTimeoutMs) + WebhookDeliverer.leaseMarginMs
+        }
         return try ledger.store.write(.subjects(["ledger/webhook-claims"])) { (db) throws(GateKitError) -> ([Claimed], Int) in
             let endpoints = Dictionary(uniqueKeysWithValues: try Ledger.webhookEndpoints(db).map { ($0.id, $0) })
             guard endpoints.values.contains(where: \.enabled) else { return ([], 0) }
@@ -196,7 +207,7 @@ public final class WebhookDeliverer: @unchecked Sendable {
                     UPDATE ledger_webhook_deliveries SET lease_holder = ?3, lease_until_ms = ?4, event_type = ?5, body = ?6
                     WHERE endpoint_id = ?1 AND seq = ?2 AND state = 0 AND (lease_until_ms IS NULL OR lease_until_ms <= ?7) RETURNING seq
                     """)
-                take.bind(1, text: endpointID).bind(2, seq).bind(3, text: settings.holder).bind(4, leaseUntil)
+                take.bind(1, text: endpointID).bind(2, seq).bind(3, text: settings.holder).bind(4, leaseUntil(endpointID))
                     .bind(5, text: event.type.rawValue).bind(6, text: event.body).bind(7, now)
                 let taken = try take.step()
                 take.reset()
@@ -249,55 +260,63 @@ public final class WebhookDeliverer: @unchecked Sendable {
 
     enum Recorded { case delivered, failed, dead, disabled(String), leaseLost }
 
-    /// Writes an attempt and moves its delivery on (only while this worker holds its lease).
-    func record(_ o: Outcome) throws(GateKitError) -> Recorded {
-        let c = o.claimed
-        return try ledger.store.write(.subjects(["ledger/webhook-claims"])) { (db) throws(GateKitError) -> Recorded in
-            if o.status == -1 {  // not tried: released for the next pass
-                try db.statement("""
-                    UPDATE ledger_webhook_deliveries SET lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2 AND lease_holder = ?3
-                    """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder).run()
-                return .leaseLost
-            }
-            let held = try db.statement("""
-                SELECT attempts, failing_since_ms FROM ledger_webhook_deliveries WHERE endpoint_id = ?1 AND seq = ?2 AND lease_holder = ?3 AND state = 0
-                """)
-            held.bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder)
-            guard try held.step() else { held.reset(); return .leaseLost }
-            // Attempts since the delivery was (re)queued, for its backoff; its attempts are
-            // numbered across replays.
-            let attempts = held.int64(0) + 1
-            let failingSince = held.optionalInt64(1) ?? o.atMs
-            held.reset()
-            try db.statement("""
-                INSERT INTO ledger_webhook_attempts(endpoint_id, seq, attempt, at_ms, status, duration_ms, error, excerpt)
-                SELECT ?1, ?2, COALESCE(MAX(attempt), 0) + 1, ?3, ?4, ?5, ?6, ?7 FROM ledger_webhook_attempts WHERE endpoint_id = ?1 AND seq = ?2
-                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, o.atMs).bind(4, Int64(o.status))
-                .bind(5, o.durationMs).bind(6, text: o.error.map { String($0.prefix(512)) }).bind(7, text: o.excerpt).run()
-            if o.succeeded {
-                try db.statement("""
-                    UPDATE ledger_webhook_deliveries SET state = 1, attempts = ?3, done_ms = ?4, last_status = ?5, last_error = NULL,
-                        failing_since_ms = NULL, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2
-                    """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, attempts).bind(4, Clock.nowMilliseconds()).bind(5, Int64(o.status)).run()
-                return .delivered
-            }
-            let now = Clock.nowMilliseconds()
-            let dead = now - c.createdMs >= settings.schedule.giveUpAfterMs
-            try db.statement("""
-                UPDATE ledger_webhook_deliveries SET state = ?3, attempts = ?4, next_attempt_ms = ?5, failing_since_ms = ?6, last_status = ?7,
-                    last_error = ?8, done_ms = ?9, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2
-                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, dead ? 2 : 0).bind(4, attempts)
-                .bind(5, settings.schedule.nextAttempt(after: attempts, now: now, retryAfterMs: o.retryAfterMs)).bind(6, failingSince)
-                .bind(7, Int64(o.status)).bind(8, text: o.error.map { String($0.prefix(512)) }).bind(9, dead ? now : nil).run()
-            if try failingTooLong(db, endpoint: c.endpoint.id, now: now) {
-                try db.statement("""
-                    UPDATE ledger_webhook_endpoints SET enabled = 0, disabled_ms = ?2, disabled_reason = ?3 WHERE id = ?1 AND enabled = 1
-                    """).bind(1, text: c.endpoint.id).bind(2, now)
-                    .bind(3, text: "every delivery failed for \(settings.schedule.disableAfterMs / 3_600_000) hours; the last: \(o.error ?? "")").run()
-                return .disabled(c.endpoint.id)
-            }
-            return dead ? .dead : .failed
+    /// Writes the attempts and moves their deliveries on (only those whose lease this worker
+    /// still holds), in one transaction.
+    func record(_ outcomes: [Outcome]) throws(GateKitError) -> [Recorded] {
+        guard !outcomes.isEmpty else { return [] }
+        return try ledger.store.write(.subjects(["ledger/webhook-claims"])) { (db) throws(GateKitError) -> [Recorded] in
+            var out: [Recorded] = []
+            for o in outcomes { out.append(try record(o, db)) }
+            return out
         }
+    }
+
+    private func record(_ o: Outcome, _ db: any DatabaseConnection) throws(GateKitError) -> Recorded {
+        let c = o.claimed
+        if o.status == -1 {  // not tried: released for the next pass
+            try db.statement("""
+                UPDATE ledger_webhook_deliveries SET lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2 AND lease_holder = ?3
+                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder).run()
+            return .leaseLost
+        }
+        let held = try db.statement("""
+            SELECT attempts, failing_since_ms FROM ledger_webhook_deliveries WHERE endpoint_id = ?1 AND seq = ?2 AND lease_holder = ?3 AND state = 0
+            """)
+        held.bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder)
+        guard try held.step() else { held.reset(); return .leaseLost }
+        // Attempts since the delivery was (re)queued, for its backoff; its attempts are
+        // numbered across replays.
+        let attempts = held.int64(0) + 1
+        let failingSince = held.optionalInt64(1) ?? o.atMs
+        held.reset()
+        try db.statement("""
+            INSERT INTO ledger_webhook_attempts(endpoint_id, seq, attempt, at_ms, status, duration_ms, error, excerpt)
+            SELECT ?1, ?2, COALESCE(MAX(attempt), 0) + 1, ?3, ?4, ?5, ?6, ?7 FROM ledger_webhook_attempts WHERE endpoint_id = ?1 AND seq = ?2
+            """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, o.atMs).bind(4, Int64(o.status))
+            .bind(5, o.durationMs).bind(6, text: o.error.map { String($0.prefix(512)) }).bind(7, text: o.excerpt).run()
+        if o.succeeded {
+            try db.statement("""
+                UPDATE ledger_webhook_deliveries SET state = 1, attempts = ?3, done_ms = ?4, last_status = ?5, last_error = NULL,
+                    failing_since_ms = NULL, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2
+                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, attempts).bind(4, Clock.nowMilliseconds()).bind(5, Int64(o.status)).run()
+            return .delivered
+        }
+        let now = Clock.nowMilliseconds()
+        let dead = now - c.createdMs >= settings.schedule.giveUpAfterMs
+        try db.statement("""
+            UPDATE ledger_webhook_deliveries SET state = ?3, attempts = ?4, next_attempt_ms = ?5, failing_since_ms = ?6, last_status = ?7,
+                last_error = ?8, done_ms = ?9, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2
+            """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, dead ? 2 : 0).bind(4, attempts)
+            .bind(5, settings.schedule.nextAttempt(after: attempts, now: now, retryAfterMs: o.retryAfterMs)).bind(6, failingSince)
+            .bind(7, Int64(o.status)).bind(8, text: o.error.map { String($0.prefix(512)) }).bind(9, dead ? now : nil).run()
+        if try failingTooLong(db, endpoint: c.endpoint.id, now: now) {
+            try db.statement("""
+                UPDATE ledger_webhook_endpoints SET enabled = 0, disabled_ms = ?2, disabled_reason = ?3 WHERE id = ?1 AND enabled = 1
+                """).bind(1, text: c.endpoint.id).bind(2, now)
+                .bind(3, text: "every delivery failed for \(DeliverySchedule.describe(settings.schedule.disableAfterMs)); the last: \(o.error ?? "")").run()
+            return .disabled(c.endpoint.id)
+        }
+        return dead ? .dead : .failed
     }
 
     /// Whether the endpoint's deliveries have failed, with no success, for `disableAfterMs`.

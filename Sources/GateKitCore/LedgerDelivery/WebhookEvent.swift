@@ -22,7 +22,8 @@ struct WebhookEvent {
             throw GateKitError(.ECORRUPT, "a webhook delivery names the change \(seq), which the feed does not hold")
         }
         let s = try db.statement("""
-            SELECT environment, test_signed, original_transaction_id, product_id, entitled, reason, until_ms, at_ms FROM ledger_changes WHERE seq = ?1
+            SELECT environment, test_signed, original_transaction_id, product_id, entitled, reason, until_ms, at_ms, will_renew FROM ledger_changes
+            WHERE seq = ?1
             """)
         defer { s.reset() }
         s.bind(1, seq)
@@ -30,14 +31,16 @@ struct WebhookEvent {
         let environment = s.text(0) ?? "", test = s.int64(1), original = s.text(2) ?? "", product = s.text(3) ?? ""
         let after = (entitled: s.int64(4) == 1, reason: try reason(s.int64(5)), untilMs: s.optionalInt64(6))
         let at = s.int64(7)
+        let renewalAfter = s.optionalInt64(8)
 
         let before = try db.statement("""
-            SELECT entitled, reason, until_ms FROM ledger_changes WHERE environment = ?1 AND test_signed = ?2
+            SELECT entitled, reason, until_ms, will_renew FROM ledger_changes WHERE environment = ?1 AND test_signed = ?2
                 AND original_transaction_id = ?3 AND product_id = ?4 AND seq < ?5 ORDER BY seq DESC LIMIT 1
             """)
         defer { before.reset() }
         before.bind(1, text: environment).bind(2, test).bind(3, text: original).bind(4, text: product).bind(5, seq)
         let previous = try before.step() ? (entitled: before.int64(0) == 1, reason: try reason(before.int64(1)), untilMs: before.optionalInt64(2)) : nil
+        let renewalBefore = previous == nil ? nil : before.optionalInt64(3)
 
         let other = try db.statement("""
             SELECT 1 FROM ledger_changes WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
@@ -68,11 +71,12 @@ struct WebhookEvent {
             }
         }
 
-        let type = BusinessEvent.of(.init(before: previous, after: after, otherProductBefore: otherProductBefore,
-                                          trialNow: newest?.trial ?? false, trialBefore: trialBefore))
+        let type = BusinessEvent.of(.init(before: previous, after: after, willRenewBefore: renews(renewalBefore), willRenewAfter: renews(renewalAfter),
+                                          otherProductBefore: otherProductBefore, trialNow: newest?.trial ?? false, trialBefore: trialBefore))
         if let previous {
             var members: [(String, JSONValue)] = [("entitled", .bool(previous.entitled)), ("reason", .string(previous.reason.name))]
             if let until = previous.untilMs { members.append(("until", .number(until))) }
+            if let code = renewalBefore, code != 2 { members.append(("willRenew", .bool(code == 1))) }
             data.append(("previous", .object(members)))
         }
         if let newest {
@@ -92,6 +96,10 @@ struct WebhookEvent {
                                                  ("data", .object(data))]))
         return WebhookEvent(id: id, type: type, body: body)
     }
+
+    /// Whether a stored renewal code (`will_renew`) says the subscription renews: it does unless
+    /// a store said not (2, not said: renews); nil for rows kept before the code was.
+    private static func renews(_ code: Int64?) -> Bool? { code.map { $0 != 0 } }
 
     private static func reason(_ raw: Int64) throws(GateKitError) -> Entitlement.Reason {
         guard let reason = Int32(exactly: raw).flatMap(Entitlement.Reason.init(rawValue:)) else {

@@ -31,34 +31,20 @@ extension Ledger {
 
     public func webhookReport() throws(GateKitError) -> [WebhookEndpointReport] {
         try store.read { (db) throws(GateKitError) -> [WebhookEndpointReport] in
-            var reports = try Ledger.webhookEndpoints(db).map { WebhookEndpointReport(endpoint: $0) }
-            let s = try db.statement("""
-                SELECT state, COUNT(*), MIN(created_ms), MAX(done_ms) FROM ledger_webhook_deliveries WHERE endpoint_id = ?1 GROUP BY state
-                """)
-            let attempts = try db.statement("SELECT COUNT(*) FROM ledger_webhook_attempts WHERE endpoint_id = ?1")
-            let failure = try db.statement("""
-                SELECT last_error FROM ledger_webhook_deliveries WHERE endpoint_id = ?1 AND last_error IS NOT NULL ORDER BY next_attempt_ms DESC LIMIT 1
-                """)
-            for i in reports.indices {
-                s.bind(1, text: reports[i].endpoint.id)
-                while try s.step() {
-                    let count = s.int64(1)
-                    switch s.int64(0) {
-                    case 0: reports[i].pending = count; reports[i].oldestPendingMs = s.optionalInt64(2)
-                    case 1: reports[i].delivered = count; reports[i].lastSuccessMs = s.optionalInt64(3)
-                    case 2: reports[i].dead = count
-                    default: reports[i].notWanted = count
-                    }
-                }
-                s.reset()
-                attempts.bind(1, text: reports[i].endpoint.id)
-                if try attempts.step() { reports[i].attempts = attempts.int64(0) }
-                attempts.reset()
-                failure.bind(1, text: reports[i].endpoint.id)
-                if try failure.step() { reports[i].lastFailure = failure.text(0) }
-                failure.reset()
+            let endpoints = Dictionary(uniqueKeysWithValues: try Ledger.webhookEndpoints(db).map { ($0.id, $0) })
+            return try WebhookOutbox.standing(db).compactMap { s in
+                guard let endpoint = endpoints[s.endpointID] else { return nil }
+                var r = WebhookEndpointReport(endpoint: endpoint)
+                r.pending = s.pending
+                r.oldestPendingMs = s.oldestPendingMs
+                r.delivered = s.delivered
+                r.dead = s.dead
+                r.notWanted = s.notWanted
+                r.attempts = s.attempts
+                r.lastSuccessMs = s.lastSuccessMs
+                r.lastFailure = s.lastFailure
+                return r
             }
-            return reports
         }
     }
 

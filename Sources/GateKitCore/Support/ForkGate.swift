@@ -28,6 +28,11 @@ package enum ForkGate {
         pthread_rwlockattr_destroy(&attributes)
     }
 
+    /// Makes the gate, and registers its fork handlers, if no call has yet. Every export calls it
+    /// first: a gate first made by a thread while another forks would leave the child's once-lock
+    /// held, and its first section would wait on it for good (test_fork's batches, seen once).
+    package static func prepare() { _ = gate }
+
     /// Marks the threads inside a section (any non-nil value).
     private static let inside: pthread_key_t = {
         var key = pthread_key_t()

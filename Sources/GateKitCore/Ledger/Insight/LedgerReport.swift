@@ -15,8 +15,10 @@ extension Ledger {
             ? try metricsTally(try MetricsRequest(scope: request.scope, from: request.from, to: request.to, granularity: request.granularity,
                                                   dimension: .store, asOf: request.asOf))
             : nil
+        let webhooks = try store.read { (db) throws(GateKitError) in try WebhookOutbox.standing(db) }
         return ReportPage.page(title: "Subscriptions · \(ReportPage.scopeName(request.scope))",
-                               subtitle: ReportPage.interval(request, asOf: tally.asOf), body: hint + AppView(tally: tally, byStore: byStore).body)
+                               subtitle: ReportPage.interval(request, asOf: tally.asOf),
+                               body: hint + AppView(tally: tally, byStore: byStore).body + ReportPage.webhooks(webhooks, now: Clock.nowMilliseconds()))
     }
 
     /// The stores the scope holds purchases of (two indexed look-ups).
@@ -54,6 +56,23 @@ enum ReportPage {
     static func interval(_ request: MetricsRequest, asOf: Int64) -> String {
         "\(HTML.date(MetricsCalendar.start(of: request.from, request.granularity))) to \(HTML.date(request.to)), by \(request.granularity.rawValue), "
             + "as of \(HTML.date(asOf)): from what the stores had said by then."
+    }
+
+    /// How each webhook endpoint's deliveries stand now (docs/webhooks.md); nothing without endpoints.
+    static func webhooks(_ standing: [WebhookOutbox.Standing], now: Int64) -> String {
+        guard !standing.isEmpty else { return "" }
+        var out = "<section aria-labelledby=\"webhooks\"><h2 id=\"webhooks\">Webhook delivery (now)</h2>\n<div class=\"scroll\"><table>"
+        out += "<thead><tr><th scope=\"col\">Endpoint</th><th scope=\"col\">Enabled</th><th scope=\"col\">Pending</th>"
+        out += "<th scope=\"col\">Oldest pending</th><th scope=\"col\">Delivered</th><th scope=\"col\">Dead</th>"
+        out += "<th scope=\"col\">Last success</th><th scope=\"col\">Last failure</th></tr></thead><tbody>\n"
+        for e in standing {
+            let age = e.oldestPendingMs.map { "\(max(now - $0, 0) / 1000) s" } ?? ""
+            let enabled = e.enabled ? "<span class=\"yes\">yes</span>" : "<span class=\"no\">no</span>" + (e.disabledReason.map { ": " + HTML.escape($0) } ?? "")
+            out += "<tr><th scope=\"row\">\(HTML.escape(e.url))</th><td class=\"text\">\(enabled)</td><td>\(e.pending)</td><td>\(age)</td>"
+            out += "<td>\(e.delivered)</td><td>\(e.dead)</td><td class=\"text\">\(e.lastSuccessMs.map { HTML.escape(HTML.date($0)) } ?? "")</td>"
+            out += "<td class=\"text\">\(HTML.escape(e.lastFailure ?? ""))</td></tr>\n"
+        }
+        return out + "</tbody></table></div></section>\n"
     }
 
     static func page(title: String, subtitle: String, body: String) -> String {
