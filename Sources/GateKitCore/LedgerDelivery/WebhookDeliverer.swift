@@ -104,6 +104,8 @@ public final class WebhookDeliverer: @unchecked Sendable {
     struct Claimed {
         let endpoint: WebhookEndpoint
         let seq: Int64
+        /// The purchase the change is about: the deliveries' key, and the order kept.
+        let customer: String
         let attempts: Int64
         let createdMs: Int64
         let event: WebhookEvent
@@ -175,7 +177,7 @@ public final class WebhookDeliverer: @unchecked Sendable {
             let endpoints = Dictionary(uniqueKeysWithValues: try Ledger.webhookEndpoints(db).map { ($0.id, $0) })
             guard endpoints.values.contains(where: \.enabled) else { return ([], 0) }
             let due = try db.statement("""
-                SELECT d.endpoint_id, d.seq, d.attempts, d.created_ms, d.event_type, d.body FROM ledger_webhook_deliveries d
+                SELECT d.endpoint_id, d.seq, d.attempts, d.created_ms, d.event_type, d.body, d.customer FROM ledger_webhook_deliveries d
                 JOIN ledger_webhook_endpoints e ON e.id = d.endpoint_id
                 WHERE d.state = 0 AND d.next_attempt_ms <= ?1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?1) AND e.enabled = 1
                     AND NOT EXISTS (SELECT 1 FROM ledger_webhook_deliveries p WHERE p.state = 0 AND p.endpoint_id = d.endpoint_id
@@ -183,12 +185,14 @@ public final class WebhookDeliverer: @unchecked Sendable {
                 ORDER BY d.next_attempt_ms, d.seq LIMIT ?2
                 """)
             due.bind(1, now).bind(2, Int64(settings.batch))
-            var rows: [(String, Int64, Int64, Int64, String?, String?)] = []
-            while try due.step() { rows.append((due.text(0) ?? "", due.int64(1), due.int64(2), due.int64(3), due.text(4), due.text(5))) }
+            var rows: [(String, Int64, Int64, Int64, String?, String?, String)] = []
+            while try due.step() {
+                rows.append((due.text(0) ?? "", due.int64(1), due.int64(2), due.int64(3), due.text(4), due.text(5), due.text(6) ?? ""))
+            }
             due.reset()
             var claimed: [Claimed] = []
             var notWanted = 0
-            for (endpointID, seq, attempts, created, storedType, storedBody) in rows {
+            for (endpointID, seq, attempts, created, storedType, storedBody, customer) in rows {
                 guard let endpoint = endpoints[endpointID] else { continue }
                 let event: WebhookEvent
                 if let storedType, let storedBody, let type = BusinessEvent(rawValue: storedType) {
@@ -198,20 +202,24 @@ public final class WebhookDeliverer: @unchecked Sendable {
                 }
                 guard endpoint.wants(event.type) else {
                     try db.statement("""
-                        UPDATE ledger_webhook_deliveries SET state = 3, done_ms = ?3, event_type = ?4, body = NULL WHERE endpoint_id = ?1 AND seq = ?2
-                        """).bind(1, text: endpointID).bind(2, seq).bind(3, now).bind(4, text: event.type.rawValue).run()
+                        UPDATE ledger_webhook_deliveries SET state = 3, done_ms = ?3, event_type = ?4, body = NULL
+                        WHERE endpoint_id = ?1 AND customer = ?5 AND seq = ?2
+                        """).bind(1, text: endpointID).bind(2, seq).bind(3, now).bind(4, text: event.type.rawValue).bind(5, text: customer).run()
                     notWanted += 1
                     continue
                 }
                 let take = try db.statement("""
                     UPDATE ledger_webhook_deliveries SET lease_holder = ?3, lease_until_ms = ?4, event_type = ?5, body = ?6
-                    WHERE endpoint_id = ?1 AND seq = ?2 AND state = 0 AND (lease_until_ms IS NULL OR lease_until_ms <= ?7) RETURNING seq
+                    WHERE endpoint_id = ?1 AND customer = ?8 AND seq = ?2 AND state = 0 AND (lease_until_ms IS NULL OR lease_until_ms <= ?7)
+                    RETURNING seq
                     """)
                 take.bind(1, text: endpointID).bind(2, seq).bind(3, text: settings.holder).bind(4, leaseUntil(endpointID))
-                    .bind(5, text: event.type.rawValue).bind(6, text: event.body).bind(7, now)
+                    .bind(5, text: event.type.rawValue).bind(6, text: event.body).bind(7, now).bind(8, text: customer)
                 let taken = try take.step()
                 take.reset()
-                if taken { claimed.append(Claimed(endpoint: endpoint, seq: seq, attempts: attempts, createdMs: created, event: event)) }
+                if taken {
+                    claimed.append(Claimed(endpoint: endpoint, seq: seq, customer: customer, attempts: attempts, createdMs: created, event: event))
+                }
             }
             return (claimed, notWanted)
         }
@@ -275,14 +283,16 @@ public final class WebhookDeliverer: @unchecked Sendable {
         let c = o.claimed
         if o.status == -1 {  // not tried: released for the next pass
             try db.statement("""
-                UPDATE ledger_webhook_deliveries SET lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2 AND lease_holder = ?3
-                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder).run()
+                UPDATE ledger_webhook_deliveries SET lease_holder = NULL, lease_until_ms = NULL
+                WHERE endpoint_id = ?1 AND customer = ?4 AND seq = ?2 AND lease_holder = ?3
+                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder).bind(4, text: c.customer).run()
             return .leaseLost
         }
         let held = try db.statement("""
-            SELECT attempts, failing_since_ms FROM ledger_webhook_deliveries WHERE endpoint_id = ?1 AND seq = ?2 AND lease_holder = ?3 AND state = 0
+            SELECT attempts, failing_since_ms FROM ledger_webhook_deliveries
+            WHERE endpoint_id = ?1 AND customer = ?4 AND seq = ?2 AND lease_holder = ?3 AND state = 0
             """)
-        held.bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder)
+        held.bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, text: settings.holder).bind(4, text: c.customer)
         guard try held.step() else { held.reset(); return .leaseLost }
         // Attempts since the delivery was (re)queued, for its backoff; its attempts are
         // numbered across replays.
@@ -297,18 +307,20 @@ public final class WebhookDeliverer: @unchecked Sendable {
         if o.succeeded {
             try db.statement("""
                 UPDATE ledger_webhook_deliveries SET state = 1, attempts = ?3, done_ms = ?4, last_status = ?5, last_error = NULL,
-                    failing_since_ms = NULL, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2
-                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, attempts).bind(4, Clock.nowMilliseconds()).bind(5, Int64(o.status)).run()
+                    failing_since_ms = NULL, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND customer = ?6 AND seq = ?2
+                """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, attempts).bind(4, Clock.nowMilliseconds()).bind(5, Int64(o.status))
+                .bind(6, text: c.customer).run()
             return .delivered
         }
         let now = Clock.nowMilliseconds()
         let dead = now - c.createdMs >= settings.schedule.giveUpAfterMs
         try db.statement("""
             UPDATE ledger_webhook_deliveries SET state = ?3, attempts = ?4, next_attempt_ms = ?5, failing_since_ms = ?6, last_status = ?7,
-                last_error = ?8, done_ms = ?9, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND seq = ?2
+                last_error = ?8, done_ms = ?9, lease_holder = NULL, lease_until_ms = NULL WHERE endpoint_id = ?1 AND customer = ?10 AND seq = ?2
             """).bind(1, text: c.endpoint.id).bind(2, c.seq).bind(3, dead ? 2 : 0).bind(4, attempts)
             .bind(5, settings.schedule.nextAttempt(after: attempts, now: now, retryAfterMs: o.retryAfterMs)).bind(6, failingSince)
-            .bind(7, Int64(o.status)).bind(8, text: o.error.map { String($0.prefix(512)) }).bind(9, dead ? now : nil).run()
+            .bind(7, Int64(o.status)).bind(8, text: o.error.map { String($0.prefix(512)) }).bind(9, dead ? now : nil)
+            .bind(10, text: c.customer).run()
         if try failingTooLong(db, endpoint: c.endpoint.id, now: now) {
             try db.statement("""
                 UPDATE ledger_webhook_endpoints SET enabled = 0, disabled_ms = ?2, disabled_reason = ?3 WHERE id = ?1 AND enabled = 1

@@ -92,7 +92,7 @@ extension Ledger {
                 INSERT INTO ledger_webhook_deliveries(endpoint_id, seq, customer, state, attempts, next_attempt_ms, created_ms)
                 SELECT ?1, c.seq, c.environment || '/' || c.test_signed || '/' || c.original_transaction_id, 0, 0, ?2, ?2
                 FROM ledger_changes c WHERE c.seq BETWEEN ?3 AND ?4 AND c.recorded_ms BETWEEN ?5 AND ?6
-                ON CONFLICT (endpoint_id, seq) DO UPDATE SET state = 0, attempts = 0, next_attempt_ms = excluded.next_attempt_ms,
+                ON CONFLICT (endpoint_id, customer, seq) DO UPDATE SET state = 0, attempts = 0, next_attempt_ms = excluded.next_attempt_ms,
                     created_ms = excluded.created_ms, failing_since_ms = NULL, done_ms = NULL, lease_holder = NULL, lease_until_ms = NULL
                 RETURNING seq
                 """)
