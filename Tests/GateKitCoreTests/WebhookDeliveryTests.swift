@@ -86,6 +86,13 @@ import GateKitSupport
         #expect(renewal(true, false) == .cancellation)
         #expect(renewal(false, true) == .uncancellation)
         #expect(renewal(nil, false) == .entitlementChanged)  // a change kept before auto-renew was recorded
+        func grant(_ before: (Bool, Entitlement.Reason, Int64?)?, _ after: (Bool, Entitlement.Reason, Int64?)) -> BusinessEvent {
+            BusinessEvent.of(F(before: before.map { (entitled: $0.0, reason: $0.1, untilMs: $0.2) }, after: (entitled: after.0, reason: after.1, untilMs: after.2),
+                               otherProductBefore: false, isGrant: true, trialNow: false, trialBefore: false))
+        }
+        #expect(grant(nil, (true, .nonRenewing, 10)) == .grantGiven)
+        #expect(grant((true, .nonRenewing, 10), (false, .revoked, nil)) == .grantRevoked)
+        #expect(grant((true, .nonRenewing, 10), (false, .expired, nil)) == .expiration)
     }
 
     @Test func retriesWaitLongerEachTimeWithJitterAndHonourRetryAfter() {

@@ -151,3 +151,75 @@ def test_health_shows_the_webhook_backlog_and_a_half_configured_store_is_refused
             "status": "ok", "webhooks": [{"id": endpoint.id, "enabled": True, "pending": 0, "oldestPendingAgeMs": None, "dead": 0}]}
     finally:
         app.close()
+
+
+SYSTEMD = Path(__file__).resolve().parents[2] / "examples" / "systemd"
+
+
+def unit_command(unit: str, variables: Dict[str, str]) -> list:
+    """The unit's ExecStart as systemd runs it: ${VAR} is one word, $VAR splits on white space."""
+    import re
+    line = next(l for l in (SYSTEMD / unit).read_text().splitlines() if l.startswith("ExecStart="))
+    words: list = []
+    for word in line[len("ExecStart="):].split():
+        whole, split = re.fullmatch(r"\$\{(\w+)\}", word), re.fullmatch(r"\$(\w+)", word)
+        if whole:
+            words.append(variables[whole.group(1)])
+        elif split:
+            words.extend(variables[split.group(1)].split())
+        else:
+            words.append(word)
+    return words
+
+
+def documented(env_file: str) -> Dict[str, str]:
+    return dict(line.split("=", 1) for line in (SYSTEMD / env_file).read_text().splitlines() if line and not line.startswith("#"))
+
+
+def test_the_documented_units_serve_the_endpoints_and_deliver(tmp_path: Path, stripe: StripeStandIn) -> None:
+    """examples/systemd/gatekit-endpoints.service and gatekit-deliver.service, each ExecStart run
+    as systemd would with its environment file's variables (ours: a test store and PKI), the
+    interpreter and the tool being this build's."""
+    from test_ledger_webhooks import Receiver
+    store_path = str(tmp_path / "units.sqlite")
+    pki = TestPKI.create(tmp_path / "pki")
+    port = free_port()
+    ours = {"PORT": str(port), "WORKERS": "1", "GATEKIT_STORE": store_path, "GATEKIT_APP_ID": BUNDLE, "GATEKIT_ENVIRONMENT": "Sandbox",
+            "APPLE_BUNDLE_ID": BUNDLE, "APPLE_ENVIRONMENTS": "Sandbox", "APPLE_APP_APPLE_ID": "1234567890",
+            "STRIPE_API_KEY_FILE": stripe.s.key_file, "STRIPE_WEBHOOK_SECRETS": SECRET}
+    assert ours.keys() == documented("gatekit-endpoints.env").keys(), "the unit's environment file names other variables"
+    command = unit_command("gatekit-endpoints.service", ours)
+    assert command[:3] == ["/usr/bin/python3", "-m", "uvicorn"]
+    command[0] = sys.executable
+    (tmp_path / "receiver").mkdir()
+    receiver = Receiver(tmp_path / "receiver")
+    tool = os.environ.get("GATEKIT_TOOL", str(Path(__file__).resolve().parents[2] / ".build" / "c" / "gatekit"))
+    try:
+        env = {**ours, "APPLE_TEST_ANCHOR": str(pki.directory / "root.der"), "GATEKIT_TEST_DATA": "1"}
+        for base in serve(command, env, port):
+            with gatekit.Store(store_path, app_id=BUNDLE) as s:
+                endpoint = s.ledger.add_webhook_endpoint(receiver.url("/units"), allow_private=True)
+            receiver.secrets["/units"] = [endpoint.secret]
+            deliver_vars = {"GATEKIT_STORE": store_path, "EXTRA_OPTIONS": f"--ca-file {receiver.ca_file} --allow-private"}
+            assert deliver_vars.keys() == documented("gatekit-deliver.env").keys()
+            worker_command = unit_command("gatekit-deliver.service", deliver_vars)
+            assert worker_command[0] == "/usr/bin/gatekit"
+            worker_command[0] = tool
+            worker = subprocess.Popen(worker_command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                assert call(base, "GET", "/health")[0] == 200
+                start = datetime.now(timezone.utc) - timedelta(days=1)
+                life = pki.subscription(bundleId=BUNDLE, productId="pro.monthly", subscriptionGroupIdentifier="pro",
+                                        originalTransactionId="3000", start=start, period=timedelta(days=30), price=9990, currency="USD")
+                assert call(base, "POST", "/appstore/notifications", json.dumps({"signedPayload": life.subscribe()}).encode())[0] == 200
+                deadline = time.monotonic() + 30
+                while not receiver.at("/units") and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                got = receiver.at("/units")
+                assert got and got[0]["json"]["type"] == "initial_purchase" and got[0]["ours"] and got[0]["theirs"]
+            finally:
+                worker.terminate()
+                out, err = worker.communicate(timeout=30)
+            assert worker.returncode == 0, err
+    finally:
+        receiver.close()

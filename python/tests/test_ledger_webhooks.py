@@ -377,6 +377,7 @@ def test_a_worker_killed_mid_send_is_replaced_once_its_lease_ends(store, receive
     assert len(got) == 2 and got[0]["headers"]["webhook-id"] == got[1]["headers"]["webhook-id"] and got[1]["ours"]
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql", "pgbouncer"])
 def test_two_workers_share_the_work_keep_each_purchases_order_and_never_send_one_event_twice_at_once(open_store, receiver):
     """Two workers, each with its own store handle (two connections; on PostgreSQL also
     through PgBouncer), deliver 40 purchases' 120 changes to a receiver that answers slowly
@@ -450,3 +451,14 @@ def test_auto_renew_turned_off_and_on_is_a_cancellation_and_an_uncancellation(st
     page = store.ledger.report(environment="Production", start=datetime.datetime(2026, 1, 1, tzinfo=UTC),
                                end=datetime.datetime.now(UTC) + datetime.timedelta(days=1))
     assert "Webhook delivery (now)" in page and receiver.url("/intent") in page
+
+
+def test_a_grant_given_and_revoked_by_support_are_named_so(store, receiver):
+    register(store, receiver, "/grants")
+    given = store.ledger.grant("pro", environment="Production", app_user_id="gus", granted_by="support:jane",
+                               until=datetime.timedelta(days=30), note="goodwill")
+    store.ledger.revoke_grant(given.grant_id, environment="Production", granted_by="support:jane")
+    assert deliver(store, receiver).delivered == 2
+    got = [r["json"] for r in receiver.at("/grants")]
+    assert [g["type"] for g in got] == ["grant_given", "grant_revoked"]
+    assert got[0]["data"]["store"] == "grant" and got[0]["data"]["appUserIds"] == ["gus"] and got[1]["data"]["entitled"] is False

@@ -179,3 +179,50 @@ def test_uri_and_pg_environment_variables_reach_the_same_store(tmp_path: Path):
     code = ("import gatekit, sys; s = gatekit.Store('postgresql://', app_id=sys.argv[1]); "
             "sys.exit(0 if not s.eula.should_present_hash('terms', sys.argv[2]) else 3)")
     assert subprocess.run([sys.executable, "-c", code, app, h], env=env, timeout=60).returncode == 0
+
+
+@pytest.mark.alone
+def test_delivery_outlives_a_server_restart_and_loses_no_change(tmp_path: Path):
+    """A delivery thread sends a store's changes while the server is restarted with `-m
+    immediate`: the changes committed before and after all arrive at the receiver, each
+    purchase's in order, and the thread carried on by itself."""
+    import time
+    from gatekit.ledger_webhooks import DeliveryWorker
+    from test_ledger_webhooks import Receiver, at, subscription
+    where, app = postgres_server(), app_id("deliver-restart")
+    receiver = Receiver(tmp_path)
+    day = 86_400
+    try:
+        with gatekit.Store(where, app_id=app) as s, DeliveryWorker(s, ca_file=receiver.ca_file, allow_private=True):
+            endpoint = s.ledger.add_webhook_endpoint(receiver.url("/restart"), allow_private=True)
+            receiver.secrets["/restart"] = [endpoint.secret]
+            now = int(time.time())
+            committed = 0
+
+            def ingest(i: int) -> None:
+                nonlocal committed
+                for _ in range(100):  # the server may be away: the call says so, and is made again
+                    try:
+                        s.ledger.ingest_stripe(subscription(f"sub_r{i:02d}", "active", now - day, now + 29 * day, user=f"r{i}"), at(now - 60))
+                        committed += 1
+                        return
+                    except (gatekit.ConnectionLostError, gatekit.StoreError):
+                        time.sleep(0.1)
+                raise AssertionError("the store never came back")
+
+            for i in range(10):
+                ingest(i)
+            ctl = shlex.split(os.environ["GATEKIT_TEST_POSTGRES_CTL"])
+            restart = subprocess.run(ctl + ["restart", "-m", "immediate"], capture_output=True, text=True, timeout=120)
+            assert restart.returncode == 0, restart.stderr
+            for i in range(10, 20):
+                ingest(i)
+            deadline = time.monotonic() + 90
+            while len({r["headers"]["webhook-id"] for r in receiver.at("/restart") if r["answered"] == 200}) < 20:
+                assert time.monotonic() < deadline, f"{len(receiver.at('/restart'))} deliveries of 20"
+                time.sleep(0.1)
+        got = {r["json"]["data"]["originalTransactionId"] for r in receiver.at("/restart") if r["answered"] == 200}
+        assert got == {f"sub_r{i:02d}" for i in range(20)} and committed == 20
+        assert all(r["ours"] and r["theirs"] for r in receiver.at("/restart"))
+    finally:
+        receiver.close()

@@ -20,6 +20,8 @@ static const char usage_text[] =
     "  ledger sync-play|sync-stripe|refresh-stripe           the ledger kept in step with Google Play, Stripe\n"
     "  ledger grant|revoke-grant                             entitlements given by hand (support)\n"
     "  ledger metrics|report                                 subscription metrics, the HTML report\n"
+    "  ledger webhook-add|webhook-update|webhook-roll|webhooks|webhook-deliveries|webhook-replay|deliver\n"
+    "                                                        the ledger's changes delivered as signed webhooks\n"
     "  appstore offer-signature|offer-v2|intro-eligibility|commerce-request|token|transaction-id|legacy-transaction-id\n"
     "                                                        what Apple's App Store Server Library signs\n"
     "  api get-transaction-info|get-transaction-history|...  the App Store Server API, every endpoint\n"

@@ -22,6 +22,10 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
     case refund
     case refundReversed = "refund_reversed"
     case purchasePending = "purchase_pending"
+    /// Support gave an entitlement by hand (a grant: the store "grant").
+    case grantGiven = "grant_given"
+    /// A grant revoked before its end.
+    case grantRevoked = "grant_revoked"
     /// Auto-renew turned off: access lasts to the end of the period, then stops.
     case cancellation
     /// Auto-renew turned on again before the period ended.
@@ -39,6 +43,8 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
         var willRenewAfter: Bool? = nil
         /// The purchase had changes of another product before (a plan changed).
         var otherProductBefore: Bool
+        /// The purchase is no sale: an entitlement support gave by hand (a grant).
+        var isGrant = false
         /// Whether the period the answer ends with, and the one before it, were free trials.
         var trialNow: Bool
         var trialBefore: Bool
@@ -46,6 +52,10 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
 
     static func of(_ f: Facts) -> BusinessEvent {
         let after = f.after
+        if f.isGrant {
+            if after.reason == .revoked { return .grantRevoked }
+            if after.entitled, !(f.before?.entitled ?? false) { return .grantGiven }
+        }
         // The same answer but for auto-renew: the customer changed their mind.
         if let before = f.before, before.entitled, after.entitled, before.reason == after.reason, before.untilMs == after.untilMs,
            let was = f.willRenewBefore, let now = f.willRenewAfter, was != now {

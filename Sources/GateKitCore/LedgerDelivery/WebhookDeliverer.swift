@@ -1,3 +1,4 @@
+import Glibc
 import GateKitHTTPS
 import GateKitLedger
 import GateKitStore
@@ -353,10 +354,28 @@ public final class WebhookDeliverer: @unchecked Sendable {
 }
 
 extension WebhookDeliverer {
+    /// The store's failures a worker outlives: the server restarting or away, a lock held too
+    /// long. It waits and goes on; an attempt whose outcome was not recorded is sent again once
+    /// its lease ends (at least once).
+    static let passing: Set<GateKitError.Code> = [.ECONNECTION, .EUNCERTAIN, .EBUSY]
+
     /// Delivers until `stop` says so: a pass, then a wait for the store's next commit, the next
     /// retry or a change time makes, at most `idleMs` (replays queue deliveries with no commit to
-    /// the feed). Ends with the error that stopped it, if one did.
+    /// the feed). The store away (`passing`) is waited out, a second at a time; ends with any
+    /// other error that stopped it.
     public func run(idleMs: Int = 1_000, stop: @escaping @Sendable () -> Bool) -> GateKitError? {
+        while !stop() {
+            guard let failure = runUntilFailure(idleMs: idleMs, stop: stop) else { return nil }
+            guard WebhookDeliverer.passing.contains(failure.code) else { return failure }
+            for _ in 0..<10 where !stop() {
+                var nap = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+                _ = nanosleep(&nap, nil)
+            }
+        }
+        return nil
+    }
+
+    private func runUntilFailure(idleMs: Int, stop: @escaping @Sendable () -> Bool) -> GateKitError? {
         do throws(GateKitError) {
             while !stop() {
                 let pass = try deliverDue(budgetMs: 1_000)

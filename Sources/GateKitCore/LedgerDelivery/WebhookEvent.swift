@@ -53,26 +53,28 @@ struct WebhookEvent {
         // The purchase's transactions of this product by the change's instant, newest first:
         // the period the answer ends with, and the one before it.
         let t = try db.statement("""
-            SELECT transaction_id, trial, price, currency, purchase_ms, expires_ms FROM ledger_transactions
+            SELECT transaction_id, trial, price, currency, purchase_ms, expires_ms, store FROM ledger_transactions
             WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3 AND product_id = ?4
                 AND (purchase_ms IS NULL OR purchase_ms <= ?5)
             ORDER BY purchase_ms DESC, signed_ms DESC LIMIT 16
             """)
         defer { t.reset() }
         t.bind(1, text: environment).bind(2, test).bind(3, text: original).bind(4, text: product).bind(5, at)
-        var newest: (id: String, trial: Bool, price: Int64?, currency: String?, start: Int64?, end: Int64?)?
+        var newest: (id: String, trial: Bool, price: Int64?, currency: String?, start: Int64?, end: Int64?, store: PurchaseStore)?
         var trialBefore = false
         while try t.step() {
             let id = t.text(0) ?? ""
             if let newest {
                 if id != newest.id { trialBefore = t.optionalInt64(1) == 1; break }
             } else {
-                newest = (id, t.optionalInt64(1) == 1, t.optionalInt64(2), t.text(3), t.optionalInt64(4), t.optionalInt64(5))
+                newest = (id, t.optionalInt64(1) == 1, t.optionalInt64(2), t.text(3), t.optionalInt64(4), t.optionalInt64(5),
+                          PurchaseStore(stored: t.text(6)))
             }
         }
 
         let type = BusinessEvent.of(.init(before: previous, after: after, willRenewBefore: renews(renewalBefore), willRenewAfter: renews(renewalAfter),
-                                          otherProductBefore: otherProductBefore, trialNow: newest?.trial ?? false, trialBefore: trialBefore))
+                                          otherProductBefore: otherProductBefore, isGrant: newest.map { !$0.store.rules.isSale } ?? false,
+                                          trialNow: newest?.trial ?? false, trialBefore: trialBefore))
         if let previous {
             var members: [(String, JSONValue)] = [("entitled", .bool(previous.entitled)), ("reason", .string(previous.reason.name))]
             if let until = previous.untilMs { members.append(("until", .number(until))) }
