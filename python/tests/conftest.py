@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -187,3 +188,27 @@ def header_functions() -> List[str]:
         if line.startswith("GATEKIT_API"):
             names.append(line.split("(")[0].replace("*", " ").split()[-1])
     return names
+
+
+SYSTEMD = REPO_ROOT / "examples" / "systemd"
+
+
+def systemd_exec_start(unit: str, variables: Dict[str, str]) -> List[str]:
+    """examples/systemd/<unit>'s ExecStart as systemd runs it: ${VAR} is one word, $VAR splits
+    on white space."""
+    line = next(l for l in (SYSTEMD / unit).read_text().splitlines() if l.startswith("ExecStart="))
+    words: List[str] = []
+    for word in line[len("ExecStart="):].split():
+        whole, split = re.fullmatch(r"\$\{(\w+)\}", word), re.fullmatch(r"\$(\w+)", word)
+        if whole:
+            words.append(variables[whole.group(1)])
+        elif split:
+            words.extend(variables[split.group(1)].split())
+        else:
+            words.append(word)
+    return words
+
+
+def systemd_environment(env_file: str) -> Dict[str, str]:
+    """The variables examples/systemd/<env_file> documents."""
+    return dict(line.split("=", 1) for line in (SYSTEMD / env_file).read_text().splitlines() if line and not line.startswith("#"))

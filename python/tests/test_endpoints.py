@@ -22,7 +22,7 @@ import pytest
 import gatekit
 from gatekit.testing import TestPKI
 
-from conftest import location_of
+from conftest import location_of, systemd_environment, systemd_exec_start
 from stripe_standin import StripeStandIn, stripe  # noqa: F401  (the fixture)
 
 BUNDLE = "com.example.app"
@@ -153,29 +153,6 @@ def test_health_shows_the_webhook_backlog_and_a_half_configured_store_is_refused
         app.close()
 
 
-SYSTEMD = Path(__file__).resolve().parents[2] / "examples" / "systemd"
-
-
-def unit_command(unit: str, variables: Dict[str, str]) -> list:
-    """The unit's ExecStart as systemd runs it: ${VAR} is one word, $VAR splits on white space."""
-    import re
-    line = next(l for l in (SYSTEMD / unit).read_text().splitlines() if l.startswith("ExecStart="))
-    words: list = []
-    for word in line[len("ExecStart="):].split():
-        whole, split = re.fullmatch(r"\$\{(\w+)\}", word), re.fullmatch(r"\$(\w+)", word)
-        if whole:
-            words.append(variables[whole.group(1)])
-        elif split:
-            words.extend(variables[split.group(1)].split())
-        else:
-            words.append(word)
-    return words
-
-
-def documented(env_file: str) -> Dict[str, str]:
-    return dict(line.split("=", 1) for line in (SYSTEMD / env_file).read_text().splitlines() if line and not line.startswith("#"))
-
-
 def test_the_documented_units_serve_the_endpoints_and_deliver(tmp_path: Path, stripe: StripeStandIn) -> None:
     """examples/systemd/gatekit-endpoints.service and gatekit-deliver.service, each ExecStart run
     as systemd would with its environment file's variables (ours: a test store and PKI), the
@@ -187,8 +164,8 @@ def test_the_documented_units_serve_the_endpoints_and_deliver(tmp_path: Path, st
     ours = {"PORT": str(port), "WORKERS": "1", "GATEKIT_STORE": store_path, "GATEKIT_APP_ID": BUNDLE, "GATEKIT_ENVIRONMENT": "Sandbox",
             "APPLE_BUNDLE_ID": BUNDLE, "APPLE_ENVIRONMENTS": "Sandbox", "APPLE_APP_APPLE_ID": "1234567890",
             "STRIPE_API_KEY_FILE": stripe.s.key_file, "STRIPE_WEBHOOK_SECRETS": SECRET}
-    assert ours.keys() == documented("gatekit-endpoints.env").keys(), "the unit's environment file names other variables"
-    command = unit_command("gatekit-endpoints.service", ours)
+    assert ours.keys() == systemd_environment("gatekit-endpoints.env").keys(), "the unit's environment file names other variables"
+    command = systemd_exec_start("gatekit-endpoints.service", ours)
     assert command[:3] == ["/usr/bin/python3", "-m", "uvicorn"]
     command[0] = sys.executable
     (tmp_path / "receiver").mkdir()
@@ -201,8 +178,8 @@ def test_the_documented_units_serve_the_endpoints_and_deliver(tmp_path: Path, st
                 endpoint = s.ledger.add_webhook_endpoint(receiver.url("/units"), allow_private=True)
             receiver.secrets["/units"] = [endpoint.secret]
             deliver_vars = {"GATEKIT_STORE": store_path, "EXTRA_OPTIONS": f"--ca-file {receiver.ca_file} --allow-private"}
-            assert deliver_vars.keys() == documented("gatekit-deliver.env").keys()
-            worker_command = unit_command("gatekit-deliver.service", deliver_vars)
+            assert deliver_vars.keys() == systemd_environment("gatekit-deliver.env").keys()
+            worker_command = systemd_exec_start("gatekit-deliver.service", deliver_vars)
             assert worker_command[0] == "/usr/bin/gatekit"
             worker_command[0] = tool
             worker = subprocess.Popen(worker_command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -15,7 +15,6 @@ import base64
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -30,7 +29,7 @@ import gatekit
 from gatekit.jws import SignedDataVerifier
 from gatekit.ledger import Reason, SyncOutcome
 
-from conftest import REPO_ROOT, child_env, location_of, utc, worker
+from conftest import REPO_ROOT, child_env, location_of, systemd_environment, systemd_exec_start, utc, worker
 from ledger_lives import AUTO, DAY, MODELS, MONTH, T0, Life, build
 from signing import PKI, pki  # noqa: F401  (pki is a fixture)
 from standin_world import World, signed_date
@@ -436,35 +435,16 @@ def test_the_tool_syncs_refreshes_and_shows_where_the_sync_stands(tmp_path: Path
     assert usage.returncode == 2 and "missing --key" in usage.stderr, usage.stderr
 
 
-SYSTEMD = REPO_ROOT / "examples" / "systemd"
-
-
-def exec_start(variables: Dict[str, str]) -> List[str]:
-    """The unit's ExecStart as systemd runs it: ${VAR} is one word, $VAR splits on white space."""
-    line = next(l for l in (SYSTEMD / "gatekit-ledger-sync.service").read_text().splitlines() if l.startswith("ExecStart="))
-    words: List[str] = []
-    for word in line[len("ExecStart="):].split():
-        whole, split = re.fullmatch(r"\$\{(\w+)\}", word), re.fullmatch(r"\$(\w+)", word)
-        if whole:
-            words.append(variables[whole.group(1)])
-        elif split:
-            words.extend(variables[split.group(1)].split())
-        else:
-            words.append(word)
-    return words
-
-
 def test_the_documented_systemd_unit_syncs_and_every_host_may_run_it(tmp_path: Path, renewal: Renewal) -> None:
     renewal.world.put(renewal.all, delay_ms=200)
-    documented = dict(line.split("=", 1) for line in (SYSTEMD / "gatekit-ledger-sync.env").read_text().splitlines()
-                      if line and not line.startswith("#"))
+    documented = systemd_environment("gatekit-ledger-sync.env")
     api = renewal.world.api
     ours = {"GATEKIT_STORE": str(tmp_path / "fleet.sqlite"), "KEY_FILE": os.environ["GATEKIT_TEST_APPSTORE_KEY"],
             "KEY_ID": api.key_id, "ISSUER_ID": api.issuer, "BUNDLE_ID": renewal.world.bundle, "ENVIRONMENT": "Sandbox",
             "APP_APPLE_ID": "41234",
             "EXTRA_OPTIONS": f"--base-url {api.url} --ca-file {api.ca} --test-anchor {renewal.anchor} --at {NOW_MS // 1000}"}
     assert ours.keys() == documented.keys(), "the unit's environment file names other variables than the test sets"
-    command = exec_start(ours)
+    command = systemd_exec_start("gatekit-ledger-sync.service", ours)
     assert command[0] == "/usr/bin/gatekit"  # where the Debian package puts the tool; here, the build's
     command[0] = TOOL
     hosts = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env()) for _ in range(2)]

@@ -377,16 +377,18 @@ def test_a_worker_killed_mid_send_is_replaced_once_its_lease_ends(store, receive
     assert len(got) == 2 and got[0]["headers"]["webhook-id"] == got[1]["headers"]["webhook-id"] and got[1]["ours"]
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql", "pgbouncer"])
+@pytest.mark.parametrize("backend", ["sqlite", "pgbouncer"])  # PostgreSQL through the pooler, as a fleet runs it
 def test_two_workers_share_the_work_keep_each_purchases_order_and_never_send_one_event_twice_at_once(open_store, receiver):
     """Two workers, each with its own store handle (two connections; on PostgreSQL also
     through PgBouncer), deliver 40 purchases' 120 changes to a receiver that answers slowly
-    and fails the first attempt of one event in seven: everything arrives, each purchase's
-    events in order, no event is in flight twice at once."""
+    and fails the first attempt of 12 purchases' first events: everything arrives, each
+    purchase's events in order, no event is in flight twice at once."""
     import random
     first, second = open_store(), open_store()
     register(first, receiver, "/shared")
-    failing = set(random.Random(63).sample(range(1, 121), 17))  # one event in seven fails its first attempt
+    # A purchase's first event (seq 1, 4, 7, …) fails its first attempt for 12 of the 40: each of
+    # those purchases waits one retry (5 s) with its later events held behind it.
+    failing = set(random.Random(63).sample(range(1, 121, 3), 12))
     receiver.fail_first = lambda event_id: int(event_id.removeprefix("evt_")) in failing
     receiver.delay = 0.01
     now = int(time.time())
