@@ -171,8 +171,10 @@ public func ledgerWebhookDeliver(_ out: UnsafeMutablePointer<UnsafeMutablePointe
     }
 }
 
-/// What a `gatekit_webhook_delivery *` points to: the thread and what tells it to stop.
+/// What a `gatekit_webhook_delivery *` points to: the thread and what tells it to stop. The
+/// thread is the process's that started it: a forked child has no such thread to join.
 final class DeliveryThread: @unchecked Sendable {
+    private let generation = ForkGeneration.current
     private let lock = Lock()
     private var stopping = false
     private var failure: GateKitError?
@@ -184,6 +186,9 @@ final class DeliveryThread: @unchecked Sendable {
             self.lock.withLock { self.failure = error }
         }
     }
+
+    /// Whether this process started the thread (not a forked child of that process).
+    var startedHere: Bool { generation == ForkGeneration.current }
 
     func stop() -> GateKitError? {
         lock.withLock { stopping = true }
@@ -208,8 +213,12 @@ public func ledgerWebhookDeliveryStart(_ out: UnsafeMutablePointer<OpaquePointer
 public func ledgerWebhookDeliveryStop(_ delivery: OpaquePointer?) -> Int32 {
     exportBoundary("ledger_webhook_delivery_stop") { () throws(GateKitError) in
         guard let delivery else { return GATEKIT_OK }
-        let running = Unmanaged<DeliveryThread>.fromOpaque(UnsafeRawPointer(delivery)).takeRetainedValue()
-        if let error = running.stop() { throw error }
+        let handle = Unmanaged<DeliveryThread>.fromOpaque(UnsafeRawPointer(delivery))
+        // A forked child leaves the parent's handle alone (neither joined nor freed here).
+        guard handle.takeUnretainedValue().startedHere else {
+            throw GateKitError(.EFORKED, "this delivery thread was started before the process forked: it runs in the parent, which stops it")
+        }
+        if let error = handle.takeRetainedValue().stop() { throw error }
         return GATEKIT_OK
     }
 }

@@ -118,7 +118,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_webhook_delivery_start(gatekit_webhoo
 
 /* Since 0.3.0. Stops the thread (an attempt in flight finishes first, at most its timeout) and
  * frees the handle. Returns 0, or the error that stopped the thread earlier (its text in
- * gatekit_last_error()). NULL is a no-op. */
+ * gatekit_last_error()). NULL is a no-op. In a child forked after the start it returns
+ * GATEKIT_EFORKED and leaves the handle alone: the thread runs in the parent, which stops it. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_webhook_delivery_stop(gatekit_webhook_delivery *delivery);
 
 #ifdef __cplusplus

@@ -11,14 +11,37 @@ package enum WebhookOutbox {
     /// A delivery's states (`ledger_webhook_deliveries.state`).
     static let pending: Int64 = 0
 
+    /// A delivery's customer, the key its order is kept by: the purchase the change `c` is about.
+    private static let customer = "c.environment || '/' || c.test_signed || '/' || c.original_transaction_id"
+
     /// Enqueues the `changes` last appended (the head row's lock is held: they are the newest).
     static func enqueue(_ db: any DatabaseConnection, changes: Int, now: Int64) throws(GateKitError) {
         try db.statement("""
             INSERT INTO ledger_webhook_deliveries(endpoint_id, seq, customer, state, attempts, next_attempt_ms, created_ms)
-            SELECT e.id, c.seq, c.environment || '/' || c.test_signed || '/' || c.original_transaction_id, ?1, 0, ?2, ?2
+            SELECT e.id, c.seq, \(customer), ?1, 0, ?2, ?2
             FROM ledger_changes c, ledger_webhook_endpoints e
             WHERE e.enabled = 1 AND c.seq > (SELECT last_seq FROM ledger_feed_head WHERE id = 1) - ?3
             """).bind(1, pending).bind(2, now).bind(3, Int64(changes)).run()
+    }
+
+    /// Queues again to endpoint `id` the changes numbered `seqs` and recorded within `recorded`,
+    /// whatever became of them (a new retry window, its attempts kept); returns how many.
+    package static func requeue(_ db: any DatabaseConnection, endpoint id: String, seqs: ClosedRange<Int64>, recorded: ClosedRange<Int64>,
+                                now: Int64) throws(GateKitError) -> Int64 {
+        let s = try db.statement("""
+            INSERT INTO ledger_webhook_deliveries(endpoint_id, seq, customer, state, attempts, next_attempt_ms, created_ms)
+            SELECT ?1, c.seq, \(customer), ?7, 0, ?2, ?2
+            FROM ledger_changes c WHERE c.seq BETWEEN ?3 AND ?4 AND c.recorded_ms BETWEEN ?5 AND ?6
+            ON CONFLICT (endpoint_id, customer, seq) DO UPDATE SET state = excluded.state, attempts = 0, next_attempt_ms = excluded.next_attempt_ms,
+                created_ms = excluded.created_ms, failing_since_ms = NULL, done_ms = NULL, lease_holder = NULL, lease_until_ms = NULL
+            RETURNING seq
+            """)
+        defer { s.reset() }
+        s.bind(1, text: id).bind(2, now).bind(3, seqs.lowerBound).bind(4, seqs.upperBound).bind(5, recorded.lowerBound)
+            .bind(6, recorded.upperBound).bind(7, pending)
+        var count: Int64 = 0
+        while try s.step() { count += 1 }
+        return count
     }
 }
 

@@ -174,7 +174,7 @@ public final class WebhookDeliverer: @unchecked Sendable {
             heldPerEndpoint[endpoint] = k
             return now + k * Int64(settings.attemptTimeoutMs + settings.connectTimeoutMs) + WebhookDeliverer.leaseMarginMs
         }
-        return try ledger.store.write(.subjects(["ledger/webhook-claims"])) { (db) throws(GateKitError) -> ([Claimed], Int) in
+        return try ledger.store.write(.subjects([Ledger.webhookClaimsSubject])) { (db) throws(GateKitError) -> ([Claimed], Int) in
             let endpoints = Dictionary(uniqueKeysWithValues: try Ledger.webhookEndpoints(db).map { ($0.id, $0) })
             guard endpoints.values.contains(where: \.enabled) else { return ([], 0) }
             let due = try db.statement("""
@@ -273,7 +273,7 @@ public final class WebhookDeliverer: @unchecked Sendable {
     /// still holds), in one transaction.
     func record(_ outcomes: [Outcome]) throws(GateKitError) -> [Recorded] {
         guard !outcomes.isEmpty else { return [] }
-        return try ledger.store.write(.subjects(["ledger/webhook-claims"])) { (db) throws(GateKitError) -> [Recorded] in
+        return try ledger.store.write(.subjects([Ledger.webhookClaimsSubject])) { (db) throws(GateKitError) -> [Recorded] in
             var out: [Recorded] = []
             for o in outcomes { out.append(try record(o, db)) }
             return out

@@ -10,6 +10,8 @@ import GateKitWebhooks
 extension Ledger {
     /// Edits are serialised among themselves; ingestion reads endpoints without waiting on them.
     static let webhookEndpointsSubject = "ledger/webhook-endpoints"
+    /// Claims, outcomes and replays of deliveries are serialised among themselves.
+    static let webhookClaimsSubject = "ledger/webhook-claims"
     public static let maximumWebhookEndpoints = 64
 
     /// Registers an endpoint, enabled, with a new secret (in the answer only this once).

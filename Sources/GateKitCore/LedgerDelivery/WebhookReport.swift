@@ -85,22 +85,9 @@ extension Ledger {
     /// how many were queued; each goes with its id and body as first sent.
     public func replayWebhooks(to id: String, fromSeq: Int64, toSeq: Int64, fromMs: Int64, toMs: Int64) throws(GateKitError) -> Int64 {
         guard fromSeq >= 0, toSeq >= fromSeq, fromMs >= 0, toMs >= fromMs else { throw .invalid("a replay's range is empty or negative") }
-        return try store.write(.subjects(["ledger/webhook-claims"])) { (db) throws(GateKitError) -> Int64 in
+        return try store.write(.subjects([Ledger.webhookClaimsSubject])) { (db) throws(GateKitError) -> Int64 in
             _ = try Ledger.webhookEndpoint(db, id)
-            let now = Clock.nowMilliseconds()
-            let s = try db.statement("""
-                INSERT INTO ledger_webhook_deliveries(endpoint_id, seq, customer, state, attempts, next_attempt_ms, created_ms)
-                SELECT ?1, c.seq, c.environment || '/' || c.test_signed || '/' || c.original_transaction_id, 0, 0, ?2, ?2
-                FROM ledger_changes c WHERE c.seq BETWEEN ?3 AND ?4 AND c.recorded_ms BETWEEN ?5 AND ?6
-                ON CONFLICT (endpoint_id, customer, seq) DO UPDATE SET state = 0, attempts = 0, next_attempt_ms = excluded.next_attempt_ms,
-                    created_ms = excluded.created_ms, failing_since_ms = NULL, done_ms = NULL, lease_holder = NULL, lease_until_ms = NULL
-                RETURNING seq
-                """)
-            defer { s.reset() }
-            s.bind(1, text: id).bind(2, now).bind(3, fromSeq).bind(4, toSeq).bind(5, fromMs).bind(6, toMs)
-            var count: Int64 = 0
-            while try s.step() { count += 1 }
-            return count
+            return try WebhookOutbox.requeue(db, endpoint: id, seqs: fromSeq...toSeq, recorded: fromMs...toMs, now: Clock.nowMilliseconds())
         }
     }
 }
