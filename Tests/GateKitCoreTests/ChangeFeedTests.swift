@@ -107,4 +107,55 @@ import Testing
         try intent(1, at: now - 2_000)
         #expect(try changes() == [["subscription", "-"], ["subscription", "stops"], ["subscription", "renews"]])
     }
+
+    /// A purchase linked to another app account is a change caused by the transfer (the answer
+    /// as it stood, the new account named); on a store of migration 27 upgraded in place too,
+    /// its changes kept. Linking again where it is changes nothing.
+    @Test func aTransferIsAChangeOnAStoreUpgradedFromMigration27() throws {
+        guard let pki = JWSTestPKI.shared, let options = JWSOptions.test(pki.der("root"), at: nowSeconds()) else { return }
+        let folder = TemporaryFolder()
+        let (path, appID) = TestStores.previous(in: folder, "transfer-previous")
+        let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(27)))
+        let now = Clock.nowMilliseconds()
+        do {
+            let old = Ledger(store: try Store(schema: previous, path: path, appID: appID))
+            _ = try old.ingestTransaction(Array(pki.sign(JWSGeneratedTests.transactionPayload(signedDate: now - 5_000), chain: JWSGeneratedTests.chain).utf8),
+                                          options: options)
+            #expect(try old.link(appUserID: "ann", customer: "2000000100", environment: .sandbox) == .linked)
+        }
+        let ledger = Ledger(store: try Store(schema: .gatekit, path: path, appID: appID))
+        #expect(try ledger.link(appUserID: "ben", customer: "2000000100", environment: .sandbox) == .transferred)
+        #expect(try ledger.link(appUserID: "ben", customer: "2000000100", environment: .sandbox) == .unchanged)
+        guard case let .array(list)? = try JSONParser.parse(Array(try ledger.changesJSON(after: 0, limit: 100).utf8))["changes"] else {
+            Issue.record("no changes")
+            return
+        }
+        #expect(list.map { $0["cause"]?.stringValue } == ["ingest", "transfer"])
+        #expect(list.map { $0["appUserIds"] } == [.array([]), .array([.string("ben")])])
+        #expect(list.map { $0["reason"]?.stringValue } == ["subscription", "subscription"])
+        #expect(list.map { $0["until"] } == [list.first?["until"], list.first?["until"]])
+        #expect(failure { try Store(schema: previous, path: path, appID: appID) } == .ENEWER)
+    }
+
+    /// Migration 28 widens the feed's cause in SQLite's own text of the table: a table whose text
+    /// is not GateKit's stops it with the store left as it was (migration 27, every row kept).
+    @Test func aFeedTableNotAsGateKitMadeItStopsTheUpgradeAndIsKept() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("edited.sqlite")
+        let previous = StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(27)))
+        do {
+            let old = try Store(schema: previous, path: path, appID: nil)
+            try old.write { (db) throws(GateKitError) in
+                try db.execute("""
+                    PRAGMA writable_schema = ON;
+                    UPDATE sqlite_schema SET sql = replace(sql, 'cause IN (''ingest'', ''time'')', 'cause IN (''time'', ''ingest'')')
+                        WHERE type = 'table' AND name = 'ledger_changes';
+                    PRAGMA writable_schema = OFF;
+                    """)
+            }
+        }
+        #expect(failure { try Store(schema: .gatekit, path: path, appID: nil) } == .ECORRUPT)
+        let kept = try Store(schema: previous, path: path, appID: nil)
+        #expect(try kept.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == 27)
+    }
 }

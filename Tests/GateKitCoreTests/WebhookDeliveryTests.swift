@@ -93,6 +93,10 @@ import GateKitSupport
         #expect(grant(nil, (true, .nonRenewing, 10)) == .grantGiven)
         #expect(grant((true, .nonRenewing, 10), (false, .revoked, nil)) == .grantRevoked)
         #expect(grant((true, .nonRenewing, 10), (false, .expired, nil)) == .expiration)
+        // A transfer names the move whatever the answer (a grant's too): access is as it was.
+        let moved = F(before: (entitled: true, reason: .nonRenewing, untilMs: 10), after: (entitled: true, reason: .nonRenewing, untilMs: 10),
+                      otherProductBefore: false, isGrant: true, isTransfer: true, trialNow: false, trialBefore: false)
+        #expect(BusinessEvent.of(moved) == .transfer)
     }
 
     @Test func retriesWaitLongerEachTimeWithJitterAndHonourRetryAfter() {

@@ -352,6 +352,12 @@ static void test_app_accounts(void) {
     CHECK(json && strstr(json, "\"links\":[{\"appUserId\":\"bob\",\"customer\":\"960\"")
           && strstr(json, "{\"appUserId\":\"alice\",\"customer\":\"960\",\"linked\":false") && strstr(json, "\"cause\":\"transfer\""));
     gatekit_free(json);
+    /* The feed hears of the move: the lifetime purchase's answer as it stands, bob's now. */
+    CHECK_RC(ledger_changes(&json, s, 0, 100), 0);
+    const char *moved_change = json ? strstr(json, "\"cause\":\"transfer\"") : NULL;
+    CHECK(moved_change && strstr(json, "\"originalTransactionId\":\"960\",\"appUserIds\":[\"bob\"]")
+          && !strstr(moved_change + 1, "\"cause\":\"transfer\""));
+    gatekit_free(json);
 
     /* Apple's transfer: the subscription re-signed with another token leaves alice's token. */
     snprintf(extra, sizeof extra, ",\"appAccountToken\":\"%s\"", t2);

@@ -296,12 +296,13 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
  * product, numbered in commit order with no gaps. Its cause is the ingested item ("ingest",
  * with "item": the history's item id; a sync's items too) or time ("time": a period ended, a
  * grace period ran out, a catalog's term took effect, with nothing ingested), dated "at" the
- * instant it took effect. Time's changes are appended when the feed is next read or waited on
+ * instant it took effect, or a transfer ("transfer": ledger_link moved the purchase to another
+ * app account; the answer as it stands, the new account in "appUserIds"). Time's changes are appended when the feed is next read or waited on
  * (ledger_wait_changes wakes at that instant), the subscription next ingested, or a sync
  * (ledger_sync_notifications) ends; questions never wait on them. A host keeps its cursor and moves it after handling a change: at least
  * once. Each change names the subscription's app account token and the app accounts linked to
  * it or the token when it was appended ("appUserIds"), and the store that sold it ("store":
- * "app-store" or "play"). */
+ * "app-store", "play", "stripe" or "grant"). */
 
 /* Since 0.2.0. The changes after after_seq (0: from the first), oldest first, at most limit (1 to 10000):
  * {"version":1,"changes":[{"seq":1,"environment":...,"testSigned":...,"originalTransactionId":

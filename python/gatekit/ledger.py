@@ -208,7 +208,8 @@ class IngestResult(JSONResult):
 class Change(JSONResult):
     """One change of an answer in the change feed (ledger_changes()'s JSON as ``to_dict()``):
     the subscription (original transaction id) and product, the new answer, when it took effect
-    (``at``) and why (``cause`` "ingest", with the history's ``item``, or "time")."""
+    (``at``) and why (``cause`` "ingest", with the history's ``item``; "time"; or "transfer":
+    the purchase moved to another app account)."""
     seq: int
     environment: str
     test_signed: bool

@@ -24,7 +24,7 @@ __all__ = ["DeliveryPass", "DeliveryWorker", "EVENT_TYPES", "LedgerWebhooks", "W
 EVENT_TYPES = ("initial_purchase", "trial_started", "non_renewing_purchase", "non_consumable_purchase", "renewal", "trial_converted",
                "trial_expired", "expiration", "grace_period_started", "billing_issue", "grace_period_expired", "billing_recovered",
                "subscription_paused", "subscription_resumed", "product_change", "refund", "refund_reversed", "purchase_pending",
-               "grant_given", "grant_revoked", "cancellation", "uncancellation", "entitlement_changed")
+               "grant_given", "grant_revoked", "cancellation", "uncancellation", "transfer", "entitlement_changed")
 
 
 def _ms(ms: int) -> datetime:

@@ -19,6 +19,7 @@ import standardwebhooks
 
 from gatekit import webhooks
 from gatekit.errors import InvalidArgumentError, NotFoundError
+from gatekit.ledger import LinkOutcome
 from gatekit.ledger_webhooks import EVENT_TYPES, DeliveryWorker
 from gatekit.standin._https import tls_material
 
@@ -464,3 +465,37 @@ def test_a_grant_given_and_revoked_by_support_are_named_so(store, receiver):
     got = [r["json"] for r in receiver.at("/grants")]
     assert [g["type"] for g in got] == ["grant_given", "grant_revoked"]
     assert got[0]["data"]["store"] == "grant" and got[0]["data"]["appUserIds"] == ["gus"] and got[1]["data"]["entitled"] is False
+
+
+def test_a_purchase_linked_to_another_app_account_is_a_transfer(store, receiver):
+    """The host moves a Stripe subscription from ana to ben (ledger.link answering transferred):
+    the feed records a change caused by the transfer, with the answer unchanged, and the endpoint
+    hears "transfer" naming both accounts; linking it to ben again changes nothing."""
+    register(store, receiver, "/moves")
+    now = int(time.time())
+    store.ledger.ingest_stripe(subscription("sub_t", "active", now - DAY, now + 29 * DAY, user="ana"), at(now - 60))
+    assert store.ledger.link("ben", "sub_t", environment="Production") == LinkOutcome.TRANSFERRED
+    assert store.ledger.link("ben", "sub_t", environment="Production") == LinkOutcome.UNCHANGED
+    changes = store.ledger.changes().changes
+    assert [(c.cause, c.app_user_ids, c.entitled, c.until) for c in changes] == [
+        ("ingest", ("ana",), True, at(now + 29 * DAY)), ("transfer", ("ben",), True, at(now + 29 * DAY))]
+    assert store.ledger.is_entitled("ben", "prod_pro", environment="Production", by_app_user=True)
+    assert not store.ledger.is_entitled("ana", "prod_pro", environment="Production", by_app_user=True)
+    assert deliver(store, receiver).delivered == 2
+    got = [r["json"] for r in receiver.at("/moves")]
+    assert [g["type"] for g in got] == ["initial_purchase", "transfer"]
+    moved = got[1]["data"]
+    assert moved["cause"] == "transfer" and moved["appUserIds"] == ["ben"] and moved["previous"]["appUserIds"] == ["ana"]
+    assert moved["entitled"] is True and moved["previous"]["entitled"] is True
+
+
+def test_the_documented_event_types_are_the_ones_an_endpoint_accepts():
+    """docs/webhooks.md's table, gatekit.ledger_webhooks.EVENT_TYPES and what the library
+    accepts when an endpoint names its types are one list."""
+    table = (Path(__file__).resolve().parents[2] / "docs" / "webhooks.md").read_text()
+    section = table.split("## Events", 1)[1].split("\n## ", 1)[0]
+    documented = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            documented += [name.strip("` ") for name in line.split("|")[1].split(",")]
+    assert sorted(documented) == sorted(EVENT_TYPES)

@@ -60,6 +60,16 @@ enum ChangeFeedRows {
         }
     }
 
+    /// Why a change was recorded (`ledger_changes.cause`).
+    enum Cause: String {
+        /// An item was ingested (`itemID`).
+        case ingest
+        /// An instant passed: a period ended, a grace period ran out.
+        case time
+        /// The purchase moved to another app account (`Ledger.link`); its answer is as it was.
+        case transfer
+    }
+
     /// One change, before it is numbered.
     struct Change {
         let scope: LedgerScope
@@ -67,7 +77,8 @@ enum ChangeFeedRows {
         let productID: String
         let answer: Answer
         let atMs: Int64
-        /// The ingested item that caused it; nil: time.
+        let cause: Cause
+        /// The ingested item that caused it (`cause` ingest).
         let itemID: Int64?
         let token: String?
         let appUserIDs: [String]
@@ -176,7 +187,7 @@ enum ChangeFeedRows {
                     if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record, copy: copy) }
                     let (token, users) = parties ?? (nil, [])
                     changes.append(Change(scope: scope, purchaseID: original, productID: product, answer: answer, atMs: at,
-                                          itemID: nil, token: token, appUserIDs: users))
+                                          cause: .time, itemID: nil, token: token, appUserIDs: users))
                 }
                 entry = Stored(answer: answer, nextChangeMs: Answer.nextChange(e, after: at))
                 guard let next = entry.nextChangeMs, next <= now else { break }
@@ -204,7 +215,7 @@ enum ChangeFeedRows {
                 if parties == nil { parties = try Self.parties(db, scope: scope, original: original, record: record, copy: copy) }
                 let (token, users) = parties ?? (nil, [])
                 changes.append(Change(scope: scope, purchaseID: original, productID: product, answer: entry.answer,
-                                      atMs: now, itemID: item, token: token, appUserIDs: users))
+                                      atMs: now, cause: .ingest, itemID: item, token: token, appUserIDs: users))
             }
             if before?.answer != entry.answer || before?.nextChangeMs != entry.nextChangeMs {
                 out.stored[product] = entry
@@ -212,6 +223,24 @@ enum ChangeFeedRows {
             }
         }
         return out
+    }
+
+    /// The changes a transfer makes (`Ledger.link` moved the purchase `original` to another app
+    /// account, whose link is written): each product's answer as it stands at `now`, caused by
+    /// the transfer and naming the accounts linked now. Time's changes due by then come first.
+    static func transferred(_ db: any DatabaseConnection, scope: LedgerScope, original: String, catalogs: ProductCatalogs, now: Int64,
+                            into changes: inout [Change]) throws(GateKitError) {
+        let stored = try stored(db, scope: scope, original: original)
+        guard !stored.isEmpty else { return }
+        let record = try LedgerRows.compactedRecord(db, original: original, scope: scope)
+        let kept = try sweep(db, scope: scope, original: original, record: record, stored: stored, catalogs: catalogs, now: now, into: &changes)
+        try keep(db, scope: scope, original: original, kept)
+        let (token, users) = try parties(db, scope: scope, original: original, record: record)
+        for product in kept.stored.keys.sorted() {
+            guard let entry = kept.stored[product] else { continue }
+            changes.append(Change(scope: scope, purchaseID: original, productID: product, answer: entry.answer, atMs: now,
+                                  cause: .transfer, itemID: nil, token: token, appUserIDs: users))
+        }
     }
 
     /// Writes the entries `kept` changed, now, in one statement.
@@ -242,7 +271,7 @@ enum ChangeFeedRows {
             try rows.append([.integer(Int64(i + 1 - changes.count)), .text(c.scope.environment), .integer(c.scope.testFlag),
                              .text(c.purchaseID), .text(c.productID), .integer(c.answer.entitled ? 1 : 0),
                              .integer(c.answer.reason), .integer(c.answer.status), .integer(c.answer.untilMs), .integer(c.atMs),
-                             .text(c.itemID == nil ? "time" : "ingest"), .integer(c.itemID), .text(c.token),
+                             .text(c.cause.rawValue), .integer(c.itemID), .text(c.token),
                              .text(JSONWriter.serialize(.array(c.appUserIDs.map { .string($0) }))), .integer(now),
                              .integer(c.answer.renewal)])
         }

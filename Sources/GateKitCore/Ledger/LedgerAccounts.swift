@@ -50,9 +50,12 @@ extension Ledger {
             // other identifier moves too: the newest claim, this link, holds it (a link made
             // again renews the claim).
             var heldElsewhere = false
+            var purchases: [(LedgerScope, [String])] = []
             for testData in [false, true] {
-                let record = try LedgerRows.record(db, customer: LedgerCustomer(name), scope: LedgerScope(environment: environment, testData: testData))
-                let originals = Array(Set(record.transactions.map(\.purchaseID)))
+                let scope = LedgerScope(environment: environment, testData: testData)
+                let record = try LedgerRows.record(db, customer: LedgerCustomer(name), scope: scope)
+                let originals = Array(Set(record.transactions.map(\.purchaseID))).sorted()
+                purchases.append((scope, originals))
                 for case let held? in try SubscriptionHolder.holders(db, environment: env, record: record, originals: originals, atMs: nil).values
                     where held != appUserID { heldElsewhere = true }
             }
@@ -62,7 +65,17 @@ extension Ledger {
             }
             try AppAccountRows.append(db, environment: env, appUserID: appUserID, customer: name, linked: true, atMs: now, cause: nil)
             forgetRecords()
-            return holder == nil && !heldElsewhere ? .linked : .transferred
+            guard holder != nil || heldElsewhere else { return .linked }
+            // The feed (and so every webhook endpoint) hears of the move: a change per product.
+            let catalogs = try loadedCatalogs(db)
+            var changes: [ChangeFeedRows.Change] = []
+            for (scope, originals) in purchases {
+                for original in originals {
+                    try ChangeFeedRows.transferred(db, scope: scope, original: original, catalogs: catalogs, now: now, into: &changes)
+                }
+            }
+            try ChangeFeedRows.append(db, changes, now: now)
+            return .transferred
         }
     }
 

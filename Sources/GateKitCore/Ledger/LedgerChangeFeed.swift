@@ -42,7 +42,7 @@ extension Ledger {
     /// The changes after `seq`, oldest first, at most `limit`:
     /// {"version":1,"changes":[{"seq":…,"environment":…,"testSigned":…,"originalTransactionId":…,
     /// "appAccountToken":…,"appUserIds":[…],"store":"app-store"|"play","productId":…,"entitlements":[…],"entitled":…,
-    /// "reason":…,"status":…,"until":…,"willRenew":…,"at":…,"cause":"ingest"|"time","item":…,"recorded":…}],
+    /// "reason":…,"status":…,"until":…,"willRenew":…,"at":…,"cause":"ingest"|"time"|"transfer","item":…,"recorded":…}],
     /// "last":seq} (members that do not apply are absent; "last": the cursor to read after next).
     public func changesJSON(after seq: Int64, limit: Int) throws(GateKitError) -> String {
         guard seq >= 0 else { throw .invalid("after_seq is negative") }

@@ -654,3 +654,12 @@ extension LedgerSchema {
         .addColumn("ledger_changes", Column("will_renew", .integer, check: "will_renew IN (0, 1, 2)")),
     ])
 }
+
+extension LedgerSchema {
+    /// Migration 28: a change of the feed may be caused by a transfer between app accounts
+    /// (`ChangeFeedRows.Cause.transfer`), beside an ingested item and time.
+    package static let transferCause = Migration([
+        .replaceCheck("ledger_changes", Column("cause", .text, notNull: true, check: "cause IN ('ingest', 'time', 'transfer')"),
+                      was: "cause IN ('ingest', 'time')"),
+    ])
+}

@@ -30,6 +30,8 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
     case cancellation
     /// Auto-renew turned on again before the period ended.
     case uncancellation
+    /// The purchase moved to another app account (the host linked it there); access unchanged.
+    case transfer
     /// Any other change of the answer (a period shortened, a purchase the catalog names anew).
     case entitlementChanged = "entitlement_changed"
 
@@ -45,6 +47,8 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
         var otherProductBefore: Bool
         /// The purchase is no sale: an entitlement support gave by hand (a grant).
         var isGrant = false
+        /// The change records a transfer between app accounts, not a new answer.
+        var isTransfer = false
         /// Whether the period the answer ends with, and the one before it, were free trials.
         var trialNow: Bool
         var trialBefore: Bool
@@ -52,6 +56,7 @@ public enum BusinessEvent: String, CaseIterable, Sendable {
 
     static func of(_ f: Facts) -> BusinessEvent {
         let after = f.after
+        if f.isTransfer { return .transfer }
         if f.isGrant {
             if after.reason == .revoked { return .grantRevoked }
             if after.entitled, !(f.before?.entitled ?? false) { return .grantGiven }

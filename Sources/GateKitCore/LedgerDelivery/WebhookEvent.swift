@@ -22,8 +22,8 @@ struct WebhookEvent {
             throw GateKitError(.ECORRUPT, "a webhook delivery names the change \(seq), which the feed does not hold")
         }
         let s = try db.statement("""
-            SELECT environment, test_signed, original_transaction_id, product_id, entitled, reason, until_ms, at_ms, will_renew FROM ledger_changes
-            WHERE seq = ?1
+            SELECT environment, test_signed, original_transaction_id, product_id, entitled, reason, until_ms, at_ms, will_renew, cause
+            FROM ledger_changes WHERE seq = ?1
             """)
         defer { s.reset() }
         s.bind(1, seq)
@@ -32,15 +32,17 @@ struct WebhookEvent {
         let after = (entitled: s.int64(4) == 1, reason: try reason(s.int64(5)), untilMs: s.optionalInt64(6))
         let at = s.int64(7)
         let renewalAfter = s.optionalInt64(8)
+        let isTransfer = s.text(9) == "transfer"  // the feed's cause (docs/ledger.md)
 
         let before = try db.statement("""
-            SELECT entitled, reason, until_ms, will_renew FROM ledger_changes WHERE environment = ?1 AND test_signed = ?2
+            SELECT entitled, reason, until_ms, will_renew, app_user_ids FROM ledger_changes WHERE environment = ?1 AND test_signed = ?2
                 AND original_transaction_id = ?3 AND product_id = ?4 AND seq < ?5 ORDER BY seq DESC LIMIT 1
             """)
         defer { before.reset() }
         before.bind(1, text: environment).bind(2, test).bind(3, text: original).bind(4, text: product).bind(5, seq)
         let previous = try before.step() ? (entitled: before.int64(0) == 1, reason: try reason(before.int64(1)), untilMs: before.optionalInt64(2)) : nil
         let renewalBefore = previous == nil ? nil : before.optionalInt64(3)
+        let usersBefore = previous == nil ? nil : before.text(4)
 
         let other = try db.statement("""
             SELECT 1 FROM ledger_changes WHERE environment = ?1 AND test_signed = ?2 AND original_transaction_id = ?3
@@ -74,11 +76,16 @@ struct WebhookEvent {
 
         let type = BusinessEvent.of(.init(before: previous, after: after, willRenewBefore: renews(renewalBefore), willRenewAfter: renews(renewalAfter),
                                           otherProductBefore: otherProductBefore, isGrant: newest.map { !$0.store.rules.isSale } ?? false,
-                                          trialNow: newest?.trial ?? false, trialBefore: trialBefore))
+                                          isTransfer: isTransfer, trialNow: newest?.trial ?? false, trialBefore: trialBefore))
         if let previous {
             var members: [(String, JSONValue)] = [("entitled", .bool(previous.entitled)), ("reason", .string(previous.reason.name))]
             if let until = previous.untilMs { members.append(("until", .number(until))) }
             if let code = renewalBefore, code != 2 { members.append(("willRenew", .bool(code == 1))) }
+            if isTransfer, let users = usersBefore {
+                do throws(GateKitError) { members.append(("appUserIds", try JSONParser.parse(Array(users.utf8)))) } catch {
+                    throw GateKitError(.ECORRUPT, "ledger_changes holds app user ids that are not JSON")
+                }
+            }
             data.append(("previous", .object(members)))
         }
         if let newest {

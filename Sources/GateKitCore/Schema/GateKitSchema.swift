@@ -35,5 +35,6 @@ extension StoreSchema {
         LedgerSchema.lookupKeys,                       // 25
         LedgerSchema.partialRefunds,                   // 26
         LedgerSchema.webhookOutbox,                    // 27
+        LedgerSchema.transferCause,                    // 28
     ])
 }

@@ -1,3 +1,5 @@
+import GateKitSupport
+
 /// A schema statement written once and rendered in SQLite's or PostgreSQL's SQL, for the
 /// migrations after the released ones (`Migration.init(_:)`). The two dialects differ only where
 /// the engines do: integer widths, binary type, identity keys, rowid-less tables, and how
@@ -12,6 +14,11 @@ public enum DDL: Sendable {
     case dropIndex(String)
     /// Refuses UPDATE and DELETE (and TRUNCATE on PostgreSQL) on the table.
     case appendOnly(String)
+    /// A column's CHECK widened from `was` to the column's own (a value the rows may now hold).
+    /// SQLite has no ALTER for it: the table's text in sqlite_schema is edited in place, as
+    /// SQLite documents for changes that leave every stored row valid ("Making Other Kinds Of
+    /// Table Schema Changes"); `Migration` then checks the edit and moves the schema version on.
+    case replaceCheck(String, Column, was: String)
 
     public enum Dialect: Sendable { case sqlite, postgres }
 
@@ -31,7 +38,38 @@ public enum DDL: Sendable {
             return "DROP INDEX \(name);\n"
         case let .appendOnly(table):
             return dialect == .sqlite ? DDL.sqliteAppendOnly(table) : DDL.postgresAppendOnly(table)
+        case let .replaceCheck(table, column, was):
+            let check = column.check ?? ""
+            guard dialect == .sqlite else {
+                let name = "\(table)_\(column.name)_check"  // PostgreSQL's name for a column's CHECK
+                return "ALTER TABLE \(table) DROP CONSTRAINT \(name);\nALTER TABLE \(table) ADD CONSTRAINT \(name) CHECK (\(check));\n"
+            }
+            func literal(_ text: String) -> String { "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
+            return """
+                PRAGMA writable_schema = ON;
+                UPDATE sqlite_schema SET sql = replace(sql, \(literal("CHECK (\(was))")), \(literal("CHECK (\(check))")))
+                    WHERE type = 'table' AND name = \(literal(table));
+                PRAGMA writable_schema = OFF;
+
+                """
         }
+    }
+
+    /// After a `replaceCheck` on SQLite: the table's text holds the new CHECK (else the store's
+    /// table is not the one GateKit made, and the migration stops), and the schema version moves
+    /// on, so every connection reads the table's definition again.
+    func checkReplaced(_ db: any DatabaseConnection) throws(GateKitError) {
+        guard case let .replaceCheck(table, column, _) = self, db.dialect == .sqlite else { return }
+        let edited = try db.statement("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1 AND instr(sql, ?2) > 0")
+        defer { edited.reset() }
+        edited.bind(1, text: table).bind(2, text: "CHECK (\(column.check ?? ""))")
+        guard try edited.step() else {
+            throw GateKitError(.ECORRUPT, "the table \(table) is not as GateKit created it: its \(column.name) CHECK could not be widened")
+        }
+        let version = try db.statement("PRAGMA schema_version")
+        defer { version.reset() }
+        guard try version.step() else { throw GateKitError(.ECORRUPT, "SQLite gave no schema version") }
+        try db.execute("PRAGMA schema_version = \(version.int64(0) &+ 1)")
     }
 
     var createdTable: String? {

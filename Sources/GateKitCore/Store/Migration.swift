@@ -36,7 +36,11 @@ public struct Migration: Sendable {
         droppedTables = statements.compactMap(\.droppedTable)
         appendOnlyTables = statements.compactMap(\.appendOnlyTable)
         functions = []
-        self.fill = fill
+        let edits = statements.filter { if case .replaceCheck = $0 { return true } else { return false } }
+        self.fill = edits.isEmpty ? fill : { @Sendable (db) throws(GateKitError) in
+            for edit in edits { try edit.checkReplaced(db) }
+            try fill?(db)
+        }
     }
 
     /// Runs the step on a connection inside the migrating transaction.
