@@ -6,9 +6,11 @@ import GateKitSupport
 
 // include/gatekit/ledger_webhooks.h: the ledger's changes delivered to a team's backend.
 
-private func allowsPrivate(_ flags: Int32) throws(GateKitError) -> Bool {
-    guard flags & ~GATEKIT_WEBHOOK_ALLOW_PRIVATE == 0 else { throw .invalid("flags holds unknown bits: \(flags)") }
-    return flags & GATEKIT_WEBHOOK_ALLOW_PRIVATE != 0
+private func allowed(_ flags: Int32) throws(GateKitError) -> WebhookEndpoint.Allowed {
+    let known = GATEKIT_WEBHOOK_ALLOW_PRIVATE | GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP
+    guard flags & ~known == 0 else { throw .invalid("flags holds unknown bits: \(flags)") }
+    return WebhookEndpoint.Allowed(privateAddresses: flags & GATEKIT_WEBHOOK_ALLOW_PRIVATE != 0,
+                                   loopbackHTTP: flags & GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP != 0)
 }
 
 @c(ledger_webhook_endpoint_add)
@@ -27,7 +29,7 @@ public func ledgerWebhookEndpointAdd(_ out: UnsafeMutablePointer<UnsafeMutablePo
         }
         let endpoint = try ledger.addWebhookEndpoint(url: try Arguments.string(url, "url"), eventTypes: names,
                                                      description: try Arguments.optionalString(description, "description") ?? "",
-                                                     allowPrivate: try allowsPrivate(flags))
+                                                     allowed: try allowed(flags))
         out.pointee = try Owned.cString(JSONWriter.serialize(endpoint.json(withSecret: true)))
         return GATEKIT_OK
     }
@@ -59,7 +61,7 @@ public func ledgerWebhookEndpointUpdate(_ out: UnsafeMutablePointer<UnsafeMutabl
             default: throw .invalid("change_json's member \(Quoted.text(key)) is not url, eventTypes, description or enabled of their types")
             }
         }
-        let endpoint = try ledger.updateWebhookEndpoint(id, change, allowPrivate: try allowsPrivate(flags))
+        let endpoint = try ledger.updateWebhookEndpoint(id, change, allowed: try allowed(flags))
         out.pointee = try Owned.cString(JSONWriter.serialize(endpoint.json()))
         return GATEKIT_OK
     }
@@ -155,7 +157,9 @@ private func deliverer(_ ledger: Ledger, _ options: UnsafePointer<gatekit_webhoo
     settings.attemptTimeoutMs = Int(o.attempt_timeout_ms)
     settings.connectTimeoutMs = Int(o.connect_timeout_ms)
     settings.schedule = DeliverySchedule(giveUpAfterMs: o.give_up_after_ms, disableAfterMs: o.disable_after_ms)
-    settings.allowPrivateAddresses = try allowsPrivate(o.flags)
+    let allowed = try allowed(o.flags)
+    settings.allowPrivateAddresses = allowed.privateAddresses
+    settings.allowLoopbackHTTP = allowed.loopbackHTTP
     return try WebhookDeliverer(ledger: ledger, settings: settings)
 }
 

@@ -37,9 +37,9 @@ import GateKitSupport
         _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Self.subscription("sub_a", "active", start: now - 86_400, end: now + 86_400, user: "ann"),
                                                               answeredMs: (now - 60) * 1000), options: Ledger.StripeOptions())
         #expect(try deliveries().isEmpty)
-        let on = try ledger.addWebhookEndpoint(url: "https://hooks.example.com/gatekit", eventTypes: [], description: "", allowPrivate: false)
-        let off = try ledger.addWebhookEndpoint(url: "https://other.example.com/x", eventTypes: ["refund"], description: "", allowPrivate: false)
-        _ = try ledger.updateWebhookEndpoint(off.id, Ledger.WebhookEndpointChange(enabled: false), allowPrivate: false)
+        let on = try ledger.addWebhookEndpoint(url: "https://hooks.example.com/gatekit", eventTypes: [], description: "", allowed: .init())
+        let off = try ledger.addWebhookEndpoint(url: "https://other.example.com/x", eventTypes: ["refund"], description: "", allowed: .init())
+        _ = try ledger.updateWebhookEndpoint(off.id, Ledger.WebhookEndpointChange(enabled: false), allowed: .init())
         _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Self.subscription("sub_a", "canceled", start: now - 86_400, end: now + 86_400, user: "ann"),
                                                               answeredMs: (now - 30) * 1000), options: Ledger.StripeOptions())
         // The second change, queued once, for the enabled endpoint only.
@@ -123,9 +123,38 @@ import GateKitSupport
         }
         #expect(PublicAddress.literal("hooks.example.com") == nil)
         for url in ["https://127.0.0.1/x", "https://localhost:8443/x", "https://intranet/x", "https://[::1]:443/x", "https://169.254.169.254/latest"] {
-            #expect(throws: GateKitError.self) { try WebhookEndpoint.checkedURL(url, allowPrivate: false) }
-            #expect(try WebhookEndpoint.checkedURL(url, allowPrivate: true) == url)
+            #expect(throws: GateKitError.self) { try WebhookEndpoint.checkedURL(url, .init()) }
+            #expect(try WebhookEndpoint.checkedURL(url, .init(privateAddresses: true)) == url)
         }
-        #expect(try WebhookEndpoint.checkedURL("https://hooks.example.com:8443/in/", allowPrivate: false) == "https://hooks.example.com:8443/in")
+        #expect(try WebhookEndpoint.checkedURL("https://hooks.example.com:8443/in/", .init()) == "https://hooks.example.com:8443/in")
+    }
+
+    @Test func plainHTTPReachesLoopbackOnlyAndOnlyWhenAllowed() throws {
+        let loopbackHTTP = WebhookEndpoint.Allowed(loopbackHTTP: true)
+        for url in ["http://127.0.0.1:8080/hook", "http://127.3.4.5/x", "http://[::1]:9/x", "http://localhost:8080/x", "http://LOCALHOST/x"] {
+            #expect(throws: GateKitError.self) { try WebhookEndpoint.checkedURL(url, .init(privateAddresses: true)) }
+            #expect(try WebhookEndpoint.checkedURL(url, loopbackHTTP) == url)
+        }
+        #expect(try WebhookEndpoint.checkedURL("http://127.0.0.1:8080/hook/", loopbackHTTP) == "http://127.0.0.1:8080/hook")
+        for url in ["http://10.0.0.1/x", "http://hooks.example.com/x", "http://8.8.8.8/x", "http://[fe80::1]/x", "http://localhost.example.com/x",
+                    "http://user:pw@127.0.0.1/x", "http://127.0.0.1/x?token=1", "http://127.0.0.1/x#f", "http://"] {
+            #expect(throws: GateKitError.self, "\(url)") { try WebhookEndpoint.checkedURL(url, .init(privateAddresses: true, loopbackHTTP: true)) }
+        }
+        for host in ["127.0.0.1", "127.255.0.9", "::1", "::ffff:127.0.0.1"] {
+            #expect(PublicAddress.isLoopback(try #require(PublicAddress.literal(host))), "\(host)")
+        }
+        for host in ["10.0.0.1", "::", "::2", "::ffff:10.0.0.1", "128.0.0.1", "fe80::1"] {
+            #expect(!PublicAddress.isLoopback(try #require(PublicAddress.literal(host))), "\(host)")
+        }
+        // The plain-HTTP transport connects to nothing but loopback, whatever a name resolves to.
+        var settings = HTTPSTransport.Settings(certificateAuthorities: nil, connectTimeoutMilliseconds: 1_000, userAgent: "test",
+                                               errors: .webhookDelivery)
+        settings.plainHTTP = true
+        settings.addresses = .loopbackOnly
+        let transport = try HTTPSTransport(settings)
+        let refused = #expect(throws: GateKitError.self) {
+            try transport.send(HTTPRequest(method: "POST", url: "http://192.0.2.1:9/x", headers: [], body: []), timeoutMilliseconds: 1_000)
+        }
+        #expect(refused?.message.contains("refused to connect to 192.0.2.1, not a loopback address") == true)
     }
 }

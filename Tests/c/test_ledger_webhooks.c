@@ -69,6 +69,13 @@ int main(int argc, char **argv) {
     CHECK_RC(ledger_webhook_endpoint_add(&json, store, url, typo, 1, NULL, GATEKIT_WEBHOOK_ALLOW_PRIVATE), GATEKIT_EINVAL);
     CHECK(strstr(gatekit_last_error(), "did you mean \"renewal\"") != NULL);
     CHECK_RC(ledger_webhook_endpoint_add(&json, store, "http://hooks.example.com/x", NULL, 0, NULL, 0), GATEKIT_EINVAL);
+    CHECK_RC(ledger_webhook_endpoint_add(&json, store, "http://127.0.0.1:9/x", NULL, 0, NULL, GATEKIT_WEBHOOK_ALLOW_PRIVATE), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP") != NULL);
+    CHECK_RC(ledger_webhook_endpoint_add(&json, store, "http://192.168.1.1/x", NULL, 0, NULL,
+                                         GATEKIT_WEBHOOK_ALLOW_PRIVATE | GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "not a loopback address") != NULL);
+    CHECK_RC(ledger_webhook_endpoint_add(&json, store, url, NULL, 0, NULL, 4), GATEKIT_EINVAL);
+    CHECK(strstr(gatekit_last_error(), "unknown bits") != NULL);
     CHECK_RC(ledger_webhook_endpoint_add(&json, store, url, types, 3, "c test", GATEKIT_WEBHOOK_ALLOW_PRIVATE), GATEKIT_OK);
     CHECK(json && strstr(json, "\"secret\":\"whsec_") && strstr(json, "\"eventTypes\":[\"renewal\",\"expiration\",\"initial_purchase\"]"));
     endpoint_id(json, id, sizeof id);

@@ -33,10 +33,16 @@ extern "C" {
  * network, a test's on 127.0.0.1); without it such an endpoint is refused when registered and
  * every connection is checked at its address. */
 #define GATEKIT_WEBHOOK_ALLOW_PRIVATE 1
+/* Since 0.3.0. Plain http:// to a loopback address (127.0.0.0/8, [::1], localhost): a test's
+ * receiver without TLS. Registering such an endpoint needs it, and so does delivering to one: a
+ * worker without it fails those attempts and says why; with it, each connection is checked to be
+ * to loopback. Never for a receiver off this machine. */
+#define GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP 2
 
 /* Since 0.3.0. Registers an endpoint: url (https://, no credentials, query or fragment),
  * event_types (event_type_count names from docs/webhooks.md; 0: every type), description (NULL
- * or up to 256 bytes), flags (0 or GATEKIT_WEBHOOK_ALLOW_PRIVATE). *out_json is the endpoint,
+ * or up to 256 bytes), flags (0 or GATEKIT_WEBHOOK_ALLOW_PRIVATE | GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP,
+ * each as the URL needs). *out_json is the endpoint,
  * {"id":"ep_…","url":…,"eventTypes":[…],"description":…,"enabled":true,"created":ms,
  * "secret":"whsec_…"} — the only answer that shows the secret. GATEKIT_EINVAL: a URL refused
  * (its reason in gatekit_last_error()), an unknown event type (with the nearest name), more
@@ -48,7 +54,8 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_webhook_endpoint_add(char **out_json,
 /* Since 0.3.0. Changes endpoint id: change_json is {"url":…,"eventTypes":[…],"description":…,
  * "enabled":true|false}, each member optional. Enabling an endpoint GateKit disabled clears its
  * reason; its dead deliveries stay dead (replay them). *out_json: the endpoint, without its
- * secret. GATEKIT_ENOTFOUND: no such endpoint. */
+ * secret. flags as ledger_webhook_endpoint_add's, for a new url. GATEKIT_ENOTFOUND: no such
+ * endpoint. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_webhook_endpoint_update(char **out_json, gatekit_store *store, const char *id,
                                                                    const char *change_json, int flags);
 
@@ -92,7 +99,7 @@ typedef struct gatekit_webhook_delivery_options {
     long long give_up_after_ms;    /* a delivery failing this long is dead; 1 second to 30 days; init: 3 days */
     long long disable_after_ms;    /* an endpoint failing this long is disabled; 1 second to 30 days; init: 5 days */
     const char *worker;            /* names this worker in leases; NULL: unique to the process and call */
-    int flags;                     /* 0 or GATEKIT_WEBHOOK_ALLOW_PRIVATE */
+    int flags;                     /* 0, GATEKIT_WEBHOOK_ALLOW_PRIVATE, GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP, or both */
 } gatekit_webhook_delivery_options;
 
 #define GATEKIT_WEBHOOK_DELIVERY_OPTIONS_INIT \

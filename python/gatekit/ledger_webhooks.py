@@ -85,7 +85,12 @@ class DeliveryPass:
     disabled: List[str]
 
 
-def _options(ca_file: Optional[str], allow_private: bool, attempt_timeout: timedelta, connect_timeout: timedelta, give_up_after: timedelta,
+def _flags(allow_private: bool, allow_loopback_http: bool) -> int:
+    return ((_bindings.GATEKIT_WEBHOOK_ALLOW_PRIVATE if allow_private else 0)
+            | (_bindings.GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP if allow_loopback_http else 0))
+
+
+def _options(ca_file: Optional[str], allow_private: bool, allow_loopback_http: bool, attempt_timeout: timedelta, connect_timeout: timedelta, give_up_after: timedelta,
              disable_after: timedelta, worker: Optional[str]) -> "_bindings.gatekit_webhook_delivery_options":
     options = _bindings.gatekit_webhook_delivery_options()
     check(_bindings.ledger_webhook_delivery_options_init(ctypes.byref(options), _bindings.GATEKIT_WEBHOOK_DELIVERY_OPTIONS_VERSION))
@@ -95,7 +100,7 @@ def _options(ca_file: Optional[str], allow_private: bool, attempt_timeout: timed
     options.give_up_after_ms = _time.span_milliseconds(give_up_after, "give_up_after")
     options.disable_after_ms = _time.span_milliseconds(disable_after, "disable_after")
     options.worker = _native.to_c_string(worker, "worker")
-    options.flags = _bindings.GATEKIT_WEBHOOK_ALLOW_PRIVATE if allow_private else 0
+    options.flags = _flags(allow_private, allow_loopback_http)
     return options
 
 
@@ -105,10 +110,12 @@ class LedgerWebhooks:
     _store: "StoreOwner"
 
     def add_webhook_endpoint(self, url: str, *, event_types: Sequence[str] = (), description: Optional[str] = None,
-                             allow_private: bool = False) -> WebhookEndpoint:
+                             allow_private: bool = False, allow_loopback_http: bool = False) -> WebhookEndpoint:
         """Registers ``url`` (https://, no credentials, query or fragment) for ``event_types``
         (none: every type). The answer's ``secret`` is shown this once: give it to the receiver.
-        ``allow_private``: a receiver inside your network or on loopback (tests)."""
+        ``allow_private``: a receiver inside your network or on loopback (tests);
+        ``allow_loopback_http``: a plain http:// receiver on loopback (tests; the worker must
+        allow it too)."""
         if isinstance(event_types, str):
             raise TypeError("event_types is a list of names, not one string")
         names = [_native.required_c_string(t, "event_types") for t in event_types]
@@ -116,12 +123,12 @@ class LedgerWebhooks:
         out = ctypes.c_void_p()
         check(_bindings.ledger_webhook_endpoint_add(ctypes.byref(out), self._store.handle, _native.required_c_string(url, "url"), array,
                                                     len(names), _native.to_c_string(description, "description"),
-                                                    _bindings.GATEKIT_WEBHOOK_ALLOW_PRIVATE if allow_private else 0))
+                                                    _flags(allow_private, allow_loopback_http)))
         return WebhookEndpoint.from_dict(json.loads(_native.take_string(out)))
 
     def update_webhook_endpoint(self, endpoint_id: str, *, url: Optional[str] = None, event_types: Optional[Sequence[str]] = None,
                                 description: Optional[str] = None, enabled: Optional[bool] = None,
-                                allow_private: bool = False) -> WebhookEndpoint:
+                                allow_private: bool = False, allow_loopback_http: bool = False) -> WebhookEndpoint:
         """Changes what is given (None: as it is). Enabling an endpoint GateKit disabled leaves
         its dead deliveries dead: replay them."""
         change: Dict[str, Any] = {}
@@ -135,7 +142,7 @@ class LedgerWebhooks:
             change["enabled"] = bool(enabled)
         out = ctypes.c_void_p()
         check(_bindings.ledger_webhook_endpoint_update(ctypes.byref(out), self._store.handle, _native.required_c_string(endpoint_id, "endpoint_id"),
-                                                       json.dumps(change).encode(), _bindings.GATEKIT_WEBHOOK_ALLOW_PRIVATE if allow_private else 0))
+                                                       json.dumps(change).encode(), _flags(allow_private, allow_loopback_http)))
         return WebhookEndpoint.from_dict(json.loads(_native.take_string(out)))
 
     def roll_webhook_secret(self, endpoint_id: str, *, overlap: timedelta = timedelta(hours=24)) -> WebhookEndpoint:
@@ -176,13 +183,14 @@ class LedgerWebhooks:
         return [WebhookDelivery.from_dict(d) for d in json.loads(_native.take_string(out))["deliveries"]]
 
     def deliver_webhooks(self, *, budget: timedelta = timedelta(seconds=5), ca_file: Optional[str] = None, allow_private: bool = False,
+                         allow_loopback_http: bool = False,
                          attempt_timeout: timedelta = timedelta(seconds=10), connect_timeout: timedelta = timedelta(seconds=5),
                          give_up_after: timedelta = timedelta(days=3), disable_after: timedelta = timedelta(days=5),
                          worker: Optional[str] = None) -> DeliveryPass:
         """Sends what is due until nothing is or ``budget`` passed (a worker's loop calls it;
         :class:`DeliveryWorker` runs one in a thread). A delivery failing for ``give_up_after`` is
         dead; an endpoint failing for ``disable_after`` is disabled (each 1 s to 30 days)."""
-        options = _options(ca_file, allow_private, attempt_timeout, connect_timeout, give_up_after, disable_after, worker)
+        options = _options(ca_file, allow_private, allow_loopback_http, attempt_timeout, connect_timeout, give_up_after, disable_after, worker)
         out = ctypes.c_void_p()
         check(_bindings.ledger_webhook_deliver(ctypes.byref(out), self._store.handle, ctypes.byref(options), _time.span_milliseconds(budget, "budget")))
         raw = json.loads(_native.take_string(out))
@@ -195,12 +203,12 @@ class DeliveryWorker:
     deliveries as they come, woken by any process's commits, until the block ends (an attempt in
     flight finishes first). The store must stay open meanwhile."""
 
-    def __init__(self, store: "Store", *, ca_file: Optional[str] = None, allow_private: bool = False,
+    def __init__(self, store: "Store", *, ca_file: Optional[str] = None, allow_private: bool = False, allow_loopback_http: bool = False,
                  attempt_timeout: timedelta = timedelta(seconds=10), connect_timeout: timedelta = timedelta(seconds=5),
                  give_up_after: timedelta = timedelta(days=3), disable_after: timedelta = timedelta(days=5),
                  worker: Optional[str] = None) -> None:
         self._store = store
-        self._options = _options(ca_file, allow_private, attempt_timeout, connect_timeout, give_up_after, disable_after, worker)
+        self._options = _options(ca_file, allow_private, allow_loopback_http, attempt_timeout, connect_timeout, give_up_after, disable_after, worker)
         self._handle: Optional[Any] = None
 
     def start(self) -> "DeliveryWorker":

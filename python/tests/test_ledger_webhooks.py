@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import ssl
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,8 +25,11 @@ from gatekit.ledger import LinkOutcome
 from gatekit.ledger_webhooks import EVENT_TYPES, DeliveryWorker
 from gatekit.standin._https import tls_material
 
+from conftest import REPO_ROOT, child_env, location_of
+
 UTC = datetime.timezone.utc
 DAY = 86_400
+TOOL = os.environ.get("GATEKIT_TOOL", str(REPO_ROOT / ".build" / "c" / "gatekit"))
 
 
 class Receiver:
@@ -32,8 +37,8 @@ class Receiver:
     there, each (status, headers) or ("hang", seconds); then 200. ``got``: every request, with
     whether each verifier accepted it under the secrets ``secrets[path]`` the team holds."""
 
-    def __init__(self, folder: Path) -> None:
-        context = tls_material(folder)
+    def __init__(self, folder: Path, *, tls: bool = True) -> None:
+        self.scheme = "https" if tls else "http"
         self.ca_file = str(folder / "ca.pem")
         self.plan: Dict[str, List[Tuple[Any, ...]]] = {}
         self.secrets: Dict[str, List[str]] = {}
@@ -94,12 +99,13 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.handle_error = lambda *_: None  # type: ignore[method-assign]  # a client that gave up (the hang test)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        if tls:
+            self.server.socket = tls_material(folder).wrap_socket(self.server.socket, server_side=True)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def url(self, path: str) -> str:
-        return f"https://127.0.0.1:{self.server.server_address[1]}{path}"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}{path}"
 
     def at(self, path: str) -> List[Dict[str, Any]]:
         with self.lock:
@@ -250,6 +256,83 @@ def test_a_redirect_a_hang_and_a_private_address_are_failures_that_block_no_one_
     # Without allow_private the worker refuses the loopback address at connect time too.
     quiet = store.ledger.deliver_webhooks(ca_file=receiver.ca_file)
     assert quiet.attempted == 0, "nothing is due yet"
+
+
+def test_a_plain_http_receiver_on_loopback_only_where_the_host_says_so_at_both_ends(store, tmp_path):
+    plain = Receiver(tmp_path, tls=False)
+    try:
+        url = plain.url("/plain")
+        with pytest.raises(InvalidArgumentError, match="GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP"):
+            store.ledger.add_webhook_endpoint(url, allow_private=True)
+        for elsewhere in ("http://10.0.0.1/x", "http://hooks.example.com/x", "http://[fe80::1]/x"):
+            with pytest.raises(InvalidArgumentError, match="not a loopback address"):
+                store.ledger.add_webhook_endpoint(elsewhere, allow_loopback_http=True)
+        endpoint = store.ledger.add_webhook_endpoint(url, allow_loopback_http=True)
+        assert endpoint.url == url
+        plain.secrets["/plain"] = [endpoint.secret]
+        now = int(time.time())
+        store.ledger.ingest_stripe(subscription("sub_h", "active", now - DAY, now + 29 * DAY, user="hal"), at(now - DAY))
+        sent = store.ledger.deliver_webhooks(allow_loopback_http=True)
+        assert (sent.attempted, sent.delivered) == (1, 1)
+        (got,) = plain.at("/plain")
+        assert got["ours"] and got["theirs"] and got["json"]["data"]["appUserIds"] == ["hal"]
+        # A worker the host did not allow plain HTTP fails the attempt and says why; nothing is sent.
+        store.ledger.ingest_stripe(subscription("sub_i", "active", now - DAY, now + 29 * DAY, user="ivy"), at(now - DAY))
+        refused = store.ledger.deliver_webhooks(allow_private=True)
+        assert (refused.attempted, refused.failed) == (1, 1)
+        attempt = store.ledger.webhook_deliveries(endpoint.id, state="pending")[0].attempts[0]
+        assert attempt["status"] == 0 and "GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP" in attempt["error"]
+        assert len(plain.got) == 1
+        # An https:// endpoint moved to http:// needs the same permission.
+        https = store.ledger.add_webhook_endpoint("https://hooks.example.com/x")
+        with pytest.raises(InvalidArgumentError, match="GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP"):
+            store.ledger.update_webhook_endpoint(https.id, url=url)
+        assert store.ledger.update_webhook_endpoint(https.id, url=url, allow_loopback_http=True).url == url
+    finally:
+        plain.close()
+
+
+def test_the_tool_registers_delivers_reports_replays_rolls_and_disables_an_endpoint(store, tmp_path):
+    """`gatekit ledger webhook-*` and `deliver`, as docs/webhooks.md and the tool's help name
+    them, on each backend, to a plain-HTTP receiver on loopback."""
+    where, app_id = location_of(store)
+    base = [TOOL, "--store", where] + (["--app-id", app_id] if app_id else [])
+
+    def tool(*args: str) -> Any:
+        done = subprocess.run(base + ["ledger", *args], capture_output=True, text=True, env=child_env())
+        return done.returncode, done.stdout, done.stderr
+
+    plain = Receiver(tmp_path, tls=False)
+    try:
+        url = plain.url("/tool")
+        rc, _, err = tool("webhook-add", "--allow-private", url)
+        assert rc != 0 and "GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP" in err
+        rc, out, err = tool("webhook-add", "--events", "initial_purchase,renewal", "--description", "tool", "--allow-loopback-http", url)
+        assert rc == 0, err
+        endpoint = json.loads(out)
+        assert endpoint["eventTypes"] == ["initial_purchase", "renewal"] and endpoint["secret"].startswith("whsec_")
+        plain.secrets["/tool"] = [endpoint["secret"]]
+        now = int(time.time())
+        store.ledger.ingest_stripe(subscription("sub_t", "active", now - DAY, now + 29 * DAY, user="tom"), at(now - DAY))
+        rc, out, err = tool("deliver", "--budget-ms", "2000")
+        assert rc == 0 and json.loads(out)["failed"] == 1, err  # this worker was not allowed plain HTTP
+        assert tool("webhook-replay", endpoint["id"])[1].strip() == '{"queued":1}'  # due again now
+        rc, out, err = tool("deliver", "--allow-loopback-http", "--budget-ms", "2000")
+        assert rc == 0 and json.loads(out)["delivered"] == 1, err
+        (got,) = plain.at("/tool")
+        assert got["ours"] and got["theirs"] and got["json"]["type"] == "initial_purchase"
+        (report,) = json.loads(tool("webhooks")[1])["endpoints"]
+        assert report["deliveries"]["delivered"] == 1 and report["deliveries"]["attempts"] == 2 and report["deliveries"]["pending"] == 0
+        metrics = tool("webhooks", "--prometheus")[1]
+        assert f'gatekit_webhook_delivered_total{{endpoint="{endpoint["id"]}"}} 1' in metrics, metrics
+        (delivery,) = json.loads(tool("webhook-deliveries", "--state", "delivered", endpoint["id"])[1])["deliveries"]
+        assert [a["status"] for a in delivery["attempts"]] == [0, 200]
+        rc, out, err = tool("webhook-roll", "--overlap-ms", "60000", endpoint["id"])
+        assert rc == 0 and json.loads(out)["secret"] not in (endpoint["secret"], None), err
+        rc, out, err = tool("webhook-update", "--disable", "--description", 'a "quoted" one', endpoint["id"])
+        assert rc == 0 and json.loads(out)["enabled"] is False and json.loads(out)["description"] == 'a "quoted" one', err
+    finally:
+        plain.close()
 
 
 def test_a_rolled_secret_signs_beside_the_old_one_and_a_replay_sends_the_same_event(store, receiver):

@@ -83,7 +83,7 @@ int gk_ledger_webhooks(gk_cli *cli, int argc, char **argv) {
     const char *description = NULL, *url = NULL, *events = NULL, *overlap = NULL, *state = NULL, *after = NULL, *limit = NULL;
     const char *from_seq = NULL, *to_seq = NULL, *since = NULL, *until = NULL, *ca_file = NULL, *timeout = NULL;
     const char *give_up = NULL, *disable_after = NULL, *worker = NULL, *budget = NULL, *subject = NULL;
-    int allow_private = 0, enable = 0, disable = 0, prometheus = 0, follow = 0;
+    int allow_private = 0, allow_loopback_http = 0, enable = 0, disable = 0, prometheus = 0, follow = 0;
     for (int i = 2; i < argc; i++) {
         int r = 0;
         if ((r = gk_option(argc, argv, &i, "--description", &description)) || (r = gk_option(argc, argv, &i, "--url", &url)) ||
@@ -99,6 +99,7 @@ int gk_ledger_webhooks(gk_cli *cli, int argc, char **argv) {
             continue;
         }
         if (strcmp(argv[i], "--allow-private") == 0) { allow_private = 1; continue; }
+        if (strcmp(argv[i], "--allow-loopback-http") == 0) { allow_loopback_http = 1; continue; }
         if (strcmp(argv[i], "--enable") == 0) { enable = 1; continue; }
         if (strcmp(argv[i], "--disable") == 0) { disable = 1; continue; }
         if (strcmp(argv[i], "--prometheus") == 0) { prometheus = 1; continue; }
@@ -122,7 +123,7 @@ int gk_ledger_webhooks(gk_cli *cli, int argc, char **argv) {
         fprintf(stderr, "%s: --enable or --disable, not both\n", who);
         return gk_usage(gk_ledger_usage);
     }
-    int flags = allow_private ? GATEKIT_WEBHOOK_ALLOW_PRIVATE : 0;
+    int flags = (allow_private ? GATEKIT_WEBHOOK_ALLOW_PRIVATE : 0) | (allow_loopback_http ? GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP : 0);
 
     gatekit_webhook_delivery_options o;
     int rc = ledger_webhook_delivery_options_init(&o, GATEKIT_WEBHOOK_DELIVERY_OPTIONS_VERSION);

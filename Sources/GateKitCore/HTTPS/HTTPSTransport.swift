@@ -52,11 +52,12 @@ package final class HTTPSTransport: @unchecked Sendable {
         /// The codes this transport's failures carry: each client's own (App Store, Play, Stripe).
         package var errors: ErrorCodes
         /// Plain HTTP instead of HTTPS: only for the link-local metadata server, which has no
-        /// TLS (`MetadataServer` checks the host); such a transport sends nothing else.
+        /// TLS (`MetadataServer` checks the host), and a test's webhook receiver on loopback
+        /// (with `.loopbackOnly` addresses); such a transport sends nothing else.
         package var plainHTTP = false
-        /// Connect only to public IP addresses (`PublicAddress`), checked for each address the
-        /// name resolved to as it is connected: a team's webhook endpoint, never the host's network.
-        package var publicAddressesOnly = false
+        /// The addresses connected to, checked for each address the name resolved to as it is
+        /// connected: a team's webhook endpoint, never the host's network.
+        package var addresses = Addresses.any
         /// The longest answer read (a webhook receiver's answer needs only an excerpt).
         package var responseLimit = HTTPSTransport.maximumResponseLength
 
@@ -66,6 +67,15 @@ package final class HTTPSTransport: @unchecked Sendable {
             self.userAgent = userAgent
             self.errors = errors
         }
+    }
+
+    /// Which IP addresses a transport connects to.
+    package enum Addresses: Sendable {
+        case any
+        /// Only public ones (`PublicAddress`).
+        case publicOnly
+        /// Only loopback ones: plain HTTP to a receiver on this machine, nothing that leaves it.
+        case loopbackOnly
     }
 
     /// No answer (`transport`), and an answer too long to read (`response`).
@@ -122,7 +132,7 @@ package final class HTTPSTransport: @unchecked Sendable {
         defer { errorBuffer.deallocate() }
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let sink = ResponseSink(limit: settings.responseLimit)
-        let connections = ConnectionCheck()
+        let connections = ConnectionCheck(settings.addresses)
         let context = Unmanaged.passUnretained(sink).toOpaque()
 
         var set: [CURLcode] = [
@@ -143,7 +153,7 @@ package final class HTTPSTransport: @unchecked Sendable {
                 return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().append(data, size, count)
             }, context),
         ]
-        if settings.publicAddressesOnly {
+        if settings.addresses != .any {
             set.append(gk_curl_set_opener(c, handle, { context, _, address in
                 guard let context, let address else { return CURL_SOCKET_BAD }
                 return Unmanaged<ConnectionCheck>.fromOpaque(context).takeUnretainedValue().open(address)
@@ -172,7 +182,7 @@ package final class HTTPSTransport: @unchecked Sendable {
             throw GateKitError(settings.errors.response, "the answer is longer than \(settings.responseLimit) bytes")
         }
         if let refused = connections.refused {
-            throw GateKitError(settings.errors.transport, "\(request.method) \(HTTPSTransport.origin(of: request.url)): refused to connect to \(refused), not a public address")
+            throw GateKitError(settings.errors.transport, "\(request.method) \(HTTPSTransport.origin(of: request.url)): refused to connect to \(refused), not a \(settings.addresses == .loopbackOnly ? "loopback" : "public") address")
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
@@ -212,16 +222,19 @@ package final class HTTPSTransport: @unchecked Sendable {
     }
 }
 
-/// Opens each socket libcurl asks for, unless its address is not public: then none, and the
-/// address is kept for the error.
+/// Opens each socket libcurl asks for, unless its address is not one `allowed`: then none, and
+/// the address is kept for the error.
 private final class ConnectionCheck {
+    let allowed: HTTPSTransport.Addresses
     var refused: String?
+
+    init(_ allowed: HTTPSTransport.Addresses) { self.allowed = allowed }
 
     func open(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
         var raw = [UInt8](repeating: 0, count: 16)
         let length = Int(gk_curl_address_bytes(address, &raw))
         let bytes = Array(raw.prefix(length))
-        guard PublicAddress.isPublic(bytes) else {
+        guard allowed == .loopbackOnly ? PublicAddress.isLoopback(bytes) : PublicAddress.isPublic(bytes) else {
             var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
             let family = length == 4 ? AF_INET : AF_INET6
             refused = length == 0 ? "an address of family \(address.pointee.family)"

@@ -14,6 +14,18 @@ package enum PublicAddress {
         }
     }
 
+    /// Whether `bytes` (as `isPublic` takes them) is a loopback address: 127.0.0.0/8, ::1, or
+    /// 127.0.0.0/8 mapped into IPv6.
+    package static func isLoopback(_ bytes: [UInt8]) -> Bool {
+        switch bytes.count {
+        case 4: return bytes[0] == 127
+        case 16:
+            if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 }
+            return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+        default: return false
+        }
+    }
+
     /// The bytes of `host` when it is an IP literal (IPv6 with or without brackets), else nil.
     package static func literal(_ host: String) -> [UInt8]? {
         var name = host

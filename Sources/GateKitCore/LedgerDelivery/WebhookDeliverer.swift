@@ -22,6 +22,9 @@ public final class WebhookDeliverer: @unchecked Sendable {
         /// Deliver to private, loopback and link-local addresses too (a receiver inside the host's
         /// own network, or a test's on loopback); off, only public addresses are connected to.
         public var allowPrivateAddresses = false
+        /// Deliver to `http://` endpoints on loopback too, connecting to loopback addresses only
+        /// (a test's receiver without TLS); off, such an endpoint's attempts fail and say why.
+        public var allowLoopbackHTTP = false
         /// Names this worker in leases (several workers must differ; the default is unique).
         public var holder: String
         /// Deliveries taken per pass (they are sent at most `parallelEndpoints` endpoints at once).
@@ -59,6 +62,8 @@ public final class WebhookDeliverer: @unchecked Sendable {
     let ledger: Ledger
     let settings: Settings
     private let transport: HTTPSTransport
+    /// For `http://` endpoints, when the host allows them: plain HTTP to loopback addresses only.
+    private let loopbackTransport: HTTPSTransport?
 
     public init(ledger: Ledger, settings: Settings) throws(GateKitError) {
         guard (100...600_000).contains(settings.attemptTimeoutMs), (100...600_000).contains(settings.connectTimeoutMs) else {
@@ -75,9 +80,16 @@ public final class WebhookDeliverer: @unchecked Sendable {
         var transportSettings = HTTPSTransport.Settings(certificateAuthorities: settings.certificateAuthorities,
                                                         connectTimeoutMilliseconds: settings.connectTimeoutMs,
                                                         userAgent: WebhookDeliverer.userAgent, errors: .webhookDelivery)
-        transportSettings.publicAddressesOnly = !settings.allowPrivateAddresses
+        transportSettings.addresses = settings.allowPrivateAddresses ? .any : .publicOnly
         transportSettings.responseLimit = 64 * 1024
         transport = try HTTPSTransport(transportSettings)
+        if settings.allowLoopbackHTTP {
+            transportSettings.plainHTTP = true
+            transportSettings.addresses = .loopbackOnly
+            loopbackTransport = try HTTPSTransport(transportSettings)
+        } else {
+            loopbackTransport = nil
+        }
         self.ledger = ledger
         self.settings = settings
     }
@@ -257,7 +269,7 @@ public final class WebhookDeliverer: @unchecked Sendable {
                 "Content-Type: application/json", "webhook-id: \(c.event.id)", "webhook-timestamp: \(timestamp)",
                 "webhook-signature: \(signature)",
             ], body: body)
-            let response = try transport.send(request, timeoutMilliseconds: settings.attemptTimeoutMs)
+            let response = try transport(for: c.endpoint).send(request, timeoutMilliseconds: settings.attemptTimeoutMs)
             let excerpt = String(decoding: response.body.prefix(WebhookDeliverer.excerptLength), as: UTF8.self)
             return Outcome(claimed: c, atMs: now, status: response.status, durationMs: elapsed(),
                            error: (200...299).contains(response.status) ? nil : "answered \(response.status)",
@@ -265,6 +277,15 @@ public final class WebhookDeliverer: @unchecked Sendable {
         } catch {
             return Outcome(claimed: c, atMs: now, status: 0, durationMs: elapsed(), error: error.message, excerpt: nil, retryAfterMs: nil)
         }
+    }
+
+    /// HTTPS, or plain HTTP to loopback for an `http://` endpoint when the host allows it.
+    private func transport(for endpoint: WebhookEndpoint) throws(GateKitError) -> HTTPSTransport {
+        guard endpoint.isLoopbackHTTP else { return transport }
+        guard let loopbackTransport else {
+            throw GateKitError(.EWEBHOOK_DELIVERY, "the endpoint is plain http://; this worker delivers to it only when loopback HTTP is allowed (GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP)")
+        }
+        return loopbackTransport
     }
 
     enum Recorded { case delivered, failed, dead, disabled(String), leaseLost }

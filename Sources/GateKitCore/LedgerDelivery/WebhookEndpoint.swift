@@ -58,10 +58,12 @@ public struct WebhookEndpoint: Sendable {
     /// `url` if deliveries may go there: https:// (no credentials, query or fragment), and a
     /// host on the public internet unless the host allows private ones (a receiver on loopback in
     /// tests, one inside its own network). Each connection is checked again at its address.
-    static func checkedURL(_ url: String, allowPrivate: Bool) throws(GateKitError) -> String {
+    /// Plain http:// only where the host allows it, and only to loopback (a test's receiver).
+    static func checkedURL(_ url: String, _ allowed: Allowed) throws(GateKitError) -> String {
         guard url.utf8.count <= 2048 else { throw .invalid("an endpoint URL is at most 2048 bytes") }
+        if url.hasPrefix("http://") { return try checkedLoopbackHTTP(url, allowed) }
         let checked = try HTTPSURL.checked(url, what: "an endpoint URL")
-        guard !allowPrivate else { return checked }
+        guard !allowed.privateAddresses else { return checked }
         let host = hostName(checked)
         if let bytes = PublicAddress.literal(host) {
             guard PublicAddress.isPublic(bytes) else {
@@ -73,9 +75,39 @@ public struct WebhookEndpoint: Sendable {
         return checked
     }
 
-    /// The host of a checked https:// URL, without its port.
+    /// What a host allows an endpoint URL beyond https:// to a public host.
+    public struct Allowed: Sendable {
+        /// https:// to a private, loopback or link-local address.
+        public var privateAddresses: Bool
+        /// http:// to a loopback address (127.0.0.0/8, [::1], localhost).
+        public var loopbackHTTP: Bool
+
+        public init(privateAddresses: Bool = false, loopbackHTTP: Bool = false) {
+            self.privateAddresses = privateAddresses
+            self.loopbackHTTP = loopbackHTTP
+        }
+    }
+
+    /// Whether deliveries go over plain HTTP (to loopback only).
+    var isLoopbackHTTP: Bool { url.hasPrefix("http://") }
+
+    private static func checkedLoopbackHTTP(_ url: String, _ allowed: Allowed) throws(GateKitError) -> String {
+        guard allowed.loopbackHTTP else {
+            throw .invalid("an endpoint URL is https://; plain http:// is allowed only to loopback, when the host says so (GATEKIT_WEBHOOK_ALLOW_LOOPBACK_HTTP)")
+        }
+        // The same rules as https://, checked on the URL as if it were one.
+        let checked = "http://" + (try HTTPSURL.checked("https://" + url.dropFirst("http://".count), what: "an endpoint URL")).dropFirst("https://".count)
+        let host = hostName(checked)
+        let loopback = PublicAddress.literal(host).map(PublicAddress.isLoopback) ?? (host.lowercased() == "localhost")
+        guard loopback else {
+            throw .invalid("an http:// endpoint URL names \(Quoted.text(host)), not a loopback address: anywhere else deliveries need https://")
+        }
+        return checked
+    }
+
+    /// The host of a checked https:// or http:// URL, without its port.
     static func hostName(_ url: String) -> String {
-        let authority = url.dropFirst("https://".count).prefix { $0 != "/" }
+        let authority = url.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" }
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") { return String(authority[...close]) }
         return String(authority.prefix { $0 != ":" })
     }

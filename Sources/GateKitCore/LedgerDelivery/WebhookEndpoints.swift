@@ -15,8 +15,8 @@ extension Ledger {
     public static let maximumWebhookEndpoints = 64
 
     /// Registers an endpoint, enabled, with a new secret (in the answer only this once).
-    public func addWebhookEndpoint(url: String, eventTypes: [String], description: String, allowPrivate: Bool) throws(GateKitError) -> WebhookEndpoint {
-        let endpoint = WebhookEndpoint(id: "ep_" + Hex.encode(try RandomBytes.make(12)), url: try WebhookEndpoint.checkedURL(url, allowPrivate: allowPrivate),
+    public func addWebhookEndpoint(url: String, eventTypes: [String], description: String, allowed: WebhookEndpoint.Allowed) throws(GateKitError) -> WebhookEndpoint {
+        let endpoint = WebhookEndpoint(id: "ep_" + Hex.encode(try RandomBytes.make(12)), url: try WebhookEndpoint.checkedURL(url, allowed),
                                        eventTypes: try WebhookEndpoint.eventTypes(eventTypes), description: try Self.checkedDescription(description),
                                        enabled: true, createdMs: Clock.nowMilliseconds(), secret: try WebhookSecret.generate())
         try store.write(.subjects([Self.webhookEndpointsSubject])) { (db) throws(GateKitError) in
@@ -48,8 +48,8 @@ extension Ledger {
 
     /// Changes an endpoint. Enabling one GateKit disabled clears the reason; its dead
     /// deliveries stay dead (replay them).
-    public func updateWebhookEndpoint(_ id: String, _ change: WebhookEndpointChange, allowPrivate: Bool) throws(GateKitError) -> WebhookEndpoint {
-        let url = try change.url.map { (u) throws(GateKitError) in try WebhookEndpoint.checkedURL(u, allowPrivate: allowPrivate) }
+    public func updateWebhookEndpoint(_ id: String, _ change: WebhookEndpointChange, allowed: WebhookEndpoint.Allowed) throws(GateKitError) -> WebhookEndpoint {
+        let url = try change.url.map { (u) throws(GateKitError) in try WebhookEndpoint.checkedURL(u, allowed) }
         let types = try change.eventTypes.map { (t) throws(GateKitError) in try WebhookEndpoint.eventTypes(t) }
         let description = try change.description.map { (d) throws(GateKitError) in try Self.checkedDescription(d) }
         return try store.write(.subjects([Self.webhookEndpointsSubject])) { (db) throws(GateKitError) -> WebhookEndpoint in
