@@ -372,7 +372,7 @@ fuzz: fuzz-build
 # Part of `make test`: replays every committed regression input, then a short run per target.
 test-fuzz-smoke: fuzz-smoke-build
 	@FUZZ_BIN=$(FUZZ_SMOKE_BIN) Fuzz/run.sh --regressions
-	@FUZZ_BIN=$(FUZZ_SMOKE_BIN) Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) .build/fuzz/smoke-summary.md $(FUZZ_TARGETS)
+	@FUZZ_BIN=$(FUZZ_SMOKE_BIN) FUZZ_JOBS=2 Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) .build/fuzz/smoke-summary.md $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build $(STATIC_SCRATCH) python/build $(DIST_DIR)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs libFuzzer targets and writes a summary (executions, coverage, corpus, findings).
-#   Fuzz/run.sh SECONDS SUMMARY.md [TARGET...]     default: every target
+#   [FUZZ_JOBS=N] Fuzz/run.sh SECONDS SUMMARY.md [TARGET...]   default: every target, one at a time
 #   Fuzz/run.sh --regressions                      replays Tests/fuzz-regressions/<target>/*
 # Corpora persist in .build/fuzz/corpus/<target>; findings go to .build/fuzz/artifacts/<target>/.
 # Exit status 1 when any target found a crash, leak, timeout (> 1 s per input) or OOM.
@@ -78,29 +78,32 @@ failed_targets=0
     echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } > "$summary"
 
-for target in "${targets[@]}"; do
-    corpus=$WORK/corpus/$target; artifacts=$WORK/artifacts/$target/; log=$WORK/log-$target-$(basename "$summary" .md).txt
+# One target's run: its summary row in $rows/<target>.row, what it says in $rows/<target>.out,
+# and "failed" in $rows/<target>.failed when it found something.
+run_target() {
+    local target=$1 out=$rows/$1.out
+    local corpus=$WORK/corpus/$target artifacts=$WORK/artifacts/$target/ log=$WORK/log-$target-$(basename "$summary" .md).txt
     mkdir -p "$corpus" "$artifacts"
-    seeds=()
+    local seeds=() s
     for s in "Fuzz/seeds/$target" "$WORK/seeds/$target"; do [[ -d "$s" ]] && seeds+=("$s"); done
     # The differential starts from the receipt targets' seeds (real and generated receipts).
     if [[ $target == ber-differential ]]; then
         for s in "$WORK/seeds/receipt-container" "$WORK/seeds/receipt-payload"; do [[ -d "$s" ]] && seeds+=("$s"); done
     fi
-    dict=()
+    local dict=()
     case $target in
         json|eula-history|eula-export|jws-verify) dict=(-dict=Fuzz/dict/json.dict) ;;
         jws-parse) dict=(-dict=Fuzz/dict/jws.dict) ;;
         date) dict=(-dict=Fuzz/dict/date.dict) ;;
         receipt*|store-file|ber-differential) dict=(-dict=Fuzz/dict/asn1.dict) ;;
     esac
-    targets_run=$((targets_run + 1))
     touch "$log.start"
-    echo "== fuzz $target for ${seconds}s"
+    echo "== fuzz $target for ${seconds}s" > "$out"
     GATEKIT_FUZZ_TARGET=$target "$BIN" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2560 \
         -malloc_limit_mb=2048 -max_len=${FUZZ_MAX_LEN:-131072} -print_final_stats=1 -artifact_prefix="$artifacts" \
         "${dict[@]}" "$corpus" "${seeds[@]}" > "$log" 2>&1
-    rc=$?
+    local rc=$?
+    local runs rate rss last cov ft corp crashes leaks timeouts ooms
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1)
@@ -111,14 +114,34 @@ for target in "${targets[@]}"; do
     found() { find "$artifacts" -type f -name "$1-*" -newer "$log.start" | wc -l; }
     crashes=$(found crash); leaks=$(found leak); timeouts=$(found timeout); ooms=$(found oom)
     if [[ $rc -ne 0 || $((crashes + leaks + timeouts + ooms)) -gt 0 ]]; then
-        status=1
-        failed_targets=$((failed_targets + 1))
-        echo "   FINDING in $target (exit $rc): see $log and $artifacts"
-        grep -E 'ERROR|FAILED|Fatal|SUMMARY' "$log" | head -5 | sed 's/^/   /'
+        touch "$rows/$target.failed"
+        {
+            echo "   FINDING in $target (exit $rc): see $log and $artifacts"
+            grep -E 'ERROR|FAILED|Fatal|SUMMARY' "$log" | head -5 | sed 's/^/   /'
+        } >> "$out"
     fi
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s MB |\n' "$target" "${runs:-?}" "${rate:-?}" \
-        "${cov:-?}" "${ft:-?}" "${corp:-?}" "$crashes" "$leaks" "$timeouts" "$ooms" "${rss:-?}" >> "$summary"
-    echo "   ${runs:-?} executions, cov ${cov:-?}, corpus ${corp:-?}, exit $rc"
+        "${cov:-?}" "${ft:-?}" "${corp:-?}" "$crashes" "$leaks" "$timeouts" "$ooms" "${rss:-?}" > "$rows/$target.row"
+    echo "   ${runs:-?} executions, cov ${cov:-?}, corpus ${corp:-?}, exit $rc" >> "$out"
+}
+
+# FUZZ_JOBS targets at once (each is one process on one core; the time per target is the same).
+rows=$WORK/rows-$(basename "$summary" .md)
+rm -rf "$rows" && mkdir -p "$rows"
+jobs_max=${FUZZ_JOBS:-1}
+[[ $jobs_max =~ ^[1-9][0-9]*$ ]] || { echo "FUZZ_JOBS must be a positive number, not \"$jobs_max\"" >&2; exit 2; }
+running=0
+for target in "${targets[@]}"; do
+    if [[ $running -ge $jobs_max ]]; then wait -n; running=$((running - 1)); fi
+    run_target "$target" &
+    running=$((running + 1))
+done
+wait
+for target in "${targets[@]}"; do
+    targets_run=$((targets_run + 1))
+    cat "$rows/$target.out" 2>/dev/null || echo "   $target: no output (the run did not finish)"
+    if [[ -f "$rows/$target.failed" || ! -f "$rows/$target.row" ]]; then status=1; failed_targets=$((failed_targets + 1)); fi
+    cat "$rows/$target.row" >> "$summary" 2>/dev/null
 done
 {
     echo

@@ -49,7 +49,9 @@ netns=""
 bouncer=""
 stop() {
     if [ -n "$bouncer" ]; then kill "$bouncer" 2>/dev/null || true; wait "$bouncer" 2>/dev/null || true; fi
-    "${ctl[@]}" stop -m fast >/dev/null 2>&1 || true
+    # Immediate: the folder is removed next, so a shutdown checkpoint (tens of seconds of
+    # writes and fsyncs after a whole test run) would save nothing.
+    "${ctl[@]}" stop -m immediate >/dev/null 2>&1 || true
     if [ -n "$netns" ]; then ip netns del "$netns" 2>/dev/null || true; ip link del "$netns-h" 2>/dev/null || true; fi
     rm -rf "$dir"
 }
