@@ -37,10 +37,7 @@ import Glibc
 /// were given (one withdrawal, one non-UTF-8 user), and its two exports.
 enum ExportScratch {
     static let folder: String = {
-        var template = Array("/tmp/gatekit-fuzz-export-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
-        guard let dir else { fuzzFail("mkdtemp failed") }
-        let path = String(cString: dir)
+        let path = fuzzScratchFolder("export")
         atexit {
             for name in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "edited"] { unlink(ExportScratch.folder + "/" + name) }
             rmdir(ExportScratch.folder)

@@ -49,6 +49,17 @@ enum Selected {
     }()
 }
 
+/// A new folder for a target's files, in $GATEKIT_FUZZ_SCRATCH (Fuzz/run.sh: /dev/shm, memory)
+/// or /tmp: on a disk, a loaded machine's writeback stalled an fsync or an O_TRUNC past the
+/// 1 s an input may take, and the fuzzer reported the stall as a hang.
+func fuzzScratchFolder(_ name: String) -> String {
+    let parent = getenv("GATEKIT_FUZZ_SCRATCH").map { String(cString: $0) } ?? "/tmp"
+    var template = Array("\(parent)/gatekit-fuzz-\(name)-XXXXXX".utf8CString)
+    let dir = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+    guard let dir else { fuzzFail("mkdtemp failed in \(parent)") }
+    return String(cString: dir)
+}
+
 /// A broken property: report and abort, so libFuzzer saves the input as a crash.
 func fuzzFail(_ what: String) -> Never {
     fuzzLog("FUZZ PROPERTY FAILED: \(what)")

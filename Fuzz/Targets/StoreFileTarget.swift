@@ -26,17 +26,15 @@ import Glibc
 
 enum StoreFileScratch {
     static let path: String = {
-        var template = Array("/tmp/gatekit-fuzz-store-XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
-        guard let dir else { fuzzFail("mkdtemp failed") }
-        folder = String(cString: dir)
+        let dir = fuzzScratchFolder("store")
+        folder = dir
         // Removed when the fuzzer exits (a crash keeps it, with the input that caused it).
         atexit {
             guard let folder = StoreFileScratch.folder else { return }
             for name in ["store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal"] { unlink(folder + "/" + name) }
             rmdir(folder)
         }
-        return String(cString: dir) + "/store.sqlite"
+        return dir + "/store.sqlite"
     }()
 
     /// The scratch folder, once made.

@@ -27,7 +27,7 @@ import Testing
         #expect(try EULAGate(store: store).shouldPresent(documentID: "terms", hash: hash, user: nil) == false)
         #expect(try store.read { (db) throws(GateKitError) in
             try db.scalar("SELECT count(*) FROM sqlite_master WHERE name LIKE 'ledger_%' AND type = 'table'")
-        } == 29)  // migration 3's seven, 5's ledger_catalogs, 6's ledger_sync and ledger_refresh, 7's ledger_account_links, 8's ledger_feed_head, ledger_changes and ledger_answers, 12's four ledger_metric_ tables, 16's three, 17's one, 18's one, 24's ledger_payments and ledger_payment_revocations, 25's ledger_lookup_keys, 27's three ledger_webhook_ tables
+        } == 30)  // migration 3's seven, 5's ledger_catalogs, 6's ledger_sync and ledger_refresh, 7's ledger_account_links, 8's ledger_feed_head, ledger_changes and ledger_answers, 12's four ledger_metric_ tables, 16's three, 17's one, 18's one, 24's ledger_payments and ledger_payment_revocations, 25's ledger_lookup_keys, 27's three ledger_webhook_ tables, 29's ledger_feed_notices
     }
 
     @Test func ingestsVerifiedDataOnceAndAnswers() throws {

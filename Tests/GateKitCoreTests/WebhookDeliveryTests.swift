@@ -52,6 +52,55 @@ import GateKitSupport
         #expect(throws: GateKitError.self) { try ledger.replayWebhooks(to: "ep_none", fromSeq: 0, toSeq: 1, fromMs: 0, toMs: 1) }
     }
 
+    /// A notice shares the feed's numbering: listed apart from the changes, counted by `limit`,
+    /// passed over by `last`, waking a reader; the outbox still queues only changes after it.
+    @Test func aNoticeIsNumberedWithTheChangesAndListedApart() throws {
+        let folder = TemporaryFolder()
+        let ledger = Ledger(store: try TestStores.open(folder.file("notices.sqlite")))
+        let now = Clock.nowMilliseconds() / 1000
+        func ingest(_ status: String, _ answered: Int64) throws {
+            _ = try ledger.ingestStripeObject(Ledger.StripeAnswer(bytes: Self.subscription("sub_n", status, start: now - 86_400, end: now + 86_400, user: "nia"),
+                                                                  answeredMs: (now - answered) * 1000), options: Ledger.StripeOptions())
+        }
+        func page(after: Int64, limit: Int) throws -> (changes: [Int64], notices: [Int64], last: Int64, raw: JSONValue) {
+            let json = try JSONParser.parse(Array(try ledger.changesJSON(after: after, limit: limit).utf8))
+            guard case let .array(changes) = json["changes"], let last = json["last"]?.int64Value else { throw GateKitError.invalid("no page") }
+            var notices: [Int64] = []
+            if case let .array(listed) = json["notices"] { notices = listed.compactMap { $0["seq"]?.int64Value } }
+            return (changes.compactMap { $0["seq"]?.int64Value }, notices, last, json)
+        }
+        let endpoint = try ledger.addWebhookEndpoint(url: "https://hooks.example.com/gatekit", eventTypes: [], description: "", allowed: .init())
+        try ingest("active", 60)                                  // change 1
+        try ledger.store.write { (db) throws(GateKitError) in
+            try FeedNotices.append(db, .webhookEndpointDisabled, endpointID: endpoint.id, url: endpoint.url, detail: "the receiver answered 410 Gone",
+                                   now: now * 1000)             // notice 2
+        }
+        #expect(try ledger.waitForChanges(after: 1, timeoutMilliseconds: 0), "a notice wakes a reader")
+        try ingest("canceled", 30)                                // change 3
+        let whole = try page(after: 0, limit: 10)
+        #expect(whole.changes == [1, 3] && whole.notices == [2] && whole.last == 3)
+        let notice = whole.raw["notices"]
+        #expect(notice == .array([.object([("seq", .number(2)), ("at", .number(now * 1000)), ("kind", .string("webhook_endpoint_disabled")),
+                                           ("endpointId", .string(endpoint.id)), ("url", .string(endpoint.url)),
+                                           ("detail", .string("the receiver answered 410 Gone"))])]))
+        // One at a time: each page holds the next entry, whichever it is.
+        let first = try page(after: 0, limit: 1), second = try page(after: first.last, limit: 1), third = try page(after: second.last, limit: 1)
+        #expect(first.changes == [1] && first.notices.isEmpty && first.last == 1)
+        #expect(second.changes.isEmpty && second.notices == [2] && second.last == 2)
+        #expect(third.changes == [3] && third.notices.isEmpty && third.last == 3)
+        let none = try page(after: 3, limit: 5)
+        #expect(none.changes.isEmpty && none.raw["notices"] == nil && none.last == 3)
+        // The outbox queued the two changes, not the notice's number.
+        let queued = try ledger.store.read { (db) throws(GateKitError) -> [Int64] in
+            let s = try db.statement("SELECT seq FROM ledger_webhook_deliveries ORDER BY seq")
+            defer { s.reset() }
+            var out: [Int64] = []
+            while try s.step() { out.append(s.int64(0)) }
+            return out
+        }
+        #expect(queued == [1, 3])
+    }
+
     @Test func businessEventsAreReadFromTheAnswerBeforeAndAfter() {
         typealias F = BusinessEvent.Facts
         func of(_ before: (Bool, Entitlement.Reason, Int64?)?, _ after: (Bool, Entitlement.Reason, Int64?), other: Bool = false,

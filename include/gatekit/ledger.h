@@ -293,7 +293,7 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
 /* The change feed (since 0.2.0; docs/ledger.md, "The change feed"): every change of an answer
  * — entitled or not, reason, status, until, and whether the subscription renews ("willRenew":
  * auto-renew turned off is a change) — for a subscription (original transaction id) and
- * product, numbered in commit order with no gaps. Its cause is the ingested item ("ingest",
+ * product, numbered in commit order with no gaps together with the feed's notices (below). Its cause is the ingested item ("ingest",
  * with "item": the history's item id; a sync's items too) or time ("time": a period ended, a
  * grace period ran out, a catalog's term took effect, with nothing ingested), dated "at" the
  * instant it took effect, or a transfer ("transfer": ledger_link moved the purchase to another
@@ -309,7 +309,11 @@ GATEKIT_API GATEKIT_WARN_UNUSED int ledger_links(char **out_json, gatekit_store 
  * ...,"appAccountToken":...,"appUserIds":[...],"store":"app-store","productId":...,"entitlements":["pro"],
  * "entitled":true,"reason":"subscription","status":1,"until":ms,"willRenew":true,"at":ms,"cause":"ingest",
  * "item":7,"recorded":ms}],"last":seq} — members that do not apply are absent; "last" is the
- * cursor to pass next (after_seq when there was nothing new). */
+ * cursor to pass next (after_seq when there was nothing new). Since 0.3.0 the page may also
+ * hold "notices":[{"seq":...,"at":ms,"kind":"webhook_endpoint_disabled","endpointId":...,"url":...,
+ * "detail":...}] (absent when none): what happened to the ledger's delivery rather than to a
+ * purchase (the delivery worker disabled an endpoint, "detail" saying why), numbered with the
+ * changes; limit counts both, and ledger_wait_changes wakes for either. */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_changes(char **out_json, gatekit_store *store, long long after_seq, int limit);
 
 /* Since 0.2.0. 1 as soon as a change after after_seq exists, 0 when timeout_ms (0 to 3600000) passed first.

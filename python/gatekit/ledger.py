@@ -27,7 +27,7 @@ from .ledger_play import LedgerPlay
 from .ledger_stripe import LedgerStripe
 from .ledger_sync import LedgerSync, SyncReport
 
-__all__ = ["CatalogReport", "CatalogWarning", "Change", "ChangePage", "Entitlement", "Grant", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
+__all__ = ["CatalogReport", "CatalogWarning", "Change", "ChangePage", "Entitlement", "FeedNotice", "Grant", "IngestResult", "Ledger", "LinkOutcome", "Outcome", "Reason", "StatusChange", "SubscriptionStatus",
            "SyncOutcome", "SyncReport"]
 
 
@@ -256,10 +256,36 @@ class Change(JSONResult):
         })
 
 
+@dataclass(frozen=True)
+class FeedNotice(JSONResult):
+    """A notice of the change feed, numbered with its changes: what happened to the ledger's
+    delivery rather than to a purchase. ``kind`` "webhook_endpoint_disabled": the delivery
+    worker disabled ``endpoint_id`` (``detail``: why; docs/webhooks.md)."""
+    seq: int
+    at: datetime
+    kind: str
+    endpoint_id: str
+    url: str
+    detail: str
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "FeedNotice":
+        at = _time.from_milliseconds(int(raw["at"]))
+        if at is None:
+            raise ValueError("a notice without its instant")
+        return cls(seq=raw["seq"], at=at, kind=raw["kind"], endpoint_id=raw["endpointId"], url=raw["url"], detail=raw["detail"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"seq": self.seq, "at": _time.milliseconds(self.at, "at"), "kind": self.kind, "endpointId": self.endpoint_id,
+                "url": self.url, "detail": self.detail}
+
+
 class ChangePage(NamedTuple):
-    """Ledger.changes(): the changes read, and the cursor to read after next."""
+    """Ledger.changes(): the changes read, and the cursor to read after next; ``notices``, the
+    feed's notices among them (an endpoint disabled), numbered with the changes."""
     changes: List[Change]
     last: int
+    notices: List[FeedNotice] = []
 
 
 class LinkOutcome(NamedIntEnum):
@@ -394,7 +420,8 @@ class Ledger(LedgerSync, LedgerInsight, LedgerPlay, LedgerStripe, LedgerGrants, 
         out = ctypes.c_void_p()
         check(_changes(ctypes.byref(out), self._store.handle, int(after), int(limit)))
         document = json.loads(_native.take_string(out))
-        return ChangePage([Change.from_json(c) for c in document["changes"]], document["last"])
+        return ChangePage([Change.from_json(c) for c in document["changes"]], document["last"],
+                          [FeedNotice.from_json(n) for n in document.get("notices", ())])
 
     def wait_changes(self, after: int, timeout: timedelta) -> bool:
         """True as soon as a change after ``after`` exists (any process's commit wakes it, and

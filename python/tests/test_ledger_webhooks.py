@@ -21,7 +21,7 @@ import standardwebhooks
 
 from gatekit import webhooks
 from gatekit.errors import InvalidArgumentError, NotFoundError
-from gatekit.ledger import LinkOutcome
+from gatekit.ledger import FeedNotice, LinkOutcome
 from gatekit.ledger_webhooks import EVENT_TYPES, DeliveryWorker
 from gatekit.standin._https import tls_material
 
@@ -412,10 +412,44 @@ def test_a_delivery_failing_past_its_window_is_dead_and_its_endpoint_disabled(st
     assert not report.enabled and report.disabled_reason is not None and "every delivery failed for 4 s" in report.disabled_reason
     assert report.deliveries["dead"] == 1 and report.deliveries["pending"] == 0
     assert f'gatekit_webhook_endpoint_enabled{{endpoint="{endpoint.id}"}} 0' in store.ledger.webhook_metrics()
+    page = store.ledger.changes()
+    assert [(n.kind, n.endpoint_id, n.url, n.detail) for n in page.notices] == [
+        ("webhook_endpoint_disabled", endpoint.id, endpoint.url, report.disabled_reason)], "the feed says the endpoint was disabled"
+    assert [c.seq for c in page.changes] == [1] and page.notices[0].seq == 2 and page.last == 2
+    assert not store.ledger.wait_changes(page.last, datetime.timedelta(0))
     store.ledger.update_webhook_endpoint(endpoint.id, enabled=True)
     assert store.ledger.replay_webhooks(endpoint.id) == 1
     assert deliver(store, receiver, **windows).delivered == 1
     assert [r["answered"] for r in receiver.at("/down")] == [500, 503, 200]
+
+
+def test_a_receiver_answering_410_gone_has_its_endpoint_disabled_at_once_and_the_feed_says_so(store, receiver):
+    """410 Gone: the receiver asks for no more (Standard Webhooks). The endpoint is disabled at
+    the first such answer, the other endpoint goes on, and the feed's notice names it: from
+    Python, and from the tool's ``ledger changes --follow`` as a JSON line after the change."""
+    gone, kept = register(store, receiver, "/gone"), register(store, receiver, "/kept")
+    receiver.plan["/gone"] = [(410, {})]
+    now = int(time.time())
+    store.ledger.ingest_stripe(subscription("sub_g", "active", now - DAY, now + 29 * DAY, user="gil"), at(now - DAY))
+    passed = deliver(store, receiver)
+    assert passed.disabled == [gone.id] and passed.delivered == 1
+    standing = {r.id: r for r in store.ledger.webhook_report()}
+    assert not standing[gone.id].enabled and standing[gone.id].disabled_reason == "the receiver answered 410 Gone"
+    assert standing[kept.id].enabled and standing[kept.id].deliveries["delivered"] == 1
+    page = store.ledger.changes()
+    assert [(n.kind, n.endpoint_id, n.detail) for n in page.notices] == [("webhook_endpoint_disabled", gone.id, "the receiver answered 410 Gone")]
+    assert page.notices[0].to_dict() == FeedNotice.from_json(page.notices[0].to_json()).to_dict()
+    pending = store.ledger.webhook_deliveries(gone.id)
+    assert [d.state for d in pending] == ["pending"], "its delivery waits for the endpoint to be enabled again"
+    assert deliver(store, receiver).attempted == 0
+    where, app_id = location_of(store)
+    with subprocess.Popen([TOOL, "--store", where] + (["--app-id", app_id] if app_id else []) + ["ledger", "changes", "--follow"],
+                          stdout=subprocess.PIPE, text=True, env=child_env()) as follow:
+        try:
+            lines = [json.loads(follow.stdout.readline()) for _ in range(2)]
+        finally:
+            follow.terminate()
+    assert [line["seq"] for line in lines] == [1, 2] and lines[1]["kind"] == "webhook_endpoint_disabled" and lines[1]["endpointId"] == gone.id
 
 
 WORKER = """

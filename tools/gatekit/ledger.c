@@ -87,7 +87,8 @@ const char gk_ledger_usage[] =
     "    ends the grant from --at (default now); exits 3 when it was revoked before\n"
     "gatekit ledger changes  [--after SEQ] [--limit N] [--follow]\n"
     "    the change feed: every change of an answer after SEQ as JSON; --follow prints each\n"
-    "    change as one JSON line as it comes, until stopped\n"
+    "    change as one JSON line as it comes, and each notice (an endpoint disabled: an object\n"
+    "    with \"kind\"), until stopped\n"
     "gatekit ledger sync     KEY_OPTIONS --bundle-id ID --environment ENV [--app-apple-id N]\n"
     "                      [--test-anchor CERT] [--since TIME] [--until TIME] [--budget MS]\n"
     "                      [--max-pages N] [--lease MS]\n"
@@ -326,13 +327,10 @@ static int accounts(gk_cli *cli, const char *command, const ledger_args *a, long
     return strcmp(command, "unlink") == 0 && rc == 0 ? GK_EXIT_NO : GK_EXIT_OK;
 }
 
-/* Prints each change of a ledger_changes() document on its own line (JSON lines). Returns the
- * number printed; *last receives the document's cursor. */
-static int print_changes(const char *json, long long *last) {
-    int printed = 0;
-    const char *p = strstr(json, "\"changes\":[");
-    if (!p) return 0;
-    p += strlen("\"changes\":[");
+/* Prints each object of the JSON array that starts at p ('['), one a line; *printed counts
+ * them. Returns what follows the array (NULL if it does not end). */
+static const char *print_objects(const char *p, int *printed) {
+    p++;
     while (*p == '{') {
         /* The object's end: the brace that closes it, outside strings (an app user id may hold
          * any character, escaped only where JSON says). */
@@ -350,14 +348,26 @@ static int print_changes(const char *json, long long *last) {
                 break;
             }
         }
-        if (!*end) break;
+        if (!*end) return NULL;
         printf("%.*s\n", (int)(end - p + 1), p);
-        printed++;
+        (*printed)++;
         p = end + 1;
         if (*p == ',') p++;
     }
-    const char *cursor = strstr(json, "\"last\":");
-    if (cursor) *last = strtoll(cursor + 7, NULL, 10);
+    return *p == ']' ? p + 1 : NULL;
+}
+
+/* Prints each change of a ledger_changes() document on its own line (JSON lines), then each
+ * notice (an object with "kind"). Returns the number printed; *last receives the document's
+ * cursor. The document is {"version":1,"changes":[...],"notices":[...],"last":N}: each member
+ * is looked for where the one before it ended, never inside a string. */
+static int print_changes(const char *json, long long *last) {
+    int printed = 0;
+    const char *p = strstr(json, "\"changes\":[");
+    if (!p) return 0;
+    p = print_objects(p + strlen("\"changes\":"), &printed);
+    if (p && strncmp(p, ",\"notices\":[", strlen(",\"notices\":[")) == 0) p = print_objects(p + strlen(",\"notices\":"), &printed);
+    if (p && strncmp(p, ",\"last\":", strlen(",\"last\":")) == 0) *last = strtoll(p + strlen(",\"last\":"), NULL, 10);
     fflush(stdout);
     return printed;
 }

@@ -43,7 +43,9 @@ extension Ledger {
     /// {"version":1,"changes":[{"seq":…,"environment":…,"testSigned":…,"originalTransactionId":…,
     /// "appAccountToken":…,"appUserIds":[…],"store":"app-store"|"play","productId":…,"entitlements":[…],"entitled":…,
     /// "reason":…,"status":…,"until":…,"willRenew":…,"at":…,"cause":"ingest"|"time"|"transfer","item":…,"recorded":…}],
-    /// "last":seq} (members that do not apply are absent; "last": the cursor to read after next).
+    /// "notices":[{"seq":…,"at":…,"kind":"webhook_endpoint_disabled","endpointId":…,"url":…,"detail":…}],
+    /// "last":seq} (members that do not apply are absent, "notices" too; "last": the cursor to
+    /// read after next). Changes and notices share the numbering; `limit` counts both.
     public func changesJSON(after seq: Int64, limit: Int) throws(GateKitError) -> String {
         guard seq >= 0 else { throw .invalid("after_seq is negative") }
         guard (1...Ledger.maximumFeedPage).contains(limit) else { throw .invalid("limit must be 1 to \(Ledger.maximumFeedPage), not \(limit)") }
@@ -53,13 +55,22 @@ extension Ledger {
             let s = try db.statement(Ledger.changeSelect + " WHERE seq > ?1 ORDER BY seq LIMIT ?2")
             defer { s.reset() }
             s.bind(1, seq).bind(2, Int64(limit))
-            var items: [JSONValue] = []
-            var last = seq
-            while try s.step() {
-                last = s.int64(0)
-                items.append(try Ledger.change(s, catalogs: catalogs))
+            var changes: [(seq: Int64, json: JSONValue)] = []
+            while try s.step() { changes.append((s.int64(0), try Ledger.change(s, catalogs: catalogs))) }
+            // The page is the first `limit` of changes and notices together, so `last` never
+            // passes over an entry not listed.
+            var notices = try FeedNotices.after(db, seq, limit: limit)
+            if !notices.isEmpty {
+                let listed = (changes + notices).map(\.seq).sorted().prefix(limit)
+                let through = listed.last ?? seq
+                changes.removeAll { $0.seq > through }
+                notices.removeAll { $0.seq > through }
             }
-            return JSONWriter.serialize(.object([("version", .number(JSONDocument.version)), ("changes", .array(items)), ("last", .number(last))]))
+            let last = max(changes.last?.seq ?? seq, notices.last?.seq ?? seq)
+            var members: [(String, JSONValue)] = [("version", .number(JSONDocument.version)), ("changes", .array(changes.map(\.json)))]
+            if !notices.isEmpty { members.append(("notices", .array(notices.map(\.json)))) }
+            members.append(("last", .number(last)))
+            return JSONWriter.serialize(.object(members))
         }
     }
 

@@ -663,3 +663,19 @@ extension LedgerSchema {
                       was: "cause IN ('ingest', 'time')"),
     ])
 }
+
+extension LedgerSchema {
+    /// Migration 29: notices of the feed (`FeedNotices`), numbered with its changes: an
+    /// endpoint the delivery worker disabled.
+    package static let feedNotices = Migration([
+        .table("ledger_feed_notices", [
+            Column("seq", .integer, notNull: true, primaryKey: true, check: "seq > 0"),
+            Column("at_ms", .integer, notNull: true),
+            Column("kind", .text, notNull: true, check: "kind IN ('webhook_endpoint_disabled')"),
+            Column("endpoint_id", .text, notNull: true),
+            Column("url", .text, notNull: true),
+            Column("detail", .text, notNull: true),
+        ]),
+        .appendOnly("ledger_feed_notices"),
+    ])
+}

@@ -343,14 +343,26 @@ public final class WebhookDeliverer: @unchecked Sendable {
             .bind(5, settings.schedule.nextAttempt(after: attempts, now: now, retryAfterMs: o.retryAfterMs)).bind(6, failingSince)
             .bind(7, Int64(o.status)).bind(8, text: o.error.map { String($0.prefix(512)) }).bind(9, dead ? now : nil)
             .bind(10, text: c.customer).run()
-        if try failingTooLong(db, endpoint: c.endpoint.id, now: now) {
-            try db.statement("""
-                UPDATE ledger_webhook_endpoints SET enabled = 0, disabled_ms = ?2, disabled_reason = ?3 WHERE id = ?1 AND enabled = 1
-                """).bind(1, text: c.endpoint.id).bind(2, now)
-                .bind(3, text: "every delivery failed for \(DeliverySchedule.describe(settings.schedule.disableAfterMs)); the last: \(o.error ?? "")").run()
-            return .disabled(c.endpoint.id)
-        }
+        // 410 Gone: the receiver asks for no more deliveries (Standard Webhooks).
+        let reason = o.status == 410 ? "the receiver answered 410 Gone"
+            : try failingTooLong(db, endpoint: c.endpoint.id, now: now)
+            ? "every delivery failed for \(DeliverySchedule.describe(settings.schedule.disableAfterMs)); the last: \(o.error ?? "")" : nil
+        if let reason, try disable(db, c.endpoint, reason: reason, now: now) { return .disabled(c.endpoint.id) }
         return dead ? .dead : .failed
+    }
+
+    /// Disables an endpoint that is still enabled, and says so in the feed (a notice); false
+    /// when another worker or the host disabled it first.
+    private func disable(_ db: any DatabaseConnection, _ endpoint: WebhookEndpoint, reason: String, now: Int64) throws(GateKitError) -> Bool {
+        let s = try db.statement("""
+            UPDATE ledger_webhook_endpoints SET enabled = 0, disabled_ms = ?2, disabled_reason = ?3 WHERE id = ?1 AND enabled = 1 RETURNING id
+            """)
+        s.bind(1, text: endpoint.id).bind(2, now).bind(3, text: reason)
+        let disabled = try s.step()
+        s.reset()
+        guard disabled else { return false }
+        try FeedNotices.append(db, .webhookEndpointDisabled, endpointID: endpoint.id, url: endpoint.url, detail: reason, now: now)
+        return true
     }
 
     /// Whether the endpoint's deliveries have failed, with no success, for `disableAfterMs`.

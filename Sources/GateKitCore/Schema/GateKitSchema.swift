@@ -36,5 +36,6 @@ extension StoreSchema {
         LedgerSchema.partialRefunds,                   // 26
         LedgerSchema.webhookOutbox,                    // 27
         LedgerSchema.transferCause,                    // 28
+        LedgerSchema.feedNotices,                      // 29
     ])
 }
