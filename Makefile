@@ -8,7 +8,8 @@ define HELP
 The two commands:
   make demo            installs what is missing, builds, runs the C example host end to end
   make test            everything CI runs: swift test, the C tests, pytest, the install test,
-                       the wheel and Debian packages installed as a user would, fuzz smoke
+                       the wheel and Debian packages installed as a user would, the
+                       container recipe built, fuzz smoke
 While working:
   make build           the debug library and the gatekit tool (what plain `make` does)
   make tool            the gatekit tool (and the library it needs)
@@ -29,6 +30,7 @@ Packages and installing:
   make wheel           dist/libgatekit-*.whl (the library, the binding and the tool)
   make deb             dist/*.deb (libgatekit0, libgatekit-dev, gatekit-tools)
   make test-dist       the wheel and the packages installed and run as a user would
+  make test-container  examples/Containerfile built and started as written, without an engine
   make install         PREFIX=/usr/local: library, header, pkg-config file, tool, man page
   make clean           removes every build folder
   make help            this list
@@ -63,7 +65,7 @@ HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
 .PHONY: help quick test-abi test-demo test-stages test-c-local test-c-postgres typecheck test-python-parallel test-python-alone \
-        test-swift-sqlite test-swift-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist wheel deb bench bench-floor install clean \
+        test-swift-sqlite test-swift-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist test-container container-base wheel deb bench bench-floor install clean \
         fuzz fuzz-build fuzz-smoke-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -157,6 +159,19 @@ deb: static
 test-dist: wheel deb
 	@scripts/test-dist.sh $(DIST_DIR)
 
+# examples/Containerfile built and started as written, with no container engine (none runs on
+# the CI machine): its base debootstrapped once into CONTAINER_BASE, its steps in a chroot
+# (scripts/test-container-recipe.py). Root and Debian's mirror: make test runs it.
+CONTAINER_BASE := $(C_OUT)/container-base
+
+CONTAINER_TEST := $(PYTHON) scripts/test-container-recipe.py --base $(CONTAINER_BASE)
+
+container-base:
+	@$(CONTAINER_TEST) --base-only
+
+test-container: wheel deb
+	@$(CONTAINER_TEST)
+
 bench: static python-deps
 	@scripts/with-postgres.sh scripts/with-desktop-session.sh scripts/with-appstore-standin.sh scripts/with-play-standin.sh bench/run.sh $(STATIC_DIR)/libgatekit.so
 
@@ -192,7 +207,8 @@ test: build python-deps
 #    library (test-install, test-dist).
 # 3. the install and package tests; beside: the C tests on SQLite against stand-ins of their own
 #    (pytest sets its stand-ins' worlds: not beside it); the pytest tests that restart the
-#    PostgreSQL server, then the C tests on PostgreSQL; and the fuzz smoke's build and run.
+#    PostgreSQL server, then the C tests on PostgreSQL; and the fuzz smoke's build and run, then
+#    the container recipe's base (its test follows the packages' in the main lane).
 BESIDE_SWIFT_LOG  := $(C_OUT)/beside-swift.log
 BESIDE_PYTEST_LOG := $(C_OUT)/beside-pytest.log
 BESIDE_PG_LOG     := $(C_OUT)/beside-postgres.log
@@ -224,9 +240,12 @@ test-stages:
 	@$(MAKE) --no-print-directory test-python-alone test-c-postgres > $(BESIDE_PG_LOG) 2>&1 & pg=$$!; \
 	  scripts/with-appstore-standin.sh scripts/with-play-standin.sh scripts/with-stripe-standin.sh \
 	    $(MAKE) --no-print-directory test-c-local > $(BESIDE_C_LOG) 2>&1 & clocal=$$!; \
-	  $(MAKE) --no-print-directory test-fuzz-smoke > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
-	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; main=$$SECONDS; \
-	  $(call wait_beside,$(BESIDE_FUZZ_LOG),the fuzz smoke beside the package tests); \
+	  $(MAKE) --no-print-directory test-fuzz-smoke container-base > $(BESIDE_FUZZ_LOG) 2>&1 & beside=$$!; \
+	  $(MAKE) --no-print-directory test-install test-dist; status=$$?; \
+	  $(call wait_beside,$(BESIDE_FUZZ_LOG),the fuzz smoke or the container base beside the package tests); \
+	  if [ $$status -eq 0 ]; then $(CONTAINER_TEST) > $(C_OUT)/container.log 2>&1 && grep '^container' $(C_OUT)/container.log \
+	    || { status=1; tail -30 $(C_OUT)/container.log; echo "make test: the container recipe failed (log: $(C_OUT)/container.log)" >&2; }; fi; \
+	  main=$$SECONDS; \
 	  beside=$$clocal; $(call wait_beside,$(BESIDE_C_LOG),the C tests on SQLite); \
 	  beside=$$pg; $(call wait_beside,$(BESIDE_PG_LOG),the PostgreSQL restart test or the C tests on PostgreSQL); \
 	  $(call stage_took,3); exit $$status
