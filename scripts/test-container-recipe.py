@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 MIRROR = os.environ.get("GATEKIT_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 # What a container engine gives every image's processes unless the recipe says otherwise.
@@ -48,7 +48,7 @@ def instructions(recipe: Path) -> List[Tuple[str, str]]:
     return out
 
 
-def run(command: List[str], **options) -> None:
+def run(command: List[str], **options: Any) -> None:
     print("+ " + " ".join(shlex.quote(c) for c in command)[:300], flush=True)
     subprocess.run(command, check=True, **options)
 
@@ -97,13 +97,14 @@ def environment(argument: str, env: Dict[str, str]) -> None:
         env[name] = value
 
 
-def health(pid: int, port: int, deadline: float) -> dict:
+def health(pid: int, port: int, deadline: float) -> Dict[str, Any]:
     """GET /health inside the namespace of process `pid`, once it answers."""
     ask = ["nsenter", f"--net=/proc/{pid}/ns/net", "curl", "-sf", "--max-time", "5", f"http://127.0.0.1:{port}/health"]
     while True:
         done = subprocess.run(ask, capture_output=True, text=True)
         if done.returncode == 0:
-            return json.loads(done.stdout)
+            answer: Dict[str, Any] = json.loads(done.stdout)
+            return answer
         if time.monotonic() > deadline:
             sys.exit(f"test-container-recipe: /health did not answer (curl exit {done.returncode})")
         time.sleep(0.5)

@@ -156,6 +156,34 @@ int main(int argc, char **argv) {
     CHECK(json && strstr(json, "\"deliveries\":[]"));
     gatekit_free(json);
 
+    /* An endpoint failing for disable_after_ms is disabled by the worker, and the feed says so:
+     * a notice numbered with the changes, listed apart from them. The retry comes 5 s (±20 %)
+     * after the first failure. */
+    char second[80];
+    CHECK_RC(ledger_webhook_endpoint_add(&json, store, url, NULL, 0, "failing", GATEKIT_WEBHOOK_ALLOW_PRIVATE), GATEKIT_OK);
+    endpoint_id(json, second, sizeof second);
+    gatekit_free(json);
+    subscription(body, sizeof body, "sub_e", now_s);
+    CHECK_RC(ledger_ingest_stripe(NULL, store, body, strlen(body), (now_s - 20) * 1000, NULL), GATEKIT_LEDGER_NEW);
+    o.give_up_after_ms = 60000;
+    o.disable_after_ms = 1000;
+    CHECK_RC(ledger_webhook_deliver(&json, store, &o, 2000), GATEKIT_OK);
+    CHECK(json && strstr(json, "\"failed\":1") && strstr(json, "\"disabled\":[]"));
+    gatekit_free(json);
+    usleep(6200 * 1000);
+    CHECK_RC(ledger_webhook_deliver(&json, store, &o, 2000), GATEKIT_OK);
+    char disabled[120];
+    snprintf(disabled, sizeof disabled, "\"disabled\":[\"%s\"]", second);
+    CHECK(json && strstr(json, disabled));
+    gatekit_free(json);
+    CHECK_RC(ledger_changes(&json, store, 0, 100), GATEKIT_OK);
+    char notice[200];
+    snprintf(notice, sizeof notice, "\"kind\":\"webhook_endpoint_disabled\",\"endpointId\":\"%s\"", second);
+    CHECK(json && strstr(json, "\"notices\":[{\"seq\":4,") && strstr(json, notice) && strstr(json, "every delivery failed for 1 s")
+          && strstr(json, "\"last\":4}"));
+    gatekit_free(json);
+    CHECK_RC(ledger_wait_changes(store, 4, 0), 0);
+
     gatekit_store_close(store);
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
