@@ -7,45 +7,36 @@ import Glibc
 // A target must never crash on any input: a Swift trap, an ASan report or a broken
 // round-trip property (fuzzFail) is a finding.
 
-/// Every target: name (as on the command line) and entry point.
-let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void)] = [
-    ("json", fuzzJSON),
-    ("date", fuzzDate),
-    ("base64", fuzzBase64),
-    ("eula-history", fuzzEULAHistory),
-    ("eula-export", fuzzEULAExport),
-    ("store-file", fuzzStoreFile),
-    ("receipt-container", fuzzReceiptContainer),
-    ("receipt-payload", fuzzReceiptPayload),
-    ("receipt-validate", fuzzReceiptValidate),
-    ("jws-parse", fuzzJWSParse),
-    ("jws-verify", fuzzJWSVerify),
-    ("ber-differential", fuzzBERDifferential),
-    ("api-answer", fuzzAPIAnswer),
-    ("play-push", fuzzPlayPush),
-]
-
-/// What a target makes once (a key pair, a store, options), made in LLVMFuzzerInitialize:
-/// libFuzzer does not time it, so under a loaded machine the first input does not pay for it
-/// and time out (an RSA key generated under ASan took over a second in CI).
-let fuzzSetUp: [String: @Sendable () -> Void] = [
-    "eula-export": { _ = ExportScratch.lines; _ = ExportScratch.csv },
-    "store-file": { _ = StoreFileScratch.path },
-    "receipt-validate": { _ = FuzzFixtures.receiptAnchor },
-    "jws-verify": { _ = FuzzFixtures.jwsAnchor; _ = JWSFuzzOptions.sandbox; _ = JWSFuzzOptions.production },
-    "api-answer": { _ = FuzzFixtures.jwsAnchor; _ = JWSFuzzOptions.sandbox },
-    "play-push": { _ = PlayFuzzVerifier.shared },
+/// Every target: name (as on the command line), entry point, and what it makes once (a key
+/// pair, a store, options), made in LLVMFuzzerInitialize: libFuzzer does not time it, so on a
+/// loaded machine the first input does not pay for it and time out (an RSA key generated under
+/// ASan took over a second in CI).
+let fuzzTargets: [(name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void, setUp: (@Sendable () -> Void)?)] = [
+    ("json", fuzzJSON, nil),
+    ("date", fuzzDate, nil),
+    ("base64", fuzzBase64, nil),
+    ("eula-history", fuzzEULAHistory, nil),
+    ("eula-export", fuzzEULAExport, { _ = ExportScratch.lines; _ = ExportScratch.csv }),
+    ("store-file", fuzzStoreFile, { _ = StoreFileScratch.path }),
+    ("receipt-container", fuzzReceiptContainer, nil),
+    ("receipt-payload", fuzzReceiptPayload, nil),
+    ("receipt-validate", fuzzReceiptValidate, { _ = FuzzFixtures.receiptAnchor }),
+    ("jws-parse", fuzzJWSParse, nil),
+    ("jws-verify", fuzzJWSVerify, { _ = FuzzFixtures.jwsAnchor; _ = JWSFuzzOptions.sandbox; _ = JWSFuzzOptions.production }),
+    ("ber-differential", fuzzBERDifferential, nil),
+    ("api-answer", fuzzAPIAnswer, { _ = FuzzFixtures.jwsAnchor; _ = JWSFuzzOptions.sandbox }),
+    ("play-push", fuzzPlayPush, { _ = PlayFuzzVerifier.shared }),
 ]
 
 enum Selected {
-    static let name = getenv("GATEKIT_FUZZ_TARGET").map { String(cString: $0) } ?? ""
-    static let run: @Sendable (UnsafeRawBufferPointer) -> Void = {
+    static let target: (name: String, run: @Sendable (UnsafeRawBufferPointer) -> Void, setUp: (@Sendable () -> Void)?) = {
+        let name = getenv("GATEKIT_FUZZ_TARGET").map { String(cString: $0) } ?? ""
         guard let target = fuzzTargets.first(where: { $0.name == name }) else {
             let names = fuzzTargets.map(\.name).joined(separator: " ")
             fuzzLog("set GATEKIT_FUZZ_TARGET to one of: \(names)")
             exit(2)
         }
-        return target.run
+        return target
     }()
 }
 
@@ -77,13 +68,12 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?, _ argv: UnsafeM
         for t in fuzzTargets { print(t.name) }
         exit(0)
     }
-    _ = Selected.run
-    fuzzSetUp[Selected.name]?()
+    Selected.target.setUp?()
     return 0
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    Selected.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+    Selected.target.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
     return 0
 }

@@ -259,10 +259,7 @@ enum ChangeFeedRows {
     /// answer (on PostgreSQL they travel with the COMMIT).
     static func append(_ db: any DatabaseConnection, _ changes: [Change], now: Int64) throws(GateKitError) {
         guard !changes.isEmpty else { return }
-        try db.statement("""
-            INSERT INTO ledger_feed_head(id, last_seq) VALUES (1, ?1)
-            ON CONFLICT(id) DO UPDATE SET last_seq = ledger_feed_head.last_seq + excluded.last_seq
-            """).bind(1, Int64(changes.count)).run()
+        try advanceHead(db, by: changes.count)
         var rows = RowInserts(into: """
             ledger_changes(seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, status,
                 until_ms, at_ms, cause, item_id, app_account_token, app_user_ids, recorded_ms, will_renew)
@@ -277,6 +274,15 @@ enum ChangeFeedRows {
         }
         try rows.flush(db)
         try WebhookOutbox.enqueue(db, changes: changes.count, now: now)
+    }
+
+    /// Takes the feed's next `count` numbers (the changes and notices written next read them
+    /// back from the head row), its lock held until commit.
+    static func advanceHead(_ db: any DatabaseConnection, by count: Int) throws(GateKitError) {
+        try db.statement("""
+            INSERT INTO ledger_feed_head(id, last_seq) VALUES (1, ?1)
+            ON CONFLICT(id) DO UPDATE SET last_seq = ledger_feed_head.last_seq + excluded.last_seq
+            """).bind(1, Int64(count)).run()
     }
 
     /// Makes the feed look at these products' answers again at `at` (a catalog taking effect

@@ -16,10 +16,7 @@ package enum FeedNotices {
     /// changes (the head row's lock, held until commit, keeps every number in commit order).
     package static func append(_ db: any DatabaseConnection, _ kind: Kind, endpointID: String, url: String, detail: String,
                                now: Int64) throws(GateKitError) {
-        try db.statement("""
-            INSERT INTO ledger_feed_head(id, last_seq) VALUES (1, 1)
-            ON CONFLICT(id) DO UPDATE SET last_seq = ledger_feed_head.last_seq + 1
-            """).run()
+        try ChangeFeedRows.advanceHead(db, by: 1)
         try db.statement("""
             INSERT INTO ledger_feed_notices(seq, at_ms, kind, endpoint_id, url, detail)
             VALUES ((SELECT last_seq FROM ledger_feed_head WHERE id = 1), ?1, ?2, ?3, ?4, ?5)

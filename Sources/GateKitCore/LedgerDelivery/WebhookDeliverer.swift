@@ -343,12 +343,17 @@ public final class WebhookDeliverer: @unchecked Sendable {
             .bind(5, settings.schedule.nextAttempt(after: attempts, now: now, retryAfterMs: o.retryAfterMs)).bind(6, failingSince)
             .bind(7, Int64(o.status)).bind(8, text: o.error.map { String($0.prefix(512)) }).bind(9, dead ? now : nil)
             .bind(10, text: c.customer).run()
-        // 410 Gone: the receiver asks for no more deliveries (Standard Webhooks).
-        let reason = o.status == 410 ? "the receiver answered 410 Gone"
-            : try failingTooLong(db, endpoint: c.endpoint.id, now: now)
-            ? "every delivery failed for \(DeliverySchedule.describe(settings.schedule.disableAfterMs)); the last: \(o.error ?? "")" : nil
-        if let reason, try disable(db, c.endpoint, reason: reason, now: now) { return .disabled(c.endpoint.id) }
+        if let reason = try disabling(o, db, now: now), try disable(db, c.endpoint, reason: reason, now: now) { return .disabled(c.endpoint.id) }
         return dead ? .dead : .failed
+    }
+
+    /// Why a failed attempt disables its endpoint, or nil: the receiver answered 410 Gone (it
+    /// asks for no more deliveries, Standard Webhooks), or it has answered nothing but failures
+    /// for `disableAfterMs`.
+    private func disabling(_ o: Outcome, _ db: any DatabaseConnection, now: Int64) throws(GateKitError) -> String? {
+        if o.status == 410 { return "the receiver answered 410 Gone" }
+        guard try failingTooLong(db, endpoint: o.claimed.endpoint.id, now: now) else { return nil }
+        return "every delivery failed for \(DeliverySchedule.describe(settings.schedule.disableAfterMs)); the last: \(o.error ?? "")"
     }
 
     /// Disables an endpoint that is still enabled, and says so in the feed (a notice); false
