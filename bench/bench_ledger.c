@@ -10,7 +10,9 @@
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char folder[] = "/tmp/gatekit-bench-ledger-XXXXXX";
@@ -115,6 +117,100 @@ static double parallel_rate(int procs, char **items, int n, const char *dir, int
     return n / seconds_since(t0);
 }
 
+/* ---- the metrics roll-up kept current by a worker (issue 64) --------------------------------- */
+
+static volatile sig_atomic_t refresher_stopping;
+static void stop_refresher(int sig) { (void)sig; refresher_stopping = 1; }
+
+/* A child process doing what `gatekit ledger metrics-refresh --follow` does on the store
+ * dir/name: ledger_metrics_refresh, a quarter of a second's pause after a pass that found
+ * nothing new, until SIGTERM. It exits 0 when it counted something. */
+static pid_t start_refresher(const char *dir, const char *name) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    gatekit_store *s = open_store(dir, name);
+    gatekit_ledger_query q;
+    if (ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION) != 0) _exit(1);
+    q.environment = "Sandbox";
+    q.flags = GATEKIT_LEDGER_TEST_SIGNED;
+    struct timespec tick = {0, 250 * 1000000L};
+    int counted = 0;
+    while (!refresher_stopping) {
+        int rc = ledger_metrics_refresh(s, &q);
+        if (rc < 0) { fprintf(stderr, "ledger_metrics_refresh: %s\n", gatekit_last_error()); _exit(1); }
+        counted |= rc;
+        if (rc == 0) nanosleep(&tick, NULL);
+    }
+    gatekit_store_close(s);
+    _exit(counted ? 0 : 3);
+}
+
+static void stop(pid_t pid) {
+    int status = 0;
+    kill(pid, SIGTERM);
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "bench_ledger: the metrics worker failed (%d)\n", status); exit(1); }
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One call per item into a fresh store, without (A) and with (B) a metrics worker following,
+ * interleaved `rounds` times; the medians, and the first question after the last item (B: a
+ * second after it, the worker having caught up; A: the question counts every item itself). */
+static void refresher_ab(char **items, int n, double verify) {
+    enum { rounds = 5 };
+    double rate[2][rounds], question[2][rounds];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = stop_refresher;
+    sigaction(SIGTERM, &sa, NULL);  /* inherited by the worker; this process is never sent it */
+    for (int r = 0; r < rounds; r++) {
+        for (int b = 0; b < 2; b++) {
+            char file[64];
+            snprintf(file, sizeof file, "ab-%d-%d.sqlite", b, r);
+            gatekit_store *s = open_store(folder, file);
+            pid_t worker = b ? start_refresher(folder, file) : 0;
+            rate[b][r] = ingest_rate(s, items, n, 0, 0);
+            if (b) {
+                struct timespec settle = {1, 0};
+                nanosleep(&settle, NULL);
+            }
+            gatekit_ledger_query q;
+            if (ledger_query_init(&q, GATEKIT_LEDGER_QUERY_VERSION) != 0) exit(1);
+            q.environment = "Sandbox";
+            q.flags = GATEKIT_LEDGER_TEST_SIGNED;
+            long long now = (long long)time(NULL) * 1000;
+            char *out = NULL;
+            uint64_t t0 = bench_now_ns();
+            if (ledger_metrics(&out, s, &q, now - 90LL * 86400000, now, GATEKIT_METRICS_MONTH, GATEKIT_METRICS_ALL) != 0) {
+                fprintf(stderr, "ledger_metrics: %s\n", gatekit_last_error());
+                exit(1);
+            }
+            question[b][r] = (double)(bench_now_ns() - t0) / 1e6;
+            gatekit_free(out);
+            if (b) stop(worker);
+            gatekit_store_close(s);
+        }
+    }
+    for (int b = 0; b < 2; b++) {
+        qsort(rate[b], rounds, sizeof(double), by_value);
+        qsort(question[b], rounds, sizeof(double), by_value);
+    }
+    double a = rate[0][rounds / 2], w = rate[1][rounds / 2];
+    printf("\n### The metrics roll-up kept current while ingesting (issue 64)\n\n"
+           "%d signed transactions, one durable call each, into a fresh store; A: nothing else running; B: a second process running "
+           "`ledger_metrics_refresh` as `gatekit ledger metrics-refresh --follow` does. Interleaved A, B %d times; medians.\n\n"
+           "| measurement | A: no worker | B: a worker following | B / A |\n|---|---:|---:|---:|\n", n, rounds);
+    printf("| ingestion, items/s | %.0f (%.2f× the ceiling) | %.0f (%.2f× the ceiling) | %.3f× |\n", a, a / verify, w, w / verify, w / a);
+    printf("| ingestion, per item | %.1f µs | %.1f µs | %.3f× |\n", 1e6 / a, 1e6 / w, a / w);
+    printf("| the first ledger_metrics after the last item (B: 1 s later) | %.1f ms | %.1f ms | %.3f× |\n", question[0][rounds / 2],
+           question[1][rounds / 2], question[1][rounds / 2] / question[0][rounds / 2]);
+    fflush(stdout);
+}
+
 /* ---- lookups ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -186,6 +282,7 @@ int main(int argc, char **argv) {
         double tmpfs = ingest_rate(s, items, N, notification, 0);
         gatekit_store_close(s);
         printf("| one call per item on tmpfs (fsync free: GateKit's own work left) | %.0f | %.1f µs | %.2f× |\n", tmpfs, 1e6 / tmpfs, tmpfs / verify);
+        if (!notification) refresher_ab(items, N, verify);
         for (int i = 0; i < N; i++) free(items[i]);
         free(items);
     }

@@ -131,6 +131,7 @@ func headerConformance() {
     exactly(ledgerLink, as: type(of: ledger_link))
     exactly(ledgerLinks, as: type(of: ledger_links))
     exactly(ledgerMetrics, as: type(of: ledger_metrics))
+    exactly(ledgerMetricsRefresh, as: type(of: ledger_metrics_refresh))
     exactly(ledgerPlayAcknowledge, as: type(of: ledger_play_acknowledge))
     exactly(ledgerPlaySyncOptionsInit, as: type(of: ledger_play_sync_options_init))
     exactly(ledgerQueryInit, as: type(of: ledger_query_init))

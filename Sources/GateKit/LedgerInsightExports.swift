@@ -44,6 +44,17 @@ public func ledgerMetrics(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     }
 }
 
+@c(ledger_metrics_refresh)
+public func ledgerMetricsRefresh(_ store: OpaquePointer?, _ q: UnsafePointer<gatekit_ledger_query>?) -> Int32 {
+    exportBoundary("ledger_metrics_refresh") { () throws(GateKitError) in
+        try ForkGate.section { () throws(GateKitError) in
+            let question = try query(q)
+            guard !question.byAppUser else { throw .invalid("GATEKIT_LEDGER_APP_USER names a customer; the metrics' roll-up is the environment's") }
+            return try ledger(store).refreshMetrics(question.scope) ? 1 : 0
+        }
+    }
+}
+
 @c(ledger_report)
 public func ledgerReport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ store: OpaquePointer?,
                          _ q: UnsafePointer<gatekit_ledger_query>?, _ fromMs: Int64, _ toMs: Int64,

@@ -332,18 +332,7 @@ import Testing
                                                                    (Self.at(3, 1), Self.at(4, 1), .day)]
         var compared = 0
         func compare(refresh: Bool) throws {
-            for asOf in instants {
-                for (from, to, granularity) in shapes {
-                    for dimension in MetricsRequest.Dimension.allCases {
-                        let request = try MetricsRequest(scope: Self.scope, from: from, to: to, granularity: granularity,
-                                                         dimension: dimension, asOf: .asOf(asOf))
-                        let rolled = JSONWriter.serialize(try ledger.metricsTally(request, refresh: refresh).json())
-                        let streamed = JSONWriter.serialize(try ledger.metricsTally(request, streaming: true).json())
-                        #expect(rolled == streamed, "\(granularity) by \(dimension) as of \(asOf)")
-                        compared += 1
-                    }
-                }
-            }
+            compared += try Self.compareRolledUpWithEveryRow(ledger, Self.scope, instants: instants, shapes: shapes, refresh: refresh)
         }
         for (step, chunk) in items.chunks((items.count + 3) / 4).enumerated() {
             for item in chunk {
@@ -382,6 +371,26 @@ import Testing
         try ledger.refreshRollup(Self.scope, buildChunk: 2)
         #expect(JSONWriter.serialize(try ledger.metricsTally(request, refresh: false).json()) == streamed)
         #expect(try rows() == kept)
+    }
+
+    /// Asks every split of every shape as of every instant from the roll-up (brought up to date
+    /// first, or left as it is) and from every row, expecting the same document; how many were
+    /// compared.
+    static func compareRolledUpWithEveryRow(_ ledger: Ledger, _ scope: LedgerScope, instants: [Int64],
+                                            shapes: [(Int64, Int64, MetricsRequest.Granularity)], refresh: Bool) throws -> Int {
+        var compared = 0
+        for asOf in instants {
+            for (from, to, granularity) in shapes {
+                for dimension in MetricsRequest.Dimension.allCases {
+                    let request = try MetricsRequest(scope: scope, from: from, to: to, granularity: granularity, dimension: dimension, asOf: .asOf(asOf))
+                    let rolled = JSONWriter.serialize(try ledger.metricsTally(request, refresh: refresh).json())
+                    let streamed = JSONWriter.serialize(try ledger.metricsTally(request, streaming: true).json())
+                    #expect(rolled == streamed, "\(granularity) by \(dimension) as of \(asOf)")
+                    compared += 1
+                }
+            }
+        }
+        return compared
     }
 
     /// A customer token the roll-up does not yet know as shared (the second subscription's items
@@ -423,17 +432,17 @@ import Testing
     /// are refused, never read past their end.
     @Test func keptPeriodsPackAndUnpackExactly() {
         let periods = [RollupPaid.Period(start: .min, end: .max, customer: "5e0d6c1b-2a39-4f48-8e57-6d7c8b9a0f12", product: "pro.ünïcode",
-                                         group: "", storefront: "DEU", currency: "EUR"),
-                       RollupPaid.Period(start: 0, end: 1, customer: "", product: "p", group: "21000000", storefront: "", currency: "")]
+                                         group: "", storefront: "DEU", currency: "EUR", store: "app-store"),
+                       RollupPaid.Period(start: 0, end: 1, customer: "", product: "p", group: "21000000", storefront: "", currency: "", store: "play")]
         var texts = RollupTexts()
         let packed = RollupPaid.pack(periods, texts: &texts), firstAlone = RollupPaid.pack([periods[0]], texts: &texts).count
         let unpacked = RollupPaid.unpack(packed, textCount: texts.count)?.map { p in
             RollupPaid.Period(start: p.start, end: p.end, customer: texts.text(p.customer) ?? "?", product: texts.text(p.texts.product) ?? "?",
                               group: texts.text(p.texts.group) ?? "?", storefront: texts.text(p.texts.storefront) ?? "?",
-                              currency: texts.text(p.texts.currency) ?? "?")
+                              currency: texts.text(p.texts.currency) ?? "?", store: texts.text(p.texts.store) ?? "?")
         }
         #expect(unpacked == periods)
-        #expect(texts.count == 7)
+        #expect(texts.count == 9)
         #expect(RollupPaid.unpack([], textCount: 0) == [])
         for cut in 1..<packed.count where cut != firstAlone {
             #expect(RollupPaid.unpack(Array(packed.prefix(cut)), textCount: texts.count) == nil, "cut at \(cut)")
@@ -448,7 +457,8 @@ import Testing
     @Test func dayChangesPackAndUnpackExactly() {
         let day: Int64 = 20_284
         let change: [DayRollup.Key: Int64] = [
-            DayRollup.Key(day: day, metric: DayRollup.Metric.revenue, product: "pro.ünïcode", group: "g1", storefront: "DEU", currency: "EUR", cohort: 0): 8_990,
+            DayRollup.Key(day: day, metric: DayRollup.Metric.revenue, product: "pro.ünïcode", group: "g1", storefront: "DEU", currency: "EUR", cohort: 0,
+                          store: "stripe"): 8_990,
             DayRollup.Key(day: day - 400, metric: DayRollup.Metric.level(.activeSubscriptions), product: "pro.monthly", group: "", storefront: "",
                           currency: "", cohort: 0): -1,
             DayRollup.Key(day: day, metric: DayRollup.Metric.cohortRetained, product: "pro.monthly", group: "", storefront: "", currency: "",

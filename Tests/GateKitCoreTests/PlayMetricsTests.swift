@@ -19,6 +19,12 @@ import Testing
 
     static func ledger(_ folder: TemporaryFolder) throws -> Ledger {
         let ledger = Ledger(store: try TestStores.open(folder.file("play-metrics.sqlite")))
+        try ingestLives(into: ledger)
+        return ledger
+    }
+
+    /// The three lives' answers, in the order Google gave them.
+    static func ingestLives(into ledger: Ledger) throws {
         func sub(_ token: String, _ answered: Int64, _ state: String, start: Int64, _ items: [Item], linked: String? = nil, canceled: String? = nil) throws {
             let bytes = PlayLedgerLivesTests.subscription(state, start: start, items, linked: linked, account: nil, canceled: canceled)
             _ = try ledger.ingestPlaySubscription(Ledger.PlayAnswer(packageName: PlayLedgerLivesTests.package, purchaseToken: token,
@@ -41,7 +47,6 @@ import Testing
         try sub("up-new", at(4, 15), "ACTIVE", start: at(4, 15), [Item(product: "premium", expiry: at(5, 15), order: "GPA.4")], linked: "up-old")
         try sub("up-old", at(4, 15) + 1, "EXPIRED", start: at(4, 1), [Item(product: "basic", expiry: at(4, 15), autoRenew: false, order: "GPA.3")],
                 canceled: "replacementCancellation")
-        return ledger
     }
 
     static func tally(_ ledger: Ledger, by dimension: MetricsRequest.Dimension = .all, streaming: Bool = false) throws -> MetricsTally {

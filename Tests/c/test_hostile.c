@@ -470,6 +470,7 @@ static int call_ledger_metrics(arg *a) {
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
     return rc;
 }
+static int call_ledger_metrics_refresh(arg *a) { return ledger_metrics_refresh((gatekit_store *)a[0].p, LQ(a[1].p)); }
 static int call_ledger_report(arg *a) {
     int rc = ledger_report((char **)a[0].p, (gatekit_store *)a[1].p, LQ(a[2].p), a[3].ll, a[4].ll, a[5].i, a[6].s);
     if (rc == 0 && a[0].p) gatekit_free(*(char **)a[0].p);
@@ -897,6 +898,7 @@ static const api_entry api[] = {
     {"ledger_links", call_ledger_links, {OUT_PTR, STORE, STR, OPT_STR, OPT_STR, AT_MS, END}, 0},
     {"ledger_changes", call_ledger_changes, {OUT_PTR, STORE, AT_MS, INT, END}, 0},
     {"ledger_metrics", call_ledger_metrics, {OUT_PTR, STORE, L_QUERY, AT_MS, AT_MS, INT, INT, END}, 0},
+    {"ledger_metrics_refresh", call_ledger_metrics_refresh, {STORE, L_QUERY, END}, 0},
     {"ledger_report", call_ledger_report, {OUT_PTR, STORE, L_QUERY, AT_MS, AT_MS, INT, OPT_STR, END}, 0},
     {"ledger_wait_changes", call_ledger_wait_changes, {STORE, AT_MS, INTERVAL, END}, 0},
     {"ledger_sync_options_init", call_ledger_sync_options_init, {OPTS_INIT, INT, END}, 0},

@@ -32,10 +32,11 @@ extern "C" {
 #define GATEKIT_METRICS_BY_ENTITLEMENT 3  /* the catalog's names (ledger_declare_catalog) in effect
                                            * at the as-of instant; a product granting two counts
                                            * in both, one granting none under null */
-#define GATEKIT_METRICS_BY_STOREFRONT  4
+#define GATEKIT_METRICS_BY_STOREFRONT  4  /* the country, one spelling across stores: ISO 3166-1
+                                          * alpha-3 ("USA"; Play's alpha-2 "US" reads as "USA") */
 #define GATEKIT_METRICS_BY_CURRENCY    5
-#define GATEKIT_METRICS_BY_STORE       6  /* (since 0.2.0) "app-store" or "play": read from every
-                                          * row (no day roll-up), so slower on a large ledger */
+#define GATEKIT_METRICS_BY_STORE       6  /* (since 0.2.0) the store that sold it: "app-store",
+                                          * "play", "stripe", "grant" */
 
 /* Since 0.2.0. The metrics of query->environment for [from_ms, to_ms) (from_ms moves back to the start of
  * its bucket; at most 10000 buckets; buckets starting after the as-of instant are left out), as
@@ -57,6 +58,16 @@ extern "C" {
  * read-only without a roll-up is read row by row (one helper thread, joined before the call
  * returns, counts a page while the next is read). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_metrics(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, long long from_ms, long long to_ms, int granularity, int dimension);
+
+/* Since 0.3.0. Brings query->environment's day roll-up up to date with every item ingested
+ * since it last counted (building it from every row the first time, 10000 subscriptions per
+ * transaction): what ledger_metrics would do before answering, done ahead so that no question
+ * pays for it. A host runs it after ingesting, or as a worker ("gatekit ledger metrics-refresh
+ * --follow"; docs/ledger.md, "Keeping the roll-up current"). Returns 1 when it counted new
+ * items, 0 when the roll-up was already current (checked without holding off any writer).
+ * query->flags may hold GATEKIT_LEDGER_TEST_SIGNED only; query->at_ms is not read. A store
+ * open read-only is GATEKIT_EREADONLY. */
+GATEKIT_API GATEKIT_WARN_UNUSED int ledger_metrics_refresh(gatekit_store *store, const gatekit_ledger_query *query);
 
 /* Since 0.2.0. The report as one self-contained HTML page (no script, no network: inline SVG charts, text a
  * reader can select): customer NULL, the app view of ledger_metrics(dimension ALL) — MRR,

@@ -749,6 +749,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, ...]] = {
     'ledger_grant': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_revoke_grant': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_char_p, ctypes.c_char_p,),
     'ledger_metrics': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_int,),
+    'ledger_metrics_refresh': (ctypes.c_int, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query),),
     'ledger_report': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.POINTER(gatekit_ledger_query), ctypes.c_longlong, ctypes.c_longlong, ctypes.c_int, ctypes.c_char_p,),
     'ledger_ingest_play_subscription': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
     'ledger_ingest_play_product': (ctypes.c_int, c_char_p_p, ctypes.POINTER(gatekit_store), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_longlong,),
@@ -990,6 +991,7 @@ _PARAMETERS: Dict[str, Tuple[str, ...]] = {
     'ledger_grant': ('out_json', 'store', 'environment', 'entitlement', 'app_user_id', 'customer', 'from_ms', 'until_ms', 'granted_by', 'note', ),
     'ledger_revoke_grant': ('out_json', 'store', 'environment', 'grant_id', 'at_ms', 'granted_by', 'note', ),
     'ledger_metrics': ('out_json', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'dimension', ),
+    'ledger_metrics_refresh': ('store', 'query', ),
     'ledger_report': ('out_html', 'store', 'query', 'from_ms', 'to_ms', 'granularity', 'customer', ),
     'ledger_ingest_play_subscription': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
     'ledger_ingest_play_product': ('out_json', 'store', 'package_name', 'purchase_token', 'answer', 'answer_len', 'answered_ms', ),
@@ -1230,6 +1232,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ makes each 
     ledger_grant: Callable[..., Any]
     ledger_revoke_grant: Callable[..., Any]
     ledger_metrics: Callable[..., Any]
+    ledger_metrics_refresh: Callable[..., Any]
     ledger_report: Callable[..., Any]
     ledger_ingest_play_subscription: Callable[..., Any]
     ledger_ingest_play_product: Callable[..., Any]

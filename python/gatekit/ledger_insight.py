@@ -1,5 +1,5 @@
 """Subscription metrics from the ledger and its report (``<gatekit/ledger_insight.h>``):
-``store.ledger.metrics(...)``, ``store.ledger.report(...)`` and
+``store.ledger.metrics(...)``, ``store.ledger.refresh_metrics(...)``, ``store.ledger.report(...)`` and
 ``store.ledger.customer_report(...)``. Plain structures (lists and dicts, no pandas); money is
 in milliunits of each currency as Apple signed it, never converted. docs/ledger.md, "Metrics",
 defines every figure."""
@@ -30,6 +30,7 @@ BY = {"all": _bindings.GATEKIT_METRICS_ALL, "product": _bindings.GATEKIT_METRICS
       "storefront": _bindings.GATEKIT_METRICS_BY_STOREFRONT, "currency": _bindings.GATEKIT_METRICS_BY_CURRENCY,
       "store": _bindings.GATEKIT_METRICS_BY_STORE}
 _metrics = _bindings.ledger_metrics
+_refresh = _bindings.ledger_metrics_refresh
 _report = _bindings.ledger_report
 #: The per-bucket counts of a series, in the order the library writes them.
 METRICS = ("activeSubscriptions", "activeTrials", "inGracePeriod", "inBillingRetry", "familyShared", "paidSubscribers",
@@ -150,7 +151,7 @@ class LedgerInsight:
     def metrics(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month", by: str = "all",
                 at: Instant = None, test_signed: bool = False) -> Metrics:
         """Subscription metrics for [start, end) in UTC days, ISO weeks or months, split ``by``
-        product, group, entitlement, storefront, currency or store ("app-store", "play"), from what the stores had signed or answered by
+        product, group, entitlement, storefront, currency or store ("app-store", "play", "stripe"), from what the stores had signed or answered by
         ``at`` (None: now). One snapshot of the store."""
         if by not in BY:
             raise ValueError(f"by must be one of {', '.join(BY)}, not {by!r}")
@@ -159,6 +160,14 @@ class LedgerInsight:
         out = ctypes.c_void_p()
         check(_metrics(ctypes.byref(out), self._store.handle, ctypes.byref(q), first, last, size, BY[by]))
         return Metrics.from_dict(json.loads(_native.take_string(out)))
+
+    def refresh_metrics(self, *, environment: str, test_signed: bool = False) -> bool:
+        """Brings the environment's day roll-up up to date with what was ingested since it last
+        counted (``ledger_metrics_refresh``), so no question pays for it; True when it counted
+        new items. Run it after ingesting, or as a worker (``gatekit ledger metrics-refresh
+        --follow``)."""
+        q = query(environment, None, test_signed)
+        return check(_refresh(self._store.handle, ctypes.byref(q))) == 1
 
     def report(self, *, environment: str, start: datetime, end: datetime, granularity: str = "month",
                at: Instant = None, test_signed: bool = False) -> str:

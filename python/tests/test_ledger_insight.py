@@ -251,3 +251,44 @@ def test_the_tool_prints_the_metrics_and_writes_the_report(ledger_store, tmp_pat
     wrong = tool(ledger_store, "ledger", "metrics", "--environment", "Sandbox", "--from", "2025-01-01", "--to", "2025-07-01",
                  "--split", "planet")
     assert wrong.returncode == 2 and "--split is one of" in wrong.stderr
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_worker_keeps_the_rollup_current_so_no_question_counts(store, pki):
+    """``gatekit ledger metrics-refresh --follow`` counts what is ingested while it runs: once
+    it has caught up (its state, read from the file, names the newest item) nothing is left
+    for a question or for ``refresh_metrics`` to count, and the figures are the hand-worked
+    ones. Once, the tool says whether it counted; Python's ``refresh_metrics`` the same."""
+    import sqlite3
+    worker = subprocess.Popen([TOOL, "--store", store.path, "ledger", "metrics-refresh", "--environment", "Sandbox", "--test-signed",
+                               "--follow"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ingest_lives(store, pki)
+        file = sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)
+
+        def counted() -> bool:
+            state = file.execute("SELECT last_item FROM ledger_metric_state WHERE environment = 'Sandbox' AND test_signed = 1").fetchone()
+            newest = file.execute("SELECT max(id) FROM ledger_items").fetchone()[0]
+            return state is not None and state[0] == newest
+
+        deadline = time.monotonic() + 60
+        while not counted() and time.monotonic() < deadline and worker.poll() is None:
+            time.sleep(0.1)
+        assert counted(), "the worker did not catch up within 60 s"
+        file.close()
+    finally:
+        worker.terminate()
+        out, err = worker.communicate(timeout=30)
+    assert worker.returncode == 0, err
+    assert "until stopped" in err
+    assert store.ledger.refresh_metrics(environment="Sandbox", test_signed=True) is False
+    whole = metrics(store)[None]
+    assert {name: whole[name] for name in METRICS} == MONTHLY_SERIES and whole.revenue == REVENUE
+    ingest_lives(store, pki, seed=6)  # every item again: nothing new to count
+    assert store.ledger.refresh_metrics(environment="Sandbox", test_signed=True) is False
+    once = tool(store, "ledger", "metrics-refresh", "--environment", "Sandbox", "--test-signed")
+    assert once.returncode == 0 and "already current" in once.stdout, once.stderr
+    other = tool(store, "ledger", "metrics-refresh", "--environment", "Production")
+    assert other.returncode == 0 and "counted" in other.stdout, other.stderr  # Production's first build (of no rows)
+    wrong = tool(store, "ledger", "metrics-refresh", "--environment", "Sandbox", "--split", "store")
+    assert wrong.returncode == 2 and "takes --environment, --test-signed and --follow only" in wrong.stderr

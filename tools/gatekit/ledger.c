@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* The subcommands, as main checks them and `gatekit help commands` lists them. */
-const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "refresh-stripe", "sync-stripe", "grant", "revoke-grant", "metrics", "report", "webhook-add", "webhook-update", "webhook-roll", "webhooks", "webhook-deliveries", "webhook-replay", "deliver", NULL};
+const char *const gk_ledger_subcommands[] = {"ingest", "entitled", "status", "active", "eligible", "history", "catalog", "link", "unlink", "links", "changes", "sync", "sync-state", "refresh", "sync-play", "refresh-stripe", "sync-stripe", "grant", "revoke-grant", "metrics", "metrics-refresh", "report", "webhook-add", "webhook-update", "webhook-roll", "webhooks", "webhook-deliveries", "webhook-replay", "deliver", NULL};
 
 const char gk_ledger_usage[] =
     "gatekit ledger ingest --type notification|transaction|renewal-info|app-transaction|receipt\n"
@@ -104,6 +104,9 @@ const char gk_ledger_usage[] =
     "    subscription metrics for [--from, --to) as JSON (docs/ledger.md, \"Metrics\"): active,\n"
     "    trials, paid subscribers, new, renewed, converted, recovered, expired by cause, refunds,\n"
     "    revenue and MRR per currency, cohorts; DATE: YYYY-MM-DD (UTC) or a time as for --at\n"
+    "gatekit ledger metrics-refresh --environment ENV [--test-signed] [--follow]\n"
+    "    brings the metrics' day roll-up up to date with what was ingested, so no question waits\n"
+    "    for it; --follow: a worker that keeps it current until SIGTERM (docs/ledger.md)\n"
     "gatekit ledger report   --environment ENV [--test-signed] --from DATE --to DATE [--by …] [--at …]\n"
     "                      [--customer CUSTOMER [--app-user]] [--output FILE.html]\n"
     "    the report as one self-contained HTML page (no script, no network): the app view, or\n"

@@ -678,4 +678,21 @@ extension LedgerSchema {
         ]),
         .appendOnly("ledger_feed_notices"),
     ])
+
+    /// Migration 30: the day roll-up keyed by store as well (`DayRollup.Key.store`), so a split
+    /// by store is answered from the sums instead of every row. Derived data: the sums are made
+    /// anew and the roll-up built again from the ledger (the kept day changes and paid periods
+    /// carry the store too, so they are built again with it).
+    package static let metricsByStore = Migration([
+        .dropTable("ledger_metric_days"),
+        .table("ledger_metric_days", scopeColumns + metricSumColumnsByStore,
+               constraints: ["PRIMARY KEY (environment, test_signed, day, metric, product, grp, storefront, currency, cohort, store)"], withoutRowID: true),
+        .dropTable("ledger_metric_late"),
+        .table("ledger_metric_late", scopeColumns + [Column("known_day", .integer, notNull: true)] + metricSumColumnsByStore,
+               constraints: ["PRIMARY KEY (environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort, store)"],
+               withoutRowID: true),
+    ]) + rebuiltRollup
+
+    /// A day sum's key, its store, and its value.
+    private static let metricSumColumnsByStore = metricSumColumns.dropLast() + [Column("store", .text, notNull: true)] + metricSumColumns.suffix(1)
 }

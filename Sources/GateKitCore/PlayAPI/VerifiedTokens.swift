@@ -24,7 +24,8 @@ final class VerifiedTokens: @unchecked Sendable {
         let token: String
         static func == (a: Key, b: Key) -> Bool { a.token == b.token }
         func hash(into hasher: inout Hasher) {
-            for byte in token.utf8.suffix(32) { hasher.combine(byte) }
+            var text = token
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.suffix(32)))) }
         }
     }
 

@@ -37,5 +37,6 @@ extension StoreSchema {
         LedgerSchema.webhookOutbox,                    // 27
         LedgerSchema.transferCause,                    // 28
         LedgerSchema.feedNotices,                      // 29
+        LedgerSchema.metricsByStore,                   // 30
     ])
 }

@@ -31,48 +31,73 @@ public enum Base64 {
     private static let urlTable = table(.url)
 
     /// Decodes, or returns nil for any character outside the alphabet, misplaced or missing
-    /// padding (standard), any padding (url), or non-zero unused bits.
+    /// padding (standard), any padding (url), or non-zero unused bits. Contiguous text (an
+    /// array, a slice, a native string's UTF-8) is read in place; other collections are copied
+    /// first.
     public static func decode<C: Collection>(_ text: C, alphabet: Alphabet) -> [UInt8]? where C.Element == UInt8 {
-        let t = alphabet == .standard ? standardTable : urlTable
-        var out = [UInt8]()
-        out.reserveCapacity(text.count / 4 * 3 + 3)
-        var acc: UInt32 = 0
-        var n = 0          // sextets in the current quantum
-        var padding = 0
-        for c in text {
-            if alphabet == .standard && c == UInt8(ascii: "=") {
-                padding += 1
-                continue
-            }
-            let v = t[Int(c)]
-            if v == skip { continue }
-            if v == invalid || padding > 0 { return nil }
-            acc = acc << 6 | UInt32(v)
-            n += 1
-            if n == 4 {
-                out.append(UInt8(truncatingIfNeeded: acc >> 16))
-                out.append(UInt8(truncatingIfNeeded: acc >> 8))
-                out.append(UInt8(truncatingIfNeeded: acc))
-                acc = 0
-                n = 0
+        if let decoded = text.withContiguousStorageIfAvailable({ decode(contiguous: $0, alphabet: alphabet) }) { return decoded }
+        return Array(text).withUnsafeBufferPointer { decode(contiguous: $0, alphabet: alphabet) }
+    }
+
+    /// The decoder over bytes in memory: one table lookup per character, written straight into
+    /// the result (a push's token and message are decoded on every push).
+    private static func decode(contiguous text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet) -> [UInt8]? {
+        let standard = alphabet == .standard
+        let table = standard ? standardTable : urlTable
+        var valid = true
+        // At most 3 bytes per 4 characters, and 2 for a last quantum of 2 or 3.
+        let out = table.withUnsafeBufferPointer { t in
+            [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { buffer, written in
+                var o = 0
+                var acc: UInt32 = 0
+                var n = 0          // sextets in the current quantum
+                var padding = 0
+                for c in text {
+                    if standard && c == UInt8(ascii: "=") {
+                        padding += 1
+                        continue
+                    }
+                    let v = t[Int(c)]
+                    if v == skip { continue }
+                    if v == invalid || padding > 0 {
+                        valid = false
+                        break
+                    }
+                    acc = acc << 6 | UInt32(v)
+                    n += 1
+                    if n == 4 {
+                        buffer[o] = UInt8(truncatingIfNeeded: acc >> 16)
+                        buffer[o + 1] = UInt8(truncatingIfNeeded: acc >> 8)
+                        buffer[o + 2] = UInt8(truncatingIfNeeded: acc)
+                        o += 3
+                        acc = 0
+                        n = 0
+                    }
+                }
+                switch n {
+                case _ where !valid: break
+                case 0:
+                    valid = padding == 0
+                case 2:
+                    valid = acc & 0x0F == 0 && (!standard || padding == 2)
+                    if valid {
+                        buffer[o] = UInt8(truncatingIfNeeded: acc >> 4)
+                        o += 1
+                    }
+                case 3:
+                    valid = acc & 0x03 == 0 && (!standard || padding == 1)
+                    if valid {
+                        buffer[o] = UInt8(truncatingIfNeeded: acc >> 10)
+                        buffer[o + 1] = UInt8(truncatingIfNeeded: acc >> 2)
+                        o += 2
+                    }
+                default:
+                    valid = false
+                }
+                written = valid ? o : 0
             }
         }
-        switch n {
-        case 0:
-            guard padding == 0 else { return nil }
-        case 2:
-            guard acc & 0x0F == 0 else { return nil }
-            if alphabet == .standard && padding != 2 { return nil }
-            out.append(UInt8(truncatingIfNeeded: acc >> 4))
-        case 3:
-            guard acc & 0x03 == 0 else { return nil }
-            if alphabet == .standard && padding != 1 { return nil }
-            out.append(UInt8(truncatingIfNeeded: acc >> 10))
-            out.append(UInt8(truncatingIfNeeded: acc >> 2))
-        default:
-            return nil
-        }
-        return out
+        return valid ? out : nil
     }
 
     public static func encode<C: Collection>(_ bytes: C, alphabet: Alphabet = .standard) -> String where C.Element == UInt8 {

@@ -1,7 +1,7 @@
 /// What subscriptions contribute, summed per UTC day (the store's roll-up, `MetricsRollup`): a
 /// level held over [a, b) is +1 on day(a) and −1 on day(b), so it is exact at every day's last
 /// millisecond — where every bucket ends. Keyed by everything a question can split by (product,
-/// group, storefront, currency) and, for cohorts, the cohort's month. Also which days the
+/// group, storefront, currency, store) and, for cohorts, the cohort's month. Also which days the
 /// subscriptions touch, each with its first and last instant: a question whose as-of instant
 /// falls inside one of those days, before the last of them, corrects for those subscriptions.
 struct DayRollup: MetricsSink {
@@ -14,6 +14,8 @@ struct DayRollup: MetricsSink {
         var currency: String
         /// The cohort's month (its first millisecond); 0 for every other metric.
         var cohort: Int64
+        /// The store's name (`PurchaseStore.name`); empty for cohorts, which no split divides.
+        var store = ""
     }
 
     /// Metric numbers as stored: flows 0-19, levels 20-29, money 30-39, cohorts 40-49.
@@ -44,7 +46,7 @@ struct DayRollup: MetricsSink {
         let day = DayRollup.day(ms)
         DayRollup.mark(&days, ms)
         let key = Key(day: day, metric: metric, product: v.productID, group: v.groupID ?? "", storefront: v.sale.storefront ?? "",
-                      currency: currency ?? v.sale.currency ?? "", cohort: 0)
+                      currency: currency ?? v.sale.currency ?? "", cohort: 0, store: v.store.name)
         sums[key, default: 0] &+= value
     }
 

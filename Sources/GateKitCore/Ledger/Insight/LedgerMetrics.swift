@@ -30,8 +30,7 @@ extension Ledger {
         // A later instant is now: nothing signed after now can be known.
         let asOf = min(request.asOf.at, Clock.nowMilliseconds())
         let scope = request.scope
-        // The day roll-up keeps no store: a split by it reads every row.
-        if !streaming, request.dimension != .store {
+        if !streaming {
             if refresh, !store.isReadOnly { try refreshRollup(scope) }
             let rolledUp = try store.snapshot { (db) throws(GateKitError) -> MetricsTally? in
                 try rollupTally(db, request, asOf: asOf, catalog: try CatalogRows.all(db, parsed: parsedCatalogs).catalog(at: asOf))

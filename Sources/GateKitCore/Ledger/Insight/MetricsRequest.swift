@@ -10,9 +10,9 @@ public struct MetricsRequest: Sendable {
 
     /// What the series are split by. Revenue and MRR are always per currency besides.
     public enum Dimension: String, Sendable, CaseIterable {
-        case all, product, group, entitlement, storefront, currency
-        /// The store that sold it: read from every row (the day roll-up keeps no store).
-        case store
+        /// `storefront`: one spelling of a country across stores (`Storefront`); `store`: the
+        /// store that sold it.
+        case all, product, group, entitlement, storefront, currency, store
     }
 
     public let scope: LedgerScope

@@ -25,17 +25,25 @@ extension Ledger {
     /// up to that id no longer change). The first time, it is built from every row, a chunk of
     /// subscriptions per transaction (a build cut short goes on from where it stopped):
     /// `buildChunk` subscriptions each, at most `chunks` of them now (tests cut one short).
-    func refreshRollup(_ scope: LedgerScope, buildChunk: Int = Ledger.rollupBuildChunk, chunks: Int = .max) throws(GateKitError) {
+    /// Whether it counted anything: false when the roll-up was already current, which is seen
+    /// from a snapshot without holding off any writer (an item committed later has a larger id
+    /// than every item the roll-up counted, which were all committed when it counted them).
+    @discardableResult
+    func refreshRollup(_ scope: LedgerScope, buildChunk: Int = Ledger.rollupBuildChunk, chunks: Int = .max) throws(GateKitError) -> Bool {
+        let current = try store.snapshot { (db) throws(GateKitError) -> Bool in
+            guard let state = try rollupState(db, scope), state.isBuilt else { return false }
+            return try db.scalar("SELECT coalesce(max(id), 0) FROM ledger_items") <= state.lastItem
+        }
+        if current { return false }
         let (newest, state) = try store.write(.everyWriter) { (db) throws(GateKitError) -> (Int64, RollupState?) in
             (try db.scalar("SELECT coalesce(max(id), 0) FROM ledger_items"), try rollupState(db, scope))
         }
-        if let state, state.isBuilt, state.lastItem >= newest { return }
+        if let state, state.isBuilt, state.lastItem >= newest { return false }
         let refreshes = WriteScope.subjects(["ledger-metrics:\(scope.environment):\(scope.testFlag)"])
         if state?.isBuilt != true {
             try store.write(refreshes) { (db) throws(GateKitError) in
                 guard try rollupState(db, scope) == nil else { return }
-                for table in ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared", "ledger_metric_paid",
-                              "ledger_metric_texts"] {
+                for table in Ledger.rollupTables {
                     try db.statement("DELETE FROM \(table) WHERE environment = ?1 AND test_signed = ?2")
                         .bind(1, text: scope.environment).bind(2, scope.testFlag).run()
                 }
@@ -47,12 +55,37 @@ extension Ledger {
             while left > 0, try store.write(refreshes, { (db) throws(GateKitError) -> Bool in try self.buildChunk(db, scope, size: buildChunk) }) {
                 left -= 1
             }
-            guard left > 0 else { return }
+            guard left > 0 else { return true }
+            try analyzeBuiltRollup(refreshes)
         }
         try store.write(refreshes) { (db) throws(GateKitError) in
             guard let state = try rollupState(db, scope), state.isBuilt, newest > state.lastItem else { return }
             try count(db, scope: scope, try subjects(db, after: state.lastItem), from: state.lastItem, through: newest)
             try setState(db, scope, lastItem: newest, buildThrough: nil, buildAfter: nil)
+        }
+        return true
+    }
+
+    /// Brings the scope's roll-up up to date now (`ledger_metrics_refresh`), so that no question
+    /// pays for counting what was ingested: a host runs it after ingesting, or as a worker.
+    /// Whether it counted new items.
+    public func refreshMetrics(_ scope: LedgerScope) throws(GateKitError) -> Bool {
+        guard !store.isReadOnly else { throw GateKitError(.EREADONLY, "the store is open read-only: its metrics roll-up cannot be brought up to date") }
+        return try refreshRollup(scope)
+    }
+
+    /// The roll-up's tables.
+    static let rollupTables = ["ledger_metric_days", "ledger_metric_marks", "ledger_metric_late", "ledger_metric_tokens", "ledger_metric_shared",
+                               "ledger_metric_paid", "ledger_metric_texts"]
+
+    /// On PostgreSQL, statistics of the tables a first build filled: until autovacuum gets to
+    /// them the planner takes them for empty, and a question over 100,000 transactions took
+    /// 150 ms instead of 27 (BENCHMARKS.md, issue 64). SQLite plans these reads without
+    /// statistics (the store never runs ANALYZE there: its plans are fixed by its indexes).
+    private func analyzeBuiltRollup(_ refreshes: WriteScope) throws(GateKitError) {
+        try store.write(refreshes) { (db) throws(GateKitError) in
+            guard db.dialect == .postgresql else { return }
+            try db.execute("ANALYZE " + Ledger.rollupTables.joined(separator: ", "))
         }
     }
 
@@ -148,19 +181,19 @@ extension Ledger {
         var tally = MetricsTally(request: request, asOf: asOf, catalog: catalog, sharedTokens: shared.tokens)
         // The day sums up to the instant's day, less what was signed after that day.
         let sums = try db.statement("""
-            SELECT day, metric, product, grp, storefront, currency, cohort, value FROM ledger_metric_days
+            SELECT day, metric, product, grp, storefront, currency, cohort, store, value FROM ledger_metric_days
             WHERE environment = ?1 AND test_signed = ?2 AND day <= ?3
             """)
         defer { sums.reset() }
         sums.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
-        while try sums.step() { tally.add(Ledger.rollupKey(sums, day: 0), sums.int64(7)) }
+        while try sums.step() { tally.add(Ledger.rollupKey(sums, day: 0), sums.int64(8)) }
         let late = try db.statement("""
-            SELECT day, metric, product, grp, storefront, currency, cohort, value FROM ledger_metric_late
+            SELECT day, metric, product, grp, storefront, currency, cohort, store, value FROM ledger_metric_late
             WHERE environment = ?1 AND test_signed = ?2 AND known_day > ?3 AND day <= ?3
             """)
         defer { late.reset() }
         late.bind(1, text: scope.environment).bind(2, scope.testFlag).bind(3, day)
-        while try late.step() { tally.add(Ledger.rollupKey(late, day: 0), 0 &- late.int64(7)) }
+        while try late.step() { tally.add(Ledger.rollupKey(late, day: 0), 0 &- late.int64(8)) }
         let texts = changed.isEmpty && kept.isEmpty ? RollupTexts() : try RollupTexts.load(db, scope: scope)
         try RollupPaid.count(db, scope: scope, day: day, kept, texts: texts, into: &tally)
         for (original, bytes) in changed where !exact.contains(original) {
@@ -192,11 +225,12 @@ extension Ledger {
         return tally
     }
 
-    /// A sum's key from a row of `day, metric, product, grp, storefront, currency, cohort`
+    /// A sum's key from a row of `day, metric, product, grp, storefront, currency, cohort, store`
     /// starting at column `day`.
     static func rollupKey(_ s: any DatabaseStatement, day c: Int32) -> DayRollup.Key {
         DayRollup.Key(day: s.int64(c), metric: Int(truncatingIfNeeded: s.int64(c + 1)), product: s.text(c + 2) ?? "",
-                      group: s.text(c + 3) ?? "", storefront: s.text(c + 4) ?? "", currency: s.text(c + 5) ?? "", cohort: s.int64(c + 6))
+                      group: s.text(c + 3) ?? "", storefront: s.text(c + 4) ?? "", currency: s.text(c + 5) ?? "", cohort: s.int64(c + 6),
+                      store: s.text(c + 7) ?? "")
     }
 
     struct RollupState {
@@ -316,18 +350,18 @@ extension Ledger {
         let env = RowInserts.Value.text(scope.environment), test = RowInserts.Value.integer(scope.testFlag)
         func keyValues(_ key: DayRollup.Key) -> [RowInserts.Value] {
             [.integer(key.day), .integer(Int64(key.metric)), .text(key.product), .text(key.group), .text(key.storefront),
-             .text(key.currency), .integer(key.cohort)]
+             .text(key.currency), .integer(key.cohort), .text(key.store)]
         }
-        var sums = RowInserts(into: "ledger_metric_days(environment, test_signed, day, metric, product, grp, storefront, currency, cohort, value)",
-                              values: Array(repeating: "?", count: 10), then: """
-            ON CONFLICT (environment, test_signed, day, metric, product, grp, storefront, currency, cohort)
+        var sums = RowInserts(into: "ledger_metric_days(environment, test_signed, day, metric, product, grp, storefront, currency, cohort, store, value)",
+                              values: Array(repeating: "?", count: 11), then: """
+            ON CONFLICT (environment, test_signed, day, metric, product, grp, storefront, currency, cohort, store)
             DO UPDATE SET value = ledger_metric_days.value + excluded.value
             """)
         for (key, value) in total.changes { try sums.append([env, test] + keyValues(key) + [.integer(value)]) }
         try sums.flush(db)
-        var lateSums = RowInserts(into: "ledger_metric_late(environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort, value)",
-                                  values: Array(repeating: "?", count: 11), then: """
-            ON CONFLICT (environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort)
+        var lateSums = RowInserts(into: "ledger_metric_late(environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort, store, value)",
+                                  values: Array(repeating: "?", count: 12), then: """
+            ON CONFLICT (environment, test_signed, known_day, day, metric, product, grp, storefront, currency, cohort, store)
             DO UPDATE SET value = ledger_metric_late.value + excluded.value
             """)
         for (key, value) in late { try lateSums.append([env, test, .integer(key.known)] + keyValues(key.key) + [.integer(value)]) }

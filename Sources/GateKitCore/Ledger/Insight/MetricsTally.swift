@@ -171,7 +171,7 @@ struct MetricsTally: MetricsSink {
     /// Only days before the as-of instant's day, or of subscriptions the roll-up holds exactly.
     mutating func add(_ key: DayRollup.Key, _ value: Int64) {
         let dayStart = key.day &* MetricsCalendar.day
-        let keys = keys(stored: key.product, group: key.group, storefront: key.storefront, currency: key.currency)
+        let keys = keys(stored: key.product, group: key.group, storefront: key.storefront, currency: key.currency, store: key.store)
         switch key.metric {
         case 0..<20:
             guard let flow = Flow(rawValue: key.metric), let k = bucket(of: dayStart) else { return }
@@ -212,19 +212,19 @@ struct MetricsTally: MetricsSink {
 
     /// The series a version counts in: one, or one per entitlement its product grants.
     func keys(_ v: TransactionVersion) -> [String?] {
-        keys(product: v.productID, group: v.groupID, storefront: v.sale.storefront, currency: v.sale.currency, store: v.store)
+        keys(product: v.productID, group: v.groupID, storefront: v.sale.storefront, currency: v.sale.currency, store: v.store.name)
     }
 
     /// The series of a roll-up row's columns (an empty column: none).
-    func keys(stored product: String, group: String, storefront: String, currency: String) -> [String?] {
+    func keys(stored product: String, group: String, storefront: String, currency: String, store: String) -> [String?] {
         keys(product: product, group: group.isEmpty ? nil : group, storefront: storefront.isEmpty ? nil : storefront,
-             currency: currency.isEmpty ? nil : currency)
+             currency: currency.isEmpty ? nil : currency, store: store.isEmpty ? nil : store)
     }
 
-    /// `store`: nil from the day roll-up, which a split by store never reads (`metricsTally`).
-    func keys(product: String, group: String?, storefront: String?, currency: String?, store: PurchaseStore? = nil) -> [String?] {
+    /// `store`: the store's name (`PurchaseStore.name`).
+    func keys(product: String, group: String?, storefront: String?, currency: String?, store: String?) -> [String?] {
         switch request.dimension {
-        case .store: return [store?.name]
+        case .store: return [store]
         case .all: return MetricsTally.whole
         case .product: return [product]
         case .group: return [group]

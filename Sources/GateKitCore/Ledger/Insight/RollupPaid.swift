@@ -20,10 +20,11 @@ enum RollupPaid {
         var group: String
         var storefront: String
         var currency: String
+        var store: String
 
         static func < (a: Period, b: Period) -> Bool {
             (a.start, a.end, a.customer) != (b.start, b.end, b.customer) ? (a.start, a.end, a.customer) < (b.start, b.end, b.customer)
-                : (a.product, a.group, a.storefront, a.currency) < (b.product, b.group, b.storefront, b.currency)
+                : (a.product, a.group, a.storefront, a.currency, a.store) < (b.product, b.group, b.storefront, b.currency, b.store)
         }
     }
 
@@ -47,7 +48,7 @@ enum RollupPaid {
             }
             let periods = paid.periods.map { p in
                 Period(start: p.start, end: p.end, customer: p.customer, product: p.version.productID, group: p.version.groupID ?? "",
-                       storefront: p.version.sale.storefront ?? "", currency: p.version.sale.currency ?? "")
+                       storefront: p.version.sale.storefront ?? "", currency: p.version.sale.currency ?? "", store: p.version.store.name)
             }.sorted()
             if let last = runs.last, last.periods == periods { continue }
             if !runs.isEmpty { runs[runs.count - 1].throughDay = day - 1 }
@@ -109,7 +110,8 @@ enum RollupPaid {
         for (number, periods) in byCustomer.enumerated() where !periods.isEmpty {
             tally.paidCustomer(texts.text(UInt64(number)) ?? "", periods.map { p in
                 let series = keys[p.texts] ?? tally.keys(stored: texts.text(p.texts.product) ?? "", group: texts.text(p.texts.group) ?? "",
-                                                         storefront: texts.text(p.texts.storefront) ?? "", currency: texts.text(p.texts.currency) ?? "")
+                                                         storefront: texts.text(p.texts.storefront) ?? "", currency: texts.text(p.texts.currency) ?? "",
+                                                         store: texts.text(p.texts.store) ?? "")
                 keys[p.texts] = series
                 return (p.start, p.end, series)
             })
@@ -130,17 +132,18 @@ enum RollupPaid {
             var group: UInt64
             var storefront: UInt64
             var currency: UInt64
+            var store: UInt64
         }
     }
 
     /// Periods as bytes (`RollupBytes`): per period its start, its length, and the numbers of
-    /// its customer, product, group, storefront and currency.
+    /// its customer, product, group, storefront, currency and store.
     static func pack(_ periods: [Period], texts: inout RollupTexts) -> [UInt8] {
         var out = RollupBytes()
         for p in periods {
             out.signed(p.start)
             out.signed(p.end &- p.start)
-            for text in [p.customer, p.product, p.group, p.storefront, p.currency] { out.unsigned(texts.number(text)) }
+            for text in [p.customer, p.product, p.group, p.storefront, p.currency, p.store] { out.unsigned(texts.number(text)) }
         }
         return out.bytes
     }
@@ -152,9 +155,9 @@ enum RollupPaid {
         func text() -> UInt64? { reader.unsigned().flatMap { $0 < UInt64(textCount) ? $0 : nil } }
         while !reader.atEnd {
             guard let start = reader.signed(), let length = reader.signed(), let customer = text(), let product = text(), let group = text(),
-                  let storefront = text(), let currency = text() else { return nil }
+                  let storefront = text(), let currency = text(), let store = text() else { return nil }
             periods.append(Numbered(start: start, end: start &+ length, customer: customer,
-                                    texts: .init(product: product, group: group, storefront: storefront, currency: currency)))
+                                    texts: .init(product: product, group: group, storefront: storefront, currency: currency, store: store)))
         }
         return periods
     }
