@@ -109,6 +109,7 @@ static: deps
 	  { echo "/* make static: the C++ runtime, linked statically */"; echo "INPUT($$(tr '\n' ' '))"; } > $(STATIC_CXX_DIR)/libstdc++.so
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product gatekit -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 	@! readelf -d $(STATIC_DIR)/libgatekit.so | grep -E 'NEEDED.*(libstdc|libgcc_s)' || { echo "static: libgatekit still needs a shared C++ runtime" >&2; exit 1; }
+	@! nm $(STATIC_DIR)/libgatekit.so | grep -qE '_StringProcessing|_RegexParser' || { echo "static: libgatekit carries the regex modules (a module imports them: Package.swift, noRegexModules)" >&2; exit 1; }
 	@ln -sfn libgatekit.so $(STATIC_DIR)/libgatekit.so.0
 
 # DESTDIR stages the tree for packages; LIBDIR is where the library goes (a Debian package

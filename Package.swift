@@ -16,6 +16,12 @@ let libdbusIncludes: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I/usr/include/dbu
 // across them, as it did inside the one module they were (BENCHMARKS.md, "Layers as modules").
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
+// No module imports the toolchain's regex modules (_StringProcessing, _RegexParser), so the
+// library does not carry them: their relocated pages were 15 of the 74 a fresh process touches
+// before its first verdict (BENCHMARKS.md, "The launch check"). Text is searched by its bytes
+// (`Text.contains` in Support).
+let noRegexModules: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])]
+
 let coreLayers = ["Support", "Crypto", "Webhooks", "Trust", "Receipts", "JWS", "TestData", "Store", "EULA", "Permissions",
                   "PlayData", "StripeData", "Ledger", "AppStoreSigning", "HTTPS", "AppStoreAPI", "PlayAPI", "StripeAPI", "LedgerSync", "LedgerDelivery", "Schema"]
 
@@ -26,7 +32,7 @@ func core(_ layer: String, _ dependencies: [String] = []) -> Target {
         name: "GateKit\(layer)",
         dependencies: dependencies.map { coreLayers.contains($0) ? .target(name: "GateKit\($0)") : .target(name: $0) },
         path: "Sources/GateKitCore/\(layer)",
-        swiftSettings: (seesDBus ? libdbusIncludes : []) + crossModuleOptimization
+        swiftSettings: (seesDBus ? libdbusIncludes : []) + crossModuleOptimization + noRegexModules
     )
 }
 
@@ -88,7 +94,7 @@ let package = Package(
             name: "GateKit",
             dependencies: coreLayers.map { .target(name: "GateKit\($0)") } + ["CGateKitHeader"],
             exclude: ["exports.map"],
-            swiftSettings: libdbusIncludes + crossModuleOptimization,
+            swiftSettings: libdbusIncludes + crossModuleOptimization + noRegexModules,
             linkerSettings: [
                 // SONAME follows the API's major version; only the C API is exported.
                 .unsafeFlags([

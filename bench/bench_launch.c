@@ -5,6 +5,7 @@
  * argv[1]: the library under test (make bench passes the release library). */
 #include "bench.h"
 
+#include <limits.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -12,7 +13,7 @@
 
 extern char **environ;
 
-enum { RUNS = 30, LOAD_RUNS = 300 };
+enum { RUNS = 30, FLOOR_RUNS = 100, LOAD_RUNS = 300 };
 
 static uint64_t run_once(char *const argv[]) {
     uint64_t t0 = bench_now_ns();
@@ -77,6 +78,22 @@ int main(int argc, char **argv) {
         printf("\n(launch check skipped: fixtures not found under %s; set GATEKIT_FIXTURES)\n", fx);
         return 0;
     }
+    /* The floor: OpenSSL's program also loading a Swift library of one C function built as
+     * libgatekit is (what any library carrying a Swift runtime costs), built in this run. */
+    /* `make static`'s C++ runtime folder (Makefile, STATIC_CXX_DIR), absolute: `-L` next to the
+     * library's folder named nothing (`release` is a link into the scratch folder), and the
+     * floor then loaded libstdc++ and libgcc_s — which libgatekit does not. */
+    char cxx[PATH_MAX];
+    if (!realpath(getenv("STATIC_CXX_DIR") ? getenv("STATIC_CXX_DIR") : ".build-static/static-cxx", cxx)) { perror("STATIC_CXX_DIR"); return 2; }
+    snprintf(cmd, sizeof cmd, "swift build -c release -Xswiftc -static-stdlib --package-path bench/launch/tiny --scratch-path .build/bench/tiny "
+                              "-Xlinker -L'%s' >/dev/null", cxx);
+    if (build(cmd) != 0) return 1;
+    if (system("readelf -d .build/bench/tiny/release/libtiny.so | grep -qE 'NEEDED.*(libstdc|libgcc_s)'") == 0) {
+        fprintf(stderr, "bench_launch: the floor library loads a shared C++ runtime: it is not built as libgatekit is\n");
+        return 1;
+    }
+    if (build("cc -std=c11 -O2 -D_GNU_SOURCE -o .build/bench/openssl_floor_host bench/launch/openssl_host.c -Wl,--no-as-needed "
+              "-L.build/bench/tiny/release -Wl,-rpath,'$ORIGIN/tiny/release' -ltiny -lcrypto") != 0) return 1;
     printf("\n## Launch check: a fresh process, one verdict, whole process (fork + exec + load + verify + exit)\n");
     printf("\nInterleaved, %d runs each after one unmeasured run; `make bench BENCH=launch` reproduces it.\n", RUNS);
     /* g5's creation date, 2025-12-26T18:39:47Z; the mock transaction's signedDate. */
@@ -88,12 +105,15 @@ int main(int argc, char **argv) {
     char *ossl_jws[] = {".build/bench/openssl_host", "jws", jws, anchor, "1672956154", NULL};
     compare("StoreKit 2 signed transaction (Apple's mock transactionInfo), C host", "GateKit: jws_verify", gk_jws,
             "reference: OpenSSL alone, x5c chain to the anchor at signedDate + ES256", ossl_jws, "aim ≤ 1.1");
+    char *floor_receipt[] = {".build/bench/openssl_floor_host", "receipt", receipt, root, "1766774387", NULL};
+    char *floor_jws[] = {".build/bench/openssl_floor_host", "jws", jws, anchor, "1672956154", NULL};
+    compare_runs(FLOOR_RUNS, "App Store receipt, C host, against the floor", "GateKit: receipt_validate_file", gk_receipt,
+                 "floor: the OpenSSL program also loading a one-function Swift library (bench/launch/tiny)", floor_receipt, "aim ≤ 1.05");
+    compare_runs(FLOOR_RUNS, "StoreKit 2 signed transaction, C host, against the floor", "GateKit: jws_verify", gk_jws,
+                 "floor: the OpenSSL program also loading a one-function Swift library (bench/launch/tiny)", floor_jws, "aim ≤ 1.05");
 
-    /* The floor: loading alone. The same empty program linking libcrypto; libcrypto and a Swift
-     * library of one C function built as libgatekit is; libcrypto and libgatekit. */
-    snprintf(cmd, sizeof cmd, "swift build -c release -Xswiftc -static-stdlib --package-path bench/launch/tiny --scratch-path .build/bench/tiny "
-                              "-Xlinker -L'%s/../static-cxx' >/dev/null", libdir);
-    if (build(cmd) != 0) return 1;
+    /* Loading alone. The same empty program linking libcrypto; libcrypto and the one-function
+     * Swift library; libcrypto and libgatekit. */
     if (build("cc -O2 -o .build/bench/empty_crypto bench/launch/empty_host.c -Wl,--no-as-needed -lcrypto") != 0) return 1;
     if (build("cc -O2 -o .build/bench/empty_tiny bench/launch/empty_host.c -Wl,--no-as-needed -L.build/bench/tiny/release "
               "-Wl,-rpath,'$ORIGIN/tiny/release' -ltiny -lcrypto") != 0) return 1;

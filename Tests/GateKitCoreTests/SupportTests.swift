@@ -34,6 +34,27 @@ import Testing
     }
 }
 
+/// Text searched by its bytes (`Text`, for the library built without the regex modules) finds
+/// what the standard library's search and split find, over every needle and separator cut from
+/// a few texts (the tests may use the standard library's: they are not the library).
+@Suite struct TextTests {
+    @Test func containsAndPiecesAgreeWithTheStandardLibrary() {
+        let texts = ["", "a", "..", "a..b...c", "unsupported startup parameter: options", "éa\u{301}é", "x, y, , z, ", ", , "]
+        for text in texts {
+            let units = Array(text)
+            var needles: Set<String> = ["", "..", ", ", "zz", "é", "options", text + "!"]
+            for i in 0..<units.count { for j in i..<min(units.count, i + 4) { needles.insert(String(units[i...j])) } }
+            for needle in needles {
+                #expect(Text.contains(text, needle) == (needle.isEmpty || text.utf8.count >= needle.utf8.count && text.contains(needle)),
+                        "\(text) contains \(needle)")
+                guard !needle.isEmpty else { continue }
+                #expect(Text.pieces(text, separatedBy: needle).map(String.init) == text.split(separator: needle, omittingEmptySubsequences: false).map(String.init),
+                        "\(text) split by \(needle)")
+            }
+        }
+    }
+}
+
 @Suite struct TimestampTests {
     @Test func parsesAppleForms() {
         #expect(Timestamp.parseRFC3339(Array("1970-01-01T00:00:00Z".utf8)) == 0)
@@ -84,6 +105,28 @@ import Testing
             #expect(throws: GateKitError.self, "accepted \(text)") { try JSONParser.parse(Array(text.utf8)) }
         }
         #expect(throws: GateKitError.self) { try JSONParser.parse([0x22, 0xFF, 0x22]) }  // invalid UTF-8
+    }
+
+    /// ASCII text is taken as UTF-8 eight bytes at a time; a byte that is not ASCII anywhere —
+    /// in a whole word or in the tail — sends the text through the full check: é is read, a
+    /// lone 0xFF or a cut é refused.
+    @Test func everyByteIsCheckedAsUTF8WhereverItFalls() throws {
+        for at in 1...17 {
+            var text = [UInt8](repeating: UInt8(ascii: "a"), count: 19)
+            text[0] = UInt8(ascii: "\"")
+            text[18] = UInt8(ascii: "\"")
+            var bad = text
+            bad[at] = 0xFF
+            #expect(throws: GateKitError.self, "0xFF at \(at)") { try JSONParser.parse(bad) }
+            var cut = text
+            cut[at] = 0xC3
+            #expect(throws: GateKitError.self, "a cut é at \(at)") { try JSONParser.parse(cut) }
+            guard at < 17 else { continue }
+            var accented = text
+            accented[at] = 0xC3
+            accented[at + 1] = 0xA9
+            #expect(try JSONParser.parse(accented).stringValue?.contains("é") == true, "é at \(at)")
+        }
     }
 
     /// Hardening IV, 13: a member named twice in any object is refused (one reader keeps the

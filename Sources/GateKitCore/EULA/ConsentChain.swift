@@ -43,7 +43,7 @@ enum ConsentChain {
 
     /// `EULAGate.decisionColumns`, each prefixed with a table's alias.
     static func prefixed(_ alias: String) -> String {
-        EULAGate.decisionColumns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+        Text.pieces(EULAGate.decisionColumns, separatedBy: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
     private static func append(_ bytes: inout [UInt8], _ field: [UInt8]) {

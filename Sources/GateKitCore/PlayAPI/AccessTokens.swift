@@ -142,8 +142,8 @@ final class AccessTokens: @unchecked Sendable {
     /// something else: its own words say what to fix).
     static func hint(_ description: String?) -> String? {
         guard let text = description?.lowercased() else { return "is the key revoked, or this host's clock wrong?" }
-        let clock = ["iat", "exp", "timeframe", "clock", "expired"].contains { text.contains($0) }
-        let key = ["signature", "key", "account not found", "disabled"].contains { text.contains($0) }
+        let clock = ["iat", "exp", "timeframe", "clock", "expired"].contains { Text.contains(text, $0) }
+        let key = ["signature", "key", "account not found", "disabled"].contains { Text.contains(text, $0) }
         switch (clock, key) {
         case (true, true): return "is the key revoked, or this host's clock wrong?"
         case (true, false): return "is this host's clock wrong?"

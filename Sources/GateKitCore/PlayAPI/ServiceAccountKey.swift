@@ -43,7 +43,7 @@ public final class ServiceAccountKey: Sendable {
 
     public static func read(path: String, what: String = "service_account_file") throws(GateKitError) -> ServiceAccountKey {
         // A key's contents where its path belongs would be quoted by every file error: refused unquoted.
-        if path.utf8.first == UInt8(ascii: "{") || path.contains("PRIVATE KEY") || path.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+        if path.utf8.first == UInt8(ascii: "{") || Text.contains(path, "PRIVATE KEY") || path.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
             let instead = what == environmentVariable ? "" : " (pass the contents as service_account_json)"
             throw GateKitError(.EPLAY_KEY, "\(what) holds what looks like a key's contents, not the path of the key file\(instead); not quoted here: it would show the key")
         }

@@ -144,14 +144,14 @@ final class PostgresConnection: DatabaseConnection {
         guard pq.PQstatus(c) == CONNECTION_OK else {
             let reason = redacted(PostgresConnection.trimmed(PostgresConnection.string(pq.PQerrorMessage(c))))
             pq.PQfinish(c)
-            if reason.contains("unsupported startup parameter: options"), !optionsRefused, !optionsFromEnvironment {
+            if Text.contains(reason, "unsupported startup parameter: options"), !optionsRefused, !optionsFromEnvironment {
                 // A pooler (PgBouncer) that does not take `options`: connect without them and
                 // set them in every transaction instead (`PostgresPooler`).
                 optionsRefused = true
                 return try connect()
             }
-            if reason.contains("unsupported startup parameter") {
-                let which = optionsFromEnvironment && reason.contains(": options") ? " ($PGOPTIONS, which libpq always sends: unset it, or add options to the pooler's ignore_startup_parameters; GateKit sets them in every transaction)" : " (add it to the pooler's ignore_startup_parameters, or leave it out of the connection string)"
+            if Text.contains(reason, "unsupported startup parameter") {
+                let which = optionsFromEnvironment && Text.contains(reason, ": options") ? " ($PGOPTIONS, which libpq always sends: unset it, or add options to the pooler's ignore_startup_parameters; GateKit sets them in every transaction)" : " (add it to the pooler's ignore_startup_parameters, or leave it out of the connection string)"
                 throw GateKitError(.EINVAL, "the PostgreSQL store cannot be reached through this connection: \(reason)\(which)")
             }
             let hint = tlsByDefault ? " (over TCP GateKit requires TLS and verifies the server's certificate and name: name its CA with sslrootcert=FILE, or say sslmode=require, or sslmode=disable, in the connection string to accept less)" : ""

@@ -48,7 +48,7 @@ enum PostgresConnectionString {
     /// `message` with every occurrence of `secret` (a password) replaced.
     static func redacting(_ secret: String?, in message: String) -> String {
         guard let secret, !secret.isEmpty else { return message }
-        return message.split(separator: secret, omittingEmptySubsequences: false).joined(separator: "********")
+        return Text.pieces(message, separatedBy: secret).joined(separator: "********")
     }
 }
 

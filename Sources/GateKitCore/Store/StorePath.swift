@@ -17,7 +17,7 @@ public enum StorePath {
                 || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
             guard ok else { throw .invalid("app_id \(Quoted.text(appID)) may hold only letters, digits, '.', '-' and '_'") }
         }
-        guard !appID.contains(".."), appID != "." else { throw .invalid("app_id must not contain '..'") }
+        guard !Text.contains(appID, ".."), appID != "." else { throw .invalid("app_id must not contain '..'") }
     }
 
     /// The store's path. A variable that is set is either used or an error naming it: a

@@ -136,7 +136,7 @@ public final class StripeClient: @unchecked Sendable {
 
     private func send(_ method: String, _ path: String, query: String, form: String?,
                       withinMilliseconds: Int?) throws(GateKitError) -> Outcome {
-        guard path.hasPrefix("/v1/"), !path.contains("?"), !path.contains("#"), !path.contains(".."),
+        guard path.hasPrefix("/v1/"), !path.contains("?"), !path.contains("#"), !Text.contains(path, ".."),
               !path.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
             throw .invalid("path must be below /v1/ without a query, spaces or \"..\", not \(Quoted.text(path))")
         }

@@ -7,5 +7,7 @@ import PackageDescription
 let package = Package(
     name: "Tiny",
     products: [.library(name: "tiny", type: .dynamic, targets: ["Tiny"])],
-    targets: [.target(name: "Tiny")]
+    // Without the toolchain's regex modules, as GateKit's own targets are built (Package.swift,
+    // noRegexModules).
+    targets: [.target(name: "Tiny", swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])])]
 )

@@ -79,9 +79,9 @@ extension Ledger {
                                "ledger_metric_paid", "ledger_metric_texts"]
 
     /// On PostgreSQL, statistics of the tables a first build filled: until autovacuum gets to
-    /// them the planner takes them for empty, and a question over 100,000 transactions took
-    /// 150 ms instead of 27 (BENCHMARKS.md, issue 64). SQLite plans these reads without
-    /// statistics (the store never runs ANALYZE there: its plans are fixed by its indexes).
+    /// them the planner takes them for empty and plans every question badly (BENCHMARKS.md,
+    /// issue 64). SQLite plans these reads without statistics (the store never runs ANALYZE
+    /// there: its plans are fixed by its indexes).
     private func analyzeBuiltRollup(_ refreshes: WriteScope) throws(GateKitError) {
         try store.write(refreshes) { (db) throws(GateKitError) in
             guard db.dialect == .postgresql else { return }

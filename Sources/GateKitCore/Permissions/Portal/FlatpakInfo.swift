@@ -15,7 +15,7 @@ enum FlatpakInfo {
         }
         var inApplication = false
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let text = line.trimmingPrefix(" ")
+            let text = line.first == " " ? line.dropFirst() : line
             if text.hasPrefix("[") {
                 inApplication = text.hasPrefix("[Application]")
             } else if inApplication, text.hasPrefix("name=") {
