@@ -354,14 +354,20 @@ static void test_read_only_file_system(void) {
         gatekit_store *plain = NULL;
         CHECK_RC(gatekit_store_open(&plain, clean, NULL), GATEKIT_OK);
         if (plain) {
-            double due_cpu = thread_cpu_ms(), plain_cpu;
-            CHECK_RC(ledger_wait_changes(s, 1, 600), 0);
-            due_cpu = thread_cpu_ms() - due_cpu;
-            plain_cpu = thread_cpu_ms();
-            CHECK_RC(ledger_wait_changes(plain, 0, 600), 0);
-            plain_cpu = thread_cpu_ms() - plain_cpu;
-            printf("read-only wait with a change due: %.1f ms of CPU in 600 ms; a plain wait: %.1f ms\n", due_cpu, plain_cpu);
-            CHECK(due_cpu < 2 * plain_cpu + 5);
+            /* Each the least of three, alternated: a machine busy with other work (a build beside
+             * the tests) costs a wait's wake-ups more at times, and the least is the wait's own. */
+            double due_cpu = 1e9, plain_cpu = 1e9;
+            for (int round = 0; round < 3; round++) {
+                double t0 = thread_cpu_ms();
+                CHECK_RC(ledger_wait_changes(s, 1, 200), 0);
+                double t1 = thread_cpu_ms();
+                CHECK_RC(ledger_wait_changes(plain, 0, 200), 0);
+                double t2 = thread_cpu_ms();
+                if (t1 - t0 < due_cpu) due_cpu = t1 - t0;
+                if (t2 - t1 < plain_cpu) plain_cpu = t2 - t1;
+            }
+            printf("read-only wait with a change due: %.1f ms of CPU in 200 ms (least of 3); a plain wait: %.1f ms\n", due_cpu, plain_cpu);
+            CHECK(due_cpu < 2 * plain_cpu + 2);
             gatekit_store_close(plain);
         }
         gatekit_store_close(s);

@@ -145,13 +145,14 @@ package struct DeveloperNotification: Sendable {
         w.write(publishTime.map { .string($0) } ?? .null)
         w.raw(",\"developerNotification\":")
         w.raw(bytes: document)  // validated by the parse, kept as Google sent it
-        w.raw(",\"gatekit\":")
-        w.write(.object([
-            ("kind", .string(kind.rawValue)), ("notificationTypeName", typeName.map { .string($0) } ?? .null),
-            ("eventTimeMillis", .number(eventTimeMillis)), ("duplicate", .bool(duplicate)),
-            ("issuer", .string(issuer)), ("testSigned", .bool(testSigned)),
-        ]))
-        w.raw("}")
+        // GateKit's reading, written member by member (no tree to build for six members).
+        w.raw(",\"gatekit\":{\"kind\":")
+        w.string(kind.rawValue)
+        w.raw(",\"notificationTypeName\":")
+        if let typeName { w.string(typeName) } else { w.raw("null") }
+        w.raw(",\"eventTimeMillis\":\(eventTimeMillis),\"duplicate\":\(duplicate),\"issuer\":")
+        w.string(issuer)
+        w.raw(",\"testSigned\":\(testSigned)}}")
         return w.text
     }
 }

@@ -100,7 +100,11 @@ public final class PushVerifier: @unchecked Sendable {
         }
         // A redelivery repeats the id and the notification; a push under a replayed token that
         // takes a future id with another body cannot make Google's own push a "duplicate".
-        let seen = Hex.encode(try Digest.hash(.sha256, Array(notification.messageID.utf8) + [0] + notification.document))
+        var message = Array(notification.messageID.utf8)  // the id, a 0 byte, the notification: one buffer
+        message.reserveCapacity(message.count + 1 + notification.document.count)
+        message.append(0)
+        message.append(contentsOf: notification.document)
+        let seen = Hex.encode(try Digest.hash(.sha256, message))
         return Verified(notification: notification, duplicate: recent.checkAndRecord(seen), issuer: issuer,
                         testSigned: !PushVerifier.googleIssuers.contains(issuer) || keysAreNotGoogles)
     }
