@@ -54,7 +54,8 @@ extern "C" {
  * GATEKIT_ETOOLARGE. Counted from the store's day roll-up (docs/ledger.md): on a store that can
  * be written the call first brings it up to date with the items since it last counted (the
  * first call on a store builds it from every row, once: seconds per hundred thousand
- * transactions), so it writes; the answer is always the one every row gives. A store open
+ * transactions), so it writes — ledger_metrics_refresh (below) does that ahead, so a question
+ * need not; the answer is always the one every row gives. A store open
  * read-only without a roll-up is read row by row (one helper thread, joined before the call
  * returns, counts a page while the next is read). */
 GATEKIT_API GATEKIT_WARN_UNUSED int ledger_metrics(char **out_json, gatekit_store *store, const gatekit_ledger_query *query, long long from_ms, long long to_ms, int granularity, int dimension);
