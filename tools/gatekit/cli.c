@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -673,3 +674,16 @@ int gk_json_each_string(const char *json, const char *name, void (*each)(const c
     }
     return count;
 }
+
+static volatile sig_atomic_t stop_requested;
+static void on_stop_signal(int sig) { (void)sig; stop_requested = 1; }
+
+void gk_catch_stop_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int gk_stop_requested(void) { return stop_requested != 0; }

@@ -132,6 +132,11 @@ int gk_create_output(const char *path);
 /* Writes all of bytes to fd (EINTR retried); 0, or -1 on failure. */
 int gk_write_all(int fd, const void *bytes, size_t length);
 
+/* A worker's `--follow` until stopped: after gk_catch_stop_signals, SIGINT and SIGTERM make
+ * gk_stop_requested true (the loop finishes its pass and returns). */
+void gk_catch_stop_signals(void);
+int gk_stop_requested(void);
+
 /* A non-negative decimal number, or -1. */
 long long gk_number(const char *s);
 

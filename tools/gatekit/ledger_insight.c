@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,9 +43,6 @@ static int named(const char *who, const char *option, const char *name, const ch
     return -1;
 }
 
-static volatile sig_atomic_t stopping;
-static void on_signal(int sig) { (void)sig; stopping = 1; }
-
 /* gatekit ledger metrics-refresh: once, or (--follow) every quarter of a second until SIGTERM
  * (a pass with nothing new is one small read that holds off no writer). */
 static int refresh(gk_cli *cli, const insight_args *a) {
@@ -70,14 +66,10 @@ static int refresh(gk_cli *cli, const insight_args *a) {
         printf("%s: %s\n", who, rc == 1 ? "counted the items ingested since the last refresh" : "already current");
         return GK_EXIT_OK;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    gk_catch_stop_signals();
     fprintf(stderr, "%s: keeping %s's roll-up current in %s until stopped (SIGTERM or Ctrl-C)\n", who, a->environment, gatekit_store_path(store));
     struct timespec tick = {0, 250 * 1000000L};
-    while (!stopping) {
+    while (!gk_stop_requested()) {
         if ((rc = ledger_metrics_refresh(store, &q)) < 0) return gk_fail(who, rc);
         if (rc == 0) nanosleep(&tick, NULL);
     }

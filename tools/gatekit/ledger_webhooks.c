@@ -4,7 +4,6 @@
 #include "cli.h"
 
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,9 +45,6 @@ static int split_types(const char *who, char *list, const char **names) {
     return n;
 }
 
-static volatile sig_atomic_t stopping;
-static void on_signal(int sig) { (void)sig; stopping = 1; }
-
 static int deliver(gatekit_store *store, const char *who, const gatekit_webhook_delivery_options *o, const char *budget, int follow) {
     if (!follow) {
         long long ms = amount(who, "--budget-ms", budget, 10000);
@@ -63,14 +59,10 @@ static int deliver(gatekit_store *store, const char *who, const gatekit_webhook_
     gatekit_webhook_delivery *running = NULL;
     int rc = ledger_webhook_delivery_start(&running, store, o);
     if (rc < 0) return failed(who, rc);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    gk_catch_stop_signals();
     fprintf(stderr, "%s: delivering from %s until stopped (SIGTERM or Ctrl-C)\n", who, gatekit_store_path(store));
     struct timespec tick = {0, 50 * 1000000L};
-    while (!stopping) nanosleep(&tick, NULL);
+    while (!gk_stop_requested()) nanosleep(&tick, NULL);
     rc = ledger_webhook_delivery_stop(running);
     if (rc < 0) return failed(who, rc);
     return GK_EXIT_OK;
