@@ -393,6 +393,7 @@ static void ingestion(char **items, int total) {
 }
 
 static void everything(char **items, int total, int signed_count);
+static void eula_throughput(int total);
 
 int main(void) {
     server = getenv("GATEKIT_TEST_POSTGRES");
@@ -405,14 +406,29 @@ int main(void) {
     long long base = ((long long)time(NULL) - 86400) * 1000;
     for (int i = 0; i < LEDGER; i++) items[i] = signed_transaction(i, 0, base);
 
-    /* BENCH_POSTGRES_PART=ingestion: only the ingestion table (issue 29's A/B runs). */
+    /* BENCH_POSTGRES_PART=ingestion or eula: only that table (A/B runs). */
     const char *part = getenv("BENCH_POSTGRES_PART");
     if (part && strcmp(part, "ingestion") == 0) ingestion(items, LEDGER);
+    else if (part && strcmp(part, "eula") == 0) eula_throughput(TOTAL);
     else everything(items, TOTAL, LEDGER);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
     if (system(cmd) != 0) fprintf(stderr, "bench_postgres: could not remove %s\n", folder);
     return 0;
+}
+
+/* EULA decisions alone, beside the plain INSERT, each configuration twice in turn. */
+static void eula_throughput(int total) {
+    printf("\n### PostgreSQL: eula_accept throughput with 1, 4 and 8 clients (rows/s), two rounds\n\n");
+    printf("| clients | plain libpq INSERT (reference) | eula_accept PostgreSQL | ratio |\n|---:|---:|---:|---:|\n");
+    const int counts[3] = {1, 4, 8};
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < 3; k++) {
+            double raw = rate(RAW_LIBPQ, "raw", counts[k], total, NULL);
+            double pg = rate(GATEKIT_PG, "eula", counts[k], total, NULL);
+            printf("| %d | %.0f | %.0f | **%.2f×** |\n", counts[k], raw, pg, pg / raw);
+            fflush(stdout);
+        }
 }
 
 /* Every table: throughput, ingestion, latency. */

@@ -285,6 +285,43 @@ import Testing
         #expect(links == 200)
     }
 
+    /// A writer that holds the chain's lock (one queued after losing a race) is never overtaken
+    /// by a writer trying alone: a decision recorded meanwhile waits and takes the link after
+    /// the holder's. On PostgreSQL the one trying alone would otherwise take that link first,
+    /// and a queued writer racing fresh writers could lose every attempt and give up.
+    @Test func aWriterHoldingTheChainsLockIsNotOvertaken() throws {
+        let v1 = try sha256Hex("v1"), ann = Array("ann".utf8)
+        let other = EULAGate(store: try TestStores.open(folder.file("s.sqlite")))
+        try other.record(.accepted, documentID: "terms", hash: v1, user: ann)
+        let subject = try ConsentChain.subject(documentID: "terms", user: ann)
+        let held = EULADecision(documentID: "terms", hash: v1, user: ann, kind: .declined,
+                                atMilliseconds: Clock.nowMilliseconds(), consent: .none)
+        let meanwhile = Mutex<Result<EULADecision, GateKitError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        try gate.store.write(.subjects([subject])) { (db) throws(GateKitError) in
+            _ = try db.scalar("SELECT count(*) FROM eula_chain")  // a read: the pipelined lock is now held
+            DispatchQueue.global().async {
+                let result = Result { () throws(GateKitError) in try other.record(.accepted, documentID: "terms", hash: v1, user: ann) }
+                meanwhile.withLock { $0 = result }
+                done.signal()
+            }
+            usleep(400_000)  // the other writer tries its link while this one holds the lock
+            try ConsentChain.insert(held, subject: subject, db)
+        }
+        done.wait()
+        #expect(try meanwhile.withLock { $0 }?.get().kind == .accepted)
+        let kinds = try gate.store.read { (db) throws(GateKitError) -> [Int64] in
+            let s = try db.statement("SELECT d.decision FROM eula_chain c JOIN eula_decisions d ON d.id = c.decision_id ORDER BY c.seq")
+            defer { s.reset() }
+            var kinds: [Int64] = []
+            while try s.step() { kinds.append(s.int64(0)) }
+            return kinds
+        }
+        let (accepted, declined) = (EULADecision.Kind.accepted.storedDecision, EULADecision.Kind.declined.storedDecision)
+        #expect(kinds == [accepted, declined, accepted])
+        #expect(try gate.chainProblems() == [])
+    }
+
     /// Migration 9 from the previous version: decisions recorded before it keep their meaning
     /// (no consent, no withdrawal), and the upgraded store takes the new ones.
     @Test func aStoreOfTheReleasedEULASchemaMovesForward() throws {

@@ -56,11 +56,14 @@ enum ConsentChain {
     /// that text is published. On PostgreSQL one statement does it on the server — the
     /// text's language and the previous link read, the decision inserted, the link computed
     /// with the server's `sha256` over the canonical bytes (the language's field appended
-    /// there) — autocommitted (`write(.chainLink)`): one round trip and no lock, as the
-    /// released single INSERT was. Two writers of one chain at once both read link n; the
-    /// unique (subject, seq) lets one insert n + 1 and fails the other, which the store retries
-    /// holding the chain's lock (queued behind its other writers, not racing them again),
-    /// reading the new link. SQLite runs one writer at a time and reads for free.
+    /// there) — autocommitted (`write(.chainLink)`): one round trip, as the released single
+    /// INSERT was. Two writers of one chain at once both read link n; the unique (subject, seq)
+    /// lets one insert n + 1 and fails the other, which the store retries holding the chain's
+    /// lock (queued behind its other writers, not racing them again), reading the new link.
+    /// The statement also holds that lock while it runs, taken with SKIP LOCKED: finding it
+    /// held by a queued writer, it writes nothing and queues as well, so a queued writer never
+    /// loses its link to one that did not queue (which in 24 racing processes once made a
+    /// queued writer give up after ten lost races). SQLite runs one writer at a time and reads for free.
     @discardableResult
     static func insert(_ given: EULADecision, subject: String, _ db: any DatabaseConnection) throws(GateKitError) -> EULADecision {
         var d = given
@@ -75,10 +78,11 @@ enum ConsentChain {
         if db.dialect == .postgresql {
             d.language = nil  // the server appends it to the canonical bytes
             let s = try db.statement("""
-                WITH prev AS (SELECT seq, chain FROM eula_chain WHERE subject = ?1 ORDER BY seq DESC LIMIT 1),
+                WITH queue AS (SELECT slot FROM gatekit_locks WHERE slot = ?14 FOR UPDATE SKIP LOCKED),
+                     prev AS (SELECT seq, chain FROM eula_chain WHERE subject = ?1 ORDER BY seq DESC LIMIT 1),
                      lang AS (SELECT (SELECT language FROM eula_texts WHERE document_id = ?2 AND hash = ?4) AS language),
                      d AS (INSERT INTO eula_decisions(\(columns))
-                           SELECT ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, language FROM lang RETURNING id, language)
+                           SELECT ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, language FROM lang, queue RETURNING id, language)
                 INSERT INTO eula_chain(decision_id, subject, seq, chain)
                 SELECT d.id, ?1, coalesce((SELECT seq FROM prev), 0) + 1,
                        encode(sha256(coalesce(decode((SELECT chain FROM prev), 'hex'), decode(repeat('00', 32), 'hex')) || ?13
@@ -90,8 +94,8 @@ enum ConsentChain {
             defer { s.reset() }
             s.bind(1, text: subject)
             bindDecision(s, from: 2)
-            s.bind(13, blob: canonical(d))
-            guard try s.step() else { throw .internalError("the decision was not recorded") }
+            s.bind(13, blob: canonical(d)).bind(14, WriteScope.chainLockSlot(subject))
+            guard try s.step() else { throw .chainLinkQueued }
             d.language = s.text(0)
             return d
         }

@@ -263,8 +263,9 @@ final class PostgresStore: StoreEngine, @unchecked Sendable {
             if !connection.pooled {
                 do throws(GateKitError) {
                     return try singleInsert(retryingRaces: false, body)
-                } catch where error.code == .EBUSY && connection.lastFailureIsRace {
-                    // Another writer took this link: queue behind the chain's writers below.
+                } catch where error == .chainLinkQueued || (error.code == .EBUSY && connection.lastFailureIsRace) {
+                    // Another writer took this link, or holds the chain's lock: queue behind
+                    // the chain's writers below.
                 }
             }
             return try transaction(locking: PostgresStore.slots(of: scope), notifies: false, body)

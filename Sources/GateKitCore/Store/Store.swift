@@ -100,7 +100,18 @@ public enum WriteScope: Sendable {
     /// A `singleInsert` that appends the next link of `subject`'s chain (an EULA decision):
     /// tried alone first; a writer that lost the race for the link queues on the subject's
     /// lock for its later attempts, instead of racing the same writers again until it gives up.
+    /// The try alone must not overtake a queued writer: on PostgreSQL its statement takes the
+    /// subject's lock row with `SKIP LOCKED` (`chainLockSlot`) and, finding it held, writes
+    /// nothing and throws `chainLinkQueued`, which queues it too.
     case chainLink(subject: String)
+
+    /// The row of PostgreSQL's `gatekit_locks` that writes of `subject` lock.
+    package static func chainLockSlot(_ subject: String) -> Int64 { PostgresNamespace.lockSlot(subject) }
+}
+
+extension GateKitError {
+    /// A `chainLink` write's try alone found the chain's lock held by a queued writer.
+    package static let chainLinkQueued = GateKitError(.EBUSY, "another writer of this chain holds its lock; the write queues behind it")
 }
 
 /// One storage engine behind `Store`.
