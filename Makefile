@@ -20,6 +20,7 @@ While working:
 Speed (BENCHMARKS.md):
   make bench           the benchmarks against the release library, each beside its reference
   make bench-floor     the ingestion benchmarks against the floor experiments (bench/floor)
+  make launch-order    the order of the functions a first verdict runs, for the linker (scripts/launch-order.py)
 Hardening (RELIABILITY.md):
   make fuzz            every fuzz target for FUZZ_SECONDS (default 300) each
   make test-asan       the C tests, the tool and pytest on an ASan+UBSan build
@@ -65,7 +66,7 @@ HEADERS := include/gatekit.h $(wildcard include/gatekit/*.h)
 VERSION := $(shell sed -n 's/^\#define GATEKIT_VERSION_STRING "\(.*\)"/\1/p' include/gatekit/common.h)
 
 .PHONY: help quick test-abi test-demo test-stages test-c-local test-c-postgres typecheck test-python-parallel test-python-alone \
-        test-swift-sqlite test-swift-postgres mutation build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist test-container container-base wheel deb bench bench-floor install clean \
+        test-swift-sqlite test-swift-postgres mutation launch-order build deps python-deps lib tool static demo test check test-swift test-c test-python test-install test-dist test-container container-base wheel deb bench bench-floor install clean \
         fuzz fuzz-build fuzz-smoke-build test-fuzz-smoke test-asan test-valgrind soak screenshots
 
 deps:
@@ -101,6 +102,8 @@ $(C_OUT)/tests/test_thread_soak: bench/soak_threads.c
 # the search. The library then loads no libstdc++ or libgcc_s (a part of every launch, measured
 # in BENCHMARKS.md); exports.map keeps their symbols local, so a C++ host's own are untouched.
 STATIC_CXX_DIR := $(STATIC_SCRATCH)/static-cxx
+# The order of the functions a first verdict runs, for the linker (Package.swift).
+LAUNCH_ORDER := Sources/GateKit/launch-order.txt
 
 static: deps
 	@mkdir -p $(STATIC_CXX_DIR)
@@ -110,7 +113,16 @@ static: deps
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product gatekit -Xlinker -L$(CURDIR)/$(STATIC_CXX_DIR)
 	@! readelf -d $(STATIC_DIR)/libgatekit.so | grep -E 'NEEDED.*(libstdc|libgcc_s)' || { echo "static: libgatekit still needs a shared C++ runtime" >&2; exit 1; }
 	@! nm $(STATIC_DIR)/libgatekit.so | grep -qE '_StringProcessing|_RegexParser' || { echo "static: libgatekit carries the regex modules (a module imports them: Package.swift, noRegexModules)" >&2; exit 1; }
+	@total=$$(grep -vc '^#' $(LAUNCH_ORDER)); found=$$(nm $(STATIC_DIR)/libgatekit.so | awk 'NR == FNR { want[$$0] = 1; next } ($$3 in want && !seen[$$3]++) { n++ } END { print n + 0 }' $(LAUNCH_ORDER) -); \
+	  [ $$((found * 2)) -ge $$total ] || { echo "static: only $$found of the $$total functions of $(LAUNCH_ORDER) are in libgatekit (renamed since): run make launch-order" >&2; exit 1; }
 	@ln -sfn libgatekit.so $(STATIC_DIR)/libgatekit.so.0
+
+# Writes LAUNCH_ORDER anew from the release library (callgrind over the launch check's host),
+# then links the library again with it.
+launch-order: static
+	@$(PYTHON) scripts/launch-order.py $(STATIC_DIR)/libgatekit.so
+	@rm -f $(STATIC_DIR)/libgatekit.so  # the list is no input SwiftPM tracks: link again
+	@$(MAKE) --no-print-directory static
 
 # DESTDIR stages the tree for packages; LIBDIR is where the library goes (a Debian package
 # uses /usr/lib/<multiarch>). Hosts built against a library outside the loader's own folders

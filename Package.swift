@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "GateKit",
             dependencies: coreLayers.map { .target(name: "GateKit\($0)") } + ["CGateKitHeader"],
-            exclude: ["exports.map"],
+            exclude: ["exports.map", "launch-order.txt"],
             swiftSettings: libdbusIncludes + crossModuleOptimization + noRegexModules,
             linkerSettings: [
                 // SONAME follows the API's major version; only the C API is exported.
@@ -101,6 +101,14 @@ let package = Package(
                     "-Xlinker", "-soname=libgatekit.so.0",
                     "-Xlinker", "--version-script=Sources/GateKit/exports.map",
                 ]),
+                // Release: the functions a first verdict runs placed side by side
+                // (launch-order.txt, scripts/launch-order.py), which needs lld: gold orders
+                // only functions in sections of their own, and Swift's specializations share one.
+                .unsafeFlags([
+                    "-use-ld=lld",
+                    "-Xlinker", "--symbol-ordering-file=Sources/GateKit/launch-order.txt",
+                    "-Xlinker", "--no-warn-symbol-ordering",
+                ], .when(configuration: .release)),
             ]
         ),
         .testTarget(

@@ -10,8 +10,9 @@ set -euo pipefail
 # dpkg-dev (dpkg-shlibdeps), patchelf and unzip: make deb and make wheel, and their test.
 # chromium and chromium-driver: the ledger report's browser test (python/tests/test_report_browser.py).
 # debootstrap: examples/Containerfile's base, built without an engine (scripts/test-container-recipe.py).
+# valgrind: the launch order's callgrind (scripts/launch-order.py, tested in python/tests/test_docs.py).
 packages=(libssl-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev postgresql pgbouncer libdbus-1-dev dbus-daemon xdg-desktop-portal libglib2.0-bin
-          pkg-config openssl dpkg-dev patchelf unzip chromium chromium-driver debootstrap "$@")
+          pkg-config openssl dpkg-dev patchelf unzip chromium chromium-driver debootstrap valgrind "$@")
 missing=()
 for p in "${packages[@]}"; do
     [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || missing+=("$p")

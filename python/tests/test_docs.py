@@ -293,6 +293,28 @@ def test_the_floor_experiments_still_apply():
         assert "EXPERIMENT (issue 29 floor)" in patch.read_text()
 
 
+def test_the_launch_order_lists_what_a_launch_runs(tmp_path: Path):
+    """`make launch-order` (scripts/launch-order.py, BENCHMARKS.md's launch check) lists the
+    functions of libgatekit a first verdict runs, found by callgrind over the launch host. Run
+    here against the library under test: it names the receipt's and the signed transaction's
+    checks, each once and each a function the library defines, under the committed list's header."""
+    import subprocess
+    import gatekit
+    library = Path(gatekit.library_path()).resolve()
+    out = tmp_path / "order.txt"
+    run = subprocess.run([sys.executable, str(REPO_ROOT / "scripts" / "launch-order.py"), str(library), str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    header, *names = out.read_text().splitlines()
+    assert header == (REPO_ROOT / "Sources" / "GateKit" / "launch-order.txt").read_text().splitlines()[0]
+    assert len(names) >= 100 and len(names) == len(set(names))
+    symbols = subprocess.run(["nm", str(library)], capture_output=True, text=True, check=True).stdout.splitlines()
+    functions = {line.split()[-1] for line in symbols if len(line.split()) == 3 and line.split()[1] in "tTwW"}
+    assert set(names) <= functions, sorted(set(names) - functions)[:5]
+    assert any("ReceiptValidator" in n and "validate" in n for n in names)
+    assert any("JWSVerifier" in n for n in names)
+
+
 def test_make_help_names_every_make_command_the_docs_name():
     """`make help` lists each `make X` README.md, CONTRIBUTING.md and docs/ tell a developer to type."""
     import subprocess

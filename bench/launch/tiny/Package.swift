@@ -9,5 +9,7 @@ let package = Package(
     products: [.library(name: "tiny", type: .dynamic, targets: ["Tiny"])],
     // Without the toolchain's regex modules, as GateKit's own targets are built (Package.swift,
     // noRegexModules).
-    targets: [.target(name: "Tiny", swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])])]
+    // Linked by lld, as GateKit's release library is.
+    targets: [.target(name: "Tiny", swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])],
+                      linkerSettings: [.unsafeFlags(["-use-ld=lld"])])]
 )
