@@ -32,6 +32,40 @@ import Testing
         #expect(Base64.decode(Array("a-b_".utf8), alphabet: .standard) == nil)
         #expect(Base64.decode(Array("Zm9v\r\nYmFy".utf8), alphabet: .standard) == Array("foobar".utf8))
     }
+
+    /// Whole quanta decoded four characters at a time decide as the careful loop alone does:
+    /// encodings of bytes of every length to 100, whole and with one character at each place
+    /// replaced by padding, white space, another alphabet's character or a byte outside any,
+    /// cut short, or with padding where data goes. Valid text decodes to the bytes encoded.
+    @Test func wholeQuantaDecideAsTheCarefulLoopDoes() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed }
+        let edits: [UInt8] = [UInt8(ascii: "="), UInt8(ascii: " "), 0x0A, UInt8(ascii: "+"), UInt8(ascii: "-"),
+                              UInt8(ascii: "_"), UInt8(ascii: "/"), 0x00, 0x80, 0xFF, UInt8(ascii: "*")]
+        var compared = 0
+        for n in 0...100 {
+            let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) }
+            for alphabet in [Base64.Alphabet.standard, .url] {
+                let text = Array(Base64.encode(bytes, alphabet: alphabet).utf8)
+                var variants = [text, Array(text.dropLast()), text + Array("==".utf8), Array("AAAA".utf8) + text]
+                if !text.isEmpty {
+                    for _ in 0..<6 {
+                        var edited = text
+                        edited[Int(next() % UInt64(text.count))] = edits[Int(next() % UInt64(edits.count))]
+                        variants.append(edited)
+                    }
+                }
+                for variant in variants {
+                    let fast = variant.withUnsafeBufferPointer { Base64.decode($0, alphabet: alphabet, quantaFirst: true) }
+                    let careful = variant.withUnsafeBufferPointer { Base64.decode($0, alphabet: alphabet, quantaFirst: false) }
+                    #expect(fast == careful, "\(alphabet) \(String(decoding: variant, as: UTF8.self))")
+                    compared += 1
+                }
+                #expect(Base64.decode(text, alphabet: alphabet) == bytes)
+            }
+        }
+        #expect(compared == 2 * (4 + 100 * 10))
+    }
 }
 
 /// Text searched by its bytes (`Text`, for the library built without the regex modules) finds

@@ -30,6 +30,24 @@ public enum Base64 {
     private static let standardTable = table(.standard)
     private static let urlTable = table(.url)
 
+    /// The tables of the whole-quantum path: for each position of a quantum, each character's
+    /// sextet already shifted into place; a character that is not a sextet (padding, white
+    /// space, invalid) sets the top byte, so one test of the four OR-ed finds any of them.
+    private static func quantumTables(_ alphabet: Alphabet) -> [UInt32] {
+        let sextets = table(alphabet)
+        var t = [UInt32](repeating: 0, count: 4 * 256)
+        for position in 0..<4 {
+            for c in 0..<256 {
+                let v = sextets[c]
+                t[position * 256 + c] = v >= 64 ? 0xFF00_0000 : UInt32(v) << (6 * (3 - position))
+            }
+        }
+        return t
+    }
+
+    private static let standardQuanta = quantumTables(.standard)
+    private static let urlQuanta = quantumTables(.url)
+
     /// Decodes, or returns nil for any character outside the alphabet, misplaced or missing
     /// padding (standard), any padding (url), or non-zero unused bits. Contiguous text (an
     /// array, a slice, a native string's UTF-8) is read in place; other collections are copied
@@ -39,20 +57,42 @@ public enum Base64 {
         return Array(text).withUnsafeBufferPointer { decode(contiguous: $0, alphabet: alphabet) }
     }
 
-    /// The decoder over bytes in memory: one table lookup per character, written straight into
-    /// the result (a push's token and message are decoded on every push).
+    /// The decoder over bytes in memory, written straight into the result (a push's token and
+    /// message, a signed transaction's certificates). Whole quanta of four alphabet characters
+    /// go three bytes at a time; from the first quantum holding anything else (padding, white
+    /// space, an invalid character, a short end) the careful loop decides, character by
+    /// character, from that quantum's start.
     private static func decode(contiguous text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet) -> [UInt8]? {
+        decode(text, alphabet: alphabet, quantaFirst: true)
+    }
+
+    /// `quantaFirst: false` is the careful loop alone, which the tests hold the fast path to.
+    static func decode(_ text: UnsafeBufferPointer<UInt8>, alphabet: Alphabet, quantaFirst: Bool) -> [UInt8]? {
         let standard = alphabet == .standard
         let table = standard ? standardTable : urlTable
+        let quanta = standard ? standardQuanta : urlQuanta
         var valid = true
         // At most 3 bytes per 4 characters, and 2 for a last quantum of 2 or 3.
-        let out = table.withUnsafeBufferPointer { t in
+        let out = table.withUnsafeBufferPointer { t in quanta.withUnsafeBufferPointer { q in
             [UInt8](unsafeUninitializedCapacity: text.count / 4 * 3 + 3) { buffer, written in
                 var o = 0
+                var start = 0
+                if quantaFirst {
+                    while start &+ 4 <= text.count {
+                        let word = q[Int(text[start])] | q[256 &+ Int(text[start &+ 1])]
+                            | q[512 &+ Int(text[start &+ 2])] | q[768 &+ Int(text[start &+ 3])]
+                        if word & 0xFF00_0000 != 0 { break }
+                        buffer[o] = UInt8(truncatingIfNeeded: word >> 16)
+                        buffer[o &+ 1] = UInt8(truncatingIfNeeded: word >> 8)
+                        buffer[o &+ 2] = UInt8(truncatingIfNeeded: word)
+                        o &+= 3
+                        start &+= 4
+                    }
+                }
                 var acc: UInt32 = 0
                 var n = 0          // sextets in the current quantum
                 var padding = 0
-                for c in text {
+                for c in UnsafeBufferPointer(rebasing: text[start...]) {
                     if standard && c == UInt8(ascii: "=") {
                         padding += 1
                         continue
@@ -96,7 +136,7 @@ public enum Base64 {
                 }
                 written = valid ? o : 0
             }
-        }
+        } }
         return valid ? out : nil
     }
 
