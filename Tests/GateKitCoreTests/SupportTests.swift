@@ -195,6 +195,30 @@ import Testing
     @Test func writerEscapesControlCharacters() {
         #expect(JSONWriter.serialize(.string("a\"b\\c\n\u{1}")) == #""a\"b\\c\n\u0001""#)
     }
+
+    /// A string's plain run is scanned eight bytes at a time: a closing quote, an escape or a
+    /// control byte at every offset of a word (and of the next), after ASCII or two-byte UTF-8,
+    /// ends the run exactly there; a space and DEL do not.
+    @Test func aStringsRunEndsAtItsFirstSpecialByteAtEveryOffset() throws {
+        for filler in ["a", "é"] {
+            for count in 0..<20 {
+                let before = String(repeating: filler, count: count)
+                let at = 1 + before.utf8.count  // the special byte's index (the opening quote is byte 0)
+                #expect(try JSONParser.parse(Array("\"\(before)\"".utf8)).stringValue == before)
+                #expect(try JSONParser.parse(Array("\"\(before)\\n\(before)\"".utf8)).stringValue == before + "\n" + before)
+                #expect(try JSONParser.parse(Array("\"\(before) \u{7F}\(before)\"".utf8)).stringValue == before + " \u{7F}" + before)
+                for control: UInt8 in [0x00, 0x01, 0x1F] {
+                    let bad = Array("\"\(before)".utf8) + [control] + Array("zzzzzzzzzz\"".utf8)
+                    #expect(throws: GateKitError(.EINVAL, "malformed JSON at byte \(at + 1): control character in string")) {
+                        try JSONParser.parse(bad)
+                    }
+                }
+                #expect(throws: GateKitError(.EINVAL, "malformed JSON at byte \(at + 1): unexpected data after the JSON value")) {
+                    try JSONParser.parse(Array("\"\(before)\"zzzzzzzzzz\"".utf8))
+                }
+            }
+        }
+    }
 }
 
 /// Work done ahead on helper threads for a caller taking it in order: every index done exactly

@@ -172,20 +172,43 @@ public struct JSONParser {
         return v
     }
 
+    /// Where the plain run of a string's bytes from `start` ends: the first quote, backslash
+    /// or control byte (the end of the input if none), eight bytes at a time. In each word a
+    /// byte's high bit is set where it equals '"' or '\\' or is below 0x20; a borrow can set
+    /// it falsely only above a byte that truly matched, so the lowest set bit is the first match.
+    private func plainRunEnd(from start: Int) -> Int {
+        b.withUnsafeBufferPointer { bytes in
+            var k = start
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                while k &+ 8 <= bytes.count {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: k, as: UInt64.self))
+                    let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+                    let found = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+                    if found != 0 { return k &+ found.trailingZeroBitCount / 8 }
+                    k &+= 8
+                }
+            }
+            while k < bytes.count {
+                let c = bytes[k]
+                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { return k }
+                k &+= 1
+            }
+            return k
+        }
+    }
+
     private mutating func string() throws(GateKitError) -> String {
         i += 1
         // Most strings hold no escape: one scan to the closing quote, one copy (the whole
         // document was checked as UTF-8 already). An escape or a control byte takes the
         // byte-by-byte path from where the scan stopped.
         let start = i
-        while i < b.count {
-            let c = b[i]
-            if c == UInt8(ascii: "\"") {
-                i += 1
-                return String(decoding: b[start..<(i - 1)], as: UTF8.self)
-            }
-            if c == UInt8(ascii: "\\") || c < 0x20 { break }
+        i = plainRunEnd(from: i)
+        if i < b.count, b[i] == UInt8(ascii: "\"") {
             i += 1
+            return String(decoding: b[start..<(i - 1)], as: UTF8.self)
         }
         var out = Array(b[start..<i])
         while true {

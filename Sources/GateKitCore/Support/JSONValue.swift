@@ -26,7 +26,9 @@ public indirect enum JSONValue: Equatable, Sendable {
     /// The member named `key` of an object (the first, if repeated).
     public subscript(key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
-        return members.first { $0.0 == key }?.1
+        // A name of another length is passed over without the string comparison's set-up.
+        let length = key.utf8.count
+        return members.first { $0.0.utf8.count == length && $0.0 == key }?.1
     }
 
     public var stringValue: String? {
