@@ -310,13 +310,7 @@ import Testing
         }
         done.wait()
         #expect(try meanwhile.withLock { $0 }?.get().kind == .accepted)
-        let kinds = try gate.store.read { (db) throws(GateKitError) -> [Int64] in
-            let s = try db.statement("SELECT d.decision FROM eula_chain c JOIN eula_decisions d ON d.id = c.decision_id ORDER BY c.seq")
-            defer { s.reset() }
-            var kinds: [Int64] = []
-            while try s.step() { kinds.append(s.int64(0)) }
-            return kinds
-        }
+        let kinds = try gate.store.integers("SELECT d.decision FROM eula_chain c JOIN eula_decisions d ON d.id = c.decision_id ORDER BY c.seq")
         let (accepted, declined) = (EULADecision.Kind.accepted.storedDecision, EULADecision.Kind.declined.storedDecision)
         #expect(kinds == [accepted, declined, accepted])
         #expect(try gate.chainProblems() == [])

@@ -59,6 +59,19 @@ func sha256Hex(_ text: String) throws -> String {
     Hex.encode(try Digest.hash(.sha256, Array(text.utf8)))
 }
 
+extension Store {
+    /// The first column of every row `sql` reads, as integers: what a test compares a table with.
+    func integers(_ sql: String) throws -> [Int64] {
+        try read { (db) throws(GateKitError) -> [Int64] in
+            let s = try db.statement(sql)
+            defer { s.reset() }
+            var out: [Int64] = []
+            while try s.step() { out.append(s.int64(0)) }
+            return out
+        }
+    }
+}
+
 /// The store-contract suites (EULA, permissions, ledger) run on SQLite, and a second time on
 /// PostgreSQL with GATEKIT_TEST_BACKEND=postgresql (make test does both): a store a test names
 /// by file path then opens on the test server as the app id "swift.<folder>.<file>", unique to

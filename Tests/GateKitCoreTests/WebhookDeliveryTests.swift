@@ -91,13 +91,7 @@ import GateKitSupport
         let none = try page(after: 3, limit: 5)
         #expect(none.changes.isEmpty && none.raw["notices"] == nil && none.last == 3)
         // The outbox queued the two changes, not the notice's number.
-        let queued = try ledger.store.read { (db) throws(GateKitError) -> [Int64] in
-            let s = try db.statement("SELECT seq FROM ledger_webhook_deliveries ORDER BY seq")
-            defer { s.reset() }
-            var out: [Int64] = []
-            while try s.step() { out.append(s.int64(0)) }
-            return out
-        }
+        let queued = try ledger.store.integers("SELECT seq FROM ledger_webhook_deliveries ORDER BY seq")
         #expect(queued == [1, 3])
     }
 
