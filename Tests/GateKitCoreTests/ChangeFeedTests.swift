@@ -158,4 +158,58 @@ import Testing
         let kept = try Store(schema: previous, path: path, appID: nil)
         #expect(try kept.read { (db) throws(GateKitError) in try db.scalar("PRAGMA user_version") } == 27)
     }
+
+    /// Migration 31 spells the checks each change, answer and queued delivery meets with lists
+    /// of two: on a store of migration 30 upgraded in place they refuse what they refused and
+    /// take what they took, and on SQLite writing those rows no longer fills a temporary b-tree
+    /// (SQLite's plan for a list of three constants: an OpenEphemeral on every run).
+    @Test func theFeedsRespeltChecksRefuseWhatTheyRefusedAndFillNoTemporaryTree() throws {
+        let folder = TemporaryFolder()
+        let (path, appID) = TestStores.previous(in: folder, "respelt-checks")
+        _ = try Store(schema: StoreSchema(Array(StoreSchema.gatekit.migrations.prefix(30))), path: path, appID: appID)
+        let store = try Store(schema: .gatekit, path: path, appID: appID)
+        let change = """
+            INSERT INTO ledger_changes(seq, environment, test_signed, original_transaction_id, product_id, entitled, reason, at_ms, cause,
+                app_user_ids, recorded_ms, will_renew) VALUES (?1, 'Sandbox', 1, 'o', 'p', 1, 1, 0, ?2, '[]', 0, ?3)
+            """
+        let answer = """
+            INSERT INTO ledger_answers(environment, test_signed, original_transaction_id, product_id, entitled, reason, will_renew)
+                VALUES ('Sandbox', 1, ?1, 'p', 1, 1, ?2)
+            """
+        let delivery = """
+            INSERT INTO ledger_webhook_deliveries(endpoint_id, customer, seq, state, attempts, next_attempt_ms, created_ms)
+                VALUES ('e', 'c', ?1, ?2, 0, 0, 0)
+            """
+        func insert(_ sql: String, _ values: [RowInserts.Value]) -> Bool {
+            do {
+                try store.write { (db) throws(GateKitError) in
+                    let s = try db.statement(sql)
+                    for (i, v) in values.enumerated() { s.bind(Int32(i + 1), value: v) }
+                    try s.run()
+                }
+                return true
+            } catch { return false }
+        }
+        var seq: Int64 = 0
+        func changeTakes(_ cause: String, _ renews: Int64?) -> Bool { seq += 1; return insert(change, [.integer(seq), .text(cause), .integer(renews)]) }
+        #expect(["ingest", "time", "transfer"].map { changeTakes($0, 1) } == [true, true, true])
+        #expect([0, 1, 2, nil].map { changeTakes("ingest", $0) } == [true, true, true, true])
+        #expect(!changeTakes("other", 1) && !changeTakes("ingest", 3) && !changeTakes("ingest", -1))
+        #expect([0, 1, 2, nil].enumerated().map { insert(answer, [.text("a\($0.offset)"), .integer($0.element)]) } == [true, true, true, true])
+        #expect(!insert(answer, [.text("b"), .integer(3)]))
+        #expect((0...3).map { insert(delivery, [.integer($0), .integer($0)]) } == [true, true, true, true])
+        #expect(!insert(delivery, [.integer(9), .integer(4)]) && !insert(delivery, [.integer(10), .integer(-1)]))
+        guard try store.read({ (db) throws(GateKitError) in db.dialect }) == .sqlite else { return }
+        for sql in [change, answer, delivery] {
+            let opcodes = try store.read { (db) throws(GateKitError) -> [String] in
+                let s = try db.statement("EXPLAIN " + sql)
+                defer { s.reset() }
+                var out: [String] = []
+                while try s.step() { out.append(s.text(1) ?? "") }
+                return out
+            }
+            #expect(opcodes.contains("Insert") || opcodes.contains("IdxInsert"))
+            #expect(!opcodes.contains("OpenEphemeral"), "\(sql)")
+        }
+    }
 }

@@ -63,7 +63,12 @@ enum AppAccountRows {
                                          copy: Int) throws(GateKitError) -> any DatabaseStatement {
         // A customer's changes (what every ingestion that changes an answer asks) by the customer
         // index alone: the general form's "?2 IS NULL OR …" leaves PostgreSQL's generic plan a scan.
-        let sql = appUserID == nil && !customers.isEmpty ? """
+        // One customer (a purchase without a token) reads the index in id order: the two's OR
+        // costs SQLite a temporary b-tree of the pair and a sort on every run.
+        let sql = appUserID == nil && customers.count == 1 ? """
+            SELECT app_user_id, customer, linked, at_ms, cause FROM ledger_account_links
+            WHERE environment = ?1 AND customer = ?3 ORDER BY id
+            """ : appUserID == nil && !customers.isEmpty ? """
             SELECT app_user_id, customer, linked, at_ms, cause FROM ledger_account_links
             WHERE environment = ?1 AND (customer = ?3 OR customer = ?4) ORDER BY id
             """ : """

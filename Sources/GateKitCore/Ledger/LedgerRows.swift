@@ -177,8 +177,9 @@ enum LedgerRows {
         while let original = frontier.popLast() {
             guard seen.insert(Array(original.utf8)).inserted else { continue }
             // The partial index named on SQLite: its planner otherwise walks the scope's rows.
+            // No DISTINCT (`known` drops a repeat): SQLite would fill a temporary b-tree each run.
             let replacing = try db.statement("""
-                SELECT DISTINCT original_transaction_id FROM ledger_transactions
+                SELECT original_transaction_id FROM ledger_transactions
                 \(db.dialect == .sqlite ? "INDEXED BY ledger_transactions_by_replaced" : "")
                 WHERE environment = ?1 AND test_signed = ?2 AND replaces = ?3 AND replaces IS NOT NULL
                 """)

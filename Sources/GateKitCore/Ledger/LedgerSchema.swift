@@ -696,3 +696,19 @@ extension LedgerSchema {
     /// A day sum's key, its store, and its value.
     private static let metricSumColumnsByStore = metricSumColumns.dropLast() + [Column("store", .text, notNull: true)] + metricSumColumns.suffix(1)
 }
+
+extension LedgerSchema {
+    /// Migration 31: the checks every ingestion's feed rows and every queued delivery meet, spelt
+    /// for SQLite with lists of two (`DDL.respellCheck`: each allows what it allowed), so
+    /// writing a change no longer fills three temporary b-trees; PostgreSQL's are unchanged.
+    package static let checksWithoutTemporaryTrees = Migration([
+        .respellCheck("ledger_changes", Column("cause", .text, notNull: true, check: "cause IN ('ingest', 'time') OR cause = 'transfer'"),
+                      was: "cause IN ('ingest', 'time', 'transfer')"),
+        .respellCheck("ledger_changes", Column("will_renew", .integer, check: "will_renew IN (0, 1) OR will_renew = 2"),
+                      was: "will_renew IN (0, 1, 2)"),
+        .respellCheck("ledger_answers", Column("will_renew", .integer, check: "will_renew IN (0, 1) OR will_renew = 2"),
+                      was: "will_renew IN (0, 1, 2)"),
+        .respellCheck("ledger_webhook_deliveries", Column("state", .integer, notNull: true, check: "state IN (0, 1) OR state IN (2, 3)"),
+                      was: "state IN (0, 1, 2, 3)"),
+    ])
+}

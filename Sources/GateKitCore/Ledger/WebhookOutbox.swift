@@ -15,11 +15,13 @@ package enum WebhookOutbox {
     private static let customer = "c.environment || '/' || c.test_signed || '/' || c.original_transaction_id"
 
     /// Enqueues the `changes` last appended (the head row's lock is held: they are the newest).
+    /// The endpoints first (CROSS JOIN fixes SQLite's order): with the changes first, SQLite
+    /// builds an automatic index of the endpoints on every write.
     static func enqueue(_ db: any DatabaseConnection, changes: Int, now: Int64) throws(GateKitError) {
         try db.statement("""
             INSERT INTO ledger_webhook_deliveries(endpoint_id, seq, customer, state, attempts, next_attempt_ms, created_ms)
             SELECT e.id, c.seq, \(customer), ?1, 0, ?2, ?2
-            FROM ledger_changes c, ledger_webhook_endpoints e
+            FROM ledger_webhook_endpoints e CROSS JOIN ledger_changes c
             WHERE e.enabled = 1 AND c.seq > (SELECT last_seq FROM ledger_feed_head WHERE id = 1) - ?3
             """).bind(1, pending).bind(2, now).bind(3, Int64(changes)).run()
     }

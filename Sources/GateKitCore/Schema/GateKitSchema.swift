@@ -38,5 +38,6 @@ extension StoreSchema {
         LedgerSchema.transferCause,                    // 28
         LedgerSchema.feedNotices,                      // 29
         LedgerSchema.metricsByStore,                   // 30
+        LedgerSchema.checksWithoutTemporaryTrees,      // 31
     ])
 }

@@ -19,6 +19,11 @@ public enum DDL: Sendable {
     /// SQLite documents for changes that leave every stored row valid ("Making Other Kinds Of
     /// Table Schema Changes"); `Migration` then checks the edit and moves the schema version on.
     case replaceCheck(String, Column, was: String)
+    /// A column's CHECK written again on SQLite alone, allowing exactly what `was` allowed: SQLite
+    /// evaluates `x IN (a, b, c)` over three or more constants by filling a temporary b-tree on
+    /// every run of a statement that writes the row (two or fewer are compared in turn), so a hot
+    /// table's check is spelt with lists of two. PostgreSQL compares an array and keeps its own.
+    case respellCheck(String, Column, was: String)
 
     public enum Dialect: Sendable { case sqlite, postgres }
 
@@ -38,38 +43,53 @@ public enum DDL: Sendable {
             return "DROP INDEX \(name);\n"
         case let .appendOnly(table):
             return dialect == .sqlite ? DDL.sqliteAppendOnly(table) : DDL.postgresAppendOnly(table)
+        case let .respellCheck(table, column, was):
+            return dialect == .sqlite ? DDL.sqliteCheckEdit(table, was: was, check: column.check ?? "") : ""
         case let .replaceCheck(table, column, was):
             let check = column.check ?? ""
             guard dialect == .sqlite else {
                 let name = "\(table)_\(column.name)_check"  // PostgreSQL's name for a column's CHECK
                 return "ALTER TABLE \(table) DROP CONSTRAINT \(name);\nALTER TABLE \(table) ADD CONSTRAINT \(name) CHECK (\(check));\n"
             }
-            func literal(_ text: String) -> String { "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
-            return """
-                PRAGMA writable_schema = ON;
-                UPDATE sqlite_schema SET sql = replace(sql, \(literal("CHECK (\(was))")), \(literal("CHECK (\(check))")))
-                    WHERE type = 'table' AND name = \(literal(table));
-                PRAGMA writable_schema = OFF;
-
-                """
+            return DDL.sqliteCheckEdit(table, was: was, check: check)
         }
     }
 
-    /// After a `replaceCheck` on SQLite: the table's text holds the new CHECK (else the store's
-    /// table is not the one GateKit made, and the migration stops), and the schema version moves
-    /// on, so every connection reads the table's definition again.
+    /// SQLite's table text edited in place, `CHECK (was)` becoming `CHECK (check)`.
+    private static func sqliteCheckEdit(_ table: String, was: String, check: String) -> String {
+        func literal(_ text: String) -> String { "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
+        return """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET sql = replace(sql, \(literal("CHECK (\(was))")), \(literal("CHECK (\(check))")))
+                WHERE type = 'table' AND name = \(literal(table));
+            PRAGMA writable_schema = OFF;
+
+            """
+    }
+
+    /// After a `replaceCheck` or `respellCheck` on SQLite: the table's text holds the new CHECK
+    /// (else the store's table is not the one GateKit made, and the migration stops), and the
+    /// schema version moves on, so every connection reads the table's definition again.
     func checkReplaced(_ db: any DatabaseConnection) throws(GateKitError) {
-        guard case let .replaceCheck(table, column, _) = self, db.dialect == .sqlite else { return }
+        guard db.dialect == .sqlite, let (table, column) = editedCheck else { return }
         let edited = try db.statement("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1 AND instr(sql, ?2) > 0")
         defer { edited.reset() }
         edited.bind(1, text: table).bind(2, text: "CHECK (\(column.check ?? ""))")
         guard try edited.step() else {
-            throw GateKitError(.ECORRUPT, "the table \(table) is not as GateKit created it: its \(column.name) CHECK could not be widened")
+            throw GateKitError(.ECORRUPT, "the table \(table) is not as GateKit created it: its \(column.name) CHECK could not be rewritten")
         }
         let version = try db.statement("PRAGMA schema_version")
         defer { version.reset() }
         guard try version.step() else { throw GateKitError(.ECORRUPT, "SQLite gave no schema version") }
         try db.execute("PRAGMA schema_version = \(version.int64(0) &+ 1)")
+    }
+
+    /// The table and column whose CHECK this statement edits in SQLite's text.
+    var editedCheck: (table: String, column: Column)? {
+        switch self {
+        case let .replaceCheck(table, column, _), let .respellCheck(table, column, _): return (table, column)
+        default: return nil
+        }
     }
 
     var createdTable: String? {

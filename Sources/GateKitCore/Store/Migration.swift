@@ -36,7 +36,7 @@ public struct Migration: Sendable {
         droppedTables = statements.compactMap(\.droppedTable)
         appendOnlyTables = statements.compactMap(\.appendOnlyTable)
         functions = []
-        let edits = statements.filter { if case .replaceCheck = $0 { return true } else { return false } }
+        let edits = statements.filter { $0.editedCheck != nil }
         self.fill = edits.isEmpty ? fill : { @Sendable (db) throws(GateKitError) in
             for edit in edits { try edit.checkReplaced(db) }
             try fill?(db)
@@ -45,7 +45,9 @@ public struct Migration: Sendable {
 
     /// Runs the step on a connection inside the migrating transaction.
     func run(_ db: any DatabaseConnection) throws(GateKitError) {
-        try db.execute(db.dialect == .sqlite ? sqlite : postgres)
+        let sql = db.dialect == .sqlite ? sqlite : postgres
+        // A step may be one backend's alone (`DDL.respellCheck`): an empty query is no statement.
+        if !sql.isEmpty { try db.execute(sql) }
         try fill?(db)
     }
 
