@@ -132,8 +132,10 @@ enum ChangeFeedRows {
     }
 
     /// Each product's answer for the subscription at `at`, from its versions.
-    static func answers(_ record: CustomerRecord, original: String, at: Int64, catalogs: ProductCatalogs) -> [String: Entitlement] {
-        let view = record.view(of: original, at: at, knownBy: nil, catalog: catalogs.catalog(at: at))
+    /// `current`: the record's `current(knownBy: nil)` when the caller has it already.
+    static func answers(_ record: CustomerRecord, original: String, at: Int64, catalogs: ProductCatalogs,
+                        current: CurrentVersions? = nil) -> [String: Entitlement] {
+        let view = LedgerView(at: at, current: (current ?? record.current(knownBy: nil)).only(original), catalog: catalogs.catalog(at: at))
         var products: [String] = []
         var seen = Set<String>()
         for t in record.transactions where t.purchaseID == original && seen.insert(t.productID).inserted {
@@ -202,10 +204,10 @@ enum ChangeFeedRows {
     /// The changes an ingested item made to the subscription's answers at `now`, after `kept`
     /// (the answers as `sweep` left them, just before the item).
     static func ingested(_ db: any DatabaseConnection, scope: LedgerScope, original: String, record: CustomerRecord,
-                         after kept: Kept, catalogs: ProductCatalogs, now: Int64, item: Int64,
+                         current: CurrentVersions? = nil, after kept: Kept, catalogs: ProductCatalogs, now: Int64, item: Int64,
                          into changes: inout [Change], copy: Int = 0) throws(GateKitError) -> Kept {
         var out = kept
-        let fresh = answers(record, original: original, at: now, catalogs: catalogs)
+        let fresh = answers(record, original: original, at: now, catalogs: catalogs, current: current)
         var parties: (String?, [String])?
         for product in fresh.keys.sorted() {
             guard let e = fresh[product] else { continue }

@@ -140,14 +140,17 @@ extension Ledger {
         }
         state.paymentLinks += item.payments
         for original in item.originals { state.records[original] = records[original]?.compacted() }
+        // Worked out once for the feed's answers and the statuses alike.
+        let currents = records.mapValues { $0.current(knownBy: nil) }
         for original in item.originals {
             let kept = try ChangeFeedRows.ingested(db, scope: item.scope, original: original, record: records[original] ?? CustomerRecord(),
+                                                   current: currents[original],
                                                    after: before.answered[original] ?? ChangeFeedRows.Kept(stored: [:]), catalogs: catalogs,
                                                    now: now, item: itemID, into: &state.changes, copy: copy)
             state.writes.keep(scope: item.scope, original: original, kept)
             state.answers[RecordingState.answersKey(item.scope, original)] = ChangeFeedRows.Kept(stored: kept.stored)
         }
-        let after = Ledger.statuses(records, at: now)
+        let after = Ledger.statuses(currents, at: now)
         var changes: [IngestReport.StatusChange] = []
         for original in item.originals {
             guard let to = after[original], before.statuses[original]?.status != to.status else { continue }
@@ -191,9 +194,14 @@ extension Ledger {
 
     /// Each subscription's status at `at` from its versions.
     static func statuses(_ records: [String: CustomerRecord], at: Int64) -> [String: (group: String?, status: SubscriptionStatus)] {
+        statuses(records.mapValues { $0.current(knownBy: nil) }, at: at)
+    }
+
+    /// The same from each subscription's current versions (`CustomerRecord.current(knownBy: nil)`).
+    static func statuses(_ currents: [String: CurrentVersions], at: Int64) -> [String: (group: String?, status: SubscriptionStatus)] {
         var out: [String: (group: String?, status: SubscriptionStatus)] = [:]
-        for (original, record) in records {
-            if let s = record.view(at: at, knownBy: nil).subscriptions.first(where: { $0.purchaseID == original }) {
+        for (original, current) in currents {
+            if let s = LedgerView(at: at, current: current).subscriptions.first(where: { $0.purchaseID == original }) {
                 out[original] = (s.groupID, s.status)
             }
         }
