@@ -8,6 +8,18 @@ import Testing
 @testable import GateKitSupport
 
 @Suite struct StoreTests {
+    /// The statement cache hashes a sample of each text (`StatementText`: its length, first 16
+    /// and last 32 bytes): texts alike in all three, hashed alike, still run their own SQL.
+    @Test func statementsAlikeInLengthStartAndEndAreEachTheirOwn() throws {
+        let folder = TemporaryFolder()
+        let store = try TestStores.open(folder.file("texts.sqlite"))
+        let texts = (1...3).map { "SELECT 0          + \($0) + 0 AS the_answer_of_one_sampled_statement" }
+        #expect(Set(texts.map { StatementText(sql: $0).hashValue }).count == 1)
+        for _ in 0..<2 {
+            #expect(try texts.map { (text) throws -> Int64 in try store.read { (db) throws(GateKitError) -> Int64 in try db.scalar(text) } } == [1, 2, 3])
+        }
+    }
+
     @Test func createsAVersionedWALStore() throws {
         let folder = TemporaryFolder()
         let store = try Store(schema: .gatekit, path: folder.file("a/b/s.sqlite"), appID: nil)  // parents created

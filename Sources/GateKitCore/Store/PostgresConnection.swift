@@ -293,7 +293,7 @@ final class PostgresConnection: DatabaseConnection {
     func statement(_ sql: String) throws(GateKitError) -> any DatabaseStatement { try statement(sql, copy: 0) }
 
     func statement(_ sql: String, copy: Int) throws(GateKitError) -> any DatabaseStatement {
-        let key = StatementKey(sql: sql, copy: copy)
+        let key = StatementKey(sql: StatementText(sql: sql), copy: copy)
         if let s = cache[key] {
             s.reset()
             return s
@@ -306,7 +306,7 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     struct StatementKey: Hashable {
-        let sql: String
+        let sql: StatementText
         let copy: Int
     }
 

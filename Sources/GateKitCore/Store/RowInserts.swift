@@ -70,11 +70,18 @@ package struct RowInserts {
         return made
     }
 
+    /// Hashed by its table's text (sampled, `StatementText`) and row count alone: hashing each
+    /// column's expression cost more than the lookup saves. Equality compares every part.
     private struct TextKey: Hashable {
         let into: String
         let expressions: [String]
         let suffix: String
         let rows: Int
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(StatementText(sql: into))
+            hasher.combine(rows)
+        }
     }
 
     private static let texts = Locked([TextKey: String]())

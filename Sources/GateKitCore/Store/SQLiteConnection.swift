@@ -10,7 +10,7 @@ package final class SQLiteConnection: DatabaseConnection {
     /// libsqlite3's functions (loaded by the first open).
     let sqlite: UnsafePointer<gk_sqlite>
     package let path: String
-    private var cache: [String: SQLiteStatement] = [:]
+    private var cache: [StatementText: SQLiteStatement] = [:]
 
     /// How the file is opened. On a read-only file system no -shm can be made: a store whose
     /// write-ahead log still holds decisions is read with it (its -shm must exist), any
@@ -95,7 +95,8 @@ package final class SQLiteConnection: DatabaseConnection {
     }
 
     func sqliteStatement(_ sql: String) throws(GateKitError) -> SQLiteStatement {
-        if let s = cache[sql] {
+        let key = StatementText(sql: sql)
+        if let s = cache[key] {
             s.reset()
             return s
         }
@@ -111,7 +112,7 @@ package final class SQLiteConnection: DatabaseConnection {
             throw error(rc, "cannot prepare statement")
         }
         let s = SQLiteStatement(handle, connection: self, sqlite: sqlite)
-        cache[sql] = s
+        cache[key] = s
         return s
     }
 
