@@ -91,9 +91,9 @@ static char *signed_notification(long n, int k, long long base_ms) {
     return jws;
 }
 
-/* A signed transaction of customer `n` (its own original transaction id), renewal `k`. */
-static char *signed_transaction(long n, int k, long long base_ms) {
-    long long purchase = base_ms + (long long)k * 2592000000LL;
+/* A signed transaction of customer `n` (its own original transaction id), renewal `k`, bought
+ * at `purchase` (signed then), first bought at `original`, expiring at `expires`. */
+static char *signed_transaction_at(long n, int k, long long purchase, long long original, long long expires) {
     char payload[1024];
     snprintf(payload, sizeof payload,
              "{\"transactionId\":\"%ld%03d\",\"originalTransactionId\":\"%ld\",\"webOrderLineItemId\":\"%ld%03d0\","
@@ -102,8 +102,14 @@ static char *signed_transaction(long n, int k, long long base_ms) {
              "\"type\":\"Auto-Renewable Subscription\",\"inAppOwnershipType\":\"PURCHASED\",\"signedDate\":%lld,"
              "\"environment\":\"Sandbox\",\"transactionReason\":\"PURCHASE\",\"storefront\":\"USA\",\"storefrontId\":\"143441\","
              "\"price\":9990,\"currency\":\"USD\"}",
-             1000000000L + n, k, 1000000000L + n, 1000000000L + n, k, purchase, base_ms, purchase + 2592000000LL, purchase);
+             1000000000L + n, k, 1000000000L + n, 1000000000L + n, k, purchase, original, expires, purchase);
     return sign_payload(payload);
+}
+
+/* Renewal `k` of customer `n`: the k-th month from `base_ms`, a month long. */
+static char *signed_transaction(long n, int k, long long base_ms) {
+    long long purchase = base_ms + (long long)k * 2592000000LL;
+    return signed_transaction_at(n, k, purchase, base_ms, purchase + 2592000000LL);
 }
 
 #endif
