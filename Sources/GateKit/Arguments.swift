@@ -114,6 +114,16 @@ enum Owned {
         return p
     }
 
+    /// UTF-8 without a NUL (JSON GateKit wrote) as a C string, copied once: no `String` between.
+    static func cString(utf8 bytes: [UInt8]) throws(GateKitError) -> UnsafeMutablePointer<CChar> {
+        guard let p = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else {
+            throw GateKitError(.ENOMEM, "cannot allocate \(bytes.count + 1) bytes")
+        }
+        bytes.withUnsafeBytes { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress ?? UnsafeRawPointer(p), byteCount: $0.count) }
+        p[bytes.count] = 0
+        return p
+    }
+
     /// Writes `s` plus NUL into a caller-provided fixed-size buffer.
     static func copy(_ s: String, into out: UnsafeMutablePointer<CChar>, capacity: Int) {
         let bytes = Array(s.utf8.prefix(capacity - 1))

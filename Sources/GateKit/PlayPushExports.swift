@@ -61,20 +61,20 @@ public func playVerifyPush(_ out: OutString?, _ verifier: OpaquePointer?, _ auth
         guard let verifier else { throw .invalid("verifier is NULL") }
         let push = Unmanaged<PushVerifier>.fromOpaque(UnsafeRawPointer(verifier)).takeUnretainedValue()
         let (header, bytes) = try pushRequest(authorization, body, length)
-        out.pointee = try Owned.cString(try push.verify(authorization: header, body: bytes).json)
+        out.pointee = try Owned.cString(utf8: try push.verify(authorization: header, body: bytes).json)
         return GATEKIT_OK
     }
 }
 
 /// A push's Authorization header and body as the exports take them: one refusal for a missing
 /// header (the push subscription sends none), whichever export received it.
-func pushRequest(_ authorization: UnsafePointer<CChar>?, _ body: UnsafeRawPointer?, _ length: Int) throws(GateKitError) -> (String, [UInt8]) {
+func pushRequest(_ authorization: UnsafePointer<CChar>?, _ body: UnsafeRawPointer?, _ length: Int) throws(GateKitError) -> ([UInt8], [UInt8]) {
     guard let authorization else {
         throw GateKitError(.EPUSH_TOKEN, "the push carried no Authorization header (authorization is NULL): is authentication enabled on the push subscription?")
     }
     guard length >= 0, length <= DeveloperNotification.maximumBodyLength else {
         throw GateKitError(.ETOOLARGE, "body_len \(UInt(bitPattern: length)) is over \(DeveloperNotification.maximumBodyLength) bytes")
     }
-    let header = String(decoding: UnsafeRawBufferPointer(start: authorization, count: strnlen(authorization, CompactJWT.maximumLength + 64)), as: UTF8.self)
+    let header = Array(UnsafeRawBufferPointer(start: authorization, count: strnlen(authorization, CompactJWT.maximumLength + 64)))
     return (header, Array(try Arguments.buffer(body, length, "body")))
 }

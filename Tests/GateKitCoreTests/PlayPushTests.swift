@@ -62,7 +62,7 @@ import GateKitTestData
         #expect(verified.notification.kind == .subscription && verified.notification.typeName == "SUBSCRIPTION_PURCHASED")
         #expect(verified.notification.eventTimeMillis == 1_767_225_600_000 && !verified.duplicate)
         #expect(verified.testSigned, "an issuer the host named is never Google")
-        let json = try JSONParser.parse(Array(verified.json.utf8))
+        let json = try JSONParser.parse(verified.json)
         #expect(json["developerNotification"]?["packageName"]?.stringValue == Self.package)
         #expect(json["gatekit"]?["testSigned"]?.boolValue == true && json["version"]?.int64Value == 1)
     }
@@ -74,6 +74,7 @@ import GateKitTestData
         let now = Clock.nowMilliseconds() / 1000
         let cases: [(String, String, GateKitError.Code)] = [
             ("no bearer", "Basic abc", .EPUSH_TOKEN),
+            ("bearer without its space", "Bearer\t" + (try issuer.token()).dropFirst(7), .EPUSH_TOKEN),
             ("two parts", "Bearer a.b", .EPUSH_TOKEN),
             ("alg none", try issuer.token(header: [("alg", .string("none")), ("kid", .string(issuer.kid))]), .EPUSH_ALGORITHM),
             ("alg HS256", try issuer.token(header: [("alg", .string("HS256")), ("kid", .string(issuer.kid))]), .EPUSH_ALGORITHM),
@@ -151,12 +152,12 @@ import GateKitTestData
 
     @Test func aVerifiedTokenIsKnownByAllItsBytesAndUntilItExpires() throws {
         let cache = VerifiedTokens()
-        let token = "eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJhIn0." + String(repeating: "s", count: 342)
+        let token = Array(("eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJhIn0." + String(repeating: "s", count: 342)).utf8)
         cache.record(token, .init(issuer: "i", expiresAt: 1000, kid: "k"), now: 500)
         #expect(cache.lookup(token, now: 900, skew: 0)?.kid == "k")
         #expect(cache.lookup(token, now: 1050, skew: 60) != nil, "within the skew")
         // The same signature under other claims (what a forger can copy) is another token.
-        let forged = "eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJiIn0." + String(repeating: "s", count: 342)
+        let forged = Array(("eyJhbGciOiJSUzI1NiJ9.eyJhdWQiOiJiIn0." + String(repeating: "s", count: 342)).utf8)
         #expect(cache.lookup(forged, now: 900, skew: 0) == nil)
         #expect(cache.lookup(token, now: 1061, skew: 60) == nil, "expired: dropped")
         #expect(cache.lookup(token, now: 900, skew: 0) == nil, "and not kept after")

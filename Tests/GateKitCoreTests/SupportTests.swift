@@ -167,8 +167,11 @@ import Testing
     /// first, another the last), names compared as bytes; small objects by a scan, large by a set.
     @Test func aMemberNamedTwiceIsRefusedAnywhere() throws {
         let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        // Every earlier name, by scan and by set (the set takes over at the sixteenth), and a name
+        // spelt with an escape, which is the same bytes once read.
+        let everyName = (0..<40).map { "{" + many + ",\"k\($0)\":0}" }
         for twice in [#"{"a":1,"a":2}"#, #"{"x":{"a":1,"b":{"c":1,"c":1}}}"#, #"[{"a":1},{"b":1,"b":1}]"#,
-                      "{" + many + ",\"k3\":0}", "{" + many + ",\"k39\":0}", "{\"k0\":0," + many + "}"] {
+                      "{\"k0\":0," + many + "}", #"{"ab":1,"a\u0062":2}"#, #"{"a\u0062":1,"ab":2}"#] + everyName {
             #expect(throws: GateKitError.self, "accepted \(twice)") { try JSONParser.parse(Array(twice.utf8)) }
         }
         // Canonically equal, different bytes: two names (as the store compares).
@@ -177,6 +180,42 @@ import Testing
         #expect(members.count == 2)
         #expect(try JSONParser.parse(Array(("{" + many + "}").utf8))["k39"] == .number("39"))
         #expect(try JSONParser.parse(Array(#"{"a":1,"a":2}"#.utf8), allowingRepeatedNames: true)["a"] == .number("1"))
+    }
+
+    /// A tape's readers answer what the tree of the same document holds: each member found by its
+    /// bytes (an escaped name too), strings compared and read unescaped, numbers and booleans,
+    /// nothing for a name that is absent or a value that is not an object.
+    @Test func aTapeReadsWhatTheTreeHolds() throws {
+        let documents = [
+            #"{"alg":"RS256","kid":"k-1","typ":"JWT"}"#,
+            #"{"aud":"https://rtdn.example.com/play","email_verified":true,"exp":1767229200,"iat":1767225600.5,"n":null,"list":[1,"two",{"x":false}]}"#,
+            #"{"a\u0062":"x\"y\u00e9","message":{"data":"eyJ2IjoxfQ==","messageId":"7"},"":"empty","\u00e9":-0.0}"#,
+            #"{"deep":{"deeper":{"deepest":[[],{}]}},"k":"\/slash"}"#,
+        ]
+        for text in documents {
+            let tape = try JSONTape(Array(text.utf8)), tree = try JSONParser.parse(Array(text.utf8))
+            #expect(tape.value(JSONTape.root) == tree, "\(text)")
+            guard case let .object(members) = tree else { Issue.record("not an object: \(text)"); continue }
+            #expect(tape.members(of: JSONTape.root).count == members.count)
+            for (name, value) in members {
+                guard let at = tape.member(name) else { Issue.record("\(name) not found in \(text)"); continue }
+                #expect(tape.value(at) == value, "\(name)")
+                #expect(tape.string(at) == value.stringValue && tape.int64(at) == value.int64Value && tape.bool(at) == value.boolValue, "\(name)")
+                #expect(tape.string(at, is: value.stringValue ?? "\u{0}") == (value.stringValue != nil), "\(name)")
+                #expect(tape.isObject(at) == { if case .object = value { true } else { false } }(), "\(name)")
+                #expect(tape.isNull(at) == (value == .null), "\(name)")
+                if case let .object(inner) = value, let first = inner.first {
+                    #expect(tape.member(first.0, of: at).map { tape.value($0) } == first.1, "\(name).\(first.0)")
+                    #expect(tape.member(first.0 + "?", of: at) == nil)
+                }
+                #expect(tape.member("x", of: at) == nil || value["x"] != nil, "a member of what is not an object")
+            }
+            #expect(tape.member("absent") == nil)
+        }
+        let escaped = try JSONTape(Array(#"{"a\u0062":"x\"y\u00e9"}"#.utf8))
+        #expect(escaped.member("ab").flatMap { escaped.stringBytes($0) }.map(Array.init) == Array("x\"yé".utf8))
+        #expect(escaped.member("ab").map { escaped.string($0, is: "x\"yé") } == true)
+        #expect(escaped.member("ab").map { escaped.string($0, is: #"x\"y\u00e9"#) } == false, "compared as read, not as written")
     }
 
     /// CSV cells a spreadsheet would run as formulas are neutralised (OWASP), and read back
@@ -194,6 +233,21 @@ import Testing
 
     @Test func writerEscapesControlCharacters() {
         #expect(JSONWriter.serialize(.string("a\"b\\c\n\u{1}")) == #""a\"b\\c\n\u0001""#)
+    }
+
+    /// The writer's own digits are the standard library's, at the ends of Int64 and between.
+    @Test func writerIntegersAreTheirDecimalText() {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_767_225_600_000, .max, .min, .max - 1, .min + 1]
+        var next: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<2_000 {
+            next = next &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(Int64(bitPattern: next) >> (next % 64))
+        }
+        for value in values {
+            var w = JSONWriter()
+            w.integer(value)
+            #expect(w.text == String(value), "\(value)")
+        }
     }
 
     /// A string's plain run is scanned eight bytes at a time: a closing quote, an escape or a

@@ -16,7 +16,7 @@ import GateKitSupport
 /// a duplicate without asking Google again, and a push recorded under a message id Google has
 /// not used yet cannot make Google's later push with that id one.
 extension Ledger {
-    public func ingestPlayPush(authorization: String, body: [UInt8], verifier: PushVerifier,
+    public func ingestPlayPush(authorization: [UInt8], body: [UInt8], verifier: PushVerifier,
                                client: PlayDeveloperClient) throws(GateKitError) -> IngestReport {
         let verified = try verifier.verify(authorization: authorization, body: body)
         let n = verified.notification

@@ -45,49 +45,55 @@ package struct DeveloperNotification: Sendable {
         guard body.count <= DeveloperNotification.maximumBodyLength else {
             throw GateKitError(.ETOOLARGE, "the push body is \(body.count) bytes; at most \(DeveloperNotification.maximumBodyLength) are read")
         }
-        let envelope: JSONValue
-        do { envelope = try JSONParser.parse(body) } catch { throw bad("the push body is not JSON: \(error.message)") }
-        guard case .object = envelope, let message = envelope["message"], case .object = message else {
+        // Both documents are read member by member (JSONTape): no tree of the envelope, and only
+        // the payload of the notification becomes one.
+        let envelope: JSONTape
+        do { envelope = try JSONTape(body) } catch { throw bad("the push body is not JSON: \(error.message)") }
+        guard envelope.isObject(), let message = envelope.member("message"), envelope.isObject(message) else {
             throw bad("the push body has no \"message\" object (a Pub/Sub push envelope, wrapped)")
         }
-        guard let messageID = message["messageId"]?.stringValue ?? message["message_id"]?.stringValue, !messageID.isEmpty else {
+        func text(_ name: String, of at: Int = JSONTape.root) -> String? { envelope.member(name, of: at).flatMap { envelope.string($0) } }
+        guard let messageID = text("messageId", of: message) ?? text("message_id", of: message), !messageID.isEmpty else {
             throw bad("the message has no messageId")
         }
         // Pub/Sub's ids are a few digits; a bounded, printable one keeps duplicate windows small.
         guard messageID.utf8.count <= DeveloperNotification.maximumMessageIDLength, messageID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw bad("the messageId is not 1 to \(DeveloperNotification.maximumMessageIDLength) printable ASCII bytes (Pub/Sub's are digits)")
         }
-        guard let subscription = envelope["subscription"]?.stringValue, !subscription.isEmpty else {
+        guard let subscription = text("subscription"), !subscription.isEmpty else {
             throw bad("the push body has no subscription")
         }
-        guard let data = message["data"]?.stringValue else { throw bad("the message has no data") }
-        guard let decoded = Base64.decode(data.utf8, alphabet: .standard) else { throw bad("the message's data is not base64") }
-        let notification: JSONValue
-        do { notification = try JSONParser.parse(decoded) } catch { throw bad("the message's data is not JSON: \(error.message)") }
-        guard case let .object(members) = notification else { throw bad("the message's data is not a DeveloperNotification object") }
-        guard let packageName = notification["packageName"]?.stringValue, !packageName.isEmpty else {
+        guard let data = envelope.member("data", of: message).flatMap({ envelope.stringBytes($0) }) else { throw bad("the message has no data") }
+        guard let decoded = Base64.decode(data, alphabet: .standard) else { throw bad("the message's data is not base64") }
+        let notification: JSONTape
+        do { notification = try JSONTape(decoded) } catch { throw bad("the message's data is not JSON: \(error.message)") }
+        guard notification.isObject() else { throw bad("the message's data is not a DeveloperNotification object") }
+        func member(_ name: String) -> String? { notification.member(name).flatMap { notification.string($0) } }
+        guard let packageName = member("packageName"), !packageName.isEmpty else {
             throw bad("the DeveloperNotification has no packageName")
         }
-        guard let version = notification["version"]?.stringValue else { throw bad("the DeveloperNotification has no version") }
+        guard let version = member("version") else { throw bad("the DeveloperNotification has no version") }
         // The reference's examples write eventTimeMillis as a string; a number is taken too.
-        let event = notification["eventTimeMillis"]
-        guard let eventTime = event?.stringValue.flatMap({ Int64($0) }) ?? event?.int64Value, (0...DeveloperNotification.latestEventTime).contains(eventTime) else {
+        let event = notification.member("eventTimeMillis")
+        guard let eventTime = event.flatMap({ notification.string($0) }).flatMap({ Int64($0) }) ?? event.flatMap({ notification.int64($0) }),
+              (0...DeveloperNotification.latestEventTime).contains(eventTime) else {
             throw bad("the DeveloperNotification's eventTimeMillis is not milliseconds since 1970 before the year 10000")
         }
-        let present = Kind.allCases.filter { kind in kind.member.map { notification[$0] != nil } ?? false }
+        let present = Kind.allCases.filter { kind in kind.member.map { notification.member($0) != nil } ?? false }
         guard present.count <= 1 else {
             throw bad("the DeveloperNotification carries \(present.map { $0.member ?? "" }.joined(separator: " and ")): they are mutually exclusive")
         }
         let kind = present.first ?? .unknown
         let payload: JSONValue
         if let member = kind.member {
-            payload = notification[member] ?? .null
+            payload = notification.member(member).map { notification.value($0) } ?? .null
             guard case .object = payload else { throw bad("\(member) is not an object") }
             try DeveloperNotification.checkTypes(kind, payload)
         } else {
             // Google's format carries exactly one notification object: a kind GateKit does not
             // know still brings one, and a notification with none is not Google's.
             let known: Set<String> = ["version", "packageName", "eventTimeMillis"]
+            guard case let .object(members) = notification.value(JSONTape.root) else { throw bad("the message's data is not a DeveloperNotification object") }
             let others = members.filter { !known.contains($0.0) }
             guard others.contains(where: { if case .object = $0.1 { true } else { false } }) else {
                 throw bad("the DeveloperNotification carries no notification object (subscriptionNotification, oneTimeProductNotification, …)")
@@ -96,7 +102,7 @@ package struct DeveloperNotification: Sendable {
         }
         self.messageID = messageID
         self.subscription = subscription
-        publishTime = message["publishTime"]?.stringValue ?? message["publish_time"]?.stringValue
+        publishTime = text("publishTime", of: message) ?? text("publish_time", of: message)
         self.version = version
         self.packageName = packageName
         eventTimeMillis = eventTime
@@ -135,24 +141,33 @@ package struct DeveloperNotification: Sendable {
 
     /// The verifier's answer (include/gatekit/play.h describes it): the envelope's members, the
     /// DeveloperNotification as sent, and GateKit's reading of it under "gatekit".
-    package func json(duplicate: Bool, issuer: String, testSigned: Bool) -> String {
+    package func json(duplicate: Bool, issuer: String, testSigned: Bool) -> [UInt8] {
         var w = JSONWriter(reservingCapacity: 256 + document.count)
-        w.raw("{\"version\":\(JSONDocument.version),\"messageId\":")
+        w.raw("{\"version\":")
+        w.integer(Int64(JSONDocument.version))
+        w.raw(",\"messageId\":")
         w.string(messageID)
         w.raw(",\"subscription\":")
         w.string(subscription)
         w.raw(",\"publishTime\":")
-        w.write(publishTime.map { .string($0) } ?? .null)
+        if let publishTime { w.string(publishTime) } else { w.raw("null") }
         w.raw(",\"developerNotification\":")
         w.raw(bytes: document)  // validated by the parse, kept as Google sent it
-        // GateKit's reading, written member by member (no tree to build for six members).
+        // GateKit's reading, written member by member (no tree to build for six members; no
+        // interpolated text, which allocates).
         w.raw(",\"gatekit\":{\"kind\":")
         w.string(kind.rawValue)
         w.raw(",\"notificationTypeName\":")
         if let typeName { w.string(typeName) } else { w.raw("null") }
-        w.raw(",\"eventTimeMillis\":\(eventTimeMillis),\"duplicate\":\(duplicate),\"issuer\":")
+        w.raw(",\"eventTimeMillis\":")
+        w.integer(eventTimeMillis)
+        w.raw(",\"duplicate\":")
+        w.bool(duplicate)
+        w.raw(",\"issuer\":")
         w.string(issuer)
-        w.raw(",\"testSigned\":\(testSigned)}}")
-        return w.text
+        w.raw(",\"testSigned\":")
+        w.bool(testSigned)
+        w.raw("}}")
+        return w.bytes
     }
 }

@@ -86,13 +86,19 @@ public final class PushVerifier: @unchecked Sendable {
         package let issuer: String
         package let testSigned: Bool
 
-        /// include/gatekit/play.h's answer of play_verify_push.
-        package var json: String { notification.json(duplicate: duplicate, issuer: issuer, testSigned: testSigned) }
+        /// include/gatekit/play.h's answer of play_verify_push, as UTF-8 JSON.
+        package var json: [UInt8] { notification.json(duplicate: duplicate, issuer: issuer, testSigned: testSigned) }
     }
 
     /// The notification when `authorization` proves Google (or the configured issuer) pushed
     /// `body` for this app; throws EPUSH_* otherwise.
     package func verify(authorization: String, body: [UInt8]) throws(GateKitError) -> Verified {
+        try verify(authorization: Array(authorization.utf8), body: body)
+    }
+
+    /// The same for the header's bytes as received: a token is never made a `String` (a 1 KB
+    /// UTF-8 check and copy per push) since it is compared and decoded only as bytes.
+    package func verify(authorization: [UInt8], body: [UInt8]) throws(GateKitError) -> Verified {
         let issuer = try verifyToken(authorization: authorization)
         let notification = try DeveloperNotification(body: body)
         guard notification.packageName == options.packageName else {
@@ -104,55 +110,55 @@ public final class PushVerifier: @unchecked Sendable {
         message.reserveCapacity(message.count + 1 + notification.document.count)
         message.append(0)
         message.append(contentsOf: notification.document)
-        let seen = Hex.encode(try Digest.hash(.sha256, message))
+        guard let seen = RecentMessageIDs.Fingerprint(sha256: try Digest.hash(.sha256, message)) else { throw .internalError("a SHA-256 that is not 32 bytes") }
         return Verified(notification: notification, duplicate: recent.checkAndRecord(seen), issuer: issuer,
                         testSigned: !PushVerifier.googleIssuers.contains(issuer) || keysAreNotGoogles)
     }
 
     /// The token's issuer, once everything about it checks out.
-    private func verifyToken(authorization: String) throws(GateKitError) -> String {
-        let bytes = Array(authorization.utf8)
-        let scheme = Array("bearer ".utf8)
-        guard bytes.count > scheme.count, bytes.prefix(scheme.count).map({ $0 | 0x20 }) == scheme.map({ $0 | 0x20 }) else {
+    private func verifyToken(authorization: [UInt8]) throws(GateKitError) -> String {
+        // The scheme is case-insensitive (RFC 9110 §11.1); one space, then the token.
+        guard authorization.count > 7, zip(authorization, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }), authorization[6] == 0x20 else {
             throw GateKitError(.EPUSH_TOKEN, "the Authorization header is not \"Bearer <token>\" (is authentication enabled on the push subscription?)")
         }
-        let text = Array(bytes[scheme.count...].drop { $0 == 0x20 })
-        let key = String(decoding: text, as: UTF8.self)
+        let text = Array(authorization[(authorization[7...].firstIndex { $0 != 0x20 } ?? authorization.count)...])
         let now = Clock.nowMilliseconds() / 1000
-        if let known = verifiedTokens.lookup(key, now: now, skew: Int64(options.clockSkewSeconds)), keys.publishes(known.kid) {
+        if let known = verifiedTokens.lookup(text, now: now, skew: Int64(options.clockSkewSeconds)), keys.publishes(known.kid) {
             return known.issuer
         }
         let token = try CompactJWT(text)
         // The algorithm is fixed before any key is looked at: none, HS256 with the public key as
         // secret, and every other trick that bends verification to the token's word are refused.
-        guard token.header["alg"]?.stringValue == "RS256" else {
-            throw GateKitError(.EPUSH_ALGORITHM, "the token's alg is \(Quoted.text(token.header["alg"]?.stringValue)), not RS256")
+        let header = token.header
+        guard let alg = header.member("alg"), header.string(alg, is: "RS256") else {
+            throw GateKitError(.EPUSH_ALGORITHM, "the token's alg is \(Quoted.text(header.member("alg").flatMap { header.string($0) })), not RS256")
         }
-        guard let kid = token.header["kid"]?.stringValue, !kid.isEmpty else { throw GateKitError(.EPUSH_KEY, "the token's header has no kid") }
+        guard let kid = header.member("kid").flatMap({ header.string($0) }), !kid.isEmpty else { throw GateKitError(.EPUSH_KEY, "the token's header has no kid") }
         let publicKey = try keys.key(for: kid)
         let verified = token.signingInput.withUnsafeBytes { publicKey.verify(signature: token.signature, message: $0) }
         guard verified else { throw GateKitError(.EPUSH_SIGNATURE, "the token's RS256 signature does not verify with the issuer's key \(Quoted.text(kid))") }
         let (issuer, expiresAt) = try checkClaims(token.claims, now: now)
-        verifiedTokens.record(key, .init(issuer: issuer, expiresAt: expiresAt, kid: kid), now: now)
+        verifiedTokens.record(text, .init(issuer: issuer, expiresAt: expiresAt, kid: kid), now: now)
         return issuer
     }
 
     /// The issuer and expiry of claims that are what the options require at `now`.
-    private func checkClaims(_ claims: JSONValue, now: Int64) throws(GateKitError) -> (String, Int64) {
+    private func checkClaims(_ claims: JSONTape, now: Int64) throws(GateKitError) -> (String, Int64) {
         func fail(_ why: String) -> GateKitError { GateKitError(.EPUSH_CLAIMS, why) }
-        guard let issuer = claims["iss"]?.stringValue, issuers.contains(issuer) else {
+        func string(_ name: String) -> String? { claims.member(name).flatMap { claims.string($0) } }
+        guard let issuer = string("iss"), issuers.contains(issuer) else {
             let wanted = options.issuer.map { Quoted.text($0) } ?? "Google's (https://accounts.google.com)"
-            throw fail("the token's issuer is \(Quoted.text(claims["iss"]?.stringValue)), not \(wanted)")
+            throw fail("the token's issuer is \(Quoted.text(string("iss"))), not \(wanted)")
         }
         // Pub/Sub sets one audience string; an array is not what it sends.
-        guard let audience = claims["aud"]?.stringValue, audience == options.audience else {
-            throw fail("the token's audience is \(Quoted.text(claims["aud"]?.stringValue)), not the push subscription's \(Quoted.text(options.audience))")
+        guard let audience = claims.member("aud"), claims.string(audience, is: options.audience) else {
+            throw fail("the token's audience is \(Quoted.text(string("aud"))), not the push subscription's \(Quoted.text(options.audience))")
         }
-        guard let email = claims["email"]?.stringValue, email == options.serviceAccountEmail else {
-            throw fail("the token's email is \(Quoted.text(claims["email"]?.stringValue)), not the push service account \(Quoted.text(options.serviceAccountEmail))")
+        guard let email = claims.member("email"), claims.string(email, is: options.serviceAccountEmail) else {
+            throw fail("the token's email is \(Quoted.text(string("email"))), not the push service account \(Quoted.text(options.serviceAccountEmail))")
         }
-        guard claims["email_verified"]?.boolValue == true else { throw fail("the token's email_verified is not true") }
-        guard let exp = claims["exp"]?.int64Value, let iat = claims["iat"]?.int64Value else {
+        guard claims.member("email_verified").flatMap({ claims.bool($0) }) == true else { throw fail("the token's email_verified is not true") }
+        guard let exp = claims.member("exp").flatMap({ claims.int64($0) }), let iat = claims.member("iat").flatMap({ claims.int64($0) }) else {
             throw GateKitError(.EPUSH_EXPIRED, "the token has no numeric exp and iat")
         }
         let skew = Int64(options.clockSkewSeconds)

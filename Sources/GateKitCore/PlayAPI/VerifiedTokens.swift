@@ -1,3 +1,4 @@
+import Glibc
 import GateKitSupport
 
 /// Push tokens this verifier has verified, by their exact text, with the issuer and expiry
@@ -17,22 +18,31 @@ final class VerifiedTokens: @unchecked Sendable {
     /// Pub/Sub uses one token per push subscription at a time: a few are plenty.
     static let capacity = 256
 
-    /// A token as a dictionary key: equal by all its bytes, hashed by its signature's last 32
-    /// characters (an RS256 signature is as good as random there), so a ~1 KB token is not
-    /// hashed whole on every push.
+    /// A token as a dictionary key: equal by all its bytes, hashed by its signature's last 16
+    /// characters (96 bits of an RS256 signature, as good as random there), so a ~1 KB token is
+    /// not hashed whole on every push.
     private struct Key: Hashable {
-        let token: String
-        static func == (a: Key, b: Key) -> Bool { a.token == b.token }
+        let token: [UInt8]
+        /// One memcmp: a probe compares against every token in its path, and tokens of one
+        /// issuer share their length and their first few hundred bytes.
+        static func == (a: Key, b: Key) -> Bool {
+            a.token.count == b.token.count && a.token.withUnsafeBytes { x in
+                b.token.withUnsafeBytes { y in
+                    guard let p = x.baseAddress, let q = y.baseAddress else { return true }  // both empty
+                    return memcmp(p, q, x.count) == 0
+                }
+            }
+        }
+
         func hash(into hasher: inout Hasher) {
-            var text = token
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.suffix(32)))) }
+            token.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(16))) }
         }
     }
 
     private let entries = ProcessLocal<[Key: Entry]> { [:] }
 
     /// The entry for `token` while it has not expired (`now` and `skew` in seconds).
-    func lookup(_ token: String, now: Int64, skew: Int64) -> Entry? {
+    func lookup(_ token: [UInt8], now: Int64, skew: Int64) -> Entry? {
         entries.withLock { entries in
             guard let entry = entries[Key(token: token)] else { return nil }
             guard now <= entry.expiresAt &+ skew else {
@@ -43,7 +53,7 @@ final class VerifiedTokens: @unchecked Sendable {
         }
     }
 
-    func record(_ token: String, _ entry: Entry, now: Int64) {
+    func record(_ token: [UInt8], _ entry: Entry, now: Int64) {
         entries.withLock { entries in
             if entries.count >= VerifiedTokens.capacity {
                 entries = entries.filter { $0.value.expiresAt > now }

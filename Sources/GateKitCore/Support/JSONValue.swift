@@ -1,6 +1,6 @@
 /// A JSON document that keeps what it was given: object members in order, numbers as
 /// their exact text (so `1697679936049.7297` and 20-digit ids survive a round trip).
-public indirect enum JSONValue: Equatable, Sendable {
+public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(String)

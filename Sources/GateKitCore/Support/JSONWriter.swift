@@ -44,6 +44,27 @@ public struct JSONWriter {
         s.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// An integer's decimal digits, written without making a `String` of it.
+    public mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for UInt64's 20 digits
+        let count = withUnsafeMutableBytes(of: &digits) { buffer in
+            var n = 0
+            repeat {
+                buffer[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                n += 1
+            } while magnitude > 0
+            return n
+        }
+        withUnsafeBytes(of: digits) { buffer in
+            for k in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[k]) }
+        }
+    }
+
+    public mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
+
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Whether `c` needs an escape inside a JSON string (RFC 8259: quote, backslash, controls).
