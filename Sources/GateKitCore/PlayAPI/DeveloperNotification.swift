@@ -52,15 +52,14 @@ package struct DeveloperNotification: Sendable {
         guard envelope.isObject(), let message = envelope.member("message"), envelope.isObject(message) else {
             throw bad("the push body has no \"message\" object (a Pub/Sub push envelope, wrapped)")
         }
-        func text(_ name: String, of at: Int = JSONTape.root) -> String? { envelope.member(name, of: at).flatMap { envelope.string($0) } }
-        guard let messageID = text("messageId", of: message) ?? text("message_id", of: message), !messageID.isEmpty else {
+        guard let messageID = envelope.string(member: "messageId", of: message) ?? envelope.string(member: "message_id", of: message), !messageID.isEmpty else {
             throw bad("the message has no messageId")
         }
         // Pub/Sub's ids are a few digits; a bounded, printable one keeps duplicate windows small.
         guard messageID.utf8.count <= DeveloperNotification.maximumMessageIDLength, messageID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw bad("the messageId is not 1 to \(DeveloperNotification.maximumMessageIDLength) printable ASCII bytes (Pub/Sub's are digits)")
         }
-        guard let subscription = text("subscription"), !subscription.isEmpty else {
+        guard let subscription = envelope.string(member: "subscription"), !subscription.isEmpty else {
             throw bad("the push body has no subscription")
         }
         guard let data = envelope.member("data", of: message).flatMap({ envelope.stringBytes($0) }) else { throw bad("the message has no data") }
@@ -68,11 +67,10 @@ package struct DeveloperNotification: Sendable {
         let notification: JSONTape
         do { notification = try JSONTape(decoded) } catch { throw bad("the message's data is not JSON: \(error.message)") }
         guard notification.isObject() else { throw bad("the message's data is not a DeveloperNotification object") }
-        func member(_ name: String) -> String? { notification.member(name).flatMap { notification.string($0) } }
-        guard let packageName = member("packageName"), !packageName.isEmpty else {
+        guard let packageName = notification.string(member: "packageName"), !packageName.isEmpty else {
             throw bad("the DeveloperNotification has no packageName")
         }
-        guard let version = member("version") else { throw bad("the DeveloperNotification has no version") }
+        guard let version = notification.string(member: "version") else { throw bad("the DeveloperNotification has no version") }
         // The reference's examples write eventTimeMillis as a string; a number is taken too.
         let event = notification.member("eventTimeMillis")
         guard let eventTime = event.flatMap({ notification.string($0) }).flatMap({ Int64($0) }) ?? event.flatMap({ notification.int64($0) }),
@@ -102,7 +100,7 @@ package struct DeveloperNotification: Sendable {
         }
         self.messageID = messageID
         self.subscription = subscription
-        publishTime = text("publishTime", of: message) ?? text("publish_time", of: message)
+        publishTime = envelope.string(member: "publishTime", of: message) ?? envelope.string(member: "publish_time", of: message)
         self.version = version
         self.packageName = packageName
         eventTimeMillis = eventTime

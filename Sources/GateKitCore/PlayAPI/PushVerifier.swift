@@ -131,9 +131,9 @@ public final class PushVerifier: @unchecked Sendable {
         // secret, and every other trick that bends verification to the token's word are refused.
         let header = token.header
         guard let alg = header.member("alg"), header.string(alg, is: "RS256") else {
-            throw GateKitError(.EPUSH_ALGORITHM, "the token's alg is \(Quoted.text(header.member("alg").flatMap { header.string($0) })), not RS256")
+            throw GateKitError(.EPUSH_ALGORITHM, "the token's alg is \(Quoted.text(header.string(member: "alg"))), not RS256")
         }
-        guard let kid = header.member("kid").flatMap({ header.string($0) }), !kid.isEmpty else { throw GateKitError(.EPUSH_KEY, "the token's header has no kid") }
+        guard let kid = header.string(member: "kid"), !kid.isEmpty else { throw GateKitError(.EPUSH_KEY, "the token's header has no kid") }
         let publicKey = try keys.key(for: kid)
         let verified = token.signingInput.withUnsafeBytes { publicKey.verify(signature: token.signature, message: $0) }
         guard verified else { throw GateKitError(.EPUSH_SIGNATURE, "the token's RS256 signature does not verify with the issuer's key \(Quoted.text(kid))") }
@@ -145,17 +145,16 @@ public final class PushVerifier: @unchecked Sendable {
     /// The issuer and expiry of claims that are what the options require at `now`.
     private func checkClaims(_ claims: JSONTape, now: Int64) throws(GateKitError) -> (String, Int64) {
         func fail(_ why: String) -> GateKitError { GateKitError(.EPUSH_CLAIMS, why) }
-        func string(_ name: String) -> String? { claims.member(name).flatMap { claims.string($0) } }
-        guard let issuer = string("iss"), issuers.contains(issuer) else {
+        guard let issuer = claims.string(member: "iss"), issuers.contains(issuer) else {
             let wanted = options.issuer.map { Quoted.text($0) } ?? "Google's (https://accounts.google.com)"
-            throw fail("the token's issuer is \(Quoted.text(string("iss"))), not \(wanted)")
+            throw fail("the token's issuer is \(Quoted.text(claims.string(member: "iss"))), not \(wanted)")
         }
         // Pub/Sub sets one audience string; an array is not what it sends.
         guard let audience = claims.member("aud"), claims.string(audience, is: options.audience) else {
-            throw fail("the token's audience is \(Quoted.text(string("aud"))), not the push subscription's \(Quoted.text(options.audience))")
+            throw fail("the token's audience is \(Quoted.text(claims.string(member: "aud"))), not the push subscription's \(Quoted.text(options.audience))")
         }
         guard let email = claims.member("email"), claims.string(email, is: options.serviceAccountEmail) else {
-            throw fail("the token's email is \(Quoted.text(string("email"))), not the push service account \(Quoted.text(options.serviceAccountEmail))")
+            throw fail("the token's email is \(Quoted.text(claims.string(member: "email"))), not the push service account \(Quoted.text(options.serviceAccountEmail))")
         }
         guard claims.member("email_verified").flatMap({ claims.bool($0) }) == true else { throw fail("the token's email_verified is not true") }
         guard let exp = claims.member("exp").flatMap({ claims.int64($0) }), let iat = claims.member("iat").flatMap({ claims.int64($0) }) else {

@@ -99,6 +99,11 @@ public struct JSONTape: Sendable {
         stringBytes(at).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The member `name` of the object at `at` when it is a string.
+    public func string(member name: String, of at: Int = JSONTape.root) -> String? {
+        self.member(name, of: at).flatMap { string($0) }
+    }
+
     /// Whether the value at `at` is the string `text`, compared as bytes without making a `String`.
     public func string(_ at: Int, is text: String) -> Bool {
         var text = text
